@@ -1,0 +1,5 @@
+import sys
+
+from cfrkit.cli import main
+
+sys.exit(main())

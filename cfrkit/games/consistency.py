@@ -1,0 +1,131 @@
+"""Consistency checks every registered game must pass (used by the test suite; usable on new games).
+
+:func:`check_game` plays random games and checks: only legal actions are accepted, chance
+probabilities are positive and sum to 1, returns sum to the declared constant (constant-sum games)
+and lie within the declared utility bounds, serialising and replaying a history reproduces the
+state, clones are independent, and -- where the game claims perfect recall -- every player's
+information state determines the sequence of its own earlier information states and actions.
+"""
+from __future__ import annotations
+
+import random
+from typing import Dict, List, Optional, Tuple
+
+from cfrkit.games.base import CHANCE, SIMULTANEOUS, Game, GameError, IllegalActionError, State
+from cfrkit.games.registry import load
+
+
+class ConsistencyError(AssertionError):
+    pass
+
+
+def _fail(game: Game, msg: str) -> None:
+    raise ConsistencyError(f"{game.game_string()}: {msg}")
+
+
+def _own_trajectory(trajectory: List[Tuple[int, str, int]], player: int) -> Tuple[Tuple[str, int], ...]:
+    return tuple((key, action) for p, key, action in trajectory if p == player)
+
+
+def check_game(game: "str | Game", num_playthroughs: int = 200, seed: int = 0,
+               max_steps: int = 100_000) -> Dict[str, int]:
+    """Run random playthroughs and raise :class:`ConsistencyError` on the first violation.
+
+    Returns simple counts (states visited, terminals) so callers can see the check did work.
+    """
+    game = load(game)
+    rng = random.Random(seed)
+    n = game.num_players
+    # information-state key -> the player's own earlier (key, action) sequence (perfect recall)
+    recall: Dict[Tuple[int, str], Tuple[Tuple[str, int], ...]] = {}
+    visited = terminals = 0
+    for _ in range(num_playthroughs):
+        state = game.new_initial_state()
+        trajectory: List[Tuple[int, str, int]] = []
+        steps = 0
+        while not state.is_terminal():
+            steps += 1
+            visited += 1
+            if steps > max_steps:
+                _fail(game, f"no terminal state after {max_steps} steps")
+            player = state.current_player()
+            if player == CHANCE:
+                outcomes = state.chance_outcomes()
+                total = sum(p for _, p in outcomes)
+                if abs(total - 1.0) > 1e-9 or any(p <= 0 for _, p in outcomes):
+                    _fail(game, f"chance probabilities {outcomes} do not form a distribution")
+                if len({a for a, _ in outcomes}) != len(outcomes):
+                    _fail(game, "duplicate chance outcomes")
+                r, acc = rng.random(), 0.0
+                action = outcomes[-1][0]
+                for a, p in outcomes:
+                    acc += p
+                    if r < acc:
+                        action = a
+                        break
+                state.apply_action(action)
+                continue
+            if player == SIMULTANEOUS:
+                joint = []
+                for p in range(n):
+                    legal = state.legal_actions(p)
+                    if not legal:
+                        _fail(game, f"player {p} has no legal action at a simultaneous node")
+                    joint.append(rng.choice(legal))
+                state.apply_actions(joint)
+                continue
+            if not 0 <= player < n:
+                _fail(game, f"current_player {player} is out of range")
+            legal = state.legal_actions()
+            if not legal:
+                _fail(game, "a decision node with no legal actions")
+            if sorted(set(legal)) != list(legal):
+                _fail(game, f"legal actions {legal} are not sorted and unique")
+            if max(legal) >= game.num_distinct_actions() or min(legal) < 0:
+                _fail(game, f"legal actions {legal} outside [0, {game.num_distinct_actions()})")
+            illegal = next((a for a in range(game.num_distinct_actions() + 1) if a not in legal), None)
+            if illegal is not None:
+                probe = state.clone()
+                try:
+                    probe.apply_action(illegal)
+                    _fail(game, f"illegal action {illegal} was accepted (legal: {legal})")
+                except IllegalActionError:
+                    pass
+            key = state.information_state_string(player)
+            if game.perfect_recall:
+                own = _own_trajectory(trajectory, player)
+                previous = recall.setdefault((player, key), own)
+                if previous != own:
+                    _fail(game, f"perfect recall violated at information state {key!r} of player {player}")
+                if state.legal_actions() != legal:
+                    _fail(game, "legal_actions changed between calls")
+            action = rng.choice(legal)
+            before = state.serialize()
+            child = state.child(action)
+            if state.serialize() != before:
+                _fail(game, "child() modified the parent state")
+            trajectory.append((player, key, action))
+            state.apply_action(action)
+            if child.serialize() != state.serialize():
+                _fail(game, "child(a) and apply_action(a) disagree")
+        terminals += 1
+        returns = state.returns()
+        if len(returns) != n:
+            _fail(game, f"returns has {len(returns)} entries for {n} players")
+        if game.constant_sum and game.utility_sum is not None and abs(sum(returns) - game.utility_sum) > 1e-6:
+            _fail(game, f"returns {returns} do not sum to {game.utility_sum}")
+        lo, hi = game.min_utility(), game.max_utility()
+        if any(r < lo - 1e-9 or r > hi + 1e-9 for r in returns):
+            _fail(game, f"returns {returns} outside the declared bounds [{lo}, {hi}]")
+        replayed = game.deserialize_state(state.serialize())
+        if replayed.serialize() != state.serialize() or replayed.returns() != returns:
+            _fail(game, "replaying the serialized history does not reproduce the terminal state")
+        if replayed.history() != state.history():
+            _fail(game, "history differs after replay")
+    try:
+        load(game.game_string())
+    except GameError as exc:
+        _fail(game, f"game string does not load back: {exc}")
+    if load(game.game_string()) != game:
+        _fail(game, "game string does not load back to an equal game")
+    return {"states": visited, "terminals": terminals}

@@ -1,0 +1,217 @@
+"""No-limit Leduc hold'em as DeepStack-Leduc plays it.
+
+Cards as in :mod:`cfrkit.games.leduc` (``ranks`` x ``suits``, default J Q K in two suits).  Each
+player antes ``ante`` (100) from a stack of ``stack`` (1200) chips.  Player 0 acts first in both
+rounds.  Bets are pot fractions plus all-in, DeepStack's rule: with ``b`` the opponent's total bet
+and ``m`` the mover's, the pot after a call is ``2b``; a bet of fraction ``f`` raises to
+``b + f * 2b`` when ``f * 2b`` is at least the minimum raise ``max(b - m, ante)`` and below the
+all-in raise ``stack - b``; all-in is always offered while chips remain.  Folding is legal only when
+facing a bet (a fold when checking is free is dominated).  If both players are all in, the public
+card is dealt and the hand goes to showdown.
+
+Actions: fold=0, call/check=1, bet with ``fractions[i]`` = 2+i, all-in = 2+len(fractions).
+Chance outcomes are card ids.  Utilities in chips.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError, State
+from cfrkit.games.registry import register
+
+FOLD, CALL = 0, 1
+
+
+class LeducNoLimit(Game):
+    short_name = "leduc_nolimit"
+
+    def __init__(self, ante: int = 100, stack: int = 1200, fractions: Tuple[float, ...] = (1.0,),
+                 ranks: int = 3, suits: int = 2):
+        if ranks < 2 or suits < 2:
+            raise GameError(f"leduc_nolimit needs ranks >= 2 and suits >= 2, got {ranks}, {suits}")
+        if ante <= 0 or stack <= ante:
+            raise GameError(f"leduc_nolimit needs 0 < ante < stack, got ante={ante}, stack={stack}")
+        if any(f <= 0 for f in fractions):
+            raise GameError(f"bet fractions must be positive fractions of the pot, got {fractions}")
+        fractions = tuple(sorted(set(float(f) for f in fractions)))
+        super().__init__({"ante": ante, "stack": stack, "fractions": fractions, "ranks": ranks, "suits": suits})
+        self.num_players = 2
+        self.ante, self.stack, self.fractions = ante, stack, fractions
+        self.ranks, self.suits = ranks, suits
+        self.num_cards = ranks * suits
+        self.big_blind = float(ante)
+        self.allin_action = 2 + len(fractions)
+
+    def new_initial_state(self) -> "LeducNoLimitState":
+        return LeducNoLimitState(self)
+
+    def num_distinct_actions(self) -> int:
+        return 3 + len(self.fractions)
+
+    def max_utility(self) -> float:
+        return float(self.stack)
+
+    def min_utility(self) -> float:
+        return -float(self.stack)
+
+
+class LeducNoLimitState(State):
+    def __init__(self, game: LeducNoLimit):
+        super().__init__(game)
+        self.private: List[int] = []
+        self.public = -1
+        self.round = 0
+        self.rounds: List[List[int]] = [[], []]
+        self.contrib = [game.ante, game.ante]
+        self.player = 0
+        self.folded = -1
+        self._finished = False
+
+    def clone(self) -> "LeducNoLimitState":
+        new = LeducNoLimitState.__new__(LeducNoLimitState)
+        new.game = self.game
+        new._history = list(self._history)
+        new.private = list(self.private)
+        new.public = self.public
+        new.round = self.round
+        new.rounds = [list(self.rounds[0]), list(self.rounds[1])]
+        new.contrib = list(self.contrib)
+        new.player = self.player
+        new.folded = self.folded
+        new._finished = self._finished
+        return new
+
+    def current_player(self) -> int:
+        if self._finished:
+            return TERMINAL
+        if len(self.private) < 2 or (self.round == 1 and self.public < 0):
+            return CHANCE
+        return self.player
+
+    def chance_outcomes(self) -> List[Tuple[int, float]]:
+        used = set(self.private)
+        remaining = [c for c in range(self.game.num_cards) if c not in used]
+        p = 1.0 / len(remaining)
+        return [(c, p) for c in remaining]
+
+    def raise_to_amounts(self) -> List[Tuple[int, int]]:
+        """``(action, total chips the mover will have in)`` for each legal bet/raise."""
+        g = self.game
+        p = self.player
+        opp_bet, my_bet = self.contrib[1 - p], self.contrib[p]
+        max_raise = g.stack - opp_bet
+        min_raise = min(max(opp_bet - my_bet, g.ante), max_raise)
+        if min_raise <= 0:
+            return []
+        out = []
+        if min_raise < max_raise:
+            pot = 2 * opp_bet
+            for i, f in enumerate(g.fractions):
+                size = int(round(pot * f))
+                if min_raise <= size < max_raise:
+                    out.append((2 + i, opp_bet + size))
+        out.append((g.allin_action, g.stack))
+        return out
+
+    def _legal_actions(self, player: int) -> List[int]:
+        if player != self.current_player():
+            return []
+        actions = []
+        if self.contrib[player] < self.contrib[1 - player]:
+            actions.append(FOLD)
+        actions.append(CALL)
+        actions.extend(a for a, _ in self.raise_to_amounts())
+        return actions
+
+    def _apply_action(self, action: int) -> None:
+        g = self.game
+        if len(self.private) < 2:
+            self.private.append(action)
+            return
+        if self.round == 1 and self.public < 0:
+            self.public = action
+            if self.contrib[0] == g.stack and self.contrib[1] == g.stack:
+                self._finished = True
+            return
+        p = self.player
+        acted = self.rounds[self.round]
+        if action == FOLD:
+            acted.append(action)
+            self.folded = p
+            self._finished = True
+            return
+        if action == CALL:
+            acted.append(action)
+            self.contrib[p] = self.contrib[1 - p]
+            if len(acted) >= 2:
+                if self.round == 1:
+                    self._finished = True
+                else:
+                    self.round = 1
+                    self.player = 0
+                return
+        else:
+            amount = dict(self.raise_to_amounts())[action]
+            acted.append(action)
+            self.contrib[p] = amount
+        self.player = 1 - p
+
+    def _hand_strength(self, player: int) -> int:
+        rank = self.private[player] // self.game.suits
+        return 1000 + rank if rank == self.public // self.game.suits else rank
+
+    def returns(self) -> List[float]:
+        if not self._finished:
+            return [0.0, 0.0]
+        if self.folded >= 0:
+            amount = float(self.contrib[self.folded])
+            return [-amount, amount] if self.folded == 0 else [amount, -amount]
+        s0, s1 = self._hand_strength(0), self._hand_strength(1)
+        amount = float(self.contrib[0])
+        if s0 == s1:
+            return [0.0, 0.0]
+        return [amount, -amount] if s0 > s1 else [-amount, amount]
+
+    def _betting_string(self) -> str:
+        parts = []
+        for r in range(self.round + 1):
+            parts.append("".join(self._action_code(a) for a in self.rounds[r]))
+        return "/".join(parts)
+
+    def _action_code(self, action: int) -> str:
+        if action == FOLD:
+            return "f"
+        if action == CALL:
+            return "c"
+        if action == self.game.allin_action:
+            return "a"
+        return f"b{action - 2}"
+
+    def information_state_string(self, player: Optional[int] = None) -> str:
+        if player is None:
+            player = self.current_player()
+        if player < 0:
+            raise GameError("information_state_string needs a player at chance or terminal nodes")
+        card = self.private[player] if player < len(self.private) else "?"
+        public = self.public if self.public >= 0 else "?"
+        return f"p{player}:{card}:{public}:{self._betting_string()}"
+
+    def public_state_string(self) -> str:
+        public = self.public if self.public >= 0 else "?"
+        return f"{public}:{self._betting_string()}:{self.contrib[0]},{self.contrib[1]}"
+
+    def action_to_string(self, action: int, player: Optional[int] = None) -> str:
+        if player == CHANCE or (player is None and self.is_chance_node()):
+            return f"card{action}"
+        if action == FOLD:
+            return "fold"
+        if action == CALL:
+            return "call"
+        if action == self.game.allin_action:
+            return "allin"
+        return f"bet{self.game.fractions[action - 2]:g}pot"
+
+
+register("leduc_nolimit", LeducNoLimit,
+         {"ante": 100, "stack": 1200, "fractions": (1.0,), "ranks": 3, "suits": 2},
+         "No-limit Leduc as DeepStack-Leduc plays it (ante 100, stack 1200, pot-fraction bets + all-in)")
