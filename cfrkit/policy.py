@@ -1,0 +1,176 @@
+"""Policies over the game protocol and the tabular policy file format.
+
+A *policy* is anything with ``action_probabilities(state, player=None) -> {action: probability}``.
+:class:`TabularPolicy` stores one distribution per information-state key and saves to a single
+``.npz`` file with metadata (game string, algorithm, iterations, ...).  Loading checks the file's
+magic and version and that every array is present, so a truncated or foreign file gives a clear
+:class:`PolicyFileError` rather than a traceback from numpy.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+from typing import Any, Dict, Iterable, Mapping, Optional, Protocol
+
+import numpy as np
+
+from cfrkit.games.base import Game, State
+from cfrkit.games.registry import load
+
+FILE_MAGIC = "cfrkit-tabular-policy"
+FILE_VERSION = 1
+
+
+class PolicyFileError(ValueError):
+    """A policy file that is missing, truncated, corrupted or not a cfrkit policy."""
+
+
+class Policy(Protocol):
+    def action_probabilities(self, state: State, player: Optional[int] = None) -> Dict[int, float]:
+        ...
+
+
+class UniformRandomPolicy:
+    """Every legal action with equal probability."""
+
+    def action_probabilities(self, state: State, player: Optional[int] = None) -> Dict[int, float]:
+        legal = state.legal_actions(player)
+        return {a: 1.0 / len(legal) for a in legal}
+
+
+class TabularPolicy:
+    """A distribution over legal actions per information-state key.
+
+    ``table[key]`` maps action id -> probability.  States whose key is missing fall back to
+    uniform over the legal actions (``missing="uniform"``) or raise ``KeyError`` (``missing="raise"``).
+    """
+
+    def __init__(self, game: "str | Game", table: Optional[Mapping[str, Mapping[int, float]]] = None,
+                 metadata: Optional[Dict[str, Any]] = None, missing: str = "uniform"):
+        self.game = load(game)
+        self.table: Dict[str, Dict[int, float]] = {k: {int(a): float(p) for a, p in v.items()}
+                                                   for k, v in (table or {}).items()}
+        self.metadata: Dict[str, Any] = dict(metadata or {})
+        if missing not in ("uniform", "raise"):
+            raise ValueError(f"missing must be 'uniform' or 'raise', got {missing!r}")
+        self.missing = missing
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.table
+
+    def __getitem__(self, key: str) -> Dict[int, float]:
+        return self.table[key]
+
+    def __setitem__(self, key: str, probs: Mapping[int, float]) -> None:
+        self.table[key] = {int(a): float(p) for a, p in probs.items()}
+
+    def keys(self) -> Iterable[str]:
+        return self.table.keys()
+
+    def action_probabilities(self, state: State, player: Optional[int] = None) -> Dict[int, float]:
+        if player is None:
+            player = state.current_player()
+        key = state.information_state_string(player)
+        probs = self.table.get(key)
+        if probs is None:
+            if self.missing == "raise":
+                raise KeyError(f"policy has no entry for information state {key!r}")
+            legal = state.legal_actions(player)
+            return {a: 1.0 / len(legal) for a in legal}
+        return dict(probs)
+
+    # ----------------------------------------------------------------- file format
+    def save(self, path: str) -> None:
+        """Write the policy (and metadata) to ``path`` atomically (``.npz``)."""
+        keys = sorted(self.table)
+        offsets = np.zeros(len(keys) + 1, dtype=np.int64)
+        for i, k in enumerate(keys):
+            offsets[i + 1] = offsets[i] + len(self.table[k])
+        actions = np.empty(offsets[-1], dtype=np.int32)
+        probs = np.empty(offsets[-1], dtype=np.float64)
+        for i, k in enumerate(keys):
+            items = sorted(self.table[k].items())
+            actions[offsets[i]:offsets[i + 1]] = [a for a, _ in items]
+            probs[offsets[i]:offsets[i + 1]] = [p for _, p in items]
+        header = {"magic": FILE_MAGIC, "version": FILE_VERSION, "game": self.game.game_string(),
+                  "metadata": self.metadata}
+        save_npz_atomic(path, header=header, keys=np.array(keys, dtype=object).astype(str),
+                        offsets=offsets, actions=actions, probs=probs)
+
+    @classmethod
+    def load(cls, path: str, game: "str | Game | None" = None) -> "TabularPolicy":
+        """Read a policy saved by :meth:`save`; checks that it belongs to ``game`` when given."""
+        header, arrays = load_npz_checked(path, FILE_MAGIC, ("keys", "offsets", "actions", "probs"))
+        stored_game = header["game"]
+        if game is not None and load(game).game_string() != load(stored_game).game_string():
+            raise PolicyFileError(f"{path}: policy is for game {stored_game!r}, not {load(game).game_string()!r}")
+        keys, offsets, actions, probs = (arrays[k] for k in ("keys", "offsets", "actions", "probs"))
+        if len(offsets) != len(keys) + 1 or offsets[-1] != len(actions) or len(actions) != len(probs):
+            raise PolicyFileError(f"{path}: inconsistent array sizes (corrupted policy file)")
+        table = {}
+        for i, key in enumerate(keys):
+            lo, hi = offsets[i], offsets[i + 1]
+            table[str(key)] = dict(zip(actions[lo:hi].tolist(), probs[lo:hi].tolist()))
+        return cls(stored_game, table, metadata=header.get("metadata", {}))
+
+
+def save_npz_atomic(path: str, header: Dict[str, Any], **arrays: np.ndarray) -> None:
+    """Save arrays plus a JSON header to ``path`` via a temporary file, so a crash never leaves half a file."""
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "wb") as f:
+        np.savez_compressed(f, __header__=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
+    os.replace(tmp, path)
+
+
+def load_npz_checked(path: str, magic: str, required: Iterable[str]):
+    """Open an ``.npz`` written by :func:`save_npz_atomic`; return ``(header, arrays)`` or raise PolicyFileError."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no such file: {path}")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if "__header__" not in data.files:
+                raise PolicyFileError(f"{path}: not a cfrkit file (no header)")
+            header = json.loads(bytes(data["__header__"]).decode())
+            missing = [k for k in required if k not in data.files]
+            if header.get("magic") != magic:
+                raise PolicyFileError(f"{path}: expected a {magic} file, found {header.get('magic')!r}")
+            if missing:
+                raise PolicyFileError(f"{path}: missing arrays {missing} (truncated or corrupted file)")
+            arrays = {k: data[k] for k in data.files if k != "__header__"}
+    except PolicyFileError:
+        raise
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError, json.JSONDecodeError) as exc:
+        raise PolicyFileError(f"{path}: unreadable cfrkit file ({type(exc).__name__}: {exc})") from None
+    if header.get("version", 0) > FILE_VERSION:
+        raise PolicyFileError(f"{path}: file version {header.get('version')} is newer than this cfrkit")
+    return header, arrays
+
+
+def tabulate(game: "str | Game", policy: Policy, players: Optional[Iterable[int]] = None) -> TabularPolicy:
+    """Query ``policy`` at every information state of ``game`` (full traversal) into a TabularPolicy."""
+    game = load(game)
+    wanted = set(range(game.num_players) if players is None else players)
+    table: Dict[str, Dict[int, float]] = {}
+
+    def walk(state: State) -> None:
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            for a, _ in state.chance_outcomes():
+                walk(state.child(a))
+            return
+        p = state.current_player()
+        if p in wanted:
+            key = state.information_state_string(p)
+            if key not in table:
+                table[key] = dict(policy.action_probabilities(state, p))
+        for a in state.legal_actions():
+            walk(state.child(a))
+
+    walk(game.new_initial_state())
+    return TabularPolicy(game, table)
