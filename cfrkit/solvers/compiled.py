@@ -1,0 +1,298 @@
+"""Compile a game of the protocol into flat arrays that the Cython CFR and best-response kernels run over.
+
+Layout (``N`` nodes, ``I`` information sets, ``A`` information-set actions in total):
+
+* Nodes are numbered so that every node's children are contiguous and numbered after it
+  (``child_start[i] .. child_start[i] + num_children[i]``); a forward pass in id order therefore
+  sees parents before children and a backward pass in reverse order sees children first.
+* ``node_player[i]``: acting player, :data:`~cfrkit.games.base.CHANCE` or :data:`~cfrkit.games.base.TERMINAL`.
+* ``node_infoset[i]``: information-set index of a decision node, else -1.
+* ``node_chance_prob[i]``: probability of the chance outcome leading to node ``i`` (1 otherwise).
+* ``node_action[i]``: action id leading to node ``i`` from its parent (-1 at the root);
+  ``node_parent[i]``: the parent (-1 at the root).
+* ``utilities[i, p]``: return of player ``p`` at terminal node ``i`` (0 elsewhere), game units.
+* Per information set: ``infoset_player``, ``infoset_offset`` (``I + 1`` entries; the actions of
+  set ``s`` occupy slots ``infoset_offset[s] .. infoset_offset[s+1]`` of every per-action array),
+  ``slot_action`` (action id of each slot), ``infoset_keys`` (information-state strings) and the
+  decision nodes of each set (``infoset_node_offset``/``infoset_nodes``, used by best response).
+
+Compiled trees are cached on disk under ``$CFRKIT_CACHE`` (default ``~/.cache/cfrkit/trees``),
+keyed by the game string and the compiler version, and in memory for the process.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+import numpy as np
+
+from cfrkit.games.base import CHANCE, SIMULTANEOUS, TERMINAL, Game, GameError, State
+from cfrkit.games.registry import load
+from cfrkit.games.sequential import as_sequential
+
+COMPILER_VERSION = 1
+_ARRAYS = ("node_player", "node_infoset", "child_start", "num_children", "node_chance_prob", "node_action",
+           "node_parent", "utilities", "infoset_player", "infoset_offset", "slot_action",
+           "infoset_node_offset", "infoset_nodes")
+# bytes per node and per information-set slot of the compiled arrays (used for the size estimate)
+_BYTES_PER_NODE = 4 * 7 + 8
+_BYTES_PER_SLOT = 4 + 8 * 4
+
+
+class TreeTooLargeError(GameError):
+    """The game tree would not fit in the memory budget."""
+
+
+@dataclass
+class CompiledGame:
+    """A game tree as flat numpy arrays (see the module docstring for the layout)."""
+
+    game_string: str
+    num_players: int
+    node_player: np.ndarray
+    node_infoset: np.ndarray
+    child_start: np.ndarray
+    num_children: np.ndarray
+    node_chance_prob: np.ndarray
+    node_action: np.ndarray
+    node_parent: np.ndarray
+    utilities: np.ndarray
+    infoset_player: np.ndarray
+    infoset_offset: np.ndarray
+    slot_action: np.ndarray
+    infoset_node_offset: np.ndarray
+    infoset_nodes: np.ndarray
+    infoset_keys: List[str]
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.node_player)
+
+    @property
+    def num_infosets(self) -> int:
+        return len(self.infoset_player)
+
+    @property
+    def num_slots(self) -> int:
+        return int(self.infoset_offset[-1])
+
+    def infoset_index(self) -> Dict[str, int]:
+        """Information-state key -> information-set index (built once, cached)."""
+        index = getattr(self, "_key_index", None)
+        if index is None:
+            index = {k: i for i, k in enumerate(self.infoset_keys)}
+            object.__setattr__(self, "_key_index", index)
+        return index
+
+    def history_of(self, node: int) -> List[int]:
+        """Actions from the root to ``node`` (replayable with ``Game.state_from_history``)."""
+        actions = []
+        while self.node_parent[node] >= 0:
+            actions.append(int(self.node_action[node]))
+            node = int(self.node_parent[node])
+        return actions[::-1]
+
+    def game(self) -> Game:
+        return as_sequential(load(self.game_string))
+
+    def describe(self) -> str:
+        kinds = {"decision": int(np.sum(self.node_player >= 0)), "chance": int(np.sum(self.node_player == CHANCE)),
+                 "terminal": int(np.sum(self.node_player == TERMINAL))}
+        return (f"{self.game_string}: {self.num_nodes} nodes ({kinds['decision']} decision, {kinds['chance']} chance, "
+                f"{kinds['terminal']} terminal), {self.num_infosets} information sets, {self.num_slots} actions")
+
+
+def estimate_tree_size(game: "str | Game", probes: int = 300, seed: int = 0) -> float:
+    """Knuth's unbiased estimate of the number of nodes: mean over random root-to-leaf paths of the
+    sum of products of branching factors.  Cheap (``probes`` playthroughs) and exact for uniform trees."""
+    game = as_sequential(load(game))
+    rng = random.Random(seed)
+    total = 0.0
+    for _ in range(probes):
+        state = game.new_initial_state()
+        weight, count = 1.0, 1.0
+        while not state.is_terminal():
+            actions = state.legal_actions()
+            weight *= len(actions)
+            count += weight
+            state.apply_action(rng.choice(actions))
+        total += count
+    return total / probes
+
+
+def _available_memory_bytes() -> int:
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        return 8 << 30
+
+
+def compile_game(game: "str | Game", max_nodes: Optional[int] = None, cache: bool = True,
+                 cache_dir: Optional[str] = None) -> CompiledGame:
+    """Compile ``game`` (a game string or Game) into a :class:`CompiledGame`.
+
+    Simultaneous-move games are compiled through :func:`~cfrkit.games.sequential.as_sequential`.
+    Before walking the tree the node count is estimated; a tree whose estimate exceeds ``max_nodes``
+    (default: what fits in a quarter of the free memory) raises :class:`TreeTooLargeError`.
+    """
+    game = as_sequential(load(game))
+    key = game.game_string()
+    if cache and key in _MEMORY_CACHE:
+        return _MEMORY_CACHE[key]
+    path = _cache_path(key, cache_dir) if cache else None
+    if path is not None and os.path.exists(path):
+        try:
+            tree = _load_tree(path, key)
+            _MEMORY_CACHE[key] = tree
+            return tree
+        except (GameError, OSError, ValueError, KeyError):
+            pass  # a stale or damaged cache entry is rebuilt
+    if max_nodes is None:
+        max_nodes = max(10_000, _available_memory_bytes() // 4 // (_BYTES_PER_NODE + 8 * game.num_players + 400))
+    estimate = estimate_tree_size(game)
+    if estimate > max_nodes:
+        raise TreeTooLargeError(
+            f"{key} has about {estimate:.3g} nodes (estimate), more than the budget of {max_nodes:,}; "
+            f"use a sampling solver (es-mccfr, os-mccfr) or raise max_nodes")
+    tree = _build(game, max_nodes)
+    if cache:
+        _MEMORY_CACHE[key] = tree
+        if path is not None:
+            try:
+                _save_tree(tree, path)
+            except OSError:
+                pass  # an unwritable cache only costs the rebuild next time
+    return tree
+
+
+_MEMORY_CACHE: Dict[str, CompiledGame] = {}
+
+
+def _build(game: Game, max_nodes: int) -> CompiledGame:
+    n_players = game.num_players
+    player: List[int] = [0]
+    chance_prob: List[float] = [1.0]
+    action_in: List[int] = [-1]
+    parent: List[int] = [-1]
+    child_start: List[int] = [0]
+    num_children: List[int] = [0]
+    infoset: List[int] = [-1]
+    utilities: Dict[int, List[float]] = {}
+    key_index: Dict[str, int] = {}
+    infoset_keys: List[str] = []
+    infoset_player: List[int] = []
+    infoset_actions: List[List[int]] = []
+    infoset_nodes: List[List[int]] = []
+
+    stack = [(0, game.new_initial_state())]
+    while stack:
+        node, state = stack.pop()
+        current = state.current_player()
+        if current == SIMULTANEOUS:  # pragma: no cover - as_sequential removes these
+            raise GameError("simultaneous node in a sequential game")
+        player[node] = current
+        if current == TERMINAL:
+            utilities[node] = list(state.returns())
+            continue
+        if current == CHANCE:
+            outcomes = state.chance_outcomes()
+            actions = [a for a, _ in outcomes]
+            probs = [p for _, p in outcomes]
+        else:
+            actions = state.legal_actions()
+            probs = [1.0] * len(actions)
+            key = state.information_state_string(current)
+            index = key_index.get(key)
+            if index is None:
+                index = key_index[key] = len(infoset_keys)
+                infoset_keys.append(key)
+                infoset_player.append(current)
+                infoset_actions.append(list(actions))
+                infoset_nodes.append([])
+            elif infoset_actions[index] != list(actions):
+                raise GameError(f"information set {key!r} has different legal actions in different states")
+            infoset[node] = index
+            infoset_nodes[index].append(node)
+        first = len(player)
+        if first + len(actions) > max_nodes:
+            raise TreeTooLargeError(f"{game.game_string()} has more than {max_nodes:,} nodes; "
+                                    f"use a sampling solver (es-mccfr, os-mccfr) or raise max_nodes")
+        child_start[node] = first
+        num_children[node] = len(actions)
+        for a, p in zip(actions, probs):
+            player.append(0)
+            chance_prob.append(p)
+            action_in.append(a)
+            parent.append(node)
+            child_start.append(0)
+            num_children.append(0)
+            infoset.append(-1)
+        # push in reverse so children are expanded in order (keeps ids of a subtree close together)
+        for k in range(len(actions) - 1, -1, -1):
+            stack.append((first + k, state.child(actions[k]) if k else _advance(state, actions[k])))
+
+    n = len(player)
+    util = np.zeros((n, n_players), dtype=np.float64)
+    for node, values in utilities.items():
+        util[node] = values
+    offsets = np.zeros(len(infoset_keys) + 1, dtype=np.int32)
+    offsets[1:] = np.cumsum([len(a) for a in infoset_actions])
+    node_offsets = np.zeros(len(infoset_keys) + 1, dtype=np.int32)
+    node_offsets[1:] = np.cumsum([len(x) for x in infoset_nodes])
+    return CompiledGame(
+        game_string=game.game_string(),
+        num_players=n_players,
+        node_player=np.asarray(player, dtype=np.int32),
+        node_infoset=np.asarray(infoset, dtype=np.int32),
+        child_start=np.asarray(child_start, dtype=np.int32),
+        num_children=np.asarray(num_children, dtype=np.int32),
+        node_chance_prob=np.asarray(chance_prob, dtype=np.float64),
+        node_action=np.asarray(action_in, dtype=np.int32),
+        node_parent=np.asarray(parent, dtype=np.int32),
+        utilities=util,
+        infoset_player=np.asarray(infoset_player, dtype=np.int32),
+        infoset_offset=offsets,
+        slot_action=np.asarray([a for acts in infoset_actions for a in acts], dtype=np.int32),
+        infoset_node_offset=node_offsets,
+        infoset_nodes=np.asarray([x for nodes in infoset_nodes for x in nodes], dtype=np.int32),
+        infoset_keys=infoset_keys,
+    )
+
+
+def _advance(state: State, action: int) -> State:
+    """The last child may reuse the parent state (it is not needed afterwards)."""
+    state.apply_action(action)
+    return state
+
+
+def default_cache_dir() -> str:
+    return os.environ.get("CFRKIT_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "cfrkit", "trees"))
+
+
+def _cache_path(key: str, cache_dir: Optional[str]) -> str:
+    digest = hashlib.sha1(f"{COMPILER_VERSION}:{key}".encode()).hexdigest()[:20]
+    return os.path.join(cache_dir or default_cache_dir(), f"{digest}.npz")
+
+
+def _save_tree(tree: CompiledGame, path: str) -> None:
+    from cfrkit.policy import save_npz_atomic
+
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    header = {"magic": "cfrkit-compiled-tree", "version": 1, "compiler": COMPILER_VERSION,
+              "game": tree.game_string, "num_players": tree.num_players}
+    arrays = {name: getattr(tree, name) for name in _ARRAYS}
+    save_npz_atomic(path, header=header, infoset_keys=np.asarray(tree.infoset_keys, dtype=str), **arrays)
+
+
+def _load_tree(path: str, key: str) -> CompiledGame:
+    from cfrkit.policy import load_npz_checked
+
+    header, arrays = load_npz_checked(path, "cfrkit-compiled-tree", _ARRAYS + ("infoset_keys",))
+    if header.get("game") != key or header.get("compiler") != COMPILER_VERSION:
+        raise GameError("cache entry belongs to another game or compiler version")
+    fields = {name: arrays[name] for name in _ARRAYS}
+    return CompiledGame(game_string=key, num_players=int(header["num_players"]),
+                        infoset_keys=[str(k) for k in arrays["infoset_keys"]], **fields)
