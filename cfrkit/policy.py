@@ -85,8 +85,13 @@ class TabularPolicy:
         return dict(probs)
 
     # ----------------------------------------------------------------- file format
-    def save(self, path: str) -> None:
-        """Write the policy (and metadata) to ``path`` atomically (``.npz``)."""
+    def save(self, path: str, extra_arrays: Optional[Dict[str, np.ndarray]] = None,
+             extra_header: Optional[Dict[str, Any]] = None) -> None:
+        """Write the policy (and metadata) to ``path`` atomically (``.npz``).
+
+        ``extra_arrays``/``extra_header`` let a solver embed its resumable state in the same file,
+        so one file is both the policy and the checkpoint.
+        """
         keys = sorted(self.table)
         offsets = np.zeros(len(keys) + 1, dtype=np.int64)
         for i, k in enumerate(keys):
@@ -98,9 +103,9 @@ class TabularPolicy:
             actions[offsets[i]:offsets[i + 1]] = [a for a, _ in items]
             probs[offsets[i]:offsets[i + 1]] = [p for _, p in items]
         header = {"magic": FILE_MAGIC, "version": FILE_VERSION, "game": self.game.game_string(),
-                  "metadata": self.metadata}
-        save_npz_atomic(path, header=header, keys=np.array(keys, dtype=object).astype(str),
-                        offsets=offsets, actions=actions, probs=probs)
+                  "metadata": self.metadata, **(extra_header or {})}
+        save_npz_atomic(path, header=header, keys=np.array(keys, dtype=str),
+                        offsets=offsets, actions=actions, probs=probs, **(extra_arrays or {}))
 
     @classmethod
     def load(cls, path: str, game: "str | Game | None" = None) -> "TabularPolicy":
