@@ -62,7 +62,7 @@ def test_sampled_regrets_are_unbiased(cls, samples):
         if cls is ExternalSamplingMCCFR:
             solver._traverse(solver._root, player)
         else:
-            solver._episode(solver._root, player, 1.0, 1.0, 1.0)
+            solver._episode(solver._root, player)
         draws[s] = [r for k in keys for r in (solver.infosets[k].regrets if k in solver.infosets
                                                 else [0.0] * len(exact[k]))]
     mean = draws.mean(axis=0)

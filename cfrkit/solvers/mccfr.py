@@ -60,7 +60,8 @@ class _InfoSet:
 class _Node:
     """A cached game-tree node: what the traversal needs without touching the State again."""
 
-    __slots__ = ("player", "info", "actions", "children", "state", "returns", "cum", "probs", "pending")
+    __slots__ = ("player", "info", "regrets", "sums", "actions", "children", "state", "returns", "cum", "probs",
+                 "pending")
 
     def __init__(self):
         self.children: List[Optional["_Node"]] = []
@@ -100,6 +101,8 @@ class MCCFRSolver:
         player = state.current_player()
         node.player = player
         node.info = None
+        node.regrets = None
+        node.sums = None
         node.state = None
         node.returns = None
         node.cum = None
@@ -129,6 +132,8 @@ class MCCFRSolver:
                 raise GameError(f"{self.game.game_string()}: information state {key!r} has legal actions "
                                 f"{info.actions} and {node.actions}")
             node.info = info
+            node.regrets = info.regrets  # shared lists: the node reads and updates its set's tables
+            node.sums = info.sums
         node.children = [None] * len(node.actions)
         node.pending = len(node.actions)
         node.state = state
@@ -311,62 +316,87 @@ class ExternalSamplingMCCFR(MCCFRSolver):
             self._traverse(root, player)
 
     def _traverse(self, node: _Node, traverser: int) -> float:
-        """Sampled counterfactual value of ``node`` for ``traverser`` (game units)."""
-        player = node.player
-        if player == TERMINAL:
-            return node.returns[traverser]
-        if player == CHANCE:
-            r = self.rng.random()
-            index = 0
-            for c in node.cum:
-                if r < c:
-                    break
-                index += 1
+        """Sampled counterfactual value of ``node`` for ``traverser`` (game units).
+
+        Chance and the other players' nodes are walked in a loop (one sampled action each); only the
+        traverser's nodes recurse, once per action.
+        """
+        rand = self.rng.random
+        while True:
+            player = node.player
+            if player == traverser:
+                break
+            if player == TERMINAL:
+                return node.returns[traverser]
+            if player == CHANCE:
+                r = rand()
+                index = 0
+                for c in node.cum:
+                    if r < c:
+                        break
+                    index += 1
+            else:
+                # the other player's current strategy: add it to the average, sample one action
+                regrets = node.regrets
+                n = len(regrets)
+                total = 0.0
+                for r in regrets:
+                    if r > 0.0:
+                        total += r
+                sums = node.sums
+                r = rand()
+                if total > 0.0:
+                    # sigma = positive regrets / total; sample among the actions it gives weight to
+                    threshold = r * total
+                    acc = 0.0
+                    index = last = -1
+                    for k in range(n):
+                        g = regrets[k]
+                        if g > 0.0:
+                            sums[k] += g / total
+                            last = k
+                            if index < 0:
+                                acc += g
+                                if threshold < acc:
+                                    index = k
+                    if index < 0:  # rounding left r * total at the very top
+                        index = last
+                else:
+                    uniform = 1.0 / n
+                    for k in range(n):
+                        sums[k] += uniform
+                    index = min(int(r * n), n - 1)
             child = node.children[index]
             if child is None:
                 child = self._child(node, index)
-            return self._traverse(child, traverser)
-        info = node.info
-        regrets = info.regrets
-        # regret matching (inlined)
+            node = child
+        # the traverser's node: explore every action
+        regrets = node.regrets
+        n = len(regrets)
         total = 0.0
         for r in regrets:
             if r > 0.0:
                 total += r
-        n = len(regrets)
         if total > 0.0:
             sigma = [r / total if r > 0.0 else 0.0 for r in regrets]
         else:
             sigma = [1.0 / n] * n
         children = node.children
-        if player == traverser:
-            values = []
-            value = 0.0
-            for k in range(n):
-                child = children[k]
-                if child is None:
-                    child = self._child(node, k)
-                v = self._traverse(child, traverser)
-                values.append(v)
-                value += sigma[k] * v
-            for k in range(n):
-                regrets[k] += values[k] - value
-            return value
-        sums = info.sums
+        values = [0.0] * n
+        value = 0.0
         for k in range(n):
-            sums[k] += sigma[k]
-        r = self.rng.random()
-        acc = 0.0
-        index = n - 1
-        for k in range(n - 1):
-            acc += sigma[k]
-            if r < acc:
-                index = k
-                break
-        child = children[index]
-        if child is None:
-            child = self._child(node, index)
-        return self._traverse(child, traverser)
+            child = children[k]
+            if child is None:
+                child = self._child(node, k)
+            if child.player == TERMINAL:
+                v = child.returns[traverser]
+            else:
+                v = self._traverse(child, traverser)
+            values[k] = v
+            value += sigma[k] * v
+        for k in range(n):
+            regrets[k] += values[k] - value
+        return value
 
 
 class OutcomeSamplingMCCFR(MCCFRSolver):
@@ -398,73 +428,89 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
     def _iteration(self) -> None:
         root = self._root
         for player in range(self.num_players):
-            self._episode(root, player, 1.0, 1.0, 1.0)
+            self._episode(root, player)
 
-    def _episode(self, node: _Node, updater: int, my_reach: float, my_sample: float, sample_reach: float) -> float:
-        """Sample one trajectory below ``node``; return ``u(z) * pi(h->z) / q(h->z)`` for ``updater``.
+    def _episode(self, node: _Node, updater: int) -> float:
+        """Sample one trajectory from ``node`` and update ``updater``'s sets along it.
 
-        ``my_reach``: updater's own reach pi_i(h); ``my_sample``: its sampling probability q_i(h)
-        (pi_{-i}(h) / q(h) = 1 / q_i(h) because the others are sampled on-policy); ``sample_reach``:
-        the full sampling probability q(h) (chance and all players).
+        Forward: chance samples its outcomes, the other players their current strategies, the
+        updater ``epsilon * uniform + (1 - epsilon) * sigma``.  Backward, at each of the updater's
+        nodes ``h`` with sampled action ``a``: the tail value ``x = u(z) pi(ha->z) / q(ha->z)`` gives
+        the sampled counterfactual value ``w = x / (q_i(h) s(a))`` of ``a`` (pi_{-i}(h) / q(h) =
+        1 / q_i(h) because the others are sampled on-policy), so regrets get ``w (1[b=a] - sigma(a))``
+        and the average ``pi_i(h) sigma(b) / q(h)`` (stochastically weighted).  Returns ``u(z) *
+        pi(root->z) / q(root->z)``.
         """
-        player = node.player
-        if player == TERMINAL:
-            return node.returns[updater]
-        if player == CHANCE:
-            r = self.rng.random()
-            index = 0
-            for c in node.cum:
-                if r < c:
-                    break
-                index += 1
+        rand = self.rng.random
+        eps = self.epsilon
+        my_reach = my_sample = sample_reach = 1.0
+        path = []
+        while True:
+            player = node.player
+            if player == TERMINAL:
+                break
+            if player == CHANCE:
+                r = rand()
+                index = 0
+                for c in node.cum:
+                    if r < c:
+                        break
+                    index += 1
+                sample_reach *= node.probs[index]
+            else:
+                regrets = node.regrets
+                n = len(regrets)
+                total = 0.0
+                for r in regrets:
+                    if r > 0.0:
+                        total += r
+                if total > 0.0:
+                    sigma = [r / total if r > 0.0 else 0.0 for r in regrets]
+                else:
+                    sigma = [1.0 / n] * n
+                if player == updater:
+                    explore = eps / n
+                    sampling = [explore + (1.0 - eps) * p for p in sigma]
+                else:
+                    sampling = sigma
+                r = rand()
+                acc = 0.0
+                index = last = -1
+                for k in range(n):
+                    p = sampling[k]
+                    if p > 0.0:
+                        acc += p
+                        last = k
+                        if r < acc:
+                            index = k
+                            break
+                if index < 0:  # rounding: never pick an action of probability 0
+                    index = last
+                q_a = sampling[index]
+                if player == updater:
+                    path.append((node, sigma, index, q_a, my_reach, my_sample, sample_reach))
+                    my_reach *= sigma[index]
+                    my_sample *= q_a
+                sample_reach *= q_a
             child = node.children[index]
             if child is None:
                 child = self._child(node, index)
-            return self._episode(child, updater, my_reach, my_sample, sample_reach * node.probs[index])
-        info = node.info
-        regrets = info.regrets
-        total = 0.0
-        for r in regrets:
-            if r > 0.0:
-                total += r
-        n = len(regrets)
-        if total > 0.0:
-            sigma = [r / total if r > 0.0 else 0.0 for r in regrets]
-        else:
-            sigma = [1.0 / n] * n
-        if player == updater:
-            eps = self.epsilon
-            explore = eps / n
-            sampling = [explore + (1.0 - eps) * s for s in sigma]
-        else:
-            sampling = sigma
-        r = self.rng.random()
-        acc = 0.0
-        index = n - 1
-        for k in range(n - 1):
-            acc += sampling[k]
-            if r < acc:
-                index = k
-                break
-        child = node.children[index]
-        if child is None:
-            child = self._child(node, index)
-        q_a = sampling[index]
-        if player != updater:
-            return self._episode(child, updater, my_reach, my_sample, sample_reach * q_a)
-        tail = self._episode(child, updater, my_reach * sigma[index], my_sample * q_a, sample_reach * q_a)
-        # sampled counterfactual value of the sampled action; the others are estimated as 0
-        w = tail / (my_sample * q_a)
-        s_a = sigma[index]
-        for k in range(n):
-            regrets[k] -= s_a * w
-        regrets[index] += w
-        # stochastically-weighted averaging: E[increment] is proportional to pi_i(I) * sigma(I, a)
-        sums = info.sums
-        weight = my_reach / sample_reach
-        for k in range(n):
-            sums[k] += weight * sigma[k]
-        return s_a * tail / q_a
+            node = child
+        tail = node.returns[updater]
+        for node, sigma, index, q_a, reach_h, sample_h, sample_reach_h in reversed(path):
+            regrets = node.regrets
+            n = len(regrets)
+            w = tail / (sample_h * q_a)
+            s_a = sigma[index]
+            for k in range(n):
+                regrets[k] -= s_a * w
+            regrets[index] += w
+            sums = node.sums
+            weight = reach_h / sample_reach_h
+            for k in range(n):
+                sums[k] += weight * sigma[k]
+            tail = s_a * tail / q_a
+        return tail
 
 
 _ALGORITHMS = {ExternalSamplingMCCFR.algorithm: ExternalSamplingMCCFR,
