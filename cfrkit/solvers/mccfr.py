@@ -457,7 +457,7 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
                         break
                     index += 1
                 sample_reach *= node.probs[index]
-            else:
+            elif player == updater:
                 regrets = node.regrets
                 n = len(regrets)
                 total = 0.0
@@ -468,30 +468,49 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
                     sigma = [r / total if r > 0.0 else 0.0 for r in regrets]
                 else:
                     sigma = [1.0 / n] * n
-                if player == updater:
-                    explore = eps / n
-                    sampling = [explore + (1.0 - eps) * p for p in sigma]
-                else:
-                    sampling = sigma
+                # sample from epsilon * uniform + (1 - epsilon) * sigma (every action has weight > 0)
+                explore = eps / n
+                keep = 1.0 - eps
                 r = rand()
                 acc = 0.0
-                index = last = -1
-                for k in range(n):
-                    p = sampling[k]
-                    if p > 0.0:
-                        acc += p
-                        last = k
-                        if r < acc:
-                            index = k
-                            break
-                if index < 0:  # rounding: never pick an action of probability 0
-                    index = last
-                q_a = sampling[index]
-                if player == updater:
-                    path.append((node, sigma, index, q_a, my_reach, my_sample, sample_reach))
-                    my_reach *= sigma[index]
-                    my_sample *= q_a
+                index = n - 1
+                for k in range(n - 1):
+                    acc += explore + keep * sigma[k]
+                    if r < acc:
+                        index = k
+                        break
+                q_a = explore + keep * sigma[index]
+                path.append((node, sigma, index, q_a, my_reach, my_sample, sample_reach))
+                my_reach *= sigma[index]
+                my_sample *= q_a
                 sample_reach *= q_a
+            else:
+                # another player: sample its current strategy (never an action of probability 0)
+                regrets = node.regrets
+                total = 0.0
+                for r in regrets:
+                    if r > 0.0:
+                        total += r
+                r = rand()
+                if total > 0.0:
+                    threshold = r * total
+                    acc = 0.0
+                    index = last = -1
+                    for k in range(len(regrets)):
+                        g = regrets[k]
+                        if g > 0.0:
+                            acc += g
+                            last = k
+                            if threshold < acc:
+                                index = k
+                                break
+                    if index < 0:  # rounding left r * total at the very top
+                        index = last
+                    sample_reach *= regrets[index] / total
+                else:
+                    n = len(regrets)
+                    index = min(int(r * n), n - 1)
+                    sample_reach /= n
             child = node.children[index]
             if child is None:
                 child = self._child(node, index)
