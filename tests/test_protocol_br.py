@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from cfrkit.evaluation.protocol_br import (GameTree, best_response, expected_values, exploitability, game_tree,
-                                           nash_conv)
+from cfrkit.evaluation.protocol_br import (GameTree, best_response, expected_values, exploitability,
+                                           exploitability_mbb, game_tree, nash_conv)
 from cfrkit.games.base import GameError
 from cfrkit.policy import TabularPolicy, UniformRandomPolicy, tabulate
 
@@ -108,3 +108,12 @@ def test_bad_policies_give_clear_errors():
         best_response("kuhn", UniformRandomPolicy(), 2)
     with pytest.raises(GameError, match="too big"):
         GameTree("leduc", max_nodes=100)
+
+
+def test_exploitability_in_mbb_per_game():
+    # Leduc and Kuhn declare a big blind of 1 chip: mbb/g = 1000 x chips
+    assert exploitability_mbb("kuhn", UniformRandomPolicy()) == pytest.approx(1000 * 11 / 24)
+    assert exploitability_mbb("leduc(ante=2)", UniformRandomPolicy()) == \
+        pytest.approx(500 * exploitability("leduc(ante=2)", UniformRandomPolicy()))
+    with pytest.raises(GameError, match="big blind"):
+        exploitability_mbb("turn_based(game=rps)", UniformRandomPolicy())

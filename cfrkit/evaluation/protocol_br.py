@@ -305,3 +305,14 @@ def exploitability(game: "str | Game", policy: Policy) -> float:
     """NashConv / number of players, in game units (chips for poker; x1000/big blind for mbb/g)."""
     tree = game_tree(game)
     return nash_conv(tree.game, policy) / tree.num_players
+
+
+def exploitability_mbb(game: "str | Game", policy: Policy) -> float:
+    """Exploitability in milli-big-blinds per game (poker): ``1000 * exploitability / big_blind``.
+
+    Raises :class:`GameError` for games that declare no big blind (non-poker games).
+    """
+    tree = game_tree(game)
+    if not tree.game.big_blind:
+        raise GameError(f"{tree.game.game_string()} declares no big blind; use exploitability() in game units")
+    return 1000.0 * exploitability(tree.game, policy) / tree.game.big_blind
