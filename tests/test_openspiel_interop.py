@@ -112,3 +112,9 @@ def test_mismatched_games_are_refused():
         to_openspiel_policy(UniformRandomPolicy(), "kuhn", "kuhn_poker(players=3)")
     with pytest.raises(GameError, match="differ"):  # same shape, different ante
         to_openspiel_policy(TabularPolicy("leduc(ante=2)"), "leduc(ante=2)", "leduc_poker")
+
+
+def test_illegal_probabilities_are_refused():
+    bad = TabularPolicy("kuhn", {"0": {0: 0.5, 1: 0.25, 3: 0.25}})
+    with pytest.raises(GameError, match="illegal"):
+        to_openspiel_policy(bad, "kuhn", "kuhn_poker")

@@ -268,10 +268,16 @@ def to_openspiel_policy(policy: Policy, cfr_game: "str | Game", os_game: Any):
         if key not in result.state_lookup:
             raise GameError(f"OpenSpiel TabularPolicy has no row for information state {key!r}")
         probs = policy.action_probabilities(ours, player)
+        legal = set(ours.legal_actions(player))
+        illegal = sorted(a for a, p in probs.items() if a not in legal and p > 0)
+        if illegal:
+            raise GameError(f"policy gives probability to illegal action(s) {illegal} at information state "
+                            f"{ours.information_state_string(player)!r} (legal: {sorted(legal)})")
         row = result.action_probability_array[result.state_lookup[key]]
         row[:] = 0.0
         for action, p in probs.items():
-            row[int(action)] = float(p)
+            if action in legal:
+                row[int(action)] = float(p)
 
     _walk_pairs(cfr_game, os_game, visit)
     return result
