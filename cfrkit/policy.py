@@ -18,6 +18,7 @@ import numpy as np
 
 from cfrkit.games.base import Game, State
 from cfrkit.games.registry import load
+from cfrkit.games.sequential import as_sequential
 
 FILE_MAGIC = "cfrkit-tabular-policy"
 FILE_VERSION = 1
@@ -112,7 +113,7 @@ class TabularPolicy:
         """Read a policy saved by :meth:`save`; checks that it belongs to ``game`` when given."""
         header, arrays = load_npz_checked(path, FILE_MAGIC, ("keys", "offsets", "actions", "probs"))
         stored_game = header["game"]
-        if game is not None and load(game).game_string() != load(stored_game).game_string():
+        if game is not None and as_sequential(game).game_string() != as_sequential(stored_game).game_string():
             raise PolicyFileError(f"{path}: policy is for game {stored_game!r}, not {load(game).game_string()!r}")
         keys, offsets, actions, probs = (arrays[k] for k in ("keys", "offsets", "actions", "probs"))
         if len(offsets) != len(keys) + 1 or offsets[-1] != len(actions) or len(actions) != len(probs):

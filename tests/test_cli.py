@@ -34,3 +34,13 @@ def test_bad_arguments_give_one_line_and_exit_2(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
+
+
+def test_sampling_solver_resumes_and_its_file_is_a_policy(tmp_path, capsys):
+    out = str(tmp_path / "kuhn_es.npz")
+    assert main(["solve", "kuhn", "-a", "es-mccfr", "-n", "2000", "-o", out, "--no-progress", "--seed", "3"]) == 0
+    assert main(["solve", "kuhn", "-a", "es-mccfr", "-n", "4000", "-o", out, "--no-progress"]) == 0
+    assert "resuming" in capsys.readouterr().err
+    assert main(["exploitability", "kuhn", out]) == 0
+    assert float(capsys.readouterr().out.split()[1]) < 0.05
+    assert main(["solve", "kuhn", "-a", "cfr+", "-n", "10", "-o", out]) == 2

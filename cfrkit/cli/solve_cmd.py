@@ -58,7 +58,10 @@ def _make_solver(args, game):
 
     cls = mccfr.ExternalSamplingMCCFR if args.algorithm == "es-mccfr" else mccfr.OutcomeSamplingMCCFR
     if args.out and os.path.exists(args.out):
-        return cls.load(args.out), True
+        solver = mccfr.load_mccfr(args.out, game)
+        if solver.algorithm != cls.algorithm:
+            raise CliError(f"{args.out} holds a {solver.algorithm} run; use another --out to start a new one")
+        return solver, True
     return cls(game, seed=args.seed), False
 
 
