@@ -10,7 +10,6 @@ Times are process CPU seconds (``time.process_time``) and wall seconds; the mach
 import argparse
 import time
 
-import numpy as np
 
 
 def timed(fn):

@@ -8,7 +8,6 @@ magic and version and that every array is present, so a truncated or foreign fil
 """
 from __future__ import annotations
 
-import io
 import json
 import os
 import zipfile

@@ -187,3 +187,9 @@ def test_invalid_policy_is_rejected():
     table = {"0": {0: 0.7, 1: 0.7}}
     with pytest.raises(ValueError, match="sums to 1.4"):
         exploitability("kuhn", TabularPolicy("kuhn", table))
+
+
+def test_callback_fires_at_every_multiple_even_with_a_progress_bar():
+    seen = []
+    CFRSolver("kuhn").run(1234, callback=lambda s: seen.append(s.iterations), callback_every=100, progress=True)
+    assert seen == list(range(100, 1201, 100)) + [1234]

@@ -9,9 +9,9 @@ information state determines the sequence of its own earlier information states 
 from __future__ import annotations
 
 import random
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
-from cfrkit.games.base import CHANCE, SIMULTANEOUS, Game, GameError, IllegalActionError, State
+from cfrkit.games.base import CHANCE, SIMULTANEOUS, Game, GameError, IllegalActionError
 from cfrkit.games.registry import load
 
 

@@ -29,6 +29,7 @@ from cfrkit.games.base import Game, GameError
 from cfrkit.policy import FILE_MAGIC as POLICY_MAGIC
 from cfrkit.policy import PolicyFileError, TabularPolicy, load_npz_checked
 from cfrkit.solvers.compiled import CompiledGame, compile_game
+from cfrkit.solvers.progress import run_iterations
 
 ALGORITHMS = {"cfr": 0, "cfr+": 1, "lcfr": 2, "dcfr": 2}
 
@@ -99,31 +100,8 @@ class CFRSolver:
         ``callback(solver)`` is called every ``callback_every`` iterations and at the end;
         ``progress`` shows a tqdm bar.
         """
-        if iterations < 0:
-            raise ValueError(f"iterations must be >= 0, got {iterations}")
-        remaining = iterations - self.iterations
-        bar = None
-        if progress and remaining > 0:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=iterations, initial=self.iterations, desc=f"{self.algorithm} {self.game_string}",
-                       unit="it")
-        step = callback_every if callback_every > 0 else max(1, remaining)
-        if bar is not None:
-            step = min(step, max(1, remaining // 100))
-        while self.iterations < iterations:
-            chunk = min(step, iterations - self.iterations)
-            before = self.iterations
-            self.iterate(chunk)
-            if bar is not None:
-                bar.update(self.iterations - before)
-            if callback is not None and callback_every > 0 and self.iterations % callback_every == 0:
-                callback(self)
-        if bar is not None:
-            bar.close()
-        if callback is not None and (callback_every <= 0 or self.iterations % callback_every != 0):
-            callback(self)
-        return self
+        return run_iterations(self, iterations, callback, callback_every, progress,
+                              desc=f"{self.algorithm} {self.game_string}")
 
     # ----------------------------------------------------------------- policies
     def average_strategy_array(self) -> np.ndarray:

@@ -39,6 +39,7 @@ import numpy as np
 from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError, State
 from cfrkit.games.registry import load
 from cfrkit.games.sequential import as_sequential
+from cfrkit.solvers.progress import run_iterations
 from cfrkit.policy import FILE_MAGIC as POLICY_MAGIC
 from cfrkit.policy import PolicyFileError, TabularPolicy, load_npz_checked, save_npz_atomic
 
@@ -177,30 +178,8 @@ class MCCFRSolver:
         ``callback(solver)`` is called every ``callback_every`` iterations (when > 0) and at the end;
         ``progress`` shows a tqdm bar.
         """
-        if iterations < 0:
-            raise ValueError(f"iterations must be >= 0, got {iterations}")
-        remaining = iterations - self.iterations
-        bar = None
-        if progress and remaining > 0:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=iterations, initial=self.iterations, unit="it",
-                       desc=f"{self.algorithm} {self.game.game_string()}")
-        step = callback_every if callback_every > 0 else max(1, remaining)
-        if bar is not None:
-            step = min(step, max(1, remaining // 100))
-        while self.iterations < iterations:
-            chunk = min(step, iterations - self.iterations)
-            self.iterate(chunk)
-            if bar is not None:
-                bar.update(chunk)
-            if callback is not None and callback_every > 0 and self.iterations % callback_every == 0:
-                callback(self)
-        if bar is not None:
-            bar.close()
-        if callback is not None and (callback_every <= 0 or self.iterations % callback_every != 0):
-            callback(self)
-        return self
+        return run_iterations(self, iterations, callback, callback_every, progress,
+                              desc=f"{self.algorithm} {self.game.game_string()}")
 
     # ----------------------------------------------------------------- policies
     def _metadata(self) -> Dict[str, object]:
