@@ -78,7 +78,7 @@ class AgentView:
     own_attempt: int
     own_spoken: int
     reward: float
-    observation: np.ndarray
+    observation: Optional[np.ndarray]
     knowledge: Optional[List[int]] = None
 
 
@@ -208,8 +208,9 @@ class SymmToMEnv:
         c = self.config.pieces
         return np.stack([mask_to_array(m, c) for m in self.knowledge], axis=1)
 
-    def view(self, agent: int) -> AgentView:
-        """What ``agent`` perceives now (see :class:`AgentView`)."""
+    def view(self, agent: int, with_observation: bool = True) -> AgentView:
+        """What ``agent`` perceives now (see :class:`AgentView`); ``observation`` is None unless
+        ``with_observation``."""
         cfg = self.config
         me = self.positions[agent]
         heard = [(j, self.last_spoken[j]) for j in range(cfg.agents)
@@ -217,7 +218,7 @@ class SymmToMEnv:
         first = [m if (j == agent or not cfg.hide_first_hand) else None for j, m in enumerate(self.first_hand)]
         return AgentView(agent, cfg, self.t, list(self.positions), list(self.bases), first,
                          list(self.last_moves), heard, self.last_attempt[agent], self.last_spoken[agent],
-                         float(self.last_rewards[agent]), self.observation(agent),
+                         float(self.last_rewards[agent]), self.observation(agent) if with_observation else None,
                          list(self.knowledge) if cfg.oracle else None)
 
     def render(self) -> str:
