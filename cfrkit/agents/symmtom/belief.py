@@ -33,7 +33,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from cfrkit.agents.symmtom.base import SymmToMAgent
-from cfrkit.agents.symmtom.heuristic import manhattan, step_toward, steps_to_range
+from cfrkit.agents.symmtom.heuristic import path_step, step_toward, steps_to_range
 from cfrkit.games.base import GameError
 from cfrkit.games.symmtom.core import MOVE_DELTAS, STAY, hears
 from cfrkit.games.symmtom.env import AgentView
@@ -232,17 +232,22 @@ class BeliefAgent(SymmToMAgent):
                 tau = next((t for t, cell in enumerate(traj) if steps_to_range(pos[me], cell, h) <= t), None)
                 if tau is None or tau >= remaining:
                     continue
+                cell = self._nearest_in_range(pos[me], traj[tau], h)
+                # others predicted within hearing range of the meeting cell are met too
+                for k in range(n):
+                    if k != me and k != j and hears(cell, trajs[k][min(tau, len(trajs[k]) - 1)], h):
+                        v += self._value(me, k, know)
                 score = v / (tau + 1.0)
                 if score > best_score + 1e-9:
                     best_score = score
-                    goal = self._nearest_in_range(pos[me], traj[tau], h)
+                    goal = cell
                     if goal == pos[me] and not hears(pos[me], pos[j], h):
                         # j is predicted to come to me; walk towards it anyway, so that two agents
                         # waiting for each other never deadlock
                         goal = self._nearest_in_range(pos[me], pos[j], h)
             if goal is None:
                 goal = pos[me]
-        move = step_toward(pos[me], goal, w, others_now)
+        move = path_step(pos[me], goal, w, others_now)
         nxt = (pos[me][0] + MOVE_DELTAS[move][0], pos[me][1] + MOVE_DELTAS[move][1])
         piece = self._choose_piece(me, nxt, trajs, know, h, cfg.pieces)
         self.turn += 1

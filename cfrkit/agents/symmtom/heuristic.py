@@ -42,6 +42,40 @@ def step_toward(me: Cell, target: Cell, width: int, blocked: Iterable[Cell] = ()
     return STAY
 
 
+def path_step(me: Cell, target: Cell, width: int, blocked: Iterable[Cell] = ()) -> int:
+    """First move of a shortest path from ``me`` to ``target`` around ``blocked`` cells (breadth-first
+    search; among equally short paths, row moves first).  When ``blocked`` cells cut ``me`` off, the
+    greedy move ignoring them (the occupant may move away or swap)."""
+    if me == target:
+        return STAY
+    blocked_set: Set[Cell] = set(blocked)
+    blocked_set.discard(target)
+    blocked_set.discard(me)
+    if not blocked_set or all(manhattan(b, me) + manhattan(b, target) > manhattan(me, target) + 2 for b in blocked_set):
+        return step_toward(me, target, width)
+    dist = {target: 0}
+    frontier = [target]
+    while frontier and me not in dist:
+        nxt = []
+        for cell in frontier:
+            d = dist[cell] + 1
+            for dr, dc in MOVE_DELTAS[1:]:
+                q = (cell[0] + dr, cell[1] + dc)
+                if 0 <= q[0] < width and 0 <= q[1] < width and q not in dist and q not in blocked_set:
+                    dist[q] = d
+                    nxt.append(q)
+        frontier = nxt
+    if me not in dist:
+        return step_toward(me, target, width)
+    first = step_toward(me, target, width)
+    order = [first] + [m for m in (UP, DOWN, LEFT, RIGHT) if m != first]
+    for m in order:
+        q = (me[0] + MOVE_DELTAS[m][0], me[1] + MOVE_DELTAS[m][1])
+        if dist.get(q, -1) == dist[me] - 1:
+            return m
+    return first
+
+
 def center_cell(width: int) -> Cell:
     """The centre cell the heuristic walks to (the upper-left of the four central cells when w is even)."""
     return ((width - 1) // 2, (width - 1) // 2)
@@ -73,7 +107,7 @@ class HeuristicAgent(SymmToMAgent):
         me = view.positions[self.me]
         target = view.bases[self.me] if self.known == self.full else center_cell(cfg.width)
         others = [p for j, p in enumerate(view.positions) if j != self.me]
-        move = step_toward(me, target, cfg.width, others)
+        move = path_step(me, target, cfg.width, others)
         known = [p for p in range(cfg.pieces) if (self.known >> p) & 1]
         piece = known[self.turn % len(known)] if known else 0
         self.turn += 1
