@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from cfrkit.agents.symmtom import (
-    BeliefAgent, HeuristicAgent, KnowledgeTracker, RandomAgent, TorchPolicyAgent, make_agent, play_episode,
+    BeliefAgent, KnowledgeTracker, TorchPolicyAgent, make_agent, play_episode,
 )
 from cfrkit.cli import main as cli_main
 from cfrkit.evaluation.symmtom_metrics import MetricsRecorder

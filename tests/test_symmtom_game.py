@@ -9,7 +9,7 @@ import pytest
 from cfrkit.games import registry
 from cfrkit.games.base import CHANCE, SIMULTANEOUS, GameError
 from cfrkit.games.consistency import check_game
-from cfrkit.games.symmtom import BatchedSymmToM, Start, SymmToMConfig, fixed_start
+from cfrkit.games.symmtom import BatchedSymmToM, SymmToMConfig, fixed_start
 
 TINY = "symmtom(agents=2,width=4,pieces=2,steps=2,start=fixed)"
 

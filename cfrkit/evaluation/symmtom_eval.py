@@ -8,7 +8,7 @@ mean and standard deviation of that score over episodes, and optionally the post
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 

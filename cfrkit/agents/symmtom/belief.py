@@ -35,7 +35,7 @@ import numpy as np
 from cfrkit.agents.symmtom.base import SymmToMAgent
 from cfrkit.agents.symmtom.heuristic import path_step, step_toward, steps_to_range
 from cfrkit.games.base import GameError
-from cfrkit.games.symmtom.core import MOVE_DELTAS, STAY, hears
+from cfrkit.games.symmtom.core import MOVE_DELTAS, hears
 from cfrkit.games.symmtom.env import AgentView
 
 Cell = Tuple[int, int]

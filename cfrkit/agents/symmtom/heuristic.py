@@ -7,7 +7,7 @@ what it hears, forgetting after a correct base use).
 """
 from __future__ import annotations
 
-from typing import Iterable, Optional, Set, Tuple
+from typing import Iterable, Set, Tuple
 
 from cfrkit.agents.symmtom.base import SymmToMAgent
 from cfrkit.games.symmtom.core import DOWN, LEFT, MOVE_DELTAS, RIGHT, STAY, UP
