@@ -88,7 +88,9 @@ def run_tom(args) -> int:
     for agent in args.agent:
         cells = []
         for k, (name, w) in enumerate(PAPER_TESTS):
-            r = run_tom_test(name, w, lambda: make_agent(agent, seed=args.seed), args.trials, args.seed + k,
+            counter = iter(range(10 ** 9))
+            r = run_tom_test(name, w, lambda: make_agent(agent, seed=args.seed * 1_000_003 + next(counter)),
+                             args.trials, args.seed + k,
                              oracle=agent in ORACLE_AGENTS, progress=not args.no_progress)
             ratso = "-" if r.ratso is None else f"{r.ratso:.2f}"
             cells.append(f"{r.success_rate:4.0%} {r.failure_rate:4.0%} {r.neither_rate:6.0%} {ratso:>6}")
