@@ -87,6 +87,10 @@ def test_rewards_ordering_random_heuristic_belief():
                   for e in range(30)]
         means[name] = np.mean(scores)
     assert means["random"] < means["heuristic"] < means["ge"]
+    # hiding the others' first-hand pieces: K starts from own pieces only, still ahead of the heuristic
+    hidden = SymmToMEnv(SymmToMConfig(agents=3, width=6, pieces=3, hide_first_hand=True))
+    scores = [np.mean(play_episode(hidden, [make_agent("ge") for _ in range(3)], seed=e)) for e in range(30)]
+    assert means["heuristic"] < np.mean(scores) <= means["ge"] + 5
     with pytest.raises(ValueError, match="unknown SymmToM agent"):
         make_agent("maddpg")
     with pytest.raises(GameError, match="oracle=True"):
