@@ -168,3 +168,18 @@ def test_cli_eval_and_tom(capsys):
     assert cli_main(["symmtom", "eval", "--agent", "ge", "--settings", "3,6", "--no-progress"]) == 2
     assert cli_main(["symmtom", "eval", "--agent", "ge", "--episodes", "0", "--no-progress"]) == 2
     assert "error" in capsys.readouterr().err
+
+
+def test_table1_checkpoint_resume(tmp_path):
+    from cfrkit.evaluation.symmtom_eval import evaluate_table1
+
+    path = str(tmp_path / "table1.json")
+    first = evaluate_table1("heuristic", episodes=3, settings=((3, 6, 1), (3, 6, 2)), progress=False, checkpoint=path)
+    again = evaluate_table1("heuristic", episodes=3, settings=((3, 6, 1), (3, 6, 2)), progress=False, checkpoint=path)
+    assert [(r.mean, r.std) for r in first] == [(r.mean, r.std) for r in again]
+    # a different episode count is a different key: recomputed, not read back
+    other = evaluate_table1("heuristic", episodes=2, settings=((3, 6, 1),), progress=False, checkpoint=path)
+    assert other[0].episodes == 2
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    with pytest.raises(ValueError, match="not a SymmToM Table 1 checkpoint"):
+        evaluate_table1("heuristic", episodes=1, settings=((3, 6, 1),), progress=False, checkpoint=str(tmp_path / "bad.json"))

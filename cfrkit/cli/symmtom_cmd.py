@@ -21,6 +21,8 @@ def add_parser(sub) -> None:
     e.add_argument("--settings", default="all",
                    help="'all' or semicolon-separated n,w,k triples (c = k n), e.g. '3,6,1;4,12,3'")
     e.add_argument("--metrics", action="store_true", help="also print the post-hoc metrics")
+    e.add_argument("--checkpoint", default=None,
+                   help="JSON file: finished settings are saved there and reused when rerun (resume)")
     e.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     e.set_defaults(func=run_eval)
     t = actions.add_parser("tom", help="the paper's four theory-of-mind tests")
@@ -66,7 +68,8 @@ def run_eval(args) -> int:
         SymmToMConfig(agents=n, width=w, pieces=k * n)  # validates, raising a one-line GameError
     rows = {}
     for name in args.agent:
-        rows[name] = evaluate_table1(name, args.episodes, args.seed, settings, args.metrics, not args.no_progress)
+        rows[name] = evaluate_table1(name, args.episodes, args.seed, settings, args.metrics, not args.no_progress,
+                                     args.checkpoint)
     print(f"Average reward per agent over {args.episodes} episodes (mean [std]), h=1, 5w steps")
     print(format_table1(rows, settings))
     if args.metrics:

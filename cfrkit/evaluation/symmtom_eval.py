@@ -7,8 +7,10 @@ mean and standard deviation of that score over episodes, and optionally the post
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Dict, List, Sequence, Tuple
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -64,16 +66,58 @@ def evaluate_setting(agent: str, n: int, w: int, c: int, episodes: int, seed: in
                          recorder.summary() if recorder is not None else {})
 
 
+def _checkpoint_key(agent: str, n: int, w: int, k: int, episodes: int, seed: int, metrics: bool) -> str:
+    return f"{agent}|n={n}|w={w}|k={k}|episodes={episodes}|seed={seed}|metrics={int(metrics)}"
+
+
+def _load_checkpoint(path: str) -> Dict[str, dict]:
+    if not os.path.exists(path):
+        return {}
+    try:
+        with open(path) as fh:
+            data = json.load(fh)
+        if data.get("format") != "cfrkit-symmtom-table1-v1":
+            raise ValueError("wrong format tag")
+        return dict(data["results"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"checkpoint {path} is not a SymmToM Table 1 checkpoint ({exc})") from None
+
+
+def _save_checkpoint(path: str, results: Dict[str, dict]) -> None:
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as fh:
+        json.dump({"format": "cfrkit-symmtom-table1-v1", "results": results}, fh, indent=1)
+    os.replace(tmp, path)
+
+
 def evaluate_table1(agent: str, episodes: int = 1000, seed: int = 0, settings: Sequence[Tuple[int, int, int]] = TABLE1_SETTINGS,
-                    metrics: bool = False, progress: bool = True) -> List[SettingResult]:
-    """Every Table 1 setting for ``agent``; a tqdm bar counts episodes."""
+                    metrics: bool = False, progress: bool = True, checkpoint: Optional[str] = None) -> List[SettingResult]:
+    """Every Table 1 setting for ``agent``; a tqdm bar counts episodes.
+
+    With ``checkpoint`` (a JSON file path) each finished setting is saved, and settings already in
+    the file (same agent, episodes, seed and metrics flag) are read back instead of rerun.
+    """
+    saved = _load_checkpoint(checkpoint) if checkpoint else {}
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=episodes * len(settings), desc=f"symmtom eval {agent}", unit="ep")
+    results = []
     try:
-        return [evaluate_setting(agent, n, w, k * n, episodes, seed, metrics, bar) for n, w, k in settings]
+        for n, w, k in settings:
+            key = _checkpoint_key(agent, n, w, k, episodes, seed, metrics)
+            if key in saved:
+                results.append(SettingResult(**saved[key]))
+                if bar is not None:
+                    bar.update(episodes)
+                continue
+            result = evaluate_setting(agent, n, w, k * n, episodes, seed, metrics, bar)
+            results.append(result)
+            if checkpoint:
+                saved[key] = asdict(result)
+                _save_checkpoint(checkpoint, saved)
+        return results
     finally:
         if bar is not None:
             bar.close()
