@@ -76,7 +76,7 @@ def _load_checkpoint(path: str) -> Dict[str, dict]:
     try:
         with open(path) as fh:
             data = json.load(fh)
-        if data.get("format") != "cfrkit-symmtom-table1-v1":
+        if not isinstance(data, dict) or data.get("format") != "cfrkit-symmtom-table1-v1":
             raise ValueError("wrong format tag")
         return dict(data["results"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
