@@ -180,9 +180,9 @@ def test_observation_layout():
     np.testing.assert_array_equal(oo[:2], [1, 1])           # own knowledge: heard piece 1
 
 
-@pytest.mark.parametrize("n,w,c", [(3, 6, 3), (4, 6, 7), (2, 4, 1)])
-def test_batched_matches_single(n, w, c):
-    cfg = SymmToMConfig(agents=n, width=w, pieces=c, tiebreak="first", oracle=True)
+@pytest.mark.parametrize("n,w,c,oracle,hide", [(3, 6, 3, True, False), (4, 6, 7, False, True), (2, 4, 1, True, True)])
+def test_batched_matches_single(n, w, c, oracle, hide):
+    cfg = SymmToMConfig(agents=n, width=w, pieces=c, tiebreak="first", oracle=oracle, hide_first_hand=hide)
     B = 24
     rng = np.random.default_rng(5)
     bat = BatchedSymmToM(cfg, B, seed=1)

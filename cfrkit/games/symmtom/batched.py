@@ -44,6 +44,7 @@ class BatchedSymmToM:
         self._b = np.arange(B)[:, None]
         self._i = np.arange(n)[None, :]
         self._eye = np.eye(n, dtype=bool)[None]
+        self._order = np.array([[k] + [j for j in range(n) if j != k] for k in range(n)])   # self, then others
 
     # ----------------------------------------------------------------- episodes
     def reset(self, starts: Optional[Sequence[Start]] = None) -> None:
@@ -160,47 +161,50 @@ class BatchedSymmToM:
     # ----------------------------------------------------------------- observations
     def observations(self) -> np.ndarray:
         """The authors' observation vectors, float32 (B, n, obs_size); layout as in
-        :func:`cfrkit.games.symmtom.core.observation_vector`."""
+        :func:`cfrkit.games.symmtom.core.observation_vector` (a new array each call)."""
         cfg, B = self.config, self.num_envs
         n, w, c, h = cfg.agents, cfg.width, cfg.pieces, cfg.hearing
-        scale = 1.0 / (w - 1)
-        # order[k] = [k, others...]
-        order = np.array([[k] + [j for j in range(n) if j != k] for k in range(n)])     # (n, n)
+        scale = np.float32(1.0 / (w - 1))
+        order = self._order
         others = order[:, 1:]                                                          # (n, n-1)
-        parts = []
-        fh = self.first_hand.astype(np.float32)
-        kn = self.knowledge.astype(np.float32)
+        out = np.zeros((B, n, cfg.observation_size), dtype=np.float32)
+        k = 0
         if cfg.oracle:
-            parts.append(kn)
-        parts.append(fh)
-        mv_r, mv_c = _DR[self.last_moves], _DC[self.last_moves]
-        mv = np.stack([mv_r[:, order], mv_c[:, order]], axis=-1).reshape(B, n, 2 * n)
-        parts.append(mv.astype(np.float32))
-        rel_r = (self.rows[:, others] - self.rows[:, :, None]) * scale
-        rel_c = (self.cols[:, others] - self.cols[:, :, None]) * scale
-        parts.append(np.stack([rel_r, rel_c], axis=-1).reshape(B, n, 2 * (n - 1)).astype(np.float32))
+            out[:, :, :c] = self.knowledge
+            k = c
+        out[:, :, k:k + c] = self.first_hand
+        k += c
+        out[:, :, k:k + 2 * n:2] = _DR[self.last_moves][:, order]
+        out[:, :, k + 1:k + 2 * n:2] = _DC[self.last_moves][:, order]
+        k += 2 * n
+        rows, cols = self.rows, self.cols
+        out[:, :, k:k + 2 * (n - 1):2] = (rows[:, others] - rows[:, :, None]) * scale
+        out[:, :, k + 1:k + 2 * (n - 1):2] = (cols[:, others] - cols[:, :, None]) * scale
+        k += 2 * (n - 1)
         if cfg.oracle:
-            parts.append(kn[:, others].reshape(B, n, (n - 1) * c))
-        ofh = fh[:, others].reshape(B, n, (n - 1) * c)
-        parts.append(np.zeros_like(ofh) if cfg.hide_first_hand else ofh)
-        br = (self.base_rows - self.rows) * scale
-        bc = (self.base_cols - self.cols) * scale
-        parts.append(np.stack([br[:, order], bc[:, order]], axis=-1).reshape(B, n, 2 * n).astype(np.float32))
-        in_range = ((np.abs(self.rows[:, :, None] - self.rows[:, None, :]) <= h)
-                    & (np.abs(self.cols[:, :, None] - self.cols[:, None, :]) <= h))
-        heard = np.zeros((B, n, n - 1, c), dtype=np.float32)
-        sp = self.spoken[:, others]                                                    # (B, n, n-1)
-        ok = (sp >= 0) & np.take_along_axis(in_range, others[None].repeat(B, 0), axis=2)
-        bb, kk, jj = np.nonzero(ok)
-        heard[bb, kk, jj, sp[bb, kk, jj]] = 1.0
-        parts.append(heard.reshape(B, n, (n - 1) * c))
-        walls = []
-        for dr, dc in WALL_ORDER:
-            r, cc = self.rows + dr, self.cols + dc
-            walls.append(~((r >= 0) & (r < w) & (cc >= 0) & (cc < w)))
-        parts.append(np.stack(walls, axis=-1).astype(np.float32))
-        out = np.concatenate(parts, axis=2)
-        assert out.shape[2] == cfg.observation_size
+            for m in range(n - 1):
+                out[:, :, k + m * c:k + (m + 1) * c] = self.knowledge[:, others[:, m]]
+            k += (n - 1) * c
+        if not cfg.hide_first_hand:
+            for m in range(n - 1):
+                out[:, :, k + m * c:k + (m + 1) * c] = self.first_hand[:, others[:, m]]
+        k += (n - 1) * c
+        out[:, :, k:k + 2 * n:2] = ((self.base_rows - rows) * scale)[:, order]
+        out[:, :, k + 1:k + 2 * n:2] = ((self.base_cols - cols) * scale)[:, order]
+        k += 2 * n
+        near = (np.abs(rows[:, :, None] - rows[:, None, :]) <= h) & (np.abs(cols[:, :, None] - cols[:, None, :]) <= h)
+        agent_idx = np.arange(n)
+        for m in range(n - 1):
+            speaker = others[:, m]                                                     # (n,)
+            said = self.spoken[:, speaker]                                             # (B, n)
+            ok = (said >= 0) & near[:, agent_idx, speaker]
+            bb, kk = np.nonzero(ok)
+            out[bb, kk, k + m * c + said[bb, kk]] = 1.0
+        k += (n - 1) * c
+        for d, (dr, dc) in enumerate(WALL_ORDER):
+            r, cc = rows + dr, cols + dc
+            out[:, :, k + d] = ~((r >= 0) & (r < w) & (cc >= 0) & (cc < w))
+        assert k + 4 == cfg.observation_size
         return out
 
     def knowledge_counts(self) -> np.ndarray:
