@@ -22,6 +22,7 @@ _GAME_MODULES = [
     "cfrkit.games.matrix",
     "cfrkit.games.sequential",
     "cfrkit.interop.openspiel",
+    "cfrkit.games.symmtom.game",
 ]
 
 
