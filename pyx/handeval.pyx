@@ -12,7 +12,7 @@ include "handeval_core.pxi"
 cnp.import_array()
 
 
-def evaluate_rows(const uint8_t[:, :] cards):
+def evaluate_rows(const uint8_t[:, ::1] cards):
     """Class (1..7462) of each row of 5..7 card ids.
 
     Returns (int32[n] classes, first bad row or -1). A bad row (card id >= 52 or a duplicate card)
@@ -22,7 +22,7 @@ def evaluate_rows(const uint8_t[:, :] cards):
     cdef cnp.ndarray[int32_t, ndim=1] out_arr = np.empty(n, dtype=np.int32)
     cdef int32_t[::1] out = out_arr
     cdef Py_ssize_t bad = -1
-    cdef uint64_t m
+    cdef uint64_t m, b
     cdef uint8_t cd
     cdef int ok
     with nogil:
@@ -31,10 +31,11 @@ def evaluate_rows(const uint8_t[:, :] cards):
             ok = 1
             for j in range(k):
                 cd = cards[i, j]
-                if cd >= 52:
+                b = card_bit(cd)
+                if cd >= 52 or (m & b):
                     ok = 0
-                m |= card_bit(cd)
-            if ok and __builtin_popcountll(m) == k:
+                m |= b
+            if ok:
                 out[i] = eval_mask(m)
             else:
                 out[i] = 0

@@ -33,6 +33,7 @@ cdef uint16_t _FLUSH_CLASS[8192]      # suit rank-mask with >= 5 bits -> flush /
 cdef uint16_t _HIGH_CLASS[8192]       # rank mask with >= 5 bits, no straight -> high card class
 cdef uint8_t _STRAIGHT_HIGH[8192]     # 0: no straight; else 1 (wheel) .. 10 (ace high)
 cdef uint16_t _CHOOSE[14][6]
+cdef uint8_t _BITS[8192]             # popcount of a 13-bit mask (portable, no -mpopcnt needed)
 
 
 cdef inline int _hibit(uint32_t m) noexcept nogil:
@@ -40,7 +41,7 @@ cdef inline int _hibit(uint32_t m) noexcept nogil:
 
 
 cdef inline uint32_t _topk(uint32_t m, int k) noexcept nogil:
-    while __builtin_popcount(m) > k:
+    while _BITS[m] > k:
         m &= m - 1
     return m
 
@@ -72,13 +73,13 @@ cdef inline int eval_mask(uint64_t mask) noexcept nogil:
     cdef uint32_t s = <uint32_t>((mask >> 48) & 0x1FFF)
     cdef uint32_t ranks, two, three, four, kick
     cdef int t, p, hi, lo, k, sh
-    if __builtin_popcount(c) >= 5:
+    if _BITS[c] >= 5:
         return _FLUSH_CLASS[c]
-    if __builtin_popcount(d) >= 5:
+    if _BITS[d] >= 5:
         return _FLUSH_CLASS[d]
-    if __builtin_popcount(h) >= 5:
+    if _BITS[h] >= 5:
         return _FLUSH_CLASS[h]
-    if __builtin_popcount(s) >= 5:
+    if _BITS[s] >= 5:
         return _FLUSH_CLASS[s]
     ranks = c | d | h | s
     two = (c & d) | (h & s) | ((c | d) & (h | s))
@@ -129,6 +130,8 @@ def _init_eval_tables():
     straights.append((1, 0x100F))  # wheel A-2-3-4-5
     for hi in range(4, 13):
         straights.append((hi - 2, 0x1F << (hi - 4)))
+    for m in range(8192):
+        _BITS[m] = bin(m).count("1")
     for m in range(8192):
         _STRAIGHT_HIGH[m] = 0
         for idx, smask in straights:
