@@ -25,9 +25,10 @@ Betting rules (as the TDA rules and pokerkit play them; ACPC agrees on all ordin
 * no raise when every other live player is all-in or cannot put in more than the current bet;
 * ``maxRaises`` caps the raises of a round (blinds are not raises);
 * a round with at most one player able to act is skipped (the cards are still dealt);
-* pots: main and side pots by contribution levels (consecutive pots with the same eligible
-  players merged); each goes to the best hand among its eligible players; a tie splits it evenly
-  and odd chips go to the tied player with the lowest seat.
+* pots: main and side pots by contribution levels; each goes to the best hand among its eligible
+  players.  Players who win no pot drop out, the pots are re-formed among the others (consecutive
+  pots with the same eligible players merged) and a tie splits a pot evenly, odd chips to the tied
+  player with the lowest seat (pokerkit's convention; ACPC's dealer splits into fractions).
 """
 from __future__ import annotations
 
@@ -416,23 +417,35 @@ class HoldemState(State):
                 values.append(hand_strength(self.hole[p] + self.board))
         return values
 
-    def pots(self) -> List[Tuple[int, List[int]]]:
-        """Main and side pots as ``(chips, eligible seats)`` (consecutive equal eligibility merged)."""
+    def pots(self, contenders: Optional[Sequence[int]] = None) -> List[Tuple[int, List[int]]]:
+        """Main and side pots as ``(chips, eligible seats)``.
+
+        A pot per contribution level; consecutive pots with the same eligible players are merged.
+        Eligible: players who have not folded (and are in ``contenders`` when given).
+        """
         n = self.d.num_players
+        allowed = set(range(n)) if contenders is None else set(contenders)
         pots: List[Tuple[int, List[int]]] = []
         previous = 0
+        amount = 0
         for level in sorted(set(self.spent)):
-            amount = sum(min(s, level) - min(s, previous) for s in self.spent)
-            eligible = [p for p in range(n) if not self.folded[p] and self.spent[p] >= level]
+            amount += sum(min(s, level) - min(s, previous) for s in self.spent)
+            eligible = [p for p in range(n) if not self.folded[p] and p in allowed and self.spent[p] >= level]
             while pots and pots[-1][1] == eligible:
                 amount += pots.pop()[0]
             if amount:
                 pots.append((amount, eligible))
+            amount = 0
             previous = level
         return pots
 
     def winnings(self) -> List[int]:
-        """Chips each player collects at the end of the hand (terminal states)."""
+        """Chips each player collects at the end of the hand (terminal states).
+
+        Players whose hand wins no pot drop out first, then the pots are re-formed among the rest
+        (so a pot split between the same players is split once); a tie splits a pot evenly and the
+        odd chips go to the tied player with the lowest seat (pokerkit's convention).
+        """
         n = self.d.num_players
         won = [0] * n
         live = [p for p in range(n) if not self.folded[p]]
@@ -440,7 +453,11 @@ class HoldemState(State):
             won[live[0]] = self.pot()
             return won
         values = self.hand_values()
+        contenders = set()
         for amount, eligible in self.pots():
+            best = max(values[p] for p in eligible)
+            contenders.update(p for p in eligible if values[p] == best)
+        for amount, eligible in self.pots(sorted(contenders)):
             best = max(values[p] for p in eligible)
             winners = [p for p in eligible if values[p] == best]
             share, odd = divmod(amount, len(winners))
