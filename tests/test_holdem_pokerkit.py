@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("pokerkit")
 sys.path.insert(0, os.path.dirname(__file__))
 
-from holdem_pokerkit_harness import play_and_compare  # noqa: E402
+from test_holdem_pokerkit_harness import play_and_compare  # noqa: E402
 
 from cfrkit.games.holdem import HoldemGame, load_definition  # noqa: E402
 
