@@ -16,3 +16,7 @@ from cfrkit.games.holdem.game import (CALL, FOLD, RAISE, RAISE_OFFSET, HoldemGam
 __all__ = ["DefinitionError", "GameDefinition", "data_dir", "data_path", "list_definitions", "load_definition",
            "parse_definition", "CALL", "FOLD", "RAISE", "RAISE_OFFSET", "HoldemGame", "HoldemState",
            "hand_strength", "raise_action", "raise_amount"]
+from cfrkit.games.holdem.abstraction import (AbstractHoldemGame, AbstractHoldemState, parse_bet_spec,  # noqa: E402
+                                             pseudo_harmonic_probability)
+
+__all__ += ["AbstractHoldemGame", "AbstractHoldemState", "parse_bet_spec", "pseudo_harmonic_probability"]
