@@ -28,10 +28,12 @@ from cfrkit.cards.evaluator import (
     evaluate_batch,
     hand_category,
 )
+from cfrkit.cards.hands import HOLE_PAIRS, NUM_PAIRS, PAIR_STRINGS, pair_cards, pair_index, pair_index_of
 
 __all__ = [
     "CARD_STRINGS", "NUM_CARDS", "RANK_CHARS", "SUIT_CHARS", "CardError", "as_card_ids", "card_mask",
     "card_rank", "card_suit", "card_to_string", "cards_to_string", "check_distinct", "make_card",
     "parse_card", "parse_cards", "CATEGORY_NAMES", "NUM_CLASSES", "category_name", "evaluate",
-    "evaluate_batch", "hand_category",
+    "evaluate_batch", "hand_category", "HOLE_PAIRS", "NUM_PAIRS", "PAIR_STRINGS", "pair_cards",
+    "pair_index", "pair_index_of",
 ]
