@@ -6,6 +6,7 @@ release the GIL.
 """
 import numpy as np
 cimport numpy as cnp
+from operator import index as _index
 
 include "handeval_core.pxi"
 
@@ -53,6 +54,24 @@ def evaluate_card_masks(const uint64_t[::1] masks):
         for i in range(n):
             out[i] = eval_mask(masks[i])
     return out_arr
+
+
+def evaluate_checked(cards):
+    """Class of one hand (a list or tuple of 5..7 card ids), or a negative code: -1 wrong number of
+    cards, -2 id out of 0..51, -3 duplicate card. Raises TypeError for non-integers."""
+    cdef uint64_t m = 0, b
+    cdef long c
+    if len(cards) < 5 or len(cards) > 7:
+        return -1
+    for x in cards:
+        c = x if type(x) is int else _index(x)
+        if c < 0 or c >= 52:
+            return -2
+        b = card_bit(c)
+        if m & b:
+            return -3
+        m |= b
+    return eval_mask(m)
 
 
 def evaluate_one(cards):

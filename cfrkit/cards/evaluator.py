@@ -42,6 +42,13 @@ def evaluate(cards) -> int:
 
     ``cards`` is a sequence of card ids, of card strings, or one card string ("AhKsQd2c3c").
     """
+    if type(cards) is list or type(cards) is tuple:
+        try:
+            value = _kernel.evaluate_checked(cards)
+        except TypeError:  # card strings or other objects: take the checked path below
+            value = 0
+        if value > 0:
+            return value
     ids = as_card_ids(cards)
     if not 5 <= len(ids) <= 7:
         raise CardError(f"evaluate needs 5, 6 or 7 cards, got {len(ids)}")
