@@ -281,7 +281,7 @@ def validate(d: GameDefinition) -> None:
         bad("num_board_cards", f"numBoardCards must be >= 0 and at most 7 in total, got {list(d.num_board_cards)}")
     needed = n * d.num_hole_cards + d.total_board_cards()
     if needed > d.deck_size:
-        bad("num_hole_cards", f"the deck has {d.deck_size} cards (numSuits x numRanks) but the game deals {needed}")
+        bad("num_ranks", f"the deck has {d.deck_size} cards (numSuits x numRanks) but the game deals {needed}")
     if any(b < 0 for b in d.blind):
         bad("blind", f"blinds must be >= 0, got {list(d.blind)}")
     if any(a < 0 for a in d.ante):
