@@ -39,17 +39,18 @@ cdef int _cmp_int32(const void *x, const void *y) noexcept nogil:
     return (a > b) - (a < b)
 
 
-cdef void _strengths_for_board(uint64_t board_mask, int32_t *strength) noexcept nogil:
-    # board_mask in evaluator layout (16 bits per suit); strength 0 for pairs touching the board
+cdef void _strengths_for_board(uint64_t board_mask, uint64_t board_key, int32_t *strength) noexcept nogil:
+    # board mask / additive key in evaluator layout; strength 0 for pairs touching the board
     cdef int i
     cdef uint64_t b1, b2
     for i in range(NUM_PAIRS):
-        b1 = card_bit(_PAIR_C1[i])
-        b2 = card_bit(_PAIR_C2[i])
+        b1 = _CARD_BIT[_PAIR_C1[i]]
+        b2 = _CARD_BIT[_PAIR_C2[i]]
         if (board_mask & b1) or (board_mask & b2):
             strength[i] = 0
         else:
-            strength[i] = eval_mask(board_mask | b1 | b2)
+            strength[i] = eval_key(board_key + _CARD_KEY[_PAIR_C1[i]] + _CARD_KEY[_PAIR_C2[i]],
+                                   board_mask | b1 | b2)
 
 
 cdef int _sorted_order(const int32_t *strength, int32_t *order) noexcept nogil:
@@ -115,14 +116,6 @@ cdef void _sweep(const int32_t *strength, const int32_t *order, int n, const dou
         i = j
 
 
-cdef uint64_t _mask_of(const uint8_t[::1] cards) except? 0:
-    cdef uint64_t m = 0
-    cdef Py_ssize_t i
-    for i in range(cards.shape[0]):
-        m |= card_bit(cards[i])
-    return m
-
-
 def board_strengths(const uint8_t[:, ::1] boards):
     """Strength (class 1..7462, 0 = blocked) of all 1326 pairs on each board: uint8[B, k] -> int32[B, 1326].
 
@@ -131,13 +124,15 @@ def board_strengths(const uint8_t[:, ::1] boards):
     cdef Py_ssize_t nb = boards.shape[0], k = boards.shape[1], b, j
     cdef cnp.ndarray[int32_t, ndim=2] out_arr = np.empty((nb, NUM_PAIRS), dtype=np.int32)
     cdef int32_t[:, ::1] out = out_arr
-    cdef uint64_t m
+    cdef uint64_t m, key
     with nogil:
         for b in range(nb):
             m = 0
+            key = KEY_START
             for j in range(k):
-                m |= card_bit(boards[b, j])
-            _strengths_for_board(m, &out[b, 0])
+                m |= _CARD_BIT[boards[b, j]]
+                key += _CARD_KEY[boards[b, j]]
+            _strengths_for_board(m, key, &out[b, 0])
     return out_arr
 
 
@@ -227,15 +222,18 @@ def accumulate_runouts(const uint8_t[:, ::1] boards, const double[::1] opp, int 
     cdef double lose[1326]
     cdef double compat[1326]
     cdef double hs, tie
-    cdef uint64_t m
-    cdef int n
+    cdef uint64_t m, key
+    cdef int n, j
     if opp.shape[0] != NUM_PAIRS or boards.shape[1] != 5:
         raise ValueError("accumulate_runouts needs boards of shape (n, 5) and 1326 opponent weights")
     with nogil:
         for b in range(nb):
-            m = card_bit(boards[b, 0]) | card_bit(boards[b, 1]) | card_bit(boards[b, 2]) \
-                | card_bit(boards[b, 3]) | card_bit(boards[b, 4])
-            _strengths_for_board(m, strength)
+            m = 0
+            key = KEY_START
+            for j in range(5):
+                m |= _CARD_BIT[boards[b, j]]
+                key += _CARD_KEY[boards[b, j]]
+            _strengths_for_board(m, key, strength)
             n = _sorted_order(strength, order)
             _sweep(strength, order, n, &opp[0], win, lose, compat)
             for i in range(n):
@@ -266,7 +264,7 @@ def accumulate_runouts(const uint8_t[:, ::1] boards, const double[::1] opp, int 
 def hand_vs_hand_counts(int a1, int a2, int b1, int b2, const uint8_t[::1] board):
     """Exact (wins, ties, losses) of hole pair (a1, a2) against (b1, b2) over every completion of
     the board (0..5 cards) from the remaining deck. Cards must be distinct and valid (checked by caller)."""
-    cdef uint64_t used = 0, bm = 0, ha, hb
+    cdef uint64_t used = 0, bm = 0, ha, hb, kb = KEY_START, ka_, kb_, k0, k1, k2, k3, k4
     cdef int i, k = board.shape[0], n = 0, c0, c1, c2, c3, c4
     cdef int need = 5 - k
     cdef int deck[52]
@@ -275,8 +273,11 @@ def hand_vs_hand_counts(int a1, int a2, int b1, int b2, const uint8_t[::1] board
     cdef uint64_t m0, m1, m2, m3, m4
     for i in range(k):
         bm |= card_bit(board[i])
+        kb += _CARD_KEY[board[i]]
     ha = card_bit(a1) | card_bit(a2)
     hb = card_bit(b1) | card_bit(b2)
+    ka_ = _CARD_KEY[a1] + _CARD_KEY[a2]
+    kb_ = _CARD_KEY[b1] + _CARD_KEY[b2]
     used = bm | ha | hb
     for i in range(52):
         if not (used & card_bit(i)):
@@ -288,16 +289,21 @@ def hand_vs_hand_counts(int a1, int a2, int b1, int b2, const uint8_t[::1] board
     with nogil:
         for c0 in range(n if need >= 1 else 1):
             m0 = card_bit(deck[c0]) if need >= 1 else 0
+            k0 = kb + (_CARD_KEY[deck[c0]] if need >= 1 else 0)
             for c1 in range((c0 + 1) if need >= 2 else 0, n if need >= 2 else 1):
                 m1 = m0 | (card_bit(deck[c1]) if need >= 2 else 0)
+                k1 = k0 + (_CARD_KEY[deck[c1]] if need >= 2 else 0)
                 for c2 in range((c1 + 1) if need >= 3 else 0, n if need >= 3 else 1):
                     m2 = m1 | (card_bit(deck[c2]) if need >= 3 else 0)
+                    k2 = k1 + (_CARD_KEY[deck[c2]] if need >= 3 else 0)
                     for c3 in range((c2 + 1) if need >= 4 else 0, n if need >= 4 else 1):
                         m3 = m2 | (card_bit(deck[c3]) if need >= 4 else 0)
+                        k3 = k2 + (_CARD_KEY[deck[c3]] if need >= 4 else 0)
                         for c4 in range((c3 + 1) if need >= 5 else 0, n if need >= 5 else 1):
                             m4 = bm | m3 | (card_bit(deck[c4]) if need >= 5 else 0)
-                            va = eval_mask(m4 | ha)
-                            vb = eval_mask(m4 | hb)
+                            k4 = k3 + (_CARD_KEY[deck[c4]] if need >= 5 else 0)
+                            va = eval_key(k4 + ka_, m4 | ha)
+                            vb = eval_key(k4 + kb_, m4 | hb)
                             if va > vb:
                                 wins += 1
                             elif va < vb:
