@@ -7,7 +7,6 @@ shares a card with the board ("blocked").
 """
 import numpy as np
 cimport numpy as cnp
-from libc.stdlib cimport qsort, malloc, free
 from libc.string cimport memset
 
 include "handeval_core.pxi"
@@ -33,12 +32,6 @@ def _init_pairs():
 _init_pairs()
 
 
-cdef int _cmp_int32(const void *x, const void *y) noexcept nogil:
-    cdef int32_t a = (<const int32_t *> x)[0]
-    cdef int32_t b = (<const int32_t *> y)[0]
-    return (a > b) - (a < b)
-
-
 cdef void _strengths_for_board(uint64_t board_mask, uint64_t board_key, int32_t *strength) noexcept nogil:
     # board mask / additive key in evaluator layout; strength 0 for pairs touching the board
     cdef int i
@@ -54,15 +47,33 @@ cdef void _strengths_for_board(uint64_t board_mask, uint64_t board_key, int32_t 
 
 
 cdef int _sorted_order(const int32_t *strength, int32_t *order) noexcept nogil:
-    # unblocked pairs in ascending strength; returns their number
-    cdef int i, n = 0
+    # unblocked pairs in ascending strength (stable two-pass LSD radix sort on the 13-bit class);
+    # returns their number
+    cdef int i, n = 0, h, c, t
+    cdef int32_t tmp[1326]
+    cdef int32_t cnt_lo[129]
+    cdef int32_t cnt_hi[65]
+    memset(cnt_lo, 0, sizeof(cnt_lo))
+    memset(cnt_hi, 0, sizeof(cnt_hi))
     for i in range(NUM_PAIRS):
         if strength[i] > 0:
-            order[n] = (strength[i] << 11) | i
+            cnt_lo[(strength[i] & 127) + 1] += 1
+            cnt_hi[(strength[i] >> 7) + 1] += 1
             n += 1
-    qsort(order, n, sizeof(int32_t), _cmp_int32)
-    for i in range(n):
-        order[i] = order[i] & 2047
+    for i in range(128):
+        cnt_lo[i + 1] += cnt_lo[i]
+    for i in range(64):
+        cnt_hi[i + 1] += cnt_hi[i]
+    for i in range(NUM_PAIRS):
+        if strength[i] > 0:
+            c = strength[i] & 127
+            tmp[cnt_lo[c]] = i
+            cnt_lo[c] += 1
+    for t in range(n):
+        h = tmp[t]
+        c = strength[h] >> 7
+        order[cnt_hi[c]] = h
+        cnt_hi[c] += 1
     return n
 
 
