@@ -106,3 +106,19 @@ def test_other_round_structures_and_errors():
         holdem_indexer().unindex(169, 0)
     with pytest.raises(ValueError):
         HandIndexer((2, 3, 1, 1, 1))
+
+
+def test_board_only_counts_and_canonical_boards():
+    from math import comb
+
+    from cfrkit.cards.isomorphism import canonical_boards
+
+    assert HandIndexer((3, 1, 1)).size(0) == 1755
+    assert HandIndexer((4,)).size(0) == 16432
+    assert HandIndexer((5,)).size(0) == 134459
+    assert HandIndexer((2, 5)).size(1) == 123156254  # hole cards + the board as one set
+    for k, m in ((3, 1755), (4, 16432)):
+        reps, counts = canonical_boards(k)
+        assert reps.shape == (m, k) and counts.sum() == comb(52, k) and counts.min() >= 1
+        # orbit sizes divide 24 (the suit permutations)
+        assert set(np.unique(24 % counts)) == {0}
