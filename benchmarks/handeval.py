@@ -25,6 +25,9 @@ import platform
 import sys
 import time
 
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # one core for every contender, numpy's BLAS included
+
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout
@@ -155,7 +158,7 @@ def main(argv=None):
     onehot[np.arange(NUM_PAIRS), HOLE_PAIRS[:, 0]] = 1
     onehot[np.arange(NUM_PAIRS), HOLE_PAIRS[:, 1]] = 1
     compat = ((onehot @ onehot.T) == 0) & (s > 0)[:, None] & (s > 0)[None, :]
-    sign = np.sign(s[:, None].astype(np.int64) - s[None, :]) * compat
+    sign = (np.sign(s[:, None].astype(np.int64) - s[None, :]) * compat).astype(np.float64)
 
     def dense():
         return sign @ opp

@@ -1,5 +1,5 @@
 # Core of the cfrkit hand evaluator, textually included by the card kernels (handeval.pyx,
-# equity.pyx, ...). Each including module gets its own copy of the small tables (2 x 16 KiB + 8 KiB),
+# equity.pyx). Each including module gets its own copy of the tables (about 340 KiB),
 # built at import by `_init_eval_tables()`.
 #
 # Card id = 4 * rank + suit (rank 0..12 = 2..A, suit 0..3 = c, d, h, s). A set of cards is a 64-bit
