@@ -44,8 +44,9 @@ def random_definition(rng: random.Random, betting: str, players: int):
     return base.with_changes(**changes)
 
 
-CONFIGS = [("nolimit", 2, 3000), ("nolimit", 3, 1500), ("nolimit", 6, 1000), ("nolimit", 9, 300),
-           ("limit", 2, 2000), ("limit", 3, 1200), ("limit", 6, 1000)]
+# multi-way showdowns are slow in pokerkit (its hand evaluation is pure Python): most hands are 2-3 handed
+CONFIGS = [("nolimit", 2, 3500), ("nolimit", 3, 2000), ("nolimit", 6, 600), ("nolimit", 9, 150),
+           ("limit", 2, 2500), ("limit", 3, 1000), ("limit", 6, 400)]
 
 
 @pytest.mark.parametrize("betting,players,hands", CONFIGS)
@@ -68,5 +69,5 @@ def test_total_playthroughs_at_least_10000():
 def test_shipped_definitions_agree_with_pokerkit(name):
     rng = random.Random(7)
     game = HoldemGame(name)
-    for _ in range(150):
+    for _ in range(100):
         play_and_compare(game, rng)

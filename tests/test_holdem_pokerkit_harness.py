@@ -7,7 +7,7 @@ from typing import List
 import pokerkit as pk
 
 from cfrkit.cards import cards_to_string
-from cfrkit.games.holdem import CALL, FOLD, RAISE, HoldemGame, raise_action
+from cfrkit.games.holdem import CALL, FOLD, RAISE, RAISE_OFFSET, HoldemGame, raise_action
 from cfrkit.games.holdem.definition import GameDefinition
 
 AUTOMATIONS = (
@@ -104,28 +104,30 @@ def play_and_compare(game: HoldemGame, rng: random.Random) -> int:
             continue
         _sync_cards(s, p, hole_done, board_done)
         player = s.current_player()
-        where = f"{game.game_string()} history {s.history()} betting {s.betting_string()}"
-        assert p.actor_index == player, f"actor: pokerkit {p.actor_index} cfrkit {player} at {where}"
-        assert p.can_fold() == s.is_legal(FOLD), f"fold legality differs at {where}"
-        assert p.checking_or_calling_amount == s.call_amount(), f"call amount differs at {where}"
         rr = s.raise_range()
-        assert p.can_complete_bet_or_raise_to() == (rr is not None), \
-            f"raise legality: pokerkit {p.can_complete_bet_or_raise_to()} cfrkit {rr} at {where}"
-        if rr is not None:
+        pk_raise = p.can_complete_bet_or_raise_to()
+        ok = (p.actor_index == player and p.can_fold() == s.is_legal(FOLD)
+              and p.checking_or_calling_amount == s.call_amount() and pk_raise == (rr is not None))
+        if ok and rr is not None:
             base = s.round_start[player]
             pk_range = (p.min_completion_betting_or_raising_to_amount + base,
                         p.max_completion_betting_or_raising_to_amount + base)
-            assert pk_range == rr, f"raise range: pokerkit {pk_range} cfrkit {rr} at {where}"
+            ok = pk_range == rr
+        if not ok:  # build the (slow) message only on failure
+            raise AssertionError(
+                f"{game.game_string()} history {s.history()} betting {s.betting_string()}: pokerkit actor "
+                f"{p.actor_index} fold {p.can_fold()} call {p.checking_or_calling_amount} raise {pk_raise} "
+                f"range ({p.min_completion_betting_or_raising_to_amount}, "
+                f"{p.max_completion_betting_or_raising_to_amount}) + round start {s.round_start[player]}; "
+                f"cfrkit actor {player} fold {s.is_legal(FOLD)} call {s.call_amount()} raise range {rr}")
         action = choose(s, rng)
         if action == FOLD:
             p.fold()
         elif action == CALL:
             p.check_or_call()
         else:
-            before = s.round_start[player]
-            s_clone = s.clone()
-            s_clone.apply_action(action)
-            p.complete_bet_or_raise_to(s_clone.spent[player] - before)
+            total = rr[0] if d.is_limit else action - RAISE_OFFSET
+            p.complete_bet_or_raise_to(total - s.round_start[player])
         s.apply_action(action)
         decisions += 1
     _sync_cards(s, p, hole_done, board_done)
