@@ -109,3 +109,26 @@ def test_limit_raise_tokens():
     with pytest.raises(MatchStateError, match="does not match the fixed raise-to"):
         state_from_matchstate(g, "MATCHSTATE:1:3:r25:|AsKs")
     assert parse_matchstate("MATCHSTATE:1:3:rr:|AsKs\r\n").hand_number == 3
+
+
+def test_board_before_first_round_and_small_deck(tmp_path):
+    path = tmp_path / "odd.game"
+    path.write_text("GAMEDEF\nnolimit\nnumPlayers = 3\nnumRounds = 2\nstack = 400 300 500\nblind = 5 10 0\n"
+                    "firstPlayer = 3 1\nnumSuits = 3\nnumRanks = 5\nnumHoleCards = 2\nnumBoardCards = 1 1\n"
+                    "END GAMEDEF\n")
+    from cfrkit.games.consistency import check_game
+
+    game_string = f"holdem(definition={path})"
+    assert check_game(game_string, num_playthroughs=100)["terminals"] == 100
+    g = load(game_string)
+    rng = random.Random(0)
+    for hand in range(100):
+        s = g.new_initial_state()
+        while not s.is_terminal():
+            if s.is_chance_node():
+                s.apply_action(rng.choice(s.chance_outcomes())[0])
+                continue
+            line = format_matchstate(s, 1, hand)
+            assert line.split(":")[4].count("/") == s.round + 1  # round 0 has a board group
+            assert format_matchstate(state_from_matchstate(g, line), 1, hand) == line
+            s.apply_action(rng.choice(s.legal_actions()))

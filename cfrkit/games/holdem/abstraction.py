@@ -161,7 +161,7 @@ class AbstractHoldemState(State):
     def _pots(self, total: int) -> float:
         s = self.inner
         p = s.current_player()
-        return (total - s.max_spent()) / float(s.pot() + s.call_amount(p))
+        return (total - s.max_spent()) / float(max(1, s.pot() + s.call_amount(p)))
 
     def inner_action(self, action: int) -> int:
         """The underlying game's action id of an abstract action (``ValueError`` if not offered)."""
