@@ -71,6 +71,11 @@ def test_duplicates_and_bad_ids():
         evaluate_batch(np.array([[0, 1, 2, 3, 52]], dtype=np.uint8))
     with pytest.raises(CardError, match="shape"):
         evaluate_batch(np.zeros((3, 4), dtype=np.uint8))
+    with pytest.raises(CardError, match="integers"):
+        evaluate_batch(np.zeros((3, 5), dtype=np.float64))
+    with pytest.raises(CardError, match="0..51"):
+        evaluate_batch(np.array([[0, 1, 2, 3, -4]]))
+    assert evaluate_batch(np.array([[50, 46, 42, 38, 34]], dtype=np.int64)).tolist() == [7462]
 
 
 def test_known_hands():

@@ -65,6 +65,8 @@ def evaluate_batch(cards: np.ndarray) -> np.ndarray:
     if arr.ndim != 2 or not 5 <= arr.shape[1] <= 7:
         raise CardError(f"evaluate_batch needs an array of shape (n, 5..7), got shape {arr.shape}")
     if arr.dtype != np.uint8:
+        if not np.issubdtype(arr.dtype, np.integer):
+            raise CardError(f"card ids must be integers, got an array of {arr.dtype}")
         if arr.size and (arr.min() < 0 or arr.max() > 51):
             raise CardError("card ids must be in 0..51")
         arr = arr.astype(np.uint8)
