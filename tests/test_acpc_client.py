@@ -24,8 +24,9 @@ class MiniDealer(threading.Thread):
     ``junk`` lines are sent before the first state of every hand listed in ``junk_hands``.
     """
 
-    def __init__(self, game, hands, seed=0, junk=(), junk_hands=(), silent=False):
+    def __init__(self, game, hands, seed=0, junk=(), junk_hands=(), silent=False, opponent=None):
         super().__init__(daemon=True)
+        self.opponent = opponent
         self.game, self.hands, self.rng = game, hands, random.Random(seed)
         self.junk, self.junk_hands, self.silent = list(junk), set(junk_hands), silent
         self.server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -82,7 +83,7 @@ class MiniDealer(threading.Thread):
                         self.responses += 1
                         state.apply_action(parse_response(state, m.group(2)))
                     else:
-                        state.apply_action(1)
+                        state.apply_action(self.opponent.act(state) if self.opponent else 1)
         except Exception as exc:  # recorded for the test to see
             self.errors.append(repr(exc))
         finally:
@@ -179,3 +180,73 @@ def test_make_agent_names():
     assert make_agent("raiser", hand_range="AA").classes == {"AA"}
     with pytest.raises(ValueError, match="bad hand range token"):
         make_agent("raiser", hand_range="AX+")
+
+
+TINY = ("GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 2\nstack = 1200 1200\nblind = 100 50\nfirstPlayer = 2 1\n"
+        "numSuits = 2\nnumRanks = 3\nnumHoleCards = 1\nnumBoardCards = 0 1\nEND GAMEDEF\n")
+
+
+class LargestSize:
+    """Policy: the largest offered raise below all-in when there is one, else call."""
+
+    def action_probabilities(self, state, player=None):
+        targets = [a for a, _, _ in state.raise_targets() if a != state.game.allin_action]
+        return {max(targets): 1.0} if targets else {1: 1.0}
+
+
+def test_policy_agent_translates_and_rescales(tmp_path):
+    from cfrkit.agents.poker import PolicyAgent
+    from cfrkit.games.holdem import pseudo_harmonic_probability, raise_action
+
+    path = tmp_path / "tiny.game"
+    path.write_text(TINY)
+    abstract = load(f"holdem_abstract(game=holdem(definition={path}),bets=0.5+1)")
+    agent = PolicyAgent(LargestSize(), game=abstract, seed=3)
+    real = abstract.inner.new_initial_state()
+    real.apply_action(0)  # seat 0: 2c
+    real.apply_action(5)  # seat 1: 3d
+    real.apply_action(raise_action(250))  # small blind raises 0.75 pots: off the 0.5 / 1 pot tree
+    small = 0
+    for _ in range(4000):
+        agent.new_hand()
+        action = agent.act(real)
+        translated = agent._choices[0]
+        assert translated in (2, 3)
+        small += translated == 2
+        # the abstract state's largest non-all-in raise is 1 pot; played as 1 real pot
+        expected = 250 + (250 + 100 + 150)  # max spent + (pot 350 + call 150)
+        assert action == raise_action(min(1200, expected))
+    assert small / 4000 == pytest.approx(pseudo_harmonic_probability(0.5, 1.0, 0.75), abs=0.025)
+
+
+def test_policy_agent_plays_a_match_and_cli_loads_policy_file(tmp_path):
+    from cfrkit.agents.poker import PolicyAgent
+    from cfrkit.policy import TabularPolicy
+
+    path = tmp_path / "tiny.game"
+    path.write_text(TINY)
+    game = load(f"holdem(definition={path})")
+    abstract_string = f"holdem_abstract(game=holdem(definition={path}),bets=0.5+1:1)"
+    dealer = MiniDealer(game, hands=60, seed=4, opponent=RandomAgent(6))
+    dealer.start()
+    agent = PolicyAgent(LargestSize(), game=abstract_string, seed=1)
+    summary = run_client("127.0.0.1", dealer.port, game, agent, timeout=10, report=lambda m: None)
+    dealer.join(10)
+    assert dealer.errors == [] and summary.hands == 60 and summary.actions_sent > 0
+    # the CLI with a stored (empty -> uniform) tabular policy of the abstract game
+    policy_file = str(tmp_path / "uniform.npz")
+    TabularPolicy(abstract_string).save(policy_file)
+    dealer = MiniDealer(game, hands=20, seed=5, opponent=RandomAgent(7))
+    dealer.start()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "cfrkit", "acpc-client", "127.0.0.1", str(dealer.port),
+                           "--agent", "policy", "--policy", policy_file, "--game", f"holdem(definition={path})",
+                           "--timeout", "10", "--seed", "2"], capture_output=True, text=True, timeout=60, env=env)
+    dealer.join(10)
+    assert proc.returncode == 0, proc.stderr
+    assert "hands 20," in proc.stdout and dealer.errors == []
+    # a policy for other rules is refused up front
+    proc = subprocess.run([sys.executable, "-m", "cfrkit", "acpc-client", "127.0.0.1", "9", "--agent", "policy",
+                           "--policy", policy_file], capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 2 and "whose rules differ" in proc.stderr

@@ -9,7 +9,9 @@ state rebuilt from a ``MATCHSTATE`` line fills the opponents' hidden cards arbit
 * ``always-call`` -- checks or calls every time;
 * ``fixed-range-raiser`` -- with a hand in its range (poker notation, e.g. ``"TT+,AQs+,AKo"``) it
   raises ``fraction`` of the pot (clamped to the legal sizes) on every round, otherwise it checks
-  when free and folds to a bet.
+  when free and folds to a bet;
+* ``policy`` -- plays a policy of the ``holdem`` game or of a ``holdem_abstract`` game (off-tree
+  bets translated, see :class:`PolicyAgent`).
 
 :func:`make_agent` builds one by name (``AGENT_NAMES``).
 """
@@ -171,14 +173,22 @@ class FixedRangeRaiser(PokerAgent):
         return raise_action(min(rng[1], max(rng[0], target)))
 
 
-AGENT_NAMES = ("random", "always-call", "fixed-range-raiser")
+AGENT_NAMES = ("random", "always-call", "fixed-range-raiser", "policy")
 _ALIASES = {"call": "always-call", "caller": "always-call", "raiser": "fixed-range-raiser"}
 
 
 def make_agent(name: str, seed: Optional[int] = None, hand_range: Optional[str] = None,
-               fraction: float = 1.0) -> PokerAgent:
-    """An agent by name (``random``, ``always-call``, ``fixed-range-raiser``; aliases call, raiser)."""
+               fraction: float = 1.0, policy_path: Optional[str] = None) -> PokerAgent:
+    """An agent by name (``random``, ``always-call``, ``fixed-range-raiser``, ``policy``; aliases call,
+    raiser).  ``policy`` loads a :class:`~cfrkit.policy.TabularPolicy` file of a ``holdem`` or
+    ``holdem_abstract`` game from ``policy_path``."""
     key = _ALIASES.get(name, name)
+    if key == "policy":
+        if not policy_path:
+            raise GameError("the policy agent needs a policy file (--policy PATH)")
+        from cfrkit.policy import TabularPolicy
+
+        return PolicyAgent(TabularPolicy.load(policy_path), seed=seed)
     if key == "random":
         return RandomAgent(seed)
     if key == "always-call":
@@ -186,3 +196,124 @@ def make_agent(name: str, seed: Optional[int] = None, hand_range: Optional[str] 
     if key == "fixed-range-raiser":
         return FixedRangeRaiser(hand_range or "88+,ATs+,KQs,AJo+", fraction)
     raise GameError(f"unknown agent {name!r}; known: {', '.join(AGENT_NAMES)}")
+
+
+class PolicyAgent(PokerAgent):
+    """Play a policy (``action_probabilities(state)``, e.g. a :class:`~cfrkit.policy.TabularPolicy`).
+
+    For a policy of the real ``holdem`` game the agent samples it directly.  For a policy of a
+    ``holdem_abstract`` game it follows the hand in the abstract game: opponents' raises are mapped
+    to abstract sizes with the pseudo-harmonic translation (sampled once per hand and remembered),
+    and a chosen abstract raise of ``f`` pots is played as a raise of ``f`` times the real pot
+    (clamped to the legal sizes; abstract all-in = real all-in).  If the abstract game cannot follow
+    the real hand (e.g. a real bet was translated to an all-in and the betting went on) the agent
+    checks or calls for the rest of the hand (counted in ``off_tree_hands``).
+    """
+
+    name = "policy"
+
+    def __init__(self, policy, game=None, seed: Optional[int] = None):
+        from cfrkit.games.holdem.abstraction import AbstractHoldemGame
+        from cfrkit.games.holdem.game import HoldemGame
+        from cfrkit.games.registry import load
+
+        self.policy = policy
+        self.game = load(game) if game is not None else getattr(policy, "game", None)
+        if isinstance(self.game, AbstractHoldemGame):
+            self.abstract = self.game
+        elif isinstance(self.game, HoldemGame):
+            self.abstract = None
+        else:
+            raise GameError(f"a poker policy agent needs a holdem or holdem_abstract policy, got "
+                            f"{getattr(self.game, 'game_string', lambda: self.game)()!r}")
+        self.rng = random.Random(seed)
+        self.off_tree_hands = 0
+        self._choices: Dict[int, int] = {}
+        self._off_tree = False
+
+    def new_hand(self) -> None:
+        self._choices = {}
+        self._off_tree = False
+
+    def check_game(self, game) -> None:
+        """Raise ``GameError`` unless the policy's rules are those of ``game`` (a ``HoldemGame``)."""
+        rules = self.abstract.inner.definition if self.abstract is not None else self.game.definition
+        if rules != game.definition:
+            raise GameError(f"the policy is for {self.game.game_string()!r}, whose rules differ from "
+                            f"{game.game_string()!r}")
+
+    def _sample(self, probs: Dict[int, float], legal) -> int:
+        items = [(a, p) for a, p in probs.items() if a in legal and p > 0]
+        if not items:
+            return CALL
+        total = sum(p for _, p in items)
+        u, acc = self.rng.random() * total, 0.0
+        for a, p in items:
+            acc += p
+            if u < acc:
+                return a
+        return items[-1][0]
+
+    def abstract_state(self, state: HoldemState):
+        """The abstract-game state that follows ``state``'s hand, or None if it cannot."""
+        from cfrkit.games.base import IllegalActionError
+
+        self.check_game(state.game)
+        a = self.abstract.new_initial_state()
+        real = state.game.new_initial_state()
+        index = 0
+        try:
+            for action in state.history():
+                if real.is_chance_node():
+                    if not a.is_chance_node():
+                        return None
+                    a.apply_action(action)
+                    real.apply_action(action)
+                    continue
+                if a.current_player() != real.current_player():
+                    return None
+                if action in (FOLD, CALL):
+                    abstract_action = action
+                elif index in self._choices:
+                    abstract_action = self._choices[index]
+                else:
+                    if real.d.is_limit:
+                        abstract_action = RAISE
+                    else:
+                        x = (action - 2 - real.max_spent()) / float(max(1, real.pot() + real.call_amount()))
+                        choices = a.translate_pot_fraction(x)
+                        abstract_action = self._sample(dict(choices), [c for c, _ in choices])
+                    self._choices[index] = abstract_action
+                a.apply_action(abstract_action)
+                real.apply_action(action)
+                index += 1
+        except (IllegalActionError, GameError):
+            return None
+        return a
+
+    def act(self, state: HoldemState) -> int:
+        p = state.current_player()
+        if self.abstract is None:
+            legal = state.legal_actions()
+            return self._sample(self.policy.action_probabilities(state, p), set(legal))
+        a = None if self._off_tree else self.abstract_state(state)
+        if a is None or a.current_player() != p:
+            if not self._off_tree:
+                self._off_tree = True
+                self.off_tree_hands += 1
+            return CALL
+        choice = self._sample(self.policy.action_probabilities(a, p), set(a.legal_actions()))
+        if choice in (FOLD, CALL):
+            return choice if state.is_legal(choice) else CALL
+        rng = state.raise_range()
+        if rng is None:
+            return CALL
+        if state.d.is_limit:
+            return RAISE
+        for action, _, pots in a.raise_targets():
+            if action == choice:
+                if action == self.abstract.allin_action:
+                    return raise_action(rng[1])
+                target = state.max_spent() + int(round(pots * (state.pot() + state.call_amount(p))))
+                return raise_action(min(rng[1], max(rng[0], target)))
+        return CALL

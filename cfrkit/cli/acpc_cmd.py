@@ -20,6 +20,8 @@ def add_parser(sub) -> None:
     p.add_argument("--range", dest="hand_range", default=None,
                    help="hand range of fixed-range-raiser, e.g. 'TT+,AQs+,AKo'")
     p.add_argument("--fraction", type=float, default=1.0, help="pot fraction fixed-range-raiser raises (default 1)")
+    p.add_argument("--policy", default=None,
+                   help="policy file (TabularPolicy .npz of a holdem or holdem_abstract game) for --agent policy")
     p.add_argument("--timeout", type=float, default=30.0,
                    help="seconds to wait for the dealer before giving up (default 30)")
     p.add_argument("--hands", type=int, default=None, help="stop after this many finished hands")
@@ -38,7 +40,10 @@ def run(args) -> int:
         raise CliError(f"--game must be a holdem game, got {game.game_string()!r}")
     if args.timeout <= 0:
         raise CliError("--timeout must be positive")
-    agent = make_agent(args.agent, seed=args.seed, hand_range=args.hand_range, fraction=args.fraction)
+    agent = make_agent(args.agent, seed=args.seed, hand_range=args.hand_range, fraction=args.fraction,
+                       policy_path=args.policy)
+    if hasattr(agent, "check_game"):
+        agent.check_game(game)
     try:
         summary = run_client(args.host, args.port, game, agent, timeout=args.timeout, max_hands=args.hands)
     except ClientError as exc:

@@ -211,10 +211,13 @@ class AbstractHoldemState(State):
         Pseudo-harmonic mapping between the two neighbouring offered sizes (in pot fractions);
         below the smallest size -> the smallest, above the largest -> the largest (all-in).
         """
+        return self.translate_pot_fraction(self._pots(int(raise_to)))
+
+    def translate_pot_fraction(self, x: float) -> List[Tuple[int, float]]:
+        """Map a raise of ``x`` pots (raise increment / (pot + call)) to ``[(abstract action, prob)]``."""
         targets = self.raise_targets()
         if not targets:
             raise GameError("no raise is legal here, so there is nothing to translate a raise to")
-        x = self._pots(int(raise_to))
         sizes = [(pots, a) for a, _, pots in targets]
         if x <= sizes[0][0]:
             return [(sizes[0][1], 1.0)]
