@@ -27,9 +27,9 @@ Ganzfried & Sandholm (IJCAI 2013): for sizes ``A < x < B`` (pot fractions),
 from __future__ import annotations
 
 import random
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Tuple
 
-from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError, State
+from cfrkit.games.base import CHANCE, Game, GameError, State
 from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemGame, HoldemState, raise_action
 from cfrkit.games.registry import load, register
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 from cfrkit.games.base import GameError
 
@@ -39,8 +39,6 @@ UNLIMITED_STACK = 2 ** 31 - 1
 UNLIMITED_RAISES = 255
 MAX_PLAYERS = 10
 MAX_ROUNDS = 4
-
-_RANK_CHARS = "23456789TJQKA"
 
 
 class DefinitionError(GameError):
@@ -348,7 +346,3 @@ def load_definition(name_or_path: Union[str, os.PathLike]) -> GameDefinition:
     known = ", ".join(list_definitions()) or "none found"
     raise DefinitionError(f"unknown game definition {text_name!r}: not a file and not one of the shipped "
                           f"definitions ({known})")
-
-
-def rank_char(rank: int) -> str:
-    return _RANK_CHARS[rank]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import IO, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import IO, Iterable, List, Optional, Sequence, Tuple
 
 from cfrkit.games.base import CHANCE, GameError, IllegalActionError
 from cfrkit.games.holdem.definition import GameDefinition, load_definition
