@@ -137,3 +137,19 @@ def test_acpc_log_rejections():
     assert parse_acpc_log_line(line)[3] == [-300.0, 300.0]
     (result,) = replay_acpc_log(line, game)
     assert acpc_log_line(result.state, 3, ["alice", "bob"]) == line
+
+
+def test_published_log_lines_replay():
+    # the example hand of the public DeepStack match logs (ACPC format with a timestamp)
+    deepstack = ("STATE:19:r200c/cr400c/cr850f:9hQc|5dQd/4h4c6c/4s:-400|400:DeepStack|player.account"
+                 " # 1479132064.35509")
+    (result,) = replay_acpc_log(deepstack, load("holdem"))
+    assert result.ok, result.message
+    assert result.names == ["DeepStack", "player.account"] and result.final_stacks() == [19600, 20400]
+    # the example hand of the public Pluribus 5 humans + 1 AI logs (blinds 50/100, stacks 10000)
+    pluribus = ("STATE:7:fr225fffc/cr475c/cr1225c/cc:5hJc|Jd9h|6s5c|Ah7h|2s2d|3hTs/3sJh2h/Tc/Ks:"
+                "-50|1275|0|-1225|0|0:Gogo|Budd|Eddie|Bill|Pluribus|MrWhite")
+    game = load("holdem(definition=holdem.nolimit.6p,stacks=10000;10000;10000;10000;10000;10000)")
+    (result,) = replay_acpc_log(pluribus, game)
+    assert result.ok, result.message
+    assert result.state.returns() == [-50.0, 1275.0, 0.0, -1225.0, 0.0, 0.0]

@@ -1,6 +1,6 @@
 """Hand histories: ACPC dealer logs and the Poker Hand History (PHH) format -- read, write, replay.
 
-ACPC log lines (as the ACPC dealer writes them)::
+ACPC log lines (as the ACPC dealer writes them; a trailing `` # <timestamp>`` is ignored)::
 
     STATE:<hand>:<betting>:<cards, all shown>:<net chips per seat, '|'>:<names per seat, '|'>
     SCORE:<total per player '|'>:<names '|'>
@@ -112,7 +112,7 @@ def replay_acpc_log(text: str, game: HoldemGame) -> List[ReplayResult]:
     """
     results = []
     for lineno, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
+        line = raw.split(" #")[0].strip()  # some logs append ' # <timestamp>'
         if not line or line[0] in "#;" or line.startswith("SCORE:"):
             continue
         hand, betting, cards, nets, names = parse_acpc_log_line(line, lineno)
