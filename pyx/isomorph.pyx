@@ -16,10 +16,13 @@ from libc.stdint cimport uint8_t, int32_t, uint32_t, int64_t, uint64_t
 cnp.import_array()
 
 cdef int64_t _BINOM[64][8]
+cdef uint8_t _POP13[8192]
 
 
 def _init_binom():
-    cdef int n, k
+    cdef int n, k, m
+    for m in range(8192):
+        _POP13[m] = bin(m).count("1")
     for n in range(64):
         for k in range(8):
             _BINOM[n][k] = 0
@@ -55,18 +58,6 @@ cdef extern from *:
     int __builtin_ctz(unsigned int) nogil
 
 
-cdef inline uint32_t _compress(uint32_t m, uint32_t used) noexcept nogil:
-    # positions of m among the bits not in `used` (13-bit rank space)
-    cdef uint32_t out = 0
-    cdef int r, pos = 0
-    for r in range(13):
-        if not (used >> r) & 1:
-            if (m >> r) & 1:
-                out |= 1u << pos
-            pos += 1
-    return out
-
-
 cdef inline uint32_t _expand(uint32_t m, uint32_t used) noexcept nogil:
     cdef uint32_t out = 0
     cdef int r, pos = 0
@@ -76,6 +67,18 @@ cdef inline uint32_t _expand(uint32_t m, uint32_t used) noexcept nogil:
                 out |= 1u << r
             pos += 1
     return out
+
+
+cdef inline int64_t _colex_within(uint32_t m, uint32_t used) noexcept nogil:
+    # colex rank of m's positions among the ranks not in `used` (= _colex(_compress(m, used)))
+    cdef int64_t r = 0
+    cdef int i = 1, b
+    while m:
+        b = __builtin_ctz(m)
+        r += _BINOM[b - _POP13[used & ((1u << b) - 1u)]][i]
+        i += 1
+        m &= m - 1
+    return r
 
 
 cdef inline int64_t _colex(uint32_t m) noexcept nogil:
@@ -117,7 +120,7 @@ cdef int64_t _index_one(const uint8_t *cards, const int32_t *sizes, int nr,
     cdef int64_t sidx[4]
     cdef int order[4]
     cdef int s, j, t, pos = 0, tmp, g, a, b
-    cdef uint32_t used, sub
+    cdef uint32_t used
     cdef int64_t mult, idx, key, lo, hi, mid, total, gmult, x, grank
     cdef int64_t xs[4]
     cdef uint64_t seen = 0, bit
@@ -140,11 +143,12 @@ cdef int64_t _index_one(const uint8_t *cards, const int32_t *sizes, int nr,
         mult = 1
         used = 0
         for j in range(nr):
-            t = __builtin_popcount(masks[s][j])
+            if masks[s][j] == 0:
+                continue  # contributes digit 0 with radix C(n, 0) = 1
+            t = _POP13[masks[s][j]]
             codes[s] |= t << (3 * j)
-            sub = _compress(masks[s][j], used)
-            idx += _colex(sub) * mult
-            mult *= _BINOM[13 - __builtin_popcount(used)][t]
+            idx += _colex_within(masks[s][j], used) * mult
+            mult *= _BINOM[13 - _POP13[used]][t]
             used |= masks[s][j]
         sidx[s] = idx
         order[s] = s
@@ -253,7 +257,9 @@ cdef void _unindex_one(int64_t index, const int32_t *sizes, int nr, const int64_
         rem = sidx[s]
         for j in range(nr):
             v = (codes[s] >> (3 * j)) & 7
-            n = _BINOM[13 - __builtin_popcount(used)][v]
+            if v == 0:
+                continue
+            n = _BINOM[13 - _POP13[used]][v]
             m = _expand(_colex_unrank(rem % n, v), used)
             rem = rem // n
             used |= m
