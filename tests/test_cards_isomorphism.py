@@ -32,6 +32,13 @@ def test_preflop_classes_exhaustive():
         kinds = {preflop_class_name(ix.index(m.tolist())) for m in members}
         assert kinds == {names[i]}
     assert ix.index("AhKh") == ix.index("KsAs") != ix.index("AhKs")
+    from cfrkit.cards.hands import pair_index_of
+    from cfrkit.cards.isomorphism import pair_preflop_classes
+
+    classes = pair_preflop_classes()
+    assert classes.shape == (1326,) and np.bincount(classes).sum() == 1326
+    assert preflop_class_name(classes[pair_index_of("AhAs")]) == "AA"
+    assert preflop_class_name(classes[pair_index_of("7c2d")]) == "72o"
 
 
 def test_flop_exhaustive():

@@ -181,3 +181,11 @@ def canonical_boards(num_cards: int) -> Tuple[np.ndarray, np.ndarray]:
     raw = np.array(list(combinations(range(52), int(num_cards))), dtype=np.uint8)
     counts = np.bincount(ix.index_batch(raw), minlength=ix.size(0)).astype(np.int64)
     return ix.unindex_batch(np.arange(ix.size(0)), 0), counts
+
+
+def pair_preflop_classes() -> np.ndarray:
+    """Preflop class (0..168, see :func:`preflop_class_name`) of each of the 1326 hole pairs,
+    in the pair order of :mod:`cfrkit.cards.hands`: int16[1326]."""
+    from cfrkit.cards.hands import HOLE_PAIRS
+
+    return holdem_indexer().index_batch(HOLE_PAIRS).astype(np.int16)
