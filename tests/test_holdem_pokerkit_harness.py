@@ -4,11 +4,13 @@ from __future__ import annotations
 import random
 from typing import List
 
-import pokerkit as pk
+import pytest
 
-from cfrkit.cards import cards_to_string
-from cfrkit.games.holdem import CALL, FOLD, RAISE, RAISE_OFFSET, HoldemGame, raise_action
-from cfrkit.games.holdem.definition import GameDefinition
+pk = pytest.importorskip("pokerkit")  # an optional test dependency (setup.py extras "test")
+
+from cfrkit.cards import cards_to_string  # noqa: E402
+from cfrkit.games.holdem import CALL, FOLD, RAISE, RAISE_OFFSET, HoldemGame, raise_action  # noqa: E402
+from cfrkit.games.holdem.definition import GameDefinition  # noqa: E402
 
 AUTOMATIONS = (
     pk.Automation.ANTE_POSTING,
