@@ -103,7 +103,9 @@ def test_phh_bad_inputs():
         to_phh(random_hand(load("holdem(definition=leduc.limit.2p)"), random.Random(0)))
 
 
-@pytest.mark.parametrize("game_string", GAMES + ["holdem(definition=leduc.limit.2p)"])
+@pytest.mark.parametrize("game_string", GAMES + ["holdem(definition=leduc.limit.2p)",
+                                                 "holdem(definition=holdem.nolimit.3p,blinds=25;100;0,"
+                                                 "fractional_split=true)"])
 def test_acpc_log_write_and_replay(game_string):
     game = load(game_string)
     rng = random.Random(2)

@@ -120,6 +120,20 @@ def test_split_pot_odd_chip_to_lowest_seat():
     assert s.returns() == [-25.0, 13.0, 12.0]  # 225 split: odd chip to seat 1
 
 
+def test_fractional_split_as_the_acpc_dealer():
+    g = load("holdem(definition=holdem.nolimit.3p,blinds=25;100;0,fractional_split=true)")
+    s = g.new_initial_state()
+    deal(s, "2c3d|4h5s|6c7d")
+    play(s, CALL, FOLD, CALL, CALL, CALL, CALL, CALL, CALL, CALL, board=parse_cards("AsKsQdJhTc"))
+    assert s.returns() == [-25.0, 12.5, 12.5]  # integer split: [-25, 13, 12]
+    s = g.new_initial_state()
+    deal(s, "2c3d|4h5s|6c7d")  # everybody puts in 301 and ties: nobody wins or loses
+    play(s, raise_action(301), CALL, CALL, CALL, CALL, CALL, CALL, CALL, CALL, CALL, CALL,
+         board=parse_cards("AsKsQdJhTc"))
+    assert s.returns() == [0.0, 0.0, 0.0]
+    assert check_game(g, num_playthroughs=100)["terminals"] == 100
+
+
 def test_fold_ends_hand_and_uncalled_bet_returns():
     s = load("holdem").new_initial_state()
     deal(s, "AsKs|QhQd")

@@ -1,7 +1,8 @@
 """Hold'em driven by an ACPC game definition: limit and no-limit, 2-10 players.
 
-Registered as ``holdem(definition=NAME_OR_PATH, stacks=..., blinds=..., antes=...)``; the optional
-tuples override the definition's per-seat stacks, blinds and antes (e.g. for unequal stacks).
+Registered as ``holdem(definition=NAME_OR_PATH, stacks=..., blinds=..., antes=..., fractional_split=false)``;
+the optional tuples override the definition's per-seat stacks, blinds and antes (e.g. for unequal
+stacks); ``fractional_split=true`` splits tied pots into fractions of a chip as the ACPC dealer does.
 
 Action ids (stable, documented):
 
@@ -60,7 +61,8 @@ class HoldemGame(Game):
     short_name = "holdem"
 
     def __init__(self, definition: Union[str, GameDefinition] = DEFAULT_DEFINITION,
-                 stacks: Tuple[int, ...] = (), blinds: Tuple[int, ...] = (), antes: Tuple[int, ...] = ()):
+                 stacks: Tuple[int, ...] = (), blinds: Tuple[int, ...] = (), antes: Tuple[int, ...] = (),
+                 fractional_split: bool = False):
         if isinstance(definition, GameDefinition):
             d = definition
             def_name = d.name or "<inline>"
@@ -82,7 +84,8 @@ class HoldemGame(Game):
         else:
             validate(d)
         super().__init__({"definition": def_name, "stacks": tuple(stacks), "blinds": tuple(blinds),
-                          "antes": tuple(antes)})
+                          "antes": tuple(antes), "fractional_split": bool(fractional_split)})
+        self.fractional_split = bool(fractional_split)
         self.definition = d
         self.num_players = d.num_players
         self.is_limit = d.is_limit
@@ -439,15 +442,25 @@ class HoldemState(State):
             previous = level
         return pots
 
-    def winnings(self) -> List[int]:
+    def winnings(self) -> List[float]:
         """Chips each player collects at the end of the hand (terminal states).
 
         Players whose hand wins no pot drop out first, then the pots are re-formed among the rest
         (so a pot split between the same players is split once); a tie splits a pot evenly and the
-        odd chips go to the tied player with the lowest seat (pokerkit's convention).
+        odd chips go to the tied player with the lowest seat (pokerkit's convention).  With
+        ``fractional_split`` ties split every pot exactly into fractions of a chip (the ACPC
+        dealer's convention).
         """
         n = self.d.num_players
         won = [0] * n
+        if self.game.fractional_split and self.num_active() > 1:
+            values = self.hand_values()
+            for amount, eligible in self.pots():
+                best = max(values[p] for p in eligible)
+                winners = [p for p in eligible if values[p] == best]
+                for p in winners:
+                    won[p] += amount / len(winners)
+            return won
         live = [p for p in range(n) if not self.folded[p]]
         if len(live) == 1:
             won[live[0]] = self.pot()
@@ -565,5 +578,5 @@ def hand_strength(cards: Sequence[int]) -> tuple:
 
 
 register("holdem", HoldemGame,
-         {"definition": DEFAULT_DEFINITION, "stacks": (), "blinds": (), "antes": ()},
+         {"definition": DEFAULT_DEFINITION, "stacks": (), "blinds": (), "antes": (), "fractional_split": False},
          "Hold'em from an ACPC game definition (data/acpc/*.game or a path); limit and no-limit, 2-10 players")
