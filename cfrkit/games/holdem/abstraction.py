@@ -30,7 +30,7 @@ import random
 from typing import List, Optional, Tuple
 
 from cfrkit.games.base import CHANCE, Game, GameError, State
-from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemGame, HoldemState, raise_action
+from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemGame, HoldemState, raise_action, raise_amount
 from cfrkit.games.registry import load, register
 
 
@@ -238,7 +238,7 @@ class AbstractHoldemState(State):
         with no ``rng`` the more likely neighbour is taken)."""
         if inner_action in (FOLD, CALL):
             return inner_action
-        total = self.inner.raise_range()[0] if self.game.inner.is_limit else inner_action - 2
+        total = self.inner.raise_range()[0] if self.game.inner.is_limit else raise_amount(inner_action)
         choices = self.translate_raise(total)
         if rng is None:
             return max(choices, key=lambda c: c[1])[0]
