@@ -16,6 +16,7 @@ _COMMAND_MODULES = [
     "cfrkit.cli.games_cmd",
     "cfrkit.cli.solve_cmd",
     "cfrkit.cli.symmtom_cmd",
+    "cfrkit.cli.acpc_cmd",
 ]
 
 

@@ -23,6 +23,7 @@ _GAME_MODULES = [
     "cfrkit.games.sequential",
     "cfrkit.interop.openspiel",
     "cfrkit.games.symmtom.game",
+    "cfrkit.games.holdem",
 ]
 
 
