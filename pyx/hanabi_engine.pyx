@@ -1007,7 +1007,7 @@ cdef class EngineState:
     def chance_outcomes(self):
         """``[(card_id, probability)]`` for the next card dealt."""
         cdef int k
-        return [(k, self.st.remaining[k] / self.st.deck_left) for k in range(self.cfg.num_cards)
+        return [(k, self.st.remaining[k] / <double>self.st.deck_left) for k in range(self.cfg.num_cards)
                 if self.st.remaining[k] > 0]
 
     def deal(self, int card):
