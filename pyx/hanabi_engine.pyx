@@ -440,6 +440,7 @@ cdef enum:
     R_TELL_RANDOMLY = 20
     R_COMPLETE_TELL_USEFUL = 21
     R_TELL_CRITICAL = 22
+    R_TELL_PLAYABLE_ANY = 23
     R_DISCARD_OLDEST = 30
     R_DISCARD_OLDEST_NO_INFO = 31
     R_DISCARD_SAFE = 32
@@ -688,7 +689,7 @@ cdef int fire_rule(Cfg* g, St* s, int p, Rule* rule, View* v, uint64_t* rng) noe
                     return mv_play(g, i)
         return -1
 
-    if R_TELL_USEFUL <= kind <= R_TELL_CRITICAL:
+    if R_TELL_USEFUL <= kind <= R_TELL_PLAYABLE_ANY:
         if not can_hint:
             return -1
         if kind == R_TELL_RANDOMLY:
@@ -748,6 +749,9 @@ cdef int fire_rule(Cfg* g, St* s, int p, Rule* rule, View* v, uint64_t* rng) noe
                     best = mv_rank(g, off, x)
             return best
         for off in range(1, n):
+            # Osawa's rules only ever hint the next player
+            if off > 1 and (kind == R_TELL_UNKNOWN or kind == R_TELL_PLAYABLE or kind == R_TELL_PLAYABLE_ANY):
+                break
             t = (p + off) % n
             for i in range(s.hand_len[t]):
                 card = s.hand[t][i]
@@ -756,6 +760,11 @@ cdef int fire_rule(Cfg* g, St* s, int p, Rule* rule, View* v, uint64_t* rng) noe
                         m = tell_missing(g, s, t, off, i, True)
                         if m >= 0:
                             return m
+                elif kind == R_TELL_PLAYABLE_ANY:
+                    if card_playable(g, s, card):
+                        if rand_below(rng, 2) == 0:
+                            return mv_color(g, off, card // R)
+                        return mv_rank(g, off, card % R)
                 elif kind == R_TELL_PLAYABLE:
                     if card_playable(g, s, card):
                         m = tell_missing(g, s, t, off, i, False)

@@ -5,8 +5,10 @@ move of the first rule that fires, a uniformly random legal move when none does.
 (compositions as published in the framework):
 
 * ``IGGI``: PlayIfCertain, PlaySafeCard, TellAnyoneAboutUsefulCard, OsawaDiscard, DiscardOldestFirst.
-* ``Internal``: PlaySafeCard, OsawaDiscard, TellRandomly, DiscardRandomly.
-* ``Outer``: PlaySafeCard, OsawaDiscard, TellUnknown, DiscardRandomly.
+* ``Internal`` (Osawa's internal-state strategy): PlaySafeCard, OsawaDiscard, TellPlayableCard,
+  TellRandomly, DiscardRandomly.
+* ``Outer`` (Osawa's outer-state strategy): PlaySafeCard, OsawaDiscard, TellPlayableCardOuter,
+  TellUnknown, DiscardRandomly.
 * ``Piers``: HailMary PlayProbablySafeCard(0), PlaySafeCard, IfLives>1 PlayProbablySafeCard(0.6),
   TellAnyoneAboutUsefulCard, IfTokens<4 TellDispensable, OsawaDiscard, DiscardOldestFirst,
   TellRandomly, DiscardRandomly.
@@ -28,8 +30,8 @@ from cfrkit.agents.hanabi.rules import NUM_RULES, RULE_BASE, rule_indices, rule_
 
 NAMED_AGENTS: Dict[str, List[str]] = {
     "IGGI": ["PlayIfCertain", "PlaySafeCard", "TellAnyoneAboutUsefulCard", "OsawaDiscard", "DiscardOldestFirst"],
-    "Internal": ["PlaySafeCard", "OsawaDiscard", "TellRandomly", "DiscardRandomly"],
-    "Outer": ["PlaySafeCard", "OsawaDiscard", "TellUnknown", "DiscardRandomly"],
+    "Internal": ["PlaySafeCard", "OsawaDiscard", "TellPlayableCard", "TellRandomly", "DiscardRandomly"],
+    "Outer": ["PlaySafeCard", "OsawaDiscard", "TellPlayableCardOuter", "TellUnknown", "DiscardRandomly"],
     "Piers": ["HailMary:PlayProbablySafeCard(0.0)", "PlaySafeCard", "IfLives>1:PlayProbablySafeCard(0.6)",
               "TellAnyoneAboutUsefulCard", "IfTokens<4:TellDispensable", "OsawaDiscard", "DiscardOldestFirst",
               "TellRandomly", "DiscardRandomly"],

@@ -32,9 +32,9 @@ KINDS: Dict[str, int] = {
     "PlaySafeCard": 0, "PlayIfCertain": 1, "PlayProbablySafeCard": 2, "PlayUniquePossibleCard": 3,
     "PlayHintedCard": 4,
     "TellAnyoneAboutUsefulCard": 10, "TellAnyoneAboutOldestUsefulCard": 11, "TellAnyoneAboutUselessCard": 12,
-    "TellDispensable": 13, "TellMostInformation": 14, "TellPlayableCard": 15, "TellFives": 16,
+    "TellDispensable": 13, "TellMostInformation": 14, "TellPlayableCardOuter": 15, "TellFives": 16,
     "TellAboutOnes": 17, "TellUnknown": 18, "TellIllInformed": 19, "TellRandomly": 20,
-    "CompleteTellUsefulCard": 21, "TellCritical": 22,
+    "CompleteTellUsefulCard": 21, "TellCritical": 22, "TellPlayableCard": 23,
     "DiscardOldestFirst": 30, "DiscardOldestNoInfoFirst": 31, "DiscardSafeCard": 32, "DiscardUselessCard": 33,
     "DiscardIfCertain": 34, "DiscardProbablyUselessCard": 35, "DiscardLeastLikelyToBeNecessary": 36,
     "DiscardHighest": 37, "DiscardRandomly": 38, "OsawaDiscard": 39,
@@ -57,10 +57,12 @@ SEMANTICS: Dict[str, str] = {
     "TellDispensable": "a useless card whose hints do not show it useless: tell the attribute that alone shows "
                        "it (a finished/dead colour, or a rank useless in every colour)",
     "TellMostInformation": "the hint that changes the knowledge of the most cards (ties: lowest move id)",
-    "TellPlayableCard": "first playable card of another player not fully hinted: tell its colour, else its rank",
+    "TellPlayableCardOuter": "first playable card of the next player not fully hinted: tell its colour, else its rank",
+    "TellPlayableCard": "first playable card of the next player: tell its colour or its rank (coin flip), "
+                        "whatever the player already knows",
     "TellFives": "tell rank 5 (the top rank) to the first player holding a top card whose rank is not hinted",
     "TellAboutOnes": "tell rank 1 to the first player holding a playable 1 whose rank is not hinted",
-    "TellUnknown": "first card of another player with an unhinted attribute: tell its colour, else its rank",
+    "TellUnknown": "first card of the next player with an unhinted attribute: tell its colour, else its rank",
     "TellIllInformed": "to the player with the most cards without any hint, the hint changing the most cards",
     "TellRandomly": "a uniformly random legal hint",
     "CompleteTellUsefulCard": "a playable card with exactly one of colour/rank hinted: tell the other one",
@@ -119,7 +121,7 @@ def _build_rule_base() -> List[RuleSpec]:
     rules.append(RuleSpec("PlayHintedCard", 0.0, "IfLives>1"))
     rules.append(RuleSpec("PlayProbablySafeCard", 0.0, "HailMary"))
     tells = ["TellAnyoneAboutUsefulCard", "TellAnyoneAboutOldestUsefulCard", "TellAnyoneAboutUselessCard",
-             "TellDispensable", "TellMostInformation", "TellPlayableCard", "TellFives", "TellAboutOnes",
+             "TellDispensable", "TellMostInformation", "TellPlayableCard", "TellPlayableCardOuter", "TellFives", "TellAboutOnes",
              "TellUnknown", "TellIllInformed", "TellRandomly", "CompleteTellUsefulCard", "TellCritical"]
     for kind in tells:
         rules.append(RuleSpec(kind))
