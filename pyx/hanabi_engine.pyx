@@ -427,6 +427,8 @@ cdef enum:
     R_PLAY_PROBABLY_SAFE = 2
     R_PLAY_UNIQUE_POSSIBLE = 3
     R_PLAY_HINTED = 4
+    R_PLAY_HINTED_BLINDLY = 5
+    R_PLAY_OLDEST_HINTED = 6
     R_TELL_USEFUL = 10
     R_TELL_OLDEST_USEFUL = 11
     R_TELL_USELESS = 12
@@ -679,6 +681,17 @@ cdef int fire_rule(Cfg* g, St* s, int p, Rule* rule, View* v, uint64_t* rng) noe
     if kind == R_PLAY_UNIQUE_POSSIBLE:
         for i in range(L):
             if v.nposs[i] == 1 and card_playable(g, s, v.single[i]):
+                return mv_play(g, i)
+        return -1
+    if kind == R_PLAY_HINTED_BLINDLY:
+        if (s.last_type == MT_COLOR or s.last_type == MT_RANK) and s.last_target == p:
+            for i in range(L - 1, -1, -1):
+                if s.last_mask & (1 << i):
+                    return mv_play(g, i)
+        return -1
+    if kind == R_PLAY_OLDEST_HINTED:
+        for i in range(L):
+            if s.hcol[p][i] >= 0 or s.hrank[p][i] >= 0:
                 return mv_play(g, i)
         return -1
     if kind == R_PLAY_HINTED:

@@ -30,7 +30,7 @@ from cfrkit._kernels import hanabi_engine as _engine
 # kind ids: must match the enum in pyx/hanabi_engine.pyx
 KINDS: Dict[str, int] = {
     "PlaySafeCard": 0, "PlayIfCertain": 1, "PlayProbablySafeCard": 2, "PlayUniquePossibleCard": 3,
-    "PlayHintedCard": 4,
+    "PlayHintedCard": 4, "PlayHintedCardBlindly": 5, "PlayOldestHintedCard": 6,
     "TellAnyoneAboutUsefulCard": 10, "TellAnyoneAboutOldestUsefulCard": 11, "TellAnyoneAboutUselessCard": 12,
     "TellDispensable": 13, "TellMostInformation": 14, "TellPlayableCardOuter": 15, "TellFives": 16,
     "TellAboutOnes": 17, "TellUnknown": 18, "TellIllInformed": 19, "TellRandomly": 20,
@@ -50,6 +50,9 @@ SEMANTICS: Dict[str, str] = {
     "PlayProbablySafeCard": "play the own card most likely playable if P(playable) >= threshold (ties: oldest)",
     "PlayUniquePossibleCard": "play an own card with exactly one possible identity, when that identity is playable",
     "PlayHintedCard": "if the last move was a hint to me, play the newest touched card that may be playable",
+    "PlayHintedCardBlindly": "if the last move was a hint to me, play the newest touched card whatever its "
+                             "probability (the 'a hint means play' convention)",
+    "PlayOldestHintedCard": "play the oldest card that has any positive hint, whatever its probability",
     "TellAnyoneAboutUsefulCard": "first playable card of another player not fully hinted: tell its rank, "
                                  "or its colour if the rank was hinted",
     "TellAnyoneAboutOldestUsefulCard": "like TellAnyoneAboutUsefulCard but the oldest slot first across players",
@@ -112,13 +115,16 @@ _THRESHOLDS = [round(0.1 * i, 1) for i in range(10)] + [1.0]
 
 def _build_rule_base() -> List[RuleSpec]:
     rules: List[RuleSpec] = []
-    for kind in ("PlaySafeCard", "PlayIfCertain", "PlayUniquePossibleCard", "PlayHintedCard"):
+    for kind in ("PlaySafeCard", "PlayIfCertain", "PlayUniquePossibleCard", "PlayHintedCard", "PlayHintedCardBlindly",
+                 "PlayOldestHintedCard"):
         rules.append(RuleSpec(kind))
     for t in _THRESHOLDS:
         rules.append(RuleSpec("PlayProbablySafeCard", t))
     for t in _THRESHOLDS:
         rules.append(RuleSpec("PlayProbablySafeCard", t, "IfLives>1"))
     rules.append(RuleSpec("PlayHintedCard", 0.0, "IfLives>1"))
+    rules.append(RuleSpec("PlayHintedCardBlindly", 0.0, "IfLives>1"))
+    rules.append(RuleSpec("PlayOldestHintedCard", 0.0, "IfLives>1"))
     rules.append(RuleSpec("PlayProbablySafeCard", 0.0, "HailMary"))
     tells = ["TellAnyoneAboutUsefulCard", "TellAnyoneAboutOldestUsefulCard", "TellAnyoneAboutUselessCard",
              "TellDispensable", "TellMostInformation", "TellPlayableCard", "TellPlayableCardOuter", "TellFives", "TellAboutOnes",
