@@ -251,10 +251,38 @@ cdef bint st_move_legal(Cfg* g, St* s, int m) noexcept nogil:
     return False
 
 cdef int st_legal_mask(Cfg* g, St* s, unsigned char* mask) noexcept nogil:
-    cdef int m, count = 0
-    for m in range(g.num_moves):
-        mask[m] = st_move_legal(g, s, m)
-        count += mask[m]
+    """Legal-move mask of the player to act (all zero at chance or terminal nodes); returns the count."""
+    cdef int H = g.hand_size, n = g.players, C = g.colors, R = g.ranks
+    cdef int p = s.cur, i, off, t, x, base, count = 0
+    cdef unsigned int cols, ranks
+    memset(mask, 0, g.num_moves)
+    if p < 0 or st_terminal(g, s):
+        return 0
+    if s.tokens < g.max_tokens:
+        for i in range(s.hand_len[p]):
+            mask[i] = 1
+        count += s.hand_len[p]
+    for i in range(s.hand_len[p]):
+        mask[H + i] = 1
+    count += s.hand_len[p]
+    if s.tokens > 0:
+        for off in range(1, n):
+            t = (p + off) % n
+            cols = 0
+            ranks = 0
+            for i in range(s.hand_len[t]):
+                cols |= 1u << (s.hand[t][i] // R)
+                ranks |= 1u << (s.hand[t][i] % R)
+            base = 2 * H + (off - 1) * C
+            for x in range(C):
+                if cols & (1u << x):
+                    mask[base + x] = 1
+                    count += 1
+            base = 2 * H + (n - 1) * C + (off - 1) * R
+            for x in range(R):
+                if ranks & (1u << x):
+                    mask[base + x] = 1
+                    count += 1
     return count
 
 cdef void st_apply(Cfg* g, St* s, int m) noexcept nogil:
@@ -591,8 +619,8 @@ cdef inline bint plausible_all(Cfg* g, St* s, View* v, int p, int i, int what) n
 cdef int random_hint(Cfg* g, St* s, uint64_t* rng) noexcept nogil:
     cdef unsigned char mask[MAXM]
     cdef int m, count = 0, pick
+    st_legal_mask(g, s, mask)
     for m in range(2 * g.hand_size, g.num_moves):
-        mask[m] = st_move_legal(g, s, m)
         count += mask[m]
     if count == 0:
         return -1
