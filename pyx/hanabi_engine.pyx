@@ -70,6 +70,8 @@ ctypedef struct St:
     int cur, next_player, turns_to_play, moves
     int last_type, last_player, last_target, last_color, last_rank, last_mask
     int last_pos, last_card, last_scored, last_token
+    int num_discarded
+    signed char discard_pile[64]    # discarded and misplayed cards in order
     uint64_t rng
 
 
@@ -307,6 +309,8 @@ cdef void st_apply(Cfg* g, St* s, int m) noexcept nogil:
                 s.tokens += 1
                 s.last_token = 1
             s.discarded[card] += 1
+            s.discard_pile[s.num_discarded] = card
+            s.num_discarded += 1
         else:
             s.last_type = MT_PLAY
             c = card // R
@@ -320,6 +324,8 @@ cdef void st_apply(Cfg* g, St* s, int m) noexcept nogil:
             else:
                 s.lives -= 1
                 s.discarded[card] += 1
+                s.discard_pile[s.num_discarded] = card
+                s.num_discarded += 1
         remove_slot(g, s, p, i)
     else:
         s.tokens -= 1
@@ -1139,6 +1145,10 @@ cdef class EngineState:
     def discard_counts(self):
         return [self.st.discarded[k] for k in range(self.cfg.num_cards)]
 
+    def discard_pile(self):
+        """Discarded and misplayed card ids in the order they left the hands (HLE's discard pile)."""
+        return [self.st.discard_pile[i] for i in range(self.st.num_discarded)]
+
     def deck_counts(self):
         return [self.st.remaining[k] for k in range(self.cfg.num_cards)]
 
@@ -1174,6 +1184,9 @@ cdef class EngineState:
         counts = [self.cfg.counts[k] for k in range(self.cfg.num_cards)]
         fireworks = list(fireworks or [0] * self.cfg.colors)
         discards = list(discards or [])
+        ids = list(discards) + [k for h in hands for k in h]
+        if any(not 0 <= k < self.cfg.num_cards for k in ids):
+            raise ValueError(f"card ids must be in [0, {self.cfg.num_cards})")
         for c in range(self.cfg.colors):
             if not 0 <= fireworks[c] <= self.cfg.ranks:
                 raise ValueError(f"firework {fireworks[c]} of colour {c} outside [0, {self.cfg.ranks}]")
@@ -1182,6 +1195,8 @@ cdef class EngineState:
                 counts[c * self.cfg.ranks + r] -= 1
         for k in discards:
             self.st.discarded[k] += 1
+            self.st.discard_pile[self.st.num_discarded] = k
+            self.st.num_discarded += 1
             counts[k] -= 1
         for p in range(self.cfg.players):
             if len(hands[p]) > self.cfg.hand_size:

@@ -437,3 +437,32 @@ def test_tiny_variant_full_traversal_matches_batched_monte_carlo():
     mc = score_sum / finished
     se = 0.9 / np.sqrt(finished)
     assert abs(mc - exact) < 4 * se, (mc, exact, se)
+
+
+def test_pettingzoo_style_cycle():
+    from cfrkit.games.hanabi import HanabiAECEnv
+
+    env = HanabiAECEnv(preset("full", 3), seed=4)
+    env.reset()
+    assert env.agents == ["player_0", "player_1", "player_2"] and env.agent_selection == "player_0"
+    rng = np.random.default_rng(0)
+    total, steps = 0.0, 0
+    while env.agents:
+        agent = env.agent_selection
+        obs, reward, term, trunc, info = env.last()
+        if term:
+            env.step(None)
+            continue
+        assert obs["observation"].shape == (956,) and obs["action_mask"].sum() > 0
+        other = env.agents[(env.agents.index(agent) + 1) % 3]
+        assert env.observe(other)["action_mask"].sum() == 0  # only the player to act has legal moves
+        legal = np.flatnonzero(obs["action_mask"])
+        if steps == 0:
+            with pytest.raises(IllegalActionError):
+                env.step(int(np.setdiff1d(np.arange(30), legal)[0]))
+        env.step(int(rng.choice(legal)))
+        total += env.rewards[agent]
+        steps += 1
+    assert env.state.is_terminal() and total == env.state.score()
+    with pytest.raises(GameError, match="unknown agent"):
+        env.observe("player_9")

@@ -63,3 +63,27 @@ def test_presets_have_hle_shapes(name):
         ours = HanabiEnv(preset(name, players))
         assert ours.vectorized_observation_shape() == list(ref.vectorized_observation_shape())
         assert ours.num_moves() == ref.num_moves()
+
+
+@pytest.mark.parametrize("name,players", [("full", 2), ("full", 4), ("small", 3)])
+def test_rl_env_observation_dicts_agree(name, players):
+    """HanabiEnv.observation() gives the same dict as HLE's rl_env on identical states."""
+    params = dict(PRESET_HLE[name], players=players)
+    ref_env = rl_env.HanabiEnv(config=params)
+    ours = HanabiEnv(preset(name, players))
+    checked = 0
+    for game, hs, es in mirror_random_game(pyhanabi, E, params, 3, careful=True):
+        if hs.is_terminal():
+            break
+        ref_env.state = hs
+        ours.state = es
+        for p in range(players):
+            ref = ref_env._extract_dict_from_backend(p, hs.observation(p))
+            mine = ours.observation(p)
+            for key in ("current_player", "current_player_offset", "life_tokens", "information_tokens", "num_players",
+                        "deck_size", "fireworks", "legal_moves", "legal_moves_as_int", "observed_hands",
+                        "discard_pile", "card_knowledge"):
+                assert mine[key] == ref[key], (key, mine[key], ref[key])
+            assert np.array_equal(np.asarray(ref["vectorized"], dtype=np.uint8), mine["vectorized"])
+            checked += 1
+    assert checked > 50

@@ -120,8 +120,7 @@ class HanabiEnv:
                 hands.append([{"color": COLOR_CHARS[c // cfg.ranks], "rank": c % cfg.ranks} for c in s.hand(p)])
             knowledge.append([{"color": COLOR_CHARS[hc] if hc >= 0 else None, "rank": hr if hr >= 0 else None}
                               for (_, _, hc, hr) in s.knowledge(p)])
-        discards = [{"color": COLOR_CHARS[k // cfg.ranks], "rank": k % cfg.ranks}
-                    for k, m in enumerate(s.discard_counts()) for _ in range(m)]
+        discards = [{"color": COLOR_CHARS[k // cfg.ranks], "rank": k % cfg.ranks} for k in s.discard_pile()]
         return {
             "current_player": cur,
             "current_player_offset": (cur - player) % n if cur >= 0 else -1,

@@ -161,8 +161,7 @@ class HanabiState(State):
                 cards.append(f"{shown}|{plaus}")
             lines.append(("Cur player " if p == e.current_player() else "") + " ".join(cards))
         lines.append(f"Deck size: {e.deck_size}")
-        lines.append("Discards: " + " ".join(card_name(k, cfg.ranks) for k, n in enumerate(e.discard_counts())
-                                             for _ in range(n)))
+        lines.append("Discards: " + " ".join(card_name(k, cfg.ranks) for k in e.discard_pile()))
         return "\n".join(lines)
 
     def action_to_string(self, action: int, player: Optional[int] = None) -> str:
