@@ -466,3 +466,29 @@ def test_pettingzoo_style_cycle():
     assert env.state.is_terminal() and total == env.state.score()
     with pytest.raises(GameError, match="unknown agent"):
         env.observe("player_9")
+
+
+def test_tiniest_variants_solve_exactly():
+    from cfrkit.solvers.cooperative import perfect_information_value, person_by_person_optimum
+
+    tiny = "hanabi(players=2,colors=1,ranks=2,hand_size=1,max_information_tokens=1,max_life_tokens=1)"
+    sol = person_by_person_optimum(tiny, seed=0)
+    # the team can always score both cards: the solved value reaches the perfect-information bound (optimal)
+    assert sol.value == pytest.approx(2.0) == perfect_information_value(tiny)
+    assert sol.uniform_random_value == pytest.approx(_random_policy_value(load(tiny).new_initial_state()))
+    assert sol.information_states == 176
+    # the solved policy really scores 2 in every deal: replay it through the game protocol
+    game = load(tiny)
+
+    def play(state):
+        if state.is_terminal():
+            return state.returns()[0]
+        if state.is_chance_node():
+            return sum(p * play(state.child(a)) for a, p in state.chance_outcomes())
+        key = f"{state.current_player()}|{state.information_state_string()}"
+        return play(state.child(sol.policy[key]))
+
+    assert play(game.new_initial_state()) == pytest.approx(2.0)
+    other = "hanabi(players=2,colors=1,ranks=2,hand_size=2,max_information_tokens=2,max_life_tokens=1)"
+    sol = person_by_person_optimum(other, seed=1)
+    assert sol.uniform_random_value < sol.value <= perfect_information_value(other) + 1e-9
