@@ -1276,8 +1276,7 @@ def playable_probabilities(EngineState state, int player):
     return [(v.pplay[i], v.puse[i], v.pcrit[i]) for i in range(state.st.hand_len[player])]
 
 
-def play_games(EngineConfig config, RuleTable table, seat_rules, int num_games, uint64_t seed=0,
-               int num_threads=1):
+def play_games(EngineConfig config, RuleTable table, seat_rules, int num_games, uint64_t seed=0):
     """Play ``num_games`` games with one rule chromosome per seat (array players x L).
 
     Returns ``(scores, played, stats)``: the HLE-style score per game (0 when the last life is lost,

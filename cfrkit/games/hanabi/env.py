@@ -166,6 +166,15 @@ class HanabiAECEnv:
             return self.num_actions()
         return spaces.Discrete(self.num_actions())
 
+    def observation_space(self, agent: str):
+        """A dict space (``observation`` MultiBinary, ``action_mask``) with gymnasium, else the vector length."""
+        try:
+            from gymnasium import spaces
+        except ImportError:
+            return self.observation_length()
+        return spaces.Dict({"observation": spaces.MultiBinary(self.observation_length()),
+                            "action_mask": spaces.MultiBinary(self.num_actions())})
+
     def reset(self, seed: Optional[int] = None, options=None) -> None:
         if seed is not None:
             self._seed, self._episodes = int(seed), 0
