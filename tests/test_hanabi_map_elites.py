@@ -163,3 +163,10 @@ def test_cli(tmp_path, capsys):
     assert main(["hanabi", "selfplay", "--players", "9"]) == 2
     assert "players must be in" in capsys.readouterr().err
     assert main(["hanabi", "adhoc", "--teams", "IGGI", "--trials", "10", "--sets", "2"]) == 0
+    out2 = tmp_path / "me2"
+    assert main(["hanabi", "map-elites", "--out", str(out2), "--individuals", "200", "--initial-random", "200",
+                 "--games", "10", "--no-progress", "--seed", "5"]) == 0
+    assert main(["hanabi", "diversity", str(out / "checkpoint.npz"), str(out2 / "checkpoint.npz"), "--top", "4",
+                 "--games", "10", "--state-games", "1", "--json", str(tmp_path / "div.json")]) == 0
+    div = json.load(open(tmp_path / "div.json"))
+    assert div["intra"]["agents"] == 4 and div["cross"]["corresponding_niches"] > 0

@@ -7,6 +7,7 @@ Examples::
     cfrkit hanabi crosstable --agents IGGI Piers Outer Internal VanDenBergh --png table.png
     cfrkit hanabi crosstable --archive runs/me/checkpoint.npz --top 20 --png elites.png
     cfrkit hanabi adhoc --challenger pool:IGGI,Piers,Outer --teams IGGI VanDenBergh --trials 1000
+    cfrkit hanabi diversity runs/me/checkpoint.npz runs/me2/checkpoint.npz --top 50
 """
 from __future__ import annotations
 
@@ -55,6 +56,16 @@ def add_parser(sub) -> None:
     c.add_argument("--png", help="write a heatmap here")
     c.add_argument("--json", help="write the table here")
     c.set_defaults(func=run_crosstable)
+
+    d = hs.add_parser("diversity", help="intra-run (one archive) and cross-run (two archives) diversity metrics")
+    d.add_argument("archives", nargs="+", help="one or two MAP-Elites checkpoints")
+    d.add_argument("--top", type=int, default=50, help="intra-run: the best N valid elites")
+    d.add_argument("--games", type=int, default=100, help="games per pair")
+    d.add_argument("--state-games", type=int, default=5, help="self-play games per agent recording states")
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--png", help="intra-run crosstable heatmap")
+    d.add_argument("--json", help="write the metrics here")
+    d.set_defaults(func=run_diversity)
 
     a = hs.add_parser("adhoc", help="the Hanabi challenge's ad-hoc protocol")
     a.add_argument("--challenger", default="pool:IGGI,Piers,Outer,Internal,VanDenBergh",
@@ -190,6 +201,55 @@ def run_crosstable(args) -> int:
         from cfrkit.evaluation.hanabi_plots import crosstable_png
 
         crosstable_png(args.png, table, names, f"{args.players}-player crosstable, {args.games} games per pair")
+    return 0
+
+
+def run_diversity(args) -> int:
+    import numpy as np
+
+    from cfrkit.agents.hanabi.map_elites import MapElites
+    from cfrkit.evaluation.hanabi_metrics import cross_run_diversity, intra_run_diversity, map_metrics
+
+    if len(args.archives) > 2:
+        raise ValueError("give one archive (intra-run) or two (cross-run as well)")
+    runs = [MapElites.load(path) for path in args.archives]
+    players = runs[0].config.players
+    out = {}
+    for path, run in zip(args.archives, runs):
+        m = map_metrics(run.archive.fitness)
+        print(f"{path}: {run.generated} individuals, coverage {m['coverage']}, mean (covered) "
+              f"{m['mean_score_covered']:.2f}, best {m['best_score']:.2f}")
+    intra = intra_run_diversity(runs[0].archive.fitness, runs[0].archive.chromosomes, players, args.games,
+                                args.state_games, args.seed, max_agents=args.top, progress=True)
+    print(f"intra-run ({intra['agents']} best elites, {args.games} games per pair, {intra['recorded_states']} states):")
+    print(f"  self-play mean {intra['self_play_mean']:.2f}, pairwise mean {intra['pairwise_mean']:.2f}, "
+          f"mean Hamming distance {intra['mean_hamming']:.2f}, mean action similarity "
+          f"{intra['mean_action_similarity']:.3f}")
+    print("  by Manhattan distance in the map: distance  hamming  action-similarity  pair-score")
+    for dist, row in intra["by_manhattan_distance"].items():
+        print(f"  {dist:8d} {row['hamming']:8.2f} {row['action_similarity']:18.3f} {row['pair_score']:11.2f}")
+    counts = intra["best_partner_counts"]
+    top = np.argsort(-counts)[:5]
+    bins = runs[0].config.bins
+    print("  most frequent best partners: " + ", ".join(
+        f"({intra['niches'][k][0] / bins:.2f},{intra['niches'][k][1] / bins:.2f}) x{counts[k]}" for k in top))
+    out["intra"] = {k: v for k, v in intra.items() if k not in ("crosstable", "best_partner_counts", "niches")}
+    out["intra"]["best_partner_counts"] = counts.tolist()
+    if args.png:
+        from cfrkit.evaluation.hanabi_plots import crosstable_png
+
+        names = [f"({n[0] / bins:.2f},{n[1] / bins:.2f})" for n in intra["niches"]]
+        crosstable_png(args.png, intra["crosstable"], names, "Elites together (mean score)")
+    if len(runs) == 2:
+        cross = cross_run_diversity(runs[0].archive.fitness, runs[0].archive.chromosomes, runs[1].archive.fitness,
+                                    runs[1].archive.chromosomes, players, args.games, args.state_games, args.seed)
+        print(f"cross-run ({cross['corresponding_niches']} corresponding niches): pair score "
+              f"{cross['mean_pair_score']:.2f} vs self-play {cross['mean_self_play']:.2f}, Hamming "
+              f"{cross['mean_hamming']:.2f}, action similarity {cross['mean_action_similarity']:.3f}")
+        out["cross"] = cross
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=2, default=float)
     return 0
 
 
