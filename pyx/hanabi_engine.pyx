@@ -505,6 +505,8 @@ ctypedef struct Rule:
 ctypedef struct View:
     int unseen[MAXK]
     int reach[MAXC]          # lowest rank of each colour that can no longer be played
+    unsigned char useless[MAXK]
+    unsigned char critical[MAXK]
     double pplay[MAXH]
     double puse[MAXH]
     double pcrit[MAXH]
@@ -523,11 +525,10 @@ cdef inline bint card_playable(Cfg* g, St* s, int card) noexcept nogil:
     return s.fireworks[card // g.ranks] == card % g.ranks
 
 cdef inline bint card_useless(Cfg* g, St* s, View* v, int card) noexcept nogil:
-    cdef int c = card // g.ranks, r = card % g.ranks
-    return r < s.fireworks[c] or r >= v.reach[c]
+    return v.useless[card]
 
 cdef inline bint card_critical(Cfg* g, St* s, View* v, int card) noexcept nogil:
-    return (not card_useless(g, s, v, card)) and g.counts[card] - s.discarded[card] == 1
+    return v.critical[card]
 
 cdef void compute_view(Cfg* g, St* s, int p, View* v) noexcept nogil:
     cdef int n = g.players, R = g.ranks, C = g.colors
@@ -547,6 +548,10 @@ cdef void compute_view(Cfg* g, St* s, int p, View* v) noexcept nogil:
             if s.discarded[c * R + r] >= g.counts[c * R + r]:
                 v.reach[c] = r
                 break
+        for r in range(R):
+            card = c * R + r
+            v.useless[card] = r < s.fireworks[c] or r >= v.reach[c]
+            v.critical[card] = (not v.useless[card]) and g.counts[card] - s.discarded[card] == 1
     for i in range(s.hand_len[p]):
         tot = 0.0
         pl = 0.0
@@ -567,9 +572,9 @@ cdef void compute_view(Cfg* g, St* s, int p, View* v) noexcept nogil:
                             tot += w
                             if s.fireworks[c] == r:
                                 pl += w
-                            if r < s.fireworks[c] or r >= v.reach[c]:
+                            if v.useless[card]:
                                 us += w
-                            elif g.counts[card] - s.discarded[card] == 1:
+                            elif v.critical[card]:
                                 cr += w
                             er += w * r
         if tot > 0:
