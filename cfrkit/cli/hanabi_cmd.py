@@ -147,7 +147,10 @@ def run_map_elites(args) -> int:
     fitness = run.archive.fitness
     if args.reevaluate > 0:
         fitness = run.reevaluate(args.reevaluate)
-        extra["reevaluated"] = {"games": args.reevaluate, **map_metrics(fitness)}
+        m = map_metrics(fitness)
+        extra["reevaluated"] = {"games": args.reevaluate, **m,
+                                "best_chromosome": run.archive.chromosomes[m["best_niche"]].tolist(),
+                                "fitness": [[None if x != x else round(float(x), 3) for x in row] for row in fitness]}
     summary = save_summary(os.path.join(args.out, "summary.json"), run, extra)
     try:
         from cfrkit.evaluation.hanabi_plots import niche_map_png
@@ -160,7 +163,11 @@ def run_map_elites(args) -> int:
     print(f"individuals {run.generated}  coverage {m['coverage']}/{m['niches']}  mean (covered) "
           f"{m['mean_score_covered']:.2f}  best {m['best_score']:.2f} at niche "
           f"({m['best_niche'][0] / run.config.bins:.2f}, {m['best_niche'][1] / run.config.bins:.2f})")
-    print(f"best chromosome: {summary['best_chromosome']}")
+    from cfrkit.agents.hanabi import RULE_BASE
+
+    best = run.archive.chromosomes[m["best_niche"]]
+    print(f"best chromosome: {best.tolist()}")
+    print("  = " + " > ".join(RULE_BASE[r].name for r in best))
     return 0
 
 
