@@ -45,11 +45,16 @@ def crosstable_png(path: str, table: np.ndarray, names: Sequence[str], title: st
     """Heatmap of ``table[i, j]`` (row agent with column agent)."""
     plt = _pyplot()
     n = len(names)
-    fig, ax = plt.subplots(figsize=(1.0 + 0.6 * n, 0.8 + 0.5 * n))
+    side = min(2.0 + 0.6 * n, 14.0)
+    fig, ax = plt.subplots(figsize=(side + 1.5, side))
     im = ax.imshow(table, cmap="RdYlBu_r", vmin=0)
-    ax.set_xticks(range(n), names, rotation=60, ha="right", fontsize=8)
-    ax.set_yticks(range(n), names, fontsize=8)
-    if n <= 30:
+    if n <= 40:
+        ax.set_xticks(range(n), names, rotation=60, ha="right", fontsize=8 if n <= 20 else 5)
+        ax.set_yticks(range(n), names, fontsize=8 if n <= 20 else 5)
+    else:
+        ax.set_xlabel("partner (elites by decreasing self-play score)")
+        ax.set_ylabel("agent")
+    if n <= 20:
         for i in range(n):
             for j in range(n):
                 ax.text(j, i, f"{table[i, j]:.1f}", ha="center", va="center", fontsize=6)
