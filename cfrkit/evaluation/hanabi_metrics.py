@@ -75,12 +75,13 @@ def _valid(fitness: np.ndarray, chromosomes: np.ndarray) -> Tuple[List[Tuple[int
 def intra_run_diversity(fitness: np.ndarray, chromosomes: np.ndarray, players: int = 2, games: int = 100,
                         state_games: int = 5, seed: int = 0, max_agents: Optional[int] = None,
                         progress: bool = False) -> Dict[str, object]:
-    """Pairwise metrics of the valid elites of one map (optionally the ``max_agents`` best)."""
+    """Pairwise metrics of the valid elites of one map, best first (optionally only the ``max_agents`` best)."""
     niches, agents = _valid(fitness, chromosomes)
-    if max_agents is not None and len(agents) > max_agents:
-        order = np.argsort([-fitness[n] for n in niches])[:max_agents]
-        niches = [niches[i] for i in order]
-        agents = [agents[i] for i in order]
+    order = np.argsort([-fitness[n] for n in niches], kind="stable")  # best elites first
+    if max_agents is not None:
+        order = order[:max_agents]
+    niches = [niches[i] for i in order]
+    agents = [agents[i] for i in order]
     if len(agents) < 2:
         raise ValueError("intra-run diversity needs at least two valid elites")
     table = crosstable(agents, players, games, seed, progress=progress)
