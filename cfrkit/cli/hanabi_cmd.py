@@ -226,9 +226,11 @@ def run_diversity(args) -> int:
         m = map_metrics(run.archive.fitness)
         print(f"{path}: {run.generated} individuals, coverage {m['coverage']}, mean (covered) "
               f"{m['mean_score_covered']:.2f}, best {m['best_score']:.2f}")
+    scoring = runs[0].config.scoring
     intra = intra_run_diversity(runs[0].archive.fitness, runs[0].archive.chromosomes, players, args.games,
-                                args.state_games, args.seed, max_agents=args.top, progress=True)
-    print(f"intra-run ({intra['agents']} best elites, {args.games} games per pair, {intra['recorded_states']} states):")
+                                args.state_games, args.seed, max_agents=args.top, progress=True, scoring=scoring)
+    print(f"intra-run ({intra['agents']} best elites, {args.games} games per pair, {intra['recorded_states']} states, "
+          f"scoring {scoring}):")
     print(f"  self-play mean {intra['self_play_mean']:.2f}, pairwise mean {intra['pairwise_mean']:.2f}, "
           f"mean Hamming distance {intra['mean_hamming']:.2f}, mean action similarity "
           f"{intra['mean_action_similarity']:.3f}")
@@ -249,7 +251,8 @@ def run_diversity(args) -> int:
         crosstable_png(args.png, intra["crosstable"], names, "Elites together (mean score)")
     if len(runs) == 2:
         cross = cross_run_diversity(runs[0].archive.fitness, runs[0].archive.chromosomes, runs[1].archive.fitness,
-                                    runs[1].archive.chromosomes, players, args.games, args.state_games, args.seed)
+                                    runs[1].archive.chromosomes, players, args.games, args.state_games, args.seed,
+                                    scoring)
         print(f"cross-run ({cross['corresponding_niches']} corresponding niches): pair score "
               f"{cross['mean_pair_score']:.2f} vs self-play {cross['mean_self_play']:.2f}, Hamming "
               f"{cross['mean_hamming']:.2f}, action similarity {cross['mean_action_similarity']:.3f}")

@@ -2,6 +2,8 @@
 
 * Map metrics: coverage (niches whose elite scores above 0), mean score over covered niches, best
   score and its niche.
+Scores use the scoring of the map (``played_cards`` for the paper's setting).
+
 * Intra-run diversity of one map: pairwise crosstable of the valid elites, best-partner counts,
   chromosome Hamming distance and action similarity on recorded states, both by Manhattan distance in
   the behaviour map.
@@ -74,7 +76,7 @@ def _valid(fitness: np.ndarray, chromosomes: np.ndarray) -> Tuple[List[Tuple[int
 
 def intra_run_diversity(fitness: np.ndarray, chromosomes: np.ndarray, players: int = 2, games: int = 100,
                         state_games: int = 5, seed: int = 0, max_agents: Optional[int] = None,
-                        progress: bool = False) -> Dict[str, object]:
+                        progress: bool = False, scoring: str = "played_cards") -> Dict[str, object]:
     """Pairwise metrics of the valid elites of one map, best first (optionally only the ``max_agents`` best)."""
     niches, agents = _valid(fitness, chromosomes)
     order = np.argsort([-fitness[n] for n in niches], kind="stable")  # best elites first
@@ -84,7 +86,7 @@ def intra_run_diversity(fitness: np.ndarray, chromosomes: np.ndarray, players: i
     agents = [agents[i] for i in order]
     if len(agents) < 2:
         raise ValueError("intra-run diversity needs at least two valid elites")
-    table = crosstable(agents, players, games, seed, progress=progress)
+    table = crosstable(agents, players, games, seed, scoring=scoring, progress=progress)
     states = recorded_states(agents, players, state_games, seed + 1)
     actions = action_matrix(agents, states)
     by_distance_h: Dict[int, List[float]] = defaultdict(list)
@@ -117,7 +119,7 @@ def intra_run_diversity(fitness: np.ndarray, chromosomes: np.ndarray, players: i
 
 def cross_run_diversity(fitness_a: np.ndarray, chromosomes_a: np.ndarray, fitness_b: np.ndarray,
                         chromosomes_b: np.ndarray, players: int = 2, games: int = 100, state_games: int = 5,
-                        seed: int = 0) -> Dict[str, object]:
+                        seed: int = 0, scoring: str = "played_cards") -> Dict[str, object]:
     """Corresponding agents (niches valid in both runs): score together, Hamming distance, action similarity."""
     both = [tuple(int(x) for x in n) for n in np.argwhere((np.nan_to_num(fitness_a, nan=0.0) > 0)
                                                           & (np.nan_to_num(fitness_b, nan=0.0) > 0))]
@@ -128,8 +130,8 @@ def cross_run_diversity(fitness_a: np.ndarray, chromosomes_a: np.ndarray, fitnes
         a = RuleAgent(chromosomes_a[n])
         b = RuleAgent(chromosomes_b[n])
         half = max(1, games // 2)
-        s = np.concatenate([team_scores([a] + [b] * (players - 1), half, seed + 2 * k),
-                            team_scores([b] + [a] * (players - 1), half, seed + 2 * k + 1)])
+        s = np.concatenate([team_scores([a] + [b] * (players - 1), half, seed + 2 * k, scoring),
+                            team_scores([b] + [a] * (players - 1), half, seed + 2 * k + 1, scoring)])
         pair_scores.append(float(s.mean()))
         selfplay.append(0.5 * (fitness_a[n] + fitness_b[n]))
         hd.append(hamming_distance(a.rules, b.rules))
