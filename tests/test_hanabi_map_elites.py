@@ -5,8 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from cfrkit._kernels import hanabi_engine as E
-from cfrkit.agents.hanabi import NUM_RULES, RuleAgent, named_agent, rule_table
+from cfrkit.agents.hanabi import NUM_RULES, RuleAgent, named_agent
 from cfrkit.agents.hanabi.map_elites import MapElites, MapElitesConfig, evaluate, niche_of
 from cfrkit.cli import main
 from cfrkit.evaluation.hanabi_metrics import (action_similarity, best_partner_counts, cross_run_diversity,

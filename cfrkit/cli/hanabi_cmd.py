@@ -151,7 +151,7 @@ def run_map_elites(args) -> int:
         extra["reevaluated"] = {"games": args.reevaluate, **m,
                                 "best_chromosome": run.archive.chromosomes[m["best_niche"]].tolist(),
                                 "fitness": [[None if x != x else round(float(x), 3) for x in row] for row in fitness]}
-    summary = save_summary(os.path.join(args.out, "summary.json"), run, extra)
+    save_summary(os.path.join(args.out, "summary.json"), run, extra)
     try:
         from cfrkit.evaluation.hanabi_plots import niche_map_png
 

@@ -1,7 +1,7 @@
 """PNG heatmaps of Hanabi results (matplotlib, imported lazily: the ``plots`` extra)."""
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Sequence
 
 import numpy as np
 

@@ -15,7 +15,7 @@ Rule agents run in C (``play_games``); challengers are any object with ``reset()
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 

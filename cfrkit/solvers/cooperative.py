@@ -11,7 +11,7 @@ value of a policy and the value a team that sees every card could reach (an uppe
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 
@@ -95,7 +95,6 @@ def person_by_person_optimum(game: "str | Game", max_sweeps: int = 50, seed: int
         for i, _ in path:
             through[i].append(t)
     weight = tree.terminal_prob * tree.terminal_value
-    live = np.array([all(choice[i] == k for i, k in path) for path in tree.path])
     sweeps = 0
     for sweeps in range(1, max_sweeps + 1):
         improved = False

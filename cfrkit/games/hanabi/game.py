@@ -15,7 +15,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from cfrkit._kernels import hanabi_engine as _engine
-from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError, State
+from cfrkit.games.base import CHANCE, Game, GameError, State
 from cfrkit.games.hanabi.config import HanabiConfig, card_name, move_to_string
 from cfrkit.games.registry import register
 
