@@ -17,6 +17,7 @@ _COMMAND_MODULES = [
     "cfrkit.cli.solve_cmd",
     "cfrkit.cli.symmtom_cmd",
     "cfrkit.cli.acpc_cmd",
+    "cfrkit.cli.hanabi_cmd",
 ]
 
 

@@ -24,6 +24,7 @@ _GAME_MODULES = [
     "cfrkit.interop.openspiel",
     "cfrkit.games.symmtom.game",
     "cfrkit.games.holdem",
+    "cfrkit.games.hanabi.game",
 ]
 
 

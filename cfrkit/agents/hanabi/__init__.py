@@ -1,0 +1,6 @@
+"""Rule-based Hanabi agents: the rule base, production-rule agents, named agents and MAP-Elites."""
+from cfrkit.agents.hanabi.agents import NAMED_AGENTS, RuleAgent, as_agent, named_agent
+from cfrkit.agents.hanabi.rules import NUM_RULES, RULE_BASE, RULE_INDEX, RuleSpec, rule_fires, rule_table
+
+__all__ = ["NAMED_AGENTS", "RuleAgent", "as_agent", "named_agent", "NUM_RULES", "RULE_BASE", "RULE_INDEX",
+           "RuleSpec", "rule_fires", "rule_table"]

@@ -1,0 +1,272 @@
+"""Environment APIs over the compiled Hanabi engine.
+
+* :class:`HanabiEnv` reads like HLE's ``rl_env.HanabiEnv``: ``reset()`` and ``step(action)`` return the
+  observations of every player (``observations["current_player"]`` is to act), the reward is the change
+  of the score, ``done`` marks the end of the game.  Actions are HLE move ids or HLE move dicts.
+* :class:`HanabiAECEnv` follows PettingZoo's agent-environment-cycle API (``agents``,
+  ``agent_selection``, ``observe``, ``step``, ``last``; observations ``{"observation", "action_mask"}``)
+  without importing PettingZoo.
+* :class:`HanabiVectorEnv` steps many games at once in C (auto-reset), returning numpy arrays.
+
+Observation vectors are HLE's canonical encoding (uint8 numpy arrays).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import numpy as np
+
+from cfrkit._kernels import hanabi_engine as _engine
+from cfrkit.games.base import GameError, IllegalActionError
+from cfrkit.games.hanabi.config import (COLOR_CHARS, HanabiConfig, move_from_dict, move_to_dict, move_to_string,
+                                        preset)
+
+ConfigLike = Union[HanabiConfig, Dict[str, Any], str, None]
+
+_HLE_KEYS = {"players", "colors", "ranks", "hand_size", "max_information_tokens", "max_life_tokens",
+             "observation_type", "scoring", "seed", "random_start_player"}
+
+
+def _config(config: ConfigLike, players: Optional[int] = None) -> HanabiConfig:
+    if config is None:
+        return HanabiConfig(players=players or 2)
+    if isinstance(config, HanabiConfig):
+        return config
+    if isinstance(config, str):
+        return preset(config, players or 2)
+    if isinstance(config, dict):
+        unknown = set(config) - _HLE_KEYS
+        if unknown:
+            raise GameError(f"unknown Hanabi config keys {sorted(unknown)}; known: {sorted(_HLE_KEYS)}")
+        params = {k: v for k, v in config.items() if k not in ("seed", "random_start_player")}
+        if config.get("random_start_player"):
+            raise GameError("random_start_player is not supported (player 0 starts, as in HLE's default)")
+        ot = params.get("observation_type")
+        if isinstance(ot, int):
+            params["observation_type"] = ("minimal", "card_knowledge", "seer")[ot]
+        if players is not None:
+            params["players"] = players
+        return HanabiConfig(**params)
+    raise GameError(f"expected a HanabiConfig, dict or preset name, got {type(config).__name__}")
+
+
+def make(environment_name: str = "Hanabi-Full", num_players: int = 2, seed: int = 0) -> "HanabiEnv":
+    """Like HLE's ``rl_env.make``: ``Hanabi-Full``, ``Hanabi-Full-Minimal``, ``Hanabi-Small``, ``Hanabi-Very-Small``."""
+    return HanabiEnv(preset(environment_name, num_players), seed=seed)
+
+
+class HanabiEnv:
+    """Single-game environment with HLE's rl_env interface (seeded; game k uses seed ``(seed, k)``)."""
+
+    def __init__(self, config: ConfigLike = None, seed: int = 0, players: Optional[int] = None):
+        if isinstance(config, dict) and "seed" in config:
+            seed = int(config["seed"])
+        self.config = _config(config, players)
+        self.engine_config = self.config.engine_config()
+        self.players = self.config.players
+        self.seed = int(seed)
+        self.episodes = 0
+        self.state: Optional[_engine.EngineState] = None
+
+    # -- HLE rl_env API
+    def vectorized_observation_shape(self) -> List[int]:
+        return [self.engine_config.encoding_length]
+
+    def num_moves(self) -> int:
+        return self.engine_config.num_moves
+
+    def reset(self) -> Dict[str, Any]:
+        self.state = _engine.EngineState(self.engine_config, self.seed * 1_000_003 + self.episodes)
+        self.episodes += 1
+        self.state.deal_random()
+        return self._observations()
+
+    def step(self, action: Union[int, Dict[str, Any]]):
+        """Apply the current player's move; returns ``(observations, reward, done, info)``."""
+        if self.state is None:
+            raise GameError("call reset() before step()")
+        if self.state.is_terminal():
+            raise GameError("the game is over; call reset()")
+        move = move_from_dict(action, self.config) if isinstance(action, dict) else int(action)
+        if not self.state.is_legal(move):
+            legal = ", ".join(f"{m} {move_to_string(m, self.config)}" for m in self.state.legal_moves())
+            raise IllegalActionError(f"move {action!r} is not legal for player {self.state.current_player()}; "
+                                     f"legal: {legal}")
+        before = self.state.score()
+        self.state.apply(move)
+        self.state.deal_random()
+        reward = self.state.score() - before
+        done = bool(self.state.is_terminal())
+        return self._observations(), float(reward), done, {"score": self.state.score()}
+
+    # -- observations
+    def _observations(self) -> Dict[str, Any]:
+        cur = self.state.current_player()
+        return {"current_player": cur,
+                "player_observations": [self.observation(p) for p in range(self.players)]}
+
+    def observation(self, player: int) -> Dict[str, Any]:
+        """HLE-style observation dict of ``player``."""
+        cfg, s = self.config, self.state
+        cur = s.current_player()
+        n = cfg.players
+        legal = s.legal_moves() if cur == player else []
+        hands, knowledge = [], []
+        for rel in range(n):
+            p = (player + rel) % n
+            if p == player and cfg.observation_type != "seer":
+                hands.append([{"color": None, "rank": -1} for _ in s.hand(p)])
+            else:
+                hands.append([{"color": COLOR_CHARS[c // cfg.ranks], "rank": c % cfg.ranks} for c in s.hand(p)])
+            knowledge.append([{"color": COLOR_CHARS[hc] if hc >= 0 else None, "rank": hr if hr >= 0 else None}
+                              for (_, _, hc, hr) in s.knowledge(p)])
+        discards = [{"color": COLOR_CHARS[k // cfg.ranks], "rank": k % cfg.ranks} for k in s.discard_pile()]
+        return {
+            "current_player": cur,
+            "current_player_offset": (cur - player) % n if cur >= 0 else -1,
+            "life_tokens": s.life_tokens,
+            "information_tokens": s.information_tokens,
+            "num_players": n,
+            "deck_size": s.deck_size,
+            "fireworks": {COLOR_CHARS[c]: f for c, f in enumerate(s.fireworks())},
+            "legal_moves": [move_to_dict(m, cfg) for m in legal],
+            "legal_moves_as_int": legal,
+            "observed_hands": hands,
+            "discard_pile": discards,
+            "card_knowledge": knowledge,
+            "vectorized": s.encode(player),
+        }
+
+
+class HanabiAECEnv:
+    """PettingZoo-style agent-environment cycle over one Hanabi game (cooperative rewards)."""
+
+    metadata = {"name": "cfrkit_hanabi", "is_parallelizable": False}
+
+    def __init__(self, config: ConfigLike = None, seed: int = 0, players: Optional[int] = None):
+        self.config = _config(config, players)
+        self.engine_config = self.config.engine_config()
+        self.possible_agents = [f"player_{i}" for i in range(self.config.players)]
+        self._seed = int(seed)
+        self._episodes = 0
+        self.state = None
+        self.agents: List[str] = []
+
+    def num_actions(self) -> int:
+        return self.engine_config.num_moves
+
+    def observation_length(self) -> int:
+        return self.engine_config.encoding_length
+
+    def action_space(self, agent: str):
+        """A ``gymnasium.spaces.Discrete`` when gymnasium is installed, else the number of actions."""
+        try:
+            from gymnasium import spaces
+        except ImportError:
+            return self.num_actions()
+        return spaces.Discrete(self.num_actions())
+
+    def observation_space(self, agent: str):
+        """A dict space (``observation`` MultiBinary, ``action_mask``) with gymnasium, else the vector length."""
+        try:
+            from gymnasium import spaces
+        except ImportError:
+            return self.observation_length()
+        return spaces.Dict({"observation": spaces.MultiBinary(self.observation_length()),
+                            "action_mask": spaces.MultiBinary(self.num_actions())})
+
+    def reset(self, seed: Optional[int] = None, options=None) -> None:
+        if seed is not None:
+            self._seed, self._episodes = int(seed), 0
+        self.state = _engine.EngineState(self.engine_config, self._seed * 1_000_003 + self._episodes)
+        self._episodes += 1
+        self.state.deal_random()
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.state.current_player()]
+
+    def _index(self, agent: str) -> int:
+        try:
+            return self.possible_agents.index(agent)
+        except ValueError:
+            raise GameError(f"unknown agent {agent!r}; agents: {self.possible_agents}") from None
+
+    def observe(self, agent: str) -> Dict[str, np.ndarray]:
+        p = self._index(agent)
+        mask = np.zeros(self.num_actions(), dtype=np.int8)
+        if self.state.current_player() == p:
+            mask[:] = self.state.legal_mask()
+        return {"observation": self.state.encode(p), "action_mask": mask}
+
+    def last(self, observe: bool = True):
+        a = self.agent_selection
+        obs = self.observe(a) if observe else None
+        return obs, self._cumulative_rewards[a], self.terminations[a], self.truncations[a], self.infos[a]
+
+    def step(self, action: Optional[int]) -> None:
+        agent = self.agent_selection
+        if self.terminations.get(agent) or self.truncations.get(agent):
+            if action is not None:
+                raise GameError(f"{agent} is done: step(None) to remove it")
+            self.agents.remove(agent)
+            del self.rewards[agent], self._cumulative_rewards[agent], self.terminations[agent]
+            del self.truncations[agent], self.infos[agent]
+            if self.agents:
+                self.agent_selection = self.agents[0]
+            return
+        if action is None or not self.state.is_legal(int(action)):
+            raise IllegalActionError(f"action {action!r} is not legal for {agent}; legal: {self.state.legal_moves()}")
+        self._cumulative_rewards[agent] = 0.0
+        before = self.state.score()
+        self.state.apply(int(action))
+        self.state.deal_random()
+        reward = float(self.state.score() - before)
+        for a in self.agents:
+            self.rewards[a] = reward
+            self._cumulative_rewards[a] += reward
+        if self.state.is_terminal():
+            for a in self.agents:
+                self.terminations[a] = True
+                self.infos[a] = {"score": self.state.score()}
+            self.agent_selection = self.agents[(self.agents.index(agent) + 1) % len(self.agents)]
+        else:
+            self.agent_selection = self.possible_agents[self.state.current_player()]
+
+
+class HanabiVectorEnv:
+    """``num_envs`` games stepped together in C; finished games restart at once.
+
+    ``reset()`` returns ``(obs, mask, current_player)``; ``step(actions)`` returns
+    ``(obs, mask, current_player, rewards, dones, final_scores)``.  Arrays are reused between calls
+    (copy them to keep them).  ``obs`` is the acting player's canonical encoding (N x L, uint8).
+    """
+
+    def __init__(self, config: ConfigLike = None, num_envs: int = 64, seed: int = 0, players: Optional[int] = None,
+                 encode: bool = True):
+        self.config = _config(config, players)
+        self.engine_config = self.config.engine_config()
+        try:
+            self.batch = _engine.BatchEngine(self.engine_config, int(num_envs), int(seed), bool(encode))
+        except ValueError as exc:
+            raise GameError(str(exc)) from None
+        self.num_envs = int(num_envs)
+
+    def reset(self):
+        return self.batch.reset()
+
+    def step(self, actions: Sequence[int]):
+        try:
+            return self.batch.step(np.asarray(actions))
+        except ValueError as exc:
+            raise IllegalActionError(str(exc)) from None
+
+    def random_steps(self, num_steps: int, seed: int = 0):
+        """Uniformly random legal play for ``num_steps`` moves in C; ``(steps, finished_games, score_sum)``."""
+        return self.batch.random_steps(int(num_steps), int(seed))
+
+    def state(self, index: int):
+        return self.batch.state(index)
