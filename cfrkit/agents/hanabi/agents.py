@@ -16,7 +16,8 @@ move of the first rule that fires, a uniformly random legal move when none does.
   TellAnyoneAboutUsefulCard, TellAnyoneAboutUselessCard, TellMostInformation,
   DiscardProbablyUselessCard(0.0).
 * ``Flawed``: PlaySafeCard, PlayProbablySafeCard(0.2), TellRandomly, OsawaDiscard, DiscardOldestFirst,
-  DiscardRandomly (risky plays and random hints).
+  DiscardRandomly (risky plays and random hints; the framework's play threshold is 0.25, the rule
+  base has thresholds in steps of 0.1).
 * ``LegalRandom``: a uniformly random legal move.
 """
 from __future__ import annotations
