@@ -132,6 +132,19 @@ class LeducPublicGame(PublicPokerGame):
     def action_label(self, ps: State, action: int) -> str:
         return ps.action_to_string(action)
 
+    def round_start_state(self, board_card: int, contribution: float) -> State:
+        """Public state at the start of the second round: board ``board_card``, both players in for ``contribution``."""
+        if not 0 <= board_card < self.deck_size:
+            raise GameError(f"board card must be in [0, {self.deck_size}), got {board_card}")
+        st = self.game.new_initial_state()
+        for c in [c for c in range(self.deck_size) if c != board_card][:2]:
+            st.apply_action(c)
+        st.apply_action(1)
+        st.apply_action(1)
+        st.apply_action(board_card)
+        st.contrib = [int(contribution), int(contribution)]
+        return st
+
     def bet_state_of(self, state: State) -> State:
         """The public state matching a real protocol state (private cards replaced by placeholders)."""
         ps = state.clone()

@@ -232,9 +232,9 @@ class RangeSolver:
         self.sigma: Dict[int, Any] = {}
         for i in tree.decision_nodes:
             A = len(tree.nodes[i].actions)
-            self.regrets[i] = be.zeros((self.B, A, H))
-            self.strategy_sum[i] = be.zeros((self.B, A, H))
-            self.sigma[i] = be.full((self.B, A, H), 1.0 / A)
+            self.regrets[i] = be.zeros((A, self.B, H))
+            self.strategy_sum[i] = be.zeros((A, self.B, H))
+            self.sigma[i] = be.full((A, self.B, H), 1.0 / A)
         self.iterations = 0
         self.seconds = 0.0
 
@@ -268,9 +268,9 @@ class RangeSolver:
                 p = n.player
                 for a, ch in enumerate(n.children):
                     if p == 0:
-                        reach[ch] = (r[0] * s[:, a], r[1])
+                        reach[ch] = (r[0] * s[a], r[1])
                     else:
-                        reach[ch] = (r[0], r[1] * s[:, a])
+                        reach[ch] = (r[0], r[1] * s[a])
             elif n.kind == CHANCE_NODE:
                 r = reach[n.index]
                 for ch in n.children:
@@ -305,17 +305,17 @@ class RangeSolver:
         for n in reversed(nodes):
             i = n.index
             if n.kind == DECISION:
-                child_vals = be.stack([values[c] for c in n.children], 1)  # (B, A, H)
+                child_vals = be.stack([values[c] for c in n.children], 0)  # (A, B, H)
                 if n.player == player:
                     if best_response:
-                        values[i] = be.amax(child_vals, 1)
+                        values[i] = be.amax(child_vals, 0)
                     else:
-                        v = be.sum(strategies[i] * child_vals, 1)
+                        v = be.sum(strategies[i] * child_vals, 0)
                         values[i] = v
                         if update is not None:
                             update(n, child_vals, v, reach[i][player])
                 else:
-                    values[i] = be.sum(child_vals, 1)
+                    values[i] = be.sum(child_vals, 0)
             elif n.kind == CHANCE_NODE:
                 acc = None
                 for ch in n.children:
@@ -349,8 +349,8 @@ class RangeSolver:
             i = n.index
             sigma = self.sigma[i]
             if w > 0:
-                self.strategy_sum[i] = self.strategy_sum[i] + (w * own_reach)[:, None, :] * sigma
-            r = self.regrets[i] + (child_vals - v[:, None, :])
+                self.strategy_sum[i] = self.strategy_sum[i] + (w * own_reach)[None] * sigma
+            r = self.regrets[i] + (child_vals - v[None])
             if self.algorithm == "cfr+":
                 r = be.relu(r)
             else:
@@ -365,8 +365,8 @@ class RangeSolver:
             if self.tree.nodes[i].player != player:
                 continue
             pos = be.relu(self.regrets[i])
-            tot = be.sum(pos, 1, keepdims=True)
-            A = pos.shape[1]
+            tot = be.sum(pos, 0, keepdims=True)
+            A = pos.shape[0]
             self.sigma[i] = be.where(tot > 0, pos / be.where(tot > 0, tot, 1.0), 1.0 / A)
 
     def _update_gadget(self, root_values) -> None:
@@ -417,13 +417,13 @@ class RangeSolver:
 
     # ------------------------------------------------------------------ results
     def average_strategy(self) -> Dict[int, Any]:
-        """Average strategy per decision node: ``(B, A, H)`` (uniform where a hand never reached)."""
+        """Average strategy per decision node in the solver's layout ``(A, B, H)`` (uniform where never reached)."""
         be = self.be
         out = {}
         for i in self.tree.decision_nodes:
             s = self.strategy_sum[i]
-            tot = be.sum(s, 1, keepdims=True)
-            A = s.shape[1]
+            tot = be.sum(s, 0, keepdims=True)
+            A = s.shape[0]
             if self.iterations <= self.skip:
                 out[i] = self.sigma[i]
             else:
@@ -507,8 +507,13 @@ class RangeSolver:
         return np.stack([be.to_numpy(be.sum(ranges[:, p] * vals[0][p], 1)) / z for p in (0, 1)], 1)
 
     def to_numpy_strategy(self, strategies: Optional[Dict[int, Any]] = None) -> Dict[int, np.ndarray]:
+        """Strategies (default: average) as numpy arrays ``(B, A, H)`` per decision node."""
         strategies = self.average_strategy() if strategies is None else strategies
-        return {i: self.be.to_numpy(s) for i, s in strategies.items()}
+        return {i: np.ascontiguousarray(self.be.to_numpy(s).transpose(1, 0, 2)) for i, s in strategies.items()}
+
+    def from_numpy_strategy(self, strategies: Dict[int, np.ndarray]) -> Dict[int, Any]:
+        """Inverse of :meth:`to_numpy_strategy`: ``(B, A, H)`` arrays -> the solver's layout."""
+        return {i: self.be.asarray(np.asarray(s).transpose(1, 0, 2)) for i, s in strategies.items()}
 
 
 def strategy_to_policy(tree: PublicTree, strategies: Dict[int, np.ndarray], batch_index: int = 0,

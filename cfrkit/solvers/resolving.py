@@ -113,5 +113,5 @@ def resolve(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_range=N
     br = solver._backward(reach, opp, strategy, leaf_vals, best_response=True)
     values = [np.stack([be.to_numpy(v[0]), be.to_numpy(v[1])], 1) for v in vals]
     reaches = [np.stack([be.to_numpy(r[0]), be.to_numpy(r[1])], 1) for r in reach]
-    return ResolveResult(tree, solver, {i: be.to_numpy(s) for i, s in strategy.items()}, values, reaches,
+    return ResolveResult(tree, solver, solver.to_numpy_strategy(strategy), values, reaches,
                          [be.to_numpy(v) for v in br])
