@@ -237,6 +237,8 @@ class RangeSolver:
             self.sigma[i] = be.full((A, self.B, H), 1.0 / A)
         self.iterations = 0
         self.seconds = 0.0
+        self._root_value_sum = [be.zeros((self.B, H)), be.zeros((self.B, H))]
+        self._root_value_count = [0, 0]
 
     # ------------------------------------------------------------------ passes
     def _root_reach(self):
@@ -393,6 +395,9 @@ class RangeSolver:
                     values = self._backward(reach, q, self.sigma, leaf_vals, update)
                     if q == self.gadget_player:
                         self._update_gadget(values[0])
+                    if t > self.skip:
+                        self._root_value_sum[q] = self._root_value_sum[q] + values[0]
+                        self._root_value_count[q] += 1
                 for q in who:
                     self._regret_matching(q)
         self.seconds += time.perf_counter() - start
@@ -429,6 +434,19 @@ class RangeSolver:
             else:
                 out[i] = be.where(tot > 0, s / be.where(tot > 0, tot, 1.0), 1.0 / A)
         return out
+
+    def average_root_values(self):
+        """Root cfvs of both players ``(B, 2, H)`` averaged over the iterations after ``skip`` (DeepStack's targets).
+
+        Each iteration contributes the cfvs of the current strategies.  Unlike the cfvs of the average
+        strategy, these are well defined for hands with (nearly) zero reach, whose average strategy is
+        barely trained: by the regret bound their average approaches the best-response value against
+        the opponent's iterates.
+        """
+        if min(self._root_value_count) == 0:
+            raise ValueError("no iterations after skip yet")
+        be = self.be
+        return be.stack([self._root_value_sum[p] / self._root_value_count[p] for p in (0, 1)], 1)
 
     def current_strategy(self) -> Dict[int, Any]:
         return dict(self.sigma)
