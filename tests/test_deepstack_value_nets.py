@@ -32,6 +32,17 @@ def test_zero_sum_correction_holds_to_float_precision():
     assert (r * raw).sum((1, 2)).abs().max() > 1e-3
 
 
+def test_leduc_buckets_are_suit_isomorphic():
+    b = LeducBucketer(6, 2)
+    assert b.num_buckets == 18
+    # boards K-spade (4) and K-heart (5): the hand of the board's suit maps to the same bucket
+    assert b.hand_buckets([4]).tolist() == [12, 13, 14, 15, -1, 17]
+    assert b.hand_buckets([5]).tolist() == [13, 12, 15, 14, 17, -1]
+    assert set(b.hand_buckets([0])[1:]) == {1, 2, 3, 4, 5}
+    m = b.matrix([2])
+    assert m.shape == (6, 18) and m.sum() == 5 and m.sum(0).max() == 1
+
+
 def test_recursive_ranges_sum_to_one_on_allowed_hands():
     rng = np.random.default_rng(0)
     r = recursive_ranges(rng, 100, [4, 0, 2, 5], 6)
@@ -103,9 +114,9 @@ def test_corrupted_shard_gives_clear_error(tiny_dataset, tmp_path):
 
 def test_training_checkpoints_resume_and_corruption(tiny_dataset, tmp_path):
     data = load_dataset(tiny_dataset)
-    inputs, targets, mask = build_training_arrays(data, LeducBucketer(6), 1200.0)
-    assert inputs.shape == (120, 73) and targets.shape == (120, 72)
-    np.testing.assert_allclose(inputs[:, :36].sum(1), 1.0, atol=1e-6)
+    inputs, targets, mask = build_training_arrays(data, LeducBucketer(6, 2), 1200.0)
+    assert inputs.shape == (120, 37) and targets.shape == (120, 36)
+    np.testing.assert_allclose(inputs[:, :18].sum(1), 1.0, atol=1e-6)
     assert mask.sum(1).min() == 10  # 5 hands per board and player
     out = str(tmp_path / "net.pt")
     summary = train_value_net(data, out, hidden=(16, 16, 16), epochs=4, batch_size=32, progress=False)
@@ -127,8 +138,8 @@ def test_training_checkpoints_resume_and_corruption(tiny_dataset, tmp_path):
 
 def test_net_leaf_values_are_zero_sum_in_chips():
     torch.manual_seed(0)
-    net = ValueNet(36, (16, 16, 16))
-    leaf_fn = NetLeafValues(net, LeducBucketer(6), 1200.0)
+    net = ValueNet(18, (16, 16, 16))
+    leaf_fn = NetLeafValues(net, LeducBucketer(6, 2), 1200.0)
     game = load("leduc_nolimit")
     tree = build_public_tree(game, depth_limit=True)
     leaves = [tree.nodes[i] for i in tree.leaf_nodes]

@@ -26,7 +26,7 @@ from cfrkit.value_nets.model import ValueNet, ValueNetFileError, load_checkpoint
 def bucketer_for_game(game) -> Bucketer:
     game = load(game)
     if game.short_name in ("leduc", "leduc_nolimit"):
-        return LeducBucketer(game.num_cards)
+        return LeducBucketer(game.num_cards, game.suits)
     raise ValueError(f"no bucketer for game {game.short_name!r}")
 
 
