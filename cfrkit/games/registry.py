@@ -21,6 +21,7 @@ _GAME_MODULES = [
     "cfrkit.games.leduc_nolimit",
     "cfrkit.games.matrix",
     "cfrkit.games.sequential",
+    "cfrkit.games.holdem",
 ]
 
 

@@ -1,0 +1,582 @@
+"""Hold'em driven by an ACPC game definition: limit and no-limit, 2-10 players.
+
+Registered as ``holdem(definition=NAME_OR_PATH, stacks=..., blinds=..., antes=..., fractional_split=false)``;
+the optional tuples override the definition's per-seat stacks, blinds and antes (e.g. for unequal
+stacks); ``fractional_split=true`` splits tied pots into fractions of a chip as the ACPC dealer does.
+
+Action ids (stable, documented):
+
+* ``0`` -- fold (legal only when facing a bet: folding when checking is free is not allowed);
+* ``1`` -- check or call (a call for less than the full amount when the stack is short);
+* limit games: ``2`` -- raise (the size is fixed by ``raiseSize``, capped by the stack);
+* no-limit games: ``2 + N`` -- raise to a total of ``N`` chips put in by the raiser in the hand,
+  earlier rounds, blinds and antes included (ACPC's ``r<N>``).  Use :func:`raise_action` and
+  :func:`raise_amount` to convert.  The legal ``N`` form one interval ``[min, max]``
+  (:meth:`HoldemState.raise_range`).
+
+Chance outcomes are card ids (``4 * rank + suit``): first the hole cards (seat 0's, then seat 1's,
+...), then each round's board cards.  Returns are chips won minus chips put in.
+
+Betting rules (as the TDA rules and pokerkit play them; ACPC agrees on all ordinary lines):
+
+* the minimum raise increment is the larger of the largest full raise increment of the round and
+  the big blind (limit: ``raiseSize`` of the round); a raise may always go all-in for less;
+* an all-in raise smaller than a full raise does not reopen the betting: a player who has already
+  acted and faces only such raises (that do not add up to a full raise) may only call or fold;
+* no raise when every other live player is all-in or cannot put in more than the current bet;
+* ``maxRaises`` caps the raises of a round (blinds are not raises);
+* a round with at most one player able to act is skipped (the cards are still dealt);
+* pots: main and side pots by contribution levels; each goes to the best hand among its eligible
+  players.  Players who win no pot drop out, the pots are re-formed among the others (consecutive
+  pots with the same eligible players merged) and a tie splits a pot evenly, odd chips to the tied
+  player with the lowest seat (pokerkit's convention; ACPC's dealer splits into fractions).
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError, IllegalActionError, State
+from cfrkit.games.holdem.definition import GameDefinition, load_definition, validate
+from cfrkit.games.registry import register
+
+FOLD, CALL, RAISE = 0, 1, 2
+#: no-limit raise-to N has action id ``RAISE_OFFSET + N``.
+RAISE_OFFSET = 2
+DEFAULT_DEFINITION = "holdem.nolimit.2p.reverse_blinds"
+
+
+def raise_action(amount: int) -> int:
+    """Action id of a no-limit raise to a total of ``amount`` chips."""
+    return RAISE_OFFSET + int(amount)
+
+
+def raise_amount(action: int) -> int:
+    """Raise-to total (chips) of a no-limit raise action id."""
+    return int(action) - RAISE_OFFSET
+
+
+class HoldemGame(Game):
+    """Hold'em with the rules of an ACPC :class:`GameDefinition` (see the module docstring)."""
+
+    short_name = "holdem"
+
+    def __init__(self, definition: Union[str, GameDefinition] = DEFAULT_DEFINITION,
+                 stacks: Tuple[int, ...] = (), blinds: Tuple[int, ...] = (), antes: Tuple[int, ...] = (),
+                 fractional_split: bool = False):
+        if isinstance(definition, GameDefinition):
+            d = definition
+            def_name = d.name or "<inline>"
+        else:
+            d = load_definition(definition)
+            def_name = str(definition)
+        changes = {}
+        for key, value, field_name in (("stacks", stacks, "stack"), ("blinds", blinds, "blind"),
+                                       ("antes", antes, "ante")):
+            if value:
+                if len(value) != d.num_players:
+                    raise GameError(f"holdem: {key} needs {d.num_players} values (one per seat), got {len(value)}")
+                changes[field_name] = tuple(int(v) for v in value)
+        if changes:
+            try:
+                d = d.with_changes(**changes)
+            except GameError as exc:
+                raise GameError(f"holdem({def_name}): {exc}") from None
+        else:
+            validate(d)
+        super().__init__({"definition": def_name, "stacks": tuple(stacks), "blinds": tuple(blinds),
+                          "antes": tuple(antes), "fractional_split": bool(fractional_split)})
+        self.fractional_split = bool(fractional_split)
+        self.definition = d
+        self.num_players = d.num_players
+        self.is_limit = d.is_limit
+        self.big_blind = float(d.big_blind) if d.big_blind > 0 else None
+        self._deck = tuple(d.deck())
+        self._num_hole = d.num_players * d.num_hole_cards
+        self._board_after = [d.total_board_cards(r + 1) for r in range(d.num_rounds)]
+        # largest number of chips a player can put in (bounds the utilities)
+        if d.is_limit:
+            level = max(d.blind) + sum(d.raise_size[r] * min(d.max_raises[r], 10_000) for r in range(d.num_rounds))
+            commit = [min(d.stack[p], d.ante[p] + level) for p in range(d.num_players)]
+        else:
+            commit = list(d.stack)
+        self._max_commit = commit
+        self._num_actions = 3 if d.is_limit else RAISE_OFFSET + max(d.stack) + 1
+
+    def new_initial_state(self) -> "HoldemState":
+        return HoldemState(self)
+
+    def num_distinct_actions(self) -> int:
+        return self._num_actions
+
+    def max_utility(self) -> float:
+        c = sorted(self._max_commit)
+        return float(sum(c[:-1]))
+
+    def min_utility(self) -> float:
+        return -float(max(self._max_commit))
+
+    def max_game_length(self) -> Optional[int]:
+        return None
+
+    def acpc_definition_text(self) -> str:
+        return self.definition.to_text()
+
+
+class HoldemState(State):
+    """A node of a hold'em hand.  Chip amounts are integers; ``spent[p]`` counts antes and blinds."""
+
+    def __init__(self, game: HoldemGame):
+        super().__init__(game)
+        d = game.definition
+        n = d.num_players
+        self.d = d
+        self.hole: List[List[int]] = [[] for _ in range(n)]
+        self.board: List[int] = []
+        self.round = 0
+        self.spent: List[int] = [d.ante[p] + d.blind[p] for p in range(n)]
+        self.round_start: List[int] = list(d.ante)
+        self.folded: List[bool] = [False] * n
+        self.actors: List[int] = []
+        self.acted: set = set()
+        self.raise_inc = 0
+        self.raise_count = 0
+        self.short_allins: List[int] = []
+        #: per round, the actions as (player, code, raise-to total): code 'f', 'c' or 'r'
+        self.actions: List[List[Tuple[int, str, int]]] = [[]]
+        self._terminal = False
+        self._dealt = 0  # number of cards dealt so far
+
+    def clone(self) -> "HoldemState":
+        new = HoldemState.__new__(HoldemState)
+        new.game = self.game
+        new.d = self.d
+        new._history = list(self._history)
+        new.hole = [list(h) for h in self.hole]
+        new.board = list(self.board)
+        new.round = self.round
+        new.spent = list(self.spent)
+        new.round_start = list(self.round_start)
+        new.folded = list(self.folded)
+        new.actors = list(self.actors)
+        new.acted = set(self.acted)
+        new.raise_inc = self.raise_inc
+        new.raise_count = self.raise_count
+        new.short_allins = list(self.short_allins)
+        new.actions = [list(a) for a in self.actions]
+        new._terminal = self._terminal
+        new._dealt = self._dealt
+        return new
+
+    # ------------------------------------------------------------------ chips
+    def bet(self, p: int) -> int:
+        """Chips ``p`` has put in during the current round."""
+        return self.spent[p] - self.round_start[p]
+
+    def remaining(self, p: int) -> int:
+        """Chips ``p`` has behind (not yet put in)."""
+        return self.d.stack[p] - self.spent[p]
+
+    def max_bet(self) -> int:
+        return max(self.spent[p] - self.round_start[p] for p in range(self.d.num_players))
+
+    def max_spent(self) -> int:
+        """The largest total any player has put in (the amount to match)."""
+        return max(self.spent)
+
+    def pot(self) -> int:
+        """All chips put in so far (every round, blinds and antes included)."""
+        return sum(self.spent)
+
+    def call_amount(self, p: Optional[int] = None) -> int:
+        """Chips ``p`` (default: the player to act) must add to call (capped by its stack)."""
+        if p is None:
+            p = self.current_player()
+        return min(self.remaining(p), self.max_bet() - self.bet(p))
+
+    def num_active(self) -> int:
+        return sum(1 for f in self.folded if not f)
+
+    # ------------------------------------------------------------------ flow
+    def _cards_needed(self) -> int:
+        if self._dealt < self.game._num_hole:
+            return self.game._num_hole - self._dealt
+        return self.game._board_after[self.round] - len(self.board)
+
+    def current_player(self) -> int:
+        if self._terminal:
+            return TERMINAL
+        if self._cards_needed() > 0:
+            return CHANCE
+        return self.actors[0]
+
+    def chance_outcomes(self) -> List[Tuple[int, float]]:
+        if self.current_player() != CHANCE:
+            raise GameError("chance_outcomes called at a non-chance node")
+        used = set(self.board)
+        for h in self.hole:
+            used.update(h)
+        remaining = [c for c in self.game._deck if c not in used]
+        p = 1.0 / len(remaining)
+        return [(c, p) for c in remaining]
+
+    def _deal(self, card: int) -> None:
+        k = self.d.num_hole_cards
+        if self._dealt < self.game._num_hole:
+            self.hole[self._dealt // k].append(card)
+        else:
+            self.board.append(card)
+        self._dealt += 1
+        if self._cards_needed() == 0:
+            self._begin_round()
+
+    def _begin_round(self) -> None:
+        d = self.d
+        n = d.num_players
+        self.raise_inc = 0
+        self.raise_count = 0
+        self.acted = set()
+        self.short_allins = []
+        if self.round > 0:
+            self.round_start = list(self.spent)
+        opener = d.first_player[self.round]
+        order = [(opener + i) % n for i in range(n)]
+        totals = sorted(d.stack[p] - self.round_start[p] for p in range(n) if not self.folded[p])
+        second = totals[-2] if len(totals) > 1 else 0
+        actors = []
+        for p in order:
+            if self.folded[p] or self.remaining(p) <= 0:
+                continue
+            if min(self.remaining(p), max(0, second - self.bet(p))) <= 0:
+                continue
+            actors.append(p)
+        if len(actors) == 1 and self.bet(actors[0]) >= self.max_bet():
+            actors = []
+        self.actors = actors
+        if not actors or self.num_active() <= 1:
+            self._end_round()
+
+    def _end_round(self) -> None:
+        self.actors = []
+        if self.num_active() <= 1 or self.round == self.d.num_rounds - 1:
+            self._terminal = True
+            return
+        self.round += 1
+        self.actions.append([])
+        if self._cards_needed() == 0:
+            self._begin_round()
+
+    # ------------------------------------------------------------------ legality
+    def can_raise(self, p: Optional[int] = None) -> bool:
+        """Whether the player to act may raise (see the module docstring for the rules)."""
+        if p is None:
+            p = self.current_player()
+        if self._terminal or p < 0 or not self.actors or self.actors[0] != p:
+            return False
+        d = self.d
+        max_bet = self.max_bet()
+        to_call = min(self.remaining(p), max_bet - self.bet(p))
+        if to_call < self.raise_inc:
+            return False
+        if self.raise_count >= d.max_raises[self.round]:
+            return False
+        if self.short_allins and sum(self.short_allins) < self.raise_inc and p in self.acted:
+            return False
+        if self.remaining(p) <= max_bet - self.bet(p):
+            return False
+        for i in range(d.num_players):
+            if i != p and not self.folded[i] and d.stack[i] - self.round_start[i] > max_bet:
+                return True
+        return False
+
+    def raise_range(self, p: Optional[int] = None) -> Optional[Tuple[int, int]]:
+        """``(min, max)`` legal raise-to totals (chips, ACPC ``r<N>``) of the player to act, or None."""
+        if p is None:
+            p = self.current_player()
+        if not self.can_raise(p):
+            return None
+        d = self.d
+        street_min = d.raise_size[self.round] if d.is_limit else d.big_blind
+        cap = self.bet(p) + self.remaining(p)
+        lo = min(cap, max(self.raise_inc, street_min) + self.max_bet())
+        hi = lo if d.is_limit else cap
+        return self.round_start[p] + lo, self.round_start[p] + hi
+
+    def _legal_actions(self, player: int) -> List[int]:
+        if player != self.current_player() or player < 0:
+            return []
+        actions = []
+        if self.bet(player) < self.max_bet():
+            actions.append(FOLD)
+        actions.append(CALL)
+        rng = self.raise_range(player)
+        if rng is not None:
+            if self.d.is_limit:
+                actions.append(RAISE)
+            else:
+                actions.extend(range(RAISE_OFFSET + rng[0], RAISE_OFFSET + rng[1] + 1))
+        return actions
+
+    def is_legal(self, action: int) -> bool:
+        """Fast legality test of a player action (no list of all raise sizes is built)."""
+        p = self.current_player()
+        if p < 0:
+            return False
+        if action == FOLD:
+            return self.bet(p) < self.max_bet()
+        if action == CALL:
+            return True
+        rng = self.raise_range(p)
+        if rng is None:
+            return False
+        if self.d.is_limit:
+            return action == RAISE
+        return rng[0] <= action - RAISE_OFFSET <= rng[1]
+
+    def legal_actions_summary(self) -> str:
+        """Readable legal actions: ``0 (fold), 1 (call 50), 302..20002 (raise to 300..20000)``."""
+        p = self.current_player()
+        parts = []
+        if self.bet(p) < self.max_bet():
+            parts.append("0 (fold)")
+        parts.append(f"1 (call {self.call_amount(p)})" if self.call_amount(p) else "1 (check)")
+        rng = self.raise_range(p)
+        if rng is not None:
+            if self.d.is_limit:
+                parts.append(f"2 (raise to {rng[0]})")
+            elif rng[0] == rng[1]:
+                parts.append(f"{raise_action(rng[0])} (raise to {rng[0]}, all-in)")
+            else:
+                parts.append(f"{raise_action(rng[0])}..{raise_action(rng[1])} (raise to {rng[0]}..{rng[1]})")
+        return ", ".join(parts)
+
+    def apply_action(self, action: int) -> None:
+        """Apply ``action`` in place (validated without listing every raise size)."""
+        current = self.current_player()
+        if current == TERMINAL:
+            raise IllegalActionError(f"action {action} applied to a terminal state")
+        if current == CHANCE:
+            super().apply_action(action)
+            return
+        if not isinstance(action, (int,)) and not hasattr(action, "__index__"):
+            raise IllegalActionError(f"action must be an integer id, got {action!r}")
+        if not self.is_legal(int(action)):
+            raise IllegalActionError(f"action {action} is not legal for player {current}; legal: "
+                                     f"{self.legal_actions_summary()}")
+        self._apply_action(int(action))
+        self._history.append(int(action))
+
+    def _apply_action(self, action: int) -> None:
+        if self.current_player() == CHANCE:
+            self._deal(action)
+            return
+        p = self.actors.pop(0)
+        self.acted.add(p)
+        n = self.d.num_players
+        if action == FOLD:
+            self.folded[p] = True
+            self.actions[self.round].append((p, "f", 0))
+        elif action == CALL:
+            self.spent[p] += min(self.remaining(p), self.max_bet() - self.bet(p))
+            self.actions[self.round].append((p, "c", self.spent[p]))
+        else:
+            if self.d.is_limit:
+                total = self._limit_raise_to(p)
+            else:
+                total = action - RAISE_OFFSET
+            max_bet = self.max_bet()
+            new_bet = total - self.round_start[p]
+            increment = new_bet - max_bet
+            self.spent[p] = total
+            self.actors = [(p + i) % n for i in range(1, n)
+                           if not self.folded[(p + i) % n] and self.remaining((p + i) % n) > 0]
+            if increment >= self.raise_inc:
+                self.acted = {p}
+            self.raise_inc = max(self.raise_inc, increment)
+            self.raise_count += 1
+            if self.remaining(p) > 0:
+                self.short_allins = []
+            else:
+                self.short_allins.append(increment)
+            if sum(self.short_allins) >= self.raise_inc:
+                self.short_allins = []
+            self.actions[self.round].append((p, "r", total))
+        if not self.actors or self.num_active() <= 1:
+            self._end_round()
+
+    def _limit_raise_to(self, p: int) -> int:
+        d = self.d
+        cap = self.bet(p) + self.remaining(p)
+        lo = min(cap, max(self.raise_inc, d.raise_size[self.round]) + self.max_bet())
+        return self.round_start[p] + lo
+
+    # ------------------------------------------------------------------ outcome
+    def hand_values(self) -> List[Optional[tuple]]:
+        """Showdown strength of every live player (comparable tuples, higher wins; None if folded)."""
+        values: List[Optional[tuple]] = []
+        for p in range(self.d.num_players):
+            if self.folded[p]:
+                values.append(None)
+            else:
+                values.append(hand_strength(self.hole[p] + self.board))
+        return values
+
+    def pots(self, contenders: Optional[Sequence[int]] = None) -> List[Tuple[int, List[int]]]:
+        """Main and side pots as ``(chips, eligible seats)``.
+
+        A pot per contribution level; consecutive pots with the same eligible players are merged.
+        Eligible: players who have not folded (and are in ``contenders`` when given).
+        """
+        n = self.d.num_players
+        allowed = set(range(n)) if contenders is None else set(contenders)
+        pots: List[Tuple[int, List[int]]] = []
+        previous = 0
+        amount = 0
+        for level in sorted(set(self.spent)):
+            amount += sum(min(s, level) - min(s, previous) for s in self.spent)
+            eligible = [p for p in range(n) if not self.folded[p] and p in allowed and self.spent[p] >= level]
+            while pots and pots[-1][1] == eligible:
+                amount += pots.pop()[0]
+            if amount:
+                pots.append((amount, eligible))
+            amount = 0
+            previous = level
+        return pots
+
+    def winnings(self) -> List[float]:
+        """Chips each player collects at the end of the hand (terminal states).
+
+        Players whose hand wins no pot drop out first, then the pots are re-formed among the rest
+        (so a pot split between the same players is split once); a tie splits a pot evenly and the
+        odd chips go to the tied player with the lowest seat (pokerkit's convention).  With
+        ``fractional_split`` ties split every pot exactly into fractions of a chip (the ACPC
+        dealer's convention).
+        """
+        n = self.d.num_players
+        won = [0] * n
+        if self.game.fractional_split and self.num_active() > 1:
+            values = self.hand_values()
+            for amount, eligible in self.pots():
+                best = max(values[p] for p in eligible)
+                winners = [p for p in eligible if values[p] == best]
+                for p in winners:
+                    won[p] += amount / len(winners)
+            return won
+        live = [p for p in range(n) if not self.folded[p]]
+        if len(live) == 1:
+            won[live[0]] = self.pot()
+            return won
+        values = self.hand_values()
+        contenders = set()
+        for amount, eligible in self.pots():
+            best = max(values[p] for p in eligible)
+            contenders.update(p for p in eligible if values[p] == best)
+        for amount, eligible in self.pots(sorted(contenders)):
+            best = max(values[p] for p in eligible)
+            winners = [p for p in eligible if values[p] == best]
+            share, odd = divmod(amount, len(winners))
+            for p in winners:
+                won[p] += share
+            won[winners[0]] += odd
+        return won
+
+    def returns(self) -> List[float]:
+        if not self._terminal:
+            return [0.0] * self.d.num_players
+        won = self.winnings()
+        return [float(won[p] - self.spent[p]) for p in range(self.d.num_players)]
+
+    def reached_showdown(self) -> bool:
+        return self._terminal and self.num_active() > 1
+
+    # ------------------------------------------------------------------ strings
+    def betting_string(self) -> str:
+        """ACPC betting string: ``r300c/cr900f`` (no-limit amounts are raise-to totals)."""
+        parts = []
+        for r in range(self.round + 1):
+            codes = []
+            for _, code, total in self.actions[r]:
+                if code == "r" and not self.d.is_limit:
+                    codes.append(f"r{total}")
+                else:
+                    codes.append(code)
+            parts.append("".join(codes))
+        return "/".join(parts)
+
+    def cards_string(self, viewer: Optional[int] = None) -> str:
+        """ACPC cards: ``hole|hole/flop/turn/river``; hole cards of others hidden unless ``viewer`` is None
+        or the hand was shown down (non-folded players)."""
+        from cfrkit.cards import cards_to_string
+
+        d = self.d
+        shown = []
+        showdown = self.reached_showdown()
+        for p in range(d.num_players):
+            if viewer is None or p == viewer or (showdown and not self.folded[p]):
+                shown.append(cards_to_string(self.hole[p]))
+            else:
+                shown.append("")
+        text = "|".join(shown)
+        start = 0
+        for r in range(self.round + 1):
+            count = d.num_board_cards[r]
+            if r > 0 or count:
+                text += "/" + cards_to_string(self.board[start:start + count])
+            start += count
+        return text
+
+    def information_state_string(self, player: Optional[int] = None) -> str:
+        if player is None:
+            player = self.current_player()
+        if player < 0:
+            raise GameError("information_state_string needs a player at chance or terminal nodes")
+        return f"{player}:{self.betting_string()}:{self.cards_string(viewer=player)}"
+
+    def public_state_string(self) -> str:
+        from cfrkit.cards import cards_to_string
+
+        return f"{self.betting_string()}:{cards_to_string(self.board)}"
+
+    def action_to_string(self, action: int, player: Optional[int] = None) -> str:
+        if player == CHANCE or (player is None and self.is_chance_node()):
+            from cfrkit.cards import card_to_string
+
+            return card_to_string(action)
+        if action == FOLD:
+            return "f"
+        if action == CALL:
+            return "c"
+        if self.d.is_limit:
+            return "r"
+        return f"r{action - RAISE_OFFSET}"
+
+
+def hand_strength(cards: Sequence[int]) -> tuple:
+    """Comparable strength of the best poker hand in ``cards`` (higher wins).
+
+    5-7 cards use :func:`cfrkit.cards.evaluate`; fewer cards (small ACPC games) rank by pairs,
+    trips and quads then high cards (no straights or flushes with fewer than 5 cards); 8 or more
+    cards take the best 7-card subset.
+    """
+    n = len(cards)
+    if 5 <= n <= 7:
+        from cfrkit.cards import evaluate
+
+        return (evaluate(list(cards)),)
+    if n > 7:
+        from itertools import combinations
+
+        from cfrkit.cards import evaluate
+
+        return (max(evaluate(list(c)) for c in combinations(cards, 7)),)
+    counts: Dict[int, int] = {}
+    for c in cards:
+        counts[c >> 2] = counts.get(c >> 2, 0) + 1
+    groups = sorted(((cnt, rank) for rank, cnt in counts.items()), reverse=True)
+    shape = tuple(cnt for cnt, _ in groups)
+    category = {(4,): 7, (3, 1): 3, (3,): 3, (2, 2): 2, (2, 1, 1): 1, (2, 1): 1, (2,): 1}.get(shape, 0)
+    return (0, category) + tuple(rank for _, rank in groups)
+
+
+register("holdem", HoldemGame,
+         {"definition": DEFAULT_DEFINITION, "stacks": (), "blinds": (), "antes": (), "fractional_split": False},
+         "Hold'em from an ACPC game definition (data/acpc/*.game or a path); limit and no-limit, 2-10 players")
