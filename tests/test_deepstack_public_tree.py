@@ -117,6 +117,11 @@ def test_sorted_showdown_kernel_matches_dense_with_card_removal():
     pi = rng.random((3, 1326))
     np.testing.assert_allclose(fast.showdown(pi), dense.showdown(pi), atol=1e-9)
     np.testing.assert_allclose(fast.compatible_mass(pi), dense.compatible_mass(pi), atol=1e-9)
+    from cfrkit.solvers.terminal_values import CardsKernelTerminal
+
+    cards = CardsKernelTerminal(board, strengths, be)
+    np.testing.assert_allclose(cards.showdown(pi), dense.showdown(pi), atol=1e-9)
+    np.testing.assert_allclose(cards.compatible_mass(pi), dense.compatible_mass(pi), atol=1e-9)
     # a hand that holds a board card has value 0; two hands sharing a card never meet
     blocked = np.nonzero((hands == 3).any(1))[0][0]
     assert fast.showdown(pi)[0, blocked] == 0

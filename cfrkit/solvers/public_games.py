@@ -155,8 +155,11 @@ class LeducPublicGame(PublicPokerGame):
 
 # --------------------------------------------------------------------------------------------- hold'em river
 def holdem_hands() -> np.ndarray:
-    """The 1326 hold'em hole-card pairs ``(low card, high card)``, card id ``4 * rank + suit``."""
-    return np.array(list(combinations(range(52), 2)), dtype=np.int64)
+    """The 1326 hold'em hole-card pairs ``(low card, high card)`` in :mod:`cfrkit.cards` order
+    (pair ``{a < b}`` at index ``b * (b - 1) // 2 + a``), card id ``4 * rank + suit``."""
+    from cfrkit.cards.hands import HOLE_PAIRS
+
+    return HOLE_PAIRS.astype(np.int64)
 
 
 @dataclass(frozen=True)

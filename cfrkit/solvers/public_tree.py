@@ -169,12 +169,15 @@ class RangeSolver:
             chosen by the gadget (per hand: follow into the subgame or take ``terminate_cfvs``, shape
             ``(B, H)`` or ``(H,)``) and ``ranges[player]`` is ignored.
         backend: ``"numpy"`` or ``"torch"`` (``device`` defaults to cuda when available).
+        terminal_kernel: ``"auto"`` (dense matrices for small games, sorted prefix sums beyond) or
+            ``"cards"`` (the hold'em Cython kernels of :mod:`cfrkit.cards`, numpy backend).
     """
 
     def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "cfr+", skip: int = 0,
                  average: str = "linear", alternating: bool = True, leaf_values: Optional[LeafValueFn] = None,
                  gadget: Optional[Tuple[int, Any]] = None, alpha: float = 1.5, beta: float = 0.0,
-                 gamma: float = 2.0, backend: str = "numpy", device: Optional[str] = None, dtype=None):
+                 gamma: float = 2.0, backend: str = "numpy", device: Optional[str] = None, dtype=None,
+                 terminal_kernel: str = "auto"):
         if algorithm not in ("cfr+", "dcfr"):
             raise ValueError(f"unknown algorithm {algorithm!r}; choose 'cfr+' or 'dcfr'")
         if average not in ("linear", "uniform"):
@@ -226,7 +229,12 @@ class RangeSolver:
                 for c, ch in zip(n.actions, n.children):
                     self._masks[ch] = be.asarray(1.0 - self.pgame.hands_blocked_by(c))
             elif n.kind in (FOLD_NODE, SHOWDOWN_NODE) and n.board not in self._terminals:
-                self._terminals[n.board] = make_terminal(self.pgame.hand_cards, n.board, self.pgame.strengths(n.board), be)
+                self._terminals[n.board] = make_terminal(self.pgame.hand_cards, n.board, self.pgame.strengths(n.board), be,
+                                                        kernel=terminal_kernel)
+        self._terminal_groups: Dict[Tuple[Tuple[int, ...], str], List[int]] = {}
+        for n in tree.nodes:
+            if n.kind in (FOLD_NODE, SHOWDOWN_NODE):
+                self._terminal_groups.setdefault((n.board, n.kind), []).append(n.index)
         self.regrets: Dict[int, Any] = {}
         self.strategy_sum: Dict[int, Any] = {}
         self.sigma: Dict[int, Any] = {}
@@ -290,12 +298,23 @@ class RangeSolver:
         v0, v1 = self.leaf_values(leaves, r0, r1, be)
         return {i: (v0[k], v1[k]) for k, i in enumerate(self.tree.leaf_nodes)}
 
-    def _terminal_value(self, n: PublicNode, player: int, opp_reach):
-        term = self._terminals[n.board]
-        if n.kind == FOLD_NODE:
-            amount = -n.contrib[player] if n.folder == player else n.contrib[1 - player]
-            return term.compatible_mass(opp_reach) * amount
-        return term.showdown(opp_reach) * n.contrib[player]
+    def _terminal_values(self, reach, player: int) -> Dict[int, Any]:
+        """Values of ``player`` at every fold/showdown node: one kernel call per board and kind."""
+        be = self.be
+        opp = 1 - player
+        out: Dict[int, Any] = {}
+        for (board, kind), idx in self._terminal_groups.items():
+            term = self._terminals[board]
+            stacked = be.concat([reach[i][opp] for i in idx], 0) if len(idx) > 1 else reach[idx[0]][opp]
+            mass = term.compatible_mass(stacked) if kind == FOLD_NODE else term.showdown(stacked)
+            for k, i in enumerate(idx):
+                n = self.tree.nodes[i]
+                if kind == FOLD_NODE:
+                    amount = -n.contrib[player] if n.folder == player else n.contrib[1 - player]
+                else:
+                    amount = n.contrib[player]
+                out[i] = mass[k * self.B:(k + 1) * self.B] * amount
+        return out
 
     def _backward(self, reach, player: int, strategies: Dict[int, Any], leaf_vals, update: Optional[Callable] = None,
                   best_response: bool = False):
@@ -303,7 +322,7 @@ class RangeSolver:
         be = self.be
         nodes = self.tree.nodes
         values: List[Any] = [None] * len(nodes)
-        opp = 1 - player
+        terminal_values = self._terminal_values(reach, player)
         for n in reversed(nodes):
             i = n.index
             if n.kind == DECISION:
@@ -327,7 +346,7 @@ class RangeSolver:
             elif n.kind == LEAF:
                 values[i] = leaf_vals[i][player]
             else:
-                values[i] = self._terminal_value(n, player, reach[i][opp])
+                values[i] = terminal_values[i]
         return values
 
     # ------------------------------------------------------------------ CFR
@@ -351,13 +370,14 @@ class RangeSolver:
             i = n.index
             sigma = self.sigma[i]
             if w > 0:
-                self.strategy_sum[i] = self.strategy_sum[i] + (w * own_reach)[None] * sigma
-            r = self.regrets[i] + (child_vals - v[None])
+                self.strategy_sum[i] += (own_reach * w)[None] * sigma
+            r = self.regrets[i]
+            r += child_vals
+            r -= v[None]
             if self.algorithm == "cfr+":
-                r = be.relu(r)
+                self.regrets[i] = be.relu(r)
             else:
-                r = be.where(r > 0, r * pos_scale, r * neg_scale)
-            self.regrets[i] = r
+                self.regrets[i] = r * be.where(r > 0, pos_scale, neg_scale)
 
         return update
 

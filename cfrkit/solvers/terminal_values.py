@@ -123,8 +123,49 @@ class SortedTerminal:
         return (weaker - stronger) * self._valid
 
 
-def make_terminal(hand_cards, board, strengths, backend, dense_limit: int = 64):
-    """Dense matrices for up to ``dense_limit`` hands, the sorted kernel beyond."""
+class CardsKernelTerminal:
+    """Hold'em (1326 pairs in :mod:`cfrkit.cards` order, numpy backend): the cards package's Cython
+    O(n) showdown and fold kernels."""
+
+    def __init__(self, board: Sequence[int], strengths: np.ndarray, backend):
+        from cfrkit.cards import equity
+
+        self._equity = equity
+        self.board = [int(c) for c in board]
+        s = np.asarray(strengths, dtype=np.int32).copy()
+        valid = np.ones(1326, dtype=bool)
+        from cfrkit.cards.hands import HOLE_PAIRS
+
+        for c in self.board:
+            valid &= ~(HOLE_PAIRS == c).any(axis=1)
+        # the kernel wants hand classes 1..7462 with 0 = blocked: rank-compress arbitrary strengths
+        ranks = np.zeros(1326, dtype=np.int32)
+        ranks[valid] = np.unique(s[valid], return_inverse=True)[1] + 1
+        self._strengths = np.ascontiguousarray(ranks)
+        self.backend = backend
+
+    def compatible_mass(self, pi):
+        return self._equity.fold_values(self.board, np.ascontiguousarray(pi))
+
+    def showdown(self, pi):
+        return self._equity.showdown_values(self._strengths, np.ascontiguousarray(pi))
+
+
+def make_terminal(hand_cards, board, strengths, backend, dense_limit: int = 64, kernel: str = "auto"):
+    """Dense matrices for up to ``dense_limit`` hands; beyond, the cards package's Cython kernels for
+    hold'em pairs on numpy, else the sorted prefix-sum kernel (numpy or torch).
+
+    ``kernel="cards"`` uses :class:`CardsKernelTerminal` (hold'em pairs, numpy backend only).
+    """
+    if kernel == "cards":
+        if backend.name != "numpy" or len(hand_cards) != 1326:
+            raise ValueError("the cards kernel needs the numpy backend and the 1326 hold'em pairs")
+        return CardsKernelTerminal(board, strengths, backend)
     if len(hand_cards) <= dense_limit:
         return DenseTerminal(hand_cards, board, strengths, backend)
+    if kernel == "auto" and backend.name == "numpy" and len(hand_cards) == 1326:
+        from cfrkit.cards.hands import HOLE_PAIRS
+
+        if np.array_equal(np.asarray(hand_cards), HOLE_PAIRS):
+            return CardsKernelTerminal(board, strengths, backend)
     return SortedTerminal(hand_cards, board, strengths, backend)
