@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run_datagen)
 
     t = sub.add_parser("train-valuenet", help="train a DeepStack value network on datagen shards")
-    t.add_argument("data_dir")
+    t.add_argument("data_dir", nargs="+", help="one or more datagen directories (same game)")
     t.add_argument("out", help="checkpoint path of the best model (the last state goes to OUT.last)")
     t.add_argument("--hidden", default="128,128,128", help="hidden layer widths (default 128,128,128)")
     t.add_argument("--epochs", type=int, default=200)
@@ -91,7 +91,14 @@ def run_train(args) -> int:
                     max_minutes=args.max_minutes)
     if not hidden or min(hidden) <= 0:
         raise CliError(f"--hidden needs positive widths, got {args.hidden!r}")
-    data = load_dataset(args.data_dir)
+    shards = []
+    for d in args.data_dir:
+        if not os.path.isdir(d):
+            raise CliError(f"no such data directory: {d}")
+        shards += sorted(os.path.join(d, f) for f in os.listdir(d) if f.startswith("shard_") and f.endswith(".npz"))
+    if not shards:
+        raise CliError(f"no data shards in {' '.join(args.data_dir)}")
+    data = load_dataset(shards)
     out_dir = os.path.dirname(os.path.abspath(args.out))
     os.makedirs(out_dir, exist_ok=True)
     summary = train_value_net(data, args.out, hidden=hidden, epochs=args.epochs, batch_size=args.batch_size,
