@@ -8,7 +8,6 @@ magic and version and that every array is present, so a truncated or foreign fil
 """
 from __future__ import annotations
 
-import io
 import json
 import os
 import zipfile
@@ -18,6 +17,7 @@ import numpy as np
 
 from cfrkit.games.base import Game, State
 from cfrkit.games.registry import load
+from cfrkit.games.sequential import as_sequential
 
 FILE_MAGIC = "cfrkit-tabular-policy"
 FILE_VERSION = 1
@@ -85,8 +85,13 @@ class TabularPolicy:
         return dict(probs)
 
     # ----------------------------------------------------------------- file format
-    def save(self, path: str) -> None:
-        """Write the policy (and metadata) to ``path`` atomically (``.npz``)."""
+    def save(self, path: str, extra_arrays: Optional[Dict[str, np.ndarray]] = None,
+             extra_header: Optional[Dict[str, Any]] = None) -> None:
+        """Write the policy (and metadata) to ``path`` atomically (``.npz``).
+
+        ``extra_arrays``/``extra_header`` let a solver embed its resumable state in the same file,
+        so one file is both the policy and the checkpoint.
+        """
         keys = sorted(self.table)
         offsets = np.zeros(len(keys) + 1, dtype=np.int64)
         for i, k in enumerate(keys):
@@ -98,16 +103,16 @@ class TabularPolicy:
             actions[offsets[i]:offsets[i + 1]] = [a for a, _ in items]
             probs[offsets[i]:offsets[i + 1]] = [p for _, p in items]
         header = {"magic": FILE_MAGIC, "version": FILE_VERSION, "game": self.game.game_string(),
-                  "metadata": self.metadata}
-        save_npz_atomic(path, header=header, keys=np.array(keys, dtype=object).astype(str),
-                        offsets=offsets, actions=actions, probs=probs)
+                  "metadata": self.metadata, **(extra_header or {})}
+        save_npz_atomic(path, header=header, keys=np.array(keys, dtype=str),
+                        offsets=offsets, actions=actions, probs=probs, **(extra_arrays or {}))
 
     @classmethod
     def load(cls, path: str, game: "str | Game | None" = None) -> "TabularPolicy":
         """Read a policy saved by :meth:`save`; checks that it belongs to ``game`` when given."""
         header, arrays = load_npz_checked(path, FILE_MAGIC, ("keys", "offsets", "actions", "probs"))
         stored_game = header["game"]
-        if game is not None and load(game).game_string() != load(stored_game).game_string():
+        if game is not None and as_sequential(game).game_string() != as_sequential(stored_game).game_string():
             raise PolicyFileError(f"{path}: policy is for game {stored_game!r}, not {load(game).game_string()!r}")
         keys, offsets, actions, probs = (arrays[k] for k in ("keys", "offsets", "actions", "probs"))
         if len(offsets) != len(keys) + 1 or offsets[-1] != len(actions) or len(actions) != len(probs):

@@ -4,14 +4,14 @@
 probabilities are positive and sum to 1, returns sum to the declared constant (constant-sum games)
 and lie within the declared utility bounds, serialising and replaying a history reproduces the
 state, clones are independent, and -- where the game claims perfect recall -- every player's
-information state determines the sequence of its own earlier information states and actions.
+information state determines the sequence of its own earlier information states and actions; information-state tensors have the declared shape.
 """
 from __future__ import annotations
 
 import random
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
-from cfrkit.games.base import CHANCE, SIMULTANEOUS, Game, GameError, IllegalActionError, State
+from cfrkit.games.base import CHANCE, SIMULTANEOUS, Game, GameError, IllegalActionError
 from cfrkit.games.registry import load
 
 
@@ -99,6 +99,11 @@ def check_game(game: "str | Game", num_playthroughs: int = 200, seed: int = 0,
                     _fail(game, f"perfect recall violated at information state {key!r} of player {player}")
                 if state.legal_actions() != legal:
                     _fail(game, "legal_actions changed between calls")
+            shape = game.information_state_tensor_shape()
+            if shape is not None:
+                tensor = state.information_state_tensor(player)
+                if tuple(tensor.shape) != tuple(shape):
+                    _fail(game, f"information_state_tensor shape {tensor.shape} != declared {shape}")
             action = rng.choice(legal)
             before = state.serialize()
             child = state.child(action)

@@ -67,32 +67,31 @@ class LeducPoker(Game):
         return 3 + 2 * self._round_slots()
 
 
-class LeducState(State):
-    def __init__(self, game: LeducPoker):
+class LeducStateBase(State):
+    """Dealing, round bookkeeping, showdown and information states shared by limit and no-limit Leduc.
+
+    Subclasses define the betting: ``_legal_actions``, ``_bet`` (apply a non-call action) and
+    ``_action_code`` (one character or token per action in the betting string).
+    """
+
+    def __init__(self, game: Game):
         super().__init__(game)
         self.private: List[int] = []
         self.public: int = -1
         self.round = 0
         self.rounds: List[List[int]] = [[], []]  # actions per round
         self.contrib = [game.ante, game.ante]
-        self.num_raises = 0
         self.player = 0
         self.folded = -1
         self._finished = False
 
-    def clone(self) -> "LeducState":
-        new = LeducState.__new__(LeducState)
-        new.game = self.game
+    def clone(self) -> "LeducStateBase":
+        new = self.__class__.__new__(self.__class__)
+        new.__dict__.update(self.__dict__)
         new._history = list(self._history)
         new.private = list(self.private)
-        new.public = self.public
-        new.round = self.round
         new.rounds = [list(self.rounds[0]), list(self.rounds[1])]
         new.contrib = list(self.contrib)
-        new.num_raises = self.num_raises
-        new.player = self.player
-        new.folded = self.folded
-        new._finished = self._finished
         return new
 
     def current_player(self) -> int:
@@ -108,23 +107,13 @@ class LeducState(State):
         p = 1.0 / len(remaining)
         return [(c, p) for c in remaining]
 
-    def _legal_actions(self, player: int) -> List[int]:
-        if player != self.current_player():
-            return []
-        actions = []
-        if self.contrib[player] < self.contrib[1 - player]:
-            actions.append(FOLD)
-        actions.append(CALL)
-        if self.num_raises < self.game.max_raises:
-            actions.append(RAISE)
-        return actions
-
     def _apply_action(self, action: int) -> None:
         if len(self.private) < 2:
             self.private.append(action)
             return
         if self.round == 1 and self.public < 0:
             self.public = action
+            self._on_public_card()
             return
         p = self.player
         self.rounds[self.round].append(action)
@@ -134,20 +123,30 @@ class LeducState(State):
             return
         if action == CALL:
             self.contrib[p] = self.contrib[1 - p]
-            acted = self.rounds[self.round]
-            # the round closes on a call of a raise, or on the second check
-            if len(acted) >= 2:
+            # the round closes on any call but a first-to-act check
+            if len(self.rounds[self.round]) >= 2:
                 if self.round == 1:
                     self._finished = True
                 else:
                     self.round = 1
-                    self.num_raises = 0
+                    self._on_new_round()
                     self.player = 0
                 return
         else:
-            self.contrib[p] = self.contrib[1 - p] + self.game.raise_sizes[self.round]
-            self.num_raises += 1
+            self._bet(p, action)
         self.player = 1 - p
+
+    def _on_public_card(self) -> None:
+        """Hook after the public card is dealt."""
+
+    def _on_new_round(self) -> None:
+        """Hook when the second betting round starts."""
+
+    def _bet(self, player: int, action: int) -> None:
+        raise NotImplementedError
+
+    def _action_code(self, action: int) -> str:
+        raise NotImplementedError
 
     def _hand_strength(self, player: int) -> int:
         suits = self.game.suits
@@ -172,7 +171,7 @@ class LeducState(State):
         return [0.0, 0.0]
 
     def _betting_string(self) -> str:
-        return "/".join("".join("fcr"[a] for a in r) for r in self.rounds[: self.round + 1])
+        return "/".join("".join(self._action_code(a) for a in r) for r in self.rounds[: self.round + 1])
 
     def information_state_string(self, player: Optional[int] = None) -> str:
         if player is None:
@@ -186,6 +185,33 @@ class LeducState(State):
     def public_state_string(self) -> str:
         public = self.public if self.public >= 0 else "?"
         return f"{public}:{self._betting_string()}"
+
+
+class LeducState(LeducStateBase):
+    def __init__(self, game: LeducPoker):
+        super().__init__(game)
+        self.num_raises = 0
+
+    def _legal_actions(self, player: int) -> List[int]:
+        if player != self.current_player():
+            return []
+        actions = []
+        if self.contrib[player] < self.contrib[1 - player]:
+            actions.append(FOLD)
+        actions.append(CALL)
+        if self.num_raises < self.game.max_raises:
+            actions.append(RAISE)
+        return actions
+
+    def _bet(self, player: int, action: int) -> None:
+        self.contrib[player] = self.contrib[1 - player] + self.game.raise_sizes[self.round]
+        self.num_raises += 1
+
+    def _on_new_round(self) -> None:
+        self.num_raises = 0
+
+    def _action_code(self, action: int) -> str:
+        return "fcr"[action]
 
     def information_state_tensor(self, player: Optional[int] = None) -> np.ndarray:
         if player is None:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError, State
+from cfrkit.games.base import CHANCE, Game, GameError
+from cfrkit.games.leduc import LeducStateBase
 from cfrkit.games.registry import register
 
 FOLD, CALL = 0, 1
@@ -55,45 +56,7 @@ class LeducNoLimit(Game):
         return -float(self.stack)
 
 
-class LeducNoLimitState(State):
-    def __init__(self, game: LeducNoLimit):
-        super().__init__(game)
-        self.private: List[int] = []
-        self.public = -1
-        self.round = 0
-        self.rounds: List[List[int]] = [[], []]
-        self.contrib = [game.ante, game.ante]
-        self.player = 0
-        self.folded = -1
-        self._finished = False
-
-    def clone(self) -> "LeducNoLimitState":
-        new = LeducNoLimitState.__new__(LeducNoLimitState)
-        new.game = self.game
-        new._history = list(self._history)
-        new.private = list(self.private)
-        new.public = self.public
-        new.round = self.round
-        new.rounds = [list(self.rounds[0]), list(self.rounds[1])]
-        new.contrib = list(self.contrib)
-        new.player = self.player
-        new.folded = self.folded
-        new._finished = self._finished
-        return new
-
-    def current_player(self) -> int:
-        if self._finished:
-            return TERMINAL
-        if len(self.private) < 2 or (self.round == 1 and self.public < 0):
-            return CHANCE
-        return self.player
-
-    def chance_outcomes(self) -> List[Tuple[int, float]]:
-        used = set(self.private)
-        remaining = [c for c in range(self.game.num_cards) if c not in used]
-        p = 1.0 / len(remaining)
-        return [(c, p) for c in remaining]
-
+class LeducNoLimitState(LeducStateBase):
     def raise_to_amounts(self) -> List[Tuple[int, int]]:
         """``(action, total chips the mover will have in)`` for each legal bet/raise."""
         g = self.game
@@ -123,60 +86,13 @@ class LeducNoLimitState(State):
         actions.extend(a for a, _ in self.raise_to_amounts())
         return actions
 
-    def _apply_action(self, action: int) -> None:
-        g = self.game
-        if len(self.private) < 2:
-            self.private.append(action)
-            return
-        if self.round == 1 and self.public < 0:
-            self.public = action
-            if self.contrib[0] == g.stack and self.contrib[1] == g.stack:
-                self._finished = True
-            return
-        p = self.player
-        acted = self.rounds[self.round]
-        if action == FOLD:
-            acted.append(action)
-            self.folded = p
+    def _bet(self, player: int, action: int) -> None:
+        self.contrib[player] = dict(self.raise_to_amounts())[action]
+
+    def _on_public_card(self) -> None:
+        # both all in: no second betting round, straight to showdown
+        if self.contrib[0] == self.game.stack and self.contrib[1] == self.game.stack:
             self._finished = True
-            return
-        if action == CALL:
-            acted.append(action)
-            self.contrib[p] = self.contrib[1 - p]
-            if len(acted) >= 2:
-                if self.round == 1:
-                    self._finished = True
-                else:
-                    self.round = 1
-                    self.player = 0
-                return
-        else:
-            amount = dict(self.raise_to_amounts())[action]
-            acted.append(action)
-            self.contrib[p] = amount
-        self.player = 1 - p
-
-    def _hand_strength(self, player: int) -> int:
-        rank = self.private[player] // self.game.suits
-        return 1000 + rank if rank == self.public // self.game.suits else rank
-
-    def returns(self) -> List[float]:
-        if not self._finished:
-            return [0.0, 0.0]
-        if self.folded >= 0:
-            amount = float(self.contrib[self.folded])
-            return [-amount, amount] if self.folded == 0 else [amount, -amount]
-        s0, s1 = self._hand_strength(0), self._hand_strength(1)
-        amount = float(self.contrib[0])
-        if s0 == s1:
-            return [0.0, 0.0]
-        return [amount, -amount] if s0 > s1 else [-amount, amount]
-
-    def _betting_string(self) -> str:
-        parts = []
-        for r in range(self.round + 1):
-            parts.append("".join(self._action_code(a) for a in self.rounds[r]))
-        return "/".join(parts)
 
     def _action_code(self, action: int) -> str:
         if action == FOLD:
@@ -186,15 +102,6 @@ class LeducNoLimitState(State):
         if action == self.game.allin_action:
             return "a"
         return f"b{action - 2}"
-
-    def information_state_string(self, player: Optional[int] = None) -> str:
-        if player is None:
-            player = self.current_player()
-        if player < 0:
-            raise GameError("information_state_string needs a player at chance or terminal nodes")
-        card = self.private[player] if player < len(self.private) else "?"
-        public = self.public if self.public >= 0 else "?"
-        return f"p{player}:{card}:{public}:{self._betting_string()}"
 
     def public_state_string(self) -> str:
         public = self.public if self.public >= 0 else "?"

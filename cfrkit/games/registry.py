@@ -21,6 +21,8 @@ _GAME_MODULES = [
     "cfrkit.games.leduc_nolimit",
     "cfrkit.games.matrix",
     "cfrkit.games.sequential",
+    "cfrkit.interop.openspiel",
+    "cfrkit.games.symmtom.game",
     "cfrkit.games.holdem",
 ]
 

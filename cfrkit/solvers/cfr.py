@@ -26,11 +26,12 @@ from typing import Callable, Dict, Optional
 import numpy as np
 
 from cfrkit.games.base import Game, GameError
-from cfrkit.policy import PolicyFileError, TabularPolicy, load_npz_checked, save_npz_atomic
+from cfrkit.policy import FILE_MAGIC as POLICY_MAGIC
+from cfrkit.policy import PolicyFileError, TabularPolicy, load_npz_checked
 from cfrkit.solvers.compiled import CompiledGame, compile_game
+from cfrkit.solvers.progress import run_iterations
 
 ALGORITHMS = {"cfr": 0, "cfr+": 1, "lcfr": 2, "dcfr": 2}
-_CHECKPOINT_MAGIC = "cfrkit-cfr-checkpoint"
 
 
 def _kernels():
@@ -99,31 +100,8 @@ class CFRSolver:
         ``callback(solver)`` is called every ``callback_every`` iterations and at the end;
         ``progress`` shows a tqdm bar.
         """
-        if iterations < 0:
-            raise ValueError(f"iterations must be >= 0, got {iterations}")
-        remaining = iterations - self.iterations
-        bar = None
-        if progress and remaining > 0:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=iterations, initial=self.iterations, desc=f"{self.algorithm} {self.game_string}",
-                       unit="it")
-        step = callback_every if callback_every > 0 else max(1, remaining)
-        if bar is not None:
-            step = min(step, max(1, remaining // 100))
-        while self.iterations < iterations:
-            chunk = min(step, iterations - self.iterations)
-            before = self.iterations
-            self.iterate(chunk)
-            if bar is not None:
-                bar.update(self.iterations - before)
-            if callback is not None and callback_every > 0 and self.iterations % callback_every == 0:
-                callback(self)
-        if bar is not None:
-            bar.close()
-        if callback is not None and (callback_every <= 0 or self.iterations % callback_every != 0):
-            callback(self)
-        return self
+        return run_iterations(self, iterations, callback, callback_every, progress,
+                              desc=f"{self.algorithm} {self.game_string}")
 
     # ----------------------------------------------------------------- policies
     def average_strategy_array(self) -> np.ndarray:
@@ -148,25 +126,37 @@ class CFRSolver:
 
     # ----------------------------------------------------------------- checkpoints
     def save(self, path: str) -> None:
-        """Save the full solver state; :meth:`load` resumes it exactly."""
-        header = {"magic": _CHECKPOINT_MAGIC, "version": 1, "game": self.game_string, **self._metadata(),
-                  "linear_average": self.linear_average}
-        save_npz_atomic(path, header=header, regrets=self.regrets, strategy_sum=self.strategy_sum)
+        """Save the average policy together with the full solver state in one file.
+
+        The file loads as a policy (:meth:`TabularPolicy.load`) and as a solver (:meth:`load`),
+        which resumes exactly where this one stopped.
+        """
+        solver = {**self._metadata(), "linear_average": self.linear_average}
+        self.average_policy().save(path, extra_arrays={"solver_regrets": self.regrets,
+                                                       "solver_strategy_sum": self.strategy_sum},
+                                   extra_header={"solver": solver})
 
     @classmethod
     def load(cls, path: str, game: "str | Game | CompiledGame | None" = None) -> "CFRSolver":
-        header, arrays = load_npz_checked(path, _CHECKPOINT_MAGIC, ("regrets", "strategy_sum"))
-        tree = game if isinstance(game, CompiledGame) else compile_game(game if game is not None else header["game"])
-        if tree.game_string != header["game"]:
+        """Resume a solver saved by :meth:`save` (raises PolicyFileError for a damaged or foreign file)."""
+        header, arrays = load_npz_checked(path, POLICY_MAGIC, ("solver_regrets", "solver_strategy_sum"))
+        info = header.get("solver")
+        if not isinstance(info, dict) or info.get("algorithm") not in ALGORITHMS:
+            raise PolicyFileError(f"{path}: holds no compiled-tree CFR solver state")
+        if game is None:
+            game = header["game"]
+        tree = game if isinstance(game, CompiledGame) else compile_game(game)
+        if tree.game_string != compile_game(header["game"]).game_string:
             raise PolicyFileError(f"{path}: checkpoint is for {header['game']!r}, not {tree.game_string!r}")
-        solver = cls(tree, algorithm=header["algorithm"], alternating=header["alternating"], alpha=header["alpha"],
-                     beta=header["beta"], gamma=header["gamma"], linear_average=header.get("linear_average", False))
-        if arrays["regrets"].shape != solver.regrets.shape or arrays["strategy_sum"].shape != solver.regrets.shape:
+        solver = cls(tree, algorithm=info["algorithm"], alternating=info["alternating"], alpha=info["alpha"],
+                     beta=info["beta"], gamma=info["gamma"], linear_average=info.get("linear_average", False))
+        regrets, sums = arrays["solver_regrets"], arrays["solver_strategy_sum"]
+        if regrets.shape != solver.regrets.shape or sums.shape != solver.regrets.shape:
             raise PolicyFileError(f"{path}: checkpoint arrays do not match the game tree (corrupted file)")
-        solver.regrets[:] = arrays["regrets"]
-        solver.strategy_sum[:] = arrays["strategy_sum"]
-        solver.iterations = int(header["iterations"])
-        solver.seconds = float(header.get("seconds", 0.0))
+        solver.regrets[:] = regrets
+        solver.strategy_sum[:] = sums
+        solver.iterations = int(info["iterations"])
+        solver.seconds = float(info.get("seconds", 0.0))
         _kernels().regret_matching(solver.regrets, tree.infoset_offset, tree.infoset_player, -1, solver.sigma)
         return solver
 

@@ -1,0 +1,1 @@
+"""Bridges to other toolkits (imported lazily: their packages are optional)."""
