@@ -13,6 +13,8 @@ Paths timed:
 * ``numpy``: :class:`cfrkit.solvers.public_tree.RangeSolver` (range vectors, per-node numpy ops), one spot
   and ``--batch`` spots at once (different random ranges per spot, same board and tree).
 * ``torch``: the same solver on the torch backend (cuda if available, else CPU) with the batch.
+* ``cython`` batch: :func:`cfrkit.solvers.flat_range_cfr.solve_many` (one kernel call per spot on a
+  thread pool; the iteration count is the largest needed by the first 8 spots to reach 0.1%).
 
 Iteration counts to each target come from a first run with exploitability checks every 5 iterations;
 the solve is then timed from scratch for exactly that many iterations without checks (wall and CPU
@@ -33,7 +35,7 @@ import numpy as np  # noqa: E402
 
 from cfrkit.cards import parse_cards  # noqa: E402
 from cfrkit.cards.equity import board_strengths  # noqa: E402
-from cfrkit.solvers.flat_range_cfr import FlatRangeSolver  # noqa: E402
+from cfrkit.solvers.flat_range_cfr import FlatRangeSolver, solve_many  # noqa: E402
 from cfrkit.solvers.public_games import RiverPublicGame  # noqa: E402
 from cfrkit.solvers.public_tree import RangeSolver, build_public_tree  # noqa: E402
 
@@ -123,6 +125,19 @@ def main() -> int:
                   f"{1e3 * wall:.1f} ms wall ({1e3 * wall / B:.1f} ms per spot), {1e3 * cpu:.1f} ms CPU "
                   f"({1e3 * cpu / B:.1f} ms per spot); anchor per spot {ANCHOR_MS:g} ms -> ratio "
                   f"{wall * 1e3 / B / ANCHOR_MS:.2f}x wall", flush=True)
+
+    # ---- cython over the batch: threads (the kernel releases the GIL), fixed iteration count
+    n_batch = max(ns_probe := [iterations_to_targets(
+        FlatRangeSolver(tree, ranges=batch_ranges[b]).run(args.max_iterations, check_every=step) / pot * 100,
+        step)[0.1] or args.max_iterations for b in range(min(8, args.batch))])
+    for threads in (1, os.cpu_count()):
+        w0, c0 = time.perf_counter(), time.process_time()
+        solvers = solve_many(tree, batch_ranges, n_batch, threads=threads)
+        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+        worst = max(s.exploitability() for s in solvers) / pot * 100
+        print(f"cython {args.batch} spots, {threads} thread(s), {n_batch} iterations each (worst spot {worst:.3f}% pot): "
+              f"{1e3 * wall / args.batch:.1f} ms wall per spot, {1e3 * cpu / args.batch:.1f} ms CPU per spot; "
+              f"anchor {ANCHOR_MS:g} ms -> ratio {wall * 1e3 / args.batch / ANCHOR_MS:.2f}x wall", flush=True)
 
     # ---- cython over the batch, one spot after another
     ns = []

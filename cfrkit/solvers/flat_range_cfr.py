@@ -122,3 +122,18 @@ class FlatRangeSolver:
         """``(1, A, H)`` average strategy per decision node (original tree indices)."""
         avg = self._average_slots()
         return {old: avg[s:s + len(self.tree.nodes[old].children)][None] for old, s in self._slot_of.items()}
+
+
+def solve_many(tree: PublicTree, ranges: np.ndarray, iterations: int, threads: Optional[int] = None,
+               **solver_kwargs) -> List[FlatRangeSolver]:
+    """Solve one spot per ``ranges[b]`` (shape ``(B, 2, H)``) with ``iterations`` iterations each.
+
+    The kernel releases the GIL, so spots run in parallel on ``threads`` threads (default: all cores).
+    """
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    solvers = [FlatRangeSolver(tree, ranges=r, **solver_kwargs) for r in np.asarray(ranges)]
+    with ThreadPoolExecutor(max_workers=threads or os.cpu_count()) as pool:
+        list(pool.map(lambda s: s.run(iterations), solvers))
+    return solvers
