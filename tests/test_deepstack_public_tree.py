@@ -141,3 +141,27 @@ def test_river_public_game_tree_and_zero_sum():
     values = solver.root_values()[0]
     assert values.sum() == pytest.approx(0.0, abs=1e-9)
     assert 0 <= solver.exploitability()[0] < 100
+
+
+@pytest.mark.parametrize("algorithm", ["dcfr", "cfr+"])
+def test_compiled_river_solver_matches_numpy_solver(algorithm):
+    from cfrkit.cards.equity import board_strengths
+    from cfrkit.solvers.flat_range_cfr import FlatRangeSolver, solve_many
+
+    board = [51, 37, 26, 12, 1]
+    river = RiverPublicGame(board, board_strengths(board), pot=100, stack=150, bet_fractions=[(0.5, 1.0)])
+    tree = build_public_tree(river)
+    rng = np.random.default_rng(2)
+    ranges = rng.random((2, 1326))
+    ref = RangeSolver(tree, ranges=ranges, algorithm=algorithm).run(12)
+    fast = FlatRangeSolver(tree, ranges=ranges, algorithm=algorithm)
+    curve = fast.run(12, check_every=4)
+    a, b = ref.to_numpy_strategy(), fast.average_strategy()
+    for i in a:
+        np.testing.assert_allclose(b[i], a[i], atol=1e-9)
+    assert fast.exploitability() == pytest.approx(ref.exploitability()[0], rel=1e-9)
+    assert len(curve) == 3 and curve[-1] == pytest.approx(fast.exploitability(), rel=1e-12)
+    # the river game is zero-sum and exploitability falls with iterations
+    more = solve_many(tree, np.stack([ranges, ranges]), 60, threads=2, algorithm=algorithm)
+    assert more[0].exploitability() == pytest.approx(more[1].exploitability(), rel=1e-12)
+    assert more[0].exploitability() < fast.exploitability()

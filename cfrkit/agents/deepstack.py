@@ -52,7 +52,7 @@ class DeepStackAgent:
 
     def __init__(self, game: "str | Game", player: int, leaf_values=None, iterations: int = 1000, skip: int = 0,
                  algorithm: str = "cfr+", average: str = "linear", backend: str = "numpy",
-                 device: Optional[str] = None, seed: int = 0):
+                 device: Optional[str] = None, seed: int = 0, leaf_resolve: str = "gadget"):
         self.game = load(game)
         if player not in (0, 1):
             raise GameError(f"player must be 0 or 1, got {player}")
@@ -61,6 +61,9 @@ class DeepStackAgent:
         self.leaf_values = leaf_values
         self.iterations, self.skip, self.algorithm, self.average = int(iterations), int(skip), algorithm, average
         self.backend, self.device = backend, device
+        if leaf_resolve not in ("gadget", "range"):
+            raise ValueError(f"leaf_resolve must be 'gadget' or 'range', got {leaf_resolve!r}")
+        self.leaf_resolve = leaf_resolve
         self.full_tree: PublicTree = build_public_tree(self.pgame)
         self._records: Dict[Tuple[int, ...], _Record] = {}
         self.num_resolves = 0
@@ -121,7 +124,12 @@ class DeepStackAgent:
                 target = sub.state
             else:
                 raise GameError(f"public history {list(history)} leaves the re-solved tree at {list(rel[:k])}")
-            new = _Record(rec.root_history + tuple(rel[:k]), self._solve(target, own_range, opp_cfvs=opp_cfvs))
+            if sub.kind == LEAF and self.leaf_resolve == "range":
+                # re-solve a depth-limited leaf against the opponent's range there instead of the gadget
+                result = self._solve(target, own_range, opp_range=rec.result.reach[sub.index][0, opp])
+            else:
+                result = self._solve(target, own_range, opp_cfvs=opp_cfvs)
+            new = _Record(rec.root_history + tuple(rel[:k]), result)
             self._records[new.root_history] = new
             rec = new
         self._records[history] = rec
