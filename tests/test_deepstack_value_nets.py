@@ -155,3 +155,15 @@ def test_net_leaf_values_are_zero_sum_in_chips():
     total = (r0 * v0).sum(-1) + (r1 * v1).sum(-1)
     assert np.abs(total).max() < 1e-4 * np.abs(r0 * v0).sum(-1).max()
     assert np.all(v0[np.arange(len(leaves)), :, [leaf.board[0] for leaf in leaves]] == 0)
+
+
+def test_cli_pipeline_end_to_end(tmp_path, capsys):
+    data = str(tmp_path / "data")
+    net = str(tmp_path / "net.pt")
+    assert cli_main(["datagen", "leduc_nolimit", data, "--samples", "60", "--shard-size", "30", "--iterations", "30",
+                     "--skip", "10", "--workers", "1"]) == 0
+    assert cli_main(["train-valuenet", data, net, "--hidden", "8,8,8", "--epochs", "2", "--batch-size", "16"]) == 0
+    assert cli_main(["play", "leduc_nolimit", "--net", net, "--hands", "2", "--iterations", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "2 shards" in out and "best validation Huber loss" in out and "chips/hand over 2 hands" in out
+    assert cli_main(["datagen", "leduc_nolimit", data, "--samples", "60", "--skip", "40", "--iterations", "30"]) == 2
