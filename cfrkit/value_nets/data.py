@@ -160,6 +160,11 @@ def generate_dataset(out_dir: str, game: "str | Game", num_samples: int, shard_s
     Shard ``i`` uses seed ``seed * 1_000_003 + i``, so a resumed or re-run generation gives the same data.
     """
     game = load(game)
+    if ray_address is not None:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise GameError("--ray needs the 'ray' package (pip install ray)") from None
     if num_samples <= 0 or shard_size <= 0 or iterations <= 0 or not 0 <= skip < iterations:
         raise ValueError("need num_samples > 0, shard_size > 0, iterations > 0 and 0 <= skip < iterations")
     os.makedirs(out_dir, exist_ok=True)
