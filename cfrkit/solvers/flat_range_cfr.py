@@ -79,11 +79,16 @@ class FlatRangeSolver:
             else:
                 self.node_type[new] = 2
                 self.amount[new] = n.contrib
+        # the kernel works on the live hands only (no card on the board)
         strengths = np.asarray(pg.strengths(board), dtype=np.int64)
-        valid = np.nonzero(mask > 0)[0]
-        self.order = np.ascontiguousarray(valid[np.argsort(strengths[valid], kind="stable")], dtype=np.int32)
-        self.strength = np.ascontiguousarray(strengths, dtype=np.int32)
-        self.hand_cards = np.ascontiguousarray(pg.hand_cards, dtype=np.int32)
+        self.live = np.nonzero(mask > 0)[0]
+        self.num_hands = H
+        self.ranges = np.ascontiguousarray(self.ranges[:, self.live])
+        live_strength = strengths[self.live]
+        self.order = np.ascontiguousarray(np.argsort(live_strength, kind="stable"), dtype=np.int32)
+        self.strength = np.ascontiguousarray(live_strength, dtype=np.int32)
+        self.hand_cards = np.ascontiguousarray(pg.hand_cards[self.live], dtype=np.int32)
+        H = len(self.live)
         self.regrets = np.zeros((slots, H))
         self.strategy_sum = np.zeros((slots, H))
         self.sigma = np.zeros((slots, H))
@@ -121,7 +126,13 @@ class FlatRangeSolver:
     def average_strategy(self) -> Dict[int, np.ndarray]:
         """``(1, A, H)`` average strategy per decision node (original tree indices)."""
         avg = self._average_slots()
-        return {old: avg[s:s + len(self.tree.nodes[old].children)][None] for old, s in self._slot_of.items()}
+        out = {}
+        for old, s in self._slot_of.items():
+            A = len(self.tree.nodes[old].children)
+            full = np.full((1, A, self.num_hands), 1.0 / A)
+            full[0][:, self.live] = avg[s:s + A]
+            out[old] = full
+        return out
 
 
 def solve_many(tree: PublicTree, ranges: np.ndarray, iterations: int, threads: Optional[int] = None,
