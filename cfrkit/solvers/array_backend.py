@@ -61,6 +61,10 @@ class NumpyBackend:
     def matmul(self, a, b):
         return a @ b
 
+    def take(self, x, idx):
+        """``x[:, idx]`` for a 2-D ``x`` and an integer index array of any shape."""
+        return x[:, idx]
+
     def to_numpy(self, x) -> np.ndarray:
         return np.asarray(x)
 
@@ -134,6 +138,10 @@ class TorchBackend:
 
     def matmul(self, a, b):
         return a @ b
+
+    def take(self, x, idx):
+        """``x[:, idx]`` via ``index_select`` (much faster than advanced indexing on CPU)."""
+        return x.index_select(1, idx.reshape(-1)).reshape((x.shape[0],) + tuple(idx.shape))
 
     def to_numpy(self, x) -> np.ndarray:
         return x.detach().cpu().numpy()

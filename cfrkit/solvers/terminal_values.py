@@ -98,16 +98,16 @@ class SortedTerminal:
         be = self.backend
         B = pi.shape[0]
         zero = be.zeros((B, 1))
-        sorted_pi = pi[:, self._order]
+        sorted_pi = be.take(pi, self._order)
         glob = be.concat([zero, be.cumsum(sorted_pi, 1)], 1)  # (B, V+1)
         padded = be.concat([pi, zero], 1)
-        per = padded[:, self._card_lists].reshape(B, self.X, self.M)
+        per = be.take(padded, self._card_lists).reshape(B, self.X, self.M)
         per = be.concat([be.zeros((B, self.X, 1)), be.cumsum(per, 2)], 2).reshape(B, self.X * (self.M + 1))
         return glob, per
 
     def _compat_total(self, pi, glob, per):
         total = glob[:, -1:]
-        out = total - per[:, self._tot_card].sum(-1) + (self.k - 1) * pi
+        out = total - self.backend.take(per, self._tot_card).sum(-1) + (self.k - 1) * pi
         return out
 
     def compatible_mass(self, pi):
@@ -116,8 +116,9 @@ class SortedTerminal:
 
     def showdown(self, pi):
         glob, per = self._prefix(pi)
-        weaker = glob[:, self._lt] - per[:, self._lt_card].sum(-1)
-        weaker_eq = glob[:, self._le] - per[:, self._le_card].sum(-1) + (self.k - 1) * pi
+        be = self.backend
+        weaker = be.take(glob, self._lt) - be.take(per, self._lt_card).sum(-1)
+        weaker_eq = be.take(glob, self._le) - be.take(per, self._le_card).sum(-1) + (self.k - 1) * pi
         total = self._compat_total(pi, glob, per)
         stronger = total - weaker_eq
         return (weaker - stronger) * self._valid
