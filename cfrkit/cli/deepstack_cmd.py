@@ -40,6 +40,7 @@ def add_parser(sub) -> None:
     t.add_argument("--patience", type=int, default=20, help="early stopping patience in epochs")
     t.add_argument("--max-minutes", type=float, default=None, help="stop after this long")
     t.add_argument("--batchnorm", action="store_true")
+    t.add_argument("--pot-weighted", action="store_true", help="weight samples by pot (loss in chips)")
     t.add_argument("--resume", action="store_true", help="continue from OUT.last")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
@@ -104,7 +105,8 @@ def run_train(args) -> int:
     summary = train_value_net(data, args.out, hidden=hidden, epochs=args.epochs, batch_size=args.batch_size,
                               lr=args.lr, val_fraction=args.val_fraction, patience=args.patience, seed=args.seed,
                               max_seconds=None if args.max_minutes is None else 60 * args.max_minutes,
-                              resume=args.resume, batchnorm=args.batchnorm, threads=args.threads)
+                              resume=args.resume, batchnorm=args.batchnorm, threads=args.threads,
+                              pot_weighted=args.pot_weighted)
     print(f"best validation Huber loss {summary['best_val_loss']:.4g} at epoch {summary['best_epoch']} "
           f"({summary['samples']} samples, {summary['epochs_run']} epochs, {summary['seconds']:.0f} s); saved {args.out}")
     return 0

@@ -57,16 +57,25 @@ def build_training_arrays(data: Dict[str, Any], bucketer: Bucketer, stack: float
     return inputs, targets, mask
 
 
-def masked_huber(pred: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, delta: float = 1.0) -> torch.Tensor:
+def masked_huber(pred: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, delta: float = 1.0,
+                 weight: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """Huber loss over the unmasked entries; ``weight (N,)`` scales each sample's terms."""
     loss = nn.functional.huber_loss(pred * mask, target * mask, reduction="none", delta=delta)
+    if weight is not None:
+        return (loss * weight[:, None]).sum() / (mask * weight[:, None]).sum().clamp(min=1e-12)
     return loss.sum() / mask.sum().clamp(min=1.0)
 
 
 def train_value_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] = (128, 128, 128),
                     epochs: int = 200, batch_size: int = 1000, lr: float = 1e-3, val_fraction: float = 0.1,
                     patience: int = 20, seed: int = 0, max_seconds: Optional[float] = None, resume: bool = False,
-                    batchnorm: bool = False, progress: bool = True, threads: int = 1) -> Dict[str, Any]:
-    """Train on ``data`` (from :func:`cfrkit.value_nets.data.load_dataset`); returns a summary dict."""
+                    batchnorm: bool = False, progress: bool = True, threads: int = 1,
+                    pot_weighted: bool = False) -> Dict[str, Any]:
+    """Train on ``data`` (from :func:`cfrkit.value_nets.data.load_dataset`); returns a summary dict.
+
+    ``pot_weighted`` weights each sample by its pot, so the loss measures errors in chips rather than
+    in fractions of the pot (a 1% error in a large pot costs more chips).
+    """
     torch.set_num_threads(threads)
     game = load(data["game"])
     bucketer = bucketer_for_game(game)
@@ -80,6 +89,10 @@ def train_value_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] =
     n_val = max(1, int(round(N * val_fraction)))
     val_idx, tr_idx = perm[:n_val], perm[n_val:]
     X, Y, Mk = (torch.as_tensor(a) for a in (inputs, targets, mask))
+    W = None
+    if pot_weighted:
+        c = np.asarray(data["contribs"], dtype=np.float32)
+        W = torch.as_tensor(c / c.mean())
     torch.manual_seed(seed)
     model = ValueNet(bucketer.num_buckets, hidden, batchnorm)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
@@ -87,6 +100,7 @@ def train_value_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] =
     start_epoch, best, best_epoch, history = 0, float("inf"), -1, []
     last_path = out_path + ".last"
     extra_base = {"game": game.game_string(), "bucketer": bucketer.to_dict(), "stack": stack,
+                  "pot_weighted": bool(pot_weighted),
                   "samples": int(N), "train_samples": int(len(tr_idx)), "val_samples": int(n_val)}
     if resume and os.path.exists(last_path):
         model, payload = load_checkpoint(last_path)
@@ -114,7 +128,7 @@ def train_value_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] =
         for k in range(0, len(order), batch_size):
             b = order[k:k + batch_size]
             opt.zero_grad()
-            loss = masked_huber(model(X[b]), Y[b], Mk[b])
+            loss = masked_huber(model(X[b]), Y[b], Mk[b], weight=None if W is None else W[b])
             loss.backward()
             opt.step()
             total += float(loss.detach()) * len(b)
@@ -122,7 +136,7 @@ def train_value_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] =
         model.eval()
         with torch.no_grad():
             vi = torch.as_tensor(val_idx)
-            val_loss = float(masked_huber(model(X[vi]), Y[vi], Mk[vi]))
+            val_loss = float(masked_huber(model(X[vi]), Y[vi], Mk[vi], weight=None if W is None else W[vi]))
         sched.step(val_loss)
         history.append((epoch, train_loss, val_loss))
         if val_loss < best:
