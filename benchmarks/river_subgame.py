@@ -127,7 +127,7 @@ def main() -> int:
                   f"{wall * 1e3 / B / ANCHOR_MS:.2f}x wall", flush=True)
 
     # ---- cython over the batch: threads (the kernel releases the GIL), fixed iteration count
-    n_batch = max(ns_probe := [iterations_to_targets(
+    n_batch = max([iterations_to_targets(
         FlatRangeSolver(tree, ranges=batch_ranges[b]).run(args.max_iterations, check_every=step) / pot * 100,
         step)[0.1] or args.max_iterations for b in range(min(8, args.batch))])
     for threads in (1, os.cpu_count()):

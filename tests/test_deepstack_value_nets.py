@@ -13,7 +13,7 @@ from cfrkit.value_nets.bucketing import LeducBucketer
 from cfrkit.value_nets.data import (generate_dataset, load_dataset, load_shard, recursive_ranges,
                                     round_start_contributions, solve_situations)
 from cfrkit.value_nets.leaf_values import NetLeafValues
-from cfrkit.value_nets.model import ValueNet, ValueNetFileError, load_checkpoint, save_checkpoint
+from cfrkit.value_nets.model import ValueNet, ValueNetFileError, load_checkpoint
 from cfrkit.value_nets.train import build_training_arrays, load_leaf_values, train_value_net
 
 

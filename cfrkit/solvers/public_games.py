@@ -16,9 +16,8 @@ pot-fraction bets per number of bets plus all-in, fold and call always offered.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from itertools import combinations
-from typing import Dict, List, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -235,7 +234,7 @@ class RiverPublicGame(PublicPokerGame):
     def raise_options(self, ps: RiverState) -> List[Tuple[int, float]]:
         """``(action, total contribution after the bet)`` of every bet/raise the abstraction offers."""
         p = ps.player
-        opp, mine = ps.contrib[1 - p], ps.contrib[p]
+        opp = ps.contrib[1 - p]
         cap = self._max_contrib()
         if opp >= cap or ps.num_bets >= self.max_bets:
             return []

@@ -20,12 +20,11 @@ arrays ``(L, B, H)``, chips):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from cfrkit.games.base import GameError
-from cfrkit.solvers.public_tree import LEAF, PublicNode, PublicTree, RangeSolver, build_public_tree
+from cfrkit.solvers.public_tree import PublicNode, PublicTree, RangeSolver, build_public_tree
 
 
 class SolvedLeafValues:

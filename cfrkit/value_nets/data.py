@@ -221,10 +221,8 @@ def generate_dataset(out_dir: str, game: "str | Game", num_samples: int, shard_s
 
 
 def _run_ray(jobs, address: str, bar) -> None:
-    try:
-        import ray
-    except ImportError:
-        raise GameError("--ray needs the 'ray' package (pip install ray)") from None
+    import ray
+
     ray.init(address=address, ignore_reinit_error=True)
     remote = ray.remote(make_shard)
     pending = [remote.remote(*job) for job in jobs]
