@@ -1,0 +1,189 @@
+"""DeepStack's continual re-solving agent for poker games with a public-tree view (Leduc family).
+
+At every own decision the agent re-solves the public subgame rooted at the current state (to the end
+of the betting round with a leaf value function, or to the end of the game without one) with the
+CFR-D gadget, from two quantities it carries between decisions:
+
+* its own range: the reach of each private hand under its own earlier re-solved strategies (Bayes
+  update after each own action; hands blocked by board cards drop out);
+* the opponent's counterfactual values: those of the opponent's best response to the previous
+  solve's average strategy, read at the node the public history has reached (after our action, the opponent's action and any board card).  When the history has
+  left the previous solve's depth-limited tree (a new round where the opponent acts first), the agent
+  first re-solves at the leaf where it left and reads the values there.
+
+The first solve of a hand is a plain solve from the start of the betting with both ranges uniform.
+
+The agent is a deterministic function of the public history, so its strategy at every information
+set can be computed exactly (:func:`agent_policy`), and its exploitability evaluated exactly.
+Re-solves are memoised by public history.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Optional, Sequence, Tuple
+
+import numpy as np
+
+from cfrkit.games.base import Game, GameError, State
+from cfrkit.games.registry import load
+from cfrkit.solvers.public_games import public_game_for
+from cfrkit.solvers.public_tree import DECISION, LEAF, PublicTree, build_public_tree
+from cfrkit.solvers.resolving import ResolveResult, resolve
+
+
+@dataclass
+class _Record:
+    root_history: Tuple[int, ...]
+    result: ResolveResult
+
+
+class DeepStackAgent:
+    """Continual re-solving for seat ``player`` (see module docstring).
+
+    Args:
+        game: a Leduc-family game (string or Game).
+        player: the seat the agent plays.
+        leaf_values: leaf value function (e.g. a :class:`~cfrkit.value_nets.leaf_values.NetLeafValues`)
+            for depth-limited re-solving to the end of the round; None solves to the end of the game.
+        iterations, skip, algorithm, average: CFR settings of every re-solve.
+        backend, device: array backend of the re-solves.
+        seed: seed of the action sampling in :meth:`step`.
+    """
+
+    def __init__(self, game: "str | Game", player: int, leaf_values=None, iterations: int = 1000, skip: int = 0,
+                 algorithm: str = "cfr+", average: str = "linear", backend: str = "numpy",
+                 device: Optional[str] = None, seed: int = 0, leaf_resolve: str = "gadget"):
+        self.game = load(game)
+        if player not in (0, 1):
+            raise GameError(f"player must be 0 or 1, got {player}")
+        self.player = player
+        self.pgame = public_game_for(self.game)
+        self.leaf_values = leaf_values
+        self.iterations, self.skip, self.algorithm, self.average = int(iterations), int(skip), algorithm, average
+        self.backend, self.device = backend, device
+        if leaf_resolve not in ("gadget", "range"):
+            raise ValueError(f"leaf_resolve must be 'gadget' or 'range', got {leaf_resolve!r}")
+        self.leaf_resolve = leaf_resolve
+        self.full_tree: PublicTree = build_public_tree(self.pgame)
+        self._records: Dict[Tuple[int, ...], _Record] = {}
+        self.num_resolves = 0
+        self.rng = np.random.default_rng(seed)
+
+    # ----------------------------------------------------------------- solving
+    def _solve(self, state, own_range, opp_cfvs=None, opp_range=None) -> ResolveResult:
+        self.num_resolves += 1
+        return resolve(self.pgame, state, self.player, own_range, opp_cfvs=opp_cfvs, opp_range=opp_range,
+                       iterations=self.iterations, skip=self.skip, leaf_values=self.leaf_values,
+                       depth_limit=self.leaf_values is not None, algorithm=self.algorithm, average=self.average,
+                       backend=self.backend, device=self.device)
+
+    def _initial_record(self) -> _Record:
+        rec = self._records.get(("init",))
+        if rec is None:
+            root = self.full_tree.root
+            mask = self.pgame.hand_mask(root.board)
+            prior = mask / mask.sum()
+            rec = _Record((), self._solve(root.state, prior, opp_range=prior))
+            self._records[("init",)] = rec
+        return rec
+
+    def _own_decision_prefixes(self, history: Tuple[int, ...]):
+        out = []
+        for k in range(len(history)):
+            n = self.full_tree.node_at(history[:k])
+            if n.kind == DECISION and n.player == self.player:
+                out.append(history[:k])
+        return out
+
+    def record_at(self, history: Sequence[int]) -> _Record:
+        """The re-solve made at own decision node ``history`` (public actions from the start of betting)."""
+        history = tuple(int(a) for a in history)
+        rec = self._records.get(history)
+        if rec is not None:
+            return rec
+        node = self.full_tree.node_at(history)
+        if node.kind != DECISION or node.player != self.player:
+            raise GameError(f"public history {list(history)} is not a decision of player {self.player}")
+        prefixes = self._own_decision_prefixes(history)
+        rec = self.record_at(prefixes[-1]) if prefixes else self._initial_record()
+        opp = 1 - self.player
+        while True:
+            if rec.root_history == history:
+                break
+            rel = history[len(rec.root_history):]
+            tree = rec.result.tree
+            k = len(rel)
+            while k > 0 and tuple(rel[:k]) not in tree._by_history:
+                k -= 1
+            sub = tree.node_at(rel[:k])
+            own_range = rec.result.reach[sub.index][0, self.player]
+            opp_cfvs = rec.result.opp_br_values[sub.index][0]
+            if k == len(rel):
+                target = node.state
+            elif sub.kind == LEAF:
+                target = sub.state
+            else:
+                raise GameError(f"public history {list(history)} leaves the re-solved tree at {list(rel[:k])}")
+            if sub.kind == LEAF and self.leaf_resolve == "range":
+                # re-solve a depth-limited leaf against the opponent's range there instead of the gadget
+                result = self._solve(target, own_range, opp_range=rec.result.reach[sub.index][0, opp])
+            else:
+                result = self._solve(target, own_range, opp_cfvs=opp_cfvs)
+            new = _Record(rec.root_history + tuple(rel[:k]), result)
+            self._records[new.root_history] = new
+            rec = new
+        self._records[history] = rec
+        return rec
+
+    def strategy_at(self, history: Sequence[int]) -> Tuple[Tuple[int, ...], np.ndarray]:
+        """``(actions, (A, H) strategy for every private hand)`` at own decision node ``history``."""
+        rec = self.record_at(history)
+        return rec.result.tree.root.actions, rec.result.strategy[0][0]
+
+    # ----------------------------------------------------------------- playing
+    def public_history(self, state: State) -> Tuple[int, ...]:
+        return tuple(state.history()[2:])
+
+    def action_probabilities(self, state: State, player: Optional[int] = None) -> Dict[int, float]:
+        if player is None:
+            player = state.current_player()
+        if player != self.player:
+            raise GameError(f"this agent plays seat {self.player}, asked for seat {player}")
+        actions, strat = self.strategy_at(self.public_history(state))
+        hand = state.private[self.player]
+        return {int(a): float(strat[k, hand]) for k, a in enumerate(actions)}
+
+    def step(self, state: State) -> int:
+        probs = self.action_probabilities(state)
+        acts = list(probs)
+        p = np.array([probs[a] for a in acts])
+        return int(acts[self.rng.choice(len(acts), p=p / p.sum())])
+
+
+def agent_policy(game: "str | Game", agents: Sequence[DeepStackAgent], progress: bool = False):
+    """TabularPolicy with each seat's re-solved strategy at every information set (agents[p] plays seat p)."""
+    from cfrkit.policy import TabularPolicy
+
+    game = load(game)
+    pgame = public_game_for(game)
+    tree = agents[0].full_tree
+    policy = TabularPolicy(game)
+    nodes = [n for n in tree.nodes if n.kind == DECISION]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(nodes), desc="re-solving every public state", unit="node")
+    for n in nodes:
+        agent = agents[n.player]
+        actions, strat = agent.strategy_at(n.history)
+        mask = pgame.hand_mask(n.board)
+        for h in range(pgame.num_hands):
+            if mask[h] > 0:
+                policy.table[pgame.infoset_key(n.state, n.player, h)] = {
+                    int(a): float(strat[k, h]) for k, a in enumerate(actions)}
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    return policy

@@ -1,0 +1,116 @@
+"""Re-solving subgames from ranges and counterfactual values (CFR-D gadget), and leaf value functions.
+
+:func:`resolve` solves the public subgame rooted at a state for one player (the *re-solver*), given
+its range and either the opponent's range (plain solve) or the opponent's counterfactual values from
+an earlier solve (CFR-D gadget: per hand the opponent chooses between entering the subgame and
+taking the stored value, so the re-solved strategy is no more exploitable than the stored values
+allow).  The result keeps the average strategy, the reach of both players, both players' cfvs at
+every node and the cfvs of the opponent's best response to the average strategy at every node.  The
+latter are what continual re-solving carries to its next decision: they bound what the opponent can
+get, including with hands its own average strategy never brings to a node (whose cfvs under the
+average strategy are those of an arbitrary default strategy and would make the next gadget unsafe).
+
+Leaf value functions for depth-limited trees (``fn(leaves, reach0, reach1, backend) -> (v0, v1)``,
+arrays ``(L, B, H)``, chips):
+
+* :class:`SolvedLeafValues` -- the exact continuation: every leaf's subgame (to the end of the game)
+  is solved with CFR+ for the leaf's ranges; what a perfect value network would return.
+* :class:`cfrkit.value_nets.leaf_values.NetLeafValues` -- a trained DeepStack value network.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+
+from cfrkit.solvers.public_tree import PublicNode, PublicTree, RangeSolver, build_public_tree
+
+
+class SolvedLeafValues:
+    """Exact continuation values: solve each leaf's subgame for the given ranges (CFR+, ``iterations``)."""
+
+    def __init__(self, pgame, iterations: int = 300, skip: int = 0, algorithm: str = "cfr+"):
+        self.pgame = pgame
+        self.iterations, self.skip, self.algorithm = int(iterations), int(skip), algorithm
+        self._trees: Dict[Any, PublicTree] = {}
+
+    def _tree(self, node: PublicNode) -> PublicTree:
+        key = (node.board, node.contrib, self.pgame.public_key(node.state))
+        tree = self._trees.get(key)
+        if tree is None:
+            tree = build_public_tree(self.pgame, node.state)
+            self._trees[key] = tree
+        return tree
+
+    def __call__(self, leaves: List[PublicNode], reach0, reach1, backend):
+        be = backend
+        out0, out1 = [], []
+        for k, leaf in enumerate(leaves):
+            tree = self._tree(leaf)
+            ranges = np.stack([be.to_numpy(reach0[k]), be.to_numpy(reach1[k])], 1)  # (B, 2, H)
+            solver = RangeSolver(tree, ranges=ranges, algorithm=self.algorithm, skip=self.skip)
+            solver.run(self.iterations)
+            vals, _ = solver.node_values()
+            out0.append(vals[0][0])
+            out1.append(vals[0][1])
+        return be.asarray(np.stack(out0)), be.asarray(np.stack(out1))
+
+
+@dataclass
+class ResolveResult:
+    """Outcome of :func:`resolve` (numpy arrays, batch index 0 dropped when ``B == 1``)."""
+
+    tree: PublicTree
+    solver: RangeSolver
+    strategy: Dict[int, np.ndarray]   # decision node -> (B, A, H) average strategy
+    values: List[np.ndarray]          # node -> (B, 2, H) cfvs of both players under the average strategy
+    reach: List[np.ndarray]           # node -> (B, 2, H) reach of both players under the average strategy
+    opp_br_values: List[np.ndarray]   # node -> (B, H) cfvs of the opponent's best response to the average strategy
+
+    def root_strategy(self) -> np.ndarray:
+        return self.strategy[0]
+
+
+def resolve(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_range=None, iterations: int = 1000,
+            skip: int = 0, leaf_values=None, depth_limit: Optional[bool] = None, algorithm: str = "cfr+",
+            average: str = "linear", backend: str = "numpy", device: Optional[str] = None,
+            tree: Optional[PublicTree] = None) -> ResolveResult:
+    """Solve the public subgame at ``state`` for ``own_player`` (see module docstring).
+
+    ``own_range``: reach of the re-solver's hands ``(H,)`` or ``(B, H)``.  Exactly one of
+    ``opp_cfvs`` (gadget) and ``opp_range`` (plain solve) must be given.  ``depth_limit`` defaults to
+    True when ``leaf_values`` is given.
+    """
+    if (opp_cfvs is None) == (opp_range is None):
+        raise ValueError("give exactly one of opp_cfvs (CFR-D gadget) or opp_range")
+    if depth_limit is None:
+        depth_limit = leaf_values is not None
+    if tree is None:
+        tree = build_public_tree(pgame, state, depth_limit=depth_limit)
+    if tree.leaf_nodes and leaf_values is None:
+        raise ValueError("depth-limited re-solving needs leaf_values")
+    own = np.atleast_2d(np.asarray(own_range, dtype=np.float64))
+    B, H = own.shape
+    opp = 1 - own_player
+    if opp_range is not None:
+        other = np.broadcast_to(np.atleast_2d(np.asarray(opp_range, dtype=np.float64)), (B, H))
+        gadget = None
+    else:
+        other = np.zeros((B, H))
+        gadget = (opp, np.broadcast_to(np.atleast_2d(np.asarray(opp_cfvs, dtype=np.float64)), (B, H)).copy())
+    ranges = np.empty((B, 2, H))
+    ranges[:, own_player] = own
+    ranges[:, opp] = other
+    solver = RangeSolver(tree, ranges=ranges, algorithm=algorithm, skip=skip, average=average,
+                         leaf_values=leaf_values, gadget=gadget, backend=backend, device=device)
+    solver.run(iterations)
+    strategy = solver.average_strategy()
+    vals, reach = solver.node_values(strategy)
+    be = solver.be
+    leaf_vals = solver._leaf_values(reach)
+    br = solver._backward(reach, opp, strategy, leaf_vals, best_response=True)
+    values = [np.stack([be.to_numpy(v[0]), be.to_numpy(v[1])], 1) for v in vals]
+    reaches = [np.stack([be.to_numpy(r[0]), be.to_numpy(r[1])], 1) for r in reach]
+    return ResolveResult(tree, solver, solver.to_numpy_strategy(strategy), values, reaches,
+                         [be.to_numpy(v) for v in br])

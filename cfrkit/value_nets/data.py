@@ -1,0 +1,258 @@
+"""Training data for value networks: random situations solved with CFR+, written in shards.
+
+A situation is the start of a betting round (Leduc: the second round): a random board card, a pot
+(each player's contribution, drawn from the contributions the game can reach at that point or
+uniformly), and both players' ranges from DeepStack's recursive range generator (hands sorted by
+strength on the board; the mass of a segment is split at its middle by a uniform random fraction,
+recursively).  Each situation is solved with ``iterations`` CFR+ iterations (the first ``skip`` left
+out of the average); the targets are both players' cfvs at the root under the average strategy, as
+fractions of the pot, for ranges normalised to sum 1.
+
+Situations sharing a board and pot share a public tree, so they are solved together as one batch
+(``RangeSolver`` batch dimension; on the torch backend this runs on the GPU when there is one).
+
+Shards: ``shard_00000.npz`` ... in the output directory plus ``dataset.json`` (game, settings).
+Generation is resumable (finished shards are kept and checked) and parallel over processes, or over
+a Ray cluster with ``ray_address`` (Ray is imported only then).
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from cfrkit.games.base import Game, GameError
+from cfrkit.games.registry import load
+from cfrkit.policy import PolicyFileError, load_npz_checked, save_npz_atomic
+from cfrkit.solvers.public_games import LeducPublicGame, public_game_for
+from cfrkit.solvers.public_tree import DECISION, RangeSolver, build_public_tree
+from cfrkit.value_nets.model import ValueNetFileError
+
+SHARD_MAGIC = "cfrkit-valuenet-shard"
+SHARD_ARRAYS = ("boards", "contribs", "ranges", "values")
+
+
+def recursive_ranges(rng: np.random.Generator, count: int, order: Sequence[int], num_hands: int) -> np.ndarray:
+    """DeepStack's recursive range generator: ``(count, num_hands)`` ranges summing to 1 over ``order``.
+
+    ``order`` lists the hands that may hold mass, sorted by strength.
+    """
+    out = np.zeros((count, num_hands))
+    order = np.asarray(order)
+
+    def rec(lo: int, hi: int, mass: np.ndarray) -> None:
+        if hi - lo == 1:
+            out[:, order[lo]] = mass
+            return
+        mid = (lo + hi) // 2
+        split = rng.random(count)
+        rec(lo, mid, mass * split)
+        rec(mid, hi, mass * (1.0 - split))
+
+    if len(order):
+        rec(0, len(order), np.ones(count))
+    return out
+
+
+def round_start_contributions(game: Game) -> List[int]:
+    """Contributions (per player, equal) with which the second betting round can start with chips behind."""
+    pgame = public_game_for(game)
+    tree = build_public_tree(pgame)
+    out = set()
+    for n in tree.nodes:
+        if n.kind == DECISION and n.board and tree.nodes[n.parent].kind == "chance":
+            out.add(int(n.contrib[0]))
+    return sorted(out)
+
+
+def solve_situations(game: Game, boards: np.ndarray, contribs: np.ndarray, ranges: np.ndarray, iterations: int,
+                     skip: int = 0, backend: str = "numpy", device: Optional[str] = None) -> np.ndarray:
+    """Root cfvs ``(N, 2, H)`` (pot fractions, ranges normalised) of each situation, batched by (board, pot)."""
+    pgame = public_game_for(game)
+    if not isinstance(pgame, LeducPublicGame):
+        raise GameError("situation solving is implemented for the Leduc family")
+    values = np.zeros_like(ranges)
+    keys = sorted(set(zip(boards.tolist(), contribs.tolist())))
+    for board, contrib in keys:
+        idx = np.nonzero((boards == board) & (contribs == contrib))[0]
+        tree = build_public_tree(pgame, pgame.round_start_state(int(board), contrib))
+        solver = RangeSolver(tree, ranges=ranges[idx], algorithm="cfr+", skip=skip, backend=backend, device=device)
+        solver.run(iterations)
+        vals, _ = solver.node_values()
+        be = solver.be
+        pot = 2.0 * contrib
+        values[idx, 0] = be.to_numpy(vals[0][0]) / pot
+        values[idx, 1] = be.to_numpy(vals[0][1]) / pot
+    return values
+
+
+def sample_situations(game: Game, count: int, rng: np.random.Generator, pots: str = "reachable"):
+    """Random boards, contributions and recursive ranges: ``(boards, contribs, ranges)``."""
+    pgame = public_game_for(game)
+    H = pgame.num_hands
+    if pots == "reachable":
+        choices = np.array(round_start_contributions(game), dtype=np.float64)
+        contribs = rng.choice(choices, size=count)
+    elif pots == "uniform":
+        lo, hi = float(game.ante), float(getattr(game, "stack", game.max_utility()))
+        contribs = np.round(rng.uniform(lo, hi, size=count))
+    else:
+        raise ValueError(f"pots must be 'reachable' or 'uniform', got {pots!r}")
+    boards = rng.integers(0, pgame.deck_size, size=count)
+    ranges = np.zeros((count, 2, H))
+    for b in np.unique(boards):
+        idx = np.nonzero(boards == b)[0]
+        s = pgame.strengths([int(b)])
+        valid = [h for h in range(H) if pgame.hand_mask([int(b)])[h] > 0]
+        order = sorted(valid, key=lambda h: (s[h], h))
+        for p in (0, 1):
+            ranges[idx, p] = recursive_ranges(rng, len(idx), order, H)
+    return boards, contribs, ranges
+
+
+def make_shard(path: str, game_string: str, count: int, seed: int, iterations: int, skip: int, pots: str,
+               backend: str = "numpy", device: Optional[str] = None) -> str:
+    """Generate and write one shard (called in worker processes)."""
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:  # pragma: no cover
+        pass
+    game = load(game_string)
+    rng = np.random.default_rng(seed)
+    boards, contribs, ranges = sample_situations(game, count, rng, pots)
+    values = solve_situations(game, boards, contribs, ranges, iterations, skip, backend, device)
+    header = {"magic": SHARD_MAGIC, "version": 1, "game": game_string, "seed": seed, "count": count,
+              "iterations": iterations, "skip": skip, "pots": pots}
+    save_npz_atomic(path, header=header, boards=boards[:, None].astype(np.int64), contribs=contribs,
+                    ranges=ranges, values=values)
+    return path
+
+
+def load_shard(path: str):
+    """``(header, arrays)`` of a shard; :class:`ValueNetFileError` if it is corrupted or not a shard."""
+    try:
+        header, arrays = load_npz_checked(path, SHARD_MAGIC, SHARD_ARRAYS)
+    except PolicyFileError as exc:
+        raise ValueNetFileError(f"corrupted or foreign data shard: {exc}") from None
+    n = len(arrays["contribs"])
+    if not (arrays["boards"].shape[0] == n == arrays["ranges"].shape[0] == arrays["values"].shape[0]) \
+            or arrays["ranges"].shape != arrays["values"].shape:
+        raise ValueNetFileError(f"{path}: inconsistent array sizes in data shard (corrupted file)")
+    if not (np.isfinite(arrays["ranges"]).all() and np.isfinite(arrays["values"]).all()):
+        raise ValueNetFileError(f"{path}: non-finite numbers in data shard (corrupted file)")
+    return header, arrays
+
+
+def shard_path(out_dir: str, index: int) -> str:
+    return os.path.join(out_dir, f"shard_{index:05d}.npz")
+
+
+def generate_dataset(out_dir: str, game: "str | Game", num_samples: int, shard_size: int = 1000,
+                     iterations: int = 1000, skip: int = 500, seed: int = 0, pots: str = "reachable",
+                     workers: Optional[int] = None, ray_address: Optional[str] = None, backend: str = "numpy",
+                     device: Optional[str] = None, progress: bool = True) -> List[str]:
+    """Write ``ceil(num_samples / shard_size)`` shards to ``out_dir`` (resumable; see module docstring).
+
+    Shard ``i`` uses seed ``seed * 1_000_003 + i``, so a resumed or re-run generation gives the same data.
+    """
+    game = load(game)
+    if ray_address is not None:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise GameError("--ray needs the 'ray' package (pip install ray)") from None
+    if num_samples <= 0 or shard_size <= 0 or iterations <= 0 or not 0 <= skip < iterations:
+        raise ValueError("need num_samples > 0, shard_size > 0, iterations > 0 and 0 <= skip < iterations")
+    os.makedirs(out_dir, exist_ok=True)
+    meta_path = os.path.join(out_dir, "dataset.json")
+    settings = {"game": game.game_string(), "shard_size": shard_size, "iterations": iterations, "skip": skip,
+                "seed": seed, "pots": pots}
+    if os.path.exists(meta_path):
+        try:
+            with open(meta_path) as f:
+                old = json.load(f)
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ValueNetFileError(f"{meta_path}: unreadable dataset metadata ({exc})") from None
+        diff = {k: (old.get(k), v) for k, v in settings.items() if old.get(k) != v}
+        if diff:
+            raise ValueError(f"{out_dir} holds a dataset made with other settings {diff}; use another directory")
+    with open(meta_path, "w") as f:
+        json.dump({**settings, "num_samples": num_samples}, f, indent=1)
+    num_shards = -(-num_samples // shard_size)
+    jobs = []
+    for i in range(num_shards):
+        path = shard_path(out_dir, i)
+        count = min(shard_size, num_samples - i * shard_size)
+        if os.path.exists(path):
+            try:
+                header, _ = load_shard(path)
+                if header.get("count") == count and header.get("seed") == seed * 1_000_003 + i:
+                    continue
+            except ValueNetFileError:
+                pass  # regenerate a damaged shard
+        jobs.append((path, game.game_string(), count, seed * 1_000_003 + i, iterations, skip, pots, backend, device))
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=num_shards, initial=num_shards - len(jobs), desc="datagen shards", unit="shard")
+    if ray_address is not None:
+        _run_ray(jobs, ray_address, bar)
+    elif workers == 1 or len(jobs) <= 1:
+        for job in jobs:
+            make_shard(*job)
+            if bar is not None:
+                bar.update(1)
+    else:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(max_workers=workers or os.cpu_count()) as pool:
+            for fut in as_completed([pool.submit(make_shard, *job) for job in jobs]):
+                fut.result()
+                if bar is not None:
+                    bar.update(1)
+    if bar is not None:
+        bar.close()
+    return [shard_path(out_dir, i) for i in range(num_shards)]
+
+
+def _run_ray(jobs, address: str, bar) -> None:
+    import ray
+
+    ray.init(address=address, ignore_reinit_error=True)
+    remote = ray.remote(make_shard)
+    pending = [remote.remote(*job) for job in jobs]
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        ray.get(done)
+        if bar is not None:
+            bar.update(len(done))
+
+
+def load_dataset(paths_or_dir: "str | Sequence[str]") -> Dict[str, Any]:
+    """Concatenate shards (a directory or a list of shard paths): dict of arrays plus ``game``."""
+    if isinstance(paths_or_dir, str):
+        if not os.path.isdir(paths_or_dir):
+            raise FileNotFoundError(f"no such data directory: {paths_or_dir}")
+        paths = sorted(os.path.join(paths_or_dir, f) for f in os.listdir(paths_or_dir)
+                       if f.startswith("shard_") and f.endswith(".npz"))
+    else:
+        paths = list(paths_or_dir)
+    if not paths:
+        raise ValueNetFileError(f"no data shards in {paths_or_dir}")
+    parts: Dict[str, List[np.ndarray]] = {k: [] for k in SHARD_ARRAYS}
+    game = None
+    for p in paths:
+        header, arrays = load_shard(p)
+        if game is not None and header["game"] != game:
+            raise ValueNetFileError(f"{p}: shard is for {header['game']!r}, others for {game!r}")
+        game = header["game"]
+        for k in SHARD_ARRAYS:
+            parts[k].append(arrays[k])
+    out: Dict[str, Any] = {k: np.concatenate(v) for k, v in parts.items()}
+    out["game"] = game
+    return out

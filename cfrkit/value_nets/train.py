@@ -1,0 +1,172 @@
+"""Training of DeepStack value networks: Huber loss on bucket cfvs, validation split, early stopping.
+
+Inputs are built from the shards' hand-space ranges through a bucketer (ranges summed per bucket,
+targets averaged per bucket weighted by the range), the pot fraction is each player's contribution
+over the stack.  The loss is the Huber loss over the buckets that exist on each sample's board.
+After every epoch the state (model, optimizer, epoch, best validation loss) is checkpointed to
+``<out>.last``; the best model so far is saved to ``<out>``.  ``resume=True`` continues from
+``<out>.last``.  Training stops early when the validation loss has not improved for ``patience`` epochs,
+or after ``max_seconds``.
+"""
+from __future__ import annotations
+
+import os
+import time
+from typing import Any, Dict, Optional, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from cfrkit.games.registry import load
+from cfrkit.value_nets.bucketing import Bucketer, LeducBucketer, bucketer_from_dict
+from cfrkit.value_nets.model import ValueNet, ValueNetFileError, load_checkpoint, save_checkpoint
+
+
+def bucketer_for_game(game) -> Bucketer:
+    game = load(game)
+    if game.short_name in ("leduc", "leduc_nolimit"):
+        return LeducBucketer(game.num_cards, game.suits)
+    raise ValueError(f"no bucketer for game {game.short_name!r}")
+
+
+def build_training_arrays(data: Dict[str, Any], bucketer: Bucketer, stack: float):
+    """``(inputs (N, 2M+1), targets (N, 2M), mask (N, 2M))`` as float32 arrays."""
+    boards, contribs, ranges, values = data["boards"], data["contribs"], data["ranges"], data["values"]
+    N = len(contribs)
+    M = bucketer.num_buckets
+    inputs = np.zeros((N, 2 * M + 1), dtype=np.float32)
+    targets = np.zeros((N, 2 * M), dtype=np.float32)
+    mask = np.zeros((N, 2 * M), dtype=np.float32)
+    keys = [tuple(b) for b in boards.tolist()]
+    for board in sorted(set(keys)):
+        idx = np.array([i for i, k in enumerate(keys) if k == board])
+        mat = bucketer.matrix(board)  # (H, M)
+        bmask = (mat.sum(0) > 0).astype(np.float32)
+        for p in (0, 1):
+            r = ranges[idx, p]
+            rb = r @ mat
+            tot = rb.sum(1, keepdims=True)
+            inputs[idx, p * M:(p + 1) * M] = rb / np.where(tot > 0, tot, 1.0)
+            counts = mat.sum(0)
+            weighted = (r * values[idx, p]) @ mat
+            plain = values[idx, p] @ mat / np.where(counts > 0, counts, 1.0)
+            targets[idx, p * M:(p + 1) * M] = np.where(rb > 0, weighted / np.where(rb > 0, rb, 1.0), plain)
+            mask[idx, p * M:(p + 1) * M] = bmask
+    inputs[:, -1] = contribs / stack
+    return inputs, targets, mask
+
+
+def masked_huber(pred: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, delta: float = 1.0,
+                 weight: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """Huber loss over the unmasked entries; ``weight (N,)`` scales each sample's terms."""
+    loss = nn.functional.huber_loss(pred * mask, target * mask, reduction="none", delta=delta)
+    if weight is not None:
+        return (loss * weight[:, None]).sum() / (mask * weight[:, None]).sum().clamp(min=1e-12)
+    return loss.sum() / mask.sum().clamp(min=1.0)
+
+
+def train_value_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] = (128, 128, 128),
+                    epochs: int = 200, batch_size: int = 1000, lr: float = 1e-3, val_fraction: float = 0.1,
+                    patience: int = 20, seed: int = 0, max_seconds: Optional[float] = None, resume: bool = False,
+                    batchnorm: bool = False, progress: bool = True, threads: int = 1,
+                    pot_weighted: bool = False) -> Dict[str, Any]:
+    """Train on ``data`` (from :func:`cfrkit.value_nets.data.load_dataset`); returns a summary dict.
+
+    ``pot_weighted`` weights each sample by its pot, so the loss measures errors in chips rather than
+    in fractions of the pot (a 1% error in a large pot costs more chips).
+    """
+    torch.set_num_threads(threads)
+    game = load(data["game"])
+    bucketer = bucketer_for_game(game)
+    stack = float(getattr(game, "stack", game.max_utility()))
+    inputs, targets, mask = build_training_arrays(data, bucketer, stack)
+    N = len(inputs)
+    if N < 10:
+        raise ValueError(f"need at least 10 training samples, got {N}")
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(N)
+    n_val = max(1, int(round(N * val_fraction)))
+    val_idx, tr_idx = perm[:n_val], perm[n_val:]
+    X, Y, Mk = (torch.as_tensor(a) for a in (inputs, targets, mask))
+    W = None
+    if pot_weighted:
+        c = np.asarray(data["contribs"], dtype=np.float32)
+        W = torch.as_tensor(c / c.mean())
+    torch.manual_seed(seed)
+    model = ValueNet(bucketer.num_buckets, hidden, batchnorm)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.1, patience=max(1, patience // 3))
+    start_epoch, best, best_epoch, history = 0, float("inf"), -1, []
+    last_path = out_path + ".last"
+    extra_base = {"game": game.game_string(), "bucketer": bucketer.to_dict(), "stack": stack,
+                  "pot_weighted": bool(pot_weighted),
+                  "samples": int(N), "train_samples": int(len(tr_idx)), "val_samples": int(n_val)}
+    if resume and os.path.exists(last_path):
+        model, payload = load_checkpoint(last_path)
+        opt = torch.optim.Adam(model.parameters(), lr=lr)
+        if "optimizer" in payload:
+            opt.load_state_dict(payload["optimizer"])
+        sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.1, patience=max(1, patience // 3))
+        ex = payload["extra"]
+        if ex.get("game") != game.game_string():
+            raise ValueNetFileError(f"{last_path}: checkpoint was trained on {ex.get('game')!r}")
+        start_epoch, best, best_epoch = ex["epoch"] + 1, ex["best_val"], ex["best_epoch"]
+        history = list(ex.get("history", []))
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=epochs, initial=start_epoch, desc="train value net", unit="epoch")
+    t0 = time.perf_counter()
+    gen = torch.Generator().manual_seed(seed + start_epoch)
+    epoch = start_epoch - 1
+    for epoch in range(start_epoch, epochs):
+        model.train()
+        order = torch.as_tensor(tr_idx)[torch.randperm(len(tr_idx), generator=gen)]
+        total = 0.0
+        for k in range(0, len(order), batch_size):
+            b = order[k:k + batch_size]
+            opt.zero_grad()
+            loss = masked_huber(model(X[b]), Y[b], Mk[b], weight=None if W is None else W[b])
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(b)
+        train_loss = total / len(order)
+        model.eval()
+        with torch.no_grad():
+            vi = torch.as_tensor(val_idx)
+            val_loss = float(masked_huber(model(X[vi]), Y[vi], Mk[vi], weight=None if W is None else W[vi]))
+        sched.step(val_loss)
+        history.append((epoch, train_loss, val_loss))
+        if val_loss < best:
+            best, best_epoch = val_loss, epoch
+            save_checkpoint(out_path, model, {**extra_base, "epoch": epoch, "val_loss": val_loss,
+                                              "train_loss": train_loss})
+        save_checkpoint(last_path, model, {**extra_base, "epoch": epoch, "best_val": best, "best_epoch": best_epoch,
+                                           "history": history}, optimizer=opt)
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(train=f"{train_loss:.2e}", val=f"{val_loss:.2e}", best=f"{best:.2e}")
+        if epoch - best_epoch >= patience:
+            break
+        if max_seconds is not None and time.perf_counter() - t0 > max_seconds:
+            break
+    if bar is not None:
+        bar.close()
+    return {"best_val_loss": best, "best_epoch": best_epoch, "epochs_run": epoch + 1, "samples": N,
+            "seconds": time.perf_counter() - t0, "history": history}
+
+
+def load_leaf_values(path: str, device: str = "cpu"):
+    """A :class:`~cfrkit.value_nets.leaf_values.NetLeafValues` from a checkpoint written by :func:`train_value_net`."""
+    from cfrkit.value_nets.leaf_values import NetLeafValues
+
+    model, payload = load_checkpoint(path, map_location=device)
+    extra = payload.get("extra", {})
+    try:
+        bucketer = bucketer_from_dict(extra["bucketer"])
+        stack = float(extra["stack"])
+    except (KeyError, ValueError, TypeError) as exc:
+        raise ValueNetFileError(f"{path}: checkpoint lacks bucketer/stack metadata ({exc})") from None
+    return NetLeafValues(model, bucketer, stack, device=device)

@@ -1,0 +1,167 @@
+"""Public-tree range solver: agreement with the compiled-tree CFR+ and exact evaluation, kernels, backends."""
+import numpy as np
+import pytest
+
+from cfrkit.evaluation import best_response_value, expected_values, exploitability
+from cfrkit.games import load
+from cfrkit.solvers import CFRSolver
+from cfrkit.solvers.public_games import RiverPublicGame, holdem_hands
+from cfrkit.solvers.public_tree import RangeSolver, build_public_tree, strategy_to_policy
+from cfrkit.solvers.terminal_values import DenseTerminal, SortedTerminal
+from cfrkit.solvers.array_backend import make_backend
+
+
+def _policy_to_tree_strategy(tree, policy, solver):
+    """TabularPolicy -> public-tree strategy in the solver's layout."""
+    out = {}
+    for i in tree.decision_nodes:
+        n = tree.nodes[i]
+        s = np.full((1, len(n.actions), tree.num_hands), 1.0 / len(n.actions))
+        mask = tree.pgame.hand_mask(n.board)
+        for h in range(tree.num_hands):
+            if mask[h]:
+                probs = policy.table[tree.pgame.infoset_key(n.state, n.player, h)]
+                s[0, :, h] = [probs[a] for a in n.actions]
+        out[i] = s
+    return solver.from_numpy_strategy(out)
+
+
+def test_cfr_plus_iterates_agree_with_compiled_tree():
+    # (limit Leduc: in no-limit Leduc some actions tie exactly, e.g. folding or calling an all-in worth
+    # -900 either way, and the two solvers' rounding breaks the tie differently from the first iteration)
+    game = load("leduc")
+    tree = build_public_tree(game)
+    public = RangeSolver(tree, algorithm="cfr+")
+    compiled = CFRSolver(game, algorithm="cfr+")
+    for target in (1, 2, 5, 20, 60):
+        public.run(target)
+        compiled.run(target)
+        pol = strategy_to_policy(tree, public.to_numpy_strategy())
+        ref = exploitability(game, compiled.average_policy())
+        # exploitability of the same algorithm's iterates: exact evaluator and public-tree best response
+        assert exploitability(game, pol) == pytest.approx(ref, abs=1e-6)
+        assert public.exploitability()[0] == pytest.approx(ref, abs=1e-6)
+        assert public.root_values()[0, 0] == pytest.approx(expected_values(game, compiled.average_policy())[0],
+                                                           abs=1e-6)
+
+
+def test_dcfr_iterates_agree_with_compiled_tree():
+    game = load("leduc")
+    tree = build_public_tree(game)
+    public = RangeSolver(tree, algorithm="dcfr").run(30)
+    compiled = CFRSolver(game, algorithm="dcfr").run(30)
+    ref = exploitability(game, compiled.average_policy())
+    assert public.exploitability()[0] == pytest.approx(ref, abs=1e-6)
+
+
+@pytest.mark.parametrize("game_string", ["leduc", "leduc_nolimit"])
+def test_equilibrium_values_agree(game_string):
+    """Values and best responses of a converged compiled-tree CFR+ profile, evaluated on the public tree."""
+    game = load(game_string)
+    compiled = CFRSolver(game, algorithm="cfr+").run(1000)
+    policy = compiled.average_policy()
+    tree = build_public_tree(game)
+    solver = RangeSolver(tree)
+    strat = _policy_to_tree_strategy(tree, policy, solver)
+    values = solver.root_values(strat)[0]
+    ref = expected_values(game, policy)
+    assert values == pytest.approx(ref, abs=1e-6)
+    ranges = solver.root_ranges()
+    z = solver.pair_mass(ranges)[0]
+    for p in (0, 1):
+        br = solver.best_response_values(p, strat)
+        br_value = float((ranges[:, p] * br).sum()) / z
+        assert br_value == pytest.approx(best_response_value(game, policy, p), abs=1e-6)
+    if game_string == "leduc":
+        assert values[0] == pytest.approx(-0.0856, abs=2e-3)
+    if game_string == "leduc":
+        # the public-tree solver converges to the same value (within the two profiles' exploitabilities)
+        own = RangeSolver(tree).run(300)
+        bound = own.exploitability()[0] + exploitability(game, policy)
+        assert own.root_values()[0, 0] == pytest.approx(ref[0], abs=2 * bound)
+
+
+def test_torch_backend_matches_numpy():
+    game = load("leduc")
+    tree = build_public_tree(game)
+    rng = np.random.default_rng(3)
+    ranges = rng.random((3, 2, 6))
+    a = RangeSolver(tree, ranges=ranges, backend="numpy").run(25)
+    b = RangeSolver(tree, ranges=ranges, backend="torch", device="cpu").run(25)
+    sa, sb = a.to_numpy_strategy(), b.to_numpy_strategy()
+    for i in sa:
+        np.testing.assert_allclose(sa[i], sb[i], atol=1e-10)
+    np.testing.assert_allclose(a.exploitability(), b.exploitability(), atol=1e-10)
+
+
+def test_batched_solve_equals_separate_solves():
+    game = load("leduc")
+    tree = build_public_tree(game)
+    rng = np.random.default_rng(4)
+    ranges = rng.random((2, 2, 6))
+    both = RangeSolver(tree, ranges=ranges).run(15)
+    for b in range(2):
+        one = RangeSolver(tree, ranges=ranges[b]).run(15)
+        s1, s2 = one.to_numpy_strategy(), both.to_numpy_strategy()
+        for i in s1:
+            np.testing.assert_allclose(s1[i][0], s2[i][b], atol=1e-12)
+
+
+def test_sorted_showdown_kernel_matches_dense_with_card_removal():
+    hands = holdem_hands()
+    rng = np.random.default_rng(0)
+    board = [3, 17, 22, 40, 51]
+    strengths = rng.integers(0, 60, 1326)  # many ties
+    be = make_backend("numpy")
+    dense, fast = DenseTerminal(hands, board, strengths, be), SortedTerminal(hands, board, strengths, be)
+    pi = rng.random((3, 1326))
+    np.testing.assert_allclose(fast.showdown(pi), dense.showdown(pi), atol=1e-9)
+    np.testing.assert_allclose(fast.compatible_mass(pi), dense.compatible_mass(pi), atol=1e-9)
+    from cfrkit.solvers.terminal_values import CardsKernelTerminal
+
+    cards = CardsKernelTerminal(board, strengths, be)
+    np.testing.assert_allclose(cards.showdown(pi), dense.showdown(pi), atol=1e-9)
+    np.testing.assert_allclose(cards.compatible_mass(pi), dense.compatible_mass(pi), atol=1e-9)
+    # a hand that holds a board card has value 0; two hands sharing a card never meet
+    blocked = np.nonzero((hands == 3).any(1))[0][0]
+    assert fast.showdown(pi)[0, blocked] == 0
+    single = np.zeros((1, 1326))
+    single[0, 0] = 1.0  # hand (0, 1)
+    shares = np.nonzero((hands == 0).any(1) | (hands == 1).any(1))[0]
+    assert np.all(fast.compatible_mass(single)[0, shares] == 0)
+
+
+def test_river_public_game_tree_and_zero_sum():
+    strengths = np.arange(1326) % 97
+    river = RiverPublicGame([0, 5, 10, 15, 20], strengths, pot=100, stack=200, bet_fractions=[(0.5, 1.0), (1.0,)])
+    tree = build_public_tree(river)
+    counts = tree.counts()
+    assert counts["fold"] > 0 and counts["showdown"] > 0
+    solver = RangeSolver(tree, algorithm="dcfr").run(50)
+    values = solver.root_values()[0]
+    assert values.sum() == pytest.approx(0.0, abs=1e-9)
+    assert 0 <= solver.exploitability()[0] < 100
+
+
+@pytest.mark.parametrize("algorithm", ["dcfr", "cfr+"])
+def test_compiled_river_solver_matches_numpy_solver(algorithm):
+    from cfrkit.cards.equity import board_strengths
+    from cfrkit.solvers.flat_range_cfr import FlatRangeSolver, solve_many
+
+    board = [51, 37, 26, 12, 1]
+    river = RiverPublicGame(board, board_strengths(board), pot=100, stack=150, bet_fractions=[(0.5, 1.0)])
+    tree = build_public_tree(river)
+    rng = np.random.default_rng(2)
+    ranges = rng.random((2, 1326))
+    ref = RangeSolver(tree, ranges=ranges, algorithm=algorithm).run(12)
+    fast = FlatRangeSolver(tree, ranges=ranges, algorithm=algorithm)
+    curve = fast.run(12, check_every=4)
+    a, b = ref.to_numpy_strategy(), fast.average_strategy()
+    for i in a:
+        np.testing.assert_allclose(b[i], a[i], atol=1e-9)
+    assert fast.exploitability() == pytest.approx(ref.exploitability()[0], rel=1e-9)
+    assert len(curve) == 3 and curve[-1] == pytest.approx(fast.exploitability(), rel=1e-12)
+    # the river game is zero-sum and exploitability falls with iterations
+    more = solve_many(tree, np.stack([ranges, ranges]), 60, threads=2, algorithm=algorithm)
+    assert more[0].exploitability() == pytest.approx(more[1].exploitability(), rel=1e-12)
+    assert more[0].exploitability() < fast.exploitability()
