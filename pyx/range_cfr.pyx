@@ -24,43 +24,37 @@ cdef enum:
     SHOWDOWN = 2
 
 
-cdef void _showdown(const double* r, double* out, const int* order, int V, const int* strength,
-                    const int* cards, int H) noexcept nogil:
+cdef void _showdown(const double* r, double* out, const int* order, int V, const int* group_start, int G,
+                    const int* sorted_cards, int H) noexcept nogil:
+    """out[h] = opponent mass that h beats minus mass that beats h, both without card conflicts.
+
+    ``order`` lists the valid hands by strength, ``group_start`` the first position of each run of
+    equal strength (G runs, plus a sentinel), ``sorted_cards[2k], [2k+1]`` the cards of ``order[k]``.
+    """
     cdef double cw[52]
     cdef double total = 0.0
-    cdef int i = 0, j, k, h
+    cdef int g, k, h, c0, c1
     memset(cw, 0, sizeof(cw))
     for h in range(H):
         out[h] = 0.0
-    while i < V:
-        j = i
-        while j < V and strength[order[j]] == strength[order[i]]:
-            j += 1
-        for k in range(i, j):
-            h = order[k]
-            out[h] = total - cw[cards[2 * h]] - cw[cards[2 * h + 1]]
-        for k in range(i, j):
+    for g in range(G):
+        for k in range(group_start[g], group_start[g + 1]):
+            out[order[k]] = total - cw[sorted_cards[2 * k]] - cw[sorted_cards[2 * k + 1]]
+        for k in range(group_start[g], group_start[g + 1]):
             h = order[k]
             total += r[h]
-            cw[cards[2 * h]] += r[h]
-            cw[cards[2 * h + 1]] += r[h]
-        i = j
+            cw[sorted_cards[2 * k]] += r[h]
+            cw[sorted_cards[2 * k + 1]] += r[h]
     memset(cw, 0, sizeof(cw))
     total = 0.0
-    i = V - 1
-    while i >= 0:
-        j = i
-        while j >= 0 and strength[order[j]] == strength[order[i]]:
-            j -= 1
-        for k in range(j + 1, i + 1):
-            h = order[k]
-            out[h] -= total - cw[cards[2 * h]] - cw[cards[2 * h + 1]]
-        for k in range(j + 1, i + 1):
+    for g in range(G - 1, -1, -1):
+        for k in range(group_start[g], group_start[g + 1]):
+            out[order[k]] -= total - cw[sorted_cards[2 * k]] - cw[sorted_cards[2 * k + 1]]
+        for k in range(group_start[g], group_start[g + 1]):
             h = order[k]
             total += r[h]
-            cw[cards[2 * h]] += r[h]
-            cw[cards[2 * h + 1]] += r[h]
-        i = j
+            cw[sorted_cards[2 * k]] += r[h]
+            cw[sorted_cards[2 * k + 1]] += r[h]
 
 
 cdef void _compatible(const double* r, double* out, const int* order, int V, const int* cards, int H) noexcept nogil:
@@ -93,6 +87,9 @@ cdef struct Tree:
     const int* order
     const int* strength
     const int* cards
+    const int* group_start
+    int G
+    const int* sorted_cards
     double* reach      # (N, 2, H)
     double* values     # (N, H)
     double* tmp        # (H,)
@@ -115,6 +112,30 @@ cdef void _forward(Tree* t, const double* ranges, const double* sigma) noexcept 
                 t.reach[(c * 2 + 1 - q) * H + h] = t.reach[(n * 2 + 1 - q) * H + h]
 
 
+cdef void _forward_player(Tree* t, const double* ranges, const double* sigma, int q) noexcept nogil:
+    """Reach of player ``q`` only: after ``q``'s strategy changed, the other player's reach still holds."""
+    cdef int H = t.H, n, a, c, h
+    cdef const double* s
+    cdef const double* src
+    cdef double* dst
+    for h in range(H):
+        t.reach[q * H + h] = ranges[q * H + h]
+    for n in range(t.N):
+        if t.node_type[n] != DECISION:
+            continue
+        src = t.reach + <Py_ssize_t>(n * 2 + q) * H
+        for a in range(t.num_children[n]):
+            c = t.child_start[n] + a
+            dst = t.reach + <Py_ssize_t>(c * 2 + q) * H
+            if t.node_player[n] == q:
+                s = sigma + <Py_ssize_t>(t.node_slot[n] + a) * H
+                for h in range(H):
+                    dst[h] = src[h] * s[h]
+            else:
+                for h in range(H):
+                    dst[h] = src[h]
+
+
 cdef void _backward(Tree* t, int p, const double* sigma, int best_response, double* regrets, double* strategy_sum,
                     double avg_weight, int update, int dcfr, double pos_scale, double neg_scale) noexcept nogil:
     cdef int H = t.H, n, a, c, h, A, slot
@@ -130,7 +151,7 @@ cdef void _backward(Tree* t, int p, const double* sigma, int best_response, doub
             if t.node_type[n] == FOLD:
                 _compatible(opp, out, t.order, t.V, t.cards, H)
             else:
-                _showdown(opp, out, t.order, t.V, t.strength, t.cards, H)
+                _showdown(opp, out, t.order, t.V, t.group_start, t.G, t.sorted_cards, H)
             for h in range(H):
                 out[h] *= amt
             continue
@@ -227,6 +248,16 @@ cdef double _exploitability(Tree* t, const double* ranges, const double* avg) no
     return total / 2.0 / z if z > 0 else 0.0
 
 
+def _showdown_layout(order, strength, hand_cards):
+    """Start of each run of equal strength along ``order`` (+ sentinel) and the cards in that order."""
+    order = np.asarray(order, dtype=np.intc)
+    ordered_strength = np.asarray(strength)[order]
+    starts = np.flatnonzero(np.r_[True, ordered_strength[1:] != ordered_strength[:-1]]) if len(order) else np.zeros(0, int)
+    groups = np.ascontiguousarray(np.r_[starts, len(order)], dtype=np.intc)
+    sorted_cards = np.ascontiguousarray(np.asarray(hand_cards)[order].reshape(-1), dtype=np.intc)
+    return groups, sorted_cards
+
+
 def solve(int[::1] node_type, int[::1] node_player, int[::1] child_start, int[::1] num_children, int[::1] node_slot,
           double[:, ::1] amount, int[::1] order, int[::1] strength, int[:, ::1] hand_cards, double[:, ::1] ranges,
           double[:, ::1] regrets, double[:, ::1] strategy_sum, double[:, ::1] sigma, int start_iteration,
@@ -260,10 +291,17 @@ def solve(int[::1] node_type, int[::1] node_player, int[::1] child_start, int[::
     t.order = &order[0]
     t.strength = &strength[0]
     t.cards = &hand_cards[0, 0]
+    groups, sorted_cards = _showdown_layout(order, strength, hand_cards)
+    cdef int[::1] groups_v = groups
+    cdef int[::1] sorted_cards_v = sorted_cards
+    t.group_start = &groups_v[0]
+    t.G = groups.shape[0] - 1
+    t.sorted_cards = &sorted_cards_v[0] if sorted_cards.shape[0] > 0 else NULL
     t.reach = &reach_v[0, 0, 0]
     t.values = &values_v[0, 0]
     t.tmp = &tmp_v[0]
     with nogil:
+        _forward(&t, &ranges[0, 0], &sigma[0, 0])
         for it in range(start_iteration, start_iteration + iterations):
             tt = it
             if dcfr:
@@ -273,14 +311,16 @@ def solve(int[::1] node_type, int[::1] node_player, int[::1] child_start, int[::
             else:
                 w = tt
             for p in range(2):
-                _forward(&t, &ranges[0, 0], &sigma[0, 0])
                 _backward(&t, p, &sigma[0, 0], 0, &regrets[0, 0], &strategy_sum[0, 0], w, 1, dcfr, pos_scale,
                           neg_scale)
                 _regret_matching(&t, p, &regrets[0, 0], &sigma[0, 0])
+                # only p's strategy changed: refresh p's reach, the opponent's is still current
+                _forward_player(&t, &ranges[0, 0], &sigma[0, 0], p)
             if check_every > 0 and (it - start_iteration + 1) % check_every == 0 and written < expl_out.shape[0]:
                 _average(&t, &strategy_sum[0, 0], &avg_v[0, 0])
                 expl_out[written] = _exploitability(&t, &ranges[0, 0], &avg_v[0, 0])
                 written += 1
+                _forward(&t, &ranges[0, 0], &sigma[0, 0])  # the evaluation overwrote the reaches
     return written
 
 
@@ -309,6 +349,12 @@ def exploitability(int[::1] node_type, int[::1] node_player, int[::1] child_star
     t.order = &order[0]
     t.strength = &strength[0]
     t.cards = &hand_cards[0, 0]
+    groups, sorted_cards = _showdown_layout(order, strength, hand_cards)
+    cdef int[::1] groups_v = groups
+    cdef int[::1] sorted_cards_v = sorted_cards
+    t.group_start = &groups_v[0]
+    t.G = groups.shape[0] - 1
+    t.sorted_cards = &sorted_cards_v[0] if sorted_cards.shape[0] > 0 else NULL
     t.reach = &reach_v[0, 0, 0]
     t.values = &values_v[0, 0]
     t.tmp = &tmp_v[0]
