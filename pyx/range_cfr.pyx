@@ -143,6 +143,10 @@ cdef void _backward(Tree* t, int p, const double* sigma, int best_response, doub
     cdef double* out
     cdef const double* opp
     cdef const double* own
+    cdef const double* child
+    cdef const double* srow
+    cdef double* reg
+    cdef double* ssum
     for n in range(t.N - 1, -1, -1):
         out = t.values + <Py_ssize_t>n * H
         if t.node_type[n] == FOLD or t.node_type[n] == SHOWDOWN:
@@ -185,37 +189,51 @@ cdef void _backward(Tree* t, int p, const double* sigma, int best_response, doub
         own = t.reach + <Py_ssize_t>(n * 2 + p) * H
         for a in range(A):
             c = t.child_start[n] + a
-            for h in range(H):
-                if avg_weight > 0:
-                    strategy_sum[<Py_ssize_t>(slot + a) * H + h] += avg_weight * own[h] * sigma[<Py_ssize_t>(slot + a) * H + h]
-                r = regrets[<Py_ssize_t>(slot + a) * H + h] + t.values[<Py_ssize_t>c * H + h] - out[h]
-                if dcfr:
-                    r = r * pos_scale if r > 0 else r * neg_scale
-                elif r < 0:
-                    r = 0.0
-                regrets[<Py_ssize_t>(slot + a) * H + h] = r
+            reg = regrets + <Py_ssize_t>(slot + a) * H
+            child = t.values + <Py_ssize_t>c * H
+            if avg_weight > 0:
+                ssum = strategy_sum + <Py_ssize_t>(slot + a) * H
+                srow = sigma + <Py_ssize_t>(slot + a) * H
+                for h in range(H):
+                    ssum[h] += avg_weight * own[h] * srow[h]
+            if dcfr:
+                for h in range(H):
+                    r = reg[h] + child[h] - out[h]
+                    reg[h] = r * pos_scale if r > 0 else r * neg_scale
+            else:
+                for h in range(H):
+                    r = reg[h] + child[h] - out[h]
+                    reg[h] = r if r > 0 else 0.0
 
 
 cdef void _regret_matching(Tree* t, int p, const double* regrets, double* sigma) noexcept nogil:
+    """Row-wise (contiguous) regret matching: positive regrets normalised per hand, uniform if none."""
     cdef int H = t.H, n, a, h, A, slot
-    cdef double tot, x
+    cdef double x
+    cdef double* tot = t.tmp
+    cdef const double* row
+    cdef double* out
     for n in range(t.N):
         if t.node_type[n] != DECISION or (p >= 0 and t.node_player[n] != p):
             continue
         A = t.num_children[n]
         slot = t.node_slot[n]
         for h in range(H):
-            tot = 0.0
-            for a in range(A):
-                x = regrets[<Py_ssize_t>(slot + a) * H + h]
-                if x > 0:
-                    tot += x
-            for a in range(A):
-                x = regrets[<Py_ssize_t>(slot + a) * H + h]
-                if tot > 0:
-                    sigma[<Py_ssize_t>(slot + a) * H + h] = x / tot if x > 0 else 0.0
+            tot[h] = 0.0
+        for a in range(A):
+            row = regrets + <Py_ssize_t>(slot + a) * H
+            for h in range(H):
+                x = row[h]
+                tot[h] += x if x > 0 else 0.0
+        for a in range(A):
+            row = regrets + <Py_ssize_t>(slot + a) * H
+            out = sigma + <Py_ssize_t>(slot + a) * H
+            for h in range(H):
+                x = row[h]
+                if tot[h] > 0:
+                    out[h] = x / tot[h] if x > 0 else 0.0
                 else:
-                    sigma[<Py_ssize_t>(slot + a) * H + h] = 1.0 / A
+                    out[h] = 1.0 / A
 
 
 cdef void _average(Tree* t, const double* strategy_sum, double* out) noexcept nogil:
