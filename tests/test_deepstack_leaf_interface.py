@@ -75,3 +75,20 @@ def test_net_never_gets_an_empty_range():
     RangeSolver(tree, leaf_values=leaf_fn).run(5)
     x = torch.cat(seen)
     assert (x[:, :36].reshape(-1, 2, 18).sum(-1) == 0).any()
+
+
+def test_targets_of_zero_reach_hands_are_best_response_values():
+    """A hand a player never brings to a situation must get its best-response value as target, not the
+    value of the untrained (uniform) average strategy: depth-limited CFR reads it to decide whether to
+    bring the hand there."""
+    from cfrkit.value_nets.data import solve_situations
+
+    ranges = np.array([[[0, 0.3, 0.2, 0.2, 0.3, 0.0], [0, 0.2, 0.2, 0.2, 0.2, 0.2]]])  # board 0, no hand 5 for p0
+    boards, contribs = np.array([0]), np.array([300.0])
+    values = solve_situations(GAME, boards, contribs, ranges, 400, 200, targets="average_values")
+    solver = RangeSolver(build_public_tree(PGAME, PGAME.round_start_state(0, 300.0)), ranges=ranges, skip=200).run(400)
+    br = solver.best_response_values(0)[0] / 600.0
+    assert abs(values[0, 0, 5] - br[5]) < 0.005
+    assert abs(values[0, 0, 5] - values[0, 0, 4]) < 0.005  # hands 4 and 5 are the same rank
+    old = solve_situations(GAME, boards, contribs, ranges, 400, 200, targets="average_strategy")
+    assert br[5] - old[0, 0, 5] > 0.03  # the average strategy's value understates it

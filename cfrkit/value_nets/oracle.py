@@ -30,12 +30,12 @@ class SolvedBucketModel(nn.Module):
         game: the Leduc-family game (protocol Game).
         stack: chips per player (the net's pot fraction is contribution / stack).
         iterations, skip: CFR+ settings of each situation's solve.
-        targets: ``"average_strategy"`` (cfvs of the average strategy, as the data generator writes by
-            default) or ``"average_values"`` (cfvs averaged over the iterations, DeepStack's targets).
+        targets: ``"average_values"`` (cfvs averaged over the iterations after ``skip``, DeepStack's targets
+            and the data generator's default) or ``"average_strategy"`` (cfvs of the average strategy).
     """
 
     def __init__(self, game, stack: float, iterations: int = 300, skip: int = 0,
-                 targets: str = "average_strategy"):
+                 targets: str = "average_values"):
         super().__init__()
         self.pgame = public_game_for(game)
         self.bucketer = LeducBucketer(self.pgame.deck_size, game.suits)
