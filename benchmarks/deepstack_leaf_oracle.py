@@ -34,7 +34,9 @@ from cfrkit.value_nets.train import load_leaf_values  # noqa: E402
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--leaf", default="oracle", help="'oracle', 'none' (full-depth re-solving) or a net checkpoint")
-    ap.add_argument("--iterations", type=int, default=100, help="CFR+ iterations per re-solve")
+    ap.add_argument("--iterations", type=int, default=100, help="iterations per re-solve")
+    ap.add_argument("--skip", type=int, default=0, help="re-solve iterations left out of the average")
+    ap.add_argument("--algorithm", choices=("cfr+", "dcfr"), default="cfr+", help="re-solve algorithm")
     ap.add_argument("--inner", type=int, default=200, help="oracle: CFR+ iterations per leaf situation")
     ap.add_argument("--inner-skip", type=int, default=100, help="oracle: iterations left out of the averages")
     ap.add_argument("--targets", choices=("average_values", "average_strategy"), default="average_values")
@@ -52,9 +54,10 @@ def main() -> int:
         leaf = load_leaf_values(args.leaf)
         leaf.empty_range = args.empty_range
     t = time.perf_counter()
-    agents = [DeepStackAgent(game, p, leaf_values=leaf, iterations=args.iterations) for p in (0, 1)]
+    agents = [DeepStackAgent(game, p, leaf_values=leaf, iterations=args.iterations, skip=args.skip,
+                             algorithm=args.algorithm) for p in (0, 1)]
     expl = exploitability(game, agent_policy(game, agents, progress=True))
-    print(f"leaf={args.leaf} iterations={args.iterations} inner={args.inner}/{args.inner_skip} "
+    print(f"leaf={args.leaf} {args.algorithm} iterations={args.iterations} skip={args.skip} inner={args.inner}/{args.inner_skip} "
           f"targets={args.targets} empty_range={args.empty_range}: exploitability {expl:.4f} chips "
           f"({agents[0].num_resolves + agents[1].num_resolves} re-solves, {time.perf_counter() - t:.0f} s)")
     return 0
