@@ -54,6 +54,8 @@ def main() -> int:
     ap.add_argument("--hidden", default="256,256,256")
     ap.add_argument("--iterations", default="300,1000", help="CFR+ iterations per re-solve (comma-separated)")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--targets", choices=("average_values", "average_strategy"), default="average_values",
+                    help="value-net targets (see cfrkit.value_nets.data.solve_situations)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-baselines", action="store_true")
     args = ap.parse_args()
@@ -83,7 +85,8 @@ def main() -> int:
     data_dir = os.path.join(args.work_dir, "data")
     t = time.perf_counter()
     generate_dataset(data_dir, game, args.samples, shard_size=args.shard_size, iterations=args.datagen_iterations,
-                     skip=args.datagen_iterations // 2, seed=args.seed, workers=args.workers)
+                     skip=args.datagen_iterations // 2, seed=args.seed, workers=args.workers,
+                     targets=args.targets)
     results["datagen_seconds"] = time.perf_counter() - t
     print(f"datagen: {args.samples} situations ({results['datagen_seconds']:.0f} s; 0 if cached)", flush=True)
     data = load_dataset(data_dir)

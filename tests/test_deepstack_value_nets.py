@@ -62,14 +62,18 @@ def test_situation_values_match_solver_and_are_zero_sum():
     contribs = np.array([100.0, 100.0, 300.0, 100.0])
     ranges[3, :, 0] = 0
     ranges[3] /= ranges[3].sum(-1, keepdims=True)
-    values = solve_situations(game, boards, contribs, ranges, iterations=200, skip=100)
-    # zero-sum: r0 . v0 + r1 . v1 = 0 for exact cfvs
+    values = solve_situations(game, boards, contribs, ranges, iterations=200, skip=100, targets="average_strategy")
+    # zero-sum: r0 . v0 + r1 . v1 = 0 for exact cfvs of one strategy profile
     assert np.abs((ranges * values).sum((1, 2))).max() < 1e-9
     pgame = public_game_for(game)
     tree = build_public_tree(pgame, pgame.round_start_state(4, 100))
     one = RangeSolver(tree, ranges=ranges[1], skip=100).run(200)
     vals, _ = one.node_values()
     np.testing.assert_allclose(vals[0][0][0] / 200.0, values[1, 0], atol=1e-12)
+    # default targets: cfvs averaged over the iterations after skip (DeepStack), near zero-sum
+    averaged = solve_situations(game, boards, contribs, ranges, iterations=200, skip=100)
+    np.testing.assert_allclose(one.average_root_values()[0] / 200.0, averaged[1], atol=1e-12)
+    assert np.abs((ranges * averaged).sum((1, 2))).max() < 0.01
 
 
 @pytest.fixture(scope="module")

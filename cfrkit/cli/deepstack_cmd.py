@@ -21,6 +21,9 @@ def add_parser(sub) -> None:
     p.add_argument("--skip", type=int, default=500, help="iterations left out of the average (default 500)")
     p.add_argument("--pots", choices=("reachable", "uniform"), default="reachable",
                    help="contributions reachable at the round start (default) or uniform in [ante, stack)")
+    p.add_argument("--targets", choices=("average_values", "average_strategy"), default="average_values",
+                   help="root cfvs averaged over the iterations after --skip (DeepStack's, default) or the cfvs "
+                        "of the average strategy (understates hands with zero reach)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--ray", metavar="ADDRESS", default=None, help="run shards on a Ray cluster (needs ray)")
@@ -75,7 +78,8 @@ def run_datagen(args) -> int:
         raise CliError(f"--skip must be in [0, --iterations), got {args.skip}")
     paths = generate_dataset(args.out_dir, args.game, args.samples, shard_size=args.shard_size,
                              iterations=args.iterations, skip=args.skip, seed=args.seed, pots=args.pots,
-                             workers=args.workers, ray_address=args.ray, backend=args.backend, device=args.device)
+                             workers=args.workers, ray_address=args.ray, backend=args.backend, device=args.device,
+                             targets=args.targets)
     print(f"{len(paths)} shards in {args.out_dir}")
     return 0
 

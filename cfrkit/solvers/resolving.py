@@ -28,9 +28,19 @@ from cfrkit.solvers.public_tree import PublicNode, PublicTree, RangeSolver, buil
 
 
 class SolvedLeafValues:
-    """Exact continuation values: solve each leaf's subgame for the given ranges (CFR+, ``iterations``)."""
+    """Exact continuation values: solve each leaf's subgame for the given ranges (CFR+, ``iterations``).
 
-    def __init__(self, pgame, iterations: int = 300, skip: int = 0, algorithm: str = "cfr+"):
+    ``targets="average_values"`` (default, DeepStack's) returns the leaf cfvs averaged over the
+    iterations after ``skip``; ``"average_strategy"`` the cfvs of the average strategy, which gives a
+    hand with zero reach at the leaf the value of the uniform default strategy (far too low), so the
+    outer solve never learns to bring that hand there.
+    """
+
+    def __init__(self, pgame, iterations: int = 300, skip: int = 0, algorithm: str = "cfr+",
+                 targets: str = "average_values"):
+        if targets not in ("average_values", "average_strategy"):
+            raise ValueError(f"targets must be 'average_values' or 'average_strategy', got {targets!r}")
+        self.targets = targets
         self.pgame = pgame
         self.iterations, self.skip, self.algorithm = int(iterations), int(skip), algorithm
         self._trees: Dict[Any, PublicTree] = {}
@@ -51,9 +61,14 @@ class SolvedLeafValues:
             ranges = np.stack([be.to_numpy(reach0[k]), be.to_numpy(reach1[k])], 1)  # (B, 2, H)
             solver = RangeSolver(tree, ranges=ranges, algorithm=self.algorithm, skip=self.skip)
             solver.run(self.iterations)
-            vals, _ = solver.node_values()
-            out0.append(vals[0][0])
-            out1.append(vals[0][1])
+            if self.targets == "average_values":
+                avg = solver.average_root_values()
+                out0.append(avg[:, 0])
+                out1.append(avg[:, 1])
+            else:
+                vals, _ = solver.node_values()
+                out0.append(vals[0][0])
+                out1.append(vals[0][1])
         return be.asarray(np.stack(out0)), be.asarray(np.stack(out1))
 
 

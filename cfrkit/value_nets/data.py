@@ -5,8 +5,9 @@ A situation is the start of a betting round (Leduc: the second round): a random 
 uniformly), and both players' ranges from DeepStack's recursive range generator (hands sorted by
 strength on the board; the mass of a segment is split at its middle by a uniform random fraction,
 recursively).  Each situation is solved with ``iterations`` CFR+ iterations (the first ``skip`` left
-out of the average); the targets are both players' cfvs at the root under the average strategy, as
-fractions of the pot, for ranges normalised to sum 1.
+out of the average); the targets are both players' root cfvs averaged over the iterations after the
+skip (DeepStack's targets; see :func:`solve_situations`), as fractions of the pot, for ranges
+normalised to sum 1.
 
 Situations sharing a board and pot share a public tree, so they are solved together as one batch
 (``RangeSolver`` batch dimension; on the torch backend this runs on the GPU when there is one).
@@ -68,8 +69,19 @@ def round_start_contributions(game: Game) -> List[int]:
 
 
 def solve_situations(game: Game, boards: np.ndarray, contribs: np.ndarray, ranges: np.ndarray, iterations: int,
-                     skip: int = 0, backend: str = "numpy", device: Optional[str] = None) -> np.ndarray:
-    """Root cfvs ``(N, 2, H)`` (pot fractions, ranges normalised) of each situation, batched by (board, pot)."""
+                     skip: int = 0, backend: str = "numpy", device: Optional[str] = None,
+                     targets: str = "average_values") -> np.ndarray:
+    """Root cfvs ``(N, 2, H)`` (pot fractions, ranges normalised) of each situation, batched by (board, pot).
+
+    ``targets``: ``"average_values"`` (default; DeepStack's targets) averages the root cfvs of the
+    current strategies over the iterations after ``skip``; for a hand with (almost) no reach they
+    approach its best-response value, which is what a re-solver needs to decide whether to bring that
+    hand to this situation.  ``"average_strategy"`` takes the cfvs of the average strategy, whose
+    strategy for a hand with zero reach is the uniform default (a hand's value is then badly
+    understated, and depth-limited CFR keeps such hands away from the leaf for good).
+    """
+    if targets not in ("average_values", "average_strategy"):
+        raise ValueError(f"targets must be 'average_values' or 'average_strategy', got {targets!r}")
     pgame = public_game_for(game)
     if not isinstance(pgame, LeducPublicGame):
         raise GameError("situation solving is implemented for the Leduc family")
@@ -80,11 +92,15 @@ def solve_situations(game: Game, boards: np.ndarray, contribs: np.ndarray, range
         tree = build_public_tree(pgame, pgame.round_start_state(int(board), contrib))
         solver = RangeSolver(tree, ranges=ranges[idx], algorithm="cfr+", skip=skip, backend=backend, device=device)
         solver.run(iterations)
-        vals, _ = solver.node_values()
         be = solver.be
         pot = 2.0 * contrib
-        values[idx, 0] = be.to_numpy(vals[0][0]) / pot
-        values[idx, 1] = be.to_numpy(vals[0][1]) / pot
+        if targets == "average_values":
+            avg = be.to_numpy(solver.average_root_values())
+            values[idx, 0], values[idx, 1] = avg[:, 0] / pot, avg[:, 1] / pot
+        else:
+            vals, _ = solver.node_values()
+            values[idx, 0] = be.to_numpy(vals[0][0]) / pot
+            values[idx, 1] = be.to_numpy(vals[0][1]) / pot
     return values
 
 
@@ -113,7 +129,7 @@ def sample_situations(game: Game, count: int, rng: np.random.Generator, pots: st
 
 
 def make_shard(path: str, game_string: str, count: int, seed: int, iterations: int, skip: int, pots: str,
-               backend: str = "numpy", device: Optional[str] = None) -> str:
+               backend: str = "numpy", device: Optional[str] = None, targets: str = "average_values") -> str:
     """Generate and write one shard (called in worker processes)."""
     try:
         import torch
@@ -124,9 +140,9 @@ def make_shard(path: str, game_string: str, count: int, seed: int, iterations: i
     game = load(game_string)
     rng = np.random.default_rng(seed)
     boards, contribs, ranges = sample_situations(game, count, rng, pots)
-    values = solve_situations(game, boards, contribs, ranges, iterations, skip, backend, device)
+    values = solve_situations(game, boards, contribs, ranges, iterations, skip, backend, device, targets)
     header = {"magic": SHARD_MAGIC, "version": 1, "game": game_string, "seed": seed, "count": count,
-              "iterations": iterations, "skip": skip, "pots": pots}
+              "iterations": iterations, "skip": skip, "pots": pots, "targets": targets}
     save_npz_atomic(path, header=header, boards=boards[:, None].astype(np.int64), contribs=contribs,
                     ranges=ranges, values=values)
     return path
@@ -154,7 +170,8 @@ def shard_path(out_dir: str, index: int) -> str:
 def generate_dataset(out_dir: str, game: "str | Game", num_samples: int, shard_size: int = 1000,
                      iterations: int = 1000, skip: int = 500, seed: int = 0, pots: str = "reachable",
                      workers: Optional[int] = None, ray_address: Optional[str] = None, backend: str = "numpy",
-                     device: Optional[str] = None, progress: bool = True) -> List[str]:
+                     device: Optional[str] = None, progress: bool = True,
+                     targets: str = "average_values") -> List[str]:
     """Write ``ceil(num_samples / shard_size)`` shards to ``out_dir`` (resumable; see module docstring).
 
     Shard ``i`` uses seed ``seed * 1_000_003 + i``, so a resumed or re-run generation gives the same data.
@@ -170,7 +187,7 @@ def generate_dataset(out_dir: str, game: "str | Game", num_samples: int, shard_s
     os.makedirs(out_dir, exist_ok=True)
     meta_path = os.path.join(out_dir, "dataset.json")
     settings = {"game": game.game_string(), "shard_size": shard_size, "iterations": iterations, "skip": skip,
-                "seed": seed, "pots": pots}
+                "seed": seed, "pots": pots, "targets": targets}
     if os.path.exists(meta_path):
         try:
             with open(meta_path) as f:
@@ -190,11 +207,13 @@ def generate_dataset(out_dir: str, game: "str | Game", num_samples: int, shard_s
         if os.path.exists(path):
             try:
                 header, _ = load_shard(path)
-                if header.get("count") == count and header.get("seed") == seed * 1_000_003 + i:
+                if header.get("count") == count and header.get("seed") == seed * 1_000_003 + i \
+                        and header.get("targets", "average_strategy") == targets:
                     continue
             except ValueNetFileError:
                 pass  # regenerate a damaged shard
-        jobs.append((path, game.game_string(), count, seed * 1_000_003 + i, iterations, skip, pots, backend, device))
+        jobs.append((path, game.game_string(), count, seed * 1_000_003 + i, iterations, skip, pots, backend, device,
+                     targets))
     bar = None
     if progress:
         from tqdm.auto import tqdm
