@@ -276,6 +276,48 @@ def _showdown_layout(order, strength, hand_cards):
     return groups, sorted_cards
 
 
+cdef class _Workspace:
+    """Owns the tree arrays, the showdown layout and the scratch buffers behind a ``Tree`` view."""
+    cdef Tree t
+    cdef int[::1] node_type, node_player, child_start, num_children, node_slot, order, strength
+    cdef int[::1] groups, sorted_cards
+    cdef int[:, ::1] hand_cards
+    cdef double[:, ::1] amount, values
+    cdef double[:, :, ::1] reach
+    cdef double[::1] tmp
+
+    def __init__(self, int[::1] node_type, int[::1] node_player, int[::1] child_start, int[::1] num_children,
+                 int[::1] node_slot, double[:, ::1] amount, int[::1] order, int[::1] strength,
+                 int[:, ::1] hand_cards):
+        cdef int N = node_type.shape[0], H = hand_cards.shape[0]
+        self.node_type, self.node_player, self.child_start = node_type, node_player, child_start
+        self.num_children, self.node_slot, self.amount = num_children, node_slot, amount
+        self.order, self.strength, self.hand_cards = order, strength, hand_cards
+        groups, sorted_cards = _showdown_layout(order, strength, hand_cards)
+        self.groups, self.sorted_cards = groups, sorted_cards
+        self.reach = np.zeros((N, 2, H))
+        self.values = np.zeros((N, H))
+        self.tmp = np.zeros(H)
+        self.t.N = N
+        self.t.H = H
+        self.t.V = order.shape[0]
+        self.t.node_type = &node_type[0]
+        self.t.node_player = &node_player[0]
+        self.t.child_start = &child_start[0]
+        self.t.num_children = &num_children[0]
+        self.t.node_slot = &node_slot[0]
+        self.t.amount = &amount[0, 0]
+        self.t.order = &order[0]
+        self.t.strength = &strength[0]
+        self.t.cards = &hand_cards[0, 0]
+        self.t.group_start = &self.groups[0]
+        self.t.G = self.groups.shape[0] - 1
+        self.t.sorted_cards = &self.sorted_cards[0] if self.sorted_cards.shape[0] > 0 else NULL
+        self.t.reach = &self.reach[0, 0, 0]
+        self.t.values = &self.values[0, 0]
+        self.t.tmp = &self.tmp[0]
+
+
 def solve(int[::1] node_type, int[::1] node_player, int[::1] child_start, int[::1] num_children, int[::1] node_slot,
           double[:, ::1] amount, int[::1] order, int[::1] strength, int[:, ::1] hand_cards, double[:, ::1] ranges,
           double[:, ::1] regrets, double[:, ::1] strategy_sum, double[:, ::1] sigma, int start_iteration,
@@ -286,38 +328,13 @@ def solve(int[::1] node_type, int[::1] node_player, int[::1] child_start, int[::
     ``expl_out[k]`` receives the exploitability (chips) of the average strategy after iteration
     ``start_iteration - 1 + (k + 1) * check_every``; returns the number of entries written.
     """
-    cdef Tree t
-    cdef int N = node_type.shape[0], H = hand_cards.shape[0], it, p, written = 0
+    cdef _Workspace ws = _Workspace(node_type, node_player, child_start, num_children, node_slot, amount, order,
+                                    strength, hand_cards)
+    cdef Tree t = ws.t
+    cdef int it, p, written = 0
     cdef double tt, w, pos_scale = 0.0, neg_scale = 0.0
-    reach = np.zeros((N, 2, H))
-    values = np.zeros((N, H))
-    tmp = np.zeros(H)
     avg = np.zeros_like(np.asarray(sigma))
-    cdef double[:, :, ::1] reach_v = reach
-    cdef double[:, ::1] values_v = values
-    cdef double[::1] tmp_v = tmp
     cdef double[:, ::1] avg_v = avg
-    t.N = N
-    t.H = H
-    t.V = order.shape[0]
-    t.node_type = &node_type[0]
-    t.node_player = &node_player[0]
-    t.child_start = &child_start[0]
-    t.num_children = &num_children[0]
-    t.node_slot = &node_slot[0]
-    t.amount = &amount[0, 0]
-    t.order = &order[0]
-    t.strength = &strength[0]
-    t.cards = &hand_cards[0, 0]
-    groups, sorted_cards = _showdown_layout(order, strength, hand_cards)
-    cdef int[::1] groups_v = groups
-    cdef int[::1] sorted_cards_v = sorted_cards
-    t.group_start = &groups_v[0]
-    t.G = groups.shape[0] - 1
-    t.sorted_cards = &sorted_cards_v[0] if sorted_cards.shape[0] > 0 else NULL
-    t.reach = &reach_v[0, 0, 0]
-    t.values = &values_v[0, 0]
-    t.tmp = &tmp_v[0]
     with nogil:
         _forward(&t, &ranges[0, 0], &sigma[0, 0])
         for it in range(start_iteration, start_iteration + iterations):
@@ -346,36 +363,10 @@ def exploitability(int[::1] node_type, int[::1] node_player, int[::1] child_star
                    int[::1] node_slot, double[:, ::1] amount, int[::1] order, int[::1] strength,
                    int[:, ::1] hand_cards, double[:, ::1] ranges, double[:, ::1] strategy):
     """Exploitability (chips) of a per-slot ``strategy`` with ``ranges`` as the deal distribution."""
-    cdef Tree t
-    cdef int N = node_type.shape[0], H = hand_cards.shape[0]
+    cdef _Workspace ws = _Workspace(node_type, node_player, child_start, num_children, node_slot, amount, order,
+                                    strength, hand_cards)
+    cdef Tree t = ws.t
     cdef double out
-    reach = np.zeros((N, 2, H))
-    values = np.zeros((N, H))
-    tmp = np.zeros(H)
-    cdef double[:, :, ::1] reach_v = reach
-    cdef double[:, ::1] values_v = values
-    cdef double[::1] tmp_v = tmp
-    t.N = N
-    t.H = H
-    t.V = order.shape[0]
-    t.node_type = &node_type[0]
-    t.node_player = &node_player[0]
-    t.child_start = &child_start[0]
-    t.num_children = &num_children[0]
-    t.node_slot = &node_slot[0]
-    t.amount = &amount[0, 0]
-    t.order = &order[0]
-    t.strength = &strength[0]
-    t.cards = &hand_cards[0, 0]
-    groups, sorted_cards = _showdown_layout(order, strength, hand_cards)
-    cdef int[::1] groups_v = groups
-    cdef int[::1] sorted_cards_v = sorted_cards
-    t.group_start = &groups_v[0]
-    t.G = groups.shape[0] - 1
-    t.sorted_cards = &sorted_cards_v[0] if sorted_cards.shape[0] > 0 else NULL
-    t.reach = &reach_v[0, 0, 0]
-    t.values = &values_v[0, 0]
-    t.tmp = &tmp_v[0]
     with nogil:
         out = _exploitability(&t, &ranges[0, 0], &strategy[0, 0])
     return out
