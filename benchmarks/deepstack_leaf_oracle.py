@@ -41,6 +41,7 @@ def main() -> int:
     ap.add_argument("--inner-skip", type=int, default=100, help="oracle: iterations left out of the averages")
     ap.add_argument("--targets", choices=("average_values", "average_strategy"), default="average_values")
     ap.add_argument("--empty-range", choices=("uniform", "zeros"), default="uniform")
+    ap.add_argument("--carry", choices=("average_values", "best_response"), default="average_values")
     args = ap.parse_args()
     torch.set_num_threads(1)
     game = load("leduc_nolimit")
@@ -55,9 +56,9 @@ def main() -> int:
         leaf.empty_range = args.empty_range
     t = time.perf_counter()
     agents = [DeepStackAgent(game, p, leaf_values=leaf, iterations=args.iterations, skip=args.skip,
-                             algorithm=args.algorithm) for p in (0, 1)]
+                             algorithm=args.algorithm, carry=args.carry) for p in (0, 1)]
     expl = exploitability(game, agent_policy(game, agents, progress=True))
-    print(f"leaf={args.leaf} {args.algorithm} iterations={args.iterations} skip={args.skip} inner={args.inner}/{args.inner_skip} "
+    print(f"leaf={args.leaf} {args.algorithm} carry={args.carry} iterations={args.iterations} skip={args.skip} inner={args.inner}/{args.inner_skip} "
           f"targets={args.targets} empty_range={args.empty_range}: exploitability {expl:.4f} chips "
           f"({agents[0].num_resolves + agents[1].num_resolves} re-solves, {time.perf_counter() - t:.0f} s)")
     return 0

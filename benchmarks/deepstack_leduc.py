@@ -58,6 +58,9 @@ def main() -> int:
                     help="value-net targets (see cfrkit.value_nets.data.solve_situations)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-baselines", action="store_true")
+    ap.add_argument("--algorithm", choices=("dcfr", "cfr+"), default="dcfr", help="re-solve algorithm")
+    ap.add_argument("--carry", choices=("average_values", "best_response"), default="average_values",
+                    help="opponent cfvs carried between decisions (see cfrkit.agents.deepstack)")
     args = ap.parse_args()
     torch.set_num_threads(1)
     game = load(GAME)
@@ -76,7 +79,8 @@ def main() -> int:
             print(f"full-game CFR+ {its} iterations: {cfr:.4f} chips ({time.perf_counter() - t:.1f} s)", flush=True)
             results[f"full_game_cfr_plus_{its}"] = cfr
             t = time.perf_counter()
-            agents = [DeepStackAgent(game, p, iterations=its) for p in (0, 1)]
+            agents = [DeepStackAgent(game, p, iterations=its, algorithm=args.algorithm, carry=args.carry)
+                      for p in (0, 1)]
             full = exploitability(game, agent_policy(game, agents))
             print(f"continual re-solving, full depth (no net), {its} iterations: {full:.4f} chips "
                   f"({time.perf_counter() - t:.0f} s)", flush=True)
@@ -107,7 +111,8 @@ def main() -> int:
         leaf = load_leaf_values(net_path)
         for its in iteration_counts:
             t = time.perf_counter()
-            agents = [DeepStackAgent(game, p, leaf_values=leaf, iterations=its) for p in (0, 1)]
+            agents = [DeepStackAgent(game, p, leaf_values=leaf, iterations=its, algorithm=args.algorithm,
+                                     carry=args.carry) for p in (0, 1)]
             policy = agent_policy(game, agents)
             expl = exploitability(game, policy)
             secs = time.perf_counter() - t

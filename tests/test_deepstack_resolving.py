@@ -81,3 +81,33 @@ def test_depth_limited_resolve_with_exact_continuation():
     # the root decision (fold or call) of player 0 and the root values agree
     np.testing.assert_allclose(limited.strategy[0], full.strategy[0], atol=0.05)
     np.testing.assert_allclose(limited.values[0], full.values[0], atol=0.06 * np.abs(full.values[0]).max())  # 20 outer iterations: a rough solve
+
+
+def test_average_node_values_follow_the_average_strategy(leduc_equilibrium):
+    """Iterate-averaged cfvs (DeepStack's carry) match the average strategy's cfvs where both players reach a node."""
+    game, tree, *_ = leduc_equilibrium
+    solver = RangeSolver(tree, algorithm="cfr+", track_node_values=True).run(1500)
+    vals, reach = solver.node_values()
+    checked = 0
+    for p in (0, 1):
+        avg = solver.average_node_values(p)
+        for n in tree.nodes:
+            own = reach[n.index][p][0] > 0.02  # hands the player itself brings to the node
+            opp_mass = reach[n.index][1 - p][0].sum()
+            if n.kind != DECISION or not own.any() or opp_mass < 0.02:
+                continue
+            # cfvs scale with the opponent's mass; payoffs are at most 13 chips
+            err = np.abs(avg[n.index][0] - vals[n.index][p][0])[own].max() / opp_mass
+            assert err < 0.02, (p, n.history, err)
+            checked += 1
+    assert checked > 50
+    with pytest.raises(ValueError, match="track_node_values"):
+        RangeSolver(tree).run(2).average_node_values(0)
+
+
+def test_continual_resolving_carries_average_values_by_default():
+    game = load("leduc")
+    agent = DeepStackAgent(game, 1, iterations=50)
+    assert agent.carry == "average_values"
+    with pytest.raises(ValueError, match="carry"):
+        DeepStackAgent(game, 1, carry="bogus")

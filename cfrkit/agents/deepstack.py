@@ -52,7 +52,8 @@ class DeepStackAgent:
 
     def __init__(self, game: "str | Game", player: int, leaf_values=None, iterations: int = 1000, skip: int = 0,
                  algorithm: str = "cfr+", average: str = "linear", backend: str = "numpy",
-                 device: Optional[str] = None, seed: int = 0, leaf_resolve: str = "gadget"):
+                 device: Optional[str] = None, seed: int = 0, leaf_resolve: str = "gadget",
+                 carry: str = "average_values"):
         self.game = load(game)
         if player not in (0, 1):
             raise GameError(f"player must be 0 or 1, got {player}")
@@ -64,6 +65,9 @@ class DeepStackAgent:
         if leaf_resolve not in ("gadget", "range"):
             raise ValueError(f"leaf_resolve must be 'gadget' or 'range', got {leaf_resolve!r}")
         self.leaf_resolve = leaf_resolve
+        if carry not in ("best_response", "average_values"):
+            raise ValueError(f"carry must be 'best_response' or 'average_values', got {carry!r}")
+        self.carry = carry
         self.full_tree: PublicTree = build_public_tree(self.pgame)
         self._records: Dict[Tuple[int, ...], _Record] = {}
         self.num_resolves = 0
@@ -117,7 +121,8 @@ class DeepStackAgent:
                 k -= 1
             sub = tree.node_at(rel[:k])
             own_range = rec.result.reach[sub.index][0, self.player]
-            opp_cfvs = rec.result.opp_br_values[sub.index][0]
+            carried = rec.result.opp_br_values if self.carry == "best_response" else rec.result.opp_avg_values
+            opp_cfvs = carried[sub.index][0]
             if k == len(rel):
                 target = node.state
             elif sub.kind == LEAF:

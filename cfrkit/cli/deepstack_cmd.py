@@ -55,8 +55,13 @@ def add_parser(sub) -> None:
     q.add_argument("--opponent", default="random",
                    help="'random', 'deepstack' (same settings), 'cfr:N' (CFR+ with N iterations) or a policy .npz")
     q.add_argument("--hands", type=int, default=200, help="hands, seats alternating (default 200)")
-    q.add_argument("--iterations", type=int, default=1000, help="CFR+ iterations per re-solve")
+    q.add_argument("--iterations", type=int, default=1000, help="CFR iterations per re-solve")
     q.add_argument("--skip", type=int, default=0)
+    q.add_argument("--algorithm", choices=("dcfr", "cfr+"), default="dcfr",
+                   help="re-solve algorithm (default dcfr: alpha 1.5, beta 0, gamma 2)")
+    q.add_argument("--carry", choices=("average_values", "best_response"), default="average_values",
+                   help="opponent cfvs carried between decisions: averaged over the re-solve's iterations "
+                        "(DeepStack, default) or of the best response to the average strategy")
     q.add_argument("--seed", type=int, default=0)
     q.add_argument("--exploitability", action="store_true",
                    help="also compute the agent's exact exploitability (re-solves every public state)")
@@ -153,7 +158,7 @@ def run_play(args) -> int:
 
     def make_agent(seat):
         return DeepStackAgent(game, seat, leaf_values=leaf, iterations=args.iterations, skip=args.skip,
-                              seed=args.seed + seat)
+                              algorithm=args.algorithm, carry=args.carry, seed=args.seed + seat)
 
     agents = [make_agent(0), make_agent(1)]
     opponents = [_opponent(args.opponent, game, 1 - s, make_agent) for s in (0, 1)]

@@ -171,13 +171,15 @@ class RangeSolver:
         backend: ``"numpy"`` or ``"torch"`` (``device`` defaults to cuda when available).
         terminal_kernel: ``"auto"`` (dense matrices for small games, sorted prefix sums beyond) or
             ``"cards"`` (the hold'em Cython kernels of :mod:`cfrkit.cards`, numpy backend).
+        track_node_values: also accumulate both players' cfvs at every node, weighted like the average
+            strategy (:meth:`average_node_values`; what continual re-solving carries between decisions).
     """
 
     def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "cfr+", skip: int = 0,
                  average: str = "linear", alternating: bool = True, leaf_values: Optional[LeafValueFn] = None,
                  gadget: Optional[Tuple[int, Any]] = None, alpha: float = 1.5, beta: float = 0.0,
                  gamma: float = 2.0, backend: str = "numpy", device: Optional[str] = None, dtype=None,
-                 terminal_kernel: str = "auto"):
+                 terminal_kernel: str = "auto", track_node_values: bool = False):
         if algorithm not in ("cfr+", "dcfr"):
             raise ValueError(f"unknown algorithm {algorithm!r}; choose 'cfr+' or 'dcfr'")
         if average not in ("linear", "uniform"):
@@ -247,6 +249,9 @@ class RangeSolver:
         self.seconds = 0.0
         self._root_value_sum = [be.zeros((self.B, H)), be.zeros((self.B, H))]
         self._root_value_count = [0, 0]
+        self.track_node_values = bool(track_node_values)
+        self._node_value_sum: List[List[Any]] = [[None] * len(tree.nodes), [None] * len(tree.nodes)]
+        self._node_value_weight = [0.0, 0.0]
 
     # ------------------------------------------------------------------ passes
     def _root_reach(self):
@@ -418,6 +423,12 @@ class RangeSolver:
                     if t > self.skip:
                         self._root_value_sum[q] = self._root_value_sum[q] + values[0]
                         self._root_value_count[q] += 1
+                    w = self._avg_weight(t)
+                    if self.track_node_values and w > 0:
+                        acc = self._node_value_sum[q]
+                        for i, v in enumerate(values):
+                            acc[i] = v * w if acc[i] is None else acc[i] + v * w
+                        self._node_value_weight[q] += w
                 for q in who:
                     self._regret_matching(q)
         self.seconds += time.perf_counter() - start
@@ -467,6 +478,21 @@ class RangeSolver:
             raise ValueError("no iterations after skip yet")
         be = self.be
         return be.stack([self._root_value_sum[p] / self._root_value_count[p] for p in (0, 1)], 1)
+
+    def average_node_values(self, player: int) -> List[Any]:
+        """Cfvs ``(B, H)`` of ``player`` at every node, averaged over the iterations with the average strategy's weights.
+
+        Needs ``track_node_values=True``.  Each iteration contributes the cfvs of the current strategies
+        (computed with the opponent's reach of that iteration), so the average goes with the players'
+        average reach: at a node after the re-solver's own actions it is the opponent's value for the
+        re-solver's average-strategy reach there.  DeepStack carries these values between decisions.
+        """
+        if not self.track_node_values:
+            raise ValueError("average_node_values needs RangeSolver(..., track_node_values=True)")
+        if self._node_value_weight[player] <= 0:
+            raise ValueError("no iterations after skip yet")
+        w = self._node_value_weight[player]
+        return [v / w for v in self._node_value_sum[player]]
 
     def current_strategy(self) -> Dict[int, Any]:
         return dict(self.sigma)

@@ -82,6 +82,7 @@ class ResolveResult:
     values: List[np.ndarray]          # node -> (B, 2, H) cfvs of both players under the average strategy
     reach: List[np.ndarray]           # node -> (B, 2, H) reach of both players under the average strategy
     opp_br_values: List[np.ndarray]   # node -> (B, H) cfvs of the opponent's best response to the average strategy
+    opp_avg_values: List[np.ndarray]  # node -> (B, H) opponent cfvs averaged over the iterations (DeepStack's carry)
 
     def root_strategy(self) -> np.ndarray:
         return self.strategy[0]
@@ -118,7 +119,8 @@ def resolve(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_range=N
     ranges[:, own_player] = own
     ranges[:, opp] = other
     solver = RangeSolver(tree, ranges=ranges, algorithm=algorithm, skip=skip, average=average,
-                         leaf_values=leaf_values, gadget=gadget, backend=backend, device=device)
+                         leaf_values=leaf_values, gadget=gadget, backend=backend, device=device,
+                         track_node_values=True)
     solver.run(iterations)
     strategy = solver.average_strategy()
     vals, reach = solver.node_values(strategy)
@@ -128,4 +130,4 @@ def resolve(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_range=N
     values = [np.stack([be.to_numpy(v[0]), be.to_numpy(v[1])], 1) for v in vals]
     reaches = [np.stack([be.to_numpy(r[0]), be.to_numpy(r[1])], 1) for r in reach]
     return ResolveResult(tree, solver, solver.to_numpy_strategy(strategy), values, reaches,
-                         [be.to_numpy(v) for v in br])
+                         [be.to_numpy(v) for v in br], [be.to_numpy(v) for v in solver.average_node_values(opp)])
