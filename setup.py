@@ -61,6 +61,7 @@ setup(
             "eval7>=0.1.10",
             "phevaluator>=0.5",
             "pokerkit>=0.5",
+            "ray>=2.0",
         ],
         "bench": ["open_spiel>=1.4", "eval7>=0.1.10", "phevaluator>=0.5", "pokerkit>=0.5"],
         "plots": ["matplotlib>=3.5"],
