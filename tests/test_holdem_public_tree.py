@@ -301,4 +301,8 @@ def test_bad_input_gives_game_error():
             normalize_bet_sizing(bad)
     with pytest.raises(GameError, match="bet_sizing must be None"):
         public_game_for(load("leduc_nolimit"), {1: [1.0]})
+    from cfrkit.agents.deepstack import DeepStackAgent
+
+    with pytest.raises(GameError, match="Leduc family"):
+        DeepStackAgent("holdem", 0)
     assert normalize_bet_sizing({1: [1.0, 0.5], 3: [2.0]}) == ((0.5, 1.0), (0.5, 1.0), (2.0,))
