@@ -10,9 +10,10 @@ bet_sizing=...)``): turn betting, 48 river chance outcomes, river betting to fol
 (no depth limit, no value net).  Ranges: the 1128 live pairs of each player, uniform (``--random-ranges``:
 random weights).  Solver: :class:`cfrkit.solvers.public_tree.RangeSolver`, DCFR (alpha 1.5, beta 0,
 gamma 2), alternating updates, numpy (cards-package Cython showdown kernels) and torch CPU (sorted
-prefix-sum kernels, ``--torch-threads`` intra-op threads, default 1).  Exploitability = (BR_0 + BR_1) / 2 in chips with the ranges as the deal
-distribution, checked every ``--check-every`` iterations; the time to a target is the solver's own
-iteration time up to the first check at or below it (checks not counted).
+prefix-sum kernels, ``--torch-threads`` intra-op threads, default 1).  Exploitability =
+(BR_0 + BR_1) / 2 in chips with the ranges as the deal distribution, checked every ``--check-every``
+iterations; the time to a target is the solver's own iteration time up to the first check at or
+below it (checks not counted).
 
 No peer is timed here: no installed library solves hold'em turn subgames (postflop-solver, the Rust
 anchor of the river benchmark, is not installed), so the script reports cfrkit's numbers and the

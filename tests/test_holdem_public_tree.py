@@ -146,7 +146,8 @@ def walk(rng, pgame, tree, concrete, stats):
         weights = np.array([3.0 if a == 1 else 1.0 for a in actions])
         a = int(rng.choice(actions, p=weights / weights.sum()))
         if node is not None:
-            assert node.kind == DECISION and tuple(node.actions) == tuple(actions) and node.player == concrete.current_player()
+            assert node.kind == DECISION and tuple(node.actions) == tuple(actions)
+            assert node.player == concrete.current_player()
             node = tree.nodes[node.children[node.actions.index(a)]]
             ps = node.state
         else:
