@@ -1,6 +1,7 @@
 """Solving hold'em turn subgames built by HoldemPublicGame, checked against the protocol game.
 
-* CFR (DCFR) on a turn subgame with restricted ranges: exploitability falls below 0.5% of the pot;
+* CFR (DCFR) on a turn subgame with restricted ranges: exploitability falls below 0.5% of the pot,
+  and a CFR-D gadget re-solve of a river node from it is safe (DeepStack's continual re-solving);
 * an independent brute force: for tiny ranges, enumerate the protocol game (concrete hole cards,
   the protocol's own chance probabilities and returns) under the solver's strategy and compare the
   counterfactual values of every hand, the best-response values and the exploitability with the
@@ -15,6 +16,7 @@ from cfrkit.cards.hands import HOLE_PAIRS
 from cfrkit.games import load
 from cfrkit.games.holdem.matchstate import state_from_matchstate
 from cfrkit.solvers.public_tree import CHANCE_NODE, DECISION, RangeSolver, build_public_tree
+from cfrkit.solvers.resolving import resolve
 
 TURN = "MATCHSTATE:0:0:r200c/cc/:5d5c|/8dAs8s/Kh"
 
@@ -50,6 +52,23 @@ def test_turn_subgame_exploitability_falls_below_bound():
     # zero-sum: the root values of both players cancel
     v = solver.root_values()[0]
     assert abs(v[0] + v[1]) < 1e-9 * pot
+
+    # continual re-solving on the river (DeepStack): at the river after check-check, re-solve for
+    # player 0 with the CFR-D gadget fed the opponent's best-response cfvs from the turn solve; the
+    # opponent's best response to the re-solved strategy must not beat those values (gadget safety)
+    strategy = solver.average_strategy()
+    reach = solver._forward(strategy)
+    br1 = solver._backward(reach, 1, strategy, {}, best_response=True)
+    card = [c for c in range(52) if c not in state.board][5]
+    node = tree.node_at((1, 1, card))
+    assert node.kind == DECISION and len(node.board) == 5 and node.player == 0
+    own, opp_reach, opp_cfvs = reach[node.index][0][0], reach[node.index][1][0], br1[node.index][0]
+    result = resolve(tree.pgame, node.state, 0, own, opp_cfvs=opp_cfvs, iterations=400, algorithm="dcfr")
+    assert result.tree.root.contrib == node.contrib and len(result.tree) > 10
+    excess = result.opp_br_values[0][0] - opp_cfvs
+    live = opp_reach > 0
+    assert excess[live].max() < 0.005 * np.abs(opp_cfvs[live]).max()
+    assert (opp_reach * excess).sum() < 1e-3 * (opp_reach * np.abs(opp_cfvs)).sum()
 
 
 def brute_force(tree, state, strategies, ranges, player):
