@@ -26,7 +26,7 @@ import numpy as np
 
 from cfrkit.games.base import Game, GameError, State
 from cfrkit.games.registry import load
-from cfrkit.solvers.public_games import public_game_for
+from cfrkit.solvers.public_games import LeducPublicGame, public_game_for
 from cfrkit.solvers.public_tree import DECISION, LEAF, PublicTree, build_public_tree
 from cfrkit.solvers.resolving import ResolveResult, resolve
 
@@ -59,6 +59,9 @@ class DeepStackAgent:
             raise GameError(f"player must be 0 or 1, got {player}")
         self.player = player
         self.pgame = public_game_for(self.game)
+        if not isinstance(self.pgame, LeducPublicGame):
+            raise GameError(f"DeepStackAgent plays the Leduc family (leduc, leduc_nolimit), not {self.game.short_name!r}: "
+                            f"hold'em public trees exist (HoldemPublicGame) but hold'em value nets do not yet")
         self.leaf_values = leaf_values
         self.iterations, self.skip, self.algorithm, self.average = int(iterations), int(skip), algorithm, average
         self.backend, self.device = backend, device

@@ -11,8 +11,10 @@ needs and nothing about private cards of a particular deal:
 
 :class:`LeducPublicGame` wraps the protocol games ``leduc`` and ``leduc_nolimit`` (a public state
 is a protocol state whose private cards are placeholders, so betting rules come from the game itself);
-:class:`RiverPublicGame` is a hold'em river subgame (1326 hands, card id ``4 * rank + suit``) with
-pot-fraction bets per number of bets plus all-in, fold and call always offered.
+:class:`RiverPublicGame` is a hand-built hold'em river subgame (1326 hands, card id ``4 * rank + suit``) with
+pot-fraction bets per number of bets plus all-in, fold and call always offered;
+:class:`HoldemPublicGame` wraps heads-up no-limit ``holdem`` protocol states from the flop on (betting
+rules and chips from the game, bet sizes from a pot-fraction abstraction, turn/river chance nodes).
 """
 from __future__ import annotations
 
@@ -309,8 +311,264 @@ class RiverPublicGame(PublicPokerGame):
         return f"bet{self.fractions[action - 2]:g}pot"
 
 
-def public_game_for(game: Game) -> PublicPokerGame:
-    """The public view of a protocol poker game (Leduc family)."""
+# --------------------------------------------------------------------------------------------- hold'em (protocol)
+BetSizing = Tuple[Tuple[float, ...], ...]
+DEFAULT_BET_SIZING: BetSizing = ((0.5, 1.0), (1.0,))
+
+
+def normalize_bet_sizing(bet_sizing) -> BetSizing:
+    """Pot fractions per number of bets in the round as a tuple (entry ``k`` = the ``(k+1)``-th bet).
+
+    Accepts ``{1: [0.5, 1.0], 2: [1.0]}`` (keys: 1 = first bet of the round, 2 = first raise, ...;
+    missing keys take the previous key's sizes; the last key's sizes repeat for later raises), a
+    sequence of sequences in the same order, or None (:data:`DEFAULT_BET_SIZING`).  An empty entry
+    offers no sized bets at that bet number (fold, call and all-in remain).
+    """
+    if bet_sizing is None:
+        return DEFAULT_BET_SIZING
+    if isinstance(bet_sizing, dict):
+        if not bet_sizing:
+            raise GameError("bet sizing: give pot fractions for at least the first bet, e.g. {1: [0.5, 1.0]}")
+        keys = []
+        for k in bet_sizing:
+            if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
+                raise GameError(f"bet sizing keys are bet numbers 1, 2, ... (1 = first bet of the round), got {k!r}")
+            keys.append(int(k))
+        levels: List[Sequence[float]] = []
+        last: Sequence[float] = ()
+        for k in range(1, max(keys) + 1):
+            if k in bet_sizing:
+                last = bet_sizing[k]
+            levels.append(last)
+    elif isinstance(bet_sizing, (list, tuple)):
+        levels = list(bet_sizing)
+        if not levels:
+            raise GameError("bet sizing: give pot fractions for at least the first bet, e.g. [[0.5, 1.0]]")
+    else:
+        raise GameError(f"bet sizing must be a dict {{bet number: pot fractions}} or a list of lists, "
+                        f"got {type(bet_sizing).__name__}")
+    out = []
+    for k, level in enumerate(levels, start=1):
+        if isinstance(level, (int, float)):
+            level = (level,)
+        fractions = []
+        for f in level:
+            try:
+                f = float(f)
+            except (TypeError, ValueError):
+                raise GameError(f"bet sizing: bet {k}: {f!r} is not a pot fraction") from None
+            if not (f > 0 and np.isfinite(f)):
+                raise GameError(f"bet sizing: bet {k}: pot fractions must be positive and finite, got {f}")
+            fractions.append(f)
+        out.append(tuple(sorted(set(fractions))))
+    return tuple(out)
+
+
+class HoldemPublicGame(PublicPokerGame):
+    """Public view of heads-up no-limit hold'em (the protocol game ``holdem``) from the flop on.
+
+    A public state is a :class:`~cfrkit.games.holdem.game.HoldemState` whose hole cards are
+    placeholders (cards off the board), so every chip amount, the order of play, the minimum raise,
+    skipped rounds after all-ins and the terminals come from the protocol game itself.  Betting
+    actions are the protocol's action ids: fold ``0``, check/call ``1``, raise to ``N`` chips in the
+    hand ``2 + N``; board chance nodes deal one card at a time (turn, river) with weight
+    ``1 / (52 - board - 4)`` (both players' hole cards removed).
+
+    Args:
+        game: a heads-up no-limit :class:`~cfrkit.games.holdem.game.HoldemGame` with a standard
+            52-card deck, 2 hole cards and boards of 3, 1, 1 cards after the preflop.
+        bet_sizing: pot fractions per number of bets in the round (see :func:`normalize_bet_sizing`),
+            e.g. ``{1: [0.5, 1.0], 2: [1.0]}``.  A fraction ``f`` raises to ``M + f * (P + C)``
+            chips (``M``: largest total put in, ``P``: pot, ``C``: the mover's call amount), rounded
+            to a chip -- the same rule as ``holdem_abstract``.  Sizes below the legal minimum raise
+            or at/above all-in are not offered; fold (when facing a bet), check/call and all-in
+            (raise to the mover's whole stack, when raising is legal) always are.
+
+    Unequal stacks: contributions are reported capped at the smaller stack (chips above it are
+    returned to their owner in the protocol game too), so showdowns have equal contributions.
+    Utilities are net chips.  Hands are the 1326 pairs in :mod:`cfrkit.cards` order.
+    """
+
+    def __init__(self, game: Game, bet_sizing=None):
+        from cfrkit.games.holdem.game import HoldemGame
+
+        if not isinstance(game, HoldemGame):
+            inner = getattr(game, "inner", None)
+            hint = (f"; pass the wrapped game {inner.game_string()!r}" if isinstance(inner, HoldemGame) else "")
+            raise GameError(f"HoldemPublicGame needs a holdem game, got {game.game_string()!r}{hint}")
+        d = game.definition
+        if d.num_players != 2:
+            raise GameError(f"public trees of hold'em are heads-up only: {game.game_string()!r} has "
+                            f"{d.num_players} players")
+        if d.is_limit:
+            raise GameError(f"HoldemPublicGame needs no-limit betting (bet sizes from a pot-fraction abstraction); "
+                            f"{game.game_string()!r} is a limit game")
+        if (d.num_suits, d.num_ranks, d.num_hole_cards, d.num_rounds, tuple(d.num_board_cards)) != (4, 13, 2, 4,
+                                                                                                     (0, 3, 1, 1)):
+            raise GameError(f"HoldemPublicGame needs Texas hold'em cards (52-card deck, 2 hole cards, boards of "
+                            f"0/3/1/1 cards), got {game.game_string()!r}")
+        self.game = game
+        self.definition = d
+        self.bet_sizing = normalize_bet_sizing(bet_sizing)
+        self.hand_cards = holdem_hands()
+        self.num_hands = 1326
+        self.deck_size = 52
+        self.cards_per_hand = 2
+        self.effective_stack = float(min(d.stack))
+        self._strengths: dict = {}
+
+    # -------------------------------------------------------------- roots
+    def check_state(self, state: State) -> None:
+        """GameError unless ``state`` is a non-terminal state of this game on the flop, turn or river."""
+        from cfrkit.games.holdem.game import HoldemState
+
+        if not isinstance(state, HoldemState):
+            inner = getattr(state, "inner", None)
+            if isinstance(inner, HoldemState):
+                raise GameError("pass the underlying holdem state (state.inner) of a holdem_abstract state")
+            raise GameError(f"HoldemPublicGame needs a holdem state, got {type(state).__name__}")
+        if state.game != self.game:
+            raise GameError(f"state belongs to {state.game.game_string()!r}, not {self.game.game_string()!r}")
+        if state.is_terminal():
+            raise GameError("the state is terminal: there is no subgame to build")
+        if state._dealt < self.game._num_hole or state.round == 0:
+            raise GameError("preflop state: hold'em public trees start on the flop, turn or river "
+                            f"(betting so far: {state.betting_string()!r})")
+        if len(state.board) < 3:
+            raise GameError("the flop is not dealt yet: hold'em public trees start once the flop is on the board")
+
+    def root(self, state: Optional[State] = None) -> State:
+        """Public state of a protocol ``state`` on the flop, turn or river (hole cards -> placeholders)."""
+        if state is None:
+            raise GameError("HoldemPublicGame needs a protocol state on the flop, turn or river to root the tree "
+                            "(e.g. from cfrkit.games.holdem.matchstate.state_from_matchstate)")
+        self.check_state(state)
+        ps = state.clone()
+        ps.hole = self._placeholders(ps.board)
+        return ps
+
+    bet_state_of = root
+
+    @staticmethod
+    def _placeholders(board: Sequence[int], extra: int = -1) -> List[List[int]]:
+        used = set(board)
+        used.add(extra)
+        free = [c for c in range(52) if c not in used][:4]
+        return [free[:2], free[2:]]
+
+    # -------------------------------------------------------------- public state queries
+    def kind(self, ps: State) -> str:
+        p = ps.current_player()
+        if p == TERMINAL:
+            return "terminal"
+        if p == CHANCE:
+            return "chance"
+        return "decision"
+
+    def player(self, ps: State) -> int:
+        return ps.current_player()
+
+    def raise_totals(self, ps: State) -> List[int]:
+        """Raise-to totals (chips in the hand) the abstraction offers at ``ps``, all-in last ([] if no raise)."""
+        p = ps.current_player()
+        rng = ps.raise_range(p)
+        if rng is None:
+            return []
+        lo, hi = rng
+        cap = min(hi, ps.d.stack[1 - p])  # raising to the opponent's whole stack or more is all-in
+        base = ps.max_spent()
+        pot_after_call = ps.pot() + ps.call_amount(p)
+        sizing = self.bet_sizing[min(ps.raise_count, len(self.bet_sizing) - 1)]
+        out: List[int] = []
+        for f in sizing:
+            total = base + int(round(f * pot_after_call))
+            if lo <= total < cap and total not in out:
+                out.append(total)
+        out.append(hi)
+        return out
+
+    def actions(self, ps: State) -> List[int]:
+        from cfrkit.games.holdem.game import CALL, FOLD, raise_action
+
+        p = ps.current_player()
+        acts = [FOLD] if ps.bet(p) < ps.max_bet() else []
+        acts.append(CALL)
+        acts.extend(raise_action(t) for t in self.raise_totals(ps))
+        return acts
+
+    def child(self, ps: State, action: int) -> State:
+        if action not in self.actions(ps):
+            raise GameError(f"action {action} is not in the abstraction here; offered: {self.actions(ps)}")
+        return ps.child(action)
+
+    def board(self, ps: State) -> Tuple[int, ...]:
+        return tuple(ps.board)
+
+    def chance_cards(self, ps: State) -> List[int]:
+        used = set(ps.board)
+        return [c for c in range(52) if c not in used]
+
+    def chance_child(self, ps: State, card: int) -> State:
+        new = ps.clone()
+        new.hole = self._placeholders(new.board, card)
+        new.apply_action(int(card))
+        return new
+
+    def contributions(self, ps: State) -> Tuple[float, float]:
+        cap = self.effective_stack
+        return float(min(ps.spent[0], cap)), float(min(ps.spent[1], cap))
+
+    def folder(self, ps: State) -> int:
+        for p in (0, 1):
+            if ps.folded[p]:
+                return p
+        return -1
+
+    def round(self, ps: State) -> int:
+        return int(ps.round)
+
+    def strengths(self, board: Sequence[int]) -> np.ndarray:
+        """Showdown strength (hand class, higher wins; 0 if blocked) of every pair on a river ``board``;
+        zeros before the river (heads-up showdowns only happen on complete boards)."""
+        board = tuple(int(c) for c in board)
+        s = self._strengths.get(board)
+        if s is None:
+            if len(board) == 5:
+                from cfrkit.cards.equity import board_strengths
+
+                s = board_strengths(board).astype(np.int64)
+            else:
+                s = np.zeros(1326, dtype=np.int64)
+            self._strengths[board] = s
+        return s
+
+    def public_key(self, ps: State) -> str:
+        return ps.public_state_string()
+
+    def action_label(self, ps: State, action: int) -> str:
+        from cfrkit.games.holdem.game import CALL, FOLD, raise_amount
+
+        p = ps.current_player()
+        if action == FOLD:
+            return "fold"
+        if action == CALL:
+            return "call" if ps.call_amount(p) else "check"
+        total = raise_amount(action)
+        rng = ps.raise_range(p)
+        tag = " (all-in)" if rng is not None and total == rng[1] else ""
+        verb = "raise to" if ps.max_bet() > ps.bet(p) or ps.raise_count else "bet to"
+        return f"{verb} {total}{tag}"
+
+
+def public_game_for(game: Game, bet_sizing=None) -> PublicPokerGame:
+    """The public view of a protocol poker game: ``leduc``, ``leduc_nolimit`` (betting from the game
+    itself; ``bet_sizing`` must be None) or heads-up no-limit ``holdem`` (``bet_sizing``: pot fractions
+    per number of bets in the round, see :class:`HoldemPublicGame`)."""
     if game.short_name in ("leduc", "leduc_nolimit"):
+        if bet_sizing is not None:
+            raise GameError(f"{game.short_name} takes its bet sizes from the game; bet_sizing must be None")
         return LeducPublicGame(game)
-    raise GameError(f"no public-tree view of game {game.short_name!r} (supported: leduc, leduc_nolimit)")
+    if game.short_name == "holdem":
+        return HoldemPublicGame(game, bet_sizing)
+    raise GameError(f"no public-tree view of game {game.short_name!r} (supported: leduc, leduc_nolimit, "
+                    f"heads-up no-limit holdem)")

@@ -95,14 +95,22 @@ class PublicTree:
 
 
 def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[State] = None,
-                      depth_limit: bool = False, max_nodes: int = 2_000_000) -> PublicTree:
+                      depth_limit: bool = False, max_nodes: int = 2_000_000, bet_sizing=None) -> PublicTree:
     """Public tree of the subgame rooted at ``state`` (default: the start of the betting).
 
     ``depth_limit=True`` stops at the end of the root's betting round: the board card(s) dealt next
     are chance children and the first public state of the next round is a ``leaf`` node (its values
-    come from a leaf value function).  Terminals after all-in calls are kept.
+    come from a leaf value function).  Terminals after all-in calls are kept (with their board run-outs).
+    Hold'em needs a ``state`` on the flop, turn or river; ``bet_sizing`` (pot fractions per number of
+    bets in the round, e.g. ``{1: [0.5, 1.0], 2: [1.0]}``) is passed to
+    :func:`~cfrkit.solvers.public_games.public_game_for` when a protocol game is given.
     """
-    pgame = game_or_pgame if isinstance(game_or_pgame, PublicPokerGame) else public_game_for(game_or_pgame)
+    if isinstance(game_or_pgame, PublicPokerGame):
+        if bet_sizing is not None:
+            raise GameError("bet_sizing is a setting of the public game: pass it to its constructor")
+        pgame = game_or_pgame
+    else:
+        pgame = public_game_for(game_or_pgame, bet_sizing)
     if state is not None and hasattr(pgame, "bet_state_of") and len(getattr(state, "private", ())) >= 2:
         root_state = pgame.bet_state_of(state)
     else:

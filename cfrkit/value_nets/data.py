@@ -177,6 +177,9 @@ def generate_dataset(out_dir: str, game: "str | Game", num_samples: int, shard_s
     Shard ``i`` uses seed ``seed * 1_000_003 + i``, so a resumed or re-run generation gives the same data.
     """
     game = load(game)
+    if not isinstance(public_game_for(game), LeducPublicGame):
+        raise GameError(f"value-net data generation is implemented for the Leduc family (leduc, leduc_nolimit), "
+                        f"not {game.short_name!r}")
     if ray_address is not None:
         try:
             import ray  # noqa: F401
