@@ -33,6 +33,7 @@ from cfrkit.value_nets.train import load_leaf_values  # noqa: E402
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--game", default="leduc_nolimit", help="Leduc-family game string (default leduc_nolimit)")
     ap.add_argument("--leaf", default="oracle", help="'oracle', 'none' (full-depth re-solving) or a net checkpoint")
     ap.add_argument("--iterations", type=int, default=100, help="iterations per re-solve")
     ap.add_argument("--skip", type=int, default=0, help="re-solve iterations left out of the average")
@@ -44,8 +45,10 @@ def main() -> int:
     ap.add_argument("--carry", choices=("average_values", "best_response"), default="average_values")
     args = ap.parse_args()
     torch.set_num_threads(1)
-    game = load("leduc_nolimit")
-    stack = float(game.stack)
+    game = load(args.game)
+    stack = float(getattr(game, "stack", 0.0))
+    if args.leaf != "none" and not stack:
+        ap.error(f"--leaf {args.leaf} needs a no-limit game with a stack; {args.game} has none (use --leaf none)")
     if args.leaf == "oracle":
         model = SolvedBucketModel(game, stack, iterations=args.inner, skip=args.inner_skip, targets=args.targets)
         leaf = NetLeafValues(model, LeducBucketer(game.num_cards, game.suits), stack, empty_range=args.empty_range)
