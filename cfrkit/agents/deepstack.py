@@ -6,8 +6,11 @@ CFR-D gadget, from two quantities it carries between decisions:
 
 * its own range: the reach of each private hand under its own earlier re-solved strategies (Bayes
   update after each own action; hands blocked by board cards drop out);
-* the opponent's counterfactual values: those of the opponent's best response to the previous
-  solve's average strategy, read at the node the public history has reached (after our action, the opponent's action and any board card).  When the history has
+* the opponent's counterfactual values from the previous solve, read at the node the public history
+  has reached (after our action, the opponent's action and any board card): by default the
+  opponent's cfvs averaged over that solve's iterations (DeepStack's choice), or those of the
+  opponent's best response to its average strategy (``carry="best_response"``, a looser bound that
+  passes the previous solve's residual exploitability on).  When the history has
   left the previous solve's depth-limited tree (a new round where the opponent acts first), the agent
   first re-solves at the leaf where it left and reads the values there.
 
@@ -48,6 +51,9 @@ class DeepStackAgent:
         iterations, skip, algorithm, average: CFR settings of every re-solve.
         backend, device: array backend of the re-solves.
         seed: seed of the action sampling in :meth:`step`.
+        leaf_resolve: at a depth-limited leaf left by the opponent's first action of a round, re-solve
+            with the CFR-D gadget (default) or against the opponent's range there (diagnostics).
+        carry: ``"average_values"`` or ``"best_response"`` (see module docstring).
     """
 
     def __init__(self, game: "str | Game", player: int, leaf_values=None, iterations: int = 1000, skip: int = 0,
