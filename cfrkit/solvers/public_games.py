@@ -49,8 +49,23 @@ class PublicPokerGame:
         return (self.hand_cards == card).any(axis=1)
 
 
+class ProtocolPublicGame(PublicPokerGame):
+    """A public poker game whose public states are protocol states (private cards are placeholders)."""
+
+    def kind(self, ps: State) -> str:
+        p = ps.current_player()
+        if p == TERMINAL:
+            return "terminal"
+        if p == CHANCE:
+            return "chance"
+        return "decision"
+
+    def player(self, ps: State) -> int:
+        return ps.current_player()
+
+
 # --------------------------------------------------------------------------------------------- Leduc
-class LeducPublicGame(PublicPokerGame):
+class LeducPublicGame(ProtocolPublicGame):
     """Public view of ``leduc`` / ``leduc_nolimit`` (any ranks/suits): one private card per player."""
 
     def __init__(self, game: Game):
@@ -75,17 +90,6 @@ class LeducPublicGame(PublicPokerGame):
         return state
 
     # -------------------------------------------------------------- public state queries
-    def kind(self, ps: State) -> str:
-        p = ps.current_player()
-        if p == TERMINAL:
-            return "terminal"
-        if p == CHANCE:
-            return "chance"
-        return "decision"
-
-    def player(self, ps: State) -> int:
-        return ps.current_player()
-
     def actions(self, ps: State) -> List[int]:
         return ps.legal_actions()
 
@@ -364,7 +368,7 @@ def normalize_bet_sizing(bet_sizing) -> BetSizing:
     return tuple(out)
 
 
-class HoldemPublicGame(PublicPokerGame):
+class HoldemPublicGame(ProtocolPublicGame):
     """Public view of heads-up no-limit hold'em (the protocol game ``holdem``) from the flop on.
 
     A public state is a :class:`~cfrkit.games.holdem.game.HoldemState` whose hole cards are
@@ -457,17 +461,6 @@ class HoldemPublicGame(PublicPokerGame):
         return [free[:2], free[2:]]
 
     # -------------------------------------------------------------- public state queries
-    def kind(self, ps: State) -> str:
-        p = ps.current_player()
-        if p == TERMINAL:
-            return "terminal"
-        if p == CHANCE:
-            return "chance"
-        return "decision"
-
-    def player(self, ps: State) -> int:
-        return ps.current_player()
-
     def raise_totals(self, ps: State) -> List[int]:
         """Raise-to totals (chips in the hand) the abstraction offers at ``ps``, all-in last ([] if no raise)."""
         p = ps.current_player()
