@@ -275,19 +275,22 @@ cdef void _backward(Tree* t, int p, double* sigma, int best_response, double* re
 
 
 cdef void _average(Tree* t, const double* strategy_sum, double* out) noexcept nogil:
-    cdef int H = t.H, n, a, h, A, slot
-    cdef double tot
+    """Average strategy: strategy sums normalised per hand (row-wise), uniform where a hand's sum is 0."""
+    cdef int H = t.H, n, a, A, slot
+    cdef double* tot = t.tmp
+    cdef double* denom = t.tmp + H
+    cdef double* uniform = t.tmp + 2 * H
     for n in range(t.N):
         if t.node_type[n] != DECISION:
             continue
         A = t.num_children[n]
         slot = t.node_slot[n]
-        for h in range(H):
-            tot = 0.0
-            for a in range(A):
-                tot += strategy_sum[<Py_ssize_t>(slot + a) * H + h]
-            for a in range(A):
-                out[<Py_ssize_t>(slot + a) * H + h] = strategy_sum[<Py_ssize_t>(slot + a) * H + h] / tot if tot > 0 else 1.0 / A
+        memcpy(tot, strategy_sum + <Py_ssize_t>slot * H, H * sizeof(double))
+        for a in range(1, A):
+            rc_add(tot, strategy_sum + <Py_ssize_t>(slot + a) * H, H)
+        rc_match_prepare(tot, denom, uniform, 1.0 / A, H)
+        for a in range(A):
+            rc_match(out + <Py_ssize_t>(slot + a) * H, strategy_sum + <Py_ssize_t>(slot + a) * H, denom, uniform, H)
 
 
 cdef double _exploitability(Tree* t, const double* ranges, double* avg) noexcept nogil:
@@ -311,14 +314,17 @@ cdef double _exploitability(Tree* t, const double* ranges, double* avg) noexcept
 cdef class _Workspace:
     """Owns the tree arrays, the derived layout (reach rows, terminal children, strength runs) and scratch."""
     cdef Tree t
-    cdef int[::1] node_type, node_player, child_start, num_children, node_slot
+    cdef const int[::1] node_type, node_player, child_start, num_children, node_slot
+    cdef const int[:, ::1] hand_cards
+    cdef const double[:, ::1] amount
     cdef int[::1] groups, fold_child, showdown_child
-    cdef int[:, ::1] hand_cards, reach_row
-    cdef double[:, ::1] amount, values, reach
+    cdef int[:, ::1] reach_row
+    cdef double[:, ::1] values, reach
     cdef double[::1] tmp
 
-    def __init__(self, int[::1] node_type, int[::1] node_player, int[::1] child_start, int[::1] num_children,
-                 int[::1] node_slot, double[:, ::1] amount, int[::1] strength, int[:, ::1] hand_cards):
+    def __init__(self, const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
+                 const int[::1] num_children, const int[::1] node_slot, const double[:, ::1] amount,
+                 const int[::1] strength, const int[:, ::1] hand_cards):
         cdef int N = node_type.shape[0], H = hand_cards.shape[0], n, a, c, q, rows
         if N == 0 or node_type[0] != DECISION:
             raise ValueError("the root of the flat tree must be a decision node")
@@ -372,8 +378,9 @@ cdef class _Workspace:
         self.t.tmp = &self.tmp[0]
 
 
-def solve(int[::1] node_type, int[::1] node_player, int[::1] child_start, int[::1] num_children, int[::1] node_slot,
-          double[:, ::1] amount, int[::1] strength, int[:, ::1] hand_cards, double[:, ::1] ranges,
+def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
+          const int[::1] num_children, const int[::1] node_slot, const double[:, ::1] amount,
+          const int[::1] strength, const int[:, ::1] hand_cards, const double[:, ::1] ranges,
           double[:, ::1] regrets, double[:, ::1] strategy_sum, double[:, ::1] sigma, int start_iteration,
           int max_iterations, int dcfr, double alpha, double beta, double gamma, int check_every, double target, double[::1] expl_out):
     """Run up to ``max_iterations`` alternating updates from ``start_iteration`` (1-based).
@@ -422,9 +429,10 @@ def solve(int[::1] node_type, int[::1] node_player, int[::1] child_start, int[::
     return done, written
 
 
-def exploitability(int[::1] node_type, int[::1] node_player, int[::1] child_start, int[::1] num_children,
-                   int[::1] node_slot, double[:, ::1] amount, int[::1] strength, int[:, ::1] hand_cards,
-                   double[:, ::1] ranges, double[:, ::1] strategy):
+def exploitability(const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
+                   const int[::1] num_children, const int[::1] node_slot, const double[:, ::1] amount,
+                   const int[::1] strength, const int[:, ::1] hand_cards, const double[:, ::1] ranges,
+                   double[:, ::1] strategy):
     """Exploitability (chips) of a per-slot ``strategy`` with ``ranges`` as the deal distribution."""
     cdef _Workspace ws = _Workspace(node_type, node_player, child_start, num_children, node_slot, amount, strength,
                                     hand_cards)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Dict, List, Optional
@@ -45,23 +46,109 @@ def _spread_cards(hands: np.ndarray, strengths: np.ndarray, hand_cards: np.ndarr
     of the same card form a serial dependency chain, spread-out cards let them overlap.  Only the
     order inside a run of equal strength changes, which the showdown values do not depend on.
     """
-    out = []
+    out: List[int] = []
     last_use = np.full(52, -10**9)
     i = 0
     while i < len(hands):
         j = i
         while j < len(hands) and strengths[hands[j]] == strengths[hands[i]]:
             j += 1
-        todo = list(hands[i:j])
-        while todo:
-            pos = len(out)
-            best = max(range(len(todo)), key=lambda m: (min(pos - last_use[hand_cards[todo[m], 0]],
-                                                            pos - last_use[hand_cards[todo[m], 1]]), -m))
-            h = todo.pop(best)
-            last_use[hand_cards[h]] = pos
-            out.append(h)
+        todo = np.asarray(hands[i:j])
+        cards = hand_cards[todo]
+        left = np.ones(len(todo), bool)
+        for _ in range(len(todo)):
+            # least recently used cards first; ties keep the original order (argmax takes the first)
+            gap = np.where(left, len(out) - last_use[cards].max(1), -1)
+            m = int(np.argmax(gap))
+            left[m] = False
+            last_use[cards[m]] = len(out)
+            out.append(int(todo[m]))
         i = j
     return np.asarray(out, dtype=hands.dtype)
+
+
+class FlatTree:
+    """Flat layout of a chance-free public tree for the kernel, shared by every spot on that tree.
+
+    Nodes are renumbered breadth-first (children contiguous, after their parent): ``node_type``
+    (0 decision, 1 fold, 2 showdown), ``node_player``, ``child_start``, ``num_children``,
+    ``node_slot`` (first row of the node's actions), ``amount[n, p]`` (terminal payoff multiplier).
+    ``hands[k]``: pair index of kernel hand ``k`` (live hands sorted by strength), with ``strength``
+    and ``hand_cards``.  Build it once per tree with :meth:`of` (cached).
+    """
+
+    _cache: "weakref.WeakKeyDictionary[PublicTree, FlatTree]" = weakref.WeakKeyDictionary()
+
+    @classmethod
+    def of(cls, tree: PublicTree) -> "FlatTree":
+        """The (cached) layout of ``tree``."""
+        flat = cls._cache.get(tree)
+        if flat is None:
+            flat = cls._cache[tree] = cls(tree)
+        return flat
+
+    def __init__(self, tree: PublicTree):
+        kinds = {n.kind for n in tree.nodes}
+        if not kinds <= {DECISION, FOLD_NODE, SHOWDOWN_NODE} or len({n.board for n in tree.nodes}) != 1:
+            raise GameError("FlatRangeSolver needs a tree without chance nodes or leaves (one board)")
+        if tree.root.kind != DECISION:
+            raise GameError("FlatRangeSolver needs a decision at the root of the tree")
+        pg = tree.pgame
+        if pg.hand_cards.shape[1] != 2 or pg.hand_cards.max() >= 52:
+            raise GameError("FlatRangeSolver needs two-card hands of a 52-card deck")
+        self.tree = tree
+        self.pot = float(tree.root.pot)
+        self.num_hands = tree.num_hands
+        board = tree.root.board
+        self.mask = pg.hand_mask(board)
+        order: List[int] = [0]
+        k = 0
+        while k < len(order):
+            order.extend(tree.nodes[order[k]].children)
+            k += 1
+        new_of = {old: new for new, old in enumerate(order)}
+        N = len(order)
+        self.node_type = np.zeros(N, dtype=np.int32)
+        self.node_player = np.full(N, -1, dtype=np.int32)
+        self.child_start = np.zeros(N, dtype=np.int32)
+        self.num_children = np.zeros(N, dtype=np.int32)
+        self.node_slot = np.full(N, -1, dtype=np.int32)
+        self.amount = np.zeros((N, 2))
+        slots = 0
+        self.slot_of: Dict[int, int] = {}  # original decision index -> first slot
+        self.actions_of: Dict[int, int] = {}
+        for new, old in enumerate(order):
+            n = tree.nodes[old]
+            if n.kind == DECISION:
+                self.node_type[new] = 0
+                self.node_player[new] = n.player
+                self.child_start[new] = new_of[n.children[0]]
+                self.num_children[new] = len(n.children)
+                self.node_slot[new] = slots
+                self.slot_of[old] = slots
+                self.actions_of[old] = len(n.children)
+                slots += len(n.children)
+            elif n.kind == FOLD_NODE:
+                self.node_type[new] = 1
+                for p in (0, 1):
+                    self.amount[new, p] = -n.contrib[p] if n.folder == p else n.contrib[1 - p]
+            else:
+                self.node_type[new] = 2
+                self.amount[new] = n.contrib
+        self.slots = slots
+        # the kernel works on the live hands (no card on the board) sorted by showdown strength
+        strengths = np.asarray(pg.strengths(board), dtype=np.int64)
+        live = np.nonzero(self.mask > 0)[0]
+        self.hands = _spread_cards(live[np.argsort(strengths[live], kind="stable")], strengths, pg.hand_cards)
+        self.strength = np.ascontiguousarray(strengths[self.hands], dtype=np.int32)
+        self.hand_cards = np.ascontiguousarray(pg.hand_cards[self.hands], dtype=np.int32)
+        for arr in (self.node_type, self.node_player, self.child_start, self.num_children, self.node_slot,
+                    self.amount, self.hands, self.strength, self.hand_cards):
+            arr.setflags(write=False)
+
+    def kernel_args(self):
+        return (self.node_type, self.node_player, self.child_start, self.num_children, self.node_slot, self.amount,
+                self.strength, self.hand_cards)
 
 
 class FlatRangeSolver:
@@ -78,82 +165,34 @@ class FlatRangeSolver:
                  beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"]):
         if algorithm not in ("cfr+", "dcfr"):
             raise ValueError(f"unknown algorithm {algorithm!r}; choose 'cfr+' or 'dcfr'")
-        kinds = {n.kind for n in tree.nodes}
-        if not kinds <= {DECISION, FOLD_NODE, SHOWDOWN_NODE} or len({n.board for n in tree.nodes}) != 1:
-            raise GameError("FlatRangeSolver needs a tree without chance nodes or leaves (one board)")
-        if tree.root.kind != DECISION:
-            raise GameError("FlatRangeSolver needs a decision at the root of the tree")
-        pg = tree.pgame
-        if pg.hand_cards.shape[1] != 2 or pg.hand_cards.max() >= 52:
-            raise GameError("FlatRangeSolver needs two-card hands of a 52-card deck")
+        self.flat = flat = FlatTree.of(tree)
         self.tree = tree
         self.algorithm = algorithm
         self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
-        self.pot = float(tree.root.pot)
-        H = tree.num_hands
-        board = tree.root.board
-        mask = pg.hand_mask(board)
+        self.pot = flat.pot
+        self.num_hands = H = flat.num_hands
+        self.hands = flat.hands
+        self.strength = flat.strength
+        self.hand_cards = flat.hand_cards
         if ranges is None:
-            ranges = np.broadcast_to(mask / mask.sum(), (2, H))
+            ranges = np.broadcast_to(flat.mask / flat.mask.sum(), (2, H))
         ranges = np.asarray(ranges, dtype=np.float64)
         if ranges.shape != (2, H):
             raise ValueError(f"ranges must have shape (2, {H}), got {ranges.shape}")
         if not np.all(np.isfinite(ranges)) or ranges.min() < 0:
             raise ValueError("ranges must be finite and non-negative")
-        # breadth-first renumbering: children of every node contiguous and after their parent
-        order: List[int] = [0]
-        k = 0
-        while k < len(order):
-            order.extend(tree.nodes[order[k]].children)
-            k += 1
-        new_of = {old: new for new, old in enumerate(order)}
-        N = len(order)
-        self.node_type = np.zeros(N, dtype=np.int32)
-        self.node_player = np.full(N, -1, dtype=np.int32)
-        self.child_start = np.zeros(N, dtype=np.int32)
-        self.num_children = np.zeros(N, dtype=np.int32)
-        self.node_slot = np.full(N, -1, dtype=np.int32)
-        self.amount = np.zeros((N, 2))
-        slots = 0
-        self._slot_of: Dict[int, int] = {}
-        for new, old in enumerate(order):
-            n = tree.nodes[old]
-            if n.kind == DECISION:
-                self.node_type[new] = 0
-                self.node_player[new] = n.player
-                self.child_start[new] = new_of[n.children[0]]
-                self.num_children[new] = len(n.children)
-                self.node_slot[new] = slots
-                self._slot_of[old] = slots
-                slots += len(n.children)
-            elif n.kind == FOLD_NODE:
-                self.node_type[new] = 1
-                for p in (0, 1):
-                    self.amount[new, p] = -n.contrib[p] if n.folder == p else n.contrib[1 - p]
-            else:
-                self.node_type[new] = 2
-                self.amount[new] = n.contrib
-        # the kernel works on the live hands (no card on the board) sorted by showdown strength
-        strengths = np.asarray(pg.strengths(board), dtype=np.int64)
-        live = np.nonzero(mask > 0)[0]
-        self.hands = _spread_cards(live[np.argsort(strengths[live], kind="stable")], strengths,
-                                   pg.hand_cards)  # kernel hand k -> pair index
-        self.num_hands = H
         self.ranges = np.ascontiguousarray(ranges[:, self.hands])
-        self.strength = np.ascontiguousarray(strengths[self.hands], dtype=np.int32)
-        self.hand_cards = np.ascontiguousarray(pg.hand_cards[self.hands], dtype=np.int32)
         V = len(self.hands)
-        self.regrets = np.zeros((slots, V))
-        self.strategy_sum = np.zeros((slots, V))
-        self.sigma = np.zeros((slots, V))
-        for old, s in self._slot_of.items():
-            A = len(tree.nodes[old].children)
+        self.regrets = np.zeros((flat.slots, V))
+        self.strategy_sum = np.zeros((flat.slots, V))
+        self.sigma = np.zeros((flat.slots, V))
+        for old, s in flat.slot_of.items():
+            A = flat.actions_of[old]
             self.sigma[s:s + A] = 1.0 / A
         self.iterations = 0
 
     def _args(self):
-        return (self.node_type, self.node_player, self.child_start, self.num_children, self.node_slot, self.amount,
-                self.strength, self.hand_cards)
+        return self.flat.kernel_args()
 
     def run(self, iterations: int, check_every: int = 0, target: Optional[float] = None) -> np.ndarray:
         """Run up to ``iterations`` more iterations; returns the exploitability (chips) every ``check_every``.
@@ -190,8 +229,8 @@ class FlatRangeSolver:
 
     def _average_slots(self) -> np.ndarray:
         out = np.empty_like(self.strategy_sum)
-        for old, s in self._slot_of.items():
-            A = len(self.tree.nodes[old].children)
+        for old, s in self.flat.slot_of.items():
+            A = self.flat.actions_of[old]
             tot = self.strategy_sum[s:s + A].sum(0, keepdims=True)
             out[s:s + A] = np.where(tot > 0, self.strategy_sum[s:s + A] / np.where(tot > 0, tot, 1), 1.0 / A)
         return out
@@ -204,8 +243,8 @@ class FlatRangeSolver:
         """``(1, A, H)`` average strategy per decision node (original tree indices)."""
         avg = self._average_slots()
         out = {}
-        for old, s in self._slot_of.items():
-            A = len(self.tree.nodes[old].children)
+        for old, s in self.flat.slot_of.items():
+            A = self.flat.actions_of[old]
             full = np.full((1, A, self.num_hands), 1.0 / A)
             full[0][:, self.hands] = avg[s:s + A]
             out[old] = full
