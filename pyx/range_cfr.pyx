@@ -84,11 +84,13 @@ cdef extern from *:
         }
     }
 
-    /* Showdown sweeps over hands sorted by strength; `groups` = first hand of each run of equal strength
-       (+ sentinel).  win[k] = opponent mass (card-compatible) of weaker hands, lose[k] = of stronger hands.
-       The ascending and descending sweeps run interleaved: two independent dependency chains.
-       On return full[52] / *full_total hold the per-card and total opponent mass (for fold values). */
-    static void rc_win_lose(const double* restrict r, double* restrict win, double* restrict lose,
+    /* Showdown values over hands sorted by strength; `groups` = first hand of each run of equal strength
+       (+ sentinel).  out[k] = amt * (win[k] - lose[k]): opponent mass (card-compatible) of weaker hands
+       minus that of stronger hands.  The ascending (win) and descending (lose) sweeps run interleaved,
+       two independent dependency chains; whichever reaches a run second writes the final value (the
+       first parks its part in out or in `lose`).  On return full[52] / *full_total hold the per-card
+       and total opponent mass (for fold values). */
+    static void rc_showdown(const double* restrict r, double* restrict out, double amt, double* restrict lose,
                             const int* restrict groups, int G, const int* restrict cards,
                             double* restrict full, double* full_total) {
         double up[52], down[52];
@@ -98,8 +100,18 @@ cdef extern from *:
         for (int i = 0; i < G; i++) {
             int g = G - 1 - i;
             int a0 = groups[i], a1 = groups[i + 1], b0 = groups[g], b1 = groups[g + 1];
-            for (int k = a0; k < a1; k++) win[k] = tu - up[cards[2 * k]] - up[cards[2 * k + 1]];
-            for (int k = b0; k < b1; k++) lose[k] = td - down[cards[2 * k]] - down[cards[2 * k + 1]];
+            if (i > g) {  /* the descending sweep passed run i already */
+                for (int k = a0; k < a1; k++)
+                    out[k] = ((tu - up[cards[2 * k]] - up[cards[2 * k + 1]]) - lose[k]) * amt;
+            } else {
+                for (int k = a0; k < a1; k++) out[k] = tu - up[cards[2 * k]] - up[cards[2 * k + 1]];
+            }
+            if (g <= i) {  /* the ascending sweep passed run g already (or just now) */
+                for (int k = b0; k < b1; k++)
+                    out[k] = (out[k] - (td - down[cards[2 * k]] - down[cards[2 * k + 1]])) * amt;
+            } else {
+                for (int k = b0; k < b1; k++) lose[k] = td - down[cards[2 * k]] - down[cards[2 * k + 1]];
+            }
             for (int k = a0; k < a1; k++) {
                 tu += r[k];
                 up[cards[2 * k]] += r[k];
@@ -144,10 +156,6 @@ cdef extern from *:
         for (int k = 0; k < H; k++)
             out[k] = (full_total - full[cards[2 * k]] - full[cards[2 * k + 1]] + r[k]) * amt;
     }
-    RC_VECTOR static void rc_showdown_values(const double* restrict win, const double* restrict lose, double amt,
-                                   double* restrict out, int H) {
-        for (int k = 0; k < H; k++) out[k] = (win[k] - lose[k]) * amt;
-    }
     """
     void rc_scale(double* dst, const double* src, const double* s, int H) nogil
     void rc_add(double* out, const double* x, int H) nogil
@@ -158,12 +166,11 @@ cdef extern from *:
                           int H) nogil
     void rc_match_prepare(const double* tot, double* denom, double* uniform, double inv_actions, int H) nogil
     void rc_match(double* srow, const double* reg, const double* denom, const double* uniform, int H) nogil
-    void rc_win_lose(const double* r, double* win, double* lose, const int* groups, int G, const int* cards,
-                     double* full, double* full_total) nogil
+    void rc_showdown(const double* r, double* out, double amt, double* lose, const int* groups, int G,
+                     const int* cards, double* full, double* full_total) nogil
     void rc_card_sums(const double* r, const int* cards, int H, double* full, double* full_total) nogil
     void rc_fold_values(const double* r, const double* full, double full_total, const int* cards, double amt,
                         double* out, int H) nogil
-    void rc_showdown_values(const double* win, const double* lose, double amt, double* out, int H) nogil
 
 
 cdef enum:
@@ -189,7 +196,7 @@ cdef struct Tree:
     const int* group_start     # (G + 1,)
     double* reach              # (rows, H)
     double* values             # (N, H)
-    double* tmp                # (5, H) scratch
+    double* tmp                # (4, H) scratch
 
 
 cdef inline double* _reach(Tree* t, int n, int q) noexcept nogil:
@@ -214,15 +221,14 @@ cdef void _terminal_children(Tree* t, int n, int p) noexcept nogil:
     cdef int H = t.H
     cdef double full[52]
     cdef double full_total
-    cdef double* win = t.tmp + 3 * H
-    cdef double* lose = t.tmp + 4 * H
+    cdef double* lose = t.tmp + 3 * H
     cdef const double* r
     # when p acts at n, the opponent's reach is the same at every child: one sweep serves fold and call
     fused = t.node_player[n] == p and f >= 0 and s >= 0
     if fused:
         r = _reach(t, s, 1 - p)
-        rc_win_lose(r, win, lose, t.group_start, t.G, t.cards, full, &full_total)
-        rc_showdown_values(win, lose, t.amount[2 * s + p], t.values + <Py_ssize_t>s * H, H)
+        rc_showdown(r, t.values + <Py_ssize_t>s * H, t.amount[2 * s + p], lose, t.group_start, t.G, t.cards, full,
+                    &full_total)
         rc_fold_values(r, full, full_total, t.cards, t.amount[2 * f + p], t.values + <Py_ssize_t>f * H, H)
     for a in range(t.num_children[n]):
         c = t.child_start[n] + a
@@ -233,8 +239,8 @@ cdef void _terminal_children(Tree* t, int n, int p) noexcept nogil:
             rc_card_sums(r, t.cards, H, full, &full_total)
             rc_fold_values(r, full, full_total, t.cards, t.amount[2 * c + p], t.values + <Py_ssize_t>c * H, H)
         elif t.node_type[c] == SHOWDOWN:
-            rc_win_lose(r, win, lose, t.group_start, t.G, t.cards, full, &full_total)
-            rc_showdown_values(win, lose, t.amount[2 * c + p], t.values + <Py_ssize_t>c * H, H)
+            rc_showdown(r, t.values + <Py_ssize_t>c * H, t.amount[2 * c + p], lose, t.group_start, t.G, t.cards,
+                        full, &full_total)
 
 
 cdef void _backward(Tree* t, int p, double* sigma, int best_response, double* regrets, double* strategy_sum,
@@ -364,7 +370,7 @@ cdef class _Workspace:
                     self.showdown_child[n] = c
         self.reach = np.zeros((rows, H))
         self.values = np.zeros((N, H))
-        self.tmp = np.zeros(5 * H)
+        self.tmp = np.zeros(4 * H)
         self.t.N = N
         self.t.H = H
         self.t.G = self.groups.shape[0] - 1
