@@ -75,7 +75,7 @@ def test_checks_and_stopping_leave_iterates_unchanged(tree):
     np.testing.assert_array_equal(batch.solvers[1].strategy_sum, plain.strategy_sum)
 
 
-@pytest.mark.parametrize("params", [dict(gamma=3.0), dict(beta=0.5, gamma=3.0), dict(alpha=1.0, beta=-1.0)])
+@pytest.mark.parametrize("params", [{"gamma": 3.0}, {"beta": 0.5, "gamma": 3.0}, {"alpha": 1.0, "beta": -1.0}])
 def test_dcfr_parameters_agree_with_numpy_solver(tree, params):
     r = _ranges(tree, 1, seed=5)[0]
     ref = RangeSolver(tree, ranges=r, algorithm="dcfr", **params).run(10)

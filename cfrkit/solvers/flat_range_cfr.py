@@ -23,7 +23,7 @@ import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import ClassVar, Dict, List, Optional
 
 import numpy as np
 
@@ -77,7 +77,7 @@ class FlatTree:
     and ``hand_cards``.  Build it once per tree with :meth:`of` (cached).
     """
 
-    _cache: "weakref.WeakKeyDictionary[PublicTree, FlatTree]" = weakref.WeakKeyDictionary()
+    _cache: ClassVar[weakref.WeakKeyDictionary] = weakref.WeakKeyDictionary()  # PublicTree -> FlatTree
 
     @classmethod
     def of(cls, tree: PublicTree) -> "FlatTree":
