@@ -90,6 +90,9 @@ cdef extern from *:
        two independent dependency chains; whichever reaches a run second writes the final value (the
        first parks its part in out or in `lose`).  On return full[52] / *full_total hold the per-card
        and total opponent mass (for fold values). */
+    /* both cards of hand k with one 8-byte load */
+    #define RC_CARDS(k) long long pair_; memcpy(&pair_, cards + 2 * (k), 8); \
+        int c0 = (int)(pair_ & 0xffffffff), c1 = (int)(pair_ >> 32)
     static void rc_showdown(const double* restrict r, double* restrict out, double amt, double* restrict lose,
                             const int* restrict groups, int G, const int* restrict cards,
                             double* restrict full, double* full_total) {
@@ -101,26 +104,40 @@ cdef extern from *:
             int g = G - 1 - i;
             int a0 = groups[i], a1 = groups[i + 1], b0 = groups[g], b1 = groups[g + 1];
             if (i > g) {  /* the descending sweep passed run i already */
-                for (int k = a0; k < a1; k++)
-                    out[k] = ((tu - up[cards[2 * k]] - up[cards[2 * k + 1]]) - lose[k]) * amt;
+                for (int k = a0; k < a1; k++) {
+                    RC_CARDS(k);
+                    out[k] = ((tu - up[c0] - up[c1]) - lose[k]) * amt;
+                }
             } else {
-                for (int k = a0; k < a1; k++) out[k] = tu - up[cards[2 * k]] - up[cards[2 * k + 1]];
+                for (int k = a0; k < a1; k++) {
+                    RC_CARDS(k);
+                    out[k] = tu - up[c0] - up[c1];
+                }
             }
             if (g <= i) {  /* the ascending sweep passed run g already (or just now) */
-                for (int k = b0; k < b1; k++)
-                    out[k] = (out[k] - (td - down[cards[2 * k]] - down[cards[2 * k + 1]])) * amt;
+                for (int k = b0; k < b1; k++) {
+                    RC_CARDS(k);
+                    out[k] = (out[k] - (td - down[c0] - down[c1])) * amt;
+                }
             } else {
-                for (int k = b0; k < b1; k++) lose[k] = td - down[cards[2 * k]] - down[cards[2 * k + 1]];
+                for (int k = b0; k < b1; k++) {
+                    RC_CARDS(k);
+                    lose[k] = td - down[c0] - down[c1];
+                }
             }
             for (int k = a0; k < a1; k++) {
-                tu += r[k];
-                up[cards[2 * k]] += r[k];
-                up[cards[2 * k + 1]] += r[k];
+                RC_CARDS(k);
+                double x = r[k];
+                tu += x;
+                up[c0] += x;
+                up[c1] += x;
             }
             for (int k = b0; k < b1; k++) {
-                td += r[k];
-                down[cards[2 * k]] += r[k];
-                down[cards[2 * k + 1]] += r[k];
+                RC_CARDS(k);
+                double x = r[k];
+                td += x;
+                down[c0] += x;
+                down[c1] += x;
             }
         }
         memcpy(full, up, sizeof(up));
@@ -136,17 +153,24 @@ cdef extern from *:
         memset(b, 0, sizeof(b));
         for (int k = 0; k < half; k++) {
             int j = k + half;
-            ta += r[k];
-            a[cards[2 * k]] += r[k];
-            a[cards[2 * k + 1]] += r[k];
-            tb += r[j];
-            b[cards[2 * j]] += r[j];
-            b[cards[2 * j + 1]] += r[j];
+            {
+                RC_CARDS(k);
+                ta += r[k];
+                a[c0] += r[k];
+                a[c1] += r[k];
+            }
+            {
+                RC_CARDS(j);
+                tb += r[j];
+                b[c0] += r[j];
+                b[c1] += r[j];
+            }
         }
         for (int k = 2 * half; k < H; k++) {
+            RC_CARDS(k);
             tb += r[k];
-            b[cards[2 * k]] += r[k];
-            b[cards[2 * k + 1]] += r[k];
+            b[c0] += r[k];
+            b[c1] += r[k];
         }
         for (int c = 0; c < 52; c++) full[c] = a[c] + b[c];
         *full_total = ta + tb;
