@@ -1,6 +1,7 @@
 """Hold'em river subgame: time to reach 0.3% and 0.1% of the pot in exploitability.
 
-    python benchmarks/river_subgame.py [--batch 64] [--pot 1000] [--stack 2000] [--no-torch] [--sweep-dcfr]
+    python benchmarks/river_subgame.py [--batch 64] [--pot 1000] [--stack 2000] [--no-torch] [--no-numpy]
+                                       [--sweep-dcfr] [--gamma 2]
 
 Spot: board As Jd 8h 5c 2d (fixed), full 1326-pair ranges (1081 x 1081 live pairs, uniform unless
 ``--random-ranges``), pot ``--pot`` split equally, ``--stack`` chips behind each, bets of 0.5 and 1 pot
@@ -86,6 +87,7 @@ def main() -> int:
     ap.add_argument("--max-iterations", type=int, default=600)
     ap.add_argument("--random-ranges", action="store_true", help="random ranges for the single spot too")
     ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--no-numpy", action="store_true", help="skip the numpy (and torch) RangeSolver paths")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--gamma", type=float, default=2.0, help="DCFR average weight exponent (all paths)")
     ap.add_argument("--sweep-dcfr", action="store_true", help="only print iterations to 0.1%% per DCFR setting")
@@ -137,8 +139,8 @@ def main() -> int:
 
     # ---- numpy (and torch), one spot and a batch
     batch_ranges = rng.random((args.batch, 2, 1326)) * mask
-    configs = [("numpy", 1, single[None]), ("numpy", args.batch, batch_ranges)]
-    if not args.no_torch:
+    configs = [] if args.no_numpy else [("numpy", 1, single[None]), ("numpy", args.batch, batch_ranges)]
+    if not args.no_torch and not args.no_numpy:
         configs.append(("torch", args.batch, batch_ranges))
     for backend, B, ranges in configs:
         probe = RangeSolver(tree, ranges=ranges, algorithm="dcfr", backend=backend, **dcfr)
