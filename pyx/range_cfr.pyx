@@ -1,22 +1,201 @@
 # cython: language_level=3
 """Range-vectorised CFR+ / DCFR over a flat public tree without chance nodes (hold'em river subgames).
 
-The whole solve (iterations, periodic exploitability) runs in C without the GIL.  Layout:
+The whole solve (iterations, periodic exploitability, stopping at a target) runs in C without the GIL.
+Layout:
 
-* nodes in pre-order with contiguous children: ``node_type`` (0 decision, 1 fold, 2 showdown),
-  ``node_player`` (acting player of a decision), ``child_start``/``num_children``, ``node_slot`` (first
-  row of the node's actions in the per-action arrays), ``amount[n, p]`` (terminal payoff multiplier of
-  player ``p``: a fold pays ``+-contribution``, a showdown ``contribution``);
-* hands: ``hand_cards[h, 2]``, ``valid[h]`` (no card shared with the board), ``order`` (valid hands by
-  increasing strength) and ``strength[h]``;
+* nodes in breadth-first order with contiguous children (children after their parent):
+  ``node_type`` (0 decision, 1 fold, 2 showdown), ``node_player`` (acting player of a decision),
+  ``child_start``/``num_children``, ``node_slot`` (first row of the node's actions in the per-action
+  arrays), ``amount[n, p]`` (terminal payoff multiplier of player ``p``: a fold pays
+  ``+-contribution``, a showdown ``contribution``);
+* hands sorted by increasing showdown strength (the caller permutes its ranges): ``hand_cards[h, 2]``
+  and ``strength[h]`` (non-decreasing), so every sweep reads and writes memory in order;
 * per-action arrays ``regrets``, ``strategy_sum``, ``sigma``: ``(slots, H)``.
 
-Showdown and fold values use O(H) card-removal sweeps (per-card prefix masses).
+Showdown and fold values use O(H) card-removal sweeps (per-card prefix masses).  A player's reach
+only changes at that player's own decisions, so the reach buffer stores one row per (node, player)
+only where it changes; other (node, player) pairs alias their parent's row (``reach_row``).
 """
 import numpy as np
 cimport numpy as cnp
 from libc.math cimport pow
-from libc.string cimport memset
+from libc.string cimport memset, memcpy
+
+cdef extern from *:
+    """
+    /* Hot loops of the range CFR kernel, in C so that `restrict` lets the compiler vectorise them.
+       Branch-free forms are exact: they only add zeros.  RC_VECTOR compiles a loop for AVX2 and for
+       the baseline, chosen when the module loads (no FMA: results do not depend on the CPU). */
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+    #define RC_VECTOR __attribute__((target_clones("avx2", "default")))
+    #else
+    #define RC_VECTOR
+    #endif
+    RC_VECTOR static void rc_scale(double* restrict dst, const double* restrict src, const double* restrict s, int H) {
+        for (int h = 0; h < H; h++) dst[h] = src[h] * s[h];
+    }
+    RC_VECTOR static void rc_add(double* restrict out, const double* restrict x, int H) {
+        for (int h = 0; h < H; h++) out[h] += x[h];
+    }
+    RC_VECTOR static void rc_max(double* restrict out, const double* restrict x, int H) {
+        for (int h = 0; h < H; h++) out[h] = x[h] > out[h] ? x[h] : out[h];
+    }
+    RC_VECTOR static void rc_add_product(double* restrict out, const double* restrict s, const double* restrict x, int H) {
+        for (int h = 0; h < H; h++) out[h] += s[h] * x[h];
+    }
+    /* one action of a CFR update: strategy sum, regret (DCFR discount or CFR+ floor), positive total */
+    RC_VECTOR static void rc_update_action(double* restrict ssum, const double* restrict own, const double* restrict srow,
+                                 double w, double* restrict reg, const double* restrict child,
+                                 const double* restrict out, double* restrict tot, int dcfr, double pos,
+                                 double neg, int H) {
+        if (w > 0)
+            for (int h = 0; h < H; h++) ssum[h] += w * own[h] * srow[h];
+        if (dcfr) {
+            for (int h = 0; h < H; h++) {
+                double r = reg[h] + child[h] - out[h];
+                double x = r > 0 ? r : 0.0, y = r < 0 ? r : 0.0;
+                reg[h] = x * pos + y * neg;
+                tot[h] += x * pos;  /* pos > 0: the positive part of the discounted regret */
+            }
+        } else {
+            for (int h = 0; h < H; h++) {
+                double r = reg[h] + child[h] - out[h];
+                r = r > 0 ? r : 0.0;
+                reg[h] = r;
+                tot[h] += r;
+            }
+        }
+    }
+    RC_VECTOR static void rc_match_prepare(const double* restrict tot, double* restrict denom, double* restrict uniform,
+                                 double inv_actions, int H) {
+        for (int h = 0; h < H; h++) {
+            double x = tot[h];
+            denom[h] = x > 0 ? x : 1.0;
+            uniform[h] = x > 0 ? 0.0 : inv_actions;
+        }
+    }
+    RC_VECTOR static void rc_match(double* restrict srow, const double* restrict reg, const double* restrict denom,
+                         const double* restrict uniform, int H) {
+        for (int h = 0; h < H; h++) {
+            double x = reg[h];
+            x = x > 0 ? x : 0.0;
+            srow[h] = x / denom[h] + uniform[h];
+        }
+    }
+
+    /* Showdown values over hands sorted by strength; `groups` = first hand of each run of equal strength
+       (+ sentinel).  out[k] = amt * (win[k] - lose[k]): opponent mass (card-compatible) of weaker hands
+       minus that of stronger hands.  The ascending (win) and descending (lose) sweeps run interleaved,
+       two independent dependency chains; whichever reaches a run second writes the final value (the
+       first parks its part in out or in `lose`).  On return full[52] / *full_total hold the per-card
+       and total opponent mass (for fold values). */
+    /* both cards of hand k with one 8-byte load */
+    #define RC_CARDS(k) long long pair_; memcpy(&pair_, cards + 2 * (k), 8); \
+        int c0 = (int)(pair_ & 0xffffffff), c1 = (int)(pair_ >> 32)
+    static void rc_showdown(const double* restrict r, double* restrict out, double amt, double* restrict lose,
+                            const int* restrict groups, int G, const int* restrict cards,
+                            double* restrict full, double* full_total) {
+        double up[52], down[52];
+        double tu = 0.0, td = 0.0;
+        memset(up, 0, sizeof(up));
+        memset(down, 0, sizeof(down));
+        for (int i = 0; i < G; i++) {
+            int g = G - 1 - i;
+            int a0 = groups[i], a1 = groups[i + 1], b0 = groups[g], b1 = groups[g + 1];
+            if (i > g) {  /* the descending sweep passed run i already */
+                for (int k = a0; k < a1; k++) {
+                    RC_CARDS(k);
+                    out[k] = ((tu - up[c0] - up[c1]) - lose[k]) * amt;
+                }
+            } else {
+                for (int k = a0; k < a1; k++) {
+                    RC_CARDS(k);
+                    out[k] = tu - up[c0] - up[c1];
+                }
+            }
+            if (g <= i) {  /* the ascending sweep passed run g already (or just now) */
+                for (int k = b0; k < b1; k++) {
+                    RC_CARDS(k);
+                    out[k] = (out[k] - (td - down[c0] - down[c1])) * amt;
+                }
+            } else {
+                for (int k = b0; k < b1; k++) {
+                    RC_CARDS(k);
+                    lose[k] = td - down[c0] - down[c1];
+                }
+            }
+            for (int k = a0; k < a1; k++) {
+                RC_CARDS(k);
+                double x = r[k];
+                tu += x;
+                up[c0] += x;
+                up[c1] += x;
+            }
+            for (int k = b0; k < b1; k++) {
+                RC_CARDS(k);
+                double x = r[k];
+                td += x;
+                down[c0] += x;
+                down[c1] += x;
+            }
+        }
+        memcpy(full, up, sizeof(up));
+        *full_total = tu;
+    }
+    /* opponent mass compatible with each hand; two interleaved half sweeps */
+    static void rc_card_sums(const double* restrict r, const int* restrict cards, int H, double* restrict full,
+                             double* full_total) {
+        double a[52], b[52];
+        double ta = 0.0, tb = 0.0;
+        int half = H / 2;
+        memset(a, 0, sizeof(a));
+        memset(b, 0, sizeof(b));
+        for (int k = 0; k < half; k++) {
+            int j = k + half;
+            {
+                RC_CARDS(k);
+                ta += r[k];
+                a[c0] += r[k];
+                a[c1] += r[k];
+            }
+            {
+                RC_CARDS(j);
+                tb += r[j];
+                b[c0] += r[j];
+                b[c1] += r[j];
+            }
+        }
+        for (int k = 2 * half; k < H; k++) {
+            RC_CARDS(k);
+            tb += r[k];
+            b[c0] += r[k];
+            b[c1] += r[k];
+        }
+        for (int c = 0; c < 52; c++) full[c] = a[c] + b[c];
+        *full_total = ta + tb;
+    }
+    RC_VECTOR static void rc_fold_values(const double* restrict r, const double* restrict full, double full_total,
+                               const int* restrict cards, double amt, double* restrict out, int H) {
+        for (int k = 0; k < H; k++)
+            out[k] = (full_total - full[cards[2 * k]] - full[cards[2 * k + 1]] + r[k]) * amt;
+    }
+    """
+    void rc_scale(double* dst, const double* src, const double* s, int H) nogil
+    void rc_add(double* out, const double* x, int H) nogil
+    void rc_max(double* out, const double* x, int H) nogil
+    void rc_add_product(double* out, const double* s, const double* x, int H) nogil
+    void rc_update_action(double* ssum, const double* own, const double* srow, double w, double* reg,
+                          const double* child, const double* out, double* tot, int dcfr, double pos, double neg,
+                          int H) nogil
+    void rc_match_prepare(const double* tot, double* denom, double* uniform, double inv_actions, int H) nogil
+    void rc_match(double* srow, const double* reg, const double* denom, const double* uniform, int H) nogil
+    void rc_showdown(const double* r, double* out, double amt, double* lose, const int* groups, int G,
+                     const int* cards, double* full, double* full_total) nogil
+    void rc_card_sums(const double* r, const int* cards, int H, double* full, double* full_total) nogil
+    void rc_fold_values(const double* r, const double* full, double full_total, const int* cards, double amt,
+                        double* out, int H) nogil
+
 
 cdef enum:
     DECISION = 0
@@ -24,320 +203,244 @@ cdef enum:
     SHOWDOWN = 2
 
 
-cdef void _showdown(const double* r, double* out, const int* order, int V, const int* group_start, int G,
-                    const int* sorted_cards, int H) noexcept nogil:
-    """out[h] = opponent mass that h beats minus mass that beats h, both without card conflicts.
-
-    ``order`` lists the valid hands by strength, ``group_start`` the first position of each run of
-    equal strength (G runs, plus a sentinel), ``sorted_cards[2k], [2k+1]`` the cards of ``order[k]``.
-    """
-    cdef double cw[52]
-    cdef double total = 0.0
-    cdef int g, k, h, c0, c1
-    memset(cw, 0, sizeof(cw))
-    for h in range(H):
-        out[h] = 0.0
-    for g in range(G):
-        for k in range(group_start[g], group_start[g + 1]):
-            out[order[k]] = total - cw[sorted_cards[2 * k]] - cw[sorted_cards[2 * k + 1]]
-        for k in range(group_start[g], group_start[g + 1]):
-            h = order[k]
-            total += r[h]
-            cw[sorted_cards[2 * k]] += r[h]
-            cw[sorted_cards[2 * k + 1]] += r[h]
-    memset(cw, 0, sizeof(cw))
-    total = 0.0
-    for g in range(G - 1, -1, -1):
-        for k in range(group_start[g], group_start[g + 1]):
-            out[order[k]] -= total - cw[sorted_cards[2 * k]] - cw[sorted_cards[2 * k + 1]]
-        for k in range(group_start[g], group_start[g + 1]):
-            h = order[k]
-            total += r[h]
-            cw[sorted_cards[2 * k]] += r[h]
-            cw[sorted_cards[2 * k + 1]] += r[h]
-
-
-cdef void _compatible(const double* r, double* out, const int* order, int V, const int* cards, int H) noexcept nogil:
-    cdef double cw[52]
-    cdef double total = 0.0
-    cdef int k, h
-    memset(cw, 0, sizeof(cw))
-    for h in range(H):
-        out[h] = 0.0
-    for k in range(V):
-        h = order[k]
-        total += r[h]
-        cw[cards[2 * h]] += r[h]
-        cw[cards[2 * h + 1]] += r[h]
-    for k in range(V):
-        h = order[k]
-        out[h] = total - cw[cards[2 * h]] - cw[cards[2 * h + 1]] + r[h]
-
-
 cdef struct Tree:
     int N
     int H
-    int V
+    int G
     const int* node_type
     const int* node_player
     const int* child_start
     const int* num_children
     const int* node_slot
     const double* amount
-    const int* order
-    const int* strength
-    const int* cards
-    const int* group_start
-    int G
-    const int* sorted_cards
-    double* reach      # (N, 2, H)
-    double* values     # (N, H)
-    double* tmp        # (H,)
+    const int* reach_row       # (N, 2)
+    const int* fold_child      # (N,) first fold child of a decision, or -1
+    const int* showdown_child  # (N,) first showdown child of a decision, or -1
+    const int* cards           # (H, 2), hands sorted by strength
+    const int* group_start     # (G + 1,)
+    double* reach              # (rows, H)
+    double* values             # (N, H)
+    double* tmp                # (4, H) scratch
 
 
-cdef void _forward(Tree* t, const double* ranges, const double* sigma) noexcept nogil:
-    cdef int H = t.H, n, a, c, q, h
-    cdef const double* s
-    for h in range(2 * H):
-        t.reach[h] = ranges[h]
-    for n in range(t.N):
-        if t.node_type[n] != DECISION:
-            continue
-        q = t.node_player[n]
-        for a in range(t.num_children[n]):
-            c = t.child_start[n] + a
-            s = sigma + <Py_ssize_t>(t.node_slot[n] + a) * H
-            for h in range(H):
-                t.reach[(c * 2 + q) * H + h] = t.reach[(n * 2 + q) * H + h] * s[h]
-                t.reach[(c * 2 + 1 - q) * H + h] = t.reach[(n * 2 + 1 - q) * H + h]
+cdef inline double* _reach(Tree* t, int n, int q) noexcept nogil:
+    return t.reach + <Py_ssize_t>t.reach_row[2 * n + q] * t.H
 
 
 cdef void _forward_player(Tree* t, const double* ranges, const double* sigma, int q) noexcept nogil:
-    """Reach of player ``q`` only: after ``q``'s strategy changed, the other player's reach still holds."""
-    cdef int H = t.H, n, a, c, h
-    cdef const double* s
-    cdef const double* src
-    cdef double* dst
-    for h in range(H):
-        t.reach[q * H + h] = ranges[q * H + h]
+    """Reach of player ``q`` at every node (rows that alias a parent's row need no work)."""
+    cdef int H = t.H, n, a
+    memcpy(_reach(t, 0, q), ranges + <Py_ssize_t>q * H, H * sizeof(double))
     for n in range(t.N):
+        if t.node_type[n] != DECISION or t.node_player[n] != q:
+            continue
+        for a in range(t.num_children[n]):
+            rc_scale(_reach(t, t.child_start[n] + a, q), _reach(t, n, q),
+                     sigma + <Py_ssize_t>(t.node_slot[n] + a) * H, H)
+
+
+cdef void _terminal_children(Tree* t, int n, int p) noexcept nogil:
+    """Values (for player ``p``) of the terminal children of decision ``n``."""
+    cdef int a, c, f = t.fold_child[n], s = t.showdown_child[n], fused
+    cdef int H = t.H
+    cdef double full[52]
+    cdef double full_total
+    cdef double* lose = t.tmp + 3 * H
+    cdef const double* r
+    # when p acts at n, the opponent's reach is the same at every child: one sweep serves fold and call
+    fused = t.node_player[n] == p and f >= 0 and s >= 0
+    if fused:
+        r = _reach(t, s, 1 - p)
+        rc_showdown(r, t.values + <Py_ssize_t>s * H, t.amount[2 * s + p], lose, t.group_start, t.G, t.cards, full,
+                    &full_total)
+        rc_fold_values(r, full, full_total, t.cards, t.amount[2 * f + p], t.values + <Py_ssize_t>f * H, H)
+    for a in range(t.num_children[n]):
+        c = t.child_start[n] + a
+        if fused and (c == f or c == s):
+            continue
+        r = _reach(t, c, 1 - p)
+        if t.node_type[c] == FOLD:
+            rc_card_sums(r, t.cards, H, full, &full_total)
+            rc_fold_values(r, full, full_total, t.cards, t.amount[2 * c + p], t.values + <Py_ssize_t>c * H, H)
+        elif t.node_type[c] == SHOWDOWN:
+            rc_showdown(r, t.values + <Py_ssize_t>c * H, t.amount[2 * c + p], lose, t.group_start, t.G, t.cards,
+                        full, &full_total)
+
+
+cdef void _backward(Tree* t, int p, double* sigma, int best_response, double* regrets, double* strategy_sum,
+                    double avg_weight, int dcfr, double pos_scale, double neg_scale) noexcept nogil:
+    """Counterfactual values of player ``p`` at every node (``t.values``, root in row 0).
+
+    With ``best_response`` p's decisions take the best child.  Otherwise (a CFR update) p's decisions
+    add ``avg_weight * reach * sigma`` to ``strategy_sum``, update ``regrets`` (CFR+ or DCFR
+    discounting) and immediately re-run regret matching into ``sigma`` (no ancestor reads that row).
+    """
+    cdef int H = t.H, n, a, A, slot, cs
+    cdef double* out
+    cdef double* tot = t.tmp
+    cdef double* denom = t.tmp + H
+    cdef double* uniform = t.tmp + 2 * H
+    for n in range(t.N - 1, -1, -1):
         if t.node_type[n] != DECISION:
             continue
-        src = t.reach + <Py_ssize_t>(n * 2 + q) * H
-        for a in range(t.num_children[n]):
-            c = t.child_start[n] + a
-            dst = t.reach + <Py_ssize_t>(c * 2 + q) * H
-            if t.node_player[n] == q:
-                s = sigma + <Py_ssize_t>(t.node_slot[n] + a) * H
-                for h in range(H):
-                    dst[h] = src[h] * s[h]
-            else:
-                for h in range(H):
-                    dst[h] = src[h]
-
-
-cdef void _backward(Tree* t, int p, const double* sigma, int best_response, double* regrets, double* strategy_sum,
-                    double avg_weight, int update, int dcfr, double pos_scale, double neg_scale) noexcept nogil:
-    cdef int H = t.H, n, a, c, h, A, slot
-    cdef double amt, v, r
-    cdef double* out
-    cdef const double* opp
-    cdef const double* own
-    cdef const double* child
-    cdef const double* srow
-    cdef double* reg
-    cdef double* ssum
-    for n in range(t.N - 1, -1, -1):
+        _terminal_children(t, n, p)
         out = t.values + <Py_ssize_t>n * H
-        if t.node_type[n] == FOLD or t.node_type[n] == SHOWDOWN:
-            opp = t.reach + <Py_ssize_t>(n * 2 + 1 - p) * H
-            amt = t.amount[2 * n + p]
-            if t.node_type[n] == FOLD:
-                _compatible(opp, out, t.order, t.V, t.cards, H)
-            else:
-                _showdown(opp, out, t.order, t.V, t.group_start, t.G, t.sorted_cards, H)
-            for h in range(H):
-                out[h] *= amt
-            continue
         A = t.num_children[n]
         slot = t.node_slot[n]
-        if t.node_player[n] != p:
-            for h in range(H):
-                out[h] = 0.0
-            for a in range(A):
-                c = t.child_start[n] + a
-                for h in range(H):
-                    out[h] += t.values[<Py_ssize_t>c * H + h]
-            continue
-        if best_response:
-            for h in range(H):
-                out[h] = t.values[<Py_ssize_t>t.child_start[n] * H + h]
+        cs = t.child_start[n]
+        if t.node_player[n] != p or best_response:
+            memcpy(out, t.values + <Py_ssize_t>cs * H, H * sizeof(double))
             for a in range(1, A):
-                c = t.child_start[n] + a
-                for h in range(H):
-                    if t.values[<Py_ssize_t>c * H + h] > out[h]:
-                        out[h] = t.values[<Py_ssize_t>c * H + h]
-            continue
-        for h in range(H):
-            out[h] = 0.0
-        for a in range(A):
-            c = t.child_start[n] + a
-            for h in range(H):
-                out[h] += sigma[<Py_ssize_t>(slot + a) * H + h] * t.values[<Py_ssize_t>c * H + h]
-        if not update:
-            continue
-        own = t.reach + <Py_ssize_t>(n * 2 + p) * H
-        for a in range(A):
-            c = t.child_start[n] + a
-            reg = regrets + <Py_ssize_t>(slot + a) * H
-            child = t.values + <Py_ssize_t>c * H
-            if avg_weight > 0:
-                ssum = strategy_sum + <Py_ssize_t>(slot + a) * H
-                srow = sigma + <Py_ssize_t>(slot + a) * H
-                for h in range(H):
-                    ssum[h] += avg_weight * own[h] * srow[h]
-            if dcfr:
-                for h in range(H):
-                    r = reg[h] + child[h] - out[h]
-                    reg[h] = r * pos_scale if r > 0 else r * neg_scale
-            else:
-                for h in range(H):
-                    r = reg[h] + child[h] - out[h]
-                    reg[h] = r if r > 0 else 0.0
-
-
-cdef void _regret_matching(Tree* t, int p, const double* regrets, double* sigma) noexcept nogil:
-    """Row-wise (contiguous) regret matching: positive regrets normalised per hand, uniform if none."""
-    cdef int H = t.H, n, a, h, A, slot
-    cdef double x
-    cdef double* tot = t.tmp
-    cdef const double* row
-    cdef double* out
-    for n in range(t.N):
-        if t.node_type[n] != DECISION or (p >= 0 and t.node_player[n] != p):
-            continue
-        A = t.num_children[n]
-        slot = t.node_slot[n]
-        for h in range(H):
-            tot[h] = 0.0
-        for a in range(A):
-            row = regrets + <Py_ssize_t>(slot + a) * H
-            for h in range(H):
-                x = row[h]
-                tot[h] += x if x > 0 else 0.0
-        for a in range(A):
-            row = regrets + <Py_ssize_t>(slot + a) * H
-            out = sigma + <Py_ssize_t>(slot + a) * H
-            for h in range(H):
-                x = row[h]
-                if tot[h] > 0:
-                    out[h] = x / tot[h] if x > 0 else 0.0
+                if t.node_player[n] != p:
+                    rc_add(out, t.values + <Py_ssize_t>(cs + a) * H, H)
                 else:
-                    out[h] = 1.0 / A
+                    rc_max(out, t.values + <Py_ssize_t>(cs + a) * H, H)
+            continue
+        memset(out, 0, H * sizeof(double))
+        for a in range(A):
+            rc_add_product(out, sigma + <Py_ssize_t>(slot + a) * H, t.values + <Py_ssize_t>(cs + a) * H, H)
+        memset(tot, 0, H * sizeof(double))
+        for a in range(A):
+            rc_update_action(strategy_sum + <Py_ssize_t>(slot + a) * H, _reach(t, n, p),
+                             sigma + <Py_ssize_t>(slot + a) * H, avg_weight, regrets + <Py_ssize_t>(slot + a) * H,
+                             t.values + <Py_ssize_t>(cs + a) * H, out, tot, dcfr, pos_scale, neg_scale, H)
+        # regret matching of this node: positive regrets normalised per hand, uniform if none
+        rc_match_prepare(tot, denom, uniform, 1.0 / A, H)
+        for a in range(A):
+            rc_match(sigma + <Py_ssize_t>(slot + a) * H, regrets + <Py_ssize_t>(slot + a) * H, denom, uniform, H)
 
 
 cdef void _average(Tree* t, const double* strategy_sum, double* out) noexcept nogil:
-    cdef int H = t.H, n, a, h, A, slot
-    cdef double tot
+    """Average strategy: strategy sums normalised per hand (row-wise), uniform where a hand's sum is 0."""
+    cdef int H = t.H, n, a, A, slot
+    cdef double* tot = t.tmp
+    cdef double* denom = t.tmp + H
+    cdef double* uniform = t.tmp + 2 * H
     for n in range(t.N):
         if t.node_type[n] != DECISION:
             continue
         A = t.num_children[n]
         slot = t.node_slot[n]
-        for h in range(H):
-            tot = 0.0
-            for a in range(A):
-                tot += strategy_sum[<Py_ssize_t>(slot + a) * H + h]
-            for a in range(A):
-                out[<Py_ssize_t>(slot + a) * H + h] = strategy_sum[<Py_ssize_t>(slot + a) * H + h] / tot if tot > 0 else 1.0 / A
+        memcpy(tot, strategy_sum + <Py_ssize_t>slot * H, H * sizeof(double))
+        for a in range(1, A):
+            rc_add(tot, strategy_sum + <Py_ssize_t>(slot + a) * H, H)
+        rc_match_prepare(tot, denom, uniform, 1.0 / A, H)
+        for a in range(A):
+            rc_match(out + <Py_ssize_t>(slot + a) * H, strategy_sum + <Py_ssize_t>(slot + a) * H, denom, uniform, H)
 
 
-cdef double _exploitability(Tree* t, const double* ranges, const double* avg) noexcept nogil:
+cdef double _exploitability(Tree* t, const double* ranges, double* avg) noexcept nogil:
+    """(BR_0 + BR_1) / 2 in chips against ``avg``; the ranges (card-compatible pairs) as the deal."""
     cdef int H = t.H, p, h
-    cdef double total = 0.0, z = 0.0
-    _forward(t, ranges, avg)
+    cdef double total = 0.0, z = 0.0, full_total
+    cdef double full[52]
+    _forward_player(t, ranges, avg, 0)
+    _forward_player(t, ranges, avg, 1)
     for p in range(2):
-        _backward(t, p, avg, 1, NULL, NULL, 0.0, 0, 0, 0.0, 0.0)
+        _backward(t, p, avg, 1, NULL, NULL, 0.0, 0, 0.0, 0.0)
         for h in range(H):
             total += ranges[p * H + h] * t.values[h]
-    _compatible(ranges + H, t.tmp, t.order, t.V, t.cards, H)
+    rc_card_sums(ranges + H, t.cards, H, full, &full_total)
+    rc_fold_values(ranges + H, full, full_total, t.cards, 1.0, t.tmp, H)
     for h in range(H):
         z += ranges[h] * t.tmp[h]
     return total / 2.0 / z if z > 0 else 0.0
 
 
-def _showdown_layout(order, strength, hand_cards):
-    """Start of each run of equal strength along ``order`` (+ sentinel) and the cards in that order."""
-    order = np.asarray(order, dtype=np.intc)
-    ordered_strength = np.asarray(strength)[order]
-    starts = np.flatnonzero(np.r_[True, ordered_strength[1:] != ordered_strength[:-1]]) if len(order) else np.zeros(0, int)
-    groups = np.ascontiguousarray(np.r_[starts, len(order)], dtype=np.intc)
-    sorted_cards = np.ascontiguousarray(np.asarray(hand_cards)[order].reshape(-1), dtype=np.intc)
-    return groups, sorted_cards
-
-
 cdef class _Workspace:
-    """Owns the tree arrays, the showdown layout and the scratch buffers behind a ``Tree`` view."""
+    """Owns the tree arrays, the derived layout (reach rows, terminal children, strength runs) and scratch."""
     cdef Tree t
-    cdef int[::1] node_type, node_player, child_start, num_children, node_slot, order, strength
-    cdef int[::1] groups, sorted_cards
-    cdef int[:, ::1] hand_cards
-    cdef double[:, ::1] amount, values
-    cdef double[:, :, ::1] reach
+    cdef const int[::1] node_type, node_player, child_start, num_children, node_slot
+    cdef const int[:, ::1] hand_cards
+    cdef const double[:, ::1] amount
+    cdef int[::1] groups, fold_child, showdown_child
+    cdef int[:, ::1] reach_row
+    cdef double[:, ::1] values, reach
     cdef double[::1] tmp
 
-    def __init__(self, int[::1] node_type, int[::1] node_player, int[::1] child_start, int[::1] num_children,
-                 int[::1] node_slot, double[:, ::1] amount, int[::1] order, int[::1] strength,
-                 int[:, ::1] hand_cards):
-        cdef int N = node_type.shape[0], H = hand_cards.shape[0]
+    def __init__(self, const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
+                 const int[::1] num_children, const int[::1] node_slot, const double[:, ::1] amount,
+                 const int[::1] strength, const int[:, ::1] hand_cards):
+        cdef int N = node_type.shape[0], H = hand_cards.shape[0], n, a, c, q, rows
+        if N == 0 or node_type[0] != DECISION:
+            raise ValueError("the root of the flat tree must be a decision node")
+        st = np.asarray(strength)
+        if H == 0 or st.shape[0] != H or (H > 1 and np.any(np.diff(st) < 0)):
+            raise ValueError("hands must be non-empty and sorted by non-decreasing strength")
         self.node_type, self.node_player, self.child_start = node_type, node_player, child_start
         self.num_children, self.node_slot, self.amount = num_children, node_slot, amount
-        self.order, self.strength, self.hand_cards = order, strength, hand_cards
-        groups, sorted_cards = _showdown_layout(order, strength, hand_cards)
-        self.groups, self.sorted_cards = groups, sorted_cards
-        self.reach = np.zeros((N, 2, H))
+        self.hand_cards = hand_cards
+        starts = np.flatnonzero(np.r_[True, np.diff(st) != 0])
+        self.groups = np.ascontiguousarray(np.r_[starts, H], dtype=np.intc)
+        self.fold_child = np.full(N, -1, dtype=np.intc)
+        self.showdown_child = np.full(N, -1, dtype=np.intc)
+        self.reach_row = np.full((N, 2), -1, dtype=np.intc)
+        self.reach_row[0, 0], self.reach_row[0, 1] = 0, 1
+        rows = 2
+        for n in range(N):
+            if node_type[n] != DECISION:
+                continue
+            q = node_player[n]
+            for a in range(num_children[n]):
+                c = child_start[n] + a
+                if c <= n:
+                    raise ValueError("children must come after their parent (breadth-first order)")
+                self.reach_row[c, q] = rows
+                self.reach_row[c, 1 - q] = self.reach_row[n, 1 - q]
+                rows += 1
+                if node_type[c] == FOLD and self.fold_child[n] < 0:
+                    self.fold_child[n] = c
+                elif node_type[c] == SHOWDOWN and self.showdown_child[n] < 0:
+                    self.showdown_child[n] = c
+        self.reach = np.zeros((rows, H))
         self.values = np.zeros((N, H))
-        self.tmp = np.zeros(H)
+        self.tmp = np.zeros(4 * H)
         self.t.N = N
         self.t.H = H
-        self.t.V = order.shape[0]
+        self.t.G = self.groups.shape[0] - 1
         self.t.node_type = &node_type[0]
         self.t.node_player = &node_player[0]
         self.t.child_start = &child_start[0]
         self.t.num_children = &num_children[0]
         self.t.node_slot = &node_slot[0]
         self.t.amount = &amount[0, 0]
-        self.t.order = &order[0]
-        self.t.strength = &strength[0]
+        self.t.reach_row = &self.reach_row[0, 0]
+        self.t.fold_child = &self.fold_child[0]
+        self.t.showdown_child = &self.showdown_child[0]
         self.t.cards = &hand_cards[0, 0]
         self.t.group_start = &self.groups[0]
-        self.t.G = self.groups.shape[0] - 1
-        self.t.sorted_cards = &self.sorted_cards[0] if self.sorted_cards.shape[0] > 0 else NULL
-        self.t.reach = &self.reach[0, 0, 0]
+        self.t.reach = &self.reach[0, 0]
         self.t.values = &self.values[0, 0]
         self.t.tmp = &self.tmp[0]
 
 
-def solve(int[::1] node_type, int[::1] node_player, int[::1] child_start, int[::1] num_children, int[::1] node_slot,
-          double[:, ::1] amount, int[::1] order, int[::1] strength, int[:, ::1] hand_cards, double[:, ::1] ranges,
+def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
+          const int[::1] num_children, const int[::1] node_slot, const double[:, ::1] amount,
+          const int[::1] strength, const int[:, ::1] hand_cards, const double[:, ::1] ranges,
           double[:, ::1] regrets, double[:, ::1] strategy_sum, double[:, ::1] sigma, int start_iteration,
-          int iterations, int dcfr, double alpha, double beta, double gamma, int check_every,
-          double[::1] expl_out):
-    """Run ``iterations`` alternating updates from ``start_iteration`` (1-based next iteration number).
+          int max_iterations, int dcfr, double alpha, double beta, double gamma, int check_every, double target, double[::1] expl_out):
+    """Run up to ``max_iterations`` alternating updates from ``start_iteration`` (1-based).
 
-    ``expl_out[k]`` receives the exploitability (chips) of the average strategy after iteration
-    ``start_iteration - 1 + (k + 1) * check_every``; returns the number of entries written.
+    Every ``check_every`` iterations (counted from ``start_iteration``; 0 = never) the exploitability
+    (chips) of the average strategy is written to ``expl_out``; the solve stops after the first check
+    at or below ``target`` chips (a negative target never stops).  Iteration ``t`` adds
+    ``t^gamma`` (DCFR) or ``t`` (CFR+) times its strategy to the average.  Returns
+    ``(iterations_run, checks_written)``.
     """
-    cdef _Workspace ws = _Workspace(node_type, node_player, child_start, num_children, node_slot, amount, order,
-                                    strength, hand_cards)
+    cdef _Workspace ws = _Workspace(node_type, node_player, child_start, num_children, node_slot, amount, strength,
+                                    hand_cards)
     cdef Tree t = ws.t
-    cdef int it, p, written = 0
-    cdef double tt, w, pos_scale = 0.0, neg_scale = 0.0
+    cdef int it, p, written = 0, done = 0
+    cdef Py_ssize_t slots = sigma.shape[0], H = sigma.shape[1]
+    cdef double tt, w, e, pos_scale = 0.0, neg_scale = 0.0
+    if ranges.shape[0] != 2 or ranges.shape[1] != H or regrets.shape[0] != slots or strategy_sum.shape[0] != slots:
+        raise ValueError("ranges must be (2, H) and regrets/strategy_sum/sigma (slots, H)")
     avg = np.zeros_like(np.asarray(sigma))
     cdef double[:, ::1] avg_v = avg
     with nogil:
-        _forward(&t, &ranges[0, 0], &sigma[0, 0])
-        for it in range(start_iteration, start_iteration + iterations):
+        _forward_player(&t, &ranges[0, 0], &sigma[0, 0], 0)
+        _forward_player(&t, &ranges[0, 0], &sigma[0, 0], 1)
+        for it in range(start_iteration, start_iteration + max_iterations):
             tt = it
             if dcfr:
                 w = pow(tt, gamma)
@@ -346,27 +449,33 @@ def solve(int[::1] node_type, int[::1] node_player, int[::1] child_start, int[::
             else:
                 w = tt
             for p in range(2):
-                _backward(&t, p, &sigma[0, 0], 0, &regrets[0, 0], &strategy_sum[0, 0], w, 1, dcfr, pos_scale,
-                          neg_scale)
-                _regret_matching(&t, p, &regrets[0, 0], &sigma[0, 0])
+                _backward(&t, p, &sigma[0, 0], 0, &regrets[0, 0], &strategy_sum[0, 0], w, dcfr, pos_scale, neg_scale)
                 # only p's strategy changed: refresh p's reach, the opponent's is still current
                 _forward_player(&t, &ranges[0, 0], &sigma[0, 0], p)
-            if check_every > 0 and (it - start_iteration + 1) % check_every == 0 and written < expl_out.shape[0]:
+            done += 1
+            if check_every > 0 and done % check_every == 0 and written < expl_out.shape[0]:
                 _average(&t, &strategy_sum[0, 0], &avg_v[0, 0])
-                expl_out[written] = _exploitability(&t, &ranges[0, 0], &avg_v[0, 0])
+                e = _exploitability(&t, &ranges[0, 0], &avg_v[0, 0])
+                expl_out[written] = e
                 written += 1
-                _forward(&t, &ranges[0, 0], &sigma[0, 0])  # the evaluation overwrote the reaches
-    return written
+                if target >= 0 and e <= target:
+                    break
+                _forward_player(&t, &ranges[0, 0], &sigma[0, 0], 0)  # the evaluation overwrote the reaches
+                _forward_player(&t, &ranges[0, 0], &sigma[0, 0], 1)
+    return done, written
 
 
-def exploitability(int[::1] node_type, int[::1] node_player, int[::1] child_start, int[::1] num_children,
-                   int[::1] node_slot, double[:, ::1] amount, int[::1] order, int[::1] strength,
-                   int[:, ::1] hand_cards, double[:, ::1] ranges, double[:, ::1] strategy):
+def exploitability(const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
+                   const int[::1] num_children, const int[::1] node_slot, const double[:, ::1] amount,
+                   const int[::1] strength, const int[:, ::1] hand_cards, const double[:, ::1] ranges,
+                   double[:, ::1] strategy):
     """Exploitability (chips) of a per-slot ``strategy`` with ``ranges`` as the deal distribution."""
-    cdef _Workspace ws = _Workspace(node_type, node_player, child_start, num_children, node_slot, amount, order,
-                                    strength, hand_cards)
+    cdef _Workspace ws = _Workspace(node_type, node_player, child_start, num_children, node_slot, amount, strength,
+                                    hand_cards)
     cdef Tree t = ws.t
     cdef double out
+    if ranges.shape[0] != 2 or ranges.shape[1] != t.H or strategy.shape[1] != t.H:
+        raise ValueError("ranges must be (2, H) and strategy (slots, H)")
     with nogil:
         out = _exploitability(&t, &ranges[0, 0], &strategy[0, 0])
     return out

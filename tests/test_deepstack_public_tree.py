@@ -162,6 +162,6 @@ def test_compiled_river_solver_matches_numpy_solver(algorithm):
     assert fast.exploitability() == pytest.approx(ref.exploitability()[0], rel=1e-9)
     assert len(curve) == 3 and curve[-1] == pytest.approx(fast.exploitability(), rel=1e-12)
     # the river game is zero-sum and exploitability falls with iterations
-    more = solve_many(tree, np.stack([ranges, ranges]), 60, threads=2, algorithm=algorithm)
+    more = solve_many(tree, np.stack([ranges, ranges]), 60, threads=2, algorithm=algorithm).solvers
     assert more[0].exploitability() == pytest.approx(more[1].exploitability(), rel=1e-12)
     assert more[0].exploitability() < fast.exploitability()

@@ -1,18 +1,36 @@
 """Compiled (Cython) range-vectorised CFR+ / DCFR for public trees without chance nodes or leaves.
 
 The fast path for hold'em river subgames: :class:`FlatRangeSolver` flattens a :class:`PublicTree`
-(pre-order, contiguous children) and runs whole solves inside :mod:`cfrkit._kernels.range_cfr`
-without Python in the loop.  Iterates equal :class:`~cfrkit.solvers.public_tree.RangeSolver`'s
-(same algorithms and averaging) up to rounding; exploitability is computed in the kernel too.
+(breadth-first, contiguous children), keeps only the hands that do not touch the board, sorted by
+showdown strength, and runs whole solves inside :mod:`cfrkit._kernels.range_cfr` without Python in
+the loop.  Iterates equal :class:`~cfrkit.solvers.public_tree.RangeSolver`'s (same algorithms,
+parameters and averaging) up to rounding; exploitability is computed in the kernel too (float64).
+
+Stopping: :meth:`FlatRangeSolver.solve` and :func:`solve_many` stop each spot at the first
+exploitability check (every ``check_every`` iterations, inside the kernel) that is at most
+``target_fraction`` of the pot at the subgame root.
+
+DCFR defaults (``alpha=1.5, beta=0, gamma=2``, the same as ``RangeSolver``'s): after iteration
+``t`` positive regrets are multiplied by ``t^1.5 / (t^1.5 + 1)``, negative ones by ``1/2``, and
+iteration ``t`` weighs ``t^2`` in the average strategy.  On the benchmark river spot ``gamma=3``
+needs about 3% fewer iterations to 0.1% of the pot and ``beta=0.5`` about 15% more
+(``benchmarks/RESULTS.md``).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+import os
+import time
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import ClassVar, Dict, List, Optional
 
 import numpy as np
 
 from cfrkit.games.base import GameError
 from cfrkit.solvers.public_tree import DECISION, FOLD_NODE, SHOWDOWN_NODE, PublicTree
+
+DEFAULT_DCFR = {"alpha": 1.5, "beta": 0.0, "gamma": 2.0}
 
 
 def _kernel():
@@ -21,32 +39,68 @@ def _kernel():
     return range_cfr
 
 
-class FlatRangeSolver:
-    """Single-spot CFR+/DCFR in C over a chance-free public tree with two-card hands (see module docstring)."""
+def _spread_cards(hands: np.ndarray, strengths: np.ndarray, hand_cards: np.ndarray) -> np.ndarray:
+    """Reorder hands within each run of equal strength so that neighbours rarely share a card.
 
-    def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "dcfr", alpha: float = 1.5,
-                 beta: float = 0.0, gamma: float = 2.0):
-        if algorithm not in ("cfr+", "dcfr"):
-            raise ValueError(f"unknown algorithm {algorithm!r}; choose 'cfr+' or 'dcfr'")
+    The showdown sweep adds every hand's mass to per-card sums in this order; consecutive updates
+    of the same card form a serial dependency chain, spread-out cards let them overlap.  Only the
+    order inside a run of equal strength changes, which the showdown values do not depend on.
+    """
+    out: List[int] = []
+    last_use = np.full(52, -10**9)
+    i = 0
+    while i < len(hands):
+        j = i
+        while j < len(hands) and strengths[hands[j]] == strengths[hands[i]]:
+            j += 1
+        todo = np.asarray(hands[i:j])
+        cards = hand_cards[todo]
+        left = np.ones(len(todo), bool)
+        for _ in range(len(todo)):
+            # least recently used cards first; ties keep the original order (argmax takes the first)
+            gap = np.where(left, len(out) - last_use[cards].max(1), -1)
+            m = int(np.argmax(gap))
+            left[m] = False
+            last_use[cards[m]] = len(out)
+            out.append(int(todo[m]))
+        i = j
+    return np.asarray(out, dtype=hands.dtype)
+
+
+class FlatTree:
+    """Flat layout of a chance-free public tree for the kernel, shared by every spot on that tree.
+
+    Nodes are renumbered breadth-first (children contiguous, after their parent): ``node_type``
+    (0 decision, 1 fold, 2 showdown), ``node_player``, ``child_start``, ``num_children``,
+    ``node_slot`` (first row of the node's actions), ``amount[n, p]`` (terminal payoff multiplier).
+    ``hands[k]``: pair index of kernel hand ``k`` (live hands sorted by strength), with ``strength``
+    and ``hand_cards``.  Build it once per tree with :meth:`of` (cached).
+    """
+
+    _cache: ClassVar[weakref.WeakKeyDictionary] = weakref.WeakKeyDictionary()  # PublicTree -> FlatTree
+
+    @classmethod
+    def of(cls, tree: PublicTree) -> "FlatTree":
+        """The (cached) layout of ``tree``."""
+        flat = cls._cache.get(tree)
+        if flat is None:
+            flat = cls._cache[tree] = cls(tree)
+        return flat
+
+    def __init__(self, tree: PublicTree):
         kinds = {n.kind for n in tree.nodes}
         if not kinds <= {DECISION, FOLD_NODE, SHOWDOWN_NODE} or len({n.board for n in tree.nodes}) != 1:
             raise GameError("FlatRangeSolver needs a tree without chance nodes or leaves (one board)")
+        if tree.root.kind != DECISION:
+            raise GameError("FlatRangeSolver needs a decision at the root of the tree")
         pg = tree.pgame
         if pg.hand_cards.shape[1] != 2 or pg.hand_cards.max() >= 52:
             raise GameError("FlatRangeSolver needs two-card hands of a 52-card deck")
         self.tree = tree
-        self.algorithm = algorithm
-        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
-        H = tree.num_hands
+        self.pot = float(tree.root.pot)
+        self.num_hands = tree.num_hands
         board = tree.root.board
-        mask = pg.hand_mask(board)
-        if ranges is None:
-            ranges = np.broadcast_to(mask / mask.sum(), (2, H))
-        ranges = np.asarray(ranges, dtype=np.float64)
-        if ranges.shape != (2, H):
-            raise ValueError(f"ranges must have shape (2, {H}), got {ranges.shape}")
-        self.ranges = np.ascontiguousarray(ranges * mask)
-        # breadth-first renumbering: children of every node contiguous
+        self.mask = pg.hand_mask(board)
         order: List[int] = [0]
         k = 0
         while k < len(order):
@@ -61,7 +115,8 @@ class FlatRangeSolver:
         self.node_slot = np.full(N, -1, dtype=np.int32)
         self.amount = np.zeros((N, 2))
         slots = 0
-        self._slot_of: Dict[int, int] = {}
+        self.slot_of: Dict[int, int] = {}  # original decision index -> first slot
+        self.actions_of: Dict[int, int] = {}
         for new, old in enumerate(order):
             n = tree.nodes[old]
             if n.kind == DECISION:
@@ -70,7 +125,8 @@ class FlatRangeSolver:
                 self.child_start[new] = new_of[n.children[0]]
                 self.num_children[new] = len(n.children)
                 self.node_slot[new] = slots
-                self._slot_of[old] = slots
+                self.slot_of[old] = slots
+                self.actions_of[old] = len(n.children)
                 slots += len(n.children)
             elif n.kind == FOLD_NODE:
                 self.node_type[new] = 1
@@ -79,42 +135,102 @@ class FlatRangeSolver:
             else:
                 self.node_type[new] = 2
                 self.amount[new] = n.contrib
-        # the kernel works on the live hands only (no card on the board)
+        self.slots = slots
+        # the kernel works on the live hands (no card on the board) sorted by showdown strength
         strengths = np.asarray(pg.strengths(board), dtype=np.int64)
-        self.live = np.nonzero(mask > 0)[0]
-        self.num_hands = H
-        self.ranges = np.ascontiguousarray(self.ranges[:, self.live])
-        live_strength = strengths[self.live]
-        self.order = np.ascontiguousarray(np.argsort(live_strength, kind="stable"), dtype=np.int32)
-        self.strength = np.ascontiguousarray(live_strength, dtype=np.int32)
-        self.hand_cards = np.ascontiguousarray(pg.hand_cards[self.live], dtype=np.int32)
-        H = len(self.live)
-        self.regrets = np.zeros((slots, H))
-        self.strategy_sum = np.zeros((slots, H))
-        self.sigma = np.zeros((slots, H))
-        for old, s in self._slot_of.items():
-            A = len(tree.nodes[old].children)
+        live = np.nonzero(self.mask > 0)[0]
+        self.hands = _spread_cards(live[np.argsort(strengths[live], kind="stable")], strengths, pg.hand_cards)
+        self.strength = np.ascontiguousarray(strengths[self.hands], dtype=np.int32)
+        self.hand_cards = np.ascontiguousarray(pg.hand_cards[self.hands], dtype=np.int32)
+        for arr in (self.node_type, self.node_player, self.child_start, self.num_children, self.node_slot,
+                    self.amount, self.hands, self.strength, self.hand_cards):
+            arr.setflags(write=False)
+
+    def kernel_args(self):
+        return (self.node_type, self.node_player, self.child_start, self.num_children, self.node_slot, self.amount,
+                self.strength, self.hand_cards)
+
+
+class FlatRangeSolver:
+    """Single-spot CFR+/DCFR in C over a chance-free public tree with two-card hands (see module docstring).
+
+    Args:
+        tree: public tree of one board without chance nodes or leaves (e.g. a river subgame).
+        ranges: ``(2, H)`` reach probabilities of every hand (pair index of the tree's game) at the
+            root; hands touching the board are dropped.  Default: uniform over the live hands.
+        algorithm: ``"dcfr"`` (discounted CFR with ``alpha``, ``beta``, ``gamma``) or ``"cfr+"``.
+    """
+
+    def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "dcfr", alpha: float = DEFAULT_DCFR["alpha"],
+                 beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"]):
+        if algorithm not in ("cfr+", "dcfr"):
+            raise ValueError(f"unknown algorithm {algorithm!r}; choose 'cfr+' or 'dcfr'")
+        self.flat = flat = FlatTree.of(tree)
+        self.tree = tree
+        self.algorithm = algorithm
+        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+        self.pot = flat.pot
+        self.num_hands = H = flat.num_hands
+        self.hands = flat.hands
+        self.strength = flat.strength
+        self.hand_cards = flat.hand_cards
+        if ranges is None:
+            ranges = np.broadcast_to(flat.mask / flat.mask.sum(), (2, H))
+        ranges = np.asarray(ranges, dtype=np.float64)
+        if ranges.shape != (2, H):
+            raise ValueError(f"ranges must have shape (2, {H}), got {ranges.shape}")
+        if not np.all(np.isfinite(ranges)) or ranges.min() < 0:
+            raise ValueError("ranges must be finite and non-negative")
+        self.ranges = np.ascontiguousarray(ranges[:, self.hands])
+        V = len(self.hands)
+        self.regrets = np.zeros((flat.slots, V))
+        self.strategy_sum = np.zeros((flat.slots, V))
+        self.sigma = np.zeros((flat.slots, V))
+        for old, s in flat.slot_of.items():
+            A = flat.actions_of[old]
             self.sigma[s:s + A] = 1.0 / A
         self.iterations = 0
 
     def _args(self):
-        return (self.node_type, self.node_player, self.child_start, self.num_children, self.node_slot, self.amount,
-                self.order, self.strength, self.hand_cards)
+        return self.flat.kernel_args()
 
-    def run(self, iterations: int, check_every: int = 0) -> np.ndarray:
-        """Run ``iterations`` more iterations; returns the exploitability (chips) every ``check_every``."""
+    def run(self, iterations: int, check_every: int = 0, target: Optional[float] = None) -> np.ndarray:
+        """Run up to ``iterations`` more iterations; returns the exploitability (chips) every ``check_every``.
+
+        With ``target`` (chips) the run stops after the first check at or below it; ``self.iterations``
+        counts the iterations actually run.
+        """
+        iterations, check_every = int(iterations), int(check_every)
+        if iterations < 0 or check_every < 0:
+            raise ValueError("iterations and check_every must be non-negative")
+        if target is not None and check_every == 0:
+            raise ValueError("a target needs check_every > 0")
         n_checks = iterations // check_every if check_every > 0 else 0
         out = np.zeros(max(n_checks, 1))
-        written = _kernel().solve(*self._args(), self.ranges, self.regrets, self.strategy_sum, self.sigma,
-                                  self.iterations + 1, int(iterations), int(self.algorithm == "dcfr"), self.alpha,
-                                  self.beta, self.gamma, int(check_every), out)
-        self.iterations += iterations
+        done, written = _kernel().solve(*self._args(), self.ranges, self.regrets, self.strategy_sum, self.sigma,
+                                        self.iterations + 1, iterations, int(self.algorithm == "dcfr"), self.alpha,
+                                        self.beta, self.gamma, check_every,
+                                        -1.0 if target is None else float(target), out)
+        self.iterations += done
         return out[:written]
+
+    def solve(self, target_fraction: float = 0.001, check_every: int = 10, max_iterations: int = 1000) -> float:
+        """Iterate until the exploitability is at most ``target_fraction`` of the root pot.
+
+        Checks run every ``check_every`` iterations inside the kernel; at most ``max_iterations``
+        more iterations.  Returns the exploitability (chips) of the final average strategy.
+        """
+        if not target_fraction > 0 or check_every < 1 or max_iterations < 0:
+            raise ValueError("need target_fraction > 0, check_every >= 1 and max_iterations >= 0")
+        start = self.iterations
+        curve = self.run(max_iterations, check_every=check_every, target=target_fraction * self.pot)
+        last_checked = start + len(curve) * check_every
+        return float(curve[-1]) if len(curve) and last_checked == self.iterations else self.exploitability()
 
     def _average_slots(self) -> np.ndarray:
         out = np.empty_like(self.strategy_sum)
-        for old, s in self._slot_of.items():
-            A = len(self.tree.nodes[old].children)
+        for old, s in self.flat.slot_of.items():
+            A = self.flat.actions_of[old]
             tot = self.strategy_sum[s:s + A].sum(0, keepdims=True)
             out[s:s + A] = np.where(tot > 0, self.strategy_sum[s:s + A] / np.where(tot > 0, tot, 1), 1.0 / A)
         return out
@@ -127,24 +243,66 @@ class FlatRangeSolver:
         """``(1, A, H)`` average strategy per decision node (original tree indices)."""
         avg = self._average_slots()
         out = {}
-        for old, s in self._slot_of.items():
-            A = len(self.tree.nodes[old].children)
+        for old, s in self.flat.slot_of.items():
+            A = self.flat.actions_of[old]
             full = np.full((1, A, self.num_hands), 1.0 / A)
-            full[0][:, self.live] = avg[s:s + A]
+            full[0][:, self.hands] = avg[s:s + A]
             out[old] = full
         return out
 
 
-def solve_many(tree: PublicTree, ranges: np.ndarray, iterations: int, threads: Optional[int] = None,
-               **solver_kwargs) -> List[FlatRangeSolver]:
-    """Solve one spot per ``ranges[b]`` (shape ``(B, 2, H)``) with ``iterations`` iterations each.
+@dataclass
+class BatchSolve:
+    """Result of :func:`solve_many`: one solver per spot and per-spot statistics.
 
-    The kernel releases the GIL, so spots run in parallel on ``threads`` threads (default: all cores).
+    ``iterations[b]``: iterations run on spot ``b``; ``exploitability[b]``: exploitability (chips) of
+    its final average strategy; ``reached[b]``: whether it is at most the target (all True without a
+    target); ``pot``: root pot (chips); ``wall_seconds``/``cpu_seconds``: time of the whole batch.
     """
-    import os
-    from concurrent.futures import ThreadPoolExecutor
 
-    solvers = [FlatRangeSolver(tree, ranges=r, **solver_kwargs) for r in np.asarray(ranges)]
+    solvers: List[FlatRangeSolver]
+    iterations: np.ndarray
+    exploitability: np.ndarray
+    reached: np.ndarray
+    pot: float
+    wall_seconds: float
+    cpu_seconds: float
+
+    @property
+    def exploitability_fraction(self) -> np.ndarray:
+        """Per-spot exploitability as a fraction of the root pot."""
+        return self.exploitability / self.pot
+
+
+def solve_many(tree: PublicTree, ranges: np.ndarray, max_iterations: int, threads: Optional[int] = None,
+               target_fraction: Optional[float] = None, check_every: int = 10, **solver_kwargs) -> BatchSolve:
+    """Solve one spot per ``ranges[b]`` (shape ``(B, 2, H)``) on a thread pool.
+
+    Without ``target_fraction`` every spot runs exactly ``max_iterations`` iterations.  With it,
+    each spot stops on its own at the first check (every ``check_every`` iterations, in the kernel)
+    where its exploitability is at most ``target_fraction`` of the root pot, or after
+    ``max_iterations``.  The kernel releases the GIL, so spots run in parallel on ``threads``
+    threads (default: all cores).  ``solver_kwargs`` go to :class:`FlatRangeSolver`.
+    """
+    ranges = np.asarray(ranges, dtype=np.float64)
+    if ranges.ndim != 3 or ranges.shape[1] != 2:
+        raise ValueError(f"ranges must have shape (B, 2, H), got {ranges.shape}")
+    if max_iterations < 0:
+        raise ValueError("max_iterations must be non-negative")
+    if target_fraction is not None and not (target_fraction > 0 and check_every >= 1):
+        raise ValueError("need target_fraction > 0 and check_every >= 1")
+    wall, cpu = time.perf_counter(), time.process_time()
+    solvers = [FlatRangeSolver(tree, ranges=r, **solver_kwargs) for r in ranges]
+
+    def work(s: FlatRangeSolver) -> float:
+        if target_fraction is None:
+            s.run(max_iterations)
+            return s.exploitability()
+        return s.solve(target_fraction, check_every=check_every, max_iterations=max_iterations)
+
     with ThreadPoolExecutor(max_workers=threads or os.cpu_count()) as pool:
-        list(pool.map(lambda s: s.run(iterations), solvers))
-    return solvers
+        expl = np.array(list(pool.map(work, solvers)))
+    pot = solvers[0].pot if solvers else float(tree.root.pot)
+    reached = expl <= target_fraction * pot if target_fraction is not None else np.ones(len(solvers), bool)
+    return BatchSolve(solvers, np.array([s.iterations for s in solvers]), expl, reached, pot,
+                      time.perf_counter() - wall, time.process_time() - cpu)
