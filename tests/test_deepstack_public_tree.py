@@ -5,7 +5,7 @@ import pytest
 from cfrkit.evaluation import best_response_value, expected_values, exploitability
 from cfrkit.games import load
 from cfrkit.solvers import CFRSolver
-from cfrkit.solvers.public_games import RiverPublicGame, holdem_hands
+from cfrkit.solvers.public_games import RiverPublicGame, holdem_hands, public_game_for
 from cfrkit.solvers.public_tree import RangeSolver, build_public_tree, strategy_to_policy
 from cfrkit.solvers.terminal_values import DenseTerminal, SortedTerminal
 from cfrkit.solvers.array_backend import make_backend
@@ -165,3 +165,51 @@ def test_compiled_river_solver_matches_numpy_solver(algorithm):
     more = solve_many(tree, np.stack([ranges, ranges]), 60, threads=2, algorithm=algorithm).solvers
     assert more[0].exploitability() == pytest.approx(more[1].exploitability(), rel=1e-12)
     assert more[0].exploitability() < fast.exploitability()
+
+
+class _FixedContinuation:
+    """Leaf values of a fixed strategy below the leaves (read from a full-tree strategy), for any ranges."""
+
+    def __init__(self, pgame, full_tree, full_strategy):
+        self.pgame, self.full_tree, self.full_strategy = pgame, full_tree, full_strategy
+        self._solvers = {}
+
+    def __call__(self, leaves, reach0, reach1, backend):
+        out0, out1 = [], []
+        for k, leaf in enumerate(leaves):
+            if leaf.index not in self._solvers:
+                sub = build_public_tree(self.pgame, leaf.state)
+                strat = {i: self.full_strategy[self.full_tree.node_at(leaf.history + sub.nodes[i].history).index]
+                         for i in sub.decision_nodes}
+                self._solvers[leaf.index] = (RangeSolver(sub), strat)
+            solver, strat = self._solvers[leaf.index]
+            vals, _ = solver.node_values(strat, root_ranges=np.stack([reach0[k], reach1[k]], 1))
+            out0.append(vals[0][0])
+            out1.append(vals[0][1])
+        return np.stack(out0), np.stack(out1)
+
+
+@pytest.mark.parametrize("game_string", ["leduc", "leduc_nolimit"])
+def test_depth_limited_tree_with_fixed_continuation_equals_full_tree(game_string):
+    """Leaves + board chance reproduce the full tree exactly when the play below the leaves is fixed."""
+    game = load(game_string)
+    pgame = public_game_for(game)
+    full_tree = build_public_tree(pgame)
+    rng = np.random.default_rng(1)
+    strategy = {}
+    for i in full_tree.decision_nodes:  # a random behaviour strategy everywhere, (A, 1, H)
+        s = rng.random((len(full_tree.nodes[i].actions), 1, pgame.num_hands)) + 0.05
+        strategy[i] = s / s.sum(0, keepdims=True)
+    full = RangeSolver(full_tree)
+    limited = RangeSolver(build_public_tree(pgame, depth_limit=True),
+                          leaf_values=_FixedContinuation(pgame, full_tree, strategy))
+    trunk = {i: strategy[full_tree.node_at(limited.tree.nodes[i].history).index] for i in limited.tree.decision_nodes}
+    full_vals, _ = full.node_values(strategy)
+    limited_vals, _ = limited.node_values(trunk)
+    for p in (0, 1):
+        np.testing.assert_allclose(limited_vals[0][p], full_vals[0][p], rtol=1e-10, atol=1e-10)
+        # best responses in the trunk (the continuation stays fixed) never beat the full-tree best response
+        br_limited = limited.best_response_values(p, trunk)
+        br_full = full.best_response_values(p, strategy)
+        assert np.all(br_limited <= br_full + 1e-9)
+        assert np.all(br_limited >= limited_vals[0][p] - 1e-9)
