@@ -100,6 +100,9 @@ def resolve(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_range=N
     """
     if (opp_cfvs is None) == (opp_range is None):
         raise ValueError("give exactly one of opp_cfvs (CFR-D gadget) or opp_range")
+    if not 0 <= skip < iterations:
+        raise ValueError(f"need 0 <= skip < iterations (the averages need iterations after the skip), "
+                         f"got skip={skip}, iterations={iterations}")
     if depth_limit is None:
         depth_limit = leaf_values is not None
     if tree is None:
