@@ -1,9 +1,15 @@
-"""Compiled (Cython) range-vectorised CFR+ / DCFR for public trees without chance nodes or leaves.
+"""Compiled (Cython) range-vectorised CFR+ / DCFR for public trees without leaves: river and turn subgames.
 
 The fast path for hold'em river subgames: :class:`FlatRangeSolver` flattens a :class:`PublicTree`
 (breadth-first, contiguous children), keeps only the hands that do not touch the board, sorted by
 showdown strength, and runs whole solves inside :mod:`cfrkit._kernels.range_cfr` without Python in
-the loop.  Iterates equal :class:`~cfrkit.solvers.public_tree.RangeSolver`'s (same algorithms,
+the loop.
+
+Turn subgames (one chance level: the river card, e.g. :class:`HoldemPublicGame` trees from a turn state)
+run in the same kernel: chance nodes weigh their children by the card probability, each child's hand
+mask (hands holding the dealt card) multiplies reach down and values up, and every river board has its
+own strength order for showdowns (the kernel gathers the opponent's reach into it and scatters the
+values back).  Depth-limited trees (leaves) and flop subgames (two chance levels) raise a GameError.  Iterates equal :class:`~cfrkit.solvers.public_tree.RangeSolver`'s (same algorithms,
 parameters and averaging) up to rounding; exploitability is computed in the kernel too (float64).
 
 Stopping: :meth:`FlatRangeSolver.solve` and :func:`solve_many` stop each spot at the first
@@ -68,13 +74,16 @@ def _spread_cards(hands: np.ndarray, strengths: np.ndarray, hand_cards: np.ndarr
 
 
 class FlatTree:
-    """Flat layout of a chance-free public tree for the kernel, shared by every spot on that tree.
+    """Flat layout of a river or turn public tree for the kernel, shared by every spot on that tree.
 
     Nodes are renumbered breadth-first (children contiguous, after their parent): ``node_type``
     (0 decision, 1 fold, 2 showdown), ``node_player``, ``child_start``, ``num_children``,
     ``node_slot`` (first row of the node's actions), ``amount[n, p]`` (terminal payoff multiplier).
     ``hands[k]``: pair index of kernel hand ``k`` (live hands sorted by strength), with ``strength``
-    and ``hand_cards``.  Build it once per tree with :meth:`of` (cached).
+    and ``hand_cards``.  Chance nodes (type 3, turn trees): ``amount[n, 0]`` = card probability,
+    ``node_mask``/``masks`` the children's hand masks; ``node_board`` numbers the showdown boards other
+    than the root's, whose live hands in strength order are ``board_perm`` (kernel hand indices) with
+    runs ``board_groups`` (see the kernel docstring).  Build it once per tree with :meth:`of` (cached).
     """
 
     _cache: ClassVar[weakref.WeakKeyDictionary] = weakref.WeakKeyDictionary()  # PublicTree -> FlatTree
@@ -210,10 +219,10 @@ class FlatTree:
 
 
 class FlatRangeSolver:
-    """Single-spot CFR+/DCFR in C over a chance-free public tree with two-card hands (see module docstring).
+    """Single-spot CFR+/DCFR in C over a river or turn public tree with two-card hands (see module docstring).
 
     Args:
-        tree: public tree of one board without chance nodes or leaves (e.g. a river subgame).
+        tree: public tree without leaves: a river subgame, or a turn subgame (one chance level).
         ranges: ``(2, H)`` reach probabilities of every hand (pair index of the tree's game) at the
             root; hands touching the board are dropped.  Default: uniform over the live hands.
         algorithm: ``"dcfr"`` (discounted CFR with ``alpha``, ``beta``, ``gamma``) or ``"cfr+"``.
@@ -293,16 +302,36 @@ class FlatRangeSolver:
             out[s:s + A] = np.where(tot > 0, self.strategy_sum[s:s + A] / np.where(tot > 0, tot, 1), 1.0 / A)
         return out
 
-    def exploitability(self) -> float:
-        """Exploitability (chips) of the average strategy, the ranges as the deal distribution."""
-        return float(_kernel().exploitability(*self._args(), self.ranges, self._average_slots()))
+    def _slots_of(self, strategies: Optional[Dict[int, np.ndarray]]) -> np.ndarray:
+        """Per-slot layout of ``strategies`` (``{decision: (A, H) or (1, A, H)}`` over all pairs; default: average)."""
+        if strategies is None:
+            return self._average_slots()
+        out = np.empty_like(self.strategy_sum)
+        for old, s in self.flat.slot_of.items():
+            A = self.flat.actions_of[old]
+            if old not in strategies:
+                raise ValueError(f"strategies has no entry for decision node {old}")
+            st = np.asarray(strategies[old], dtype=np.float64)
+            st = st[0] if st.ndim == 3 and st.shape[0] == 1 else st
+            if st.shape != (A, self.num_hands):
+                raise ValueError(f"strategy of node {old} must have shape ({A}, {self.num_hands}), got {st.shape}")
+            out[s:s + A] = st[:, self.hands]
+        return out
 
-    def root_values(self) -> np.ndarray:
-        """Expected chips ``(2,)`` of each player at the root under the average strategy (ranges as the deal).
+    def exploitability(self, strategies: Optional[Dict[int, np.ndarray]] = None) -> float:
+        """Exploitability (chips) of ``strategies`` (default: the average strategy), the ranges as the deal distribution.
+
+        ``strategies``: ``{decision node: (A, H) or (1, A, H)}`` over all pairs of the game, as returned by
+        :meth:`average_strategy` or :meth:`RangeSolver.to_numpy_strategy`.
+        """
+        return float(_kernel().exploitability(*self._args(), self.ranges, self._slots_of(strategies)))
+
+    def root_values(self, strategies: Optional[Dict[int, np.ndarray]] = None) -> np.ndarray:
+        """Expected chips ``(2,)`` of each player at the root under ``strategies`` (default: average), ranges as the deal.
 
         Same normalisation as :meth:`RangeSolver.root_values`: ``sum_h range_p(h) * cfv_p(h) / Z``.
         """
-        cfv = _kernel().root_values(*self._args(), self.ranges, self._average_slots())
+        cfv = _kernel().root_values(*self._args(), self.ranges, self._slots_of(strategies))
         # Z: mass of card-compatible hand pairs (opponent mass compatible with each hand, card-removal sums)
         opp = self.ranges[1]
         per_card = np.zeros(52)
