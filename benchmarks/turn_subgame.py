@@ -1,7 +1,7 @@
 """Hold'em turn subgame from a protocol state, full ranges: time to reach 1% and 0.3% of the pot.
 
     python benchmarks/turn_subgame.py [--matchstate M] [--stacks 20000] [--sizing "0.5,1;1"]
-                                      [--backends numpy,torch] [--max-iterations 300]
+                                      [--backends cython,numpy,torch] [--max-iterations 300]
 
 Spot (default): ACPC heads-up no-limit (blinds 100/50), preflop raise to 2000 and call, flop checked
 through, turn card dealt: board 8d As 8s Kh, pot 4000, 18000 chips behind each.  The public tree comes
@@ -10,14 +10,17 @@ bet_sizing=...)``): turn betting, 48 river chance outcomes, river betting to fol
 (no depth limit, no value net).  Ranges: the 1128 live pairs of each player, uniform (``--random-ranges``:
 random weights).  Solver: :class:`cfrkit.solvers.public_tree.RangeSolver`, DCFR (alpha 1.5, beta 0,
 gamma 2), alternating updates, numpy (cards-package Cython showdown kernels) and torch CPU (sorted
-prefix-sum kernels, ``--torch-threads`` intra-op threads, default 1).  Exploitability =
+prefix-sum kernels, ``--torch-threads`` intra-op threads, default 1), and the compiled
+:class:`cfrkit.solvers.flat_range_cfr.FlatRangeSolver` (``cython``: whole iterations in C, same
+algorithm and parameters; its time includes allocating/first touching its arrays, the flat layout is
+built once per tree and reported separately).  Exploitability =
 (BR_0 + BR_1) / 2 in chips with the ranges as the deal distribution, checked every ``--check-every``
 iterations; the time to a target is the solver's own iteration time up to the first check at or
 below it (checks not counted).
 
 No peer is timed here: no installed library solves hold'em turn subgames (postflop-solver, the Rust
 anchor of the river benchmark, is not installed), so the script reports cfrkit's numbers and the
-torch/numpy ratio only.  The machine is shared: wall times are noisy.
+torch/numpy and numpy/cython ratios only (same run, same spot).  The machine is shared: wall times are noisy.
 """
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ import numpy as np  # noqa: E402
 
 from cfrkit.games import load  # noqa: E402
 from cfrkit.games.holdem.matchstate import state_from_matchstate  # noqa: E402
+from cfrkit.solvers.flat_range_cfr import FlatRangeSolver, FlatTree  # noqa: E402
 from cfrkit.solvers.public_tree import RangeSolver, build_public_tree  # noqa: E402
 
 
@@ -45,7 +49,7 @@ def main() -> int:
     ap.add_argument("--matchstate", default="MATCHSTATE:0:0:r2000c/cc/:5d5c|/8dAs8s/Kh")
     ap.add_argument("--stacks", type=int, default=20000)
     ap.add_argument("--sizing", default="0.5,1;1", help="pot fractions per bet number, ';' between bet numbers")
-    ap.add_argument("--backends", default="numpy,torch")
+    ap.add_argument("--backends", default="cython,numpy,torch")
     ap.add_argument("--targets", default="1,0.3", help="exploitability targets in %% of the pot")
     ap.add_argument("--max-iterations", type=int, default=300)
     ap.add_argument("--max-seconds", type=float, default=600.0, help="per backend (solve time)")
@@ -76,7 +80,20 @@ def main() -> int:
           f"{int(mask.sum())} live pairs per player; public tree {tree.counts()} ({len(tree)} nodes), "
           f"built in {build:.2f} s", flush=True)
     per_iteration = {}
+    time_to = {}
     for backend in args.backends.split(","):
+        if backend == "cython":
+            hit, solver, setup = run_cython(tree, ranges, targets, args)
+            time_to[backend] = hit
+            per_iteration[backend] = solver.seconds / max(1, solver.iterations)
+            for thr in targets:
+                if thr in hit:
+                    n, sec = hit[thr]
+                    print(f"cython [FlatRangeSolver]: {thr:g}% of the pot after {n} iterations: {sec:.2f} s "
+                          f"({1e3 * sec / n:.0f} ms per iteration; flat layout + setup {setup:.2f} s)", flush=True)
+                else:
+                    print(f"cython: {thr:g}% of the pot not reached in {solver.iterations} iterations", flush=True)
+            continue
         t0 = time.perf_counter()
         solver = RangeSolver(tree, ranges=ranges, algorithm="dcfr", backend=backend)
         setup = time.perf_counter() - t0
@@ -93,6 +110,7 @@ def main() -> int:
             if len(hit) == len(targets):
                 break
         bar.close()
+        time_to[backend] = hit
         per_iteration[backend] = solver.seconds / max(1, solver.iterations)
         for thr in targets:
             if thr in hit:
@@ -104,7 +122,48 @@ def main() -> int:
                       f"{solver.seconds:.0f} s (last {last:.3f}%)", flush=True)
     if "numpy" in per_iteration and "torch" in per_iteration:
         print(f"torch CPU / numpy time per iteration: {per_iteration['torch'] / per_iteration['numpy']:.2f}x")
+    if "numpy" in time_to and "cython" in time_to:
+        for thr in targets:
+            if thr in time_to["numpy"] and thr in time_to["cython"]:
+                print(f"numpy RangeSolver / cython FlatRangeSolver time to {thr:g}% of the pot: "
+                      f"{time_to['numpy'][thr][1] / time_to['cython'][thr][1]:.1f}x")
+        print(f"numpy / cython time per iteration: {per_iteration['numpy'] / per_iteration['cython']:.1f}x")
     return 0
+
+
+def run_cython(tree, ranges, targets, args):
+    """FlatRangeSolver in chunks of ``check_every`` iterations; exploitability (also in C) checked between
+    chunks and not counted, like the RangeSolver paths.  Then a second solver runs the in-kernel
+    stopping (``solve``) to the last target, checks included, as a cross-check of the iteration count."""
+    from tqdm.auto import tqdm
+
+    t0 = time.perf_counter()
+    FlatTree.of(tree)
+    solver = FlatRangeSolver(tree, ranges=ranges, algorithm="dcfr")
+    setup = time.perf_counter() - t0
+    solver.seconds = 0.0
+    hit = {}
+    bar = tqdm(total=args.max_iterations, desc="turn cython", unit="it", leave=False)
+    while solver.iterations < args.max_iterations and solver.seconds < args.max_seconds:
+        t0 = time.perf_counter()
+        solver.run(args.check_every)
+        solver.seconds += time.perf_counter() - t0
+        bar.update(args.check_every)
+        last = solver.exploitability() / tree.root.pot * 100
+        for thr in targets:
+            if thr not in hit and last <= thr:
+                hit[thr] = (solver.iterations, solver.seconds)
+        if len(hit) == len(targets):
+            break
+    bar.close()
+    stopper = FlatRangeSolver(tree, ranges=ranges, algorithm="dcfr")
+    t0 = time.perf_counter()
+    expl = stopper.solve(target_fraction=targets[-1] / 100, check_every=args.check_every,
+                         max_iterations=args.max_iterations)
+    print(f"cython in-kernel stopping at {targets[-1]:g}%: {stopper.iterations} iterations, "
+          f"{time.perf_counter() - t0:.2f} s including the checks (exploitability {expl / tree.root.pot * 100:.3f}%)",
+          flush=True)
+    return hit, solver, setup
 
 
 if __name__ == "__main__":

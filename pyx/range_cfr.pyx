@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""Range-vectorised CFR+ / DCFR over a flat public tree without chance nodes (hold'em river subgames).
+"""Range-vectorised CFR+ / DCFR over a flat public tree (hold'em river subgames, and turn subgames with one board card
+dealt by chance).
 
 The whole solve (iterations, periodic exploitability, stopping at a target) runs in C without the GIL.
 Layout:
@@ -12,6 +13,13 @@ Layout:
 * hands sorted by increasing showdown strength (the caller permutes its ranges): ``hand_cards[h, 2]``
   and ``strength[h]`` (non-decreasing), so every sweep reads and writes memory in order;
 * per-action arrays ``regrets``, ``strategy_sum``, ``sigma``: ``(slots, H)``.
+
+Chance nodes (``node_type`` 3, turn subgames): ``amount[n, 0]`` is the probability of each dealt card;
+child ``c`` has a hand mask ``masks[node_mask[c]]`` (0 for hands holding the dealt card) that multiplies
+both players' reach into the child and the child's values back into the chance node.  Every hand row
+stays in the root's hand order; a showdown on another board (``node_board[c] >= 1``) gathers the
+opponent's reach into that board's strength order (``board_perm``, ``board_cards``, runs
+``board_groups``), sweeps and scatters the values back (blocked hands get 0).  Folds need no order.
 
 Showdown and fold values use O(H) card-removal sweeps (per-card prefix masses).  A player's reach
 only changes at that player's own decisions, so the reach buffer stores one row per (node, player)
@@ -40,6 +48,15 @@ cdef extern from *:
     }
     RC_VECTOR static void rc_max(double* restrict out, const double* restrict x, int H) {
         for (int h = 0; h < H; h++) out[h] = x[h] > out[h] ? x[h] : out[h];
+    }
+    RC_VECTOR static void rc_scale_const(double* restrict out, double s, int H) {
+        for (int h = 0; h < H; h++) out[h] *= s;
+    }
+    static void rc_gather(double* restrict dst, const double* restrict src, const int* restrict perm, int n) {
+        for (int j = 0; j < n; j++) dst[j] = src[perm[j]];
+    }
+    static void rc_scatter(double* restrict dst, const double* restrict src, const int* restrict perm, int n) {
+        for (int j = 0; j < n; j++) dst[perm[j]] = src[j];
     }
     RC_VECTOR static void rc_add_product(double* restrict out, const double* restrict s, const double* restrict x, int H) {
         for (int h = 0; h < H; h++) out[h] += s[h] * x[h];
@@ -185,6 +202,9 @@ cdef extern from *:
     void rc_add(double* out, const double* x, int H) nogil
     void rc_max(double* out, const double* x, int H) nogil
     void rc_add_product(double* out, const double* s, const double* x, int H) nogil
+    void rc_scale_const(double* out, double s, int H) nogil
+    void rc_gather(double* dst, const double* src, const int* perm, int n) nogil
+    void rc_scatter(double* dst, const double* src, const int* perm, int n) nogil
     void rc_update_action(double* ssum, const double* own, const double* srow, double w, double* reg,
                           const double* child, const double* out, double* tot, int dcfr, double pos, double neg,
                           int H) nogil
@@ -201,6 +221,7 @@ cdef enum:
     DECISION = 0
     FOLD = 1
     SHOWDOWN = 2
+    CHANCE = 3
 
 
 cdef struct Tree:
@@ -220,7 +241,15 @@ cdef struct Tree:
     const int* group_start     # (G + 1,)
     double* reach              # (rows, H)
     double* values             # (N, H)
-    double* tmp                # (4, H) scratch
+    double* tmp                # (6, H) scratch
+    const int* node_board      # (N,) board of a showdown: 0 = the root order, b >= 1 = board_* data
+    const int* node_mask       # (N,) mask row of a chance child, else -1
+    const double* masks        # (M, H)
+    const int* board_perm      # hands (root order) of each board in its strength order, concatenated
+    const int* board_cards     # (len(board_perm), 2)
+    const int* board_hand_start   # (nb + 1,) board b's hands: [start[b], start[b + 1])
+    const int* board_groups       # runs of equal strength per board (local indices + sentinel), concatenated
+    const int* board_group_start  # (nb + 1,)
 
 
 cdef inline double* _reach(Tree* t, int n, int q) noexcept nogil:
@@ -229,14 +258,42 @@ cdef inline double* _reach(Tree* t, int n, int q) noexcept nogil:
 
 cdef void _forward_player(Tree* t, const double* ranges, const double* sigma, int q) noexcept nogil:
     """Reach of player ``q`` at every node (rows that alias a parent's row need no work)."""
-    cdef int H = t.H, n, a
+    cdef int H = t.H, n, a, c
     memcpy(_reach(t, 0, q), ranges + <Py_ssize_t>q * H, H * sizeof(double))
     for n in range(t.N):
+        if t.node_type[n] == CHANCE:
+            for a in range(t.num_children[n]):
+                c = t.child_start[n] + a
+                rc_scale(_reach(t, c, q), _reach(t, n, q), t.masks + <Py_ssize_t>t.node_mask[c] * H, H)
+            continue
         if t.node_type[n] != DECISION or t.node_player[n] != q:
             continue
         for a in range(t.num_children[n]):
             rc_scale(_reach(t, t.child_start[n] + a, q), _reach(t, n, q),
                      sigma + <Py_ssize_t>(t.node_slot[n] + a) * H, H)
+
+
+cdef inline void _showdown(Tree* t, int c, int p, double* full, double* full_total) noexcept nogil:
+    """Values (for player ``p``) of showdown ``c`` in the root hand order, in the order of its board."""
+    cdef int H = t.H, b = t.node_board[c], h0, nh, g0
+    cdef double* lose = t.tmp + 3 * H
+    cdef double* gathered
+    cdef double* swept
+    cdef double* out = t.values + <Py_ssize_t>c * H
+    if b == 0:
+        rc_showdown(_reach(t, c, 1 - p), out, t.amount[2 * c + p], lose, t.group_start, t.G, t.cards, full,
+                    full_total)
+        return
+    gathered = t.tmp + 4 * H
+    swept = t.tmp + 5 * H
+    h0 = t.board_hand_start[b]
+    nh = t.board_hand_start[b + 1] - h0
+    g0 = t.board_group_start[b]
+    rc_gather(gathered, _reach(t, c, 1 - p), t.board_perm + h0, nh)
+    rc_showdown(gathered, swept, t.amount[2 * c + p], lose, t.board_groups + g0, t.board_group_start[b + 1] - g0 - 1,
+                t.board_cards + 2 * h0, full, full_total)
+    memset(out, 0, H * sizeof(double))
+    rc_scatter(out, swept, t.board_perm + h0, nh)
 
 
 cdef void _terminal_children(Tree* t, int n, int p) noexcept nogil:
@@ -245,14 +302,12 @@ cdef void _terminal_children(Tree* t, int n, int p) noexcept nogil:
     cdef int H = t.H
     cdef double full[52]
     cdef double full_total
-    cdef double* lose = t.tmp + 3 * H
     cdef const double* r
     # when p acts at n, the opponent's reach is the same at every child: one sweep serves fold and call
     fused = t.node_player[n] == p and f >= 0 and s >= 0
     if fused:
         r = _reach(t, s, 1 - p)
-        rc_showdown(r, t.values + <Py_ssize_t>s * H, t.amount[2 * s + p], lose, t.group_start, t.G, t.cards, full,
-                    &full_total)
+        _showdown(t, s, p, full, &full_total)
         rc_fold_values(r, full, full_total, t.cards, t.amount[2 * f + p], t.values + <Py_ssize_t>f * H, H)
     for a in range(t.num_children[n]):
         c = t.child_start[n] + a
@@ -263,15 +318,16 @@ cdef void _terminal_children(Tree* t, int n, int p) noexcept nogil:
             rc_card_sums(r, t.cards, H, full, &full_total)
             rc_fold_values(r, full, full_total, t.cards, t.amount[2 * c + p], t.values + <Py_ssize_t>c * H, H)
         elif t.node_type[c] == SHOWDOWN:
-            rc_showdown(r, t.values + <Py_ssize_t>c * H, t.amount[2 * c + p], lose, t.group_start, t.G, t.cards,
-                        full, &full_total)
+            _showdown(t, c, p, full, &full_total)
 
 
 cdef void _backward(Tree* t, int p, double* sigma, int best_response, double* regrets, double* strategy_sum,
                     double avg_weight, int dcfr, double pos_scale, double neg_scale) noexcept nogil:
     """Counterfactual values of player ``p`` at every node (``t.values``, root in row 0).
 
-    With ``best_response`` p's decisions take the best child.  Otherwise (a CFR update) p's decisions
+    Chance nodes add their children's values times the children's masks, times the card probability.
+    With ``best_response`` p's decisions take the best child; with ``regrets == NULL`` (evaluation) they
+    take the ``sigma``-weighted sum.  Otherwise (a CFR update) p's decisions
     add ``avg_weight * reach * sigma`` to ``strategy_sum``, update ``regrets`` (CFR+ or DCFR
     discounting) and immediately re-run regret matching into ``sigma`` (no ancestor reads that row).
     """
@@ -281,13 +337,20 @@ cdef void _backward(Tree* t, int p, double* sigma, int best_response, double* re
     cdef double* denom = t.tmp + H
     cdef double* uniform = t.tmp + 2 * H
     for n in range(t.N - 1, -1, -1):
-        if t.node_type[n] != DECISION:
+        if t.node_type[n] != DECISION and t.node_type[n] != CHANCE:
             continue
         _terminal_children(t, n, p)
         out = t.values + <Py_ssize_t>n * H
         A = t.num_children[n]
         slot = t.node_slot[n]
         cs = t.child_start[n]
+        if t.node_type[n] == CHANCE:
+            memset(out, 0, H * sizeof(double))
+            for a in range(A):
+                rc_add_product(out, t.masks + <Py_ssize_t>t.node_mask[cs + a] * H, t.values + <Py_ssize_t>(cs + a) * H,
+                               H)
+            rc_scale_const(out, t.amount[2 * n], H)
+            continue
         if t.node_player[n] != p or best_response:
             memcpy(out, t.values + <Py_ssize_t>cs * H, H * sizeof(double))
             for a in range(1, A):
@@ -299,6 +362,8 @@ cdef void _backward(Tree* t, int p, double* sigma, int best_response, double* re
         memset(out, 0, H * sizeof(double))
         for a in range(A):
             rc_add_product(out, sigma + <Py_ssize_t>(slot + a) * H, t.values + <Py_ssize_t>(cs + a) * H, H)
+        if regrets == NULL:
+            continue
         memset(tot, 0, H * sizeof(double))
         for a in range(A):
             rc_update_action(strategy_sum + <Py_ssize_t>(slot + a) * H, _reach(t, n, p),
@@ -354,14 +419,32 @@ cdef class _Workspace:
     cdef const int[:, ::1] hand_cards
     cdef const double[:, ::1] amount
     cdef int[::1] groups, fold_child, showdown_child
+    cdef const int[::1] node_board, node_mask, board_perm, board_hand_start, board_groups, board_group_start
+    cdef const int[:, ::1] board_cards
+    cdef const double[:, ::1] masks
     cdef int[:, ::1] reach_row
     cdef double[:, ::1] values, reach
     cdef double[::1] tmp
 
     def __init__(self, const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
                  const int[::1] num_children, const int[::1] node_slot, const double[:, ::1] amount,
-                 const int[::1] strength, const int[:, ::1] hand_cards):
-        cdef int N = node_type.shape[0], H = hand_cards.shape[0], n, a, c, q, rows
+                 const int[::1] strength, const int[:, ::1] hand_cards, tuple chance):
+        cdef int N = node_type.shape[0], H = hand_cards.shape[0], n, a, c, q, rows, nb
+        (self.node_board, self.node_mask, self.masks, self.board_perm, self.board_cards, self.board_hand_start,
+         self.board_groups, self.board_group_start) = chance
+        nb = self.board_hand_start.shape[0] - 1
+        if (self.node_board.shape[0] != N or self.node_mask.shape[0] != N or self.masks.shape[1] != H
+                or self.board_group_start.shape[0] != nb + 1 or self.board_cards.shape[0] < self.board_perm.shape[0]):
+            raise ValueError("chance/board arrays do not match the tree")
+        nbd = np.asarray(self.node_board)
+        nm = np.asarray(self.node_mask)
+        hs, gs = np.asarray(self.board_hand_start), np.asarray(self.board_group_start)
+        if (nbd.min() < 0 or nbd.max() >= max(nb, 1) or nm.max() >= self.masks.shape[0]
+                or np.any(np.diff(hs) < 0) or hs[-1] > self.board_perm.shape[0] or np.any(np.diff(gs) < 0)
+                or gs[-1] > self.board_groups.shape[0]
+                or (self.board_perm.shape[0] > 0 and (np.asarray(self.board_perm).min() < 0
+                                                      or np.asarray(self.board_perm).max() >= H))):
+            raise ValueError("board ids, mask rows or board hand orders out of range")
         if N == 0 or node_type[0] != DECISION:
             raise ValueError("the root of the flat tree must be a decision node")
         st = np.asarray(strength)
@@ -378,6 +461,14 @@ cdef class _Workspace:
         self.reach_row[0, 0], self.reach_row[0, 1] = 0, 1
         rows = 2
         for n in range(N):
+            if node_type[n] == CHANCE:
+                for a in range(num_children[n]):
+                    c = child_start[n] + a
+                    if c <= n or self.node_mask[c] < 0:
+                        raise ValueError("chance children must come after their parent and have a mask row")
+                    self.reach_row[c, 0], self.reach_row[c, 1] = rows, rows + 1
+                    rows += 2
+                continue
             if node_type[n] != DECISION:
                 continue
             q = node_player[n]
@@ -394,7 +485,7 @@ cdef class _Workspace:
                     self.showdown_child[n] = c
         self.reach = np.zeros((rows, H))
         self.values = np.zeros((N, H))
-        self.tmp = np.zeros(4 * H)
+        self.tmp = np.zeros(6 * H)
         self.t.N = N
         self.t.H = H
         self.t.G = self.groups.shape[0] - 1
@@ -412,11 +503,19 @@ cdef class _Workspace:
         self.t.reach = &self.reach[0, 0]
         self.t.values = &self.values[0, 0]
         self.t.tmp = &self.tmp[0]
+        self.t.node_board = &self.node_board[0]
+        self.t.node_mask = &self.node_mask[0]
+        self.t.masks = &self.masks[0, 0] if self.masks.shape[0] > 0 else NULL
+        self.t.board_perm = &self.board_perm[0] if self.board_perm.shape[0] > 0 else NULL
+        self.t.board_cards = &self.board_cards[0, 0] if self.board_cards.shape[0] > 0 else NULL
+        self.t.board_hand_start = &self.board_hand_start[0]
+        self.t.board_groups = &self.board_groups[0] if self.board_groups.shape[0] > 0 else NULL
+        self.t.board_group_start = &self.board_group_start[0]
 
 
 def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
           const int[::1] num_children, const int[::1] node_slot, const double[:, ::1] amount,
-          const int[::1] strength, const int[:, ::1] hand_cards, const double[:, ::1] ranges,
+          const int[::1] strength, const int[:, ::1] hand_cards, tuple chance, const double[:, ::1] ranges,
           double[:, ::1] regrets, double[:, ::1] strategy_sum, double[:, ::1] sigma, int start_iteration,
           int max_iterations, int dcfr, double alpha, double beta, double gamma, int check_every, double target, double[::1] expl_out):
     """Run up to ``max_iterations`` alternating updates from ``start_iteration`` (1-based).
@@ -428,7 +527,7 @@ def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] c
     ``(iterations_run, checks_written)``.
     """
     cdef _Workspace ws = _Workspace(node_type, node_player, child_start, num_children, node_slot, amount, strength,
-                                    hand_cards)
+                                    hand_cards, chance)
     cdef Tree t = ws.t
     cdef int it, p, written = 0, done = 0
     cdef Py_ssize_t slots = sigma.shape[0], H = sigma.shape[1]
@@ -467,15 +566,37 @@ def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] c
 
 def exploitability(const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
                    const int[::1] num_children, const int[::1] node_slot, const double[:, ::1] amount,
-                   const int[::1] strength, const int[:, ::1] hand_cards, const double[:, ::1] ranges,
-                   double[:, ::1] strategy):
+                   const int[::1] strength, const int[:, ::1] hand_cards, tuple chance,
+                   const double[:, ::1] ranges, double[:, ::1] strategy):
     """Exploitability (chips) of a per-slot ``strategy`` with ``ranges`` as the deal distribution."""
     cdef _Workspace ws = _Workspace(node_type, node_player, child_start, num_children, node_slot, amount, strength,
-                                    hand_cards)
+                                    hand_cards, chance)
     cdef Tree t = ws.t
     cdef double out
     if ranges.shape[0] != 2 or ranges.shape[1] != t.H or strategy.shape[1] != t.H:
         raise ValueError("ranges must be (2, H) and strategy (slots, H)")
     with nogil:
         out = _exploitability(&t, &ranges[0, 0], &strategy[0, 0])
+    return out
+
+
+def root_values(const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
+                const int[::1] num_children, const int[::1] node_slot, const double[:, ::1] amount,
+                const int[::1] strength, const int[:, ::1] hand_cards, tuple chance,
+                const double[:, ::1] ranges, double[:, ::1] strategy):
+    """Root counterfactual values ``(2, H)`` (chips times opponent reach) of both players under ``strategy``."""
+    cdef _Workspace ws = _Workspace(node_type, node_player, child_start, num_children, node_slot, amount, strength,
+                                    hand_cards, chance)
+    cdef Tree t = ws.t
+    cdef int p
+    if ranges.shape[0] != 2 or ranges.shape[1] != t.H or strategy.shape[1] != t.H:
+        raise ValueError("ranges must be (2, H) and strategy (slots, H)")
+    out = np.zeros((2, t.H))
+    cdef double[:, ::1] out_v = out
+    with nogil:
+        _forward_player(&t, &ranges[0, 0], &strategy[0, 0], 0)
+        _forward_player(&t, &ranges[0, 0], &strategy[0, 0], 1)
+        for p in range(2):
+            _backward(&t, p, &strategy[0, 0], 0, NULL, NULL, 0.0, 0, 0.0, 0.0)
+            memcpy(&out_v[p, 0], t.values, t.H * sizeof(double))
     return out

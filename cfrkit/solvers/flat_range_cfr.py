@@ -1,9 +1,15 @@
-"""Compiled (Cython) range-vectorised CFR+ / DCFR for public trees without chance nodes or leaves.
+"""Compiled (Cython) range-vectorised CFR+ / DCFR for public trees without leaves: river and turn subgames.
 
 The fast path for hold'em river subgames: :class:`FlatRangeSolver` flattens a :class:`PublicTree`
 (breadth-first, contiguous children), keeps only the hands that do not touch the board, sorted by
 showdown strength, and runs whole solves inside :mod:`cfrkit._kernels.range_cfr` without Python in
-the loop.  Iterates equal :class:`~cfrkit.solvers.public_tree.RangeSolver`'s (same algorithms,
+the loop.
+
+Turn subgames (one chance level: the river card, e.g. :class:`HoldemPublicGame` trees from a turn state)
+run in the same kernel: chance nodes weigh their children by the card probability, each child's hand
+mask (hands holding the dealt card) multiplies reach down and values up, and every river board has its
+own strength order for showdowns (the kernel gathers the opponent's reach into it and scatters the
+values back).  Depth-limited trees (leaves) and flop subgames (two chance levels) raise a GameError.  Iterates equal :class:`~cfrkit.solvers.public_tree.RangeSolver`'s (same algorithms,
 parameters and averaging) up to rounding; exploitability is computed in the kernel too (float64).
 
 Stopping: :meth:`FlatRangeSolver.solve` and :func:`solve_many` stop each spot at the first
@@ -28,7 +34,7 @@ from typing import ClassVar, Dict, List, Optional
 import numpy as np
 
 from cfrkit.games.base import GameError
-from cfrkit.solvers.public_tree import DECISION, FOLD_NODE, SHOWDOWN_NODE, PublicTree
+from cfrkit.solvers.public_tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
 
 DEFAULT_DCFR = {"alpha": 1.5, "beta": 0.0, "gamma": 2.0}
 
@@ -68,13 +74,16 @@ def _spread_cards(hands: np.ndarray, strengths: np.ndarray, hand_cards: np.ndarr
 
 
 class FlatTree:
-    """Flat layout of a chance-free public tree for the kernel, shared by every spot on that tree.
+    """Flat layout of a river or turn public tree for the kernel, shared by every spot on that tree.
 
     Nodes are renumbered breadth-first (children contiguous, after their parent): ``node_type``
     (0 decision, 1 fold, 2 showdown), ``node_player``, ``child_start``, ``num_children``,
     ``node_slot`` (first row of the node's actions), ``amount[n, p]`` (terminal payoff multiplier).
     ``hands[k]``: pair index of kernel hand ``k`` (live hands sorted by strength), with ``strength``
-    and ``hand_cards``.  Build it once per tree with :meth:`of` (cached).
+    and ``hand_cards``.  Chance nodes (type 3, turn trees): ``amount[n, 0]`` = card probability,
+    ``node_mask``/``masks`` the children's hand masks; ``node_board`` numbers the showdown boards other
+    than the root's, whose live hands in strength order are ``board_perm`` (kernel hand indices) with
+    runs ``board_groups`` (see the kernel docstring).  Build it once per tree with :meth:`of` (cached).
     """
 
     _cache: ClassVar[weakref.WeakKeyDictionary] = weakref.WeakKeyDictionary()  # PublicTree -> FlatTree
@@ -89,8 +98,18 @@ class FlatTree:
 
     def __init__(self, tree: PublicTree):
         kinds = {n.kind for n in tree.nodes}
-        if not kinds <= {DECISION, FOLD_NODE, SHOWDOWN_NODE} or len({n.board for n in tree.nodes}) != 1:
-            raise GameError("FlatRangeSolver needs a tree without chance nodes or leaves (one board)")
+        if LEAF in kinds:
+            raise GameError("FlatRangeSolver cannot solve depth-limited trees (leaf nodes need a value function); "
+                            "build the tree without depth_limit or use RangeSolver with leaf_values")
+        if not kinds <= {DECISION, FOLD_NODE, SHOWDOWN_NODE, CHANCE_NODE}:
+            raise GameError(f"FlatRangeSolver cannot solve trees with {sorted(kinds - {DECISION, FOLD_NODE, SHOWDOWN_NODE, CHANCE_NODE})} nodes")
+        root_board = tree.root.board
+        for n in tree.nodes:
+            if n.kind == CHANCE_NODE and n.board != root_board:
+                raise GameError("FlatRangeSolver supports one chance level (turn subgames: the river card); "
+                                "this tree deals more than one board card (a flop subgame): use RangeSolver")
+            if n.kind != CHANCE_NODE and len(n.board) not in (len(root_board), len(root_board) + 1):
+                raise GameError(f"FlatRangeSolver: node {n.index} has board {n.board}, not reachable by one chance level")
         if tree.root.kind != DECISION:
             raise GameError("FlatRangeSolver needs a decision at the root of the tree")
         pg = tree.pgame
@@ -117,9 +136,19 @@ class FlatTree:
         slots = 0
         self.slot_of: Dict[int, int] = {}  # original decision index -> first slot
         self.actions_of: Dict[int, int] = {}
+        chance_cards: Dict[int, int] = {}  # dealt card -> mask row
+        chance_child_card: Dict[int, int] = {}  # new index of a chance child -> dealt card
         for new, old in enumerate(order):
             n = tree.nodes[old]
-            if n.kind == DECISION:
+            if n.kind == CHANCE_NODE:
+                self.node_type[new] = 3
+                self.child_start[new] = new_of[n.children[0]]
+                self.num_children[new] = len(n.children)
+                self.amount[new, 0] = pg.chance_weight(n.board)
+                for card, ch in zip(n.actions, n.children):
+                    chance_cards.setdefault(int(card), len(chance_cards))
+                    chance_child_card[new_of[ch]] = int(card)
+            elif n.kind == DECISION:
                 self.node_type[new] = 0
                 self.node_player[new] = n.player
                 self.child_start[new] = new_of[n.children[0]]
@@ -142,20 +171,58 @@ class FlatTree:
         self.hands = _spread_cards(live[np.argsort(strengths[live], kind="stable")], strengths, pg.hand_cards)
         self.strength = np.ascontiguousarray(strengths[self.hands], dtype=np.int32)
         self.hand_cards = np.ascontiguousarray(pg.hand_cards[self.hands], dtype=np.int32)
+        # chance children: hand masks (kernel hand order) of the dealt cards
+        self.node_mask = np.full(N, -1, dtype=np.int32)
+        for c, card in chance_child_card.items():
+            self.node_mask[c] = chance_cards[card]
+        self.masks = np.ones((max(len(chance_cards), 1), len(self.hands)))
+        for card, row in chance_cards.items():
+            self.masks[row] = 1.0 - pg.hands_blocked_by(card)[self.hands]
+        # showdowns on boards other than the root's: per board, its live hands in its strength order
+        self.node_board = np.zeros(N, dtype=np.int32)
+        position = np.full(pg.num_hands, -1)
+        position[self.hands] = np.arange(len(self.hands))
+        board_ids: Dict[tuple, int] = {}
+        perms, groups, hand_start, group_start = [], [], [0, 0], [0, 0]
+        for new, old in enumerate(order):
+            n = tree.nodes[old]
+            if n.kind != SHOWDOWN_NODE or n.board == board:
+                continue
+            b = board_ids.get(n.board)
+            if b is None:
+                b = board_ids[n.board] = len(board_ids) + 1
+                st = np.asarray(pg.strengths(n.board), dtype=np.int64)
+                live_b = self.hands[pg.hand_mask(n.board)[self.hands] > 0]
+                pairs = _spread_cards(live_b[np.argsort(st[live_b], kind="stable")], st, pg.hand_cards)
+                perms.append(position[pairs])
+                s_sorted = st[pairs]
+                runs = np.flatnonzero(np.r_[True, np.diff(s_sorted) != 0])
+                groups.append(np.r_[runs, len(pairs)])
+                hand_start.append(hand_start[-1] + len(pairs))
+                group_start.append(group_start[-1] + len(runs) + 1)
+            self.node_board[new] = b
+        self.num_boards = len(board_ids)
+        self.board_perm = np.ascontiguousarray(np.concatenate(perms) if perms else np.zeros(0), dtype=np.int32)
+        self.board_cards = np.ascontiguousarray(self.hand_cards[self.board_perm].reshape(-1, 2), dtype=np.int32)
+        self.board_hand_start = np.asarray(hand_start, dtype=np.int32)
+        self.board_groups = np.ascontiguousarray(np.concatenate(groups) if groups else np.zeros(0), dtype=np.int32)
+        self.board_group_start = np.asarray(group_start, dtype=np.int32)
+        self.chance = (self.node_board, self.node_mask, self.masks, self.board_perm, self.board_cards,
+                       self.board_hand_start, self.board_groups, self.board_group_start)
         for arr in (self.node_type, self.node_player, self.child_start, self.num_children, self.node_slot,
-                    self.amount, self.hands, self.strength, self.hand_cards):
+                    self.amount, self.hands, self.strength, self.hand_cards) + self.chance:
             arr.setflags(write=False)
 
     def kernel_args(self):
         return (self.node_type, self.node_player, self.child_start, self.num_children, self.node_slot, self.amount,
-                self.strength, self.hand_cards)
+                self.strength, self.hand_cards, self.chance)
 
 
 class FlatRangeSolver:
-    """Single-spot CFR+/DCFR in C over a chance-free public tree with two-card hands (see module docstring).
+    """Single-spot CFR+/DCFR in C over a river or turn public tree with two-card hands (see module docstring).
 
     Args:
-        tree: public tree of one board without chance nodes or leaves (e.g. a river subgame).
+        tree: public tree without leaves: a river subgame, or a turn subgame (one chance level).
         ranges: ``(2, H)`` reach probabilities of every hand (pair index of the tree's game) at the
             root; hands touching the board are dropped.  Default: uniform over the live hands.
         algorithm: ``"dcfr"`` (discounted CFR with ``alpha``, ``beta``, ``gamma``) or ``"cfr+"``.
@@ -235,9 +302,44 @@ class FlatRangeSolver:
             out[s:s + A] = np.where(tot > 0, self.strategy_sum[s:s + A] / np.where(tot > 0, tot, 1), 1.0 / A)
         return out
 
-    def exploitability(self) -> float:
-        """Exploitability (chips) of the average strategy, the ranges as the deal distribution."""
-        return float(_kernel().exploitability(*self._args(), self.ranges, self._average_slots()))
+    def _slots_of(self, strategies: Optional[Dict[int, np.ndarray]]) -> np.ndarray:
+        """Per-slot layout of ``strategies`` (``{decision: (A, H) or (1, A, H)}`` over all pairs; default: average)."""
+        if strategies is None:
+            return self._average_slots()
+        out = np.empty_like(self.strategy_sum)
+        for old, s in self.flat.slot_of.items():
+            A = self.flat.actions_of[old]
+            if old not in strategies:
+                raise ValueError(f"strategies has no entry for decision node {old}")
+            st = np.asarray(strategies[old], dtype=np.float64)
+            st = st[0] if st.ndim == 3 and st.shape[0] == 1 else st
+            if st.shape != (A, self.num_hands):
+                raise ValueError(f"strategy of node {old} must have shape ({A}, {self.num_hands}), got {st.shape}")
+            out[s:s + A] = st[:, self.hands]
+        return out
+
+    def exploitability(self, strategies: Optional[Dict[int, np.ndarray]] = None) -> float:
+        """Exploitability (chips) of ``strategies`` (default: the average strategy), the ranges as the deal distribution.
+
+        ``strategies``: ``{decision node: (A, H) or (1, A, H)}`` over all pairs of the game, as returned by
+        :meth:`average_strategy` or :meth:`RangeSolver.to_numpy_strategy`.
+        """
+        return float(_kernel().exploitability(*self._args(), self.ranges, self._slots_of(strategies)))
+
+    def root_values(self, strategies: Optional[Dict[int, np.ndarray]] = None) -> np.ndarray:
+        """Expected chips ``(2,)`` of each player at the root under ``strategies`` (default: average), ranges as the deal.
+
+        Same normalisation as :meth:`RangeSolver.root_values`: ``sum_h range_p(h) * cfv_p(h) / Z``.
+        """
+        cfv = _kernel().root_values(*self._args(), self.ranges, self._slots_of(strategies))
+        # Z: mass of card-compatible hand pairs (opponent mass compatible with each hand, card-removal sums)
+        opp = self.ranges[1]
+        per_card = np.zeros(52)
+        np.add.at(per_card, self.hand_cards[:, 0], opp)
+        np.add.at(per_card, self.hand_cards[:, 1], opp)
+        compatible = opp.sum() - per_card[self.hand_cards[:, 0]] - per_card[self.hand_cards[:, 1]] + opp
+        z = float(self.ranges[0] @ compatible)
+        return (self.ranges * cfv).sum(1) / z if z > 0 else np.zeros(2)
 
     def average_strategy(self) -> Dict[int, np.ndarray]:
         """``(1, A, H)`` average strategy per decision node (original tree indices)."""
@@ -282,7 +384,9 @@ def solve_many(tree: PublicTree, ranges: np.ndarray, max_iterations: int, thread
     each spot stops on its own at the first check (every ``check_every`` iterations, in the kernel)
     where its exploitability is at most ``target_fraction`` of the root pot, or after
     ``max_iterations``.  The kernel releases the GIL, so spots run in parallel on ``threads``
-    threads (default: all cores).  ``solver_kwargs`` go to :class:`FlatRangeSolver`.
+    threads (default: all cores).  ``solver_kwargs`` go to :class:`FlatRangeSolver`.  River and turn
+    trees alike; every spot holds its own ``(slots, hands)`` arrays (about 0.4 GB per spot on a deep
+    turn tree of 11k nodes), so batch turn spots accordingly.
     """
     ranges = np.asarray(ranges, dtype=np.float64)
     if ranges.ndim != 3 or ranges.shape[1] != 2:
