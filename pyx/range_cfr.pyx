@@ -564,17 +564,27 @@ def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] c
     return done, written
 
 
+cdef _Workspace _profile_workspace(const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
+                                   const int[::1] num_children, const int[::1] node_slot, const double[:, ::1] amount,
+                                   const int[::1] strength, const int[:, ::1] hand_cards, tuple chance,
+                                   const double[:, ::1] ranges, double[:, ::1] strategy):
+    """Workspace for evaluating one strategy profile, after checking the shapes of ``ranges`` and ``strategy``."""
+    cdef _Workspace ws = _Workspace(node_type, node_player, child_start, num_children, node_slot, amount, strength,
+                                    hand_cards, chance)
+    if ranges.shape[0] != 2 or ranges.shape[1] != ws.t.H or strategy.shape[1] != ws.t.H:
+        raise ValueError("ranges must be (2, H) and strategy (slots, H)")
+    return ws
+
+
 def exploitability(const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
                    const int[::1] num_children, const int[::1] node_slot, const double[:, ::1] amount,
                    const int[::1] strength, const int[:, ::1] hand_cards, tuple chance,
                    const double[:, ::1] ranges, double[:, ::1] strategy):
     """Exploitability (chips) of a per-slot ``strategy`` with ``ranges`` as the deal distribution."""
-    cdef _Workspace ws = _Workspace(node_type, node_player, child_start, num_children, node_slot, amount, strength,
-                                    hand_cards, chance)
+    cdef _Workspace ws = _profile_workspace(node_type, node_player, child_start, num_children, node_slot, amount,
+                                            strength, hand_cards, chance, ranges, strategy)
     cdef Tree t = ws.t
     cdef double out
-    if ranges.shape[0] != 2 or ranges.shape[1] != t.H or strategy.shape[1] != t.H:
-        raise ValueError("ranges must be (2, H) and strategy (slots, H)")
     with nogil:
         out = _exploitability(&t, &ranges[0, 0], &strategy[0, 0])
     return out
@@ -585,12 +595,10 @@ def root_values(const int[::1] node_type, const int[::1] node_player, const int[
                 const int[::1] strength, const int[:, ::1] hand_cards, tuple chance,
                 const double[:, ::1] ranges, double[:, ::1] strategy):
     """Root counterfactual values ``(2, H)`` (chips times opponent reach) of both players under ``strategy``."""
-    cdef _Workspace ws = _Workspace(node_type, node_player, child_start, num_children, node_slot, amount, strength,
-                                    hand_cards, chance)
+    cdef _Workspace ws = _profile_workspace(node_type, node_player, child_start, num_children, node_slot, amount,
+                                            strength, hand_cards, chance, ranges, strategy)
     cdef Tree t = ws.t
     cdef int p
-    if ranges.shape[0] != 2 or ranges.shape[1] != t.H or strategy.shape[1] != t.H:
-        raise ValueError("ranges must be (2, H) and strategy (slots, H)")
     out = np.zeros((2, t.H))
     cdef double[:, ::1] out_v = out
     with nogil:
