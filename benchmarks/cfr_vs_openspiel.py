@@ -28,7 +28,7 @@ def main() -> None:
 
     from cfrkit.evaluation import exploitability
     from cfrkit.solvers import CFRSolver, compile_game
-    from cfrkit.solvers.compiled import _MEMORY_CACHE
+    from cfrkit.solvers.tabular.compiled import _MEMORY_CACHE
 
     n = args.iterations
     # --- cfrkit: compile (uncached, included in the time) + n CFR+ iterations

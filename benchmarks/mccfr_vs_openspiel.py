@@ -31,7 +31,7 @@ from open_spiel.python.algorithms import outcome_sampling_mccfr as os_os  # noqa
 
 from cfrkit.evaluation import protocol_br  # noqa: E402
 from cfrkit.interop.openspiel import from_openspiel_policy  # noqa: E402
-from cfrkit.solvers.mccfr import ExternalSamplingMCCFR, OutcomeSamplingMCCFR  # noqa: E402
+from cfrkit.solvers.tabular.mccfr import ExternalSamplingMCCFR, OutcomeSamplingMCCFR  # noqa: E402
 
 
 def cpu(fn):

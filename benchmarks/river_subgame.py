@@ -11,13 +11,13 @@ distribution, as % of the pot.
 
 Paths timed:
 
-* ``cython``: :class:`cfrkit.solvers.flat_range_cfr.FlatRangeSolver`, one spot, whole solve in C:
+* ``cython``: :class:`cfrkit.solvers.public.flat_range_cfr.FlatRangeSolver`, one spot, whole solve in C:
   (a) exactly the iterations needed (found by a first run with checks every 5), no checks;
   (b) ``solve(0.001, check_every=10)``: stops itself at the first check at or below 0.1%.
-* ``numpy``: :class:`cfrkit.solvers.public_tree.RangeSolver` (range vectors, per-node numpy ops), one spot
+* ``numpy``: :class:`cfrkit.solvers.public.tree.RangeSolver` (range vectors, per-node numpy ops), one spot
   and ``--batch`` spots at once (different random ranges per spot, same board and tree).
 * ``torch``: the same solver on the torch backend (cuda if available, else CPU) with the batch.
-* ``cython`` batch: :func:`cfrkit.solvers.flat_range_cfr.solve_many` on 1 and all threads,
+* ``cython`` batch: :func:`cfrkit.solvers.public.flat_range_cfr.solve_many` on 1 and all threads,
   (a) per-spot stopping: each spot stops at its own first check (every 10 iterations, in C) at or
   below 0.1% of the pot; the time is for all spots to be solved (construction included);
   (b) every spot run to the worst spot's iteration count from (a), no checks.
@@ -40,9 +40,9 @@ import numpy as np  # noqa: E402
 
 from cfrkit.cards import parse_cards  # noqa: E402
 from cfrkit.cards.equity import board_strengths  # noqa: E402
-from cfrkit.solvers.flat_range_cfr import FlatRangeSolver, FlatTree, solve_many  # noqa: E402
-from cfrkit.solvers.public_games import RiverPublicGame  # noqa: E402
-from cfrkit.solvers.public_tree import RangeSolver, build_public_tree  # noqa: E402
+from cfrkit.solvers.public.flat_range_cfr import FlatRangeSolver, FlatTree, solve_many  # noqa: E402
+from cfrkit.solvers.public.games import RiverPublicGame  # noqa: E402
+from cfrkit.solvers.public.tree import RangeSolver, build_public_tree  # noqa: E402
 
 ANCHOR_MS = 25.0
 TARGETS = (0.3, 0.1)

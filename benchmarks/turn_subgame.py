@@ -5,13 +5,13 @@
 
 Spot (default): ACPC heads-up no-limit (blinds 100/50), preflop raise to 2000 and call, flop checked
 through, turn card dealt: board 8d As 8s Kh, pot 4000, 18000 chips behind each.  The public tree comes
-from :class:`cfrkit.solvers.public_games.HoldemPublicGame` (``build_public_tree(game, state,
+from :class:`cfrkit.solvers.public.games.HoldemPublicGame` (``build_public_tree(game, state,
 bet_sizing=...)``): turn betting, 48 river chance outcomes, river betting to fold/showdown terminals
 (no depth limit, no value net).  Ranges: the 1128 live pairs of each player, uniform (``--random-ranges``:
-random weights).  Solver: :class:`cfrkit.solvers.public_tree.RangeSolver`, DCFR (alpha 1.5, beta 0,
+random weights).  Solver: :class:`cfrkit.solvers.public.tree.RangeSolver`, DCFR (alpha 1.5, beta 0,
 gamma 2), alternating updates, numpy (cards-package Cython showdown kernels) and torch CPU (sorted
 prefix-sum kernels, ``--torch-threads`` intra-op threads, default 1), and the compiled
-:class:`cfrkit.solvers.flat_range_cfr.FlatRangeSolver` (``cython``: whole iterations in C, same
+:class:`cfrkit.solvers.public.flat_range_cfr.FlatRangeSolver` (``cython``: whole iterations in C, same
 algorithm and parameters; its time includes allocating/first touching its arrays, the flat layout is
 built once per tree and reported separately).  Exploitability =
 (BR_0 + BR_1) / 2 in chips with the ranges as the deal distribution, checked every ``--check-every``
@@ -35,8 +35,8 @@ import numpy as np  # noqa: E402
 
 from cfrkit.games import load  # noqa: E402
 from cfrkit.games.holdem.matchstate import state_from_matchstate  # noqa: E402
-from cfrkit.solvers.flat_range_cfr import FlatRangeSolver, FlatTree  # noqa: E402
-from cfrkit.solvers.public_tree import RangeSolver, build_public_tree  # noqa: E402
+from cfrkit.solvers.public.flat_range_cfr import FlatRangeSolver, FlatTree  # noqa: E402
+from cfrkit.solvers.public.tree import RangeSolver, build_public_tree  # noqa: E402
 
 
 def parse_sizing(text: str):

@@ -1,7 +1,7 @@
 # cython: language_level=3
 """CFR-family iterations, expected values and best response over compiled flat game trees.
 
-Array layout: see ``cfrkit/solvers/compiled.py``.  Every function takes the tree arrays and
+Array layout: see ``cfrkit/solvers/tabular/compiled.py``.  Every function takes the tree arrays and
 per-slot strategy arrays (one entry per information-set action) and works without the GIL.
 Children of a node are contiguous and numbered after it, so a forward pass in id order and a
 backward pass in reverse id order visit the tree in a valid order without recursion.
@@ -15,7 +15,7 @@ cnp.import_array()
 DEF CHANCE = -1
 DEF TERMINAL = -4
 
-# algorithm codes shared with cfrkit/solvers/cfr.py
+# algorithm codes shared with cfrkit/solvers/tabular/cfr.py
 DEF ALG_CFR = 0
 DEF ALG_CFR_PLUS = 1
 DEF ALG_DCFR = 2

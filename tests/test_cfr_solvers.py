@@ -93,7 +93,7 @@ def _pure_strategy_values(game, policy, player):
     """Brute force: the value of every pure strategy of ``player`` against ``policy``."""
     tree = compile_game(game)
     sigma = np.array(CFRSolver(tree).current_strategy_array())
-    from cfrkit.solvers.cfr import policy_to_slots
+    from cfrkit.solvers.tabular.cfr import policy_to_slots
 
     sigma = policy_to_slots(tree, policy)
     mine = np.flatnonzero(tree.infoset_player == player)
@@ -173,7 +173,7 @@ def test_tree_size_limit_gives_clear_error():
 def test_disk_cache_round_trip(tmp_path):
     fresh = compile_game("kuhn(players=3)", cache=False)
     compile_game("kuhn(players=3)", cache_dir=str(tmp_path))
-    from cfrkit.solvers import compiled
+    from cfrkit.solvers.tabular import compiled
 
     compiled._MEMORY_CACHE.clear()
     cached = compile_game("kuhn(players=3)", cache_dir=str(tmp_path))

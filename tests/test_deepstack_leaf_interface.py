@@ -8,10 +8,10 @@ import numpy as np
 import torch
 
 from cfrkit.games import load
-from cfrkit.solvers.array_backend import make_backend
-from cfrkit.solvers.public_games import public_game_for
-from cfrkit.solvers.public_tree import RangeSolver, build_public_tree
-from cfrkit.solvers.resolving import SolvedLeafValues
+from cfrkit.solvers.public.array_backend import make_backend
+from cfrkit.solvers.public.games import public_game_for
+from cfrkit.solvers.public.tree import RangeSolver, build_public_tree
+from cfrkit.solvers.public.resolving import SolvedLeafValues
 from cfrkit.value_nets.bucketing import LeducBucketer
 from cfrkit.value_nets.leaf_values import NetLeafValues
 from cfrkit.value_nets.model import ValueNet

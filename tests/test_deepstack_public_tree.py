@@ -5,10 +5,10 @@ import pytest
 from cfrkit.evaluation import best_response_value, expected_values, exploitability
 from cfrkit.games import load
 from cfrkit.solvers import CFRSolver
-from cfrkit.solvers.public_games import RiverPublicGame, holdem_hands, public_game_for
-from cfrkit.solvers.public_tree import RangeSolver, build_public_tree, strategy_to_policy
-from cfrkit.solvers.terminal_values import DenseTerminal, SortedTerminal
-from cfrkit.solvers.array_backend import make_backend
+from cfrkit.solvers.public.games import RiverPublicGame, holdem_hands, public_game_for
+from cfrkit.solvers.public.tree import RangeSolver, build_public_tree, strategy_to_policy
+from cfrkit.solvers.public.terminal_values import DenseTerminal, SortedTerminal
+from cfrkit.solvers.public.array_backend import make_backend
 
 
 def _policy_to_tree_strategy(tree, policy, solver):
@@ -117,7 +117,7 @@ def test_sorted_showdown_kernel_matches_dense_with_card_removal():
     pi = rng.random((3, 1326))
     np.testing.assert_allclose(fast.showdown(pi), dense.showdown(pi), atol=1e-9)
     np.testing.assert_allclose(fast.compatible_mass(pi), dense.compatible_mass(pi), atol=1e-9)
-    from cfrkit.solvers.terminal_values import CardsKernelTerminal
+    from cfrkit.solvers.public.terminal_values import CardsKernelTerminal
 
     cards = CardsKernelTerminal(board, strengths, be)
     np.testing.assert_allclose(cards.showdown(pi), dense.showdown(pi), atol=1e-9)
@@ -146,7 +146,7 @@ def test_river_public_game_tree_and_zero_sum():
 @pytest.mark.parametrize("algorithm", ["dcfr", "cfr+"])
 def test_compiled_river_solver_matches_numpy_solver(algorithm):
     from cfrkit.cards.equity import board_strengths
-    from cfrkit.solvers.flat_range_cfr import FlatRangeSolver, solve_many
+    from cfrkit.solvers.public.flat_range_cfr import FlatRangeSolver, solve_many
 
     board = [51, 37, 26, 12, 1]
     river = RiverPublicGame(board, board_strengths(board), pot=100, stack=150, bet_fractions=[(0.5, 1.0)])

@@ -5,8 +5,8 @@ import pytest
 from cfrkit.agents.deepstack import DeepStackAgent, agent_policy
 from cfrkit.evaluation import exploitability
 from cfrkit.games import load
-from cfrkit.solvers.public_tree import DECISION, RangeSolver, build_public_tree
-from cfrkit.solvers.resolving import SolvedLeafValues, resolve
+from cfrkit.solvers.public.tree import DECISION, RangeSolver, build_public_tree
+from cfrkit.solvers.public.resolving import SolvedLeafValues, resolve
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ import torch
 
 from cfrkit.cli import main as cli_main
 from cfrkit.games import load
-from cfrkit.solvers.public_games import public_game_for
-from cfrkit.solvers.public_tree import RangeSolver, build_public_tree
+from cfrkit.solvers.public.games import public_game_for
+from cfrkit.solvers.public.tree import RangeSolver, build_public_tree
 from cfrkit.value_nets.bucketing import LeducBucketer
 from cfrkit.value_nets.data import (generate_dataset, load_dataset, load_shard, recursive_ranges,
                                     round_start_contributions, solve_situations)
@@ -153,7 +153,7 @@ def test_net_leaf_values_are_zero_sum_in_chips():
     for k, leaf in enumerate(leaves):
         r0[k, :, leaf.board[0]] = 0
         r1[k, :, leaf.board[0]] = 0
-    from cfrkit.solvers.array_backend import make_backend
+    from cfrkit.solvers.public.array_backend import make_backend
 
     v0, v1 = leaf_fn(leaves, r0, r1, make_backend("numpy"))
     total = (r0 * v0).sum(-1) + (r1 * v1).sum(-1)

@@ -469,7 +469,7 @@ def test_pettingzoo_style_cycle():
 
 
 def test_tiniest_variants_solve_exactly():
-    from cfrkit.solvers.cooperative import perfect_information_value, person_by_person_optimum
+    from cfrkit.solvers.tabular.cooperative import perfect_information_value, person_by_person_optimum
 
     tiny = "hanabi(players=2,colors=1,ranks=2,hand_size=1,max_information_tokens=1,max_life_tokens=1)"
     sol = person_by_person_optimum(tiny, seed=0)

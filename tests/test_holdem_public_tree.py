@@ -17,9 +17,9 @@ from cfrkit.games import load
 from cfrkit.games.base import CHANCE, GameError
 from cfrkit.games.holdem import AbstractHoldemState, raise_action
 from cfrkit.games.holdem.matchstate import state_from_matchstate
-from cfrkit.solvers.flat_range_cfr import FlatRangeSolver
-from cfrkit.solvers.public_games import HoldemPublicGame, RiverPublicGame, normalize_bet_sizing, public_game_for
-from cfrkit.solvers.public_tree import (CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, RangeSolver,
+from cfrkit.solvers.public.flat_range_cfr import FlatRangeSolver
+from cfrkit.solvers.public.games import HoldemPublicGame, RiverPublicGame, normalize_bet_sizing, public_game_for
+from cfrkit.solvers.public.tree import (CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, RangeSolver,
                                         build_public_tree)
 
 SIZINGS = [{1: [1.0]}, {1: [0.5, 1.0], 2: [1.0]}, {1: [0.33], 2: [0.75, 2.0]}, [[0.25, 3.0], []]]

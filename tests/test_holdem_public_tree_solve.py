@@ -15,8 +15,8 @@ import pytest
 from cfrkit.cards.hands import HOLE_PAIRS
 from cfrkit.games import load
 from cfrkit.games.holdem.matchstate import state_from_matchstate
-from cfrkit.solvers.public_tree import CHANCE_NODE, DECISION, RangeSolver, build_public_tree
-from cfrkit.solvers.resolving import resolve
+from cfrkit.solvers.public.tree import CHANCE_NODE, DECISION, RangeSolver, build_public_tree
+from cfrkit.solvers.public.resolving import resolve
 
 TURN = "MATCHSTATE:0:0:r200c/cc/:5d5c|/8dAs8s/Kh"
 

@@ -7,7 +7,7 @@ import pytest
 
 from cfrkit.evaluation.protocol_br import exploitability, game_tree
 from cfrkit.policy import PolicyFileError, TabularPolicy, UniformRandomPolicy
-from cfrkit.solvers.mccfr import ExternalSamplingMCCFR, MCCFRSolver, OutcomeSamplingMCCFR, load_mccfr
+from cfrkit.solvers.tabular.mccfr import ExternalSamplingMCCFR, MCCFRSolver, OutcomeSamplingMCCFR, load_mccfr
 
 SOLVERS = [ExternalSamplingMCCFR, OutcomeSamplingMCCFR]
 

@@ -12,7 +12,7 @@ from cfrkit.games.base import GameError, IllegalActionError  # noqa: E402
 from cfrkit.games.consistency import check_game  # noqa: E402
 from cfrkit.interop.openspiel import OpenSpielGame, from_openspiel_policy, to_openspiel_policy  # noqa: E402
 from cfrkit.policy import TabularPolicy, UniformRandomPolicy  # noqa: E402
-from cfrkit.solvers.mccfr import ExternalSamplingMCCFR, OutcomeSamplingMCCFR  # noqa: E402
+from cfrkit.solvers.tabular.mccfr import ExternalSamplingMCCFR, OutcomeSamplingMCCFR  # noqa: E402
 
 
 @pytest.mark.parametrize("name", ["kuhn_poker", "kuhn_poker(players=3)", "leduc_poker", "liars_dice",

@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 
 from cfrkit.cards.equity import board_strengths
-from cfrkit.solvers.flat_range_cfr import FlatRangeSolver, solve_many
-from cfrkit.solvers.public_games import RiverPublicGame
-from cfrkit.solvers.public_tree import RangeSolver, build_public_tree
+from cfrkit.solvers.public.flat_range_cfr import FlatRangeSolver, solve_many
+from cfrkit.solvers.public.games import RiverPublicGame
+from cfrkit.solvers.public.tree import RangeSolver, build_public_tree
 
 BOARD = [51, 37, 26, 12, 1]
 

@@ -21,9 +21,9 @@ from cfrkit.cards.hands import HOLE_PAIRS
 from cfrkit.games import load
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.matchstate import state_from_matchstate
-from cfrkit.solvers.flat_range_cfr import FlatRangeSolver, solve_many
-from cfrkit.solvers.public_games import RiverPublicGame
-from cfrkit.solvers.public_tree import CHANCE_NODE, RangeSolver, build_public_tree
+from cfrkit.solvers.public.flat_range_cfr import FlatRangeSolver, solve_many
+from cfrkit.solvers.public.games import RiverPublicGame
+from cfrkit.solvers.public.tree import CHANCE_NODE, RangeSolver, build_public_tree
 
 TURN = "MATCHSTATE:0:0:r200c/cc/:5d5c|/8dAs8s/Kh"
 

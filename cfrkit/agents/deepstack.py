@@ -29,9 +29,9 @@ import numpy as np
 
 from cfrkit.games.base import Game, GameError, State
 from cfrkit.games.registry import load
-from cfrkit.solvers.public_games import LeducPublicGame, public_game_for
-from cfrkit.solvers.public_tree import DECISION, LEAF, PublicTree, build_public_tree
-from cfrkit.solvers.resolving import ResolveResult, resolve
+from cfrkit.solvers.public.games import LeducPublicGame, public_game_for
+from cfrkit.solvers.public.tree import DECISION, LEAF, PublicTree, build_public_tree
+from cfrkit.solvers.public.resolving import ResolveResult, resolve
 
 
 @dataclass

@@ -54,7 +54,7 @@ def _make_solver(args, game):
             return solver, True
         return CFRSolver(game, algorithm=args.algorithm, alternating=not args.simultaneous, alpha=args.alpha,
                          beta=args.beta, gamma=args.gamma), False
-    from cfrkit.solvers import mccfr
+    from cfrkit.solvers.tabular import mccfr
 
     cls = mccfr.ExternalSamplingMCCFR if args.algorithm == "es-mccfr" else mccfr.OutcomeSamplingMCCFR
     if args.out and os.path.exists(args.out):

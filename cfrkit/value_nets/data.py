@@ -27,8 +27,8 @@ import numpy as np
 from cfrkit.games.base import Game, GameError
 from cfrkit.games.registry import load
 from cfrkit.policy import PolicyFileError, load_npz_checked, save_npz_atomic
-from cfrkit.solvers.public_games import LeducPublicGame, public_game_for
-from cfrkit.solvers.public_tree import DECISION, RangeSolver, build_public_tree
+from cfrkit.solvers.public.games import LeducPublicGame, public_game_for
+from cfrkit.solvers.public.tree import DECISION, RangeSolver, build_public_tree
 from cfrkit.value_nets.model import ValueNetFileError
 
 SHARD_MAGIC = "cfrkit-valuenet-shard"

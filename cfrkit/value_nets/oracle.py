@@ -8,7 +8,7 @@ fraction x stack) and solving it with CFR+, exactly as the training data are mad
 :class:`~cfrkit.value_nets.leaf_values.NetLeafValues` it separates errors of the interface (units,
 normalisation, bucketing, player order) from errors of the network: with the interface right, a
 depth-limited solve with this model at the leaves equals one with
-:class:`~cfrkit.solvers.resolving.SolvedLeafValues` (exact leaves) to rounding.
+:class:`~cfrkit.solvers.public.resolving.SolvedLeafValues` (exact leaves) to rounding.
 """
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from cfrkit.solvers.public_games import public_game_for
-from cfrkit.solvers.public_tree import RangeSolver, build_public_tree
+from cfrkit.solvers.public.games import public_game_for
+from cfrkit.solvers.public.tree import RangeSolver, build_public_tree
 from cfrkit.value_nets.bucketing import LeducBucketer
 
 

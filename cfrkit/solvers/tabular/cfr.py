@@ -28,7 +28,7 @@ import numpy as np
 from cfrkit.games.base import Game, GameError
 from cfrkit.policy import FILE_MAGIC as POLICY_MAGIC
 from cfrkit.policy import PolicyFileError, TabularPolicy, load_npz_checked
-from cfrkit.solvers.compiled import CompiledGame, compile_game
+from cfrkit.solvers.tabular.compiled import CompiledGame, compile_game
 from cfrkit.solvers.progress import run_iterations
 
 ALGORITHMS = {"cfr": 0, "cfr+": 1, "lcfr": 2, "dcfr": 2}

@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from cfrkit.solvers.public_tree import PublicNode, PublicTree, RangeSolver, build_public_tree
+from cfrkit.solvers.public.tree import PublicNode, PublicTree, RangeSolver, build_public_tree
 
 
 class SolvedLeafValues:

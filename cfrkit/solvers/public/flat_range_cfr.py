@@ -9,7 +9,7 @@ Turn subgames (one chance level: the river card, e.g. :class:`HoldemPublicGame` 
 run in the same kernel: chance nodes weigh their children by the card probability, each child's hand
 mask (hands holding the dealt card) multiplies reach down and values up, and every river board has its
 own strength order for showdowns (the kernel gathers the opponent's reach into it and scatters the
-values back).  Depth-limited trees (leaves) and flop subgames (two chance levels) raise a GameError.  Iterates equal :class:`~cfrkit.solvers.public_tree.RangeSolver`'s (same algorithms,
+values back).  Depth-limited trees (leaves) and flop subgames (two chance levels) raise a GameError.  Iterates equal :class:`~cfrkit.solvers.public.tree.RangeSolver`'s (same algorithms,
 parameters and averaging) up to rounding; exploitability is computed in the kernel too (float64).
 
 Stopping: :meth:`FlatRangeSolver.solve` and :func:`solve_many` stop each spot at the first
@@ -34,7 +34,7 @@ from typing import ClassVar, Dict, List, Optional
 import numpy as np
 
 from cfrkit.games.base import GameError
-from cfrkit.solvers.public_tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
+from cfrkit.solvers.public.tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
 
 DEFAULT_DCFR = {"alpha": 1.5, "beta": 0.0, "gamma": 2.0}
 

@@ -1,6 +1,6 @@
 """Poker games seen from the public tree: betting, board chance, hands and showdown strengths.
 
-A *public poker game* tells the public-tree builder (:mod:`cfrkit.solvers.public_tree`) what it
+A *public poker game* tells the public-tree builder (:mod:`cfrkit.solvers.public.tree`) what it
 needs and nothing about private cards of a particular deal:
 
 * ``num_hands`` private hands, ``hand_cards`` (``num_hands x cards_per_hand`` card ids), ``deck_size``;

@@ -12,7 +12,7 @@ opponent_reach(n)[h'] * (expected chips of i from n)``, board cards weighted by 
 given both hands.  Units: chips, net of the player's own contribution.
 
 >>> from cfrkit.games import load
->>> from cfrkit.solvers.public_tree import build_public_tree, RangeSolver
+>>> from cfrkit.solvers.public.tree import build_public_tree, RangeSolver
 >>> tree = build_public_tree(load("leduc"))
 >>> solver = RangeSolver(tree, algorithm="cfr+")
 >>> solver.run(1000)                                  # doctest: +SKIP
@@ -33,9 +33,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from cfrkit.games.base import Game, GameError, State
-from cfrkit.solvers.array_backend import make_backend
-from cfrkit.solvers.public_games import PublicPokerGame, public_game_for
-from cfrkit.solvers.terminal_values import make_terminal
+from cfrkit.solvers.public.array_backend import make_backend
+from cfrkit.solvers.public.games import PublicPokerGame, public_game_for
+from cfrkit.solvers.public.terminal_values import make_terminal
 
 DECISION, CHANCE_NODE, FOLD_NODE, SHOWDOWN_NODE, LEAF = "decision", "chance", "fold", "showdown", "leaf"
 
@@ -103,7 +103,7 @@ def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[S
     come from a leaf value function).  Terminals after all-in calls are kept (with their board run-outs).
     Hold'em needs a ``state`` on the flop, turn or river; ``bet_sizing`` (pot fractions per number of
     bets in the round, e.g. ``{1: [0.5, 1.0], 2: [1.0]}``) is passed to
-    :func:`~cfrkit.solvers.public_games.public_game_for` when a protocol game is given.
+    :func:`~cfrkit.solvers.public.games.public_game_for` when a protocol game is given.
     """
     if isinstance(game_or_pgame, PublicPokerGame):
         if bet_sizing is not None:
