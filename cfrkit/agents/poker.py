@@ -18,7 +18,10 @@ state rebuilt from a ``MATCHSTATE`` line fills the opponents' hidden cards arbit
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Dict, Iterable, Optional, Set
+
+import numpy as np
 
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action
@@ -26,8 +29,42 @@ from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_actio
 _RANKS = "23456789TJQKA"
 
 
+class AgentInterfaceError(GameError):
+    """An agent lacks a method an evaluator needs, or answered it wrongly (names agent and state)."""
+
+
+@dataclass
+class HandStrategy:
+    """An agent's mixed strategy at one decision, for every one of the 1326 hole-card pairs.
+
+    ``actions``: int64[A] protocol action ids (fold ``0``, check/call ``1``, raise-to ``N`` as
+    ``raise_action(N)``), the finite support shared by all hands; ``probs``: float64[1326, A] in the
+    pair order of :mod:`cfrkit.cards.hands`.  Rows of hands that share a card with the board are all
+    zero; every other row sums to one.
+    """
+
+    actions: np.ndarray
+    probs: np.ndarray
+
+    def probability_of(self, action: int) -> np.ndarray:
+        """float64[1326]: probability that each hand takes ``action`` (0 outside the support)."""
+        hits = np.flatnonzero(self.actions == int(action))
+        if hits.size == 0:
+            return np.zeros(self.probs.shape[0])
+        return self.probs[:, hits[0]].copy()
+
+
 class PokerAgent:
-    """Base class: ``act(state)`` returns a legal action id of the player to act."""
+    """Base class of hold'em agents.
+
+    ``act(state)`` returns a legal action id for the player to act.  Evaluators that track the
+    agent's range (LBR, AIVAT, DRL-BR's opponent model) also need what the agent would do with each
+    of the 1326 hands at the same decision, given the public state and the agent's own earlier
+    decisions: :meth:`hand_strategy` (a full mixed strategy over a finite support) and
+    :meth:`hand_action_probability` (the probability of one given action, which suffices for Bayes
+    updates and works for agents whose raise sizes have a large support).  Agents that cannot
+    answer keep the defaults, which raise :class:`AgentInterfaceError`.
+    """
 
     name = "agent"
 
@@ -36,6 +73,18 @@ class PokerAgent:
 
     def new_hand(self) -> None:
         """Called before each hand (agents with per-hand memory reset it here)."""
+
+    def hand_strategy(self, state: HoldemState) -> HandStrategy:
+        """The agent's strategy at ``state`` (it is to act) for every hole-card pair it could hold.
+
+        The agent's own hole cards in ``state`` are ignored: rows are indexed by hypothetical hands.
+        """
+        raise AgentInterfaceError(f"agent {self.name!r} does not provide its strategy for all 1326 hands "
+                                  f"(hand_strategy), which this evaluator needs")
+
+    def hand_action_probability(self, state: HoldemState, action: int) -> np.ndarray:
+        """float64[1326]: probability that the agent, holding each pair, takes ``action`` at ``state``."""
+        return self.hand_strategy(state).probability_of(action)
 
 
 class RandomAgent(PokerAgent):
