@@ -1,0 +1,30 @@
+import numpy as np
+import pytest
+
+from cfrkit.games import load
+from cfrkit.games.base import GameError
+from cfrkit.games.holdem.deals import deal_for_hand, deal_state
+
+
+def test_deals_are_reproducible_distinct_and_uniform():
+    game = load("holdem")
+    counts = np.zeros(52)
+    for i in range(3000):
+        cards = deal_for_hand(game, 7, i)
+        assert cards == deal_for_hand(game, 7, i)
+        assert len(cards) == 9 and len(set(cards)) == 9
+        counts[cards] += 1
+    assert deal_for_hand(game, 7, 0) != deal_for_hand(game, 8, 0)
+    # each card appears 9/52 of the time: a chi-square bound far from what a biased deal gives
+    expected = 3000 * 9 / 52
+    chi2 = float(((counts - expected) ** 2 / expected).sum())
+    assert chi2 < 100, chi2
+
+
+def test_deal_state_deals_hole_cards_then_board_follows():
+    game = load("holdem")
+    state, cards = deal_state(game, 1, 2)
+    assert state.hole == [cards[0:2], cards[2:4]]
+    assert not state.is_chance_node()
+    with pytest.raises(GameError):
+        deal_for_hand(game, -1, 0)
