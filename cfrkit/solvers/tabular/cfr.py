@@ -27,7 +27,7 @@ import numpy as np
 
 from cfrkit.games.base import Game, GameError
 from cfrkit.policy import FILE_MAGIC as POLICY_MAGIC
-from cfrkit.policy import PolicyFileError, TabularPolicy, load_npz_checked
+from cfrkit.policy import PolicyFileError, TabularPolicy, check_array, load_npz_checked
 from cfrkit.solvers.tabular.compiled import CompiledGame, compile_game
 from cfrkit.solvers.progress import run_iterations
 
@@ -55,7 +55,7 @@ class CFRSolver:
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0, linear_average: bool = False):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
-        self.tree = game if isinstance(game, CompiledGame) else compile_game(game)
+        self.tree = (game if isinstance(game, CompiledGame) else compile_game(game)).validate()
         self.algorithm = algorithm
         self.alternating = bool(alternating)
         if algorithm == "lcfr":
@@ -143,20 +143,37 @@ class CFRSolver:
         info = header.get("solver")
         if not isinstance(info, dict) or info.get("algorithm") not in ALGORITHMS:
             raise PolicyFileError(f"{path}: holds no compiled-tree CFR solver state")
+        stored_game = header.get("game")
+        if not isinstance(stored_game, str):
+            raise PolicyFileError(f"{path}: corrupted header (no game string)")
+        try:
+            stored_tree = compile_game(stored_game) if not isinstance(game, CompiledGame) \
+                or game.game_string != stored_game else game
+        except GameError as exc:
+            raise PolicyFileError(f"{path}: corrupted header (game {stored_game!r}: {exc})") from None
         if game is None:
-            game = header["game"]
+            game = stored_tree
         tree = game if isinstance(game, CompiledGame) else compile_game(game)
-        if tree.game_string != compile_game(header["game"]).game_string:
-            raise PolicyFileError(f"{path}: checkpoint is for {header['game']!r}, not {tree.game_string!r}")
-        solver = cls(tree, algorithm=info["algorithm"], alternating=info["alternating"], alpha=info["alpha"],
-                     beta=info["beta"], gamma=info["gamma"], linear_average=info.get("linear_average", False))
-        regrets, sums = arrays["solver_regrets"], arrays["solver_strategy_sum"]
+        if tree.game_string != stored_tree.game_string:
+            raise PolicyFileError(f"{path}: checkpoint is for {stored_game!r}, not {tree.game_string!r}")
+        regrets = check_array(path, arrays, "solver_regrets", "f", 1, finite=True)
+        sums = check_array(path, arrays, "solver_strategy_sum", "f", 1, finite=True)
+        try:
+            solver = cls(tree, algorithm=info["algorithm"], alternating=bool(info["alternating"]),
+                         alpha=float(info["alpha"]), beta=float(info["beta"]), gamma=float(info["gamma"]),
+                         linear_average=bool(info.get("linear_average", False)))
+            iterations = int(info["iterations"])
+            seconds = float(info.get("seconds", 0.0))
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
+            raise PolicyFileError(f"{path}: corrupted solver header ({type(exc).__name__}: {exc})") from None
+        if iterations < 0 or not all(np.isfinite([solver.alpha, solver.beta, solver.gamma, seconds])):
+            raise PolicyFileError(f"{path}: corrupted solver header (iterations {iterations})")
         if regrets.shape != solver.regrets.shape or sums.shape != solver.regrets.shape:
             raise PolicyFileError(f"{path}: checkpoint arrays do not match the game tree (corrupted file)")
         solver.regrets[:] = regrets
         solver.strategy_sum[:] = sums
-        solver.iterations = int(info["iterations"])
-        solver.seconds = float(info.get("seconds", 0.0))
+        solver.iterations = iterations
+        solver.seconds = seconds
         _kernels().regret_matching(solver.regrets, tree.infoset_offset, tree.infoset_player, -1, solver.sigma)
         return solver
 

@@ -41,7 +41,7 @@ from cfrkit.games.registry import load
 from cfrkit.games.sequential import as_sequential
 from cfrkit.solvers.progress import run_iterations
 from cfrkit.policy import FILE_MAGIC as POLICY_MAGIC
-from cfrkit.policy import PolicyFileError, TabularPolicy, load_npz_checked, save_npz_atomic
+from cfrkit.policy import PolicyFileError, TabularPolicy, check_array, load_npz_checked, save_npz_atomic
 
 _STATE_MAGIC = "cfrkit-mccfr-state"
 _STATE_VERSION = 1
@@ -257,10 +257,16 @@ class MCCFRSolver:
             options = {k: header[k] for k in cls._option_names() if k in header}
             options.update(kwargs)
             solver = cls(stored_game, seed=int(header["seed"]), **options)
-            keys, offsets = arrays["keys"], arrays["offsets"]
-            actions, regrets, sums = arrays["actions"], arrays["regrets"], arrays["strategy_sums"]
+            keys = check_array(path, arrays, "keys", "U", 1)
+            offsets = check_array(path, arrays, "offsets", "iu", 1)
+            actions = check_array(path, arrays, "actions", "iu", 1)
+            regrets = check_array(path, arrays, "regrets", "f", 1, finite=True)
+            sums = check_array(path, arrays, "strategy_sums", "f", 1, finite=True)
+            check_array(path, arrays, "rng_state", "iu", 1)
+            if int(header["iterations"]) < 0:
+                raise PolicyFileError(f"{path}: corrupted header (iterations {header['iterations']})")
             if (len(offsets) != len(keys) + 1 or int(offsets[-1]) != len(actions) or len(regrets) != len(actions)
-                    or len(sums) != len(actions) or np.any(np.diff(offsets) < 0)):
+                    or len(sums) != len(actions) or int(offsets[0]) != 0 or np.any(np.diff(offsets) < 0)):
                 raise PolicyFileError(f"{path}: inconsistent array sizes (corrupted MCCFR state file)")
             acts, regs, sms = actions.tolist(), regrets.tolist(), sums.tolist()
             solver.infosets = {}
@@ -280,7 +286,7 @@ class MCCFRSolver:
             solver.seconds = float(header.get("seconds", 0.0))
         except PolicyFileError:
             raise
-        except (KeyError, TypeError, ValueError, GameError) as exc:
+        except (KeyError, TypeError, ValueError, GameError, AttributeError, IndexError, OverflowError) as exc:
             raise PolicyFileError(f"{path}: unusable MCCFR state ({type(exc).__name__}: {exc})") from None
         return solver
 
