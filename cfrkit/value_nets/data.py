@@ -26,7 +26,7 @@ import numpy as np
 
 from cfrkit.games.base import Game, GameError
 from cfrkit.games.registry import load
-from cfrkit.policy import PolicyFileError, load_npz_checked, save_npz_atomic
+from cfrkit.policy import PolicyFileError, check_array, load_npz_checked, save_npz_atomic
 from cfrkit.solvers.public.games import LeducPublicGame, public_game_for
 from cfrkit.solvers.public.tree import DECISION, RangeSolver, build_public_tree
 from cfrkit.value_nets.model import ValueNetFileError
@@ -154,12 +154,17 @@ def load_shard(path: str):
         header, arrays = load_npz_checked(path, SHARD_MAGIC, SHARD_ARRAYS)
     except PolicyFileError as exc:
         raise ValueNetFileError(f"corrupted or foreign data shard: {exc}") from None
-    n = len(arrays["contribs"])
-    if not (arrays["boards"].shape[0] == n == arrays["ranges"].shape[0] == arrays["values"].shape[0]) \
-            or arrays["ranges"].shape != arrays["values"].shape:
+    try:
+        boards = check_array(path, arrays, "boards", "iu", 2)
+        contribs = check_array(path, arrays, "contribs", "f", 1, finite=True)
+        ranges = check_array(path, arrays, "ranges", "f", 3, finite=True)
+        values = check_array(path, arrays, "values", "f", 3, finite=True)
+    except PolicyFileError as exc:
+        raise ValueNetFileError(str(exc)) from None
+    n = len(contribs)
+    if not (boards.shape[0] == n == ranges.shape[0] == values.shape[0]) or ranges.shape != values.shape \
+            or ranges.shape[1] != 2 or not isinstance(header.get("game"), str):
         raise ValueNetFileError(f"{path}: inconsistent array sizes in data shard (corrupted file)")
-    if not (np.isfinite(arrays["ranges"]).all() and np.isfinite(arrays["values"]).all()):
-        raise ValueNetFileError(f"{path}: non-finite numbers in data shard (corrupted file)")
     return header, arrays
 
 
