@@ -31,6 +31,10 @@ from cfrkit.policy import PolicyFileError, TabularPolicy, check_array, load_npz_
 from cfrkit.solvers.tabular.compiled import CompiledGame, compile_game
 from cfrkit.solvers.progress import run_iterations
 
+class NonFiniteError(GameError):
+    """A solver's numbers overflowed to NaN or infinity (payoffs too large for float64)."""
+
+
 ALGORITHMS = {"cfr": 0, "cfr+": 1, "lcfr": 2, "dcfr": 2}
 
 
@@ -92,6 +96,11 @@ class CFRSolver:
                                 self.sigma, self._reach, self._values, self._inst, p, code, float(self.iterations),
                                 self.alpha, self.beta, self.gamma, self.linear_average)
         self.seconds += time.perf_counter() - start
+        if not (np.isfinite(self.regrets).all() and np.isfinite(self.strategy_sum).all()):
+            scale = float(np.abs(t.utilities).max())
+            raise NonFiniteError(f"{self.algorithm} on {self.game_string}: regrets or strategy sums overflowed to "
+                                 f"NaN/inf at iteration {self.iterations} (largest |payoff| {scale:.3g}); rescale "
+                                 f"the payoffs (the state before this iteration is lost; do not save)")
 
     def run(self, iterations: int, callback: Optional[Callable[["CFRSolver"], None]] = None,
             callback_every: int = 0, progress: bool = False) -> "CFRSolver":
@@ -131,6 +140,8 @@ class CFRSolver:
         The file loads as a policy (:meth:`TabularPolicy.load`) and as a solver (:meth:`load`),
         which resumes exactly where this one stopped.
         """
+        if not (np.isfinite(self.regrets).all() and np.isfinite(self.strategy_sum).all()):
+            raise NonFiniteError(f"refusing to save NaN/inf regrets of {self.game_string} to {path}")
         solver = {**self._metadata(), "linear_average": self.linear_average}
         self.average_policy().save(path, extra_arrays={"solver_regrets": self.regrets,
                                                        "solver_strategy_sum": self.strategy_sum},
@@ -197,12 +208,24 @@ def slots_to_policy(tree: CompiledGame, slots: np.ndarray, metadata: Optional[Di
     return policy
 
 
-def policy_to_slots(tree: CompiledGame, policy, game: Optional[Game] = None) -> np.ndarray:
+#: Default for ``min_coverage``: a TabularPolicy covering less than this fraction of the game's
+#: information sets is refused (it is most likely for another game or uses another key format).
+MIN_POLICY_COVERAGE = 0.1
+
+
+class PolicyCoverageWarning(UserWarning):
+    """A TabularPolicy that lacks entries for some information sets (they are played uniformly)."""
+
+
+def policy_to_slots(tree: CompiledGame, policy, game: Optional[Game] = None,
+                    min_coverage: Optional[float] = None) -> np.ndarray:
     """Any policy -> per-slot probabilities in the compiled-tree layout.
 
-    A :class:`TabularPolicy` is read by key (missing keys: uniform); any other policy is queried
-    once per information set at a representative state.  Probabilities of each set are checked to
-    be a distribution over its legal actions.
+    A :class:`TabularPolicy` is read by key (missing keys: uniform, with a
+    :class:`PolicyCoverageWarning` giving the coverage; fewer than ``min_coverage`` (default
+    :data:`MIN_POLICY_COVERAGE`) of the information sets covered raises :class:`GameError`); any other
+    policy is queried once per information set at a representative state.  Probabilities of each set
+    are checked to be a distribution over its legal actions (NaN and infinities are refused).
     """
     off = tree.infoset_offset
     out = np.empty(tree.num_slots, dtype=np.float64)
@@ -211,21 +234,44 @@ def policy_to_slots(tree: CompiledGame, policy, game: Optional[Game] = None) -> 
     if table is None:
         g = game if game is not None else tree.game()
         first_nodes = tree.infoset_nodes[tree.infoset_node_offset[:-1]]
+    missing = 0
     for s, key in enumerate(tree.infoset_keys):
         lo, hi = off[s], off[s + 1]
         if table is not None:
             probs = table.get(key)
             if probs is None:
+                missing += 1
                 out[lo:hi] = 1.0 / (hi - lo)
                 continue
         else:
             state = g.state_from_history(tree.history_of(int(first_nodes[s])))
             probs = policy.action_probabilities(state, int(tree.infoset_player[s]))
         row = [probs.get(int(a), 0.0) for a in acts[lo:hi]]
-        total = sum(row)
-        if abs(total - 1.0) > 1e-6 or min(row) < -1e-12:
-            extra = set(probs) - set(acts[lo:hi].tolist())
-            detail = f"; it gives probability to illegal actions {sorted(extra)}" if extra else ""
-            raise GameError(f"policy at information state {key!r} sums to {total:.6g}, not 1{detail}")
+        check_distribution(row, key, set(probs) - set(acts[lo:hi].tolist()))
         out[lo:hi] = row
+    if missing:
+        _report_coverage(tree.num_infosets - missing, tree.num_infosets, tree.game_string, min_coverage)
     return out
+
+
+def check_distribution(row, key: str, illegal=()) -> None:
+    """Raise :class:`GameError` unless ``row`` is a probability distribution (finite, >= 0, sums to 1)."""
+    total = float(sum(row))
+    if all(p >= -1e-12 for p in row) and abs(total - 1.0) <= 1e-6 and np.isfinite(total):
+        return
+    if not np.isfinite(total):
+        raise GameError(f"policy at information state {key!r} has NaN or infinite probabilities {list(row)}")
+    detail = f"; it gives probability to illegal actions {sorted(illegal)}" if illegal else ""
+    raise GameError(f"policy at information state {key!r} sums to {total:.6g}, not 1{detail}")
+
+
+def _report_coverage(covered: int, total: int, game_string: str, min_coverage: Optional[float]) -> None:
+    import warnings
+
+    threshold = MIN_POLICY_COVERAGE if min_coverage is None else float(min_coverage)
+    text = (f"policy covers {covered} of the {total} information sets of {game_string} "
+            f"({100.0 * covered / total:.1f}%); the others are played uniformly")
+    if covered < threshold * total:
+        raise GameError(f"{text}: below the minimum coverage of {100.0 * threshold:g}% (wrong game or key "
+                        f"format? pass min_coverage=0 to evaluate it anyway)")
+    warnings.warn(text, PolicyCoverageWarning, stacklevel=3)

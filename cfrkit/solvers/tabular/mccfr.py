@@ -29,6 +29,7 @@ the result equals an uninterrupted run with the same seed, bit for bit.
 """
 from __future__ import annotations
 
+import math
 import random
 import sys
 import time
@@ -178,8 +179,20 @@ class MCCFRSolver:
         ``callback(solver)`` is called every ``callback_every`` iterations (when > 0) and at the end;
         ``progress`` shows a tqdm bar.
         """
-        return run_iterations(self, iterations, callback, callback_every, progress,
-                              desc=f"{self.algorithm} {self.game.game_string()}")
+        run_iterations(self, iterations, callback, callback_every, progress,
+                       desc=f"{self.algorithm} {self.game.game_string()}")
+        self.check_finite()
+        return self
+
+    def check_finite(self) -> None:
+        """Raise :class:`~cfrkit.solvers.tabular.cfr.NonFiniteError` if a regret or sum is NaN or infinite."""
+        for info in self.infosets.values():
+            if not all(math.isfinite(x) for x in info.regrets) or not all(math.isfinite(x) for x in info.sums):
+                from cfrkit.solvers.tabular.cfr import NonFiniteError
+
+                raise NonFiniteError(f"{self.algorithm} on {self.game.game_string()}: regrets or sums overflowed to "
+                                     f"NaN/inf at information state {info.key!r} by iteration {self.iterations}; "
+                                     f"rescale the payoffs")
 
     # ----------------------------------------------------------------- policies
     def _metadata(self) -> Dict[str, object]:
@@ -194,6 +207,7 @@ class MCCFRSolver:
 
         Sets never visited, or with all-zero sums, are uniform over their legal actions.
         """
+        self.check_finite()
         table = {}
         for key, info in self.infosets.items():
             total = sum(info.sums)
@@ -212,6 +226,7 @@ class MCCFRSolver:
     # ----------------------------------------------------------------- checkpoints
     def save(self, path: str) -> None:
         """Write the full resumable state to ``path`` (``.npz``, atomic)."""
+        self.check_finite()
         keys = list(self.infosets)
         sizes = [len(self.infosets[k].actions) for k in keys]
         offsets = np.zeros(len(keys) + 1, dtype=np.int64)
