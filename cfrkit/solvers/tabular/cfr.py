@@ -21,7 +21,7 @@ and continues exactly where it stopped after :meth:`CFRSolver.load`.
 from __future__ import annotations
 
 import time
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Sequence
 
 import numpy as np
 
@@ -103,14 +103,17 @@ class CFRSolver:
                                  f"the payoffs (the state before this iteration is lost; do not save)")
 
     def run(self, iterations: int, callback: Optional[Callable[["CFRSolver"], None]] = None,
-            callback_every: int = 0, progress: bool = False) -> "CFRSolver":
+            callback_every: int = 0, progress: bool = False, should_stop: Optional[Callable[[], bool]] = None,
+            after_chunk: Optional[Callable[["CFRSolver"], None]] = None, align: Sequence[int] = ()) -> "CFRSolver":
         """Run until ``self.iterations == iterations`` (so a resumed solver runs only what is left).
 
         ``callback(solver)`` is called every ``callback_every`` iterations and at the end;
-        ``progress`` shows a tqdm bar.
+        ``progress`` shows a tqdm bar; ``should_stop`` and ``after_chunk`` are checked/called between
+        whole iterations (see :func:`cfrkit.solvers.progress.run_iterations`).
         """
         return run_iterations(self, iterations, callback, callback_every, progress,
-                              desc=f"{self.algorithm} {self.game_string}")
+                              desc=f"{self.algorithm} {self.game_string}", should_stop=should_stop,
+                              after_chunk=after_chunk, align=align)
 
     # ----------------------------------------------------------------- policies
     def average_strategy_array(self) -> np.ndarray:

@@ -33,7 +33,7 @@ import math
 import random
 import sys
 import time
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -173,14 +173,17 @@ class MCCFRSolver:
             self.seconds += time.perf_counter() - start
 
     def run(self, iterations: int, callback: Optional[Callable[["MCCFRSolver"], None]] = None,
-            callback_every: int = 0, progress: bool = True) -> "MCCFRSolver":
+            callback_every: int = 0, progress: bool = True, should_stop: Optional[Callable[[], bool]] = None,
+            after_chunk: Optional[Callable[["MCCFRSolver"], None]] = None, align: Sequence[int] = ()) -> "MCCFRSolver":
         """Run until ``self.iterations == iterations`` (a resumed solver runs only what is left).
 
         ``callback(solver)`` is called every ``callback_every`` iterations (when > 0) and at the end;
-        ``progress`` shows a tqdm bar.
+        ``progress`` shows a tqdm bar; ``should_stop`` and ``after_chunk`` are checked/called between
+        whole iterations (see :func:`cfrkit.solvers.progress.run_iterations`).
         """
         run_iterations(self, iterations, callback, callback_every, progress,
-                       desc=f"{self.algorithm} {self.game.game_string()}")
+                       desc=f"{self.algorithm} {self.game.game_string()}", should_stop=should_stop,
+                       after_chunk=after_chunk, align=align)
         self.check_finite()
         return self
 
