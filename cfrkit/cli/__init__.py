@@ -46,17 +46,17 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 141
     try:
         code = args.func(args)
-    except (CliError, GameError, ValueError, FileNotFoundError) as exc:
-        print(f"cfrkit {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"cfrkit {args.command}: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:
         # the reader went away (`cfrkit games | head -1`): stop quietly, as Unix tools do; stdout goes to
         # /dev/null so that the interpreter's final flush does not raise again
         _silence_stdout()
         return 141  # 128 + SIGPIPE
+    except (CliError, GameError, ValueError, OSError) as exc:
+        print(f"cfrkit {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"cfrkit {args.command}: interrupted", file=sys.stderr)
+        return 130
     try:
         sys.stdout.flush()
     except BrokenPipeError:

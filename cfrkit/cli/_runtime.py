@@ -62,3 +62,30 @@ def check_output_file(path: str, option: str = "--out") -> None:
         raise CliError(f"{option} {path}: cannot write there ({exc.strerror or exc})") from None
     if os.path.exists(path) and not os.access(path, os.W_OK):
         raise CliError(f"{option} {path}: the file exists and is not writable")
+
+
+class InterruptOnSignal:
+    """Raise ``KeyboardInterrupt`` on SIGTERM as on SIGINT, so ``finally`` blocks run (worker pools are
+    terminated, temporary files removed); ``signum`` tells which signal it was."""
+
+    def __init__(self) -> None:
+        self.signum: Optional[int] = None
+        self._previous = {}
+
+    def exit_code(self) -> int:
+        return 128 + (self.signum or signal.SIGINT)
+
+    def _handle(self, signum, frame) -> None:
+        self.signum = signum
+        raise KeyboardInterrupt
+
+    def __enter__(self) -> "InterruptOnSignal":
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous = {}
