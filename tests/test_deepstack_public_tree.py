@@ -137,10 +137,12 @@ def test_river_public_game_tree_and_zero_sum():
     tree = build_public_tree(river)
     counts = tree.counts()
     assert counts["fold"] > 0 and counts["showdown"] > 0
+    early = RangeSolver(tree, algorithm="dcfr").run(10).exploitability()[0]
     solver = RangeSolver(tree, algorithm="dcfr").run(50)
     values = solver.root_values()[0]
     assert values.sum() == pytest.approx(0.0, abs=1e-9)
-    assert 0 <= solver.exploitability()[0] < 100
+    # DCFR reaches 6.44 chips after 10 iterations and 0.505 after 50 (pot 100): bounds near those
+    assert 0 < solver.exploitability()[0] < 0.6 and early < 7.0 and solver.exploitability()[0] < early / 10
 
 
 @pytest.mark.parametrize("algorithm", ["dcfr", "cfr+"])

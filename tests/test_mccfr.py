@@ -72,12 +72,19 @@ def test_sampled_regrets_are_unbiased(cls, samples):
     assert np.abs(want).max() > 0.1  # the check is not vacuous
 
 
+# bounds about 1.3-2x what these seeded runs reach (ES, OS): rps 0.0053, 0.0065; kuhn 0.0069, 0.020;
+# kuhn(players=3) 0.011, 0.056; leduc 0.19, 0.83 -- near enough that a solver twice as slow fails
+BOUNDS = {("es-mccfr", "turn_based(game=rps)"): 0.01, ("os-mccfr", "turn_based(game=rps)"): 0.012,
+          ("es-mccfr", "kuhn"): 0.012, ("os-mccfr", "kuhn"): 0.03,
+          ("es-mccfr", "kuhn(players=3)"): 0.016, ("os-mccfr", "kuhn(players=3)"): 0.08,
+          ("es-mccfr", "leduc"): 0.25, ("os-mccfr", "leduc"): 0.95}
+
+
 @pytest.mark.parametrize("cls", SOLVERS)
-@pytest.mark.parametrize("game,short,long,bound", [("turn_based(game=rps)", 200, 10000, 0.03),
-                                                   ("kuhn", 300, 20000, 0.04),
-                                                   ("kuhn(players=3)", 300, 10000, 0.1),
-                                                   ("leduc", 300, 20000, 1.0)])
-def test_exploitability_falls(cls, game, short, long, bound):
+@pytest.mark.parametrize("game,short,long", [("turn_based(game=rps)", 200, 10000), ("kuhn", 300, 20000),
+                                             ("kuhn(players=3)", 300, 10000), ("leduc", 300, 20000)])
+def test_exploitability_falls(cls, game, short, long):
+    bound = BOUNDS[(cls.algorithm, game)]
     solver = cls(game, seed=1)
     solver.run(short, progress=False)
     early = exploitability(game, solver.average_policy())
