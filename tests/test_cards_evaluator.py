@@ -138,3 +138,31 @@ def test_fast_and_reference_evaluators_agree_on_every_hand(k):
     from cfrkit._kernels import handeval
 
     assert handeval.count_evaluator_mismatches(k) == 0
+
+
+def test_fast_evaluator_against_phevaluator_directly():
+    """The batch (perfect-hash) kernel against phevaluator, a third implementation sharing nothing with
+    cfrkit's bit-mask reference or eval7 (issue 17: the fast-vs-reference test compared two tables
+    built from the same reference).  Hands are chosen where evaluators go wrong: wheels (A-2-3-4-5),
+    broadway, straight flushes, flushes beside straights, boards with two flushes' worth of one suit."""
+    phe = pytest.importorskip("phevaluator")
+    rng = np.random.default_rng(17)
+    tricky = [parse_cards(s) for s in ("AsKsQsJsTs", "As2s3s4s5s", "5h4h3h2hAh", "AcKdQhJsTc", "Ac2d3h4s5c",
+                                       "6c2d3h4s5c")]
+    special = [c for h in tricky for c in h]
+    deck = sorted(set(special))[:13]
+    hands = [list(h) for h in itertools.combinations(deck, 7)]
+    for _ in range(20_000):  # five or more cards of one suit plus random cards
+        suit = int(rng.integers(4))
+        suited = rng.choice(np.arange(suit, 52, 4), size=int(rng.integers(5, 8)), replace=False).tolist()
+        rest = [c for c in rng.permutation(52).tolist() if c not in suited][: 7 - len(suited)]
+        hands.append(suited + rest)
+    for _ in range(20_000):
+        hands.append(rng.permutation(52)[:7].tolist())
+    hands = np.array(hands, dtype=np.uint8)
+    ours = evaluate_batch(hands)
+    theirs = np.array([-phe.evaluate_cards(*[CARD_STRINGS[c] for c in h]) for h in hands.tolist()], dtype=np.int64)
+    assert_same_order(ours, theirs)
+    six = hands[:, :6].copy()
+    theirs6 = np.array([-phe.evaluate_cards(*[CARD_STRINGS[c] for c in h]) for h in six[:10_000].tolist()])
+    assert_same_order(evaluate_batch(six[:10_000]), theirs6)
