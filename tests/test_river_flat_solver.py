@@ -46,6 +46,11 @@ def test_per_spot_stopping_reaches_target_on_every_spot(tree):
         first = int(np.nonzero(curve <= target * out.pot)[0][0])
         assert out.iterations[b] == (first + 1) * every
         assert curve[first] == pytest.approx(out.exploitability[b], rel=1e-12)
+        # independently of the C kernel: the numpy RangeSolver's best responses to the stopped strategy
+        ref = RangeSolver(tree, ranges=ranges[b])
+        independent = float(ref.exploitability(strategies=ref.from_numpy_strategy(solver.average_strategy()))[0])
+        assert independent == pytest.approx(out.exploitability[b], rel=1e-9)
+        assert independent <= target * out.pot
 
 
 def test_checks_and_stopping_leave_iterates_unchanged(tree):

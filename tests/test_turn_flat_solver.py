@@ -122,6 +122,11 @@ def test_turn_solve_converges_and_per_spot_stopping_reaches_target(turn):
         curve = probe.run(int(out.iterations[b]), check_every=every)
         first = int(np.nonzero(curve <= target * pot)[0][0])
         assert out.iterations[b] == (first + 1) * every  # stopped at the first check at or below the target
+        # independently of the C kernel: the numpy RangeSolver's best responses to the stopped strategy
+        ref = RangeSolver(tree, ranges=ranges[b])
+        independent = float(ref.exploitability(strategies=ref.from_numpy_strategy(solver.average_strategy()))[0])
+        assert independent == pytest.approx(out.exploitability[b], rel=1e-9)
+        assert independent <= target * pot
 
 
 def test_river_tree_still_agrees():
