@@ -140,3 +140,64 @@ def test_broken_pipe_is_quiet(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.stdout.count("\n") == 1
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def small_dataset(tmp_path_factory):
+    from cfrkit.value_nets.data import generate_dataset
+
+    out = str(tmp_path_factory.mktemp("data") / "d")
+    generate_dataset(out, "leduc", 24, shard_size=12, iterations=20, skip=5, seed=1, workers=1, progress=False)
+    return out
+
+
+def _flip(path, count=40):
+    data = bytearray(open(path, "rb").read())
+    for k in range(len(data) // 3, len(data) // 3 + 7 * count, 7):
+        data[k] ^= 0x20
+    open(path, "wb").write(bytes(data))
+
+
+def test_datagen_regenerates_a_corrupt_shard(small_dataset, tmp_path):
+    """Issue 17 item 15: datagen crashed (zlib.error) on a bit-flipped shard instead of regenerating it."""
+    import shutil
+
+    from cfrkit.value_nets.data import load_shard
+
+    out = str(tmp_path / "d")
+    shutil.copytree(small_dataset, out)
+    shard = os.path.join(out, "shard_00001.npz")
+    _, before = load_shard(shard)
+    _flip(shard)
+    assert main(["datagen", "leduc", out, "--samples", "24", "--shard-size", "12", "--iterations", "20", "--skip",
+                 "5", "--seed", "1", "--workers", "1", "--no-progress"]) == 0
+    _, after = load_shard(shard)
+    for k in before:
+        assert np.array_equal(before[k], after[k])
+
+
+def test_train_valuenet_on_a_corrupt_shard_is_one_line(small_dataset, tmp_path, capsys):
+    import shutil
+
+    out = str(tmp_path / "d")
+    shutil.copytree(small_dataset, out)
+    _flip(os.path.join(out, "shard_00000.npz"))
+    assert main(["train-valuenet", out, str(tmp_path / "net.pt"), "--epochs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "shard_00000.npz" in err
+
+
+def test_datagen_into_a_file_is_one_line(tmp_path, capsys):
+    target = tmp_path / "afile"
+    target.write_text("x")
+    assert main(["datagen", "leduc", str(target), "--samples", "2", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a file" in err
+
+
+def test_train_resume_refuses_changed_settings(small_dataset, tmp_path, capsys):
+    out = str(tmp_path / "net.pt")
+    assert main(["train-valuenet", small_dataset, out, "--epochs", "1", "--hidden", "8,8"]) == 0
+    assert main(["train-valuenet", small_dataset, out, "--epochs", "2", "--hidden", "16,16", "--resume"]) == 2
+    assert "hidden [16, 16] (checkpoint: [8, 8])" in capsys.readouterr().err
+    assert main(["train-valuenet", small_dataset, out, "--epochs", "2", "--hidden", "8,8", "--resume"]) == 0

@@ -100,7 +100,7 @@ def train_value_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] =
     start_epoch, best, best_epoch, history = 0, float("inf"), -1, []
     last_path = out_path + ".last"
     extra_base = {"game": game.game_string(), "bucketer": bucketer.to_dict(), "stack": stack,
-                  "pot_weighted": bool(pot_weighted),
+                  "pot_weighted": bool(pot_weighted), "seed": int(seed),
                   "samples": int(N), "train_samples": int(len(tr_idx)), "val_samples": int(n_val)}
     if resume and os.path.exists(last_path):
         model, payload = load_checkpoint(last_path)
@@ -109,6 +109,16 @@ def train_value_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] =
         ex = payload["extra"]
         if ex.get("game") != game.game_string():
             raise ValueNetFileError(f"{last_path}: checkpoint was trained on {ex.get('game')!r}")
+        # settings that define the run must not change on resume (they were silently taken from the file)
+        changed = {name: (want, got) for name, want, got in (
+            ("hidden", list(hidden), list(model.hidden)), ("batchnorm", bool(batchnorm), model.batchnorm),
+            ("pot_weighted", bool(pot_weighted), ex.get("pot_weighted", False)),
+            ("samples", int(N), ex.get("samples")), ("seed", int(seed), ex.get("seed", int(seed))))
+            if want != got}
+        if changed:
+            detail = ", ".join(f"{k} {want} (checkpoint: {got})" for k, (want, got) in changed.items())
+            raise ValueError(f"{last_path} was trained with other settings: {detail}; resume with the same "
+                             f"settings and data or train into another file")
         try:
             start_epoch, best, best_epoch = int(ex["epoch"]) + 1, float(ex["best_val"]), int(ex["best_epoch"])
             history = [tuple(h) for h in ex.get("history", [])]
