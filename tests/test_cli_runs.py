@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from cfrkit.cli import main
-from cfrkit.policy import PolicyFileError, TabularPolicy, save_npz_atomic
+from cfrkit.policy import save_npz_atomic
 
 
 def test_checkpoints_do_not_wait_for_evaluation(tmp_path, monkeypatch):

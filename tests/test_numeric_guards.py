@@ -114,3 +114,11 @@ def test_exploitability_of_non_constant_sum_games_is_refused(game):
 def test_constant_sum_non_zero_sum_game_keeps_exploitability():
     game = "turn_based(game=matrix(row_payoffs=2;0;0;2,col_payoffs=0;2;2;0))"
     assert exploitability(game, UniformRandomPolicy()) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_solve_reports_nash_conv_on_general_sum_games(capsys):
+    from cfrkit.cli import main
+
+    assert main(["solve", "matrix(row_payoffs=3;0;5;1,col_payoffs=3;5;0;1)", "-n", "20", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "nash_conv" in out and "exploitability" not in out

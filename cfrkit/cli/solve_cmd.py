@@ -116,7 +116,9 @@ def _make_solver(args, game):
 
 def run_solve(args) -> int:
     from cfrkit.cli._runtime import GracefulStop, check_output_file
-    from cfrkit.evaluation import exploitability
+    from cfrkit.evaluation import exploitability, nash_conv
+    from cfrkit.evaluation.exploitability import check_constant_sum
+    from cfrkit.games.base import GameError
     from cfrkit.games import load
     from cfrkit.policy import remove_stale_temp_files
     from cfrkit.solvers import TreeTooLargeError, compile_game
@@ -146,6 +148,12 @@ def run_solve(args) -> int:
     if resumed:
         print(f"resuming {args.out} at iteration {solver.iterations}", file=sys.stderr)
     every = args.eval_every or max(1, args.iterations // 10)
+    measure, measure_name = exploitability, "exploitability"
+    if tree is not None:
+        try:
+            check_constant_sum(tree)
+        except GameError:  # exploitability is undefined there; NashConv is what CFR drives down
+            measure, measure_name = nash_conv, "nash_conv"
     history: List[Tuple[int, float, float]] = []
     start_seconds = getattr(solver, "seconds", 0.0)
     wall_start = time.perf_counter()
@@ -163,14 +171,15 @@ def run_solve(args) -> int:
         policy = s.average_strategy_array() if hasattr(s, "average_strategy_array") else s.average_policy()
         with warnings.catch_warnings():  # unvisited sets of a sampling solver are uniform by definition
             warnings.simplefilter("ignore")
-            value = exploitability(tree, policy, min_coverage=0.0)
+            value = measure(tree, policy, min_coverage=0.0)
         history.append((s.iterations, seconds, value))
-        print(f"iteration {s.iterations:>8d}  {seconds:8.2f} s  exploitability {value:.6g}", flush=True)
+        print(f"iteration {s.iterations:>8d}  {seconds:8.2f} s  {measure_name} {value:.6g}", flush=True)
 
     def after_chunk(s) -> None:
         if not args.out or s.iterations == last_save[1]:
             return
-        by_count = args.checkpoint_every and s.iterations // args.checkpoint_every > last_save[1] // args.checkpoint_every
+        k = args.checkpoint_every
+        by_count = k and s.iterations // k > last_save[1] // k
         by_time = args.checkpoint_minutes and time.monotonic() - last_save[0] >= 60.0 * args.checkpoint_minutes
         if by_count or by_time:
             save(s)
