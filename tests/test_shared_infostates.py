@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from cfrkit.evaluation import best_response_policy, exploitability, protocol_br
-from cfrkit.games.base import GameError
+from cfrkit.games.base import CHANCE, GameError
 from cfrkit.policy import TabularPolicy, player_key, tabulate
 from cfrkit.solvers import CFRSolver, ExternalSamplingMCCFR, compile_game
 
@@ -107,3 +107,63 @@ def test_inconsistent_trees_are_refused_before_the_kernels(name, damage):
         exploitability(bad, slots)
     with pytest.raises(GameError, match="inconsistent"):
         CFRSolver(bad)
+
+
+def test_coarse_strings_of_a_simultaneous_game_name_the_turn_based_wrapper():
+    """A simultaneous game whose information-state string hides what fixes the legal actions is refused
+    with a message naming the turn-based wrapper (it named nothing before)."""
+    from cfrkit.games.base import SIMULTANEOUS, TERMINAL, Game, State
+
+    class CoarseState(State):
+        def __init__(self, game):
+            super().__init__(game)
+            self.moves = []
+
+        def clone(self):
+            new = CoarseState(self.game)
+            new._history = list(self._history)
+            new.moves = list(self.moves)
+            return new
+
+        def current_player(self):
+            return {0: CHANCE, 1: SIMULTANEOUS}.get(len(self.moves), TERMINAL)
+
+        def chance_outcomes(self):
+            return [(1, 0.5), (2, 0.5)]
+
+        def _legal_actions(self, player):
+            return list(range(self.moves[0] + 1)) if len(self.moves) == 1 else []
+
+        def _apply_action(self, action):
+            self.moves.append(action)
+
+        def _apply_joint_action(self, actions):
+            self.moves.append(tuple(actions))
+
+        def returns(self):
+            if len(self.moves) < 2:
+                return [0.0, 0.0]
+            a, b = self.moves[1]
+            return [float(a - b), float(b - a)]
+
+        def information_state_string(self, player=None):
+            return "same"  # hides the deal that fixes the number of actions
+
+    class Coarse(Game):
+        short_name = "coarse_test"
+        simultaneous = True
+
+        def new_initial_state(self):
+            return CoarseState(self)
+
+        def num_distinct_actions(self):
+            return 3
+
+        def max_utility(self):
+            return 2.0
+
+        def min_utility(self):
+            return -2.0
+
+    with pytest.raises(GameError, match="turn_based_simultaneous_game"):
+        compile_game(Coarse(), cache=False)
