@@ -166,8 +166,14 @@ def phh_compatible(d: GameDefinition) -> Optional[str]:
     return None
 
 
+def _phh_order(values: Sequence[int]) -> List[int]:
+    """Per-seat values in PHH/pokerkit order: heads-up lists (antes, blinds) small blind first, i.e.
+    pokerkit's seat ``i`` uses entry ``1 - i``; otherwise in seat order."""
+    return list(values[::-1]) if len(values) == 2 else list(values)
+
+
 def _phh_blinds(d: GameDefinition) -> List[int]:
-    return list(d.blind[::-1]) if d.num_players == 2 else list(d.blind)
+    return _phh_order(d.blind)
 
 
 def to_phh(state: HoldemState, names: Optional[Sequence[str]] = None, hand: Optional[int] = None) -> str:
@@ -179,8 +185,9 @@ def to_phh(state: HoldemState, names: Optional[Sequence[str]] = None, hand: Opti
     if reason:
         raise HistoryError(f"this game cannot be written as PHH: {reason}")
     n = d.num_players
-    lines = [f"variant = \"{'FT' if d.is_limit else 'NT'}\"", "ante_trimming_status = true",
-             f"antes = {list(d.ante)}", f"blinds_or_straddles = {_phh_blinds(d)}"]
+    trimming = "true" if state.game.ante_trimming else "false"
+    lines = [f"variant = \"{'FT' if d.is_limit else 'NT'}\"", f"ante_trimming_status = {trimming}",
+             f"antes = {_phh_order(d.ante)}", f"blinds_or_straddles = {_phh_blinds(d)}"]
     if d.is_limit:
         lines += [f"small_bet = {d.raise_size[0]}", f"big_bet = {d.raise_size[2]}"]
         if any(m != 4 for m in d.max_raises):
@@ -220,9 +227,10 @@ def to_phh(state: HoldemState, names: Optional[Sequence[str]] = None, hand: Opti
 
 def _round_start(state: HoldemState, r: int, p: int) -> int:
     """Chips ``p`` had put in before round ``r`` (antes included; blinds count as round-0 bets)."""
+    antes = state.game.posted_antes  # after ante trimming
     if r == 0:
-        return state.d.ante[p]
-    spent = state.d.ante[p] + state.d.blind[p]
+        return antes[p]
+    spent = antes[p] + state.d.blind[p]
     for rr in range(r):
         for q, code, total in state.actions[rr]:
             if q == p and code in "cr":
@@ -278,9 +286,8 @@ def game_from_phh(fields: dict, source: str = "<phh>") -> HoldemGame:
             raise HistoryError(f"{source}: {key} has {len(value)} entries for {n} players")
         return [int(v) for v in value]
 
-    antes = per_player("antes")
-    raw_blinds = per_player("blinds_or_straddles")
-    blinds = raw_blinds[::-1] if n == 2 else raw_blinds
+    antes = _phh_order(per_player("antes"))
+    blinds = _phh_order(per_player("blinds_or_straddles"))
     base = load_definition("holdem.limit.2p.reverse_blinds" if variant == "FT" else "holdem.nolimit.2p.reverse_blinds")
     changes = dict(num_players=n, stack=tuple(stacks), blind=tuple(blinds), ante=tuple(antes),
                    first_player=(_pokerkit_opener(blinds), 0, 0, 0))
@@ -297,11 +304,14 @@ def game_from_phh(fields: dict, source: str = "<phh>") -> HoldemGame:
         if int(fields["min_bet"]) != max(blinds):
             raise HistoryError(f"{source}: min_bet {fields['min_bet']} differs from the big blind {max(blinds)}; "
                                f"cfrkit's minimum raise is the big blind")
+    trimming = fields.get("ante_trimming_status", False)  # PHH's default
+    if not isinstance(trimming, bool):
+        raise HistoryError(f"{source}: ante_trimming_status must be true or false, got {trimming!r}")
     try:
         definition = base.with_changes(**changes)
     except GameError as exc:
         raise HistoryError(f"{source}: {exc}") from None
-    return HoldemGame(definition)
+    return HoldemGame(definition, ante_trimming=trimming)
 
 
 def read_phh(text: str, source: str = "<phh>") -> Tuple[HoldemGame, dict]:
