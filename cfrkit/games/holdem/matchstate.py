@@ -37,6 +37,11 @@ class MatchStateError(GameError):
     """A malformed ``MATCHSTATE`` string, or one the game's rules reject."""
 
 
+class HiddenShowdownError(MatchStateError):
+    """A finished hand's showdown ``MATCHSTATE`` without a live player's hole cards (it cannot be
+    settled: the cards would have to be made up)."""
+
+
 @dataclass(frozen=True)
 class MatchState:
     """The fields of a ``MATCHSTATE`` line (syntax only; see :func:`state_from_matchstate`)."""
@@ -68,6 +73,30 @@ def parse_matchstate(line: str) -> MatchState:
         raise MatchStateError(f"MATCHSTATE hand number must be a number of at most {MAX_DIGITS} digits, "
                               f"got {hand[:20]!r} in {text[:120]!r}")
     return MatchState(int(position), int(hand), betting, cards)
+
+
+def game_mismatch(game: HoldemGame, ms: MatchState) -> Optional[str]:
+    """Why a (syntactically valid) MATCHSTATE cannot come from ``game``'s dealer, or None.
+
+    Checks the shape only (players, hole cards, rounds, limit vs no-limit raise tokens), so a
+    client can tell a wrong game from one bad line at the first message.
+    """
+    d = game.definition
+    if ms.position >= d.num_players:
+        return f"position {ms.position}, but the game has {d.num_players} players"
+    holes = ms.cards.split("/")[0].split("|")
+    if len(holes) != d.num_players:
+        return f"the cards show {len(holes)} seats, the game has {d.num_players} players"
+    if len(holes[ms.position]) != 2 * d.num_hole_cards:
+        return f"the viewer holds {len(holes[ms.position]) // 2} hole card(s), the game deals {d.num_hole_cards}"
+    rounds = ms.betting.split("/")
+    if len(rounds) > d.num_rounds:
+        return f"the betting has {len(rounds)} rounds, the game has {d.num_rounds}"
+    if d.is_limit and re.search(r"r[0-9]", ms.betting):
+        return "no-limit raises (r<amount>) in a limit game"
+    if not d.is_limit and re.search(r"r(?![0-9])", ms.betting):
+        return "limit raises (r without an amount) in a no-limit game"
+    return None
 
 
 def parse_betting(betting: str) -> List[List[Tuple[str, Optional[int]]]]:
@@ -193,7 +222,7 @@ def state_from_matchstate(game: HoldemGame, line, rng: Optional[random.Random] =
     if state.reached_showdown():
         hidden = [p for p in range(d.num_players) if hole[p] is None and not state.folded[p]]
         if hidden:  # the dealer shows every live hand at a showdown: never settle it with made-up cards
-            raise MatchStateError(f"{where}: the hand ends in a showdown but the hole cards of seat(s) "
+            raise HiddenShowdownError(f"{where}: the hand ends in a showdown but the hole cards of seat(s) "
                                   f"{', '.join(map(str, hidden))} are not shown")
     return state
 
