@@ -84,7 +84,10 @@ class HoldemGame(Game):
             if value:
                 if len(value) != d.num_players:
                     raise GameError(f"holdem: {key} needs {d.num_players} values (one per seat), got {len(value)}")
-                changes[field_name] = tuple(int(v) for v in value)
+                try:
+                    changes[field_name] = tuple(int(v) for v in value)
+                except (TypeError, ValueError):
+                    raise GameError(f"holdem: {key} must be integers (chips), got {value!r:.80}") from None
         if changes:
             try:
                 d = d.with_changes(**changes)
