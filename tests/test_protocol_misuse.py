@@ -173,3 +173,10 @@ def test_hanabi_kernel_inputs_are_validated():
         state.is_legal(2 ** 40)  # a C int argument: Cython refuses, no wrap-around
     with pytest.raises(ValueError):
         eng.actions_on_states([None], eng.RuleTable([0], [0], [0.0]), [0])
+
+
+def test_histories_do_not_truncate_float_actions():
+    game = load("kuhn")
+    with pytest.raises(IllegalActionError, match="integer"):
+        game.state_from_history([0, 1.7])
+    assert game.state_from_history([0, np.int64(1)]).history() == [0, 1]

@@ -191,7 +191,10 @@ class Game(ABC):
     def state_from_history(self, actions: Sequence[int]) -> "State":
         """Replay ``actions`` from the root; an illegal one raises naming its position."""
         state = self.new_initial_state()
-        actions = [int(a) for a in actions]
+        try:
+            actions = [check_action_id(a) for a in actions]
+        except IllegalActionError as exc:
+            raise IllegalActionError(f"history: {exc}") from None
         position = 0
         while position < len(actions):
             try:
