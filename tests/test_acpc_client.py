@@ -351,12 +351,14 @@ def test_timeout_does_not_count_the_opponents_thinking_time():
     (["127.0.0.1", "9", "--hands", "0"], "--hands must be at least 1"),
     (["127.0.0.1", "9", "--agent", "fixed-range-raiser", "--fraction", "inf"], "raise fraction"),
 ])
-def test_cli_bad_numbers_are_one_line_errors(args, fragment):
+def test_cli_bad_numbers_are_one_line_errors(args, fragment, capsys):
+    from cfrkit.cli import main
+
     if "--agent" not in args:
         args = args + ["--agent", "always-call"]
-    proc = _cli(*args)
-    assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.strip().count("\n") == 0 and fragment in proc.stderr, proc.stderr
+    assert main(["acpc-client", *args]) == 2  # in-process: refused before any connection
+    err = capsys.readouterr().err
+    assert err.strip().count("\n") == 0 and fragment in err, err
 
 
 def test_library_refuses_bad_port_and_timeout():
