@@ -381,14 +381,14 @@ cdef void st_encode(Cfg* g, St* s, int obs, unsigned char* out) noexcept nogil:
             out[off + rel] = 1
     off += n
     # board: deck thermometer, fireworks one-hot per colour, token and life thermometers
-    for i in range(s.deck_left):
+    for i in range(min(s.deck_left, g.deck_size - n * H)):  # hand-built states may hold short hands
         out[off + i] = 1
     off += g.deck_size - n * H
     for c in range(C):
         if s.fireworks[c] > 0:
             out[off + s.fireworks[c] - 1] = 1
         off += R
-    for i in range(s.tokens):
+    for i in range(min(s.tokens, g.max_tokens)):  # the thermometer has max_tokens cells
         out[off + i] = 1
     off += g.max_tokens
     for i in range(s.lives):
@@ -1038,7 +1038,7 @@ cdef class EngineState:
     cdef St st
     cdef readonly EngineConfig config
 
-    def __init__(self, EngineConfig config, uint64_t seed=0):
+    def __init__(self, EngineConfig config not None, uint64_t seed=0):
         self.config = config
         self.cfg = config.cfg
         st_reset(&self.cfg, &self.st, mix_seed(seed, 0))
@@ -1114,7 +1114,11 @@ cdef class EngineState:
         st_encode(&self.cfg, &self.st, observer, <unsigned char*>out.data)
         return out
 
-    def encode_into(self, int observer, unsigned char[::1] out):
+    def encode_into(self, int observer, unsigned char[::1] out not None):
+        if not 0 <= observer < self.cfg.players:
+            raise ValueError(f"observer {observer} outside [0, {self.cfg.players})")
+        if out.shape[0] < self.cfg.enc_len:
+            raise ValueError(f"out has {out.shape[0]} entries, the encoding needs {self.cfg.enc_len}")
         st_encode(&self.cfg, &self.st, observer, &out[0])
 
     # -- inspection
@@ -1140,10 +1144,14 @@ cdef class EngineState:
 
     def hand(self, int player):
         """Card ids of ``player``'s hand, oldest first."""
+        if not 0 <= player < self.cfg.players:
+            raise ValueError(f"player {player} outside [0, {self.cfg.players})")
         return [self.st.hand[player][i] for i in range(self.st.hand_len[player])]
 
     def knowledge(self, int player):
         """Per card: (colour-plausible bitmask, rank-plausible bitmask, hinted colour or -1, hinted rank or -1)."""
+        if not 0 <= player < self.cfg.players:
+            raise ValueError(f"player {player} outside [0, {self.cfg.players})")
         return [(self.st.kcol[player][i], self.st.krank[player][i], self.st.hcol[player][i], self.st.hrank[player][i])
                 for i in range(self.st.hand_len[player])]
 
@@ -1185,6 +1193,20 @@ cdef class EngineState:
         cdef int p, i, k, c, r
         if len(hands) != self.cfg.players:
             raise ValueError(f"need {self.cfg.players} hands, got {len(hands)}")
+        # validate everything before touching the state (indices below go into fixed-size C arrays)
+        if not 0 <= current_player < self.cfg.players:
+            raise ValueError(f"current_player {current_player} outside [0, {self.cfg.players})")
+        if tokens > 64:  # above max_tokens is allowed while building (hints applied next spend them)
+            raise ValueError(f"tokens {tokens} above 64")
+        if lives == 0 or lives > self.cfg.max_lives:
+            raise ValueError(f"lives {lives} outside [1, {self.cfg.max_lives}]")
+        if fireworks is not None and len(fireworks) != self.cfg.colors:
+            raise ValueError(f"need {self.cfg.colors} fireworks, got {len(fireworks)}")
+        if discards is not None and len(discards) > self.cfg.deck_size:
+            raise ValueError(f"{len(discards)} discards but the deck has {self.cfg.deck_size} cards")
+        if deck is not None and (len(deck) != self.cfg.num_cards or
+                                 any(not 0 <= deck[k] <= self.cfg.counts[k] for k in range(self.cfg.num_cards))):
+            raise ValueError(f"deck needs {self.cfg.num_cards} counts, each at most the copies of that card")
         st_reset(&self.cfg, &self.st, self.st.rng)
         counts = [self.cfg.counts[k] for k in range(self.cfg.num_cards)]
         fireworks = list(fireworks or [0] * self.cfg.colors)
@@ -1236,8 +1258,13 @@ cdef class RuleTable:
 
     def __cinit__(self, kinds, conds, thresholds):
         cdef int i
+        if not len(kinds) == len(conds) == len(thresholds):
+            raise ValueError(f"kinds, conds and thresholds need equal lengths, got {len(kinds)}, {len(conds)}, "
+                             f"{len(thresholds)}")
         self.size = len(kinds)
         self.rules = <Rule*>malloc(max(1, self.size) * sizeof(Rule))
+        if self.rules == NULL:
+            raise MemoryError("RuleTable")
         for i in range(self.size):
             self.rules[i].kind = kinds[i]
             self.rules[i].cond = conds[i]
@@ -1247,7 +1274,7 @@ cdef class RuleTable:
         free(self.rules)
 
 
-def agent_action(EngineState state, RuleTable table, rules, uint64_t seed=0):
+def agent_action(EngineState state not None, RuleTable table not None, rules, uint64_t seed=0):
     """Move the production-rule agent ``rules`` (rule indices) picks at ``state``, and the index of the rule that fired (-1: fallback)."""
     cdef int cur = st_current(&state.cfg, &state.st)
     if cur < 0:
@@ -1261,7 +1288,7 @@ def agent_action(EngineState state, RuleTable table, rules, uint64_t seed=0):
     return m, fired
 
 
-def rule_fires(EngineState state, RuleTable table, int rule_index, uint64_t seed=0):
+def rule_fires(EngineState state not None, RuleTable table not None, int rule_index, uint64_t seed=0):
     """Move proposed by one rule of the table at ``state`` for the player to act, or -1."""
     cdef View v
     cdef uint64_t rng = mix_seed(seed, 11)
@@ -1274,14 +1301,16 @@ def rule_fires(EngineState state, RuleTable table, int rule_index, uint64_t seed
     return fire_rule(&state.cfg, &state.st, p, &table.rules[rule_index], &v, &rng)
 
 
-def playable_probabilities(EngineState state, int player):
+def playable_probabilities(EngineState state not None, int player):
     """Per card of ``player``: P(playable), P(useless), P(critical) from that player's grounded view."""
     cdef View v
+    if not 0 <= player < state.cfg.players:
+        raise ValueError(f"player {player} outside [0, {state.cfg.players})")
     compute_view(&state.cfg, &state.st, player, &v)
     return [(v.pplay[i], v.puse[i], v.pcrit[i]) for i in range(state.st.hand_len[player])]
 
 
-def play_games(EngineConfig config, RuleTable table, seat_rules, int num_games, uint64_t seed=0):
+def play_games(EngineConfig config not None, RuleTable table not None, seat_rules, int num_games, uint64_t seed=0):
     """Play ``num_games`` games with one rule chromosome per seat (array players x L).
 
     Returns ``(scores, played, stats)``: the HLE-style score per game (0 when the last life is lost,
@@ -1326,10 +1355,15 @@ def play_games(EngineConfig config, RuleTable table, seat_rules, int num_games, 
     return scores, played, stats
 
 
-def record_states(EngineConfig config, RuleTable table, seat_rules, int num_games, uint64_t seed=0):
+def record_states(EngineConfig config not None, RuleTable table not None, seat_rules, int num_games,
+                  uint64_t seed=0):
     """Play games like :func:`play_games` and return every decision state visited (list of EngineState)."""
     cdef Cfg g = config.cfg
     cdef cnp.ndarray[int, ndim=2, mode="c"] rules = np.ascontiguousarray(seat_rules, dtype=np.intc)
+    if rules.shape[0] != g.players:
+        raise ValueError(f"need one chromosome per seat ({g.players}), got {rules.shape[0]}")
+    if rules.size and (rules.min() < 0 or rules.max() >= table.size):
+        raise ValueError(f"rule indices must be in [0, {table.size})")
     cdef int L = rules.shape[1], gi, m, p, fired
     cdef EngineState es
     cdef uint64_t rng
@@ -1352,15 +1386,19 @@ def record_states(EngineConfig config, RuleTable table, seat_rules, int num_game
     return out
 
 
-def actions_on_states(states, RuleTable table, rules, uint64_t seed=0):
+def actions_on_states(states, RuleTable table not None, rules, uint64_t seed=0):
     """The move a rule agent picks at each recorded state (int32 array)."""
     cdef cnp.ndarray[int, ndim=1, mode="c"] arr = np.ascontiguousarray(rules, dtype=np.intc)
+    if arr.shape[0] and (arr.min() < 0 or arr.max() >= table.size):
+        raise ValueError(f"rule indices must be in [0, {table.size})")
     cdef cnp.ndarray[cnp.int32_t, ndim=1] out = np.empty(len(states), dtype=np.int32)
     cdef EngineState es
     cdef uint64_t rng
     cdef int i, fired
     for i in range(len(states)):
         es = states[i]
+        if es is None or st_current(&es.cfg, &es.st) < 0:
+            raise ValueError(f"states[{i}] is not a decision state")
         rng = mix_seed(seed, i)
         out[i] = agent_act(&es.cfg, &es.st, <int*>arr.data, arr.shape[0], table.rules, &rng, NULL, &fired)
     return out
@@ -1384,18 +1422,25 @@ cdef class BatchEngine:
     cdef readonly cnp.ndarray last_score
     cdef readonly bint encode
     cdef readonly EngineConfig config
+    cdef readonly bint started
+    cdef object mask_bool
 
-    def __cinit__(self, EngineConfig config, int num_envs, uint64_t seed=0, bint encode=True):
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+    def __cinit__(self, EngineConfig config not None, int num_envs, uint64_t seed=0, bint encode=True):
+        if not 1 <= num_envs <= 1 << 24:
+            raise ValueError(f"num_envs must be in [1, 2**24], got {num_envs}")
         self.config = config
         self.cfg = config.cfg
         self.num_envs = num_envs
         self.seed = seed
         self.encode = encode
         self.states = <St*>malloc(num_envs * sizeof(St))
+        if self.states == NULL:
+            raise MemoryError(f"BatchEngine of {num_envs} games")
+        memset(self.states, 0, num_envs * sizeof(St))
+        self.started = False  # the games exist only after reset()
         self.obs = np.zeros((num_envs, self.cfg.enc_len if encode else 1), dtype=np.uint8)
         self.mask = np.zeros((num_envs, self.cfg.num_moves), dtype=np.uint8)
+        self.mask_bool = self.mask.view(np.bool_)  # the same memory (0/1 bytes), as a boolean mask
         self.current_player = np.zeros(num_envs, dtype=np.int32)
         self.last_score = np.zeros(num_envs, dtype=np.int32)
         self.games_started = 0
@@ -1415,8 +1460,12 @@ cdef class BatchEngine:
         if self.encode:
             st_encode(&self.cfg, s, s.cur, obs + i * self.cfg.enc_len)
 
+    def _require_started(self):
+        if not self.started:
+            raise ValueError("call reset() before step(), random_steps(), state() or encode_all()")
+
     def reset(self):
-        """Start a new game in every slot; returns ``(obs, mask, current_player)``."""
+        """Start a new game in every slot; returns ``(obs, mask, current_player)`` (``mask``: bool)."""
         cdef int i
         cdef unsigned char* o = <unsigned char*>self.obs.data
         cdef unsigned char* mk = <unsigned char*>self.mask.data
@@ -1424,19 +1473,27 @@ cdef class BatchEngine:
         for i in range(self.num_envs):
             self._start(i)
             self._observe(i, o, mk, cur)
-        return self.obs, self.mask, self.current_player
+        self.started = True
+        return self.obs, self.mask_bool, self.current_player
 
     def step(self, actions):
         """Apply one move per game.  Returns ``(obs, mask, current_player, rewards, dones, final_scores)``.
 
         ``rewards`` is the score change (HLE's rl_env reward); finished games restart at once, their
-        final score in ``final_scores`` (-1 for games still running).
+        final score in ``final_scores`` (-1 for games still running).  ``mask`` and ``dones`` are bool.
         """
-        cdef cnp.ndarray[cnp.int64_t, ndim=1] acts = np.ascontiguousarray(actions, dtype=np.int64)
-        if acts.shape[0] != self.num_envs:
-            raise ValueError(f"need {self.num_envs} actions, got {acts.shape[0]}")
+        self._require_started()
+        raw = np.asarray(actions)
+        if raw.ndim != 1 or raw.shape[0] != self.num_envs:
+            raise ValueError(f"need a 1-D array of {self.num_envs} actions, got shape {raw.shape}")
+        if raw.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers, got dtype {raw.dtype}")
+        if raw.dtype.kind == "u" and raw.size and raw.max() > np.iinfo(np.int64).max:
+            raise ValueError("actions out of range")
+        cdef cnp.ndarray[cnp.int64_t, ndim=1] acts = np.ascontiguousarray(raw, dtype=np.int64)
         cdef cnp.ndarray[cnp.float32_t, ndim=1] rewards = np.zeros(self.num_envs, dtype=np.float32)
         cdef cnp.ndarray[cnp.uint8_t, ndim=1] dones = np.zeros(self.num_envs, dtype=np.uint8)
+        cdef long long num_moves = self.cfg.num_moves
         cdef cnp.ndarray[cnp.int32_t, ndim=1] finals = np.full(self.num_envs, -1, dtype=np.int32)
         cdef int i, bad = -1, before, after
         cdef unsigned char* o = <unsigned char*>self.obs.data
@@ -1444,7 +1501,8 @@ cdef class BatchEngine:
         cdef int* cur = <int*>self.current_player.data
         with nogil:
             for i in range(self.num_envs):
-                if not st_move_legal(&self.cfg, &self.states[i], <int>acts[i]):
+                # range first: the cast to int must not wrap a huge id onto a legal one
+                if acts[i] < 0 or acts[i] >= num_moves or not st_move_legal(&self.cfg, &self.states[i], <int>acts[i]):
                     bad = i
                     break
         if bad >= 0:
@@ -1461,7 +1519,7 @@ cdef class BatchEngine:
                     finals[i] = after
                     self._start(i)
                 self._observe(i, o, mk, cur)
-        return self.obs, self.mask, self.current_player, rewards, dones, finals
+        return self.obs, self.mask_bool, self.current_player, rewards, dones.view(np.bool_), finals
 
     def random_steps(self, long num_steps, uint64_t seed=0):
         """Play ``num_steps`` uniformly random legal moves spread over all games (no encoding).
@@ -1469,13 +1527,17 @@ cdef class BatchEngine:
         Returns ``(steps, finished_games, score_sum)``.  Used by the benchmark.
         """
         cdef long k = 0
-        cdef int i, m
+        cdef int i, m, stuck = -1
         cdef long finished = 0, score_sum = 0
         cdef uint64_t rng = mix_seed(seed, 3)
+        self._require_started()
         with nogil:
-            while k < num_steps:
+            while k < num_steps and stuck < 0:
                 for i in range(self.num_envs):
                     m = random_legal(&self.cfg, &self.states[i], &rng)
+                    if m < 0:
+                        stuck = i
+                        break
                     st_apply(&self.cfg, &self.states[i], m)
                     st_auto_deal(&self.cfg, &self.states[i])
                     if st_terminal(&self.cfg, &self.states[i]):
@@ -1483,12 +1545,15 @@ cdef class BatchEngine:
                         score_sum += st_score(&self.cfg, &self.states[i])
                         self._start(i)
                 k += self.num_envs
+        if stuck >= 0:
+            raise ValueError(f"game {stuck} has no legal move")
         return k, finished, score_sum
 
     def encode_all(self):
         """Re-encode every game's observation for its player to act (into ``obs``)."""
         cdef int i
         cdef unsigned char* o = <unsigned char*>self.obs.data
+        self._require_started()
         if not self.encode:
             raise ValueError("this batch was built with encode=False")
         with nogil:
@@ -1498,6 +1563,7 @@ cdef class BatchEngine:
 
     def state(self, int i):
         """A copy of game ``i`` as an :class:`EngineState`."""
+        self._require_started()
         if not 0 <= i < self.num_envs:
             raise ValueError(f"game index {i} outside [0, {self.num_envs})")
         cdef EngineState es = EngineState.__new__(EngineState)

@@ -24,8 +24,14 @@ class MiniDealer(threading.Thread):
     ``junk`` lines are sent before the first state of every hand listed in ``junk_hands``.
     """
 
-    def __init__(self, game, hands, seed=0, junk=(), junk_hands=(), silent=False, opponent=None):
+    def __init__(self, game, hands, seed=0, junk=(), junk_hands=(), silent=False, opponent=None,
+                 hide_showdown=False, die_in_hand=None, opponent_delay=0.0):
         super().__init__(daemon=True)
+        # hide_showdown: final showdown states omit the other players' cards (a broken dealer);
+        # die_in_hand: close the connection after the first state of that hand (a killed dealer);
+        # opponent_delay: seconds the other seats think before each action
+        self.hide_showdown, self.die_in_hand, self.opponent_delay = hide_showdown, die_in_hand, opponent_delay
+        self.showdown_chips = 0.0
         self.opponent = opponent
         self.game, self.hands, self.rng = game, hands, random.Random(seed)
         self.junk, self.junk_hands, self.silent = list(junk), set(junk_hands), silent
@@ -70,9 +76,18 @@ class MiniDealer(threading.Thread):
                         state.apply_action(outcomes[self.rng.randrange(len(outcomes))][0])
                         continue
                     sent = format_matchstate(state, seat, hand)
+                    if self.hide_showdown and state.reached_showdown():
+                        betting, cards = sent.rsplit(":", 1)
+                        holes, board = cards.split("/", 1)
+                        hidden = "|".join(h if i == seat else "" for i, h in enumerate(holes.split("|")))
+                        sent = f"{betting}:{hidden}/{board}"
                     conn.sendall((sent + "\r\n").encode())
+                    if hand == self.die_in_hand:
+                        return
                     if state.is_terminal():
                         self.client_chips += state.returns()[seat]
+                        if state.reached_showdown():
+                            self.showdown_chips += state.returns()[seat]
                         break
                     if state.current_player() == seat:
                         reply = self._readline(conn, buf)
@@ -83,6 +98,7 @@ class MiniDealer(threading.Thread):
                         self.responses += 1
                         state.apply_action(parse_response(state, m.group(2)))
                     else:
+                        time.sleep(self.opponent_delay)
                         state.apply_action(self.opponent.act(state) if self.opponent else 1)
         except Exception as exc:  # recorded for the test to see
             self.errors.append(repr(exc))
@@ -250,3 +266,125 @@ def test_policy_agent_plays_a_match_and_cli_loads_policy_file(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "cfrkit", "acpc-client", "127.0.0.1", "9", "--agent", "policy",
                            "--policy", policy_file], capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 2 and "whose rules differ" in proc.stderr
+
+
+# ------------------------------------------------------------------ issue 17, item 9
+def _cli(*args, timeout=60):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "cfrkit", "acpc-client", *args],
+                          capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def test_showdown_without_opponent_cards_counts_no_invented_chips():
+    game = load("holdem")
+    dealer = MiniDealer(game, hands=30, seed=3, hide_showdown=True)
+    dealer.start()
+    reports = []
+    summary = run_client("127.0.0.1", dealer.port, game, RandomAgent(5), timeout=10, report=reports.append)
+    dealer.join(10)
+    assert dealer.errors == []
+    showdowns = len(summary.malformed)
+    assert 0 < showdowns < 30 and summary.unsettled_hands == showdowns and all("not shown" in r for r in reports)
+    assert summary.hands == 30 - showdowns
+    # only the hands settled without a showdown are counted, exactly
+    assert summary.chips == pytest.approx(dealer.client_chips - dealer.showdown_chips)
+
+
+def test_dealer_killed_mid_hand_is_an_error_not_a_summary():
+    game = load("holdem")
+    dealer = MiniDealer(game, hands=10, seed=1, die_in_hand=4)
+    dealer.start()
+    with pytest.raises(ClientError, match="middle of hand 4"):
+        run_client("127.0.0.1", dealer.port, game, AlwaysCallAgent(), timeout=10, report=lambda m: None)
+    dealer.join(10)
+    dealer = MiniDealer(game, hands=10, seed=1, die_in_hand=2)
+    dealer.start()
+    proc = _cli("127.0.0.1", str(dealer.port), "--agent", "always-call", "--timeout", "10")
+    dealer.join(10)
+    assert proc.returncode != 0
+    assert "middle of hand 2" in proc.stderr and proc.stderr.strip().count("\n") == 0
+    assert "acpc-client" not in proc.stdout  # no normal summary
+
+
+def test_game_mismatch_is_detected_from_the_first_message():
+    dealer = MiniDealer(load("holdem(definition=holdem.nolimit.3p)"), hands=3, seed=1)
+    dealer.start()
+    start = time.time()
+    with pytest.raises(ClientError, match="does not fit the game.*3 seats"):
+        run_client("127.0.0.1", dealer.port, load("holdem"), AlwaysCallAgent(), timeout=30, report=lambda m: None)
+    assert time.time() - start < 5  # not after the 30 s timeout
+    dealer.join(10)
+    limit = load("holdem(definition=holdem.limit.2p.reverse_blinds)")
+    dealer = MiniDealer(load("holdem"), hands=3, seed=4, opponent=FixedRangeRaiser("22+,A2+,K2+", 1.0))
+    dealer.start()
+    with pytest.raises(ClientError, match="does not fit the game"):
+        run_client("127.0.0.1", dealer.port, limit, AlwaysCallAgent(), timeout=30, report=lambda m: None)
+    dealer.join(10)
+
+
+def test_timeout_does_not_count_the_opponents_thinking_time():
+    game = load("holdem")
+    dealer = MiniDealer(game, hands=4, seed=2, opponent_delay=0.6)
+    dealer.start()
+    summary = run_client("127.0.0.1", dealer.port, game, AlwaysCallAgent(), timeout=0.3, report=lambda m: None)
+    dealer.join(10)
+    assert dealer.errors == [] and summary.hands == 4
+    # a bound on the opponent's thinking time is a separate, explicit option
+    dealer = MiniDealer(game, hands=4, seed=2, opponent_delay=0.6)
+    dealer.start()
+    with pytest.raises(ClientError, match="while another player was to act"):
+        run_client("127.0.0.1", dealer.port, game, AlwaysCallAgent(), timeout=5, opponent_timeout=0.2,
+                   report=lambda m: None)
+    dealer.join(10)
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["127.0.0.1", "70000"], "port must be a number 1..65535"),
+    (["127.0.0.1", "0"], "port must be a number 1..65535"),
+    (["127.0.0.1", "-5"], "port must be a number 1..65535"),
+    (["127.0.0.1", "9", "--timeout", "inf"], "--timeout must be a positive, finite"),
+    (["127.0.0.1", "9", "--timeout", "nan"], "--timeout must be a positive, finite"),
+    (["127.0.0.1", "9", "--timeout", "-1"], "--timeout must be a positive, finite"),
+    (["127.0.0.1", "9", "--timeout", "soon"], "--timeout must be a number"),
+    (["127.0.0.1", "9", "--opponent-timeout", "inf"], "--opponent-timeout must be a positive"),
+    (["127.0.0.1", "9", "--hands", "0"], "--hands must be at least 1"),
+    (["127.0.0.1", "9", "--agent", "fixed-range-raiser", "--fraction", "inf"], "raise fraction"),
+])
+def test_cli_bad_numbers_are_one_line_errors(args, fragment, capsys):
+    from cfrkit.cli import main
+
+    if "--agent" not in args:
+        args = args + ["--agent", "always-call"]
+    assert main(["acpc-client", *args]) == 2  # in-process: refused before any connection
+    err = capsys.readouterr().err
+    assert err.strip().count("\n") == 0 and fragment in err, err
+
+
+def test_library_refuses_bad_port_and_timeout():
+    with pytest.raises(ClientError, match="1..65535"):
+        run_client("127.0.0.1", 70000, load("holdem"), AlwaysCallAgent())
+    with pytest.raises(ClientError, match="finite"):
+        run_client("127.0.0.1", 9, load("holdem"), AlwaysCallAgent(), timeout=float("inf"))
+
+
+def test_summary_chips_are_exact():
+    from cfrkit.agents.acpc_client import ClientSummary
+
+    text = str(ClientSummary(hands=3, chips=-2292710.0))
+    assert "chips won -2292710 " in text and "e+" not in text
+    assert "chips won +12.5 " in str(ClientSummary(hands=1, chips=12.5))
+
+
+def test_cli_counts_split_pots_as_the_dealer_does():
+    from cfrkit.cli.acpc_cmd import client_game
+
+    assert client_game("holdem(definition=holdem.nolimit.3p)").fractional_split is True
+    assert client_game("holdem(definition=holdem.nolimit.3p,fractional_split=false)").fractional_split is False
+    # a 3-way match against a dealer that splits into fractions: the client's total is the dealer's
+    game = client_game("holdem(definition=holdem.nolimit.3p)")
+    dealer = MiniDealer(game, hands=60, seed=11)
+    dealer.start()
+    summary = run_client("127.0.0.1", dealer.port, game, AlwaysCallAgent(), timeout=10, report=lambda m: None)
+    dealer.join(10)
+    assert summary.hands == 60 and summary.chips == dealer.client_chips

@@ -110,3 +110,24 @@ def test_definition_from_path(tmp_path):
     path.write_text(HUNL.replace("numRounds = 4", "numRounds = 0"))
     with pytest.raises(DefinitionError, match=r"mine.game line 4: numRounds must be 1..4"):
         load_definition(str(path))
+
+
+# ------------------------------------------------------------------ issue 17, item 15
+def test_nolimit_definition_without_stacks_is_refused():
+    from cfrkit.games.holdem.definition import DefinitionError, parse_definition
+
+    text = ("GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 1\nblind = 2 1\nfirstPlayer = 2\nnumSuits = 4\n"
+            "numRanks = 13\nnumHoleCards = 2\nnumBoardCards = 0\nEND GAMEDEF\n")
+    with pytest.raises(DefinitionError, match="no-limit betting needs 'stack'"):
+        parse_definition(text)
+    assert parse_definition(text.replace("blind", "stack = 200 200\nblind")).stack == (200, 200)
+
+
+@pytest.mark.parametrize("value", ["1" * 40, "\u0663\u0660\u0660", "2_000", "2147483648", "1e3"])
+def test_definition_numbers_are_ascii_and_bounded(value):
+    from cfrkit.games.holdem.definition import DefinitionError, parse_definition
+
+    text = ("GAMEDEF\nnolimit\nnumPlayers = 2\nnumRounds = 1\nstack = %s 200\nblind = 2 1\nfirstPlayer = 2\n"
+            "numSuits = 4\nnumRanks = 13\nnumHoleCards = 2\nnumBoardCards = 0\nEND GAMEDEF\n" % value)
+    with pytest.raises(DefinitionError, match="line 5"):
+        parse_definition(text)

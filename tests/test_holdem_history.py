@@ -155,3 +155,61 @@ def test_published_log_lines_replay():
     (result,) = replay_acpc_log(pluribus, game)
     assert result.ok, result.message
     assert result.state.returns() == [-50.0, 1275.0, 0.0, -1225.0, 0.0, 0.0]
+
+
+# ------------------------------------------------------------------ PHH amounts (issue 17, item 8)
+DOLLARS = '''variant = "NT"
+ante_trimming_status = true
+antes = [0, 0]
+blinds_or_straddles = [0.5, 1.0]
+min_bet = 1.0
+starting_stacks = [100.00, 80.25]
+actions = ["d dh p1 AsKs", "d dh p2 2c3d", "p2 cbr 3.00", "p1 cbr 9.5", "p2 cc", "d db 7c8d9h", "p1 cbr 12.25", "p2 f"]
+'''
+
+
+def test_phh_decimal_amounts_are_exact_and_agree_with_pokerkit():
+    result = replay_phh(DOLLARS)
+    assert result.ok, result.message
+    assert result.chip_scale == 100  # cents
+    assert result.state.spent == [950 + 1225, 950]  # the 0.50 blind was not rounded to 0
+    assert result.final_stacks() == [109.5, 70.75]
+    assert [float(x) for x in list(pk.HandHistory.loads(DOLLARS))[-1].stacks] == result.final_stacks()
+    # finishing stacks in dollars are checked in dollars
+    assert replay_phh(DOLLARS + "finishing_stacks = [109.50, 70.75]\n").ok
+    wrong = replay_phh(DOLLARS + "finishing_stacks = [109.49, 70.76]\n")
+    assert not wrong.ok and "the history says 9.49" in wrong.message
+
+
+def test_phh_amounts_refused_clearly_never_rounded():
+    with pytest.raises(HistoryError, match="more than 6 decimal places"):
+        replay_phh(DOLLARS.replace("0.5,", "0.1234567,"))
+    with pytest.raises(HistoryError, match="too large"):
+        replay_phh(DOLLARS.replace("100.00", "1" * 40))
+    with pytest.raises(HistoryError, match="must not be negative|non-negative"):
+        replay_phh(DOLLARS.replace("100.00", "-100.00"))
+    with pytest.raises(HistoryError, match="finite"):
+        replay_phh(DOLLARS.replace("100.00", "inf"))
+    for bad in ("3,00", "3.", "abc", "1e3", "٣"):
+        with pytest.raises(HistoryError) as info:
+            replay_phh(DOLLARS.replace("p2 cbr 3.00", f"p2 cbr {bad}"))
+        message = str(info.value)
+        assert message.count("action 3") == 1, message  # the location is printed once
+    with pytest.raises(HistoryError) as info:
+        replay_phh(DOLLARS.replace("p2 cbr 3.00", "p2 cbr"))
+    assert str(info.value).count("action 3") == 1 and "cbr needs an amount" in str(info.value)
+
+
+def test_phh_unknown_hole_cards_at_showdown_are_not_made_up():
+    text = ('variant = "NT"\nantes = 0\nblinds_or_straddles = [50, 100]\nmin_bet = 100\n'
+            'starting_stacks = [1000, 1000]\n'
+            'actions = ["d dh p1 AsAh", "d dh p2 ????", "p2 cc", "p1 cc", "d db 7c8d9h", "p1 cc", "p2 cc",'
+            ' "d db 2s", "p1 cc", "p2 cc", "d db 3s", "p1 cc", "p2 cc"]\n')
+    result = replay_phh(text)
+    assert not result.ok and "p2 are unknown" in result.message
+    # shown at the showdown: known, so it settles
+    shown = replay_phh(text.replace('"p2 cc"]', '"p2 cc", "p2 sm KcKd", "p1 sm AsAh"]'))
+    assert shown.ok and shown.final_stacks() == [1100.0, 900.0]
+    # a hand that ends by a fold does not need the unknown cards
+    folded = replay_phh(text.split('"d db 7c8d9h"')[0].replace('"p2 cc", "p1 cc", ', '"p2 f"') + "]\n")
+    assert folded.ok, folded.message

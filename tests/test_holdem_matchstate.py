@@ -132,3 +132,39 @@ def test_board_before_first_round_and_small_deck(tmp_path):
             assert line.split(":")[4].count("/") == s.round + 1  # round 0 has a board group
             assert format_matchstate(state_from_matchstate(g, line), 1, hand) == line
             s.apply_action(rng.choice(s.legal_actions()))
+
+
+# ------------------------------------------------------------------ strict syntax (issue 17, item 16)
+@pytest.mark.parametrize("line", [
+    "MATCHSTATE:0:\u0663:r300c/:5d5c|/8dAs8s",  # Arabic-Indic digit 3 as the hand number
+    "MATCHSTATE:\u00b9:0:r300c/:5d5c|/8dAs8s",  # superscript one as the position
+    "MATCHSTATE:0:" + "9" * 4300 + ":r300c/:5d5c|/8dAs8s",  # absurdly long hand number
+    "MATCHSTATE:0:0:r" + "9" * 4300 + ":5d5c|",  # absurdly long raise amount
+    "MATCHSTATE:0:0:r\u0663\u0660\u0660:5d5c|",  # non-ASCII digits in a raise
+    "MATCHSTATE:0:0:r300c/:5d5c|/Qh,Jh-2c",  # loose card separators
+    "MATCHSTATE:0:0:r300c/:5d5c|/qhjh2c",  # lower-case ranks
+    "MATCHSTATE:0:0:r300c/:5D5C|/8dAs8s",  # upper-case suits
+    "MATCHSTATE:0:0:r300c/:5d 5c|/8dAs8s",  # spaces
+    "MATCHSTATE:0:0:r300c/:10d5c|/8dAs8s",  # '10' for a ten
+])
+def test_loose_or_overlong_fields_are_refused(line):
+    with pytest.raises(MatchStateError):
+        state_from_matchstate(load("holdem"), line)
+
+
+def test_showdown_without_the_opponents_cards_is_refused():
+    g = load("holdem")
+    full = "MATCHSTATE:0:3:cc/cc/cc/cc:5d5c|AhKh/8dAs8s/2c/3h"
+    s = state_from_matchstate(g, full)
+    assert s.is_terminal() and s.reached_showdown()
+    with pytest.raises(MatchStateError, match="not shown"):
+        state_from_matchstate(g, "MATCHSTATE:0:3:cc/cc/cc/cc:5d5c|/8dAs8s/2c/3h")
+    # a hand won by a fold needs no other cards
+    assert state_from_matchstate(g, "MATCHSTATE:0:3:r300f:5d5c|").is_terminal()
+
+
+def test_non_strings_are_refused():
+    with pytest.raises(MatchStateError):
+        parse_matchstate(b"MATCHSTATE:0:0::5d5c|")
+    with pytest.raises(MatchStateError):
+        state_from_matchstate(load("holdem"), None)

@@ -24,8 +24,10 @@ AUTOMATIONS = (
 )
 
 
-def pokerkit_state(d: GameDefinition) -> pk.State:
-    """A pokerkit state with the rules of an ACPC hold'em definition (standard 52-card deck)."""
+def pokerkit_state(d: GameDefinition, ante_trimming: bool = True) -> pk.State:
+    """A pokerkit state with the rules of an ACPC hold'em definition (standard 52-card deck).
+
+    ``ante_trimming`` is pokerkit's ``ante_trimming_status`` (cfrkit's ``ante_trimming``)."""
     streets = []
     for r in range(d.num_rounds):
         streets.append(pk.Street(
@@ -38,11 +40,13 @@ def pokerkit_state(d: GameDefinition) -> pk.State:
             d.max_raises[r] if d.is_limit else None,
         ))
     blinds = list(d.blind)
+    antes = list(d.ante)
     if d.num_players == 2:
-        blinds = blinds[::-1]  # pokerkit reverses heads-up blinds
+        blinds = blinds[::-1]  # pokerkit reverses heads-up blinds and antes
+        antes = antes[::-1]
     structure = pk.BettingStructure.FIXED_LIMIT if d.is_limit else pk.BettingStructure.NO_LIMIT
-    state = pk.State(AUTOMATIONS, pk.Deck.STANDARD, (pk.StandardHighHand,), tuple(streets), structure, True,
-                     tuple(d.ante), tuple(blinds), 0, tuple(d.stack), d.num_players)
+    state = pk.State(AUTOMATIONS, pk.Deck.STANDARD, (pk.StandardHighHand,), tuple(streets), structure, ante_trimming,
+                     tuple(antes), tuple(blinds), 0, tuple(d.stack), d.num_players)
     if not any(d.ante):
         assert list(state.bets) == list(d.blind), (state.bets, d.blind)
     return state
@@ -96,7 +100,7 @@ def play_and_compare(game: HoldemGame, rng: random.Random) -> int:
     """
     d = game.definition
     s = game.new_initial_state()
-    p = pokerkit_state(d)
+    p = pokerkit_state(d, game.ante_trimming)
     hole_done, board_done = [False], [0]
     decisions = 0
     while not s.is_terminal():

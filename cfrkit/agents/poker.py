@@ -17,6 +17,7 @@ state rebuilt from a ``MATCHSTATE`` line fills the opponents' hidden cards arbit
 """
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from typing import Dict, Iterable, Optional, Set
@@ -199,8 +200,8 @@ class FixedRangeRaiser(PokerAgent):
         self.classes = parse_range(hand_range)
         if not self.classes:
             raise ValueError(f"empty hand range {hand_range!r}")
-        if not fraction > 0:
-            raise ValueError(f"raise fraction must be positive, got {fraction}")
+        if not (isinstance(fraction, (int, float)) and math.isfinite(fraction) and 0 < fraction <= 1000):
+            raise ValueError(f"raise fraction must be a positive finite pot fraction (at most 1000), got {fraction}")
         self.fraction = float(fraction)
 
     def in_range(self, state: HoldemState, player: int) -> bool:

@@ -12,10 +12,18 @@ just the list of actions from the root, which makes replay and serialisation tri
 Subclasses implement the underscore methods (``_legal_actions``, ``_apply_action`` ...); the public
 methods add validation so that an illegal action raises :class:`IllegalActionError` naming the legal
 ones instead of silently corrupting the state.
+
+Protocol misuse is checked once, here, for every game (subclass overrides included, see
+:meth:`State.__init_subclass__`): a player argument outside ``0..num_players-1`` (or not an integer)
+raises :class:`GameError`; an action id that is not an integer (``1.5``, ``1.0``, ``True``, ``"1"``)
+raises :class:`IllegalActionError` instead of being truncated; ``chance_outcomes()`` away from a
+chance node raises :class:`GameError`.
 """
 from __future__ import annotations
 
 import copy
+import functools
+import operator
 from abc import ABC, abstractmethod
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -35,6 +43,72 @@ class GameError(ValueError):
 
 class IllegalActionError(GameError):
     """An action that is not legal in the state it was applied to."""
+
+
+def check_action_id(action: Any) -> int:
+    """``action`` as an ``int`` if it is an integer id (Python or numpy integer, not a bool);
+    otherwise :class:`IllegalActionError` (floats are never truncated)."""
+    if type(action) is int:
+        return action
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(f"an action must be an integer id, got {type(action).__name__} {action!r:.40}")
+    return int(action)
+
+
+def _check_player(state: "State", player: Any, what: str, allow_chance: bool = False) -> None:
+    """GameError unless ``player`` is None, a seat ``0..num_players-1`` (or CHANCE when allowed)."""
+    if player is None:
+        return
+    n = state.game.num_players
+    if type(player) is int and 0 <= player < n:
+        return
+    if isinstance(player, bool) or not isinstance(player, (int, np.integer)):
+        raise GameError(f"{what}: player must be an integer seat, got {type(player).__name__} {player!r:.40}")
+    if 0 <= int(player) < n or (allow_chance and int(player) == CHANCE):
+        return
+    raise GameError(f"{what}: player {int(player)} is out of range (seats 0..{n - 1}"
+                    f"{', or CHANCE = -1' if allow_chance else ''})")
+
+
+#: public State methods taking a ``player`` argument; overrides are wrapped with the player check
+_PLAYER_METHODS = ("information_state_string", "information_state_tensor", "observation_string",
+                   "observation_tensor")
+
+
+def _with_player_check(method):
+    name = method.__name__
+
+    @functools.wraps(method)
+    def checked(self, player=None, *args, **kwargs):
+        if player is not None and not (type(player) is int and 0 <= player < self.game.num_players):
+            _check_player(self, player, name)
+            player = operator.index(player)
+        return method(self, player, *args, **kwargs)
+
+    checked._cfrkit_checked = True
+    return checked
+
+
+def _with_chance_check(method):
+    @functools.wraps(method)
+    def checked(self, *args, **kwargs):
+        current = self.current_player()
+        if current != CHANCE:
+            where = "a terminal state" if current == TERMINAL else f"a decision node of player {current}"
+            raise GameError(f"chance_outcomes() called at {where}, not at a chance node")
+        return method(self, *args, **kwargs)
+
+    checked._cfrkit_checked = True
+    return checked
+
+
+def _with_action_check(method):
+    @functools.wraps(method)
+    def checked(self, action):
+        return method(self, check_action_id(action))
+
+    checked._cfrkit_checked = True
+    return checked
 
 
 class Game(ABC):
@@ -117,7 +191,10 @@ class Game(ABC):
     def state_from_history(self, actions: Sequence[int]) -> "State":
         """Replay ``actions`` from the root; an illegal one raises naming its position."""
         state = self.new_initial_state()
-        actions = [int(a) for a in actions]
+        try:
+            actions = [check_action_id(a) for a in actions]
+        except IllegalActionError as exc:
+            raise IllegalActionError(f"history: {exc}") from None
         position = 0
         while position < len(actions):
             try:
@@ -156,6 +233,20 @@ class State(ABC):
     def __init__(self, game: Game):
         self.game = game
         self._history: List[int] = []
+
+    def __init_subclass__(cls, **kwargs):
+        """Give every game's overrides of the public methods the protocol checks (module docstring)."""
+        super().__init_subclass__(**kwargs)
+        for name in _PLAYER_METHODS:
+            method = cls.__dict__.get(name)
+            if callable(method) and not getattr(method, "_cfrkit_checked", False):
+                setattr(cls, name, _with_player_check(method))
+        method = cls.__dict__.get("chance_outcomes")
+        if callable(method) and not getattr(method, "_cfrkit_checked", False):
+            setattr(cls, "chance_outcomes", _with_chance_check(method))
+        method = cls.__dict__.get("apply_action")
+        if callable(method) and not getattr(method, "_cfrkit_checked", False):
+            setattr(cls, "apply_action", _with_action_check(method))
 
     # ----------------------------------------------------------------- required
     @abstractmethod
@@ -220,7 +311,13 @@ class State(ABC):
         return self.current_player() == SIMULTANEOUS
 
     def legal_actions(self, player: Optional[int] = None) -> List[int]:
-        """Legal actions of ``player`` (default: the player to act; chance outcomes at chance nodes)."""
+        """Legal actions of ``player`` (default: the player to act; chance outcomes at chance nodes).
+
+        ``player`` is a seat ``0..num_players-1`` or CHANCE; others raise :class:`GameError`.
+        """
+        if player is not None:
+            _check_player(self, player, "legal_actions", allow_chance=True)
+            player = int(player)
         current = self.current_player()
         if current == TERMINAL:
             return []
@@ -241,6 +338,7 @@ class State(ABC):
 
     def apply_action(self, action: int) -> None:
         """Apply ``action`` in place; raises :class:`IllegalActionError` listing the legal ones."""
+        action = check_action_id(action)
         current = self.current_player()
         if current == TERMINAL:
             raise IllegalActionError(f"action {action} applied to a terminal state")
@@ -260,6 +358,7 @@ class State(ABC):
             raise IllegalActionError("apply_actions is only for simultaneous nodes")
         if len(actions) != self.game.num_players:
             raise IllegalActionError(f"need {self.game.num_players} actions, got {len(actions)}")
+        actions = [check_action_id(a) for a in actions]
         for p, a in enumerate(actions):
             legal = self._legal_actions(p)
             if a not in legal:

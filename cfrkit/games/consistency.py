@@ -5,13 +5,16 @@ probabilities are positive and sum to 1, returns sum to the declared constant (c
 and lie within the declared utility bounds, serialising and replaying a history reproduces the
 state, clones are independent, and -- where the game claims perfect recall -- every player's
 information state determines the sequence of its own earlier information states and actions; information-state tensors have the declared shape.
+It also checks that protocol misuse gives the documented errors (:func:`check_protocol_misuse`): a
+player out of range, a non-integer or huge action id, ``chance_outcomes()`` away from chance nodes,
+an action at a terminal state.
 """
 from __future__ import annotations
 
 import random
 from typing import Dict, List, Tuple
 
-from cfrkit.games.base import CHANCE, SIMULTANEOUS, Game, GameError, IllegalActionError
+from cfrkit.games.base import CHANCE, SIMULTANEOUS, TERMINAL, Game, GameError, IllegalActionError
 from cfrkit.games.registry import load
 
 
@@ -27,6 +30,44 @@ def _own_trajectory(trajectory: List[Tuple[int, str, int]], player: int) -> Tupl
     return tuple((key, action) for p, key, action in trajectory if p == player)
 
 
+def _expect(game: Game, error, what: str, call) -> None:
+    try:
+        call()
+    except error:
+        return
+    except Exception as exc:  # noqa: BLE001 -- any other type is the defect being checked for
+        _fail(game, f"{what} raised {type(exc).__name__} ({str(exc)[:80]}), expected {error.__name__}")
+    _fail(game, f"{what} was accepted, expected {error.__name__}")
+
+
+def check_protocol_misuse(game: Game, state) -> None:
+    """Misuse of ``state`` (not modified) must raise GameError / IllegalActionError, never answer."""
+    n = game.num_players
+    player = state.current_player()
+    for bad in (n, 99, -7):
+        _expect(game, GameError, f"legal_actions({bad})", lambda: state.legal_actions(bad))
+        _expect(game, GameError, f"information_state_string({bad})", lambda: state.information_state_string(bad))
+        _expect(game, GameError, f"observation_string({bad})", lambda: state.observation_string(bad))
+    _expect(game, GameError, "legal_actions(1.5)", lambda: state.legal_actions(1.5))
+    if player == TERMINAL:
+        _expect(game, IllegalActionError, "apply_action at a terminal state", lambda: state.clone().apply_action(0))
+        _expect(game, GameError, "chance_outcomes() at a terminal state", lambda: state.chance_outcomes())
+        return
+    if player != SIMULTANEOUS:
+        legal = state.legal_actions()
+        if legal:
+            _expect(game, IllegalActionError, f"apply_action({float(legal[0])})",
+                    lambda: state.clone().apply_action(float(legal[0])))
+            _expect(game, IllegalActionError, f"apply_action({legal[0]} + 0.5)",
+                    lambda: state.clone().apply_action(legal[0] + 0.5))
+            _expect(game, IllegalActionError, f"apply_action(str({legal[0]}))",
+                    lambda: state.clone().apply_action(str(legal[0])))
+        for huge in (2 ** 40, 2 ** 70, -1):
+            _expect(game, IllegalActionError, f"apply_action({huge})", lambda: state.clone().apply_action(huge))
+    if player != CHANCE:
+        _expect(game, GameError, "chance_outcomes() at a decision node", lambda: state.chance_outcomes())
+
+
 def check_game(game: "str | Game", num_playthroughs: int = 200, seed: int = 0,
                max_steps: int = 100_000) -> Dict[str, int]:
     """Run random playthroughs and raise :class:`ConsistencyError` on the first violation.
@@ -39,13 +80,15 @@ def check_game(game: "str | Game", num_playthroughs: int = 200, seed: int = 0,
     # information-state key -> the player's own earlier (key, action) sequence (perfect recall)
     recall: Dict[Tuple[int, str], Tuple[Tuple[str, int], ...]] = {}
     visited = terminals = 0
-    for _ in range(num_playthroughs):
+    for playthrough in range(num_playthroughs):
         state = game.new_initial_state()
         trajectory: List[Tuple[int, str, int]] = []
         steps = 0
         while not state.is_terminal():
             steps += 1
             visited += 1
+            if playthrough < 3 and steps <= 40:  # misuse probes at the first nodes of a few playthroughs
+                check_protocol_misuse(game, state)
             if steps > max_steps:
                 _fail(game, f"no terminal state after {max_steps} steps")
             player = state.current_player()
@@ -114,6 +157,8 @@ def check_game(game: "str | Game", num_playthroughs: int = 200, seed: int = 0,
             if child.serialize() != state.serialize():
                 _fail(game, "child(a) and apply_action(a) disagree")
         terminals += 1
+        if playthrough < 3:
+            check_protocol_misuse(game, state)
         returns = state.returns()
         if len(returns) != n:
             _fail(game, f"returns has {len(returns)} entries for {n} players")

@@ -17,11 +17,19 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 import numpy as np
 
 from cfrkit._kernels import hanabi_engine as _engine
-from cfrkit.games.base import GameError, IllegalActionError
+from cfrkit.games.base import GameError, IllegalActionError, check_action_id
 from cfrkit.games.hanabi.config import (COLOR_CHARS, HanabiConfig, move_from_dict, move_to_dict, move_to_string,
                                         preset)
 
 ConfigLike = Union[HanabiConfig, Dict[str, Any], str, None]
+
+
+def _move_id(action: Any, num_moves: int) -> int:
+    """An integer move id in ``[0, num_moves)`` or :class:`IllegalActionError` (floats are not truncated)."""
+    move = check_action_id(action)
+    if not 0 <= move < num_moves:
+        raise IllegalActionError(f"move {move} outside [0, {num_moves})")
+    return move
 
 _HLE_KEYS = {"players", "colors", "ranks", "hand_size", "max_information_tokens", "max_life_tokens",
              "observation_type", "scoring", "seed", "random_start_player"}
@@ -87,7 +95,8 @@ class HanabiEnv:
             raise GameError("call reset() before step()")
         if self.state.is_terminal():
             raise GameError("the game is over; call reset()")
-        move = move_from_dict(action, self.config) if isinstance(action, dict) else int(action)
+        move = move_from_dict(action, self.config) if isinstance(action, dict) else \
+            _move_id(action, self.engine_config.num_moves)
         if not self.state.is_legal(move):
             legal = ", ".join(f"{m} {move_to_string(m, self.config)}" for m in self.state.legal_moves())
             raise IllegalActionError(f"move {action!r} is not legal for player {self.state.current_player()}; "
@@ -107,6 +116,11 @@ class HanabiEnv:
 
     def observation(self, player: int) -> Dict[str, Any]:
         """HLE-style observation dict of ``player``."""
+        if self.state is None:
+            raise GameError("call reset() before observation()")
+        if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player < self.players:
+            raise GameError(f"player must be a seat 0..{self.players - 1}, got {player!r}")
+        player = int(player)
         cfg, s = self.config, self.state
         cur = s.current_player()
         n = cfg.players
@@ -196,6 +210,9 @@ class HanabiAECEnv:
             raise GameError(f"unknown agent {agent!r}; agents: {self.possible_agents}") from None
 
     def observe(self, agent: str) -> Dict[str, np.ndarray]:
+        """``{"observation": uint8 vector, "action_mask": int8 0/1}`` (PettingZoo's int8 mask convention)."""
+        if self.state is None:
+            raise GameError("call reset() before observe()")
         p = self._index(agent)
         mask = np.zeros(self.num_actions(), dtype=np.int8)
         if self.state.current_player() == p:
@@ -208,6 +225,8 @@ class HanabiAECEnv:
         return obs, self._cumulative_rewards[a], self.terminations[a], self.truncations[a], self.infos[a]
 
     def step(self, action: Optional[int]) -> None:
+        if self.state is None:
+            raise GameError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations.get(agent) or self.truncations.get(agent):
             if action is not None:
@@ -218,11 +237,12 @@ class HanabiAECEnv:
             if self.agents:
                 self.agent_selection = self.agents[0]
             return
-        if action is None or not self.state.is_legal(int(action)):
+        move = None if action is None else _move_id(action, self.num_actions())
+        if move is None or not self.state.is_legal(move):
             raise IllegalActionError(f"action {action!r} is not legal for {agent}; legal: {self.state.legal_moves()}")
         self._cumulative_rewards[agent] = 0.0
         before = self.state.score()
-        self.state.apply(int(action))
+        self.state.apply(move)
         self.state.deal_random()
         reward = float(self.state.score() - before)
         for a in self.agents:
@@ -242,31 +262,52 @@ class HanabiVectorEnv:
 
     ``reset()`` returns ``(obs, mask, current_player)``; ``step(actions)`` returns
     ``(obs, mask, current_player, rewards, dones, final_scores)``.  Arrays are reused between calls
-    (copy them to keep them).  ``obs`` is the acting player's canonical encoding (N x L, uint8).
+    (copy them to keep them).  ``obs`` is the acting player's canonical encoding (N x L, uint8);
+    ``mask`` (N x num_moves) and ``dones`` (N) are bool, so ``x[dones]`` selects the finished games.
+    ``actions`` must be N integer move ids; ``reset()`` must come first.
     """
 
     def __init__(self, config: ConfigLike = None, num_envs: int = 64, seed: int = 0, players: Optional[int] = None,
                  encode: bool = True):
         self.config = _config(config, players)
         self.engine_config = self.config.engine_config()
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
+            raise GameError(f"num_envs must be an integer, got {num_envs!r}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 63:
+            raise GameError(f"seed must be an integer in [0, 2**63), got {seed!r}")
         try:
             self.batch = _engine.BatchEngine(self.engine_config, int(num_envs), int(seed), bool(encode))
-        except ValueError as exc:
+        except (ValueError, OverflowError) as exc:
             raise GameError(str(exc)) from None
         self.num_envs = int(num_envs)
 
     def reset(self):
         return self.batch.reset()
 
+    def _require_reset(self, what: str) -> None:
+        if not self.batch.started:
+            raise GameError(f"call reset() before {what}")
+
     def step(self, actions: Sequence[int]):
+        self._require_reset("step()")
         try:
             return self.batch.step(np.asarray(actions))
-        except ValueError as exc:
+        except (ValueError, TypeError, OverflowError) as exc:
             raise IllegalActionError(str(exc)) from None
 
     def random_steps(self, num_steps: int, seed: int = 0):
         """Uniformly random legal play for ``num_steps`` moves in C; ``(steps, finished_games, score_sum)``."""
-        return self.batch.random_steps(int(num_steps), int(seed))
+        self._require_reset("random_steps()")
+        for name, value in (("num_steps", num_steps), ("seed", seed)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < 2 ** 62:
+                raise GameError(f"{name} must be an integer in [0, 2**62), got {value!r}")
+        try:
+            return self.batch.random_steps(int(num_steps), int(seed))
+        except ValueError as exc:
+            raise GameError(str(exc)) from None
 
     def state(self, index: int):
-        return self.batch.state(index)
+        self._require_reset("state()")
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < self.num_envs:
+            raise GameError(f"index must be a game 0..{self.num_envs - 1}, got {index!r}")
+        return self.batch.state(int(index))

@@ -19,7 +19,9 @@ Keywords are case-insensitive; lines starting with ``#`` or ``;`` and blank line
 Per-player lists (``stack``, ``blind``, ``ante``) are indexed by seat, per-round lists
 (``firstPlayer`` (1-based), ``raiseSize``, ``maxRaises``, ``numBoardCards``) by betting round.
 ``ante`` is a cfrkit extension (the ACPC server has no antes).  Defaults as in the ACPC server:
-stacks ``2**31 - 1`` (effectively unlimited), no raise cap, first player 1 in every round, no blinds.
+stacks ``2**31 - 1`` (effectively unlimited) in limit games, no raise cap, first player 1 in every
+round, no blinds.  No-limit definitions must give ``stack`` (with unlimited stacks every raise size up
+to 2**31 - 1 would be legal).  Numbers are ASCII integers of at most 2**31 - 1 (the server's limit).
 
 Chips are integers; ``stack`` is a player's whole stack at the start of a hand (blinds and antes are
 taken from it).  Any malformed or inconsistent file raises :class:`DefinitionError` naming the line.
@@ -27,12 +29,14 @@ taken from it).  Any malformed or inconsistent file raises :class:`DefinitionErr
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
 from cfrkit.games.base import GameError
 
+_INTEGER = re.compile(r"[-+]?[0-9]{1,10}")
 #: ACPC's default stack: effectively unlimited.
 UNLIMITED_STACK = 2 ** 31 - 1
 #: ACPC's default raise cap (no cap in practice).
@@ -179,10 +183,11 @@ def parse_definition(text: str, source: str = "<definition>") -> GameDefinition:
         tokens = rest.split()
         if not tokens:
             fail(lineno, f"{key!r} has no value")
-        try:
-            numbers = [int(t) for t in tokens]
-        except ValueError:
-            fail(lineno, f"{key!r} needs integers, got {rest.strip()!r}")
+        if not all(_INTEGER.fullmatch(t) for t in tokens):
+            fail(lineno, f"{key!r} needs integers (ASCII digits, at most {UNLIMITED_STACK}), got {rest.strip()[:60]!r}")
+        numbers = [int(t) for t in tokens]
+        if any(abs(x) > UNLIMITED_STACK for x in numbers):
+            fail(lineno, f"{key!r} values must be at most {UNLIMITED_STACK} (the ACPC server's 32-bit limit)")
         if kind == "int":
             if len(numbers) != 1:
                 fail(lineno, f"{key!r} needs one integer, got {len(numbers)}")
@@ -213,6 +218,9 @@ def parse_definition(text: str, source: str = "<definition>") -> GameDefinition:
             if got != want:
                 what = "numPlayers" if kind == "players" else "numRounds"
                 fail(where[name], f"{_file_key(name)!r} needs {want} values ({what} = {want}), got {got}")
+    if betting == "nolimit" and "stack" not in values:
+        fail(end_line, "no-limit betting needs 'stack' (one per player): without it every raise size up to "
+                       f"{UNLIMITED_STACK} chips would be legal")
     if betting == "limit" and "raise_size" not in values:
         fail(end_line, "limit betting needs 'raiseSize' (one per round)")
     if "first_player" in values:

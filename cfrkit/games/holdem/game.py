@@ -1,8 +1,17 @@
 """Hold'em driven by an ACPC game definition: limit and no-limit, 2-10 players.
 
-Registered as ``holdem(definition=NAME_OR_PATH, stacks=..., blinds=..., antes=..., fractional_split=false)``;
-the optional tuples override the definition's per-seat stacks, blinds and antes (e.g. for unequal
-stacks); ``fractional_split=true`` splits tied pots into fractions of a chip as the ACPC dealer does.
+Registered as ``holdem(definition=NAME_OR_PATH, stacks=..., blinds=..., antes=..., fractional_split=false,
+ante_trimming=false)``; the optional tuples override the definition's per-seat stacks, blinds and
+antes (e.g. for unequal stacks); ``fractional_split=true`` splits tied pots into fractions of a chip
+as the ACPC dealer does.
+
+Antes follow PHH's ``ante_trimming_status`` (pokerkit's rule): with ``ante_trimming=false`` (the
+default, and the right setting for big-blind antes) the antes are dead money: they go into the main
+pot, which every live player can win, and do not count as part of a player's contribution when side
+pots are built (an all-in ante payer does not get its ante back).  With ``ante_trimming=true`` the
+antes are collected like a bet: the part of an ante above the second-largest ante is returned before
+the blinds (a lone big-blind ante is returned entirely) and the rest counts as an ordinary
+contribution.  With equal antes both settings give the same results.
 
 Action ids (stable, documented):
 
@@ -62,7 +71,7 @@ class HoldemGame(Game):
 
     def __init__(self, definition: Union[str, GameDefinition] = DEFAULT_DEFINITION,
                  stacks: Tuple[int, ...] = (), blinds: Tuple[int, ...] = (), antes: Tuple[int, ...] = (),
-                 fractional_split: bool = False):
+                 fractional_split: bool = False, ante_trimming: bool = False):
         if isinstance(definition, GameDefinition):
             d = definition
             def_name = d.name or "<inline>"
@@ -75,7 +84,10 @@ class HoldemGame(Game):
             if value:
                 if len(value) != d.num_players:
                     raise GameError(f"holdem: {key} needs {d.num_players} values (one per seat), got {len(value)}")
-                changes[field_name] = tuple(int(v) for v in value)
+                try:
+                    changes[field_name] = tuple(int(v) for v in value)
+                except (TypeError, ValueError):
+                    raise GameError(f"holdem: {key} must be integers (chips), got {value!r:.80}") from None
         if changes:
             try:
                 d = d.with_changes(**changes)
@@ -84,8 +96,18 @@ class HoldemGame(Game):
         else:
             validate(d)
         super().__init__({"definition": def_name, "stacks": tuple(stacks), "blinds": tuple(blinds),
-                          "antes": tuple(antes), "fractional_split": bool(fractional_split)})
+                          "antes": tuple(antes), "fractional_split": bool(fractional_split),
+                          "ante_trimming": bool(ante_trimming)})
         self.fractional_split = bool(fractional_split)
+        self.ante_trimming = bool(ante_trimming)
+        # antes actually posted (chips): trimming returns what exceeds the second-largest ante
+        if ante_trimming and d.num_players > 1:
+            cutoff = sorted(d.ante)[-2]
+            self.posted_antes = tuple(min(a, cutoff) for a in d.ante)
+        else:
+            self.posted_antes = tuple(d.ante)
+        #: per seat, the chips of its ante that are dead money (not part of its contribution level)
+        self.dead_antes = (0,) * d.num_players if ante_trimming else self.posted_antes
         self.definition = d
         self.num_players = d.num_players
         self.is_limit = d.is_limit
@@ -133,8 +155,9 @@ class HoldemState(State):
         self.hole: List[List[int]] = [[] for _ in range(n)]
         self.board: List[int] = []
         self.round = 0
-        self.spent: List[int] = [d.ante[p] + d.blind[p] for p in range(n)]
-        self.round_start: List[int] = list(d.ante)
+        antes = game.posted_antes
+        self.spent: List[int] = [antes[p] + d.blind[p] for p in range(n)]
+        self.round_start: List[int] = list(antes)
         self.folded: List[bool] = [False] * n
         self.actors: List[int] = []
         self.acted: set = set()
@@ -424,16 +447,19 @@ class HoldemState(State):
         """Main and side pots as ``(chips, eligible seats)``.
 
         A pot per contribution level; consecutive pots with the same eligible players are merged.
-        Eligible: players who have not folded (and are in ``contenders`` when given).
+        Eligible: players who have not folded (and are in ``contenders`` when given).  Dead antes
+        (``ante_trimming=false``) are left out of the contribution levels and added to the first pot.
         """
         n = self.d.num_players
         allowed = set(range(n)) if contenders is None else set(contenders)
+        dead = self.game.dead_antes
+        contribution = [self.spent[p] - dead[p] for p in range(n)]
         pots: List[Tuple[int, List[int]]] = []
         previous = 0
-        amount = 0
-        for level in sorted(set(self.spent)):
-            amount += sum(min(s, level) - min(s, previous) for s in self.spent)
-            eligible = [p for p in range(n) if not self.folded[p] and p in allowed and self.spent[p] >= level]
+        amount = sum(dead)
+        for level in sorted(set(contribution)):
+            amount += sum(min(s, level) - min(s, previous) for s in contribution)
+            eligible = [p for p in range(n) if not self.folded[p] and p in allowed and contribution[p] >= level]
             while pots and pots[-1][1] == eligible:
                 amount += pots.pop()[0]
             if amount:
@@ -578,5 +604,6 @@ def hand_strength(cards: Sequence[int]) -> tuple:
 
 
 register("holdem", HoldemGame,
-         {"definition": DEFAULT_DEFINITION, "stacks": (), "blinds": (), "antes": (), "fractional_split": False},
+         {"definition": DEFAULT_DEFINITION, "stacks": (), "blinds": (), "antes": (), "fractional_split": False,
+          "ante_trimming": False},
          "Hold'em from an ACPC game definition (data/acpc/*.game or a path); limit and no-limit, 2-10 players")

@@ -8,7 +8,11 @@ they were shown down.  A client answers with the same string followed by ``:<act
 Parsing rebuilds a full :class:`~cfrkit.games.holdem.game.HoldemState` by replaying the actions;
 hole cards the viewer cannot see are filled with unseen cards (the lowest card ids by default, or
 a random sample with ``rng``), so the state is exact for everything the viewer knows and formatting
-it back from the same position gives the same string.  Malformed strings and actions the rules
+it back from the same position gives the same string.  A hand that ended in a showdown must show the
+hole cards of every player who has not folded (the dealer does): otherwise the chips would be counted
+from made-up cards, so it is refused.  The syntax is strict: ASCII digits of at most
+:data:`MAX_DIGITS` digits, cards as the dealer writes them (``AhKs``: upper-case rank, lower-case
+suit, no separators).  Malformed strings and actions the rules
 reject raise :class:`MatchStateError` naming the problem.
 """
 from __future__ import annotations
@@ -21,11 +25,21 @@ from typing import List, Optional, Tuple
 from cfrkit.games.base import CHANCE, GameError, IllegalActionError
 from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemGame, HoldemState, raise_action
 
-_ACTION_RE = re.compile(r"f|c|k|r(\d*)|b(\d*)")
+_ACTION_RE = re.compile(r"f|c|k|r([0-9]*)|b([0-9]*)")
+#: longest number accepted in a MATCHSTATE (hand numbers, raise amounts): 18 digits fit any real match
+MAX_DIGITS = 18
+_NUMBER_RE = re.compile(r"[0-9]{1,%d}" % MAX_DIGITS)
+#: one group of cards as the ACPC dealer writes it: rank (upper case) then suit, no separators
+_CARDS_RE = re.compile(r"(?:[2-9TJQKA][cdhs])*")
 
 
 class MatchStateError(GameError):
     """A malformed ``MATCHSTATE`` string, or one the game's rules reject."""
+
+
+class HiddenShowdownError(MatchStateError):
+    """A finished hand's showdown ``MATCHSTATE`` without a live player's hole cards (it cannot be
+    settled: the cards would have to be made up)."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +57,8 @@ class MatchState:
 
 def parse_matchstate(line: str) -> MatchState:
     """Split a ``MATCHSTATE`` line into its fields (a trailing ``\\r\\n`` is ignored)."""
+    if not isinstance(line, str):
+        raise MatchStateError(f"a MATCHSTATE line must be a string, got {type(line).__name__}")
     text = line.rstrip("\r\n")
     if not text.startswith("MATCHSTATE:"):
         raise MatchStateError(f"not a MATCHSTATE line: {text[:80]!r}")
@@ -51,15 +67,42 @@ def parse_matchstate(line: str) -> MatchState:
         raise MatchStateError(f"MATCHSTATE needs 5 ':'-separated fields "
                               f"(MATCHSTATE:position:hand:betting:cards), got {len(parts)} in {text[:120]!r}")
     _, position, hand, betting, cards = parts
-    if not position.isdigit():
-        raise MatchStateError(f"MATCHSTATE position must be a seat number, got {position!r} in {text[:120]!r}")
-    if not hand.isdigit():
-        raise MatchStateError(f"MATCHSTATE hand number must be a number, got {hand!r} in {text[:120]!r}")
+    if not re.fullmatch(r"[0-9]{1,2}", position):
+        raise MatchStateError(f"MATCHSTATE position must be a seat number, got {position[:20]!r} in {text[:120]!r}")
+    if not _NUMBER_RE.fullmatch(hand):
+        raise MatchStateError(f"MATCHSTATE hand number must be a number of at most {MAX_DIGITS} digits, "
+                              f"got {hand[:20]!r} in {text[:120]!r}")
     return MatchState(int(position), int(hand), betting, cards)
+
+
+def game_mismatch(game: HoldemGame, ms: MatchState) -> Optional[str]:
+    """Why a (syntactically valid) MATCHSTATE cannot come from ``game``'s dealer, or None.
+
+    Checks the shape only (players, hole cards, rounds, limit vs no-limit raise tokens), so a
+    client can tell a wrong game from one bad line at the first message.
+    """
+    d = game.definition
+    if ms.position >= d.num_players:
+        return f"position {ms.position}, but the game has {d.num_players} players"
+    holes = ms.cards.split("/")[0].split("|")
+    if len(holes) != d.num_players:
+        return f"the cards show {len(holes)} seats, the game has {d.num_players} players"
+    if len(holes[ms.position]) != 2 * d.num_hole_cards:
+        return f"the viewer holds {len(holes[ms.position]) // 2} hole card(s), the game deals {d.num_hole_cards}"
+    rounds = ms.betting.split("/")
+    if len(rounds) > d.num_rounds:
+        return f"the betting has {len(rounds)} rounds, the game has {d.num_rounds}"
+    if d.is_limit and re.search(r"r[0-9]", ms.betting):
+        return "no-limit raises (r<amount>) in a limit game"
+    if not d.is_limit and re.search(r"r(?![0-9])", ms.betting):
+        return "limit raises (r without an amount) in a no-limit game"
+    return None
 
 
 def parse_betting(betting: str) -> List[List[Tuple[str, Optional[int]]]]:
     """``"r300c/cr900f"`` -> ``[[('r', 300), ('c', None)], [('c', None), ('r', 900), ('f', None)]]``."""
+    if not isinstance(betting, str):
+        raise MatchStateError(f"betting must be a string, got {type(betting).__name__}")
     rounds = []
     for r, part in enumerate(betting.split("/")):
         actions = []
@@ -72,6 +115,9 @@ def parse_betting(betting: str) -> List[List[Tuple[str, Optional[int]]]]:
             token = m.group(0)
             if token[0] in "rb":
                 digits = token[1:]
+                if len(digits) > MAX_DIGITS:
+                    raise MatchStateError(f"raise amount {digits[:20]}... in round {r + 1} of {betting[:80]!r} has "
+                                          f"more than {MAX_DIGITS} digits")
                 actions.append(("r", int(digits) if digits else None))
             elif token == "k":
                 actions.append(("c", None))
@@ -88,6 +134,10 @@ def _parse_cards_field(game: HoldemGame, cards: str):
     d = game.definition
     parts = cards.split("/")
     holes = parts[0].split("|")
+    for group in holes + parts[1:]:
+        if not _CARDS_RE.fullmatch(group):
+            raise MatchStateError(f"cards {cards[:80]!r}: bad card group {group[:20]!r} (ACPC cards are a rank from "
+                                  f"23456789TJQKA and a suit from cdhs, e.g. 'AhKs', with no separators)")
     if len(holes) != d.num_players:
         raise MatchStateError(f"cards {cards!r}: expected {d.num_players} '|'-separated hole-card groups, "
                               f"got {len(holes)}")
@@ -169,6 +219,11 @@ def state_from_matchstate(game: HoldemGame, line, rng: Optional[random.Random] =
     if not state.is_terminal() and state.round >= len(rounds):
         raise MatchStateError(f"{where}: betting of round {state.round} is over but the string has no '/' "
                               f"and board for the next round")
+    if state.reached_showdown():
+        hidden = [p for p in range(d.num_players) if hole[p] is None and not state.folded[p]]
+        if hidden:  # the dealer shows every live hand at a showdown: never settle it with made-up cards
+            raise HiddenShowdownError(f"{where}: the hand ends in a showdown but the hole cards of seat(s) "
+                                  f"{', '.join(map(str, hidden))} are not shown")
     return state
 
 
