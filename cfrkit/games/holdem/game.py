@@ -14,6 +14,12 @@ Action ids (stable, documented):
   :func:`raise_amount` to convert.  The legal ``N`` form one interval ``[min, max]``
   (:meth:`HoldemState.raise_range`).
 
+Agents and servers use :meth:`HoldemState.action_view` (an :class:`~cfrkit.games.holdem.actions.ActionView`:
+fold / check-call / raise to ``[min, max]`` in chips).  ``legal_actions()`` stays the sorted id list
+for tree algorithms, as a lazy :class:`~cfrkit.games.holdem.actions.LegalActions` sequence (``len``,
+``in``, indexing, equality with lists) that never materialises the raise sizes, so huge stacks cost
+nothing.
+
 Chance outcomes are card ids (``4 * rank + suit``): first the hole cards (seat 0's, then seat 1's,
 ...), then each round's board cards.  Returns are chips won minus chips put in.
 
@@ -35,13 +41,12 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
+import numpy as np
+
 from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError, IllegalActionError, State
+from cfrkit.games.holdem.actions import CALL, FOLD, RAISE, RAISE_OFFSET, ActionView, LegalActions
 from cfrkit.games.holdem.definition import GameDefinition, load_definition, validate
 from cfrkit.games.registry import register
-
-FOLD, CALL, RAISE = 0, 1, 2
-#: no-limit raise-to N has action id ``RAISE_OFFSET + N``.
-RAISE_OFFSET = 2
 DEFAULT_DEFINITION = "holdem.nolimit.2p.reverse_blinds"
 
 
@@ -301,20 +306,45 @@ class HoldemState(State):
         hi = lo if d.is_limit else cap
         return self.round_start[p] + lo, self.round_start[p] + hi
 
-    def _legal_actions(self, player: int) -> List[int]:
-        if player != self.current_player() or player < 0:
-            return []
-        actions = []
-        if self.bet(player) < self.max_bet():
-            actions.append(FOLD)
-        actions.append(CALL)
+    def _legal_actions(self, player: int) -> LegalActions:
+        if player < 0 or player != self.current_player():
+            return LegalActions()
+        small = (FOLD, CALL) if self.bet(player) < self.max_bet() else (CALL,)
         rng = self.raise_range(player)
-        if rng is not None:
-            if self.d.is_limit:
-                actions.append(RAISE)
-            else:
-                actions.extend(range(RAISE_OFFSET + rng[0], RAISE_OFFSET + rng[1] + 1))
-        return actions
+        if rng is None:
+            return LegalActions(small)
+        if self.d.is_limit:
+            return LegalActions(small + (RAISE,))
+        return LegalActions(small, RAISE_OFFSET + rng[0], RAISE_OFFSET + rng[1])
+
+    def legal_actions_mask(self, player: Optional[int] = None) -> np.ndarray:
+        mask = np.zeros(self.game.num_distinct_actions(), dtype=np.int8)
+        legal = self.legal_actions(player)
+        if isinstance(legal, LegalActions):
+            mask[list(legal.small)] = 1
+            mask[legal.first_raise:legal.last_raise + 1] = 1
+        else:
+            mask[legal] = 1
+        return mask
+
+    def action_view(self) -> ActionView:
+        """The decision of the player to act: fold / check-call / raise to ``[min, max]`` (chips).
+
+        See :class:`~cfrkit.games.holdem.actions.ActionView`; raises ``GameError`` at chance and
+        terminal nodes.
+        """
+        p = self.current_player()
+        if p < 0:
+            raise GameError("action_view needs a decision node, not a " +
+                            ("terminal" if p == TERMINAL else "chance") + " node")
+        max_bet = self.max_bet()
+        bet = self.spent[p] - self.round_start[p]
+        remaining = self.d.stack[p] - self.spent[p]
+        rng = self.raise_range(p)
+        return ActionView(player=p, can_fold=bet < max_bet, call_amount=min(remaining, max_bet - bet),
+                          raise_min=None if rng is None else rng[0], raise_max=None if rng is None else rng[1],
+                          is_limit=self.d.is_limit, pot=sum(self.spent), spent=self.spent[p], remaining=remaining,
+                          to_match=self.round_start[p] + max_bet)
 
     def is_legal(self, action: int) -> bool:
         """Fast legality test of a player action (no list of all raise sizes is built)."""
