@@ -1,0 +1,97 @@
+"""The compiled hold'em core (``pyx/holdem_engine.pyx``): the rules of :class:`HoldemState` on a C struct.
+
+For code that plays many hands: random-play simulation, load tests, Monte Carlo evaluation.  The
+rules are those of :class:`~cfrkit.games.holdem.game.HoldemState` (the reference, checked against
+pokerkit), ported line by line; ``tests/test_holdem_fast.py`` checks that both agree on legal
+actions, action sequences and payoffs on random heads-up and multiway, limit and no-limit hands with
+unequal stacks, blinds and antes.
+
+* :func:`compiled_state` -- a hand on the compiled core, stepped from Python: ``apply(action)``
+  (cards at chance nodes, protocol action ids at decisions), ``decision()``, ``returns()``, ``clone()``.
+* :func:`play_random_hands` -- ``N`` hands between random agents (``RandomAgent``'s rule: a uniform
+  legal kind, then a uniform raise-to amount) entirely in C; optionally records every deal, action
+  and legal range.
+
+Games whose showdown uses more than 7 cards (e.g. 5 hole cards and 5 board cards) are not supported
+by the compiled core (:class:`~cfrkit.games.base.GameError`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from cfrkit._kernels import holdem_engine as _kernel
+from cfrkit.games.base import GameError
+from cfrkit.games.holdem.game import HoldemGame
+
+CompiledState = _kernel.CompiledState
+
+
+def compiled_rules(game: HoldemGame) -> "_kernel.CompiledRules":
+    """The compiled core's rules of ``game`` (built once and cached on the game)."""
+    rules = getattr(game, "_compiled_rules", None)
+    if rules is not None:
+        return rules
+    if not isinstance(game, HoldemGame):
+        raise GameError(f"the compiled hold'em core needs a holdem game, got {game!r}")
+    d = game.definition
+    if d.num_hole_cards + d.total_board_cards() > 7:
+        raise GameError(f"the compiled hold'em core shows down at most 7 cards; {game.game_string()} uses "
+                        f"{d.num_hole_cards + d.total_board_cards()} (use HoldemState)")
+    rules = _kernel.CompiledRules(d.num_players, d.num_rounds, d.is_limit, list(d.stack), list(d.blind),
+                                  list(d.ante), list(d.raise_size), list(d.first_player), list(d.max_raises),
+                                  list(d.num_board_cards), d.num_hole_cards, list(d.deck()),
+                                  bool(game.fractional_split))
+    game._compiled_rules = rules
+    return rules
+
+
+def compiled_state(game: HoldemGame) -> CompiledState:
+    """A new hand of ``game`` on the compiled core (a chance node: deal the cards with ``apply``).
+
+    Methods: ``current_player()`` (seat, -1 chance, -4 terminal), ``apply(action)`` (a card id at
+    chance nodes, else a protocol action id; ``IllegalActionError`` if illegal), ``is_legal(a)``,
+    ``decision()`` -> ``(player, can_fold, call_amount, raise_min, raise_max)`` in chips (raise bounds
+    -1 when raising is illegal), ``returns()`` (chips), ``spent``, ``round``, ``clone()``.
+    """
+    return CompiledState(compiled_rules(game))
+
+
+@dataclass
+class RandomHands:
+    """Result of :func:`play_random_hands`.
+
+    ``returns``: float64[N, players], chips won minus chips put in per hand and seat;
+    ``decisions``: player decisions in all hands.  With recording: ``cards`` int16[N, C] (each hand's
+    cards in dealing order; undealt ones at the end), ``actions`` int64[N, L] (protocol action ids of
+    the decisions, -1 padded), ``views`` int64[N, L, 4] (can_fold, call_amount, raise_min, raise_max at
+    each decision, -1 for no raise); else None.
+    """
+
+    returns: np.ndarray
+    decisions: int
+    cards: Optional[np.ndarray] = None
+    actions: Optional[np.ndarray] = None
+    views: Optional[np.ndarray] = None
+
+
+def play_random_hands(game: HoldemGame, num_hands: int, seed: int = 0, record_length: int = 0) -> RandomHands:
+    """Play ``num_hands`` hands of ``game`` between random agents in the compiled core.
+
+    Each agent picks uniformly among the legal kinds (fold when facing a bet, check/call, raise when
+    legal) and, for a no-limit raise, a raise-to total uniformly in ``[min, max]`` chips.  Cards: a
+    seeded shuffle per hand (splitmix64; not the same stream as :func:`~.deals.deal_for_hand`).
+    ``record_length > 0`` records up to that many decisions per hand (``ValueError`` if a hand has
+    more).
+    """
+    if int(num_hands) < 0:
+        raise GameError(f"num_hands must be >= 0, got {num_hands}")
+    if not 0 <= int(seed) < 2 ** 64:
+        raise GameError(f"seed must be in [0, 2**64), got {seed}")
+    returns, decisions, records = _kernel.play_random_hands(compiled_rules(game), int(num_hands), int(seed),
+                                                            int(record_length))
+    if records is None:
+        return RandomHands(returns, int(decisions))
+    return RandomHands(returns, int(decisions), records["cards"], records["actions"], records["views"])
