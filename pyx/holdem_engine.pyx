@@ -508,7 +508,10 @@ cdef class CompiledRules:
 
 
 cdef class CompiledState:
-    """A hand on the compiled core.  Mutable: ``apply`` changes it in place (``clone`` copies)."""
+    """A hand on the compiled core.  Mutable: ``apply`` changes it in place (``clone`` copies).
+
+    Python subclasses may add methods (``cfrkit.games.holdem.fast.FastHoldemState``); ``clone`` keeps
+    the subclass."""
     cdef Rules *r
     cdef readonly CompiledRules rules
     cdef HS s
@@ -520,7 +523,7 @@ cdef class CompiledState:
             _init(self.r, &self.s)
 
     def clone(self):
-        cdef CompiledState new = CompiledState.__new__(CompiledState, self.rules, False)
+        cdef CompiledState new = type(self).__new__(type(self), self.rules, False)
         new.s = self.s
         return new
 
@@ -532,19 +535,25 @@ cdef class CompiledState:
         return self.s.terminal != 0
 
     def decision(self):
-        """``(player, can_fold, call_amount, raise_min, raise_max)`` at a decision node (raise bounds -1
-        when raising is illegal); ``None`` at chance and terminal nodes."""
-        cdef int p = _current_player(self.r, &self.s)
-        cdef int64_t lo = -1, hi = -1, c, mb
+        """``(player, can_fold, call_amount, raise_min, raise_max, pot, spent, remaining, to_match)`` in
+        chips at a decision node (raise bounds -1 when raising is illegal; ``spent``/``remaining``: the
+        player's chips put in / behind; ``to_match``: what a call brings ``spent`` up to unless short);
+        ``None`` at chance and terminal nodes."""
+        cdef int p = _current_player(self.r, &self.s), q
+        cdef int64_t lo = -1, hi = -1, c, mb, rem, pot = 0
         if p < 0:
             return None
         mb = _max_bet(self.r, &self.s)
+        rem = _remaining(self.r, &self.s, p)
         c = mb - _bet(&self.s, p)
-        if _remaining(self.r, &self.s, p) < c:
-            c = _remaining(self.r, &self.s, p)
+        if rem < c:
+            c = rem
         if not _raise_range(self.r, &self.s, p, &lo, &hi):
             lo = hi = -1
-        return p, _bet(&self.s, p) < mb, c, lo, hi
+        for q in range(self.r.n):
+            pot += self.s.spent[q]
+        return (p, _bet(&self.s, p) < mb, c, lo, hi, pot, self.s.spent[p], rem,
+                self.s.round_start[p] + mb)
 
     def is_legal(self, int64_t action):
         cdef int p = _current_player(self.r, &self.s)
@@ -590,6 +599,14 @@ cdef class CompiledState:
     @property
     def round(self):
         return self.s.rnd
+
+    @property
+    def num_players(self):
+        return self.r.n
+
+    @property
+    def is_limit(self):
+        return self.r.is_limit != 0
 
 
 def play_random_hands(CompiledRules rules, int64_t num_hands, uint64_t seed, int record_length=0):

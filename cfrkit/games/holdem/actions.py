@@ -14,9 +14,8 @@ no-limit raise to a total of ``N`` chips ``2 + N``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import chain
-from typing import Iterator, Optional, Tuple
+from typing import Iterator, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -132,11 +131,11 @@ class LegalActions(Sequence):
         return f"[{head}, ..., {self.last_raise}]  # {len(self)} ids"
 
 
-@dataclass(frozen=True)
-class ActionView:
+class ActionView(NamedTuple):
     """What the player to act may do, in chips: fold, check/call, raise to ``[raise_min, raise_max]``.
 
-    Built by :meth:`HoldemState.action_view() <cfrkit.games.holdem.game.HoldemState.action_view>` at a
+    An immutable named tuple of the ten fields below (cheap to build: agents get one per decision).
+    ``action in view`` is the legality test of a protocol action id (not tuple membership).  Built by :meth:`HoldemState.action_view() <cfrkit.games.holdem.game.HoldemState.action_view>` at a
     decision node.  All amounts are integer chips.
 
     * ``player`` -- the seat to act (0-based).
@@ -231,6 +230,10 @@ class ActionView:
         return int(action) - RAISE_OFFSET
 
     def __contains__(self, action) -> bool:
+        """Whether the protocol id ``action`` is legal (same as :meth:`is_legal`)."""
+        return self.is_legal(action)
+
+    def is_legal(self, action: int) -> bool:
         """Whether the protocol id ``action`` is legal."""
         if action == FOLD:
             return self.can_fold

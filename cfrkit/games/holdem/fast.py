@@ -6,8 +6,11 @@ pokerkit), ported line by line; ``tests/test_holdem_fast.py`` checks that both a
 actions, action sequences and payoffs on random heads-up and multiway, limit and no-limit hands with
 unequal stacks, blinds and antes.
 
-* :func:`compiled_state` -- a hand on the compiled core, stepped from Python: ``apply(action)``
-  (cards at chance nodes, protocol action ids at decisions), ``decision()``, ``returns()``, ``clone()``.
+* :func:`compiled_state` -- a hand on the compiled core (:class:`FastHoldemState`), stepped from
+  Python: ``apply(action)`` (cards at chance nodes, protocol action ids at decisions),
+  ``action_view()`` (the same :class:`~cfrkit.games.holdem.actions.ActionView` as
+  ``HoldemState.action_view()``, so agents that read only the view, like ``RandomAgent``, play on
+  it), ``legal_actions()``, ``returns()``, ``clone()``.
 * :func:`play_random_hands` -- ``N`` hands between random agents (``RandomAgent``'s rule: a uniform
   legal kind, then a uniform raise-to amount) entirely in C; optionally records every deal, action
   and legal range.
@@ -24,9 +27,47 @@ import numpy as np
 
 from cfrkit._kernels import holdem_engine as _kernel
 from cfrkit.games.base import GameError
+from cfrkit.games.holdem.actions import CALL, FOLD, RAISE, RAISE_OFFSET, ActionView, LegalActions
 from cfrkit.games.holdem.game import HoldemGame
 
-CompiledState = _kernel.CompiledState
+_new_view = ActionView._make
+
+
+class FastHoldemState(_kernel.CompiledState):
+    """A hand on the compiled core with the agent-facing views of :class:`HoldemState`.
+
+    Compiled methods: ``current_player()`` (seat, -1 chance, -4 terminal), ``is_terminal()``,
+    ``apply(action)`` (a card id at chance nodes, else a protocol action id; ``IllegalActionError``
+    if illegal), ``is_legal(a)``, ``decision()`` (the view's numbers as a tuple, fastest),
+    ``returns()`` (chips), ``spent``, ``round``, ``clone()``.
+    """
+
+    def action_view(self) -> ActionView:
+        """The decision of the player to act (see ``HoldemState.action_view``)."""
+        d = self.decision()
+        if d is None:
+            raise GameError("action_view needs a decision node, not a chance or terminal node")
+        p, can_fold, call, lo, hi, pot, spent, remaining, to_match = d
+        if lo < 0:
+            lo = hi = None
+        return _new_view((p, can_fold, call, lo, hi, self.is_limit, pot, spent, remaining, to_match))
+
+    def legal_actions(self) -> LegalActions:
+        """The protocol's sorted legal ids at a decision node (lazy; empty elsewhere)."""
+        d = self.decision()
+        if d is None:
+            return LegalActions()
+        _, can_fold, _, lo, hi = d[:5]
+        small = (FOLD, CALL) if can_fold else (CALL,)
+        if lo < 0:
+            return LegalActions(small)
+        if self.is_limit:
+            return LegalActions(small + (RAISE,))
+        return LegalActions(small, RAISE_OFFSET + lo, RAISE_OFFSET + hi)
+
+    def apply_action(self, action: int) -> None:
+        """Alias of ``apply`` (the protocol's name)."""
+        self.apply(action)
 
 
 def compiled_rules(game: HoldemGame) -> "_kernel.CompiledRules":
@@ -48,15 +89,9 @@ def compiled_rules(game: HoldemGame) -> "_kernel.CompiledRules":
     return rules
 
 
-def compiled_state(game: HoldemGame) -> CompiledState:
-    """A new hand of ``game`` on the compiled core (a chance node: deal the cards with ``apply``).
-
-    Methods: ``current_player()`` (seat, -1 chance, -4 terminal), ``apply(action)`` (a card id at
-    chance nodes, else a protocol action id; ``IllegalActionError`` if illegal), ``is_legal(a)``,
-    ``decision()`` -> ``(player, can_fold, call_amount, raise_min, raise_max)`` in chips (raise bounds
-    -1 when raising is illegal), ``returns()`` (chips), ``spent``, ``round``, ``clone()``.
-    """
-    return CompiledState(compiled_rules(game))
+def compiled_state(game: HoldemGame) -> FastHoldemState:
+    """A new hand of ``game`` on the compiled core (a chance node: deal the cards with ``apply``)."""
+    return FastHoldemState(compiled_rules(game))
 
 
 @dataclass

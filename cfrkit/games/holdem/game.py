@@ -47,6 +47,8 @@ from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError, IllegalActionEr
 from cfrkit.games.holdem.actions import CALL, FOLD, RAISE, RAISE_OFFSET, ActionView, LegalActions
 from cfrkit.games.holdem.definition import GameDefinition, load_definition, validate
 from cfrkit.games.registry import register
+
+_new_view = ActionView._make
 DEFAULT_DEFINITION = "holdem.nolimit.2p.reverse_blinds"
 
 
@@ -341,10 +343,9 @@ class HoldemState(State):
         bet = self.spent[p] - self.round_start[p]
         remaining = self.d.stack[p] - self.spent[p]
         rng = self.raise_range(p)
-        return ActionView(player=p, can_fold=bet < max_bet, call_amount=min(remaining, max_bet - bet),
-                          raise_min=None if rng is None else rng[0], raise_max=None if rng is None else rng[1],
-                          is_limit=self.d.is_limit, pot=sum(self.spent), spent=self.spent[p], remaining=remaining,
-                          to_match=self.round_start[p] + max_bet)
+        lo, hi = (None, None) if rng is None else rng
+        return _new_view((p, bet < max_bet, min(remaining, max_bet - bet), lo, hi, self.d.is_limit, sum(self.spent),
+                          self.spent[p], remaining, self.round_start[p] + max_bet))
 
     def is_legal(self, action: int) -> bool:
         """Fast legality test of a player action (no list of all raise sizes is built)."""
