@@ -115,3 +115,15 @@ def test_limit_view():
     assert view.is_limit and view.raise_min == view.raise_max == 20
     assert view.action(RAISE) == RAISE and view.pot_raise(3.0) == RAISE
     assert s.legal_actions() == [FOLD, CALL, RAISE]
+
+
+def test_chance_outcomes_are_validated_without_listing_them():
+    game = load("holdem(definition=leduc.limit.2p)")  # a 6-card deck: ids 0, 1, 4, 5, 8, 9
+    s = game.new_initial_state()
+    with pytest.raises(IllegalActionError, match="not legal for chance"):
+        s.apply_action(2)  # not in this deck
+    s.apply_action(4)
+    with pytest.raises(IllegalActionError, match="not legal for chance"):
+        s.apply_action(4)  # already dealt
+    assert [c for c, _ in s.chance_outcomes()] == [0, 1, 5, 8, 9]
+    assert s.history() == [4]

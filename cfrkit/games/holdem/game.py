@@ -39,6 +39,7 @@ Betting rules (as the TDA rules and pokerkit play them; ACPC agrees on all ordin
 """
 from __future__ import annotations
 
+from operator import sub as _sub
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -98,6 +99,7 @@ class HoldemGame(Game):
         self.is_limit = d.is_limit
         self.big_blind = float(d.big_blind) if d.big_blind > 0 else None
         self._deck = tuple(d.deck())
+        self._deck_set = frozenset(self._deck)
         self._num_hole = d.num_players * d.num_hole_cards
         self._board_after = [d.total_board_cards(r + 1) for r in range(d.num_rounds)]
         # largest number of chips a player can put in (bounds the utilities)
@@ -184,7 +186,8 @@ class HoldemState(State):
         return self.d.stack[p] - self.spent[p]
 
     def max_bet(self) -> int:
-        return max(self.spent[p] - self.round_start[p] for p in range(self.d.num_players))
+        """The largest bet of the current round (chips)."""
+        return max(map(_sub, self.spent, self.round_start))
 
     def max_spent(self) -> int:
         """The largest total any player has put in (the amount to match)."""
@@ -212,7 +215,8 @@ class HoldemState(State):
     def current_player(self) -> int:
         if self._terminal:
             return TERMINAL
-        if self._cards_needed() > 0:
+        game = self.game
+        if self._dealt < game._num_hole or game._board_after[self.round] > len(self.board):
             return CHANCE
         return self.actors[0]
 
@@ -222,9 +226,8 @@ class HoldemState(State):
         used = set(self.board)
         for h in self.hole:
             used.update(h)
-        remaining = [c for c in self.game._deck if c not in used]
-        p = 1.0 / len(remaining)
-        return [(c, p) for c in remaining]
+        p = 1.0 / (len(self.game._deck) - len(used))
+        return [(c, p) for c in self.game._deck if c not in used]
 
     def _deal(self, card: int) -> None:
         k = self.d.num_hole_cards
@@ -386,7 +389,13 @@ class HoldemState(State):
         if current == TERMINAL:
             raise IllegalActionError(f"action {action} applied to a terminal state")
         if current == CHANCE:
-            super().apply_action(action)
+            # a card of the deck not dealt yet (checked without listing the chance outcomes)
+            if (type(action) is not int and not hasattr(action, "__index__")) or action not in self.game._deck_set \
+                    or action in self.board or any(action in h for h in self.hole):
+                raise IllegalActionError(f"card {action!r} is not legal for chance (not in the deck, or "
+                                         f"already dealt)")
+            self._deal(int(action))
+            self._history.append(int(action))
             return
         if not isinstance(action, (int,)) and not hasattr(action, "__index__"):
             raise IllegalActionError(f"action must be an integer id, got {action!r}")
