@@ -74,8 +74,8 @@ def test_action_view_matches_the_id_list_on_random_hands():
                 assert view.pot == s.pot() and view.to_match == s.max_spent()
                 assert view.spent + view.remaining == game.definition.stack[view.player]
                 mask = s.legal_actions_mask()
-                assert np.flatnonzero(mask).tolist() == list(legal)
-                for a in list(legal)[:3] + list(legal)[-2:] + [legal[-1] + 1]:
+                assert np.array_equal(np.flatnonzero(mask), np.asarray(legal))
+                for a in legal[:3] + legal[-2:] + [legal[-1] + 1]:
                     assert (a in view) == s.is_legal(a) == (a in legal)
                 kind = rng.choice(view.kinds)
                 if kind == RAISE:
@@ -127,3 +127,17 @@ def test_chance_outcomes_are_validated_without_listing_them():
         s.apply_action(4)  # already dealt
     assert [c for c, _ in s.chance_outcomes()] == [0, 1, 5, 8, 9]
     assert s.history() == [4]
+
+
+def test_huge_stacks_give_clear_errors_in_tabular_tools():
+    from cfrkit.solvers.tabular.compiled import TreeTooLargeError, compile_game
+    from cfrkit.solvers.tabular.mccfr import ExternalSamplingMCCFR
+
+    name = "holdem(stacks=1000000000;1000000000)"
+    with pytest.raises(TreeTooLargeError):
+        compile_game(name)
+    with pytest.raises(GameError, match="legal actions at one decision"):
+        ExternalSamplingMCCFR(name, seed=1).run(1, progress=False)
+    s = _deal_hole(load(name).new_initial_state())
+    with pytest.raises(GameError, match="too large"):
+        s.legal_actions_mask()

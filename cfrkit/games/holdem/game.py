@@ -50,6 +50,7 @@ from cfrkit.games.holdem.definition import GameDefinition, load_definition, vali
 from cfrkit.games.registry import register
 
 _new_view = ActionView._make
+_MAX_MASK = 64 << 20  # ids: the largest legal_actions_mask (bytes) built
 DEFAULT_DEFINITION = "holdem.nolimit.2p.reverse_blinds"
 
 
@@ -323,6 +324,14 @@ class HoldemState(State):
         return LegalActions(small, RAISE_OFFSET + rng[0], RAISE_OFFSET + rng[1])
 
     def legal_actions_mask(self, player: Optional[int] = None) -> np.ndarray:
+        """int8[num_distinct_actions()] with ones at the legal ids (filled by slices).
+
+        Raises ``GameError`` when the mask would exceed 64 MiB (deep stacks): use ``legal_actions()``
+        or ``action_view()``.
+        """
+        if self.game.num_distinct_actions() > _MAX_MASK:
+            raise GameError(f"a legal-action mask of {self.game.num_distinct_actions():,} ids is too large; use "
+                            f"legal_actions() (lazy) or action_view()")
         mask = np.zeros(self.game.num_distinct_actions(), dtype=np.int8)
         legal = self.legal_actions(player)
         if isinstance(legal, LegalActions):
