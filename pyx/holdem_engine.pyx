@@ -17,6 +17,7 @@ import numpy as np
 cimport numpy as cnp
 
 from libc.stdint cimport int8_t, int16_t
+from libc.stdlib cimport realloc
 include "handeval_core.pxi"
 
 cnp.import_array()
@@ -503,6 +504,11 @@ cdef class CompiledRules:
         return self.r.n
 
     @property
+    def deck(self):
+        """Card ids of the deck."""
+        return [self.r.deck[i] for i in range(self.r.deck_len)]
+
+    @property
     def cards_per_hand(self):
         return self.r.num_hole_total + self.r.board_after[self.r.rounds - 1]
 
@@ -515,17 +521,63 @@ cdef class CompiledState:
     cdef Rules *r
     cdef readonly CompiledRules rules
     cdef HS s
+    cdef int64_t *hist      # actions applied from the root (cards included), growable
+    cdef Py_ssize_t hlen, hcap
 
     def __cinit__(self, CompiledRules rules, bint start=True):
         self.rules = rules
         self.r = &rules.r
+        self.hlen = 0
+        self.hcap = 32
+        self.hist = <int64_t *>malloc(self.hcap * sizeof(int64_t))
+        if self.hist == NULL:
+            raise MemoryError()
         if start:
             _init(self.r, &self.s)
 
+    def __dealloc__(self):
+        free(self.hist)
+
+    cdef int _push(self, int64_t action) except -1:
+        cdef int64_t *grown
+        if self.hlen == self.hcap:
+            grown = <int64_t *>realloc(self.hist, 2 * self.hcap * sizeof(int64_t))
+            if grown == NULL:
+                raise MemoryError()
+            self.hist = grown
+            self.hcap *= 2
+        self.hist[self.hlen] = action
+        self.hlen += 1
+        return 0
+
     def clone(self):
         cdef CompiledState new = type(self).__new__(type(self), self.rules, False)
+        cdef Py_ssize_t i
         new.s = self.s
+        for i in range(self.hlen):
+            new._push(self.hist[i])
         return new
+
+    def history(self):
+        """Actions applied from the root (card ids at chance nodes, protocol action ids otherwise)."""
+        return [self.hist[i] for i in range(self.hlen)]
+
+    @property
+    def hole(self):
+        """Hole cards dealt so far, per seat (card ids)."""
+        cdef int p, i, k = 0
+        out = [[] for p in range(self.r.n)]
+        for p in range(self.r.n):
+            for i in range(self.r.num_hole):
+                if k < self.s.dealt:
+                    out[p].append(self.s.hole[p][i])
+                k += 1
+        return out
+
+    @property
+    def board(self):
+        """Board cards dealt so far (card ids)."""
+        return [self.s.board[i] for i in range(self.s.nboard)]
 
     def current_player(self):
         """Seat to act, -1 at chance nodes, -4 at terminal nodes."""
@@ -582,6 +634,7 @@ cdef class CompiledState:
             _deal(self.r, &self.s, <int>action)
         else:
             _apply(self.r, &self.s, action)
+        self._push(action)
 
     def returns(self):
         """Chips won minus chips put in, per seat (zeros before the end)."""

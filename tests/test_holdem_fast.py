@@ -107,6 +107,7 @@ def test_stepped_compiled_state_agrees_with_reference(betting, players):
                 assert fast.current_player() == ref.current_player()
                 if ref.is_chance_node():
                     outcomes = ref.chance_outcomes()
+                    assert fast.chance_outcomes() == outcomes
                     card = outcomes[rng.randrange(len(outcomes))][0]
                     ref.apply_action(card)
                     fast.apply(card)
@@ -122,6 +123,9 @@ def test_stepped_compiled_state_agrees_with_reference(betting, players):
                 assert fast.spent == ref.spent and fast.round == ref.round
             assert fast.is_terminal() and fast.current_player() == -4
             assert fast.returns() == ref.returns()
+            assert fast.history() == ref.history()
+            assert fast.hole == ref.hole and fast.board == ref.board
+            assert fast.to_holdem_state(game).returns() == ref.returns()
 
 
 def test_small_deck_games_and_short_showdowns():

@@ -39,8 +39,27 @@ class FastHoldemState(_kernel.CompiledState):
     Compiled methods: ``current_player()`` (seat, -1 chance, -4 terminal), ``is_terminal()``,
     ``apply(action)`` (a card id at chance nodes, else a protocol action id; ``IllegalActionError``
     if illegal), ``is_legal(a)``, ``decision()`` (the view's numbers as a tuple, fastest),
-    ``returns()`` (chips), ``spent``, ``round``, ``clone()``.
+    ``returns()`` (chips), ``spent``, ``round``, ``hole``, ``board``, ``history()``, ``clone()``.
+    :meth:`to_holdem_state` gives the reference state of the same hand (for information-state
+    strings, MATCHSTATE, hand histories).
     """
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == -1
+
+    def chance_outcomes(self):
+        """``(card, probability)`` for the cards not dealt yet (uniform), at chance nodes."""
+        if self.current_player() != -1:
+            raise GameError("chance_outcomes called at a non-chance node")
+        dealt = set(self.board)
+        for h in self.hole:
+            dealt.update(h)
+        deck = [c for c in self.rules.deck if c not in dealt]
+        return [(c, 1.0 / len(deck)) for c in deck]
+
+    def to_holdem_state(self, game: HoldemGame):
+        """The :class:`HoldemState` of this hand (``game``: the game this state was made from)."""
+        return game.state_from_history(self.history())
 
     def action_view(self) -> ActionView:
         """The decision of the player to act (see ``HoldemState.action_view``)."""
