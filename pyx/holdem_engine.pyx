@@ -13,6 +13,8 @@ than 7 cards are refused by the Python wrapper.
 
 Action ids as in the protocol: 0 fold, 1 check/call, 2 limit raise, ``2 + N`` no-limit raise to N.
 """
+from operator import index as _index
+
 import numpy as np
 cimport numpy as cnp
 
@@ -607,9 +609,19 @@ cdef class CompiledState:
         return (p, _bet(&self.s, p) < mb, c, lo, hi, pot, self.s.spent[p], rem,
                 self.s.round_start[p] + mb)
 
-    def is_legal(self, int64_t action):
+    def is_legal(self, object action_id):
+        """Whether ``action_id`` (an integer) is legal: an undealt deck card at chance nodes, else a
+        legal protocol action id.  Non-integers and out-of-range integers are illegal."""
         cdef int p = _current_player(self.r, &self.s)
-        cdef int64_t lo, hi
+        cdef int64_t lo, hi, action
+        if type(action_id) is not int:
+            try:
+                action_id = _index(action_id)
+            except TypeError:
+                return False
+        if not -(1 << 62) < action_id < (1 << 62):
+            return False
+        action = action_id
         if p == P_CHANCE:
             return 0 <= action < 52 and ((self.r.deck_mask & ~self.s.used) >> action) & 1 == 1
         if p < 0:
@@ -624,12 +636,14 @@ cdef class CompiledState:
             return action == ACT_RAISE
         return lo <= action - ACT_RAISE <= hi
 
-    def apply(self, int64_t action):
+    def apply(self, object action_id):
         """Apply a card (chance node) or a player action; an illegal one raises ``IllegalActionError``."""
-        if not self.is_legal(action):
+        cdef int64_t action
+        if not self.is_legal(action_id):
             from cfrkit.games.base import IllegalActionError
-            raise IllegalActionError(f"action {action} is not legal here (player "
+            raise IllegalActionError(f"action {action_id!r} is not legal here (player "
                                      f"{_current_player(self.r, &self.s)})")
+        action = _index(action_id)
         if _current_player(self.r, &self.s) == P_CHANCE:
             _deal(self.r, &self.s, <int>action)
         else:

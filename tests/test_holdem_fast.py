@@ -149,7 +149,11 @@ def test_small_deck_games_and_short_showdowns():
 def test_illegal_actions_and_cards_are_refused():
     game = load("holdem")
     s = compiled_state(game)
-    s.apply(5)
+    for bad in (1.5, 2 ** 70, "5", None, -3):
+        with pytest.raises(IllegalActionError):
+            s.apply(bad)
+        assert not s.is_legal(bad)
+    s.apply(np.int64(5))
     with pytest.raises(IllegalActionError):
         s.apply(5)  # already dealt
     with pytest.raises(IllegalActionError):
