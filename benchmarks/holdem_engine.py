@@ -12,8 +12,10 @@ Contenders (one process, one core, same run):
   agents in C (``pyx/holdem_engine.pyx``);
 * ``cfrkit compiled (stepped)`` -- ``FastHoldemState`` stepped from Python by the Python
   ``RandomAgent`` (one ``action_view()`` and one ``apply`` per decision);
-* ``cfrkit HoldemState`` -- the ``holdem`` protocol (reference engine) with the Python ``RandomAgent``,
-  chance through ``chance_outcomes()``;
+* ``cfrkit HoldemState`` -- the ``holdem`` protocol (reference engine) with the Python ``RandomAgent``
+  (reads ``action_view()``), chance through ``chance_outcomes()``; and the same with a game-agnostic
+  random agent that reads the id list ``legal_actions()`` (the path that listed 19,803 raise ids per
+  decision before ``legal_actions()`` became lazy);
 * ``pokerkit`` -- ``NoLimitTexasHoldem`` with dealing, showdown and chip automations, the same
   random agent through its ``can_*`` / ``fold`` / ``check_or_call`` / ``complete_bet_or_raise_to`` API;
 * ``OpenSpiel universal_poker`` -- the same game (``bettingAbstraction=fullgame``) through pyspiel,
@@ -110,6 +112,35 @@ def cfrkit_protocol(seed):
     return play
 
 
+def cfrkit_protocol_generic(seed):
+    """A game-agnostic random agent that reads ``legal_actions()`` (the id list) at every decision."""
+    game = load(GAME)
+    rng = random.Random(seed)
+
+    def act(s):
+        legal = s.legal_actions()  # lazy: len / indexing without listing 19,803 raise ids
+        kinds = [a for a in (0, 1) if a in legal]
+        raises = len(legal) - len(kinds)
+        if raises:
+            kinds.append(2)
+        kind = rng.choice(kinds)
+        return kind if kind < 2 else legal[len(kinds) - 1 + rng.randrange(raises)]
+
+    def play(k):
+        total = 0.0
+        for _ in range(k):
+            s = game.new_initial_state()
+            while not s.is_terminal():
+                if s.is_chance_node():
+                    outcomes = s.chance_outcomes()
+                    s.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+                else:
+                    s.apply_action(act(s))
+            total += s.returns()[0]
+        return total
+    return play
+
+
 def pokerkit_player(seed):
     import pokerkit as pk
 
@@ -183,6 +214,7 @@ def main(argv=None):
     contenders = [("cfrkit compiled (batched, agents in C)", cfrkit_batched),
                   ("cfrkit compiled (stepped, Python RandomAgent)", cfrkit_stepped),
                   ("cfrkit HoldemState protocol (Python RandomAgent)", cfrkit_protocol),
+                  ("cfrkit HoldemState protocol (legal_actions() agent)", cfrkit_protocol_generic),
                   ("pokerkit", pokerkit_player),
                   ("OpenSpiel universal_poker", openspiel_player)]
     rates = {}
@@ -190,17 +222,17 @@ def main(argv=None):
         try:
             play = make(args.seed)
         except ImportError as exc:
-            print(f"{name:50s} skipped: {exc}")
+            print(f"{name:52s} skipped: {exc}")
             continue
         play(2)  # warm up (tables, imports)
         hands, wall, cpu = timed(play, args.seconds)
         rates[name] = (hands / wall, hands / cpu)
-        print(f"{name:50s} {hands:9d} hands {hands / wall:12,.0f} hands/s wall {hands / cpu:12,.0f} hands/s CPU")
+        print(f"{name:52s} {hands:9d} hands {hands / wall:12,.0f} hands/s wall {hands / cpu:12,.0f} hands/s CPU")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for peer in ("pokerkit", "OpenSpiel universal_poker"):
         if peer not in rates:
             continue
-        for name in list(rates)[:3]:
+        for name in [n for n in rates if n.startswith("cfrkit")]:
             print(f"ratio {name} / {peer}: {rates[name][0] / rates[peer][0]:,.1f}x wall, "
                   f"{rates[name][1] / rates[peer][1]:,.1f}x CPU")
 
