@@ -465,10 +465,14 @@ cdef inline uint64_t _below(uint64_t *state, uint64_t bound) noexcept nogil:
 cdef class CompiledRules:
     """Rules of one game for the compiled core (built by ``cfrkit.games.holdem.fast``)."""
     cdef Rules r
+    cdef tuple _args
 
     def __init__(self, int num_players, int num_rounds, bint is_limit, stacks, blinds, antes, raise_sizes,
                  first_players, max_raises, num_board_cards, int num_hole_cards, deck, bint fractional_split):
         cdef int p, i, acc = 0
+        self._args = (num_players, num_rounds, is_limit, tuple(stacks), tuple(blinds), tuple(antes),
+                      tuple(raise_sizes), tuple(first_players), tuple(max_raises), tuple(num_board_cards),
+                      num_hole_cards, tuple(deck), fractional_split)
         if not 2 <= num_players <= MAXP or not 1 <= num_rounds <= MAXR or not 1 <= num_hole_cards <= MAXHOLE:
             raise ValueError("compiled hold'em: players 2..10, rounds 1..4, hole cards 1..5")
         self.r.n = num_players
@@ -504,6 +508,9 @@ cdef class CompiledRules:
     @property
     def num_players(self):
         return self.r.n
+
+    def __reduce__(self):
+        return (CompiledRules, self._args)
 
     @property
     def deck(self):
@@ -559,6 +566,10 @@ cdef class CompiledState:
         for i in range(self.hlen):
             new._push(self.hist[i])
         return new
+
+    def __reduce__(self):
+        # pickled as rules + history, rebuilt by replaying (subclasses included)
+        return (_rebuild_state, (type(self), self.rules, self.history()))
 
     def history(self):
         """Actions applied from the root (card ids at chance nodes, protocol action ids otherwise)."""
@@ -674,6 +685,13 @@ cdef class CompiledState:
     @property
     def is_limit(self):
         return self.r.is_limit != 0
+
+
+def _rebuild_state(cls, CompiledRules rules, history):
+    state = cls(rules)
+    for action in history:
+        state.apply(action)
+    return state
 
 
 def play_random_hands(CompiledRules rules, int64_t num_hands, uint64_t seed, int record_length=0):

@@ -230,3 +230,16 @@ def test_short_all_ins_that_do_not_add_up_keep_the_betting_closed():
     assert view.call_amount >= ref.raise_inc and view.remaining > view.call_amount  # not blocked otherwise
     assert view.raise_min is None and fast.action_view() == view
     assert not fast.is_legal(raise_action(view.to_match + 100))
+
+
+def test_compiled_states_pickle_as_rules_and_history():
+    import pickle
+
+    game = load("holdem(definition=holdem.nolimit.3p)")
+    s = compiled_state(game)
+    for a in (0, 1, 2, 3, 4, 5, CALL, raise_action(400)):
+        s.apply(a)
+    t = pickle.loads(pickle.dumps(s))
+    assert type(t) is FastHoldemState and t.history() == s.history() and t.action_view() == s.action_view()
+    t.apply(FOLD)
+    assert s.history() != t.history()  # independent copies
