@@ -97,14 +97,11 @@ class RandomAgent(PokerAgent):
         self.rng = random.Random(seed)
 
     def act(self, state: HoldemState) -> int:
-        kinds = [k for k in (FOLD, CALL) if state.is_legal(k)]
-        rng_range = state.raise_range()
-        if rng_range is not None:
-            kinds.append(RAISE)
-        kind = self.rng.choice(kinds)
-        if kind != RAISE or state.d.is_limit:
+        view = state.action_view()
+        kind = self.rng.choice(view.kinds)
+        if kind != RAISE or view.is_limit:
             return kind
-        return raise_action(self.rng.randint(rng_range[0], rng_range[1]))
+        return raise_action(self.rng.randint(view.raise_min, view.raise_max))
 
 
 class AlwaysCallAgent(PokerAgent):
@@ -211,16 +208,12 @@ class FixedRangeRaiser(PokerAgent):
         return hand_class(hole) in self.classes
 
     def act(self, state: HoldemState) -> int:
-        p = state.current_player()
-        if not self.in_range(state, p):
-            return FOLD if state.is_legal(FOLD) else CALL
-        rng = state.raise_range()
-        if rng is None:
+        view = state.action_view()
+        if not self.in_range(state, view.player):
+            return FOLD if view.can_fold else CALL
+        if not view.can_raise:
             return CALL
-        if state.d.is_limit:
-            return RAISE
-        target = state.max_spent() + int(round(self.fraction * (state.pot() + state.call_amount(p))))
-        return raise_action(min(rng[1], max(rng[0], target)))
+        return view.pot_raise(self.fraction)
 
 
 AGENT_NAMES = ("random", "always-call", "fixed-range-raiser", "policy")
@@ -344,8 +337,8 @@ class PolicyAgent(PokerAgent):
     def act(self, state: HoldemState) -> int:
         p = state.current_player()
         if self.abstract is None:
-            legal = state.legal_actions()
-            return self._sample(self.policy.action_probabilities(state, p), set(legal))
+            # the lazy id list answers `in` without listing every raise size
+            return self._sample(self.policy.action_probabilities(state, p), state.legal_actions())
         a = None if self._off_tree else self.abstract_state(state)
         if a is None or a.current_player() != p:
             if not self._off_tree:
@@ -353,17 +346,16 @@ class PolicyAgent(PokerAgent):
                 self.off_tree_hands += 1
             return CALL
         choice = self._sample(self.policy.action_probabilities(a, p), set(a.legal_actions()))
+        view = state.action_view()
         if choice in (FOLD, CALL):
-            return choice if state.is_legal(choice) else CALL
-        rng = state.raise_range()
-        if rng is None:
+            return choice if choice in view else CALL
+        if not view.can_raise:
             return CALL
-        if state.d.is_limit:
+        if view.is_limit:
             return RAISE
         for action, _, pots in a.raise_targets():
             if action == choice:
                 if action == self.abstract.allin_action:
-                    return raise_action(rng[1])
-                target = state.max_spent() + int(round(pots * (state.pot() + state.call_amount(p))))
-                return raise_action(min(rng[1], max(rng[0], target)))
+                    return view.raise_to(view.raise_max)
+                return view.pot_raise(pots)
         return CALL

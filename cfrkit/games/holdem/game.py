@@ -23,6 +23,12 @@ Action ids (stable, documented):
   :func:`raise_amount` to convert.  The legal ``N`` form one interval ``[min, max]``
   (:meth:`HoldemState.raise_range`).
 
+Agents and servers use :meth:`HoldemState.action_view` (an :class:`~cfrkit.games.holdem.actions.ActionView`:
+fold / check-call / raise to ``[min, max]`` in chips).  ``legal_actions()`` stays the sorted id list
+for tree algorithms, as a lazy :class:`~cfrkit.games.holdem.actions.LegalActions` sequence (``len``,
+``in``, indexing, equality with lists) that never materialises the raise sizes, so huge stacks cost
+nothing.
+
 Chance outcomes are card ids (``4 * rank + suit``): first the hole cards (seat 0's, then seat 1's,
 ...), then each round's board cards.  Returns are chips won minus chips put in.
 
@@ -42,15 +48,18 @@ Betting rules (as the TDA rules and pokerkit play them; ACPC agrees on all ordin
 """
 from __future__ import annotations
 
+from operator import sub as _sub
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
+import numpy as np
+
 from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError, IllegalActionError, State
+from cfrkit.games.holdem.actions import CALL, FOLD, RAISE, RAISE_OFFSET, ActionView, LegalActions
 from cfrkit.games.holdem.definition import GameDefinition, load_definition, validate
 from cfrkit.games.registry import register
 
-FOLD, CALL, RAISE = 0, 1, 2
-#: no-limit raise-to N has action id ``RAISE_OFFSET + N``.
-RAISE_OFFSET = 2
+_new_view = ActionView._make
+_MAX_MASK = 64 << 20  # ids: the largest legal_actions_mask (bytes) built
 DEFAULT_DEFINITION = "holdem.nolimit.2p.reverse_blinds"
 
 
@@ -113,6 +122,7 @@ class HoldemGame(Game):
         self.is_limit = d.is_limit
         self.big_blind = float(d.big_blind) if d.big_blind > 0 else None
         self._deck = tuple(d.deck())
+        self._deck_set = frozenset(self._deck)
         self._num_hole = d.num_players * d.num_hole_cards
         self._board_after = [d.total_board_cards(r + 1) for r in range(d.num_rounds)]
         # largest number of chips a player can put in (bounds the utilities)
@@ -200,7 +210,8 @@ class HoldemState(State):
         return self.d.stack[p] - self.spent[p]
 
     def max_bet(self) -> int:
-        return max(self.spent[p] - self.round_start[p] for p in range(self.d.num_players))
+        """The largest bet of the current round (chips)."""
+        return max(map(_sub, self.spent, self.round_start))
 
     def max_spent(self) -> int:
         """The largest total any player has put in (the amount to match)."""
@@ -228,7 +239,8 @@ class HoldemState(State):
     def current_player(self) -> int:
         if self._terminal:
             return TERMINAL
-        if self._cards_needed() > 0:
+        game = self.game
+        if self._dealt < game._num_hole or game._board_after[self.round] > len(self.board):
             return CHANCE
         return self.actors[0]
 
@@ -238,9 +250,8 @@ class HoldemState(State):
         used = set(self.board)
         for h in self.hole:
             used.update(h)
-        remaining = [c for c in self.game._deck if c not in used]
-        p = 1.0 / len(remaining)
-        return [(c, p) for c in remaining]
+        p = 1.0 / (len(self.game._deck) - len(used))
+        return [(c, p) for c in self.game._deck if c not in used]
 
     def _deal(self, card: int) -> None:
         k = self.d.num_hole_cards
@@ -324,20 +335,52 @@ class HoldemState(State):
         hi = lo if d.is_limit else cap
         return self.round_start[p] + lo, self.round_start[p] + hi
 
-    def _legal_actions(self, player: int) -> List[int]:
-        if player != self.current_player() or player < 0:
-            return []
-        actions = []
-        if self.bet(player) < self.max_bet():
-            actions.append(FOLD)
-        actions.append(CALL)
+    def _legal_actions(self, player: int) -> LegalActions:
+        if player < 0 or player != self.current_player():
+            return LegalActions()
+        small = (FOLD, CALL) if self.bet(player) < self.max_bet() else (CALL,)
         rng = self.raise_range(player)
-        if rng is not None:
-            if self.d.is_limit:
-                actions.append(RAISE)
-            else:
-                actions.extend(range(RAISE_OFFSET + rng[0], RAISE_OFFSET + rng[1] + 1))
-        return actions
+        if rng is None:
+            return LegalActions(small)
+        if self.d.is_limit:
+            return LegalActions(small + (RAISE,))
+        return LegalActions(small, RAISE_OFFSET + rng[0], RAISE_OFFSET + rng[1])
+
+    def legal_actions_mask(self, player: Optional[int] = None) -> np.ndarray:
+        """int8[num_distinct_actions()] with ones at the legal ids (filled by slices).
+
+        Raises ``GameError`` when the mask would exceed 64 MiB (deep stacks): use ``legal_actions()``
+        or ``action_view()``.
+        """
+        if self.game.num_distinct_actions() > _MAX_MASK:
+            raise GameError(f"a legal-action mask of {self.game.num_distinct_actions():,} ids is too large; use "
+                            f"legal_actions() (lazy) or action_view()")
+        mask = np.zeros(self.game.num_distinct_actions(), dtype=np.int8)
+        legal = self.legal_actions(player)
+        if isinstance(legal, LegalActions):
+            mask[list(legal.small)] = 1
+            mask[legal.first_raise:legal.last_raise + 1] = 1
+        else:
+            mask[legal] = 1
+        return mask
+
+    def action_view(self) -> ActionView:
+        """The decision of the player to act: fold / check-call / raise to ``[min, max]`` (chips).
+
+        See :class:`~cfrkit.games.holdem.actions.ActionView`; raises ``GameError`` at chance and
+        terminal nodes.
+        """
+        p = self.current_player()
+        if p < 0:
+            raise GameError("action_view needs a decision node, not a " +
+                            ("terminal" if p == TERMINAL else "chance") + " node")
+        max_bet = self.max_bet()
+        bet = self.spent[p] - self.round_start[p]
+        remaining = self.d.stack[p] - self.spent[p]
+        rng = self.raise_range(p)
+        lo, hi = (None, None) if rng is None else rng
+        return _new_view((p, bet < max_bet, min(remaining, max_bet - bet), lo, hi, self.d.is_limit, sum(self.spent),
+                          self.spent[p], remaining, self.round_start[p] + max_bet))
 
     def is_legal(self, action: int) -> bool:
         """Fast legality test of a player action (no list of all raise sizes is built)."""
@@ -378,7 +421,13 @@ class HoldemState(State):
         if current == TERMINAL:
             raise IllegalActionError(f"action {action} applied to a terminal state")
         if current == CHANCE:
-            super().apply_action(action)
+            # a card of the deck not dealt yet (checked without listing the chance outcomes)
+            if (type(action) is not int and not hasattr(action, "__index__")) or action not in self.game._deck_set \
+                    or action in self.board or any(action in h for h in self.hole):
+                raise IllegalActionError(f"card {action!r} is not legal for chance (not in the deck, or "
+                                         f"already dealt)")
+            self._deal(int(action))
+            self._history.append(int(action))
             return
         if not isinstance(action, (int,)) and not hasattr(action, "__index__"):
             raise IllegalActionError(f"action must be an integer id, got {action!r}")

@@ -435,7 +435,10 @@ def _build(game: Game, max_nodes: int) -> CompiledGame:
             actions = [a for a, _ in outcomes]
             probs = [p for _, p in outcomes]
         else:
-            actions = state.legal_actions()
+            actions = state.legal_actions()  # may be a lazy sequence (hold'em raise sizes): check size first
+            if len(player) + len(actions) > max_nodes:
+                raise TreeTooLargeError(f"{game.game_string()} has more than {max_nodes:,} nodes; "
+                                        f"use a sampling solver (es-mccfr, os-mccfr) or raise max_nodes")
             probs = [1.0] * len(actions)
             key = state.information_state_string(current)
             index = key_index.get((current, key))

@@ -47,6 +47,8 @@ from cfrkit.policy import (PolicyFileError, TabularPolicy, check_array, load_npz
 
 _STATE_MAGIC = "cfrkit-mccfr-state"
 _STATE_VERSION = 1
+#: largest number of legal actions at one decision the tabular tables accept
+_MAX_ACTIONS = 1_000_000
 
 
 class _InfoSet:
@@ -129,7 +131,12 @@ class MCCFRSolver:
             cum[-1] = 1.0 + 1e-12  # guard against rounding: the last outcome takes what is left
             node.cum = cum
         else:
-            node.actions = tuple(state.legal_actions())
+            legal = state.legal_actions()  # may be lazy (hold'em raise sizes): check before materialising
+            if len(legal) > _MAX_ACTIONS:
+                raise GameError(f"{self.game.game_string()}: {len(legal):,} legal actions at one decision; tabular "
+                                f"MCCFR keeps regrets per action (at most {_MAX_ACTIONS:,}): abstract the actions "
+                                f"(e.g. holdem_abstract)")
+            node.actions = tuple(legal)
             key = self._policy_key(player, state.information_state_string(player))
             info = self.infosets.get(key)
             if info is None:
