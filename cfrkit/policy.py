@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterable, Mapping, Optional, Protocol
 
 import numpy as np
 
-from cfrkit.games.base import Game, State
+from cfrkit.games.base import Game, GameError, State
 from cfrkit.games.registry import load
 from cfrkit.games.sequential import as_sequential
 
@@ -112,8 +112,11 @@ class TabularPolicy:
         """Read a policy saved by :meth:`save`; checks that it belongs to ``game`` when given."""
         header, arrays = load_npz_checked(path, FILE_MAGIC, ("keys", "offsets", "actions", "probs"))
         stored_game = header["game"]
-        if game is not None and as_sequential(game).game_string() != as_sequential(stored_game).game_string():
-            raise PolicyFileError(f"{path}: policy is for game {stored_game!r}, not {load(game).game_string()!r}")
+        if game is not None:
+            # a game object of the user's own (unregistered) must match the stored string exactly
+            wanted = as_sequential(load(game)).game_string()
+            if wanted != stored_game and wanted != _sequential_string(stored_game):
+                raise PolicyFileError(f"{path}: policy is for game {stored_game!r}, not {load(game).game_string()!r}")
         keys, offsets, actions, probs = (arrays[k] for k in ("keys", "offsets", "actions", "probs"))
         if len(offsets) != len(keys) + 1 or offsets[-1] != len(actions) or len(actions) != len(probs):
             raise PolicyFileError(f"{path}: inconsistent array sizes (corrupted policy file)")
@@ -121,7 +124,15 @@ class TabularPolicy:
         for i, key in enumerate(keys):
             lo, hi = offsets[i], offsets[i + 1]
             table[str(key)] = dict(zip(actions[lo:hi].tolist(), probs[lo:hi].tolist()))
-        return cls(stored_game, table, metadata=header.get("metadata", {}))
+        return cls(as_sequential(load(game)) if game is not None else stored_game, table, metadata=header.get("metadata", {}))
+
+
+def _sequential_string(game_string: str) -> Optional[str]:
+    """Game string of the turn-based form of a registered game string (None if it does not load)."""
+    try:
+        return as_sequential(load(game_string)).game_string()
+    except GameError:
+        return None
 
 
 def save_npz_atomic(path: str, header: Dict[str, Any], **arrays: np.ndarray) -> None:

@@ -171,9 +171,7 @@ def slots_to_policy(tree: CompiledGame, slots: np.ndarray, metadata: Optional[Di
              for s, key in enumerate(tree.infoset_keys)}
     policy = TabularPolicy.__new__(TabularPolicy)
     # the table is built already normalised; skip the per-entry conversion of the constructor
-    from cfrkit.games.registry import load
-
-    policy.game = load(tree.game_string)
+    policy.game = tree.game()
     policy.table = table
     policy.metadata = dict(metadata or {})
     policy.missing = "uniform"

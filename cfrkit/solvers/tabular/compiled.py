@@ -96,7 +96,9 @@ class CompiledGame:
         return actions[::-1]
 
     def game(self) -> Game:
-        return as_sequential(load(self.game_string))
+        """The (turn-based) game the tree was compiled from."""
+        source = getattr(self, "_source_game", None)
+        return source if source is not None else as_sequential(load(self.game_string))
 
     def describe(self) -> str:
         kinds = {"decision": int(np.sum(self.node_player >= 0)), "chance": int(np.sum(self.node_player == CHANCE)),
@@ -140,6 +142,9 @@ def compile_game(game: "str | Game", max_nodes: Optional[int] = None, cache: boo
     """
     game = as_sequential(load(game))
     key = game.game_string()
+    # a game of the user's own may change its rules under the same name: only registered games
+    # (whose string defines the rules) are cached
+    cache = cache and _is_registered(game)
     if cache and key in _MEMORY_CACHE:
         return _MEMORY_CACHE[key]
     path = _cache_path(key, cache_dir) if cache else None
@@ -158,6 +163,7 @@ def compile_game(game: "str | Game", max_nodes: Optional[int] = None, cache: boo
             f"{key} has about {estimate:.3g} nodes (estimate), more than the budget of {max_nodes:,}; "
             f"use a sampling solver (es-mccfr, os-mccfr) or raise max_nodes")
     tree = _build(game, max_nodes)
+    object.__setattr__(tree, "_source_game", game)
     if cache:
         _MEMORY_CACHE[key] = tree
         if path is not None:
@@ -169,6 +175,16 @@ def compile_game(game: "str | Game", max_nodes: Optional[int] = None, cache: boo
 
 
 _MEMORY_CACHE: Dict[str, CompiledGame] = {}
+
+
+def _is_registered(game: Game) -> bool:
+    """True when ``game`` is what its game string loads (a registered game, not a user's class)."""
+    inner = getattr(game, "inner", None)  # turn-based wrapper of a simultaneous game
+    try:
+        return type(load(game.game_string())) is type(game) and (
+            inner is None or type(load(inner.game_string())) is type(inner))
+    except GameError:
+        return False
 
 
 def _build(game: Game, max_nodes: int) -> CompiledGame:
