@@ -27,9 +27,9 @@ import numpy as np
 
 from cfrkit.games.base import Game, GameError
 from cfrkit.policy import FILE_MAGIC as POLICY_MAGIC
-from cfrkit.policy import PolicyFileError, TabularPolicy, load_npz_checked
+from cfrkit.policy import PolicyFileError, TabularPolicy, _sequential_string, load_npz_checked
 from cfrkit.solvers.tabular.compiled import CompiledGame, compile_game
-from cfrkit.solvers.progress import run_iterations
+from cfrkit.solvers.progress import SolverHistory, run_iterations
 
 ALGORITHMS = {"cfr": 0, "cfr+": 1, "lcfr": 2, "dcfr": 2}
 
@@ -71,6 +71,8 @@ class CFRSolver:
         self._inst = np.empty(t.num_slots, dtype=np.float64)
         self.iterations = 0
         self.seconds = 0.0
+        #: (iteration, seconds, exploitability) of every evaluation and the end of every run
+        self.history = SolverHistory()
         _kernels().regret_matching(self.regrets, t.infoset_offset, t.infoset_player, -1, self.sigma)
 
     @property
@@ -94,14 +96,24 @@ class CFRSolver:
         self.seconds += time.perf_counter() - start
 
     def run(self, iterations: int, callback: Optional[Callable[["CFRSolver"], None]] = None,
-            callback_every: int = 0, progress: bool = False) -> "CFRSolver":
+            callback_every: int = 0, progress: Optional[bool] = None, eval_every: int = 0,
+            target: Optional[float] = None) -> "CFRSolver":
         """Run until ``self.iterations == iterations`` (so a resumed solver runs only what is left).
 
         ``callback(solver)`` is called every ``callback_every`` iterations and at the end;
-        ``progress`` shows a tqdm bar.
+        ``progress`` shows a tqdm bar (default: when stderr is a terminal).  ``eval_every > 0``
+        computes the exact exploitability of the average strategy (game units, e.g. chips) every
+        that many iterations into :attr:`history`; the run stops once it is at most ``target``.
         """
         return run_iterations(self, iterations, callback, callback_every, progress,
-                              desc=f"{self.algorithm} {self.game_string}")
+                              desc=f"{self.algorithm} {self.game_string}", eval_every=eval_every,
+                              target=target, evaluate=CFRSolver.exploitability)
+
+    def exploitability(self) -> float:
+        """Exact exploitability of the current average strategy (game units, e.g. chips)."""
+        from cfrkit.evaluation.exploitability import exploitability
+
+        return exploitability(self.tree, self.average_strategy_array())
 
     # ----------------------------------------------------------------- policies
     def average_strategy_array(self) -> np.ndarray:
@@ -131,7 +143,7 @@ class CFRSolver:
         The file loads as a policy (:meth:`TabularPolicy.load`) and as a solver (:meth:`load`),
         which resumes exactly where this one stopped.
         """
-        solver = {**self._metadata(), "linear_average": self.linear_average}
+        solver = {**self._metadata(), "linear_average": self.linear_average, "history": self.history.to_json()}
         self.average_policy().save(path, extra_arrays={"solver_regrets": self.regrets,
                                                        "solver_strategy_sum": self.strategy_sum},
                                    extra_header={"solver": solver})
@@ -146,7 +158,7 @@ class CFRSolver:
         if game is None:
             game = header["game"]
         tree = game if isinstance(game, CompiledGame) else compile_game(game)
-        if tree.game_string != compile_game(header["game"]).game_string:
+        if tree.game_string != header["game"] and tree.game_string != _sequential_string(header["game"]):
             raise PolicyFileError(f"{path}: checkpoint is for {header['game']!r}, not {tree.game_string!r}")
         solver = cls(tree, algorithm=info["algorithm"], alternating=info["alternating"], alpha=info["alpha"],
                      beta=info["beta"], gamma=info["gamma"], linear_average=info.get("linear_average", False))
@@ -157,6 +169,7 @@ class CFRSolver:
         solver.strategy_sum[:] = sums
         solver.iterations = int(info["iterations"])
         solver.seconds = float(info.get("seconds", 0.0))
+        solver.history = SolverHistory.from_json(info.get("history"))
         _kernels().regret_matching(solver.regrets, tree.infoset_offset, tree.infoset_player, -1, solver.sigma)
         return solver
 
