@@ -73,6 +73,9 @@ class CFRSolver:
         self.seconds = 0.0
         #: (iteration, seconds, exploitability) of every evaluation and the end of every run
         self.history = SolverHistory()
+        # node locking: slots whose strategy is fixed, and the fixed probabilities
+        self._locked_slots = np.zeros(0, dtype=np.int64)
+        self._locked_probs = np.zeros(0, dtype=np.float64)
         _kernels().regret_matching(self.regrets, t.infoset_offset, t.infoset_player, -1, self.sigma)
 
     @property
@@ -93,7 +96,49 @@ class CFRSolver:
                                 t.utilities, t.infoset_offset, t.infoset_player, self.regrets, self.strategy_sum,
                                 self.sigma, self._reach, self._values, self._inst, p, code, float(self.iterations),
                                 self.alpha, self.beta, self.gamma, self.linear_average)
+                if self._locked_slots.size:
+                    self.sigma[self._locked_slots] = self._locked_probs
         self.seconds += time.perf_counter() - start
+
+    # ----------------------------------------------------------------- node locking
+    def lock(self, strategies) -> int:
+        """Fix the strategy at chosen information sets; the solver then solves the rest of the game.
+
+        ``strategies``: a mapping information-state key -> {action: probability} (e.g. a
+        :class:`TabularPolicy`'s ``table``, or part of one).  Probabilities must cover the legal
+        actions of the set and sum to one.  Locks add to earlier ones; returns the number of locked
+        information sets.  The locked sets play the fixed strategy in every iteration and in
+        :meth:`average_policy`.
+        """
+        table = getattr(strategies, "table", strategies)
+        index = self.tree.infoset_index()
+        off, acts = self.tree.infoset_offset, self.tree.slot_action
+        locked = dict(zip(self._locked_slots.tolist(), self._locked_probs.tolist()))
+        for key, probs in table.items():
+            s = index.get(key)
+            if s is None:
+                raise GameError(f"lock: {key!r} is not an information state of {self.game_string}")
+            legal = acts[off[s]:off[s + 1]].tolist()
+            given = {int(a): float(p) for a, p in probs.items()}
+            if set(given) - set(legal):
+                raise GameError(f"lock: actions {sorted(set(given) - set(legal))} are not legal at {key!r} "
+                                f"(legal: {legal})")
+            values = np.array([given.get(a, 0.0) for a in legal])
+            if not np.isfinite(values).all() or (values < 0).any() or abs(values.sum() - 1.0) > 1e-6:
+                raise GameError(f"lock: the probabilities at {key!r} must be finite, >= 0 and sum to 1")
+            for j, v in enumerate(values / values.sum()):
+                locked[int(off[s]) + j] = float(v)
+        self._locked_slots = np.fromiter(locked.keys(), dtype=np.int64, count=len(locked))
+        self._locked_probs = np.fromiter(locked.values(), dtype=np.float64, count=len(locked))
+        self.sigma[self._locked_slots] = self._locked_probs
+        return len({int(np.searchsorted(off, s, side="right")) - 1 for s in locked})
+
+    def unlock(self) -> None:
+        """Remove every lock (the locked sets' regrets restart from what they were)."""
+        self._locked_slots = np.zeros(0, dtype=np.int64)
+        self._locked_probs = np.zeros(0, dtype=np.float64)
+        t = self.tree
+        _kernels().regret_matching(self.regrets, t.infoset_offset, t.infoset_player, -1, self.sigma)
 
     def run(self, iterations: int, callback: Optional[Callable[["CFRSolver"], None]] = None,
             callback_every: int = 0, progress: Optional[bool] = None, eval_every: int = 0,
@@ -120,6 +165,8 @@ class CFRSolver:
         """The average strategy as a per-slot array (the layout of the compiled tree)."""
         out = np.empty_like(self.strategy_sum)
         _kernels().average_strategy(self.strategy_sum, self.tree.infoset_offset, out)
+        if self._locked_slots.size:
+            out[self._locked_slots] = self._locked_probs
         return out
 
     def current_strategy_array(self) -> np.ndarray:
