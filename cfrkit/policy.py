@@ -8,10 +8,10 @@ magic and version and that every array is present, so a truncated or foreign fil
 """
 from __future__ import annotations
 
+import glob
 import json
 import os
-import zipfile
-from typing import Any, Dict, Iterable, Mapping, Optional, Protocol
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Protocol
 
 import numpy as np
 
@@ -111,20 +111,38 @@ class TabularPolicy:
     def load(cls, path: str, game: "str | Game | None" = None) -> "TabularPolicy":
         """Read a policy saved by :meth:`save`; checks that it belongs to ``game`` when given."""
         header, arrays = load_npz_checked(path, FILE_MAGIC, ("keys", "offsets", "actions", "probs"))
-        stored_game = header["game"]
+        stored_game = header.get("game")
+        if not isinstance(stored_game, str):
+            raise PolicyFileError(f"{path}: corrupted header (no game string)")
         if game is not None:
             # a game object of the user's own (unregistered) must match the stored string exactly
             wanted = as_sequential(load(game)).game_string()
             if wanted != stored_game and wanted != _sequential_string(stored_game):
                 raise PolicyFileError(f"{path}: policy is for game {stored_game!r}, not {load(game).game_string()!r}")
-        keys, offsets, actions, probs = (arrays[k] for k in ("keys", "offsets", "actions", "probs"))
-        if len(offsets) != len(keys) + 1 or offsets[-1] != len(actions) or len(actions) != len(probs):
+        else:
+            try:
+                as_sequential(stored_game)
+            except GameError as exc:
+                raise PolicyFileError(f"{path}: corrupted header (game {stored_game!r}: {exc})") from None
+        keys = check_array(path, arrays, "keys", "U", 1)
+        offsets = check_array(path, arrays, "offsets", "iu", 1)
+        actions = check_array(path, arrays, "actions", "iu", 1)
+        probs = check_array(path, arrays, "probs", "f", 1)
+        if (len(offsets) != len(keys) + 1 or offsets[0] != 0 or offsets[-1] != len(actions)
+                or len(actions) != len(probs) or np.any(np.diff(offsets) < 0)):
             raise PolicyFileError(f"{path}: inconsistent array sizes (corrupted policy file)")
+        if not np.isfinite(probs).all() or np.any(probs < 0):
+            raise PolicyFileError(f"{path}: probabilities that are NaN, infinite or negative (corrupted file)")
+        if len(actions) and (actions.min() < 0 or actions.max() > np.iinfo(np.int32).max):
+            raise PolicyFileError(f"{path}: action ids out of range (corrupted file)")
+        metadata = header.get("metadata", {})
         table = {}
-        for i, key in enumerate(keys):
-            lo, hi = offsets[i], offsets[i + 1]
+        bounds = offsets.tolist()
+        for i, key in enumerate(keys.tolist()):
+            lo, hi = bounds[i], bounds[i + 1]
             table[str(key)] = dict(zip(actions[lo:hi].tolist(), probs[lo:hi].tolist()))
-        return cls(as_sequential(load(game)) if game is not None else stored_game, table, metadata=header.get("metadata", {}))
+        return cls(as_sequential(load(game)) if game is not None else stored_game, table,
+                   metadata=metadata if isinstance(metadata, dict) else {})
 
 
 def _sequential_string(game_string: str) -> Optional[str]:
@@ -136,22 +154,77 @@ def _sequential_string(game_string: str) -> Optional[str]:
 
 
 def save_npz_atomic(path: str, header: Dict[str, Any], **arrays: np.ndarray) -> None:
-    """Save arrays plus a JSON header to ``path`` via a temporary file, so a crash never leaves half a file."""
+    """Save arrays plus a JSON header to ``path`` via a temporary file, so a crash never leaves half a file.
+
+    The temporary file (``<path>.tmp-<pid>``) is removed when writing fails; temporary files of
+    ``path`` left by processes that were killed mid-write are removed by :func:`remove_stale_temp_files`.
+    """
     tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "wb") as f:
-        np.savez_compressed(f, __header__=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, __header__=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def remove_stale_temp_files(path: str) -> List[str]:
+    """Delete ``<path>.tmp-<pid>`` files whose writing process no longer runs; returns what was removed.
+
+    Atomic writes go through such files; a process killed with SIGKILL mid-write leaves one behind.
+    """
+    removed = []
+    for tmp in glob.glob(glob.escape(path) + ".tmp-*"):
+        pid_text = tmp.rsplit(".tmp-", 1)[1]
+        if pid_text.isdigit() and int(pid_text) != os.getpid() and _pid_alive(int(pid_text)):
+            continue
+        try:
+            os.unlink(tmp)
+            removed.append(tmp)
+        except OSError:
+            pass
+    return removed
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+#: What reading a damaged ``.npz`` raises: zipfile, zlib, numpy's .npy header parser (tokenize, ast) and
+#: json raise many unrelated types on damaged bytes, so every Exception of the reading step counts as
+#: "unreadable file" (KeyboardInterrupt and SystemExit still pass).
+_READ_ERRORS = (Exception,)
 
 
 def load_npz_checked(path: str, magic: str, required: Iterable[str]):
-    """Open an ``.npz`` written by :func:`save_npz_atomic`; return ``(header, arrays)`` or raise PolicyFileError."""
+    """Open an ``.npz`` written by :func:`save_npz_atomic`; return ``(header, arrays)``.
+
+    Raises:
+        FileNotFoundError: no file at ``path``.
+        PolicyFileError: anything else: not a zip, bad CRC or deflate stream (bit flips), truncated,
+            no or unparsable header, wrong magic, missing arrays, arrays of object dtype.
+    """
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such file: {path}")
+    if os.path.isdir(path):
+        raise PolicyFileError(f"{path}: is a directory, not a cfrkit file")
     try:
         with np.load(path, allow_pickle=False) as data:
-            if "__header__" not in data.files:
+            if not hasattr(data, "files") or "__header__" not in data.files:
                 raise PolicyFileError(f"{path}: not a cfrkit file (no header)")
             header = json.loads(bytes(data["__header__"]).decode())
+            if not isinstance(header, dict):
+                raise PolicyFileError(f"{path}: not a cfrkit file (header is not a mapping)")
             missing = [k for k in required if k not in data.files]
             if header.get("magic") != magic:
                 raise PolicyFileError(f"{path}: expected a {magic} file, found {header.get('magic')!r}")
@@ -160,11 +233,29 @@ def load_npz_checked(path: str, magic: str, required: Iterable[str]):
             arrays = {k: data[k] for k in data.files if k != "__header__"}
     except PolicyFileError:
         raise
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError, json.JSONDecodeError) as exc:
+    except _READ_ERRORS as exc:
         raise PolicyFileError(f"{path}: unreadable cfrkit file ({type(exc).__name__}: {exc})") from None
-    if header.get("version", 0) > FILE_VERSION:
-        raise PolicyFileError(f"{path}: file version {header.get('version')} is newer than this cfrkit")
+    version = header.get("version", 0)
+    if not isinstance(version, int):
+        raise PolicyFileError(f"{path}: corrupted header (version {version!r})")
+    if version > FILE_VERSION:
+        raise PolicyFileError(f"{path}: file version {version} is newer than this cfrkit")
     return header, arrays
+
+
+def check_array(path: str, arrays: Dict[str, np.ndarray], name: str, kind: str, ndim: int,
+                finite: bool = False) -> np.ndarray:
+    """``arrays[name]`` if it has dtype kind ``kind`` (numpy ``dtype.kind`` letters, e.g. ``"iu"``) and
+    ``ndim`` dimensions (and only finite numbers with ``finite``), else :class:`PolicyFileError`."""
+    a = arrays.get(name)
+    if a is None:
+        raise PolicyFileError(f"{path}: missing array {name!r} (corrupted file)")
+    if a.dtype.kind not in kind or a.ndim != ndim:
+        raise PolicyFileError(f"{path}: array {name!r} has dtype {a.dtype} and {a.ndim} dimensions "
+                              f"(corrupted file)")
+    if finite and a.dtype.kind == "f" and not np.isfinite(a).all():
+        raise PolicyFileError(f"{path}: array {name!r} holds NaN or infinite numbers (corrupted file)")
+    return a
 
 
 def tabulate(game: "str | Game", policy: Policy, players: Optional[Iterable[int]] = None) -> TabularPolicy:

@@ -78,16 +78,40 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"cfrkit: error: {exc}", file=sys.stderr)
         return 2
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except BrokenPipeError:  # `cfrkit --help | head -1`
+        _silence_stdout()
+        return 141
     try:
         code = args.func(args)
-    except (CliError, GameError, ValueError, FileNotFoundError) as exc:
+    except BrokenPipeError:
+        # the reader went away (`cfrkit games | head -1`): stop quietly, as Unix tools do; stdout goes to
+        # /dev/null so that the interpreter's final flush does not raise again
+        _silence_stdout()
+        return 141  # 128 + SIGPIPE
+    except (CliError, GameError, ValueError, OSError) as exc:
         print(f"cfrkit {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"cfrkit {args.command}: interrupted", file=sys.stderr)
         return 130
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
     return int(code or 0)
+
+
+def _silence_stdout() -> None:
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - stdout without a descriptor
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

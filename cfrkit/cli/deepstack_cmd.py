@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from cfrkit.cli import CliError
 
@@ -30,6 +31,7 @@ def add_parser(sub) -> None:
     p.add_argument("--backend", choices=("numpy", "torch"), default="numpy",
                    help="solver arrays; torch uses the GPU when there is one")
     p.add_argument("--device", default=None, help="torch device (default: cuda if available)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_datagen)
 
     t = sub.add_parser("train-valuenet", help="train a DeepStack value network on datagen shards")
@@ -81,10 +83,18 @@ def run_datagen(args) -> int:
                     workers=args.workers)
     if not 0 <= args.skip < args.iterations:
         raise CliError(f"--skip must be in [0, --iterations), got {args.skip}")
-    paths = generate_dataset(args.out_dir, args.game, args.samples, shard_size=args.shard_size,
-                             iterations=args.iterations, skip=args.skip, seed=args.seed, pots=args.pots,
-                             workers=args.workers, ray_address=args.ray, backend=args.backend, device=args.device,
-                             targets=args.targets)
+    from cfrkit.cli._runtime import InterruptOnSignal
+
+    with InterruptOnSignal() as signals:
+        try:
+            paths = generate_dataset(args.out_dir, args.game, args.samples, shard_size=args.shard_size,
+                                     iterations=args.iterations, skip=args.skip, seed=args.seed, pots=args.pots,
+                                     workers=args.workers, ray_address=args.ray, backend=args.backend,
+                                     device=args.device, targets=args.targets, progress=not args.no_progress)
+        except KeyboardInterrupt:
+            print(f"cfrkit datagen: interrupted; finished shards are kept in {args.out_dir} (run the same command "
+                  f"to resume)", file=sys.stderr)
+            return signals.exit_code()
     print(f"{len(paths)} shards in {args.out_dir}")
     return 0
 

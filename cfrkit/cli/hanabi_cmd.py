@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 
+from cfrkit.cli import CliError
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("hanabi", help="Hanabi: self-play, MAP-Elites, crosstables, ad-hoc protocol")
@@ -32,14 +34,16 @@ def add_parser(sub) -> None:
     m = hs.add_parser("map-elites", help="generate a pool of diverse rule agents with MAP-Elites (resumable)")
     m.add_argument("--out", required=True, help="run directory (checkpoint.npz, summary.json, map.png)")
     m.add_argument("--individuals", type=int, default=100_000)
-    m.add_argument("--initial-random", type=int, default=10_000)
-    m.add_argument("--games", type=int, default=100, help="self-play games per evaluation")
-    m.add_argument("--bins", type=int, default=20)
-    m.add_argument("--length", type=int, default=15, help="chromosome length")
-    m.add_argument("--players", type=int, default=2)
-    m.add_argument("--scoring", choices=["played_cards", "zero_on_loss"], default="played_cards")
+    # run settings default to None so that a resume can tell "not given" (kept) from "changed" (refused)
+    m.add_argument("--initial-random", type=int, default=None, help="random individuals first (default 10000)")
+    m.add_argument("--games", type=int, default=None, help="self-play games per evaluation (default 100)")
+    m.add_argument("--bins", type=int, default=None, help="bins per behaviour axis (default 20)")
+    m.add_argument("--length", type=int, default=None, help="chromosome length (default 15)")
+    m.add_argument("--players", type=int, default=None, help="players (default 2)")
+    m.add_argument("--scoring", choices=["played_cards", "zero_on_loss"], default=None,
+                   help="fitness scoring (default played_cards)")
     m.add_argument("--workers", type=int, default=1, help="worker processes")
-    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--seed", type=int, default=None, help="seed (default 0)")
     m.add_argument("--time-limit", type=float, default=None, help="stop after this many seconds (resume later)")
     m.add_argument("--checkpoint-every", type=float, default=60.0, help="seconds between checkpoints")
     m.add_argument("--reevaluate", type=int, default=0, help="re-evaluate elites over this many games at the end")
@@ -132,15 +136,26 @@ def run_map_elites(args) -> int:
 
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "checkpoint.npz")
+    # command-line option -> MapElitesConfig field, default
+    settings = {"players": ("players", 2), "length": ("chromosome_length", 15), "bins": ("bins", 20),
+                "initial_random": ("initial_random", 10_000), "games": ("games_per_eval", 100),
+                "scoring": ("scoring", "played_cards"), "seed": ("seed", 0)}
     if os.path.exists(path):
         run = MapElites.load(path, workers=args.workers)
+        changed = [f"--{opt.replace('_', '-')} {getattr(args, opt)} (checkpoint: {getattr(run.config, field)})"
+                   for opt, (field, _) in settings.items()
+                   if getattr(args, opt) is not None and getattr(args, opt) != getattr(run.config, field)]
+        if changed:
+            raise CliError(f"{path} was made with other settings: {', '.join(changed)}; leave them out to resume "
+                           f"or use another --out")
         if args.individuals > run.config.individuals:
             run.config.individuals = args.individuals
-        print(f"resuming {path}: {run.generated} individuals done")
+        kept = ", ".join(f"{opt} {getattr(run.config, field)}" for opt, (field, _) in settings.items())
+        print(f"resuming {path}: {run.generated} individuals done (settings from the checkpoint: {kept})")
     else:
-        config = MapElitesConfig(players=args.players, chromosome_length=args.length, bins=args.bins,
-                                 individuals=args.individuals, initial_random=args.initial_random,
-                                 games_per_eval=args.games, scoring=args.scoring, seed=args.seed)
+        values = {field: default if getattr(args, opt) is None else getattr(args, opt)
+                  for opt, (field, default) in settings.items()}
+        config = MapElitesConfig(individuals=args.individuals, **values)
         run = MapElites(config, checkpoint=path, workers=args.workers)
     run.run(time_limit=args.time_limit, checkpoint_every=args.checkpoint_every, progress=not args.no_progress)
     extra = {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+import warnings
 from typing import List, Tuple
 
 from cfrkit.cli import CliError
@@ -18,20 +19,28 @@ COMPILED = ("cfr", "cfr+", "lcfr", "dcfr")
 SAMPLING = ("es-mccfr", "os-mccfr")
 
 
+DCFR_DEFAULTS = {"alpha": 1.5, "beta": 0.0, "gamma": 2.0}
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("solve", help="solve a game with a CFR-family algorithm, printing exploitability")
     p.add_argument("game", help="game string, e.g. leduc, kuhn(players=3), leduc_nolimit(stack=1200)")
     p.add_argument("--algorithm", "-a", default="cfr+", choices=COMPILED + SAMPLING)
     p.add_argument("--iterations", "-n", type=int, default=1000, help="total iterations (default 1000)")
-    p.add_argument("--out", "-o", default=None, help="policy + checkpoint file (.npz); resumed when present")
+    p.add_argument("--out", "-o", default=None,
+                   help="policy + checkpoint file (.npz); resumed when present, saved periodically and on "
+                        "Ctrl-C / SIGTERM")
     p.add_argument("--eval-every", type=int, default=0,
                    help="exploitability every K iterations (default: about 10 reports per run)")
-    p.add_argument("--checkpoint-every", type=int, default=0, help="save --out every K iterations")
+    p.add_argument("--checkpoint-every", type=int, default=0,
+                   help="also save --out every K iterations (independent of --eval-every)")
+    p.add_argument("--checkpoint-minutes", type=float, default=10.0,
+                   help="save --out every M minutes of running (default 10; 0: only at the end and on signals)")
     p.add_argument("--plot", default=None, help="PNG of exploitability against iterations and seconds")
-    p.add_argument("--seed", type=int, default=0, help="seed of the sampling solvers")
-    p.add_argument("--alpha", type=float, default=1.5, help="DCFR alpha (default 1.5)")
-    p.add_argument("--beta", type=float, default=0.0, help="DCFR beta (default 0)")
-    p.add_argument("--gamma", type=float, default=2.0, help="DCFR gamma (default 2)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the sampling solvers (default 0)")
+    p.add_argument("--alpha", type=float, default=None, help="DCFR alpha (default 1.5)")
+    p.add_argument("--beta", type=float, default=None, help="DCFR beta (default 0)")
+    p.add_argument("--gamma", type=float, default=None, help="DCFR gamma (default 2)")
     p.add_argument("--simultaneous", action="store_true", help="simultaneous instead of alternating updates (cfr)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_solve)
@@ -39,7 +48,35 @@ def add_parser(sub) -> None:
     e = sub.add_parser("exploitability", help="exact exploitability of a saved policy")
     e.add_argument("game", help="game string")
     e.add_argument("policy", help="policy file written by cfrkit solve (or TabularPolicy.save)")
+    e.add_argument("--min-coverage", type=float, default=None,
+                   help="refuse a policy covering less than this fraction of the information sets (default 0.1)")
     e.set_defaults(func=run_exploitability)
+
+
+def _check_resume_settings(args, stored: dict) -> None:
+    """Refuse settings given on the command line that differ from the checkpoint's; say which are kept."""
+    changed = {k: (v, stored[k]) for k, v in _given_settings(args).items()
+               if k in stored and not _same(v, stored[k])}
+    if changed:
+        detail = ", ".join(f"--{k} {new} (checkpoint: {old})" for k, (new, old) in changed.items())
+        raise CliError(f"{args.out} was made with other settings: {detail}; resume with the checkpoint's settings "
+                       f"(or leave them out) or use another --out")
+    kept = ", ".join(f"{k} {v}" for k, v in stored.items())
+    if kept:
+        print(f"settings from the checkpoint: {kept}", file=sys.stderr)
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        return float(a) == float(b)
+    return a == b
+
+
+def _given_settings(args) -> dict:
+    given = {k: getattr(args, k) for k in ("alpha", "beta", "gamma", "seed") if getattr(args, k) is not None}
+    if args.simultaneous:
+        given["simultaneous"] = True
+    return given
 
 
 def _make_solver(args, game):
@@ -51,32 +88,53 @@ def _make_solver(args, game):
             if solver.algorithm != args.algorithm:
                 raise CliError(f"{args.out} holds a {solver.algorithm} run; use --algorithm {solver.algorithm} "
                                f"to resume it or another --out")
+            stored = {"simultaneous": not solver.alternating}
+            if solver.algorithm == "dcfr":
+                stored.update(alpha=solver.alpha, beta=solver.beta, gamma=solver.gamma)
+            _check_resume_settings(args, stored)
             return solver, True
-        return CFRSolver(game, algorithm=args.algorithm, alternating=not args.simultaneous, alpha=args.alpha,
-                         beta=args.beta, gamma=args.gamma), False
+        if args.seed is not None:
+            raise CliError("--seed applies to the sampling solvers (es-mccfr, os-mccfr) only")
+        if args.algorithm != "dcfr" and any(getattr(args, k) is not None for k in DCFR_DEFAULTS):
+            raise CliError(f"--alpha/--beta/--gamma apply to dcfr only, not {args.algorithm}")
+        dcfr = {k: DCFR_DEFAULTS[k] if getattr(args, k) is None else getattr(args, k) for k in DCFR_DEFAULTS}
+        return CFRSolver(game, algorithm=args.algorithm, alternating=not args.simultaneous, **dcfr), False
     from cfrkit.solvers.tabular import mccfr
 
+    if args.simultaneous or any(getattr(args, k) is not None for k in DCFR_DEFAULTS):
+        raise CliError("--alpha/--beta/--gamma/--simultaneous apply to the compiled CFR family, not to "
+                       f"{args.algorithm}")
     cls = mccfr.ExternalSamplingMCCFR if args.algorithm == "es-mccfr" else mccfr.OutcomeSamplingMCCFR
     if args.out and os.path.exists(args.out):
         solver = mccfr.load_mccfr(args.out, game)
         if solver.algorithm != cls.algorithm:
             raise CliError(f"{args.out} holds a {solver.algorithm} run; use another --out to start a new one")
+        _check_resume_settings(args, {"seed": solver.seed})
         return solver, True
-    return cls(game, seed=args.seed), False
+    return cls(game, seed=0 if args.seed is None else args.seed), False
 
 
 def run_solve(args) -> int:
+    from cfrkit.cli._runtime import GracefulStop, check_output_file
     from cfrkit.evaluation import exploitability
     from cfrkit.games import load
+    from cfrkit.policy import remove_stale_temp_files
     from cfrkit.solvers import TreeTooLargeError, compile_game
 
     if args.iterations <= 0:
         raise CliError(f"--iterations must be positive, got {args.iterations}")
+    if args.checkpoint_every < 0 or not args.checkpoint_minutes >= 0:
+        raise CliError("--checkpoint-every and --checkpoint-minutes must be >= 0")
     if args.plot:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
             raise CliError("--plot needs matplotlib: pip install 'cfrkit[plots]'") from None
+        check_output_file(args.plot, "--plot")
+    if args.out:
+        check_output_file(args.out)
+        for tmp in remove_stale_temp_files(args.out):
+            print(f"removed {tmp} (left by an interrupted save)", file=sys.stderr)
     game = load(args.game)
     try:
         tree = compile_game(game)
@@ -91,6 +149,11 @@ def run_solve(args) -> int:
     history: List[Tuple[int, float, float]] = []
     start_seconds = getattr(solver, "seconds", 0.0)
     wall_start = time.perf_counter()
+    last_save = [time.monotonic(), solver.iterations]
+
+    def save(s) -> None:
+        s.save(args.out)
+        last_save[:] = [time.monotonic(), s.iterations]
 
     def report(s) -> None:
         seconds = getattr(s, "seconds", start_seconds + time.perf_counter() - wall_start)
@@ -98,19 +161,38 @@ def run_solve(args) -> int:
             print(f"iteration {s.iterations:>8d}  {seconds:8.2f} s", flush=True)
             return
         policy = s.average_strategy_array() if hasattr(s, "average_strategy_array") else s.average_policy()
-        value = exploitability(tree, policy)
+        with warnings.catch_warnings():  # unvisited sets of a sampling solver are uniform by definition
+            warnings.simplefilter("ignore")
+            value = exploitability(tree, policy, min_coverage=0.0)
         history.append((s.iterations, seconds, value))
         print(f"iteration {s.iterations:>8d}  {seconds:8.2f} s  exploitability {value:.6g}", flush=True)
-        if args.out and args.checkpoint_every and s.iterations % args.checkpoint_every == 0:
-            s.save(args.out)
+
+    def after_chunk(s) -> None:
+        if not args.out or s.iterations == last_save[1]:
+            return
+        by_count = args.checkpoint_every and s.iterations // args.checkpoint_every > last_save[1] // args.checkpoint_every
+        by_time = args.checkpoint_minutes and time.monotonic() - last_save[0] >= 60.0 * args.checkpoint_minutes
+        if by_count or by_time:
+            save(s)
 
     if solver.iterations >= args.iterations:
         print(f"{args.out} already has {solver.iterations} >= {args.iterations} iterations", file=sys.stderr)
         report(solver)
     else:
-        solver.run(args.iterations, callback=report, callback_every=every, progress=not args.no_progress)
+        with GracefulStop() as stop:
+            solver.run(args.iterations, callback=report, callback_every=every, progress=not args.no_progress,
+                       should_stop=stop.requested, after_chunk=after_chunk,
+                       align=(args.checkpoint_every,) if args.out else ())
+        if stop.requested():
+            if args.out:
+                save(solver)
+                print(f"interrupted at iteration {solver.iterations}; saved {args.out} (run the same command to "
+                      f"resume)", file=sys.stderr)
+            else:
+                print(f"interrupted at iteration {solver.iterations} (nothing saved: no --out)", file=sys.stderr)
+            return stop.exit_code()
     if args.out:
-        solver.save(args.out)
+        save(solver)
         print(f"saved {args.out}", file=sys.stderr)
     if args.plot and history:
         _plot(history, args.plot, f"{args.algorithm} on {game.game_string()}")
@@ -138,15 +220,23 @@ def _plot(history, path: str, title: str) -> None:
 
 
 def run_exploitability(args) -> int:
-    from cfrkit.evaluation import exploitability, exploitability_mbb
+    from cfrkit.evaluation import exploitability
     from cfrkit.games import load
     from cfrkit.policy import TabularPolicy
+    from cfrkit.solvers.tabular.cfr import PolicyCoverageWarning
 
     game = load(args.game)
+    if args.min_coverage is not None and not 0.0 <= args.min_coverage <= 1.0:
+        raise CliError(f"--min-coverage must be in [0, 1], got {args.min_coverage}")
     policy = TabularPolicy.load(args.policy, game)
-    value = exploitability(game, policy)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PolicyCoverageWarning)
+        value = exploitability(game, policy, min_coverage=args.min_coverage)
+    for w in caught:
+        if issubclass(w.category, PolicyCoverageWarning):
+            print(f"warning: {w.message}", file=sys.stderr)
     line = f"exploitability {value:.9g}"
     if game.big_blind:
-        line += f"  ({exploitability_mbb(game, policy):.6g} mbb/g)"
+        line += f"  ({value / game.big_blind * 1000.0:.6g} mbb/g)"
     print(line)
     return 0

@@ -139,7 +139,7 @@ class GameTree:
                                 f"state {self.infoset_keys[i]!r} (legal: {list(actions)})")
             row = tuple(float(probs.get(a, 0.0)) for a in actions)
             total = sum(row)
-            if any(p < -1e-12 for p in row) or abs(total - 1.0) > 1e-6:
+            if not (all(p >= -1e-12 for p in row) and abs(total - 1.0) <= 1e-6):  # NaN fails too
                 raise GameError(f"policy at information state {self.infoset_keys[i]!r} is not a distribution: "
                                 f"{dict(zip(actions, row))}")
             table.append(row)
@@ -302,8 +302,17 @@ def nash_conv(game: "str | Game", policy: Policy) -> float:
 
 
 def exploitability(game: "str | Game", policy: Policy) -> float:
-    """NashConv / number of players, in game units (chips for poker; x1000/big blind for mbb/g)."""
+    """NashConv / number of players, in game units (chips for poker; x1000/big blind for mbb/g).
+
+    Raises :class:`GameError` for games that are not constant-sum (exploitability is not defined
+    there, as in OpenSpiel; :func:`nash_conv` is).
+    """
     tree = game_tree(game)
+    sums = [sum(r) for r in tree.returns if r is not None]
+    scale = max([1.0] + [abs(x) for r in tree.returns if r is not None for x in r])
+    if sums and max(sums) - min(sums) > 1e-9 * scale:
+        raise GameError(f"{tree.game.game_string()} is not constant-sum (returns sum to {min(sums):.6g} .. "
+                        f"{max(sums):.6g}): exploitability is defined for constant-sum games only; use nash_conv()")
     return nash_conv(tree.game, policy) / tree.num_players
 
 

@@ -25,6 +25,8 @@ class MatrixGame(Game):
         col = np.asarray(col_payoffs, dtype=np.float64)
         if row.ndim != 2 or row.shape != col.shape or row.size == 0:
             raise GameError(f"payoff matrices must be non-empty and of one 2-D shape, got {row.shape} and {col.shape}")
+        if not (np.isfinite(row).all() and np.isfinite(col).all()):
+            raise GameError("payoffs must be finite numbers (got NaN or infinity)")
         self.short_name = short_name
         super().__init__(params if params is not None else {})
         self.num_players = 2

@@ -1,10 +1,11 @@
 """The iteration loop shared by every iterative solver: progress bar, periodic callback and
-evaluation, early stopping at a target, resume; and the history of a run."""
+evaluation, early stopping (a target, or a signal), resume; and the history of a run."""
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, List, Optional
+from typing import Any, Callable, Iterable, List, Optional, Sequence
 
 
 @dataclass(frozen=True)
@@ -92,16 +93,27 @@ def default_progress() -> bool:
 
 def run_iterations(solver: Any, iterations: int, callback: Optional[Callable[[Any], None]] = None,
                    callback_every: int = 0, progress: Optional[bool] = None, desc: str = "",
-                   eval_every: int = 0, target: Optional[float] = None,
+                   should_stop: Optional[Callable[[], bool]] = None,
+                   after_chunk: Optional[Callable[[Any], None]] = None, chunk_seconds: float = 0.25,
+                   align: Sequence[int] = (), eval_every: int = 0, target: Optional[float] = None,
                    evaluate: Optional[Callable[[Any], float]] = None) -> Any:
-    """Call ``solver.iterate(k)`` until ``solver.iterations == iterations``.
+    """Call ``solver.iterate(k)`` until ``solver.iterations == iterations`` (or ``should_stop()``,
+    or the evaluation reaches ``target``).
 
     A resumed solver therefore runs only what is left.  ``callback(solver)`` is called whenever
     ``solver.iterations`` reaches a multiple of ``callback_every`` (when > 0) and once at the end if
     the last iteration was not such a multiple; ``progress`` shows a tqdm bar (default: when stderr
-    is a terminal).  With ``eval_every > 0``, ``evaluate(solver)`` (exploitability) runs every
-    ``eval_every`` iterations and at the end, is recorded in ``solver.history`` when the solver has
-    one, and the run stops early once it is at most ``target``.
+    is a terminal).
+
+    With ``eval_every > 0``, ``evaluate(solver)`` (exploitability) runs every ``eval_every``
+    iterations and at the end, is recorded in ``solver.history`` when the solver has one, and the
+    run stops early once it is at most ``target``.
+
+    Iterations run in chunks of about ``chunk_seconds`` (never stepping over a callback or evaluation
+    point), so ``should_stop`` (checked between chunks; the loop returns early, without the final
+    callback, when it answers True) and ``after_chunk(solver)`` (e.g. time-based checkpoints) are
+    called between whole iterations only: the solver's state is consistent whenever they run.
+    Chunks also end at every multiple of each number in ``align`` (e.g. checkpoint intervals).
     """
     if iterations < 0:
         raise ValueError(f"iterations must be >= 0, got {iterations}")
@@ -120,11 +132,9 @@ def run_iterations(solver: Any, iterations: int, callback: Optional[Callable[[An
         from tqdm.auto import tqdm
 
         bar = tqdm(total=iterations, initial=solver.iterations, desc=desc, unit="it")
-    # chunks small enough for a smooth bar, and never stepping over a callback or evaluation point
-    step = max(1, remaining // 100) if bar is not None else max(1, remaining)
     last_value: Optional[float] = None
 
-    def evaluate_now() -> Optional[float]:
+    def evaluate_now() -> float:
         value = float(evaluate(solver))
         if history is not None:
             history.add(solver.iterations, getattr(solver, "seconds", 0.0), value)
@@ -132,23 +142,40 @@ def run_iterations(solver: Any, iterations: int, callback: Optional[Callable[[An
             bar.set_postfix(exploitability=f"{value:.4g}")
         return value
 
+    step = 1  # grows until a chunk takes about chunk_seconds
+    reached = False
     while solver.iterations < iterations:
+        if should_stop is not None and should_stop():
+            break
         chunk = min(step, iterations - solver.iterations)
-        for every in (callback_every, eval_every):
+        for every in (callback_every, eval_every, *align):
             if every > 0:
                 chunk = min(chunk, every - solver.iterations % every)
         before = solver.iterations
+        start = time.perf_counter()
         solver.iterate(chunk)
+        elapsed = time.perf_counter() - start
+        if elapsed < chunk_seconds / 2 and chunk == step:
+            step *= 2
+        elif elapsed > chunk_seconds and step > 1:
+            step = max(1, step // 2)
         if bar is not None:
             bar.update(solver.iterations - before)
+        if after_chunk is not None:
+            after_chunk(solver)
         if callback is not None and callback_every > 0 and solver.iterations % callback_every == 0:
             callback(solver)
         if eval_every > 0 and solver.iterations % eval_every == 0:
             last_value = evaluate_now()
             if target is not None and last_value <= target:
+                reached = True
                 break
     if bar is not None:
         bar.close()
+    if solver.iterations < iterations and not reached:
+        if history is not None:
+            history.add(solver.iterations, getattr(solver, "seconds", 0.0))
+        return solver  # stopped from outside (a signal): no final evaluation or callback
     if eval_every > 0 and (solver.iterations % eval_every != 0 or last_value is None):
         evaluate_now()
     elif history is not None:

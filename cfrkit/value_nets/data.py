@@ -26,7 +26,7 @@ import numpy as np
 
 from cfrkit.games.base import Game, GameError
 from cfrkit.games.registry import load
-from cfrkit.policy import PolicyFileError, load_npz_checked, save_npz_atomic
+from cfrkit.policy import PolicyFileError, check_array, load_npz_checked, remove_stale_temp_files, save_npz_atomic
 from cfrkit.solvers.public.games import LeducPublicGame, public_game_for
 from cfrkit.solvers.public.tree import DECISION, RangeSolver, build_public_tree
 from cfrkit.value_nets.model import ValueNetFileError
@@ -154,12 +154,17 @@ def load_shard(path: str):
         header, arrays = load_npz_checked(path, SHARD_MAGIC, SHARD_ARRAYS)
     except PolicyFileError as exc:
         raise ValueNetFileError(f"corrupted or foreign data shard: {exc}") from None
-    n = len(arrays["contribs"])
-    if not (arrays["boards"].shape[0] == n == arrays["ranges"].shape[0] == arrays["values"].shape[0]) \
-            or arrays["ranges"].shape != arrays["values"].shape:
+    try:
+        boards = check_array(path, arrays, "boards", "iu", 2)
+        contribs = check_array(path, arrays, "contribs", "f", 1, finite=True)
+        ranges = check_array(path, arrays, "ranges", "f", 3, finite=True)
+        values = check_array(path, arrays, "values", "f", 3, finite=True)
+    except PolicyFileError as exc:
+        raise ValueNetFileError(str(exc)) from None
+    n = len(contribs)
+    if not (boards.shape[0] == n == ranges.shape[0] == values.shape[0]) or ranges.shape != values.shape \
+            or ranges.shape[1] != 2 or not isinstance(header.get("game"), str):
         raise ValueNetFileError(f"{path}: inconsistent array sizes in data shard (corrupted file)")
-    if not (np.isfinite(arrays["ranges"]).all() and np.isfinite(arrays["values"]).all()):
-        raise ValueNetFileError(f"{path}: non-finite numbers in data shard (corrupted file)")
     return header, arrays
 
 
@@ -187,7 +192,12 @@ def generate_dataset(out_dir: str, game: "str | Game", num_samples: int, shard_s
             raise GameError("--ray needs the 'ray' package (pip install ray)") from None
     if num_samples <= 0 or shard_size <= 0 or iterations <= 0 or not 0 <= skip < iterations:
         raise ValueError("need num_samples > 0, shard_size > 0, iterations > 0 and 0 <= skip < iterations")
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise ValueNetFileError(f"{out_dir} is a file; datagen writes shards into a directory")
     os.makedirs(out_dir, exist_ok=True)
+    for name in os.listdir(out_dir):  # temporary files of saves cut short by a kill
+        if ".tmp-" in name and name.startswith(("shard_", "dataset.json")):
+            remove_stale_temp_files(os.path.join(out_dir, name.split(".tmp-")[0]))
     meta_path = os.path.join(out_dir, "dataset.json")
     settings = {"game": game.game_string(), "shard_size": shard_size, "iterations": iterations, "skip": skip,
                 "seed": seed, "pots": pots, "targets": targets}
@@ -195,13 +205,17 @@ def generate_dataset(out_dir: str, game: "str | Game", num_samples: int, shard_s
         try:
             with open(meta_path) as f:
                 old = json.load(f)
-        except (OSError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError) as exc:
             raise ValueNetFileError(f"{meta_path}: unreadable dataset metadata ({exc})") from None
+        if not isinstance(old, dict):
+            raise ValueNetFileError(f"{meta_path}: unreadable dataset metadata (not a mapping)")
         diff = {k: (old.get(k), v) for k, v in settings.items() if old.get(k) != v}
         if diff:
             raise ValueError(f"{out_dir} holds a dataset made with other settings {diff}; use another directory")
-    with open(meta_path, "w") as f:
+    tmp = f"{meta_path}.tmp-{os.getpid()}"
+    with open(tmp, "w") as f:
         json.dump({**settings, "num_samples": num_samples}, f, indent=1)
+    os.replace(tmp, meta_path)
     num_shards = -(-num_samples // shard_size)
     jobs = []
     for i in range(num_shards):
@@ -230,16 +244,67 @@ def generate_dataset(out_dir: str, game: "str | Game", num_samples: int, shard_s
             if bar is not None:
                 bar.update(1)
     else:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
-        with ProcessPoolExecutor(max_workers=workers or os.cpu_count()) as pool:
-            for fut in as_completed([pool.submit(make_shard, *job) for job in jobs]):
-                fut.result()
-                if bar is not None:
-                    bar.update(1)
+        _run_processes(jobs, workers or os.cpu_count() or 1, bar)
     if bar is not None:
         bar.close()
     return [shard_path(out_dir, i) for i in range(num_shards)]
+
+
+def _run_processes(jobs, workers: int, bar) -> None:
+    """Run ``make_shard`` jobs in ``workers`` processes that die with this one.
+
+    Workers ask the kernel for SIGKILL when their parent dies (``PR_SET_PDEATHSIG``) and also watch
+    the parent's pid, so neither ``kill -9`` of the parent nor an exception here leaves them running;
+    on any exit from this function (KeyboardInterrupt included) the pool is terminated.
+    """
+    import multiprocessing
+
+    pool = multiprocessing.get_context("fork").Pool(min(workers, len(jobs)), initializer=_worker_init,
+                                                   initargs=(os.getpid(),))
+    try:
+        pending = [pool.apply_async(make_shard, job) for job in jobs]
+        while pending:
+            pending[0].wait(0.2)  # short waits keep the parent responsive to signals
+            still = []
+            for result in pending:
+                if result.ready():
+                    result.get()  # re-raises a worker's error here
+                    if bar is not None:
+                        bar.update(1)
+                else:
+                    still.append(result)
+            pending = still
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def _worker_init(parent_pid: int) -> None:
+    """In each worker: die with the parent (SIGKILL on its death; a watchdog thread as a fallback)."""
+    import signal
+    import threading
+    import time
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the whole group: the parent decides
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler: pool.terminate() must kill
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+    if os.getppid() != parent_pid:  # the parent died before prctl took effect
+        os._exit(1)
+
+    def watchdog() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+
+    threading.Thread(target=watchdog, daemon=True).start()
 
 
 def _run_ray(jobs, address: str, bar) -> None:

@@ -81,13 +81,17 @@ def load_checkpoint(path: str, map_location: str = "cpu"):
                                 f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
     if not isinstance(payload, dict) or payload.get("magic") != CHECKPOINT_MAGIC:
         raise ValueNetFileError(f"{path}: not a cfrkit value-net checkpoint")
+    if not isinstance(payload.get("version", 0), int) or not isinstance(payload.get("extra", {}), dict):
+        raise ValueNetFileError(f"{path}: corrupted value-net checkpoint header")
     if payload.get("version", 0) > CHECKPOINT_VERSION:
         raise ValueNetFileError(f"{path}: checkpoint version {payload.get('version')} is newer than this cfrkit")
     try:
         cfg = payload["config"]
         model = ValueNet(cfg["num_buckets"], cfg["hidden"], cfg.get("batchnorm", False))
         model.load_state_dict(payload["state_dict"])
-    except (KeyError, RuntimeError, TypeError) as exc:
+        if not all(torch.isfinite(t).all() for t in model.state_dict().values() if t.is_floating_point()):
+            raise ValueNetFileError(f"{path}: NaN or infinite weights (corrupted checkpoint)")
+    except (KeyError, RuntimeError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise ValueNetFileError(f"{path}: checkpoint does not match the value-net model ({exc})") from None
     model.eval()
     return model, payload

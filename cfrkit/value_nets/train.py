@@ -105,14 +105,17 @@ def train_value_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] =
     if resume and os.path.exists(last_path):
         model, payload = load_checkpoint(last_path)
         opt = torch.optim.Adam(model.parameters(), lr=lr)
-        if "optimizer" in payload:
-            opt.load_state_dict(payload["optimizer"])
         sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.1, patience=max(1, patience // 3))
         ex = payload["extra"]
         if ex.get("game") != game.game_string():
             raise ValueNetFileError(f"{last_path}: checkpoint was trained on {ex.get('game')!r}")
-        start_epoch, best, best_epoch = ex["epoch"] + 1, ex["best_val"], ex["best_epoch"]
-        history = list(ex.get("history", []))
+        try:
+            start_epoch, best, best_epoch = int(ex["epoch"]) + 1, float(ex["best_val"]), int(ex["best_epoch"])
+            history = [tuple(h) for h in ex.get("history", [])]
+            if "optimizer" in payload:
+                opt.load_state_dict(payload["optimizer"])
+        except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+            raise ValueNetFileError(f"{last_path}: unusable training state ({type(exc).__name__}: {exc})") from None
     bar = None
     if progress:
         from tqdm.auto import tqdm

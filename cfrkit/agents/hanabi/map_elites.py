@@ -174,16 +174,36 @@ class MapElites:
 
     @classmethod
     def load(cls, path: str, workers: int = 1) -> "MapElites":
-        from cfrkit.policy import load_npz_checked
+        """Resume a run saved by :meth:`save`; :class:`~cfrkit.policy.PolicyFileError` for a damaged file."""
+        from cfrkit.policy import PolicyFileError, check_array, load_npz_checked
 
         header, arrays = load_npz_checked(path, CHECKPOINT_MAGIC, ["fitness", "chromosomes", "features", "evaluations"])
-        run = cls(MapElitesConfig(**header["config"]), checkpoint=path, workers=workers)
-        run.archive = Archive(run.config.bins, run.config.chromosome_length, arrays["fitness"],
-                              arrays["chromosomes"].astype(np.int32), arrays["features"], arrays["evaluations"])
-        run.generated = int(header["generated"])
-        run.batches = int(header["batches"])
-        run.elapsed = float(header.get("elapsed", 0.0))
-        run.history = [tuple(x) for x in arrays.get("history", np.zeros((0, 3))).tolist()]
+        try:
+            config = MapElitesConfig(**header["config"])
+            config.validate()
+            b, L = config.bins, config.chromosome_length
+            fitness = check_array(path, arrays, "fitness", "f", 2)
+            chromosomes = check_array(path, arrays, "chromosomes", "iu", 3)
+            features = check_array(path, arrays, "features", "f", 3, finite=True)
+            evaluations = check_array(path, arrays, "evaluations", "iu", 2)
+            history = arrays.get("history", np.zeros((0, 3)))
+            if (fitness.shape != (b, b) or chromosomes.shape != (b, b, L) or features.shape != (b, b, 2)
+                    or evaluations.shape != (b, b) or history.ndim != 2 or history.shape[1] != 3):
+                raise PolicyFileError(f"{path}: arrays do not match the run's configuration (corrupted file)")
+            if np.isinf(fitness).any() or chromosomes.min() < 0 or chromosomes.max() >= config.num_rules:
+                raise PolicyFileError(f"{path}: fitness or rule ids out of range (corrupted file)")
+            run = cls(config, checkpoint=path, workers=workers)
+            run.archive = Archive(b, L, fitness, chromosomes.astype(np.int32), features, evaluations)
+            run.generated = int(header["generated"])
+            run.batches = int(header["batches"])
+            run.elapsed = float(header.get("elapsed", 0.0))
+            run.history = [tuple(x) for x in history.tolist()]
+        except PolicyFileError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+            raise PolicyFileError(f"{path}: unusable MAP-Elites checkpoint ({type(exc).__name__}: {exc})") from None
+        if run.generated < 0 or run.batches < 0:
+            raise PolicyFileError(f"{path}: corrupted header (negative counts)")
         return run
 
     # ------------------------------------------------------------------ search

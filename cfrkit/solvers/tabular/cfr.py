@@ -21,15 +21,19 @@ and continues exactly where it stopped after :meth:`CFRSolver.load`.
 from __future__ import annotations
 
 import time
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Sequence
 
 import numpy as np
 
 from cfrkit.games.base import Game, GameError
 from cfrkit.policy import FILE_MAGIC as POLICY_MAGIC
-from cfrkit.policy import PolicyFileError, TabularPolicy, _sequential_string, load_npz_checked
+from cfrkit.policy import PolicyFileError, TabularPolicy, _sequential_string, check_array, load_npz_checked
 from cfrkit.solvers.tabular.compiled import CompiledGame, compile_game
 from cfrkit.solvers.progress import SolverHistory, run_iterations
+
+class NonFiniteError(GameError):
+    """A solver's numbers overflowed to NaN or infinity (payoffs too large for float64)."""
+
 
 ALGORITHMS = {"cfr": 0, "cfr+": 1, "lcfr": 2, "dcfr": 2}
 
@@ -55,7 +59,7 @@ class CFRSolver:
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0, linear_average: bool = False):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
-        self.tree = game if isinstance(game, CompiledGame) else compile_game(game)
+        self.tree = (game if isinstance(game, CompiledGame) else compile_game(game)).validate()
         self.algorithm = algorithm
         self.alternating = bool(alternating)
         if algorithm == "lcfr":
@@ -99,6 +103,11 @@ class CFRSolver:
                 if self._locked_slots.size:
                     self.sigma[self._locked_slots] = self._locked_probs
         self.seconds += time.perf_counter() - start
+        if not (np.isfinite(self.regrets).all() and np.isfinite(self.strategy_sum).all()):
+            scale = float(np.abs(t.utilities).max())
+            raise NonFiniteError(f"{self.algorithm} on {self.game_string}: regrets or strategy sums overflowed to "
+                                 f"NaN/inf at iteration {self.iterations} (largest |payoff| {scale:.3g}); rescale "
+                                 f"the payoffs (the state before this iteration is lost; do not save)")
 
     # ----------------------------------------------------------------- node locking
     def lock(self, strategies) -> int:
@@ -142,17 +151,21 @@ class CFRSolver:
 
     def run(self, iterations: int, callback: Optional[Callable[["CFRSolver"], None]] = None,
             callback_every: int = 0, progress: Optional[bool] = None, eval_every: int = 0,
-            target: Optional[float] = None) -> "CFRSolver":
+            target: Optional[float] = None, should_stop: Optional[Callable[[], bool]] = None,
+            after_chunk: Optional[Callable[["CFRSolver"], None]] = None, align: Sequence[int] = ()) -> "CFRSolver":
         """Run until ``self.iterations == iterations`` (so a resumed solver runs only what is left).
 
         ``callback(solver)`` is called every ``callback_every`` iterations and at the end;
         ``progress`` shows a tqdm bar (default: when stderr is a terminal).  ``eval_every > 0``
         computes the exact exploitability of the average strategy (game units, e.g. chips) every
         that many iterations into :attr:`history`; the run stops once it is at most ``target``.
+        ``should_stop`` and ``after_chunk`` are checked/called between whole iterations (see
+        :func:`cfrkit.solvers.progress.run_iterations`).
         """
         return run_iterations(self, iterations, callback, callback_every, progress,
-                              desc=f"{self.algorithm} {self.game_string}", eval_every=eval_every,
-                              target=target, evaluate=CFRSolver.exploitability)
+                              desc=f"{self.algorithm} {self.game_string}", should_stop=should_stop,
+                              after_chunk=after_chunk, align=align, eval_every=eval_every, target=target,
+                              evaluate=CFRSolver.exploitability)
 
     def exploitability(self) -> float:
         """Exact exploitability of the current average strategy (game units, e.g. chips)."""
@@ -190,6 +203,8 @@ class CFRSolver:
         The file loads as a policy (:meth:`TabularPolicy.load`) and as a solver (:meth:`load`),
         which resumes exactly where this one stopped.
         """
+        if not (np.isfinite(self.regrets).all() and np.isfinite(self.strategy_sum).all()):
+            raise NonFiniteError(f"refusing to save NaN/inf regrets of {self.game_string} to {path}")
         solver = {**self._metadata(), "linear_average": self.linear_average, "history": self.history.to_json()}
         self.average_policy().save(path, extra_arrays={"solver_regrets": self.regrets,
                                                        "solver_strategy_sum": self.strategy_sum},
@@ -202,21 +217,40 @@ class CFRSolver:
         info = header.get("solver")
         if not isinstance(info, dict) or info.get("algorithm") not in ALGORITHMS:
             raise PolicyFileError(f"{path}: holds no compiled-tree CFR solver state")
-        if game is None:
-            game = header["game"]
-        tree = game if isinstance(game, CompiledGame) else compile_game(game)
-        if tree.game_string != header["game"] and tree.game_string != _sequential_string(header["game"]):
-            raise PolicyFileError(f"{path}: checkpoint is for {header['game']!r}, not {tree.game_string!r}")
-        solver = cls(tree, algorithm=info["algorithm"], alternating=info["alternating"], alpha=info["alpha"],
-                     beta=info["beta"], gamma=info["gamma"], linear_average=info.get("linear_average", False))
-        regrets, sums = arrays["solver_regrets"], arrays["solver_strategy_sum"]
+        stored_game = header.get("game")
+        if not isinstance(stored_game, str):
+            raise PolicyFileError(f"{path}: corrupted header (no game string)")
+        if isinstance(game, CompiledGame):
+            tree = game
+        elif game is not None:
+            tree = compile_game(game)  # also a game object of the user's own (not registered)
+        else:
+            try:
+                tree = compile_game(stored_game)
+            except GameError as exc:
+                raise PolicyFileError(f"{path}: corrupted header (game {stored_game!r}: {exc})") from None
+        if tree.game_string != stored_game and tree.game_string != _sequential_string(stored_game):
+            raise PolicyFileError(f"{path}: checkpoint is for {stored_game!r}, not {tree.game_string!r}")
+        regrets = check_array(path, arrays, "solver_regrets", "f", 1, finite=True)
+        sums = check_array(path, arrays, "solver_strategy_sum", "f", 1, finite=True)
+        try:
+            solver = cls(tree, algorithm=info["algorithm"], alternating=bool(info["alternating"]),
+                         alpha=float(info["alpha"]), beta=float(info["beta"]), gamma=float(info["gamma"]),
+                         linear_average=bool(info.get("linear_average", False)))
+            iterations = int(info["iterations"])
+            seconds = float(info.get("seconds", 0.0))
+            history = SolverHistory.from_json(info.get("history"))
+        except (KeyError, TypeError, ValueError, OverflowError, IndexError) as exc:
+            raise PolicyFileError(f"{path}: corrupted solver header ({type(exc).__name__}: {exc})") from None
+        if iterations < 0 or not all(np.isfinite([solver.alpha, solver.beta, solver.gamma, seconds])):
+            raise PolicyFileError(f"{path}: corrupted solver header (iterations {iterations})")
         if regrets.shape != solver.regrets.shape or sums.shape != solver.regrets.shape:
             raise PolicyFileError(f"{path}: checkpoint arrays do not match the game tree (corrupted file)")
         solver.regrets[:] = regrets
         solver.strategy_sum[:] = sums
-        solver.iterations = int(info["iterations"])
-        solver.seconds = float(info.get("seconds", 0.0))
-        solver.history = SolverHistory.from_json(info.get("history"))
+        solver.iterations = iterations
+        solver.seconds = seconds
+        solver.history = history
         _kernels().regret_matching(solver.regrets, tree.infoset_offset, tree.infoset_player, -1, solver.sigma)
         return solver
 
@@ -238,12 +272,24 @@ def slots_to_policy(tree: CompiledGame, slots: np.ndarray, metadata: Optional[Di
     return policy
 
 
-def policy_to_slots(tree: CompiledGame, policy, game: Optional[Game] = None) -> np.ndarray:
+#: Default for ``min_coverage``: a TabularPolicy covering less than this fraction of the game's
+#: information sets is refused (it is most likely for another game or uses another key format).
+MIN_POLICY_COVERAGE = 0.1
+
+
+class PolicyCoverageWarning(UserWarning):
+    """A TabularPolicy that lacks entries for some information sets (they are played uniformly)."""
+
+
+def policy_to_slots(tree: CompiledGame, policy, game: Optional[Game] = None,
+                    min_coverage: Optional[float] = None) -> np.ndarray:
     """Any policy -> per-slot probabilities in the compiled-tree layout.
 
-    A :class:`TabularPolicy` is read by key (missing keys: uniform); any other policy is queried
-    once per information set at a representative state.  Probabilities of each set are checked to
-    be a distribution over its legal actions.
+    A :class:`TabularPolicy` is read by key (missing keys: uniform, with a
+    :class:`PolicyCoverageWarning` giving the coverage; fewer than ``min_coverage`` (default
+    :data:`MIN_POLICY_COVERAGE`) of the information sets covered raises :class:`GameError`); any other
+    policy is queried once per information set at a representative state.  Probabilities of each set
+    are checked to be a distribution over its legal actions (NaN and infinities are refused).
     """
     off = tree.infoset_offset
     out = np.empty(tree.num_slots, dtype=np.float64)
@@ -252,21 +298,44 @@ def policy_to_slots(tree: CompiledGame, policy, game: Optional[Game] = None) -> 
     if table is None:
         g = game if game is not None else tree.game()
         first_nodes = tree.infoset_nodes[tree.infoset_node_offset[:-1]]
+    missing = 0
     for s, key in enumerate(tree.infoset_keys):
         lo, hi = off[s], off[s + 1]
         if table is not None:
             probs = table.get(key)
             if probs is None:
+                missing += 1
                 out[lo:hi] = 1.0 / (hi - lo)
                 continue
         else:
             state = g.state_from_history(tree.history_of(int(first_nodes[s])))
             probs = policy.action_probabilities(state, int(tree.infoset_player[s]))
         row = [probs.get(int(a), 0.0) for a in acts[lo:hi]]
-        total = sum(row)
-        if abs(total - 1.0) > 1e-6 or min(row) < -1e-12:
-            extra = set(probs) - set(acts[lo:hi].tolist())
-            detail = f"; it gives probability to illegal actions {sorted(extra)}" if extra else ""
-            raise GameError(f"policy at information state {key!r} sums to {total:.6g}, not 1{detail}")
+        check_distribution(row, key, set(probs) - set(acts[lo:hi].tolist()))
         out[lo:hi] = row
+    if missing:
+        _report_coverage(tree.num_infosets - missing, tree.num_infosets, tree.game_string, min_coverage)
     return out
+
+
+def check_distribution(row, key: str, illegal=()) -> None:
+    """Raise :class:`GameError` unless ``row`` is a probability distribution (finite, >= 0, sums to 1)."""
+    total = float(sum(row))
+    if all(p >= -1e-12 for p in row) and abs(total - 1.0) <= 1e-6 and np.isfinite(total):
+        return
+    if not np.isfinite(total):
+        raise GameError(f"policy at information state {key!r} has NaN or infinite probabilities {list(row)}")
+    detail = f"; it gives probability to illegal actions {sorted(illegal)}" if illegal else ""
+    raise GameError(f"policy at information state {key!r} sums to {total:.6g}, not 1{detail}")
+
+
+def _report_coverage(covered: int, total: int, game_string: str, min_coverage: Optional[float]) -> None:
+    import warnings
+
+    threshold = MIN_POLICY_COVERAGE if min_coverage is None else float(min_coverage)
+    text = (f"policy covers {covered} of the {total} information sets of {game_string} "
+            f"({100.0 * covered / total:.1f}%); the others are played uniformly")
+    if covered < threshold * total:
+        raise GameError(f"{text}: below the minimum coverage of {100.0 * threshold:g}% (wrong game or key "
+                        f"format? pass min_coverage=0 to evaluate it anyway)")
+    warnings.warn(text, PolicyCoverageWarning, stacklevel=3)

@@ -79,6 +79,20 @@ class CompiledGame:
     def num_slots(self) -> int:
         return int(self.infoset_offset[-1])
 
+    def validate(self) -> "CompiledGame":
+        """Check every array the kernels index (dtypes, shapes, ranges, tree structure); returns ``self``.
+
+        The Cython kernels trust these arrays (no bounds checks), so a tree from a damaged cache file
+        or built by hand is checked here once; a bad one raises :class:`GameError`, never a crash.
+        """
+        if getattr(self, "_validated", False):
+            return self
+        problem = _tree_problem(self)
+        if problem:
+            raise GameError(f"compiled tree of {self.game_string} is inconsistent: {problem}")
+        object.__setattr__(self, "_validated", True)
+        return self
+
     def infoset_index(self) -> Dict[str, int]:
         """Information-state key -> information-set index (built once, cached)."""
         index = getattr(self, "_key_index", None)
@@ -105,6 +119,76 @@ class CompiledGame:
                  "terminal": int(np.sum(self.node_player == TERMINAL))}
         return (f"{self.game_string}: {self.num_nodes} nodes ({kinds['decision']} decision, {kinds['chance']} chance, "
                 f"{kinds['terminal']} terminal), {self.num_infosets} information sets, {self.num_slots} actions")
+
+
+def _tree_problem(t: CompiledGame) -> Optional[str]:
+    """What is wrong with ``t``'s arrays (None when the kernels can run over them safely)."""
+    P = t.num_players
+    if not isinstance(P, (int, np.integer)) or P < 1:
+        return f"num_players {P!r}"
+    for name in _ARRAYS:
+        a = getattr(t, name)
+        want = np.float64 if name in ("node_chance_prob", "utilities") else np.int32
+        if not isinstance(a, np.ndarray) or a.dtype != want or not a.flags.c_contiguous:
+            return f"{name} must be a C-contiguous {np.dtype(want).name} array"
+        if a.ndim != (2 if name == "utilities" else 1):
+            return f"{name} has {a.ndim} dimensions"
+    n = len(t.node_player)
+    if n == 0:
+        return "no nodes"
+    for name in ("node_infoset", "child_start", "num_children", "node_chance_prob", "node_action", "node_parent"):
+        if len(getattr(t, name)) != n:
+            return f"{name} has {len(getattr(t, name))} entries for {n} nodes"
+    if t.utilities.shape != (n, P):
+        return f"utilities has shape {t.utilities.shape}, expected ({n}, {P})"
+    I = len(t.infoset_player)
+    if len(t.infoset_offset) != I + 1 or len(t.infoset_node_offset) != I + 1 or len(t.infoset_keys) != I:
+        return "information-set arrays of different lengths"
+    player, nc, cs = t.node_player, t.num_children, t.child_start
+    decision = player >= 0
+    terminal = player == TERMINAL
+    chance = player == CHANCE
+    if np.any(player >= P) or not np.all(decision | terminal | chance):
+        return "node_player outside [0, num_players) and {CHANCE, TERMINAL}"
+    if np.any(nc[terminal] != 0) or np.any(nc[~terminal] < 1):
+        return "terminal nodes with children or inner nodes without"
+    inner = np.flatnonzero(~terminal)
+    if np.any(cs[inner] <= inner) or np.any(cs[inner].astype(np.int64) + nc[inner] > n):
+        return "children out of range (children must be numbered after their parent)"
+    child_count = int(nc.astype(np.int64).sum())
+    if child_count != n - 1:
+        return f"{child_count} child links for {n} nodes (not a tree)"
+    parents = np.repeat(inner, nc[inner])
+    children = (np.repeat(cs[inner].astype(np.int64), nc[inner])
+                + np.arange(child_count) - np.repeat(np.cumsum(nc[inner]) - nc[inner], nc[inner]))
+    if t.node_parent[0] != -1 or np.any(t.node_parent[children] != parents) or len(np.unique(children)) != n - 1:
+        return "node_parent does not match the children"
+    if not (np.isfinite(t.node_chance_prob).all() and np.isfinite(t.utilities).all()):
+        return "NaN or infinite chance probabilities or utilities"
+    if np.any(t.node_chance_prob < 0) or np.any(t.node_chance_prob > 1):
+        return "chance probabilities outside [0, 1]"
+    off = t.infoset_offset
+    if off[0] != 0 or np.any(np.diff(off) < 1) or off[-1] != len(t.slot_action):
+        return "infoset_offset is not increasing from 0 to the number of slots"
+    if np.any(t.infoset_player < 0) or np.any(t.infoset_player >= P):
+        return "infoset_player out of range"
+    ni = t.node_infoset
+    if np.any(ni[~decision] != -1) or np.any(ni[decision] < 0) or np.any(ni[decision] >= I):
+        return "node_infoset out of range"
+    dn = np.flatnonzero(decision)
+    if np.any(t.infoset_player[ni[dn]] != player[dn]):
+        return "an information set holds nodes of two players"
+    if np.any(np.diff(off)[ni[dn]] != nc[dn]):
+        return "a node's number of children differs from its information set's number of actions"
+    noff = t.infoset_node_offset
+    if noff[0] != 0 or np.any(np.diff(noff) < 1) or noff[-1] != len(t.infoset_nodes) or len(t.infoset_nodes) != len(dn):
+        return "infoset_node_offset does not partition the decision nodes"
+    members = t.infoset_nodes
+    if np.any(members < 0) or np.any(members >= n) or not np.all(decision[members]):
+        return "infoset_nodes out of range"
+    if np.any(ni[members] != np.repeat(np.arange(I), np.diff(noff))):
+        return "infoset_nodes disagree with node_infoset"
+    return None
 
 
 def estimate_tree_size(game: "str | Game", probes: int = 300, seed: int = 0) -> float:
@@ -153,7 +237,7 @@ def compile_game(game: "str | Game", max_nodes: Optional[int] = None, cache: boo
             tree = _load_tree(path, key)
             _MEMORY_CACHE[key] = tree
             return tree
-        except (GameError, OSError, ValueError, KeyError):
+        except (GameError, OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
             pass  # a stale or damaged cache entry is rebuilt
     if max_nodes is None:
         max_nodes = max(10_000, _available_memory_bytes() // 4 // (_BYTES_PER_NODE + 8 * game.num_players + 400))
@@ -162,7 +246,7 @@ def compile_game(game: "str | Game", max_nodes: Optional[int] = None, cache: boo
         raise TreeTooLargeError(
             f"{key} has about {estimate:.3g} nodes (estimate), more than the budget of {max_nodes:,}; "
             f"use a sampling solver (es-mccfr, os-mccfr) or raise max_nodes")
-    tree = _build(game, max_nodes)
+    tree = _build(game, max_nodes).validate()
     object.__setattr__(tree, "_source_game", game)
     if cache:
         _MEMORY_CACHE[key] = tree
@@ -310,5 +394,8 @@ def _load_tree(path: str, key: str) -> CompiledGame:
     if header.get("game") != key or header.get("compiler") != COMPILER_VERSION:
         raise GameError("cache entry belongs to another game or compiler version")
     fields = {name: arrays[name] for name in _ARRAYS}
-    return CompiledGame(game_string=key, num_players=int(header["num_players"]),
-                        infoset_keys=[str(k) for k in arrays["infoset_keys"]], **fields)
+    keys = arrays["infoset_keys"]
+    if keys.dtype.kind != "U" or keys.ndim != 1 or not isinstance(header.get("num_players"), int):
+        raise GameError("damaged cache entry")
+    tree = CompiledGame(game_string=key, num_players=header["num_players"], infoset_keys=keys.tolist(), **fields)
+    return tree.validate()

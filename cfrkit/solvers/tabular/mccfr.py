@@ -29,10 +29,11 @@ the result equals an uninterrupted run with the same seed, bit for bit.
 """
 from __future__ import annotations
 
+import math
 import random
 import sys
 import time
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -41,7 +42,7 @@ from cfrkit.games.registry import load
 from cfrkit.games.sequential import as_sequential
 from cfrkit.solvers.progress import SolverHistory, run_iterations
 from cfrkit.policy import FILE_MAGIC as POLICY_MAGIC
-from cfrkit.policy import PolicyFileError, TabularPolicy, load_npz_checked, save_npz_atomic
+from cfrkit.policy import PolicyFileError, TabularPolicy, check_array, load_npz_checked, save_npz_atomic
 
 _STATE_MAGIC = "cfrkit-mccfr-state"
 _STATE_VERSION = 1
@@ -175,18 +176,23 @@ class MCCFRSolver:
 
     def run(self, iterations: int, callback: Optional[Callable[["MCCFRSolver"], None]] = None,
             callback_every: int = 0, progress: Optional[bool] = None, eval_every: int = 0,
-            target: Optional[float] = None) -> "MCCFRSolver":
+            target: Optional[float] = None, should_stop: Optional[Callable[[], bool]] = None,
+            after_chunk: Optional[Callable[["MCCFRSolver"], None]] = None, align: Sequence[int] = ()) -> "MCCFRSolver":
         """Run until ``self.iterations == iterations`` (a resumed solver runs only what is left).
 
         ``callback(solver)`` is called every ``callback_every`` iterations (when > 0) and at the end;
         ``progress`` shows a tqdm bar (default: when stderr is a terminal).  ``eval_every > 0``
         computes the exact exploitability of the average policy (game units; the game must be small
         enough to compile) every that many iterations into :attr:`history`, stopping once it is at
-        most ``target``.
+        most ``target``.  ``should_stop`` and ``after_chunk`` are checked/called between whole
+        iterations (see :func:`cfrkit.solvers.progress.run_iterations`).
         """
-        return run_iterations(self, iterations, callback, callback_every, progress,
-                              desc=f"{self.algorithm} {self.game.game_string()}", eval_every=eval_every,
-                              target=target, evaluate=MCCFRSolver.exploitability)
+        run_iterations(self, iterations, callback, callback_every, progress,
+                       desc=f"{self.algorithm} {self.game.game_string()}", should_stop=should_stop,
+                       after_chunk=after_chunk, align=align, eval_every=eval_every, target=target,
+                       evaluate=MCCFRSolver.exploitability)
+        self.check_finite()
+        return self
 
     def exploitability(self) -> float:
         """Exact exploitability of the average policy (game units), on the compiled game tree."""
@@ -194,6 +200,16 @@ class MCCFRSolver:
         from cfrkit.solvers.tabular.compiled import compile_game
 
         return exploitability(compile_game(self.game), self.average_policy())
+
+    def check_finite(self) -> None:
+        """Raise :class:`~cfrkit.solvers.tabular.cfr.NonFiniteError` if a regret or sum is NaN or infinite."""
+        for info in self.infosets.values():
+            if not all(math.isfinite(x) for x in info.regrets) or not all(math.isfinite(x) for x in info.sums):
+                from cfrkit.solvers.tabular.cfr import NonFiniteError
+
+                raise NonFiniteError(f"{self.algorithm} on {self.game.game_string()}: regrets or sums overflowed to "
+                                     f"NaN/inf at information state {info.key!r} by iteration {self.iterations}; "
+                                     f"rescale the payoffs")
 
     # ----------------------------------------------------------------- policies
     def _metadata(self) -> Dict[str, object]:
@@ -208,6 +224,7 @@ class MCCFRSolver:
 
         Sets never visited, or with all-zero sums, are uniform over their legal actions.
         """
+        self.check_finite()
         table = {}
         for key, info in self.infosets.items():
             total = sum(info.sums)
@@ -226,6 +243,7 @@ class MCCFRSolver:
     # ----------------------------------------------------------------- checkpoints
     def save(self, path: str) -> None:
         """Write the full resumable state to ``path`` (``.npz``, atomic)."""
+        self.check_finite()
         keys = list(self.infosets)
         sizes = [len(self.infosets[k].actions) for k in keys]
         offsets = np.zeros(len(keys) + 1, dtype=np.int64)
@@ -274,10 +292,16 @@ class MCCFRSolver:
             options = {k: header[k] for k in cls._option_names() if k in header}
             options.update(kwargs)
             solver = cls(stored_game, seed=int(header["seed"]), **options)
-            keys, offsets = arrays["keys"], arrays["offsets"]
-            actions, regrets, sums = arrays["actions"], arrays["regrets"], arrays["strategy_sums"]
+            keys = check_array(path, arrays, "keys", "U", 1)
+            offsets = check_array(path, arrays, "offsets", "iu", 1)
+            actions = check_array(path, arrays, "actions", "iu", 1)
+            regrets = check_array(path, arrays, "regrets", "f", 1, finite=True)
+            sums = check_array(path, arrays, "strategy_sums", "f", 1, finite=True)
+            check_array(path, arrays, "rng_state", "iu", 1)
+            if int(header["iterations"]) < 0:
+                raise PolicyFileError(f"{path}: corrupted header (iterations {header['iterations']})")
             if (len(offsets) != len(keys) + 1 or int(offsets[-1]) != len(actions) or len(regrets) != len(actions)
-                    or len(sums) != len(actions) or np.any(np.diff(offsets) < 0)):
+                    or len(sums) != len(actions) or int(offsets[0]) != 0 or np.any(np.diff(offsets) < 0)):
                 raise PolicyFileError(f"{path}: inconsistent array sizes (corrupted MCCFR state file)")
             acts, regs, sms = actions.tolist(), regrets.tolist(), sums.tolist()
             solver.infosets = {}
@@ -298,7 +322,7 @@ class MCCFRSolver:
             solver.history = SolverHistory.from_json(header.get("history"))
         except PolicyFileError:
             raise
-        except (KeyError, TypeError, ValueError, GameError) as exc:
+        except (KeyError, TypeError, ValueError, GameError, AttributeError, IndexError, OverflowError) as exc:
             raise PolicyFileError(f"{path}: unusable MCCFR state ({type(exc).__name__}: {exc})") from None
         return solver
 
