@@ -23,6 +23,26 @@ FILE_MAGIC = "cfrkit-tabular-policy"
 FILE_VERSION = 1
 
 
+def player_key(player: int, key: str) -> str:
+    """Policy key of an information-state string that several players share (e.g. OpenSpiel's
+    ``oshi_zumo`` played in turns): the player is part of the key, ``"[player 1] <string>"``.
+
+    Tables hold the plain string for every information state of one player only; lookups try the
+    plain string first, then this form.
+    """
+    return f"[player {player}] {key}"
+
+
+def shared_strings(keys_by_player: Iterable) -> set:
+    """Information-state strings that occur for more than one player, from ``(player, string)`` pairs."""
+    owner: Dict[str, int] = {}
+    shared = set()
+    for player, key in keys_by_player:
+        if owner.setdefault(key, player) != player:
+            shared.add(key)
+    return shared
+
+
 class PolicyFileError(ValueError):
     """A policy file that is missing, truncated, corrupted or not a cfrkit policy."""
 
@@ -77,6 +97,8 @@ class TabularPolicy:
             player = state.current_player()
         key = state.information_state_string(player)
         probs = self.table.get(key)
+        if probs is None:
+            probs = self.table.get(player_key(player, key))
         if probs is None:
             if self.missing == "raise":
                 raise KeyError(f"policy has no entry for information state {key!r}")
@@ -262,7 +284,7 @@ def tabulate(game: "str | Game", policy: Policy, players: Optional[Iterable[int]
     """Query ``policy`` at every information state of ``game`` (full traversal) into a TabularPolicy."""
     game = load(game)
     wanted = set(range(game.num_players) if players is None else players)
-    table: Dict[str, Dict[int, float]] = {}
+    table: Dict[tuple, Dict[int, float]] = {}
 
     def walk(state: State) -> None:
         if state.is_terminal():
@@ -273,11 +295,12 @@ def tabulate(game: "str | Game", policy: Policy, players: Optional[Iterable[int]
             return
         p = state.current_player()
         if p in wanted:
-            key = state.information_state_string(p)
+            key = (p, state.information_state_string(p))
             if key not in table:
                 table[key] = dict(policy.action_probabilities(state, p))
         for a in state.legal_actions():
             walk(state.child(a))
 
     walk(game.new_initial_state())
-    return TabularPolicy(game, table)
+    shared = shared_strings(table)
+    return TabularPolicy(game, {(player_key(p, k) if k in shared else k): v for (p, k), v in table.items()})

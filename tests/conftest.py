@@ -3,3 +3,21 @@ import tempfile
 
 # Compiled-tree disk cache of the test session goes to a private directory.
 os.environ.setdefault("CFRKIT_CACHE", tempfile.mkdtemp(prefix="cfrkit-test-cache-"))
+
+
+# CI (`.ci/run`) sets CFRKIT_REQUIRE_REFERENCES=1: a reference implementation the comparison tests need
+# (open_spiel, eval7, phevaluator, pokerkit, the Hanabi Learning Environment, ray, matplotlib) that does
+# not import is then a failure, not a silent skip, so a broken install cannot turn CI green.
+if os.environ.get("CFRKIT_REQUIRE_REFERENCES") == "1":
+    import pytest
+
+    _importorskip = pytest.importorskip
+
+    def _import_or_fail(modname, *args, **kwargs):
+        try:
+            return _importorskip(modname, *args, **kwargs)
+        except pytest.skip.Exception as exc:
+            pytest.fail(f"reference {modname!r} is required (CFRKIT_REQUIRE_REFERENCES=1) but does not import: "
+                        f"{exc}", pytrace=False)
+
+    pytest.importorskip = _import_or_fail

@@ -30,7 +30,7 @@ import numpy as np
 from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError
 from cfrkit.games.registry import load
 from cfrkit.games.sequential import as_sequential
-from cfrkit.policy import Policy, TabularPolicy
+from cfrkit.policy import Policy, TabularPolicy, player_key, shared_strings
 
 _KIND_TERMINAL, _KIND_CHANCE, _KIND_DECISION = 0, 1, 2
 
@@ -278,7 +278,9 @@ def best_response(game: "str | Game", policy: Policy, player: int) -> Tuple[floa
     tree = game_tree(game)
     table = tree.policy_table(policy, players=[p for p in range(tree.num_players) if p != player])
     value, actions = tree.best_response(table, player)
-    br = TabularPolicy(tree.game, {tree.infoset_keys[i]: {a: 1.0} for i, a in actions.items()},
+    shared = shared_strings(zip(tree.infoset_player, tree.infoset_keys))
+    keys = [player_key(p, k) if k in shared else k for p, k in zip(tree.infoset_player, tree.infoset_keys)]
+    br = TabularPolicy(tree.game, {keys[i]: {a: 1.0} for i, a in actions.items()},
                        metadata={"algorithm": "best_response", "player": player, "value": value})
     return value, br
 

@@ -303,6 +303,8 @@ def policy_to_slots(tree: CompiledGame, policy, game: Optional[Game] = None,
         lo, hi = off[s], off[s + 1]
         if table is not None:
             probs = table.get(key)
+            if probs is None and key.startswith("[player "):  # a shared string: a table keyed by the string
+                probs = table.get(key.split("] ", 1)[1])
             if probs is None:
                 missing += 1
                 out[lo:hi] = 1.0 / (hi - lo)

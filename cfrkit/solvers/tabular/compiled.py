@@ -16,8 +16,9 @@ Layout (``N`` nodes, ``I`` information sets, ``A`` information-set actions in to
   ``slot_action`` (action id of each slot), ``infoset_keys`` (information-state strings) and the
   decision nodes of each set (``infoset_node_offset``/``infoset_nodes``, used by best response).
 
-Compiled trees are cached on disk under ``$CFRKIT_CACHE`` (default ``~/.cache/cfrkit/trees``),
-keyed by the game string and the compiler version, and in memory for the process.
+Compiled trees are cached on disk under ``$CFRKIT_CACHE`` (default ``~/.cache/cfrkit/trees``) and
+in memory for the process, keyed by the game string, the compiler version and a fingerprint of the
+game's code (:func:`tree_cache_key`); ``compile_game(game, cache=False)`` bypasses both.
 """
 from __future__ import annotations
 
@@ -32,8 +33,9 @@ import numpy as np
 from cfrkit.games.base import CHANCE, SIMULTANEOUS, TERMINAL, Game, GameError, State
 from cfrkit.games.registry import load
 from cfrkit.games.sequential import as_sequential
+from cfrkit.policy import player_key, shared_strings
 
-COMPILER_VERSION = 1
+COMPILER_VERSION = 2  # 2: information sets keyed by (player, string)
 _ARRAYS = ("node_player", "node_infoset", "child_start", "num_children", "node_chance_prob", "node_action",
            "node_parent", "utilities", "infoset_player", "infoset_offset", "slot_action",
            "infoset_node_offset", "infoset_nodes")
@@ -223,19 +225,25 @@ def compile_game(game: "str | Game", max_nodes: Optional[int] = None, cache: boo
     Simultaneous-move games are compiled through :func:`~cfrkit.games.sequential.as_sequential`.
     Before walking the tree the node count is estimated; a tree whose estimate exceeds ``max_nodes``
     (default: what fits in a quarter of the free memory) raises :class:`TreeTooLargeError`.
+
+    Caching (``cache=True``): trees are kept in memory and on disk under a key made of the game
+    string, the compiler version and a fingerprint of the code of the game's classes (see
+    :func:`tree_cache_key`), so a game whose rules change under the same name is compiled anew.  A
+    game object that is not what its game string loads (built by hand with other data, an
+    unregistered class) is not cached at all.  ``cache=False`` always compiles and stores nothing.
     """
     game = as_sequential(load(game))
     key = game.game_string()
-    # a game of the user's own may change its rules under the same name: only registered games
-    # (whose string defines the rules) are cached
-    cache = cache and _is_registered(game)
-    if cache and key in _MEMORY_CACHE:
-        return _MEMORY_CACHE[key]
-    path = _cache_path(key, cache_dir) if cache else None
+    cache_key = tree_cache_key(game) if cache else None
+    if cache_key is None:
+        cache = False
+    if cache and cache_key in _MEMORY_CACHE:
+        return _MEMORY_CACHE[cache_key]
+    path = _cache_path(cache_key, cache_dir) if cache else None
     if path is not None and os.path.exists(path):
         try:
             tree = _load_tree(path, key)
-            _MEMORY_CACHE[key] = tree
+            _MEMORY_CACHE[cache_key] = tree
             return tree
         except (GameError, OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
             pass  # a stale or damaged cache entry is rebuilt
@@ -249,7 +257,7 @@ def compile_game(game: "str | Game", max_nodes: Optional[int] = None, cache: boo
     tree = _build(game, max_nodes).validate()
     object.__setattr__(tree, "_source_game", game)
     if cache:
-        _MEMORY_CACHE[key] = tree
+        _MEMORY_CACHE[cache_key] = tree
         if path is not None:
             try:
                 _save_tree(tree, path)
@@ -259,16 +267,144 @@ def compile_game(game: "str | Game", max_nodes: Optional[int] = None, cache: boo
 
 
 _MEMORY_CACHE: Dict[str, CompiledGame] = {}
+_FILE_DIGESTS: Dict[tuple, str] = {}
+_CODE_DIGESTS: Dict[tuple, Optional[str]] = {}
 
 
-def _is_registered(game: Game) -> bool:
-    """True when ``game`` is what its game string loads (a registered game, not a user's class)."""
-    inner = getattr(game, "inner", None)  # turn-based wrapper of a simultaneous game
+def tree_cache_key(game: Game) -> Optional[str]:
+    """The cache key of ``game``'s compiled tree, or None when it must not be cached.
+
+    The key hashes the compiler version, the game string, and the code that defines the tree: the
+    bytecode and constants of every method of the game's and the root state's classes (their MROs,
+    and those of wrapped games) and the source files of their modules.  None when the game object is
+    not what :func:`~cfrkit.games.load` builds from its game string (other instance data, a class
+    that is not registered under that name), or when a class's module has no source file.
+    """
+    cached = game.__dict__.get("_tree_cache_key", False)
+    if cached is not False:
+        return cached
+    key = None
     try:
-        return type(load(game.game_string())) is type(game) and (
-            inner is None or type(load(inner.game_string())) is type(inner))
-    except GameError:
+        rebuilt = as_sequential(load(game.game_string()))
+        if _instance_digest(rebuilt) == _instance_digest(game):
+            code = _code_digest(game)
+            if code is not None:
+                key = hashlib.sha256(f"{COMPILER_VERSION}\0{game.game_string()}\0{code}".encode()).hexdigest()
+    except (GameError, ValueError, TypeError, RecursionError):
+        key = None
+    game.__dict__["_tree_cache_key"] = key
+    return key
+
+
+def _games_of(game: Game) -> List[Game]:
+    """``game`` and the games it wraps (adapters keep theirs in ``inner``)."""
+    out = [game]
+    while isinstance(getattr(out[-1], "inner", None), Game) and len(out) < 8:
+        out.append(out[-1].inner)
+    return out
+
+
+def _code_digest(game: Game) -> Optional[str]:
+    classes = []
+    for g in _games_of(game):
+        classes += [c for c in type(g).__mro__ if c is not object]
+        classes += [c for c in type(g.new_initial_state()).__mro__ if c is not object]
+    classes = tuple(classes)
+    # a class object's code does not change while it lives (a redefinition makes a new class)
+    if classes not in _CODE_DIGESTS:
+        _CODE_DIGESTS[classes] = _classes_digest(classes)
+    return _CODE_DIGESTS[classes]
+
+
+def _classes_digest(classes) -> Optional[str]:
+    import sys
+
+    h = hashlib.sha256()
+    for cls in classes:
+        h.update(f"{cls.__module__}.{cls.__qualname__}".encode())
+        for name in sorted(cls.__dict__):
+            value = cls.__dict__[name]
+            if isinstance(value, (staticmethod, classmethod)):
+                value = value.__func__
+            if isinstance(value, property):
+                value = value.fget
+            code = getattr(value, "__code__", None)
+            if code is not None:
+                h.update(name.encode() + _code_bytes(code))
+                # closures and defaults carry rules too (classes made by a factory function)
+                cells = [c.cell_contents for c in (value.__closure__ or ()) if _cell_is_data(c)]
+                h.update(_instance_digest([cells, value.__defaults__, value.__kwdefaults__]).encode())
+            elif isinstance(value, (int, float, str, bool, tuple, type(None))):
+                h.update(f"{name}={value!r}".encode())
+        module = sys.modules.get(cls.__module__)
+        source = getattr(module, "__file__", None)
+        if cls.__module__ == "builtins" or cls.__module__.startswith("abc"):
+            continue
+        if not source or not os.path.isfile(source):
+            return None  # code without a file (interactive, exec): nothing stable to key a disk cache on
+        h.update(_file_digest(source).encode())
+        if cls.__module__.startswith("cfrkit."):
+            # cfrkit's games use helpers across their subpackage (hold'em definitions, card tables)
+            package_dir = os.path.dirname(source)
+            for name in sorted(os.listdir(package_dir)):
+                if name.endswith(".py"):
+                    h.update(_file_digest(os.path.join(package_dir, name)).encode())
+    return h.hexdigest()
+
+
+def _cell_is_data(cell) -> bool:
+    try:
+        value = cell.cell_contents
+    except ValueError:  # an empty cell
         return False
+    return not isinstance(value, type)  # the class itself (super()'s __class__ cell)
+
+
+def _code_bytes(code) -> bytes:
+    parts = [code.co_code, repr(code.co_names).encode(), repr(code.co_varnames).encode()]
+    for const in code.co_consts:
+        parts.append(_code_bytes(const) if hasattr(const, "co_code") else repr(const).encode())
+    return b"\0".join(parts)
+
+
+def _file_digest(path: str) -> str:
+    stat = os.stat(path)
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    digest = _FILE_DIGESTS.get(key)
+    if digest is None:
+        with open(path, "rb") as f:
+            digest = _FILE_DIGESTS[key] = hashlib.sha256(f.read()).hexdigest()
+    return digest
+
+
+def _instance_digest(obj, depth: int = 0, seen=None) -> str:
+    """A digest of an object's data (numbers, strings, arrays, containers, attributes), to tell a game
+    built by hand with other data from the one its game string loads."""
+    seen = set() if seen is None else seen
+    if depth > 12 or id(obj) in seen:
+        return "..."
+    if obj is None or isinstance(obj, (bool, int, float, str, bytes)):
+        return repr(obj)
+    if isinstance(obj, np.ndarray):
+        return f"nd{obj.dtype}{obj.shape}:" + hashlib.sha256(np.ascontiguousarray(obj).tobytes()).hexdigest()
+    if isinstance(obj, np.generic):
+        return repr(obj.item())
+    seen = seen | {id(obj)}
+    if isinstance(obj, (list, tuple)):
+        return "[" + ",".join(_instance_digest(x, depth + 1, seen) for x in obj) + "]"
+    if isinstance(obj, (set, frozenset)):
+        return "{" + ",".join(sorted(_instance_digest(x, depth + 1, seen) for x in obj)) + "}"
+    if isinstance(obj, dict):
+        items = sorted((repr(k), _instance_digest(v, depth + 1, seen)) for k, v in obj.items()
+                       if k != "_tree_cache_key")
+        return "{" + ",".join(f"{k}:{v}" for k, v in items) + "}"
+    if callable(obj) and not hasattr(obj, "__dict__"):
+        return getattr(obj, "__qualname__", type(obj).__qualname__)
+    attrs = getattr(obj, "__dict__", None)
+    if attrs is not None:
+        return type(obj).__qualname__ + _instance_digest(attrs, depth + 1, seen)
+    text = str(obj)
+    return type(obj).__qualname__ + ("<opaque>" if " at 0x" in text else text)
 
 
 def _build(game: Game, max_nodes: int) -> CompiledGame:
@@ -305,15 +441,22 @@ def _build(game: Game, max_nodes: int) -> CompiledGame:
             actions = state.legal_actions()
             probs = [1.0] * len(actions)
             key = state.information_state_string(current)
-            index = key_index.get(key)
+            index = key_index.get((current, key))
             if index is None:
-                index = key_index[key] = len(infoset_keys)
+                index = key_index[(current, key)] = len(infoset_keys)
                 infoset_keys.append(key)
                 infoset_player.append(current)
                 infoset_actions.append(list(actions))
                 infoset_nodes.append([])
             elif infoset_actions[index] != list(actions):
-                raise GameError(f"information set {key!r} has different legal actions in different states")
+                hint = ""
+                if getattr(game, "simultaneous_inner", False) or type(game).__name__ == "SequentialAdapter":
+                    hint = ("; this simultaneous-move game is played in turns by cfrkit's turn_based(game=...) "
+                            "adapter, whose information states are the original game's: for an OpenSpiel game "
+                            "load openspiel(name=turn_based_simultaneous_game(game=...)) instead")
+                raise GameError(f"information set {key!r} of player {current} has legal actions "
+                                f"{infoset_actions[index]} and {list(actions)} in different states (the game "
+                                f"lacks perfect recall or its information-state strings are too coarse){hint}")
             infoset[node] = index
             infoset_nodes[index].append(node)
         first = len(player)
@@ -334,6 +477,10 @@ def _build(game: Game, max_nodes: int) -> CompiledGame:
         for k in range(len(actions) - 1, -1, -1):
             stack.append((first + k, state.child(actions[k]) if k else _advance(state, actions[k])))
 
+    # a string several players share becomes "[player p] string" (the policy key of that set)
+    shared = shared_strings((infoset_player[i], k) for i, k in enumerate(infoset_keys))
+    if shared:
+        infoset_keys = [player_key(infoset_player[i], k) if k in shared else k for i, k in enumerate(infoset_keys)]
     n = len(player)
     util = np.zeros((n, n_players), dtype=np.float64)
     for node, values in utilities.items():
@@ -373,7 +520,7 @@ def default_cache_dir() -> str:
 
 
 def _cache_path(key: str, cache_dir: Optional[str]) -> str:
-    digest = hashlib.sha1(f"{COMPILER_VERSION}:{key}".encode()).hexdigest()[:20]
+    digest = hashlib.sha1(key.encode()).hexdigest()[:20]
     return os.path.join(cache_dir or default_cache_dir(), f"{digest}.npz")
 
 

@@ -42,7 +42,8 @@ from cfrkit.games.registry import load
 from cfrkit.games.sequential import as_sequential
 from cfrkit.solvers.progress import SolverHistory, run_iterations
 from cfrkit.policy import FILE_MAGIC as POLICY_MAGIC
-from cfrkit.policy import PolicyFileError, TabularPolicy, check_array, load_npz_checked, save_npz_atomic
+from cfrkit.policy import (PolicyFileError, TabularPolicy, check_array, load_npz_checked, player_key,
+                           save_npz_atomic)
 
 _STATE_MAGIC = "cfrkit-mccfr-state"
 _STATE_VERSION = 1
@@ -51,10 +52,11 @@ _STATE_VERSION = 1
 class _InfoSet:
     """Regrets and average-strategy sums of one information set (Python lists: fastest for few actions)."""
 
-    __slots__ = ("key", "actions", "regrets", "sums")
+    __slots__ = ("key", "player", "actions", "regrets", "sums")
 
-    def __init__(self, key: str, actions: Tuple[int, ...]):
+    def __init__(self, key: str, actions: Tuple[int, ...], player: int = -1):
         self.key = key
+        self.player = player
         self.actions = actions
         self.regrets = [0.0] * len(actions)
         self.sums = [0.0] * len(actions)
@@ -97,6 +99,7 @@ class MCCFRSolver:
         self.history = SolverHistory()
         self.max_cached_nodes = int(max_cached_nodes)
         self.infosets: Dict[str, _InfoSet] = {}
+        self._shared: set = set()  # information-state strings of more than one player
         self._cached_nodes = 0
         self._root = self._make_node(self.game.new_initial_state())
 
@@ -129,10 +132,10 @@ class MCCFRSolver:
             node.cum = cum
         else:
             node.actions = tuple(state.legal_actions())
-            key = state.information_state_string(player)
+            key = self._policy_key(player, state.information_state_string(player))
             info = self.infosets.get(key)
             if info is None:
-                info = self.infosets[key] = _InfoSet(key, node.actions)
+                info = self.infosets[key] = _InfoSet(key, node.actions, player)
             elif info.actions != node.actions:
                 raise GameError(f"{self.game.game_string()}: information state {key!r} has legal actions "
                                 f"{info.actions} and {node.actions}")
@@ -143,6 +146,24 @@ class MCCFRSolver:
         node.pending = len(node.actions)
         node.state = state
         return node
+
+    def _policy_key(self, player: int, key: str) -> str:
+        """The table key of ``player``'s information state ``key``: the string itself, or
+        ``player_key(player, key)`` once two players are seen sharing it (the first owner's set is
+        renamed then; nodes hold the set objects, so nothing else changes)."""
+        if key in self._shared:
+            return player_key(player, key)
+        info = self.infosets.get(key)
+        if info is None or info.player == player:
+            return key
+        if info.player < 0:  # loaded from a file without owners: the first visit claims it
+            info.player = player
+            return key
+        self._shared.add(key)
+        del self.infosets[key]
+        info.key = player_key(info.player, key)
+        self.infosets[info.key] = info
+        return player_key(player, key)
 
     def _child(self, node: _Node, index: int) -> _Node:
         """Expand child ``index`` of ``node`` (cached while the cache has room)."""
@@ -264,8 +285,9 @@ class MCCFRSolver:
         header = {"magic": POLICY_MAGIC, "version": _STATE_VERSION, **self._metadata(),
                   "metadata": self._metadata(), "mccfr_state": _STATE_MAGIC, "rng_version": version,
                   "rng_gauss": gauss, "history": self.history.to_json()}
+        owners = np.fromiter((self.infosets[k].player for k in keys), dtype=np.int64, count=len(keys))
         save_npz_atomic(path, header=header, keys=np.array(keys, dtype=str), offsets=offsets, actions=actions,
-                        probs=probs, regrets=regrets, strategy_sums=sums,
+                        probs=probs, regrets=regrets, strategy_sums=sums, players=owners,
                         rng_state=np.array(internal, dtype=np.int64))
 
     @classmethod
@@ -306,9 +328,17 @@ class MCCFRSolver:
             acts, regs, sms = actions.tolist(), regrets.tolist(), sums.tolist()
             solver.infosets = {}
             bounds = offsets.tolist()
+            owners = arrays.get("players")
+            if owners is None:
+                owners = np.full(len(keys), -1)
+            elif owners.dtype.kind not in "iu" or owners.shape != (len(keys),):
+                raise PolicyFileError(f"{path}: inconsistent array sizes (corrupted MCCFR state file)")
+            owners = owners.tolist()
             for i, key in enumerate(keys.tolist()):
                 lo, hi = bounds[i], bounds[i + 1]
-                info = _InfoSet(key, tuple(acts[lo:hi]))
+                if key.startswith("[player "):
+                    solver._shared.add(key.split("] ", 1)[1])
+                info = _InfoSet(key, tuple(acts[lo:hi]), int(owners[i]))
                 info.regrets = regs[lo:hi]
                 info.sums = sms[lo:hi]
                 solver.infosets[key] = info
