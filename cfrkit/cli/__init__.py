@@ -20,6 +20,7 @@ _COMMAND_MODULES = [
     "cfrkit.cli.acpc_cmd",
     "cfrkit.cli.hanabi_cmd",
     "cfrkit.cli.show_cmd",
+    "cfrkit.cli.spot_cmd",
 ]
 
 
