@@ -52,6 +52,9 @@ setup(
         "scikit-learn>=1.2",
         "POT>=0.9",
         "tqdm>=4.60",
+        # the multi-agent environments are PettingZoo environments with Gymnasium spaces
+        "gymnasium>=0.29",
+        "pettingzoo>=1.24",
     ],
     extras_require={
         "torch": ["torch>=2.1"],

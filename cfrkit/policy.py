@@ -136,12 +136,16 @@ class TabularPolicy:
         stored_game = header.get("game")
         if not isinstance(stored_game, str):
             raise PolicyFileError(f"{path}: corrupted header (no game string)")
-        try:
-            stored = as_sequential(stored_game)
-        except GameError as exc:
-            raise PolicyFileError(f"{path}: corrupted header (game {stored_game!r}: {exc})") from None
-        if game is not None and as_sequential(game).game_string() != stored.game_string():
-            raise PolicyFileError(f"{path}: policy is for game {stored_game!r}, not {load(game).game_string()!r}")
+        if game is not None:
+            # a game object of the user's own (unregistered) must match the stored string exactly
+            wanted = as_sequential(load(game)).game_string()
+            if wanted != stored_game and wanted != _sequential_string(stored_game):
+                raise PolicyFileError(f"{path}: policy is for game {stored_game!r}, not {load(game).game_string()!r}")
+        else:
+            try:
+                as_sequential(stored_game)
+            except GameError as exc:
+                raise PolicyFileError(f"{path}: corrupted header (game {stored_game!r}: {exc})") from None
         keys = check_array(path, arrays, "keys", "U", 1)
         offsets = check_array(path, arrays, "offsets", "iu", 1)
         actions = check_array(path, arrays, "actions", "iu", 1)
@@ -159,7 +163,16 @@ class TabularPolicy:
         for i, key in enumerate(keys.tolist()):
             lo, hi = bounds[i], bounds[i + 1]
             table[str(key)] = dict(zip(actions[lo:hi].tolist(), probs[lo:hi].tolist()))
-        return cls(stored_game, table, metadata=metadata if isinstance(metadata, dict) else {})
+        return cls(as_sequential(load(game)) if game is not None else stored_game, table,
+                   metadata=metadata if isinstance(metadata, dict) else {})
+
+
+def _sequential_string(game_string: str) -> Optional[str]:
+    """Game string of the turn-based form of a registered game string (None if it does not load)."""
+    try:
+        return as_sequential(load(game_string)).game_string()
+    except GameError:
+        return None
 
 
 def save_npz_atomic(path: str, header: Dict[str, Any], **arrays: np.ndarray) -> None:

@@ -4,7 +4,7 @@
 * the kernel's evaluation (root values, best responses through the chance nodes, exploitability) of any
   given strategy profile equals RangeSolver's, on restricted and on full ranges;
 * the solve converges and per-spot stopping reaches its target; river trees agree as before;
-* depth-limited and flop trees are rejected with a GameError.
+* depth-limited trees are rejected with a GameError (flop trees: tests/test_range_solver_flop.py).
 
 Why only the first iterations: after a few iterations some hand is exactly indifferent between actions
 (e.g. all its child values are 0 because the opponent's reach there is 0) and the two implementations'
@@ -152,7 +152,4 @@ def test_unsupported_trees_raise_game_error():
     cut = build_public_tree(game, state, bet_sizing={1: [1.0]}, depth_limit=True)
     with pytest.raises(GameError, match="depth-limited"):
         FlatRangeSolver(cut)
-    flop_state = state_from_matchstate(game, "MATCHSTATE:0:0:r1150c/:5d5c|/8dAs8s")
-    flop = build_public_tree(game, flop_state, bet_sizing={1: [1.0]})
-    with pytest.raises(GameError, match="one chance level"):
-        FlatRangeSolver(flop)
+    # flop trees (two chance levels) are supported since the range-solver work: tests/test_range_solver_flop.py

@@ -19,6 +19,8 @@ _COMMAND_MODULES = [
     "cfrkit.cli.symmtom_cmd",
     "cfrkit.cli.acpc_cmd",
     "cfrkit.cli.hanabi_cmd",
+    "cfrkit.cli.show_cmd",
+    "cfrkit.cli.spot_cmd",
 ]
 
 
@@ -28,6 +30,9 @@ class CliError(Exception):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cfrkit", description="Imperfect-information game research toolkit.")
+    parser.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                        help="import MODULE first (e.g. one that registers games of your own); repeatable, "
+                             "accepted anywhere on the command line")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for module in _COMMAND_MODULES:
@@ -35,9 +40,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def import_user_modules(argv: List[str]) -> List[str]:
+    """Import every ``--import MODULE`` (or ``--import=MODULE``) of ``argv``, wherever it stands, and
+    return the other arguments.  The current directory is searched first, as ``python -m`` does."""
+    rest: List[str] = []
+    modules: List[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--import":
+            if i + 1 >= len(argv):
+                raise CliError("--import needs a module name")
+            modules.append(argv[i + 1])
+            i += 2
+            continue
+        if arg.startswith("--import="):
+            modules.append(arg.split("=", 1)[1])
+        else:
+            rest.append(arg)
+        i += 1
+    if modules and "" not in sys.path:
+        sys.path.insert(0, "")
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # the user's module: report whatever it raised in one line
+            raise CliError(f"--import {name}: {type(exc).__name__}: {exc}") from None
+    return rest
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     from cfrkit.games.base import GameError
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        argv = import_user_modules(argv)
+    except CliError as exc:
+        print(f"cfrkit: error: {exc}", file=sys.stderr)
+        return 2
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -114,6 +114,14 @@ def _with_action_check(method):
 class Game(ABC):
     """Rules of a game and a factory of initial states.
 
+    To write a game (a complete example: ``docs/writing_a_game.md``), subclass :class:`Game` and
+    :class:`State` and implement: ``Game.new_initial_state``, ``Game.num_distinct_actions``,
+    ``Game.max_utility``, ``Game.min_utility``; ``State.current_player``,
+    ``State._legal_actions(player)`` (empty for a player not to act), ``State._apply_action(action)``,
+    ``State.chance_outcomes`` (at chance nodes), ``State.returns``,
+    ``State.information_state_string(player)``.  Check it with
+    :func:`cfrkit.games.consistency.check_game`.
+
     Attributes that every game sets in ``__init__``:
 
     * ``num_players`` -- number of players (>= 1).
@@ -218,7 +226,8 @@ class Game(ABC):
         if "|" not in text:
             raise GameError(f"serialized state must look like 'GAME|a,b,c', got {text!r}")
         game_part, actions_part = text.rsplit("|", 1)
-        if load(game_part).game_string() != self.game_string():
+        # a game of the user's own is not in the registry: its own string is enough
+        if game_part != self.game_string() and load(game_part).game_string() != self.game_string():
             raise GameError(f"state belongs to game {game_part!r}, not {self.game_string()!r}")
         try:
             actions = [int(a) for a in actions_part.split(",") if a.strip() != ""]
@@ -228,7 +237,13 @@ class Game(ABC):
 
 
 class State(ABC):
-    """A node of the game tree.  Mutable: :meth:`apply_action` changes it in place."""
+    """A node of the game tree.  Mutable: :meth:`apply_action` changes it in place.
+
+    Subclasses implement ``current_player``, ``_legal_actions(player)``, ``_apply_action(action)``,
+    ``chance_outcomes`` (games with chance), ``returns`` and ``information_state_string(player)``;
+    the public methods (``legal_actions``, ``apply_action``, ``child``, ``clone``, ``serialize``)
+    validate and call them.  See ``docs/writing_a_game.md``.
+    """
 
     def __init__(self, game: Game):
         self.game = game

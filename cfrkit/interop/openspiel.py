@@ -250,16 +250,55 @@ def _walk_pairs(cfr_game: Game, os_game, visit: Callable[[State, Any, int], None
     return len(cfr_to_os)
 
 
-def to_openspiel_policy(policy: Policy, cfr_game: "str | Game", os_game: Any):
+def openspiel_counterpart(game: "str | Game") -> str:
+    """The OpenSpiel game string of the same game as a cfrkit game (``kuhn`` -> ``kuhn_poker``,
+    ``leduc`` -> ``leduc_poker``, ``openspiel(name=X)`` -> ``X``); GameError when there is none."""
+    game = load(game)
+    inner = getattr(game, "inner", None)
+    if isinstance(game, OpenSpielGame):
+        return str(game.os_game)
+    if inner is not None and isinstance(inner, OpenSpielGame):
+        return str(inner.os_game)
+    if game.short_name == "kuhn":
+        players = int(game.params.get("players", 2))
+        return "kuhn_poker" if players == 2 else f"kuhn_poker(players={players})"
+    if game.short_name == "leduc" and game.game_string() == "leduc":
+        return "leduc_poker"
+    raise GameError(f"no OpenSpiel counterpart of {game.game_string()!r} is known: pass os_game explicitly "
+                    f"(an OpenSpiel game string)")
+
+
+def cfrkit_counterpart(os_game: Any) -> str:
+    """The cfrkit game string of an OpenSpiel game: ``kuhn_poker`` -> ``kuhn``, ``leduc_poker`` ->
+    ``leduc``, anything else -> ``openspiel(name=...)``."""
+    text = str(_load_pyspiel_game(os_game))
+    simple = {"kuhn_poker()": "kuhn", "kuhn_poker(players=2)": "kuhn", "leduc_poker()": "leduc",
+              "leduc_poker(players=2)": "leduc"}
+    if text in simple:
+        return simple[text]
+    if text.startswith("kuhn_poker(players=") and text.endswith(")"):
+        return f"kuhn(players={text[len('kuhn_poker(players='):-1]})"
+    return f"openspiel(name={text})"
+
+
+def to_openspiel_policy(policy: Policy, cfr_game: "str | Game | None" = None, os_game: Any = None):
     """A cfrkit policy on ``cfr_game`` as an ``open_spiel.python.policy.TabularPolicy`` on ``os_game``.
 
-    ``os_game`` is a pyspiel game or an OpenSpiel game string.  Every information set of the
-    OpenSpiel game gets the probabilities ``policy`` gives at the paired cfrkit information set.
+    ``cfr_game`` defaults to the game the policy records (``policy.game``); ``os_game`` (a pyspiel
+    game or an OpenSpiel game string) to the game the policy was converted from, if it was, else
+    to :func:`openspiel_counterpart` of ``cfr_game``.  Every information set of the OpenSpiel game
+    gets the probabilities ``policy`` gives at the paired cfrkit information set.
     (``open_spiel.python.policy.python_policy_to_pyspiel_policy`` turns the result into a C++ policy.)
     """
     from open_spiel.python import policy as os_policy_module
 
+    if cfr_game is None:
+        cfr_game = getattr(policy, "game", None)
+        if cfr_game is None:
+            raise GameError("this policy records no game: pass cfr_game")
     cfr_game = as_sequential(load(cfr_game))
+    if os_game is None:
+        os_game = (getattr(policy, "metadata", None) or {}).get("openspiel_game") or openspiel_counterpart(cfr_game)
     os_game = _load_pyspiel_game(os_game)
     result = os_policy_module.TabularPolicy(os_game)
 
@@ -283,14 +322,22 @@ def to_openspiel_policy(policy: Policy, cfr_game: "str | Game", os_game: Any):
     return result
 
 
-def from_openspiel_policy(os_policy: Any, os_game: Any, cfr_game: "str | Game") -> TabularPolicy:
+def from_openspiel_policy(os_policy: Any, os_game: Any = None, cfr_game: "str | Game | None" = None
+                          ) -> TabularPolicy:
     """An OpenSpiel policy on ``os_game`` as a cfrkit :class:`TabularPolicy` on ``cfr_game``.
 
     ``os_policy`` is any ``open_spiel.python.policy.Policy`` (``action_probabilities(state, player)``)
     or a C++ ``pyspiel.TabularPolicy`` (``get_state_policy``), e.g. from ``pyspiel.CFRSolver``.
+    ``os_game`` defaults to the Python policy's own game (``os_policy.game``); ``cfr_game`` to
+    :func:`cfrkit_counterpart` of ``os_game``.  The result records ``openspiel_game`` in its
+    metadata, so :func:`to_openspiel_policy` converts it back without naming the games.
     """
-    cfr_game = as_sequential(load(cfr_game))
+    if os_game is None:
+        os_game = getattr(os_policy, "game", None)
+        if os_game is None:
+            raise GameError("this OpenSpiel policy records no game: pass os_game")
     os_game = _load_pyspiel_game(os_game)
+    cfr_game = as_sequential(load(cfr_game if cfr_game is not None else cfrkit_counterpart(os_game)))
     table: Dict[str, Dict[int, float]] = {}
     if hasattr(os_policy, "get_state_policy"):  # C++ pyspiel policy
         def query(state, player):

@@ -15,6 +15,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
 
 from cfrkit._kernels import hanabi_engine as _engine
 from cfrkit.games.base import GameError, IllegalActionError, check_action_id
@@ -152,10 +154,12 @@ class HanabiEnv:
         }
 
 
-class HanabiAECEnv:
-    """PettingZoo-style agent-environment cycle over one Hanabi game (cooperative rewards)."""
+class HanabiAECEnv(AECEnv):
+    """A PettingZoo ``AECEnv`` over one Hanabi game (cooperative rewards: every player gets the
+    change in score).  Observations are dicts ``{"observation": int8[encoding], "action_mask":
+    int8[moves]}``; passes ``pettingzoo.test.api_test``."""
 
-    metadata = {"name": "cfrkit_hanabi", "is_parallelizable": False}
+    metadata = {"name": "cfrkit_hanabi_v0", "is_parallelizable": False, "render_modes": ["ansi"]}
 
     def __init__(self, config: ConfigLike = None, seed: int = 0, players: Optional[int] = None):
         self.config = _config(config, players)
@@ -165,6 +169,13 @@ class HanabiAECEnv:
         self._episodes = 0
         self.state = None
         self.agents: List[str] = []
+        self.render_mode = "ansi"
+        # one space object per agent, the same on every call (PettingZoo expects it)
+        self._action_spaces = {a: spaces.Discrete(self.num_actions()) for a in self.possible_agents}
+        self._observation_spaces = {
+            a: spaces.Dict({"observation": spaces.MultiBinary(self.observation_length()),
+                            "action_mask": spaces.MultiBinary(self.num_actions())})
+            for a in self.possible_agents}
 
     def num_actions(self) -> int:
         return self.engine_config.num_moves
@@ -173,21 +184,22 @@ class HanabiAECEnv:
         return self.engine_config.encoding_length
 
     def action_space(self, agent: str):
-        """A ``gymnasium.spaces.Discrete`` when gymnasium is installed, else the number of actions."""
-        try:
-            from gymnasium import spaces
-        except ImportError:
-            return self.num_actions()
-        return spaces.Discrete(self.num_actions())
+        """``gymnasium.spaces.Discrete(num_moves)``."""
+        return self._action_spaces[self.possible_agents[self._index(agent)]]
 
     def observation_space(self, agent: str):
-        """A dict space (``observation`` MultiBinary, ``action_mask``) with gymnasium, else the vector length."""
-        try:
-            from gymnasium import spaces
-        except ImportError:
-            return self.observation_length()
-        return spaces.Dict({"observation": spaces.MultiBinary(self.observation_length()),
-                            "action_mask": spaces.MultiBinary(self.num_actions())})
+        """``Dict(observation=MultiBinary(encoding length), action_mask=MultiBinary(num_moves))``."""
+        return self._observation_spaces[self.possible_agents[self._index(agent)]]
+
+    def render(self) -> str:
+        """The game as text (HLE's state string)."""
+        if self.state is None:
+            return ""
+        return (f"score {self.state.score()}  fireworks {self.state.fireworks()}  "
+                f"to act: {self.agent_selection if self.agents else '-'}")
+
+    def close(self) -> None:
+        self.state = None
 
     def reset(self, seed: Optional[int] = None, options=None) -> None:
         if seed is not None:
@@ -217,7 +229,7 @@ class HanabiAECEnv:
         mask = np.zeros(self.num_actions(), dtype=np.int8)
         if self.state.current_player() == p:
             mask[:] = self.state.legal_mask()
-        return {"observation": self.state.encode(p), "action_mask": mask}
+        return {"observation": np.asarray(self.state.encode(p), dtype=np.int8), "action_mask": mask}
 
     def last(self, observe: bool = True):
         a = self.agent_selection
@@ -234,6 +246,8 @@ class HanabiAECEnv:
             self.agents.remove(agent)
             del self.rewards[agent], self._cumulative_rewards[agent], self.terminations[agent]
             del self.truncations[agent], self.infos[agent]
+            for a in self.agents:  # removing a finished agent earns nobody anything
+                self.rewards[a] = 0.0
             if self.agents:
                 self.agent_selection = self.agents[0]
             return

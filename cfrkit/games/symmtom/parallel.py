@@ -1,4 +1,4 @@
-"""PettingZoo-style parallel API for SymmToM (no pettingzoo dependency).
+"""SymmToM as a PettingZoo ``ParallelEnv`` with Gymnasium spaces.
 
 >>> env = parallel_env(agents=3, width=6, pieces=3)
 >>> observations, infos = env.reset(seed=0)
@@ -7,48 +7,25 @@
 
 Agent names are ``"agent_0"`` ... ; actions are joint ids ``move * c + piece``.  Episodes end by
 time limit, so ``truncations`` become True at the last step and ``agents`` is emptied, as in
-PettingZoo.  ``action_space``/``observation_space`` return small space objects with ``n``/``shape``
-and ``sample()``; ``infos[a]["action_mask"]`` marks the ids whose piece the agent knows.
+PettingZoo.  ``action_space`` is ``gymnasium.spaces.Discrete(5 * c)``, ``observation_space`` a
+float32 ``Box``; ``infos[a]["action_mask"]`` marks the ids whose piece the agent knows.  Passes
+``pettingzoo.test.parallel_api_test``.
 """
 from __future__ import annotations
 
 from typing import Dict, Optional
 
 import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
 
 from cfrkit.games.base import GameError
 from cfrkit.games.symmtom.core import NUM_MOVES, SymmToMConfig
 from cfrkit.games.symmtom.env import SymmToMEnv
 
 
-class Discrete:
-    """A discrete space {0, ..., n-1}."""
-
-    def __init__(self, n: int, rng: np.random.Generator):
-        self.n = n
-        self.shape = ()
-        self._rng = rng
-
-    def sample(self) -> int:
-        return int(self._rng.integers(self.n))
-
-    def contains(self, x) -> bool:
-        return isinstance(x, (int, np.integer)) and 0 <= int(x) < self.n
-
-
-class Box:
-    """A float32 box of the given shape and bounds."""
-
-    def __init__(self, low: float, high: float, shape, rng: np.random.Generator):
-        self.low, self.high, self.shape, self.dtype = low, high, tuple(shape), np.float32
-        self._rng = rng
-
-    def sample(self) -> np.ndarray:
-        return self._rng.uniform(self.low, self.high, size=self.shape).astype(np.float32)
-
-
-class SymmToMParallelEnv:
-    """PettingZoo ``ParallelEnv``-like wrapper around :class:`SymmToMEnv`."""
+class SymmToMParallelEnv(ParallelEnv):
+    """PettingZoo ``ParallelEnv`` around :class:`SymmToMEnv`."""
 
     metadata = {"name": "symmtom_v0", "render_modes": ["ansi"]}
 
@@ -57,15 +34,19 @@ class SymmToMParallelEnv:
         self.config = self.env.config
         self.possible_agents = [f"agent_{i}" for i in range(self.config.agents)]
         self.agents = []
-        self._space_rng = np.random.default_rng(seed)
+        # one space object per agent, as PettingZoo expects (same object on every call)
+        self._action_spaces = {a: spaces.Discrete(NUM_MOVES * self.config.pieces) for a in self.possible_agents}
+        self._observation_spaces = {a: spaces.Box(-1.0, 1.0, (self.config.observation_size,), dtype=np.float32)
+                                    for a in self.possible_agents}
+        if seed is not None:
+            for i, a in enumerate(self.possible_agents):
+                self._action_spaces[a].seed(int(seed) + i)
 
-    def action_space(self, agent: str) -> Discrete:
-        self._index(agent)
-        return Discrete(NUM_MOVES * self.config.pieces, self._space_rng)
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self._action_spaces[self.possible_agents[self._index(agent)]]
 
-    def observation_space(self, agent: str) -> Box:
-        self._index(agent)
-        return Box(-1.0, 1.0, (self.config.observation_size,), self._space_rng)
+    def observation_space(self, agent: str) -> spaces.Box:
+        return self._observation_spaces[self.possible_agents[self._index(agent)]]
 
     def _index(self, agent: str) -> int:
         try:
@@ -85,7 +66,7 @@ class SymmToMParallelEnv:
         start = (options or {}).get("start")
         obs = self.env.reset(seed=seed, start=start)
         self.agents = list(self.possible_agents)
-        return {a: o for a, o in zip(self.possible_agents, obs)}, self._infos()
+        return {a: np.asarray(o, dtype=np.float32) for a, o in zip(self.possible_agents, obs)}, self._infos()
 
     def step(self, actions: Dict[str, int]):
         if not self.agents:
@@ -96,7 +77,7 @@ class SymmToMParallelEnv:
         joint = [int(actions[a]) for a in self.possible_agents]
         obs, rewards, done, _ = self.env.step(joint)
         names = self.possible_agents
-        observations = {a: o for a, o in zip(names, obs)}
+        observations = {a: np.asarray(o, dtype=np.float32) for a, o in zip(names, obs)}
         reward_map = {a: float(r) for a, r in zip(names, rewards)}
         terminations = {a: False for a in names}
         truncations = {a: bool(done) for a in names}

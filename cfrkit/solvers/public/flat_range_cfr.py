@@ -1,4 +1,4 @@
-"""Compiled (Cython) range-vectorised CFR+ / DCFR for public trees without leaves: river and turn subgames.
+"""Compiled (Cython) range-vectorised CFR+ / DCFR for public trees without leaves: river, turn and flop subgames.
 
 The fast path for hold'em river subgames: :class:`FlatRangeSolver` flattens a :class:`PublicTree`
 (breadth-first, contiguous children), keeps only the hands that do not touch the board, sorted by
@@ -9,7 +9,9 @@ Turn subgames (one chance level: the river card, e.g. :class:`HoldemPublicGame` 
 run in the same kernel: chance nodes weigh their children by the card probability, each child's hand
 mask (hands holding the dealt card) multiplies reach down and values up, and every river board has its
 own strength order for showdowns (the kernel gathers the opponent's reach into it and scatters the
-values back).  Depth-limited trees (leaves) and flop subgames (two chance levels) raise a GameError.  Iterates equal :class:`~cfrkit.solvers.public.tree.RangeSolver`'s (same algorithms,
+values back).  Flop subgames (two chance levels: turn and river cards) run the same way: chance children
+may be chance nodes again, and run-outs dealt in either order share one showdown order.  Depth-limited
+trees (leaves) raise a GameError.  Iterates equal :class:`~cfrkit.solvers.public.tree.RangeSolver`'s (same algorithms,
 parameters and averaging) up to rounding; exploitability is computed in the kernel too (float64).
 
 Stopping: :meth:`FlatRangeSolver.solve` and :func:`solve_many` stop each spot at the first
@@ -103,13 +105,9 @@ class FlatTree:
                             "build the tree without depth_limit or use RangeSolver with leaf_values")
         if not kinds <= {DECISION, FOLD_NODE, SHOWDOWN_NODE, CHANCE_NODE}:
             raise GameError(f"FlatRangeSolver cannot solve trees with {sorted(kinds - {DECISION, FOLD_NODE, SHOWDOWN_NODE, CHANCE_NODE})} nodes")
-        root_board = tree.root.board
         for n in tree.nodes:
-            if n.kind == CHANCE_NODE and n.board != root_board:
-                raise GameError("FlatRangeSolver supports one chance level (turn subgames: the river card); "
-                                "this tree deals more than one board card (a flop subgame): use RangeSolver")
-            if n.kind != CHANCE_NODE and len(n.board) not in (len(root_board), len(root_board) + 1):
-                raise GameError(f"FlatRangeSolver: node {n.index} has board {n.board}, not reachable by one chance level")
+            if n.kind == SHOWDOWN_NODE and len(n.board) != 5:
+                raise GameError(f"FlatRangeSolver: showdown node {n.index} on an incomplete board {n.board}")
         if tree.root.kind != DECISION:
             raise GameError("FlatRangeSolver needs a decision at the root of the tree")
         pg = tree.pgame
@@ -188,9 +186,10 @@ class FlatTree:
             n = tree.nodes[old]
             if n.kind != SHOWDOWN_NODE or n.board == board:
                 continue
-            b = board_ids.get(n.board)
+            key = tuple(sorted(n.board))  # run-outs dealt in either order share one strength order
+            b = board_ids.get(key)
             if b is None:
-                b = board_ids[n.board] = len(board_ids) + 1
+                b = board_ids[key] = len(board_ids) + 1
                 st = np.asarray(pg.strengths(n.board), dtype=np.int64)
                 live_b = self.hands[pg.hand_mask(n.board)[self.hands] > 0]
                 pairs = _spread_cards(live_b[np.argsort(st[live_b], kind="stable")], st, pg.hand_cards)
@@ -222,7 +221,7 @@ class FlatRangeSolver:
     """Single-spot CFR+/DCFR in C over a river or turn public tree with two-card hands (see module docstring).
 
     Args:
-        tree: public tree without leaves: a river subgame, or a turn subgame (one chance level).
+        tree: public tree without leaves: a river, turn or flop subgame.
         ranges: ``(2, H)`` reach probabilities of every hand (pair index of the tree's game) at the
             root; hands touching the board are dropped.  Default: uniform over the live hands.
         algorithm: ``"dcfr"`` (discounted CFR with ``alpha``, ``beta``, ``gamma``) or ``"cfr+"``.

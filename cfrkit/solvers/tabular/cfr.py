@@ -27,9 +27,9 @@ import numpy as np
 
 from cfrkit.games.base import Game, GameError
 from cfrkit.policy import FILE_MAGIC as POLICY_MAGIC
-from cfrkit.policy import PolicyFileError, TabularPolicy, check_array, load_npz_checked
+from cfrkit.policy import PolicyFileError, TabularPolicy, _sequential_string, check_array, load_npz_checked
 from cfrkit.solvers.tabular.compiled import CompiledGame, compile_game
-from cfrkit.solvers.progress import run_iterations
+from cfrkit.solvers.progress import SolverHistory, run_iterations
 
 class NonFiniteError(GameError):
     """A solver's numbers overflowed to NaN or infinity (payoffs too large for float64)."""
@@ -75,6 +75,11 @@ class CFRSolver:
         self._inst = np.empty(t.num_slots, dtype=np.float64)
         self.iterations = 0
         self.seconds = 0.0
+        #: (iteration, seconds, exploitability) of every evaluation and the end of every run
+        self.history = SolverHistory()
+        # node locking: slots whose strategy is fixed, and the fixed probabilities
+        self._locked_slots = np.zeros(0, dtype=np.int64)
+        self._locked_probs = np.zeros(0, dtype=np.float64)
         _kernels().regret_matching(self.regrets, t.infoset_offset, t.infoset_player, -1, self.sigma)
 
     @property
@@ -95,6 +100,8 @@ class CFRSolver:
                                 t.utilities, t.infoset_offset, t.infoset_player, self.regrets, self.strategy_sum,
                                 self.sigma, self._reach, self._values, self._inst, p, code, float(self.iterations),
                                 self.alpha, self.beta, self.gamma, self.linear_average)
+                if self._locked_slots.size:
+                    self.sigma[self._locked_slots] = self._locked_probs
         self.seconds += time.perf_counter() - start
         if not (np.isfinite(self.regrets).all() and np.isfinite(self.strategy_sum).all()):
             scale = float(np.abs(t.utilities).max())
@@ -102,24 +109,77 @@ class CFRSolver:
                                  f"NaN/inf at iteration {self.iterations} (largest |payoff| {scale:.3g}); rescale "
                                  f"the payoffs (the state before this iteration is lost; do not save)")
 
+    # ----------------------------------------------------------------- node locking
+    def lock(self, strategies) -> int:
+        """Fix the strategy at chosen information sets; the solver then solves the rest of the game.
+
+        ``strategies``: a mapping information-state key -> {action: probability} (e.g. a
+        :class:`TabularPolicy`'s ``table``, or part of one).  Probabilities must cover the legal
+        actions of the set and sum to one.  Locks add to earlier ones; returns the number of locked
+        information sets.  The locked sets play the fixed strategy in every iteration and in
+        :meth:`average_policy`.
+        """
+        table = getattr(strategies, "table", strategies)
+        index = self.tree.infoset_index()
+        off, acts = self.tree.infoset_offset, self.tree.slot_action
+        locked = dict(zip(self._locked_slots.tolist(), self._locked_probs.tolist()))
+        for key, probs in table.items():
+            s = index.get(key)
+            if s is None:
+                raise GameError(f"lock: {key!r} is not an information state of {self.game_string}")
+            legal = acts[off[s]:off[s + 1]].tolist()
+            given = {int(a): float(p) for a, p in probs.items()}
+            if set(given) - set(legal):
+                raise GameError(f"lock: actions {sorted(set(given) - set(legal))} are not legal at {key!r} "
+                                f"(legal: {legal})")
+            values = np.array([given.get(a, 0.0) for a in legal])
+            if not np.isfinite(values).all() or (values < 0).any() or abs(values.sum() - 1.0) > 1e-6:
+                raise GameError(f"lock: the probabilities at {key!r} must be finite, >= 0 and sum to 1")
+            for j, v in enumerate(values / values.sum()):
+                locked[int(off[s]) + j] = float(v)
+        self._locked_slots = np.fromiter(locked.keys(), dtype=np.int64, count=len(locked))
+        self._locked_probs = np.fromiter(locked.values(), dtype=np.float64, count=len(locked))
+        self.sigma[self._locked_slots] = self._locked_probs
+        return len({int(np.searchsorted(off, s, side="right")) - 1 for s in locked})
+
+    def unlock(self) -> None:
+        """Remove every lock (the locked sets' regrets restart from what they were)."""
+        self._locked_slots = np.zeros(0, dtype=np.int64)
+        self._locked_probs = np.zeros(0, dtype=np.float64)
+        t = self.tree
+        _kernels().regret_matching(self.regrets, t.infoset_offset, t.infoset_player, -1, self.sigma)
+
     def run(self, iterations: int, callback: Optional[Callable[["CFRSolver"], None]] = None,
-            callback_every: int = 0, progress: bool = False, should_stop: Optional[Callable[[], bool]] = None,
+            callback_every: int = 0, progress: Optional[bool] = None, eval_every: int = 0,
+            target: Optional[float] = None, should_stop: Optional[Callable[[], bool]] = None,
             after_chunk: Optional[Callable[["CFRSolver"], None]] = None, align: Sequence[int] = ()) -> "CFRSolver":
         """Run until ``self.iterations == iterations`` (so a resumed solver runs only what is left).
 
         ``callback(solver)`` is called every ``callback_every`` iterations and at the end;
-        ``progress`` shows a tqdm bar; ``should_stop`` and ``after_chunk`` are checked/called between
-        whole iterations (see :func:`cfrkit.solvers.progress.run_iterations`).
+        ``progress`` shows a tqdm bar (default: when stderr is a terminal).  ``eval_every > 0``
+        computes the exact exploitability of the average strategy (game units, e.g. chips) every
+        that many iterations into :attr:`history`; the run stops once it is at most ``target``.
+        ``should_stop`` and ``after_chunk`` are checked/called between whole iterations (see
+        :func:`cfrkit.solvers.progress.run_iterations`).
         """
         return run_iterations(self, iterations, callback, callback_every, progress,
                               desc=f"{self.algorithm} {self.game_string}", should_stop=should_stop,
-                              after_chunk=after_chunk, align=align)
+                              after_chunk=after_chunk, align=align, eval_every=eval_every, target=target,
+                              evaluate=CFRSolver.exploitability)
+
+    def exploitability(self) -> float:
+        """Exact exploitability of the current average strategy (game units, e.g. chips)."""
+        from cfrkit.evaluation.exploitability import exploitability
+
+        return exploitability(self.tree, self.average_strategy_array())
 
     # ----------------------------------------------------------------- policies
     def average_strategy_array(self) -> np.ndarray:
         """The average strategy as a per-slot array (the layout of the compiled tree)."""
         out = np.empty_like(self.strategy_sum)
         _kernels().average_strategy(self.strategy_sum, self.tree.infoset_offset, out)
+        if self._locked_slots.size:
+            out[self._locked_slots] = self._locked_probs
         return out
 
     def current_strategy_array(self) -> np.ndarray:
@@ -145,7 +205,7 @@ class CFRSolver:
         """
         if not (np.isfinite(self.regrets).all() and np.isfinite(self.strategy_sum).all()):
             raise NonFiniteError(f"refusing to save NaN/inf regrets of {self.game_string} to {path}")
-        solver = {**self._metadata(), "linear_average": self.linear_average}
+        solver = {**self._metadata(), "linear_average": self.linear_average, "history": self.history.to_json()}
         self.average_policy().save(path, extra_arrays={"solver_regrets": self.regrets,
                                                        "solver_strategy_sum": self.strategy_sum},
                                    extra_header={"solver": solver})
@@ -160,15 +220,16 @@ class CFRSolver:
         stored_game = header.get("game")
         if not isinstance(stored_game, str):
             raise PolicyFileError(f"{path}: corrupted header (no game string)")
-        try:
-            stored_tree = compile_game(stored_game) if not isinstance(game, CompiledGame) \
-                or game.game_string != stored_game else game
-        except GameError as exc:
-            raise PolicyFileError(f"{path}: corrupted header (game {stored_game!r}: {exc})") from None
-        if game is None:
-            game = stored_tree
-        tree = game if isinstance(game, CompiledGame) else compile_game(game)
-        if tree.game_string != stored_tree.game_string:
+        if isinstance(game, CompiledGame):
+            tree = game
+        elif game is not None:
+            tree = compile_game(game)  # also a game object of the user's own (not registered)
+        else:
+            try:
+                tree = compile_game(stored_game)
+            except GameError as exc:
+                raise PolicyFileError(f"{path}: corrupted header (game {stored_game!r}: {exc})") from None
+        if tree.game_string != stored_game and tree.game_string != _sequential_string(stored_game):
             raise PolicyFileError(f"{path}: checkpoint is for {stored_game!r}, not {tree.game_string!r}")
         regrets = check_array(path, arrays, "solver_regrets", "f", 1, finite=True)
         sums = check_array(path, arrays, "solver_strategy_sum", "f", 1, finite=True)
@@ -178,7 +239,8 @@ class CFRSolver:
                          linear_average=bool(info.get("linear_average", False)))
             iterations = int(info["iterations"])
             seconds = float(info.get("seconds", 0.0))
-        except (KeyError, TypeError, ValueError, OverflowError) as exc:
+            history = SolverHistory.from_json(info.get("history"))
+        except (KeyError, TypeError, ValueError, OverflowError, IndexError) as exc:
             raise PolicyFileError(f"{path}: corrupted solver header ({type(exc).__name__}: {exc})") from None
         if iterations < 0 or not all(np.isfinite([solver.alpha, solver.beta, solver.gamma, seconds])):
             raise PolicyFileError(f"{path}: corrupted solver header (iterations {iterations})")
@@ -188,6 +250,7 @@ class CFRSolver:
         solver.strategy_sum[:] = sums
         solver.iterations = iterations
         solver.seconds = seconds
+        solver.history = history
         _kernels().regret_matching(solver.regrets, tree.infoset_offset, tree.infoset_player, -1, solver.sigma)
         return solver
 
@@ -202,9 +265,7 @@ def slots_to_policy(tree: CompiledGame, slots: np.ndarray, metadata: Optional[Di
              for s, key in enumerate(tree.infoset_keys)}
     policy = TabularPolicy.__new__(TabularPolicy)
     # the table is built already normalised; skip the per-entry conversion of the constructor
-    from cfrkit.games.registry import load
-
-    policy.game = load(tree.game_string)
+    policy.game = tree.game()
     policy.table = table
     policy.metadata = dict(metadata or {})
     policy.missing = "uniform"

@@ -112,7 +112,9 @@ class CompiledGame:
         return actions[::-1]
 
     def game(self) -> Game:
-        return as_sequential(load(self.game_string))
+        """The (turn-based) game the tree was compiled from."""
+        source = getattr(self, "_source_game", None)
+        return source if source is not None else as_sequential(load(self.game_string))
 
     def describe(self) -> str:
         kinds = {"decision": int(np.sum(self.node_player >= 0)), "chance": int(np.sum(self.node_player == CHANCE)),
@@ -253,6 +255,7 @@ def compile_game(game: "str | Game", max_nodes: Optional[int] = None, cache: boo
             f"{key} has about {estimate:.3g} nodes (estimate), more than the budget of {max_nodes:,}; "
             f"use a sampling solver (es-mccfr, os-mccfr) or raise max_nodes")
     tree = _build(game, max_nodes).validate()
+    object.__setattr__(tree, "_source_game", game)
     if cache:
         _MEMORY_CACHE[cache_key] = tree
         if path is not None:

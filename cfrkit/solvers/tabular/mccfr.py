@@ -40,7 +40,7 @@ import numpy as np
 from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError, State
 from cfrkit.games.registry import load
 from cfrkit.games.sequential import as_sequential
-from cfrkit.solvers.progress import run_iterations
+from cfrkit.solvers.progress import SolverHistory, run_iterations
 from cfrkit.policy import FILE_MAGIC as POLICY_MAGIC
 from cfrkit.policy import (PolicyFileError, TabularPolicy, check_array, load_npz_checked, player_key,
                            save_npz_atomic)
@@ -97,6 +97,8 @@ class MCCFRSolver:
         self.rng = random.Random(self.seed)
         self.iterations = 0
         self.seconds = 0.0
+        #: (iteration, seconds, exploitability) of every evaluation and the end of every run
+        self.history = SolverHistory()
         self.max_cached_nodes = int(max_cached_nodes)
         self.infosets: Dict[str, _InfoSet] = {}
         self._shared: set = set()  # information-state strings of more than one player
@@ -201,19 +203,31 @@ class MCCFRSolver:
             self.seconds += time.perf_counter() - start
 
     def run(self, iterations: int, callback: Optional[Callable[["MCCFRSolver"], None]] = None,
-            callback_every: int = 0, progress: bool = True, should_stop: Optional[Callable[[], bool]] = None,
+            callback_every: int = 0, progress: Optional[bool] = None, eval_every: int = 0,
+            target: Optional[float] = None, should_stop: Optional[Callable[[], bool]] = None,
             after_chunk: Optional[Callable[["MCCFRSolver"], None]] = None, align: Sequence[int] = ()) -> "MCCFRSolver":
         """Run until ``self.iterations == iterations`` (a resumed solver runs only what is left).
 
         ``callback(solver)`` is called every ``callback_every`` iterations (when > 0) and at the end;
-        ``progress`` shows a tqdm bar; ``should_stop`` and ``after_chunk`` are checked/called between
-        whole iterations (see :func:`cfrkit.solvers.progress.run_iterations`).
+        ``progress`` shows a tqdm bar (default: when stderr is a terminal).  ``eval_every > 0``
+        computes the exact exploitability of the average policy (game units; the game must be small
+        enough to compile) every that many iterations into :attr:`history`, stopping once it is at
+        most ``target``.  ``should_stop`` and ``after_chunk`` are checked/called between whole
+        iterations (see :func:`cfrkit.solvers.progress.run_iterations`).
         """
         run_iterations(self, iterations, callback, callback_every, progress,
                        desc=f"{self.algorithm} {self.game.game_string()}", should_stop=should_stop,
-                       after_chunk=after_chunk, align=align)
+                       after_chunk=after_chunk, align=align, eval_every=eval_every, target=target,
+                       evaluate=MCCFRSolver.exploitability)
         self.check_finite()
         return self
+
+    def exploitability(self) -> float:
+        """Exact exploitability of the average policy (game units), on the compiled game tree."""
+        from cfrkit.evaluation.exploitability import exploitability
+        from cfrkit.solvers.tabular.compiled import compile_game
+
+        return exploitability(compile_game(self.game), self.average_policy())
 
     def check_finite(self) -> None:
         """Raise :class:`~cfrkit.solvers.tabular.cfr.NonFiniteError` if a regret or sum is NaN or infinite."""
@@ -277,7 +291,7 @@ class MCCFRSolver:
         version, internal, gauss = self.rng.getstate()
         header = {"magic": POLICY_MAGIC, "version": _STATE_VERSION, **self._metadata(),
                   "metadata": self._metadata(), "mccfr_state": _STATE_MAGIC, "rng_version": version,
-                  "rng_gauss": gauss}
+                  "rng_gauss": gauss, "history": self.history.to_json()}
         owners = np.fromiter((self.infosets[k].player for k in keys), dtype=np.int64, count=len(keys))
         save_npz_atomic(path, header=header, keys=np.array(keys, dtype=str), offsets=offsets, actions=actions,
                         probs=probs, regrets=regrets, strategy_sums=sums, players=owners,
@@ -297,7 +311,10 @@ class MCCFRSolver:
         elif header.get("algorithm") != cls.algorithm:
             raise PolicyFileError(f"{path}: holds a {header.get('algorithm')!r} state, not {cls.algorithm!r}")
         try:
-            stored_game = as_sequential(load(header["game"]))
+            if game is not None and as_sequential(load(game)).game_string() == header["game"]:
+                stored_game = as_sequential(load(game))  # also a game of the user's own, not registered
+            else:
+                stored_game = as_sequential(load(header["game"]))
             if game is not None and as_sequential(load(game)).game_string() != stored_game.game_string():
                 raise PolicyFileError(f"{path}: state is for game {stored_game.game_string()!r}, "
                                       f"not {as_sequential(load(game)).game_string()!r}")
@@ -339,6 +356,7 @@ class MCCFRSolver:
                                  header["rng_gauss"]))
             solver.iterations = int(header["iterations"])
             solver.seconds = float(header.get("seconds", 0.0))
+            solver.history = SolverHistory.from_json(header.get("history"))
         except PolicyFileError:
             raise
         except (KeyError, TypeError, ValueError, GameError, AttributeError, IndexError, OverflowError) as exc:

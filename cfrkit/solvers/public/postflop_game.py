@@ -1,0 +1,371 @@
+"""Hold'em postflop spots built as postflop-solver builds them: same bet sizes, same rules, same trees.
+
+:class:`PostflopPublicGame` is a public poker game (see :mod:`cfrkit.solvers.public.games`) for a spot
+given the way postflop-solver users give it: a flop, turn or river board, a starting pot, an effective
+stack (chips behind each player), and bet sizes per street and per player, bets and raises apart
+(:mod:`cfrkit.solvers.public.bet_sizing`).  Player 0 is out of position (acts first on every street).
+
+Tree rules (those of postflop-solver's ``ActionTree``; chips are whole numbers, ``round`` is half away
+from zero):
+
+* ``pot`` = starting pot + both players' chips in after the mover calls.  A bet of ``X%`` is
+  ``round(X * pot)`` chips; a raise of ``X%`` goes to ``previous bet + round(X * pot)`` on the street;
+  ``Nx`` to ``round(N * previous bet)``; ``e`` is the geometric size that puts the stacks in over the
+  remaining streets (``((2 * stack/pot + 1)^(1/n) - 1) / 2`` of the pot).  No raise cap (except ``c..r``).
+* sizes are clamped to [minimum bet or raise, all-in]; a size within ``force_allin_threshold`` of the
+  pot after it of all-in becomes all-in; all-in is added when the stack is at most
+  ``add_allin_threshold`` pots (beyond the previous bet, for raises); sizes within
+  ``merging_threshold`` of a larger one are dropped (PioSOLVER's merging, largest first).
+* after an all-in only fold and call remain; a called all-in deals the remaining board cards and
+  goes to showdown.  No rake, no donk-bet sizes (the first bet of a street uses the bet sizes).
+
+Actions: fold ``0``, check ``1``, call ``2``, bet/raise/all-in to ``A`` chips on this street ``3 + A``.
+Contributions include half the starting pot each, so utilities are net chips relative to the pot's
+start.  ``deck`` (default: the 52 cards) restricts the cards that can be dealt and held: a reduced deck
+makes small flop trees for tests.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from cfrkit.games.base import GameError
+from cfrkit.solvers.public.bet_sizing import ALLIN, CHIPS, GEOMETRIC, POT, PREV_BET, StreetSizes
+from cfrkit.solvers.public.games import PublicPokerGame, holdem_hands
+
+FOLD, CHECK, CALL, BET_BASE = 0, 1, 2, 3
+STREETS = ("flop", "turn", "river")
+_NONE, _CHECK, _CALL, _BET, _CHANCE = "none", "check", "call", "bet", "chance"
+
+
+def _round(x: float) -> int:
+    """Round half away from zero (Rust's ``f64::round``) for non-negative ``x``."""
+    return int(math.floor(x + 0.5))
+
+
+@dataclass(frozen=True)
+class PostflopState:
+    """Public state: board, who acts (``player`` 0/1, or -1 at chance and terminal states), chips behind
+    (``stack``), the street total of the last bet (``prev_amount``), what the last action was, bets made in
+    the round, whether someone is all-in."""
+
+    board: Tuple[int, ...]
+    kind: str
+    player: int
+    stack: Tuple[int, int]
+    prev_amount: int = 0
+    prev_action: str = _NONE
+    num_bets: int = 0
+    allin: bool = False
+    folder: int = -1
+    history: Tuple[int, ...] = ()
+
+
+def _parse_board(board) -> Tuple[int, ...]:
+    from cfrkit.cards.encoding import parse_cards
+
+    cards = parse_cards(board) if isinstance(board, str) else [int(c) for c in board]
+    if len(cards) not in (3, 4, 5) or len(set(cards)) != len(cards) or min(cards) < 0 or max(cards) > 51:
+        raise GameError(f"a postflop board needs 3, 4 or 5 distinct cards, got {board!r}")
+    return tuple(cards)
+
+
+def _street_sizes(spec) -> Tuple[StreetSizes, StreetSizes]:
+    """(OOP, IP) sizes from one spec for both players or ``{"oop": spec, "ip": spec}``."""
+    if isinstance(spec, dict):
+        extra = set(spec) - {"oop", "ip"}
+        if extra or not spec:
+            raise GameError(f"per-player bet sizes take the keys 'oop' and 'ip', got {sorted(spec)}")
+        oop = StreetSizes.of(spec.get("oop", spec.get("ip")))
+        ip = StreetSizes.of(spec.get("ip", spec.get("oop")))
+        return oop, ip
+    s = StreetSizes.of(spec)
+    return s, s
+
+
+class PostflopPublicGame(PublicPokerGame):
+    """A postflop-solver spot as a public game (see module docstring).
+
+    Args:
+        board: ``"Td9d6h"``, ``"8dAs8sKh"``, ... or card ids (3, 4 or 5 cards: the tree starts on that street).
+        starting_pot: chips in the pot at the root (whole number, > 0).
+        effective_stack: chips behind each player at the root (whole number, > 0).
+        bet_sizes: sizes for every street, or ``{"flop": ..., "turn": ..., "river": ...}``; each value is a
+            string for bets and raises alike (``"50%, 100%, a"``), a ``(bets, raises)`` pair of strings, a
+            :class:`~cfrkit.solvers.public.bet_sizing.StreetSizes`, or ``{"oop": ..., "ip": ...}`` of those.
+            Streets left out offer no sized bets (check/call/fold and the automatic all-in only).
+        add_allin_threshold, force_allin_threshold, merging_threshold: postflop-solver's thresholds; 0
+            disables each, as in its ``TreeConfig::default()`` (its examples use 1.5, 0.15 and 0.1).
+        deck: cards in play (default all 52).
+    """
+
+    def __init__(self, board, starting_pot: int, effective_stack: int, bet_sizes="50%, 100%, a",
+                 add_allin_threshold: float = 0.0, force_allin_threshold: float = 0.0,
+                 merging_threshold: float = 0.0, deck: Optional[Sequence[int]] = None):
+        self.board_cards = _parse_board(board)
+        if int(starting_pot) != starting_pot or starting_pot <= 0:
+            raise GameError(f"starting pot must be a positive whole number of chips, got {starting_pot}")
+        if int(effective_stack) != effective_stack or effective_stack <= 0:
+            raise GameError(f"effective stack must be a positive whole number of chips, got {effective_stack}")
+        for name, v in (("add_allin_threshold", add_allin_threshold),
+                        ("force_allin_threshold", force_allin_threshold), ("merging_threshold", merging_threshold)):
+            if not (v >= 0 and math.isfinite(v)):
+                raise GameError(f"{name} must be finite and non-negative, got {v}")
+        self.starting_pot = int(starting_pot)
+        self.effective_stack = int(effective_stack)
+        if isinstance(bet_sizes, dict) and set(bet_sizes) <= set(STREETS) and bet_sizes:
+            per_street = {s: bet_sizes.get(s) for s in STREETS}
+        else:
+            per_street = {s: bet_sizes for s in STREETS}
+        self.sizes: Dict[str, Tuple[StreetSizes, StreetSizes]] = {
+            s: (_street_sizes(v) if v is not None else (StreetSizes(), StreetSizes())) for s, v in per_street.items()}
+        self.add_allin_threshold = float(add_allin_threshold)
+        self.force_allin_threshold = float(force_allin_threshold)
+        self.merging_threshold = float(merging_threshold)
+        self.deck = tuple(sorted(set(int(c) for c in deck))) if deck is not None else tuple(range(52))
+        if not set(self.board_cards) <= set(self.deck):
+            raise GameError("the board must be made of cards in the deck")
+        if len(self.deck) - 5 < 4:
+            raise GameError(f"a deck of {len(self.deck)} cards cannot deal two hands and the board")
+        self.hand_cards = holdem_hands()
+        self.num_hands = 1326
+        self.deck_size = 52
+        self.cards_per_hand = 2
+        in_deck = np.zeros(52, bool)
+        in_deck[list(self.deck)] = True
+        self._deck_mask = in_deck[self.hand_cards].all(axis=1).astype(np.float64)
+        self._strengths: Dict[Tuple[int, ...], np.ndarray] = {}
+
+    # -------------------------------------------------------------- structure
+    def street_of(self, board: Sequence[int]) -> str:
+        return STREETS[len(board) - 3]
+
+    def root(self, state=None) -> PostflopState:
+        if state is not None:
+            if not isinstance(state, PostflopState):
+                raise GameError("PostflopPublicGame roots its tree at its own board; pass no state")
+            return state
+        s = self.effective_stack
+        return PostflopState(self.board_cards, "decision", 0, (s, s))
+
+    def kind(self, ps: PostflopState) -> str:
+        return ps.kind
+
+    def player(self, ps: PostflopState) -> int:
+        return ps.player
+
+    def contributions(self, ps: PostflopState) -> Tuple[float, float]:
+        half = self.starting_pot / 2
+        return (half + self.effective_stack - ps.stack[0], half + self.effective_stack - ps.stack[1])
+
+    def folder(self, ps: PostflopState) -> int:
+        return ps.folder
+
+    def board(self, ps: PostflopState) -> Tuple[int, ...]:
+        return ps.board
+
+    def round(self, ps: PostflopState) -> int:
+        return len(ps.board) - 2
+
+    # -------------------------------------------------------------- betting
+    def bet_amounts(self, ps: PostflopState) -> List[Tuple[str, int]]:
+        """Sorted ``(kind, street total)`` of the offered actions: ``fold``/``check``/``call`` (amount 0),
+        ``bet``/``raise``/``allin`` (chips this player will have put in on this street)."""
+        p, o = ps.player, 1 - ps.player
+        to_call = ps.stack[p] - ps.stack[o]
+        pot = self.starting_pot + 2 * (self.effective_stack - ps.stack[o])
+        prev = ps.prev_amount
+        max_amount = ps.stack[o] + prev
+        min_amount = min(max(prev + to_call, 1), max_amount)
+        street = self.street_of(ps.board)
+        remaining = 3 - STREETS.index(street)
+        sizes = self.sizes[street][p]
+        spr_after_call = ps.stack[o] / pot
+
+        def geometric(streets: int, top: float) -> int:
+            ratio = ((2.0 * spr_after_call + 1.0) ** (1.0 / streets) - 1.0) / 2.0
+            return _round(pot * min(ratio, top))
+
+        acts: List[Tuple[str, int]] = []
+        if ps.prev_action in (_NONE, _CHECK, _CHANCE):
+            acts.append((_CHECK, 0))
+            for b in sizes.bet:
+                if b.kind == POT:
+                    acts.append((_BET, _round(pot * b.value)))
+                elif b.kind == CHIPS:
+                    acts.append((_BET, int(b.value)))
+                elif b.kind == GEOMETRIC:
+                    acts.append((_BET, geometric(b.streets or remaining, b.value)))
+                elif b.kind == ALLIN:
+                    acts.append((ALLIN, max_amount))
+            if max_amount <= _round(pot * self.add_allin_threshold):
+                acts.append((ALLIN, max_amount))
+        else:
+            acts.append(("fold", 0))
+            acts.append((_CALL, 0))
+            if not ps.allin:
+                for b in sizes.raise_:
+                    if b.kind == POT:
+                        acts.append(("raise", prev + _round(pot * b.value)))
+                    elif b.kind == PREV_BET:
+                        acts.append(("raise", _round(prev * b.value)))
+                    elif b.kind == CHIPS:
+                        if b.cap == 0 or ps.num_bets <= b.cap:
+                            acts.append(("raise", prev + int(b.value)))
+                    elif b.kind == GEOMETRIC:
+                        n = max((b.streets or remaining) - ps.num_bets + 1, 1)
+                        acts.append(("raise", prev + geometric(n, b.value)))
+                    elif b.kind == ALLIN:
+                        acts.append((ALLIN, max_amount))
+                if max_amount <= prev + _round(pot * self.add_allin_threshold):
+                    acts.append((ALLIN, max_amount))
+
+        def forced_allin(amount: int) -> bool:
+            new_pot = pot + 2 * (amount - prev)
+            return max_amount <= amount + _round(new_pot * self.force_allin_threshold)
+
+        out = []
+        for kind, amount in acts:
+            if kind in (_BET, "raise"):
+                clamped = min(max(amount, min_amount), max_amount)
+                if forced_allin(clamped):
+                    kind, amount = ALLIN, max_amount
+                else:
+                    amount = clamped
+            out.append((kind, amount))
+        order = {"fold": 0, _CHECK: 1, _CALL: 2, _BET: 3, "raise": 4, ALLIN: 5}
+        out = sorted(set(out), key=lambda a: (order[a[0]], a[1]))
+        return self._merge(out, pot, prev)
+
+    def _merge(self, acts: List[Tuple[str, int]], pot: int, offset: int) -> List[Tuple[str, int]]:
+        """Drop bet sizes within ``merging_threshold`` of the next larger kept one (largest first)."""
+        cur = 2 ** 31 - 1
+        kept = []
+        for kind, amount in reversed(acts):
+            if kind in (_BET, "raise", ALLIN):
+                ratio = (amount - offset) / pot
+                cur_ratio = (cur - offset) / pot
+                limit = (cur_ratio - self.merging_threshold) / (1.0 + self.merging_threshold)
+                if ratio < limit * (1.0 - 1e-12):
+                    kept.append((kind, amount))
+                    cur = amount
+            else:
+                kept.append((kind, amount))
+        return kept[::-1]
+
+    def actions(self, ps: PostflopState) -> List[int]:
+        out = []
+        for kind, amount in self.bet_amounts(ps):
+            out.append({"fold": FOLD, _CHECK: CHECK, _CALL: CALL}.get(kind, BET_BASE + amount))
+        return out
+
+    def child(self, ps: PostflopState, action: int) -> PostflopState:
+        action = int(action)
+        if action not in self.actions(ps):
+            raise GameError(f"action {action} is not offered here; offered: {self.actions(ps)}")
+        p, o = ps.player, 1 - ps.player
+        hist = ps.history + (action,)
+        river = len(ps.board) == 5
+        stack = list(ps.stack)
+        if action == FOLD:
+            return PostflopState(ps.board, "terminal", -1, ps.stack, folder=p, history=hist)
+        if action == CHECK:
+            if p == 0:
+                return PostflopState(ps.board, "decision", 1, ps.stack, 0, _CHECK, ps.num_bets, ps.allin,
+                                     history=hist)
+            return self._street_over(ps.board, ps.stack, ps.allin, hist, river)
+        if action == CALL:
+            stack[p] = stack[o]
+            return self._street_over(ps.board, (stack[0], stack[1]), ps.allin, hist, river)
+        amount = action - BET_BASE
+        to_call = stack[p] - stack[o]
+        stack[p] -= amount - ps.prev_amount + to_call
+        allin = amount == ps.stack[o] + ps.prev_amount
+        return PostflopState(ps.board, "decision", o, (stack[0], stack[1]), amount, _BET, ps.num_bets + 1, allin,
+                             history=hist)
+
+    @staticmethod
+    def _street_over(board, stack, allin, hist, river) -> PostflopState:
+        if river:
+            return PostflopState(board, "terminal", -1, tuple(stack), allin=allin, history=hist)
+        return PostflopState(board, "chance", -1, tuple(stack), allin=allin, history=hist)
+
+    # -------------------------------------------------------------- chance
+    def chance_cards(self, ps: PostflopState) -> List[int]:
+        used = set(ps.board)
+        return [c for c in self.deck if c not in used]
+
+    def chance_child(self, ps: PostflopState, card: int) -> PostflopState:
+        board = ps.board + (int(card),)
+        hist = ps.history + (int(card),)
+        if ps.allin:
+            kind = "chance" if len(board) < 5 else "terminal"
+            return PostflopState(board, kind, -1, ps.stack, allin=True, history=hist)
+        return PostflopState(board, "decision", 0, ps.stack, 0, _CHANCE, 0, False, history=hist)
+
+    def chance_weight(self, board: Sequence[int]) -> float:
+        return 1.0 / (len(self.deck) - len(board) - 4)
+
+    def hand_mask(self, board: Sequence[int]) -> np.ndarray:
+        return super().hand_mask(board) * self._deck_mask
+
+    # -------------------------------------------------------------- showdown and labels
+    def strengths(self, board: Sequence[int]) -> np.ndarray:
+        """Showdown strength of every pair on a 5-card ``board`` (zeros before the river)."""
+        key = tuple(sorted(int(c) for c in board))
+        s = self._strengths.get(key)
+        if s is None:
+            if len(key) == 5:
+                from cfrkit.cards.equity import board_strengths
+
+                s = board_strengths(key).astype(np.int64)
+            else:
+                s = np.zeros(1326, dtype=np.int64)
+            self._strengths[key] = s
+        return s
+
+    def public_key(self, ps: PostflopState) -> str:
+        return ",".join(map(str, ps.history))
+
+    def action_label(self, ps: PostflopState, action: int) -> str:
+        if action == FOLD:
+            return "fold"
+        if action == CHECK:
+            return "check"
+        if action == CALL:
+            return "call"
+        amount = action - BET_BASE
+        if amount == ps.stack[1 - ps.player] + ps.prev_amount:
+            return f"all-in {amount}"
+        return f"{'raise' if ps.prev_action == _BET else 'bet'} {amount}"
+
+    def describe(self) -> str:
+        """One line per street with both players' sizes (postflop-solver's notation)."""
+        lines = []
+        for s in STREETS[len(self.board_cards) - 3:]:
+            oop, ip = self.sizes[s]
+            lines.append(f"{s}: OOP {oop}; IP {ip}" if oop != ip else f"{s}: {oop}")
+        return "\n".join(lines)
+
+
+def action_tree_counts(pgame: PostflopPublicGame) -> Tuple[int, int, int]:
+    """Nodes of the action tree per street ``(flop, turn, river)``, one card per chance node -- the count
+    postflop-solver's ``ActionTree`` reports (every node, terminal and chance nodes included, a chance node
+    on the street it closes); streets before the root's count 0."""
+    counts = [0, 0, 0]
+
+    def walk(ps: PostflopState):
+        counts[len(ps.board) - 3] += 1
+        if ps.kind == "terminal":
+            return
+        if ps.kind == "chance":
+            walk(pgame.chance_child(ps, pgame.chance_cards(ps)[0]))
+            return
+        for a in pgame.actions(ps):
+            walk(pgame.child(ps, a))
+
+    walk(pgame.root())
+    return counts[0], counts[1], counts[2]

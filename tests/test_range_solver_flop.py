@@ -1,0 +1,152 @@
+"""Compiled range solver on flop trees (two chance levels) and postflop-solver-style spots.
+
+* bet sizes parse as postflop-solver reads them, and a spot built by PostflopPublicGame offers the
+  actions postflop-solver's documented example shows (``Check, Bet(120), Bet(216), AllIn(900)``, then
+  ``Fold, Call, Raise(300)``); a river spot with one pot-size-fraction builds the same tree as the
+  hand-built RiverPublicGame;
+* on a reduced-deck flop tree the first iteration of FlatRangeSolver equals RangeSolver's (regrets of
+  every hand not blocked by the node's board, average strategy), and the kernel's evaluation
+  (exploitability, root values) of a later profile equals RangeSolver's.  Later iterates are not
+  compared: after one iteration some hands are exactly indifferent (regrets 0 vs +-1e-15 from
+  rounding) and the two implementations' regret matching parts ways there (see test_turn_flat_solver);
+* the exploitability of a flop-tree profile equals a brute force over the protocol hold'em game
+  (concrete hole cards, the protocol's chance probabilities and returns).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from cfrkit.cards.encoding import parse_cards
+from cfrkit.cards.equity import board_strengths
+from cfrkit.cards.hands import HOLE_PAIRS
+from cfrkit.games import load
+from cfrkit.games.base import GameError
+from cfrkit.games.holdem.matchstate import state_from_matchstate
+from cfrkit.solvers.public.bet_sizing import BetSize, BetSizeError, parse_bet_sizes
+from cfrkit.solvers.public.flat_range_cfr import FlatRangeSolver
+from cfrkit.solvers.public.games import RiverPublicGame
+from cfrkit.solvers.public.postflop_game import PostflopPublicGame, action_tree_counts
+from cfrkit.solvers.public.tree import CHANCE_NODE, RangeSolver, build_public_tree
+
+DECK = parse_cards("AsKsQsJsTs9sAhKhQhJh")
+
+
+def test_bet_sizes_parse_as_postflop_solver_reads_them():
+    assert parse_bet_sizes("50c, e, a,") == (BetSize("chips", 50), BetSize("geometric", math.inf), BetSize("allin"))
+    assert parse_bet_sizes("25%, 2.5x, e200%", raise_sizes=True) == (
+        BetSize("pot", 0.25), BetSize("prev_bet", 2.5), BetSize("geometric", 2.0))
+    assert parse_bet_sizes("112.5%, 3e, 20c3r", True) == (BetSize("pot", 1.125), BetSize("chips", 20, cap=3),
+                                                         BetSize("geometric", math.inf, streets=3))
+    for bad in ["", "0", "1.23", "%", "+42%", "-30%", "x", "1x", "c", "12.3c", "10c10", "c3r", "0e", "2.7e",
+                "3e7", "bet", "1a", "a1", ","]:
+        with pytest.raises(BetSizeError):
+            parse_bet_sizes(bad, raise_sizes=True) if bad else parse_bet_size_single(bad)
+    with pytest.raises(BetSizeError):
+        parse_bet_sizes("2.5x")  # multiples of the previous bet are raises only
+
+
+def parse_bet_size_single(text):
+    from cfrkit.solvers.public.bet_sizing import parse_bet_size
+
+    return parse_bet_size(text, True)
+
+
+def test_spot_offers_postflop_solvers_documented_actions():
+    sizes = {"turn": ("60%, e, a", "2.5x"), "river": ("60%, e, a", "2.5x")}
+    g = PostflopPublicGame("Td9d6hQc", 200, 900, sizes, add_allin_threshold=1.5, force_allin_threshold=0.15,
+                           merging_threshold=0.1)
+    root = g.root()
+    assert g.bet_amounts(root) == [("check", 0), ("bet", 120), ("bet", 216), ("allin", 900)]
+    assert g.bet_amounts(g.child(root, 3 + 120)) == [("fold", 0), ("call", 0), ("raise", 300)]
+    counts = action_tree_counts(g)
+    assert counts[0] == 0 and counts[1] > 0 and counts[2] > counts[1]
+
+
+def test_river_spot_builds_the_same_tree_as_the_river_game():
+    board = parse_cards("AsJd8h5c2d")
+    mine = build_public_tree(PostflopPublicGame(board, 1000, 2000, "50%, a"))
+    ref = build_public_tree(RiverPublicGame(board, board_strengths(board), 1000, 2000, [(0.5,)], min_bet=1,
+                                            max_bets=100))
+    assert len(mine) == len(ref) and mine.counts() == ref.counts()
+    for a, b in zip(mine.nodes, ref.nodes):
+        assert (a.kind, a.contrib, a.player, a.folder, len(a.children)) == (b.kind, b.contrib, b.player, b.folder,
+                                                                            len(b.children))
+
+
+@pytest.fixture(scope="module")
+def flop():
+    g = PostflopPublicGame("AsKhTs", 100, 300, "50%, a", deck=DECK)
+    tree = build_public_tree(g)
+    assert tree.counts()[CHANCE_NODE] > 20 and action_tree_counts(g)[0] > 0
+    ranges = (np.random.default_rng(1).random((2, 1326)) + 0.05) * g.hand_mask(g.board_cards)
+    return g, tree, ranges
+
+
+@pytest.mark.parametrize("algorithm", ["dcfr"])  # cfr+ shares every code path but the update, checked on turn trees
+def test_flop_first_iteration_and_evaluation_equal_numpy_solver(flop, algorithm):
+    g, tree, ranges = flop
+    ref = RangeSolver(tree, ranges=ranges, algorithm=algorithm)
+    fast = FlatRangeSolver(tree, ranges=ranges, algorithm=algorithm)
+    ref.run(1)
+    fast.run(1)
+    live_rows = 0
+    for node, slot in fast.flat.slot_of.items():
+        A = fast.flat.actions_of[node]
+        live = g.hand_mask(tree.nodes[node].board)[fast.hands] > 0
+        np.testing.assert_allclose(fast.regrets[slot:slot + A][:, live], ref.regrets[node][:, 0][:, fast.hands][:, live],
+                                   rtol=1e-9, atol=1e-9)
+        live_rows += live.sum()
+    assert np.count_nonzero(fast.regrets) > 0.2 * fast.regrets.size and live_rows > 0
+    assert fast.exploitability() == pytest.approx(float(ref.exploitability()[0]), rel=1e-9)
+    # a later, far from uniform profile: the kernel evaluates it as RangeSolver does
+    ref.run(3)
+    profile = ref.to_numpy_strategy()
+    assert fast.exploitability(profile) == pytest.approx(float(ref.exploitability()[0]), rel=1e-9)
+    np.testing.assert_allclose(fast.root_values(profile), ref.root_values()[0], rtol=1e-9)
+
+
+def test_flop_solve_converges(flop):
+    g, tree, ranges = flop
+    fast = FlatRangeSolver(tree, ranges=ranges)
+    first = fast.exploitability()
+    final = fast.solve(0.01, check_every=10, max_iterations=300)
+    assert final <= 0.01 * fast.pot < first
+
+
+@pytest.mark.slow  # about 4 minutes: the brute force walks 2352 run-outs per hand pair
+def test_flop_exploitability_equals_protocol_brute_force():
+    from test_holdem_public_tree_solve import brute_force
+
+    game = load("holdem(stacks=1200;1200)")
+    state = state_from_matchstate(game, "MATCHSTATE:0:0:r1150c/:5d5c|/8dAs8s")
+    tree = build_public_tree(game, state, bet_sizing={1: [1.0]})
+    assert any(len(n.board) == 4 and n.kind == CHANCE_NODE for n in tree.nodes)
+    rng = np.random.default_rng(3)
+    pool = [48, 49, 50, 44, 45, 36, 37, 12]
+    free = [h for h in range(1326) if set(HOLE_PAIRS[h].tolist()) <= set(pool)]
+    ranges = np.zeros((2, 1326))
+    for p in range(2):
+        idx = rng.choice(free, 2, replace=False)
+        ranges[p, idx] = rng.random(2) + 0.1
+    strategies = RangeSolver(tree, ranges=ranges, algorithm="cfr+").run(5).to_numpy_strategy()
+    total_br = 0.0
+    for p in (0, 1):
+        for h, (_, brv) in brute_force(tree, state, strategies, ranges, p).items():
+            total_br += ranges[p, h] * brv
+    z = sum(ranges[0, a] * ranges[1, b] for a in np.nonzero(ranges[0])[0] for b in np.nonzero(ranges[1])[0]
+            if not set(HOLE_PAIRS[a].tolist()) & set(HOLE_PAIRS[b].tolist()))
+    fast = FlatRangeSolver(tree, ranges=ranges)
+    assert fast.exploitability(strategies) == pytest.approx(total_br / 2 / z, rel=1e-9)
+    assert total_br / 2 / z > 0.01
+
+
+def test_bad_spots_raise_game_errors():
+    with pytest.raises(GameError):
+        PostflopPublicGame("AsKh", 100, 300)
+    with pytest.raises(GameError):
+        PostflopPublicGame("AsKhTs", 0, 300)
+    with pytest.raises(GameError):
+        PostflopPublicGame("AsKhTs", 100, 300, "50 percent")
