@@ -40,6 +40,7 @@ class LeducPolicyAgent(PokerAgent):
             raise GameError(f"LeducPolicyAgent plays leduc or leduc_nolimit, not {self.game.game_string()!r}")
         self.name = name
         self.rng = np.random.default_rng(seed)
+        self._memo: Dict[tuple, HandStrategy] = {}
 
     def _probs(self, state: State, player: int) -> Dict[int, float]:
         legal = set(state.legal_actions(player))
@@ -52,12 +53,23 @@ class LeducPolicyAgent(PokerAgent):
         return {a: q / total for a, q in probs.items()}
 
     def act(self, state: State) -> int:
-        probs = self._probs(state, state.current_player())
-        actions = list(probs)
-        return int(actions[self.rng.choice(len(actions), p=np.array([probs[a] for a in actions]))])
+        p = state.current_player()
+        hs = self.hand_strategy(state)
+        row = hs.probs[state.private[p]]
+        return int(hs.actions[self.rng.choice(len(row), p=row / row.sum())])
 
     def hand_strategy(self, state: State) -> HandStrategy:
+        # the policy is fixed, so the answer depends only on the seat and the public state (memoised)
         p = state.current_player()
+        key = (p, state.public_state_string())
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._hand_strategy(state, p)
+            if len(self._memo) < 100_000:
+                self._memo[key] = hit
+        return HandStrategy(hit.actions, hit.probs.copy())
+
+    def _hand_strategy(self, state: State, p: int) -> HandStrategy:
         n = self.game.num_cards
         live = _live_cards(state, n)
         rows = {}

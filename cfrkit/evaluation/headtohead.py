@@ -292,3 +292,30 @@ def _write_logs(view: PokerView, logged, acpc_log: Optional[str], phh_log: Optio
                 f.write(to_phh(state, names=names, hand=number))
                 f.write("\n")
         os.replace(tmp, phh_log)
+
+
+class _SeatPolicy:
+    """Agents' per-hand strategies as one policy (``agents[p]`` in seat ``p``), for exact evaluation."""
+
+    def __init__(self, view: PokerView, agents):
+        self.view = view
+        self.agents = [CheckedAgent(a, view) for a in agents]
+
+    def action_probabilities(self, state, player=None):
+        if player is None:
+            player = state.current_player()
+        hs = self.agents[player].hand_strategy(state)
+        row = hs.probs[self.view.hand_of(state, player)]
+        return {int(a): float(q) for a, q in zip(hs.actions, row) if q > 0}
+
+
+def exact_match_value(agents: Sequence, game) -> float:
+    """Exact expected chips per hand of ``agents[0]`` against ``agents[1]``, averaged over the two
+    seatings (what a duplicate match estimates), by a walk of the compiled tree.  Small games
+    (Leduc family) and agents with ``hand_strategy`` only."""
+    from cfrkit.evaluation.exploitability import expected_values
+
+    view = poker_view(game)
+    a_first = expected_values(view.game, _SeatPolicy(view, [agents[0], agents[1]]))[0]
+    a_second = expected_values(view.game, _SeatPolicy(view, [agents[1], agents[0]]))[1]
+    return float(0.5 * (a_first + a_second))

@@ -302,11 +302,14 @@ class LeducView(PokerView):
 
     def equity_hands(self, state) -> float:
         h0, h1 = state.private
-        if state.public >= 0:
-            publics = np.array([state.public])
-        else:
-            publics = np.array([c for c in range(self.num_hands) if c not in (h0, h1)])
-        return float(np.mean(self._score(np.int64(h0), np.int64(h1), publics)))
+        s = self.suits
+        publics = [state.public] if state.public >= 0 else [c for c in range(self.num_hands) if c not in (h0, h1)]
+        total = 0.0
+        for pub in publics:  # scalar loop: at most num_cards - 2 boards
+            a = 1000 + h0 // s if h0 // s == pub // s else h0 // s
+            b = 1000 + h1 // s if h1 // s == pub // s else h1 // s
+            total += 1.0 if a > b else (0.5 if a == b else 0.0)
+        return total / len(publics)
 
 
 def poker_view(game: "str | Game") -> PokerView:
