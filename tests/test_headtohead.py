@@ -165,3 +165,41 @@ def test_exact_match_value_is_antisymmetric(weak_cfr_agent):
     v = exact_match_value([weak_cfr_agent, opponent], "leduc")
     w = exact_match_value([opponent, weak_cfr_agent], "leduc")
     assert abs(v + w) < 1e-12 and v > 0
+
+
+class _ByLastRaise:
+    """Abstract policy: call a translated half-pot raise, otherwise make the largest non-all-in raise."""
+
+    def action_probabilities(self, state, player=None):
+        hist = state.history()[4:]
+        if hist and hist[-1] == 2:
+            return {1: 1.0}
+        targets = [a for a, _, _ in state.raise_targets() if a != state.game.allin_action]
+        return {max(targets): 1.0} if targets else {1: 1.0}
+
+
+def test_abstract_policy_agent_mixes_untranslated_bets_and_agrees_with_act():
+    from cfrkit.agents.poker import PolicyAgent
+    from cfrkit.games.holdem import pseudo_harmonic_probability, raise_action
+    from cfrkit.games.holdem.deals import deal_state
+    from cfrkit.games.registry import load
+
+    abstract = load("holdem_abstract(game=holdem,bets=0.5+1)")
+    agent = PolicyAgent(_ByLastRaise(), game=abstract, seed=2)
+    state, _ = deal_state(abstract.inner, 0, 0)
+    state.apply_action(raise_action(250))  # small blind raises 0.75 pots: between the 0.5 and 1 pot sizes
+    agent.new_hand()
+    hs = agent.hand_strategy(state)
+    p_half = pseudo_harmonic_probability(0.5, 1.0, 0.75)
+    assert np.allclose(hs.probability_of(1)[:10], p_half)  # call iff translated to half pot
+    assert agent._choices == {}  # the query remembered nothing
+    calls = 0
+    for _ in range(1500):
+        agent.new_hand()
+        a = agent.act(state)
+        assert hs.probability_of(a)[0] > 0
+        calls += a == 1
+    assert calls / 1500 == pytest.approx(p_half, abs=0.04)
+    agent.new_hand()
+    a = agent.act(state)  # after act, the translation is remembered and the strategy is pure
+    assert agent.hand_strategy(state).probability_of(a)[5] == pytest.approx(1.0)
