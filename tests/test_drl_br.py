@@ -47,13 +47,13 @@ def test_resume_after_interrupt_continues_the_same_run(tmp_path, monkeypatch):
     from cfrkit.games.base import GameError
 
     with pytest.raises(GameError, match="other settings"):
-        DQNBestResponse(agent, "leduc", DQNConfig(n_step=1), seed=3).train(500, checkpoint=path)
+        DQNBestResponse(agent, "leduc", DQNConfig(n_step=2), seed=3).train(500, checkpoint=path)
 
 
 @pytest.mark.slow
 def test_drl_br_reaches_80_percent_of_the_exact_best_response():
     agent = make_leduc_agent("random", "leduc", seed=0)
     br = sum(exact_best_response_values(agent, "leduc")) / 2
-    learner = DQNBestResponse(agent, "leduc", DQNConfig(n_step=8, batch=128, lr_decay_steps=10000), seed=0)
+    learner = DQNBestResponse(agent, "leduc", DQNConfig(), seed=0)  # budget: 10,000 learner decisions
     learner.train(10000)
     assert exact_match_value([learner, agent], "leduc") >= 0.8 * br
