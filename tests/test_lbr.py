@@ -163,3 +163,51 @@ class _NoInterface(PokerAgent):
 def test_agent_without_interface_gets_a_clear_error():
     with pytest.raises(AgentInterfaceError, match="'opaque' does not provide"):
         run_lbr(_NoInterface(), "holdem", 1, settings_from("FC", "3-4"))
+
+
+def _river_spot():
+    """HUNL, LBR (seat 0) holds AsAh on Kd Qc 7h 5s 4c after a checked-down hand, and is to act."""
+    from cfrkit.cards import parse_cards
+
+    view = poker_view("holdem")
+    state = view.game.new_initial_state()
+    hole0, hole1, board = parse_cards("AsAh"), parse_cards("3d2c"), parse_cards("KdQc7h5s4c")
+    for c in hole0 + hole1:
+        state.apply_action(c)
+    state.apply_action(1)  # small blind calls
+    state.apply_action(1)  # big blind checks
+    for street in (board[:3], board[3:4], board[4:]):
+        for c in street:
+            state.apply_action(c)
+        if len(state.board) < 5:
+            state.apply_action(1)
+            state.apply_action(1)
+    assert state.current_player() == 0 and len(state.board) == 5
+    return view, state
+
+
+def test_lbr_decision_values_on_a_known_river():
+    from cfrkit.cards.hands import pair_index_of
+    from cfrkit.evaluation.agent_checks import CheckedAgent
+    from cfrkit.evaluation.lbr import lbr_decision
+    from cfrkit.games.holdem.game import raise_action
+
+    view, state = _river_spot()
+    settings = settings_from("FCPA", "1-4")
+    weak = np.zeros(1326)
+    weak[pair_index_of("3d2c")] = 1.0
+    # a calling station holding a beaten hand: wp = 1, fp = 0 -> all-in is worth the opponent's whole stack
+    d = lbr_decision(view, CheckedAgent(AlwaysCallAgent(), view), state, 0, weak, settings)
+    assert d.equity == 1.0 and d.action == raise_action(20000)
+    assert d.utilities[1] == 200.0  # checking down wins the 200-chip pot
+    assert d.utilities[raise_action(20000)] == 200.0 + 19900.0  # pot + the opponent's call of 19900
+    assert d.utilities[raise_action(300)] == 200.0 + 200.0  # pot bet: raise to 300, called
+    strong = np.zeros(1326)
+    strong[pair_index_of("KsKh")] = 1.0
+    # against a set that always folds, any bet takes the pot (200) and checking loses nothing
+    d = lbr_decision(view, CheckedAgent(AlwaysFoldAgent(), view), state, 0, strong, settings)
+    assert d.equity == 0.0 and d.utilities[1] == 0.0
+    assert d.utilities[raise_action(300)] == 200.0 and d.action != 1
+    # the same set calling: LBR checks (every bet loses it)
+    d = lbr_decision(view, CheckedAgent(AlwaysCallAgent(), view), state, 0, strong, settings)
+    assert d.action == 1 and d.utilities[raise_action(300)] == -200.0
