@@ -19,15 +19,14 @@ from __future__ import annotations
 
 import math
 import os
-import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from cfrkit.agents.poker import HandStrategy, PokerAgent
 from cfrkit.evaluation.agent_checks import DEFAULT_TIME_LIMIT, CheckedAgent, agent_name
-from cfrkit.evaluation.lbr import ALL_IN, bet_actions, parse_bets
+from cfrkit.evaluation.lbr import ALL_IN, bet_actions
 from cfrkit.evaluation.poker_view import PokerView, poker_view
 from cfrkit.games.base import GameError
 
