@@ -1,6 +1,11 @@
 """DRL-BR: a DQN best response on Leduc against fixed agents, checkpoints and resume."""
+import os
+
 import numpy as np
 import pytest
+
+#: long checks (minutes) run only with CFRKIT_LONG=1; their short forms always run
+LONG = pytest.mark.skipif(not os.environ.get("CFRKIT_LONG"), reason="long check: set CFRKIT_LONG=1")
 
 torch = pytest.importorskip("torch")
 
@@ -51,6 +56,7 @@ def test_resume_after_interrupt_continues_the_same_run(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+@LONG
 def test_drl_br_reaches_80_percent_of_the_exact_best_response():
     agent = make_leduc_agent("random", "leduc", seed=0)
     br = sum(exact_best_response_values(agent, "leduc")) / 2

@@ -1,6 +1,11 @@
 """LBR: the always-fold check in HUNL, bounds by the exact best response on Leduc, runners."""
+import os
+
 import numpy as np
 import pytest
+
+#: long checks (minutes) run only with CFRKIT_LONG=1; their short forms always run
+LONG = pytest.mark.skipif(not os.environ.get("CFRKIT_LONG"), reason="long check: set CFRKIT_LONG=1")
 
 from cfrkit.agents.leduc_agents import LeducDeepStackAgent, LeducPolicyAgent, make_leduc_agent
 from cfrkit.agents.poker import AgentInterfaceError, AlwaysCallAgent, AlwaysFoldAgent, PokerAgent, RandomAgent
@@ -70,6 +75,7 @@ def test_lbr_never_above_exact_best_response_on_leduc(game, which, leduc_agents)
 
 
 @pytest.mark.slow
+@LONG
 @pytest.mark.parametrize("game", ["leduc", "leduc_nolimit"])
 def test_lbr_never_above_exact_best_response_on_leduc_full(game, leduc_agents):
     _check_bounds(game, leduc_agents[game])
