@@ -197,8 +197,7 @@ class DQNBestResponse(PokerAgent):
     def __init__(self, agent, game, config: DQNConfig = DQNConfig(), seed: int = 0, device: Optional[str] = None,
                  time_limit: float = DEFAULT_TIME_LIMIT, threads: Optional[int] = 1):
         torch = _torch()
-        if threads and not (device or "").startswith("cuda"):
-            torch.set_num_threads(int(threads))  # small networks: more threads only contend
+        self.threads = threads
         self.view = poker_view(game)
         self.opponent = CheckedAgent(agent, self.view, time_limit)
         self.config = config
@@ -330,6 +329,16 @@ class DQNBestResponse(PokerAgent):
     def train(self, steps: int, checkpoint: Optional[str] = None, checkpoint_every: int = 5000,
               progress: bool = False) -> "DQNBestResponse":
         """Train until ``steps`` learner decisions in total (resumes a ``checkpoint`` file if it exists)."""
+        torch = _torch()
+        previous_threads = torch.get_num_threads()
+        if self.threads and self.device == "cpu":
+            torch.set_num_threads(int(self.threads))  # small networks: more threads only contend (restored after)
+        try:
+            return self._train(steps, checkpoint, checkpoint_every, progress)
+        finally:
+            torch.set_num_threads(previous_threads)
+
+    def _train(self, steps, checkpoint, checkpoint_every, progress) -> "DQNBestResponse":
         if checkpoint and os.path.exists(checkpoint) and self.steps == 0:
             self.load(checkpoint)
         bar = None
