@@ -36,11 +36,14 @@ class AgentInterfaceError(GameError):
 
 @dataclass
 class HandStrategy:
-    """An agent's mixed strategy at one decision, for every one of the 1326 hole-card pairs.
+    """An agent's mixed strategy at one decision, for every private hand it could hold.
+
+    Hold'em agents: the 1326 hole-card pairs; Leduc-family agents (:mod:`cfrkit.agents.leduc_agents`):
+    the card ids ``0 .. num_cards-1``.
 
     ``actions``: int64[A] protocol action ids (fold ``0``, check/call ``1``, raise-to ``N`` as
-    ``raise_action(N)``), the finite support shared by all hands; ``probs``: float64[1326, A] in the
-    pair order of :mod:`cfrkit.cards.hands`.  Rows of hands that share a card with the board are all
+    ``raise_action(N)``; Leduc: the game's action ids), the finite support shared by all hands;
+    ``probs``: float64[hands, A] (hold'em: the pair order of :mod:`cfrkit.cards.hands`).  Rows of hands that share a card with the board are all
     zero; every other row sums to one.
     """
 
@@ -68,6 +71,10 @@ class PokerAgent:
     """
 
     name = "agent"
+    #: True when :meth:`hand_strategy`'s support holds every action :meth:`act` can take, with the
+    #: probabilities it takes them (AIVAT's known-strategy corrections need this); False for agents
+    #: whose raise sizes have a support too large to list (their ``hand_strategy`` is representative).
+    exact_support = True
 
     def act(self, state: HoldemState) -> int:  # pragma: no cover - interface
         raise NotImplementedError
@@ -88,13 +95,74 @@ class PokerAgent:
         return self.hand_strategy(state).probability_of(action)
 
 
+def _board_live(state: HoldemState) -> np.ndarray:
+    """float64[1326]: 1 for pairs disjoint from the board, 0 for pairs sharing a card with it."""
+    from cfrkit.cards.hands import blocked_pairs
+
+    if not state.board:
+        return np.ones(1326)
+    return (~blocked_pairs(list(state.board))).astype(np.float64)
+
+
+def _uniform_strategy(state: HoldemState, actions, probs) -> HandStrategy:
+    """The same action distribution for every hand disjoint from the board."""
+    live = _board_live(state)
+    return HandStrategy(np.asarray(actions, dtype=np.int64), live[:, None] * np.asarray(probs, dtype=np.float64)[None, :])
+
+
 class RandomAgent(PokerAgent):
-    """Uniform over the legal kinds of action (fold, call, raise), then a uniform raise-to amount."""
+    """Uniform over the legal kinds of action (fold, call, raise), then a uniform raise-to amount.
+
+    Its strategy does not depend on the hand.  :meth:`hand_action_probability` is exact for any
+    raise size (``1 / kinds / number of legal sizes``); :meth:`hand_strategy` spreads the raise
+    probability over ``representative_sizes`` evenly spaced sizes from the minimum to all-in
+    (``exact_support`` is False in no-limit games).
+    """
 
     name = "random"
+    representative_sizes = 5
 
     def __init__(self, seed: Optional[int] = None):
         self.rng = random.Random(seed)
+
+    @property
+    def exact_support(self) -> bool:  # type: ignore[override]
+        return False
+
+    def _kinds(self, state: HoldemState):
+        kinds = [k for k in (FOLD, CALL) if state.is_legal(k)]
+        rng_range = state.raise_range()
+        return kinds, rng_range
+
+    def hand_action_probability(self, state: HoldemState, action: int) -> np.ndarray:
+        kinds, rng_range = self._kinds(state)
+        k = len(kinds) + (rng_range is not None)
+        action = int(action)
+        if action in (FOLD, CALL):
+            p = 1.0 / k if action in kinds else 0.0
+        elif rng_range is None or not state.is_legal(action):
+            p = 0.0
+        elif state.d.is_limit:
+            p = 1.0 / k
+        else:
+            p = 1.0 / k / (rng_range[1] - rng_range[0] + 1)
+        return _board_live(state) * p
+
+    def hand_strategy(self, state: HoldemState) -> HandStrategy:
+        kinds, rng_range = self._kinds(state)
+        k = len(kinds) + (rng_range is not None)
+        actions = list(kinds)
+        probs = [1.0 / k] * len(kinds)
+        if rng_range is not None:
+            if state.d.is_limit:
+                sizes = [RAISE]
+            else:
+                lo, hi = rng_range
+                sizes = sorted(set(raise_action(int(round(lo + (hi - lo) * i / max(1, self.representative_sizes - 1))))
+                                   for i in range(self.representative_sizes)))
+            actions += sizes
+            probs += [1.0 / k / len(sizes)] * len(sizes)
+        return _uniform_strategy(state, actions, probs)
 
     def act(self, state: HoldemState) -> int:
         view = state.action_view()
@@ -111,6 +179,21 @@ class AlwaysCallAgent(PokerAgent):
 
     def act(self, state: HoldemState) -> int:
         return CALL
+
+    def hand_strategy(self, state: HoldemState) -> HandStrategy:
+        return _uniform_strategy(state, [CALL], [1.0])
+
+
+class AlwaysFoldAgent(PokerAgent):
+    """Folds whenever folding is legal, checks otherwise (the LBR sanity check: 750 mbb/g in HUNL)."""
+
+    name = "always-fold"
+
+    def act(self, state: HoldemState) -> int:
+        return FOLD if state.is_legal(FOLD) else CALL
+
+    def hand_strategy(self, state: HoldemState) -> HandStrategy:
+        return _uniform_strategy(state, [self.act(state)], [1.0])
 
 
 def parse_range(text: str) -> Set[str]:
@@ -207,23 +290,50 @@ class FixedRangeRaiser(PokerAgent):
             return False
         return hand_class(hole) in self.classes
 
-    def act(self, state: HoldemState) -> int:
+    def _raise(self, state: HoldemState) -> int:
         view = state.action_view()
-        if not self.in_range(state, view.player):
-            return FOLD if view.can_fold else CALL
         if not view.can_raise:
             return CALL
         return view.pot_raise(self.fraction)
 
+    def act(self, state: HoldemState) -> int:
+        view = state.action_view()
+        if not self.in_range(state, view.player):
+            return FOLD if view.can_fold else CALL
+        return self._raise(state)
 
-AGENT_NAMES = ("random", "always-call", "fixed-range-raiser", "policy")
-_ALIASES = {"call": "always-call", "caller": "always-call", "raiser": "fixed-range-raiser"}
+    def range_mask(self) -> np.ndarray:
+        """bool[1326]: the hole pairs in the agent's range."""
+        mask = getattr(self, "_mask", None)
+        if mask is None:
+            from cfrkit.cards.hands import HOLE_PAIRS
+
+            mask = np.array([hand_class((int(a), int(b))) in self.classes for a, b in HOLE_PAIRS])
+            self._mask = mask
+        return mask
+
+    def hand_strategy(self, state: HoldemState) -> HandStrategy:
+        if state.d.num_hole_cards != 2:
+            raise AgentInterfaceError(f"agent {self.name!r} gives hand strategies for 2-card hold'em only")
+        live = _board_live(state)
+        inside = self.range_mask() * live
+        outside = (~self.range_mask()) * live
+        bet = self._raise(state)
+        other = FOLD if state.is_legal(FOLD) else CALL
+        if bet == other:
+            return HandStrategy(np.array([bet], dtype=np.int64), live[:, None].copy())
+        return HandStrategy(np.array([other, bet], dtype=np.int64), np.stack([outside, inside], axis=1))
+
+
+AGENT_NAMES = ("random", "always-call", "always-fold", "fixed-range-raiser", "policy")
+_ALIASES = {"call": "always-call", "caller": "always-call", "raiser": "fixed-range-raiser", "fold": "always-fold",
+            "folder": "always-fold"}
 
 
 def make_agent(name: str, seed: Optional[int] = None, hand_range: Optional[str] = None,
                fraction: float = 1.0, policy_path: Optional[str] = None) -> PokerAgent:
-    """An agent by name (``random``, ``always-call``, ``fixed-range-raiser``, ``policy``; aliases call,
-    raiser).  ``policy`` loads a :class:`~cfrkit.policy.TabularPolicy` file of a ``holdem`` or
+    """An agent by name (``random``, ``always-call``, ``always-fold``, ``fixed-range-raiser``, ``policy``;
+    aliases call, fold, raiser).  ``policy`` loads a :class:`~cfrkit.policy.TabularPolicy` file of a ``holdem`` or
     ``holdem_abstract`` game from ``policy_path``."""
     key = _ALIASES.get(name, name)
     if key == "policy":
@@ -236,6 +346,8 @@ def make_agent(name: str, seed: Optional[int] = None, hand_range: Optional[str] 
         return RandomAgent(seed)
     if key == "always-call":
         return AlwaysCallAgent()
+    if key == "always-fold":
+        return AlwaysFoldAgent()
     if key == "fixed-range-raiser":
         return FixedRangeRaiser(hand_range or "88+,ATs+,KQs,AJo+", fraction)
     raise GameError(f"unknown agent {name!r}; known: {', '.join(AGENT_NAMES)}")
@@ -359,3 +471,133 @@ class PolicyAgent(PokerAgent):
                     return view.raise_to(view.raise_max)
                 return view.pot_raise(pots)
         return CALL
+
+    # ------------------------------------------------------------------ evaluation interface
+    def _abstract_branches(self, state: HoldemState):
+        """``[(weight, abstract state)]`` following ``state`` without changing the agent's memory:
+        translations already made this hand are reused, the others are enumerated with their
+        pseudo-harmonic probabilities.  An empty list when the abstract game cannot follow."""
+        from cfrkit.games.base import IllegalActionError
+
+        self.check_game(state.game)
+        reference = state.game.new_initial_state()
+        branches = [(1.0, self.abstract.new_initial_state())]
+        index = 0
+        for action in state.history():
+            if reference.is_chance_node():
+                nxt = []
+                for w, a in branches:
+                    if a.is_chance_node():
+                        a.apply_action(action)
+                        nxt.append((w, a))
+                branches = nxt
+                reference.apply_action(action)
+                continue
+            if action in (FOLD, CALL):
+                options = [(action, 1.0)]
+            elif index in self._choices:
+                options = [(self._choices[index], 1.0)]
+            elif reference.d.is_limit:
+                options = [(RAISE, 1.0)]
+            else:
+                options = None  # translated per branch (the abstract states agree on the real pot)
+            nxt = []
+            for w, a in branches:
+                if a.current_player() != reference.current_player():
+                    continue
+                opts = options
+                try:
+                    if opts is None:
+                        x = (action - 2 - reference.max_spent()) / float(max(1, reference.pot() + reference.call_amount()))
+                        opts = a.translate_pot_fraction(x)
+                    for k, (choice, q) in enumerate(opts):
+                        if q <= 0:
+                            continue
+                        a2 = a if k == len(opts) - 1 else a.clone()
+                        a2.apply_action(choice)
+                        nxt.append((w * q, a2))
+                except (IllegalActionError, GameError):
+                    continue
+            branches = nxt
+            reference.apply_action(action)
+            index += 1
+        return branches
+
+    def hand_strategy(self, state: HoldemState) -> HandStrategy:
+        """Per-hand strategy: the policy queried with each of the 1326 pairs as the agent's cards
+        (abstract policies: mixed over the translations of opponents' bets not yet translated)."""
+        from cfrkit.cards.hands import HOLE_PAIRS
+
+        p = state.current_player()
+        live = _board_live(state)
+        if self.abstract is None:
+            rows = []
+            support: Dict[int, int] = {}
+            for h in range(1326):
+                if not live[h]:
+                    rows.append({})
+                    continue
+                s2 = state.clone()
+                s2.hole[p] = [int(HOLE_PAIRS[h][0]), int(HOLE_PAIRS[h][1])]
+                probs = {a: q for a, q in self.policy.action_probabilities(s2, p).items() if q > 0 and state.is_legal(a)}
+                total = sum(probs.values())
+                if total <= 0:
+                    probs, total = {CALL: 1.0}, 1.0
+                rows.append({a: q / total for a, q in probs.items()})
+                for a in probs:
+                    support.setdefault(a, len(support))
+            return _rows_to_strategy(rows, support, live)
+        branches = [] if self._off_tree else [(w, a) for w, a in self._abstract_branches(state) if a.current_player() == p]
+        if not branches:
+            return _uniform_strategy(state, [CALL], [1.0])
+        total_w = sum(w for w, _ in branches)
+        rows = [dict() for _ in range(1326)]
+        support = {}
+        for w, a in branches:
+            mapping = {}
+            for act in a.legal_actions():
+                mapping[act] = self._real_action(state, a, act)
+            for h in range(1326):
+                if not live[h]:
+                    continue
+                a.inner.hole[p] = [int(HOLE_PAIRS[h][0]), int(HOLE_PAIRS[h][1])]
+                probs = {x: q for x, q in self.policy.action_probabilities(a, p).items() if q > 0 and x in mapping}
+                tot = sum(probs.values())
+                if tot <= 0:
+                    probs, tot = {CALL: 1.0}, 1.0
+                    mapping.setdefault(CALL, CALL)
+                row = rows[h]
+                for x, q in probs.items():
+                    real = mapping[x]
+                    row[real] = row.get(real, 0.0) + w / total_w * q / tot
+                    support.setdefault(real, len(support))
+        return _rows_to_strategy(rows, support, live)
+
+    def _real_action(self, state: HoldemState, a, choice: int) -> int:
+        """The real action ``act`` plays for abstract action ``choice`` (see :meth:`act`)."""
+        p = state.current_player()
+        if choice in (FOLD, CALL):
+            return choice if state.is_legal(choice) else CALL
+        rng = state.raise_range()
+        if rng is None:
+            return CALL
+        if state.d.is_limit:
+            return RAISE
+        for action, _, pots in a.raise_targets():
+            if action == choice:
+                if action == self.abstract.allin_action:
+                    return raise_action(rng[1])
+                target = state.max_spent() + int(round(pots * (state.pot() + state.call_amount(p))))
+                return raise_action(min(rng[1], max(rng[0], target)))
+        return CALL
+
+
+def _rows_to_strategy(rows, support: Dict[int, int], live: np.ndarray) -> HandStrategy:
+    actions = sorted(support)
+    col = {a: k for k, a in enumerate(actions)}
+    probs = np.zeros((len(rows), len(actions)))
+    for h, row in enumerate(rows):
+        for a, q in row.items():
+            probs[h, col[a]] += q
+    probs *= live[:, None]
+    return HandStrategy(np.asarray(actions, dtype=np.int64), probs)

@@ -21,6 +21,7 @@ _COMMAND_MODULES = [
     "cfrkit.cli.hanabi_cmd",
     "cfrkit.cli.show_cmd",
     "cfrkit.cli.spot_cmd",
+    "cfrkit.cli.evaluation_cmd",
 ]
 
 

@@ -1,0 +1,103 @@
+"""LBR in heads-up no-limit hold'em (50/100, 200 bb) against simple agents, four settings.
+
+    python benchmarks/lbr.py [--deals 40] [--processes 2] [--agents always-fold,always-call,random,fixed-range-raiser]
+    python benchmarks/lbr.py --leduc [--deepstack-iterations 100]
+
+Prints a markdown table of LBR's winnings (mbb/g, 95% interval) under FC/1-4, FC/3-4, FCPA/1-4 and
+FCPA/3-4 beside the published figures of the DeepStack supplement (always-fold, Slumbot 2016,
+DeepStack), and LBR's speed in hands/s per setting (all agents, ``--processes`` worker processes).
+No public LBR runs on real no-limit betting to time against (PokerRL's runs on discretised games
+only and is not installed), so there is no peer ratio.
+
+``--leduc``: exact LBR values (compiled-tree walk, no sampling) on Leduc and no-limit Leduc beside
+the exact best response, for uniform random, CFR+ after 10 / 100 / 1000 iterations and the DeepStack
+agent (exact leaf values, ``--deepstack-iterations`` per re-solve), in mbb/g.
+"""
+import argparse
+import time
+
+PUBLISHED = {  # DeepStack supplement, LBR columns in its order; see docs/evaluation.md on the column mapping
+    "always-fold": (250, 750, 750, 750),
+    "Slumbot 2016": (522, 4020, 3763, 1227),
+    "DeepStack": (-428, -383, -775, -602),
+}
+SETTINGS = ("FC/1-4", "FC/3-4", "FCPA/1-4", "FCPA/3-4")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--deals", type=int, default=40, help="deals per cell (each played in both seats)")
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--agents", default="always-fold,always-call,random,fixed-range-raiser")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--leduc", action="store_true", help="exact LBR vs exact BR on the Leduc family instead")
+    parser.add_argument("--deepstack-iterations", type=int, default=100)
+    args = parser.parse_args()
+    if args.leduc:
+        leduc_table(args.deepstack_iterations)
+        return
+
+    from cfrkit.agents.poker import make_agent
+    from cfrkit.evaluation.lbr import run_lbr, settings_from
+
+    names = args.agents.split(",")
+    cells = {}
+    speed = {s: [0, 0.0] for s in SETTINGS}
+    for name in names:
+        for setting in SETTINGS:
+            bets, rounds = setting.split("/")
+            start = time.perf_counter()
+            res = run_lbr(make_agent(name, seed=1), "holdem", args.deals, settings_from(bets, rounds), seed=args.seed,
+                          processes=args.processes, chunk=max(1, args.deals // (2 * args.processes)))
+            took = time.perf_counter() - start
+            speed[setting][0] += 2 * args.deals
+            speed[setting][1] += took
+            cells[(name, setting)] = res
+            print(f"{name:20s} {setting:9s} {res.mbb_per_game:+9.0f} +- {res.ci95:7.0f} mbb/g  "
+                  f"({2 * args.deals} hands, {took:.1f} s)", flush=True)
+    print()
+    print("| agent | " + " | ".join(SETTINGS) + " |")
+    print("|---|" + "---|" * len(SETTINGS))
+    for name in names:
+        row = [f"{cells[(name, s)].mbb_per_game:+.0f} +- {cells[(name, s)].ci95:.0f}" for s in SETTINGS]
+        print(f"| {name} (cfrkit, {args.deals} deals) | " + " | ".join(row) + " |")
+    for name, vals in PUBLISHED.items():
+        print(f"| {name} (published) | " + " | ".join(f"{v:,}" for v in vals) + " |")
+    print()
+    print("| LBR setting | hands/s (" + f"{args.processes} processes) |")
+    print("|---|---|")
+    for s in SETTINGS:
+        n, t = speed[s]
+        print(f"| {s} | {n / t:.1f} |")
+
+
+def leduc_table(ds_iterations: int) -> None:
+    from cfrkit.agents.leduc_agents import LeducDeepStackAgent, LeducPolicyAgent, make_leduc_agent
+    from cfrkit.evaluation.lbr import exact_best_response_values, exact_lbr_values, settings_from
+    from cfrkit.evaluation.poker_view import poker_view
+    from cfrkit.solvers import CFRSolver
+
+    print("| game | agent | LBR FC/1-2 | LBR FCPA/1-2 | exact BR | LBR <= BR per seat |")
+    print("|---|---|---|---|---|---|")
+    for game in ("leduc", "leduc_nolimit"):
+        scale = 1000.0 / poker_view(game).big_blind
+        agents = [make_leduc_agent("random", game)]
+        solver = CFRSolver(game, algorithm="cfr+")
+        for n in (10, 100, 1000):
+            solver.run(n)
+            agents.append(LeducPolicyAgent(solver.average_policy(), game, name=f"CFR+ {n}"))
+        agents.append(LeducDeepStackAgent(game, iterations=ds_iterations))
+        for agent in agents:
+            start = time.perf_counter()
+            br = exact_best_response_values(agent, game)
+            fc = exact_lbr_values(agent, game, settings_from("FC", "1-2", num_rounds=2))
+            fcpa = exact_lbr_values(agent, game, settings_from("FCPA", "1-2", num_rounds=2))
+            ok = all(v[s] <= br[s] + 1e-9 for v in (fc, fcpa) for s in (0, 1))
+            name = agent.name if agent.name != "deepstack" else f"DeepStack ({ds_iterations} it.)"
+            print(f"| {game} | {name} | {sum(fc) / 2 * scale:+.0f} | {sum(fcpa) / 2 * scale:+.0f} | "
+                  f"{sum(br) / 2 * scale:+.0f} | {'yes' if ok else 'NO'} |  <!-- {time.perf_counter() - start:.0f} s -->",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,181 @@
+"""``cfrkit match``, ``cfrkit lbr``, ``cfrkit drl-br``: head-to-head and exploitability bounds for poker agents."""
+from __future__ import annotations
+
+import json
+import os
+
+HOLDEM_AGENTS = "random, always-call, always-fold, fixed-range-raiser, policy"
+LEDUC_AGENTS = "random, always-call, always-fold, policy, deepstack"
+
+
+def build_agent(name: str, game, seed=None, policy=None, hand_range=None, fraction=1.0, iterations=200):
+    """A poker agent by name for ``game`` (hold'em or Leduc family)."""
+    from cfrkit.games.holdem.game import HoldemGame
+
+    if isinstance(game, HoldemGame):
+        from cfrkit.agents.poker import make_agent
+
+        agent = make_agent(name, seed=seed, hand_range=hand_range, fraction=fraction, policy_path=policy)
+        if hasattr(agent, "check_game"):
+            agent.check_game(game)
+        return agent
+    from cfrkit.agents.leduc_agents import make_leduc_agent
+
+    options = {"iterations": iterations} if name == "deepstack" else {}
+    return make_leduc_agent(name, game, seed=seed, policy_path=policy, **options)
+
+
+def _agent_options(p, prefix: str = "") -> None:
+    p.add_argument(f"--{prefix}policy", default=None, help="policy file (.npz) for a 'policy' agent")
+    p.add_argument(f"--{prefix}range", dest=f"{prefix.replace('-', '_')}hand_range", default=None,
+                   help="hand range of fixed-range-raiser, e.g. 'TT+,AQs+,AKo'")
+    p.add_argument(f"--{prefix}fraction", type=float, default=1.0, help="pot fraction fixed-range-raiser raises")
+
+
+def _game(text):
+    from cfrkit.evaluation.poker_view import poker_view
+
+    return poker_view(text).game
+
+
+def add_parser(sub) -> None:
+    m = sub.add_parser("match", help="head-to-head match of two poker agents (duplicate, AIVAT)",
+                       description=f"Play two agents against each other in process and report agent A's winnings in "
+                                   f"mbb/hand with 95%% intervals (plain, duplicate, AIVAT). Hold'em agents: "
+                                   f"{HOLDEM_AGENTS}; Leduc agents: {LEDUC_AGENTS}.")
+    m.add_argument("agent_a")
+    m.add_argument("agent_b")
+    m.add_argument("--game", default="holdem", help="holdem (HUNL 50/100, 200bb), leduc, leduc_nolimit, ...")
+    m.add_argument("--hands", type=int, default=1000, help="number of deals (default 1000; doubled by --duplicate)")
+    m.add_argument("--duplicate", action="store_true", help="replay every deal with the seats swapped")
+    m.add_argument("--aivat", action="store_true", help="AIVAT estimate (known strategies of the agents)")
+    m.add_argument("--seed", type=int, default=0, help="match seed (deals)")
+    m.add_argument("--acpc-log", default=None, help="write the hands as an ACPC log (hold'em)")
+    m.add_argument("--phh-log", default=None, help="write the hands as PHH (hold'em)")
+    m.add_argument("--json", action="store_true", help="print the result as JSON")
+    m.add_argument("--time-limit", type=float, default=60.0, help="seconds an agent may take per answer")
+    _agent_options(m, "a-")
+    _agent_options(m, "b-")
+    m.set_defaults(func=run_match)
+
+    lb = sub.add_parser("lbr", help="local best response (lower bound on an agent's exploitability)",
+                        description="Local Best Response (Lisy & Bowling 2017) against an agent: LBR plays both seats "
+                                    "on the same cards; result in mbb/game with a 95%% interval. Checkpointed after "
+                                    "every chunk of deals; run again to resume.")
+    lb.add_argument("agent")
+    lb.add_argument("--game", default="holdem")
+    lb.add_argument("--bets", default="FCPA", help="FC, FCPA or pot fractions such as 0.5,1,A (default FCPA)")
+    lb.add_argument("--rounds", default=None, help="rounds where LBR acts, 1-based (default: all, e.g. 1-4)")
+    lb.add_argument("--hands", type=int, default=1000, help="deals, each played in both seats (default 1000)")
+    lb.add_argument("--seed", type=int, default=0)
+    lb.add_argument("--processes", type=int, default=1, help="worker processes (default 1)")
+    lb.add_argument("--ray", default=None, metavar="ADDRESS", help="run on Ray: 'local' or a cluster address")
+    lb.add_argument("--chunk", type=int, default=25, help="deals per task and checkpoint (default 25)")
+    lb.add_argument("--checkpoint", default=None, help="checkpoint file (default lbr-<agent>-<bets>-<rounds>-s<seed>.npz)")
+    lb.add_argument("--no-checkpoint", action="store_true", help="do not write a checkpoint")
+    lb.add_argument("--flop-samples", type=int, default=None, help="sampled flop runouts (default: exact)")
+    lb.add_argument("--preflop-samples", type=int, default=1000, help="sampled boards for preflop equities")
+    lb.add_argument("--json", action="store_true")
+    _agent_options(lb)
+    lb.add_argument("--seed-agent", type=int, default=None, help="agent's random seed")
+    lb.add_argument("--iterations", type=int, default=200, help="re-solve iterations of the deepstack agent")
+    lb.set_defaults(func=run_lbr_cmd)
+
+    d = sub.add_parser("drl-br", help="deep-RL best response (DQN) to an agent, then a head-to-head estimate",
+                       description="Train a double DQN (dueling, n-step, replay, target network) against a fixed agent, "
+                                   "then play it head to head (duplicate; AIVAT when the agent's strategy is known). "
+                                   "Checkpointed; run again with a larger --steps to continue.")
+    d.add_argument("agent")
+    d.add_argument("--game", default="leduc")
+    d.add_argument("--steps", type=int, default=20000, help="learner decisions in total (default 20000)")
+    d.add_argument("--bets", default="0.5,1,A", help="raise sizes: pot fractions and A (default 0.5,1,A)")
+    d.add_argument("--eval-hands", type=int, default=2000, help="deals of the evaluation match (duplicate)")
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--device", default=None, help="cpu or cuda (default: cuda when present)")
+    d.add_argument("--checkpoint", default=None, help="checkpoint file (default drl-br-<agent>-<game>-s<seed>.pt)")
+    d.add_argument("--no-checkpoint", action="store_true")
+    d.add_argument("--exact", action="store_true", help="also the exact value of the learner (Leduc)")
+    d.add_argument("--json", action="store_true")
+    _agent_options(d)
+    d.add_argument("--iterations", type=int, default=200, help="re-solve iterations of the deepstack agent")
+    d.set_defaults(func=run_drl_br)
+
+
+def _safe(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)
+
+
+def run_match(args) -> int:
+    from cfrkit.cli import CliError
+    from cfrkit.evaluation.headtohead import play_match
+
+    if args.hands <= 0:
+        raise CliError("--hands must be positive")
+    game = _game(args.game)
+    a = build_agent(args.agent_a, game, seed=args.seed, policy=args.a_policy, hand_range=args.a_hand_range,
+                    fraction=args.a_fraction)
+    b = build_agent(args.agent_b, game, seed=args.seed + 1, policy=args.b_policy, hand_range=args.b_hand_range,
+                    fraction=args.b_fraction)
+    res = play_match([a, b], game, args.hands, seed=args.seed, duplicate=args.duplicate, aivat=args.aivat,
+                     acpc_log=args.acpc_log, phh_log=args.phh_log, progress=not args.json,
+                     time_limit=args.time_limit)
+    print(res.to_json() if args.json else res.summary())
+    return 0
+
+
+def run_lbr_cmd(args) -> int:
+    from cfrkit.cli import CliError
+    from cfrkit.evaluation.lbr import LBRSettings, parse_bets, parse_rounds, run_lbr
+
+    if args.hands <= 0 or args.processes <= 0:
+        raise CliError("--hands and --processes must be positive")
+    game = _game(args.game)
+    from cfrkit.evaluation.poker_view import poker_view
+
+    view = poker_view(game)
+    rounds = args.rounds or f"1-{view.num_rounds()}"
+    settings = LBRSettings(parse_bets(args.bets), parse_rounds(rounds, view.num_rounds()),
+                           flop_samples=args.flop_samples, preflop_samples=args.preflop_samples)
+    agent = build_agent(args.agent, game, seed=args.seed_agent, policy=args.policy, hand_range=args.hand_range,
+                        fraction=args.fraction, iterations=args.iterations)
+    checkpoint = None
+    if not args.no_checkpoint:
+        checkpoint = args.checkpoint or _safe(f"lbr-{args.agent}-{args.bets}-{rounds}-s{args.seed}.npz")
+    res = run_lbr(agent, game, args.hands, settings, seed=args.seed, processes=args.processes, ray_address=args.ray,
+                  chunk=args.chunk, checkpoint=checkpoint, progress=not args.json)
+    if args.json:
+        print(json.dumps(res.to_dict(), indent=2))
+    else:
+        print(res)
+        if res.max_equity_error > 0:
+            print(f"  largest standard error of a sampled equity: {res.max_equity_error:.4f}")
+        if checkpoint:
+            print(f"  checkpoint: {os.path.abspath(checkpoint)}")
+    return 0
+
+
+def run_drl_br(args) -> int:
+    from cfrkit.cli import CliError
+    from cfrkit.evaluation.drl_br import DQNConfig, drl_br
+    from cfrkit.evaluation.lbr import parse_bets
+
+    if args.steps <= 0 or args.eval_hands <= 0:
+        raise CliError("--steps and --eval-hands must be positive")
+    game = _game(args.game)
+    agent = build_agent(args.agent, game, seed=args.seed, policy=args.policy, hand_range=args.hand_range,
+                        fraction=args.fraction, iterations=args.iterations)
+    checkpoint = None
+    if not args.no_checkpoint:
+        checkpoint = args.checkpoint or _safe(f"drl-br-{args.agent}-{game.short_name}-s{args.seed}.pt")
+    config = DQNConfig(bets=parse_bets(args.bets) or (1.0,))
+    _, res = drl_br(agent, game, args.steps, eval_hands=args.eval_hands, config=config, seed=args.seed,
+                    checkpoint=checkpoint, device=args.device, exact=args.exact, progress=not args.json)
+    if args.json:
+        from dataclasses import asdict
+
+        print(json.dumps(asdict(res), indent=2))
+    else:
+        print(res)
+        if checkpoint:
+            print(f"  checkpoint: {os.path.abspath(checkpoint)}")
+    return 0

@@ -1,0 +1,95 @@
+"""AIVAT (Burch, Schmid, Moravcik, Morrill and Bowling 2018): unbiased low-variance match values.
+
+The AIVAT value of a hand is the winnings minus a control variate per chance event and per decision
+of a player whose strategy is known (here: every agent that answers ``hand_strategy`` with an exact
+support, see :class:`~cfrkit.agents.poker.PokerAgent`):
+
+    u~(z) = u(z) - sum_{chance events}  [ v(h c) - E_c v(h c) ]
+                 - sum_{known decisions} [ v(h a) - sum_a' sigma(a' | h) v(h a') ]
+
+Each bracket has zero mean given the history before it, whatever ``v`` is, so ``u~`` is unbiased;
+the closer ``v`` is to the true expected value, the smaller its variance.  The match runner sees
+both players' cards (in-process matches), so ``v`` may use them: ``v(h)`` is player 0's value.
+
+:class:`EquityValueFunction` is the fallback every game gets: player 0's exact showdown equity
+against player 1's actual hand over the board cards to come, times the chips in the pot, minus
+player 0's contribution (the value of checking the hand down).  Because that equity is itself an
+expectation over the cards to come and chance moves no chips, ``E_c v(h c) = v(h)``; so the chance
+term needs no enumeration.  Before the hole cards are dealt the equity is 1/2 by symmetry.
+A value function an agent provides (``agent.aivat_value_function(view)``) must have the same
+property or offer ``chance_expectation(state)``.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from cfrkit.evaluation.poker_view import PokerView
+
+
+class EquityValueFunction:
+    """Player 0's check-down value (chips): ``equity * pot - contribution``; exact returns at the end."""
+
+    def __init__(self, view: PokerView):
+        self.view = view
+
+    def value(self, state) -> float:
+        if state.is_terminal():
+            return float(state.returns()[0])
+        c = self.view.contributions(state)
+        if self._cards_missing(state):
+            eq = 0.5
+        else:
+            eq = self.view.equity_hands(state)
+        return eq * (c[0] + c[1]) - c[0]
+
+    def chance_expectation(self, state) -> float:
+        """``E_c v(state c)`` over the chance events up to the next decision (= ``value(state)``)."""
+        return self.value(state)
+
+    def _cards_missing(self, state) -> bool:
+        try:
+            self.view.hand_of(state, 0)
+            self.view.hand_of(state, 1)
+        except (IndexError, ValueError, TypeError):
+            return True
+        return False
+
+
+class AivatTracker:
+    """Accumulates the control variates of one hand (player 0's chips).
+
+    Call :meth:`before_chance` at the first chance node of a run of chance nodes and
+    :meth:`after_chance` at the state after the run; :meth:`decision` at a known decision with the
+    acting hand's action distribution (``actions``, ``probs``) and the action taken.
+    """
+
+    def __init__(self, value_function):
+        self.vf = value_function
+        self.correction = 0.0
+        self._pending: Optional[float] = None
+
+    def before_chance(self, state) -> None:
+        f = getattr(self.vf, "chance_expectation", None)
+        self._pending = float(f(state)) if f is not None else float(self.vf.value(state))
+
+    def after_chance(self, state) -> None:
+        if self._pending is None:
+            return
+        self.correction += float(self.vf.value(state)) - self._pending
+        self._pending = None
+
+    def decision(self, state, actions: np.ndarray, probs: np.ndarray, taken: int) -> None:
+        values = {}
+        expected = 0.0
+        for a, q in zip(actions, probs):
+            if q <= 0:
+                continue
+            child = state.clone()
+            child.apply_action(int(a))
+            values[int(a)] = float(self.vf.value(child))
+            expected += float(q) * values[int(a)]
+        if int(taken) not in values:
+            raise ValueError(f"action {taken} taken outside the known strategy's support")
+        self.correction += values[int(taken)] - expected
