@@ -222,14 +222,14 @@ class FixedRangeRaiser(PokerAgent):
         return raise_action(min(rng[1], max(rng[0], target)))
 
 
-AGENT_NAMES = ("random", "always-call", "fixed-range-raiser", "policy")
-_ALIASES = {"call": "always-call", "caller": "always-call", "raiser": "fixed-range-raiser"}
+AGENT_NAMES = ("random", "always-call", "fixed-range-raiser", "rule-based", "policy")
+_ALIASES = {"call": "always-call", "caller": "always-call", "raiser": "fixed-range-raiser", "ar": "rule-based"}
 
 
 def make_agent(name: str, seed: Optional[int] = None, hand_range: Optional[str] = None,
                fraction: float = 1.0, policy_path: Optional[str] = None) -> PokerAgent:
-    """An agent by name (``random``, ``always-call``, ``fixed-range-raiser``, ``policy``; aliases call,
-    raiser).  ``policy`` loads a :class:`~cfrkit.policy.TabularPolicy` file of a ``holdem`` or
+    """An agent by name (``random``, ``always-call``, ``fixed-range-raiser``, ``rule-based`` (A^R),
+    ``policy``; aliases call, raiser, ar).  ``policy`` loads a :class:`~cfrkit.policy.TabularPolicy` file of a ``holdem`` or
     ``holdem_abstract`` game from ``policy_path``."""
     key = _ALIASES.get(name, name)
     if key == "policy":
@@ -244,6 +244,10 @@ def make_agent(name: str, seed: Optional[int] = None, hand_range: Optional[str] 
         return AlwaysCallAgent()
     if key == "fixed-range-raiser":
         return FixedRangeRaiser(hand_range or "88+,ATs+,KQs,AJo+", fraction)
+    if key == "rule-based":
+        from cfrkit.agents.rule_based import RuleBasedAgent
+
+        return RuleBasedAgent()
     raise GameError(f"unknown agent {name!r}; known: {', '.join(AGENT_NAMES)}")
 
 
