@@ -23,8 +23,9 @@ cards, so the agent computes the rule for all 1326 hands at once (numpy) and
 
 **Postflop** (``_postflop``).  Per hand, from the cards kernels (:mod:`cfrkit.cards.equity`):
 ``hs`` = hand strength now against a uniform hand (win + tie/2), ``ehs`` = hand strength after
-one more card averaged over that card (the potential; river: ``hs``), ``outs`` = next cards that
-lift a hand from below 0.7 to at least 0.85 (draws).  Against ``k`` opponents strengths are
+one more card averaged over that card (the potential; river: ``hs``; a fixed spread sample of
+``NEXT_CARD_SAMPLE`` next cards), ``outs`` = next cards that lift a hand from below 0.7 to at
+least 0.85 (draws; counted on the sample and scaled to the whole deck).  Against ``k`` opponents strengths are
 raised to the power ``k``.  Board texture: *wet* when three cards of a suit or three ranks within
 a five-rank window are out, *paired* when a rank repeats.
 
@@ -91,6 +92,8 @@ CALL_MARGIN_SLOPE = 0.12
 ALLIN_REST = 0.3
 
 _NUM_PAIRS = 1326
+#: next cards sampled for the potential and the outs (flop and turn)
+NEXT_CARD_SAMPLE = 16
 
 
 def _pairs():
@@ -163,14 +166,19 @@ class BoardFeatures:
         self.hs = np.where(compat > 0, (win + 0.5 * tie) / np.maximum(compat, 1e-12), 0.0)
         if len(board) < 5:
             rest = [c for c in range(52) if c not in board]
-            boards = np.array([list(board) + [c] for c in rest], dtype=np.uint8)
+            # a fixed, evenly spread sample of the next cards (every k-th card of the rest: all ranks,
+            # all suits), so the features stay deterministic and cost a third of the full enumeration
+            step = max(1, len(rest) // NEXT_CARD_SAMPLE)
+            sample = rest[::step]
+            boards = np.array([list(board) + [c] for c in sample], dtype=np.uint8)
             s = board_strengths_batch(boards)
             w, l_, c = showdown_masses(s, uniform)
             nxt = np.where(c > 0, (w + 0.5 * (c - w - l_)) / np.maximum(c, 1e-12), 0.0)
             valid = s > 0
             count = valid.sum(axis=0)
             self.ehs = np.where(count > 0, (nxt * valid).sum(axis=0) / np.maximum(count, 1), 0.0)
-            self.outs = ((nxt >= 0.85) & valid).sum(axis=0) * (self.hs < 0.7)
+            hits = ((nxt >= 0.85) & valid).sum(axis=0) * (self.hs < 0.7)
+            self.outs = np.rint(hits * (len(rest) - 2) / np.maximum(count, 1)).astype(np.int64)
         else:
             self.ehs = self.hs.copy()
             self.outs = np.zeros(_NUM_PAIRS, dtype=np.int64)
