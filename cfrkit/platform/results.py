@@ -58,6 +58,7 @@ def agent_results(store: Store, match_ids: Optional[List[str]] = None) -> List[A
     ids = match_ids if match_ids is not None else store.match_ids()
     samples: Dict[str, List[Tuple[float, int]]] = {}
     count: Dict[str, int] = {}
+    chips: Dict[str, float] = {}
     for mid in ids:
         names, returns, groups, bb = _match_samples(store, mid)
         if not len(returns):
@@ -67,6 +68,7 @@ def agent_results(store: Store, match_ids: Optional[List[str]] = None) -> List[A
             sizes = np.bincount(groups)
             keep = sizes > 0
             samples.setdefault(name, []).extend(zip((sums[keep] * 1000.0 / bb).tolist(), sizes[keep].tolist()))
+            chips[name] = chips.get(name, 0.0) + float(returns[:, j].sum())
             count[name] = count.get(name, 0) + 1
     out = []
     for name, pairs in samples.items():
@@ -81,8 +83,7 @@ def agent_results(store: Store, match_ids: Optional[List[str]] = None) -> List[A
             half = 1.959964 * se
         else:
             half = float("inf")
-        bbs = 1.0  # samples are already in mbb
-        out.append(AgentResult(name, hands, float(s.sum()) * bbs / 1000.0, mean, half, count[name]))
+        out.append(AgentResult(name, hands, chips[name], mean, half, count[name]))
     out.sort(key=lambda r: -r.mbb_per_hand)
     return out
 

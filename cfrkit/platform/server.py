@@ -311,7 +311,9 @@ class Match:
                 slot.pending = asyncio.get_running_loop().create_future()
                 slot.pending_state = state
                 slot.pending_seat = seat
-            self.broadcast_state()
+                # states go out before every remote decision (and the hand's end): a house agent's
+                # action shows in the next state's betting, so no message is spent on it
+                self.broadcast_state()
             if last is not None and last.kind != "house":
                 self.server.stats.action_times.append(time.perf_counter() - last.received_at)
             action = await self.decide(slot, state, seat)
@@ -420,8 +422,8 @@ class Server:
             self.bound["http"] = list(ws.sockets)[0].getsockname()[1]
         for row in self.store.running_matches():  # resume after a restart: the open hand is void
             self.store.mark_restarted(row["id"])
-            match = Match(self, row["id"], row["spec"], row["players"], row["hands_done"],
-                          self.store.totals(row["id"]))
+            players = [dict(spec_player, **stored) for spec_player, stored in zip(row["spec"]["players"], row["players"])]
+            match = Match(self, row["id"], row["spec"], players, row["hands_done"], self.store.totals(row["id"]))
             self.matches[match.id] = match
             await self._open_acpc_ports(match)
             match.start()
