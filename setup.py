@@ -52,6 +52,7 @@ setup(
         "scikit-learn>=1.2",
         "POT>=0.9",
         "tqdm>=4.60",
+        "websockets>=13",
     ],
     extras_require={
         "torch": ["torch>=2.1"],
