@@ -57,7 +57,7 @@ from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_actio
 #: (heads-up: ``1`` is the small blind / button); larger keys use the tightest listed range.
 PREFLOP_RANGES: Dict[str, object] = {
     "open": {
-        1: "22+,A2+,K2s+,K5o+,Q4s+,Q8o+,J6s+,J8o+,T6s+,T8o+,96s+,98o,85s+,75s+,64s+,54s",   # heads-up SB, or SB multiway
+        1: "22+,A2+,K2+,Q2s+,Q5o+,J3s+,J7o+,T5s+,T7o+,95s+,97o+,84s+,86o+,74s+,76o,63s+,65o,53s+,43s",  # heads-up SB
         2: "22+,A2s+,A7o+,K8s+,KTo+,Q9s+,QTo+,J9s+,JTo,T8s+,97s+,87s,76s,65s",                # button
         3: "22+,A2s+,A9o+,K9s+,KJo+,Q9s+,QJo,J9s+,T9s,98s,87s",                              # cutoff
         4: "55+,A8s+,ATo+,KTs+,KQo,QTs+,JTs",                                                 # middle position
