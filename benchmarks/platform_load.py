@@ -130,7 +130,12 @@ def load_phase(args) -> None:
           f"{', '.join(HOUSE)}), {dt:.1f} s measured after {args.warmup:g} s warm-up")
     print(f"  hands/s total       {hands / dt:9.1f}   ({hands} hands, {actions / dt:.0f} actions/s)")
     print(f"  server time/action  p50 {s1['action_ms_p50']} ms, p99 {s1['action_ms_p99']} ms "
-          f"(arrival of a client's action -> next state sent)")
+          f"(arrival of a client's action -> next state sent, queueing in the event loop included)")
+    print(f"  match work/action   p50 {s1['service_ms_p50']} ms, p99 {s1['service_ms_p99']} ms "
+          f"(the same span without the queueing: engine, house agents, storage, sends)")
+    cpu = s1["cpu_seconds"] - s0["cpu_seconds"]
+    print(f"  server CPU          {cpu:.1f} s for {hands} hands = {1e3 * cpu / max(hands, 1):.2f} ms/hand "
+          f"-> {hands / max(cpu, 1e-9):.0f} hands per CPU-second (what one free core would serve)")
     print(f"  server memory       {s1['rss_mb']} MB RSS with {s1['matches_running']} matches, "
           f"{s1['connections']} connections; errors {s1['errors']}")
 

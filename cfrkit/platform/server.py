@@ -64,17 +64,24 @@ class Stats:
         self.actions = 0
         self.errors = 0
         self.action_times: Deque[float] = deque(maxlen=200_000)
+        #: the match's own work for the same span (excludes waiting in the event loop's queue)
+        self.service_times: Deque[float] = deque(maxlen=200_000)
 
     def snapshot(self, matches: int, connections: int) -> Dict[str, Any]:
         times = sorted(self.action_times)
+        service = sorted(self.service_times)
 
-        def q(x):
-            return round(times[min(len(times) - 1, int(x * len(times)))] * 1e3, 4) if times else None
+        def q(x, arr=times):
+            return round(arr[min(len(arr) - 1, int(x * len(arr)))] * 1e3, 4) if arr else None
+
+        usage = resource.getrusage(resource.RUSAGE_SELF)
 
         up = time.monotonic() - self.started
         return {"type": "stats", "uptime": round(up, 3), "hands": self.hands, "actions": self.actions,
                 "errors": self.errors, "hands_per_second": round(self.hands / up, 2) if up > 0 else 0.0,
-                "action_ms_p50": q(0.5), "action_ms_p99": q(0.99), "matches_running": matches,
+                "action_ms_p50": q(0.5), "action_ms_p99": q(0.99),
+                "service_ms_p50": q(0.5, service), "service_ms_p99": q(0.99, service),
+                "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 3), "matches_running": matches,
                 "connections": connections, "rss_mb": round(_rss_mb(), 1)}
 
 
@@ -300,6 +307,7 @@ class Match:
                 slot.agent.new_hand()
         k = 0
         last: Optional[Slot] = None
+        resumed = time.perf_counter()
         while not state.is_terminal():
             if state.is_chance_node():
                 state.apply_action(cards[k])
@@ -314,12 +322,17 @@ class Match:
                 # states go out before every remote decision (and the hand's end): a house agent's
                 # action shows in the next state's betting, so no message is spent on it
                 self.broadcast_state()
-            if last is not None and last.kind != "house":
-                self.server.stats.action_times.append(time.perf_counter() - last.received_at)
+                if last is not None:  # the work a remote action caused ends here
+                    now = time.perf_counter()
+                    self.server.stats.action_times.append(now - last.received_at)
+                    self.server.stats.service_times.append(now - resumed)
+                    last = None
             action = await self.decide(slot, state, seat)
+            if slot.kind != "house":
+                resumed = time.perf_counter()
+                last = slot
             state.apply_action(action)
             self.server.stats.actions += 1
-            last = slot
         returns = state.returns()
         player_returns = [returns[seat_of[j]] for j in range(self.n)]
         names = self.names_by_seat()
@@ -340,8 +353,10 @@ class Match:
             else:
                 conn.send(P.hand_end_view(state, seat, match_id=self.id, hand=i, player=slot.player,
                                           names_by_seat=names, player_returns=player_returns, totals=self.totals))
-        if last is not None and last.kind != "house":
-            self.server.stats.action_times.append(time.perf_counter() - last.received_at)
+        if last is not None:
+            now = time.perf_counter()
+            self.server.stats.action_times.append(now - last.received_at)
+            self.server.stats.service_times.append(now - resumed)
         self.state = None
         # let the loop serve other matches between hands of all-house matches
         await asyncio.sleep(0)
