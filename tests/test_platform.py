@@ -511,3 +511,63 @@ def test_multiway_match_with_rotation_and_results_cli(tmp_path, capsys):
     assert cli_main(["results", "nomatch", "--db", str(tmp_path / "p.db")]) == 2
     err = capsys.readouterr().err
     assert "error" in err and "Traceback" not in err
+
+
+def test_websocket_door_errors_and_oversized_frames(tmp_path):
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+
+    async def main():
+        srv = await _server(tmp_path, http_port=0)
+        url = f"ws://127.0.0.1:{srv.bound['http']}/ws"
+        codes = []
+        async with connect(url) as ws:
+            assert json.loads(await ws.recv())["type"] == "hello"
+            for raw in ('{"type": ', '[]', '{"type": "action", "action": "call"}', '{"type": "join", "match": "x", "token": "y"}'):
+                await ws.send(raw)
+                codes.append(json.loads(await ws.recv())["code"])
+            await ws.send('{"type": "play", "opponent": "always-call", "hands": 2, "seed": 1}')
+            kinds = [json.loads(await ws.recv())["type"] for _ in range(3)]
+        closed = None
+        async with connect(url) as ws:
+            await ws.recv()
+            await ws.send("x" * 10000)  # over the frame limit: this connection closes, nothing else
+            try:
+                await ws.recv()
+            except ConnectionClosed as exc:
+                closed = exc.rcvd.code if exc.rcvd else None
+        async with connect(url) as ws:
+            await ws.recv()
+            await ws.send('{"type": "ping"}')
+            pong = json.loads(await ws.recv())["type"]
+        import urllib.request
+        loop = asyncio.get_running_loop()
+        page = await loop.run_in_executor(None, lambda: urllib.request.urlopen(
+            f"http://127.0.0.1:{srv.bound['http']}/", timeout=10).read().decode())
+        await srv.close()
+        return codes, kinds, closed, pong, page
+
+    codes, kinds, closed, pong, page = _run(main())
+    assert codes == ["bad_json", "bad_message", "not_joined", "unknown_match"]
+    assert kinds[:2] == ["created", "welcome"]
+    assert closed == 1009 and pong == "pong"
+    assert "<title>cfrkit poker platform</title>" in page
+
+
+def test_platform_agent_cli_plays_a_builtin_agent_as_client(tmp_path, capsys):
+    from cfrkit.cli import main as cli_main
+
+    port = free_port()
+    proc = start_server(str(tmp_path / "c.db"), port)
+    try:
+        assert cli_main(["platform-agent", "ar", "--port", str(port), "--opponent", "random", "--hands", "8",
+                         "--seed", "3"]) == 0
+        assert "8 hands" in capsys.readouterr().out
+        assert cli_main(["platform-agent", "ar", "--port", str(port)]) == 2
+        assert "error" in capsys.readouterr().err
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+    store = Store(str(tmp_path / "c.db"))
+    (mid,) = store.match_ids()
+    assert [p["name"] for p in store.players(mid)] == ["rule-based", "random"]
