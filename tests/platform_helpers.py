@@ -18,7 +18,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db: str, port: int, http_port: int = -1, acpc_port: int = -1, timeout: float = 30.0):
+def start_server(db: str, port: int, http_port: int = -1, acpc_port: int = -1, timeout: float = 90.0):
     """``python -m cfrkit serve`` in a subprocess; returns the Popen once the JSON door answers."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen([sys.executable, "-m", "cfrkit", "serve", "--db", str(db), "--port", str(port),

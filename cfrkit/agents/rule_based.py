@@ -251,7 +251,7 @@ class RuleBasedAgent(PokerAgent):
     def _table(self, state: HoldemState) -> Tuple[np.ndarray, np.ndarray]:
         """(actions int64[A], index into actions per pair int64[1326]) at ``state``."""
         p = state.current_player()
-        key = (id(state.d), p, state.betting_string(), tuple(state.board))
+        key = (state.d, p, state.betting_string(), tuple(state.board))
         hit = self._cache.get(key)
         if hit is not None:
             return hit
