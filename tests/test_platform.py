@@ -571,3 +571,20 @@ def test_platform_agent_cli_plays_a_builtin_agent_as_client(tmp_path, capsys):
     store = Store(str(tmp_path / "c.db"))
     (mid,) = store.match_ids()
     assert [p["name"] for p in store.players(mid)] == ["rule-based", "random"]
+
+
+def test_connection_limit_refuses_politely(tmp_path):
+    async def main():
+        srv = await _server(tmp_path, max_connections=1)
+        first = LineClientAsync(srv.bound["json"])
+        await first.open()
+        r, w = await asyncio.open_connection("127.0.0.1", srv.bound["json"])
+        refused = json.loads(await asyncio.wait_for(r.readline(), 10))
+        await first.send({"type": "ping"})
+        pong = await first.recv()
+        await srv.close()
+        return refused, pong
+
+    refused, pong = _run(main())
+    assert refused["type"] == "error" and refused["code"] == "server_busy" and refused["fatal"]
+    assert pong["type"] == "pong"

@@ -404,7 +404,7 @@ class Server:
 
     def __init__(self, db_path: str = "platform.db", host: str = "127.0.0.1", port: int = 1080,
                  acpc_port: Optional[int] = None, http_port: Optional[int] = None, max_matches: int = 5000,
-                 policies: Optional[Dict[str, str]] = None):
+                 policies: Optional[Dict[str, str]] = None, max_connections: int = 10000):
         self.store = Store(db_path)
         #: house policy agents offered as ``policy:NAME`` (policy files of holdem / holdem_abstract games)
         self.policies = dict(policies or {})
@@ -413,6 +413,7 @@ class Server:
         self.acpc_port = acpc_port
         self.http_port = http_port
         self.max_matches = max_matches
+        self.max_connections = max_connections
         self.matches: Dict[str, Match] = {}
         self.connections: set = set()
         self.stats = Stats()
@@ -659,6 +660,9 @@ class Server:
     # ------------------------------------------------------------------ doors
     async def _json_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         conn = Connection(self, "json", writer=writer)
+        if len(self.connections) >= self.max_connections:
+            conn.error("server_busy", f"{len(self.connections)} connections open; try later", fatal=True)
+            return
         self.connections.add(conn)
         try:
             import socket
@@ -710,6 +714,9 @@ class Server:
 
     async def _ws_client(self, ws) -> None:
         conn = Connection(self, "ws", ws=ws)
+        if len(self.connections) >= self.max_connections:
+            conn.error("server_busy", f"{len(self.connections)} connections open; try later", fatal=True)
+            return
         self.connections.add(conn)
         conn.send({"type": "hello", "server": "cfrkit", "protocol": 1, "agents": self.house_agents()})
         try:
@@ -749,6 +756,9 @@ class Server:
     async def _acpc_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                            fixed: Optional[Slot]) -> None:
         conn = Connection(self, "acpc", writer=writer)
+        if len(self.connections) >= self.max_connections:
+            conn.error("server_busy", f"{len(self.connections)} connections open; try later", fatal=True)
+            return
         self.connections.add(conn)
         state = {"version": False}
 
