@@ -438,6 +438,8 @@ class Server:
             self.bound["http"] = list(ws.sockets)[0].getsockname()[1]
         for row in self.store.running_matches():  # resume after a restart: the open hand is void
             self.store.mark_restarted(row["id"])
+            log.info("match %s resumes at hand %d (a hand being played at the stop is void and replayed "
+                     "from its deal)", row["id"], row["hands_done"])
             players = [dict(spec_player, **stored) for spec_player, stored in zip(row["spec"]["players"], row["players"])]
             match = Match(self, row["id"], row["spec"], players, row["hands_done"], self.store.totals(row["id"]))
             self.matches[match.id] = match
