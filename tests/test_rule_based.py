@@ -59,6 +59,12 @@ def test_textbook_decisions():
     air = _state(g, parse_cards("4c5s") + parse_cards("9c8c"), board,
                  [CALL, CALL, CALL, CALL, CALL, CALL, CALL, raise_action(300)])
     assert air.current_player() == 0 and ar.act(air) == FOLD
+    # ten big blinds deep: push or fold -- A5o moves all in from the small blind, 83o folds
+    from cfrkit.games.holdem.game import HoldemGame
+    short = HoldemGame(stacks=(1000, 1000))
+    push = _state(short, parse_cards("2c7d") + parse_cards("Ah5s"))
+    assert ar.act(push) == raise_action(1000)
+    assert ar.act(_state(short, parse_cards("2c7d") + parse_cards("8h3s"))) == FOLD
     f = board_features(parse_cards("2h7hTh"))
     assert f.wet and not f.paired
     # a flush draw has outs (estimated on a sample of next cards), a hand with no draw has (almost) none
