@@ -179,7 +179,7 @@ def test_timeouts_and_bad_messages_fold_only_the_offender(tmp_path):
         bad = LineClientAsync(port)
         await bad.open()
         await bad.send({"type": "play", "opponent": "always-call", "hands": 6, "seed": 2,
-                        "time_per_action": 0.05, "time_bank": 0.1})
+                        "time_per_action": 1.0, "time_bank": 0.1})
         created = await bad.recv_type("created")
         welcome = await bad.recv_type("welcome")
         codes = []
@@ -309,15 +309,6 @@ def test_fuzz_json_door_every_bad_message_gets_an_error(tmp_path):
             msg = await c.recv_type("error")
             codes.append(msg["code"])
             answered += 1
-        # rate limit: a flood gets rate_limited errors, the connection stays usable afterwards
-        await c.send_raw(b'{"type": "ping"}\n' * 1000)
-        got = []
-        for _ in range(1000):
-            got.append((await c.recv_type("pong", "error"))["type"])
-        assert "error" in got and "pong" in got
-        await asyncio.sleep(0.05)
-        await c.send({"type": "ping"})
-        assert (await c.recv_type("pong", "error"))["type"] in ("pong", "error")
         res = await task
         alive = LineClientAsync(port)
         await alive.open()
@@ -588,3 +579,23 @@ def test_connection_limit_refuses_politely(tmp_path):
     refused, pong = _run(main())
     assert refused["type"] == "error" and refused["code"] == "server_busy" and refused["fatal"]
     assert pong["type"] == "pong"
+
+
+def test_rate_limit_drops_a_flood_and_the_connection_recovers(tmp_path):
+    async def main():
+        srv = await _server(tmp_path, rate_per_second=5.0, rate_burst=10.0)
+        c = LineClientAsync(srv.bound["json"])
+        await c.open()
+        await c.send_raw(b'{"type": "ping"}\n' * 200)
+        got = [(await c.recv_type("pong", "error")) for _ in range(200)]
+        await asyncio.sleep(0.5)
+        await c.send({"type": "ping"})
+        after = await c.recv()
+        await srv.close()
+        return got, after
+
+    got, after = _run(main())
+    pongs = sum(1 for m in got if m["type"] == "pong")
+    assert 10 <= pongs < 120  # the burst, plus what the bucket refilled while the flood was read
+    assert all(m["code"] == "rate_limited" for m in got if m["type"] == "error")
+    assert after["type"] == "pong"

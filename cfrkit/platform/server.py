@@ -96,7 +96,7 @@ class Connection:
         self.slot: Optional["Slot"] = None
         self.errors = 0
         self.closed = False
-        self._tokens = P.RATE_BURST
+        self._tokens = server.rate_burst
         self._last = time.monotonic()
         self._queue: Optional[asyncio.Queue] = None
         if ws is not None:
@@ -116,7 +116,7 @@ class Connection:
     def allow(self) -> bool:
         """Token bucket: False when the client sends faster than the rate limit."""
         now = time.monotonic()
-        self._tokens = min(P.RATE_BURST, self._tokens + (now - self._last) * P.RATE_PER_SECOND)
+        self._tokens = min(self.server.rate_burst, self._tokens + (now - self._last) * self.server.rate_per_second)
         self._last = now
         if self._tokens < 1.0:
             return False
@@ -404,7 +404,8 @@ class Server:
 
     def __init__(self, db_path: str = "platform.db", host: str = "127.0.0.1", port: int = 1080,
                  acpc_port: Optional[int] = None, http_port: Optional[int] = None, max_matches: int = 5000,
-                 policies: Optional[Dict[str, str]] = None, max_connections: int = 10000):
+                 policies: Optional[Dict[str, str]] = None, max_connections: int = 10000,
+                 rate_per_second: float = P.RATE_PER_SECOND, rate_burst: float = P.RATE_BURST):
         self.store = Store(db_path)
         #: house policy agents offered as ``policy:NAME`` (policy files of holdem / holdem_abstract games)
         self.policies = dict(policies or {})
@@ -414,6 +415,8 @@ class Server:
         self.http_port = http_port
         self.max_matches = max_matches
         self.max_connections = max_connections
+        #: per-connection token bucket (messages per second, burst)
+        self.rate_per_second, self.rate_burst = float(rate_per_second), float(rate_burst)
         self.matches: Dict[str, Match] = {}
         self.connections: set = set()
         self.stats = Stats()
@@ -587,7 +590,7 @@ class Server:
     def on_raw(self, conn: Connection, raw) -> None:
         """Handle one raw message of the JSON or WebSocket door (never raises)."""
         if not conn.allow():
-            conn.error("rate_limited", f"more than {P.RATE_PER_SECOND:g} messages per second")
+            conn.error("rate_limited", f"more than {self.rate_per_second:g} messages per second")
             return
         try:
             msg = P.parse_message(raw)
@@ -766,7 +769,7 @@ class Server:
 
         def handle(raw: bytes) -> None:
             if not conn.allow():
-                conn.error("rate_limited", f"more than {P.RATE_PER_SECOND:g} messages per second")
+                conn.error("rate_limited", f"more than {self.rate_per_second:g} messages per second")
                 return
             try:
                 self._acpc_line(conn, raw.decode("ascii", "replace"), fixed, state)
