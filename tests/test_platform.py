@@ -121,7 +121,7 @@ def test_acpc_agent_joins_unchanged_on_its_seat_port(tmp_path):
         c = LineClientAsync(srv.bound["json"])
         await c.open()
         await c.send({"type": "create", "players": ["acpc", "rule-based"], "hands": 30, "seed": 5,
-                      "time_per_action": 5.0, "time_bank": 5.0})
+                      "time_per_action": 20.0, "time_bank": 5.0})
         created = await c.recv_type("created")
         port = created["acpc_ports"]["0"]
         loop = asyncio.get_running_loop()
@@ -218,7 +218,7 @@ def test_tokens_reconnect_and_replay(tmp_path):
         a = LineClientAsync(port)
         await a.open()
         await a.send({"type": "create", "players": ["remote", "remote"], "hands": 4, "seed": 1,
-                      "time_per_action": 5.0, "time_bank": 0.0})
+                      "time_per_action": 30.0, "time_bank": 0.0})
         created = await a.recv_type("created")
         tokens = created["tokens"]
         mid = created["match"]
