@@ -138,17 +138,10 @@ def test_person_plays_every_builtin_agent_in_headless_chromium(browser, tmp_path
                 assert int(dt.js("document.getElementById('pot').textContent")) > 0
                 assert dt.js("document.querySelectorAll('#seats .seat').length") == 2
                 assert dt.js("document.querySelector('#seats .seat.turn') !== null")
-                if not raised and not dt.js("document.getElementById('raise').disabled"):
-                    # the bet slider: move it to its minimum and raise
-                    amount = dt.js("(() => { const a = document.getElementById('amount'); a.value = a.min;"
-                                   "a.dispatchEvent(new Event('input')); document.getElementById('raise').click();"
-                                   "return parseInt(a.min, 10); })()")
-                    assert amount > 0
-                    raised = True
-                else:
-                    assert dt.js(STEP_JS) is not None
-                if not shot_checked and dt.js("document.querySelectorAll('#board .card').length >= 3 || "
-                                              "document.getElementById('history').innerText.includes('over')"):
+                if not shot_checked and dt.js("document.querySelectorAll('#board .card').length >= 3"):
+                    # mid-hand, the person's turn: board, hole cards and enabled buttons on the screen
+                    assert not (dt.js("document.getElementById('check').disabled") and
+                                dt.js("document.getElementById('call').disabled"))
                     png = base64.b64decode(dt.call("Page.captureScreenshot", format="png")["data"])
                     (tmp_path / "page.png").write_bytes(png)
                     img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
@@ -158,6 +151,15 @@ def test_person_plays_every_builtin_agent_in_headless_chromium(browser, tmp_path
                     # white card faces and the green table are both on the screen
                     assert (img.reshape(-1, 3) == 255).all(axis=1).sum() > 1000
                     shot_checked = True
+                if not raised and not dt.js("document.getElementById('raise').disabled"):
+                    # the bet slider: move it to its minimum and raise
+                    amount = dt.js("(() => { const a = document.getElementById('amount'); a.value = a.min;"
+                                   "a.dispatchEvent(new Event('input')); document.getElementById('raise').click();"
+                                   "return parseInt(a.min, 10); })()")
+                    assert amount > 0
+                    raised = True
+                else:
+                    assert dt.js(STEP_JS) is not None
             time.sleep(0.05)
         history = dt.js("document.getElementById('history').innerText")
         assert "hand 0 over" in history and "hand 1 over" in history and "match over" in history, history
