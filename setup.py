@@ -37,6 +37,7 @@ setup(
     long_description_content_type="text/markdown",
     python_requires=">=3.9",
     packages=find_packages(include=["cfrkit", "cfrkit.*"]),
+    package_data={"cfrkit.platform": ["static/*.html"]},
     ext_modules=cythonize(
         kernel_extensions(),
         language_level=3,
@@ -55,6 +56,7 @@ setup(
         # the multi-agent environments are PettingZoo environments with Gymnasium spaces
         "gymnasium>=0.29",
         "pettingzoo>=1.24",
+        "websockets>=13",
     ],
     extras_require={
         "torch": ["torch>=2.1"],

@@ -325,15 +325,15 @@ class FixedRangeRaiser(PokerAgent):
         return HandStrategy(np.array([other, bet], dtype=np.int64), np.stack([outside, inside], axis=1))
 
 
-AGENT_NAMES = ("random", "always-call", "always-fold", "fixed-range-raiser", "policy")
+AGENT_NAMES = ("random", "always-call", "always-fold", "fixed-range-raiser", "rule-based", "policy")
 _ALIASES = {"call": "always-call", "caller": "always-call", "raiser": "fixed-range-raiser", "fold": "always-fold",
-            "folder": "always-fold"}
+            "folder": "always-fold", "ar": "rule-based"}
 
 
 def make_agent(name: str, seed: Optional[int] = None, hand_range: Optional[str] = None,
                fraction: float = 1.0, policy_path: Optional[str] = None) -> PokerAgent:
-    """An agent by name (``random``, ``always-call``, ``always-fold``, ``fixed-range-raiser``, ``policy``;
-    aliases call, fold, raiser).  ``policy`` loads a :class:`~cfrkit.policy.TabularPolicy` file of a ``holdem`` or
+    """An agent by name (``random``, ``always-call``, ``always-fold``, ``fixed-range-raiser``, ``rule-based``
+    (A^R), ``policy``; aliases call, fold, raiser, ar).  ``policy`` loads a :class:`~cfrkit.policy.TabularPolicy` file of a ``holdem`` or
     ``holdem_abstract`` game from ``policy_path``."""
     key = _ALIASES.get(name, name)
     if key == "policy":
@@ -350,6 +350,10 @@ def make_agent(name: str, seed: Optional[int] = None, hand_range: Optional[str] 
         return AlwaysFoldAgent()
     if key == "fixed-range-raiser":
         return FixedRangeRaiser(hand_range or "88+,ATs+,KQs,AJo+", fraction)
+    if key == "rule-based":
+        from cfrkit.agents.rule_based import RuleBasedAgent
+
+        return RuleBasedAgent()
     raise GameError(f"unknown agent {name!r}; known: {', '.join(AGENT_NAMES)}")
 
 

@@ -22,6 +22,7 @@ _COMMAND_MODULES = [
     "cfrkit.cli.show_cmd",
     "cfrkit.cli.spot_cmd",
     "cfrkit.cli.evaluation_cmd",
+    "cfrkit.cli.platform_cmd",
 ]
 
 

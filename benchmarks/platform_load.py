@@ -1,0 +1,230 @@
+"""Load on loopback: many concurrent heads-up matches on one platform server, and kill -9 restarts.
+
+Phase 1 (load): the server runs in its own process (``python -m cfrkit serve``); this process runs
+``--matches`` concurrent clients over the JSON door, each starting a heads-up match against a
+house agent (always-call, random, fixed-range-raiser, rule-based in turn).  The clients are
+built-in agents (``--clients agent``: cfrkit agents that rebuild the state from the ACPC string)
+or light JSON callers (``--clients json``, the default: they answer from the JSON state, so the
+client process costs little and the server is what is measured).  After ``--warmup`` seconds the
+server's own counters are read twice ``--seconds`` apart: hands/s, server time per action (from
+the action's arrival to the next state sent, p50 / p99), and the server's memory (RSS).
+
+Phase 2 (restarts): ``--restart-matches`` matches of ``--restart-hands`` hands while the server
+is killed with SIGKILL and restarted twice; then every match must hold exactly its hands, each
+once, each from its seeded deal, and every result a client was told must be the stored one.
+
+    PYTHONPATH=. python benchmarks/platform_load.py --matches 200 --seconds 30
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from cfrkit.agents.poker import make_agent  # noqa: E402
+from cfrkit.platform.client import AgentClient, Client  # noqa: E402
+
+HOUSE = ["always-call", "random", "fixed-range-raiser", "rule-based"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(db: str, port: int) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "cfrkit", "serve", "--db", db, "--port", str(port),
+                             "--acpc-port", "-1", "--http-port", "-1", "--max-matches", "100000"],
+                            cwd=str(ROOT), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                if s.makefile().readline().startswith('{"type":"hello"'):
+                    return proc
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("server did not start")
+
+
+class JsonCaller(Client):
+    """A light client: calls, or (with ``mix``) raises the minimum / folds at random."""
+
+    def __init__(self, *a, seed=0, **kw):
+        super().__init__(*a, **kw)
+        self.rng = random.Random(seed)
+
+    def act(self, state):
+        legal = state["legal"]
+        u = self.rng.random()
+        if legal["raise"] and u < 0.15:
+            return ("raise", legal["raise"][0])
+        if legal["fold"] and u > 0.9:
+            return "fold"
+        return "call"
+
+
+async def stats(port: int) -> dict:
+    r, w = await asyncio.open_connection("127.0.0.1", port)
+    await r.readline()
+    w.write(b'{"type":"stats"}\n')
+    msg = json.loads(await r.readline())
+    w.close()
+    return msg
+
+
+def make_clients(kind: str, port: int, n: int, hands: int, seed0: int):
+    out = []
+    for i in range(n):
+        play = {"opponent": HOUSE[i % len(HOUSE)], "hands": hands, "seed": seed0 + i, "time_per_action": 30.0,
+                "time_bank": 120.0, "name": "client"}
+        if kind == "agent":
+            out.append(AgentClient(make_agent(["always-call", "random"][i % 2], seed=i), "127.0.0.1", port,
+                                   play=play, reconnect=120.0))
+        else:
+            out.append(JsonCaller("127.0.0.1", port, play=play, seed=i, reconnect=120.0))
+    return out
+
+
+def load_phase(args) -> None:
+    tmp = tempfile.mkdtemp(prefix="cfrkit-load-")
+    port = free_port()
+    proc = start_server(os.path.join(tmp, "load.db"), port)
+
+    async def main():
+        clients = make_clients(args.clients, port, args.matches, 10 ** 6, 1000)
+        tasks = [asyncio.get_running_loop().create_task(c.run_async()) for c in clients]
+        await asyncio.sleep(args.warmup)
+        s0, t0 = await stats(port), time.monotonic()
+        await asyncio.sleep(args.seconds)
+        s1, t1 = await stats(port), time.monotonic()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return s0, s1, t1 - t0
+
+    try:
+        s0, s1, dt = asyncio.run(main())
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    hands = s1["hands"] - s0["hands"]
+    actions = s1["actions"] - s0["actions"]
+    print(f"load: {args.matches} concurrent heads-up matches ({args.clients} clients vs house agents "
+          f"{', '.join(HOUSE)}), {dt:.1f} s measured after {args.warmup:g} s warm-up")
+    print(f"  hands/s total       {hands / dt:9.1f}   ({hands} hands, {actions / dt:.0f} actions/s)")
+    print(f"  server time/action  p50 {s1['action_ms_p50']} ms, p99 {s1['action_ms_p99']} ms "
+          f"(arrival of a client's action -> next state sent, queueing in the event loop included)")
+    print(f"  match work/action   p50 {s1['service_ms_p50']} ms, p99 {s1['service_ms_p99']} ms "
+          f"(the same span without the queueing: engine, house agents, storage, sends)")
+    cpu = s1["cpu_seconds"] - s0["cpu_seconds"]
+    print(f"  server CPU          {cpu:.1f} s for {hands} hands = {1e3 * cpu / max(hands, 1):.2f} ms/hand "
+          f"-> {hands / max(cpu, 1e-9):.0f} hands per CPU-second (what one free core would serve)")
+    print(f"  server memory       {s1['rss_mb']} MB RSS with {s1['matches_running']} matches, "
+          f"{s1['connections']} connections; errors {s1['errors']}")
+
+
+def _stored(db: str) -> int:
+    try:
+        with sqlite3.connect(db, timeout=5) as con:
+            return con.execute("SELECT COUNT(*) FROM hands").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def restart_phase(args) -> bool:
+    from cfrkit.cards import cards_to_string
+    from cfrkit.games.holdem.deals import deal_for_hand
+    from cfrkit.games.registry import load
+    from cfrkit.platform.storage import Store
+
+    tmp = tempfile.mkdtemp(prefix="cfrkit-restart-")
+    db = os.path.join(tmp, "restart.db")
+    port = free_port()
+    proc = start_server(db, port)
+    results = []
+
+    def run_clients():
+        async def main():
+            clients = make_clients(args.clients, port, args.restart_matches, args.restart_hands, 5000)
+            results.extend(await asyncio.gather(*(c.run_async() for c in clients), return_exceptions=True))
+        asyncio.run(main())
+
+    th = threading.Thread(target=run_clients, daemon=True)
+    th.start()
+    total = args.restart_matches * args.restart_hands
+    t0 = time.monotonic()
+    for k in range(2):
+        target = total * (k + 1) // 3
+        while _stored(db) < target:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        print(f"restart: killed the server (SIGKILL) at {_stored(db)} stored hands; restarting", flush=True)
+        proc = start_server(db, port)
+    th.join()
+    wall = time.monotonic() - t0
+    proc.send_signal(signal.SIGTERM)
+    proc.wait()
+    store = Store(db)
+    game = load("holdem")
+    lost = dup = mismatched = told_wrong = errors = 0
+    for res in results:
+        if isinstance(res, BaseException):
+            errors += 1
+            continue
+        m = store.match(res.match)
+        hands = store.hands(res.match)
+        idx = [h["hand"] for h in hands]
+        lost += len(set(range(args.restart_hands)) - set(idx))
+        dup += len(idx) - len(set(idx))
+        for h in hands:
+            holes = h["acpc"].split(":")[3].split("/")[0].split("|")
+            deal = deal_for_hand(game, m["spec"]["seed"], h["deal"])
+            mismatched += holes != [cards_to_string(deal[0:2]), cards_to_string(deal[2:4])]
+        by_hand = {h["hand"]: h["returns"][0] for h in hands}
+        told_wrong += sum(1 for hnd, chips in res.hands.items() if abs(by_hand.get(hnd, 1e18) - chips) > 1e-6)
+    ok = not (lost or dup or mismatched or told_wrong or errors)
+    print(f"restart: {args.restart_matches} matches x {args.restart_hands} hands, server killed twice, {wall:.1f} s: "
+          f"lost {lost}, duplicated {dup}, deal mismatches {mismatched}, results told != stored {told_wrong}, "
+          f"client errors {errors} -> {'OK' if ok else 'FAILED'}")
+    return ok
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--matches", type=int, default=200)
+    ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--warmup", type=float, default=10.0)
+    ap.add_argument("--clients", choices=("json", "agent"), default="json")
+    ap.add_argument("--restart-matches", type=int, default=40)
+    ap.add_argument("--restart-hands", type=int, default=100)
+    ap.add_argument("--skip-load", action="store_true")
+    ap.add_argument("--skip-restart", action="store_true")
+    args = ap.parse_args()
+    print(f"uptime: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (load average, 2 cores)")
+    if not args.skip_load:
+        load_phase(args)
+    if not args.skip_restart:
+        ok = restart_phase(args)
+        sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,408 @@
+"""A^R: a rule-based no-limit hold'em agent (heads-up and multiway), OpenHoldem's first baseline.
+
+OpenHoldem suggests comparing every new agent with a rule-based one as a sanity check.  This one is
+written as a poker player would: preflop ranges in poker notation (``PREFLOP_RANGES``), postflop
+rules on made-hand strength, draws and potential, pot odds and board texture; bet sizes are
+fractions of the pot.  Every rule is deterministic and looks only at the public state and the hole
+cards, so the agent computes the rule for all 1326 hands at once (numpy) and
+
+* ``act(state)`` plays the row of its own hand;
+* ``hand_strategy(state)`` returns the whole table (a pure strategy: each row one-hot).
+
+**Preflop** (``_preflop``).  Position is the number of players still to act after us preflop
+(heads-up: the small blind / button acts first).  Depth is the effective stack in big blinds.
+
+* at most ``SHORT_STACK_BB`` deep: push or fold (``push``), call an all-in with ``call_push``;
+* unopened pot: raise with ``open[position]`` to ``OPEN_SIZE_BB`` (+1 bb per limper); the big blind
+  checks what it does not raise (``raise_vs_limp``);
+* facing one raise: re-raise ``three_bet`` to 3x the raise (3.5x out of position), call
+  ``call_open`` (a call needs the raise to be at most ``BIG_RAISE_BB``);
+* facing a re-raise: all-in / 5-bet with ``four_bet``, call with ``call_three_bet``;
+* any raise to more than ``BIG_RAISE_BB`` (the pot-odds rule): besides the ranges above, call with
+  hands whose equity against a random hand is at least the pot odds plus ``BIG_RAISE_MARGIN``.
+
+**Postflop** (``_postflop``).  Per hand, from the cards kernels (:mod:`cfrkit.cards.equity`):
+``hs`` = hand strength now against a uniform hand (win + tie/2), ``ehs`` = hand strength after
+one more card averaged over that card (the potential; river: ``hs``; a fixed spread sample of
+``NEXT_CARD_SAMPLE`` next cards), ``outs`` = next cards that lift a hand from below 0.7 to at
+least 0.85 (draws; counted on the sample and scaled to the whole deck).  Against ``k`` opponents strengths are
+raised to the power ``k``.  Board texture: *wet* when three cards of a suit or three ranks within
+a five-rank window are out, *paired* when a rank repeats.
+
+* checked to us: value bet with strength >= ``VALUE_BET`` (river: ``RIVER_VALUE_BET``) for
+  ``BET_WET`` of the pot on wet boards else ``BET_DRY``, a full pot with the nuts-ish
+  (>= ``NUT_STRENGTH``); semi-bluff draws with >= ``DRAW_OUTS`` outs heads-up; as the preflop
+  raiser heads-up on the flop, continuation-bet ``CBET`` of the pot with a fixed ``CBET_SHARE`` of
+  the other hands (chosen by a hash of hand and board, so the rule stays deterministic);
+* facing a bet: raise ``RAISE_POT`` of the pot with strength >= ``RAISE_STRENGTH``; call when
+  strength >= pot odds + a margin growing with the bet size (``CALL_MARGIN`` + ``CALL_MARGIN_SLOPE``
+  x bet / pot), or with a draw whose outs pay the odds; otherwise fold;
+* a bet that would leave less than ``ALLIN_REST`` of the pot behind goes all-in.
+
+Limit games use the same rules with the fixed raise.  Games that are not 52-card two-hole-card
+hold'em play check/call (the kernels are for Texas hold'em).
+"""
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from cfrkit.agents.poker import HandStrategy, PokerAgent, hand_class, parse_range
+from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action
+
+#: Preflop ranges, in poker notation.  ``open`` is keyed by players still to act after us preflop
+#: (heads-up: ``1`` is the small blind / button); larger keys use the tightest listed range.
+PREFLOP_RANGES: Dict[str, object] = {
+    "open": {
+        1: "22+,A2+,K2+,Q2s+,Q5o+,J3s+,J7o+,T5s+,T7o+,95s+,97o+,84s+,86o+,74s+,76o,63s+,65o,53s+,43s",  # heads-up SB
+        2: "22+,A2s+,A7o+,K8s+,KTo+,Q9s+,QTo+,J9s+,JTo,T8s+,97s+,87s,76s,65s",                # button
+        3: "22+,A2s+,A9o+,K9s+,KJo+,Q9s+,QJo,J9s+,T9s,98s,87s",                              # cutoff
+        4: "55+,A8s+,ATo+,KTs+,KQo,QTs+,JTs",                                                 # middle position
+        5: "77+,ATs+,AJo+,KQs",                                                               # early position
+    },
+    "raise_vs_limp": "77+,A9s+,ATo+,KTs+,KQo",
+    "three_bet": "TT+,AJs+,KQs,AQo+",
+    "call_open": "22-99,A2s-ATs,KTs-KJs,QTs+,J9s+,T8s+,98s,87s,76s,65s,A9o-AJo,KJo+,QJo",
+    "four_bet": "QQ+,AKs,AKo",
+    "call_three_bet": "88-JJ,AQs,AJs,KQs,AQo",
+    "push": "22+,A2+,K7s+,K9o+,Q9s+,QTo+,J9s+,T9s",
+    "call_push": "55+,A7s+,A9o+,KTs+,KQo",
+}
+
+OPEN_SIZE_BB = 2.5
+SHORT_STACK_BB = 12.0
+BIG_RAISE_BB = 10.0
+BIG_RAISE_MARGIN = 0.08
+
+VALUE_BET = 0.78
+RIVER_VALUE_BET = 0.80
+NUT_STRENGTH = 0.95
+BET_WET = 0.75
+BET_DRY = 0.5
+CBET = 0.4
+CBET_SHARE = 0.4
+DRAW_OUTS = 8
+RAISE_STRENGTH = 0.92
+RAISE_POT = 0.8
+CALL_MARGIN = 0.05
+CALL_MARGIN_SLOPE = 0.12
+ALLIN_REST = 0.3
+
+_NUM_PAIRS = 1326
+#: next cards sampled for the potential and the outs (flop and turn)
+NEXT_CARD_SAMPLE = 16
+
+
+def _pairs():
+    from cfrkit.cards.hands import HOLE_PAIRS
+
+    return np.asarray(HOLE_PAIRS, dtype=np.int64)
+
+
+_CLASS_CACHE: Optional[np.ndarray] = None
+_PREFLOP_EQ: Optional[np.ndarray] = None
+
+
+def _pair_classes() -> np.ndarray:
+    """object[1326]: the 169-class label (``"AKs"``) of every hole pair."""
+    global _CLASS_CACHE
+    if _CLASS_CACHE is None:
+        _CLASS_CACHE = np.array([hand_class(p) for p in _pairs()], dtype=object)
+    return _CLASS_CACHE
+
+
+def _range_mask(text: str) -> np.ndarray:
+    classes = parse_range(text)
+    return np.array([c in classes for c in _pair_classes()], dtype=bool)
+
+
+_MASKS: Dict[str, np.ndarray] = {}
+
+
+def range_mask(text: str) -> np.ndarray:
+    """bool[1326]: pairs whose class is in the range ``text`` (poker notation; cached)."""
+    if text not in _MASKS:
+        _MASKS[text] = _range_mask(text)
+    return _MASKS[text]
+
+
+def preflop_equity() -> np.ndarray:
+    """float64[1326]: preflop equity of each pair against one uniformly random hand.
+
+    From the cards kernel (E[HS] over 4000 sampled boards, fixed seed), averaged over the pairs
+    of a class so suit-isomorphic hands get one value."""
+    global _PREFLOP_EQ
+    if _PREFLOP_EQ is None:
+        from cfrkit.cards.equity import hand_strength_stats
+
+        raw = hand_strength_stats([], num_samples=4000, seed=12345).ehs
+        classes = _pair_classes()
+        out = np.empty(_NUM_PAIRS)
+        for c in set(classes):
+            idx = classes == c
+            out[idx] = raw[idx].mean()
+        _PREFLOP_EQ = out
+    return _PREFLOP_EQ
+
+
+class BoardFeatures:
+    """Per-pair postflop features of one board (arrays of 1326; blocked pairs get 0).
+
+    hs: strength now vs a uniform hand; ehs: strength after one more card (average; river = hs);
+    outs: next cards lifting a hand from < 0.7 to >= 0.85; wet / paired: board texture flags.
+    """
+
+    def __init__(self, board: Tuple[int, ...]):
+        from cfrkit.cards.equity import board_strengths, board_strengths_batch, showdown_masses
+
+        uniform = np.ones(_NUM_PAIRS)
+        strengths = board_strengths(list(board))
+        win, lose, compat = showdown_masses(strengths, uniform)
+        tie = compat - win - lose
+        self.blocked = strengths == 0
+        self.hs = np.where(compat > 0, (win + 0.5 * tie) / np.maximum(compat, 1e-12), 0.0)
+        if len(board) < 5:
+            rest = [c for c in range(52) if c not in board]
+            # a fixed, evenly spread sample of the next cards (every k-th card of the rest: all ranks,
+            # all suits), so the features stay deterministic and cost a third of the full enumeration
+            step = max(1, len(rest) // NEXT_CARD_SAMPLE)
+            sample = rest[::step]
+            boards = np.array([list(board) + [c] for c in sample], dtype=np.uint8)
+            s = board_strengths_batch(boards)
+            w, l_, c = showdown_masses(s, uniform)
+            nxt = np.where(c > 0, (w + 0.5 * (c - w - l_)) / np.maximum(c, 1e-12), 0.0)
+            valid = s > 0
+            count = valid.sum(axis=0)
+            self.ehs = np.where(count > 0, (nxt * valid).sum(axis=0) / np.maximum(count, 1), 0.0)
+            hits = ((nxt >= 0.85) & valid).sum(axis=0) * (self.hs < 0.7)
+            self.outs = np.rint(hits * (len(rest) - 2) / np.maximum(count, 1)).astype(np.int64)
+        else:
+            self.ehs = self.hs.copy()
+            self.outs = np.zeros(_NUM_PAIRS, dtype=np.int64)
+        ranks = [c >> 2 for c in board]
+        suits = [c & 3 for c in board]
+        distinct = sorted(set(ranks))
+        connected = any(sum(1 for r in distinct if lo <= r <= lo + 4) >= 3 for lo in range(-1, 9))
+        self.wet = max(suits.count(s) for s in range(4)) >= 3 or connected
+        self.paired = len(distinct) < len(ranks)
+
+
+_FEATURES: "OrderedDict[Tuple[int, ...], BoardFeatures]" = OrderedDict()
+
+
+def board_features(board) -> BoardFeatures:
+    """Cached :class:`BoardFeatures` of a board (least recently used of 2048 evicted)."""
+    key = tuple(sorted(int(c) for c in board))
+    feats = _FEATURES.get(key)
+    if feats is None:
+        feats = BoardFeatures(key)
+        _FEATURES[key] = feats
+        if len(_FEATURES) > 2048:
+            _FEATURES.popitem(last=False)
+    else:
+        _FEATURES.move_to_end(key)
+    return feats
+
+
+def _hash_share(board: Tuple[int, ...], share: float) -> np.ndarray:
+    """bool[1326]: a fixed pseudo-random ``share`` of the pairs, depending on the board only."""
+    seed = int.from_bytes(hashlib.blake2b(bytes(sorted(board)), digest_size=8).digest(), "little")
+    return np.random.default_rng(seed).random(_NUM_PAIRS) < share
+
+
+class RuleBasedAgent(PokerAgent):
+    """A^R (see the module docstring).  Deterministic: no seed, same state -> same action."""
+
+    name = "rule-based"
+
+    def __init__(self):
+        self._cache: "OrderedDict[tuple, Tuple[np.ndarray, np.ndarray]]" = OrderedDict()
+
+    # -------------------------------------------------------------- public interface
+    def act(self, state: HoldemState) -> int:
+        p = state.current_player()
+        hole = state.hole[p]
+        if not self._texas(state) or len(hole) != 2:
+            return CALL
+        from cfrkit.cards.hands import pair_index
+
+        actions, choice = self._table(state)
+        return int(actions[choice[pair_index(hole[0], hole[1])]])
+
+    def hand_strategy(self, state: HoldemState) -> HandStrategy:
+        actions, choice = self._table(state)
+        probs = np.zeros((_NUM_PAIRS, len(actions)))
+        probs[np.arange(_NUM_PAIRS), choice] = 1.0
+        if state.board:
+            from cfrkit.cards.hands import blocked_pairs
+
+            probs[blocked_pairs(state.board)] = 0.0
+        return HandStrategy(np.asarray(actions, dtype=np.int64), probs)
+
+    # -------------------------------------------------------------- the table
+    @staticmethod
+    def _texas(state: HoldemState) -> bool:
+        d = state.d
+        return (d.num_suits, d.num_ranks, d.num_hole_cards) == (4, 13, 2) and tuple(d.num_board_cards[:4]) == (0, 3, 1, 1)
+
+    def _table(self, state: HoldemState) -> Tuple[np.ndarray, np.ndarray]:
+        """(actions int64[A], index into actions per pair int64[1326]) at ``state``."""
+        p = state.current_player()
+        key = (state.d, p, state.betting_string(), tuple(state.board))
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        if not self._texas(state):
+            result = (np.array([CALL]), np.zeros(_NUM_PAIRS, dtype=np.int64))
+        elif state.round == 0:
+            result = self._preflop(state, p)
+        else:
+            result = self._postflop(state, p)
+        self._cache[key] = result
+        if len(self._cache) > 4096:
+            self._cache.popitem(last=False)
+        return result
+
+    # sizes ---------------------------------------------------------------------
+    def _raise_to_pot_fraction(self, state: HoldemState, p: int, fraction: float) -> Optional[int]:
+        """Action id of a raise of ``fraction`` of the pot after calling (clamped; all-in when little
+        would be left), or None if no raise is legal."""
+        rng = state.raise_range(p)
+        if rng is None:
+            return None
+        if state.d.is_limit:
+            return RAISE
+        to_call = state.call_amount(p)
+        pot_after_call = state.pot() + to_call
+        target = state.max_spent() + int(round(fraction * pot_after_call))
+        target = min(rng[1], max(rng[0], target))
+        rest = rng[1] - target
+        if rest < ALLIN_REST * (pot_after_call + 2 * (target - state.max_spent())):
+            target = rng[1]
+        return raise_action(target)
+
+    def _raise_to_total(self, state: HoldemState, p: int, total: float) -> Optional[int]:
+        rng = state.raise_range(p)
+        if rng is None:
+            return None
+        if state.d.is_limit:
+            return RAISE
+        target = min(rng[1], max(rng[0], int(round(total))))
+        if rng[1] - target < ALLIN_REST * target:
+            target = rng[1]
+        return raise_action(target)
+
+    @staticmethod
+    def _assemble(state: HoldemState, decisions: List[Tuple[np.ndarray, Optional[int]]]) -> Tuple[np.ndarray, np.ndarray]:
+        """First matching rule wins: ``decisions`` = [(mask, action or None)], checked in order;
+        hands matching none check (when free) or fold."""
+        fallback = FOLD if state.is_legal(FOLD) else CALL
+        actions: List[int] = []
+        choice = np.full(_NUM_PAIRS, -1, dtype=np.int64)
+        for mask, action in decisions:
+            if action is None:
+                continue
+            if action == FOLD and not state.is_legal(FOLD):
+                action = CALL
+            free = (choice < 0) & mask
+            if not free.any():
+                continue
+            if action not in actions:
+                actions.append(action)
+            choice[free] = actions.index(action)
+        if (choice < 0).any():
+            if fallback not in actions:
+                actions.append(fallback)
+            choice[choice < 0] = actions.index(fallback)
+        return np.asarray(actions, dtype=np.int64), choice
+
+    # preflop -------------------------------------------------------------------
+    def _preflop(self, state: HoldemState, p: int):
+        d = state.d
+        n = d.num_players
+        bb = float(d.big_blind or 1)
+        live = [q for q in range(n) if not state.folded[q]]
+        # players still to act after p in the preflop order (first_player onwards)
+        order = [(d.first_player[0] + i) % n for i in range(n)]
+        behind = len(order) - 1 - order.index(p)
+        raises = [a for a in state.actions[0] if a[1] == "r"]
+        to_call = state.call_amount(p)
+        odds = to_call / float(state.pot() + to_call) if to_call else 0.0
+        eff = min(state.remaining(p) + state.bet(p),
+                  max(state.remaining(q) + state.bet(q) for q in live if q != p)) / bb
+        eq = preflop_equity()
+        big_raise = (state.max_bet() / bb) > BIG_RAISE_BB
+        odds_mask = eq >= odds + BIG_RAISE_MARGIN + 0.02 * max(0, len(live) - 2)
+        allin = self._raise_to_total(state, p, float(d.stack[p]))
+        R = PREFLOP_RANGES
+        if eff <= SHORT_STACK_BB:
+            if not raises:
+                return self._assemble(state, [(range_mask(R["push"]), allin),
+                                              (np.ones(_NUM_PAIRS, bool), CALL if to_call == 0 else None)])
+            return self._assemble(state, [(range_mask(R["call_push"]) | odds_mask, allin if allin is not None else CALL)])
+        if not raises:
+            limpers = sum(1 for a in state.actions[0] if a[1] == "c")
+            if to_call == 0:  # big blind, limped pot
+                size = self._raise_to_total(state, p, (OPEN_SIZE_BB + 1 + limpers) * bb)
+                return self._assemble(state, [(range_mask(R["raise_vs_limp"]), size),
+                                              (np.ones(_NUM_PAIRS, bool), CALL)])
+            opens = R["open"]
+            key = min(max(behind, 1), max(opens))
+            size = self._raise_to_total(state, p, (OPEN_SIZE_BB + limpers) * bb + (0.5 * bb if n > 2 else 0))
+            return self._assemble(state, [(range_mask(opens[key]), size)])
+        last_raise = raises[-1][2]
+        in_position = (n == 2 and p == order[0]) or (n > 2 and behind == 2)
+        if len(raises) == 1:
+            size = self._raise_to_total(state, p, last_raise * (3.0 if in_position else 3.5))
+            rules = [(range_mask(R["three_bet"]), size)]
+            if big_raise:
+                rules += [(range_mask(R["four_bet"]), allin), (odds_mask, CALL)]
+            else:
+                rules.append((range_mask(R["call_open"]), CALL))
+            return self._assemble(state, rules)
+        if len(raises) == 2:
+            size = self._raise_to_total(state, p, last_raise * 2.3)
+            rules = [(range_mask(R["four_bet"]), size)]
+            rules.append((range_mask(R["call_three_bet"]) | (odds_mask if big_raise else False), CALL))
+            return self._assemble(state, rules)
+        return self._assemble(state, [(range_mask(R["four_bet"]), allin if allin is not None else CALL),
+                                      (range_mask(R["call_three_bet"]) & odds_mask, CALL)])
+
+    # postflop ------------------------------------------------------------------
+    def _postflop(self, state: HoldemState, p: int):
+        d = state.d
+        board = tuple(state.board)
+        f = board_features(board)
+        opponents = sum(1 for q in range(d.num_players) if q != p and not state.folded[q])
+        k = max(1, opponents)
+        river = len(board) >= 5
+        strength = (f.hs if river else f.ehs) ** k
+        made = f.hs ** k
+        to_call = state.call_amount(p)
+        pot = float(state.pot())
+        size = BET_WET if f.wet else BET_DRY
+        if to_call == 0:
+            value = strength >= (RIVER_VALUE_BET if river else VALUE_BET)
+            nuts = (made >= NUT_STRENGTH) & value
+            rules = [(nuts, self._raise_to_pot_fraction(state, p, 1.0)),
+                     (value, self._raise_to_pot_fraction(state, p, size))]
+            if not river and k == 1:
+                rules.append((f.outs >= DRAW_OUTS, self._raise_to_pot_fraction(state, p, 0.5)))
+            preflop_raisers = [a[0] for a in state.actions[0] if a[1] == "r"]
+            if (len(board) == 3 and k == 1 and preflop_raisers and preflop_raisers[-1] == p
+                    and not state.actions[state.round]):
+                rules.append((_hash_share(board, CBET_SHARE), self._raise_to_pot_fraction(state, p, CBET)))
+            rules.append((np.ones(_NUM_PAIRS, bool), CALL))
+            return self._assemble(state, rules)
+        odds = to_call / (pot + to_call)
+        bet_fraction = to_call / max(pot - to_call, 1.0)
+        need = odds + CALL_MARGIN + CALL_MARGIN_SLOPE * min(bet_fraction, 2.0)
+        draw_pays = (f.outs / 46.0) * (2.0 if len(board) == 3 else 1.0) >= odds
+        rules = [((strength >= RAISE_STRENGTH) & (made >= 0.75 if not river else True),
+                  self._raise_to_pot_fraction(state, p, RAISE_POT)),
+                 (strength >= need, CALL),
+                 ((f.outs >= DRAW_OUTS) & draw_pays & (k == 1), CALL)]
+        return self._assemble(state, rules)

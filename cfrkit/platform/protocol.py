@@ -1,0 +1,181 @@
+"""The platform's JSON messages: the state a player sees, the action it returns, errors, limits.
+
+One JSON object per line (TCP door) or per WebSocket message (browser door); the schema is in
+``docs/platform.md``.  This module has no I/O: it builds views of a hold'em state for one viewer
+and turns a client's action object into an action id, raising :class:`ProtocolError` with a code.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional
+
+from cfrkit.games.base import GameError
+from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action
+from cfrkit.games.holdem.matchstate import format_matchstate
+
+#: longest accepted message (bytes, newline excluded)
+MAX_MESSAGE_BYTES = 4096
+#: token bucket per connection: sustained messages per second and burst
+RATE_PER_SECOND = 200.0
+RATE_BURST = 400.0
+#: a connection that has caused this many errors is closed
+MAX_ERRORS_PER_CONNECTION = 1000
+
+ERROR_CODES = {
+    "bad_json": "the message is not valid JSON (UTF-8, one object per line)",
+    "too_large": f"the message is longer than {MAX_MESSAGE_BYTES} bytes",
+    "bad_message": "the message is not an object with a known string 'type', or a field has the wrong type",
+    "rate_limited": "too many messages; this one was dropped",
+    "unknown_match": "no such match",
+    "bad_token": "the token does not belong to this match's player",
+    "not_joined": "join a match first",
+    "not_your_turn": "no decision of yours is pending (out of turn, or already answered)",
+    "stale": "the action names a hand or state that is not the current one",
+    "illegal_action": "the rules do not allow this action here",
+    "bad_request": "a create/play request with invalid settings",
+    "server_busy": "too many matches are running",
+    "replaced": "another connection joined with this seat's token",
+    "timeout": "no action within the time per action plus the time bank: the default action was played",
+    "server_error": "the match stopped on a server fault (the server and the other matches go on)",
+}
+
+
+class ProtocolError(GameError):
+    """A bad client message: ``code`` is one of ``ERROR_CODES``."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def error_message(code: str, message: str, fatal: bool = False) -> Dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, "fatal": bool(fatal)}
+
+
+def parse_message(raw: bytes) -> Dict[str, Any]:
+    """Decode one client message into a dict with a string ``type`` (raises ProtocolError)."""
+    if len(raw) > MAX_MESSAGE_BYTES:
+        raise ProtocolError("too_large", f"message of {len(raw)} bytes; the limit is {MAX_MESSAGE_BYTES}")
+    try:
+        obj = json.loads(raw.decode("utf-8") if isinstance(raw, (bytes, bytearray)) else raw)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ProtocolError("bad_json", f"not valid JSON: {str(exc)[:120]}") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        raise ProtocolError("bad_message", "a message is a JSON object with a string field 'type'")
+    return obj
+
+
+def legal_view(state: HoldemState) -> Dict[str, Any]:
+    """The legal actions of the player to act: ``{"fold": bool, "check": bool, "call": chips to add,
+    "raise": [min, max] raise-to totals or null}`` (raise-to = chips put in this hand, ACPC r<N>)."""
+    p = state.current_player()
+    to_call = state.call_amount(p)
+    rng = state.raise_range(p)
+    return {"fold": state.is_legal(FOLD), "check": to_call == 0, "call": int(to_call),
+            "raise": None if rng is None else [int(rng[0]), int(rng[1])]}
+
+
+def _cards(ids) -> List[str]:
+    from cfrkit.cards import card_to_string
+
+    return [card_to_string(c) for c in ids]
+
+
+def state_view(state: HoldemState, seat: int, *, match_id: str, hand: int, player: int,
+               names_by_seat: List[str], time_left: Optional[float] = None) -> Dict[str, Any]:
+    """What the player in ``seat`` sees: its own hole cards, the public state, and (when it is to
+    act) its legal actions.  Chips are integers; ``spent`` counts every chip put in this hand."""
+    d = state.d
+    n = d.num_players
+    actor = state.current_player() if not state.is_terminal() else -1
+    to_act = actor == seat
+    view: Dict[str, Any] = {
+        "type": "state", "match": match_id, "hand": int(hand), "player": int(player), "seat": int(seat),
+        "matchstate": format_matchstate(state, seat, hand),
+        "hole": _cards(state.hole[seat]),
+        "board": _cards(state.board),
+        "round": int(state.round),
+        "pot": int(state.pot()),
+        "spent": [int(x) for x in state.spent],
+        "stacks": [int(d.stack[q] - state.spent[q]) for q in range(n)],
+        "folded": list(state.folded),
+        "names": list(names_by_seat),
+        "actor": int(actor) if actor >= 0 else None,
+        "to_act": bool(to_act),
+        "betting": state.betting_string(),
+    }
+    if to_act:
+        view["legal"] = legal_view(state)
+        if time_left is not None:
+            view["time_left"] = round(float(time_left), 3)
+    return view
+
+
+def hand_end_view(state: HoldemState, seat: int, *, match_id: str, hand: int, player: int,
+                  names_by_seat: List[str], player_returns: List[float], totals: List[float]) -> Dict[str, Any]:
+    """End of a hand for the player in ``seat``: every shown card (showdown only), chips won per
+    seat and per player, and the match totals so far per player."""
+    from cfrkit.cards import parse_cards
+
+    cards = state.cards_string(viewer=seat)
+    holes = cards.split("/")[0].split("|")
+    return {"type": "hand_end", "match": match_id, "hand": int(hand), "player": int(player), "seat": int(seat),
+            "matchstate": format_matchstate(state, seat, hand),
+            "holes": [_cards(parse_cards(h)) if h else None for h in holes],
+            "board": _cards(state.board), "pot": int(state.pot()), "names": list(names_by_seat),
+            "returns": [float(x) for x in state.returns()],
+            "player_returns": [float(x) for x in player_returns], "totals": [float(x) for x in totals],
+            "showdown": bool(state.reached_showdown())}
+
+
+def action_from_message(state: HoldemState, msg: Dict[str, Any]) -> int:
+    """Action id of ``{"action": "fold"|"check"|"call"|"raise", "amount": raise-to total}``.
+
+    ``"check"`` is accepted only when nothing is to call and ``"call"`` also checks; a raise needs
+    an integer ``amount`` in the legal ``[min, max]`` (limit games: the amount may be omitted)."""
+    kind = msg.get("action")
+    if not isinstance(kind, str):
+        raise ProtocolError("bad_message", "an action message needs a string field 'action' "
+                                           "(fold, check, call or raise)")
+    kind = kind.lower()
+    if kind == "fold":
+        if not state.is_legal(FOLD):
+            raise ProtocolError("illegal_action", "fold is not allowed when checking is free")
+        return FOLD
+    if kind == "check":
+        if state.call_amount() != 0:
+            raise ProtocolError("illegal_action", f"cannot check: {state.call_amount()} to call")
+        return CALL
+    if kind == "call":
+        return CALL
+    if kind in ("raise", "bet"):
+        rng = state.raise_range()
+        if rng is None:
+            raise ProtocolError("illegal_action", "no raise is allowed here")
+        if state.d.is_limit:
+            return RAISE
+        amount = msg.get("amount")
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            raise ProtocolError("bad_message", f"a raise needs an integer 'amount' (raise-to total, "
+                                               f"{rng[0]}..{rng[1]})")
+        if not rng[0] <= amount <= rng[1]:
+            raise ProtocolError("illegal_action", f"raise to {amount} outside the legal {rng[0]}..{rng[1]}")
+        return raise_action(amount)
+    raise ProtocolError("bad_message", f"unknown action {kind[:20]!r} (fold, check, call, raise)")
+
+
+def action_to_message(state: HoldemState, action: int) -> Dict[str, Any]:
+    """The JSON action of an action id (inverse of :func:`action_from_message`)."""
+    if action == FOLD:
+        return {"type": "action", "action": "fold"}
+    if action == CALL:
+        return {"type": "action", "action": "call"}
+    if state.d.is_limit:
+        return {"type": "action", "action": "raise"}
+    return {"type": "action", "action": "raise", "amount": int(action) - 2}
+
+
+def default_action(state: HoldemState) -> int:
+    """What a player who times out, disconnects or misbehaves does: fold, or check when free."""
+    return FOLD if state.is_legal(FOLD) else CALL

@@ -1,0 +1,839 @@
+"""The match server: one asyncio loop, three doors onto one match engine, SQLite storage.
+
+Doors (see ``docs/platform.md`` for the message schemas):
+
+* JSON lines over TCP (``port``): ``create`` / ``play`` / ``join`` / ``action`` / ``stats`` messages;
+* ACPC protocol v2.0.0: every player of kind ``acpc`` gets a TCP port of its own (the ACPC
+  dealer's way: the port is the seat's credential) where an unchanged ACPC agent connects; the
+  shared ACPC door (``acpc_port``) takes ``TOKEN:<match>:<token>`` before ``VERSION:2.0.0``;
+* HTTP + WebSocket (``http_port``): ``GET /`` serves the browser page, ``/ws`` speaks the JSON
+  messages, ``GET /api/matches`` lists matches.
+
+Every match runs as its own task (:class:`Match`) to its last hand, with house agents (the
+built-in agents, called in the loop or, for slow ones, in a thread) and remote players.  Faults
+cost only the offender: a remote player that times out, is disconnected when it must act, or
+sends a malformed or illegal message while it is to act plays the default action (fold, or check
+when checking is free); messages out of turn get an error and change nothing.  Each finished hand
+is committed to SQLite before anybody is told the result.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import resource
+import secrets
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any, Deque, Dict, List, Optional
+
+from cfrkit.games.base import GameError
+from cfrkit.games.holdem.deals import deal_for_hand
+from cfrkit.games.holdem.game import HoldemGame
+from cfrkit.games.holdem.history import acpc_log_line, phh_compatible, to_phh
+from cfrkit.games.holdem.matchstate import MatchStateError, format_matchstate, parse_response
+from cfrkit.platform import protocol as P
+from cfrkit.platform.schedule import hand_plan, player_of_seat, round_up_hands
+from cfrkit.platform.storage import Store
+
+log = logging.getLogger("cfrkit.platform")
+
+#: built-in agents a match can seat (``make_agent`` names); fast ones run in the event loop
+FAST_AGENTS = ("random", "always-call", "fixed-range-raiser", "rule-based")
+HOUSE_AGENT_NAMES = ("random", "always-call", "fixed-range-raiser", "rule-based", "ar", "call", "raiser")
+MAX_HANDS = 10_000_000
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+class Stats:
+    """Server-side counters: hands, actions, server time per action (seconds, last 200k)."""
+
+    def __init__(self):
+        self.started = time.monotonic()
+        self.hands = 0
+        self.actions = 0
+        self.errors = 0
+        self.action_times: Deque[float] = deque(maxlen=200_000)
+        #: the match's own work for the same span (excludes waiting in the event loop's queue)
+        self.service_times: Deque[float] = deque(maxlen=200_000)
+
+    def snapshot(self, matches: int, connections: int) -> Dict[str, Any]:
+        times = sorted(self.action_times)
+        service = sorted(self.service_times)
+
+        def q(x, arr=times):
+            return round(arr[min(len(arr) - 1, int(x * len(arr)))] * 1e3, 4) if arr else None
+
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+
+        up = time.monotonic() - self.started
+        return {"type": "stats", "uptime": round(up, 3), "hands": self.hands, "actions": self.actions,
+                "errors": self.errors, "hands_per_second": round(self.hands / up, 2) if up > 0 else 0.0,
+                "action_ms_p50": q(0.5), "action_ms_p99": q(0.99),
+                "service_ms_p50": q(0.5, service), "service_ms_p99": q(0.99, service),
+                "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 3), "matches_running": matches,
+                "connections": connections, "rss_mb": round(_rss_mb(), 1)}
+
+
+class Connection:
+    """One client connection (any door): message sending, rate limit, error count."""
+
+    def __init__(self, server: "Server", kind: str, writer=None, ws=None):
+        self.server = server
+        self.kind = kind  # "json", "ws" or "acpc"
+        self.writer = writer
+        self.ws = ws
+        self.slot: Optional["Slot"] = None
+        self.errors = 0
+        self.closed = False
+        self._tokens = server.rate_burst
+        self._last = time.monotonic()
+        self._queue: Optional[asyncio.Queue] = None
+        if ws is not None:
+            self._queue = asyncio.Queue()
+            self._sender = asyncio.get_running_loop().create_task(self._ws_sender())
+
+    async def _ws_sender(self):
+        try:
+            while True:
+                text = await self._queue.get()
+                if text is None:
+                    return
+                await self.ws.send(text)
+        except Exception:  # the connection went away
+            self.closed = True
+
+    def allow(self) -> bool:
+        """Token bucket: False when the client sends faster than the rate limit."""
+        now = time.monotonic()
+        self._tokens = min(self.server.rate_burst, self._tokens + (now - self._last) * self.server.rate_per_second)
+        self._last = now
+        if self._tokens < 1.0:
+            return False
+        self._tokens -= 1.0
+        return True
+
+    def send_text(self, text: str) -> None:
+        if self.closed:
+            return
+        if self.ws is not None:
+            self._queue.put_nowait(text)
+            return
+        if self.writer.is_closing():
+            self.closed = True
+            return
+        self.writer.write(text.encode("utf-8"))
+        if self.writer.transport.get_write_buffer_size() > (1 << 22):  # a reader that never reads
+            self.close()
+
+    def send(self, obj: Dict[str, Any]) -> None:
+        if self.kind == "acpc":
+            if obj.get("type") == "error":
+                self.send_text(f"# ERROR {obj['code']}: {obj['message']}\r\n")
+            return
+        text = json.dumps(obj, separators=(",", ":"))
+        self.send_text(text if self.ws is not None else text + "\n")
+
+    def error(self, code: str, message: str, fatal: bool = False) -> None:
+        self.errors += 1
+        self.server.stats.errors += 1
+        self.send(P.error_message(code, message, fatal))
+        if fatal or self.errors >= P.MAX_ERRORS_PER_CONNECTION:
+            self.close()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        if self.slot is not None and self.slot.conn is self:
+            self.slot.conn = None
+        if self.ws is not None:
+            self._queue.put_nowait(None)
+            asyncio.get_running_loop().create_task(self.ws.close())
+        elif self.writer is not None:
+            self.writer.close()
+
+
+class Slot:
+    """One player of a match: a house agent, or a remote player (JSON/WebSocket or ACPC)."""
+
+    def __init__(self, match: "Match", player: int, name: str, kind: str, token: Optional[str],
+                 agent=None, port: Optional[int] = None):
+        self.match = match
+        self.player = player
+        self.name = name
+        self.kind = kind  # "house", "remote", "acpc"
+        self.token = token
+        self.agent = agent
+        self.port = port
+        self.conn: Optional[Connection] = None
+        self.bank = match.time_bank
+        self.pending: Optional[asyncio.Future] = None
+        self.pending_state = None
+        self.pending_seat = -1
+        self.pending_matchstate = ""
+        self.received_at = 0.0
+        self.acpc_server = None
+
+    def resolve(self, action: int, fault: Optional[str] = None) -> None:
+        if self.pending is not None and not self.pending.done():
+            if fault:
+                self.match.faults.append(f"{self.name}: {fault}")
+            self.received_at = time.perf_counter()
+            self.pending.set_result(action)
+
+
+class Match:
+    """A match between ``players`` (see :mod:`cfrkit.platform.schedule` for seats and deals)."""
+
+    def __init__(self, server: "Server", match_id: str, spec: Dict[str, Any], players: List[Dict[str, Any]],
+                 hands_done: int = 0, totals: Optional[List[float]] = None):
+        from cfrkit.agents.poker import make_agent
+        from cfrkit.games.registry import load
+
+        self.server = server
+        self.id = match_id
+        self.spec = spec
+        self.game = load(spec["game"])
+        self.n = self.game.num_players
+        self.hands_total = int(spec["hands"])
+        self.seed = int(spec["seed"])
+        self.duplicate = bool(spec["duplicate"])
+        self.time_per_action = float(spec["time_per_action"])
+        self.time_bank = float(spec["time_bank"])
+        self.hands_done = hands_done
+        self.totals = list(totals) if totals else [0.0] * self.n
+        self.slots: List[Slot] = []
+        for j, pl in enumerate(players):
+            agent = None
+            if pl["kind"] == "house" and pl["agent"].startswith("policy:"):
+                path = server.policies.get(pl["agent"][7:])
+                if path is None:
+                    raise GameError(f"house policy {pl['agent']!r} is not offered by this server (--policy)")
+                agent = make_agent("policy", seed=self.seed * 1000 + j, policy_path=path)
+            elif pl["kind"] == "house":
+                agent = make_agent(pl["agent"], seed=self.seed * 1000 + j)
+            slot = Slot(self, j, pl["name"], pl["kind"], pl.get("token"), agent, pl.get("port"))
+            slot.agent_name = pl.get("agent")
+            self.slots.append(slot)
+        self.state = None
+        self.hand = -1
+        self.seat_of: List[int] = list(range(self.n))
+        self.faults: List[str] = []
+        self.task: Optional[asyncio.Task] = None
+        self.done = asyncio.Event()
+
+    # ------------------------------------------------------------------ views
+    def names_by_seat(self) -> List[str]:
+        pos = player_of_seat(self.seat_of)
+        return [self.slots[pos[s]].name for s in range(self.n)]
+
+    def welcome(self, slot: Slot) -> Dict[str, Any]:
+        return {"type": "welcome", "match": self.id, "player": slot.player, "name": slot.name, "token": slot.token,
+                "game": self.spec["game"], "definition": self.game.acpc_definition_text(),
+                "num_players": self.n, "hands": self.hands_total, "hands_done": self.hands_done,
+                "seed": self.seed, "duplicate": self.duplicate, "time_per_action": self.time_per_action,
+                "time_bank": self.time_bank, "players": [s.name for s in self.slots],
+                "big_blind": self.game.definition.big_blind}
+
+    def send_state_to(self, slot: Slot) -> None:
+        conn = slot.conn
+        if conn is None or self.state is None or self.state.is_terminal():
+            return
+        seat = self.seat_of[slot.player]
+        if conn.kind == "acpc":
+            text = format_matchstate(self.state, seat, self.hand)
+            if slot.pending is not None:
+                slot.pending_matchstate = text
+            conn.send_text(text + "\r\n")
+            return
+        time_left = None
+        if slot.pending is not None:
+            time_left = self.time_per_action + slot.bank
+        conn.send(P.state_view(self.state, seat, match_id=self.id, hand=self.hand, player=slot.player,
+                               names_by_seat=self.names_by_seat(), time_left=time_left))
+
+    def broadcast_state(self) -> None:
+        for slot in self.slots:
+            if slot.conn is not None:
+                self.send_state_to(slot)
+
+    # ------------------------------------------------------------------ play
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self.run())
+
+    async def run(self) -> None:
+        try:
+            while self.hands_done < self.hands_total:
+                await self.play_hand(self.hands_done)
+            self.server.store.finish_match(self.id)
+            for slot in self.slots:
+                if slot.conn is not None:
+                    slot.conn.send({"type": "match_end", "match": self.id, "hands": self.hands_done,
+                                    "players": [s.name for s in self.slots], "totals": self.totals})
+                    if slot.conn.kind == "acpc":  # the ACPC dealer ends a match by closing the connection
+                        slot.conn.close()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug must not stop the other matches
+            log.exception("match %s stopped", self.id)
+            self.server.store.finish_match(self.id, "error")
+            for slot in self.slots:
+                if slot.conn is not None:
+                    slot.conn.send(P.error_message("server_error", f"match stopped: {exc}", True))
+        finally:
+            self.done.set()
+            self.server.match_finished(self)
+
+    async def play_hand(self, i: int) -> None:
+        deal_index, seat_of = hand_plan(self.n, i, self.duplicate)
+        self.seat_of = seat_of
+        pos = player_of_seat(seat_of)
+        cards = deal_for_hand(self.game, self.seed, deal_index)
+        state = self.game.new_initial_state()
+        self.state, self.hand, self.faults = state, i, []
+        for slot in self.slots:
+            if slot.agent is not None:
+                slot.agent.new_hand()
+        k = 0
+        last: Optional[Slot] = None
+        resumed = time.perf_counter()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(cards[k])
+                k += 1
+                continue
+            seat = state.current_player()
+            slot = self.slots[pos[seat]]
+            if slot.kind != "house":
+                slot.pending = asyncio.get_running_loop().create_future()
+                slot.pending_state = state
+                slot.pending_seat = seat
+                # states go out before every remote decision (and the hand's end): a house agent's
+                # action shows in the next state's betting, so no message is spent on it
+                self.broadcast_state()
+                if last is not None:  # the work a remote action caused ends here
+                    now = time.perf_counter()
+                    self.server.stats.action_times.append(now - last.received_at)
+                    self.server.stats.service_times.append(now - resumed)
+                    last = None
+            action = await self.decide(slot, state, seat)
+            if slot.kind != "house":
+                resumed = time.perf_counter()
+                last = slot
+            state.apply_action(action)
+            self.server.stats.actions += 1
+        returns = state.returns()
+        player_returns = [returns[seat_of[j]] for j in range(self.n)]
+        names = self.names_by_seat()
+        acpc = acpc_log_line(state, i, names)
+        phh = to_phh(state, names, i) if phh_compatible(self.game.definition) is None else None
+        self.server.store.record_hand(self.id, i, deal_index, seat_of, acpc, phh, player_returns, self.faults)
+        self.hands_done = i + 1
+        self.server.stats.hands += 1
+        for j in range(self.n):
+            self.totals[j] += player_returns[j]
+        for slot in self.slots:
+            conn = slot.conn
+            if conn is None:
+                continue
+            seat = seat_of[slot.player]
+            if conn.kind == "acpc":
+                conn.send_text(format_matchstate(state, seat, i) + "\r\n")
+            else:
+                conn.send(P.hand_end_view(state, seat, match_id=self.id, hand=i, player=slot.player,
+                                          names_by_seat=names, player_returns=player_returns, totals=self.totals))
+        if last is not None:
+            now = time.perf_counter()
+            self.server.stats.action_times.append(now - last.received_at)
+            self.server.stats.service_times.append(now - resumed)
+        self.state = None
+        # let the loop serve other matches between hands of all-house matches
+        await asyncio.sleep(0)
+
+    async def decide(self, slot: Slot, state, seat: int) -> int:
+        if slot.kind == "house":
+            agent = slot.agent
+            try:
+                if slot.agent_name in FAST_AGENTS or getattr(agent, "name", "") in FAST_AGENTS:
+                    action = agent.act(state)
+                else:
+                    loop = asyncio.get_running_loop()
+                    action = await asyncio.wait_for(loop.run_in_executor(None, agent.act, state.clone()),
+                                                    self.time_per_action + slot.bank)
+            except Exception as exc:  # a broken agent folds its hand, the match goes on
+                self.faults.append(f"{slot.name}: agent error {type(exc).__name__}")
+                return P.default_action(state)
+            if not state.is_legal(action):
+                self.faults.append(f"{slot.name}: illegal action {action}")
+                return P.default_action(state)
+            return action
+        t0 = time.monotonic()
+        timeout = self.time_per_action + slot.bank
+        try:
+            action = await asyncio.wait_for(asyncio.shield(slot.pending), timeout)
+        except asyncio.TimeoutError:
+            self.faults.append(f"{slot.name}: timeout" + ("" if slot.conn else " (disconnected)"))
+            slot.bank = 0.0
+            slot.received_at = time.perf_counter()
+            action = P.default_action(state)
+            if slot.conn is not None:
+                slot.conn.send(P.error_message("timeout", f"no action within {timeout:.3f} s: "
+                                                          f"{'fold' if action == 0 else 'check'} played for you"))
+        else:
+            used = time.monotonic() - t0
+            slot.bank = max(0.0, slot.bank - max(0.0, used - self.time_per_action))
+        finally:
+            slot.pending = None
+            slot.pending_state = None
+        return action
+
+
+class Server:
+    """The platform server (``cfrkit serve``).  ``start()`` binds the doors; ``serve_forever()`` runs."""
+
+    def __init__(self, db_path: str = "platform.db", host: str = "127.0.0.1", port: int = 1080,
+                 acpc_port: Optional[int] = None, http_port: Optional[int] = None, max_matches: int = 5000,
+                 policies: Optional[Dict[str, str]] = None, max_connections: int = 10000,
+                 rate_per_second: float = P.RATE_PER_SECOND, rate_burst: float = P.RATE_BURST):
+        self.store = Store(db_path)
+        #: house policy agents offered as ``policy:NAME`` (policy files of holdem / holdem_abstract games)
+        self.policies = dict(policies or {})
+        self.host = host
+        self.port = port
+        self.acpc_port = acpc_port
+        self.http_port = http_port
+        self.max_matches = max_matches
+        self.max_connections = max_connections
+        #: per-connection token bucket (messages per second, burst)
+        self.rate_per_second, self.rate_burst = float(rate_per_second), float(rate_burst)
+        self.matches: Dict[str, Match] = {}
+        self.connections: set = set()
+        self.stats = Stats()
+        self._servers: List[Any] = []
+        self.bound: Dict[str, int] = {}
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> None:
+        srv = await asyncio.start_server(self._json_client, self.host, self.port, limit=P.MAX_MESSAGE_BYTES * 4)
+        self._servers.append(srv)
+        self.bound["json"] = srv.sockets[0].getsockname()[1]
+        if self.acpc_port is not None:
+            srv = await asyncio.start_server(lambda r, w: self._acpc_client(r, w, None), self.host, self.acpc_port)
+            self._servers.append(srv)
+            self.bound["acpc"] = srv.sockets[0].getsockname()[1]
+        if self.http_port is not None:
+            from websockets.asyncio.server import serve
+
+            ws = await serve(self._ws_client, self.host, self.http_port, process_request=self._http_request,
+                             max_size=P.MAX_MESSAGE_BYTES, ping_interval=20, ping_timeout=60)
+            self._servers.append(ws)
+            self.bound["http"] = list(ws.sockets)[0].getsockname()[1]
+        for row in self.store.running_matches():  # resume after a restart: the open hand is void
+            self.store.mark_restarted(row["id"])
+            log.info("match %s resumes at hand %d (a hand being played at the stop is void and replayed "
+                     "from its deal)", row["id"], row["hands_done"])
+            players = [dict(spec_player, **stored) for spec_player, stored in zip(row["spec"]["players"], row["players"])]
+            match = Match(self, row["id"], row["spec"], players, row["hands_done"], self.store.totals(row["id"]))
+            self.matches[match.id] = match
+            await self._open_acpc_ports(match)
+            match.start()
+        log.info("serving on %s", self.bound)
+
+    async def serve_forever(self) -> None:
+        await asyncio.gather(*(s.serve_forever() for s in self._servers if hasattr(s, "serve_forever")))
+
+    async def close(self) -> None:
+        for m in list(self.matches.values()):
+            if m.task is not None:
+                m.task.cancel()
+        for s in self._servers:
+            s.close()
+        for m in list(self.matches.values()):
+            for slot in m.slots:
+                if slot.acpc_server is not None:
+                    slot.acpc_server.close()
+        for c in list(self.connections):
+            c.close()
+        self.store.close()
+
+    def match_finished(self, match: Match) -> None:
+        for slot in match.slots:
+            if slot.acpc_server is not None:
+                slot.acpc_server.close()
+        self.matches.pop(match.id, None)
+
+    def house_agents(self) -> List[str]:
+        """Names of the built-in agents a match can seat on this server."""
+        return list(FAST_AGENTS) + [f"policy:{name}" for name in sorted(self.policies)]
+
+    # ------------------------------------------------------------------ matches
+    def create_match(self, req: Dict[str, Any]) -> Match:
+        """Validate a ``create`` request and start the match (raises ProtocolError)."""
+        from cfrkit.games.registry import load
+
+        if len(self.matches) >= self.max_matches:
+            raise P.ProtocolError("server_busy", f"{len(self.matches)} matches running; try later")
+
+        def field(name, typ, default):
+            value = req.get(name, default)
+            if typ is int and (isinstance(value, bool) or not isinstance(value, int)):
+                raise P.ProtocolError("bad_request", f"{name!r} must be an integer")
+            if typ is float and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise P.ProtocolError("bad_request", f"{name!r} must be a number")
+            if typ is str and not isinstance(value, str):
+                raise P.ProtocolError("bad_request", f"{name!r} must be a string")
+            if typ is bool and not isinstance(value, bool):
+                raise P.ProtocolError("bad_request", f"{name!r} must be true or false")
+            return value
+
+        game_string = field("game", str, "holdem")
+        if not game_string.startswith("holdem") or len(game_string) > 300:
+            raise P.ProtocolError("bad_request", "game must be a holdem(...) game string")
+        try:
+            game = load(game_string)
+        except (GameError, ValueError, TypeError, OSError) as exc:
+            raise P.ProtocolError("bad_request", f"game {game_string!r}: {exc}") from None
+        if not isinstance(game, HoldemGame):
+            raise P.ProtocolError("bad_request", "game must be a holdem(...) game")
+        hands = field("hands", int, 1000)
+        seed = field("seed", int, secrets.randbelow(2 ** 31))
+        duplicate = field("duplicate", bool, game.num_players == 2)
+        tpa = float(field("time_per_action", float, 10.0))
+        bank = float(field("time_bank", float, 60.0))
+        if not 1 <= hands <= MAX_HANDS or seed < 0 or not 0.001 <= tpa <= 3600 or not 0 <= bank <= 86400:
+            raise P.ProtocolError("bad_request", f"hands 1..{MAX_HANDS}, seed >= 0, time_per_action "
+                                                 f"0.001..3600 s, time_bank 0..86400 s")
+        players_req = req.get("players")
+        if not isinstance(players_req, list) or len(players_req) != game.num_players:
+            raise P.ProtocolError("bad_request", f"'players' must list {game.num_players} entries "
+                                                 f"(an agent name, 'remote' or 'acpc')")
+        players = []
+        for j, entry in enumerate(players_req):
+            if isinstance(entry, str):
+                entry = {"agent": entry}
+            if not isinstance(entry, dict) or not isinstance(entry.get("agent"), str):
+                raise P.ProtocolError("bad_request", f"player {j}: an agent name, 'remote' or 'acpc'")
+            kind_name = entry["agent"]
+            name = entry.get("name", kind_name if kind_name not in ("remote", "acpc") else f"player{j}")
+            if not isinstance(name, str) or not 0 < len(name) <= 40 or any(c in name for c in ":|\n\r"):
+                raise P.ProtocolError("bad_request", f"player {j}: a name of 1-40 characters without ':' or '|'")
+            if kind_name in ("remote", "acpc"):
+                players.append({"name": name, "kind": kind_name, "token": secrets.token_urlsafe(18)})
+            elif kind_name in HOUSE_AGENT_NAMES or kind_name.startswith("policy:") and kind_name[7:] in self.policies:
+                players.append({"name": name, "kind": "house", "agent": kind_name})
+            else:
+                raise P.ProtocolError("bad_request", f"player {j}: unknown agent {kind_name!r}; built-in: "
+                                                     f"{', '.join(HOUSE_AGENT_NAMES)}, or remote / acpc")
+        if len({p["name"] for p in players}) != len(players):
+            for j, p in enumerate(players):
+                p["name"] = f"{p['name']}#{j}"
+        hands = round_up_hands(game.num_players, hands, duplicate)
+        spec = {"game": game.game_string(), "hands": hands, "seed": seed, "duplicate": duplicate,
+                "time_per_action": tpa, "time_bank": bank,
+                "players": [{k: v for k, v in p.items() if k != "token"} for p in players]}
+        match_id = secrets.token_hex(6)
+        self.store.create_match(match_id, spec, players)
+        match = Match(self, match_id, spec, players)
+        self.matches[match_id] = match
+        return match
+
+    async def _open_acpc_ports(self, match: Match) -> None:
+        for slot in match.slots:
+            if slot.kind != "acpc":
+                continue
+            handler = (lambda s: (lambda r, w: self._acpc_client(r, w, s)))(slot)
+            try:
+                srv = await asyncio.start_server(handler, self.host, slot.port or 0)
+            except OSError:
+                srv = await asyncio.start_server(handler, self.host, 0)
+            slot.acpc_server = srv
+            slot.port = srv.sockets[0].getsockname()[1]
+            self.store.set_port(match.id, slot.player, slot.port)
+
+    def attach(self, conn: Connection, match_id: Any, token: Any) -> Slot:
+        if not isinstance(match_id, str) or not isinstance(token, str):
+            raise P.ProtocolError("bad_message", "join needs string fields 'match' and 'token'")
+        match = self.matches.get(match_id)
+        if match is None:
+            raise P.ProtocolError("unknown_match", f"no running match {match_id[:20]!r}")
+        for slot in match.slots:
+            if slot.token is not None and secrets.compare_digest(slot.token, token):
+                if conn.kind == "acpc" and slot.kind != "acpc" or conn.kind != "acpc" and slot.kind == "acpc":
+                    raise P.ProtocolError("bad_token", "this seat plays through the other protocol")
+                return self._attach_slot(conn, slot)
+        raise P.ProtocolError("bad_token", "no player of this match has that token")
+
+    def _attach_slot(self, conn: Connection, slot: Slot) -> Slot:
+        old = slot.conn
+        if old is not None and old is not conn:
+            old.send(P.error_message("replaced", "another connection joined with this seat's token", True))
+            old.slot = None
+            old.close()
+        if conn.slot is not None and conn.slot is not slot and conn.slot.conn is conn:
+            conn.slot.conn = None
+        conn.slot = slot
+        slot.conn = conn
+        return slot
+
+    # ------------------------------------------------------------------ messages (JSON / WebSocket)
+    def on_raw(self, conn: Connection, raw) -> None:
+        """Handle one raw message of the JSON or WebSocket door (never raises)."""
+        if not conn.allow():
+            conn.error("rate_limited", f"more than {self.rate_per_second:g} messages per second")
+            return
+        try:
+            msg = P.parse_message(raw)
+            self.on_message(conn, msg)
+        except P.ProtocolError as exc:
+            self._fault(conn, exc.code, exc.message)
+        except Exception as exc:  # never let one message stop the server
+            log.exception("message handling failed")
+            conn.error("bad_message", f"could not handle the message: {type(exc).__name__}")
+
+    def _fault(self, conn: Connection, code: str, message: str) -> None:
+        slot = conn.slot
+        folds = code in ("bad_json", "bad_message", "illegal_action", "too_large")
+        if folds and slot is not None and slot.pending is not None and not slot.pending.done():
+            action = P.default_action(slot.pending_state)
+            message += f" ({'fold' if action == 0 else 'check'} played for you)"
+            slot.resolve(action, f"{code}")
+        conn.error(code, message)
+
+    def on_message(self, conn: Connection, msg: Dict[str, Any]) -> None:
+        kind = msg["type"]
+        if kind == "action":
+            slot = conn.slot
+            if slot is None:
+                raise P.ProtocolError("not_joined", "join a match before sending actions")
+            if slot.pending is None or slot.pending.done():
+                raise P.ProtocolError("not_your_turn", "no decision of yours is pending")
+            hand = msg.get("hand")
+            if hand is not None and hand != slot.match.hand:
+                raise P.ProtocolError("stale", f"action for hand {hand!r}; the current hand is {slot.match.hand}")
+            action = P.action_from_message(slot.pending_state, msg)
+            slot.resolve(action)
+        elif kind == "join":
+            slot = self.attach(conn, msg.get("match"), msg.get("token"))
+            conn.send(slot.match.welcome(slot))
+            slot.match.send_state_to(slot)
+        elif kind == "create":
+            match = self.create_match(msg)
+            asyncio.get_running_loop().create_task(self._start_created(conn, match, join=False))
+        elif kind == "play":
+            opponents = msg.get("opponents", msg.get("opponent", "rule-based"))
+            if isinstance(opponents, str):
+                opponents = [opponents]
+            if not isinstance(opponents, list):
+                raise P.ProtocolError("bad_request", "'opponent' is an agent name or a list of names")
+            name = msg.get("name", "you")
+            req = dict(msg)
+            req["players"] = [{"agent": "remote", "name": name}] + list(opponents)
+            match = self.create_match(req)
+            asyncio.get_running_loop().create_task(self._start_created(conn, match, join=True))
+        elif kind == "ping":
+            conn.send({"type": "pong"})
+        elif kind == "stats":
+            conn.send(self.stats.snapshot(len(self.matches), len(self.connections)))
+        elif kind == "agents":
+            conn.send({"type": "agents", "agents": self.house_agents()})
+        else:
+            raise P.ProtocolError("bad_message", f"unknown message type {kind[:30]!r}")
+
+    async def _start_created(self, conn: Connection, match: Match, join: bool) -> None:
+        await self._open_acpc_ports(match)
+        conn.send({"type": "created", "match": match.id, "hands": match.hands_total, "seed": match.seed,
+                   "players": [s.name for s in match.slots],
+                   "tokens": {str(s.player): s.token for s in match.slots if s.kind == "remote"},
+                   "acpc_ports": {str(s.player): s.port for s in match.slots if s.kind == "acpc"}})
+        if join:
+            slot = match.slots[0]
+            self._attach_slot(conn, slot)
+            conn.send(match.welcome(slot))
+        match.start()
+
+    # ------------------------------------------------------------------ doors
+    async def _json_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conn = Connection(self, "json", writer=writer)
+        if len(self.connections) >= self.max_connections:
+            conn.error("server_busy", f"{len(self.connections)} connections open; try later", fatal=True)
+            return
+        self.connections.add(conn)
+        try:
+            import socket
+
+            writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except (OSError, AttributeError):
+            pass
+        conn.send({"type": "hello", "server": "cfrkit", "protocol": 1, "agents": self.house_agents()})
+        try:
+            await self._read_lines(reader, conn, lambda raw: self.on_raw(conn, raw))
+        except asyncio.CancelledError:  # server shutting down
+            pass
+        finally:
+            self.connections.discard(conn)
+            conn.close()
+
+    async def _read_lines(self, reader: asyncio.StreamReader, conn: Connection, handle) -> None:
+        """Split the stream into lines; an over-long line is answered with too_large and skipped."""
+        buf = b""
+        skipping = False
+        while not conn.closed:
+            try:
+                chunk = await reader.read(65536)
+            except (ConnectionError, OSError):
+                return
+            if not chunk:
+                return
+            buf += chunk
+            while True:
+                nl = buf.find(b"\n")
+                if nl < 0:
+                    if len(buf) > P.MAX_MESSAGE_BYTES:
+                        if not skipping:
+                            conn_slot_fault = P.ProtocolError("too_large", f"message longer than {P.MAX_MESSAGE_BYTES} bytes")
+                            self._fault(conn, conn_slot_fault.code, conn_slot_fault.message)
+                        skipping = True
+                        buf = b""
+                    break
+                line, buf = buf[:nl], buf[nl + 1:]
+                if skipping:
+                    skipping = False
+                    continue
+                line = line.rstrip(b"\r")
+                if not line.strip():
+                    continue
+                handle(line)
+                if conn.closed:
+                    return
+
+    async def _ws_client(self, ws) -> None:
+        conn = Connection(self, "ws", ws=ws)
+        if len(self.connections) >= self.max_connections:
+            conn.error("server_busy", f"{len(self.connections)} connections open; try later", fatal=True)
+            return
+        self.connections.add(conn)
+        conn.send({"type": "hello", "server": "cfrkit", "protocol": 1, "agents": self.house_agents()})
+        try:
+            async for message in ws:
+                raw = message.encode("utf-8") if isinstance(message, str) else message
+                self.on_raw(conn, raw)
+        except Exception:  # closed, oversized frame, protocol error: only this connection ends
+            pass
+        finally:
+            self.connections.discard(conn)
+            conn.close()
+
+    def _http_request(self, connection, request):
+        from websockets.datastructures import Headers
+        from websockets.http11 import Response
+
+        path = request.path.split("?")[0]
+        if path == "/ws":
+            return None
+        if path in ("/", "/index.html"):
+            body = (STATIC_DIR / "index.html").read_bytes()
+            ctype = "text/html; charset=utf-8"
+        elif path == "/api/matches":
+            rows = [{"match": m.id, "hands_done": m.hands_done, "hands": m.hands_total,
+                     "players": [s.name for s in m.slots]} for m in self.matches.values()]
+            body = json.dumps(rows).encode()
+            ctype = "application/json"
+        elif path == "/api/stats":
+            body = json.dumps(self.stats.snapshot(len(self.matches), len(self.connections))).encode()
+            ctype = "application/json"
+        else:
+            body, ctype = b"not found\n", "text/plain"
+            return Response(404, "Not Found", Headers([("Content-Type", ctype), ("Content-Length", str(len(body)))]), body)
+        return Response(200, "OK", Headers([("Content-Type", ctype), ("Content-Length", str(len(body))),
+                                            ("Cache-Control", "no-store")]), body)
+
+    async def _acpc_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                           fixed: Optional[Slot]) -> None:
+        conn = Connection(self, "acpc", writer=writer)
+        if len(self.connections) >= self.max_connections:
+            conn.error("server_busy", f"{len(self.connections)} connections open; try later", fatal=True)
+            return
+        self.connections.add(conn)
+        state = {"version": False}
+
+        def handle(raw: bytes) -> None:
+            if not conn.allow():
+                conn.error("rate_limited", f"more than {self.rate_per_second:g} messages per second")
+                return
+            try:
+                self._acpc_line(conn, raw.decode("ascii", "replace"), fixed, state)
+            except P.ProtocolError as exc:
+                self._fault(conn, exc.code, exc.message)
+            except Exception as exc:
+                log.exception("acpc line failed")
+                conn.error("bad_message", f"could not handle the line: {type(exc).__name__}")
+
+        try:
+            await self._read_lines(reader, conn, handle)
+        except asyncio.CancelledError:  # server shutting down
+            pass
+        finally:
+            self.connections.discard(conn)
+            conn.close()
+
+    def _acpc_line(self, conn: Connection, line: str, fixed: Optional[Slot], st: Dict[str, Any]) -> None:
+        if line.startswith("#") or line.startswith(";"):
+            return
+        if not st["version"]:
+            if line.startswith("TOKEN:") and fixed is None and conn.slot is None:
+                parts = line.split(":")
+                if len(parts) != 3:
+                    raise P.ProtocolError("bad_message", "expected TOKEN:<match>:<token>")
+                self.attach(conn, parts[1], parts[2])
+                return
+            if not line.startswith("VERSION:2."):
+                raise P.ProtocolError("bad_message", "the first line must be VERSION:2.0.0")
+            if fixed is None and conn.slot is None:
+                raise P.ProtocolError("not_joined", "send TOKEN:<match>:<token> before VERSION on the shared ACPC door")
+            st["version"] = True
+            if fixed is not None:
+                self._attach_slot(conn, fixed)
+            conn.slot.match.send_state_to(conn.slot)
+            return
+        slot = conn.slot
+        if slot is None:
+            raise P.ProtocolError("not_joined", "this connection has no seat")
+        if not line.startswith("MATCHSTATE:"):
+            raise P.ProtocolError("bad_message", "expected MATCHSTATE:<position>:<hand>:<betting>:<cards>:<action>")
+        prefix, _, token = line.rpartition(":")
+        if slot.pending is None or slot.pending.done():
+            raise P.ProtocolError("not_your_turn", "no decision of yours is pending")
+        if prefix != slot.pending_matchstate:
+            raise P.ProtocolError("stale", f"the state {prefix[:80]!r} is not the current one")
+        try:
+            action = parse_response(slot.pending_state, token)
+        except MatchStateError as exc:
+            raise P.ProtocolError("bad_message", str(exc)) from None
+        if not slot.pending_state.is_legal(action):
+            raise P.ProtocolError("illegal_action", f"{token[:20]!r} is not legal: "
+                                                    f"{slot.pending_state.legal_actions_summary()}")
+        slot.resolve(action)
+
+
+async def run_server(db_path: str, host: str, port: int, acpc_port: Optional[int], http_port: Optional[int],
+                     ready=None) -> None:
+    """Start a server and run until cancelled (``ready(server)`` is called once the doors are bound)."""
+    server = Server(db_path, host, port, acpc_port, http_port)
+    await server.start()
+    if ready is not None:
+        ready(server)
+    try:
+        await server.serve_forever()
+    finally:
+        await server.close()

@@ -1,0 +1,111 @@
+"""SQLite storage of the platform: matches, players, every hand, running results.
+
+WAL journal, ``synchronous=NORMAL``: a committed hand survives a crash (``kill -9``) of the
+server.  Each finished hand is stored in one transaction together with the match's hand counter
+and the players' running totals, so after a restart the match resumes exactly after its last
+stored hand; a hand that was being played at the crash was never stored: it is void and is
+replayed (same deal, from :func:`~cfrkit.games.holdem.deals.deal_for_hand`).
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from typing import Any, Dict, List, Optional, Sequence
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS matches (
+    id TEXT PRIMARY KEY, spec TEXT NOT NULL, status TEXT NOT NULL, created REAL NOT NULL,
+    hands_done INTEGER NOT NULL DEFAULT 0, restarts INTEGER NOT NULL DEFAULT 0, finished REAL);
+CREATE TABLE IF NOT EXISTS players (
+    match_id TEXT NOT NULL, player INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
+    token TEXT, port INTEGER, PRIMARY KEY (match_id, player));
+CREATE TABLE IF NOT EXISTS hands (
+    match_id TEXT NOT NULL, hand_index INTEGER NOT NULL, deal_index INTEGER NOT NULL,
+    seats TEXT NOT NULL, acpc TEXT NOT NULL, phh TEXT, returns TEXT NOT NULL, faults TEXT NOT NULL,
+    finished REAL NOT NULL, PRIMARY KEY (match_id, hand_index));
+CREATE TABLE IF NOT EXISTS results (
+    match_id TEXT NOT NULL, player INTEGER NOT NULL, name TEXT NOT NULL, hands INTEGER NOT NULL,
+    chips REAL NOT NULL, PRIMARY KEY (match_id, player));
+"""
+
+
+class Store:
+    """The platform database (one file; ``":memory:"`` for tests)."""
+
+    def __init__(self, path: str):
+        self.path = str(path)
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # ---------------------------------------------------------------- matches
+    def create_match(self, match_id: str, spec: Dict[str, Any], players: Sequence[Dict[str, Any]]) -> None:
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute("INSERT INTO matches(id, spec, status, created) VALUES (?, ?, 'running', ?)",
+                            (match_id, json.dumps(spec), time.time()))
+            for j, pl in enumerate(players):
+                self.db.execute("INSERT INTO players(match_id, player, name, kind, token, port) VALUES (?,?,?,?,?,?)",
+                                (match_id, j, pl["name"], pl["kind"], pl.get("token"), pl.get("port")))
+                self.db.execute("INSERT INTO results(match_id, player, name, hands, chips) VALUES (?,?,?,0,0)",
+                                (match_id, j, pl["name"]))
+
+    def set_port(self, match_id: str, player: int, port: int) -> None:
+        self.db.execute("UPDATE players SET port=? WHERE match_id=? AND player=?", (port, match_id, player))
+
+    def running_matches(self) -> List[Dict[str, Any]]:
+        rows = self.db.execute("SELECT id, spec, hands_done FROM matches WHERE status='running' ORDER BY created").fetchall()
+        return [{"id": r[0], "spec": json.loads(r[1]), "hands_done": r[2], "players": self.players(r[0])} for r in rows]
+
+    def mark_restarted(self, match_id: str) -> None:
+        self.db.execute("UPDATE matches SET restarts = restarts + 1 WHERE id=?", (match_id,))
+
+    def players(self, match_id: str) -> List[Dict[str, Any]]:
+        rows = self.db.execute("SELECT player, name, kind, token, port FROM players WHERE match_id=? ORDER BY player",
+                               (match_id,)).fetchall()
+        return [{"player": r[0], "name": r[1], "kind": r[2], "token": r[3], "port": r[4]} for r in rows]
+
+    def match(self, match_id: str) -> Optional[Dict[str, Any]]:
+        r = self.db.execute("SELECT id, spec, status, hands_done, restarts FROM matches WHERE id=?",
+                            (match_id,)).fetchone()
+        if r is None:
+            return None
+        return {"id": r[0], "spec": json.loads(r[1]), "status": r[2], "hands_done": r[3], "restarts": r[4]}
+
+    def match_ids(self) -> List[str]:
+        return [r[0] for r in self.db.execute("SELECT id FROM matches ORDER BY created")]
+
+    def finish_match(self, match_id: str, status: str = "finished") -> None:
+        self.db.execute("UPDATE matches SET status=?, finished=? WHERE id=?", (status, time.time(), match_id))
+
+    # ---------------------------------------------------------------- hands
+    def record_hand(self, match_id: str, hand_index: int, deal_index: int, seat_of_player: Sequence[int],
+                    acpc_line: str, phh: Optional[str], player_returns: Sequence[float],
+                    faults: Sequence[str]) -> None:
+        """Store a finished hand, the match's counter and the running totals in one transaction."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute("INSERT INTO hands(match_id, hand_index, deal_index, seats, acpc, phh, returns, faults, finished)"
+                            " VALUES (?,?,?,?,?,?,?,?,?)",
+                            (match_id, hand_index, deal_index, json.dumps(list(seat_of_player)), acpc_line, phh,
+                             json.dumps([float(x) for x in player_returns]), json.dumps(list(faults)), time.time()))
+            cur = self.db.execute("UPDATE matches SET hands_done = ? WHERE id=? AND hands_done = ?",
+                                  (hand_index + 1, match_id, hand_index))
+            if cur.rowcount != 1:
+                raise sqlite3.IntegrityError(f"match {match_id}: hand {hand_index} is not the next hand")
+            self.db.executemany("UPDATE results SET hands = hands + 1, chips = chips + ? WHERE match_id=? AND player=?",
+                                [(float(r), match_id, j) for j, r in enumerate(player_returns)])
+
+    def hands(self, match_id: str) -> List[Dict[str, Any]]:
+        rows = self.db.execute("SELECT hand_index, deal_index, seats, acpc, phh, returns, faults FROM hands "
+                               "WHERE match_id=? ORDER BY hand_index", (match_id,)).fetchall()
+        return [{"hand": r[0], "deal": r[1], "seats": json.loads(r[2]), "acpc": r[3], "phh": r[4],
+                 "returns": json.loads(r[5]), "faults": json.loads(r[6])} for r in rows]
+
+    def totals(self, match_id: str) -> List[float]:
+        return [r[0] for r in self.db.execute("SELECT chips FROM results WHERE match_id=? ORDER BY player", (match_id,))]
