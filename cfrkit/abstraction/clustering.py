@@ -173,73 +173,106 @@ class PotentialSpace:
     """Distributions over next-round buckets with the EMD whose ground distance is the distance
     between next-round centres.
 
-    ``embed``: float32[K, D], the next round's centres as points of a normed space (cdfs / bins for
+    ``embed``: float[K, D], the next round's centres as points of a normed space (cdfs / bins for
     histogram buckets and L1; feature vectors and L2 for E[HS] / OCHS buckets); ``norm``: 1 or 2.
     ``support``: centres are compared through their heaviest ``support`` buckets (renormalised).
+    Distances are the greedy transport cost (cheapest pair first; an upper bound on the exact EMD,
+    Ganzfried & Sandholm 2014 use a similar fast approximation); :meth:`exact_emd` gives POT's exact
+    value, :meth:`sinkhorn_emd` the entropic one, for measuring the error.
     """
 
     def __init__(self, embed: np.ndarray, norm: int, support: int = 64):
-        self.embed = np.asarray(embed, dtype=np.float64)
+        from scipy.spatial.distance import cdist
+
+        self.embed = np.ascontiguousarray(embed, dtype=np.float64)
         self.norm = int(norm)
-        K = len(self.embed)
-        diff = self.embed[:, None, :] - self.embed[None, :, :]
-        self.ground = (np.abs(diff).sum(-1) if self.norm == 1 else np.sqrt((diff ** 2).sum(-1)))
+        self._metric = "cityblock" if self.norm == 1 else "euclidean"
+        self.ground = np.ascontiguousarray(cdist(self.embed, self.embed, self._metric))
         self.support = int(support)
-        self.num_buckets = K
+        self.num_buckets = len(self.embed)
 
     def dist(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Norm distances between rows of a and rows of b (the lower bounds)."""
-        diff = a[:, None, :] - b[None, :, :]
-        return np.abs(diff).sum(-1) if self.norm == 1 else np.sqrt((diff ** 2).sum(-1))
+        """Norm distances between rows of a and rows of b (lower bounds of the EMD)."""
+        from scipy.spatial.distance import cdist
 
-    def point_masses(self, ids: np.ndarray):
-        """Sparse distributions of points given as next-bucket ids int[n, m] (-1 = none): lists of
-        (bucket ids, masses) and the mean embeddings float64[n, D]."""
-        out, emb = [], np.zeros((len(ids), self.embed.shape[1]))
-        for i, row in enumerate(ids):
-            row = row[row >= 0]
-            b, c = np.unique(row, return_counts=True)
-            m = c / c.sum()
-            out.append((b, m))
-            emb[i] = m @ self.embed[b]
-        return out, emb
+        return cdist(a, b, self._metric)
 
-    def sparse_centre(self, q: np.ndarray):
-        idx = np.flatnonzero(q > 0)
-        if idx.size > self.support:
-            idx = idx[np.argsort(q[idx])[::-1][: self.support]]
-        m = q[idx] / q[idx].sum()
-        return idx, m
+    def embed_points(self, ids: np.ndarray, chunk: int = 8192) -> np.ndarray:
+        """Mean embedding of points given as next-bucket ids int[n, m] (-1 = none): float64[n, D]."""
+        out = np.zeros((len(ids), self.embed.shape[1]))
+        for s in range(0, len(ids), chunk):
+            x = ids[s:s + chunk]
+            ok = x >= 0
+            e = self.embed[np.where(ok, x, 0)] * ok[..., None]
+            out[s:s + chunk] = e.sum(1) / np.maximum(ok.sum(1), 1)[:, None]
+        return out
 
-    def emd(self, a, b) -> float:
+    def sparse_centres(self, Q: np.ndarray):
+        """Centres' heaviest ``support`` buckets: (int32[k, S] ids padded with -1, float64[k, S] masses),
+        and their mean embeddings float64[k, D]."""
+        k = len(Q)
+        S = min(self.support, Q.shape[1])
+        cids = np.full((k, S), -1, dtype=np.int32)
+        cmass = np.zeros((k, S))
+        for j, q in enumerate(Q):
+            idx = np.flatnonzero(q > 0)
+            if idx.size > S:
+                idx = idx[np.argsort(q[idx], kind="stable")[::-1][:S]]
+            cids[j, :idx.size] = idx
+            cmass[j, :idx.size] = q[idx] / q[idx].sum()
+        cemb = (self.embed[np.maximum(cids, 0)] * cmass[..., None]).sum(1)
+        return cids, cmass, cemb
+
+    @staticmethod
+    def _masses(row):
+        b, c = np.unique(row[row >= 0], return_counts=True)
+        return b.astype(np.int32), c / c.sum()
+
+    def greedy_emd(self, row: np.ndarray, q: np.ndarray) -> float:
+        """Greedy EMD between a point (bucket ids) and a dense centre distribution."""
+        pi, pm = self._masses(np.asarray(row))
+        qi = np.flatnonzero(q > 0).astype(np.int32)
+        return float(_kernel.greedy_emd_pairs(pi, pm, qi, np.ascontiguousarray(q[qi], dtype=np.float64), self.ground))
+
+    def exact_emd(self, row: np.ndarray, q: np.ndarray) -> float:
+        """Exact EMD (POT's network simplex ``ot.emd2``)."""
         import ot
 
-        (ia, ma), (ib, mb) = a, b
-        return float(ot.emd2(ma, mb, self.ground[np.ix_(ia, ib)]))
+        pi, pm = self._masses(np.asarray(row))
+        qi = np.flatnonzero(q > 0)
+        return float(ot.emd2(pm, q[qi] / q[qi].sum(), self.ground[np.ix_(pi, qi)]))
+
+    def sinkhorn_emd(self, row: np.ndarray, q: np.ndarray, reg: float = 1e-3) -> float:
+        """Entropic approximation (POT's ``ot.sinkhorn2``, regularisation ``reg`` x the largest cost)."""
+        import ot
+
+        pi, pm = self._masses(np.asarray(row))
+        qi = np.flatnonzero(q > 0)
+        M = self.ground[np.ix_(pi, qi)]
+        scale = max(M.max(), 1e-12)
+        return float(ot.sinkhorn2(pm, q[qi] / q[qi].sum(), M / scale, reg, numItermax=5000)) * scale
 
 
-def _pa_nearest(space: PotentialSpace, pts, pemb, centres_sparse, cemb, idx):
-    """Exact nearest and second-nearest centre of points ``idx``: LB-ordered EMD search."""
-    lb = space.dist(pemb[idx], cemb)
-    lab = np.empty(len(idx), dtype=np.int32)
-    d1 = np.empty(len(idx))
-    d2 = np.empty(len(idx))
+def _pa_nearest(space: PotentialSpace, ids, pemb, cids, cmass, cemb, chunk: int = 2048):
+    """Nearest and second-nearest centre (greedy EMD, lower-bound pruned) of every point."""
+    n = len(ids)
+    lab = np.empty(n, dtype=np.int32)
+    d1 = np.empty(n)
+    d2 = np.empty(n)
     computed = 0
-    for r, i in enumerate(idx):
-        order = np.argsort(lb[r])
-        b1 = b2 = np.inf
-        best = int(order[0])
-        for c in order:
-            if lb[r, c] >= b2:
-                break
-            d = space.emd(pts[i], centres_sparse[c])
-            computed += 1
-            if d < b1:
-                b2, b1, best = b1, d, int(c)
-            elif d < b2:
-                b2 = d
-        lab[r], d1[r], d2[r] = best, b1, b2
+    for s in range(0, n, chunk):
+        lb = np.ascontiguousarray(space.dist(pemb[s:s + chunk], cemb))
+        l, a, b, c = _kernel.pa_nearest_two(np.ascontiguousarray(ids[s:s + chunk], dtype=np.int32), lb,
+                                            cids, cmass, space.ground)
+        lab[s:s + chunk], d1[s:s + chunk], d2[s:s + chunk] = l, a, b
+        computed += c
     return lab, d1, d2, computed
+
+
+def _pa_rows(space, ids, cids, cmass, labels):
+    return np.array([_kernel.greedy_emd_pairs(*space._masses(ids[i]), cids[labels[i]][cids[labels[i]] >= 0],
+                                              cmass[labels[i]][cids[labels[i]] >= 0], space.ground)
+                     for i in range(len(ids))])
 
 
 def kmeans_pa_emd(ids: np.ndarray, space: PotentialSpace, k: int, weights: Optional[np.ndarray] = None,
@@ -247,61 +280,68 @@ def kmeans_pa_emd(ids: np.ndarray, space: PotentialSpace, k: int, weights: Optio
     """Potential-aware k-means: points are next-round bucket ids int[n, m] (-1 = none).
 
     Seeding: k-means++ under the lower-bound (embedding) distance; Lloyd: centres are the weighted
-    mean distributions, assignment by exact EMD with Hamerly's bounds.  Returns (labels, centres
-    float32[k, K] distributions, stats with exact EMDs computed and skipped)."""
+    mean distributions, assignment by greedy EMD with Hamerly's bounds (centre-to-centre gaps from
+    the lower bound, which keeps the skip test safe).  Returns (labels, centres float32[k, K]
+    distributions, stats with EMDs computed and skipped)."""
+    ids = np.ascontiguousarray(ids, dtype=np.int32)
     n = len(ids)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     rng = np.random.default_rng(seed)
-    pts, pemb = space.point_masses(ids)
-    # seeding in the embedding (a lower bound of the EMD)
+    pemb = space.embed_points(ids)
     k = _check_k(len(np.unique(np.round(pemb, 9), axis=0)), k, "kmeans_pa_emd")
-    first = int(rng.choice(n, p=w / w.sum()))
-    chosen = [first]
-    d = space.dist(pemb, pemb[[first]])[:, 0]
+    seed_pool = np.arange(n) if n <= 50_000 else rng.choice(n, 50_000, replace=False, p=w / w.sum())
+    sw = w[seed_pool]
+    chosen = [int(seed_pool[rng.choice(len(seed_pool), p=sw / sw.sum())])]
+    d = space.dist(pemb[seed_pool], pemb[[chosen[0]]])[:, 0]
     for _ in range(1, k):
-        p = w * d * d
+        p = sw * d * d
         if p.sum() <= 0:
             break
-        c = int(rng.choice(n, p=p / p.sum()))
+        c = int(seed_pool[rng.choice(len(seed_pool), p=p / p.sum())])
         chosen.append(c)
-        d = np.minimum(d, space.dist(pemb, pemb[[c]])[:, 0])
+        d = np.minimum(d, space.dist(pemb[seed_pool], pemb[[c]])[:, 0])
     k = len(chosen)
     K = space.num_buckets
     Q = np.zeros((k, K))
     for j, c in enumerate(chosen):
-        Q[j, pts[c][0]] = pts[c][1]
-    sparse = [space.sparse_centre(q) for q in Q]
-    cemb = np.array([m @ space.embed[i] for i, m in sparse])
-    labels, u, l, computed = _pa_nearest(space, pts, pemb, sparse, cemb, np.arange(n))
+        b, m = space._masses(ids[c])
+        Q[j, b] = m
+    cids, cmass, cemb = space.sparse_centres(Q)
+    labels, u, l, computed = _pa_nearest(space, ids, pemb, cids, cmass, cemb)
     naive = n * k
+    ok = ids >= 0
+    cnt = np.maximum(ok.sum(1), 1)
+    rows = np.repeat(np.arange(n), ids.shape[1])[ok.reshape(-1)]
+    cols = ids.reshape(-1)[ok.reshape(-1)]
+    pw = (w / cnt)[rows]
     it = 0
     for it in range(1, max_iter + 1):
         newQ = np.zeros((k, K))
-        for i, (b, m) in enumerate(pts):
-            newQ[labels[i], b] += w[i] * m
+        np.add.at(newQ, (labels[rows], cols), pw)
         tot = newQ.sum(1)
         newQ[tot > 0] /= tot[tot > 0, None]
         newQ[tot == 0] = Q[tot == 0]
-        new_sparse = [space.sparse_centre(q) for q in newQ]
-        drift = np.array([space.emd(sparse[j], new_sparse[j]) for j in range(k)])
+        ncids, ncmass, ncemb = space.sparse_centres(newQ)
+        drift = np.array([_kernel.greedy_emd_pairs(cids[j][cids[j] >= 0], cmass[j][cids[j] >= 0],
+                                                   ncids[j][ncids[j] >= 0], ncmass[j][ncids[j] >= 0], space.ground)
+                          for j in range(k)])
         computed += k
-        Q, sparse = newQ, new_sparse
-        cemb = np.array([m @ space.embed[i] for i, m in sparse])
+        Q, cids, cmass, cemb = newQ, ncids, ncmass, ncemb
         cc = space.dist(cemb, cemb)
         np.fill_diagonal(cc, np.inf)
-        half = 0.5 * cc.min(1) if k > 1 else np.full(1, np.inf)  # a lower bound: still safe
+        half = 0.5 * cc.min(1) if k > 1 else np.full(1, np.inf)
         naive += n * k
         u = u + drift[labels]
         l = l - drift.max()
         bound = np.maximum(half[labels], l)
         need = np.flatnonzero(u > bound)
-        for i in need:
-            u[i] = space.emd(pts[i], sparse[labels[i]])
-        computed += need.size
-        need = need[u[need] > bound[need]]
+        if need.size:
+            u[need] = _pa_rows(space, ids[need], cids, cmass, labels[need])
+            computed += need.size
+            need = need[u[need] > bound[need]]
         changed = 0
         if need.size:
-            lab2, d1, d2, c2 = _pa_nearest(space, pts, pemb, sparse, cemb, need)
+            lab2, d1, d2, c2 = _pa_nearest(space, ids[need], pemb[need], cids, cmass, cemb)
             computed += c2
             changed = int((lab2 != labels[need]).sum())
             labels[need], u[need], l[need] = lab2, d1, d2
@@ -312,17 +352,13 @@ def kmeans_pa_emd(ids: np.ndarray, space: PotentialSpace, k: int, weights: Optio
                                          "skipped_fraction": 1.0 - computed / max(naive, 1)}
 
 
-def assign_pa_emd(ids: np.ndarray, space: PotentialSpace, centres: np.ndarray, prepared=None):
-    """Nearest potential-aware centre (exact EMD, LB-pruned) of each point: (int32[n], EMDs computed)."""
-    if prepared is None:
-        prepared = prepare_pa_centres(space, centres)
-    sparse, cemb = prepared
-    pts, pemb = space.point_masses(ids)
-    lab, _, _, computed = _pa_nearest(space, pts, pemb, sparse, cemb, np.arange(len(ids)))
-    return lab, computed
-
-
 def prepare_pa_centres(space: PotentialSpace, centres: np.ndarray):
-    sparse = [space.sparse_centre(np.asarray(q, dtype=np.float64)) for q in centres]
-    cemb = np.array([m @ space.embed[i] for i, m in sparse])
-    return sparse, cemb
+    return space.sparse_centres(np.asarray(centres, dtype=np.float64))
+
+
+def assign_pa_emd(ids: np.ndarray, space: PotentialSpace, centres: np.ndarray, prepared=None):
+    """Nearest potential-aware centre (greedy EMD, pruned) of each point: (int32[n], EMDs computed)."""
+    cids, cmass, cemb = prepared if prepared is not None else prepare_pa_centres(space, centres)
+    ids = np.ascontiguousarray(ids, dtype=np.int32)
+    lab, _, _, computed = _pa_nearest(space, ids, space.embed_points(ids), cids, cmass, cemb)
+    return lab, computed
