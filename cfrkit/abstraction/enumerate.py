@@ -40,17 +40,23 @@ def live_pairs(board: np.ndarray, deck_mask: np.ndarray) -> np.ndarray:
 def board_sets(num_board: int, num_ranks: int = 13, num_suits: int = 4) -> Tuple[np.ndarray, np.ndarray]:
     """Board card sets to iterate for a round with ``num_board`` board cards, and their weights.
 
-    Full deck: one representative per suit-isomorphism class (1,755 flops, 16,432 turns, 134,459
-    rivers) weighted by the raw boards it stands for; reduced decks: every set, weight 1.
+    One representative per suit-isomorphism class (full deck: 1,755 flops, 16,432 turns, 134,459
+    rivers) weighted by the raw boards of the deck it stands for.
     """
     if num_board == 0:
         return np.zeros((1, 0), dtype=np.uint8), np.ones(1, dtype=np.int64)
     if num_ranks == 13 and num_suits == 4:
         reps, counts = canonical_boards(num_board)
         return reps, counts
+    from cfrkit.cards.isomorphism import HandIndexer
+
     deck = deck_cards(num_ranks, num_suits)
     sets = np.array(list(combinations(deck.tolist(), num_board)), dtype=np.uint8)
-    return sets, np.ones(len(sets), dtype=np.int64)
+    # one in-deck board per suit-isomorphism class (the first in lexicographic order), so that every
+    # class of hands is written from one board only (deterministic under any number of workers)
+    _, first, counts = np.unique(HandIndexer((num_board,)).index_batch(sets), return_index=True, return_counts=True)
+    keep = np.argsort(first)
+    return sets[first[keep]], counts[keep].astype(np.int64)
 
 
 @lru_cache(maxsize=8)

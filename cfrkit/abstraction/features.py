@@ -24,6 +24,7 @@ from cfrkit.abstraction.enumerate import deck_cards, deck_pair_mask, live_pairs
 from cfrkit.abstraction.params import BOARD_CARDS, AbstractionParams
 from cfrkit.cards.equity import board_strengths_batch, showdown_masses
 from cfrkit.cards.hands import NUM_PAIRS
+from cfrkit._kernels import equity as _equity_kernel
 
 
 class DeckContext:
@@ -48,7 +49,7 @@ class DeckContext:
         if n == 0:
             return board[None, :].copy()
         extra = np.array(list(combinations(rest.tolist(), n)), dtype=np.uint8)
-        return np.concatenate([np.broadcast_to(board, (len(extra), board.size)), extra], axis=1)
+        return np.ascontiguousarray(np.concatenate([np.broadcast_to(board, (len(extra), board.size)), extra], axis=1))
 
 
 def _equities(strengths: np.ndarray, ranges: np.ndarray) -> np.ndarray:
@@ -81,6 +82,12 @@ def expected_strength(ctx: DeckContext, board) -> np.ndarray:
     """E[HS] of every pair over all completions of ``board`` to the final round: float64[1326]."""
     board = np.asarray(board, dtype=np.uint8)
     finals = ctx.completions(board, ctx.final_cards - board.size)
+    if ctx.final_cards == 5:  # river showdowns: the runout kernel (one sort and sweep per board)
+        hs, _, cnt, _, _, _, _ = _equity_kernel.accumulate_runouts(np.ascontiguousarray(finals), ctx.uniform, 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            res = hs / cnt
+        res[~ctx.live(board)] = np.nan
+        return res
     out = np.zeros(NUM_PAIRS)
     cnt = np.zeros(NUM_PAIRS)
     for start in range(0, len(finals), 4096):
@@ -154,7 +161,13 @@ def preflop_opponent_clusters(ctx: DeckContext, k: int, seed: int, samples: int 
         acc += np.where(ok, hs, 0).sum(0)
         cnt += ok.sum(0)
     pairs = np.flatnonzero(ctx.deck_mask)
-    e = (acc[pairs] / np.maximum(cnt[pairs], 1))[:, None]
+    from cfrkit.cards.hands import HOLE_PAIRS
+    from cfrkit.cards.isomorphism import holdem_indexer
+
+    # average within each preflop class so that the clusters are suit-symmetric (sampling noise)
+    cls = holdem_indexer().index_batch(HOLE_PAIRS[pairs])
+    e_cls = np.bincount(cls, acc[pairs], minlength=169) / np.maximum(np.bincount(cls, cnt[pairs], minlength=169), 1)
+    e = e_cls[cls][:, None]
     k = min(k, len(np.unique(np.round(e, 6))))
     labels, centres, _ = kmeans_l2(e, k, seed=seed)
     order = np.argsort(centres[:, 0])  # cluster 0 = weakest
