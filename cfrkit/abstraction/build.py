@@ -283,7 +283,9 @@ def _build_round(params, r, out, workers, progress, ray_address, board_fraction)
     if params.storage(r) == "centres":
         return stats
     # 3. assign every hand of every board
-    entries = int(imap.size if imap is not None else __import__("cfrkit.cards.isomorphism", fromlist=["x"]).holdem_indexer().size(r))
+    from cfrkit.cards.isomorphism import holdem_indexer
+
+    entries = int(imap.size if imap is not None else holdem_indexer().size(r))
     order = np.arange(len(sets))
     if board_fraction < 1.0:
         order = np.sort(rng.choice(len(sets), size=max(1, int(board_fraction * len(sets))), replace=False))

@@ -119,7 +119,7 @@ class CardAbstraction:
         if r not in self._tables:
             raise AbstractionError(f"the {ROUND_NAMES[r]} is stored as centres; use buckets_for_board")
         try:
-            idx = holdem_indexer().index_batch(arr) if r > 0 or arr.shape[1] == 2 else None
+            idx = holdem_indexer().index_batch(arr)
         except CardError as exc:
             raise AbstractionError(str(exc)) from None
         imap = self._index_maps[r]
