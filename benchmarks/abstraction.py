@@ -8,7 +8,7 @@ turn buckets) looks its turn buckets up in a synthetic turn table (random bucket
 is that of the real table; the turn centres are the real ones of the turn phase).  Also measures
 the potential-aware distance: greedy EMD (used) and POT's Sinkhorn against exact ``ot.emd2``.
 
-    python benchmarks/abstraction.py --fraction 0.01 --sample 200000 --workers 2
+    python benchmarks/abstraction.py --fraction 0.002 --sample 50000 --workers 2
     # the full build this extrapolates:
     python -m cfrkit abstraction build --buckets 169,1000,1000,1000 --out abs_1000
 """
@@ -93,7 +93,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--phase", choices=("river", "turn", "flop", "all"), default="all")
     ap.add_argument("--fraction", type=float, default=0.01, help="fraction of each round's boards assigned")
-    ap.add_argument("--sample", type=int, default=200_000, help="k-means sample (hands) per round")
+    ap.add_argument("--sample", type=int, default=50_000, help="k-means sample (hands) per round, measured")
+    ap.add_argument("--full-sample", type=int, default=200_000, help="the full build's sample (extrapolated)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default="/tmp/cfrkit_abstraction_bench")
     ap.add_argument("--no-progress", action="store_true")
@@ -109,16 +110,21 @@ def main():
         results[phase] = json.loads([l for l in out.splitlines() if l.startswith("RESULT ")][-1][7:])
     print(f"load average at the end: {os.getloadavg()}")
     total = 0.0
-    print(f"{'round':6s} {'feature':9s} {'sample s':>9s} {'k-means s':>9s} {'assign s (frac)':>16s} "
-          f"{'full round s (extrap.)':>22s} {'peak RSS MB':>11s} {'table GB':>8s} {'dist. skipped':>13s}")
+    scale = args.full_sample / args.sample
+    print("CPU seconds (the machine is shared: wall clock is meaningless under load); EXTRAPOLATED full round\n"
+          f"= sample features x {scale:g} + k-means x {scale:g} (sample {args.sample:,} -> {args.full_sample:,}) "
+          "+ assignment CPU / fraction / 2 cores")
+    print(f"{'round':6s} {'feature':9s} {'sample cpu':>10s} {'k-means cpu':>11s} {'assign cpu (boards)':>20s} "
+          f"{'full round s, 2 cores':>22s} {'peak RSS MB':>11s} {'table GB':>8s} {'k-means dist. skipped':>21s}")
     for phase in ("flop", "turn", "river"):
         s = results[phase]
-        full = s["sample_feature_seconds"] + s["kmeans_seconds"] + s["assign_seconds"] / (s["assigned_boards"] / s["boards"])
+        frac = s["assigned_boards"] / s["boards"]
+        full = scale * (s["sample_feature_cpu_seconds"] + s["kmeans_cpu_seconds"]) + s["assign_cpu_seconds"] / frac / 2
         total += full
-        print(f"{phase:6s} {s['feature']:9s} {s['sample_feature_seconds']:9.1f} {s['kmeans_seconds']:9.1f} "
-              f"{s['assign_seconds']:9.1f} ({s['assigned_boards'] / s['boards']:.3f}) {full:22.0f} "
-              f"{s['peak_rss_mb']:11.0f} {2 * s['entries'] / 1e9:8.2f} {s['kmeans'].get('skipped_fraction', float('nan')):13.3f}")
-    print(f"whole table (extrapolated, preflop negligible): {total / 3600:.2f} h on {args.workers} workers")
+        print(f"{phase:6s} {s['feature']:9s} {s['sample_feature_cpu_seconds']:10.1f} {s['kmeans_cpu_seconds']:11.1f} "
+              f"{s['assign_cpu_seconds']:10.1f} ({s['assigned_boards']:5d}/{s['boards']}) {full:18.0f} "
+              f"{s['peak_rss_mb']:11.0f} {2 * s['entries'] / 1e9:8.2f} {s['kmeans'].get('skipped_fraction', float('nan')):21.3f}")
+    print(f"whole table (EXTRAPOLATED, preflop negligible): {total / 3600:.2f} h on 2 dedicated cores")
     print("flop distance check: " + json.dumps(results["flop"]["distance_error"]))
     print(json.dumps(results))
 

@@ -143,9 +143,10 @@ def _assign_boards(rf: RoundFeatures, boards: np.ndarray, imap):
 
 
 def _worker_chunk(boards):
+    cpu = time.process_time()
     pos, lab, computed = _assign_boards(_W["rf"], boards, _W["imap"])
-    _W["table"][pos] = lab  # equal entries may be written twice (same value): no race on meaning
-    return len(boards), computed
+    _W["table"][pos] = lab  # each hand class comes from one board: no two workers write one entry
+    return len(boards), computed, time.process_time() - cpu
 
 
 # ------------------------------------------------------------------------------------ builder
@@ -257,6 +258,7 @@ def _build_round(params, r, out, workers, progress, ray_address, board_fraction)
     pick = np.sort(rng.choice(len(sets), size=n_boards, replace=False))
     feats, wts = [], []
     t0 = time.time()
+    c0 = time.process_time()
     bar = _bar(n_boards, f"{name}: sample features", progress)
     for b in pick:
         live, X = rf.of_board(sets[b])
@@ -267,15 +269,19 @@ def _build_round(params, r, out, workers, progress, ray_address, board_fraction)
     X = np.concatenate(feats)
     W = np.concatenate(wts)
     t_feat = time.time() - t0
+    cpu_feat = time.process_time() - c0
     # 2. k-means
     t0 = time.time()
+    c0 = time.process_time()
     if progress:
         print(f"{name}: k-means of {len(X):,} hands into {params.buckets[r]} buckets ({params.features[r]})", flush=True)
     _, C, kstats = rf.cluster(X, W, params.buckets[r], params.seed)
     t_km = time.time() - t0
+    cpu_km = time.process_time() - c0
     _atomic_npy(os.path.join(out, f"round{r}_centres.npy"), C)
     stats = {"feature": params.features[r], "sample_boards": int(n_boards), "sample_hands": int(len(X)),
              "sample_feature_seconds": t_feat, "kmeans_seconds": t_km,
+             "sample_feature_cpu_seconds": cpu_feat, "kmeans_cpu_seconds": cpu_km,
              "kmeans": {k: float(v) for k, v in kstats.items()}, "buckets_used": int(len(C))}
     if len(C) < params.buckets[r]:
         raise AbstractionError(f"the {name} has only {len(C)} distinct feature vectors in the sample; "
@@ -291,6 +297,7 @@ def _build_round(params, r, out, workers, progress, ray_address, board_fraction)
         order = np.sort(rng.choice(len(sets), size=max(1, int(board_fraction * len(sets))), replace=False))
     t0 = time.time()
     computed = 0
+    cpu_assign = 0.0
     chunk = max(1, min(64, len(order) // (8 * workers) or 1))
     chunks = [sets[order[i:i + chunk]] for i in range(0, len(order), chunk)]
     bar = _bar(len(order), f"{name}: assign", progress)
@@ -301,17 +308,20 @@ def _build_round(params, r, out, workers, progress, ray_address, board_fraction)
         elif workers <= 1:
             rf.centres = C
             for ch in chunks:
+                c0 = time.process_time()
                 pos, lab, c = _assign_boards(rf, ch, imap)
                 arr[pos] = lab
                 computed += c
+                cpu_assign += time.process_time() - c0
                 bar.update(len(ch))
         else:
             arr.flush()
             pool = mp.get_context("fork").Pool(workers, _worker_init,
                                                (params.to_json(), r, out, tmp, entries, C))
             try:
-                for nb, c in pool.imap_unordered(_worker_chunk, chunks):
+                for nb, c, cpu in pool.imap_unordered(_worker_chunk, chunks):
                     computed += c
+                    cpu_assign += cpu
                     bar.update(nb)
             finally:
                 pool.close()
@@ -319,7 +329,7 @@ def _build_round(params, r, out, workers, progress, ray_address, board_fraction)
             arr = np.memmap(tmp, dtype="<u2", mode="r+", offset=8 + 4096, shape=(entries,))
         bar.close()
         t_assign = time.time() - t0
-        stats.update({"assign_seconds": t_assign, "assigned_boards": int(len(order)), "boards": int(len(sets)),
+        stats.update({"assign_seconds": t_assign, "assign_cpu_seconds": cpu_assign, "assigned_boards": int(len(order)), "boards": int(len(sets)),
                       "assign_distances": float(computed), "entries": entries})
         if board_fraction < 1.0:
             del arr
