@@ -1,0 +1,133 @@
+"""Build time and memory of the 169/1000/1000/1000 hold'em abstraction, measured on subsets.
+
+Each round runs in its own process (its peak RSS is the round's memory): features of the k-means
+sample, k-means, then the assignment pass over a random ``--fraction`` of the round's canonical
+boards (all hands, all orderings, written into the memory-mapped table).  The full round's time is
+EXTRAPOLATED as sample features + k-means + assignment / fraction.  The flop (potential-aware over
+turn buckets) looks its turn buckets up in a synthetic turn table (random buckets: the lookup cost
+is that of the real table; the turn centres are the real ones of the turn phase).  Also measures
+the potential-aware distance: greedy EMD (used) and POT's Sinkhorn against exact ``ot.emd2``.
+
+    python benchmarks/abstraction.py --fraction 0.002 --sample 50000 --workers 2
+    # the full build this extrapolates:
+    python -m cfrkit abstraction build --buckets 169,1000,1000,1000 --out abs_1000
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def params_for(args):
+    from cfrkit.abstraction.params import AbstractionParams
+
+    return AbstractionParams(buckets=(169, 1000, 1000, 1000), sample=args.sample, seed=0)
+
+
+def run_phase(args) -> dict:
+    from cfrkit.abstraction import build as B
+    from cfrkit.abstraction import features as F
+    from cfrkit.abstraction.tables import write_table
+    from cfrkit.cards.isomorphism import holdem_indexer
+
+    p = params_for(args)
+    os.makedirs(args.out, exist_ok=True)
+    r = {"river": 3, "turn": 2, "flop": 1}[args.phase]
+    t0 = time.time()
+    if not os.path.exists(os.path.join(args.out, "ochs_ranges.npy")):
+        B._atomic_npy(os.path.join(args.out, "ochs_ranges.npy"),
+                      F.preflop_opponent_clusters(F.DeckContext(p), p.ochs_clusters, p.seed))
+    if r == 1:  # synthetic turn table with the turn phase's real centres
+        assert os.path.exists(os.path.join(args.out, "round2_centres.npy")), "run the turn phase first"
+        n = holdem_indexer().size(2)
+        rng = np.random.default_rng(0)
+        write_table(os.path.join(args.out, "round2.bkt"), rng.integers(0, 1000, n).astype(np.uint16),
+                    {"round": 2, "params": p.to_dict(), "num_buckets": 1000, "seed": 0, "synthetic": True})
+    setup = time.time() - t0
+    stats = B._build_round(p, r, args.out, args.workers, not args.no_progress, None, args.fraction)
+    stats["setup_seconds"] = setup
+    stats["peak_rss_mb"] = B._peak_rss_mb()
+    if r == 1:
+        stats["distance_error"] = pa_distance_error(p, args.out)
+    return stats
+
+
+def pa_distance_error(p, out, n_points=40, n_centres=5) -> dict:
+    """Greedy and Sinkhorn EMD against exact EMD on flop points x flop centres."""
+    from cfrkit.abstraction.build import RoundFeatures
+    from cfrkit.abstraction.enumerate import board_sets
+
+    rf = RoundFeatures(p, 1, out)
+    C = np.load(os.path.join(out, "round1_centres.npy")).astype(np.float64)
+    sets, _ = board_sets(3)
+    rng = np.random.default_rng(1)
+    rows = []
+    for b in rng.choice(len(sets), 4, replace=False):
+        _, X = rf.of_board(sets[b])
+        rows.extend(X[rng.choice(len(X), n_points // 4, replace=False)])
+    exact, greedy, sink = [], [], []
+    te = tg = ts = 0.0
+    for row in rows:
+        for q in C[rng.choice(len(C), n_centres, replace=False)]:
+            t = time.perf_counter(); exact.append(rf.space.exact_emd(row, q)); te += time.perf_counter() - t
+            t = time.perf_counter(); greedy.append(rf.space.greedy_emd(row, q)); tg += time.perf_counter() - t
+            t = time.perf_counter(); sink.append(rf.space.sinkhorn_emd(row, q, reg=0.01)); ts += time.perf_counter() - t
+    exact, greedy, sink = map(np.array, (exact, greedy, sink))
+    n = len(exact)
+    return {"pairs": n, "greedy_rel_error_mean": float(np.mean((greedy - exact) / exact)),
+            "greedy_rel_error_max": float(np.max((greedy - exact) / exact)),
+            "sinkhorn_rel_error_mean": float(np.mean(np.abs(sink - exact) / exact)),
+            "exact_us": te / n * 1e6, "greedy_us": tg / n * 1e6, "sinkhorn_us": ts / n * 1e6,
+            "argmin_agreement_greedy": None}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--phase", choices=("river", "turn", "flop", "all"), default="all")
+    ap.add_argument("--fraction", type=float, default=0.01, help="fraction of each round's boards assigned")
+    ap.add_argument("--sample", type=int, default=50_000, help="k-means sample (hands) per round, measured")
+    ap.add_argument("--full-sample", type=int, default=200_000, help="the full build's sample (extrapolated)")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", default="/tmp/cfrkit_abstraction_bench")
+    ap.add_argument("--no-progress", action="store_true")
+    args = ap.parse_args()
+    if args.phase != "all":
+        print("RESULT " + json.dumps(run_phase(args)), flush=True)
+        return
+    results = {}
+    for phase in ("river", "turn", "flop"):
+        cmd = [sys.executable, __file__, "--phase", phase, "--fraction", str(args.fraction), "--sample",
+               str(args.sample), "--workers", str(args.workers), "--out", args.out] + (["--no-progress"] if args.no_progress else [])
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True).stdout
+        results[phase] = json.loads([l for l in out.splitlines() if l.startswith("RESULT ")][-1][7:])
+    print(f"load average at the end: {os.getloadavg()}")
+    total = 0.0
+    scale = args.full_sample / args.sample
+    print("CPU seconds (the machine is shared: wall clock is meaningless under load); EXTRAPOLATED full round\n"
+          f"= sample features x {scale:g} + k-means x {scale:g} (sample {args.sample:,} -> {args.full_sample:,}) "
+          "+ assignment CPU / fraction / 2 cores")
+    print(f"{'round':6s} {'feature':9s} {'sample cpu':>10s} {'k-means cpu':>11s} {'assign cpu (boards)':>20s} "
+          f"{'full round s, 2 cores':>22s} {'peak RSS MB':>11s} {'table GB':>8s} {'k-means dist. skipped':>21s}")
+    for phase in ("flop", "turn", "river"):
+        s = results[phase]
+        frac = s["assigned_boards"] / s["boards"]
+        full = scale * (s["sample_feature_cpu_seconds"] + s["kmeans_cpu_seconds"]) + s["assign_cpu_seconds"] / frac / 2
+        total += full
+        print(f"{phase:6s} {s['feature']:9s} {s['sample_feature_cpu_seconds']:10.1f} {s['kmeans_cpu_seconds']:11.1f} "
+              f"{s['assign_cpu_seconds']:10.1f} ({s['assigned_boards']:5d}/{s['boards']}) {full:18.0f} "
+              f"{s['peak_rss_mb']:11.0f} {2 * s['entries'] / 1e9:8.2f} {s['kmeans'].get('skipped_fraction', float('nan')):21.3f}")
+    print(f"whole table (EXTRAPOLATED, preflop negligible): {total / 3600:.2f} h on 2 dedicated cores")
+    print("flop distance check: " + json.dumps(results["flop"]["distance_error"]))
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
