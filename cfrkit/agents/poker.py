@@ -222,16 +222,22 @@ class FixedRangeRaiser(PokerAgent):
         return raise_action(min(rng[1], max(rng[0], target)))
 
 
-AGENT_NAMES = ("random", "always-call", "fixed-range-raiser", "policy")
+AGENT_NAMES = ("random", "always-call", "fixed-range-raiser", "policy", "blueprint")
 _ALIASES = {"call": "always-call", "caller": "always-call", "raiser": "fixed-range-raiser"}
 
 
 def make_agent(name: str, seed: Optional[int] = None, hand_range: Optional[str] = None,
                fraction: float = 1.0, policy_path: Optional[str] = None) -> PokerAgent:
-    """An agent by name (``random``, ``always-call``, ``fixed-range-raiser``, ``policy``; aliases call,
-    raiser).  ``policy`` loads a :class:`~cfrkit.policy.TabularPolicy` file of a ``holdem`` or
+    """An agent by name (``random``, ``always-call``, ``fixed-range-raiser``, ``policy``, ``blueprint``;
+    aliases call, raiser).  ``policy`` loads a :class:`~cfrkit.policy.TabularPolicy` file of a ``holdem`` or
     ``holdem_abstract`` game from ``policy_path``."""
     key = _ALIASES.get(name, name)
+    if key == "blueprint":  # a CFR+ blueprint file (cfrkit blueprint train), given as policy_path
+        if not policy_path:
+            raise GameError("the blueprint agent needs a blueprint file (--policy PATH)")
+        from cfrkit.agents.blueprint import BlueprintAgent
+
+        return BlueprintAgent(policy_path, seed=seed)
     if key == "policy":
         if not policy_path:
             raise GameError("the policy agent needs a policy file (--policy PATH)")

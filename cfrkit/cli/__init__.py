@@ -19,6 +19,7 @@ _COMMAND_MODULES = [
     "cfrkit.cli.symmtom_cmd",
     "cfrkit.cli.acpc_cmd",
     "cfrkit.cli.hanabi_cmd",
+    "cfrkit.cli.blueprint_cmd",
 ]
 
 

@@ -58,11 +58,12 @@ class BoardWorker:
         return board_inputs(self.abstraction, board)
 
     def traverse(self, inputs, traverser: int, weight: float, regrets_in: np.ndarray, regrets_out: np.ndarray,
-                 strategy_out: np.ndarray, in_place: bool) -> int:
+                 strategy_out: np.ndarray, in_place: bool, root_reach: Optional[np.ndarray] = None) -> int:
+        """One kernel walk; ``root_reach`` (float64[1326], default all ones) weights both players' hands."""
         t = self.tree
         L = inputs.hands.size
-        own = np.ones(L)
-        opp = np.ones(L)
+        own = np.ones(L) if root_reach is None else np.ascontiguousarray(root_reach[inputs.hands], dtype=np.float64)
+        opp = own.copy()
         values = np.zeros(L)
         return int(_kernel().traverse(t.kind, t.player, t.round, t.child_start, t.num_children, t.spent, self.slot,
                                       self.max_actions, self.max_depth, inputs.cards, inputs.bucket, inputs.groups,
