@@ -14,14 +14,14 @@ Per hand ``k`` (strength order): ``cards[k, 2]``, ``bucket[round, k]``, ``groups
 of each run of equal strength, plus a sentinel); per round the distinct buckets on the board
 (``present[round, :num_present[round]]``, all below ``max_buckets``).  Regret matching runs once per
 (node, bucket); regret and strategy-sum updates are summed per bucket in doubles before they touch
-the float32 arrays.
+the float32 arrays.  Where the opponent's reach is zero for every hand, values are zero and regrets
+do not change, so only the traverser's strategy sums are updated there (a cheaper walk without
+terminal values).
 
 Regret matching+ reads ``regrets_in``; updates go to ``regrets_out`` (the same array for an in-place
 CFR+ update, floored at 0 after each node; a zeroed delta buffer for batched / parallel updates,
 merged and floored by the caller) and ``strategy_out`` (``+= weight * own reach * sigma``).  Values
-and reach are doubles, stored regrets and sums float32.  A subtree the opponent reaches with zero
-probability for every hand is skipped (its values are 0, so the traverser's regrets there would not
-change); the count of visited nodes is returned.
+and reach are doubles, stored regrets and sums float32.  The count of visited nodes is returned.
 """
 import numpy as np
 cimport numpy as cnp
@@ -117,6 +117,60 @@ cdef void _showdown_values(Ctx* c, const double* opp, double pot, double* out) n
             card_mass[c.cards[2 * k + 1]] += opp[k]
 
 
+cdef int _average_only(Ctx* c, int n, int depth, const double* own) noexcept nogil:
+    """Strategy-sum updates of the traverser below node n where the opponent's reach is zero."""
+    cdef int L = c.L
+    cdef int k, a, A, b, i, r, npres, p = c.traverser
+    cdef double s = 0.0
+    cdef long long base, idx
+    cdef double* sig
+    cdef double* acc
+    cdef double* reach
+    cdef const int* bk
+    cdef const int* pres
+    if c.kind[n] != 0 or c.weight <= 0:
+        return 0
+    if depth >= c.max_depth:
+        return -1
+    for k in range(L):
+        s += own[k]
+    if s <= 0:
+        return 0
+    c.visited += 1
+    A = c.num_children[n]
+    if c.player[n] != p:
+        for a in range(A):
+            if _average_only(c, c.child_start[n] + a, depth + 1, own) != 0:
+                return -1
+        return 0
+    base = c.slot[n]
+    r = c.rnd[n]
+    sig = c.work + <long long>depth * c.depth_stride
+    acc = sig + <long long>c.max_buckets * c.max_actions
+    reach = acc + <long long>c.max_buckets * (c.max_actions + 2) + <long long>c.max_actions * L
+    bk = c.bucket + <long long>r * L
+    pres = c.present + <long long>r * L
+    npres = c.num_present[r]
+    for i in range(npres):
+        b = pres[i]
+        _regret_matching(c, base, A, b, sig + <long long>b * A)
+        acc[b] = 0.0
+    for k in range(L):
+        acc[bk[k]] += own[k]
+    for i in range(npres):
+        b = pres[i]
+        if acc[b] > 0:
+            idx = base + <long long>b * A
+            for a in range(A):
+                c.strategy_out[idx + a] += <float>(c.weight * acc[b] * sig[<long long>b * A + a])
+    for a in range(A):
+        for k in range(L):
+            reach[k] = own[k] * sig[<long long>bk[k] * A + a]
+        if _average_only(c, c.child_start[n] + a, depth + 1, reach) != 0:
+            return -1
+    return 0
+
+
 cdef int _walk(Ctx* c, int n, int depth, const double* own, const double* opp, double* out) noexcept nogil:
     """Values of the traverser's hands at node n (chips x opponent reach mass) into out[L]."""
     cdef int L = c.L
@@ -150,9 +204,11 @@ cdef int _walk(Ctx* c, int n, int depth, const double* own, const double* opp, d
     for k in range(L):
         s += opp[k]
     if s <= 0:
+        # the opponent never gets here: values are 0 and regrets do not change, but the traverser's
+        # average strategy still accumulates its current strategy below (CFR+'s average uses own reach)
         for k in range(L):
             out[k] = 0.0
-        return 0
+        return _average_only(c, n, depth, own)
     A = c.num_children[n]
     base = c.slot[n]
     r = c.rnd[n]

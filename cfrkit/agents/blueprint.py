@@ -50,7 +50,7 @@ class BlueprintAgent(PokerAgent):
         self.game = load(self.tree.game_string)
         self.rng = random.Random(seed)
         self.off_tree_hands = 0
-        self._choices: Dict[int, int] = {}
+        self._choices: Dict[int, Tuple[int, int]] = {}
         self._off_tree = False
 
     # ------------------------------------------------------------------ bookkeeping
@@ -135,14 +135,15 @@ class BlueprintAgent(PokerAgent):
                     return None
                 child = match[0]
             else:
-                child = self._choices.get(index)
-                if child is None or not first <= child < first + t.num_children[node] \
-                        or self.real_action(child, real) != action:
+                memo = self._choices.get(index)  # (real action, abstract child) chosen or sampled before
+                if memo is not None and memo[0] == action and first <= memo[1] < first + t.num_children[node]:
+                    child = memo[1]
+                else:
                     choices = self.translate_raise(node, real, raise_amount(action))
                     if not choices:
                         return None
                     child = self._sample(choices)
-                    self._choices[index] = child
+                    self._choices[index] = (int(action), child)
             real.apply_action(action)
             node = child
         if t.kind[node] != DECISION or t.player[node] != real.current_player() or t.round[node] != real.round:
@@ -214,8 +215,9 @@ class BlueprintAgent(PokerAgent):
         row = self.blueprint.probabilities(node, [bucket])[0]
         first = int(self.tree.child_start[node])
         child = self._sample([(first + i, float(q)) for i, q in enumerate(row)])
-        self._choices[len(state.history())] = child
-        return self.real_action(child, state)
+        action = self.real_action(child, state)
+        self._choices[len(state.history())] = (action, child)
+        return action
 
 
 # ---------------------------------------------------------------------- matches

@@ -6,8 +6,9 @@ walks the betting tree once per board with vectors over the live hands (``pyx/bl
 regret matching+ per (betting node, bucket), regrets floored at zero, the average strategy weighted
 by the iteration number (CFR+'s linear averaging).  With one board per iteration the update is in
 place; with more (threads or Ray workers) every board's regret and strategy-sum deltas are computed
-against the same current strategy, summed in board order and then floored, so the result does not
-depend on which worker did which board.
+against the same current strategy; each worker sums its share of the boards, the driver adds the
+workers' sums in worker order and then floors the regrets.  A run is therefore deterministic for a
+given number of workers (timing never matters); other worker counts agree to float32 rounding.
 
 Memory: two float32 arrays (regrets, strategy sums) of ``sum over decision nodes of buckets(round) x
 actions`` entries: 8 bytes per (information set, action).  :meth:`BlueprintTrainer.memory_bytes`.
