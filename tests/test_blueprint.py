@@ -217,7 +217,7 @@ def test_agent_strategy_sums_to_one_and_matches_its_sampled_actions(trained):
 
     agent = BlueprintAgent(trained, seed=7)
     checked = 0
-    for seed in range(6):
+    for seed in range(4):
         agent.new_hand()
         for state in _states_along_hand(seed):
             hs = agent.hand_strategy(state)
@@ -232,7 +232,7 @@ def test_agent_strategy_sums_to_one_and_matches_its_sampled_actions(trained):
             p = state.current_player()
             row = hs.probs[pair_index_of(state.hole[p])]
             counts = {}
-            n = 300
+            n = 200
             for _ in range(n):
                 a = agent.act(state)
                 counts[a] = counts.get(a, 0) + 1
@@ -240,7 +240,7 @@ def test_agent_strategy_sums_to_one_and_matches_its_sampled_actions(trained):
                 assert abs(counts.get(int(a), 0) / n - q) < 4 * np.sqrt(q * (1 - q) / n) + 0.02
             assert set(counts) <= {int(a) for a, q in zip(hs.actions, row) if q > 0}
             checked += 1
-    assert checked >= 6
+    assert checked >= 4
 
 
 def test_translation_pseudo_harmonic_and_bet_larger_than_stack(trained):
@@ -295,21 +295,20 @@ def test_bad_files_give_one_clear_error_and_nothing_is_overwritten(trained, tmp_
     assert bad.read_bytes() == before
 
 
-def test_cli_train_resume_info_play(tmp_path):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+def test_cli_train_resume_info_play(tmp_path, capsys):
+    from cfrkit.cli import main
+
     path = str(tmp_path / "bp.npz")
-    base = [sys.executable, "-m", "cfrkit", "blueprint"]
     common = ["--game", SMALL_GAME, "--raise-cap", "1", "--abstraction", "ehs:169,4,4,4", "--no-progress"]
-    p1 = subprocess.run(base + ["train", path, "--iterations", "3"] + common, capture_output=True, text=True,
-                        timeout=120, env=env)
-    assert p1.returncode == 0, p1.stderr
-    p2 = subprocess.run(base + ["train", path, "--iterations", "5", "--eval-minutes", "0.0001", "--eval-deals", "5",
-                                "--no-progress"], capture_output=True, text=True, timeout=120, env=env)
-    assert p2.returncode == 0, p2.stderr
-    assert "resuming" in p2.stdout and "evaluation at" in p2.stdout
-    p3 = subprocess.run(base + ["info", path], capture_output=True, text=True, timeout=60, env=env)
-    assert "5 iterations" in p3.stdout, p3.stdout
-    p4 = subprocess.run(base + ["play", path, "--opponent", "always-call", "--deals", "5"], capture_output=True,
-                        text=True, timeout=120, env=env)
-    assert p4.returncode == 0 and "blueprint vs always-call" in p4.stdout, p4.stderr
+    assert main(["blueprint", "train", path, "--iterations", "3"] + common) == 0
+    assert main(["blueprint", "train", path, "--iterations", "5", "--eval-minutes", "0.0001", "--eval-deals", "3",
+                 "--eval-opponents", "random", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "resuming" in out and "evaluation at" in out
+    assert main(["blueprint", "info", path]) == 0
+    assert "5 iterations" in capsys.readouterr().out
+    assert main(["blueprint", "play", path, "--opponent", "always-call", "--deals", "3"]) == 0
+    assert "blueprint vs always-call" in capsys.readouterr().out
     assert any(f.startswith("bp.it") for f in os.listdir(tmp_path))
+    assert main(["blueprint", "train", path, "--minutes", "1", "--eval-opponents", "nobody"]) == 2
+    assert "unknown opponent" in capsys.readouterr().err
