@@ -250,8 +250,9 @@ def play_hand(game, agents, cards: List[int]) -> List[float]:
 
 
 def duplicate_match(game, make_a: Callable[[], PokerAgent], make_b: Callable[[], PokerAgent], deals: int,
-                    seed: int = 0, progress: bool = False) -> MatchResult:
-    """Agent A against agent B on ``deals`` seeded deals, each played twice with the seats swapped.
+                    seed: int = 0, progress: bool = False, first_deal: int = 0) -> MatchResult:
+    """Agent A against agent B on seeded deals ``first_deal .. first_deal + deals - 1``, each played twice with
+    the seats swapped.
 
     Returns A's mean winnings in milli-big-blinds per hand with a 95% normal interval over deals.
     """
@@ -266,7 +267,7 @@ def duplicate_match(game, make_a: Callable[[], PokerAgent], make_b: Callable[[],
 
         it = tqdm(it, desc="duplicate deals", unit="deal")
     for i in it:
-        cards = deal_for_hand(game, seed, i)
+        cards = deal_for_hand(game, seed, first_deal + i)
         first = play_hand(game, [a, b], cards)[0]
         second = play_hand(game, [b, a], cards)[1]
         per_deal[i] = 0.5 * (first + second)
