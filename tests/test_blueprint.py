@@ -312,3 +312,21 @@ def test_cli_train_resume_info_play(tmp_path, capsys):
     assert any(f.startswith("bp.it") for f in os.listdir(tmp_path))
     assert main(["blueprint", "train", path, "--minutes", "1", "--eval-opponents", "nobody"]) == 2
     assert "unknown opponent" in capsys.readouterr().err
+
+
+def test_blueprint_agent_plays_through_the_acpc_client(trained):
+    from test_acpc_client import MiniDealer
+
+    from cfrkit.agents.acpc_client import run_client
+    from cfrkit.agents.poker import RandomAgent, make_agent
+    from cfrkit.games import load
+
+    game = load(SMALL_GAME)
+    agent = make_agent("blueprint", seed=3, policy_path=trained)
+    dealer = MiniDealer(game, hands=20, seed=9, opponent=RandomAgent(4))
+    dealer.start()
+    summary = run_client("127.0.0.1", dealer.port, game, agent, timeout=20, report=lambda m: None)
+    dealer.join(20)
+    assert dealer.errors == []
+    assert summary.hands == 20 and summary.actions_sent == dealer.responses > 0
+    assert summary.chips == pytest.approx(dealer.client_chips)
