@@ -8,8 +8,9 @@ agent's own raises are remembered as the abstract action it chose.  Its hand's b
 (``abstraction.buckets_for_board``) picks the row of the average strategy; an abstract raise of ``f``
 pots is played as ``f`` times the real pot after calling (clamped to the legal sizes), all-in as
 all-in.  When the abstract tree cannot follow the real hand (e.g. a real raise was mapped to an
-all-in and the real betting went on) the agent checks or calls for the rest of the hand (counted in
-``off_tree_hands``).
+all-in and the real betting went on) the agent plays, for the rest of the hand, the strategy of the
+nearest decision node of the same round, seat and facing-a-bet status (pot size and price of calling
+closest; counted in ``off_tree_hands``).
 
 :meth:`BlueprintAgent.hand_strategy` gives the same distribution for all 1326 hands (the evaluation
 interface of :class:`~cfrkit.agents.poker.PokerAgent`); :meth:`act` samples the row of its own hand.
@@ -52,6 +53,7 @@ class BlueprintAgent(PokerAgent):
         self.off_tree_hands = 0
         self._choices: Dict[int, Tuple[int, int]] = {}
         self._off_tree = False
+        self._candidates = None
 
     # ------------------------------------------------------------------ bookkeeping
     def new_hand(self) -> None:
@@ -160,13 +162,37 @@ class BlueprintAgent(PokerAgent):
 
     # ------------------------------------------------------------------ strategy
     def _node_or_none(self, state: HoldemState) -> Optional[int]:
-        if self._off_tree:
-            return None
-        node = self.abstract_node(state)
+        node = None if self._off_tree else self.abstract_node(state)
         if node is None:
-            self._off_tree = True
-            self.off_tree_hands += 1
+            if not self._off_tree:
+                self._off_tree = True
+                self.off_tree_hands += 1
+            node = self.nearest_node(state)
         return node
+
+    def nearest_node(self, state: HoldemState) -> Optional[int]:
+        """The decision node most like ``state`` when the tree cannot follow the hand's betting line.
+
+        Among the tree's decisions of the same round and seat that face a bet exactly when the real player
+        does, the one closest in pot size (log ratio) and in the price of calling (call / (pot + call)).
+        """
+        t = self.tree
+        p = state.current_player()
+        if p < 0:
+            return None
+        if self._candidates is None:
+            dec = np.flatnonzero(t.kind == DECISION)
+            pot = t.spent[dec].sum(axis=1).astype(np.float64)
+            call = np.abs(t.spent[dec, 0] - t.spent[dec, 1]).astype(np.float64)
+            self._candidates = (dec, t.round[dec], t.player[dec], np.log(pot), call / (pot + call), call > 0)
+        dec, rnd, player, log_pot, price, facing = self._candidates
+        call = state.call_amount(p)
+        pot = state.pot()
+        mask = (rnd == state.round) & (player == p) & (facing == (call > 0))
+        if not mask.any():
+            return None
+        dist = np.abs(log_pot[mask] - np.log(pot)) + 4.0 * np.abs(price[mask] - call / float(pot + call))
+        return int(dec[mask][int(np.argmin(dist))])
 
     def _support(self, node: int, state: HoldemState) -> Tuple[np.ndarray, np.ndarray]:
         """(real action ids, column of each abstract child in that list) -- children playing the same real
