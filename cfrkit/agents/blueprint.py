@@ -8,9 +8,10 @@ agent's own raises are remembered as the abstract action it chose.  Its hand's b
 (``abstraction.buckets_for_board``) picks the row of the average strategy; an abstract raise of ``f``
 pots is played as ``f`` times the real pot after calling (clamped to the legal sizes), all-in as
 all-in.  When the abstract tree cannot follow the real hand (e.g. a real raise was mapped to an
-all-in and the real betting went on) the agent plays, for the rest of the hand, the strategy of the
-nearest decision node of the same round, seat and facing-a-bet status (pot size and price of calling
-closest; counted in ``off_tree_hands``).
+all-in and the real betting went on) the hand is off the tree (counted in ``off_tree_hands``): if the
+abstract line had ended all-in the agent is committed and checks or calls to the end (it never folds a
+pot it treated as all-in); otherwise it plays, for the rest of the hand, the strategy of the nearest
+decision node of the same round, seat and facing-a-bet status (pot size and price of calling closest).
 
 :meth:`BlueprintAgent.hand_strategy` gives the same distribution for all 1326 hands (the evaluation
 interface of :class:`~cfrkit.agents.poker.PokerAgent`); :meth:`act` samples the row of its own hand.
@@ -31,7 +32,7 @@ from cfrkit.cards.hands import NUM_PAIRS, pair_index
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.abstraction import pseudo_harmonic_probability
 from cfrkit.games.holdem.game import CALL, FOLD, HoldemState, raise_action, raise_amount
-from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, ACTION_RAISE, DECISION,
+from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, ACTION_RAISE, DECISION, SHOWDOWN,
                                                    BlueprintError)
 from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
 
@@ -53,12 +54,15 @@ class BlueprintAgent(PokerAgent):
         self.off_tree_hands = 0
         self._choices: Dict[int, Tuple[int, int]] = {}
         self._off_tree = False
+        self._committed = False
+        self._all_in = False
         self._candidates = None
 
     # ------------------------------------------------------------------ bookkeeping
     def new_hand(self) -> None:
         self._choices = {}
         self._off_tree = False
+        self._committed = False
 
     def check_game(self, game) -> None:
         """Raise ``GameError`` unless ``game`` has the rules the blueprint was trained for."""
@@ -122,11 +126,13 @@ class BlueprintAgent(PokerAgent):
         t = self.tree
         real = state.game.new_initial_state()
         node = 0
+        self._all_in = False
         for index, action in enumerate(state.history()):
             if real.is_chance_node():
                 real.apply_action(action)
                 continue
             if t.kind[node] != DECISION or t.player[node] != real.current_player() or t.round[node] != real.round:
+                self._all_in = bool(t.kind[node] == SHOWDOWN)
                 return None
             first = int(t.child_start[node])
             kids = range(first, first + int(t.num_children[node]))
@@ -149,6 +155,7 @@ class BlueprintAgent(PokerAgent):
             real.apply_action(action)
             node = child
         if t.kind[node] != DECISION or t.player[node] != real.current_player() or t.round[node] != real.round:
+            self._all_in = bool(t.kind[node] == SHOWDOWN)
             return None
         return node
 
@@ -162,11 +169,15 @@ class BlueprintAgent(PokerAgent):
 
     # ------------------------------------------------------------------ strategy
     def _node_or_none(self, state: HoldemState) -> Optional[int]:
+        """The node to play at ``state``; None means check / call (the abstract hand is all-in)."""
         node = None if self._off_tree else self.abstract_node(state)
         if node is None:
             if not self._off_tree:
                 self._off_tree = True
+                self._committed = self._all_in
                 self.off_tree_hands += 1
+            if self._committed:
+                return None
             node = self.nearest_node(state)
         return node
 
