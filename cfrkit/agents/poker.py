@@ -325,7 +325,7 @@ class FixedRangeRaiser(PokerAgent):
         return HandStrategy(np.array([other, bet], dtype=np.int64), np.stack([outside, inside], axis=1))
 
 
-AGENT_NAMES = ("random", "always-call", "always-fold", "fixed-range-raiser", "rule-based", "policy")
+AGENT_NAMES = ("random", "always-call", "always-fold", "fixed-range-raiser", "rule-based", "policy", "blueprint")
 _ALIASES = {"call": "always-call", "caller": "always-call", "raiser": "fixed-range-raiser", "fold": "always-fold",
             "folder": "always-fold", "ar": "rule-based"}
 
@@ -333,9 +333,15 @@ _ALIASES = {"call": "always-call", "caller": "always-call", "raiser": "fixed-ran
 def make_agent(name: str, seed: Optional[int] = None, hand_range: Optional[str] = None,
                fraction: float = 1.0, policy_path: Optional[str] = None) -> PokerAgent:
     """An agent by name (``random``, ``always-call``, ``always-fold``, ``fixed-range-raiser``, ``rule-based``
-    (A^R), ``policy``; aliases call, fold, raiser, ar).  ``policy`` loads a :class:`~cfrkit.policy.TabularPolicy` file of a ``holdem`` or
+    (A^R), ``policy``, ``blueprint``; aliases call, fold, raiser, ar).  ``policy`` loads a :class:`~cfrkit.policy.TabularPolicy` file of a ``holdem`` or
     ``holdem_abstract`` game from ``policy_path``."""
     key = _ALIASES.get(name, name)
+    if key == "blueprint":  # a CFR+ blueprint file (cfrkit blueprint train), given as policy_path
+        if not policy_path:
+            raise GameError("the blueprint agent needs a blueprint file (--policy PATH)")
+        from cfrkit.agents.blueprint import BlueprintAgent
+
+        return BlueprintAgent(policy_path, seed=seed)
     if key == "policy":
         if not policy_path:
             raise GameError("the policy agent needs a policy file (--policy PATH)")

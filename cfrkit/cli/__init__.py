@@ -24,6 +24,7 @@ _COMMAND_MODULES = [
     "cfrkit.cli.evaluation_cmd",
     "cfrkit.cli.platform_cmd",
     "cfrkit.cli.abstraction_cmd",
+    "cfrkit.cli.blueprint_cmd",
 ]
 
 

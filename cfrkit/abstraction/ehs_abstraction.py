@@ -1,0 +1,170 @@
+"""A simple card abstraction: 169 lossless preflop classes and E[HS] percentile buckets after the flop.
+
+The blueprint solver and agent need only this interface (shared with the EMD k-means abstraction of
+:mod:`cfrkit.abstraction`): ``num_buckets(round)``, ``bucket(round, hole, board) -> int`` and
+``buckets_for_board(round, board) -> int32[1326]`` (pair order of :mod:`cfrkit.cards.hands`, -1 for
+pairs that share a card with the board), plus ``fingerprint()`` naming the exact table.
+
+Postflop a pair's E[HS] is its hand strength (win + tie / 2 against a uniform opponent) averaged over
+river boards: ``runouts`` boards drawn with a seed derived from the board itself (so the bucket of a
+hand on a board never changes), or exactly the one river.  Buckets are percentiles: the bucket
+boundaries are E[HS] quantiles over a sample of boards, so buckets hold about equally many hands.
+E[HS] ignores a hand's potential (draws share buckets with made hands of equal E[HS]); it is the
+stand-in until the potential-aware EMD abstraction is there, and the solver does not care which.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from typing import Sequence, Tuple
+
+import numpy as np
+
+from cfrkit.cards.encoding import as_card_ids
+from cfrkit.cards.equity import board_strengths_batch, showdown_masses
+from cfrkit.cards.hands import HOLE_PAIRS, NUM_PAIRS, blocked_pairs, pair_index
+
+BOARD_CARDS = (0, 3, 4, 5)
+
+
+def preflop_classes() -> np.ndarray:
+    """int32[1326]: the 169 lossless preflop classes (pairs 0..12, suited 13..90, offsuit 91..168)."""
+    ranks = HOLE_PAIRS // 4
+    suits = HOLE_PAIRS % 4
+    hi = ranks.max(axis=1).astype(np.int64)
+    lo = ranks.min(axis=1).astype(np.int64)
+    tri = hi * (hi - 1) // 2 + lo  # 0..77 over hi > lo
+    out = np.where(hi == lo, hi, np.where(suits[:, 0] == suits[:, 1], 13 + tri, 91 + tri))
+    return out.astype(np.int32)
+
+
+class EHSAbstraction:
+    """Preflop 169 classes; flop, turn, river ``buckets[r]`` E[HS] percentile buckets (see module docstring).
+
+    Args:
+        buckets: buckets per round, e.g. ``(169, 50, 50, 50)`` (preflop must be 169).
+        runouts: river boards sampled per flop / turn board for E[HS] (the turn has only 48).
+        calibration_boards: boards per round whose E[HS] values set the percentiles.
+        seed: seed of the calibration and of the runout sampling.
+    """
+
+    kind = "ehs"
+
+    def __init__(self, buckets: Sequence[int] = (169, 50, 50, 50), runouts: int = 24,
+                 calibration_boards: int = 40, seed: int = 0, cache_size: int = 4096):
+        buckets = tuple(int(b) for b in buckets)
+        if len(buckets) != 4 or buckets[0] != 169 or min(buckets[1:]) < 1 or max(buckets[1:]) > 1326:
+            raise ValueError(f"E[HS] abstraction buckets must be 169 and three counts in 1..1326, got {buckets}")
+        if runouts < 1 or calibration_boards < 1:
+            raise ValueError("runouts and calibration_boards must be positive")
+        self.buckets = buckets
+        self.runouts = int(runouts)
+        self.calibration_boards = int(calibration_boards)
+        self.seed = int(seed)
+        self._preflop = preflop_classes()
+        self._cache: "OrderedDict[Tuple[int, Tuple[int, ...]], np.ndarray]" = OrderedDict()
+        self._cache_size = int(cache_size)
+        self.edges = [np.zeros(0)] + [self._calibrate(r) for r in (1, 2, 3)]
+
+    # ------------------------------------------------------------------ interface
+    def num_buckets(self, round_index: int) -> int:
+        return self.buckets[self._check_round(round_index)]
+
+    def fingerprint(self) -> str:
+        """Digest of the parameters and the percentile edges (checkpoints compare it)."""
+        h = hashlib.sha256(repr((self.kind, self.buckets, self.runouts, self.calibration_boards, self.seed)).encode())
+        for e in self.edges:
+            h.update(np.ascontiguousarray(e, dtype=np.float64).tobytes())
+        return h.hexdigest()[:16]
+
+    def describe(self) -> dict:
+        return {"kind": self.kind, "buckets": list(self.buckets), "runouts": self.runouts,
+                "calibration_boards": self.calibration_boards, "seed": self.seed}
+
+    def bucket(self, round_index: int, hole, board) -> int:
+        """Bucket of one hole pair on ``board`` (0, 3, 4 or 5 cards for rounds 0..3)."""
+        hole_ids = as_card_ids(hole)
+        board_ids = as_card_ids(board)
+        if len(hole_ids) != 2:
+            raise ValueError(f"a hole pair has 2 cards, got {len(hole_ids)}")
+        as_card_ids(list(hole_ids) + list(board_ids))  # no shared card
+        return int(self.buckets_for_board(round_index, board_ids)[pair_index(*hole_ids)])
+
+    def buckets_for_board(self, round_index: int, board) -> np.ndarray:
+        """int32[1326]: bucket of every pair on ``board``; -1 for pairs sharing a card with it."""
+        r = self._check_round(round_index)
+        ids = tuple(sorted(as_card_ids(board)))
+        if len(ids) != BOARD_CARDS[r]:
+            raise ValueError(f"round {r} needs a board of {BOARD_CARDS[r]} cards, got {len(ids)}")
+        if r == 0:
+            return self._preflop.copy()
+        key = (r, ids)
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit.copy()
+        values = self.ehs(ids)
+        out = np.searchsorted(self.edges[r], values, side="right").astype(np.int32)
+        out[blocked_pairs(ids)] = -1
+        self._cache[key] = out
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return out.copy()
+
+    # ------------------------------------------------------------------ E[HS]
+    def ehs(self, board: Tuple[int, ...]) -> np.ndarray:
+        """float64[1326]: E[HS] of every pair over river boards extending ``board`` (NaN if blocked)."""
+        ids = np.array(sorted(board), dtype=np.int64)
+        need = 5 - len(ids)
+        if need == 0:
+            rivers = ids[None, :]
+        else:
+            rest = np.setdiff1d(np.arange(52), ids)
+            digest = hashlib.sha256(bytes(ids.astype(np.uint8).tolist()) + self.seed.to_bytes(8, "little")).digest()
+            gen = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+            if need == 1 and self.runouts >= rest.size:
+                extra = rest[:, None]
+            else:
+                count = self.runouts
+                keys = gen.random((count, rest.size))
+                extra = rest[np.argsort(keys, axis=1)[:, :need]]
+            rivers = np.concatenate([np.broadcast_to(ids, (extra.shape[0], ids.size)), extra], axis=1)
+        strengths = board_strengths_batch(rivers.astype(np.uint8))
+        uniform = (strengths > 0).astype(np.float64)
+        win, lose, compat = showdown_masses(strengths, uniform)
+        tie = compat - win - lose
+        with np.errstate(invalid="ignore", divide="ignore"):
+            hs = np.where(compat > 0, (win + 0.5 * tie) / np.where(compat > 0, compat, 1), np.nan)
+        live = strengths > 0
+        counts = live.sum(axis=0)
+        total = np.where(live, hs, 0.0).sum(axis=0)
+        out = np.where(counts > 0, total / np.maximum(counts, 1), np.nan)
+        out[blocked_pairs(ids.tolist())] = np.nan
+        return out
+
+    def _calibrate(self, r: int) -> np.ndarray:
+        gen = np.random.default_rng([self.seed, r])
+        values = []
+        for _ in range(self.calibration_boards):
+            board = tuple(int(c) for c in gen.choice(52, BOARD_CARDS[r], replace=False))
+            v = self.ehs(board)
+            values.append(v[np.isfinite(v)])
+        allv = np.concatenate(values)
+        n = self.buckets[r]
+        edges = np.quantile(allv, np.arange(1, n) / n)
+        return np.asarray(edges, dtype=np.float64)
+
+    @staticmethod
+    def _check_round(round_index: int) -> int:
+        r = int(round_index)
+        if not 0 <= r <= 3:
+            raise ValueError(f"round must be 0..3 (preflop, flop, turn, river), got {round_index}")
+        return r
+
+
+def default_ehs_abstraction(buckets: Sequence[int] = (169, 50, 50, 50)) -> EHSAbstraction:
+    """The stand-in abstraction the blueprint uses by default (built in about a second)."""
+    return EHSAbstraction(buckets)
+
+
+assert NUM_PAIRS == 1326

@@ -1,0 +1,313 @@
+"""``BlueprintAgent``: plays a trained blueprint (OpenHoldem's A^C) in the real heads-up no-limit game.
+
+At a decision the agent follows the real hand down the abstract betting tree: folds and calls map to
+the fold / call child; a raise maps to the raise children with the pseudo-harmonic translation of
+Ganzfried & Sandholm (2013) between the two neighbouring abstract sizes (pot fractions), an all-in
+to the all-in child.  A translated opponent raise is sampled once and remembered for the hand; the
+agent's own raises are remembered as the abstract action it chose.  Its hand's bucket
+(``abstraction.buckets_for_board``) picks the row of the average strategy; an abstract raise of ``f``
+pots is played as ``f`` times the real pot after calling (clamped to the legal sizes), all-in as
+all-in.  When the abstract tree cannot follow the real hand (e.g. a real raise was mapped to an
+all-in and the real betting went on) the hand is off the tree (counted in ``off_tree_hands``): if the
+abstract line had ended all-in the agent is committed and checks or calls to the end (it never folds a
+pot it treated as all-in); otherwise it plays, for the rest of the hand, the strategy of the nearest
+decision node of the same round, seat and facing-a-bet status (pot size and price of calling closest).
+
+:meth:`BlueprintAgent.hand_strategy` gives the same distribution for all 1326 hands (the evaluation
+interface of :class:`~cfrkit.agents.poker.PokerAgent`); :meth:`act` samples the row of its own hand.
+
+:func:`duplicate_match` is a minimal duplicate head-to-head loop (seeded deals of
+:mod:`cfrkit.games.holdem.deals`, every deal played twice with the seats swapped).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from cfrkit.agents.poker import HandStrategy, PokerAgent
+from cfrkit.cards.hands import NUM_PAIRS, pair_index
+from cfrkit.games.base import GameError
+from cfrkit.games.holdem.abstraction import pseudo_harmonic_probability
+from cfrkit.games.holdem.game import CALL, FOLD, HoldemState, raise_action, raise_amount
+from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, ACTION_RAISE, DECISION, SHOWDOWN,
+                                                   BlueprintError)
+from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
+
+
+class BlueprintAgent(PokerAgent):
+    """Play a :class:`~cfrkit.solvers.blueprint.strategy.BlueprintStrategy` (or a blueprint file path)."""
+
+    name = "blueprint"
+
+    def __init__(self, blueprint, seed: Optional[int] = None, abstraction=None):
+        if isinstance(blueprint, str):
+            blueprint = BlueprintStrategy.load(blueprint, abstraction)
+        self.blueprint: BlueprintStrategy = blueprint
+        self.tree = blueprint.tree
+        from cfrkit.games.registry import load
+
+        self.game = load(self.tree.game_string)
+        self.rng = random.Random(seed)
+        self.off_tree_hands = 0
+        self._choices: Dict[int, Tuple[int, int]] = {}
+        self._off_tree = False
+        self._committed = False
+        self._all_in = False
+        self._candidates = None
+
+    # ------------------------------------------------------------------ bookkeeping
+    def new_hand(self) -> None:
+        self._choices = {}
+        self._off_tree = False
+        self._committed = False
+
+    def check_game(self, game) -> None:
+        """Raise ``GameError`` unless ``game`` has the rules the blueprint was trained for."""
+        if getattr(game, "definition", None) != self.game.definition:
+            raise GameError(f"the blueprint is for {self.game.game_string()!r}, whose rules differ from "
+                            f"{game.game_string()!r}")
+
+    # ------------------------------------------------------------------ translation
+    def translate_raise(self, node: int, real: HoldemState, raise_to: int) -> List[Tuple[int, float]]:
+        """``[(child node, probability)]``: the abstract raises a real raise to ``raise_to`` chips maps to.
+
+        Raises :class:`BlueprintError` if ``raise_to`` exceeds the raiser's stack; returns ``[]`` when the
+        abstract node offers no raise.
+        """
+        p = real.current_player()
+        stack = real.d.stack[p]
+        if raise_to > stack:
+            raise BlueprintError(f"a raise to {raise_to} chips is larger than player {p}'s stack of {stack} chips")
+        t = self.tree
+        first = int(t.child_start[node])
+        kids = [c for c in range(first, first + int(t.num_children[node])) if t.action_kind[c] == ACTION_RAISE]
+        if not kids:
+            return []
+        rng = real.raise_range(p)
+        allin = [c for c in kids if t.is_allin[c]]
+        if allin and rng is not None and raise_to >= rng[1]:
+            return [(allin[0], 1.0)]
+        x = (raise_to - real.max_spent()) / float(max(1, real.pot() + real.call_amount(p)))
+        sizes = sorted((float(t.pot_fraction[c]), c) for c in kids)
+        if x <= sizes[0][0]:
+            return [(sizes[0][1], 1.0)]
+        if x >= sizes[-1][0]:
+            return [(sizes[-1][1], 1.0)]
+        for (fa, ca), (fb, cb) in zip(sizes, sizes[1:]):
+            if fa <= x <= fb:
+                if fa == fb:
+                    return [(ca, 1.0)]
+                prob = pseudo_harmonic_probability(fa, fb, x)
+                return [(ca, prob), (cb, 1.0 - prob)]
+        raise AssertionError("unreachable: sizes are sorted")
+
+    def real_action(self, child: int, real: HoldemState) -> int:
+        """The real game's action id that plays abstract child ``child`` at ``real``."""
+        t = self.tree
+        kind = int(t.action_kind[child])
+        if kind == ACTION_FOLD:
+            return FOLD if real.is_legal(FOLD) else CALL
+        if kind == ACTION_CALL:
+            return CALL
+        rng = real.raise_range()
+        if rng is None:
+            return CALL
+        if t.is_allin[child]:
+            return raise_action(rng[1])
+        target = real.max_spent() + int(round(float(t.pot_fraction[child]) * (real.pot() + real.call_amount())))
+        return raise_action(min(rng[1], max(rng[0], target)))
+
+    def abstract_node(self, state: HoldemState) -> Optional[int]:
+        """The betting node that follows ``state``'s hand, or None when the abstract tree cannot."""
+        self.check_game(state.game)
+        t = self.tree
+        real = state.game.new_initial_state()
+        node = 0
+        self._all_in = False
+        for index, action in enumerate(state.history()):
+            if real.is_chance_node():
+                real.apply_action(action)
+                continue
+            if t.kind[node] != DECISION or t.player[node] != real.current_player() or t.round[node] != real.round:
+                self._all_in = bool(t.kind[node] == SHOWDOWN)
+                return None
+            first = int(t.child_start[node])
+            kids = range(first, first + int(t.num_children[node]))
+            if action in (FOLD, CALL):
+                want = ACTION_FOLD if action == FOLD else ACTION_CALL
+                match = [c for c in kids if t.action_kind[c] == want]
+                if not match:
+                    return None
+                child = match[0]
+            else:
+                memo = self._choices.get(index)  # (real action, abstract child) chosen or sampled before
+                if memo is not None and memo[0] == action and first <= memo[1] < first + t.num_children[node]:
+                    child = memo[1]
+                else:
+                    choices = self.translate_raise(node, real, raise_amount(action))
+                    if not choices:
+                        return None
+                    child = self._sample(choices)
+                    self._choices[index] = (int(action), child)
+            real.apply_action(action)
+            node = child
+        if t.kind[node] != DECISION or t.player[node] != real.current_player() or t.round[node] != real.round:
+            self._all_in = bool(t.kind[node] == SHOWDOWN)
+            return None
+        return node
+
+    def _sample(self, choices: List[Tuple[int, float]]) -> int:
+        u, acc = self.rng.random(), 0.0
+        for c, p in choices:
+            acc += p
+            if u < acc:
+                return c
+        return choices[-1][0]
+
+    # ------------------------------------------------------------------ strategy
+    def _node_or_none(self, state: HoldemState) -> Optional[int]:
+        """The node to play at ``state``; None means check / call (the abstract hand is all-in)."""
+        node = None if self._off_tree else self.abstract_node(state)
+        if node is None:
+            if not self._off_tree:
+                self._off_tree = True
+                self._committed = self._all_in
+                self.off_tree_hands += 1
+            if self._committed:
+                return None
+            node = self.nearest_node(state)
+        return node
+
+    def nearest_node(self, state: HoldemState) -> Optional[int]:
+        """The decision node most like ``state`` when the tree cannot follow the hand's betting line.
+
+        Among the tree's decisions of the same round and seat that face a bet exactly when the real player
+        does, the one closest in pot size (log ratio) and in the price of calling (call / (pot + call)).
+        """
+        t = self.tree
+        p = state.current_player()
+        if p < 0:
+            return None
+        if self._candidates is None:
+            dec = np.flatnonzero(t.kind == DECISION)
+            pot = t.spent[dec].sum(axis=1).astype(np.float64)
+            call = np.abs(t.spent[dec, 0] - t.spent[dec, 1]).astype(np.float64)
+            self._candidates = (dec, t.round[dec], t.player[dec], np.log(pot), call / (pot + call), call > 0)
+        dec, rnd, player, log_pot, price, facing = self._candidates
+        call = state.call_amount(p)
+        pot = state.pot()
+        mask = (rnd == state.round) & (player == p) & (facing == (call > 0))
+        if not mask.any():
+            return None
+        dist = np.abs(log_pot[mask] - np.log(pot)) + 4.0 * np.abs(price[mask] - call / float(pot + call))
+        return int(dec[mask][int(np.argmin(dist))])
+
+    def _support(self, node: int, state: HoldemState) -> Tuple[np.ndarray, np.ndarray]:
+        """(real action ids, column of each abstract child in that list) -- children playing the same real
+        action (clamped sizes) share a column."""
+        t = self.tree
+        first = int(t.child_start[node])
+        actions: List[int] = []
+        column = []
+        for c in range(first, first + int(t.num_children[node])):
+            a = self.real_action(c, state)
+            if a not in actions:
+                actions.append(a)
+            column.append(actions.index(a))
+        return np.asarray(actions, dtype=np.int64), np.asarray(column, dtype=np.int64)
+
+    def hand_strategy(self, state: HoldemState) -> HandStrategy:
+        """The strategy at ``state`` for all 1326 hands (rows of hands touching the board are zero)."""
+        node = self._node_or_none(state)
+        board = list(state.board)
+        live = np.ones(NUM_PAIRS, dtype=bool)
+        if board:
+            from cfrkit.cards.hands import blocked_pairs
+
+            live = ~blocked_pairs(board)
+        if node is None:
+            probs = np.zeros((NUM_PAIRS, 1))
+            probs[live, 0] = 1.0
+            return HandStrategy(np.array([CALL], dtype=np.int64), probs)
+        buckets = np.asarray(self.blueprint.abstraction.buckets_for_board(int(self.tree.round[node]), board))
+        rows = self.blueprint.probabilities(node, buckets[live])
+        actions, column = self._support(node, state)
+        probs = np.zeros((NUM_PAIRS, actions.size))
+        merged = np.zeros((rows.shape[0], actions.size))
+        np.add.at(merged.T, column, rows.T)
+        probs[live] = merged
+        return HandStrategy(actions, probs)
+
+    def act(self, state: HoldemState) -> int:
+        p = state.current_player()
+        node = self._node_or_none(state)
+        if node is None:
+            return CALL
+        hole = state.hole[p]
+        bucket = int(self.blueprint.abstraction.buckets_for_board(int(self.tree.round[node]),
+                                                                  list(state.board))[pair_index(*hole)])
+        row = self.blueprint.probabilities(node, [bucket])[0]
+        first = int(self.tree.child_start[node])
+        child = self._sample([(first + i, float(q)) for i, q in enumerate(row)])
+        action = self.real_action(child, state)
+        self._choices[len(state.history())] = (action, child)
+        return action
+
+
+# ---------------------------------------------------------------------- matches
+@dataclass
+class MatchResult:
+    """Duplicate match result of agent A: mean and 95% half-width in mbb per hand (per seat-averaged deal)."""
+
+    deals: int
+    mbb_per_hand: float
+    ci95: float
+
+    def as_dict(self) -> Dict[str, float]:
+        return {"deals": self.deals, "hands": 2 * self.deals, "mbb_per_hand": round(self.mbb_per_hand, 1),
+                "ci95": round(self.ci95, 1)}
+
+
+def play_hand(game, agents, cards: List[int]) -> List[float]:
+    """Play one hand with ``agents[seat]`` on the dealt ``cards`` (deal order); returns the seats' chips."""
+    for a in agents:
+        a.new_hand()
+    state = game.new_initial_state()
+    k = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(cards[k])
+            k += 1
+            continue
+        state.apply_action(agents[state.current_player()].act(state))
+    return state.returns()
+
+
+def duplicate_match(game, make_a: Callable[[], PokerAgent], make_b: Callable[[], PokerAgent], deals: int,
+                    seed: int = 0, progress: bool = False, first_deal: int = 0) -> MatchResult:
+    """Agent A against agent B on seeded deals ``first_deal .. first_deal + deals - 1``, each played twice with
+    the seats swapped.
+
+    Returns A's mean winnings in milli-big-blinds per hand with a 95% normal interval over deals.
+    """
+    from cfrkit.games.holdem.deals import deal_for_hand
+
+    a, b = make_a(), make_b()
+    bb = float(game.definition.big_blind)
+    per_deal = np.empty(int(deals))
+    it = range(int(deals))
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(it, desc="duplicate deals", unit="deal")
+    for i in it:
+        cards = deal_for_hand(game, seed, first_deal + i)
+        first = play_hand(game, [a, b], cards)[0]
+        second = play_hand(game, [b, a], cards)[1]
+        per_deal[i] = 0.5 * (first + second)
+    mbb = per_deal / bb * 1000.0
+    half = 1.96 * mbb.std(ddof=1) / np.sqrt(len(mbb)) if len(mbb) > 1 else float("nan")
+    return MatchResult(int(deals), float(mbb.mean()), float(half))

@@ -1,0 +1,155 @@
+"""``cfrkit blueprint train | info | play``: the CFR+ blueprint (OpenHoldem's A^C) on the command line.
+
+    cfrkit blueprint train bp.npz --minutes 120 --raise-cap 2 --abstraction ehs:169,50,50,50 --eval-minutes 10
+    cfrkit blueprint train bp.npz --minutes 60            # resumes bp.npz where it stopped
+    cfrkit blueprint info bp.npz
+    cfrkit blueprint play bp.npz --opponent always-call --deals 1000
+    cfrkit acpc-client HOST PORT --agent blueprint --policy bp.npz
+"""
+from __future__ import annotations
+
+import os
+
+from cfrkit.cli import CliError
+
+EVAL_OPPONENTS = ("always-call", "random", "fixed-range-raiser")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("blueprint", help="train, inspect and play a CFR+ blueprint of heads-up no-limit hold'em")
+    bs = p.add_subparsers(dest="blueprint_command", metavar="SUBCOMMAND")
+    bs.required = True
+
+    t = bs.add_parser("train", help="train (or resume) a blueprint with public chance sampling CFR+",
+                      description="Trains CFR+ on the abstract game, saving PATH atomically every "
+                                  "--checkpoint-minutes, at the end and on Ctrl-C / SIGTERM; if PATH exists the "
+                                  "run resumes from it (bit-exact: boards are a function of seed and iteration).")
+    t.add_argument("path", help="checkpoint file (.npz); resumed when it exists")
+    t.add_argument("--game", default="holdem", help="heads-up no-limit holdem game string (default: ACPC "
+                                                    "20000 stacks, 50/100 blinds)")
+    t.add_argument("--bets", default="0.5+1", help="raise sizes as pot fractions (default 0.5+1: half pot, pot; "
+                                                   "all-in always offered)")
+    t.add_argument("--raise-cap", type=int, default=2, help="raises per round before only fold/call/all-in "
+                                                            "remain (default 2)")
+    t.add_argument("--abstraction", default="ehs:169,50,50,50",
+                   help="card abstraction: ehs:169,B,B,B (E[HS] percentiles), emd:DIR or default")
+    t.add_argument("--iterations", type=int, default=None, help="stop at this many iterations in total")
+    t.add_argument("--minutes", type=float, default=None, help="stop after this many minutes (this session)")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--threads", type=int, default=1, help="threads computing boards (default 1)")
+    t.add_argument("--boards-per-iteration", type=int, default=None,
+                   help="boards sampled per iteration (default: threads or Ray workers)")
+    t.add_argument("--ray", metavar="ADDRESS", default=None,
+                   help="compute boards on Ray actors ('local' starts a local Ray); --threads = actors")
+    t.add_argument("--checkpoint-minutes", type=float, default=10.0, help="save every this many minutes "
+                                                                          "(default 10; 0: only at the end)")
+    t.add_argument("--eval-minutes", type=float, default=0.0,
+                   help="every this many minutes play duplicate matches against --eval-opponents and save a "
+                        "strategy snapshot PATH.itN.npz (default 0: off)")
+    t.add_argument("--eval-deals", type=int, default=200, help="duplicate deals per opponent per evaluation")
+    t.add_argument("--eval-opponents", default="always-call,fixed-range-raiser",
+                   help=f"comma-separated, from {', '.join(EVAL_OPPONENTS)}")
+    t.add_argument("--no-progress", action="store_true")
+    t.set_defaults(func=run_train)
+
+    i = bs.add_parser("info", help="what a blueprint file holds")
+    i.add_argument("path")
+    i.set_defaults(func=run_info)
+
+    q = bs.add_parser("play", help="a blueprint against a simple agent (duplicate deals)")
+    q.add_argument("path")
+    q.add_argument("--opponent", default="always-call", help=f"one of {', '.join(EVAL_OPPONENTS)}")
+    q.add_argument("--deals", type=int, default=500, help="deals, each played in both seats (default 500)")
+    q.add_argument("--seed", type=int, default=0)
+    q.set_defaults(func=run_play)
+
+
+def _opponent_factory(name: str, seed: int):
+    from cfrkit.agents.poker import make_agent
+
+    if name not in EVAL_OPPONENTS:
+        raise CliError(f"unknown opponent {name!r}; use {', '.join(EVAL_OPPONENTS)}")
+    return lambda: make_agent(name, seed=seed)
+
+
+def make_evaluator(deals: int, opponents, seed: int = 12345):
+    """``evaluate(trainer) -> {opponent: {mbb_per_hand, ci95, ...}}`` for periodic evaluations."""
+    from cfrkit.agents.blueprint import BlueprintAgent, duplicate_match
+    from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
+
+    factories = {name: _opponent_factory(name, seed) for name in opponents}
+
+    def evaluate(trainer):
+        from cfrkit.games.registry import load
+
+        game = load(trainer.tree.game_string)
+        agent = BlueprintAgent(BlueprintStrategy.from_trainer(trainer), seed=seed)
+        return {name: duplicate_match(game, lambda: agent, make, deals, seed=seed).as_dict()
+                for name, make in factories.items()}
+
+    return evaluate
+
+
+def run_train(args) -> int:
+    from cfrkit.solvers.blueprint.trainer import BlueprintTrainer, TrainConfig, train
+
+    if args.iterations is None and args.minutes is None:
+        raise CliError("give --iterations or --minutes")
+    for name in ("iterations", "minutes", "threads", "boards_per_iteration", "eval_deals"):
+        v = getattr(args, name)
+        if v is not None and v <= 0:
+            raise CliError(f"--{name.replace('_', '-')} must be positive, got {v}")
+    opponents = [o.strip() for o in args.eval_opponents.split(",") if o.strip()]
+    for o in opponents:
+        _opponent_factory(o, 0)
+    if os.path.exists(args.path):
+        trainer = BlueprintTrainer.load(args.path, workers=args.threads, ray_address=args.ray,
+                                        boards_per_iteration=args.boards_per_iteration)
+        print(f"resuming {args.path} at iteration {trainer.iterations}")
+    else:
+        trainer = BlueprintTrainer(game=args.game, bets=args.bets, raise_cap=args.raise_cap,
+                                   abstraction=args.abstraction, seed=args.seed, workers=args.threads,
+                                   ray_address=args.ray, boards_per_iteration=args.boards_per_iteration)
+    print(f"abstract game: {trainer.tree.num_nodes} betting nodes, {trainer.num_information_sets()} information "
+          f"sets, {trainer.total} (information set, action) entries, {trainer.memory_bytes() / 2**20:.1f} MiB "
+          f"of regrets and strategy sums")
+    evaluate = make_evaluator(args.eval_deals, opponents) if args.eval_minutes else None
+    try:
+        status = train(trainer, args.path, TrainConfig(iterations=args.iterations, minutes=args.minutes,
+                                                       checkpoint_minutes=args.checkpoint_minutes,
+                                                       eval_minutes=args.eval_minutes,
+                                                       progress=not args.no_progress), evaluate=evaluate)
+    finally:
+        trainer.close()
+    return 130 if status == "interrupted" else 0
+
+
+def run_info(args) -> int:
+    from cfrkit.solvers.blueprint.trainer import read_checkpoint
+
+    header, data = read_checkpoint(args.path, arrays=("strategy_sum",))
+    kinds = data["tree_kind"]
+    print(f"{args.path}: {header['game']}, bets {header['bets']}, raise cap {header['raise_cap']}, "
+          f"abstraction {header['abstraction']} (buckets {header['num_buckets']})")
+    print(f"  {len(kinds)} betting nodes ({int((kinds == 0).sum())} decisions), {header['total_slots']} entries; "
+          f"{header['iterations']} iterations, {header['seconds']:.0f} s, seed {header['seed']}, "
+          f"{header['boards_per_iteration']} boards per iteration"
+          + (", strategy only" if header.get("strategy_only") else ""))
+    for e in header.get("evaluations", []):
+        print(f"  evaluation: {e}")
+    return 0
+
+
+def run_play(args) -> int:
+    from cfrkit.agents.blueprint import BlueprintAgent, duplicate_match
+    from cfrkit.games.registry import load
+
+    if args.deals <= 0:
+        raise CliError("--deals must be positive")
+    agent = BlueprintAgent(args.path, seed=args.seed)
+    game = load(agent.tree.game_string)
+    result = duplicate_match(game, lambda: agent, _opponent_factory(args.opponent, args.seed + 1), args.deals,
+                             seed=args.seed, progress=True)
+    print(f"blueprint vs {args.opponent}: {result.mbb_per_hand:+.1f} +- {result.ci95:.1f} mbb/hand over "
+          f"{2 * result.deals} hands ({result.deals} duplicate deals); off-tree hands {agent.off_tree_hands}")
+    return 0

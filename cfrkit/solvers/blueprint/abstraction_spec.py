@@ -1,0 +1,59 @@
+"""Card abstractions by name, and a fingerprint that works for any object of the interface.
+
+Specs: ``ehs:169,50,50,50`` (the E[HS] percentile stand-in, :mod:`cfrkit.abstraction.ehs_abstraction`),
+``emd:DIR`` (a bucket table built by ``cfrkit abstraction build``, loaded with
+``cfrkit.abstraction.load_abstraction``), ``default`` (``cfrkit.abstraction.default_abstraction()``).
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from cfrkit.solvers.blueprint.betting_tree import BlueprintError
+
+DEFAULT_ABSTRACTION = "ehs:169,50,50,50"
+
+#: fixed boards on which the fingerprint reads every round's buckets
+_PROBE_BOARDS = ((), (0, 17, 34), (51, 30, 9), (0, 17, 34, 45), (51, 30, 9, 12), (0, 17, 34, 45, 22),
+                 (51, 30, 9, 12, 40))
+
+
+def abstraction_from_spec(spec: str):
+    """Build the card abstraction named by ``spec`` (see the module docstring)."""
+    text = str(spec).strip()
+    if text.startswith("ehs:") or text == "ehs":
+        from cfrkit.abstraction.ehs_abstraction import EHSAbstraction
+
+        counts = text[4:] or "169,50,50,50"
+        try:
+            buckets = tuple(int(x) for x in counts.split(","))
+            return EHSAbstraction(buckets)
+        except ValueError as exc:
+            raise BlueprintError(f"card abstraction {spec!r}: {exc}") from None
+    if text.startswith("emd:") or text == "default":
+        try:
+            import cfrkit.abstraction as pkg
+            loader = pkg.load_abstraction if text != "default" else None
+            if text == "default":
+                return pkg.default_abstraction()
+        except AttributeError:
+            raise BlueprintError(f"card abstraction {spec!r} needs cfrkit.abstraction.load_abstraction / "
+                                 f"default_abstraction, which this build lacks; use ehs:169,50,50,50") from None
+        return loader(text[4:])
+    raise BlueprintError(f"unknown card abstraction {spec!r}; use ehs:169,B,B,B, emd:DIR or default")
+
+
+def abstraction_fingerprint(abstraction) -> str:
+    """Digest of the bucket counts and of the buckets of every hand on fixed probe boards.
+
+    Two abstractions with equal fingerprints bucket those boards identically; a checkpoint trained with
+    one is refused with another.
+    """
+    h = hashlib.sha256()
+    for r in range(4):
+        h.update(int(abstraction.num_buckets(r)).to_bytes(8, "little"))
+    for board in _PROBE_BOARDS:
+        r = {0: 0, 3: 1, 4: 2, 5: 3}[len(board)]
+        h.update(np.asarray(abstraction.buckets_for_board(r, list(board)), dtype=np.int32).tobytes())
+    return h.hexdigest()[:16]
