@@ -66,6 +66,19 @@ cdef extern from *:
                                  double w, double* restrict reg, const double* restrict child,
                                  const double* restrict out, double* restrict tot, int dcfr, double pos,
                                  double neg, int H) {
+        if (dcfr == 2) {
+            /* postflop-solver's weighting: the strategy sum is discounted by w and adds the current
+               strategy (not weighted by own reach); the old regret is discounted by its sign, then the
+               new instantaneous regret is added */
+            for (int h = 0; h < H; h++) ssum[h] = ssum[h] * w + srow[h];
+            for (int h = 0; h < H; h++) {
+                double r = reg[h];
+                r = (r >= 0 ? r * pos : r * neg) + child[h] - out[h];
+                reg[h] = r;
+                tot[h] += r > 0 ? r : 0.0;
+            }
+            return;
+        }
         if (w > 0)
             for (int h = 0; h < H; h++) ssum[h] += w * own[h] * srow[h];
         if (dcfr) {
@@ -523,13 +536,14 @@ def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] c
     Every ``check_every`` iterations (counted from ``start_iteration``; 0 = never) the exploitability
     (chips) of the average strategy is written to ``expl_out``; the solve stops after the first check
     at or below ``target`` chips (a negative target never stops).  Iteration ``t`` adds
-    ``t^gamma`` (DCFR) or ``t`` (CFR+) times its strategy to the average.  Returns
+    ``t^gamma`` (DCFR, ``dcfr=1``) or ``t`` (CFR+, ``dcfr=0``) times its strategy to the average;
+    ``dcfr=2`` is postflop-solver's DCFR (see ``rc_update_action``; alpha/beta/gamma unused).  Returns
     ``(iterations_run, checks_written)``.
     """
     cdef _Workspace ws = _Workspace(node_type, node_player, child_start, num_children, node_slot, amount, strength,
                                     hand_cards, chance)
     cdef Tree t = ws.t
-    cdef int it, p, written = 0, done = 0
+    cdef int it, p, written = 0, done = 0, ps, p4, ta
     cdef Py_ssize_t slots = sigma.shape[0], H = sigma.shape[1]
     cdef double tt, w, e, pos_scale = 0.0, neg_scale = 0.0
     if ranges.shape[0] != 2 or ranges.shape[1] != H or regrets.shape[0] != slots or strategy_sum.shape[0] != slots:
@@ -541,7 +555,19 @@ def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] c
         _forward_player(&t, &ranges[0, 0], &sigma[0, 0], 1)
         for it in range(start_iteration, start_iteration + max_iterations):
             tt = it
-            if dcfr:
+            if dcfr == 2:
+                # postflop-solver's DiscountParams, its iterations counted from 0
+                ps = it - 1
+                p4 = 0
+                if ps > 0:
+                    p4 = 1
+                    while p4 * 4 <= ps:
+                        p4 *= 4
+                ta = ps - 1 if ps > 1 else 0
+                pos_scale = pow(ta, 1.5) / (pow(ta, 1.5) + 1.0)
+                neg_scale = 0.5
+                w = pow((ps - p4) / (ps - p4 + 1.0), 3.0)
+            elif dcfr:
                 w = pow(tt, gamma)
                 pos_scale = pow(tt, alpha) / (pow(tt, alpha) + 1.0)
                 neg_scale = pow(tt, beta) / (pow(tt, beta) + 1.0)

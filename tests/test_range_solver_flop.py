@@ -150,3 +150,21 @@ def test_bad_spots_raise_game_errors():
         PostflopPublicGame("AsKhTs", 0, 300)
     with pytest.raises(GameError):
         PostflopPublicGame("AsKhTs", 100, 300, "50 percent")
+
+
+def test_postflop_solver_weighting():
+    """dcfr-postflop: the strategy sum after iterations 1 and 2 (counted 0 and 1: discount 0) is exactly the
+    strategy played in that iteration, unweighted by reach; the solve converges."""
+    board = parse_cards("AsJd8h5c2d")
+    tree = build_public_tree(PostflopPublicGame(board, 1000, 2000, "50%, 100%, a"))
+    fast = FlatRangeSolver(tree, algorithm="dcfr-postflop")
+    fast.run(1)
+    np.testing.assert_allclose(fast.strategy_sum, 1.0 / np.repeat(
+        [fast.flat.actions_of[n] for n in sorted(fast.flat.slot_of, key=fast.flat.slot_of.get)],
+        [fast.flat.actions_of[n] for n in sorted(fast.flat.slot_of, key=fast.flat.slot_of.get)])[:, None] + 0 * fast.strategy_sum)
+    played = fast.sigma.copy()   # regret matching of the regrets after the first iteration
+    fast.run(1)
+    np.testing.assert_allclose(fast.strategy_sum, played, rtol=0, atol=1e-15)
+    assert fast.solve(0.003, check_every=10, max_iterations=400) <= 0.003 * fast.pot
+    with pytest.raises(ValueError, match="dcfr-postflop"):
+        FlatRangeSolver(tree, algorithm="pio")

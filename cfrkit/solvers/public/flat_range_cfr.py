@@ -39,6 +39,8 @@ from cfrkit.games.base import GameError
 from cfrkit.solvers.public.tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
 
 DEFAULT_DCFR = {"alpha": 1.5, "beta": 0.0, "gamma": 2.0}
+# kernel modes: CFR+, DCFR (alpha, beta, gamma), postflop-solver's DCFR (fixed weights, see FlatRangeSolver)
+ALGORITHMS = {"cfr+": 0, "dcfr": 1, "dcfr-postflop": 2}
 
 
 def _kernel():
@@ -224,13 +226,17 @@ class FlatRangeSolver:
         tree: public tree without leaves: a river, turn or flop subgame.
         ranges: ``(2, H)`` reach probabilities of every hand (pair index of the tree's game) at the
             root; hands touching the board are dropped.  Default: uniform over the live hands.
-        algorithm: ``"dcfr"`` (discounted CFR with ``alpha``, ``beta``, ``gamma``) or ``"cfr+"``.
+        algorithm: ``"dcfr"`` (discounted CFR with ``alpha``, ``beta``, ``gamma``), ``"cfr+"``, or
+            ``"dcfr-postflop"``: postflop-solver's weighting (iteration ``t`` counted from 0: the old regret
+            is discounted by ``s^1.5 / (s^1.5 + 1)``, ``s = t - 1``, if positive and by 1/2 if negative, then
+            the new regret is added; the strategy sum is discounted by ``(u / (u + 1))^3``, ``u = t`` minus
+            the largest power of 4 not above ``t``, and adds the current strategy unweighted by own reach).
     """
 
     def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "dcfr", alpha: float = DEFAULT_DCFR["alpha"],
                  beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"]):
-        if algorithm not in ("cfr+", "dcfr"):
-            raise ValueError(f"unknown algorithm {algorithm!r}; choose 'cfr+' or 'dcfr'")
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
         self.flat = flat = FlatTree.of(tree)
         self.tree = tree
         self.algorithm = algorithm
@@ -274,7 +280,7 @@ class FlatRangeSolver:
         n_checks = iterations // check_every if check_every > 0 else 0
         out = np.zeros(max(n_checks, 1))
         done, written = _kernel().solve(*self._args(), self.ranges, self.regrets, self.strategy_sum, self.sigma,
-                                        self.iterations + 1, iterations, int(self.algorithm == "dcfr"), self.alpha,
+                                        self.iterations + 1, iterations, ALGORITHMS[self.algorithm], self.alpha,
                                         self.beta, self.gamma, check_every,
                                         -1.0 if target is None else float(target), out)
         self.iterations += done
