@@ -168,3 +168,26 @@ def test_postflop_solver_weighting():
     assert fast.solve(0.003, check_every=10, max_iterations=400) <= 0.003 * fast.pot
     with pytest.raises(ValueError, match="dcfr-postflop"):
         FlatRangeSolver(tree, algorithm="pio")
+
+
+def test_float32_storage_follows_float64():
+    """dtype='float32' (range_cfr32): half the bytes; iterates and exploitability follow float64 up to rounding."""
+    board = parse_cards("AsJd8h5c2d")
+    tree = build_public_tree(PostflopPublicGame(board, 1000, 2000, "50%, 100%, a"))
+    f64, f32 = FlatRangeSolver(tree), FlatRangeSolver(tree, dtype="float32")
+    assert f32.regrets.dtype == np.float32 and f32.regrets.nbytes * 2 == f64.regrets.nbytes
+    f64.run(20)
+    f32.run(20)
+    scale = np.abs(f64.regrets).max()
+    assert np.abs(f32.regrets - f64.regrets).max() < 1e-3 * scale
+    assert f32.exploitability() == pytest.approx(f64.exploitability(), rel=1e-3)
+    assert f32.solve(0.003, max_iterations=300) <= 0.003 * f32.pot
+
+
+def test_float32_flop_tree(flop):
+    g, tree, ranges = flop
+    f64 = FlatRangeSolver(tree, ranges=ranges)
+    f32 = FlatRangeSolver(tree, ranges=ranges, dtype="float32")
+    f64.run(1)
+    f32.run(1)
+    assert f32.exploitability() == pytest.approx(f64.exploitability(), rel=1e-5)

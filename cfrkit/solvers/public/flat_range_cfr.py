@@ -43,7 +43,12 @@ DEFAULT_DCFR = {"alpha": 1.5, "beta": 0.0, "gamma": 2.0}
 ALGORITHMS = {"cfr+": 0, "dcfr": 1, "dcfr-postflop": 2}
 
 
-def _kernel():
+def _kernel(dtype=np.float64):
+    """The kernel build for the storage type: float64 (``range_cfr``) or float32 (``range_cfr32``)."""
+    if np.dtype(dtype) == np.float32:
+        from cfrkit._kernels import range_cfr32
+
+        return range_cfr32
     from cfrkit._kernels import range_cfr
 
     return range_cfr
@@ -210,13 +215,21 @@ class FlatTree:
         self.board_group_start = np.asarray(group_start, dtype=np.int32)
         self.chance = (self.node_board, self.node_mask, self.masks, self.board_perm, self.board_cards,
                        self.board_hand_start, self.board_groups, self.board_group_start)
+        self._chance32 = None
         for arr in (self.node_type, self.node_player, self.child_start, self.num_children, self.node_slot,
                     self.amount, self.hands, self.strength, self.hand_cards) + self.chance:
             arr.setflags(write=False)
 
-    def kernel_args(self):
+    def kernel_args(self, dtype=np.float64):
+        chance = self.chance
+        if np.dtype(dtype) != np.float64:
+            if self._chance32 is None:
+                masks = np.ascontiguousarray(self.masks, dtype=np.float32)
+                masks.setflags(write=False)
+                self._chance32 = chance[:2] + (masks,) + chance[3:]
+            chance = self._chance32
         return (self.node_type, self.node_player, self.child_start, self.num_children, self.node_slot, self.amount,
-                self.strength, self.hand_cards, self.chance)
+                self.strength, self.hand_cards, chance)
 
 
 class FlatRangeSolver:
@@ -226,6 +239,8 @@ class FlatRangeSolver:
         tree: public tree without leaves: a river, turn or flop subgame.
         ranges: ``(2, H)`` reach probabilities of every hand (pair index of the tree's game) at the
             root; hands touching the board are dropped.  Default: uniform over the live hands.
+        dtype: storage of every hand vector: ``"float64"`` (default) or ``"float32"`` (half the memory; the
+            sweeps still accumulate in double).
         algorithm: ``"dcfr"`` (discounted CFR with ``alpha``, ``beta``, ``gamma``), ``"cfr+"``, or
             ``"dcfr-postflop"``: postflop-solver's weighting (iteration ``t`` counted from 0: the old regret
             is discounted by ``s^1.5 / (s^1.5 + 1)``, ``s = t - 1``, if positive and by 1/2 if negative, then
@@ -234,7 +249,10 @@ class FlatRangeSolver:
     """
 
     def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "dcfr", alpha: float = DEFAULT_DCFR["alpha"],
-                 beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"]):
+                 beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"], dtype: str = "float64"):
+        if np.dtype(dtype) not in (np.float64, np.float32):
+            raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
+        self.dtype = np.dtype(dtype)
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
         self.flat = flat = FlatTree.of(tree)
@@ -253,18 +271,18 @@ class FlatRangeSolver:
             raise ValueError(f"ranges must have shape (2, {H}), got {ranges.shape}")
         if not np.all(np.isfinite(ranges)) or ranges.min() < 0:
             raise ValueError("ranges must be finite and non-negative")
-        self.ranges = np.ascontiguousarray(ranges[:, self.hands])
+        self.ranges = np.ascontiguousarray(ranges[:, self.hands], dtype=self.dtype)
         V = len(self.hands)
-        self.regrets = np.zeros((flat.slots, V))
-        self.strategy_sum = np.zeros((flat.slots, V))
-        self.sigma = np.zeros((flat.slots, V))
+        self.regrets = np.zeros((flat.slots, V), dtype=self.dtype)
+        self.strategy_sum = np.zeros((flat.slots, V), dtype=self.dtype)
+        self.sigma = np.zeros((flat.slots, V), dtype=self.dtype)
         for old, s in flat.slot_of.items():
             A = flat.actions_of[old]
             self.sigma[s:s + A] = 1.0 / A
         self.iterations = 0
 
     def _args(self):
-        return self.flat.kernel_args()
+        return self.flat.kernel_args(self.dtype)
 
     def run(self, iterations: int, check_every: int = 0, target: Optional[float] = None) -> np.ndarray:
         """Run up to ``iterations`` more iterations; returns the exploitability (chips) every ``check_every``.
@@ -279,7 +297,7 @@ class FlatRangeSolver:
             raise ValueError("a target needs check_every > 0")
         n_checks = iterations // check_every if check_every > 0 else 0
         out = np.zeros(max(n_checks, 1))
-        done, written = _kernel().solve(*self._args(), self.ranges, self.regrets, self.strategy_sum, self.sigma,
+        done, written = _kernel(self.dtype).solve(*self._args(), self.ranges, self.regrets, self.strategy_sum, self.sigma,
                                         self.iterations + 1, iterations, ALGORITHMS[self.algorithm], self.alpha,
                                         self.beta, self.gamma, check_every,
                                         -1.0 if target is None else float(target), out)
@@ -329,14 +347,15 @@ class FlatRangeSolver:
         ``strategies``: ``{decision node: (A, H) or (1, A, H)}`` over all pairs of the game, as returned by
         :meth:`average_strategy` or :meth:`RangeSolver.to_numpy_strategy`.
         """
-        return float(_kernel().exploitability(*self._args(), self.ranges, self._slots_of(strategies)))
+        return float(_kernel(self.dtype).exploitability(*self._args(), self.ranges,
+                                                       self._slots_of(strategies).astype(self.dtype)))
 
     def root_values(self, strategies: Optional[Dict[int, np.ndarray]] = None) -> np.ndarray:
         """Expected chips ``(2,)`` of each player at the root under ``strategies`` (default: average), ranges as the deal.
 
         Same normalisation as :meth:`RangeSolver.root_values`: ``sum_h range_p(h) * cfv_p(h) / Z``.
         """
-        cfv = _kernel().root_values(*self._args(), self.ranges, self._slots_of(strategies))
+        cfv = _kernel(self.dtype).root_values(*self._args(), self.ranges, self._slots_of(strategies).astype(self.dtype))
         # Z: mass of card-compatible hand pairs (opponent mass compatible with each hand, card-removal sums)
         opp = self.ranges[1]
         per_card = np.zeros(52)
