@@ -1,6 +1,6 @@
 """The range solver on postflop-solver's spots: node counts, iterations, time and memory to 1% / 0.3% / 0.1%.
 
-    python benchmarks/range_solver.py [--spots river,turn] [--algorithms dcfr,dcfr-postflop]
+    python benchmarks/range_solver.py [--spots river,turn] [--algorithms dcfr,dcfr-postflop] [--dtypes float64,float32]
                                       [--targets 1,0.3,0.1] [--check-every 5] [--max-iterations 400]
 
 Spots (built by :class:`cfrkit.solvers.public.postflop_game.PostflopPublicGame` as postflop-solver's
@@ -32,6 +32,8 @@ import subprocess
 import sys
 import time
 
+import numpy as np
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 SPOTS = {
@@ -46,20 +48,22 @@ POSTFLOP_SOLVER = {  # recorded (REFERENCE.md): iterations and seconds (1 thread
 }
 
 
-def kernel_bytes(flat, hands: int) -> dict:
-    """Bytes the compiled solver holds for one spot: per-action arrays (regrets, strategy sum, current
-    strategy), per-node values and reach rows, chance masks (float64)."""
-    reach_rows = 2 + sum(int(flat.num_children[n]) * (2 if flat.node_type[n] == 3 else 1)
-                         for n in range(len(flat.node_type)) if flat.node_type[n] in (0, 3))
-    per_action = 3 * flat.slots * hands * 8
-    per_node = (len(flat.node_type) + reach_rows) * hands * 8
-    return {"per_action": per_action, "per_node": per_node, "masks": flat.masks.nbytes,
-            "total": per_action + per_node + flat.masks.nbytes}
+def kernel_bytes(flat, hands: int, itemsize: int) -> dict:
+    """Bytes the compiled solver holds for one spot: per-action arrays (regrets, strategy sum; the current
+    strategy is matched on the fly), value rows of non-terminal nodes, reach rows where a player's reach changes at a
+    non-terminal node, chance masks; ``itemsize`` 8 (float64) or 4 (float32)."""
+    nt = flat.node_type
+    terminal = (nt == 1) | (nt == 2)
+    reach_rows = 2 + sum((2 if nt[n] == 3 else 1) * int(np.sum(~terminal[flat.child_start[n]:flat.child_start[n]
+                                                                         + flat.num_children[n]]))
+                         for n in range(len(nt)) if nt[n] in (0, 3))
+    per_action = 3 * flat.slots * hands * itemsize
+    per_node = (int((~terminal).sum()) + reach_rows) * hands * itemsize
+    masks = flat.masks.size * itemsize
+    return {"per_action": per_action, "per_node": per_node, "masks": masks, "total": per_action + per_node + masks}
 
 
-def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations: int) -> dict:
-    import numpy as np
-
+def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations: int, dtype: str) -> dict:
     from cfrkit.solvers.public.flat_range_cfr import FlatRangeSolver, FlatTree
     from cfrkit.solvers.public.postflop_game import PostflopPublicGame, action_tree_counts
     from cfrkit.solvers.public.tree import build_public_tree
@@ -69,7 +73,7 @@ def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations
     tree = build_public_tree(game)
     flat = FlatTree.of(tree)
     build = time.perf_counter() - t0
-    solver = FlatRangeSolver(tree, algorithm=algorithm)
+    solver = FlatRangeSolver(tree, algorithm=algorithm, dtype=dtype)
     pot = solver.pot
     hit = {}
     seconds = 0.0
@@ -81,8 +85,8 @@ def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations
         for thr in targets:
             if thr not in hit and e <= thr:
                 hit[thr] = (solver.iterations, seconds)
-    mem = kernel_bytes(flat, solver.num_hands and len(solver.hands))
-    return {"spot": spot, "algorithm": algorithm, "action_tree": action_tree_counts(game), "nodes": tree.counts(),
+    mem = kernel_bytes(flat, len(solver.hands), np.dtype(dtype).itemsize)
+    return {"spot": spot, "algorithm": algorithm, "dtype": dtype, "action_tree": action_tree_counts(game), "nodes": tree.counts(),
             "slots": flat.slots, "hands": int(len(solver.hands)), "build_seconds": build,
             "hit": {str(k): v for k, v in hit.items()}, "iterations": solver.iterations,
             "kernel_bytes": mem, "bytes_per_node_hand": mem["total"] / (len(tree) * len(solver.hands)),
@@ -96,12 +100,13 @@ def main() -> int:
     ap.add_argument("--targets", default="1,0.3,0.1", help="exploitability targets in %% of the pot")
     ap.add_argument("--check-every", type=int, default=5)
     ap.add_argument("--max-iterations", type=int, default=400)
+    ap.add_argument("--dtypes", default="float64,float32", help="storage of the hand vectors")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one spot,algorithm and print JSON
     args = ap.parse_args()
     targets = sorted((float(t) for t in args.targets.split(",")), reverse=True)
     if args.one:
-        spot, algorithm = args.one.split(",")
-        print(json.dumps(run_one(spot, algorithm, targets, args.check_every, args.max_iterations)))
+        spot, algorithm, dtype = args.one.split(",")
+        print(json.dumps(run_one(spot, algorithm, targets, args.check_every, args.max_iterations, dtype)))
         return 0
     print(f"load average at start: {os.getloadavg()}", flush=True)
     for spot in args.spots.split(","):
@@ -112,12 +117,12 @@ def main() -> int:
             print(f"flop {SPOTS['flop']}: postflop-solver action tree (flop, turn, river) = "
                   f"{action_tree_counts(game)}; not solved (see --help)", flush=True)
             continue
-        for algorithm in args.algorithms.split(","):
-            cmd = [sys.executable, os.path.abspath(__file__), "--one", f"{spot},{algorithm}", "--targets",
+        for algorithm, dtype in [(a, d) for a in args.algorithms.split(",") for d in args.dtypes.split(",")]:
+            cmd = [sys.executable, os.path.abspath(__file__), "--one", f"{spot},{algorithm},{dtype}", "--targets",
                    args.targets, "--check-every", str(args.check_every), "--max-iterations", str(args.max_iterations)]
             out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
             r = json.loads(out.strip().splitlines()[-1])
-            print(f"{spot} [{algorithm}]: action tree (flop, turn, river) {tuple(r['action_tree'])}, public tree "
+            print(f"{spot} [{algorithm}, {dtype}]: action tree (flop, turn, river) {tuple(r['action_tree'])}, public tree "
                   f"{r['nodes']}, {r['slots']} action rows x {r['hands']} hands; kernel arrays "
                   f"{r['kernel_bytes']['total'] / 1e6:.0f} MB ({r['bytes_per_node_hand']:.1f} bytes per node x hand), "
                   f"peak RSS {r['peak_rss_mb']:.0f} MB", flush=True)

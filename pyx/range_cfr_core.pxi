@@ -227,7 +227,9 @@ cdef struct Tree:
     const int* cards           # (H, 2), hands sorted by strength
     const int* group_start     # (G + 1,)
     rc_real* reach              # (rows, H)
-    rc_real* values             # (N, H)
+    rc_real* values             # (non-terminal nodes, H): row value_row[n]
+    const int* value_row        # (N,) row of a non-terminal node's values, -1 for terminals
+    rc_real* term               # (max children, H): values of the terminal children of the node in work
     rc_real* tmp                # (6, H) scratch
     const int* node_board      # (N,) board of a showdown: 0 = the root order, b >= 1 = board_* data
     const int* node_mask       # (N,) mask row of a chance child, else -1
@@ -243,6 +245,13 @@ cdef inline rc_real* _reach(Tree* t, int n, int q) noexcept nogil:
     return t.reach + <Py_ssize_t>t.reach_row[2 * n + q] * t.H
 
 
+cdef inline rc_real* _values(Tree* t, int n, int a) noexcept nogil:
+    """Values of node ``n`` (child number ``a`` of its parent): its own row, or the terminal scratch row."""
+    if t.value_row[n] >= 0:
+        return t.values + <Py_ssize_t>t.value_row[n] * t.H
+    return t.term + <Py_ssize_t>a * t.H
+
+
 cdef void _forward_player(Tree* t, const rc_real* ranges, const rc_real* sigma, int q) noexcept nogil:
     """Reach of player ``q`` at every node (rows that alias a parent's row need no work)."""
     cdef int H = t.H, n, a, c
@@ -251,24 +260,27 @@ cdef void _forward_player(Tree* t, const rc_real* ranges, const rc_real* sigma, 
         if t.node_type[n] == CHANCE:
             for a in range(t.num_children[n]):
                 c = t.child_start[n] + a
-                rc_scale(_reach(t, c, q), _reach(t, n, q), t.masks + <Py_ssize_t>t.node_mask[c] * H, H)
+                if t.value_row[c] >= 0:  # terminal children keep no reach rows (computed when needed)
+                    rc_scale(_reach(t, c, q), _reach(t, n, q), t.masks + <Py_ssize_t>t.node_mask[c] * H, H)
             continue
         if t.node_type[n] != DECISION or t.node_player[n] != q:
             continue
         for a in range(t.num_children[n]):
-            rc_scale(_reach(t, t.child_start[n] + a, q), _reach(t, n, q),
-                     sigma + <Py_ssize_t>(t.node_slot[n] + a) * H, H)
+            c = t.child_start[n] + a
+            if t.value_row[c] >= 0:
+                rc_scale(_reach(t, c, q), _reach(t, n, q), sigma + <Py_ssize_t>(t.node_slot[n] + a) * H, H)
 
 
-cdef inline void _showdown(Tree* t, int c, int p, double* full, double* full_total) noexcept nogil:
-    """Values (for player ``p``) of showdown ``c`` in the root hand order, in the order of its board."""
+cdef inline void _showdown(Tree* t, int c, int p, const rc_real* opp, rc_real* out, double* full,
+                           double* full_total) noexcept nogil:
+    """Values ``out`` (for player ``p``, opponent reach ``opp``) of showdown ``c`` in the root hand order,
+    swept in the order of its board."""
     cdef int H = t.H, b = t.node_board[c], h0, nh, g0
     cdef rc_real* lose = t.tmp + 3 * H
     cdef rc_real* gathered
     cdef rc_real* swept
-    cdef rc_real* out = t.values + <Py_ssize_t>c * H
     if b == 0:
-        rc_showdown(_reach(t, c, 1 - p), out, t.amount[2 * c + p], lose, t.group_start, t.G, t.cards, full,
+        rc_showdown(opp, out, t.amount[2 * c + p], lose, t.group_start, t.G, t.cards, full,
                     full_total)
         return
     gathered = t.tmp + 4 * H
@@ -276,36 +288,49 @@ cdef inline void _showdown(Tree* t, int c, int p, double* full, double* full_tot
     h0 = t.board_hand_start[b]
     nh = t.board_hand_start[b + 1] - h0
     g0 = t.board_group_start[b]
-    rc_gather(gathered, _reach(t, c, 1 - p), t.board_perm + h0, nh)
+    rc_gather(gathered, opp, t.board_perm + h0, nh)
     rc_showdown(gathered, swept, t.amount[2 * c + p], lose, t.board_groups + g0, t.board_group_start[b + 1] - g0 - 1,
                 t.board_cards + 2 * h0, full, full_total)
     memset(out, 0, H * sizeof(rc_real))
     rc_scatter(out, swept, t.board_perm + h0, nh)
 
 
-cdef void _terminal_children(Tree* t, int n, int p) noexcept nogil:
-    """Values (for player ``p``) of the terminal children of decision ``n``."""
-    cdef int a, c, f = t.fold_child[n], s = t.showdown_child[n], fused
-    cdef int H = t.H
+cdef void _terminal_children(Tree* t, int n, int p, const rc_real* sigma) noexcept nogil:
+    """Values (for player ``p``) of the terminal children of decision or chance node ``n``, into ``t.term``.
+
+    Terminal children keep no reach rows: the opponent's reach there is its reach at ``n``, times the
+    child's mask (chance) or the opponent's strategy (its own decision), formed in scratch row 0."""
+    cdef int a, c, f = t.fold_child[n], s = t.showdown_child[n], fused, fa = 0, sa = 0
+    cdef int H = t.H, q = 1 - p
     cdef double full[52]
     cdef double full_total
     cdef const rc_real* r
+    cdef rc_real* scratch = t.tmp
     # when p acts at n, the opponent's reach is the same at every child: one sweep serves fold and call
-    fused = t.node_player[n] == p and f >= 0 and s >= 0
+    fused = t.node_type[n] == DECISION and t.node_player[n] == p and f >= 0 and s >= 0
     if fused:
-        r = _reach(t, s, 1 - p)
-        _showdown(t, s, p, full, &full_total)
-        rc_fold_values(r, full, full_total, t.cards, t.amount[2 * f + p], t.values + <Py_ssize_t>f * H, H)
+        r = _reach(t, n, q)
+        fa = f - t.child_start[n]
+        sa = s - t.child_start[n]
+        _showdown(t, s, p, r, t.term + <Py_ssize_t>sa * H, full, &full_total)
+        rc_fold_values(r, full, full_total, t.cards, t.amount[2 * f + p], t.term + <Py_ssize_t>fa * H, H)
     for a in range(t.num_children[n]):
         c = t.child_start[n] + a
-        if fused and (c == f or c == s):
+        if t.value_row[c] >= 0 or (fused and (c == f or c == s)):
             continue
-        r = _reach(t, c, 1 - p)
+        if t.node_type[n] == CHANCE:
+            rc_scale(scratch, _reach(t, n, q), t.masks + <Py_ssize_t>t.node_mask[c] * H, H)
+            r = scratch
+        elif t.node_player[n] == q:
+            rc_scale(scratch, _reach(t, n, q), sigma + <Py_ssize_t>(t.node_slot[n] + a) * H, H)
+            r = scratch
+        else:
+            r = _reach(t, n, q)
         if t.node_type[c] == FOLD:
             rc_card_sums(r, t.cards, H, full, &full_total)
-            rc_fold_values(r, full, full_total, t.cards, t.amount[2 * c + p], t.values + <Py_ssize_t>c * H, H)
+            rc_fold_values(r, full, full_total, t.cards, t.amount[2 * c + p], t.term + <Py_ssize_t>a * H, H)
         elif t.node_type[c] == SHOWDOWN:
-            _showdown(t, c, p, full, &full_total)
+            _showdown(t, c, p, r, t.term + <Py_ssize_t>a * H, full, &full_total)
 
 
 cdef void _backward(Tree* t, int p, rc_real* sigma, int best_response, rc_real* regrets, rc_real* strategy_sum,
@@ -326,36 +351,35 @@ cdef void _backward(Tree* t, int p, rc_real* sigma, int best_response, rc_real* 
     for n in range(t.N - 1, -1, -1):
         if t.node_type[n] != DECISION and t.node_type[n] != CHANCE:
             continue
-        _terminal_children(t, n, p)
-        out = t.values + <Py_ssize_t>n * H
+        _terminal_children(t, n, p, sigma)
+        out = _values(t, n, 0)
         A = t.num_children[n]
         slot = t.node_slot[n]
         cs = t.child_start[n]
         if t.node_type[n] == CHANCE:
             memset(out, 0, H * sizeof(rc_real))
             for a in range(A):
-                rc_add_product(out, t.masks + <Py_ssize_t>t.node_mask[cs + a] * H, t.values + <Py_ssize_t>(cs + a) * H,
-                               H)
+                rc_add_product(out, t.masks + <Py_ssize_t>t.node_mask[cs + a] * H, _values(t, cs + a, a), H)
             rc_scale_const(out, t.amount[2 * n], H)
             continue
         if t.node_player[n] != p or best_response:
-            memcpy(out, t.values + <Py_ssize_t>cs * H, H * sizeof(rc_real))
+            memcpy(out, _values(t, cs, 0), H * sizeof(rc_real))
             for a in range(1, A):
                 if t.node_player[n] != p:
-                    rc_add(out, t.values + <Py_ssize_t>(cs + a) * H, H)
+                    rc_add(out, _values(t, cs + a, a), H)
                 else:
-                    rc_max(out, t.values + <Py_ssize_t>(cs + a) * H, H)
+                    rc_max(out, _values(t, cs + a, a), H)
             continue
         memset(out, 0, H * sizeof(rc_real))
         for a in range(A):
-            rc_add_product(out, sigma + <Py_ssize_t>(slot + a) * H, t.values + <Py_ssize_t>(cs + a) * H, H)
+            rc_add_product(out, sigma + <Py_ssize_t>(slot + a) * H, _values(t, cs + a, a), H)
         if regrets == NULL:
             continue
         memset(tot, 0, H * sizeof(rc_real))
         for a in range(A):
             rc_update_action(strategy_sum + <Py_ssize_t>(slot + a) * H, _reach(t, n, p),
                              sigma + <Py_ssize_t>(slot + a) * H, avg_weight, regrets + <Py_ssize_t>(slot + a) * H,
-                             t.values + <Py_ssize_t>(cs + a) * H, out, tot, dcfr, pos_scale, neg_scale, H)
+                             _values(t, cs + a, a), out, tot, dcfr, pos_scale, neg_scale, H)
         # regret matching of this node: positive regrets normalised per hand, uniform if none
         rc_match_prepare(tot, denom, uniform, 1.0 / A, H)
         for a in range(A):
@@ -405,12 +429,12 @@ cdef class _Workspace:
     cdef const int[::1] node_type, node_player, child_start, num_children, node_slot
     cdef const int[:, ::1] hand_cards
     cdef const double[:, ::1] amount
-    cdef int[::1] groups, fold_child, showdown_child
+    cdef int[::1] groups, fold_child, showdown_child, value_row
     cdef const int[::1] node_board, node_mask, board_perm, board_hand_start, board_groups, board_group_start
     cdef const int[:, ::1] board_cards
     cdef const rc_real[:, ::1] masks
     cdef int[:, ::1] reach_row
-    cdef rc_real[:, ::1] values, reach
+    cdef rc_real[:, ::1] values, reach, term
     cdef rc_real[::1] tmp
 
     def __init__(self, const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
@@ -447,14 +471,20 @@ cdef class _Workspace:
         self.reach_row = np.full((N, 2), -1, dtype=np.intc)
         self.reach_row[0, 0], self.reach_row[0, 1] = 0, 1
         rows = 2
+        # terminals keep neither value nor reach rows (see _terminal_children)
+        terminal = (np.asarray(node_type) == FOLD) | (np.asarray(node_type) == SHOWDOWN)
+        vr = np.full(N, -1, dtype=np.intc)
+        vr[~terminal] = np.arange(int((~terminal).sum()), dtype=np.intc)
+        self.value_row = vr
         for n in range(N):
             if node_type[n] == CHANCE:
                 for a in range(num_children[n]):
                     c = child_start[n] + a
                     if c <= n or self.node_mask[c] < 0:
                         raise ValueError("chance children must come after their parent and have a mask row")
-                    self.reach_row[c, 0], self.reach_row[c, 1] = rows, rows + 1
-                    rows += 2
+                    if not terminal[c]:
+                        self.reach_row[c, 0], self.reach_row[c, 1] = rows, rows + 1
+                        rows += 2
                 continue
             if node_type[n] != DECISION:
                 continue
@@ -463,15 +493,17 @@ cdef class _Workspace:
                 c = child_start[n] + a
                 if c <= n:
                     raise ValueError("children must come after their parent (breadth-first order)")
-                self.reach_row[c, q] = rows
-                self.reach_row[c, 1 - q] = self.reach_row[n, 1 - q]
-                rows += 1
+                if not terminal[c]:
+                    self.reach_row[c, q] = rows
+                    self.reach_row[c, 1 - q] = self.reach_row[n, 1 - q]
+                    rows += 1
                 if node_type[c] == FOLD and self.fold_child[n] < 0:
                     self.fold_child[n] = c
                 elif node_type[c] == SHOWDOWN and self.showdown_child[n] < 0:
                     self.showdown_child[n] = c
         self.reach = np.zeros((rows, H), dtype=REAL)
-        self.values = np.zeros((N, H), dtype=REAL)
+        self.values = np.zeros((max(int((~terminal).sum()), 1), H), dtype=REAL)
+        self.term = np.zeros((max(int(np.asarray(num_children).max()), 1), H), dtype=REAL)
         self.tmp = np.zeros(6 * H, dtype=REAL)
         self.t.N = N
         self.t.H = H
@@ -489,6 +521,8 @@ cdef class _Workspace:
         self.t.group_start = &self.groups[0]
         self.t.reach = &self.reach[0, 0]
         self.t.values = &self.values[0, 0]
+        self.t.value_row = &self.value_row[0]
+        self.t.term = &self.term[0, 0]
         self.t.tmp = &self.tmp[0]
         self.t.node_board = &self.node_board[0]
         self.t.node_mask = &self.node_mask[0]
