@@ -57,7 +57,7 @@ def kernel_bytes(flat, hands: int, itemsize: int) -> dict:
     reach_rows = 2 + sum((2 if nt[n] == 3 else 1) * int(np.sum(~terminal[flat.child_start[n]:flat.child_start[n]
                                                                          + flat.num_children[n]]))
                          for n in range(len(nt)) if nt[n] in (0, 3))
-    per_action = 3 * flat.slots * hands * itemsize
+    per_action = 2 * flat.slots * hands * itemsize
     per_node = (int((~terminal).sum()) + reach_rows) * hands * itemsize
     masks = flat.masks.size * itemsize
     return {"per_action": per_action, "per_node": per_node, "masks": masks, "total": per_action + per_node + masks}

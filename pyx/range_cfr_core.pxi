@@ -71,6 +71,9 @@ cdef extern from *:
             }
         }
     }
+    RC_VECTOR static void rc_add_positive(rc_real* restrict tot, const rc_real* restrict reg, int H) {
+        for (int h = 0; h < H; h++) tot[h] += reg[h] > 0 ? reg[h] : 0.0;
+    }
     RC_VECTOR static void rc_match_prepare(const rc_real* restrict tot, rc_real* restrict denom, rc_real* restrict uniform,
                                  double inv_actions, int H) {
         for (int h = 0; h < H; h++) {
@@ -195,6 +198,7 @@ cdef extern from *:
     void rc_update_action(rc_real* ssum, const rc_real* own, const rc_real* srow, double w, rc_real* reg,
                           const rc_real* child, const rc_real* out, rc_real* tot, int dcfr, double pos, double neg,
                           int H) nogil
+    void rc_add_positive(rc_real* tot, const rc_real* reg, int H) nogil
     void rc_match_prepare(const rc_real* tot, rc_real* denom, rc_real* uniform, double inv_actions, int H) nogil
     void rc_match(rc_real* srow, const rc_real* reg, const rc_real* denom, const rc_real* uniform, int H) nogil
     void rc_showdown(const rc_real* r, rc_real* out, double amt, rc_real* lose, const int* groups, int G,
@@ -230,6 +234,7 @@ cdef struct Tree:
     rc_real* values             # (non-terminal nodes, H): row value_row[n]
     const int* value_row        # (N,) row of a non-terminal node's values, -1 for terminals
     rc_real* term               # (max children, H): values of the terminal children of the node in work
+    rc_real* strat              # (max children, H): strategy of the node in work, regret-matched on the fly
     rc_real* tmp                # (6, H) scratch
     const int* node_board      # (N,) board of a showdown: 0 = the root order, b >= 1 = board_* data
     const int* node_mask       # (N,) mask row of a chance child, else -1
@@ -252,9 +257,30 @@ cdef inline rc_real* _values(Tree* t, int n, int a) noexcept nogil:
     return t.term + <Py_ssize_t>a * t.H
 
 
-cdef void _forward_player(Tree* t, const rc_real* ranges, const rc_real* sigma, int q) noexcept nogil:
-    """Reach of player ``q`` at every node (rows that alias a parent's row need no work)."""
+cdef const rc_real* _strategy(Tree* t, int n, const rc_real* src, int matched) noexcept nogil:
+    """Rows ``(A, H)`` of decision ``n``'s strategy: ``src``'s rows, or (``matched``) regret matching of
+    ``src``'s regret rows into ``t.strat`` -- the current strategy is never stored."""
+    cdef int H = t.H, A = t.num_children[n], a
+    cdef const rc_real* rows = src + <Py_ssize_t>t.node_slot[n] * H
+    cdef rc_real* tot = t.tmp
+    cdef rc_real* denom = t.tmp + H
+    cdef rc_real* uniform = t.tmp + 2 * H
+    if not matched:
+        return rows
+    memset(tot, 0, H * sizeof(rc_real))
+    for a in range(A):
+        rc_add_positive(tot, rows + <Py_ssize_t>a * H, H)
+    rc_match_prepare(tot, denom, uniform, 1.0 / A, H)
+    for a in range(A):
+        rc_match(t.strat + <Py_ssize_t>a * H, rows + <Py_ssize_t>a * H, denom, uniform, H)
+    return t.strat
+
+
+cdef void _forward_player(Tree* t, const rc_real* ranges, const rc_real* sigma, int q, int matched) noexcept nogil:
+    """Reach of player ``q`` at every node (rows that alias a parent's row need no work); ``sigma``: the
+    strategy (``matched`` = 0) or the regrets it is matched from (1)."""
     cdef int H = t.H, n, a, c
+    cdef const rc_real* strat
     memcpy(_reach(t, 0, q), ranges + <Py_ssize_t>q * H, H * sizeof(rc_real))
     for n in range(t.N):
         if t.node_type[n] == CHANCE:
@@ -265,10 +291,11 @@ cdef void _forward_player(Tree* t, const rc_real* ranges, const rc_real* sigma, 
             continue
         if t.node_type[n] != DECISION or t.node_player[n] != q:
             continue
+        strat = _strategy(t, n, sigma, matched)
         for a in range(t.num_children[n]):
             c = t.child_start[n] + a
             if t.value_row[c] >= 0:
-                rc_scale(_reach(t, c, q), _reach(t, n, q), sigma + <Py_ssize_t>(t.node_slot[n] + a) * H, H)
+                rc_scale(_reach(t, c, q), _reach(t, n, q), strat + <Py_ssize_t>a * H, H)
 
 
 cdef inline void _showdown(Tree* t, int c, int p, const rc_real* opp, rc_real* out, double* full,
@@ -295,7 +322,7 @@ cdef inline void _showdown(Tree* t, int c, int p, const rc_real* opp, rc_real* o
     rc_scatter(out, swept, t.board_perm + h0, nh)
 
 
-cdef void _terminal_children(Tree* t, int n, int p, const rc_real* sigma) noexcept nogil:
+cdef void _terminal_children(Tree* t, int n, int p, const rc_real* strat) noexcept nogil:
     """Values (for player ``p``) of the terminal children of decision or chance node ``n``, into ``t.term``.
 
     Terminal children keep no reach rows: the opponent's reach there is its reach at ``n``, times the
@@ -322,7 +349,7 @@ cdef void _terminal_children(Tree* t, int n, int p, const rc_real* sigma) noexce
             rc_scale(scratch, _reach(t, n, q), t.masks + <Py_ssize_t>t.node_mask[c] * H, H)
             r = scratch
         elif t.node_player[n] == q:
-            rc_scale(scratch, _reach(t, n, q), sigma + <Py_ssize_t>(t.node_slot[n] + a) * H, H)
+            rc_scale(scratch, _reach(t, n, q), strat + <Py_ssize_t>a * H, H)
             r = scratch
         else:
             r = _reach(t, n, q)
@@ -333,25 +360,30 @@ cdef void _terminal_children(Tree* t, int n, int p, const rc_real* sigma) noexce
             _showdown(t, c, p, r, t.term + <Py_ssize_t>a * H, full, &full_total)
 
 
-cdef void _backward(Tree* t, int p, rc_real* sigma, int best_response, rc_real* regrets, rc_real* strategy_sum,
-                    double avg_weight, int dcfr, double pos_scale, double neg_scale) noexcept nogil:
+cdef void _backward(Tree* t, int p, const rc_real* sigma, int matched, int best_response, rc_real* regrets,
+                    rc_real* strategy_sum, double avg_weight, int dcfr, double pos_scale,
+                    double neg_scale) noexcept nogil:
     """Counterfactual values of player ``p`` at every node (``t.values``, root in row 0).
 
     Chance nodes add their children's values times the children's masks, times the card probability.
     With ``best_response`` p's decisions take the best child; with ``regrets == NULL`` (evaluation) they
     take the ``sigma``-weighted sum.  Otherwise (a CFR update) p's decisions
     add ``avg_weight * reach * sigma`` to ``strategy_sum``, update ``regrets`` (CFR+ or DCFR
-    discounting) and immediately re-run regret matching into ``sigma`` (no ancestor reads that row).
+    discounting).  ``sigma`` is the strategy (``matched`` = 0) or the regrets it is matched from (1, the
+    solve: a node's strategy is matched before its regrets change, and its descendants' before it).
     """
     cdef int H = t.H, n, a, A, slot, cs
     cdef rc_real* out
+    cdef const rc_real* strat = NULL
     cdef rc_real* tot = t.tmp
     cdef rc_real* denom = t.tmp + H
     cdef rc_real* uniform = t.tmp + 2 * H
     for n in range(t.N - 1, -1, -1):
         if t.node_type[n] != DECISION and t.node_type[n] != CHANCE:
             continue
-        _terminal_children(t, n, p, sigma)
+        if t.node_type[n] == DECISION:
+            strat = _strategy(t, n, sigma, matched)
+        _terminal_children(t, n, p, strat)
         out = _values(t, n, 0)
         A = t.num_children[n]
         slot = t.node_slot[n]
@@ -372,18 +404,14 @@ cdef void _backward(Tree* t, int p, rc_real* sigma, int best_response, rc_real* 
             continue
         memset(out, 0, H * sizeof(rc_real))
         for a in range(A):
-            rc_add_product(out, sigma + <Py_ssize_t>(slot + a) * H, _values(t, cs + a, a), H)
+            rc_add_product(out, strat + <Py_ssize_t>a * H, _values(t, cs + a, a), H)
         if regrets == NULL:
             continue
         memset(tot, 0, H * sizeof(rc_real))
         for a in range(A):
             rc_update_action(strategy_sum + <Py_ssize_t>(slot + a) * H, _reach(t, n, p),
-                             sigma + <Py_ssize_t>(slot + a) * H, avg_weight, regrets + <Py_ssize_t>(slot + a) * H,
+                             strat + <Py_ssize_t>a * H, avg_weight, regrets + <Py_ssize_t>(slot + a) * H,
                              _values(t, cs + a, a), out, tot, dcfr, pos_scale, neg_scale, H)
-        # regret matching of this node: positive regrets normalised per hand, uniform if none
-        rc_match_prepare(tot, denom, uniform, 1.0 / A, H)
-        for a in range(A):
-            rc_match(sigma + <Py_ssize_t>(slot + a) * H, regrets + <Py_ssize_t>(slot + a) * H, denom, uniform, H)
 
 
 cdef void _average(Tree* t, const rc_real* strategy_sum, rc_real* out) noexcept nogil:
@@ -410,10 +438,10 @@ cdef double _exploitability(Tree* t, const rc_real* ranges, rc_real* avg) noexce
     cdef int H = t.H, p, h
     cdef double total = 0.0, z = 0.0, full_total
     cdef double full[52]
-    _forward_player(t, ranges, avg, 0)
-    _forward_player(t, ranges, avg, 1)
+    _forward_player(t, ranges, avg, 0, 0)
+    _forward_player(t, ranges, avg, 1, 0)
     for p in range(2):
-        _backward(t, p, avg, 1, NULL, NULL, 0.0, 0, 0.0, 0.0)
+        _backward(t, p, avg, 0, 1, NULL, NULL, 0.0, 0, 0.0, 0.0)
         for h in range(H):
             total += ranges[p * H + h] * t.values[h]
     rc_card_sums(ranges + H, t.cards, H, full, &full_total)
@@ -434,7 +462,7 @@ cdef class _Workspace:
     cdef const int[:, ::1] board_cards
     cdef const rc_real[:, ::1] masks
     cdef int[:, ::1] reach_row
-    cdef rc_real[:, ::1] values, reach, term
+    cdef rc_real[:, ::1] values, reach, term, strat
     cdef rc_real[::1] tmp
 
     def __init__(self, const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
@@ -504,6 +532,7 @@ cdef class _Workspace:
         self.reach = np.zeros((rows, H), dtype=REAL)
         self.values = np.zeros((max(int((~terminal).sum()), 1), H), dtype=REAL)
         self.term = np.zeros((max(int(np.asarray(num_children).max()), 1), H), dtype=REAL)
+        self.strat = np.zeros_like(self.term)
         self.tmp = np.zeros(6 * H, dtype=REAL)
         self.t.N = N
         self.t.H = H
@@ -523,6 +552,7 @@ cdef class _Workspace:
         self.t.values = &self.values[0, 0]
         self.t.value_row = &self.value_row[0]
         self.t.term = &self.term[0, 0]
+        self.t.strat = &self.strat[0, 0]
         self.t.tmp = &self.tmp[0]
         self.t.node_board = &self.node_board[0]
         self.t.node_mask = &self.node_mask[0]
@@ -537,7 +567,7 @@ cdef class _Workspace:
 def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
           const int[::1] num_children, const int[::1] node_slot, const double[:, ::1] amount,
           const int[::1] strength, const int[:, ::1] hand_cards, tuple chance, const rc_real[:, ::1] ranges,
-          rc_real[:, ::1] regrets, rc_real[:, ::1] strategy_sum, rc_real[:, ::1] sigma, int start_iteration,
+          rc_real[:, ::1] regrets, rc_real[:, ::1] strategy_sum, int start_iteration,
           int max_iterations, int dcfr, double alpha, double beta, double gamma, int check_every, double target, double[::1] expl_out):
     """Run up to ``max_iterations`` alternating updates from ``start_iteration`` (1-based).
 
@@ -552,15 +582,16 @@ def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] c
                                     hand_cards, chance)
     cdef Tree t = ws.t
     cdef int it, p, written = 0, done = 0, ps, p4, ta
-    cdef Py_ssize_t slots = sigma.shape[0], H = sigma.shape[1]
+    cdef Py_ssize_t slots = regrets.shape[0], H = regrets.shape[1]
     cdef double tt, w, e, pos_scale = 0.0, neg_scale = 0.0
-    if ranges.shape[0] != 2 or ranges.shape[1] != H or regrets.shape[0] != slots or strategy_sum.shape[0] != slots:
-        raise ValueError("ranges must be (2, H) and regrets/strategy_sum/sigma (slots, H)")
-    avg = np.zeros_like(np.asarray(sigma))
+    if (ranges.shape[0] != 2 or ranges.shape[1] != H or strategy_sum.shape[0] != slots or strategy_sum.shape[1] != H
+            or H != ws.t.H):
+        raise ValueError("ranges must be (2, H) and regrets/strategy_sum (slots, H)")
+    avg = np.zeros_like(np.asarray(regrets))
     cdef rc_real[:, ::1] avg_v = avg
     with nogil:
-        _forward_player(&t, &ranges[0, 0], &sigma[0, 0], 0)
-        _forward_player(&t, &ranges[0, 0], &sigma[0, 0], 1)
+        _forward_player(&t, &ranges[0, 0], &regrets[0, 0], 0, 1)
+        _forward_player(&t, &ranges[0, 0], &regrets[0, 0], 1, 1)
         for it in range(start_iteration, start_iteration + max_iterations):
             tt = it
             if dcfr == 2:
@@ -582,9 +613,10 @@ def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] c
             else:
                 w = tt
             for p in range(2):
-                _backward(&t, p, &sigma[0, 0], 0, &regrets[0, 0], &strategy_sum[0, 0], w, dcfr, pos_scale, neg_scale)
+                _backward(&t, p, &regrets[0, 0], 1, 0, &regrets[0, 0], &strategy_sum[0, 0], w, dcfr, pos_scale,
+                          neg_scale)
                 # only p's strategy changed: refresh p's reach, the opponent's is still current
-                _forward_player(&t, &ranges[0, 0], &sigma[0, 0], p)
+                _forward_player(&t, &ranges[0, 0], &regrets[0, 0], p, 1)
             done += 1
             if check_every > 0 and done % check_every == 0 and written < expl_out.shape[0]:
                 _average(&t, &strategy_sum[0, 0], &avg_v[0, 0])
@@ -593,8 +625,8 @@ def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] c
                 written += 1
                 if target >= 0 and e <= target:
                     break
-                _forward_player(&t, &ranges[0, 0], &sigma[0, 0], 0)  # the evaluation overwrote the reaches
-                _forward_player(&t, &ranges[0, 0], &sigma[0, 0], 1)
+                _forward_player(&t, &ranges[0, 0], &regrets[0, 0], 0, 1)  # the evaluation overwrote the reaches
+                _forward_player(&t, &ranges[0, 0], &regrets[0, 0], 1, 1)
     return done, written
 
 
@@ -636,9 +668,9 @@ def root_values(const int[::1] node_type, const int[::1] node_player, const int[
     out = np.zeros((2, t.H), dtype=REAL)
     cdef rc_real[:, ::1] out_v = out
     with nogil:
-        _forward_player(&t, &ranges[0, 0], &strategy[0, 0], 0)
-        _forward_player(&t, &ranges[0, 0], &strategy[0, 0], 1)
+        _forward_player(&t, &ranges[0, 0], &strategy[0, 0], 0, 0)
+        _forward_player(&t, &ranges[0, 0], &strategy[0, 0], 1, 0)
         for p in range(2):
-            _backward(&t, p, &strategy[0, 0], 0, NULL, NULL, 0.0, 0, 0.0, 0.0)
+            _backward(&t, p, &strategy[0, 0], 0, 0, NULL, NULL, 0.0, 0, 0.0, 0.0)
             memcpy(&out_v[p, 0], t.values, t.H * sizeof(rc_real))
     return out

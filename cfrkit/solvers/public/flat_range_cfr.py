@@ -275,10 +275,6 @@ class FlatRangeSolver:
         V = len(self.hands)
         self.regrets = np.zeros((flat.slots, V), dtype=self.dtype)
         self.strategy_sum = np.zeros((flat.slots, V), dtype=self.dtype)
-        self.sigma = np.zeros((flat.slots, V), dtype=self.dtype)
-        for old, s in flat.slot_of.items():
-            A = flat.actions_of[old]
-            self.sigma[s:s + A] = 1.0 / A
         self.iterations = 0
 
     def _args(self):
@@ -297,7 +293,7 @@ class FlatRangeSolver:
             raise ValueError("a target needs check_every > 0")
         n_checks = iterations // check_every if check_every > 0 else 0
         out = np.zeros(max(n_checks, 1))
-        done, written = _kernel(self.dtype).solve(*self._args(), self.ranges, self.regrets, self.strategy_sum, self.sigma,
+        done, written = _kernel(self.dtype).solve(*self._args(), self.ranges, self.regrets, self.strategy_sum,
                                         self.iterations + 1, iterations, ALGORITHMS[self.algorithm], self.alpha,
                                         self.beta, self.gamma, check_every,
                                         -1.0 if target is None else float(target), out)
@@ -316,6 +312,17 @@ class FlatRangeSolver:
         curve = self.run(max_iterations, check_every=check_every, target=target_fraction * self.pot)
         last_checked = start + len(curve) * check_every
         return float(curve[-1]) if len(curve) and last_checked == self.iterations else self.exploitability()
+
+    @property
+    def sigma(self) -> np.ndarray:
+        """Current strategy per slot (regret matching of the regrets; the kernel never stores it)."""
+        out = np.empty_like(self.regrets)
+        for old, s in self.flat.slot_of.items():
+            A = self.flat.actions_of[old]
+            pos = np.maximum(self.regrets[s:s + A], 0)
+            tot = pos.sum(0, keepdims=True)
+            out[s:s + A] = np.where(tot > 0, pos / np.where(tot > 0, tot, 1), 1.0 / A)
+        return out
 
     def _average_slots(self) -> np.ndarray:
         out = np.empty_like(self.strategy_sum)
