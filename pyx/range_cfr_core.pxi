@@ -235,6 +235,8 @@ cdef struct Tree:
     const int* value_row        # (N,) row of a non-terminal node's values, -1 for terminals
     rc_real* term               # (max children, H): values of the terminal children of the node in work
     rc_real* strat              # (max children, H): strategy of the node in work, regret-matched on the fly
+    const rc_real* locked       # (slots, H) or NULL: locked strategy of a hand where its first action's entry >= 0
+    const int* node_locked      # (N,) 1 where some hand of the decision is locked
     rc_real* tmp                # (6, H) scratch
     const int* node_board      # (N,) board of a showdown: 0 = the root order, b >= 1 = board_* data
     const int* node_mask       # (N,) mask row of a chance child, else -1
@@ -273,7 +275,19 @@ cdef const rc_real* _strategy(Tree* t, int n, const rc_real* src, int matched) n
     rc_match_prepare(tot, denom, uniform, 1.0 / A, H)
     for a in range(A):
         rc_match(t.strat + <Py_ssize_t>a * H, rows + <Py_ssize_t>a * H, denom, uniform, H)
+    if t.locked != NULL and t.node_locked[n]:
+        _apply_lock(t, n, A)
     return t.strat
+
+
+cdef void _apply_lock(Tree* t, int n, int A) noexcept nogil:
+    """Node locking: hands with a locked strategy at ``n`` play it whatever their regrets say."""
+    cdef int H = t.H, a, h
+    cdef const rc_real* lk = t.locked + <Py_ssize_t>t.node_slot[n] * H
+    for h in range(H):
+        if lk[h] >= 0:
+            for a in range(A):
+                t.strat[<Py_ssize_t>a * H + h] = lk[<Py_ssize_t>a * H + h]
 
 
 cdef void _forward_player(Tree* t, const rc_real* ranges, const rc_real* sigma, int q, int matched) noexcept nogil:
@@ -553,6 +567,8 @@ cdef class _Workspace:
         self.t.value_row = &self.value_row[0]
         self.t.term = &self.term[0, 0]
         self.t.strat = &self.strat[0, 0]
+        self.t.locked = NULL
+        self.t.node_locked = NULL
         self.t.tmp = &self.tmp[0]
         self.t.node_board = &self.node_board[0]
         self.t.node_mask = &self.node_mask[0]
@@ -567,10 +583,12 @@ cdef class _Workspace:
 def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
           const int[::1] num_children, const int[::1] node_slot, const double[:, ::1] amount,
           const int[::1] strength, const int[:, ::1] hand_cards, tuple chance, const rc_real[:, ::1] ranges,
-          rc_real[:, ::1] regrets, rc_real[:, ::1] strategy_sum, int start_iteration,
+          rc_real[:, ::1] regrets, rc_real[:, ::1] strategy_sum, const rc_real[:, ::1] locked, int start_iteration,
           int max_iterations, int dcfr, double alpha, double beta, double gamma, int check_every, double target, double[::1] expl_out):
     """Run up to ``max_iterations`` alternating updates from ``start_iteration`` (1-based).
 
+    ``locked`` (``(slots, H)`` or ``(0, H)``): hands whose entry in a decision's first action row is
+    >= 0 play the locked strategy there (node locking); the others adapt.
     Every ``check_every`` iterations (counted from ``start_iteration``; 0 = never) the exploitability
     (chips) of the average strategy is written to ``expl_out``; the solve stops after the first check
     at or below ``target`` chips (a negative target never stops).  Iteration ``t`` adds
@@ -587,6 +605,17 @@ def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] c
     if (ranges.shape[0] != 2 or ranges.shape[1] != H or strategy_sum.shape[0] != slots or strategy_sum.shape[1] != H
             or H != ws.t.H):
         raise ValueError("ranges must be (2, H) and regrets/strategy_sum (slots, H)")
+    if locked.shape[0] not in (0, slots) or (locked.shape[0] and locked.shape[1] != H):
+        raise ValueError("locked must be (slots, H) (entries < 0: free) or empty")
+    node_locked = np.zeros(ws.t.N, dtype=np.intc)
+    cdef int[::1] node_locked_v = node_locked
+    if locked.shape[0]:
+        lk = np.asarray(locked)
+        for n in range(ws.t.N):
+            if ws.t.node_type[n] == DECISION and np.any(lk[ws.t.node_slot[n]] >= 0):
+                node_locked[n] = 1
+        t.locked = &locked[0, 0]
+        t.node_locked = &node_locked_v[0]
     avg = np.zeros_like(np.asarray(regrets))
     cdef rc_real[:, ::1] avg_v = avg
     with nogil:

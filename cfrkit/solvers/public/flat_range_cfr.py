@@ -275,7 +275,27 @@ class FlatRangeSolver:
         V = len(self.hands)
         self.regrets = np.zeros((flat.slots, V), dtype=self.dtype)
         self.strategy_sum = np.zeros((flat.slots, V), dtype=self.dtype)
+        self.locked = np.zeros((0, V), dtype=self.dtype)  # node locking: (slots, V), -1 = free
         self.iterations = 0
+
+    def lock(self, node: int, strategy, hands=None) -> None:
+        """Fix the strategy of decision ``node`` (original tree index) for ``hands`` (pair indices; default
+        every hand): ``strategy`` is ``(A, H)`` or ``(1, A, H)`` over all pairs of the game, each locked
+        column summing to 1.  Locked hands play it in every later iteration; the rest of the tree adapts."""
+        if node not in self.flat.slot_of:
+            raise ValueError(f"node {node} is not a decision node of this tree")
+        s, A = self.flat.slot_of[node], self.flat.actions_of[node]
+        st = np.asarray(strategy, dtype=np.float64)
+        st = st[0] if st.ndim == 3 and st.shape[0] == 1 else st
+        if st.shape != (A, self.num_hands):
+            raise ValueError(f"strategy of node {node} must have shape ({A}, {self.num_hands}), got {st.shape}")
+        sub = st[:, self.hands]
+        pick = np.ones(len(self.hands), bool) if hands is None else np.isin(self.hands, np.asarray(hands))
+        if np.any(sub[:, pick] < 0) or not np.allclose(sub[:, pick].sum(0), 1.0, atol=1e-6):
+            raise ValueError("a locked strategy must be non-negative and sum to 1 over the actions of each hand")
+        if self.locked.shape[0] == 0:
+            self.locked = np.full((self.flat.slots, len(self.hands)), -1.0, dtype=self.dtype)
+        self.locked[s:s + A, pick] = sub[:, pick]
 
     def _args(self):
         return self.flat.kernel_args(self.dtype)
@@ -293,7 +313,7 @@ class FlatRangeSolver:
             raise ValueError("a target needs check_every > 0")
         n_checks = iterations // check_every if check_every > 0 else 0
         out = np.zeros(max(n_checks, 1))
-        done, written = _kernel(self.dtype).solve(*self._args(), self.ranges, self.regrets, self.strategy_sum,
+        done, written = _kernel(self.dtype).solve(*self._args(), self.ranges, self.regrets, self.strategy_sum, self.locked,
                                         self.iterations + 1, iterations, ALGORITHMS[self.algorithm], self.alpha,
                                         self.beta, self.gamma, check_every,
                                         -1.0 if target is None else float(target), out)
@@ -315,13 +335,17 @@ class FlatRangeSolver:
 
     @property
     def sigma(self) -> np.ndarray:
-        """Current strategy per slot (regret matching of the regrets; the kernel never stores it)."""
+        """Current strategy per slot (regret matching of the regrets, locked hands' locked strategy; the kernel
+        never stores it)."""
         out = np.empty_like(self.regrets)
         for old, s in self.flat.slot_of.items():
             A = self.flat.actions_of[old]
             pos = np.maximum(self.regrets[s:s + A], 0)
             tot = pos.sum(0, keepdims=True)
             out[s:s + A] = np.where(tot > 0, pos / np.where(tot > 0, tot, 1), 1.0 / A)
+            if self.locked.shape[0]:
+                lk = self.locked[s] >= 0
+                out[s:s + A, lk] = self.locked[s:s + A, lk]
         return out
 
     def _average_slots(self) -> np.ndarray:
