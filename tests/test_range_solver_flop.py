@@ -150,3 +150,75 @@ def test_bad_spots_raise_game_errors():
         PostflopPublicGame("AsKhTs", 0, 300)
     with pytest.raises(GameError):
         PostflopPublicGame("AsKhTs", 100, 300, "50 percent")
+
+
+def test_postflop_solver_weighting():
+    """dcfr-postflop: the strategy sum after iterations 1 and 2 (counted 0 and 1: discount 0) is exactly the
+    strategy played in that iteration, unweighted by reach; the solve converges."""
+    board = parse_cards("AsJd8h5c2d")
+    tree = build_public_tree(PostflopPublicGame(board, 1000, 2000, "50%, 100%, a"))
+    fast = FlatRangeSolver(tree, algorithm="dcfr-postflop")
+    fast.run(1)
+    np.testing.assert_allclose(fast.strategy_sum, 1.0 / np.repeat(
+        [fast.flat.actions_of[n] for n in sorted(fast.flat.slot_of, key=fast.flat.slot_of.get)],
+        [fast.flat.actions_of[n] for n in sorted(fast.flat.slot_of, key=fast.flat.slot_of.get)])[:, None] + 0 * fast.strategy_sum)
+    played = fast.sigma.copy()   # regret matching of the regrets after the first iteration
+    fast.run(1)
+    np.testing.assert_allclose(fast.strategy_sum, played, rtol=0, atol=1e-15)
+    assert fast.solve(0.003, check_every=10, max_iterations=400) <= 0.003 * fast.pot
+    with pytest.raises(ValueError, match="dcfr-postflop"):
+        FlatRangeSolver(tree, algorithm="pio")
+
+
+def test_float32_storage_follows_float64():
+    """dtype='float32' (range_cfr32): half the bytes; iterates and exploitability follow float64 up to rounding."""
+    board = parse_cards("AsJd8h5c2d")
+    tree = build_public_tree(PostflopPublicGame(board, 1000, 2000, "50%, 100%, a"))
+    f64, f32 = FlatRangeSolver(tree), FlatRangeSolver(tree, dtype="float32")
+    assert f32.regrets.dtype == np.float32 and f32.regrets.nbytes * 2 == f64.regrets.nbytes
+    f64.run(20)
+    f32.run(20)
+    scale = np.abs(f64.regrets).max()
+    assert np.abs(f32.regrets - f64.regrets).max() < 1e-3 * scale
+    assert f32.exploitability() == pytest.approx(f64.exploitability(), rel=1e-3)
+    assert f32.solve(0.003, max_iterations=300) <= 0.003 * f32.pot
+
+
+def test_float32_flop_tree(flop):
+    g, tree, ranges = flop
+    f64 = FlatRangeSolver(tree, ranges=ranges)
+    f32 = FlatRangeSolver(tree, ranges=ranges, dtype="float32")
+    f64.run(1)
+    f32.run(1)
+    assert f32.exploitability() == pytest.approx(f64.exploitability(), rel=1e-5)
+
+
+def test_locking_one_player_to_an_equilibrium_reproduces_it():
+    """Node locking: lock every decision of player 0 to an (approximate) equilibrium strategy and solve the
+    rest from scratch: player 0's average is exactly the locked strategy and player 1 earns the game value
+    (its best-response value against the locked strategy, within the equilibrium's exploitability).
+    Player 1's strategy itself need not be an equilibrium one: any mix of its indifferent actions is a best
+    response, so the profile's exploitability is not checked."""
+    board = parse_cards("AsJd8h5c2d")
+    tree = build_public_tree(PostflopPublicGame(board, 1000, 2000, "50%, 100%, a"))
+    eq = FlatRangeSolver(tree)
+    eps = eq.solve(0.0005, max_iterations=1000)
+    assert eps <= 0.0005 * eq.pot
+    strategy = eq.average_strategy()
+    value = eq.root_values()[1]
+    locked = FlatRangeSolver(tree)
+    p0 = [n for n in strategy if tree.nodes[n].player == 0]
+    for n in p0:
+        locked.lock(n, strategy[n])
+    locked.run(200)
+    avg = locked.average_strategy()
+    for n in p0:
+        np.testing.assert_allclose(avg[n][0][:, locked.hands], strategy[n][0][:, locked.hands], atol=1e-9)
+    got = locked.root_values()[1]
+    assert value - 0.1 * eps <= got <= value + 2 * eps
+    # without the lock, 200 iterations from scratch are far from that value's precision on player 0's side
+    free = FlatRangeSolver(tree)
+    free.run(5)
+    assert free.exploitability() > 20 * eps
+    with pytest.raises(ValueError, match="sum to 1"):
+        locked.lock(p0[0], 2 * strategy[p0[0]])

@@ -39,9 +39,16 @@ from cfrkit.games.base import GameError
 from cfrkit.solvers.public.tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
 
 DEFAULT_DCFR = {"alpha": 1.5, "beta": 0.0, "gamma": 2.0}
+# kernel modes: CFR+, DCFR (alpha, beta, gamma), postflop-solver's DCFR (fixed weights, see FlatRangeSolver)
+ALGORITHMS = {"cfr+": 0, "dcfr": 1, "dcfr-postflop": 2}
 
 
-def _kernel():
+def _kernel(dtype=np.float64):
+    """The kernel build for the storage type: float64 (``range_cfr``) or float32 (``range_cfr32``)."""
+    if np.dtype(dtype) == np.float32:
+        from cfrkit._kernels import range_cfr32
+
+        return range_cfr32
     from cfrkit._kernels import range_cfr
 
     return range_cfr
@@ -208,13 +215,21 @@ class FlatTree:
         self.board_group_start = np.asarray(group_start, dtype=np.int32)
         self.chance = (self.node_board, self.node_mask, self.masks, self.board_perm, self.board_cards,
                        self.board_hand_start, self.board_groups, self.board_group_start)
+        self._chance32 = None
         for arr in (self.node_type, self.node_player, self.child_start, self.num_children, self.node_slot,
                     self.amount, self.hands, self.strength, self.hand_cards) + self.chance:
             arr.setflags(write=False)
 
-    def kernel_args(self):
+    def kernel_args(self, dtype=np.float64):
+        chance = self.chance
+        if np.dtype(dtype) != np.float64:
+            if self._chance32 is None:
+                masks = np.ascontiguousarray(self.masks, dtype=np.float32)
+                masks.setflags(write=False)
+                self._chance32 = chance[:2] + (masks,) + chance[3:]
+            chance = self._chance32
         return (self.node_type, self.node_player, self.child_start, self.num_children, self.node_slot, self.amount,
-                self.strength, self.hand_cards, self.chance)
+                self.strength, self.hand_cards, chance)
 
 
 class FlatRangeSolver:
@@ -224,13 +239,22 @@ class FlatRangeSolver:
         tree: public tree without leaves: a river, turn or flop subgame.
         ranges: ``(2, H)`` reach probabilities of every hand (pair index of the tree's game) at the
             root; hands touching the board are dropped.  Default: uniform over the live hands.
-        algorithm: ``"dcfr"`` (discounted CFR with ``alpha``, ``beta``, ``gamma``) or ``"cfr+"``.
+        dtype: storage of every hand vector: ``"float64"`` (default) or ``"float32"`` (half the memory; the
+            sweeps still accumulate in double).
+        algorithm: ``"dcfr"`` (discounted CFR with ``alpha``, ``beta``, ``gamma``), ``"cfr+"``, or
+            ``"dcfr-postflop"``: postflop-solver's weighting (iteration ``t`` counted from 0: the old regret
+            is discounted by ``s^1.5 / (s^1.5 + 1)``, ``s = t - 1``, if positive and by 1/2 if negative, then
+            the new regret is added; the strategy sum is discounted by ``(u / (u + 1))^3``, ``u = t`` minus
+            the largest power of 4 not above ``t``, and adds the current strategy unweighted by own reach).
     """
 
     def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "dcfr", alpha: float = DEFAULT_DCFR["alpha"],
-                 beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"]):
-        if algorithm not in ("cfr+", "dcfr"):
-            raise ValueError(f"unknown algorithm {algorithm!r}; choose 'cfr+' or 'dcfr'")
+                 beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"], dtype: str = "float64"):
+        if np.dtype(dtype) not in (np.float64, np.float32):
+            raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
+        self.dtype = np.dtype(dtype)
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
         self.flat = flat = FlatTree.of(tree)
         self.tree = tree
         self.algorithm = algorithm
@@ -247,18 +271,34 @@ class FlatRangeSolver:
             raise ValueError(f"ranges must have shape (2, {H}), got {ranges.shape}")
         if not np.all(np.isfinite(ranges)) or ranges.min() < 0:
             raise ValueError("ranges must be finite and non-negative")
-        self.ranges = np.ascontiguousarray(ranges[:, self.hands])
+        self.ranges = np.ascontiguousarray(ranges[:, self.hands], dtype=self.dtype)
         V = len(self.hands)
-        self.regrets = np.zeros((flat.slots, V))
-        self.strategy_sum = np.zeros((flat.slots, V))
-        self.sigma = np.zeros((flat.slots, V))
-        for old, s in flat.slot_of.items():
-            A = flat.actions_of[old]
-            self.sigma[s:s + A] = 1.0 / A
+        self.regrets = np.zeros((flat.slots, V), dtype=self.dtype)
+        self.strategy_sum = np.zeros((flat.slots, V), dtype=self.dtype)
+        self.locked = np.zeros((0, V), dtype=self.dtype)  # node locking: (slots, V), -1 = free
         self.iterations = 0
 
+    def lock(self, node: int, strategy, hands=None) -> None:
+        """Fix the strategy of decision ``node`` (original tree index) for ``hands`` (pair indices; default
+        every hand): ``strategy`` is ``(A, H)`` or ``(1, A, H)`` over all pairs of the game, each locked
+        column summing to 1.  Locked hands play it in every later iteration; the rest of the tree adapts."""
+        if node not in self.flat.slot_of:
+            raise ValueError(f"node {node} is not a decision node of this tree")
+        s, A = self.flat.slot_of[node], self.flat.actions_of[node]
+        st = np.asarray(strategy, dtype=np.float64)
+        st = st[0] if st.ndim == 3 and st.shape[0] == 1 else st
+        if st.shape != (A, self.num_hands):
+            raise ValueError(f"strategy of node {node} must have shape ({A}, {self.num_hands}), got {st.shape}")
+        sub = st[:, self.hands]
+        pick = np.ones(len(self.hands), bool) if hands is None else np.isin(self.hands, np.asarray(hands))
+        if np.any(sub[:, pick] < 0) or not np.allclose(sub[:, pick].sum(0), 1.0, atol=1e-6):
+            raise ValueError("a locked strategy must be non-negative and sum to 1 over the actions of each hand")
+        if self.locked.shape[0] == 0:
+            self.locked = np.full((self.flat.slots, len(self.hands)), -1.0, dtype=self.dtype)
+        self.locked[s:s + A, pick] = sub[:, pick]
+
     def _args(self):
-        return self.flat.kernel_args()
+        return self.flat.kernel_args(self.dtype)
 
     def run(self, iterations: int, check_every: int = 0, target: Optional[float] = None) -> np.ndarray:
         """Run up to ``iterations`` more iterations; returns the exploitability (chips) every ``check_every``.
@@ -273,8 +313,8 @@ class FlatRangeSolver:
             raise ValueError("a target needs check_every > 0")
         n_checks = iterations // check_every if check_every > 0 else 0
         out = np.zeros(max(n_checks, 1))
-        done, written = _kernel().solve(*self._args(), self.ranges, self.regrets, self.strategy_sum, self.sigma,
-                                        self.iterations + 1, iterations, int(self.algorithm == "dcfr"), self.alpha,
+        done, written = _kernel(self.dtype).solve(*self._args(), self.ranges, self.regrets, self.strategy_sum, self.locked,
+                                        self.iterations + 1, iterations, ALGORITHMS[self.algorithm], self.alpha,
                                         self.beta, self.gamma, check_every,
                                         -1.0 if target is None else float(target), out)
         self.iterations += done
@@ -292,6 +332,21 @@ class FlatRangeSolver:
         curve = self.run(max_iterations, check_every=check_every, target=target_fraction * self.pot)
         last_checked = start + len(curve) * check_every
         return float(curve[-1]) if len(curve) and last_checked == self.iterations else self.exploitability()
+
+    @property
+    def sigma(self) -> np.ndarray:
+        """Current strategy per slot (regret matching of the regrets, locked hands' locked strategy; the kernel
+        never stores it)."""
+        out = np.empty_like(self.regrets)
+        for old, s in self.flat.slot_of.items():
+            A = self.flat.actions_of[old]
+            pos = np.maximum(self.regrets[s:s + A], 0)
+            tot = pos.sum(0, keepdims=True)
+            out[s:s + A] = np.where(tot > 0, pos / np.where(tot > 0, tot, 1), 1.0 / A)
+            if self.locked.shape[0]:
+                lk = self.locked[s] >= 0
+                out[s:s + A, lk] = self.locked[s:s + A, lk]
+        return out
 
     def _average_slots(self) -> np.ndarray:
         out = np.empty_like(self.strategy_sum)
@@ -323,14 +378,15 @@ class FlatRangeSolver:
         ``strategies``: ``{decision node: (A, H) or (1, A, H)}`` over all pairs of the game, as returned by
         :meth:`average_strategy` or :meth:`RangeSolver.to_numpy_strategy`.
         """
-        return float(_kernel().exploitability(*self._args(), self.ranges, self._slots_of(strategies)))
+        return float(_kernel(self.dtype).exploitability(*self._args(), self.ranges,
+                                                       self._slots_of(strategies).astype(self.dtype)))
 
     def root_values(self, strategies: Optional[Dict[int, np.ndarray]] = None) -> np.ndarray:
         """Expected chips ``(2,)`` of each player at the root under ``strategies`` (default: average), ranges as the deal.
 
         Same normalisation as :meth:`RangeSolver.root_values`: ``sum_h range_p(h) * cfv_p(h) / Z``.
         """
-        cfv = _kernel().root_values(*self._args(), self.ranges, self._slots_of(strategies))
+        cfv = _kernel(self.dtype).root_values(*self._args(), self.ranges, self._slots_of(strategies).astype(self.dtype))
         # Z: mass of card-compatible hand pairs (opponent mass compatible with each hand, card-removal sums)
         opp = self.ranges[1]
         per_card = np.zeros(52)
