@@ -29,7 +29,7 @@ class MiniDealer(threading.Thread):
         super().__init__(daemon=True)
         # hide_showdown: final showdown states omit the other players' cards (a broken dealer);
         # die_in_hand: close the connection after the first state of that hand (a killed dealer);
-        # opponent_delay: seconds the other seats think before each action
+        # opponent_delay: seconds the other seats think before their first action of each hand
         self.hide_showdown, self.die_in_hand, self.opponent_delay = hide_showdown, die_in_hand, opponent_delay
         self.showdown_chips = 0.0
         self.opponent = opponent
@@ -98,7 +98,8 @@ class MiniDealer(threading.Thread):
                         self.responses += 1
                         state.apply_action(parse_response(state, m.group(2)))
                     else:
-                        time.sleep(self.opponent_delay)
+                        if not any(state.actions):  # the first action of the hand
+                            time.sleep(self.opponent_delay)
                         state.apply_action(self.opponent.act(state) if self.opponent else 1)
         except Exception as exc:  # recorded for the test to see
             self.errors.append(repr(exc))
@@ -325,13 +326,13 @@ def test_game_mismatch_is_detected_from_the_first_message():
 
 def test_timeout_does_not_count_the_opponents_thinking_time():
     game = load("holdem")
-    dealer = MiniDealer(game, hands=4, seed=2, opponent_delay=0.6)
+    dealer = MiniDealer(game, hands=2, seed=2, opponent_delay=2.0)
     dealer.start()
-    summary = run_client("127.0.0.1", dealer.port, game, AlwaysCallAgent(), timeout=0.3, report=lambda m: None)
+    summary = run_client("127.0.0.1", dealer.port, game, AlwaysCallAgent(), timeout=1.0, report=lambda m: None)
     dealer.join(10)
-    assert dealer.errors == [] and summary.hands == 4
+    assert dealer.errors == [] and summary.hands == 2
     # a bound on the opponent's thinking time is a separate, explicit option
-    dealer = MiniDealer(game, hands=4, seed=2, opponent_delay=0.6)
+    dealer = MiniDealer(game, hands=2, seed=2, opponent_delay=2.0)
     dealer.start()
     with pytest.raises(ClientError, match="while another player was to act"):
         run_client("127.0.0.1", dealer.port, game, AlwaysCallAgent(), timeout=5, opponent_timeout=0.2,
