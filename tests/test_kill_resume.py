@@ -52,11 +52,15 @@ def _group_alive(pgid: int) -> bool:
     return False
 
 
-def _interrupt(args, ready, sig, rng, timeout=120.0):
+def _interrupt(args, ready, sig, rng, log_path, timeout=120.0):
     """Start ``python -m cfrkit *args`` in its own session, wait for ``ready()``, sleep a random moment,
-    send ``sig``; return the exit code after checking that no process of the session survives."""
-    proc = subprocess.Popen([sys.executable, "-m", "cfrkit"] + args, cwd=ROOT, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    send ``sig``; return the exit code after checking that no process of the session survives.
+
+    stderr goes to a file, not a pipe: surviving workers would hold a pipe open and hang the test
+    instead of failing it."""
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "cfrkit"] + args, cwd=ROOT, start_new_session=True,
+                                stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.monotonic() + timeout
     while not ready() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -68,14 +72,15 @@ def _interrupt(args, ready, sig, rng, timeout=120.0):
     except subprocess.TimeoutExpired:  # pragma: no cover - a hang is a failure
         os.killpg(proc.pid, signal.SIGKILL)
         raise AssertionError(f"{args[0]} did not exit after {sig!r}")
-    err = proc.stderr.read().decode()
-    proc.stderr.close()
     end = time.monotonic() + 10.0
     while _group_alive(proc.pid) and time.monotonic() < end:
         time.sleep(0.05)
     if _group_alive(proc.pid):
         os.killpg(proc.pid, signal.SIGKILL)
         raise AssertionError(f"processes of `cfrkit {args[0]}` still run after {sig!r} of the parent")
+    with open(log_path) as f:
+        err = f.read()
+    os.unlink(log_path)
     assert "Traceback" not in err, err
     if sig != signal.SIGKILL:
         assert code in (0, 128 + sig), (code, err)
@@ -89,7 +94,7 @@ def _check_solve(tmp_path, algorithm, sig_name, seed):
     rng = random.Random(seed)
     out = str(tmp_path / f"{algorithm}.npz")
     args = ["solve"] + SOLVE_ARGS[algorithm] + ["-o", out, "--no-progress"]
-    _interrupt(args, lambda: os.path.exists(out), SIGNALS[sig_name], rng)
+    _interrupt(args, lambda: os.path.exists(out), SIGNALS[sig_name], rng, str(tmp_path / "stderr.log"))
     assert main(args) == 0  # resume to the end
     assert sorted(os.listdir(tmp_path)) == [os.path.basename(out)]  # no .tmp files left
     n = int(SOLVE_ARGS[algorithm][SOLVE_ARGS[algorithm].index("-n") + 1])
@@ -114,7 +119,7 @@ def _check_datagen(tmp_path, sig_name, seed):
     out = str(tmp_path / "data")
     args = ["datagen"] + DATAGEN_ARGS[:1] + [out] + DATAGEN_ARGS[1:] + ["--no-progress"]
     _interrupt(args, lambda: os.path.isdir(out) and any(f.startswith("shard_") for f in os.listdir(out)),
-               SIGNALS[sig_name], rng)
+               SIGNALS[sig_name], rng, str(tmp_path / "stderr.log"))
     assert main(args) == 0
     names = sorted(os.listdir(out))
     assert names == ["dataset.json"] + [f"shard_{i:05d}.npz" for i in range(6)], names
