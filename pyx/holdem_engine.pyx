@@ -48,7 +48,8 @@ cdef struct Rules:
     int64_t big_blind
     int64_t stack[MAXP]
     int64_t blind[MAXP]
-    int64_t ante[MAXP]
+    int64_t ante[MAXP]        # antes posted (after PHH ante trimming)
+    int64_t dead_ante[MAXP]   # the part of each ante that is dead money (not a contribution level)
     int64_t raise_size[MAXR]
     int first_player[MAXR]
     int max_raises[MAXR]
@@ -346,12 +347,18 @@ cdef int64_t _hand_value(Rules *r, HS *s, int p) noexcept nogil:
 
 
 cdef int _pots(Rules *r, HS *s, int allowed, int64_t *amounts, int *elig) noexcept nogil:
-    """Main and side pots (chips, eligible seat mask), as ``HoldemState.pots``; returns the count."""
+    """Main and side pots (chips, eligible seat mask), as ``HoldemState.pots``; returns the count.
+
+    Dead antes are left out of the contribution levels and added to the first pot."""
     cdef int64_t levels[MAXP]
+    cdef int64_t contrib[MAXP]
     cdef int nl = 0, i, j, p, np_ = 0, eligible
-    cdef int64_t v, previous = 0, amount, a, b
+    cdef int64_t v, previous = 0, amount, a, b, dead = 0
     for p in range(r.n):
-        v = s.spent[p]
+        contrib[p] = s.spent[p] - r.dead_ante[p]
+        dead += r.dead_ante[p]
+    for p in range(r.n):
+        v = contrib[p]
         j = 0
         while j < nl and levels[j] < v:
             j += 1
@@ -362,14 +369,14 @@ cdef int _pots(Rules *r, HS *s, int allowed, int64_t *amounts, int *elig) noexce
         levels[j] = v
         nl += 1
     for i in range(nl):
-        amount = 0
+        amount = dead if i == 0 else 0
         for p in range(r.n):
-            a = s.spent[p] if s.spent[p] < levels[i] else levels[i]
-            b = s.spent[p] if s.spent[p] < previous else previous
+            a = contrib[p] if contrib[p] < levels[i] else levels[i]
+            b = contrib[p] if contrib[p] < previous else previous
             amount += a - b
         eligible = 0
         for p in range(r.n):
-            if not s.folded[p] and (allowed >> p) & 1 and s.spent[p] >= levels[i]:
+            if not s.folded[p] and (allowed >> p) & 1 and contrib[p] >= levels[i]:
                 eligible |= 1 << p
         while np_ > 0 and elig[np_ - 1] == eligible:
             np_ -= 1
@@ -468,11 +475,14 @@ cdef class CompiledRules:
     cdef tuple _args
 
     def __init__(self, int num_players, int num_rounds, bint is_limit, stacks, blinds, antes, raise_sizes,
-                 first_players, max_raises, num_board_cards, int num_hole_cards, deck, bint fractional_split):
+                 first_players, max_raises, num_board_cards, int num_hole_cards, deck, bint fractional_split,
+                 dead_antes=None):
         cdef int p, i, acc = 0
+        if dead_antes is None:
+            dead_antes = (0,) * num_players
         self._args = (num_players, num_rounds, is_limit, tuple(stacks), tuple(blinds), tuple(antes),
                       tuple(raise_sizes), tuple(first_players), tuple(max_raises), tuple(num_board_cards),
-                      num_hole_cards, tuple(deck), fractional_split)
+                      num_hole_cards, tuple(deck), fractional_split, tuple(dead_antes))
         if not 2 <= num_players <= MAXP or not 1 <= num_rounds <= MAXR or not 1 <= num_hole_cards <= MAXHOLE:
             raise ValueError("compiled hold'em: players 2..10, rounds 1..4, hole cards 1..5")
         self.r.n = num_players
@@ -486,6 +496,7 @@ cdef class CompiledRules:
             self.r.stack[p] = stacks[p]
             self.r.blind[p] = blinds[p]
             self.r.ante[p] = antes[p]
+            self.r.dead_ante[p] = dead_antes[p]
             if blinds[p] > self.r.big_blind:
                 self.r.big_blind = blinds[p]
         for i in range(num_rounds):

@@ -31,14 +31,18 @@ def random_game(rng: random.Random, betting: str, players: int) -> HoldemGame:
         u = rng.random()
         stacks.append(need if u < 0.05 else rng.randint(need, need + 8 * bb) if u < 0.5
                       else rng.randint(20 * bb, 60 * bb))
-    changes = dict(num_players=players, stack=tuple(stacks), blind=blinds, ante=(ante,) * players,
-                   first_player=first)
+    antes = (ante,) * players
+    if ante and rng.random() < 0.4:  # big-blind ante (PHH): one seat pays it, dead or trimmed
+        antes = tuple(ante * players if blinds[p] == bb else 0 for p in range(players))
+        stacks = [max(s, blinds[p] + antes[p]) for p, s in enumerate(stacks)]
+    changes = dict(num_players=players, stack=tuple(stacks), blind=blinds, ante=antes, first_player=first)
     if betting == "limit":
         changes["raise_size"] = (bb, bb, 2 * bb, 2 * bb)
         changes["max_raises"] = tuple(rng.choice([1, 3, 4]) for _ in range(4))
     elif rng.random() < 0.3:
         changes["max_raises"] = tuple(rng.choice([1, 2, 3]) for _ in range(4))
-    return HoldemGame(base.with_changes(**changes), fractional_split=rng.random() < 0.25)
+    return HoldemGame(base.with_changes(**changes), fractional_split=rng.random() < 0.25,
+                      ante_trimming=rng.random() < 0.5)
 
 
 CONFIGS = [("nolimit", 2, 60), ("nolimit", 3, 25), ("nolimit", 6, 15), ("nolimit", 10, 6),

@@ -100,10 +100,11 @@ def compiled_rules(game: HoldemGame) -> "_kernel.CompiledRules":
     if d.num_hole_cards + d.total_board_cards() > 7:
         raise GameError(f"the compiled hold'em core shows down at most 7 cards; {game.game_string()} uses "
                         f"{d.num_hole_cards + d.total_board_cards()} (use HoldemState)")
+    # antes as posted after PHH ante trimming; dead antes stay out of the side-pot levels (as HoldemState.pots)
     rules = _kernel.CompiledRules(d.num_players, d.num_rounds, d.is_limit, list(d.stack), list(d.blind),
-                                  list(d.ante), list(d.raise_size), list(d.first_player), list(d.max_raises),
-                                  list(d.num_board_cards), d.num_hole_cards, list(d.deck()),
-                                  bool(game.fractional_split))
+                                  list(game.posted_antes), list(d.raise_size), list(d.first_player),
+                                  list(d.max_raises), list(d.num_board_cards), d.num_hole_cards, list(d.deck()),
+                                  bool(game.fractional_split), list(game.dead_antes))
     game._compiled_rules = rules
     return rules
 
