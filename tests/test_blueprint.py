@@ -358,3 +358,26 @@ def test_off_tree_all_in_line_checks_or_calls_and_other_lines_use_a_tree_node(tr
             followed += 1
             assert len(hs.actions) > 1
     assert committed > 0 and followed > 0
+
+
+def test_sigterm_saves_a_checkpoint_that_resumes(tmp_path):
+    import signal
+    import time
+
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    path = tmp_path / "bp.npz"
+    proc = subprocess.Popen([sys.executable, "-m", "cfrkit", "blueprint", "train", str(path), "--game", SMALL_GAME,
+                             "--raise-cap", "1", "--abstraction", "ehs:169,4,4,4", "--minutes", "10",
+                             "--checkpoint-minutes", "0.0001", "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.time() + 120
+    while not path.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)  # the first checkpoint: the training loop (and its signal handlers) is running
+    assert path.exists()
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted" in out
+    trainer = BlueprintTrainer.load(str(path))
+    assert trainer.iterations >= 1
+    trainer.iterate(1)
