@@ -330,3 +330,54 @@ def test_blueprint_agent_plays_through_the_acpc_client(trained):
     assert dealer.errors == []
     assert summary.hands == 20 and summary.actions_sent == dealer.responses > 0
     assert summary.chips == pytest.approx(dealer.client_chips)
+
+
+def test_off_tree_all_in_line_checks_or_calls_and_other_lines_use_a_tree_node(trained):
+    from cfrkit.agents.blueprint import BlueprintAgent
+    from cfrkit.games import load
+    from cfrkit.games.holdem.game import CALL, raise_action
+
+    game = load(SMALL_GAME)
+    strategy = BlueprintStrategy.load(trained)
+    committed = followed = 0
+    for seed in range(30):
+        agent = BlueprintAgent(strategy, seed=seed)
+        state = game.new_initial_state()
+        for c in parse_cards("AhAcKdKc"):
+            state.apply_action(c)
+        state.apply_action(raise_action(350))  # 1.25 pots: pot-size raise or all-in in the abstraction
+        state.apply_action(CALL)
+        for c in parse_cards("2s7h9d"):
+            state.apply_action(c)
+        hs = agent.hand_strategy(state)
+        assert np.allclose(hs.probs[hs.probs.sum(axis=1) > 0].sum(axis=1), 1.0)
+        if agent.off_tree_hands:  # the raise became the abstract all-in, which the real hand outlived
+            committed += 1
+            assert hs.actions.tolist() == [CALL] and agent.act(state) == CALL
+        else:
+            followed += 1
+            assert len(hs.actions) > 1
+    assert committed > 0 and followed > 0
+
+
+def test_sigterm_saves_a_checkpoint_that_resumes(tmp_path):
+    import signal
+    import time
+
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    path = tmp_path / "bp.npz"
+    proc = subprocess.Popen([sys.executable, "-m", "cfrkit", "blueprint", "train", str(path), "--game", SMALL_GAME,
+                             "--raise-cap", "1", "--abstraction", "ehs:169,4,4,4", "--minutes", "10",
+                             "--checkpoint-minutes", "0.0001", "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.time() + 120
+    while not path.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)  # the first checkpoint: the training loop (and its signal handlers) is running
+    assert path.exists()
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted" in out
+    trainer = BlueprintTrainer.load(str(path))
+    assert trainer.iterations >= 1
+    trainer.iterate(1)

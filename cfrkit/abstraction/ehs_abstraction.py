@@ -22,7 +22,7 @@ import numpy as np
 
 from cfrkit.cards.encoding import as_card_ids
 from cfrkit.cards.equity import board_strengths_batch, showdown_masses
-from cfrkit.cards.hands import HOLE_PAIRS, NUM_PAIRS, blocked_pairs, pair_index
+from cfrkit.cards.hands import HOLE_PAIRS, blocked_pairs, pair_index
 
 BOARD_CARDS = (0, 3, 4, 5)
 
@@ -166,5 +166,3 @@ def default_ehs_abstraction(buckets: Sequence[int] = (169, 50, 50, 50)) -> EHSAb
     """The stand-in abstraction the blueprint uses by default (built in about a second)."""
     return EHSAbstraction(buckets)
 
-
-assert NUM_PAIRS == 1326

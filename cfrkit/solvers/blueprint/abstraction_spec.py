@@ -32,15 +32,14 @@ def abstraction_from_spec(spec: str):
         except ValueError as exc:
             raise BlueprintError(f"card abstraction {spec!r}: {exc}") from None
     if text.startswith("emd:") or text == "default":
-        try:
-            import cfrkit.abstraction as pkg
-            loader = pkg.load_abstraction if text != "default" else None
-            if text == "default":
-                return pkg.default_abstraction()
-        except AttributeError:
-            raise BlueprintError(f"card abstraction {spec!r} needs cfrkit.abstraction.load_abstraction / "
-                                 f"default_abstraction, which this build lacks; use ehs:169,50,50,50") from None
-        return loader(text[4:])
+        import cfrkit.abstraction as package
+
+        name = "default_abstraction" if text == "default" else "load_abstraction"
+        loader = getattr(package, name, None)
+        if loader is None:
+            raise BlueprintError(f"card abstraction {spec!r} needs cfrkit.abstraction.{name}, which this build "
+                                 f"lacks; use ehs:169,50,50,50")
+        return loader() if text == "default" else loader(text[4:])
     raise BlueprintError(f"unknown card abstraction {spec!r}; use ehs:169,B,B,B, emd:DIR or default")
 
 

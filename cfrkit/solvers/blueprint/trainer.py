@@ -108,7 +108,7 @@ class BlueprintTrainer:
     """
 
     def __init__(self, game: str = DEFAULT_GAME, bets: str = DEFAULT_BETS, raise_cap: int = DEFAULT_RAISE_CAP,
-                 abstraction="ehs:169,50,50,50", seed: int = 0, boards_per_iteration: Optional[int] = None,
+                 abstraction=DEFAULT_ABSTRACTION, seed: int = 0, boards_per_iteration: Optional[int] = None,
                  workers: int = 1, ray_address: Optional[str] = None, tree: Optional[BettingTree] = None):
         if int(workers) < 1:
             raise BlueprintError(f"workers must be at least 1, got {workers}")
