@@ -74,6 +74,30 @@ def import_user_modules(argv: List[str]) -> List[str]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """Run the command line (``argv`` default: ``sys.argv[1:]``); returns the exit code.
+
+    Run as the program (no ``argv``), SIGINT and SIGTERM are ignored once the command has returned:
+    its work is saved by then, and a signal landing in the interpreter's shutdown would otherwise
+    print a traceback from library finalizers or kill the process with the default action.
+    """
+    try:
+        return _main(argv)
+    finally:
+        if argv is None:
+            _ignore_exit_signals()
+
+
+def _ignore_exit_signals() -> None:
+    import signal
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            signal.signal(sig, signal.SIG_IGN)
+        except (ValueError, OSError):  # pragma: no cover - not the main thread
+            pass
+
+
+def _main(argv: Optional[List[str]] = None) -> int:
     from cfrkit.games.base import GameError
 
     argv = list(sys.argv[1:] if argv is None else argv)
