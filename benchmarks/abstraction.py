@@ -89,6 +89,45 @@ def pa_distance_error(p, out, n_points=40, n_centres=5) -> dict:
             "argmin_agreement_greedy": None}
 
 
+def rates(args) -> None:
+    """CPU seconds per board of the assignment pass (features + nearest centre + isomorphism indices
+    of every ordering), with centres left in --out by earlier phases (flop: 1000 random sample points'
+    distributions as centres, turn: synthetic table), and CPU seconds of k-means on a small sample;
+    the full round is EXTRAPOLATED from them."""
+    from cfrkit.abstraction.build import RoundFeatures, _assign_boards
+    from cfrkit.abstraction.enumerate import board_sets
+    from cfrkit.abstraction.params import BOARD_CARDS
+
+    p = params_for(args)
+    rng = np.random.default_rng(0)
+    out = {}
+    for name, r, nb in (("river", 3, args.boards), ("turn", 2, args.boards), ("flop", 1, max(2, args.boards // 10))):
+        rf = RoundFeatures(p, r, args.out)
+        sets, _ = board_sets(BOARD_CARDS[r])
+        pick = rng.choice(len(sets), nb, replace=False)
+        if r == 1:
+            X = np.concatenate([rf.of_board(sets[b])[1] for b in pick])
+            C = np.zeros((1000, 1000))
+            for j, row in enumerate(X[rng.choice(len(X), 1000, replace=False)]):
+                ids, cnt = np.unique(row[row >= 0], return_counts=True)
+                C[j, ids] = cnt / cnt.sum()
+            rf.centres = C.astype(np.float32)
+        else:
+            rf.centres = np.load(os.path.join(args.out, f"round{r}_centres.npy"))
+        c0 = time.process_time()
+        entries = 0
+        for b in pick:
+            pos, _, _ = _assign_boards(rf, sets[b:b + 1], None)
+            entries += pos.size
+        cpu = (time.process_time() - c0) / nb
+        out[name] = {"boards": len(sets), "cpu_per_board": cpu, "entries_per_board": entries / nb,
+                     "assign_cpu_total": cpu * len(sets)}
+        print(f"{name}: {cpu * 1000:.1f} ms CPU per board ({entries / nb:.0f} table entries), "
+              f"{len(sets)} boards -> {cpu * len(sets):.0f} CPU s, {cpu * len(sets) / 2 / 3600:.2f} h on 2 cores "
+              f"(EXTRAPOLATED)", flush=True)
+    print("RATES " + json.dumps(out))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--phase", choices=("river", "turn", "flop", "all"), default="all")
@@ -98,7 +137,12 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default="/tmp/cfrkit_abstraction_bench")
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--rates", action="store_true", help="per-board assignment CPU rates only")
+    ap.add_argument("--boards", type=int, default=20, help="boards per round for --rates")
     args = ap.parse_args()
+    if args.rates:
+        rates(args)
+        return
     if args.phase != "all":
         print("RESULT " + json.dumps(run_phase(args)), flush=True)
         return
