@@ -8,7 +8,9 @@ turn buckets) looks its turn buckets up in a synthetic turn table (random bucket
 is that of the real table; the turn centres are the real ones of the turn phase).  Also measures
 the potential-aware distance: greedy EMD (used) and POT's Sinkhorn against exact ``ot.emd2``.
 
-    python benchmarks/abstraction.py --fraction 0.002 --sample 50000 --workers 2
+    python benchmarks/abstraction.py --fraction 0.002 --sample 50000 --workers 2   # whole phases
+    python benchmarks/abstraction.py --rates --boards 20          # per-board CPU of the assignment
+    OMP_NUM_THREADS=1 python benchmarks/abstraction.py --kmeans-points 20000   # k-means CPU
     # the full build this extrapolates:
     python -m cfrkit abstraction build --buckets 169,1000,1000,1000 --out abs_1000
 """
@@ -128,6 +130,34 @@ def rates(args) -> None:
     print("RATES " + json.dumps(out))
 
 
+def kmeans_rates(args) -> None:
+    """CPU seconds of the river (L2, sklearn) and turn (1-D EMD, Hamerly + sum bound) k-means with
+    k = 1000 on --kmeans-points hands drawn from 20 random boards (centres of --out not needed)."""
+    from cfrkit.abstraction.build import RoundFeatures
+    from cfrkit.abstraction.clustering import kmeans_emd1d, kmeans_l2
+    from cfrkit.abstraction.enumerate import board_sets
+    from cfrkit.abstraction.params import BOARD_CARDS
+
+    p = params_for(args)
+    rng = np.random.default_rng(0)
+    for r in (3, 2):
+        rf = RoundFeatures(p, r, args.out)
+        sets, w = board_sets(BOARD_CARDS[r])
+        X, W = [], []
+        c0 = time.process_time()
+        for b in rng.choice(len(sets), 20, replace=False):
+            live, x = rf.of_board(sets[b])
+            X.append(x)
+            W.append(np.full(len(live), float(w[b])))
+        X, W = np.concatenate(X), np.concatenate(W)
+        feat = (time.process_time() - c0) / len(X)
+        idx = rng.choice(len(X), min(args.kmeans_points, len(X)), replace=False)
+        c0 = time.process_time()
+        _, _, st = (kmeans_l2 if r == 3 else kmeans_emd1d)(X[idx], 1000, W[idx], 0)
+        print(json.dumps({"round": r, "points": len(idx), "feature_cpu_per_hand_us": feat * 1e6,
+                          "kmeans_cpu": time.process_time() - c0, "stats": st}), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--phase", choices=("river", "turn", "flop", "all"), default="all")
@@ -139,7 +169,11 @@ def main():
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--rates", action="store_true", help="per-board assignment CPU rates only")
     ap.add_argument("--boards", type=int, default=20, help="boards per round for --rates")
+    ap.add_argument("--kmeans-points", type=int, default=0, help="k-means CPU timing on this many hands")
     args = ap.parse_args()
+    if args.kmeans_points:
+        kmeans_rates(args)
+        return
     if args.rates:
         rates(args)
         return
