@@ -103,8 +103,12 @@ def rates(args) -> None:
     p = params_for(args)
     rng = np.random.default_rng(0)
     out = {}
-    for name, r, nb in (("river", 3, args.boards), ("turn", 2, args.boards), ("flop", 1, max(2, args.boards // 10))):
+    rounds = [x for x in (("river", 3, args.boards), ("turn", 2, args.boards), ("flop", 1, max(2, args.boards // 10)))
+              if x[0] in args.rounds.split(",")]
+    for name, r, nb in rounds:
         rf = RoundFeatures(p, r, args.out)
+        if r == 1:
+            rf.space.max_candidates = args.max_candidates
         sets, _ = board_sets(BOARD_CARDS[r])
         pick = rng.choice(len(sets), nb, replace=False)
         if r == 1:
@@ -169,6 +173,8 @@ def main():
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--rates", action="store_true", help="per-board assignment CPU rates only")
     ap.add_argument("--boards", type=int, default=20, help="boards per round for --rates")
+    ap.add_argument("--rounds", default="river,turn,flop", help="rounds for --rates")
+    ap.add_argument("--max-candidates", type=int, default=0, help="flop: approximate search (0 = exact)")
     ap.add_argument("--kmeans-points", type=int, default=0, help="k-means CPU timing on this many hands")
     args = ap.parse_args()
     if args.kmeans_points:
