@@ -8,7 +8,9 @@ turn buckets) looks its turn buckets up in a synthetic turn table (random bucket
 is that of the real table; the turn centres are the real ones of the turn phase).  Also measures
 the potential-aware distance: greedy EMD (used) and POT's Sinkhorn against exact ``ot.emd2``.
 
-    python benchmarks/abstraction.py --fraction 0.002 --sample 50000 --workers 2
+    python benchmarks/abstraction.py --fraction 0.002 --sample 50000 --workers 2   # whole phases
+    python benchmarks/abstraction.py --rates --boards 20          # per-board CPU of the assignment
+    OMP_NUM_THREADS=1 python benchmarks/abstraction.py --kmeans-points 20000   # k-means CPU
     # the full build this extrapolates:
     python -m cfrkit abstraction build --buckets 169,1000,1000,1000 --out abs_1000
 """
@@ -89,6 +91,77 @@ def pa_distance_error(p, out, n_points=40, n_centres=5) -> dict:
             "argmin_agreement_greedy": None}
 
 
+def rates(args) -> None:
+    """CPU seconds per board of the assignment pass (features + nearest centre + isomorphism indices
+    of every ordering), with centres left in --out by earlier phases (flop: 1000 random sample points'
+    distributions as centres, turn: synthetic table), and CPU seconds of k-means on a small sample;
+    the full round is EXTRAPOLATED from them."""
+    from cfrkit.abstraction.build import RoundFeatures, _assign_boards
+    from cfrkit.abstraction.enumerate import board_sets
+    from cfrkit.abstraction.params import BOARD_CARDS
+
+    p = params_for(args)
+    rng = np.random.default_rng(0)
+    out = {}
+    rounds = [x for x in (("river", 3, args.boards), ("turn", 2, args.boards), ("flop", 1, max(2, args.boards // 10)))
+              if x[0] in args.rounds.split(",")]
+    for name, r, nb in rounds:
+        rf = RoundFeatures(p, r, args.out)
+        if r == 1:
+            rf.space.max_candidates = args.max_candidates
+        sets, _ = board_sets(BOARD_CARDS[r])
+        pick = rng.choice(len(sets), nb, replace=False)
+        if r == 1:
+            X = np.concatenate([rf.of_board(sets[b])[1] for b in pick])
+            C = np.zeros((1000, 1000))
+            for j, row in enumerate(X[rng.choice(len(X), 1000, replace=False)]):
+                ids, cnt = np.unique(row[row >= 0], return_counts=True)
+                C[j, ids] = cnt / cnt.sum()
+            rf.centres = C.astype(np.float32)
+        else:
+            rf.centres = np.load(os.path.join(args.out, f"round{r}_centres.npy"))
+        c0 = time.process_time()
+        entries = 0
+        for b in pick:
+            pos, _, _ = _assign_boards(rf, sets[b:b + 1], None)
+            entries += pos.size
+        cpu = (time.process_time() - c0) / nb
+        out[name] = {"boards": len(sets), "cpu_per_board": cpu, "entries_per_board": entries / nb,
+                     "assign_cpu_total": cpu * len(sets)}
+        print(f"{name}: {cpu * 1000:.1f} ms CPU per board ({entries / nb:.0f} table entries), "
+              f"{len(sets)} boards -> {cpu * len(sets):.0f} CPU s, {cpu * len(sets) / 2 / 3600:.2f} h on 2 cores "
+              f"(EXTRAPOLATED)", flush=True)
+    print("RATES " + json.dumps(out))
+
+
+def kmeans_rates(args) -> None:
+    """CPU seconds of the river (L2, sklearn) and turn (1-D EMD, Hamerly + sum bound) k-means with
+    k = 1000 on --kmeans-points hands drawn from 20 random boards (centres of --out not needed)."""
+    from cfrkit.abstraction.build import RoundFeatures
+    from cfrkit.abstraction.clustering import kmeans_emd1d, kmeans_l2
+    from cfrkit.abstraction.enumerate import board_sets
+    from cfrkit.abstraction.params import BOARD_CARDS
+
+    p = params_for(args)
+    rng = np.random.default_rng(0)
+    for r in (3, 2):
+        rf = RoundFeatures(p, r, args.out)
+        sets, w = board_sets(BOARD_CARDS[r])
+        X, W = [], []
+        c0 = time.process_time()
+        for b in rng.choice(len(sets), 20, replace=False):
+            live, x = rf.of_board(sets[b])
+            X.append(x)
+            W.append(np.full(len(live), float(w[b])))
+        X, W = np.concatenate(X), np.concatenate(W)
+        feat = (time.process_time() - c0) / len(X)
+        idx = rng.choice(len(X), min(args.kmeans_points, len(X)), replace=False)
+        c0 = time.process_time()
+        _, _, st = (kmeans_l2 if r == 3 else kmeans_emd1d)(X[idx], 1000, W[idx], 0)
+        print(json.dumps({"round": r, "points": len(idx), "feature_cpu_per_hand_us": feat * 1e6,
+                          "kmeans_cpu": time.process_time() - c0, "stats": st}), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--phase", choices=("river", "turn", "flop", "all"), default="all")
@@ -98,7 +171,18 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default="/tmp/cfrkit_abstraction_bench")
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--rates", action="store_true", help="per-board assignment CPU rates only")
+    ap.add_argument("--boards", type=int, default=20, help="boards per round for --rates")
+    ap.add_argument("--rounds", default="river,turn,flop", help="rounds for --rates")
+    ap.add_argument("--max-candidates", type=int, default=0, help="flop: approximate search (0 = exact)")
+    ap.add_argument("--kmeans-points", type=int, default=0, help="k-means CPU timing on this many hands")
     args = ap.parse_args()
+    if args.kmeans_points:
+        kmeans_rates(args)
+        return
+    if args.rates:
+        rates(args)
+        return
     if args.phase != "all":
         print("RESULT " + json.dumps(run_phase(args)), flush=True)
         return

@@ -188,8 +188,11 @@ cdef double _greedy(const int *pi, const double *pm, int np_, const int32_t *qi,
 
 
 def pa_nearest_two(const int32_t[:, ::1] pts, const double[:, ::1] lb, const int32_t[:, ::1] cids,
-                   const double[:, ::1] cmass, const double[:, ::1] ground):
+                   const double[:, ::1] cmass, const double[:, ::1] ground, int max_candidates=0):
     """Nearest and second-nearest potential-aware centre of each point under the greedy EMD.
+
+    max_candidates > 0 computes the EMD only to that many centres of smallest lower bound
+    (approximate search; 0 = exact).
 
     pts: next-round bucket ids of each point (int32[n, m], -1 = none); lb: float64[n, k] lower bounds
     (distance of mean embeddings); cids / cmass: centres' support (int32[k, S], -1 padded) and masses.
@@ -203,6 +206,7 @@ def pa_nearest_two(const int32_t[:, ::1] pts, const double[:, ::1] lb, const int
     cdef int64_t computed = 0
     cdef Py_ssize_t i, c, r
     cdef int np_, nq, best
+    cdef Py_ssize_t limit = k if max_candidates <= 0 or max_candidates > k else max_candidates
     cdef double b1, b2, dist
     cdef int *ids = <int *>malloc(m * sizeof(int))
     cdef double *mass = <double *>malloc(m * sizeof(double))
@@ -227,7 +231,7 @@ def pa_nearest_two(const int32_t[:, ::1] pts, const double[:, ::1] lb, const int
                 b1 = 1e300
                 b2 = 1e300
                 best = keys[0].i
-                for r in range(k):
+                for r in range(limit):
                     if keys[r].v >= b2:
                         break
                     c = keys[r].i

@@ -106,9 +106,9 @@ def potential_space(params: AbstractionParams, round_: int, next_centres: np.nda
     under L1 for histogram buckets, vectors under L2 otherwise)."""
     nf = params.features[round_ + 1]
     if nf == "hist-emd":
-        return PotentialSpace(np.asarray(next_centres) / params.hist_bins, norm=1)
+        return PotentialSpace(np.asarray(next_centres) / params.hist_bins, norm=1, max_candidates=params.pa_candidates)
     if nf in ("ehs", "ochs"):
-        return PotentialSpace(next_centres, norm=2)
+        return PotentialSpace(next_centres, norm=2, max_candidates=params.pa_candidates)
     raise AbstractionError(f"potential-aware buckets need ehs, hist-emd or ochs buckets on the next round, "
                            f"not {nf}")
 

@@ -181,9 +181,10 @@ class PotentialSpace:
     value, :meth:`sinkhorn_emd` the entropic one, for measuring the error.
     """
 
-    def __init__(self, embed: np.ndarray, norm: int, support: int = 64):
+    def __init__(self, embed: np.ndarray, norm: int, support: int = 64, max_candidates: int = 0):
         from scipy.spatial.distance import cdist
 
+        self.max_candidates = int(max_candidates)  # > 0: approximate search (EMD to the best-bounded only)
         self.embed = np.ascontiguousarray(embed, dtype=np.float64)
         self.norm = int(norm)
         self._metric = "cityblock" if self.norm == 1 else "euclidean"
@@ -263,7 +264,7 @@ def _pa_nearest(space: PotentialSpace, ids, pemb, cids, cmass, cemb, chunk: int 
     for s in range(0, n, chunk):
         lb = np.ascontiguousarray(space.dist(pemb[s:s + chunk], cemb))
         l, a, b, c = _kernel.pa_nearest_two(np.ascontiguousarray(ids[s:s + chunk], dtype=np.int32), lb,
-                                            cids, cmass, space.ground)
+                                            cids, cmass, space.ground, space.max_candidates)
         lab[s:s + chunk], d1[s:s + chunk], d2[s:s + chunk] = l, a, b
         computed += c
     return lab, d1, d2, computed
