@@ -222,3 +222,17 @@ def test_locking_one_player_to_an_equilibrium_reproduces_it():
     assert free.exploitability() > 20 * eps
     with pytest.raises(ValueError, match="sum to 1"):
         locked.lock(p0[0], 2 * strategy[p0[0]])
+
+
+def test_two_threads_give_the_same_iterates(flop):
+    """threads=2 runs each tree level's nodes in parallel; every node's arithmetic is unchanged, so the
+    iterates are bitwise those of one thread (flop tree: two chance levels, many nodes per level)."""
+    g, tree, ranges = flop
+    one = FlatRangeSolver(tree, ranges=ranges, threads=1)
+    two = FlatRangeSolver(tree, ranges=ranges, threads=2)
+    one.run(3)
+    two.run(3)
+    np.testing.assert_array_equal(two.regrets, one.regrets)
+    np.testing.assert_array_equal(two.strategy_sum, one.strategy_sum)
+    with pytest.raises(ValueError, match="threads"):
+        FlatRangeSolver(tree, threads=0)
