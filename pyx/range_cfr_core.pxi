@@ -212,6 +212,11 @@ cdef extern from *:
 
 
 cdef enum:
+    # levels with fewer nodes run on one thread: a barrier costs more than their work (and far more on a
+    # loaded machine, where a descheduled thread holds the others at the barrier)
+    MIN_PARALLEL_LEVEL = 32
+
+cdef enum:
     DECISION = 0
     FOLD = 1
     SHOWDOWN = 2
@@ -325,7 +330,7 @@ cdef void _forward_player(Tree* t, const rc_real* ranges, const rc_real* sigma, 
     for l in range(t.L):
         lo = t.level_start[l]
         hi = t.level_start[l + 1]
-        if t.threads > 1 and hi - lo > 1:
+        if t.threads > 1 and hi - lo >= MIN_PARALLEL_LEVEL:
             for n in prange(lo, hi, num_threads=t.threads, schedule="dynamic"):
                 _forward_node(&t.workers[openmp.omp_get_thread_num()], n, sigma, q, matched)
         else:
@@ -456,7 +461,7 @@ cdef void _backward(Tree* t, int p, const rc_real* sigma, int matched, int best_
     for l in range(t.L - 1, -1, -1):
         lo = t.level_start[l]
         hi = t.level_start[l + 1]
-        if t.threads > 1 and hi - lo > 1:
+        if t.threads > 1 and hi - lo >= MIN_PARALLEL_LEVEL:
             for n in prange(lo, hi, num_threads=t.threads, schedule="dynamic"):
                 _backward_node(&t.workers[openmp.omp_get_thread_num()], n, p, sigma, matched, best_response,
                                regrets, strategy_sum, avg_weight, dcfr, pos_scale, neg_scale)
