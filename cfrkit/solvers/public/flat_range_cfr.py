@@ -14,6 +14,11 @@ may be chance nodes again, and run-outs dealt in either order share one showdown
 trees (leaves) raise a GameError.  Iterates equal :class:`~cfrkit.solvers.public.tree.RangeSolver`'s (same algorithms,
 parameters and averaging) up to rounding; exploitability is computed in the kernel too (float64).
 
+Memory and threads (docs/range_solver.md): per-action arrays are the regrets and strategy sums only
+(the current strategy is regret-matched on the fly), terminal nodes keep no rows, ``dtype="float32"``
+halves everything; ``threads=2`` runs the nodes of each tree level on OpenMP threads (same iterates);
+:meth:`FlatRangeSolver.lock` fixes chosen nodes' strategies (node locking).
+
 Stopping: :meth:`FlatRangeSolver.solve` and :func:`solve_many` stop each spot at the first
 exploitability check (every ``check_every`` iterations, inside the kernel) that is at most
 ``target_fraction`` of the pot at the subgame root.
