@@ -22,7 +22,9 @@ def kernel_extensions():
                 f"cfrkit._kernels.{name}",
                 [source],
                 include_dirs=[np.get_include(), "pyx"],
-                extra_compile_args=["-O3", "-fno-strict-aliasing"],
+                # the range CFR kernels run a level's nodes on OpenMP threads
+                extra_compile_args=["-O3", "-fno-strict-aliasing"] + (["-fopenmp"] if name.startswith("range_cfr") else []),
+                extra_link_args=["-fopenmp"] if name.startswith("range_cfr") else [],
                 define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
             )
         )

@@ -1,6 +1,7 @@
 """The range solver on postflop-solver's spots: node counts, iterations, time and memory to 1% / 0.3% / 0.1%.
 
     python benchmarks/range_solver.py [--spots river,turn] [--algorithms dcfr,dcfr-postflop] [--dtypes float64,float32]
+                                      [--threads 1,2]
                                       [--targets 1,0.3,0.1] [--check-every 5] [--max-iterations 400]
 
 Spots (built by :class:`cfrkit.solvers.public.postflop_game.PostflopPublicGame` as postflop-solver's
@@ -63,7 +64,8 @@ def kernel_bytes(flat, hands: int, itemsize: int) -> dict:
     return {"per_action": per_action, "per_node": per_node, "masks": masks, "total": per_action + per_node + masks}
 
 
-def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations: int, dtype: str) -> dict:
+def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations: int, dtype: str,
+            threads: int) -> dict:
     from cfrkit.solvers.public.flat_range_cfr import FlatRangeSolver, FlatTree
     from cfrkit.solvers.public.postflop_game import PostflopPublicGame, action_tree_counts
     from cfrkit.solvers.public.tree import build_public_tree
@@ -73,7 +75,7 @@ def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations
     tree = build_public_tree(game)
     flat = FlatTree.of(tree)
     build = time.perf_counter() - t0
-    solver = FlatRangeSolver(tree, algorithm=algorithm, dtype=dtype)
+    solver = FlatRangeSolver(tree, algorithm=algorithm, dtype=dtype, threads=threads)
     pot = solver.pot
     hit = {}
     seconds = 0.0
@@ -86,7 +88,7 @@ def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations
             if thr not in hit and e <= thr:
                 hit[thr] = (solver.iterations, seconds)
     mem = kernel_bytes(flat, len(solver.hands), np.dtype(dtype).itemsize)
-    return {"spot": spot, "algorithm": algorithm, "dtype": dtype, "action_tree": action_tree_counts(game), "nodes": tree.counts(),
+    return {"spot": spot, "algorithm": algorithm, "dtype": dtype, "threads": threads, "action_tree": action_tree_counts(game), "nodes": tree.counts(),
             "slots": flat.slots, "hands": int(len(solver.hands)), "build_seconds": build,
             "hit": {str(k): v for k, v in hit.items()}, "iterations": solver.iterations,
             "kernel_bytes": mem, "bytes_per_node_hand": mem["total"] / (len(tree) * len(solver.hands)),
@@ -101,12 +103,14 @@ def main() -> int:
     ap.add_argument("--check-every", type=int, default=5)
     ap.add_argument("--max-iterations", type=int, default=400)
     ap.add_argument("--dtypes", default="float64,float32", help="storage of the hand vectors")
+    ap.add_argument("--threads", default="1", help="OpenMP threads per spot, e.g. 1,2")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one spot,algorithm and print JSON
     args = ap.parse_args()
     targets = sorted((float(t) for t in args.targets.split(",")), reverse=True)
     if args.one:
-        spot, algorithm, dtype = args.one.split(",")
-        print(json.dumps(run_one(spot, algorithm, targets, args.check_every, args.max_iterations, dtype)))
+        spot, algorithm, dtype, threads = args.one.split(",")
+        print(json.dumps(run_one(spot, algorithm, targets, args.check_every, args.max_iterations, dtype,
+                                 int(threads))))
         return 0
     print(f"load average at start: {os.getloadavg()}", flush=True)
     for spot in args.spots.split(","):
@@ -117,12 +121,13 @@ def main() -> int:
             print(f"flop {SPOTS['flop']}: postflop-solver action tree (flop, turn, river) = "
                   f"{action_tree_counts(game)}; not solved (see --help)", flush=True)
             continue
-        for algorithm, dtype in [(a, d) for a in args.algorithms.split(",") for d in args.dtypes.split(",")]:
-            cmd = [sys.executable, os.path.abspath(__file__), "--one", f"{spot},{algorithm},{dtype}", "--targets",
+        for algorithm, dtype, threads in [(a, d, int(n)) for a in args.algorithms.split(",")
+                                          for d in args.dtypes.split(",") for n in args.threads.split(",")]:
+            cmd = [sys.executable, os.path.abspath(__file__), "--one", f"{spot},{algorithm},{dtype},{threads}", "--targets",
                    args.targets, "--check-every", str(args.check_every), "--max-iterations", str(args.max_iterations)]
             out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
             r = json.loads(out.strip().splitlines()[-1])
-            print(f"{spot} [{algorithm}, {dtype}]: action tree (flop, turn, river) {tuple(r['action_tree'])}, public tree "
+            print(f"{spot} [{algorithm}, {dtype}, {threads} thread(s)]: action tree (flop, turn, river) {tuple(r['action_tree'])}, public tree "
                   f"{r['nodes']}, {r['slots']} action rows x {r['hands']} hands; kernel arrays "
                   f"{r['kernel_bytes']['total'] / 1e6:.0f} MB ({r['bytes_per_node_hand']:.1f} bytes per node x hand), "
                   f"peak RSS {r['peak_rss_mb']:.0f} MB", flush=True)
@@ -131,7 +136,7 @@ def main() -> int:
                 ctx = f" (postflop-solver, recorded: {ref[0]} iterations, {ref[1]:.3g} s)" if ref else ""
                 if f"{thr}" in r["hit"]:
                     n, sec = r["hit"][f"{thr}"]
-                    print(f"  {thr:g}% of the pot: {n} iterations, {sec:.3f} s on 1 thread{ctx}", flush=True)
+                    print(f"  {thr:g}% of the pot: {n} iterations, {sec:.3f} s on {threads} thread(s){ctx}", flush=True)
                 else:
                     print(f"  {thr:g}% of the pot: not reached in {r['iterations']} iterations{ctx}", flush=True)
     print(f"load average at end: {os.getloadavg()}", flush=True)

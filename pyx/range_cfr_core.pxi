@@ -1,6 +1,9 @@
 # Body of the range CFR kernels: included by range_cfr.pyx (rc_real = double) and range_cfr32.pyx (float).
 import numpy as np
 cimport numpy as cnp
+cimport openmp
+from cython.parallel cimport prange
+from libc.stdlib cimport malloc, free
 from libc.math cimport pow
 from libc.string cimport memset, memcpy
 
@@ -209,6 +212,11 @@ cdef extern from *:
 
 
 cdef enum:
+    # levels with fewer nodes run on one thread: a barrier costs more than their work (and far more on a
+    # loaded machine, where a descheduled thread holds the others at the barrier)
+    MIN_PARALLEL_LEVEL = 32
+
+cdef enum:
     DECISION = 0
     FOLD = 1
     SHOWDOWN = 2
@@ -237,6 +245,10 @@ cdef struct Tree:
     rc_real* strat              # (max children, H): strategy of the node in work, regret-matched on the fly
     const rc_real* locked       # (slots, H) or NULL: locked strategy of a hand where its first action's entry >= 0
     const int* node_locked      # (N,) 1 where some hand of the decision is locked
+    int L                       # breadth-first levels: nodes [level_start[l], level_start[l + 1]) at depth l
+    const int* level_start
+    int threads                 # OpenMP threads over the nodes of a level
+    Tree* workers               # (threads,) copies of this tree with their own scratch (tmp, term, strat)
     rc_real* tmp                # (6, H) scratch
     const int* node_board      # (N,) board of a showdown: 0 = the root order, b >= 1 = board_* data
     const int* node_mask       # (N,) mask row of a chance child, else -1
@@ -290,26 +302,40 @@ cdef void _apply_lock(Tree* t, int n, int A) noexcept nogil:
                 t.strat[<Py_ssize_t>a * H + h] = lk[<Py_ssize_t>a * H + h]
 
 
-cdef void _forward_player(Tree* t, const rc_real* ranges, const rc_real* sigma, int q, int matched) noexcept nogil:
-    """Reach of player ``q`` at every node (rows that alias a parent's row need no work); ``sigma``: the
-    strategy (``matched`` = 0) or the regrets it is matched from (1)."""
-    cdef int H = t.H, n, a, c
+cdef void _forward_node(Tree* t, int n, const rc_real* sigma, int q, int matched) noexcept nogil:
+    """Reach of player ``q`` at the children of node ``n``."""
+    cdef int H = t.H, a, c
     cdef const rc_real* strat
-    memcpy(_reach(t, 0, q), ranges + <Py_ssize_t>q * H, H * sizeof(rc_real))
-    for n in range(t.N):
-        if t.node_type[n] == CHANCE:
-            for a in range(t.num_children[n]):
-                c = t.child_start[n] + a
-                if t.value_row[c] >= 0:  # terminal children keep no reach rows (computed when needed)
-                    rc_scale(_reach(t, c, q), _reach(t, n, q), t.masks + <Py_ssize_t>t.node_mask[c] * H, H)
-            continue
-        if t.node_type[n] != DECISION or t.node_player[n] != q:
-            continue
-        strat = _strategy(t, n, sigma, matched)
+    if t.node_type[n] == CHANCE:
         for a in range(t.num_children[n]):
             c = t.child_start[n] + a
-            if t.value_row[c] >= 0:
-                rc_scale(_reach(t, c, q), _reach(t, n, q), strat + <Py_ssize_t>a * H, H)
+            if t.value_row[c] >= 0:  # terminal children keep no reach rows (computed when needed)
+                rc_scale(_reach(t, c, q), _reach(t, n, q), t.masks + <Py_ssize_t>t.node_mask[c] * H, H)
+        return
+    if t.node_type[n] != DECISION or t.node_player[n] != q:
+        return
+    strat = _strategy(t, n, sigma, matched)
+    for a in range(t.num_children[n]):
+        c = t.child_start[n] + a
+        if t.value_row[c] >= 0:
+            rc_scale(_reach(t, c, q), _reach(t, n, q), strat + <Py_ssize_t>a * H, H)
+
+
+cdef void _forward_player(Tree* t, const rc_real* ranges, const rc_real* sigma, int q, int matched) noexcept nogil:
+    """Reach of player ``q`` at every node (rows that alias a parent's row need no work); ``sigma``: the
+    strategy (``matched`` = 0) or the regrets it is matched from (1).  Level by level: the nodes of a
+    level write disjoint rows, so they run on ``t.threads`` threads."""
+    cdef int l, n, lo, hi
+    memcpy(_reach(t, 0, q), ranges + <Py_ssize_t>q * t.H, t.H * sizeof(rc_real))
+    for l in range(t.L):
+        lo = t.level_start[l]
+        hi = t.level_start[l + 1]
+        if t.threads > 1 and hi - lo >= MIN_PARALLEL_LEVEL:
+            for n in prange(lo, hi, num_threads=t.threads, schedule="dynamic"):
+                _forward_node(&t.workers[openmp.omp_get_thread_num()], n, sigma, q, matched)
+        else:
+            for n in range(lo, hi):
+                _forward_node(&t.workers[0], n, sigma, q, matched)
 
 
 cdef inline void _showdown(Tree* t, int c, int p, const rc_real* opp, rc_real* out, double* full,
@@ -374,6 +400,49 @@ cdef void _terminal_children(Tree* t, int n, int p, const rc_real* strat) noexce
             _showdown(t, c, p, r, t.term + <Py_ssize_t>a * H, full, &full_total)
 
 
+cdef void _backward_node(Tree* t, int n, int p, const rc_real* sigma, int matched, int best_response,
+                         rc_real* regrets, rc_real* strategy_sum, double avg_weight, int dcfr, double pos_scale,
+                         double neg_scale) noexcept nogil:
+    """Values of player ``p`` at node ``n`` (its children's are done); the update of ``n`` if p acts there."""
+    cdef int H = t.H, a, A, slot, cs
+    cdef rc_real* out
+    cdef const rc_real* strat = NULL
+    cdef rc_real* tot = t.tmp
+    if t.node_type[n] != DECISION and t.node_type[n] != CHANCE:
+        return
+    if t.node_type[n] == DECISION:
+        strat = _strategy(t, n, sigma, matched)
+    _terminal_children(t, n, p, strat)
+    out = _values(t, n, 0)
+    A = t.num_children[n]
+    slot = t.node_slot[n]
+    cs = t.child_start[n]
+    if t.node_type[n] == CHANCE:
+        memset(out, 0, H * sizeof(rc_real))
+        for a in range(A):
+            rc_add_product(out, t.masks + <Py_ssize_t>t.node_mask[cs + a] * H, _values(t, cs + a, a), H)
+        rc_scale_const(out, t.amount[2 * n], H)
+        return
+    if t.node_player[n] != p or best_response:
+        memcpy(out, _values(t, cs, 0), H * sizeof(rc_real))
+        for a in range(1, A):
+            if t.node_player[n] != p:
+                rc_add(out, _values(t, cs + a, a), H)
+            else:
+                rc_max(out, _values(t, cs + a, a), H)
+        return
+    memset(out, 0, H * sizeof(rc_real))
+    for a in range(A):
+        rc_add_product(out, strat + <Py_ssize_t>a * H, _values(t, cs + a, a), H)
+    if regrets == NULL:
+        return
+    memset(tot, 0, H * sizeof(rc_real))
+    for a in range(A):
+        rc_update_action(strategy_sum + <Py_ssize_t>(slot + a) * H, _reach(t, n, p),
+                         strat + <Py_ssize_t>a * H, avg_weight, regrets + <Py_ssize_t>(slot + a) * H,
+                         _values(t, cs + a, a), out, tot, dcfr, pos_scale, neg_scale, H)
+
+
 cdef void _backward(Tree* t, int p, const rc_real* sigma, int matched, int best_response, rc_real* regrets,
                     rc_real* strategy_sum, double avg_weight, int dcfr, double pos_scale,
                     double neg_scale) noexcept nogil:
@@ -385,47 +454,21 @@ cdef void _backward(Tree* t, int p, const rc_real* sigma, int matched, int best_
     add ``avg_weight * reach * sigma`` to ``strategy_sum``, update ``regrets`` (CFR+ or DCFR
     discounting).  ``sigma`` is the strategy (``matched`` = 0) or the regrets it is matched from (1, the
     solve: a node's strategy is matched before its regrets change, and its descendants' before it).
+    Deepest level first; the nodes of a level write disjoint rows and run on ``t.threads`` threads, each
+    node's arithmetic in the same order as on one thread (results do not depend on the thread count).
     """
-    cdef int H = t.H, n, a, A, slot, cs
-    cdef rc_real* out
-    cdef const rc_real* strat = NULL
-    cdef rc_real* tot = t.tmp
-    cdef rc_real* denom = t.tmp + H
-    cdef rc_real* uniform = t.tmp + 2 * H
-    for n in range(t.N - 1, -1, -1):
-        if t.node_type[n] != DECISION and t.node_type[n] != CHANCE:
-            continue
-        if t.node_type[n] == DECISION:
-            strat = _strategy(t, n, sigma, matched)
-        _terminal_children(t, n, p, strat)
-        out = _values(t, n, 0)
-        A = t.num_children[n]
-        slot = t.node_slot[n]
-        cs = t.child_start[n]
-        if t.node_type[n] == CHANCE:
-            memset(out, 0, H * sizeof(rc_real))
-            for a in range(A):
-                rc_add_product(out, t.masks + <Py_ssize_t>t.node_mask[cs + a] * H, _values(t, cs + a, a), H)
-            rc_scale_const(out, t.amount[2 * n], H)
-            continue
-        if t.node_player[n] != p or best_response:
-            memcpy(out, _values(t, cs, 0), H * sizeof(rc_real))
-            for a in range(1, A):
-                if t.node_player[n] != p:
-                    rc_add(out, _values(t, cs + a, a), H)
-                else:
-                    rc_max(out, _values(t, cs + a, a), H)
-            continue
-        memset(out, 0, H * sizeof(rc_real))
-        for a in range(A):
-            rc_add_product(out, strat + <Py_ssize_t>a * H, _values(t, cs + a, a), H)
-        if regrets == NULL:
-            continue
-        memset(tot, 0, H * sizeof(rc_real))
-        for a in range(A):
-            rc_update_action(strategy_sum + <Py_ssize_t>(slot + a) * H, _reach(t, n, p),
-                             strat + <Py_ssize_t>a * H, avg_weight, regrets + <Py_ssize_t>(slot + a) * H,
-                             _values(t, cs + a, a), out, tot, dcfr, pos_scale, neg_scale, H)
+    cdef int l, n, lo, hi
+    for l in range(t.L - 1, -1, -1):
+        lo = t.level_start[l]
+        hi = t.level_start[l + 1]
+        if t.threads > 1 and hi - lo >= MIN_PARALLEL_LEVEL:
+            for n in prange(lo, hi, num_threads=t.threads, schedule="dynamic"):
+                _backward_node(&t.workers[openmp.omp_get_thread_num()], n, p, sigma, matched, best_response,
+                               regrets, strategy_sum, avg_weight, dcfr, pos_scale, neg_scale)
+        else:
+            for n in range(lo, hi):
+                _backward_node(&t.workers[0], n, p, sigma, matched, best_response, regrets, strategy_sum,
+                               avg_weight, dcfr, pos_scale, neg_scale)
 
 
 cdef void _average(Tree* t, const rc_real* strategy_sum, rc_real* out) noexcept nogil:
@@ -476,7 +519,34 @@ cdef class _Workspace:
     cdef const int[:, ::1] board_cards
     cdef const rc_real[:, ::1] masks
     cdef int[:, ::1] reach_row
-    cdef rc_real[:, ::1] values, reach, term, strat
+    cdef rc_real[:, ::1] values, reach, term, strat, worker_scratch
+    cdef int[::1] level_start
+    cdef Tree* workers
+
+    def __dealloc__(self):
+        if self.workers != NULL:
+            free(self.workers)
+
+    def set_threads(self, int threads):
+        """Per-thread copies of the tree with their own scratch rows (tmp, term, strat)."""
+        cdef int i, H = self.t.H, M = self.term.shape[0]
+        threads = max(1, threads)
+        if self.workers != NULL:
+            free(self.workers)
+        self.workers = <Tree*>malloc(threads * sizeof(Tree))
+        if self.workers == NULL:
+            raise MemoryError()
+        self.worker_scratch = np.zeros((threads, (6 + 2 * M) * H), dtype=REAL)
+        for i in range(threads):
+            self.workers[i] = self.t
+            self.workers[i].tmp = &self.worker_scratch[i, 0]
+            self.workers[i].term = &self.worker_scratch[i, 6 * H]
+            self.workers[i].strat = &self.worker_scratch[i, (6 + M) * H]
+        self.t.threads = threads
+        self.t.workers = self.workers
+        for i in range(threads):
+            self.workers[i].threads = threads
+            self.workers[i].workers = self.workers
     cdef rc_real[::1] tmp
 
     def __init__(self, const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
@@ -569,6 +639,18 @@ cdef class _Workspace:
         self.t.strat = &self.strat[0, 0]
         self.t.locked = NULL
         self.t.node_locked = NULL
+        # breadth-first levels (nodes are in breadth-first order, so each level is a range)
+        depth = np.zeros(N, dtype=np.intc)
+        for n in range(N):
+            if node_type[n] == DECISION or node_type[n] == CHANCE:
+                depth[child_start[n]:child_start[n] + num_children[n]] = depth[n] + 1
+        if np.any(np.diff(depth) < 0):
+            raise ValueError("nodes must be in breadth-first order")
+        self.level_start = np.ascontiguousarray(np.r_[np.searchsorted(depth, np.arange(depth[-1] + 1)), N],
+                                                dtype=np.intc)
+        self.t.L = self.level_start.shape[0] - 1
+        self.t.level_start = &self.level_start[0]
+        self.workers = NULL
         self.t.tmp = &self.tmp[0]
         self.t.node_board = &self.node_board[0]
         self.t.node_mask = &self.node_mask[0]
@@ -578,14 +660,17 @@ cdef class _Workspace:
         self.t.board_hand_start = &self.board_hand_start[0]
         self.t.board_groups = &self.board_groups[0] if self.board_groups.shape[0] > 0 else NULL
         self.t.board_group_start = &self.board_group_start[0]
+        self.set_threads(1)  # after every field of self.t is set: the workers are copies of it
 
 
 def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] child_start,
           const int[::1] num_children, const int[::1] node_slot, const double[:, ::1] amount,
           const int[::1] strength, const int[:, ::1] hand_cards, tuple chance, const rc_real[:, ::1] ranges,
           rc_real[:, ::1] regrets, rc_real[:, ::1] strategy_sum, const rc_real[:, ::1] locked, int start_iteration,
-          int max_iterations, int dcfr, double alpha, double beta, double gamma, int check_every, double target, double[::1] expl_out):
-    """Run up to ``max_iterations`` alternating updates from ``start_iteration`` (1-based).
+          int max_iterations, int dcfr, double alpha, double beta, double gamma, int check_every, double target, double[::1] expl_out,
+          int threads=1):
+    """Run up to ``max_iterations`` alternating updates from ``start_iteration`` (1-based), on ``threads``
+    OpenMP threads (over the nodes of each tree level; results do not depend on the thread count).
 
     ``locked`` (``(slots, H)`` or ``(0, H)``): hands whose entry in a decision's first action row is
     >= 0 play the locked strategy there (node locking); the others adapt.
@@ -598,8 +683,9 @@ def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] c
     """
     cdef _Workspace ws = _Workspace(node_type, node_player, child_start, num_children, node_slot, amount, strength,
                                     hand_cards, chance)
+    ws.set_threads(threads)
     cdef Tree t = ws.t
-    cdef int it, p, written = 0, done = 0, ps, p4, ta
+    cdef int it, p, written = 0, done = 0, ps, p4, ta, i
     cdef Py_ssize_t slots = regrets.shape[0], H = regrets.shape[1]
     cdef double tt, w, e, pos_scale = 0.0, neg_scale = 0.0
     if (ranges.shape[0] != 2 or ranges.shape[1] != H or strategy_sum.shape[0] != slots or strategy_sum.shape[1] != H
@@ -616,6 +702,9 @@ def solve(const int[::1] node_type, const int[::1] node_player, const int[::1] c
                 node_locked[n] = 1
         t.locked = &locked[0, 0]
         t.node_locked = &node_locked_v[0]
+        for i in range(t.threads):
+            t.workers[i].locked = t.locked
+            t.workers[i].node_locked = t.node_locked
     avg = np.zeros_like(np.asarray(regrets))
     cdef rc_real[:, ::1] avg_v = avg
     with nogil:

@@ -14,6 +14,11 @@ may be chance nodes again, and run-outs dealt in either order share one showdown
 trees (leaves) raise a GameError.  Iterates equal :class:`~cfrkit.solvers.public.tree.RangeSolver`'s (same algorithms,
 parameters and averaging) up to rounding; exploitability is computed in the kernel too (float64).
 
+Memory and threads (docs/range_solver.md): per-action arrays are the regrets and strategy sums only
+(the current strategy is regret-matched on the fly), terminal nodes keep no rows, ``dtype="float32"``
+halves everything; ``threads=2`` runs the nodes of each tree level on OpenMP threads (same iterates);
+:meth:`FlatRangeSolver.lock` fixes chosen nodes' strategies (node locking).
+
 Stopping: :meth:`FlatRangeSolver.solve` and :func:`solve_many` stop each spot at the first
 exploitability check (every ``check_every`` iterations, inside the kernel) that is at most
 ``target_fraction`` of the pot at the subgame root.
@@ -239,6 +244,7 @@ class FlatRangeSolver:
         tree: public tree without leaves: a river, turn or flop subgame.
         ranges: ``(2, H)`` reach probabilities of every hand (pair index of the tree's game) at the
             root; hands touching the board are dropped.  Default: uniform over the live hands.
+        threads: OpenMP threads for one spot (the nodes of each tree level in parallel; same iterates).
         dtype: storage of every hand vector: ``"float64"`` (default) or ``"float32"`` (half the memory; the
             sweeps still accumulate in double).
         algorithm: ``"dcfr"`` (discounted CFR with ``alpha``, ``beta``, ``gamma``), ``"cfr+"``, or
@@ -249,7 +255,11 @@ class FlatRangeSolver:
     """
 
     def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "dcfr", alpha: float = DEFAULT_DCFR["alpha"],
-                 beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"], dtype: str = "float64"):
+                 beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"], dtype: str = "float64",
+                 threads: int = 1):
+        if int(threads) < 1:
+            raise ValueError(f"threads must be >= 1, got {threads}")
+        self.threads = int(threads)
         if np.dtype(dtype) not in (np.float64, np.float32):
             raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
         self.dtype = np.dtype(dtype)
@@ -316,7 +326,7 @@ class FlatRangeSolver:
         done, written = _kernel(self.dtype).solve(*self._args(), self.ranges, self.regrets, self.strategy_sum, self.locked,
                                         self.iterations + 1, iterations, ALGORITHMS[self.algorithm], self.alpha,
                                         self.beta, self.gamma, check_every,
-                                        -1.0 if target is None else float(target), out)
+                                        -1.0 if target is None else float(target), out, self.threads)
         self.iterations += done
         return out[:written]
 
