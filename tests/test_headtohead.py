@@ -28,6 +28,17 @@ def test_duplicate_seats_swap_on_the_same_cards():
     assert list(res.hand_deal[:4]) == [0, 0, 1, 1]
 
 
+def test_a_match_split_at_first_deal_equals_the_whole_match():
+    # deterministic agents: the two parts of a split match must replay the whole match's hands exactly
+    whole = play_match([FixedRangeRaiser(), AlwaysCallAgent()], "holdem", 12, seed=5)
+    parts = [play_match([FixedRangeRaiser(), AlwaysCallAgent()], "holdem", n, seed=5, first_deal=k)
+             for k, n in ((0, 7), (7, 5))]
+    assert np.array_equal(np.concatenate([p.hand_values for p in parts]), whole.hand_values)
+    assert np.array_equal(np.concatenate([p.hand_deal for p in parts]), whole.hand_deal)
+    with pytest.raises(GameError, match="first_deal"):
+        play_match([AlwaysCallAgent(), AlwaysCallAgent()], "holdem", 2, first_deal=-1)
+
+
 def test_aivat_is_unbiased_on_leduc_and_reduces_variance(weak_cfr_agent):
     opponent = make_leduc_agent("random", "leduc", seed=2)
     exact = exact_match_value([weak_cfr_agent, opponent], "leduc") * 1000.0

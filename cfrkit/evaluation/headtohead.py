@@ -185,7 +185,7 @@ def play_hand(view: PokerView, seat_agents: Sequence[CheckedAgent], cards: Seque
 
 def play_match(agents: Sequence, game, hands: int, seed: int = 0, duplicate: bool = True, aivat: bool = False,
                value_function=None, acpc_log: Optional[str] = None, phh_log: Optional[str] = None,
-               progress: bool = False, time_limit: float = DEFAULT_TIME_LIMIT) -> MatchResult:
+               progress: bool = False, time_limit: float = DEFAULT_TIME_LIMIT, first_deal: int = 0) -> MatchResult:
     """Play ``hands`` deals between ``agents[0]`` (A) and ``agents[1]`` (B) in ``game``.
 
     Args:
@@ -194,6 +194,8 @@ def play_match(agents: Sequence, game, hands: int, seed: int = 0, duplicate: boo
         game: a heads-up hold'em or Leduc-family game (string or Game).
         hands: number of deals; with ``duplicate`` each is played twice.
         seed: match seed (deal ``i`` = ``deal_for_hand(game, seed, i)``).
+        first_deal: index of the first deal, so a long match can be split over processes
+            (deals ``first_deal .. first_deal + hands - 1``) and the parts combined.
         duplicate: replay each deal with the seats swapped.
         aivat: compute AIVAT values (``value_function``, else ``agents[0].aivat_value_function(view)``
             when it exists, else :class:`~cfrkit.evaluation.aivat.EquityValueFunction`).
@@ -208,6 +210,9 @@ def play_match(agents: Sequence, game, hands: int, seed: int = 0, duplicate: boo
     hands = int(hands)
     if hands <= 0:
         raise GameError(f"hands must be positive, got {hands}")
+    first_deal = int(first_deal)
+    if first_deal < 0:
+        raise GameError(f"first_deal must be >= 0, got {first_deal}")
     view = poker_view(game)
     from cfrkit.games.holdem.game import HoldemGame
 
@@ -238,7 +243,7 @@ def play_match(agents: Sequence, game, hands: int, seed: int = 0, duplicate: boo
         bar = tqdm(total=hands * (2 if duplicate else 1), desc=f"{names[0]} vs {names[1]}", unit="hand")
     try:
         for i in range(hands):
-            cards = view.deal(seed, i)
+            cards = view.deal(seed, first_deal + i)
             for a_seat in ((0, 1) if duplicate else (i % 2,)):
                 by_seat = [checked[0], checked[1]] if a_seat == 0 else [checked[1], checked[0]]
                 tracker = AivatTracker(vf) if vf is not None else None
@@ -248,7 +253,7 @@ def play_match(agents: Sequence, game, hands: int, seed: int = 0, duplicate: boo
                 values.append(sign * u0)
                 if tracker is not None:
                     aivat_values.append(sign * (u0 - tracker.correction))
-                deal_idx.append(i)
+                deal_idx.append(first_deal + i)
                 seats.append(a_seat)
                 if acpc_log or phh_log:
                     logged.append((state, len(logged), [names[0], names[1]] if a_seat == 0 else [names[1], names[0]]))
