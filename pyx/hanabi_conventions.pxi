@@ -17,6 +17,7 @@
 
 cdef extern from *:
     int __builtin_popcount(unsigned int) nogil
+    int __builtin_ctz(unsigned int) nogil
 
 DEF CONV_INFORMATION = 0
 DEF CONV_SMARTBOT = 1
@@ -85,12 +86,10 @@ cdef void cboard_setup(Cfg* g, St* s, CBoard* b) noexcept nogil:
                     b.valuable |= 1u << k
 
 cdef inline int wsum(unsigned int m, int* w) noexcept nogil:
-    cdef int t = 0, k = 0
+    cdef int t = 0
     while m:
-        if m & 1u:
-            t += w[k]
-        m >>= 1
-        k += 1
+        t += w[__builtin_ctz(m)]
+        m &= m - 1
     return t
 
 cdef inline float wprob(unsigned int m, unsigned int pred, int* w) noexcept nogil:
@@ -474,6 +473,10 @@ cdef int info_choose_hint(Cfg* g, St* s, CBoard* b, ConvMem* mem, int h) noexcep
             if gd > best_g:
                 best_g = gd
                 best_m = conv_hint_move(g, h, t, is_rank, x)
+    if best_m < 0:
+        # every card shares the chosen card's colour and rank (three 1s in a 3-card hand): no hint
+        # of the asked kind exists; hanabi.rs would stop here, we give the rank hint (legal, mis-read)
+        best_m = conv_hint_move(g, h, t, 1, card % g.ranks)
     return best_m
 
 cdef int info_decode_hint_sum(Cfg* g, St* s, CBoard* b, ConvMem* mem, int h, int move, int* total_out) noexcept nogil:
