@@ -21,6 +21,7 @@ cdef extern from *:
 
 DEF CONV_INFORMATION = 0
 DEF CONV_SMARTBOT = 1
+DEF CONV_SMARTBOT_SAFE = 2     # SmartBot without the late-game gamble (never risks a life)
 
 ctypedef struct ConvMem:
     unsigned int know[MAXP][MAXH]      # public possibility sets of every hand slot
@@ -941,7 +942,7 @@ cdef int sb_mystery(Cfg* g, St* s, CBoard* b, ConvMem* mem, int p, unsigned int 
                 best = i
     return best
 
-cdef int sb_act(Cfg* g, St* s, ConvMem* mem) noexcept nogil:
+cdef int sb_act(Cfg* g, St* s, ConvMem* mem, bint gamble) noexcept nogil:
     cdef CBoard b
     cdef int p = s.cur, n = g.players, H = g.hand_size, R = g.ranks
     cdef int eye[MAXK]
@@ -968,7 +969,7 @@ cdef int sb_act(Cfg* g, St* s, ConvMem* mem) noexcept nogil:
         i = sb_play_lowest(g, s, &b, mem, p, gone)
         if i >= 0:
             return H + i
-        i = sb_mystery(g, s, &b, mem, p, gone)
+        i = sb_mystery(g, s, &b, mem, p, gone) if gamble else -1
         if i >= 0:
             return H + i
     # warn the left partner before it discards the last copy of a card
@@ -1006,7 +1007,7 @@ cdef int sb_act(Cfg* g, St* s, ConvMem* mem) noexcept nogil:
                 best_m = mv
         if best_f > 0:
             return best_m
-    i = sb_mystery(g, s, &b, mem, p, gone)
+    i = sb_mystery(g, s, &b, mem, p, gone) if gamble else -1
     if i >= 0:
         return H + i
     if s.tokens >= g.max_tokens:
@@ -1055,7 +1056,9 @@ cdef void conv_reset(Cfg* g, St* s, ConvMem* mem) noexcept nogil:
 
 cdef inline int conv_act(Cfg* g, St* s, ConvMem* mem, int kind) noexcept nogil:
     if kind == CONV_SMARTBOT:
-        return sb_act(g, s, mem)
+        return sb_act(g, s, mem, True)
+    if kind == CONV_SMARTBOT_SAFE:
+        return sb_act(g, s, mem, False)
     return info_act(g, s, mem)
 
 cdef void conv_step(Cfg* g, St* s, ConvMem* mem, int kind, int move) noexcept nogil:
@@ -1063,11 +1066,11 @@ cdef void conv_step(Cfg* g, St* s, ConvMem* mem, int kind, int move) noexcept no
     cdef int p = s.cur, H = g.hand_size, n = g.players, C = g.colors, R = g.ranks
     cdef int i, j, L, x, t, val, is_rank
     cdef unsigned int sel, full = (1u << g.num_cards) - 1
-    if kind == CONV_SMARTBOT:
-        sb_observe(g, s, mem, move)
-    else:
+    if kind == CONV_INFORMATION:
         info_observe(g, s, mem, move)
-    if move >= 2 * H and kind != CONV_SMARTBOT:
+    else:
+        sb_observe(g, s, mem, move)
+    if move >= 2 * H and kind == CONV_INFORMATION:
         x = move - 2 * H
         if x < (n - 1) * C:
             t = (p + x // C + 1) % n
@@ -1097,7 +1100,7 @@ cdef void conv_step(Cfg* g, St* s, ConvMem* mem, int kind, int move) noexcept no
         mem.know[p][L - 1] = full if s.hand_len[p] == L else 0
 
 
-CONVENTION_BOTS = {"information": CONV_INFORMATION, "smartbot": CONV_SMARTBOT}
+CONVENTION_BOTS = {"information": CONV_INFORMATION, "smartbot": CONV_SMARTBOT, "smartbot_safe": CONV_SMARTBOT_SAFE}
 
 
 def _convention_kind(kind):
@@ -1106,7 +1109,7 @@ def _convention_kind(kind):
         if key not in CONVENTION_BOTS:
             raise ValueError(f"unknown convention bot {kind!r}; known: {', '.join(CONVENTION_BOTS)}")
         return CONVENTION_BOTS[key]
-    if kind not in (CONV_INFORMATION, CONV_SMARTBOT):
+    if kind not in (CONV_INFORMATION, CONV_SMARTBOT, CONV_SMARTBOT_SAFE):
         raise ValueError(f"unknown convention bot id {kind}")
     return int(kind)
 

@@ -88,6 +88,15 @@ def test_smartbot_plays_known_playable_and_discards_known_trash():
     assert team.act() == 2                         # no token to hint: discard the known-dead red 1
 
 
+def test_smartbot_gambles_late_and_the_safe_variant_does_not():
+    deck = [0] * 25
+    deck[card(G, 2)] = 1                           # one card left to draw, no token to hint
+    hands = [[card(W, 4), card(W, 3), card(R, 1), card(Y, 4), card(B, 4)],
+             [card(B, 2), card(G, 3), card(Y, 4), card(W, 3), card(R, 4)]]
+    assert ConventionTeam(constructed(2, hands, tokens=0, deck=deck), "smartbot").act() == 5 + 4
+    assert ConventionTeam(constructed(2, hands, tokens=0, deck=deck), "smartbot_safe").act() == 0
+
+
 # ----------------------------------------------------------------------------- Information strategy
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_hat_sum_decodes_for_every_receiver(players):
@@ -165,6 +174,14 @@ def test_scores_near_published_means(bot):
         se = played.std(ddof=1) / np.sqrt(len(played))
         assert abs(played.mean() - PUBLISHED_SCORES[bot][players - 2]) < 0.2 + 4 * se, (players, played.mean())
         assert np.all(scores <= played) and np.all(moves > 0)
+
+
+def test_safe_smartbot_matches_the_hanabi_challenge_in_hle_scoring():
+    for players in (3, 4, 5):                      # the challenge's SmartBot gambles only with 2 players
+        scores, played, _ = convention_scores("smartbot_safe", players, 300, seed=11)
+        se = scores.std(ddof=1) / np.sqrt(len(scores))
+        assert abs(scores.mean() - PUBLISHED_SCORES["smartbot_safe"][players - 2]) < 0.2 + 4 * se
+        assert np.array_equal(scores, played)      # it never loses its last life
 
 
 def test_registry_selfplay_and_cli(capsys):

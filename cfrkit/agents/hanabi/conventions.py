@@ -5,7 +5,8 @@
   next discard warns that the card is the last copy; no warning means the next discard is safe;
   discarding a known playable card is a "discard finesse" on a partner's newest card; late in the
   game a gamble on the likeliest playable card).  Published: 23.09 / 23.30 / 22.44 / 20.69 for
-  2 / 3 / 4 / 5 players.
+  2 / 3 / 4 / 5 players.  ``SmartBotSafe`` never gambles (the Hanabi challenge's SmartBot for 3-5
+  players, 23.12 / 22.19 / 20.25 in HLE scoring).
 * ``Information`` -- the hat-guessing information strategy (Cox et al. 2015) as generalised to
   2-5 players by hanabi.rs: every hint encodes, modulo the number of distinguishable hints, the sum of
   every other player's answers to a fixed sequence of questions about their own hand (is this card
@@ -29,6 +30,7 @@ ConventionTeam = _engine.ConventionTeam
 #: Public name -> kernel bot id (names are case-insensitive; aliases included).
 CONVENTION_AGENTS: Dict[str, str] = {
     "SmartBot": "smartbot",
+    "SmartBotSafe": "smartbot_safe",
     "Information": "information",
     "InformationBot": "information",
     "WTFWThat": "information",
@@ -37,6 +39,9 @@ CONVENTION_AGENTS: Dict[str, str] = {
 #: Published mean scores (2, 3, 4, 5 players) in the authors' own scoring (cards played).
 PUBLISHED_SCORES: Dict[str, Tuple[float, float, float, float]] = {
     "smartbot": (23.09, 23.30, 22.44, 20.69),
+    # the Hanabi challenge's SmartBot (HLE scoring, 0 when the last life is lost) risks lives only with
+    # 2 players: its 3-5 player figures are for this variant, its 2-player one for "smartbot"
+    "smartbot_safe": (22.99, 23.12, 22.19, 20.25),
     "information": (22.37, 24.78, 24.93, 24.92),
 }
 
