@@ -88,6 +88,19 @@ def test_smartbot_plays_known_playable_and_discards_known_trash():
     assert team.act() == 2                         # no token to hint: discard the known-dead red 1
 
 
+def test_smartbot_discard_finesse_names_the_partners_newest_card():
+    # player 0 knows its middle card is a red 1; player 1's newest card is the other red 1 in sight
+    st = constructed(3, [[card(W, 4), card(W, 3), card(R, 1), card(Y, 4), card(B, 4)],
+                         [card(B, 2), card(G, 3), card(Y, 4), card(W, 3), card(R, 1)],
+                         [card(B, 3), card(G, 4), card(Y, 3), card(R, 3), card(G, 2)]], tokens=6)
+    team = ConventionTeam(st, "smartbot")
+    team.set_knowledge(0, 2, [card(R, 1)])
+    assert team.act() == 2                         # discard it instead of playing it ...
+    team.step(2)
+    assert team.knowledge(1)[4] == [card(R, 1)]    # ... so player 1 learns its newest card
+    assert team.knowledge(2)[4] == list(range(25))
+
+
 def test_smartbot_gambles_late_and_the_safe_variant_does_not():
     deck = [0] * 25
     deck[card(G, 2)] = 1                           # one card left to draw, no token to hint
