@@ -525,12 +525,15 @@ cdef int info_act(Cfg* g, St* s, ConvMem* mem) noexcept nogil:
     cdef CBoard b
     cdef int p = s.cur, n = g.players, L = s.hand_len[p], H = g.hand_size
     cdef int pw[MAXK]
-    cdef unsigned int pnz = 0, em[MAXH], pub[MAXH]
-    cdef int i, k, o, j, best, thr, cnt
+    cdef unsigned int pnz = 0
+    cdef unsigned int em[MAXH]
+    cdef unsigned int pub[MAXH]
+    cdef int i, k, o, j, best, thr
     cdef float sc, bestf, num_with, tw
     cdef int useless[MAXH]
     cdef int pub_useless[MAXH]
-    cdef int nu, npu, vals[MAXP]
+    cdef int nu, npu
+    cdef int vals[MAXP]
     cdef bint will_hint, other_playable, needs
     cdef ConvMem tmp
     cdef double cv, bestcv
@@ -861,7 +864,8 @@ cdef int sb_best_hint(Cfg* g, St* s, CBoard* b, ConvMem* mem, int p, int to, int
     """SmartBot's most informative hint to ``to`` that reveals a playable card and is not misleading."""
     cdef int R = g.ranks, C = g.colors, L = s.hand_len[to], i, x, is_rank, avoid = -1, di, fit, best_m = -1
     cdef int best_f = -1
-    cdef unsigned int present_c = 0, present_r = 0, sel, nm[MAXH], old
+    cdef unsigned int present_c = 0, present_r = 0, sel, old
+    cdef unsigned int nm[MAXH]
     cdef bint reveals, inc
     cdef int mis
     for i in range(L):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from cfrkit._kernels import hanabi_engine as E
-from cfrkit.agents.hanabi import ConventionAgent, ConventionTeam, convention_scores, named_agent
+from cfrkit.agents.hanabi import ConventionAgent, ConventionTeam, convention_scores, deal_team, named_agent
 from cfrkit.agents.hanabi.conventions import PUBLISHED_SCORES
 from cfrkit.evaluation.hanabi_protocols import crosstable, selfplay_report
 
@@ -207,6 +207,10 @@ def test_registry_selfplay_and_cli(capsys):
     assert report.zero_on_loss.mean == pytest.approx(scores.mean())
     st = dealt(4, 0)
     assert st.is_legal(agent.act(st))
+    team = deal_team("SmartBotSafe", 3, seed=2)
+    assert team.kind == ConventionTeam(dealt(3, 2), "smartbot_safe").kind
+    with pytest.raises(ValueError, match="unknown convention bot"):
+        deal_team("NoSuchBot", 3)
     with pytest.raises(ValueError, match="only play with themselves"):
         crosstable(["SmartBot", "Piers"], games=2)
     with pytest.raises(ValueError):

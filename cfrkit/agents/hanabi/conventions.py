@@ -76,6 +76,22 @@ def lookup_convention(name: str) -> Optional[str]:
     return table.get(name.lower())
 
 
+def kernel_kind(kind: str) -> str:
+    """The kernel's bot id for a public name (``"SmartBotSafe"``) or a kernel id (``"smartbot_safe"``)."""
+    key = lookup_convention(kind)
+    return CONVENTION_AGENTS[key] if key is not None else kind
+
+
+def deal_team(kind: str, players: int, seed: int = 0) -> "ConventionTeam":
+    """A freshly dealt game (deck from ``seed``) played by convention bot ``kind``, ready to ``step``."""
+    if not 2 <= players <= 5:
+        raise ValueError(f"players must be in [2, 5], got {players}")
+    state = _engine.EngineState(_engine.EngineConfig(players=players), seed=seed)
+    while state.current_player() == -1:
+        state.deal_random()
+    return ConventionTeam(state, kernel_kind(kind))
+
+
 def convention_scores(kind: str, players: int, games: int, seed: int = 0, played_cards: bool = False):
     """Self-play of a convention bot: ``(scores, played, moves)`` as int32 arrays of length ``games``.
 
@@ -88,5 +104,5 @@ def convention_scores(kind: str, players: int, games: int, seed: int = 0, played
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     cfg = _engine.EngineConfig(players=players, played_cards_scoring=played_cards)
-    scores, played, moves = _engine.convention_play_games(cfg, CONVENTION_AGENTS.get(kind, kind), games, seed)
+    scores, played, moves = _engine.convention_play_games(cfg, kernel_kind(kind), games, seed)
     return np.asarray(scores), np.asarray(played), np.asarray(moves)
