@@ -1571,3 +1571,7 @@ cdef class BatchEngine:
         es.cfg = self.cfg
         es.st = self.states[i]
         return es
+
+
+# ============================================================================= convention bots
+include "hanabi_conventions.pxi"

@@ -179,7 +179,7 @@ def test_agent_plays_first_rule_that_fires():
     with pytest.raises(ValueError, match="unknown rule"):
         RuleAgent.from_names(["PlayEverything"])
     with pytest.raises(ValueError, match="unknown agent"):
-        named_agent("SmartBot")
+        named_agent("NoSuchBot")  # SmartBot is a convention bot now (conventions.py)
 
 
 def test_self_play_is_reproducible_and_stats_are_consistent():

@@ -23,7 +23,8 @@ def add_parser(sub) -> None:
     hs.required = True
 
     s = hs.add_parser("selfplay", help="self-play report of rule agents (mean, s.e., histogram, perfect games)")
-    s.add_argument("--agent", nargs="+", default=["Piers"], help="named agents, or chromosomes like 3,17,42")
+    s.add_argument("--agent", nargs="+", default=["Piers"],
+                   help="named agents (rule agents, SmartBot, Information), or chromosomes like 3,17,42")
     s.add_argument("--players", nargs="+", type=int, default=[2, 3, 4, 5])
     s.add_argument("--games", type=int, default=1000)
     s.add_argument("--seed", type=int, default=0)

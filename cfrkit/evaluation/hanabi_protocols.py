@@ -33,6 +33,8 @@ def _engine_config(players: int, played_cards: bool = False):
 def seat_matrix(agents: Sequence[RuleAgent]) -> np.ndarray:
     """Chromosomes of the seats as one rectangular int array (shorter ones padded with their last rule,
     which never changes behaviour: a repeated rule is only reached when its first copy did not fire)."""
+    if any(not hasattr(a, "rules") for a in agents):
+        raise ValueError("convention bots (SmartBot, Information) only play with themselves: use selfplay_report")
     width = max(len(a.rules) for a in agents)
     out = np.empty((len(agents), width), dtype=np.intc)
     for i, a in enumerate(agents):
@@ -78,7 +80,10 @@ def selfplay_report(agent, players: int = 2, games: int = 1000, seed: int = 0) -
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     cfg = _engine_config(players)
-    scores, played, _ = _engine.play_games(cfg, rule_table(), seat_matrix([agent] * players), games, seed)
+    if hasattr(agent, "kind"):  # a convention bot: whole games in the kernel with its public knowledge
+        scores, played, _ = _engine.convention_play_games(cfg, agent.kind, games, seed)
+    else:
+        scores, played, _ = _engine.play_games(cfg, rule_table(), seat_matrix([agent] * players), games, seed)
     max_score = cfg.colors * cfg.ranks
     lost = float(np.mean((scores == 0) & (played > 0)))
     return SelfPlayReport(agent.name, players, games, ScoreStats.of(scores, max_score), ScoreStats.of(played, max_score),

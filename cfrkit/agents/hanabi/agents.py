@@ -77,17 +77,21 @@ class RuleAgent:
 
 
 def named_agent(name: str) -> RuleAgent:
-    """One of :data:`NAMED_AGENTS` (case-insensitive)."""
+    """One of :data:`NAMED_AGENTS` (case-insensitive), or a convention bot (SmartBot, Information)."""
+    from cfrkit.agents.hanabi.conventions import CONVENTION_AGENTS, ConventionAgent, lookup_convention
+
+    if lookup_convention(name) is not None:
+        return ConventionAgent(name)
     lookup = {k.lower(): k for k in NAMED_AGENTS}
     key = lookup.get(name.lower())
     if key is None:
-        raise ValueError(f"unknown agent {name!r}; known: {', '.join(NAMED_AGENTS)}")
+        raise ValueError(f"unknown agent {name!r}; known: {', '.join(list(NAMED_AGENTS) + list(CONVENTION_AGENTS))}")
     return RuleAgent.from_names(NAMED_AGENTS[key], key)
 
 
 def as_agent(agent: "RuleAgent | str | Sequence[int]") -> RuleAgent:
     """Accept an agent, a named agent's name, or a chromosome."""
-    if isinstance(agent, RuleAgent):
+    if isinstance(agent, RuleAgent) or type(agent).__name__ == "ConventionAgent":
         return agent
     if isinstance(agent, str):
         return named_agent(agent)
