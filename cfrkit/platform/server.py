@@ -32,7 +32,6 @@ from typing import Any, Deque, Dict, List, Optional
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.deals import deal_for_hand
 from cfrkit.games.holdem.game import HoldemGame
-from cfrkit.games.holdem.history import acpc_log_line, phh_compatible, to_phh
 from cfrkit.games.holdem.matchstate import MatchStateError, format_matchstate, parse_response
 from cfrkit.platform import protocol as P
 from cfrkit.platform.schedule import hand_plan, player_of_seat, round_up_hands
@@ -63,6 +62,7 @@ class Stats:
         self.hands = 0
         self.actions = 0
         self.errors = 0
+        self.commits = 0
         self.action_times: Deque[float] = deque(maxlen=200_000)
         #: the match's own work for the same span (excludes waiting in the event loop's queue)
         self.service_times: Deque[float] = deque(maxlen=200_000)
@@ -78,7 +78,7 @@ class Stats:
 
         up = time.monotonic() - self.started
         return {"type": "stats", "uptime": round(up, 3), "hands": self.hands, "actions": self.actions,
-                "errors": self.errors, "hands_per_second": round(self.hands / up, 2) if up > 0 else 0.0,
+                "errors": self.errors, "commits": self.commits, "hands_per_second": round(self.hands / up, 2) if up > 0 else 0.0,
                 "action_ms_p50": q(0.5), "action_ms_p99": q(0.99),
                 "service_ms_p50": q(0.5, service), "service_ms_p99": q(0.99, service),
                 "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 3), "matches_running": matches,
@@ -99,6 +99,7 @@ class Connection:
         self._tokens = server.rate_burst
         self._last = time.monotonic()
         self._queue: Optional[asyncio.Queue] = None
+        self._out: List[str] = []
         if ws is not None:
             self._queue = asyncio.Queue()
             self._sender = asyncio.get_running_loop().create_task(self._ws_sender())
@@ -129,10 +130,24 @@ class Connection:
         if self.ws is not None:
             self._queue.put_nowait(text)
             return
+        # messages of one loop step (a hand's end and the next hand's first state, ...) leave in
+        # one write: one system call instead of one per message
+        if not self._out:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self._out.append(text)
+
+    def flush(self) -> None:
+        """Write the buffered messages (called once per loop step that queued any)."""
+        if not self._out:
+            return
+        data = "".join(self._out).encode("utf-8")
+        self._out.clear()
+        if self.closed or self.writer is None:
+            return
         if self.writer.is_closing():
             self.closed = True
             return
-        self.writer.write(text.encode("utf-8"))
+        self.writer.write(data)
         if self.writer.transport.get_write_buffer_size() > (1 << 22):  # a reader that never reads
             self.close()
 
@@ -161,6 +176,10 @@ class Connection:
             self._queue.put_nowait(None)
             asyncio.get_running_loop().create_task(self.ws.close())
         elif self.writer is not None:
+            if self._out:  # the last messages (a fatal error, match_end) still go out
+                data, self._out = "".join(self._out).encode("utf-8"), []
+                if not self.writer.is_closing():
+                    self.writer.write(data)
             self.writer.close()
 
 
@@ -336,13 +355,15 @@ class Match:
         returns = state.returns()
         player_returns = [returns[seat_of[j]] for j in range(self.n)]
         names = self.names_by_seat()
-        acpc = acpc_log_line(state, i, names)
-        phh = to_phh(state, names, i) if phh_compatible(self.game.definition) is None else None
-        self.server.store.record_hand(self.id, i, deal_index, seat_of, acpc, phh, player_returns, self.faults)
+        # the ACPC line is the stored record (cards, betting, chips); the PHH text is derived from it
+        # when read (Store.hands), not built on the hot path
+        acpc = P.acpc_log_line(state, i, names, returns)
+        await self.server.commit_hand((self.id, i, deal_index, seat_of, acpc, player_returns, self.faults))
         self.hands_done = i + 1
         self.server.stats.hands += 1
         for j in range(self.n):
             self.totals[j] += player_returns[j]
+        views = None
         for slot in self.slots:
             conn = slot.conn
             if conn is None:
@@ -351,15 +372,16 @@ class Match:
             if conn.kind == "acpc":
                 conn.send_text(format_matchstate(state, seat, i) + "\r\n")
             else:
-                conn.send(P.hand_end_view(state, seat, match_id=self.id, hand=i, player=slot.player,
-                                          names_by_seat=names, player_returns=player_returns, totals=self.totals))
+                if views is None:
+                    views = P.HandEndViews(state, match_id=self.id, hand=i, names_by_seat=names, returns=returns,
+                                           player_returns=player_returns, totals=self.totals)
+                conn.send(views.view(seat, slot.player))
         if last is not None:
             now = time.perf_counter()
             self.server.stats.action_times.append(now - last.received_at)
             self.server.stats.service_times.append(now - resumed)
         self.state = None
-        # let the loop serve other matches between hands of all-house matches
-        await asyncio.sleep(0)
+
 
     async def decide(self, slot: Slot, state, seat: int) -> int:
         if slot.kind == "house":
@@ -420,6 +442,7 @@ class Server:
         self.matches: Dict[str, Match] = {}
         self.connections: set = set()
         self.stats = Stats()
+        self._pending_hands: List[Any] = []
         self._servers: List[Any] = []
         self.bound: Dict[str, int] = {}
 
@@ -465,7 +488,50 @@ class Server:
                     slot.acpc_server.close()
         for c in list(self.connections):
             c.close()
+        self._write_hands()  # hands already finished are stored on a clean stop
         self.store.close()
+
+    # ------------------------------------------------------------------ storage (group commit)
+    def commit_hand(self, record: tuple) -> "asyncio.Future":
+        """Store a finished hand; the future is done once it is committed.
+
+        Hands finished in the same loop step are committed together in one transaction (each hand
+        whole: nothing of a hand is stored without the rest); nobody is told a hand's result before
+        its transaction has committed, so after ``kill -9`` a hand is either stored and possibly
+        announced, or void and replayed from its deal."""
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        if not self._pending_hands:
+            loop.call_soon(self._write_hands)
+        self._pending_hands.append((record, fut))
+        return fut
+
+    def _write_hands(self) -> None:
+        batch, self._pending_hands = self._pending_hands, []
+        if not batch:
+            return
+        try:
+            self.store.record_hands([rec for rec, _ in batch])
+        except Exception:  # one bad hand must not fail the others: store them one by one
+            for rec, fut in batch:
+                try:
+                    self.store.record_hands([rec])
+                except Exception as exc:
+                    if not fut.done():
+                        fut.set_exception(exc)
+                else:
+                    if not fut.done():
+                        fut.set_result(None)
+            return
+        self.stats.commits += 1
+        for _, fut in batch:
+            if not fut.done():
+                fut.set_result(None)
+
+    async def flush_hands(self) -> None:
+        """Wait until the hands queued so far are committed."""
+        if self._pending_hands:
+            await asyncio.shield(self._pending_hands[-1][1])
 
     def match_finished(self, match: Match) -> None:
         for slot in match.slots:
