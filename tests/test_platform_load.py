@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from cfrkit.agents.poker import make_agent
@@ -66,3 +67,40 @@ def test_group_commit_stores_hands_and_derives_the_same_phh(tmp_path, game_strin
         assert h["phh"] == to_phh(s, names, h["hand"])
     assert store.match("m1")["hands_done"] == 30
     assert store.totals("m1") == pytest.approx([sum(s.returns()[j] for s in states) for j in range(n)])
+
+
+def test_rule_based_act_on_one_row_equals_the_full_table():
+    """A^R's postflop ``act`` computes the features of its own pair only; the action must be the
+    full table's (hand_strategy) on flops, turns and rivers, checked and facing bets."""
+    from cfrkit.agents.rule_based import BoardFeatures, RuleBasedAgent, _FEATURES
+    from cfrkit.cards.hands import pair_index
+
+    game = load("holdem")
+    rng = random.Random(5)
+    checked = 0
+    for i in range(60):
+        cards = deal_for_hand(game, 99, i)
+        state = game.new_initial_state()
+        others = [make_agent("random", seed=i), make_agent("always-call")]
+        k = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(cards[k])
+                k += 1
+                continue
+            if state.round > 0:
+                _FEATURES.clear()
+                fast = RuleBasedAgent().act(state)
+                table = RuleBasedAgent().hand_strategy(state)
+                hole = state.hole[state.current_player()]
+                row = table.probs[pair_index(hole[0], hole[1])]
+                assert fast == int(table.actions[int(np.argmax(row))])
+                board = tuple(sorted(state.board))
+                full = BoardFeatures(board)
+                rows = np.array(rng.sample(range(1326), 40))
+                part = BoardFeatures(board, rows)
+                for name in ("hs", "ehs", "outs", "blocked"):
+                    assert np.array_equal(getattr(part, name), getattr(full, name)[rows])
+                checked += 1
+            state.apply_action(others[rng.randrange(2)].act(state))
+    assert checked > 40
