@@ -177,14 +177,15 @@ def _masses(strengths: np.ndarray, rows: Optional[np.ndarray]):
     win = np.zeros((b, len(rows)))
     lose = np.zeros((b, len(rows)))
     compat = np.zeros((b, len(rows)))
+    unblocked = strengths > 0
     for k, r in enumerate(rows):
         a, c = pairs[r]
-        valid = (strengths > 0) & ~(with_card[a] | with_card[c])
+        valid = unblocked & ~(with_card[a] | with_card[c])
         own = strengths[:, r:r + 1]
         live = own[:, 0] > 0  # a pair blocked by the board gets 0, as in showdown_masses
-        win[:, k] = np.where(live, ((strengths < own) & valid).sum(axis=1), 0)
-        lose[:, k] = np.where(live, ((strengths > own) & valid).sum(axis=1), 0)
-        compat[:, k] = np.where(live, valid.sum(axis=1), 0)
+        compat[:, k] = np.where(live, np.count_nonzero(valid, axis=1), 0)
+        win[:, k] = np.where(live, np.count_nonzero((strengths < own) & valid, axis=1), 0)
+        lose[:, k] = np.where(live, np.count_nonzero((strengths > own) & valid, axis=1), 0)
     return win, lose, compat
 
 
