@@ -47,10 +47,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+WORKERS = 1
+
+
 def start_server(db: str, port: int) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-m", "cfrkit", "serve", "--db", db, "--port", str(port),
-                             "--acpc-port", "-1", "--http-port", "-1", "--max-matches", "100000"],
+                             "--acpc-port", "-1", "--http-port", "-1", "--max-matches", "100000",
+                             "--workers", str(WORKERS)],
                             cwd=str(ROOT), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -80,13 +84,33 @@ class JsonCaller(Client):
         return "call"
 
 
-async def stats(port: int) -> dict:
+async def _stats_once(port: int) -> dict:
     r, w = await asyncio.open_connection("127.0.0.1", port)
     await r.readline()
     w.write(b'{"type":"stats"}\n')
     msg = json.loads(await r.readline())
     w.close()
     return msg
+
+
+async def stats(port: int) -> dict:
+    """The server's counters; with several workers, every worker's (new connections until each
+    has answered: the kernel spreads connections by address), summed; time quantiles: the worst
+    worker's."""
+    seen = {}
+    for _ in range(200):
+        msg = await _stats_once(port)
+        seen[msg.get("worker", 0)] = msg
+        if len(seen) >= msg.get("workers", 1):
+            break
+    out = dict(next(iter(seen.values())))
+    for key in ("hands", "actions", "errors", "cpu_seconds", "rss_mb", "matches_running", "connections", "commits"):
+        out[key] = round(sum(m.get(key, 0) for m in seen.values()), 3)
+    for key in ("action_ms_p50", "action_ms_p99", "service_ms_p50", "service_ms_p99"):
+        vals = [m[key] for m in seen.values() if m.get(key) is not None]
+        out[key] = max(vals) if vals else None
+    out["workers_seen"] = len(seen)
+    return out
 
 
 def make_clients(kind: str, port: int, n: int, hands: int, seed0: int):
@@ -127,7 +151,8 @@ def load_phase(args) -> None:
     hands = s1["hands"] - s0["hands"]
     actions = s1["actions"] - s0["actions"]
     print(f"load: {args.matches} concurrent heads-up matches ({args.clients} clients vs house agents "
-          f"{', '.join(HOUSE)}), {dt:.1f} s measured after {args.warmup:g} s warm-up")
+          f"{', '.join(HOUSE)}), server with {WORKERS} worker process(es), {dt:.1f} s measured after "
+          f"{args.warmup:g} s warm-up")
     print(f"  hands/s total       {hands / dt:9.1f}   ({hands} hands, {actions / dt:.0f} actions/s)")
     print(f"  server time/action  p50 {s1['action_ms_p50']} ms, p99 {s1['action_ms_p99']} ms "
           f"(arrival of a client's action -> next state sent, queueing in the event loop included)")
@@ -136,6 +161,8 @@ def load_phase(args) -> None:
     cpu = s1["cpu_seconds"] - s0["cpu_seconds"]
     print(f"  server CPU          {cpu:.1f} s for {hands} hands = {1e3 * cpu / max(hands, 1):.2f} ms/hand "
           f"-> {hands / max(cpu, 1e-9):.0f} hands per CPU-second (what one free core would serve)")
+    print(f"  group commits       {(s1.get('commits', 0) - s0.get('commits', 0)) / max(dt, 1e-9):.0f} transactions/s "
+          f"({hands / max(s1.get('commits', 0) - s0.get('commits', 0), 1):.1f} hands each)")
     print(f"  server memory       {s1['rss_mb']} MB RSS with {s1['matches_running']} matches, "
           f"{s1['connections']} connections; errors {s1['errors']}")
 
@@ -215,9 +242,12 @@ def main() -> None:
     ap.add_argument("--clients", choices=("json", "agent"), default="json")
     ap.add_argument("--restart-matches", type=int, default=40)
     ap.add_argument("--restart-hands", type=int, default=100)
+    ap.add_argument("--workers", type=int, default=1, help="server processes (cfrkit serve --workers)")
     ap.add_argument("--skip-load", action="store_true")
     ap.add_argument("--skip-restart", action="store_true")
     args = ap.parse_args()
+    global WORKERS
+    WORKERS = args.workers
     print(f"uptime: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (load average, 2 cores)")
     if not args.skip_load:
         load_phase(args)

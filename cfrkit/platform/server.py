@@ -63,6 +63,7 @@ class Stats:
         self.actions = 0
         self.errors = 0
         self.commits = 0
+        self.handoffs = 0
         self.action_times: Deque[float] = deque(maxlen=200_000)
         #: the match's own work for the same span (excludes waiting in the event loop's queue)
         self.service_times: Deque[float] = deque(maxlen=200_000)
@@ -78,7 +79,7 @@ class Stats:
 
         up = time.monotonic() - self.started
         return {"type": "stats", "uptime": round(up, 3), "hands": self.hands, "actions": self.actions,
-                "errors": self.errors, "commits": self.commits, "hands_per_second": round(self.hands / up, 2) if up > 0 else 0.0,
+                "errors": self.errors, "commits": self.commits, "handoffs": self.handoffs, "hands_per_second": round(self.hands / up, 2) if up > 0 else 0.0,
                 "action_ms_p50": q(0.5), "action_ms_p99": q(0.99),
                 "service_ms_p50": q(0.5, service), "service_ms_p99": q(0.99, service),
                 "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 3), "matches_running": matches,
@@ -100,6 +101,8 @@ class Connection:
         self._last = time.monotonic()
         self._queue: Optional[asyncio.Queue] = None
         self._out: List[str] = []
+        #: set when the connection's match runs in another worker: the socket moves there
+        self.handoff_to: Optional[int] = None
         if ws is not None:
             self._queue = asyncio.Queue()
             self._sender = asyncio.get_running_loop().create_task(self._ws_sender())
@@ -427,8 +430,14 @@ class Server:
     def __init__(self, db_path: str = "platform.db", host: str = "127.0.0.1", port: int = 1080,
                  acpc_port: Optional[int] = None, http_port: Optional[int] = None, max_matches: int = 5000,
                  policies: Optional[Dict[str, str]] = None, max_connections: int = 10000,
-                 rate_per_second: float = P.RATE_PER_SECOND, rate_burst: float = P.RATE_BURST):
+                 rate_per_second: float = P.RATE_PER_SECOND, rate_burst: float = P.RATE_BURST,
+                 worker: int = 0, workers: int = 1):
         self.store = Store(db_path)
+        #: this process's shard (``cfrkit serve --workers N``, see :mod:`cfrkit.platform.workers`):
+        #: it runs the matches whose id is ``worker`` mod ``workers`` and hands a connection that
+        #: joins another shard's match to that worker (the socket itself, passed over a Unix socket)
+        self.worker, self.workers = int(worker), int(workers)
+        self.handoff = None
         #: house policy agents offered as ``policy:NAME`` (policy files of holdem / holdem_abstract games)
         self.policies = dict(policies or {})
         self.host = host
@@ -448,14 +457,17 @@ class Server:
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
-        srv = await asyncio.start_server(self._json_client, self.host, self.port, limit=P.MAX_MESSAGE_BYTES * 4)
+        reuse = self.workers > 1 or None
+        srv = await asyncio.start_server(self._json_client, self.host, self.port, limit=P.MAX_MESSAGE_BYTES * 4,
+                                         reuse_port=reuse)
         self._servers.append(srv)
         self.bound["json"] = srv.sockets[0].getsockname()[1]
         if self.acpc_port is not None:
-            srv = await asyncio.start_server(lambda r, w: self._acpc_client(r, w, None), self.host, self.acpc_port)
+            srv = await asyncio.start_server(lambda r, w: self._acpc_client(r, w, None), self.host, self.acpc_port,
+                                             reuse_port=reuse)
             self._servers.append(srv)
             self.bound["acpc"] = srv.sockets[0].getsockname()[1]
-        if self.http_port is not None:
+        if self.http_port is not None and self.worker == 0:  # the browser door lives in worker 0
             from websockets.asyncio.server import serve
 
             ws = await serve(self._ws_client, self.host, self.http_port, process_request=self._http_request,
@@ -463,6 +475,8 @@ class Server:
             self._servers.append(ws)
             self.bound["http"] = list(ws.sockets)[0].getsockname()[1]
         for row in self.store.running_matches():  # resume after a restart: the open hand is void
+            if self.owner(row["id"]) != self.worker:
+                continue
             self.store.mark_restarted(row["id"])
             log.info("match %s resumes at hand %d (a hand being played at the stop is void and replayed "
                      "from its deal)", row["id"], row["hands_done"])
@@ -539,6 +553,25 @@ class Server:
                 slot.acpc_server.close()
         self.matches.pop(match.id, None)
 
+    def owner(self, match_id: str) -> int:
+        """The worker that runs ``match_id`` (its hexadecimal id modulo the number of workers)."""
+        if self.workers == 1:
+            return 0
+        try:
+            return int(match_id, 16) % self.workers
+        except ValueError:
+            return self.worker
+
+    def _foreign(self, conn: Connection, match_id: Any) -> bool:
+        """Hand ``conn`` over to the worker of ``match_id`` if another worker runs it."""
+        if self.workers == 1 or self.handoff is None or not isinstance(match_id, str) or conn.kind == "ws":
+            return False
+        owner = self.owner(match_id)
+        if owner == self.worker:
+            return False
+        conn.handoff_to = owner
+        return True
+
     def house_agents(self) -> List[str]:
         """Names of the built-in agents a match can seat on this server."""
         return list(FAST_AGENTS) + [f"policy:{name}" for name in sorted(self.policies)]
@@ -609,6 +642,8 @@ class Server:
                 "time_per_action": tpa, "time_bank": bank,
                 "players": [{k: v for k, v in p.items() if k != "token"} for p in players]}
         match_id = secrets.token_hex(6)
+        while self.owner(match_id) != self.worker:  # an id of this worker's shard
+            match_id = secrets.token_hex(6)
         self.store.create_match(match_id, spec, players)
         match = Match(self, match_id, spec, players)
         self.matches[match_id] = match
@@ -690,6 +725,8 @@ class Server:
             action = P.action_from_message(slot.pending_state, msg)
             slot.resolve(action)
         elif kind == "join":
+            if self._foreign(conn, msg.get("match")):
+                return
             slot = self.attach(conn, msg.get("match"), msg.get("token"))
             conn.send(slot.match.welcome(slot))
             slot.match.send_state_to(slot)
@@ -710,7 +747,9 @@ class Server:
         elif kind == "ping":
             conn.send({"type": "pong"})
         elif kind == "stats":
-            conn.send(self.stats.snapshot(len(self.matches), len(self.connections)))
+            snap = self.stats.snapshot(len(self.matches), len(self.connections))
+            snap["worker"], snap["workers"] = self.worker, self.workers
+            conn.send(snap)
         elif kind == "agents":
             conn.send({"type": "agents", "agents": self.house_agents()})
         else:
@@ -729,7 +768,8 @@ class Server:
         match.start()
 
     # ------------------------------------------------------------------ doors
-    async def _json_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _json_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                           initial: bytes = b"") -> None:
         conn = Connection(self, "json", writer=writer)
         if len(self.connections) >= self.max_connections:
             conn.error("server_busy", f"{len(self.connections)} connections open; try later", fatal=True)
@@ -741,27 +781,59 @@ class Server:
             writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except (OSError, AttributeError):
             pass
-        conn.send({"type": "hello", "server": "cfrkit", "protocol": 1, "agents": self.house_agents()})
+        if not initial:  # a connection handed over by another worker has had its hello
+            conn.send({"type": "hello", "server": "cfrkit", "protocol": 1, "agents": self.house_agents()})
+        rest = b""
         try:
-            await self._read_lines(reader, conn, lambda raw: self.on_raw(conn, raw))
+            rest = await self._read_lines(reader, conn, lambda raw: self.on_raw(conn, raw), initial)
         except asyncio.CancelledError:  # server shutting down
             pass
         finally:
             self.connections.discard(conn)
+            if conn.handoff_to is not None and self._hand_over(conn, "json", rest):
+                return
             conn.close()
 
-    async def _read_lines(self, reader: asyncio.StreamReader, conn: Connection, handle) -> None:
-        """Split the stream into lines; an over-long line is answered with too_large and skipped."""
-        buf = b""
+    async def accept_handed(self, door: str, sock, data: bytes) -> None:
+        """Serve a connection another worker handed over (``data``: its bytes not handled yet)."""
+        sock.setblocking(False)
+        reader, writer = await asyncio.open_connection(sock=sock, limit=P.MAX_MESSAGE_BYTES * 4)
+        if door == "acpc":
+            await self._acpc_client(reader, writer, None, data)
+        else:
+            await self._json_client(reader, writer, data)
+
+    def _hand_over(self, conn: Connection, door: str, data: bytes) -> bool:
+        """Pass the connection's socket (and the bytes read but not handled) to its match's worker."""
+        conn.flush()
+        try:
+            self.handoff(conn.handoff_to, door, conn.writer.get_extra_info("socket"), data)
+        except OSError as exc:
+            log.warning("hand-over to worker %s failed: %s", conn.handoff_to, exc)
+            return False
+        conn.closed = True
+        self.stats.handoffs += 1
+        conn.writer.close()  # closes this process's descriptor only: the peer stays connected
+        return True
+
+    async def _read_lines(self, reader: asyncio.StreamReader, conn: Connection, handle, initial: bytes = b"") -> bytes:
+        """Split the stream into lines; an over-long line is answered with too_large and skipped.
+
+        Returns the bytes not handled yet when the connection is handed to another worker."""
+        buf = initial
         skipping = False
+        first = bool(initial)
         while not conn.closed:
-            try:
-                chunk = await reader.read(65536)
-            except (ConnectionError, OSError):
-                return
-            if not chunk:
-                return
-            buf += chunk
+            if first:
+                first = False
+            else:
+                try:
+                    chunk = await reader.read(65536)
+                except (ConnectionError, OSError):
+                    return b""
+                if not chunk:
+                    return b""
+                buf += chunk
             while True:
                 nl = buf.find(b"\n")
                 if nl < 0:
@@ -772,7 +844,8 @@ class Server:
                         skipping = True
                         buf = b""
                     break
-                line, buf = buf[:nl], buf[nl + 1:]
+                raw, buf = buf[:nl + 1], buf[nl + 1:]
+                line = raw[:-1]
                 if skipping:
                     skipping = False
                     continue
@@ -780,8 +853,11 @@ class Server:
                 if not line.strip():
                     continue
                 handle(line)
+                if conn.handoff_to is not None:
+                    return raw + buf
                 if conn.closed:
-                    return
+                    return b""
+        return b""
 
     async def _ws_client(self, ws) -> None:
         conn = Connection(self, "ws", ws=ws)
@@ -825,7 +901,7 @@ class Server:
                                             ("Cache-Control", "no-store")]), body)
 
     async def _acpc_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                           fixed: Optional[Slot]) -> None:
+                           fixed: Optional[Slot], initial: bytes = b"") -> None:
         conn = Connection(self, "acpc", writer=writer)
         if len(self.connections) >= self.max_connections:
             conn.error("server_busy", f"{len(self.connections)} connections open; try later", fatal=True)
@@ -845,12 +921,15 @@ class Server:
                 log.exception("acpc line failed")
                 conn.error("bad_message", f"could not handle the line: {type(exc).__name__}")
 
+        rest = b""
         try:
-            await self._read_lines(reader, conn, handle)
+            rest = await self._read_lines(reader, conn, handle, initial)
         except asyncio.CancelledError:  # server shutting down
             pass
         finally:
             self.connections.discard(conn)
+            if conn.handoff_to is not None and self._hand_over(conn, "acpc", rest):
+                return
             conn.close()
 
     def _acpc_line(self, conn: Connection, line: str, fixed: Optional[Slot], st: Dict[str, Any]) -> None:
@@ -861,6 +940,8 @@ class Server:
                 parts = line.split(":")
                 if len(parts) != 3:
                     raise P.ProtocolError("bad_message", "expected TOKEN:<match>:<token>")
+                if self._foreign(conn, parts[1]):
+                    return
                 self.attach(conn, parts[1], parts[2])
                 return
             if not line.startswith("VERSION:2."):
