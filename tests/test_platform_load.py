@@ -2,7 +2,16 @@
 group commit, cheap deals, and the multi-process server (``--workers``)."""
 from __future__ import annotations
 
+import asyncio
+import os
 import random
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -13,7 +22,11 @@ from cfrkit.games.holdem.history import acpc_log_line, phh_compatible, to_phh
 from cfrkit.games.registry import load
 from cfrkit.platform import protocol as P
 from cfrkit.platform.local import play_hand
+from cfrkit.platform.client import Client
 from cfrkit.platform.storage import Store
+
+sys.path.insert(0, os.path.dirname(__file__))
+from platform_helpers import ROOT, LineClient, free_port  # noqa: E402
 
 GAMES = ["holdem", "holdem(definition=holdem.nolimit.3p,stacks=400;300;500)",
          "holdem(definition=holdem.limit.2p.reverse_blinds)"]
@@ -104,3 +117,133 @@ def test_rule_based_act_on_one_row_equals_the_full_table():
                 checked += 1
             state.apply_action(others[rng.randrange(2)].act(state))
     assert checked > 40
+
+
+# ----------------------------------------------------------------------------- several workers
+def _children(pid: int):
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+class Dropper(Client):
+    """Calls; drops its connection every ``every`` hands and rejoins with its token."""
+
+    def __init__(self, *a, every=4, **kw):
+        super().__init__(*a, **kw)
+        self.every = every
+
+    def act(self, state):
+        return "call"
+
+    def on_hand_end(self, msg):
+        if len(self.result.hands) % self.every == 0:
+            raise ConnectionError("drop on purpose")
+
+
+def _start_workers(db, port, acpc_port, workers=2):
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "cfrkit", "serve", "--db", str(db), "--port", str(port),
+                             "--http-port", "-1", "--acpc-port", str(acpc_port), "--workers", str(workers)],
+                            cwd=str(ROOT), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline().decode()
+        if line.startswith("cfrkit serve:"):
+            return proc
+        if proc.poll() is not None:
+            break
+    proc.kill()
+    raise RuntimeError("server with workers did not start")
+
+
+def _worker_stats(port, workers):
+    seen = {}
+    for _ in range(200):
+        c = LineClient(port)
+        c.send({"type": "stats"})
+        msg = c.recv()
+        c.sock.close()
+        seen[msg["worker"]] = msg
+        if len(seen) == workers:
+            return seen
+    raise AssertionError(f"only workers {sorted(seen)} answered")
+
+
+def test_workers_hand_over_rejoins_and_survive_kill_9(tmp_path):
+    """Two worker processes: clients that drop and rejoin land on either worker and are handed to
+    their match's worker (JSON and the shared ACPC door); kill -9 of the supervisor takes the
+    workers down; after a restart every match finishes with each hand stored once."""
+    db = tmp_path / "w.db"
+    port, acpc_port = free_port(), free_port()
+    proc = _start_workers(db, port, acpc_port)
+    try:
+        workers = _children(proc.pid)
+        assert len(workers) == 2
+
+        # the shared ACPC door: a seat's TOKEN line is handed to the match's worker from either one
+        c = LineClient(port)
+        c.send({"type": "create", "players": ["acpc", "always-call"], "hands": 2, "seed": 3,
+                "time_per_action": 60.0, "time_bank": 0.0})
+        created = c.recv()
+        assert created["type"] == "created"
+        mid = created["match"]
+        # the acpc seat's token is in the store (the create reply lists remote tokens only)
+        store = Store(str(db))
+        token = store.players(mid)[0]["token"]
+        for _ in range(6):  # new connections: some land on the other worker
+            with socket.create_connection(("127.0.0.1", acpc_port), timeout=20) as s:
+                s.sendall(f"TOKEN:{mid}:{token}\r\nVERSION:2.0.0\r\n".encode())
+                line = s.makefile("rb").readline().decode()
+                assert line.startswith("MATCHSTATE:0:0:"), line
+
+        async def play(n_clients, hands):
+            clients = [Dropper("127.0.0.1", port, play={"opponent": ["always-call", "random", "ar"][i % 3],
+                                                        "hands": hands, "seed": 40 + i, "time_per_action": 60.0},
+                               every=3, reconnect=90.0) for i in range(n_clients)]
+            return await asyncio.gather(*(cl.run_async() for cl in clients))
+
+        results = []
+
+        def run():
+            results.extend(asyncio.run(play(6, 24)))
+
+        th = threading.Thread(target=run, daemon=True)
+        th.start()
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            with sqlite3.connect(str(db), timeout=10) as con:
+                if con.execute("SELECT COUNT(*) FROM hands").fetchone()[0] >= 40:
+                    break
+            time.sleep(0.1)
+        stats = _worker_stats(port, 2)
+        assert sum(m["handoffs"] for m in stats.values()) > 0
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 10
+        while any(os.path.exists(f"/proc/{pid}") and open(f"/proc/{pid}/stat").read().split()[2] != "Z"
+                  for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(os.path.exists(f"/proc/{pid}") and open(f"/proc/{pid}/stat").read().split()[2] != "Z"
+                       for pid in workers), "workers outlived the supervisor"
+        proc = _start_workers(db, port, acpc_port)
+        th.join(180)
+        assert not th.is_alive()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+    store = Store(str(db))
+    assert len(results) == 6
+    for res in results:
+        assert res.finished and res.reconnects >= 6
+        hands = store.hands(res.match)
+        assert [h["hand"] for h in hands] == list(range(24))
+        assert all(abs(res.hands[h["hand"]] - h["returns"][0]) < 1e-9 for h in hands if h["hand"] in res.hands)

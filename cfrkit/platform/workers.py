@@ -17,6 +17,7 @@ readers, writers take turns; each worker commits its hands in group transactions
 """
 from __future__ import annotations
 
+import array
 import asyncio
 import ctypes
 import json
@@ -70,7 +71,9 @@ def _run_worker(k: int, n: int, tag: str, parent: int, kwargs: Dict, ready_fd: i
 
         def handoff(worker: int, door: str, sock: socket.socket, data: bytes) -> None:
             header = json.dumps({"door": door}).encode() + b"\n"
-            socket.send_fds(outbox, [header + data], [sock.fileno()], address=_address(tag, worker))
+            # (socket.send_fds ignores its address argument: sendmsg directly)
+            outbox.sendmsg([header + data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [sock.fileno()]))],
+                           0, _address(tag, worker))
 
         def receive() -> None:
             while True:
