@@ -254,6 +254,7 @@ class Match:
         self.faults: List[str] = []
         self.task: Optional[asyncio.Task] = None
         self.done = asyncio.Event()
+        self._deal_index, self._cards = -1, []
 
     # ------------------------------------------------------------------ views
     def names_by_seat(self) -> List[str]:
@@ -321,7 +322,9 @@ class Match:
         deal_index, seat_of = hand_plan(self.n, i, self.duplicate)
         self.seat_of = seat_of
         pos = player_of_seat(seat_of)
-        cards = deal_for_hand(self.game, self.seed, deal_index)
+        if deal_index != self._deal_index:  # duplicate mode plays each deal n times in a row: deal it once
+            self._deal_index, self._cards = deal_index, deal_for_hand(self.game, self.seed, deal_index)
+        cards = self._cards
         state = self.game.new_initial_state()
         self.state, self.hand, self.faults = state, i, []
         for slot in self.slots:
@@ -361,7 +364,9 @@ class Match:
         # the ACPC line is the stored record (cards, betting, chips); the PHH text is derived from it
         # when read (Store.hands), not built on the hot path
         acpc = P.acpc_log_line(state, i, names, returns)
+        waited = time.perf_counter()
         await self.server.commit_hand((self.id, i, deal_index, seat_of, acpc, player_returns, self.faults))
+        resumed += time.perf_counter() - waited  # the match work below excludes the wait for the commit
         self.hands_done = i + 1
         self.server.stats.hands += 1
         for j in range(self.n):
@@ -405,8 +410,12 @@ class Match:
             return action
         t0 = time.monotonic()
         timeout = self.time_per_action + slot.bank
+        pending = slot.pending
+        # a timer on the decision's future itself (cheaper than wait_for + shield on every action)
+        timer = asyncio.get_running_loop().call_later(
+            timeout, lambda: pending.done() or pending.set_exception(asyncio.TimeoutError()))
         try:
-            action = await asyncio.wait_for(asyncio.shield(slot.pending), timeout)
+            action = await pending
         except asyncio.TimeoutError:
             self.faults.append(f"{slot.name}: timeout" + ("" if slot.conn else " (disconnected)"))
             slot.bank = 0.0
@@ -419,6 +428,7 @@ class Match:
             used = time.monotonic() - t0
             slot.bank = max(0.0, slot.bank - max(0.0, used - self.time_per_action))
         finally:
+            timer.cancel()
             slot.pending = None
             slot.pending_state = None
         return action
