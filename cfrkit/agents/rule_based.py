@@ -96,10 +96,18 @@ _NUM_PAIRS = 1326
 NEXT_CARD_SAMPLE = 16
 
 
-def _pairs():
-    from cfrkit.cards.hands import HOLE_PAIRS
+_PAIRS: Optional[np.ndarray] = None
 
-    return np.asarray(HOLE_PAIRS, dtype=np.int64)
+
+def _pairs() -> np.ndarray:
+    """int64[1326, 2]: the hole pairs in cfrkit's order (built once)."""
+    global _PAIRS
+    if _PAIRS is None:
+        from cfrkit.cards.hands import HOLE_PAIRS
+
+        _PAIRS = np.asarray(HOLE_PAIRS, dtype=np.int64)
+        _PAIRS.setflags(write=False)
+    return _PAIRS
 
 
 _CLASS_CACHE: Optional[np.ndarray] = None

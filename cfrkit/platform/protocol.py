@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional
 
+from cfrkit.cards.encoding import CARD_STRINGS
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action
+from cfrkit.games.holdem.history import _fmt_chips
 from cfrkit.games.holdem.matchstate import format_matchstate
 
 #: longest accepted message (bytes, newline excluded)
@@ -69,30 +71,22 @@ def parse_message(raw: bytes) -> Dict[str, Any]:
 def legal_view(state: HoldemState) -> Dict[str, Any]:
     """The legal actions of the player to act: ``{"fold": bool, "check": bool, "call": chips to add,
     "raise": [min, max] raise-to totals or null}`` (raise-to = chips put in this hand, ACPC r<N>)."""
-    p = state.current_player()
-    to_call = state.call_amount(p)
-    rng = state.raise_range(p)
-    return {"fold": state.is_legal(FOLD), "check": to_call == 0, "call": int(to_call),
-            "raise": None if rng is None else [int(rng[0]), int(rng[1])]}
+    v = state.action_view()  # one pass over the betting state
+    return {"fold": bool(v.can_fold), "check": v.call_amount == 0, "call": int(v.call_amount),
+            "raise": None if v.raise_min is None else [int(v.raise_min), int(v.raise_max)]}
 
 
 def _cards(ids) -> List[str]:
-    from cfrkit.cards.encoding import CARD_STRINGS
-
     return [CARD_STRINGS[c] for c in ids]
 
 
 def _cards_field(state: HoldemState, shown: List[bool], betting_board: str) -> str:
     """ACPC cards field with the hole cards of seats ``shown`` (the rest hidden)."""
-    from cfrkit.cards.encoding import CARD_STRINGS
-
     return "|".join("".join(CARD_STRINGS[c] for c in h) if ok else "" for h, ok in zip(state.hole, shown)) + betting_board
 
 
 def _board_suffix(state: HoldemState) -> str:
     """The ``/flop/turn/river`` part of the ACPC cards field."""
-    from cfrkit.cards.encoding import CARD_STRINGS
-
     d = state.d
     out = []
     start = 0
@@ -189,8 +183,6 @@ def hand_end_view(state: HoldemState, seat: int, *, match_id: str, hand: int, pl
 def acpc_log_line(state: HoldemState, hand: int, names: List[str], returns: List[float]) -> str:
     """``STATE:...`` dealer-log line of a finished hand (as ``history.acpc_log_line``, with the
     returns already computed)."""
-    from cfrkit.games.holdem.history import _fmt_chips
-
     cards = _cards_field(state, [True] * state.d.num_players, _board_suffix(state))
     return (f"STATE:{hand}:{state.betting_string()}:{cards}:{'|'.join(_fmt_chips(v) for v in returns)}:"
             f"{'|'.join(names)}")
