@@ -135,14 +135,16 @@ def load_phase(args) -> None:
         clients = make_clients(args.clients, port, args.matches, 10 ** 6, 1000)
         tasks = [asyncio.get_running_loop().create_task(c.run_async()) for c in clients]
         await asyncio.sleep(args.warmup)
-        s0, t0 = await stats(port), time.monotonic()
+        s0, t0, c0 = await stats(port), time.monotonic(), time.process_time()
         await asyncio.sleep(args.seconds)
-        s1, t1 = await stats(port), time.monotonic()
+        s1, t1, c1 = await stats(port), time.monotonic(), time.process_time()
+        client_cpu.append(c1 - c0)
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         return s0, s1, t1 - t0
 
+    client_cpu = []
     try:
         s0, s1, dt = asyncio.run(main())
     finally:
@@ -161,6 +163,8 @@ def load_phase(args) -> None:
     cpu = s1["cpu_seconds"] - s0["cpu_seconds"]
     print(f"  server CPU          {cpu:.1f} s for {hands} hands = {1e3 * cpu / max(hands, 1):.2f} ms/hand "
           f"-> {hands / max(cpu, 1e-9):.0f} hands per CPU-second (what one free core would serve)")
+    print(f"  client process CPU  {1e3 * client_cpu[0] / max(hands, 1):.2f} ms/hand (the {args.matches} light clients, "
+          f"one process: the other load on the machine's cores)")
     print(f"  group commits       {(s1.get('commits', 0) - s0.get('commits', 0)) / max(dt, 1e-9):.0f} transactions/s "
           f"({hands / max(s1.get('commits', 0) - s0.get('commits', 0), 1):.1f} hands each)")
     print(f"  server memory       {s1['rss_mb']} MB RSS with {s1['matches_running']} matches, "
