@@ -91,7 +91,7 @@ def test_rule_based_act_on_one_row_equals_the_full_table():
     game = load("holdem")
     rng = random.Random(5)
     checked = 0
-    for i in range(24):
+    for i in range(12):
         cards = deal_for_hand(game, 99, i)
         state = game.new_initial_state()
         others = [make_agent("random", seed=i), make_agent("always-call")]
@@ -116,7 +116,7 @@ def test_rule_based_act_on_one_row_equals_the_full_table():
                     assert np.array_equal(getattr(part, name), getattr(full, name)[rows])
                 checked += 1
             state.apply_action(others[rng.randrange(2)].act(state))
-    assert checked > 15
+    assert checked > 6
 
 
 # ----------------------------------------------------------------------------- several workers

@@ -179,22 +179,33 @@ def _masses(strengths: np.ndarray, rows: Optional[np.ndarray]):
 
     if rows is None:
         return showdown_masses(strengths, np.ones(_NUM_PAIRS))
-    with_card = _pairs_with_card()
-    pairs = _pairs()
     b = strengths.shape[0]
     win = np.zeros((b, len(rows)))
     lose = np.zeros((b, len(rows)))
     compat = np.zeros((b, len(rows)))
-    unblocked = strengths > 0
     for k, r in enumerate(rows):
-        a, c = pairs[r]
-        valid = unblocked & ~(with_card[a] | with_card[c])
+        opp = strengths[:, _opponent_pairs(int(r))]  # pairs sharing no card with r
         own = strengths[:, r:r + 1]
         live = own[:, 0] > 0  # a pair blocked by the board gets 0, as in showdown_masses
-        compat[:, k] = np.where(live, np.count_nonzero(valid, axis=1), 0)
-        win[:, k] = np.where(live, np.count_nonzero((strengths < own) & valid, axis=1), 0)
-        lose[:, k] = np.where(live, np.count_nonzero((strengths > own) & valid, axis=1), 0)
+        valid = opp > 0  # opponent pairs not blocked by the board
+        compat[:, k] = np.count_nonzero(valid, axis=1) * live
+        lose[:, k] = np.count_nonzero(opp > own, axis=1) * live
+        win[:, k] = np.count_nonzero(valid & (opp < own), axis=1) * live
     return win, lose, compat
+
+
+_OPPONENTS: Dict[int, np.ndarray] = {}
+
+
+def _opponent_pairs(r: int) -> np.ndarray:
+    """int64[1225]: indices of the pairs that share no card with pair ``r`` (cached)."""
+    idx = _OPPONENTS.get(r)
+    if idx is None:
+        a, c = _pairs()[r]
+        with_card = _pairs_with_card()
+        idx = np.flatnonzero(~(with_card[a] | with_card[c]))
+        _OPPONENTS[r] = idx
+    return idx
 
 
 class BoardFeatures:
