@@ -1,8 +1,9 @@
 """SQLite storage of the platform: matches, players, every hand, running results.
 
 WAL journal, ``synchronous=NORMAL``: a committed hand survives a crash (``kill -9``) of the
-server.  Each finished hand is stored in one transaction together with the match's hand counter
-and the players' running totals, so after a restart the match resumes exactly after its last
+server.  Each finished hand is stored whole, in one transaction together with the match's hand
+counter and the players' running totals (the server groups the hands finished in one loop step
+into one transaction: :meth:`Store.record_hands`), so after a restart the match resumes exactly after its last
 stored hand; a hand that was being played at the crash was never stored: it is void and is
 replayed (same deal, from :func:`~cfrkit.games.holdem.deals.deal_for_hand`).
 """
@@ -35,7 +36,9 @@ class Store:
 
     def __init__(self, path: str):
         self.path = str(path)
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        # several server processes (``--workers``) write to one file: a writer waits for the lock
+        # (transactions are short) rather than fail a hand
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=60.0)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
