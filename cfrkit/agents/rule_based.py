@@ -288,13 +288,19 @@ def _hash_share(board: Tuple[int, ...], share: float) -> np.ndarray:
     return np.random.default_rng(seed).random(_NUM_PAIRS) < share
 
 
+#: (definition, player, betting, board) -> (actions, choice) of every A^R (least recently used evicted)
+_TABLES: "OrderedDict[tuple, Tuple[np.ndarray, np.ndarray]]" = OrderedDict()
+
+
 class RuleBasedAgent(PokerAgent):
     """A^R (see the module docstring).  Deterministic: no seed, same state -> same action."""
 
     name = "rule-based"
 
     def __init__(self):
-        self._cache: "OrderedDict[tuple, Tuple[np.ndarray, np.ndarray]]" = OrderedDict()
+        # the rules are deterministic and keep no state, so every A^R shares one table cache (a
+        # server seats one A^R per match: they all meet the same preflop spots)
+        self._cache = _TABLES
 
     # -------------------------------------------------------------- public interface
     def act(self, state: HoldemState) -> int:
@@ -338,6 +344,10 @@ class RuleBasedAgent(PokerAgent):
         key = self._table_key(state)
         hit = self._cache.get(key)
         if hit is not None:
+            try:
+                self._cache.move_to_end(key)
+            except KeyError:  # evicted meanwhile by another thread's agent
+                pass
             return hit
         if not self._texas(state):
             result = (np.array([CALL]), np.zeros(_NUM_PAIRS, dtype=np.int64))
@@ -346,8 +356,11 @@ class RuleBasedAgent(PokerAgent):
         else:
             result = self._postflop(state, p)
         self._cache[key] = result
-        if len(self._cache) > 4096:
-            self._cache.popitem(last=False)
+        while len(self._cache) > 4096:
+            try:
+                self._cache.popitem(last=False)
+            except KeyError:
+                break
         return result
 
     # sizes ---------------------------------------------------------------------
