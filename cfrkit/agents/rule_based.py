@@ -218,9 +218,12 @@ class BoardFeatures:
     """
 
     def __init__(self, board: Tuple[int, ...], rows: Optional[np.ndarray] = None):
-        from cfrkit.cards.equity import board_strengths, board_strengths_batch
+        # the equity kernel directly: the boards are distinct cards of a dealt hand by construction,
+        # so the checks of cards.equity.board_strengths(_batch) would only cost time
+        from cfrkit._kernels.equity import board_strengths as _strengths
 
-        strengths = board_strengths(list(board))
+        board_strengths_batch = _strengths
+        strengths = _strengths(np.array([board], dtype=np.uint8))[0]
         win, lose, compat = _masses(strengths[None, :], rows)
         win, lose, compat = win[0], lose[0], compat[0]
         tie = compat - win - lose
