@@ -305,6 +305,15 @@ class RuleBasedAgent(PokerAgent):
         # server seats one A^R per match: they all meet the same preflop spots)
         self._cache = _TABLES
 
+    def __getstate__(self):  # the shared cache stays behind (a pickled agent uses the receiver's)
+        state = dict(self.__dict__)
+        state.pop("_cache", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._cache = _TABLES
+
     # -------------------------------------------------------------- public interface
     def act(self, state: HoldemState) -> int:
         p = state.current_player()

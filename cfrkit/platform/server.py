@@ -79,7 +79,8 @@ class Stats:
 
         up = time.monotonic() - self.started
         return {"type": "stats", "uptime": round(up, 3), "hands": self.hands, "actions": self.actions,
-                "errors": self.errors, "commits": self.commits, "handoffs": self.handoffs, "hands_per_second": round(self.hands / up, 2) if up > 0 else 0.0,
+                "errors": self.errors, "commits": self.commits, "handoffs": self.handoffs,
+                "hands_per_second": round(self.hands / up, 2) if up > 0 else 0.0,
                 "action_ms_p50": q(0.5), "action_ms_p99": q(0.99),
                 "service_ms_p50": q(0.5, service), "service_ms_p99": q(0.99, service),
                 "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 3), "matches_running": matches,
@@ -389,7 +390,6 @@ class Match:
             self.server.stats.action_times.append(now - last.received_at)
             self.server.stats.service_times.append(now - resumed)
         self.state = None
-
 
     async def decide(self, slot: Slot, state, seat: int) -> int:
         if slot.kind == "house":

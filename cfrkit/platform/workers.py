@@ -167,9 +167,10 @@ def serve_workers(workers: int, db_path: str, host: str, port: int, acpc_port: O
         os.close(w)
         with os.fdopen(r, "rb") as fh:
             line = fh.readline()
-        if line:
-            bound.update({key: v for key, v in json.loads(line).items() if v})
         children[pid] = k
+        if not line:  # it died before listening (its error is in the log)
+            return 0
+        bound.update({key: v for key, v in json.loads(line).items() if v})
         return pid
 
     stopping = []
@@ -186,7 +187,14 @@ def serve_workers(workers: int, db_path: str, host: str, port: int, acpc_port: O
     old_int = signal.signal(signal.SIGINT, stop)
     try:
         for k in range(workers):
-            spawn(k)
+            if not spawn(k):
+                stop(None, None)
+                while children:
+                    try:
+                        children.pop(os.wait()[0], None)
+                    except ChildProcessError:
+                        break
+                raise GameError(f"worker {k} of {workers} did not start (see the log above)")
         if on_ready is not None:
             on_ready(dict(bound, workers=workers))
         while children:
@@ -201,7 +209,7 @@ def serve_workers(workers: int, db_path: str, host: str, port: int, acpc_port: O
                 continue
             if not stopping:  # a worker crashed: restart it, it resumes its shard's matches
                 log.warning("worker %d (pid %d) ended with status %d; restarting it", k, pid, status)
-                time.sleep(0.2)
+                time.sleep(1.0)
                 spawn(k)
     finally:
         signal.signal(signal.SIGTERM, old_term)
