@@ -276,6 +276,10 @@ def board_features(board) -> BoardFeatures:
     return feats
 
 
+#: (board, rows) -> BoardFeatures of those rows (``act``'s own hand), least recently added evicted
+_ROW_FEATURES: "OrderedDict[tuple, BoardFeatures]" = OrderedDict()
+
+
 class _RowFeatures:
     """Rows of cached full :class:`BoardFeatures`."""
 
@@ -491,7 +495,19 @@ class RuleBasedAgent(PokerAgent):
         else:
             key = tuple(sorted(int(c) for c in board))
             cached = _FEATURES.get(key)
-            f = BoardFeatures(key, rows) if cached is None else _RowFeatures(cached, rows)
+            if cached is not None:
+                f = _RowFeatures(cached, rows)
+            else:  # a player often acts twice on a street (check, then facing a bet): keep its row
+                row_key = (key, tuple(int(r) for r in rows))
+                f = _ROW_FEATURES.get(row_key)
+                if f is None:
+                    f = BoardFeatures(key, rows)
+                    _ROW_FEATURES[row_key] = f
+                    while len(_ROW_FEATURES) > 1024:
+                        try:
+                            _ROW_FEATURES.popitem(last=False)
+                        except KeyError:
+                            break
         width = len(f.hs)
         opponents = sum(1 for q in range(d.num_players) if q != p and not state.folded[q])
         k = max(1, opponents)
