@@ -50,12 +50,16 @@ def free_port() -> int:
 WORKERS = 1
 
 
+SERVER_ROOT = ROOT
+
+
 def start_server(db: str, port: int) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "cfrkit", "serve", "--db", db, "--port", str(port),
-                             "--acpc-port", "-1", "--http-port", "-1", "--max-matches", "100000",
-                             "--workers", str(WORKERS)],
-                            cwd=str(ROOT), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = dict(os.environ, PYTHONPATH=str(SERVER_ROOT))
+    cmd = [sys.executable, "-m", "cfrkit", "serve", "--db", db, "--port", str(port), "--acpc-port", "-1",
+           "--http-port", "-1", "--max-matches", "100000"]
+    if WORKERS != 1:
+        cmd += ["--workers", str(WORKERS)]
+    proc = subprocess.Popen(cmd, cwd=str(SERVER_ROOT), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -171,6 +175,35 @@ def load_phase(args) -> None:
           f"{s1['connections']} connections; errors {s1['errors']}")
 
 
+def fixed_phase(args) -> None:
+    """Every match plays ``--fixed-hands`` hands: the same work in every run (seeded deals, agents
+    and clients), so the server's CPU for it compares servers measured at different loads."""
+    tmp = tempfile.mkdtemp(prefix="cfrkit-fixed-")
+    port = free_port()
+    proc = start_server(os.path.join(tmp, "fixed.db"), port)
+
+    async def main():
+        s0, t0, c0 = await stats(port), time.monotonic(), time.process_time()
+        clients = make_clients(args.clients, port, args.matches, args.fixed_hands, 1000)
+        results = await asyncio.gather(*(c.run_async() for c in clients), return_exceptions=True)
+        s1, t1, c1 = await stats(port), time.monotonic(), time.process_time()
+        return s0, s1, t1 - t0, c1 - c0, results
+
+    try:
+        s0, s1, dt, client_cpu, results = asyncio.run(main())
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    hands = s1["hands"] - s0["hands"]
+    cpu = s1["cpu_seconds"] - s0["cpu_seconds"]
+    failed = sum(1 for r in results if isinstance(r, BaseException))
+    print(f"fixed work: {args.matches} heads-up matches x {args.fixed_hands} hands ({hands} hands, "
+          f"{failed} failed clients), server {SERVER_ROOT} with {WORKERS} worker(s), {dt:.1f} s wall")
+    print(f"  server CPU          {cpu:.2f} s = {1e3 * cpu / max(hands, 1):.3f} ms/hand -> "
+          f"{hands / max(cpu, 1e-9):.0f} hands per CPU-second (matches created and played, all of it)")
+    print(f"  client process CPU  {1e3 * client_cpu / max(hands, 1):.3f} ms/hand; hands/s wall {hands / dt:.1f}")
+
+
 def _stored(db: str) -> int:
     try:
         with sqlite3.connect(db, timeout=5) as con:
@@ -247,13 +280,19 @@ def main() -> None:
     ap.add_argument("--restart-matches", type=int, default=40)
     ap.add_argument("--restart-hands", type=int, default=100)
     ap.add_argument("--workers", type=int, default=1, help="server processes (cfrkit serve --workers)")
+    ap.add_argument("--fixed-hands", type=int, default=0,
+                    help="instead of the timed load: every match plays this many hands, server CPU for the lot")
+    ap.add_argument("--server-root", default=str(ROOT), help="checkout whose server to run (compare versions)")
     ap.add_argument("--skip-load", action="store_true")
     ap.add_argument("--skip-restart", action="store_true")
     args = ap.parse_args()
-    global WORKERS
+    global WORKERS, SERVER_ROOT
     WORKERS = args.workers
+    SERVER_ROOT = Path(args.server_root).resolve()
     print(f"uptime: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (load average, 2 cores)")
-    if not args.skip_load:
+    if args.fixed_hands > 0:
+        fixed_phase(args)
+    elif not args.skip_load:
         load_phase(args)
     if not args.skip_restart:
         ok = restart_phase(args)
