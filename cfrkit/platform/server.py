@@ -29,7 +29,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Deque, Dict, List, Optional
 
-from cfrkit.games.base import GameError
+from cfrkit.games.base import CHANCE, TERMINAL, GameError
 from cfrkit.games.holdem.deals import deal_for_hand
 from cfrkit.games.holdem.game import HoldemGame
 from cfrkit.games.holdem.matchstate import MatchStateError, format_matchstate, parse_response
@@ -248,6 +248,8 @@ class Match:
                 agent = make_agent(pl["agent"], seed=self.seed * 1000 + j)
             slot = Slot(self, j, pl["name"], pl["kind"], pl.get("token"), agent, pl.get("port"))
             slot.agent_name = pl.get("agent")
+            # built-in agents quick enough to run in the event loop; the others run in a thread
+            slot.fast = slot.agent_name in FAST_AGENTS or getattr(agent, "name", "") in FAST_AGENTS
             self.slots.append(slot)
         self.state = None
         self.hand = -1
@@ -256,11 +258,15 @@ class Match:
         self.task: Optional[asyncio.Task] = None
         self.done = asyncio.Event()
         self._deal_index, self._cards = -1, []
+        self._names: Optional[List[str]] = None
 
     # ------------------------------------------------------------------ views
     def names_by_seat(self) -> List[str]:
-        pos = player_of_seat(self.seat_of)
-        return [self.slots[pos[s]].name for s in range(self.n)]
+        """The players' names by seat in the current hand (built once per hand)."""
+        if self._names is None:
+            pos = player_of_seat(self.seat_of)
+            self._names = [self.slots[pos[s]].name for s in range(self.n)]
+        return self._names
 
     def welcome(self, slot: Slot) -> Dict[str, Any]:
         return {"type": "welcome", "match": self.id, "player": slot.player, "name": slot.name, "token": slot.token,
@@ -331,15 +337,18 @@ class Match:
         for slot in self.slots:
             if slot.agent is not None:
                 slot.agent.new_hand()
+        self._names = [self.slots[pos[s]].name for s in range(self.n)]
         k = 0
         last: Optional[Slot] = None
         resumed = time.perf_counter()
-        while not state.is_terminal():
-            if state.is_chance_node():
+        while True:
+            seat = state.current_player()
+            if seat == CHANCE:
                 state.apply_action(cards[k])
                 k += 1
                 continue
-            seat = state.current_player()
+            if seat == TERMINAL:
+                break
             slot = self.slots[pos[seat]]
             if slot.kind != "house":
                 slot.pending = asyncio.get_running_loop().create_future()
@@ -395,7 +404,7 @@ class Match:
         if slot.kind == "house":
             agent = slot.agent
             try:
-                if slot.agent_name in FAST_AGENTS or getattr(agent, "name", "") in FAST_AGENTS:
+                if slot.fast:
                     action = agent.act(state)
                 else:
                     loop = asyncio.get_running_loop()
