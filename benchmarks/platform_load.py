@@ -13,7 +13,13 @@ Phase 2 (restarts): ``--restart-matches`` matches of ``--restart-hands`` hands w
 is killed with SIGKILL and restarted twice; then every match must hold exactly its hands, each
 once, each from its seeded deal, and every result a client was told must be the stored one.
 
-    PYTHONPATH=. python benchmarks/platform_load.py --matches 200 --seconds 30
+Fixed work (``--fixed-hands N``, instead of phase 1): every match plays N hands; the deals, house
+agents and clients are seeded, so every run does the same work and the server's CPU for it compares
+servers (``--server-root`` runs another checkout's server) measured under different loads.
+``--workers N`` runs ``cfrkit serve --workers N`` (counters summed over the workers).
+
+    PYTHONPATH=. python benchmarks/platform_load.py --matches 200 --seconds 30 [--workers 2]
+    PYTHONPATH=. python benchmarks/platform_load.py --matches 200 --fixed-hands 30 --skip-restart
 """
 from __future__ import annotations
 
