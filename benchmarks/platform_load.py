@@ -13,7 +13,13 @@ Phase 2 (restarts): ``--restart-matches`` matches of ``--restart-hands`` hands w
 is killed with SIGKILL and restarted twice; then every match must hold exactly its hands, each
 once, each from its seeded deal, and every result a client was told must be the stored one.
 
-    PYTHONPATH=. python benchmarks/platform_load.py --matches 200 --seconds 30
+Fixed work (``--fixed-hands N``, instead of phase 1): every match plays N hands; the deals, house
+agents and clients are seeded, so every run does the same work and the server's CPU for it compares
+servers (``--server-root`` runs another checkout's server) measured under different loads.
+``--workers N`` runs ``cfrkit serve --workers N`` (counters summed over the workers).
+
+    PYTHONPATH=. python benchmarks/platform_load.py --matches 200 --seconds 30 [--workers 2]
+    PYTHONPATH=. python benchmarks/platform_load.py --matches 200 --fixed-hands 30 --skip-restart
 """
 from __future__ import annotations
 
@@ -47,11 +53,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+WORKERS = 1
+
+
+SERVER_ROOT = ROOT
+
+
 def start_server(db: str, port: int) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "cfrkit", "serve", "--db", db, "--port", str(port),
-                             "--acpc-port", "-1", "--http-port", "-1", "--max-matches", "100000"],
-                            cwd=str(ROOT), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = dict(os.environ, PYTHONPATH=str(SERVER_ROOT))
+    cmd = [sys.executable, "-m", "cfrkit", "serve", "--db", db, "--port", str(port), "--acpc-port", "-1",
+           "--http-port", "-1", "--max-matches", "100000"]
+    if WORKERS != 1:
+        cmd += ["--workers", str(WORKERS)]
+    proc = subprocess.Popen(cmd, cwd=str(SERVER_ROOT), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -80,13 +94,33 @@ class JsonCaller(Client):
         return "call"
 
 
-async def stats(port: int) -> dict:
+async def _stats_once(port: int) -> dict:
     r, w = await asyncio.open_connection("127.0.0.1", port)
     await r.readline()
     w.write(b'{"type":"stats"}\n')
     msg = json.loads(await r.readline())
     w.close()
     return msg
+
+
+async def stats(port: int) -> dict:
+    """The server's counters; with several workers, every worker's (new connections until each
+    has answered: the kernel spreads connections by address), summed; time quantiles: the worst
+    worker's."""
+    seen = {}
+    for _ in range(200):
+        msg = await _stats_once(port)
+        seen[msg.get("worker", 0)] = msg
+        if len(seen) >= msg.get("workers", 1):
+            break
+    out = dict(next(iter(seen.values())))
+    for key in ("hands", "actions", "errors", "cpu_seconds", "rss_mb", "matches_running", "connections", "commits"):
+        out[key] = round(sum(m.get(key, 0) for m in seen.values()), 3)
+    for key in ("action_ms_p50", "action_ms_p99", "service_ms_p50", "service_ms_p99"):
+        vals = [m[key] for m in seen.values() if m.get(key) is not None]
+        out[key] = max(vals) if vals else None
+    out["workers_seen"] = len(seen)
+    return out
 
 
 def make_clients(kind: str, port: int, n: int, hands: int, seed0: int):
@@ -111,14 +145,16 @@ def load_phase(args) -> None:
         clients = make_clients(args.clients, port, args.matches, 10 ** 6, 1000)
         tasks = [asyncio.get_running_loop().create_task(c.run_async()) for c in clients]
         await asyncio.sleep(args.warmup)
-        s0, t0 = await stats(port), time.monotonic()
+        s0, t0, c0 = await stats(port), time.monotonic(), time.process_time()
         await asyncio.sleep(args.seconds)
-        s1, t1 = await stats(port), time.monotonic()
+        s1, t1, c1 = await stats(port), time.monotonic(), time.process_time()
+        client_cpu.append(c1 - c0)
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         return s0, s1, t1 - t0
 
+    client_cpu = []
     try:
         s0, s1, dt = asyncio.run(main())
     finally:
@@ -127,7 +163,8 @@ def load_phase(args) -> None:
     hands = s1["hands"] - s0["hands"]
     actions = s1["actions"] - s0["actions"]
     print(f"load: {args.matches} concurrent heads-up matches ({args.clients} clients vs house agents "
-          f"{', '.join(HOUSE)}), {dt:.1f} s measured after {args.warmup:g} s warm-up")
+          f"{', '.join(HOUSE)}), server with {WORKERS} worker process(es), {dt:.1f} s measured after "
+          f"{args.warmup:g} s warm-up")
     print(f"  hands/s total       {hands / dt:9.1f}   ({hands} hands, {actions / dt:.0f} actions/s)")
     print(f"  server time/action  p50 {s1['action_ms_p50']} ms, p99 {s1['action_ms_p99']} ms "
           f"(arrival of a client's action -> next state sent, queueing in the event loop included)")
@@ -136,8 +173,41 @@ def load_phase(args) -> None:
     cpu = s1["cpu_seconds"] - s0["cpu_seconds"]
     print(f"  server CPU          {cpu:.1f} s for {hands} hands = {1e3 * cpu / max(hands, 1):.2f} ms/hand "
           f"-> {hands / max(cpu, 1e-9):.0f} hands per CPU-second (what one free core would serve)")
+    print(f"  client process CPU  {1e3 * client_cpu[0] / max(hands, 1):.2f} ms/hand (the {args.matches} light clients, "
+          f"one process: the other load on the machine's cores)")
+    print(f"  group commits       {(s1.get('commits', 0) - s0.get('commits', 0)) / max(dt, 1e-9):.0f} transactions/s "
+          f"({hands / max(s1.get('commits', 0) - s0.get('commits', 0), 1):.1f} hands each)")
     print(f"  server memory       {s1['rss_mb']} MB RSS with {s1['matches_running']} matches, "
           f"{s1['connections']} connections; errors {s1['errors']}")
+
+
+def fixed_phase(args) -> None:
+    """Every match plays ``--fixed-hands`` hands: the same work in every run (seeded deals, agents
+    and clients), so the server's CPU for it compares servers measured at different loads."""
+    tmp = tempfile.mkdtemp(prefix="cfrkit-fixed-")
+    port = free_port()
+    proc = start_server(os.path.join(tmp, "fixed.db"), port)
+
+    async def main():
+        s0, t0, c0 = await stats(port), time.monotonic(), time.process_time()
+        clients = make_clients(args.clients, port, args.matches, args.fixed_hands, 1000)
+        results = await asyncio.gather(*(c.run_async() for c in clients), return_exceptions=True)
+        s1, t1, c1 = await stats(port), time.monotonic(), time.process_time()
+        return s0, s1, t1 - t0, c1 - c0, results
+
+    try:
+        s0, s1, dt, client_cpu, results = asyncio.run(main())
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    hands = s1["hands"] - s0["hands"]
+    cpu = s1["cpu_seconds"] - s0["cpu_seconds"]
+    failed = sum(1 for r in results if isinstance(r, BaseException))
+    print(f"fixed work: {args.matches} heads-up matches x {args.fixed_hands} hands ({hands} hands, "
+          f"{failed} failed clients), server {SERVER_ROOT} with {WORKERS} worker(s), {dt:.1f} s wall")
+    print(f"  server CPU          {cpu:.2f} s = {1e3 * cpu / max(hands, 1):.3f} ms/hand -> "
+          f"{hands / max(cpu, 1e-9):.0f} hands per CPU-second (matches created and played, all of it)")
+    print(f"  client process CPU  {1e3 * client_cpu / max(hands, 1):.3f} ms/hand; hands/s wall {hands / dt:.1f}")
 
 
 def _stored(db: str) -> int:
@@ -215,11 +285,20 @@ def main() -> None:
     ap.add_argument("--clients", choices=("json", "agent"), default="json")
     ap.add_argument("--restart-matches", type=int, default=40)
     ap.add_argument("--restart-hands", type=int, default=100)
+    ap.add_argument("--workers", type=int, default=1, help="server processes (cfrkit serve --workers)")
+    ap.add_argument("--fixed-hands", type=int, default=0,
+                    help="instead of the timed load: every match plays this many hands, server CPU for the lot")
+    ap.add_argument("--server-root", default=str(ROOT), help="checkout whose server to run (compare versions)")
     ap.add_argument("--skip-load", action="store_true")
     ap.add_argument("--skip-restart", action="store_true")
     args = ap.parse_args()
+    global WORKERS, SERVER_ROOT
+    WORKERS = args.workers
+    SERVER_ROOT = Path(args.server_root).resolve()
     print(f"uptime: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (load average, 2 cores)")
-    if not args.skip_load:
+    if args.fixed_hands > 0:
+        fixed_phase(args)
+    elif not args.skip_load:
         load_phase(args)
     if not args.skip_restart:
         ok = restart_phase(args)

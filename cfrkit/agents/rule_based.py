@@ -96,10 +96,18 @@ _NUM_PAIRS = 1326
 NEXT_CARD_SAMPLE = 16
 
 
-def _pairs():
-    from cfrkit.cards.hands import HOLE_PAIRS
+_PAIRS: Optional[np.ndarray] = None
 
-    return np.asarray(HOLE_PAIRS, dtype=np.int64)
+
+def _pairs() -> np.ndarray:
+    """int64[1326, 2]: the hole pairs in cfrkit's order (built once)."""
+    global _PAIRS
+    if _PAIRS is None:
+        from cfrkit.cards.hands import HOLE_PAIRS
+
+        _PAIRS = np.asarray(HOLE_PAIRS, dtype=np.int64)
+        _PAIRS.setflags(write=False)
+    return _PAIRS
 
 
 _CLASS_CACHE: Optional[np.ndarray] = None
@@ -148,22 +156,80 @@ def preflop_equity() -> np.ndarray:
     return _PREFLOP_EQ
 
 
+_CARD_PAIRS: Optional[np.ndarray] = None
+
+
+def _pairs_with_card() -> np.ndarray:
+    """bool[52, 1326]: the pairs holding each card."""
+    global _CARD_PAIRS
+    if _CARD_PAIRS is None:
+        pairs = _pairs()
+        out = np.zeros((52, _NUM_PAIRS), dtype=bool)
+        out[pairs[:, 0], np.arange(_NUM_PAIRS)] = True
+        out[pairs[:, 1], np.arange(_NUM_PAIRS)] = True
+        _CARD_PAIRS = out
+    return _CARD_PAIRS
+
+
+def _masses(strengths: np.ndarray, rows: Optional[np.ndarray]):
+    """(win, lose, compatible) uniform opponent counts of the pairs ``rows`` (all when None) for
+    strengths int32[B, 1326]; shapes [B, len(rows)].  Equal to ``showdown_masses`` with a uniform
+    range (integer counts, exact in float64), at O(1326) per row instead of a sort per board."""
+    from cfrkit.cards.equity import showdown_masses
+
+    if rows is None:
+        return showdown_masses(strengths, np.ones(_NUM_PAIRS))
+    b = strengths.shape[0]
+    win = np.zeros((b, len(rows)))
+    lose = np.zeros((b, len(rows)))
+    compat = np.zeros((b, len(rows)))
+    for k, r in enumerate(rows):
+        opp = strengths[:, _opponent_pairs(int(r))]  # pairs sharing no card with r
+        own = strengths[:, r:r + 1]
+        live = own[:, 0] > 0  # a pair blocked by the board gets 0, as in showdown_masses
+        valid = opp > 0  # opponent pairs not blocked by the board
+        compat[:, k] = np.count_nonzero(valid, axis=1) * live
+        lose[:, k] = np.count_nonzero(opp > own, axis=1) * live
+        win[:, k] = np.count_nonzero(valid & (opp < own), axis=1) * live
+    return win, lose, compat
+
+
+_OPPONENTS: Dict[int, np.ndarray] = {}
+
+
+def _opponent_pairs(r: int) -> np.ndarray:
+    """int64[1225]: indices of the pairs that share no card with pair ``r`` (cached)."""
+    idx = _OPPONENTS.get(r)
+    if idx is None:
+        a, c = _pairs()[r]
+        with_card = _pairs_with_card()
+        idx = np.flatnonzero(~(with_card[a] | with_card[c]))
+        _OPPONENTS[r] = idx
+    return idx
+
+
 class BoardFeatures:
     """Per-pair postflop features of one board (arrays of 1326; blocked pairs get 0).
 
     hs: strength now vs a uniform hand; ehs: strength after one more card (average; river = hs);
     outs: next cards lifting a hand from < 0.7 to >= 0.85; wet / paired: board texture flags.
+    ``rows``: compute the arrays for these pair indices only (in that order): what ``act`` needs,
+    with the same values as the full arrays at those pairs.
     """
 
-    def __init__(self, board: Tuple[int, ...]):
-        from cfrkit.cards.equity import board_strengths, board_strengths_batch, showdown_masses
+    def __init__(self, board: Tuple[int, ...], rows: Optional[np.ndarray] = None):
+        # the equity kernel directly: the boards are distinct cards of a dealt hand by construction,
+        # so the checks of cards.equity.board_strengths(_batch) would only cost time
+        from cfrkit._kernels.equity import board_strengths as _strengths
 
-        uniform = np.ones(_NUM_PAIRS)
-        strengths = board_strengths(list(board))
-        win, lose, compat = showdown_masses(strengths, uniform)
+        board_strengths_batch = _strengths
+        strengths = _strengths(np.array([board], dtype=np.uint8))[0]
+        win, lose, compat = _masses(strengths[None, :], rows)
+        win, lose, compat = win[0], lose[0], compat[0]
         tie = compat - win - lose
-        self.blocked = strengths == 0
+        self.blocked = (strengths == 0) if rows is None else (strengths[rows] == 0)
         self.hs = np.where(compat > 0, (win + 0.5 * tie) / np.maximum(compat, 1e-12), 0.0)
+        width = len(self.hs)
         if len(board) < 5:
             rest = [c for c in range(52) if c not in board]
             # a fixed, evenly spread sample of the next cards (every k-th card of the rest: all ranks,
@@ -172,16 +238,19 @@ class BoardFeatures:
             sample = rest[::step]
             boards = np.array([list(board) + [c] for c in sample], dtype=np.uint8)
             s = board_strengths_batch(boards)
-            w, l_, c = showdown_masses(s, uniform)
+            w, l_, c = _masses(s, rows)
             nxt = np.where(c > 0, (w + 0.5 * (c - w - l_)) / np.maximum(c, 1e-12), 0.0)
-            valid = s > 0
+            valid = (s > 0) if rows is None else (s[:, rows] > 0)
             count = valid.sum(axis=0)
-            self.ehs = np.where(count > 0, (nxt * valid).sum(axis=0) / np.maximum(count, 1), 0.0)
+            total = np.zeros(width)
+            for row in nxt * valid:  # next cards in order, so any subset of pairs sums alike
+                total += row
+            self.ehs = np.where(count > 0, total / np.maximum(count, 1), 0.0)
             hits = ((nxt >= 0.85) & valid).sum(axis=0) * (self.hs < 0.7)
             self.outs = np.rint(hits * (len(rest) - 2) / np.maximum(count, 1)).astype(np.int64)
         else:
             self.ehs = self.hs.copy()
-            self.outs = np.zeros(_NUM_PAIRS, dtype=np.int64)
+            self.outs = np.zeros(width, dtype=np.int64)
         ranks = [c >> 2 for c in board]
         suits = [c & 3 for c in board]
         distinct = sorted(set(ranks))
@@ -207,10 +276,27 @@ def board_features(board) -> BoardFeatures:
     return feats
 
 
+#: (board, rows) -> BoardFeatures of those rows (``act``'s own hand), least recently added evicted
+_ROW_FEATURES: "OrderedDict[tuple, BoardFeatures]" = OrderedDict()
+
+
+class _RowFeatures:
+    """Rows of cached full :class:`BoardFeatures`."""
+
+    def __init__(self, full: BoardFeatures, rows: np.ndarray):
+        self.hs, self.ehs, self.outs = full.hs[rows], full.ehs[rows], full.outs[rows]
+        self.blocked = full.blocked[rows]
+        self.wet, self.paired = full.wet, full.paired
+
+
 def _hash_share(board: Tuple[int, ...], share: float) -> np.ndarray:
     """bool[1326]: a fixed pseudo-random ``share`` of the pairs, depending on the board only."""
     seed = int.from_bytes(hashlib.blake2b(bytes(sorted(board)), digest_size=8).digest(), "little")
     return np.random.default_rng(seed).random(_NUM_PAIRS) < share
+
+
+#: (definition, player, betting, board) -> (actions, choice) of every A^R (least recently used evicted)
+_TABLES: "OrderedDict[tuple, Tuple[np.ndarray, np.ndarray]]" = OrderedDict()
 
 
 class RuleBasedAgent(PokerAgent):
@@ -219,7 +305,18 @@ class RuleBasedAgent(PokerAgent):
     name = "rule-based"
 
     def __init__(self):
-        self._cache: "OrderedDict[tuple, Tuple[np.ndarray, np.ndarray]]" = OrderedDict()
+        # the rules are deterministic and keep no state, so every A^R shares one table cache (a
+        # server seats one A^R per match: they all meet the same preflop spots)
+        self._cache = _TABLES
+
+    def __getstate__(self):  # the shared cache stays behind (a pickled agent uses the receiver's)
+        state = dict(self.__dict__)
+        state.pop("_cache", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._cache = _TABLES
 
     # -------------------------------------------------------------- public interface
     def act(self, state: HoldemState) -> int:
@@ -229,8 +326,13 @@ class RuleBasedAgent(PokerAgent):
             return CALL
         from cfrkit.cards.hands import pair_index
 
+        pair = pair_index(hole[0], hole[1])
+        if state.round > 0 and self._table_key(state) not in self._cache:
+            # postflop the rules need this hand's row only: features of one pair, not of 1326
+            actions, choice = self._postflop(state, p, rows=np.array([pair]))
+            return int(actions[choice[0]])
         actions, choice = self._table(state)
-        return int(actions[choice[pair_index(hole[0], hole[1])]])
+        return int(actions[choice[pair]])
 
     def hand_strategy(self, state: HoldemState) -> HandStrategy:
         actions, choice = self._table(state)
@@ -248,12 +350,20 @@ class RuleBasedAgent(PokerAgent):
         d = state.d
         return (d.num_suits, d.num_ranks, d.num_hole_cards) == (4, 13, 2) and tuple(d.num_board_cards[:4]) == (0, 3, 1, 1)
 
+    @staticmethod
+    def _table_key(state: HoldemState) -> tuple:
+        return (state.d, state.current_player(), state.betting_string(), tuple(state.board))
+
     def _table(self, state: HoldemState) -> Tuple[np.ndarray, np.ndarray]:
         """(actions int64[A], index into actions per pair int64[1326]) at ``state``."""
         p = state.current_player()
-        key = (state.d, p, state.betting_string(), tuple(state.board))
+        key = self._table_key(state)
         hit = self._cache.get(key)
         if hit is not None:
+            try:
+                self._cache.move_to_end(key)
+            except KeyError:  # evicted meanwhile by another thread's agent
+                pass
             return hit
         if not self._texas(state):
             result = (np.array([CALL]), np.zeros(_NUM_PAIRS, dtype=np.int64))
@@ -262,8 +372,11 @@ class RuleBasedAgent(PokerAgent):
         else:
             result = self._postflop(state, p)
         self._cache[key] = result
-        if len(self._cache) > 4096:
-            self._cache.popitem(last=False)
+        while len(self._cache) > 4096:
+            try:
+                self._cache.popitem(last=False)
+            except KeyError:
+                break
         return result
 
     # sizes ---------------------------------------------------------------------
@@ -301,7 +414,8 @@ class RuleBasedAgent(PokerAgent):
         hands matching none check (when free) or fold."""
         fallback = FOLD if state.is_legal(FOLD) else CALL
         actions: List[int] = []
-        choice = np.full(_NUM_PAIRS, -1, dtype=np.int64)
+        width = next((len(m) for m, _ in decisions if isinstance(m, np.ndarray)), _NUM_PAIRS)
+        choice = np.full(width, -1, dtype=np.int64)
         for mask, action in decisions:
             if action is None:
                 continue
@@ -372,10 +486,29 @@ class RuleBasedAgent(PokerAgent):
                                       (range_mask(R["call_three_bet"]) & odds_mask, CALL)])
 
     # postflop ------------------------------------------------------------------
-    def _postflop(self, state: HoldemState, p: int):
+    def _postflop(self, state: HoldemState, p: int, rows: Optional[np.ndarray] = None):
+        """Postflop table of all pairs, or (``rows``) of those pairs only (same rules, same values)."""
         d = state.d
         board = tuple(state.board)
-        f = board_features(board)
+        if rows is None:
+            f = board_features(board)
+        else:
+            key = tuple(sorted(int(c) for c in board))
+            cached = _FEATURES.get(key)
+            if cached is not None:
+                f = _RowFeatures(cached, rows)
+            else:  # a player often acts twice on a street (check, then facing a bet): keep its row
+                row_key = (key, tuple(int(r) for r in rows))
+                f = _ROW_FEATURES.get(row_key)
+                if f is None:
+                    f = BoardFeatures(key, rows)
+                    _ROW_FEATURES[row_key] = f
+                    while len(_ROW_FEATURES) > 1024:
+                        try:
+                            _ROW_FEATURES.popitem(last=False)
+                        except KeyError:
+                            break
+        width = len(f.hs)
         opponents = sum(1 for q in range(d.num_players) if q != p and not state.folded[q])
         k = max(1, opponents)
         river = len(board) >= 5
@@ -394,8 +527,9 @@ class RuleBasedAgent(PokerAgent):
             preflop_raisers = [a[0] for a in state.actions[0] if a[1] == "r"]
             if (len(board) == 3 and k == 1 and preflop_raisers and preflop_raisers[-1] == p
                     and not state.actions[state.round]):
-                rules.append((_hash_share(board, CBET_SHARE), self._raise_to_pot_fraction(state, p, CBET)))
-            rules.append((np.ones(_NUM_PAIRS, bool), CALL))
+                share = _hash_share(board, CBET_SHARE)
+                rules.append((share if rows is None else share[rows], self._raise_to_pot_fraction(state, p, CBET)))
+            rules.append((np.ones(width, bool), CALL))
             return self._assemble(state, rules)
         odds = to_call / (pot + to_call)
         bet_fraction = to_call / max(pot - to_call, 1.0)

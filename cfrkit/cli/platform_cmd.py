@@ -18,6 +18,8 @@ def add_parser(sub) -> None:
     p.add_argument("--policy", action="append", default=[], metavar="NAME=PATH",
                    help="offer a policy file as the house agent 'policy:NAME' (repeatable)")
     p.add_argument("--max-matches", type=int, default=5000, help="matches running at once (default 5000)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="server processes sharing the ports and the database, one core each (default 1)")
     p.set_defaults(func=run_serve)
 
     r = sub.add_parser("results", help="per-agent mbb/h with 95%% intervals, leaderboard, PNG of winnings",
@@ -58,6 +60,20 @@ def run_serve(args) -> int:
             raise CliError(f"--policy takes NAME=PATH, got {item!r}")
         policies[name] = path
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    if args.workers < 1:
+        raise CliError(f"--workers must be at least 1, got {args.workers}")
+    if args.workers > 1:
+        from cfrkit.games.base import GameError
+        from cfrkit.platform.workers import serve_workers
+
+        try:
+            return serve_workers(args.workers, args.db, args.host, args.port,
+                                 None if args.acpc_port < 0 else args.acpc_port,
+                                 None if args.http_port < 0 else args.http_port,
+                                 on_ready=lambda bound: print(f"cfrkit serve: {bound} (db {args.db})", flush=True),
+                                 max_matches=args.max_matches, policies=policies)
+        except GameError as exc:
+            raise CliError(str(exc)) from None
 
     async def main():
         server = Server(args.db, args.host, args.port, None if args.acpc_port < 0 else args.acpc_port,

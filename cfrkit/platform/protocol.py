@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional
 
+from cfrkit.cards.encoding import CARD_STRINGS
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action
+from cfrkit.games.holdem.history import _fmt_chips
 from cfrkit.games.holdem.matchstate import format_matchstate
 
 #: longest accepted message (bytes, newline excluded)
@@ -69,17 +71,32 @@ def parse_message(raw: bytes) -> Dict[str, Any]:
 def legal_view(state: HoldemState) -> Dict[str, Any]:
     """The legal actions of the player to act: ``{"fold": bool, "check": bool, "call": chips to add,
     "raise": [min, max] raise-to totals or null}`` (raise-to = chips put in this hand, ACPC r<N>)."""
-    p = state.current_player()
-    to_call = state.call_amount(p)
-    rng = state.raise_range(p)
-    return {"fold": state.is_legal(FOLD), "check": to_call == 0, "call": int(to_call),
-            "raise": None if rng is None else [int(rng[0]), int(rng[1])]}
+    v = state.action_view()  # one pass over the betting state
+    return {"fold": bool(v.can_fold), "check": v.call_amount == 0, "call": int(v.call_amount),
+            "raise": None if v.raise_min is None else [int(v.raise_min), int(v.raise_max)]}
 
 
 def _cards(ids) -> List[str]:
-    from cfrkit.cards import card_to_string
+    return [CARD_STRINGS[c] for c in ids]
 
-    return [card_to_string(c) for c in ids]
+
+def _cards_field(state: HoldemState, shown: List[bool], betting_board: str) -> str:
+    """ACPC cards field with the hole cards of seats ``shown`` (the rest hidden)."""
+    return "|".join("".join(CARD_STRINGS[c] for c in h) if ok else "" for h, ok in zip(state.hole, shown)) + betting_board
+
+
+def _board_suffix(state: HoldemState) -> str:
+    """The ``/flop/turn/river`` part of the ACPC cards field."""
+    d = state.d
+    out = []
+    start = 0
+    board = state.board
+    for r in range(state.round + 1):
+        count = d.num_board_cards[r]
+        if r > 0 or count:
+            out.append("/" + "".join(CARD_STRINGS[c] for c in board[start:start + count]))
+        start += count
+    return "".join(out)
 
 
 def state_view(state: HoldemState, seat: int, *, match_id: str, hand: int, player: int,
@@ -90,26 +107,60 @@ def state_view(state: HoldemState, seat: int, *, match_id: str, hand: int, playe
     n = d.num_players
     actor = state.current_player() if not state.is_terminal() else -1
     to_act = actor == seat
+    betting = state.betting_string()
+    showdown = state.reached_showdown()
+    folded = state.folded
+    shown = [q == seat or (showdown and not folded[q]) for q in range(n)]
+    spent = [int(x) for x in state.spent]
     view: Dict[str, Any] = {
         "type": "state", "match": match_id, "hand": int(hand), "player": int(player), "seat": int(seat),
-        "matchstate": format_matchstate(state, seat, hand),
+        "matchstate": f"MATCHSTATE:{seat}:{hand}:{betting}:{_cards_field(state, shown, _board_suffix(state))}",
         "hole": _cards(state.hole[seat]),
         "board": _cards(state.board),
         "round": int(state.round),
-        "pot": int(state.pot()),
-        "spent": [int(x) for x in state.spent],
-        "stacks": [int(d.stack[q] - state.spent[q]) for q in range(n)],
-        "folded": list(state.folded),
+        "pot": sum(spent),
+        "spent": spent,
+        "stacks": [int(d.stack[q]) - spent[q] for q in range(n)],
+        "folded": list(folded),
         "names": list(names_by_seat),
         "actor": int(actor) if actor >= 0 else None,
         "to_act": bool(to_act),
-        "betting": state.betting_string(),
+        "betting": betting,
     }
     if to_act:
         view["legal"] = legal_view(state)
         if time_left is not None:
             view["time_left"] = round(float(time_left), 3)
     return view
+
+
+class HandEndViews:
+    """The ``hand_end`` message of a finished hand for every seat, the shared parts built once.
+
+    ``view(seat, player)`` equals :func:`hand_end_view` for that seat (tests check this)."""
+
+    def __init__(self, state: HoldemState, *, match_id: str, hand: int, names_by_seat: List[str],
+                 returns: List[float], player_returns: List[float], totals: List[float]):
+        self.state = state
+        n = state.d.num_players
+        self.showdown = bool(state.reached_showdown())
+        self.holes = [_cards(h) or None for h in state.hole]
+        self.public = [self.showdown and not state.folded[q] for q in range(n)]
+        self.prefix = f"MATCHSTATE:{{}}:{hand}:{state.betting_string()}:"
+        self.board_suffix = _board_suffix(state)
+        self.common = {"match": match_id, "hand": int(hand), "board": _cards(state.board), "pot": int(state.pot()),
+                       "names": list(names_by_seat), "returns": [float(x) for x in returns],
+                       "player_returns": [float(x) for x in player_returns], "totals": [float(x) for x in totals],
+                       "showdown": self.showdown}
+
+    def view(self, seat: int, player: int) -> Dict[str, Any]:
+        shown = [ok or q == seat for q, ok in enumerate(self.public)]
+        out = {"type": "hand_end", "match": self.common["match"], "hand": self.common["hand"], "player": int(player),
+               "seat": int(seat),
+               "matchstate": self.prefix.format(seat) + _cards_field(self.state, shown, self.board_suffix),
+               "holes": [h if ok else None for h, ok in zip(self.holes, shown)]}
+        out.update((k, v) for k, v in self.common.items() if k not in ("match", "hand"))
+        return out
 
 
 def hand_end_view(state: HoldemState, seat: int, *, match_id: str, hand: int, player: int,
@@ -127,6 +178,14 @@ def hand_end_view(state: HoldemState, seat: int, *, match_id: str, hand: int, pl
             "returns": [float(x) for x in state.returns()],
             "player_returns": [float(x) for x in player_returns], "totals": [float(x) for x in totals],
             "showdown": bool(state.reached_showdown())}
+
+
+def acpc_log_line(state: HoldemState, hand: int, names: List[str], returns: List[float]) -> str:
+    """``STATE:...`` dealer-log line of a finished hand (as ``history.acpc_log_line``, with the
+    returns already computed)."""
+    cards = _cards_field(state, [True] * state.d.num_players, _board_suffix(state))
+    return (f"STATE:{hand}:{state.betting_string()}:{cards}:{'|'.join(_fmt_chips(v) for v in returns)}:"
+            f"{'|'.join(names)}")
 
 
 def action_from_message(state: HoldemState, msg: Dict[str, Any]) -> int:

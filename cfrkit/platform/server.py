@@ -29,10 +29,9 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Deque, Dict, List, Optional
 
-from cfrkit.games.base import GameError
+from cfrkit.games.base import CHANCE, TERMINAL, GameError
 from cfrkit.games.holdem.deals import deal_for_hand
 from cfrkit.games.holdem.game import HoldemGame
-from cfrkit.games.holdem.history import acpc_log_line, phh_compatible, to_phh
 from cfrkit.games.holdem.matchstate import MatchStateError, format_matchstate, parse_response
 from cfrkit.platform import protocol as P
 from cfrkit.platform.schedule import hand_plan, player_of_seat, round_up_hands
@@ -63,6 +62,8 @@ class Stats:
         self.hands = 0
         self.actions = 0
         self.errors = 0
+        self.commits = 0
+        self.handoffs = 0
         self.action_times: Deque[float] = deque(maxlen=200_000)
         #: the match's own work for the same span (excludes waiting in the event loop's queue)
         self.service_times: Deque[float] = deque(maxlen=200_000)
@@ -78,7 +79,8 @@ class Stats:
 
         up = time.monotonic() - self.started
         return {"type": "stats", "uptime": round(up, 3), "hands": self.hands, "actions": self.actions,
-                "errors": self.errors, "hands_per_second": round(self.hands / up, 2) if up > 0 else 0.0,
+                "errors": self.errors, "commits": self.commits, "handoffs": self.handoffs,
+                "hands_per_second": round(self.hands / up, 2) if up > 0 else 0.0,
                 "action_ms_p50": q(0.5), "action_ms_p99": q(0.99),
                 "service_ms_p50": q(0.5, service), "service_ms_p99": q(0.99, service),
                 "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 3), "matches_running": matches,
@@ -99,6 +101,9 @@ class Connection:
         self._tokens = server.rate_burst
         self._last = time.monotonic()
         self._queue: Optional[asyncio.Queue] = None
+        self._out: List[str] = []
+        #: set when the connection's match runs in another worker: the socket moves there
+        self.handoff_to: Optional[int] = None
         if ws is not None:
             self._queue = asyncio.Queue()
             self._sender = asyncio.get_running_loop().create_task(self._ws_sender())
@@ -129,10 +134,24 @@ class Connection:
         if self.ws is not None:
             self._queue.put_nowait(text)
             return
+        # messages of one loop step (a hand's end and the next hand's first state, ...) leave in
+        # one write: one system call instead of one per message
+        if not self._out:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self._out.append(text)
+
+    def flush(self) -> None:
+        """Write the buffered messages (called once per loop step that queued any)."""
+        if not self._out:
+            return
+        data = "".join(self._out).encode("utf-8")
+        self._out.clear()
+        if self.closed or self.writer is None:
+            return
         if self.writer.is_closing():
             self.closed = True
             return
-        self.writer.write(text.encode("utf-8"))
+        self.writer.write(data)
         if self.writer.transport.get_write_buffer_size() > (1 << 22):  # a reader that never reads
             self.close()
 
@@ -161,6 +180,10 @@ class Connection:
             self._queue.put_nowait(None)
             asyncio.get_running_loop().create_task(self.ws.close())
         elif self.writer is not None:
+            if self._out:  # the last messages (a fatal error, match_end) still go out
+                data, self._out = "".join(self._out).encode("utf-8"), []
+                if not self.writer.is_closing():
+                    self.writer.write(data)
             self.writer.close()
 
 
@@ -225,6 +248,8 @@ class Match:
                 agent = make_agent(pl["agent"], seed=self.seed * 1000 + j)
             slot = Slot(self, j, pl["name"], pl["kind"], pl.get("token"), agent, pl.get("port"))
             slot.agent_name = pl.get("agent")
+            # built-in agents quick enough to run in the event loop; the others run in a thread
+            slot.fast = slot.agent_name in FAST_AGENTS or getattr(agent, "name", "") in FAST_AGENTS
             self.slots.append(slot)
         self.state = None
         self.hand = -1
@@ -232,11 +257,16 @@ class Match:
         self.faults: List[str] = []
         self.task: Optional[asyncio.Task] = None
         self.done = asyncio.Event()
+        self._deal_index, self._cards = -1, []
+        self._names: Optional[List[str]] = None
 
     # ------------------------------------------------------------------ views
     def names_by_seat(self) -> List[str]:
-        pos = player_of_seat(self.seat_of)
-        return [self.slots[pos[s]].name for s in range(self.n)]
+        """The players' names by seat in the current hand (built once per hand)."""
+        if self._names is None:
+            pos = player_of_seat(self.seat_of)
+            self._names = [self.slots[pos[s]].name for s in range(self.n)]
+        return self._names
 
     def welcome(self, slot: Slot) -> Dict[str, Any]:
         return {"type": "welcome", "match": self.id, "player": slot.player, "name": slot.name, "token": slot.token,
@@ -299,21 +329,26 @@ class Match:
         deal_index, seat_of = hand_plan(self.n, i, self.duplicate)
         self.seat_of = seat_of
         pos = player_of_seat(seat_of)
-        cards = deal_for_hand(self.game, self.seed, deal_index)
+        if deal_index != self._deal_index:  # duplicate mode plays each deal n times in a row: deal it once
+            self._deal_index, self._cards = deal_index, deal_for_hand(self.game, self.seed, deal_index)
+        cards = self._cards
         state = self.game.new_initial_state()
         self.state, self.hand, self.faults = state, i, []
         for slot in self.slots:
             if slot.agent is not None:
                 slot.agent.new_hand()
+        self._names = [self.slots[pos[s]].name for s in range(self.n)]
         k = 0
         last: Optional[Slot] = None
         resumed = time.perf_counter()
-        while not state.is_terminal():
-            if state.is_chance_node():
+        while True:
+            seat = state.current_player()
+            if seat == CHANCE:
                 state.apply_action(cards[k])
                 k += 1
                 continue
-            seat = state.current_player()
+            if seat == TERMINAL:
+                break
             slot = self.slots[pos[seat]]
             if slot.kind != "house":
                 slot.pending = asyncio.get_running_loop().create_future()
@@ -336,13 +371,17 @@ class Match:
         returns = state.returns()
         player_returns = [returns[seat_of[j]] for j in range(self.n)]
         names = self.names_by_seat()
-        acpc = acpc_log_line(state, i, names)
-        phh = to_phh(state, names, i) if phh_compatible(self.game.definition) is None else None
-        self.server.store.record_hand(self.id, i, deal_index, seat_of, acpc, phh, player_returns, self.faults)
+        # the ACPC line is the stored record (cards, betting, chips); the PHH text is derived from it
+        # when read (Store.hands), not built on the hot path
+        acpc = P.acpc_log_line(state, i, names, returns)
+        waited = time.perf_counter()
+        await self.server.commit_hand((self.id, i, deal_index, seat_of, acpc, player_returns, self.faults))
+        resumed += time.perf_counter() - waited  # the match work below excludes the wait for the commit
         self.hands_done = i + 1
         self.server.stats.hands += 1
         for j in range(self.n):
             self.totals[j] += player_returns[j]
+        views = None
         for slot in self.slots:
             conn = slot.conn
             if conn is None:
@@ -351,21 +390,21 @@ class Match:
             if conn.kind == "acpc":
                 conn.send_text(format_matchstate(state, seat, i) + "\r\n")
             else:
-                conn.send(P.hand_end_view(state, seat, match_id=self.id, hand=i, player=slot.player,
-                                          names_by_seat=names, player_returns=player_returns, totals=self.totals))
+                if views is None:
+                    views = P.HandEndViews(state, match_id=self.id, hand=i, names_by_seat=names, returns=returns,
+                                           player_returns=player_returns, totals=self.totals)
+                conn.send(views.view(seat, slot.player))
         if last is not None:
             now = time.perf_counter()
             self.server.stats.action_times.append(now - last.received_at)
             self.server.stats.service_times.append(now - resumed)
         self.state = None
-        # let the loop serve other matches between hands of all-house matches
-        await asyncio.sleep(0)
 
     async def decide(self, slot: Slot, state, seat: int) -> int:
         if slot.kind == "house":
             agent = slot.agent
             try:
-                if slot.agent_name in FAST_AGENTS or getattr(agent, "name", "") in FAST_AGENTS:
+                if slot.fast:
                     action = agent.act(state)
                 else:
                     loop = asyncio.get_running_loop()
@@ -380,8 +419,12 @@ class Match:
             return action
         t0 = time.monotonic()
         timeout = self.time_per_action + slot.bank
+        pending = slot.pending
+        # a timer on the decision's future itself (cheaper than wait_for + shield on every action)
+        timer = asyncio.get_running_loop().call_later(
+            timeout, lambda: pending.done() or pending.set_exception(asyncio.TimeoutError()))
         try:
-            action = await asyncio.wait_for(asyncio.shield(slot.pending), timeout)
+            action = await pending
         except asyncio.TimeoutError:
             self.faults.append(f"{slot.name}: timeout" + ("" if slot.conn else " (disconnected)"))
             slot.bank = 0.0
@@ -394,6 +437,7 @@ class Match:
             used = time.monotonic() - t0
             slot.bank = max(0.0, slot.bank - max(0.0, used - self.time_per_action))
         finally:
+            timer.cancel()
             slot.pending = None
             slot.pending_state = None
         return action
@@ -405,8 +449,14 @@ class Server:
     def __init__(self, db_path: str = "platform.db", host: str = "127.0.0.1", port: int = 1080,
                  acpc_port: Optional[int] = None, http_port: Optional[int] = None, max_matches: int = 5000,
                  policies: Optional[Dict[str, str]] = None, max_connections: int = 10000,
-                 rate_per_second: float = P.RATE_PER_SECOND, rate_burst: float = P.RATE_BURST):
+                 rate_per_second: float = P.RATE_PER_SECOND, rate_burst: float = P.RATE_BURST,
+                 worker: int = 0, workers: int = 1):
         self.store = Store(db_path)
+        #: this process's shard (``cfrkit serve --workers N``, see :mod:`cfrkit.platform.workers`):
+        #: it runs the matches whose id is ``worker`` mod ``workers`` and hands a connection that
+        #: joins another shard's match to that worker (the socket itself, passed over a Unix socket)
+        self.worker, self.workers = int(worker), int(workers)
+        self.handoff = None
         #: house policy agents offered as ``policy:NAME`` (policy files of holdem / holdem_abstract games)
         self.policies = dict(policies or {})
         self.host = host
@@ -420,19 +470,23 @@ class Server:
         self.matches: Dict[str, Match] = {}
         self.connections: set = set()
         self.stats = Stats()
+        self._pending_hands: List[Any] = []
         self._servers: List[Any] = []
         self.bound: Dict[str, int] = {}
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
-        srv = await asyncio.start_server(self._json_client, self.host, self.port, limit=P.MAX_MESSAGE_BYTES * 4)
+        reuse = self.workers > 1 or None
+        srv = await asyncio.start_server(self._json_client, self.host, self.port, limit=P.MAX_MESSAGE_BYTES * 4,
+                                         reuse_port=reuse)
         self._servers.append(srv)
         self.bound["json"] = srv.sockets[0].getsockname()[1]
         if self.acpc_port is not None:
-            srv = await asyncio.start_server(lambda r, w: self._acpc_client(r, w, None), self.host, self.acpc_port)
+            srv = await asyncio.start_server(lambda r, w: self._acpc_client(r, w, None), self.host, self.acpc_port,
+                                             reuse_port=reuse)
             self._servers.append(srv)
             self.bound["acpc"] = srv.sockets[0].getsockname()[1]
-        if self.http_port is not None:
+        if self.http_port is not None and self.worker == 0:  # the browser door lives in worker 0
             from websockets.asyncio.server import serve
 
             ws = await serve(self._ws_client, self.host, self.http_port, process_request=self._http_request,
@@ -440,6 +494,8 @@ class Server:
             self._servers.append(ws)
             self.bound["http"] = list(ws.sockets)[0].getsockname()[1]
         for row in self.store.running_matches():  # resume after a restart: the open hand is void
+            if self.owner(row["id"]) != self.worker:
+                continue
             self.store.mark_restarted(row["id"])
             log.info("match %s resumes at hand %d (a hand being played at the stop is void and replayed "
                      "from its deal)", row["id"], row["hands_done"])
@@ -465,13 +521,75 @@ class Server:
                     slot.acpc_server.close()
         for c in list(self.connections):
             c.close()
+        self._write_hands()  # hands already finished are stored on a clean stop
         self.store.close()
+
+    # ------------------------------------------------------------------ storage (group commit)
+    def commit_hand(self, record: tuple) -> "asyncio.Future":
+        """Store a finished hand; the future is done once it is committed.
+
+        Hands finished in the same loop step are committed together in one transaction (each hand
+        whole: nothing of a hand is stored without the rest); nobody is told a hand's result before
+        its transaction has committed, so after ``kill -9`` a hand is either stored and possibly
+        announced, or void and replayed from its deal."""
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        if not self._pending_hands:
+            loop.call_soon(self._write_hands)
+        self._pending_hands.append((record, fut))
+        return fut
+
+    def _write_hands(self) -> None:
+        batch, self._pending_hands = self._pending_hands, []
+        if not batch:
+            return
+        try:
+            self.store.record_hands([rec for rec, _ in batch])
+        except Exception:  # one bad hand must not fail the others: store them one by one
+            for rec, fut in batch:
+                try:
+                    self.store.record_hands([rec])
+                except Exception as exc:
+                    if not fut.done():
+                        fut.set_exception(exc)
+                else:
+                    if not fut.done():
+                        fut.set_result(None)
+            return
+        self.stats.commits += 1
+        for _, fut in batch:
+            if not fut.done():
+                fut.set_result(None)
+
+    async def flush_hands(self) -> None:
+        """Wait until the hands queued so far are committed."""
+        if self._pending_hands:
+            await asyncio.shield(self._pending_hands[-1][1])
 
     def match_finished(self, match: Match) -> None:
         for slot in match.slots:
             if slot.acpc_server is not None:
                 slot.acpc_server.close()
         self.matches.pop(match.id, None)
+
+    def owner(self, match_id: str) -> int:
+        """The worker that runs ``match_id`` (its hexadecimal id modulo the number of workers)."""
+        if self.workers == 1:
+            return 0
+        try:
+            return int(match_id, 16) % self.workers
+        except ValueError:
+            return self.worker
+
+    def _foreign(self, conn: Connection, match_id: Any) -> bool:
+        """Hand ``conn`` over to the worker of ``match_id`` if another worker runs it."""
+        if self.workers == 1 or self.handoff is None or not isinstance(match_id, str) or conn.kind == "ws":
+            return False
+        owner = self.owner(match_id)
+        if owner == self.worker:
+            return False
+        conn.handoff_to = owner
+        return True
 
     def house_agents(self) -> List[str]:
         """Names of the built-in agents a match can seat on this server."""
@@ -543,6 +661,8 @@ class Server:
                 "time_per_action": tpa, "time_bank": bank,
                 "players": [{k: v for k, v in p.items() if k != "token"} for p in players]}
         match_id = secrets.token_hex(6)
+        while self.owner(match_id) != self.worker:  # an id of this worker's shard
+            match_id = secrets.token_hex(6)
         self.store.create_match(match_id, spec, players)
         match = Match(self, match_id, spec, players)
         self.matches[match_id] = match
@@ -624,6 +744,8 @@ class Server:
             action = P.action_from_message(slot.pending_state, msg)
             slot.resolve(action)
         elif kind == "join":
+            if self._foreign(conn, msg.get("match")):
+                return
             slot = self.attach(conn, msg.get("match"), msg.get("token"))
             conn.send(slot.match.welcome(slot))
             slot.match.send_state_to(slot)
@@ -644,7 +766,9 @@ class Server:
         elif kind == "ping":
             conn.send({"type": "pong"})
         elif kind == "stats":
-            conn.send(self.stats.snapshot(len(self.matches), len(self.connections)))
+            snap = self.stats.snapshot(len(self.matches), len(self.connections))
+            snap["worker"], snap["workers"] = self.worker, self.workers
+            conn.send(snap)
         elif kind == "agents":
             conn.send({"type": "agents", "agents": self.house_agents()})
         else:
@@ -663,7 +787,8 @@ class Server:
         match.start()
 
     # ------------------------------------------------------------------ doors
-    async def _json_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _json_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                           initial: bytes = b"") -> None:
         conn = Connection(self, "json", writer=writer)
         if len(self.connections) >= self.max_connections:
             conn.error("server_busy", f"{len(self.connections)} connections open; try later", fatal=True)
@@ -675,27 +800,59 @@ class Server:
             writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except (OSError, AttributeError):
             pass
-        conn.send({"type": "hello", "server": "cfrkit", "protocol": 1, "agents": self.house_agents()})
+        if not initial:  # a connection handed over by another worker has had its hello
+            conn.send({"type": "hello", "server": "cfrkit", "protocol": 1, "agents": self.house_agents()})
+        rest = b""
         try:
-            await self._read_lines(reader, conn, lambda raw: self.on_raw(conn, raw))
+            rest = await self._read_lines(reader, conn, lambda raw: self.on_raw(conn, raw), initial)
         except asyncio.CancelledError:  # server shutting down
             pass
         finally:
             self.connections.discard(conn)
+            if conn.handoff_to is not None and self._hand_over(conn, "json", rest):
+                return
             conn.close()
 
-    async def _read_lines(self, reader: asyncio.StreamReader, conn: Connection, handle) -> None:
-        """Split the stream into lines; an over-long line is answered with too_large and skipped."""
-        buf = b""
+    async def accept_handed(self, door: str, sock, data: bytes) -> None:
+        """Serve a connection another worker handed over (``data``: its bytes not handled yet)."""
+        sock.setblocking(False)
+        reader, writer = await asyncio.open_connection(sock=sock, limit=P.MAX_MESSAGE_BYTES * 4)
+        if door == "acpc":
+            await self._acpc_client(reader, writer, None, data)
+        else:
+            await self._json_client(reader, writer, data)
+
+    def _hand_over(self, conn: Connection, door: str, data: bytes) -> bool:
+        """Pass the connection's socket (and the bytes read but not handled) to its match's worker."""
+        conn.flush()
+        try:
+            self.handoff(conn.handoff_to, door, conn.writer.get_extra_info("socket"), data)
+        except OSError as exc:
+            log.warning("hand-over to worker %s failed: %s", conn.handoff_to, exc)
+            return False
+        conn.closed = True
+        self.stats.handoffs += 1
+        conn.writer.close()  # closes this process's descriptor only: the peer stays connected
+        return True
+
+    async def _read_lines(self, reader: asyncio.StreamReader, conn: Connection, handle, initial: bytes = b"") -> bytes:
+        """Split the stream into lines; an over-long line is answered with too_large and skipped.
+
+        Returns the bytes not handled yet when the connection is handed to another worker."""
+        buf = initial
         skipping = False
+        first = bool(initial)
         while not conn.closed:
-            try:
-                chunk = await reader.read(65536)
-            except (ConnectionError, OSError):
-                return
-            if not chunk:
-                return
-            buf += chunk
+            if first:
+                first = False
+            else:
+                try:
+                    chunk = await reader.read(65536)
+                except (ConnectionError, OSError):
+                    return b""
+                if not chunk:
+                    return b""
+                buf += chunk
             while True:
                 nl = buf.find(b"\n")
                 if nl < 0:
@@ -706,7 +863,8 @@ class Server:
                         skipping = True
                         buf = b""
                     break
-                line, buf = buf[:nl], buf[nl + 1:]
+                raw, buf = buf[:nl + 1], buf[nl + 1:]
+                line = raw[:-1]
                 if skipping:
                     skipping = False
                     continue
@@ -714,8 +872,11 @@ class Server:
                 if not line.strip():
                     continue
                 handle(line)
+                if conn.handoff_to is not None:
+                    return raw + buf
                 if conn.closed:
-                    return
+                    return b""
+        return b""
 
     async def _ws_client(self, ws) -> None:
         conn = Connection(self, "ws", ws=ws)
@@ -759,7 +920,7 @@ class Server:
                                             ("Cache-Control", "no-store")]), body)
 
     async def _acpc_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                           fixed: Optional[Slot]) -> None:
+                           fixed: Optional[Slot], initial: bytes = b"") -> None:
         conn = Connection(self, "acpc", writer=writer)
         if len(self.connections) >= self.max_connections:
             conn.error("server_busy", f"{len(self.connections)} connections open; try later", fatal=True)
@@ -779,12 +940,15 @@ class Server:
                 log.exception("acpc line failed")
                 conn.error("bad_message", f"could not handle the line: {type(exc).__name__}")
 
+        rest = b""
         try:
-            await self._read_lines(reader, conn, handle)
+            rest = await self._read_lines(reader, conn, handle, initial)
         except asyncio.CancelledError:  # server shutting down
             pass
         finally:
             self.connections.discard(conn)
+            if conn.handoff_to is not None and self._hand_over(conn, "acpc", rest):
+                return
             conn.close()
 
     def _acpc_line(self, conn: Connection, line: str, fixed: Optional[Slot], st: Dict[str, Any]) -> None:
@@ -795,6 +959,8 @@ class Server:
                 parts = line.split(":")
                 if len(parts) != 3:
                     raise P.ProtocolError("bad_message", "expected TOKEN:<match>:<token>")
+                if self._foreign(conn, parts[1]):
+                    return
                 self.attach(conn, parts[1], parts[2])
                 return
             if not line.startswith("VERSION:2."):

@@ -1,8 +1,9 @@
 """SQLite storage of the platform: matches, players, every hand, running results.
 
 WAL journal, ``synchronous=NORMAL``: a committed hand survives a crash (``kill -9``) of the
-server.  Each finished hand is stored in one transaction together with the match's hand counter
-and the players' running totals, so after a restart the match resumes exactly after its last
+server.  Each finished hand is stored whole, in one transaction together with the match's hand
+counter and the players' running totals (the server groups the hands finished in one loop step
+into one transaction: :meth:`Store.record_hands`), so after a restart the match resumes exactly after its last
 stored hand; a hand that was being played at the crash was never stored: it is void and is
 replayed (same deal, from :func:`~cfrkit.games.holdem.deals.deal_for_hand`).
 """
@@ -35,7 +36,9 @@ class Store:
 
     def __init__(self, path: str):
         self.path = str(path)
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        # several server processes (``--workers``) write to one file: a writer waits for the lock
+        # (transactions are short) rather than fail a hand
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=60.0)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
@@ -87,25 +90,70 @@ class Store:
     def record_hand(self, match_id: str, hand_index: int, deal_index: int, seat_of_player: Sequence[int],
                     acpc_line: str, phh: Optional[str], player_returns: Sequence[float],
                     faults: Sequence[str]) -> None:
-        """Store a finished hand, the match's counter and the running totals in one transaction."""
+        """Store a finished hand, the match's counter and the running totals in one transaction.
+
+        ``phh``: the hand's PHH text, or None to derive it from the ACPC line when read."""
+        self._write([(match_id, hand_index, deal_index, seat_of_player, acpc_line, player_returns, faults)], [phh])
+
+    def record_hands(self, records: Sequence[tuple]) -> None:
+        """Store several finished hands in one transaction (all or none; the server's group commit).
+
+        ``records``: ``(match_id, hand_index, deal_index, seat_of_player, acpc_line, player_returns,
+        faults)``; a match's hands in order.  PHH texts are derived from the ACPC lines when read."""
+        self._write(records, [None] * len(records))
+
+    def _write(self, records: Sequence[tuple], phhs: Sequence[Optional[str]]) -> None:
+        now = time.time()
         with self.db:
-            self.db.execute("BEGIN")
-            self.db.execute("INSERT INTO hands(match_id, hand_index, deal_index, seats, acpc, phh, returns, faults, finished)"
-                            " VALUES (?,?,?,?,?,?,?,?,?)",
-                            (match_id, hand_index, deal_index, json.dumps(list(seat_of_player)), acpc_line, phh,
-                             json.dumps([float(x) for x in player_returns]), json.dumps(list(faults)), time.time()))
-            cur = self.db.execute("UPDATE matches SET hands_done = ? WHERE id=? AND hands_done = ?",
-                                  (hand_index + 1, match_id, hand_index))
-            if cur.rowcount != 1:
-                raise sqlite3.IntegrityError(f"match {match_id}: hand {hand_index} is not the next hand")
-            self.db.executemany("UPDATE results SET hands = hands + 1, chips = chips + ? WHERE match_id=? AND player=?",
-                                [(float(r), match_id, j) for j, r in enumerate(player_returns)])
+            self.db.execute("BEGIN IMMEDIATE")
+            for (match_id, hand_index, deal_index, seat_of_player, acpc_line, player_returns, faults), phh in \
+                    zip(records, phhs):
+                self.db.execute("INSERT INTO hands(match_id, hand_index, deal_index, seats, acpc, phh, returns, faults, "
+                                "finished) VALUES (?,?,?,?,?,?,?,?,?)",
+                                (match_id, hand_index, deal_index, json.dumps(list(seat_of_player)), acpc_line, phh,
+                                 json.dumps([float(x) for x in player_returns]), json.dumps(list(faults)), now))
+                cur = self.db.execute("UPDATE matches SET hands_done = ? WHERE id=? AND hands_done = ?",
+                                      (hand_index + 1, match_id, hand_index))
+                if cur.rowcount != 1:
+                    raise sqlite3.IntegrityError(f"match {match_id}: hand {hand_index} is not the next hand")
+                self.db.executemany("UPDATE results SET hands = hands + 1, chips = chips + ? WHERE match_id=? AND player=?",
+                                    [(float(r), match_id, j) for j, r in enumerate(player_returns)])
 
     def hands(self, match_id: str) -> List[Dict[str, Any]]:
+        """Every stored hand of a match, in order (``phh``: PHH text, None for games PHH cannot
+        describe; derived from the ACPC line when it was not stored)."""
         rows = self.db.execute("SELECT hand_index, deal_index, seats, acpc, phh, returns, faults FROM hands "
                                "WHERE match_id=? ORDER BY hand_index", (match_id,)).fetchall()
-        return [{"hand": r[0], "deal": r[1], "seats": json.loads(r[2]), "acpc": r[3], "phh": r[4],
-                 "returns": json.loads(r[5]), "faults": json.loads(r[6])} for r in rows]
+        out = [{"hand": r[0], "deal": r[1], "seats": json.loads(r[2]), "acpc": r[3], "phh": r[4],
+                "returns": json.loads(r[5]), "faults": json.loads(r[6])} for r in rows]
+        missing = [h for h in out if h["phh"] is None]
+        if missing:
+            game = self._game(match_id)
+            if game is not None:
+                for h in missing:
+                    h["phh"] = phh_of_acpc_line(game, h["acpc"])
+        return out
+
+    def _game(self, match_id: str):
+        """The match's game if PHH can describe it, else None."""
+        from cfrkit.games.holdem.history import phh_compatible
+        from cfrkit.games.registry import load
+
+        m = self.match(match_id)
+        if m is None:
+            return None
+        game = load(m["spec"]["game"])
+        return game if phh_compatible(game.definition) is None else None
 
     def totals(self, match_id: str) -> List[float]:
         return [r[0] for r in self.db.execute("SELECT chips FROM results WHERE match_id=? ORDER BY player", (match_id,))]
+
+
+def phh_of_acpc_line(game, line: str) -> str:
+    """PHH text of a stored hand, replayed from its ``STATE:`` line with ``game``'s rules."""
+    from cfrkit.games.holdem.history import HistoryError, replay_acpc_log, to_phh
+
+    (res,) = replay_acpc_log(line, game)
+    if res.state is None or not res.ok:
+        raise HistoryError(f"stored hand does not replay: {res.message}")
+    return to_phh(res.state, res.names, res.hand_number)
