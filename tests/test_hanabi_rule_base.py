@@ -363,3 +363,13 @@ def test_try_to_unblock_waits_for_an_unblocking_partner():
     # the partner itself knows a useless card: it is not blocked, so player 0 need not unblock
     st = mk([A, ["R1", "Y3", "W2", "B3", "B2"]], [RANK, RANK], tokens=0, fireworks=[1] * 5)
     assert rule_fires(st, "TryToUnBlock") == -1
+
+
+def test_docs_table_lists_every_rule():
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), "..", "docs", "hanabi_rules.md")
+    rows = [line for line in open(path).read().splitlines() if line.startswith("| ") and "`" in line]
+    assert len(rows) == 135
+    for i, (row, rule) in enumerate(zip(rows, RULE_BASE)):
+        assert row.startswith(f"| {i} | `{rule.name}` | {rule.description}"), i

@@ -1,7 +1,8 @@
 """MAP-Elites generator of diverse rule-based Hanabi agents (Canaan, Togelius, Nealen, Menzel 2019).
 
 * Individual: a chromosome of ``chromosome_length`` (15) indices into the rule base
-  (:data:`cfrkit.agents.hanabi.rules.RULE_BASE`); the agent plays the first rule that fires.
+  (:data:`cfrkit.agents.hanabi.rules.RULE_BASE`, 135 rules; ``num_rules`` = 84 reproduces runs made
+  with the earlier base, whose rules keep their indices); the agent plays the first rule that fires.
 * Behaviour: communicativeness ``c`` = hints given / own turns with an information token available;
   risk aversion ``r`` = mean over own plays of P(the played card is playable) from the player's grounded
   view (hints and visible cards, no model of the partner); an agent that never plays gets ``r = 0``.
@@ -63,7 +64,8 @@ class MapElitesConfig:
                 raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")
         if self.scoring not in ("played_cards", "zero_on_loss"):
             raise ValueError(f"scoring must be played_cards or zero_on_loss, got {self.scoring!r}")
-        if self.num_rules != NUM_RULES:
+        # runs made with the earlier 84-rule base resume with it: its rules keep their indices in this one
+        if not 1 <= self.num_rules <= NUM_RULES:
             raise ValueError(f"run was made with a rule base of {self.num_rules} rules; this cfrkit has {NUM_RULES}")
 
     def engine_config(self):
@@ -215,7 +217,7 @@ class MapElites:
         for i in range(count):
             index = self.generated + i
             if index < cfg.initial_random or not occupied:
-                out[i] = rng.integers(0, NUM_RULES, cfg.chromosome_length)
+                out[i] = rng.integers(0, cfg.num_rules, cfg.chromosome_length)
                 continue
             parent = self.archive.chromosomes[occupied[rng.integers(len(occupied))]].copy()
             if rng.random() < cfg.crossover_rate:
@@ -223,7 +225,7 @@ class MapElites:
                 take = rng.random(cfg.chromosome_length) < 0.5
                 parent[take] = other[take]
             mutate = rng.random(cfg.chromosome_length) < cfg.mutation_rate
-            parent[mutate] = rng.integers(0, NUM_RULES, int(mutate.sum()))
+            parent[mutate] = rng.integers(0, cfg.num_rules, int(mutate.sum()))
             out[i] = parent
         return out
 

@@ -22,9 +22,10 @@ Conditions wrap a rule: ``IfLives>1``, ``IfTokens<4``, ``HailMary`` (deck empty 
 DiscardProbablyUselessCard) plus Flawed's 0.25 and Piers's 0.1 hail mary.
 
 The base has 135 rules, the paper's count (Canaan et al. 2019 do not list theirs; the public code
-has 105): 45 kinds, their thresholds / parameters (PlayProbablySafeCard 12, DiscardProbablyUselessCard
-11, PlayJustHinted 17, TellHighProbabilityMistake 6, ...) and conditional variants (IfLives>1,
-IfTokens<4, HailMary, IfDeckNotEmpty).  ``python -m cfrkit hanabi rules`` lists them.  A *partner
+has 105): 45 kinds with their thresholds / parameters and conditional variants (IfLives>1,
+IfTokens<4, HailMary, IfDeckNotEmpty) -- e.g. PlayProbablySafeCard 25 rules (12 thresholds, 11 with
+IfLives>1, 2 HailMary), PlayJustHinted 18, DiscardProbablyUselessCard 11, TellHighProbabilityMistake 6
+(``docs/hanabi_rules.md`` has the table); :data:`RULE_BASE` lists them in a fixed order.  A *partner
 estimate* P_partner is computed by the acting player without peeking at its own hand: the copies
 the partner cannot see are taken as all copies minus discards, fireworks and the hands of the
 players other than the two.
