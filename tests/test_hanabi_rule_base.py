@@ -343,13 +343,17 @@ def test_finesse_needs_three_players_and_the_right_order():
 
 
 def test_partner_estimates_do_not_peek_at_the_own_hand():
-    # the same partner and table, different own hands: partner-model rules must not change their move
+    # the same partner and table, different own hands: partner-model rules propose the same move
+    owns = (A, ["B1", "W1", "G2", "R2", "Y5"], ["Y2", "B5", "W5", "R1", "G3"])
     other = ["R1", "Y1", "G1", "W3", "B4"]
-    for name in ["TellUnambiguous2(1,0)", "TellUnambiguous2(10,-1)", "TellAtLeastNUseless(1)",
-                 "TellHighProbabilityMistake(fn,0.6)", "TellHighProbabilityMistake(fp,0.4)"]:
-        moves = {rule_fires(mk([own, other], fireworks=[1, 0, 1, 0, 0]), name)
-                 for own in (A, ["B1", "W1", "G2", "R2", "Y5"], ["Y2", "B5", "W5", "R4", "G3"])}
-        assert len(moves) == 1, name
+    cases = [("TellUnambiguous2(1,0)", [], [1, 0, 1, 0, 0], other),
+             ("TellUnambiguous2(10,-1)", [], [1, 0, 1, 0, 0], other),
+             ("TellAtLeastNUseless(1)", [], [1, 1, 1, 1, 1], other),
+             ("TellHighProbabilityMistake(fn,0.6)", [], [1, 0, 1, 0, 0], other),
+             ("TellHighProbabilityMistake(fp,0.4)", [RANK + 0, RANK + 0], [0, 0, 1, 0, 0], FP["hands"][1])]
+    for name, moves, fireworks, partner in cases:
+        found = {rule_fires(mk([own, partner], moves, fireworks=fireworks), name) for own in owns}
+        assert len(found) == 1 and found != {-1}, (name, found)
 
 
 def test_tell_to_save_completes_partial_knowledge():
