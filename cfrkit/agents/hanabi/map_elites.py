@@ -229,13 +229,17 @@ class MapElites:
             out[i] = parent
         return out
 
-    def _insert(self, chromosome: np.ndarray, ev: Evaluation, index: int) -> None:
+    def _insert(self, chromosome: np.ndarray, ev: Evaluation, index: int,
+                precomputed: Optional[Tuple[np.ndarray, Evaluation]] = None) -> None:
         cfg = self.config
         niche = niche_of(ev.communicativeness, ev.risk_aversion, cfg.bins)
         arch = self.archive
         if not np.isnan(arch.fitness[niche]):
-            elite = evaluate(arch.chromosomes[niche], cfg.players, cfg.games_per_eval, _seed(cfg.seed, 3, index),
-                             cfg.scoring, self._engine_config)
+            if precomputed is not None and np.array_equal(precomputed[0], arch.chromosomes[niche]):
+                elite = precomputed[1]   # the same elite, seed and games: what the line below would compute
+            else:
+                elite = evaluate(arch.chromosomes[niche], cfg.players, cfg.games_per_eval, _seed(cfg.seed, 3, index),
+                                 cfg.scoring, self._engine_config)
             arch.fitness[niche] = elite.fitness
             arch.evaluations[niche] += 1
             if ev.fitness <= elite.fitness:
@@ -279,10 +283,12 @@ class MapElites:
                     futures = [pool.submit(_evaluate_many, children[c], cfg.players, cfg.games_per_eval,
                                            [seeds[i] for i in c], cfg.scoring) for c in chunks if len(c)]
                     evals = [e for f in futures for e in f.result()]
+                    precomputed = self._reevaluate_elites_parallel(pool, children, evals)
                 else:
                     evals = _evaluate_many(children, cfg.players, cfg.games_per_eval, seeds, cfg.scoring)
+                    precomputed = {}
                 for i in range(count):
-                    self._insert(children[i], evals[i], self.generated + i)
+                    self._insert(children[i], evals[i], self.generated + i, precomputed.get(i))
                 self.generated += count
                 self.batches += 1
                 best = float(np.nanmax(self.archive.fitness)) if self.archive.occupied() else 0.0
@@ -303,6 +309,30 @@ class MapElites:
                 bar.close()
         self._save_timed(start)
         return self.archive
+
+    def _reevaluate_elites_parallel(self, pool, children, evals) -> Dict[int, Tuple[np.ndarray, Evaluation]]:
+        """Re-evaluate, on the workers, the elite each child of the batch will challenge.
+
+        Evaluated against the archive as it is before the batch, with the seed :meth:`_insert` uses;
+        ``_insert`` takes the result only while that niche still holds the same elite (a child earlier
+        in the batch may have replaced it), so the run is identical to the serial one.
+        """
+        cfg = self.config
+        arch = self.archive
+        jobs = []
+        for i, ev in enumerate(evals):
+            niche = niche_of(ev.communicativeness, ev.risk_aversion, cfg.bins)
+            if not np.isnan(arch.fitness[niche]):
+                jobs.append((i, arch.chromosomes[niche].copy()))
+        if not jobs:
+            return {}
+        chromosomes = np.array([c for _, c in jobs])
+        seeds = [_seed(cfg.seed, 3, self.generated + i) for i, _ in jobs]
+        chunks = np.array_split(np.arange(len(jobs)), self.workers)
+        futures = [pool.submit(_evaluate_many, chromosomes[c], cfg.players, cfg.games_per_eval,
+                               [seeds[k] for k in c], cfg.scoring) for c in chunks if len(c)]
+        results = [e for f in futures for e in f.result()]
+        return {i: (c, r) for (i, c), r in zip(jobs, results)}
 
     def _save_timed(self, start: float) -> None:
         now = time.time()
