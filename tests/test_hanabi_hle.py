@@ -126,6 +126,14 @@ def test_random_start_player_in_the_environments():
     # uniform: each count within 5 standard deviations of 200
     assert np.all(np.abs(counts - 200) < 5 * np.sqrt(600 * (1 / 3) * (2 / 3))) and counts.min() > 0
     assert {HanabiEnv({"players": 3}, seed=s).reset()["current_player"] for s in range(20)} == {0}
+    from cfrkit.games.hanabi import HanabiAECEnv
+
+    aec = HanabiAECEnv({"players": 3, "random_start_player": True}, seed=2)
+    firsts = set()
+    for s in range(15):
+        aec.reset(seed=s)
+        firsts.add(aec.agent_selection)
+    assert firsts == {"player_0", "player_1", "player_2"}
     venv = HanabiVectorEnv({"players": 4, "random_start_player": True}, num_envs=256, seed=1)
     _, _, cur = venv.reset()
     assert set(np.asarray(cur).tolist()) == {0, 1, 2, 3}
