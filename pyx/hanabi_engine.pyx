@@ -55,6 +55,7 @@ ctypedef struct Cfg:
     int num_cards, deck_size, num_moves
     int counts[MAXK]
     int len_hands, len_board, len_discards, len_last, len_know, enc_len
+    int random_start        # HLE's random_start_player: the first player is drawn at reset
 
 ctypedef struct St:
     signed char hand[MAXP][MAXH]
@@ -73,6 +74,10 @@ ctypedef struct St:
     int num_discarded
     signed char discard_pile[64]    # discarded and misplayed cards in order
     uint64_t rng
+    # history the convention rules read (not part of HLE's observation encoding)
+    int prev_type, prev_target, prev_mask   # the move before the last one (hints only: target, mask)
+    unsigned char recent[MAXP]          # slots of each player touched by hints since its last move
+    unsigned char recent_single[MAXP]   # ... by a hint that touched exactly one card
 
 
 # ----------------------------------------------------------------------------- random numbers
@@ -173,7 +178,11 @@ cdef void st_reset(Cfg* g, St* s, uint64_t seed) noexcept nogil:
     s.next_player = 0
     s.cur = CHANCE
     s.last_type = -1
+    s.prev_type = -1
     s.rng = seed
+    if g.random_start:
+        # HLE deals the hands in seat order and draws the first player uniformly from its rng
+        s.next_player = rand_below(&s.rng, g.players)
 
 cdef inline int st_current(Cfg* g, St* s) noexcept nogil:
     if st_terminal(g, s):
@@ -293,6 +302,11 @@ cdef void st_apply(Cfg* g, St* s, int m) noexcept nogil:
     cdef int p = s.cur, i, card, c, r, t, mask, x
     if s.deck_left == 0:
         s.turns_to_play -= 1
+    s.prev_type = s.last_type
+    s.prev_target = s.last_target
+    s.prev_mask = s.last_mask
+    s.recent[p] = 0
+    s.recent_single[p] = 0
     s.last_player = p
     s.last_scored = 0
     s.last_token = 0
@@ -358,6 +372,9 @@ cdef void st_apply(Cfg* g, St* s, int m) noexcept nogil:
                     s.krank[t][i] &= ~(1 << r)
         s.last_target = t
         s.last_mask = mask
+        s.recent[t] |= mask
+        if mask & (mask - 1) == 0:
+            s.recent_single[t] |= mask
     s.next_player = (p + 1) % n
     st_advance(g, s)
 
@@ -501,6 +518,7 @@ ctypedef struct Rule:
     int kind
     int cond
     double threshold
+    int param               # integer parameter of the extended rules (flags, counts, weights)
 
 ctypedef struct View:
     int unseen[MAXK]
@@ -679,6 +697,399 @@ cdef int hint_new_info(Cfg* g, St* s, int t, int is_rank, int x) noexcept nogil:
         return 0
     return changed
 
+# ----------------------------------------------------------------------------- extended rule base
+# Finesse, "just hinted", unambiguous-hint and partner-model rules of the MAP-Elites rule base (kinds
+# 60+; semantics documented in cfrkit/agents/hanabi/rules.py).  A "partner estimate" is what player p
+# can compute of player t's grounded view without peeking at its own hand: the copies t cannot see,
+# as far as p knows, are all copies minus discards, fireworks and the hands of players other than p
+# and t.
+cdef enum:
+    R_PLAY_FINESSE = 60
+    R_PLAY_FINESSE_TOLD = 61
+    R_PLAY_JUST_HINTED = 62
+    R_TELL_FINESSE = 63
+    R_TELL_UNAMBIGUOUS = 64
+    R_TELL_UNAMBIGUOUS_WEIGHTED = 65
+    R_TELL_COLLISIONS_WEIGHTED = 66
+    R_TELL_AT_LEAST_N_USELESS = 67
+    R_TELL_PROBABLE_MISTAKE = 68
+    R_TELL_TO_SAVE = 69
+    R_TELL_USEFUL_IMPROVED = 70
+    R_TELL_NEXT_SINGLE_USEFUL = 71
+    R_TRY_TO_UNBLOCK = 72
+
+# PlayJustHinted parameter bits
+DEF JH_SINGLED = 1
+DEF JH_NEWEST = 2
+
+cdef void partner_unseen(Cfg* g, St* s, int p, int t, int* unseen) noexcept nogil:
+    cdef int k, q, i
+    for k in range(g.num_cards):
+        unseen[k] = g.counts[k] - s.discarded[k]
+        if k % g.ranks < s.fireworks[k // g.ranks]:
+            unseen[k] -= 1
+    for q in range(g.players):
+        if q != p and q != t:
+            for i in range(s.hand_len[q]):
+                unseen[s.hand[q][i]] -= 1
+
+cdef void partner_probs(Cfg* g, St* s, View* v, int t, int* unseen, unsigned char* kc, unsigned char* kr,
+                        double* pplay, double* puse) noexcept nogil:
+    """P(playable), P(useless) of each card of t given knowledge masks kc/kr, weighted by ``unseen``."""
+    cdef int i, c, r, card, w
+    cdef double tot, pl, us
+    for i in range(s.hand_len[t]):
+        tot = 0.0
+        pl = 0.0
+        us = 0.0
+        for c in range(g.colors):
+            if kc[i] & (1 << c):
+                for r in range(g.ranks):
+                    if kr[i] & (1 << r):
+                        card = c * g.ranks + r
+                        w = unseen[card]
+                        if w > 0:
+                            tot += w
+                            if s.fireworks[c] == r:
+                                pl += w
+                            if v.useless[card]:
+                                us += w
+        pplay[i] = pl / tot if tot > 0 else 0.0
+        puse[i] = us / tot if tot > 0 else 0.0
+
+cdef void hint_knowledge(Cfg* g, St* s, int t, int is_rank, int x, unsigned char* kc, unsigned char* kr) noexcept nogil:
+    """t's knowledge masks after a hypothetical colour/rank hint x (positive and negative information)."""
+    cdef int i, card
+    for i in range(s.hand_len[t]):
+        kc[i] = s.kcol[t][i]
+        kr[i] = s.krank[t][i]
+        card = s.hand[t][i]
+        if is_rank:
+            if card % g.ranks == x:
+                kr[i] = 1 << x
+            elif x >= 0:
+                kr[i] &= ~(1 << x)
+        else:
+            if card // g.ranks == x:
+                kc[i] = 1 << x
+            elif x >= 0:
+                kc[i] &= ~(1 << x)
+
+cdef inline bint hand_has(Cfg* g, St* s, int t, int is_rank, int x) noexcept nogil:
+    cdef int i
+    for i in range(s.hand_len[t]):
+        if (s.hand[t][i] % g.ranks if is_rank else s.hand[t][i] // g.ranks) == x:
+            return True
+    return False
+
+cdef inline int hint_move(Cfg* g, int off, int is_rank, int x) noexcept nogil:
+    return mv_rank(g, off, x) if is_rank else mv_color(g, off, x)
+
+cdef bint hinted_useless(Cfg* g, St* s, View* v, int t, int i) noexcept nogil:
+    """Card i of t has a positive hint and every identity its hinted attributes allow is useless."""
+    cdef int c, r
+    if s.hcol[t][i] < 0 and s.hrank[t][i] < 0:
+        return False
+    for c in range(g.colors):
+        if s.hcol[t][i] >= 0 and c != s.hcol[t][i]:
+            continue
+        for r in range(g.ranks):
+            if s.hrank[t][i] >= 0 and r != s.hrank[t][i]:
+                continue
+            if not v.useless[c * g.ranks + r]:
+                return False
+    return True
+
+cdef int unblocking_move(Cfg* g, St* s, View* v, int t) noexcept nogil:
+    """A move of t that its hints alone show regains a token (-1 if none): a safe discard or a known last card."""
+    cdef int i, c
+    for i in range(s.hand_len[t]):
+        if hinted_useless(g, s, v, t, i) and s.tokens < g.max_tokens:
+            return mv_discard(g, i)
+        c = s.hcol[t][i]
+        if s.hrank[t][i] == g.ranks - 1 and c >= 0 and s.fireworks[c] == g.ranks - 1:
+            return mv_play(g, i)
+    return -1
+
+cdef bint is_blocked(Cfg* g, St* s, View* v, int t) noexcept nogil:
+    """No token to hint, and t knows of no playable card and no safe discard."""
+    cdef int i, c
+    if s.tokens > 0:
+        return False
+    for i in range(s.hand_len[t]):
+        if hinted_useless(g, s, v, t, i):
+            return False
+        c = s.hcol[t][i]
+        if c >= 0 and s.hrank[t][i] >= 0 and s.fireworks[c] == s.hrank[t][i]:
+            return False
+    return True
+
+cdef int fire_extended(Cfg* g, St* s, int p, Rule* rule, View* v, uint64_t* rng) noexcept nogil:
+    """The move an extended rule (kind >= 60) proposes for player p, or -1."""
+    cdef int n = g.players, R = g.ranks, C = g.colors, L = s.hand_len[p]
+    cdef int kind = rule.kind, i, j, off, t, f, card, x, is_rank, m, best, cnt, pc, uc, mask
+    cdef int cc[MAXC]
+    cdef int rc[MAXR]
+    cdef int unseen[MAXK]
+    cdef unsigned char kc[MAXH]
+    cdef unsigned char kr[MAXH]
+    cdef double pp[MAXH]
+    cdef double pu[MAXH]
+    cdef double bp, score, wp, wu, th = rule.threshold
+    cdef bint playable[MAXH]
+
+    if kind == R_PLAY_FINESSE:
+        # the previous player hinted a third player a card one above its colour's next playable:
+        # it finesses my newest card
+        if (s.last_type == MT_COLOR or s.last_type == MT_RANK) and s.last_target != p and L > 0:
+            t = s.last_target
+            for i in range(s.hand_len[t]):
+                card = s.hand[t][i]
+                if s.last_mask & (1 << i) and card % R == s.fireworks[card // R] + 1:
+                    return mv_play(g, L - 1)
+        return -1
+    if kind == R_PLAY_FINESSE_TOLD:
+        # two moves ago someone singled out one of my cards, and the last move was a play
+        if s.last_type == MT_PLAY and (s.prev_type == MT_COLOR or s.prev_type == MT_RANK) and s.prev_target == p:
+            mask = s.prev_mask
+            if mask and mask & (mask - 1) == 0:
+                for i in range(L):
+                    if mask == (1 << i):
+                        return mv_play(g, i)
+        return -1
+    if kind == R_PLAY_JUST_HINTED:
+        if L == 0:
+            return -1
+        mask = s.recent_single[p] if rule.param & JH_SINGLED else s.recent[p]
+        if rule.param & JH_NEWEST:
+            mask &= 1 << (L - 1)
+        best = -1
+        bp = -1.0
+        for i in range(L):
+            if mask & (1 << i) and v.pplay[i] >= bp - 1e-12:   # ties: the newer card
+                bp = v.pplay[i]
+                best = i
+        if best < 0:
+            return -1
+        if bp >= 1.0 - 1e-12 or (bp >= th - 1e-12 and s.lives > (rule.param >> 4)):
+            return mv_play(g, best)
+        return -1
+    if kind == R_TRY_TO_UNBLOCK:
+        if s.tokens > 0:
+            return -1
+        m = unblocking_move(g, s, v, p)
+        if m < 0:
+            return -1
+        for off in range(1, n):
+            t = (p + off) % n
+            if is_blocked(g, s, v, t):
+                return m
+            if unblocking_move(g, s, v, t) >= 0:
+                return -1
+        return -1
+
+    # tell rules
+    if s.tokens <= 0:
+        return -1
+    if kind == R_TELL_FINESSE:
+        if n < 3:
+            return -1
+        t = (p + 1) % n
+        f = (p + 2) % n
+        if s.hand_len[t] == 0:
+            return -1
+        card = s.hand[t][s.hand_len[t] - 1]
+        if not card_playable(g, s, card):
+            return -1
+        for x in range(C):
+            cc[x] = 0
+        for x in range(R):
+            rc[x] = 0
+        for i in range(s.hand_len[f]):
+            cc[s.hand[f][i] // R] += 1
+            rc[s.hand[f][i] % R] += 1
+        for i in range(s.hand_len[f]):
+            x = s.hand[f][i]
+            if x // R == card // R and x % R == card % R + 1:
+                if cc[x // R] == 1 and rc[x % R] == 1:
+                    if s.hrank[f][i] >= 0 and s.hcol[f][i] < 0:
+                        return mv_color(g, 2, x // R)
+                    if s.hcol[f][i] >= 0 and s.hrank[f][i] < 0:
+                        return mv_rank(g, 2, x % R)
+                if rc[x % R] == 1:
+                    return mv_rank(g, 2, x % R)
+                if cc[x // R] == 1:
+                    return mv_color(g, 2, x // R)
+        return -1
+    if kind == R_TELL_TO_SAVE:
+        for off in range(1, n):
+            t = (p + off) % n
+            for i in range(s.hand_len[t]):
+                if v.critical[s.hand[t][i]]:
+                    m = tell_missing(g, s, t, off, i, True)
+                    if m >= 0:
+                        return m
+        return -1
+    if kind == R_TELL_USEFUL_IMPROVED:
+        best = -1
+        for off in range(1, n):
+            t = (p + off) % n
+            for i in range(s.hand_len[t]):
+                if card_playable(g, s, s.hand[t][i]):
+                    m = tell_missing(g, s, t, off, i, True)
+                    if m >= 0 and ((s.hcol[t][i] >= 0) != (s.hrank[t][i] >= 0)):
+                        return m          # completes what t half knows
+                    if best < 0:
+                        best = m
+        return best
+    if kind == R_TELL_NEXT_SINGLE_USEFUL:
+        t = (p + 1) % n
+        for i in range(s.hand_len[t]):
+            card = s.hand[t][i]
+            if not card_playable(g, s, card):
+                continue
+            pc = 0
+            uc = 0
+            for j in range(s.hand_len[t]):
+                pc += s.hand[t][j] % R == card % R
+                uc += s.hand[t][j] // R == card // R
+            if pc == 1:
+                return mv_rank(g, 1, card % R)
+            if uc == 1:
+                return mv_color(g, 1, card // R)
+        return -1
+
+    for off in range(1, n):
+        t = (p + off) % n
+        cnt = 0
+        for i in range(s.hand_len[t]):
+            playable[i] = card_playable(g, s, s.hand[t][i])
+            cnt += playable[i]
+        if kind == R_TELL_UNAMBIGUOUS or kind == R_TELL_COLLISIONS_WEIGHTED:
+            # hint an attribute of a playable card the holder does not know yet, judged by the other
+            # cards the same hint would newly touch (collisions): TellUnambiguous prefers (param 1) the most
+            # playable collisions then the fewest unplayable, or (param 0) the fewest unplayable then the
+            # most playable; the weighted form maximises threshold * playable + param * unplayable
+            if cnt == 0:
+                continue
+            best = -1
+            bp = -1e9
+            wu = 1e9
+            for i in range(s.hand_len[t]):
+                if not playable[i]:
+                    continue
+                for j in range(2):
+                    # TellUnambiguous looks at the colour first, the weighted form at the rank first
+                    is_rank = j if kind == R_TELL_UNAMBIGUOUS else 1 - j
+                    if (s.hrank[t][i] if is_rank else s.hcol[t][i]) >= 0:
+                        continue
+                    x = s.hand[t][i] % R if is_rank else s.hand[t][i] // R
+                    pc = 0
+                    uc = 0
+                    for f in range(s.hand_len[t]):
+                        if f == i or (s.hrank[t][f] if is_rank else s.hcol[t][f]) >= 0:
+                            continue
+                        if (s.hand[t][f] % R if is_rank else s.hand[t][f] // R) == x:
+                            if playable[f]:
+                                pc += 1
+                            else:
+                                uc += 1
+                    if kind == R_TELL_COLLISIONS_WEIGHTED:
+                        score = th * pc + rule.param * uc
+                        if score > bp + 1e-12:
+                            bp = score
+                            best = hint_move(g, off, is_rank, x)
+                    elif rule.param:
+                        if pc > bp or (pc == bp and uc < wu):
+                            bp = pc
+                            wu = uc
+                            best = hint_move(g, off, is_rank, x)
+                    else:
+                        if uc < wu or (uc == wu and pc > bp):
+                            bp = pc
+                            wu = uc
+                            best = hint_move(g, off, is_rank, x)
+            if best >= 0:
+                return best
+            continue
+        if kind == R_TELL_UNAMBIGUOUS_WEIGHTED:
+            # the hint maximising sum over t's cards of weight * P_t(playable) after it
+            # (weight: threshold for playable cards, param for the others); ranks first, then colours
+            if cnt == 0:
+                continue
+            partner_unseen(g, s, p, t, unseen)
+            best = -1
+            bp = -1e18
+            for is_rank in range(1, -1, -1):
+                for x in range(R if is_rank else C):
+                    if not hand_has(g, s, t, is_rank, x):
+                        continue
+                    hint_knowledge(g, s, t, is_rank, x, kc, kr)
+                    partner_probs(g, s, v, t, unseen, kc, kr, pp, pu)
+                    score = 0.0
+                    for i in range(s.hand_len[t]):
+                        score += (th if playable[i] else rule.param) * pp[i]
+                    if score > bp + 1e-12:
+                        bp = score
+                        best = hint_move(g, off, is_rank, x)
+            return best
+        if kind == R_TELL_AT_LEAST_N_USELESS:
+            # t holds a useless card and knows of none: the hint after which t knows the most cards are
+            # useless (P_t(useless) > 0.99), if at least ``param`` cards
+            uc = 0
+            for i in range(s.hand_len[t]):
+                uc += v.useless[s.hand[t][i]]
+            if uc == 0:
+                continue
+            partner_unseen(g, s, p, t, unseen)
+            hint_knowledge(g, s, t, 0, -1, kc, kr)
+            partner_probs(g, s, v, t, unseen, kc, kr, pp, pu)
+            cnt = 0
+            for i in range(s.hand_len[t]):
+                cnt += pu[i] > 0.99
+            if cnt:
+                continue
+            best = -1
+            bp = rule.param - 1
+            for is_rank in range(1, -1, -1):
+                for x in range(R if is_rank else C):
+                    if not hand_has(g, s, t, is_rank, x):
+                        continue
+                    hint_knowledge(g, s, t, is_rank, x, kc, kr)
+                    partner_probs(g, s, v, t, unseen, kc, kr, pp, pu)
+                    cnt = 0
+                    for i in range(s.hand_len[t]):
+                        cnt += pu[i] > 0.99
+                    if cnt > bp:
+                        bp = cnt
+                        best = hint_move(g, off, is_rank, x)
+            if best >= 0:
+                return best
+            continue
+        if kind == R_TELL_PROBABLE_MISTAKE:
+            # param 1: an unplayable card t believes playable with P_t >= threshold (the most likely);
+            # param 0: a playable card t believes playable with P_t <= threshold (the least likely);
+            # tell its rank, else its colour
+            partner_unseen(g, s, p, t, unseen)
+            hint_knowledge(g, s, t, 0, -1, kc, kr)
+            partner_probs(g, s, v, t, unseen, kc, kr, pp, pu)
+            best = -1
+            bp = th
+            for i in range(s.hand_len[t]):
+                if rule.param and not playable[i] and pp[i] >= bp - 1e-12:
+                    if tell_missing(g, s, t, off, i, True) >= 0:
+                        bp = pp[i]
+                        best = i
+                if not rule.param and playable[i] and pp[i] <= bp + 1e-12:
+                    if tell_missing(g, s, t, off, i, True) >= 0:
+                        bp = pp[i]
+                        best = i
+            if best >= 0:
+                return tell_missing(g, s, t, off, best, True)
+            continue
+    return -1
+
+
 cdef int fire_rule(Cfg* g, St* s, int p, Rule* rule, View* v, uint64_t* rng) noexcept nogil:
     """The move rule ``rule`` proposes for player p, or -1 when it does not fire."""
     cdef int n = g.players, H = g.hand_size, R = g.ranks, C = g.colors
@@ -696,6 +1107,8 @@ cdef int fire_rule(Cfg* g, St* s, int p, Rule* rule, View* v, uint64_t* rng) noe
         return -1
     if rule.cond == COND_DECK_NONEMPTY and not s.deck_left > 0:
         return -1
+    if kind >= R_PLAY_FINESSE:
+        return fire_extended(g, s, p, rule, v, rng)
 
     if kind == R_PLAY_SAFE:
         for i in range(L):
@@ -968,7 +1381,7 @@ cdef class EngineConfig:
 
     def __init__(self, int players=2, int colors=5, int ranks=5, int hand_size=0,
                  int max_information_tokens=8, int max_life_tokens=3, observation_type=1,
-                 bint played_cards_scoring=False):
+                 bint played_cards_scoring=False, bint random_start_player=False):
         if isinstance(observation_type, str):
             if observation_type not in OBS_TYPES:
                 raise ValueError(f"observation_type must be one of {sorted(OBS_TYPES)}, got {observation_type!r}")
@@ -991,6 +1404,7 @@ cdef class EngineConfig:
             raise ValueError(f"observation_type must be 0 (minimal), 1 (card knowledge) or 2 (seer), got {observation_type}")
         cfg_setup(&self.cfg, players, colors, ranks, hand_size, max_information_tokens, max_life_tokens,
                   observation_type, played_cards_scoring)
+        self.cfg.random_start = random_start_player
         if players * hand_size > self.cfg.deck_size:
             raise ValueError(f"{players} hands of {hand_size} cards need {players * hand_size} cards but the deck "
                              f"of {colors} colours x {ranks} ranks has only {self.cfg.deck_size}")
@@ -1011,6 +1425,8 @@ cdef class EngineConfig:
         def __get__(self): return self.cfg.obs_type
     property played_cards_scoring:
         def __get__(self): return bool(self.cfg.score_played)
+    property random_start_player:
+        def __get__(self): return bool(self.cfg.random_start)
     property num_cards:
         def __get__(self): return self.cfg.num_cards
     property deck_size:
@@ -1049,6 +1465,17 @@ cdef class EngineState:
         new.cfg = self.cfg
         new.st = self.st
         return new
+
+    def set_start_player(self, int player):
+        """Make ``player`` the first to act (before any move; e.g. to mirror HLE's random start)."""
+        if not 0 <= player < self.cfg.players:
+            raise ValueError(f"player {player} outside [0, {self.cfg.players})")
+        if self.st.moves > 0:
+            raise ValueError("set_start_player() after the first move")
+        self.st.next_player = player
+        if self.st.cur >= 0:
+            self.st.cur = player
+            self.st.next_player = (player + 1) % self.cfg.players
 
     def reseed(self, uint64_t seed):
         """Set the seed of the chance sampler used by :meth:`deal_random`."""
@@ -1256,11 +1683,13 @@ cdef class RuleTable:
     cdef Rule* rules
     cdef readonly int size
 
-    def __cinit__(self, kinds, conds, thresholds):
+    def __cinit__(self, kinds, conds, thresholds, params=None):
         cdef int i
-        if not len(kinds) == len(conds) == len(thresholds):
-            raise ValueError(f"kinds, conds and thresholds need equal lengths, got {len(kinds)}, {len(conds)}, "
-                             f"{len(thresholds)}")
+        if params is None:
+            params = [0] * len(kinds)
+        if not len(kinds) == len(conds) == len(thresholds) == len(params):
+            raise ValueError(f"kinds, conds, thresholds and params need equal lengths, got {len(kinds)}, "
+                             f"{len(conds)}, {len(thresholds)}, {len(params)}")
         self.size = len(kinds)
         self.rules = <Rule*>malloc(max(1, self.size) * sizeof(Rule))
         if self.rules == NULL:
@@ -1269,6 +1698,7 @@ cdef class RuleTable:
             self.rules[i].kind = kinds[i]
             self.rules[i].cond = conds[i]
             self.rules[i].threshold = thresholds[i]
+            self.rules[i].param = params[i]
 
     def __dealloc__(self):
         free(self.rules)

@@ -23,7 +23,8 @@ def mirror_random_game(pyhanabi, engine_mod, hle_params, seed, careful=False):
     game = pyhanabi.HanabiGame(params)
     cfg = engine_mod.EngineConfig(players=game.num_players(), colors=game.num_colors(), ranks=game.num_ranks(),
                                   hand_size=game.hand_size(), max_information_tokens=game.max_information_tokens(),
-                                  max_life_tokens=game.max_life_tokens(), observation_type=int(game.observation_type()))
+                                  max_life_tokens=game.max_life_tokens(), observation_type=int(game.observation_type()),
+                                  random_start_player=bool(params.get("random_start_player", False)))
     hs = game.new_initial_state()
     es = engine_mod.EngineState(cfg, 0)
     rng = random.Random(seed)
@@ -38,6 +39,9 @@ def mirror_random_game(pyhanabi, engine_mod, hle_params, seed, careful=False):
             es.deal(card.color() * R + card.rank())
 
     deal_pending()
+    if params.get("random_start_player"):
+        # both draw the first player from their own generators: give the engine HLE's
+        es.set_start_player(hs.cur_player())
     while not hs.is_terminal():
         yield game, hs, es
         moves = hs.legal_moves()

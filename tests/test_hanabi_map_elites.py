@@ -169,3 +169,20 @@ def test_cli(tmp_path, capsys):
                  "--games", "10", "--state-games", "1", "--json", str(tmp_path / "div.json")]) == 0
     div = json.load(open(tmp_path / "div.json"))
     assert div["intra"]["agents"] == 4 and div["cross"]["corresponding_niches"] > 0
+
+
+def test_full_rule_base_and_runs_of_the_earlier_84_rules(tmp_path):
+    # a run over the 135-rule base draws the new rules; a run declared with the earlier 84 rules never does
+    new = MapElites(MapElitesConfig(seed=9, individuals=150, initial_random=150, games_per_eval=4, batch_size=50))
+    new.run()
+    assert NUM_RULES == 135 and new.archive.chromosomes[~np.isnan(new.archive.fitness)].max() >= 84
+    path = str(tmp_path / "old.npz")
+    old = MapElites(MapElitesConfig(seed=9, individuals=300, initial_random=100, games_per_eval=4, batch_size=50,
+                                    num_rules=84), checkpoint=path)
+    old.run(individuals=150)
+    resumed = MapElites.load(path)
+    assert resumed.config.num_rules == 84
+    resumed.run()
+    assert resumed.archive.chromosomes.max() < 84
+    with pytest.raises(ValueError, match="rule base"):
+        MapElites(MapElitesConfig(num_rules=200))

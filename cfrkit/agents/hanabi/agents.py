@@ -15,9 +15,8 @@ move of the first rule that fires, a uniformly random legal move when none does.
 * ``VanDenBergh``: IfLives>1 PlayProbablySafeCard(0.6), PlaySafeCard, DiscardProbablyUselessCard(1.0),
   TellAnyoneAboutUsefulCard, TellAnyoneAboutUselessCard, TellMostInformation,
   DiscardProbablyUselessCard(0.0).
-* ``Flawed``: PlaySafeCard, PlayProbablySafeCard(0.2), TellRandomly, OsawaDiscard, DiscardOldestFirst,
-  DiscardRandomly (risky plays and random hints; the framework's play threshold is 0.25, the rule
-  base has thresholds in steps of 0.1).
+* ``Flawed``: PlaySafeCard, PlayProbablySafeCard(0.25), TellRandomly, OsawaDiscard, DiscardOldestFirst,
+  DiscardRandomly (risky plays and random hints, the framework's threshold).
 * ``LegalRandom``: a uniformly random legal move.
 """
 from __future__ import annotations
@@ -39,7 +38,7 @@ NAMED_AGENTS: Dict[str, List[str]] = {
     "VanDenBergh": ["IfLives>1:PlayProbablySafeCard(0.6)", "PlaySafeCard", "DiscardProbablyUselessCard(1.0)",
                     "TellAnyoneAboutUsefulCard", "TellAnyoneAboutUselessCard", "TellMostInformation",
                     "DiscardProbablyUselessCard(0.0)"],
-    "Flawed": ["PlaySafeCard", "PlayProbablySafeCard(0.2)", "TellRandomly", "OsawaDiscard", "DiscardOldestFirst",
+    "Flawed": ["PlaySafeCard", "PlayProbablySafeCard(0.25)", "TellRandomly", "OsawaDiscard", "DiscardOldestFirst",
                "DiscardRandomly"],
     "LegalRandom": ["LegalRandom"],
 }

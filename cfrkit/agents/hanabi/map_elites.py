@@ -1,7 +1,8 @@
 """MAP-Elites generator of diverse rule-based Hanabi agents (Canaan, Togelius, Nealen, Menzel 2019).
 
 * Individual: a chromosome of ``chromosome_length`` (15) indices into the rule base
-  (:data:`cfrkit.agents.hanabi.rules.RULE_BASE`); the agent plays the first rule that fires.
+  (:data:`cfrkit.agents.hanabi.rules.RULE_BASE`, 135 rules; ``num_rules`` = 84 reproduces runs made
+  with the earlier base, whose rules keep their indices); the agent plays the first rule that fires.
 * Behaviour: communicativeness ``c`` = hints given / own turns with an information token available;
   risk aversion ``r`` = mean over own plays of P(the played card is playable) from the player's grounded
   view (hints and visible cards, no model of the partner); an agent that never plays gets ``r = 0``.
@@ -63,7 +64,8 @@ class MapElitesConfig:
                 raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")
         if self.scoring not in ("played_cards", "zero_on_loss"):
             raise ValueError(f"scoring must be played_cards or zero_on_loss, got {self.scoring!r}")
-        if self.num_rules != NUM_RULES:
+        # runs made with the earlier 84-rule base resume with it: its rules keep their indices in this one
+        if not 1 <= self.num_rules <= NUM_RULES:
             raise ValueError(f"run was made with a rule base of {self.num_rules} rules; this cfrkit has {NUM_RULES}")
 
     def engine_config(self):
@@ -215,7 +217,7 @@ class MapElites:
         for i in range(count):
             index = self.generated + i
             if index < cfg.initial_random or not occupied:
-                out[i] = rng.integers(0, NUM_RULES, cfg.chromosome_length)
+                out[i] = rng.integers(0, cfg.num_rules, cfg.chromosome_length)
                 continue
             parent = self.archive.chromosomes[occupied[rng.integers(len(occupied))]].copy()
             if rng.random() < cfg.crossover_rate:
@@ -223,17 +225,21 @@ class MapElites:
                 take = rng.random(cfg.chromosome_length) < 0.5
                 parent[take] = other[take]
             mutate = rng.random(cfg.chromosome_length) < cfg.mutation_rate
-            parent[mutate] = rng.integers(0, NUM_RULES, int(mutate.sum()))
+            parent[mutate] = rng.integers(0, cfg.num_rules, int(mutate.sum()))
             out[i] = parent
         return out
 
-    def _insert(self, chromosome: np.ndarray, ev: Evaluation, index: int) -> None:
+    def _insert(self, chromosome: np.ndarray, ev: Evaluation, index: int,
+                precomputed: Optional[Tuple[np.ndarray, Evaluation]] = None) -> None:
         cfg = self.config
         niche = niche_of(ev.communicativeness, ev.risk_aversion, cfg.bins)
         arch = self.archive
         if not np.isnan(arch.fitness[niche]):
-            elite = evaluate(arch.chromosomes[niche], cfg.players, cfg.games_per_eval, _seed(cfg.seed, 3, index),
-                             cfg.scoring, self._engine_config)
+            if precomputed is not None and np.array_equal(precomputed[0], arch.chromosomes[niche]):
+                elite = precomputed[1]   # the same elite, seed and games: what the line below would compute
+            else:
+                elite = evaluate(arch.chromosomes[niche], cfg.players, cfg.games_per_eval, _seed(cfg.seed, 3, index),
+                                 cfg.scoring, self._engine_config)
             arch.fitness[niche] = elite.fitness
             arch.evaluations[niche] += 1
             if ev.fitness <= elite.fitness:
@@ -277,10 +283,12 @@ class MapElites:
                     futures = [pool.submit(_evaluate_many, children[c], cfg.players, cfg.games_per_eval,
                                            [seeds[i] for i in c], cfg.scoring) for c in chunks if len(c)]
                     evals = [e for f in futures for e in f.result()]
+                    precomputed = self._reevaluate_elites_parallel(pool, children, evals)
                 else:
                     evals = _evaluate_many(children, cfg.players, cfg.games_per_eval, seeds, cfg.scoring)
+                    precomputed = {}
                 for i in range(count):
-                    self._insert(children[i], evals[i], self.generated + i)
+                    self._insert(children[i], evals[i], self.generated + i, precomputed.get(i))
                 self.generated += count
                 self.batches += 1
                 best = float(np.nanmax(self.archive.fitness)) if self.archive.occupied() else 0.0
@@ -301,6 +309,30 @@ class MapElites:
                 bar.close()
         self._save_timed(start)
         return self.archive
+
+    def _reevaluate_elites_parallel(self, pool, children, evals) -> Dict[int, Tuple[np.ndarray, Evaluation]]:
+        """Re-evaluate, on the workers, the elite each child of the batch will challenge.
+
+        Evaluated against the archive as it is before the batch, with the seed :meth:`_insert` uses;
+        ``_insert`` takes the result only while that niche still holds the same elite (a child earlier
+        in the batch may have replaced it), so the run is identical to the serial one.
+        """
+        cfg = self.config
+        arch = self.archive
+        jobs = []
+        for i, ev in enumerate(evals):
+            niche = niche_of(ev.communicativeness, ev.risk_aversion, cfg.bins)
+            if not np.isnan(arch.fitness[niche]):
+                jobs.append((i, arch.chromosomes[niche].copy()))
+        if not jobs:
+            return {}
+        chromosomes = np.array([c for _, c in jobs])
+        seeds = [_seed(cfg.seed, 3, self.generated + i) for i, _ in jobs]
+        chunks = np.array_split(np.arange(len(jobs)), self.workers)
+        futures = [pool.submit(_evaluate_many, chromosomes[c], cfg.players, cfg.games_per_eval,
+                               [seeds[k] for k in c], cfg.scoring) for c in chunks if len(c)]
+        results = [e for f in futures for e in f.result()]
+        return {i: (c, r) for (i, c), r in zip(jobs, results)}
 
     def _save_timed(self, start: float) -> None:
         now = time.time()

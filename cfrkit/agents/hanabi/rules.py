@@ -17,8 +17,18 @@ Vocabulary used below (all from the acting player's view, nothing hidden is peek
 * Hints go to the other players in turn order starting with the next player; cards are scanned oldest
   (slot 0) first.  Tell rules need an information token, discard rules need fewer than the maximum.
 
-Conditions wrap a rule: ``IfLives>1``, ``IfTokens<4``, ``HailMary`` (deck empty and more than one life).
-Thresholds use steps of 0.1 (the framework's PlayProbablySafeCard / DiscardProbablyUselessCard).
+Conditions wrap a rule: ``IfLives>1``, ``IfTokens<4``, ``HailMary`` (deck empty and more than one life),
+``IfDeckNotEmpty``.  Thresholds use steps of 0.1 (the framework's PlayProbablySafeCard /
+DiscardProbablyUselessCard) plus Flawed's 0.25 and Piers's 0.1 hail mary.
+
+The base has 135 rules, the paper's count (Canaan et al. 2019 do not list theirs; the public code
+has 105): 45 kinds with their thresholds / parameters and conditional variants (IfLives>1,
+IfTokens<4, HailMary, IfDeckNotEmpty) -- e.g. PlayProbablySafeCard 25 rules (12 thresholds, 11 with
+IfLives>1, 2 HailMary), PlayJustHinted 18, DiscardProbablyUselessCard 11, TellHighProbabilityMistake 6
+(``docs/hanabi_rules.md`` has the table); :data:`RULE_BASE` lists them in a fixed order.  A *partner
+estimate* P_partner is computed by the acting player without peeking at its own hand: the copies
+the partner cannot see are taken as all copies minus discards, fireworks and the hands of the
+players other than the two.
 """
 from __future__ import annotations
 
@@ -39,6 +49,11 @@ KINDS: Dict[str, int] = {
     "DiscardIfCertain": 34, "DiscardProbablyUselessCard": 35, "DiscardLeastLikelyToBeNecessary": 36,
     "DiscardHighest": 37, "DiscardRandomly": 38, "OsawaDiscard": 39,
     "LegalRandom": 50,
+    # the rest of the MAP-Elites rule base (finesse, "just hinted", unambiguous hints, partner models)
+    "PlayFinesse": 60, "PlayFinesseTold": 61, "PlayJustHinted": 62, "TellFinesse": 63, "TellUnambiguous": 64,
+    "TellUnambiguous2": 65, "TellUnambiguous3": 66, "TellAtLeastNUseless": 67, "TellHighProbabilityMistake": 68,
+    "TellToSave": 69, "TellAnyoneAboutUsefulCardImproved": 70, "TellNextPlayerAboutSingleUsefulCard": 71,
+    "TryToUnBlock": 72,
 }
 
 CONDITIONS: Dict[str, int] = {"": 0, "IfLives>1": 1, "IfTokens<4": 2, "HailMary": 3, "IfDeckNotEmpty": 4}
@@ -81,29 +96,81 @@ SEMANTICS: Dict[str, str] = {
     "DiscardRandomly": "discard a uniformly random card",
     "OsawaDiscard": "discard the oldest card with a positive hint whose hinted attributes alone show it useless",
     "LegalRandom": "a uniformly random legal move",
+    "PlayFinesse": "the last move hinted a third player a card one rank above its colour's next playable card: "
+                   "play my newest card (the finesse; never fires with 2 players)",
+    "PlayFinesseTold": "two moves ago a hint singled out one of my cards and the last move was a play: play that card",
+    "PlayJustHinted": "among my cards touched by hints since my last move (params: only hints that singled out one "
+                      "card; only my newest card), play the one most likely playable if P = 1, or if P >= threshold "
+                      "and lives > min_lives",
+    "TellFinesse": "3+ players: the next player's newest card is playable and the player after holds the next card "
+                   "of that colour: hint that card (both attributes unique in the hand: the attribute not yet known; "
+                   "else a unique rank, else a unique colour)",
+    "TellUnambiguous": "hint an unknown attribute of another player's playable card, choosing by the other unhinted "
+                       "cards the hint also touches: most playable then fewest unplayable (playable-first) or fewest "
+                       "unplayable then most playable (unplayable-first); first player in turn order with a candidate",
+    "TellUnambiguous2": "to the first player holding a playable card: the hint maximising sum_cards weight * "
+                        "P_partner(playable) after the hint (weights w_playable, w_unplayable; ranks tried first)",
+    "TellUnambiguous3": "hint an unknown attribute of a playable card maximising w_playable * playable + w_unplayable "
+                        "* unplayable other unhinted cards it touches (rank first)",
+    "TellAtLeastNUseless": "to a player holding a useless card but knowing of none: the hint after which it knows "
+                           "the most cards are useless (P_partner > 0.99), if at least n",
+    "TellHighProbabilityMistake": "a card the partner misjudges: (fp) an unplayable card with P_partner(playable) >= "
+                                  "threshold (the highest), or (fn) a playable one with P_partner(playable) <= "
+                                  "threshold (the lowest): tell its rank, else its colour",
+    "TellToSave": "a critical card (last copy, not useless) of another player: tell its rank, else its colour",
+    "TellAnyoneAboutUsefulCardImproved": "a playable card with exactly one attribute known: tell the other; else the "
+                                         "first playable card not fully known: its rank, else colour",
+    "TellNextPlayerAboutSingleUsefulCard": "the next player's first playable card whose rank (else colour) no other "
+                                           "card in that hand shares: hint it",
+    "TryToUnBlock": "no token left, I know a move that regains one (a hinted-useless discard or a known last card) "
+                    "and a later player is blocked (knows no playable card or safe discard) before any player who "
+                    "could unblock: make that move",
 }
+
+
+def _num(x: float) -> str:
+    return f"{x:.1f}" if round(x, 1) == x else f"{x:.2f}"
 
 
 @dataclass(frozen=True)
 class RuleSpec:
-    """One entry of the rule base: a kind, an optional condition and a threshold."""
+    """One entry of the rule base: a kind, an optional condition, a threshold and an integer parameter.
+
+    ``param`` (extended rules only): PlayJustHinted flags (1 singled out, 2 newest only) plus 16 x
+    min_lives; TellUnambiguous 1 = playable-first; TellUnambiguous2/3 the unplayable weight (the
+    threshold is the playable weight); TellAtLeastNUseless n; TellHighProbabilityMistake 1 = false
+    positives.
+    """
 
     kind: str
     threshold: float = 0.0
     condition: str = ""
+    param: int = 0
 
     @property
     def name(self) -> str:
-        base = self.kind
-        if self.kind in ("PlayProbablySafeCard", "DiscardProbablyUselessCard"):
-            base = f"{self.kind}({self.threshold:.1f})"
+        base, k, t, q = self.kind, self.kind, self.threshold, self.param
+        if k in ("PlayProbablySafeCard", "DiscardProbablyUselessCard"):
+            base = f"{k}({_num(t)})"
+        elif k == "PlayJustHinted" and (q or t):
+            base = f"{k}(singled={q & 1},newest={q >> 1 & 1},lives>{q >> 4},{_num(t)})"
+        elif k == "TellUnambiguous":
+            base = f"{k}({'playable' if q else 'unplayable'}-first)"
+        elif k in ("TellUnambiguous2", "TellUnambiguous3"):
+            base = f"{k}({t:g},{q:g})"
+        elif k == "TellAtLeastNUseless":
+            base = f"{k}({q})"
+        elif k == "TellHighProbabilityMistake":
+            base = f"{k}({'fp' if q else 'fn'},{_num(t)})"
         return f"{self.condition}:{base}" if self.condition else base
 
     @property
     def description(self) -> str:
         text = SEMANTICS[self.kind]
         if self.kind in ("PlayProbablySafeCard", "DiscardProbablyUselessCard"):
-            text = text.replace("threshold", f"{self.threshold:.1f}")
+            text = text.replace("threshold", _num(self.threshold))
+        elif self.kind != "LegalRandom" and self.name != self.kind and "(" in self.name:
+            text += " -- parameters " + self.name[self.name.index("("):]
         cond = {"IfLives>1": "when more than one life is left, ", "IfTokens<4": "when fewer than 4 tokens are left, ",
                 "HailMary": "when the deck is empty and more than one life is left, ",
                 "IfDeckNotEmpty": "while the deck is not empty, "}.get(self.condition, "")
@@ -142,6 +209,37 @@ def _build_rule_base() -> List[RuleSpec]:
     for kind in ("DiscardOldestFirst", "DiscardRandomly", "DiscardOldestNoInfoFirst"):
         rules.append(RuleSpec(kind, 0.0, "IfDeckNotEmpty"))
     rules.append(RuleSpec("LegalRandom"))
+    # -- the rest of the MAP-Elites rule base (indices 84..134; the 84 above keep their indices so older
+    # checkpoints stay valid)
+    for kind in ("PlayFinesse", "PlayFinesseTold", "TellFinesse", "PlayJustHinted"):
+        rules.append(RuleSpec(kind))
+    for singled in (1, 0):
+        for newest in (1, 0):
+            for t in (0.0, 0.6, 0.8, 1.0):
+                rules.append(RuleSpec("PlayJustHinted", t, "", singled + 2 * newest + 16 * 2))
+    rules.append(RuleSpec("TellUnambiguous", 0.0, "", 1))
+    rules.append(RuleSpec("TellUnambiguous", 0.0, "", 0))
+    for wp, wu in ((1, 0), (10, -1), (2, -1)):
+        rules.append(RuleSpec("TellUnambiguous2", float(wp), "", wu))
+    for wp, wu in ((1, 0), (1, -1)):
+        rules.append(RuleSpec("TellUnambiguous3", float(wp), "", wu))
+    for n in (1, 2, 3):
+        rules.append(RuleSpec("TellAtLeastNUseless", 0.0, "", n))
+    for t in (0.4, 0.6, 0.8):
+        rules.append(RuleSpec("TellHighProbabilityMistake", t, "", 1))
+    for t in (0.2, 0.4, 0.6):
+        rules.append(RuleSpec("TellHighProbabilityMistake", t, "", 0))
+    for kind in ("TryToUnBlock", "TellToSave", "TellAnyoneAboutUsefulCardImproved",
+                 "TellNextPlayerAboutSingleUsefulCard"):
+        rules.append(RuleSpec(kind))
+    rules.append(RuleSpec("PlayProbablySafeCard", 0.1, "HailMary"))   # Piers's "slightly smarter hail mary"
+    rules.append(RuleSpec("PlayProbablySafeCard", 0.25))               # Flawed's threshold
+    for kind in ("PlayFinesse", "PlayFinesseTold", "PlayJustHinted"):
+        rules.append(RuleSpec(kind, 0.0, "IfLives>1"))
+    for kind, param in (("TellToSave", 0), ("TellAnyoneAboutUsefulCardImproved", 0),
+                        ("TellNextPlayerAboutSingleUsefulCard", 0), ("TellUnambiguous", 1), ("TellFinesse", 0)):
+        rules.append(RuleSpec(kind, 0.0, "IfTokens<4", param))
+    rules.append(RuleSpec("TellUnambiguous2", 1.0, "IfTokens<4", 0))
     return rules
 
 
@@ -158,7 +256,7 @@ def rule_table():
     global _TABLE
     if _TABLE is None:
         _TABLE = _engine.RuleTable([KINDS[r.kind] for r in RULE_BASE], [CONDITIONS[r.condition] for r in RULE_BASE],
-                                   [float(r.threshold) for r in RULE_BASE])
+                                   [float(r.threshold) for r in RULE_BASE], [int(r.param) for r in RULE_BASE])
     return _TABLE
 
 

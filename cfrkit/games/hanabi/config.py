@@ -4,7 +4,9 @@ Parameters (HLE's, with its defaults): ``players`` 2-5, ``colors`` 1-5, ``ranks`
 (0 = HLE's default: 5 for 2-3 players, 4 for 4-5), ``max_information_tokens`` 8, ``max_life_tokens`` 3,
 ``observation_type`` (``minimal``, ``card_knowledge``, ``seer``) and ``scoring``: ``zero_on_loss``
 (HLE: a game that loses its last life scores 0) or ``played_cards`` (the Walton-Rivers framework and
-the MAP-Elites paper: such a game scores the cards on the fireworks).
+the MAP-Elites paper: such a game scores the cards on the fireworks).  ``random_start_player`` (HLE's
+option, default False): the hands are dealt in seat order as usual, then the first player to act is
+drawn uniformly from the game's seeded sampler instead of being player 0.
 """
 from __future__ import annotations
 
@@ -46,8 +48,12 @@ class HanabiConfig:
     max_life_tokens: int = 3
     observation_type: str = "card_knowledge"
     scoring: str = "zero_on_loss"
+    random_start_player: bool = False
 
     def __post_init__(self):
+        if not isinstance(self.random_start_player, (bool, int)) or self.random_start_player not in (0, 1):
+            raise GameError(f"random_start_player must be True or False, got {self.random_start_player!r}")
+        object.__setattr__(self, "random_start_player", bool(self.random_start_player))
         if self.observation_type not in OBSERVATION_TYPES:
             raise GameError(f"observation_type must be one of {', '.join(OBSERVATION_TYPES)}, "
                             f"got {self.observation_type!r}")
@@ -65,7 +71,7 @@ class HanabiConfig:
         return _engine.EngineConfig(self.players, self.colors, self.ranks, self.hand_size,
                                     self.max_information_tokens, self.max_life_tokens,
                                     OBSERVATION_TYPES.index(self.observation_type),
-                                    self.scoring == "played_cards")
+                                    self.scoring == "played_cards", self.random_start_player)
 
     def replace(self, **changes) -> "HanabiConfig":
         return replace(self, **changes)

@@ -48,9 +48,7 @@ def _config(config: ConfigLike, players: Optional[int] = None) -> HanabiConfig:
         unknown = set(config) - _HLE_KEYS
         if unknown:
             raise GameError(f"unknown Hanabi config keys {sorted(unknown)}; known: {sorted(_HLE_KEYS)}")
-        params = {k: v for k, v in config.items() if k not in ("seed", "random_start_player")}
-        if config.get("random_start_player"):
-            raise GameError("random_start_player is not supported (player 0 starts, as in HLE's default)")
+        params = {k: v for k, v in config.items() if k != "seed"}
         ot = params.get("observation_type")
         if isinstance(ot, int):
             params["observation_type"] = ("minimal", "card_knowledge", "seer")[ot]

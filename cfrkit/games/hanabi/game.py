@@ -32,7 +32,13 @@ class HanabiGame(Game):
 
     def __init__(self, players: int = 2, colors: int = 5, ranks: int = 5, hand_size: int = 0,
                  max_information_tokens: int = 8, max_life_tokens: int = 3,
-                 observation_type: str = "card_knowledge", scoring: str = "zero_on_loss"):
+                 observation_type: str = "card_knowledge", scoring: str = "zero_on_loss",
+                 random_start_player: bool = False):
+        if random_start_player:
+            # HLE draws the first player from its generator, not as a chance outcome; this game's chance
+            # nodes are exactly the deals, so a random start belongs to the environments
+            raise GameError("random_start_player is supported by HanabiEnv, HanabiAECEnv, HanabiVectorEnv and "
+                            "play_games, not by the protocol game (player 0 starts)")
         self.config = HanabiConfig(players, colors, ranks, hand_size, max_information_tokens, max_life_tokens,
                                    observation_type, scoring)
         params = dict(players=players, colors=colors, ranks=ranks, hand_size=hand_size,
