@@ -20,7 +20,7 @@ from typing import Dict, Iterable, Optional, Sequence
 import numpy as np
 
 from cfrkit.abstraction.card_abstraction import KIND, MANIFEST, CardAbstraction, load_abstraction, read_manifest, table_path
-from cfrkit.abstraction.clustering import (PotentialSpace, assign_emd1d, assign_l2, assign_pa_emd, histogram_cdfs,
+from cfrkit.abstraction.clustering import (L2Centres, PotentialSpace, assign_emd1d, assign_l2, assign_pa_emd, histogram_cdfs,
                                            kmeans_emd1d, kmeans_l2, kmeans_pa_emd, prepare_pa_centres)
 from cfrkit.abstraction.enumerate import board_sets, hand_indices, round_hands
 from cfrkit.abstraction.errors import AbstractionError
@@ -93,7 +93,9 @@ class RoundFeatures:
     def assign(self, X):
         """(labels int32[n], distance computations)."""
         if self.feature in ("ehs", "ochs"):
-            return assign_l2(X, self.centres), 0
+            if self._prepared is None:
+                self._prepared = L2Centres(self.centres)
+            return assign_l2(X, self.centres, self._prepared, counts=True)
         if self.feature == "hist-emd":
             return assign_emd1d(X, self.centres)
         if self._prepared is None:
