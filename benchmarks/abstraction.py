@@ -164,9 +164,11 @@ def flop_kmeans(args) -> None:
     rf = RoundFeatures(p, 1, args.out)
     c0 = time.process_time()
     X, W = flop_sample(args, rf, args.flop_kmeans)
+    print(f"sample features: {len(X)} hands, {time.process_time() - c0:.1f} CPU s", flush=True)
     feat = time.process_time() - c0
     rf.space.max_candidates = args.max_candidates
-    labels, C, st = kmeans_pa_emd(X, rf.space, 1000, W, p.seed, max_iter=args.max_iter)
+    labels, C, st = kmeans_pa_emd(X, rf.space, 1000, W, p.seed, max_iter=args.max_iter,
+                                  on_iteration=lambda it: print("ITER " + json.dumps(it), flush=True))
     np.save(os.path.join(args.out, "round1_centres.npy"), C)
     print("FLOPKMEANS " + json.dumps({"points": len(X), "sample_feature_cpu": feat, "max_candidates": args.max_candidates,
                                        "stats": st, "peak_rss_mb": __import__("resource").getrusage(

@@ -122,10 +122,6 @@ cdef struct _Pair:
     int i
     int j
 
-cdef int _cmp_pair(const void *a, const void *b) noexcept nogil:
-    cdef double x = (<_Pair *>a).d, y = (<_Pair *>b).d
-    return -1 if x < y else (1 if x > y else 0)
-
 cdef struct _Key:
     double v
     int i
@@ -160,13 +156,32 @@ cdef int _compress(const int32_t *raw, int m, int *ids, double *mass) noexcept n
     return u
 
 
+cdef inline bint _pair_less(const _Pair *x, const _Pair *y) noexcept nogil:
+    # total order (distance, source, sink): the greedy plan is defined even with equal distances
+    return x.d < y.d or (x.d == y.d and (x.i < y.i or (x.i == y.i and x.j < y.j)))
+
+
+cdef inline void _pair_swap(_Pair *buf, int x, int y) noexcept nogil:
+    cdef _Pair t = buf[x]
+    buf[x] = buf[y]
+    buf[y] = t
+
+
 cdef double _greedy(const int *pi, const double *pm, int np_, const int32_t *qi, const double *qm, int nq,
-                    const double[:, ::1] ground, _Pair *buf, double *rp, double *rq) noexcept nogil:
-    """Greedy transport (cheapest remaining pair first): a feasible plan, so an upper bound on the EMD."""
-    cdef int a, b, t = 0, n
-    cdef double cost = 0.0, f
+                    const double[:, ::1] ground, _Pair *buf, double *rp, double *rq, int *stk,
+                    double stop) noexcept nogil:
+    """Greedy transport (cheapest remaining pair first): a feasible plan, so an upper bound on the EMD.
+
+    Pairs are consumed in increasing (distance, source, sink) order by an incremental quicksort (the
+    leftmost unsorted segment is partitioned first), so the sort stops with the plan: once all mass
+    has moved, or once the cost reaches ``stop`` (the caller only needs to know it is >= stop).
+    ``stk`` holds 2 x np_ x nq ints."""
+    cdef int a, b, t = 0, sp = 0, lo, hi, mid, x, y, store
+    cdef double cost = 0.0, f, left = 0.0
+    cdef _Pair piv
     for a in range(np_):
         rp[a] = pm[a]
+        left += pm[a]
         for b in range(nq):
             buf[t].d = ground[pi[a], qi[b]]
             buf[t].i = a
@@ -174,81 +189,64 @@ cdef double _greedy(const int *pi, const double *pm, int np_, const int32_t *qi,
             t += 1
     for b in range(nq):
         rq[b] = qm[b]
-    qsort(buf, t, sizeof(_Pair), _cmp_pair)
-    for n in range(t):
-        a = buf[n].i
-        b = buf[n].j
-        if rp[a] <= 0.0 or rq[b] <= 0.0:
+    if t == 0:
+        return 0.0
+    stk[0] = 0
+    stk[1] = t
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        lo = stk[2 * sp]
+        hi = stk[2 * sp + 1]
+        if hi - lo > 16:
+            mid = lo + (hi - lo) // 2
+            # median of three to hi - 1
+            if _pair_less(&buf[mid], &buf[lo]):
+                _pair_swap(buf, mid, lo)
+            if _pair_less(&buf[hi - 1], &buf[lo]):
+                _pair_swap(buf, hi - 1, lo)
+            if _pair_less(&buf[mid], &buf[hi - 1]):
+                _pair_swap(buf, mid, hi - 1)
+            piv = buf[hi - 1]
+            store = lo
+            for x in range(lo, hi - 1):
+                if _pair_less(&buf[x], &piv):
+                    _pair_swap(buf, x, store)
+                    store += 1
+            _pair_swap(buf, store, hi - 1)
+            # right part, the pivot alone, then the left part on top (processed first)
+            if store + 1 < hi:
+                stk[2 * sp] = store + 1
+                stk[2 * sp + 1] = hi
+                sp += 1
+            stk[2 * sp] = store
+            stk[2 * sp + 1] = store + 1
+            sp += 1
+            if lo < store:
+                stk[2 * sp] = lo
+                stk[2 * sp + 1] = store
+                sp += 1
             continue
-        f = rp[a] if rp[a] < rq[b] else rq[b]
-        cost += f * buf[n].d
-        rp[a] -= f
-        rq[b] -= f
+        for x in range(lo + 1, hi):  # insertion sort of a short segment, then consume it
+            piv = buf[x]
+            y = x - 1
+            while y >= lo and _pair_less(&piv, &buf[y]):
+                buf[y + 1] = buf[y]
+                y -= 1
+            buf[y + 1] = piv
+        for x in range(lo, hi):
+            a = buf[x].i
+            b = buf[x].j
+            if rp[a] <= 0.0 or rq[b] <= 0.0:
+                continue
+            f = rp[a] if rp[a] < rq[b] else rq[b]
+            cost += f * buf[x].d
+            rp[a] -= f
+            rq[b] -= f
+            left -= f
+            if left <= 1e-13 or cost >= stop:
+                return cost
     return cost
-
-
-def pa_nearest_two(const int32_t[:, ::1] pts, const double[:, ::1] lb, const int32_t[:, ::1] cids,
-                   const double[:, ::1] cmass, const double[:, ::1] ground, int max_candidates=0):
-    """Nearest and second-nearest potential-aware centre of each point under the greedy EMD.
-
-    max_candidates > 0 computes the EMD only to that many centres of smallest lower bound
-    (approximate search; 0 = exact).
-
-    pts: next-round bucket ids of each point (int32[n, m], -1 = none); lb: float64[n, k] lower bounds
-    (distance of mean embeddings); cids / cmass: centres' support (int32[k, S], -1 padded) and masses.
-    Centres are tried in increasing lower bound and the search stops once the bound reaches the
-    second-best distance.  Returns (int32 labels, float64 d1, float64 d2, int64 EMDs computed)."""
-    cdef Py_ssize_t n = pts.shape[0], m = pts.shape[1], k = lb.shape[1], S = cids.shape[1]
-    cdef cnp.ndarray[int32_t, ndim=1] lab_a = np.empty(n, dtype=np.int32)
-    cdef cnp.ndarray[double, ndim=1] d1_a = np.empty(n), d2_a = np.empty(n)
-    cdef int32_t[::1] lab = lab_a
-    cdef double[::1] d1 = d1_a, d2 = d2_a
-    cdef int64_t computed = 0
-    cdef Py_ssize_t i, c, r
-    cdef int np_, nq, best
-    cdef Py_ssize_t limit = k if max_candidates <= 0 or max_candidates > k else max_candidates
-    cdef double b1, b2, dist
-    cdef int *ids = <int *>malloc(m * sizeof(int))
-    cdef double *mass = <double *>malloc(m * sizeof(double))
-    cdef _Key *keys = <_Key *>malloc(k * sizeof(_Key))
-    cdef _Pair *buf = <_Pair *>malloc(m * S * sizeof(_Pair))
-    cdef double *rp = <double *>malloc(m * sizeof(double))
-    cdef double *rq = <double *>malloc(S * sizeof(double))
-    cdef int *nsup = <int *>malloc(k * sizeof(int))
-    try:
-        with nogil:
-            for c in range(k):
-                nq = 0
-                while nq < S and cids[c, nq] >= 0:
-                    nq += 1
-                nsup[c] = nq
-            for i in range(n):
-                np_ = _compress(&pts[i, 0], m, ids, mass)
-                for c in range(k):
-                    keys[c].v = lb[i, c]
-                    keys[c].i = c
-                qsort(keys, k, sizeof(_Key), _cmp_key)
-                b1 = 1e300
-                b2 = 1e300
-                best = keys[0].i
-                for r in range(limit):
-                    if keys[r].v >= b2:
-                        break
-                    c = keys[r].i
-                    dist = _greedy(ids, mass, np_, &cids[c, 0], &cmass[c, 0], nsup[c], ground, buf, rp, rq)
-                    computed += 1
-                    if dist < b1:
-                        b2 = b1
-                        b1 = dist
-                        best = c
-                    elif dist < b2:
-                        b2 = dist
-                lab[i] = best
-                d1[i] = b1
-                d2[i] = b2
-    finally:
-        free(ids); free(mass); free(keys); free(buf); free(rp); free(rq); free(nsup)
-    return lab_a, d1_a, d2_a, computed
 
 
 def greedy_emd_pairs(const int32_t[::1] pi, const double[::1] pm, const int32_t[::1] qi, const double[::1] qm,
@@ -257,13 +255,14 @@ def greedy_emd_pairs(const int32_t[::1] pi, const double[::1] pm, const int32_t[
     cdef int np_ = pi.shape[0], nq = qi.shape[0], a
     cdef int *ids = <int *>malloc(max(np_, 1) * sizeof(int))
     cdef _Pair *buf = <_Pair *>malloc(max(np_ * nq, 1) * sizeof(_Pair))
+    cdef int *stk = <int *>malloc(2 * max(np_ * nq, 1) * sizeof(int))
     cdef double *rp = <double *>malloc(max(np_, 1) * sizeof(double))
     cdef double *rq = <double *>malloc(max(nq, 1) * sizeof(double))
     cdef double out
     for a in range(np_):
         ids[a] = pi[a]
-    out = _greedy(ids, &pm[0], np_, &qi[0], &qm[0], nq, ground, buf, rp, rq)
-    free(ids); free(buf); free(rp); free(rq)
+    out = _greedy(ids, &pm[0], np_, &qi[0], &qm[0], nq, ground, buf, rp, rq, stk, 1e300)
+    free(ids); free(buf); free(stk); free(rp); free(rq)
     return out
 
 
@@ -376,13 +375,15 @@ def pa_centre_marginals(const int32_t[:, ::1] cids, const double[:, ::1] cmass, 
 
 def pa_search(const int32_t[:, ::1] pts, const double[:, ::1] embed, int norm, const int32_t[:, ::1] cids,
               const double[:, ::1] cmass, const double[:, ::1] cemb, const double[:, :, ::1] cvals,
-              const double[:, :, ::1] cw, const double[:, ::1] ground, int max_candidates=0, bint use_marginal=True):
+              const double[:, :, ::1] cw, const double[:, ::1] ground, int max_candidates=0, bint use_marginal=True,
+              bint use_stop=True):
     """Nearest and second-nearest centre of each point under the greedy EMD, pruned by LB0 and LB1.
 
     pts: next-round bucket ids (int32[n, m], -1 = none); embed: float64[K, D] next-round centres;
     norm: 1 (L1 ground, LB1 used) or 2; cids / cmass: centres' supports (int32[k, S], -1 padded)
     and masses; cemb: their mean embeddings float64[k, D]; cvals / cw: :func:`pa_centre_marginals`.
     max_candidates > 0 examines only that many centres of smallest LB0 (approximate; 0 = exact).
+    use_stop: a greedy EMD stops once it reaches the second-best distance (same result, cheaper).
     Returns (int32 labels, float64 d1, float64 d2, int64[3] counts: centres examined, LB1s, EMDs)."""
     cdef Py_ssize_t n = pts.shape[0], m = pts.shape[1], k = cids.shape[0], S = cids.shape[1]
     cdef Py_ssize_t D = embed.shape[1]
@@ -404,6 +405,7 @@ def pa_search(const int32_t[:, ::1] pts, const double[:, ::1] embed, int norm, c
     cdef double *pw = <double *>malloc(D * m * sizeof(double))
     cdef _Key *heap = <_Key *>malloc(k * sizeof(_Key))
     cdef _Pair *buf = <_Pair *>malloc(m * S * sizeof(_Pair))
+    cdef int *stk = <int *>malloc(2 * m * S * sizeof(int))
     cdef double *rp = <double *>malloc(m * sizeof(double))
     cdef double *rq = <double *>malloc(S * sizeof(double))
     cdef int *nsup = <int *>malloc(k * sizeof(int))
@@ -461,7 +463,8 @@ def pa_search(const int32_t[:, ::1] pts, const double[:, ::1] embed, int norm, c
                         n_lb1 += 1
                         if _marginal_lb(pv, pw, np_, cvals, cw, c, nsup[c], D, b2) >= b2:
                             continue
-                    dist = _greedy(ids, mass, np_, &cids[c, 0], &cmass[c, 0], nsup[c], ground, buf, rp, rq)
+                    dist = _greedy(ids, mass, np_, &cids[c, 0], &cmass[c, 0], nsup[c], ground, buf, rp, rq, stk,
+                                   b2 if use_stop else 1e300)
                     n_emd += 1
                     if dist < b1:
                         b2 = b1
@@ -474,7 +477,7 @@ def pa_search(const int32_t[:, ::1] pts, const double[:, ::1] embed, int norm, c
                 d1[i] = b1
                 d2[i] = b2
     finally:
-        free(ids); free(mass); free(pe); free(pv); free(pw); free(heap); free(buf); free(rp); free(rq); free(nsup)
+        free(ids); free(mass); free(pe); free(pv); free(pw); free(heap); free(buf); free(stk); free(rp); free(rq); free(nsup)
     cnt_a[0] = examined
     cnt_a[1] = n_lb1
     cnt_a[2] = n_emd
@@ -537,6 +540,7 @@ def pa_rows(const int32_t[:, ::1] pts, const int32_t[::1] labels, const int32_t[
     cdef int *ids = <int *>malloc(m * sizeof(int))
     cdef double *mass = <double *>malloc(m * sizeof(double))
     cdef _Pair *buf = <_Pair *>malloc(m * S * sizeof(_Pair))
+    cdef int *stk = <int *>malloc(2 * m * S * sizeof(int))
     cdef double *rp = <double *>malloc(m * sizeof(double))
     cdef double *rq = <double *>malloc(S * sizeof(double))
     try:
@@ -547,9 +551,9 @@ def pa_rows(const int32_t[:, ::1] pts, const int32_t[::1] labels, const int32_t[
                 nq = 0
                 while nq < S and cids[c, nq] >= 0:
                     nq += 1
-                out[i] = _greedy(ids, mass, np_, &cids[c, 0], &cmass[c, 0], nq, ground, buf, rp, rq)
+                out[i] = _greedy(ids, mass, np_, &cids[c, 0], &cmass[c, 0], nq, ground, buf, rp, rq, stk, 1e300)
     finally:
-        free(ids); free(mass); free(buf); free(rp); free(rq)
+        free(ids); free(mass); free(buf); free(stk); free(rp); free(rq)
     return out_a
 
 

@@ -314,7 +314,7 @@ def _pa_rows(space, ids, pc: PACentres, labels):
 
 
 def kmeans_pa_emd(ids: np.ndarray, space: PotentialSpace, k: int, weights: Optional[np.ndarray] = None,
-                  seed: int = 0, max_iter: int = 20, tol: float = 1e-3):
+                  seed: int = 0, max_iter: int = 20, tol: float = 1e-3, on_iteration=None):
     """Potential-aware k-means: points are next-round bucket ids int[n, m] (-1 = none).
 
     Seeding: k-means++ under the lower-bound (embedding) distance; Lloyd: centres are the weighted
@@ -323,7 +323,8 @@ def kmeans_pa_emd(ids: np.ndarray, space: PotentialSpace, k: int, weights: Optio
     centre-to-centre gaps from LB0, which only skips less); the points that fail the test are
     searched again (:func:`pa_search`: LB0 order, LB1 prune, greedy EMD).  Returns (labels, centres
     float32[k, K] distributions, stats: iterations, EMDs computed, EMDs a plain Lloyd would compute,
-    fraction skipped, LB1 bounds computed, CPU seconds)."""
+    fraction skipped, LB1 bounds computed, CPU seconds).  ``on_iteration(stats)`` is called after the
+    first assignment and each Lloyd iteration (progress, measurements)."""
     import time
 
     cpu0 = time.process_time()
@@ -356,6 +357,13 @@ def kmeans_pa_emd(ids: np.ndarray, space: PotentialSpace, k: int, weights: Optio
     counts = counts.astype(np.float64)
     computed = counts[2]
     naive = n * k
+
+    def report(it, changed):
+        if on_iteration is not None:
+            on_iteration({"iteration": it, "changed": changed, "distances": float(computed), "naive_distances": float(naive),
+                          "lb1_bounds": float(counts[1]), "cpu_seconds": time.process_time() - cpu0})
+
+    report(0, n)
     ok = ids >= 0
     cnt = np.maximum(ok.sum(1), 1)
     rows = np.repeat(np.arange(n), ids.shape[1])[ok.reshape(-1)]
@@ -392,6 +400,7 @@ def kmeans_pa_emd(ids: np.ndarray, space: PotentialSpace, k: int, weights: Optio
             computed += c2[2]
             changed = int((lab2 != labels[need]).sum())
             labels[need], u[need], l[need] = lab2, d1, d2
+        report(it, changed)
         if changed <= tol * n:
             break
     return labels, Q.astype(np.float32), {"iterations": float(it), "distances": float(computed),
