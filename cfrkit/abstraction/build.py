@@ -387,4 +387,5 @@ def default_abstraction(progress: bool = True) -> CardAbstraction:
     cache = os.environ.get("CFRKIT_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "cfrkit"))
     out = os.path.join(cache, "abstraction", "default-v1")
     return build_abstraction((169, 50, 50, 50), out, features=("lossless", "hist-emd", "hist-emd", "ochs"),
-                             seed=0, sample=50_000, river_storage="centres", progress=progress)
+                             seed=0, sample=50_000, river_storage="centres", progress=progress,
+                             pa_candidates=32)  # unused by these features; the value the cache was built with
