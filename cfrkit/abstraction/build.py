@@ -80,13 +80,18 @@ class RoundFeatures:
             raise AbstractionError(f"no features for {self.feature}")
         return live, X
 
-    def cluster(self, X, weights, k, seed):
+    def cluster(self, X, weights, k, seed, progress=False):
         if self.feature in ("ehs", "ochs"):
             labels, C, stats = kmeans_l2(X, k, weights, seed)
         elif self.feature == "hist-emd":
             labels, C, stats = kmeans_emd1d(X, k, weights, seed)
         else:
-            labels, C, stats = kmeans_pa_emd(X, self.space, k, weights, seed)
+            def report(st):
+                print(f"{ROUND_NAMES[self.round]}: k-means iteration {st['iteration']}: {st['changed']:,} hands moved, "
+                      f"{st['distances']:,.0f} EMDs ({1 - st['distances'] / st['naive_distances']:.1%} skipped), "
+                      f"{st['cpu_seconds']:.0f} CPU s", flush=True)
+
+            labels, C, stats = kmeans_pa_emd(X, self.space, k, weights, seed, on_iteration=report if progress else None)
         self.centres = C
         return labels, C, stats
 
@@ -277,7 +282,7 @@ def _build_round(params, r, out, workers, progress, ray_address, board_fraction)
     c0 = time.process_time()
     if progress:
         print(f"{name}: k-means of {len(X):,} hands into {params.buckets[r]} buckets ({params.features[r]})", flush=True)
-    _, C, kstats = rf.cluster(X, W, params.buckets[r], params.seed)
+    _, C, kstats = rf.cluster(X, W, params.buckets[r], params.seed, progress)
     t_km = time.time() - t0
     cpu_km = time.process_time() - c0
     _atomic_npy(os.path.join(out, f"round{r}_centres.npy"), C)
