@@ -70,6 +70,7 @@ def test_greedy_and_lower_bounds_against_references():
 def test_pruned_search_is_brute_force_argmin(norm):
     rng = np.random.default_rng(norm)
     space = _space(rng, norm=norm)
+    space.use_marginal = True
     ids = rng.integers(0, 40, size=(250, 10)).astype(np.int32)
     ids[rng.random(ids.shape) < 0.15] = -1
     pc = PACentres(space, rng.dirichlet(np.full(40, 0.3), size=30))

@@ -214,11 +214,13 @@ class PotentialSpace:
     """
 
     def __init__(self, embed: np.ndarray, norm: int, support: int = 64, max_candidates: int = 0,
-                 use_marginal: bool = True):
+                 use_marginal: bool = False):
         from scipy.spatial.distance import cdist
 
         self.max_candidates = int(max_candidates)  # > 0: approximate search (EMD to the best-bounded only)
-        self.use_marginal = bool(use_marginal)  # LB1 prune (norm 1); off = LB0 only, same result
+        # LB1 prune (norm 1), same result: it cuts the hold'em flop's greedy EMDs 3x but costs more than
+        # it saves against the early-stopped greedy (benchmarks/RESULTS.md), so it is off by default
+        self.use_marginal = bool(use_marginal)
         self.embed = np.ascontiguousarray(embed, dtype=np.float64)
         self.norm = int(norm)
         self._metric = "cityblock" if self.norm == 1 else "euclidean"
