@@ -11,6 +11,10 @@ the potential-aware distance: greedy EMD (used) and POT's Sinkhorn against exact
     python benchmarks/abstraction.py --fraction 0.002 --sample 50000 --workers 2   # whole phases
     python benchmarks/abstraction.py --rates --boards 20          # per-board CPU of the assignment
     OMP_NUM_THREADS=1 python benchmarks/abstraction.py --kmeans-points 20000   # k-means CPU
+    # potential-aware flop over a REAL turn table in --out (a finished turn round, built with --sample S):
+    python benchmarks/abstraction.py --flop-kmeans 20000 --sample S --out DIR      # k-means, saves centres
+    python benchmarks/abstraction.py --rates --rounds flop --sample S --out DIR    # assignment CPU / board
+    python benchmarks/abstraction.py --flop-agreement --boards 16 --sample S --out DIR  # capped vs exact
     # the full build this extrapolates:
     python -m cfrkit abstraction build --buckets 169,1000,1000,1000 --out abs_1000
 """
