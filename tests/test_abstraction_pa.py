@@ -43,9 +43,9 @@ def test_greedy_and_lower_bounds_against_references():
 
     rng = np.random.default_rng(11)
     space = _space(rng)
-    ids = rng.integers(0, 40, size=(30, 9)).astype(np.int32)
+    ids = rng.integers(0, 40, size=(16, 9)).astype(np.int32)
     ids[rng.random(ids.shape) < 0.2] = -1
-    pc = PACentres(space, rng.dirichlet(np.full(40, 0.4), size=12))
+    pc = PACentres(space, rng.dirichlet(np.full(40, 0.4), size=8))
     Q = _dense(pc, 40)
     l0, l1 = K.pa_lower_bounds(ids, space.embed, 1, pc.cids, pc.cemb, pc.cvals, pc.cw)
     for i in range(len(ids)):
