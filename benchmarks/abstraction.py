@@ -11,6 +11,10 @@ the potential-aware distance: greedy EMD (used) and POT's Sinkhorn against exact
     python benchmarks/abstraction.py --fraction 0.002 --sample 50000 --workers 2   # whole phases
     python benchmarks/abstraction.py --rates --boards 20          # per-board CPU of the assignment
     OMP_NUM_THREADS=1 python benchmarks/abstraction.py --kmeans-points 20000   # k-means CPU
+    # potential-aware flop over a REAL turn table in --out (a finished turn round, built with --sample S):
+    python benchmarks/abstraction.py --flop-kmeans 20000 --sample S --out DIR      # k-means, saves centres
+    python benchmarks/abstraction.py --rates --rounds flop --sample S --out DIR    # assignment CPU / board
+    python benchmarks/abstraction.py --flop-agreement --boards 16 --sample S --out DIR  # capped vs exact
     # the full build this extrapolates:
     python -m cfrkit abstraction build --buckets 169,1000,1000,1000 --out abs_1000
 """
@@ -111,7 +115,9 @@ def rates(args) -> None:
             rf.space.max_candidates = args.max_candidates
         sets, _ = board_sets(BOARD_CARDS[r])
         pick = rng.choice(len(sets), nb, replace=False)
-        if r == 1:
+        if r == 1 and os.path.exists(os.path.join(args.out, "round1_centres.npy")):
+            rf.centres = np.load(os.path.join(args.out, "round1_centres.npy"))  # from --flop-kmeans
+        elif r == 1:
             X = np.concatenate([rf.of_board(sets[b])[1] for b in pick])
             C = np.zeros((1000, 1000))
             for j, row in enumerate(X[rng.choice(len(X), 1000, replace=False)]):
@@ -122,16 +128,130 @@ def rates(args) -> None:
             rf.centres = np.load(os.path.join(args.out, f"round{r}_centres.npy"))
         c0 = time.process_time()
         entries = 0
+        computed = 0
         for b in pick:
-            pos, _, _ = _assign_boards(rf, sets[b:b + 1], None)
+            pos, _, c = _assign_boards(rf, sets[b:b + 1], None)
             entries += pos.size
+            computed += c
         cpu = (time.process_time() - c0) / nb
         out[name] = {"boards": len(sets), "cpu_per_board": cpu, "entries_per_board": entries / nb,
-                     "assign_cpu_total": cpu * len(sets)}
+                     "assign_cpu_total": cpu * len(sets), "distances_per_hand": computed / max(entries, 1)}
         print(f"{name}: {cpu * 1000:.1f} ms CPU per board ({entries / nb:.0f} table entries), "
               f"{len(sets)} boards -> {cpu * len(sets):.0f} CPU s, {cpu * len(sets) / 2 / 3600:.2f} h on 2 cores "
               f"(EXTRAPOLATED)", flush=True)
     print("RATES " + json.dumps(out))
+
+
+def flop_sample(args, rf, n_hands, seed=1):
+    """Flop points (turn buckets of every hand for each turn card) of the boards a build samples."""
+    from cfrkit.abstraction.enumerate import board_sets
+
+    sets, weights = board_sets(3)
+    rng = np.random.default_rng(seed)
+    n_boards = min(len(sets), -(-n_hands // 1176))
+    X, W = [], []
+    for b in np.sort(rng.choice(len(sets), n_boards, replace=False)):
+        live, x = rf.of_board(sets[b])
+        X.append(x)
+        W.append(np.full(len(live), float(weights[b])))
+    return np.concatenate(X), np.concatenate(W)
+
+
+def flop_kmeans(args) -> None:
+    """CPU seconds and bound statistics of the potential-aware flop k-means (k = 1000) on
+    --flop-kmeans hands, over the real turn table of --out (a finished turn round); saves the
+    centres as round1_centres.npy for --rates / --flop-agreement."""
+    from cfrkit.abstraction.build import RoundFeatures
+    from cfrkit.abstraction.clustering import kmeans_pa_emd
+
+    p = params_for(args)
+    rf = RoundFeatures(p, 1, args.out)
+    c0 = time.process_time()
+    X, W = flop_sample(args, rf, args.flop_kmeans)
+    print(f"sample features: {len(X)} hands, {time.process_time() - c0:.1f} CPU s", flush=True)
+    feat = time.process_time() - c0
+    rf.space.max_candidates = args.max_candidates
+    labels, C, st = kmeans_pa_emd(X, rf.space, 1000, W, p.seed, max_iter=args.max_iter,
+                                  on_iteration=lambda it: print("ITER " + json.dumps(it), flush=True))
+    np.save(os.path.join(args.out, "round1_centres.npy"), C)
+    print("FLOPKMEANS " + json.dumps({"points": len(X), "sample_feature_cpu": feat, "max_candidates": args.max_candidates,
+                                       "stats": st, "peak_rss_mb": __import__("resource").getrusage(
+                                           __import__("resource").RUSAGE_SELF).ru_maxrss / 1024}), flush=True)
+
+
+def flop_agreement(args) -> None:
+    """Candidate-capped search (EMD to the ``--max-candidates`` best-LB0 centres) against the exact
+    search (all centres, pruned by LB0/LB1 only), both under the greedy EMD, on every hand of
+    --boards // 4 random flop boards; and the greedy EMD's nearest centre against the exact EMD's
+    (POT ot.emd2, all centres whose LB1 is below the exact EMD of the greedy choice) on a subsample."""
+    from cfrkit.abstraction.build import RoundFeatures
+    from cfrkit.abstraction.clustering import PACentres, _pa_nearest
+    from cfrkit.abstraction.enumerate import board_sets
+    from cfrkit._kernels import abstraction as K
+
+    p = params_for(args)
+    rf = RoundFeatures(p, 1, args.out)
+    C = np.load(os.path.join(args.out, "round1_centres.npy"))
+    pc = PACentres(rf.space, C)
+    sets, _ = board_sets(3)
+    rng = np.random.default_rng(7)
+    nb = max(1, args.boards // 4)
+    X = np.concatenate([rf.of_board(sets[b])[1] for b in rng.choice(len(sets), nb, replace=False)])
+    res = {"boards": nb, "hands": len(X)}
+    space = rf.space
+    space.max_candidates = 0
+    c0 = time.process_time()
+    lab_x, d_x, _, cnt_x = _pa_nearest(space, X, pc)
+    res["exact_search_cpu_per_hand_ms"] = (time.process_time() - c0) / len(X) * 1e3
+    res["exact_search_counts_per_hand"] = (cnt_x / len(X)).tolist()
+    space.use_marginal = False
+    c0 = time.process_time()
+    sub = X[:200]
+    lab_0, _, _, cnt_0 = _pa_nearest(space, sub, pc)
+    res["lb0_only_cpu_per_hand_ms"] = (time.process_time() - c0) / len(sub) * 1e3
+    res["lb0_only_counts_per_hand"] = (cnt_0 / len(sub)).tolist()
+    assert np.array_equal(lab_0, lab_x[:200])
+    space.use_marginal = True
+    for cap in (8, 32):
+        space.max_candidates = cap
+        c0 = time.process_time()
+        lab_c, d_c, _, cnt_c = _pa_nearest(space, X, pc)
+        res[f"cap{cap}"] = {"same_centre": float(np.mean(lab_c == lab_x)),
+                            "mean_emd_excess": float(np.mean((d_c - d_x) / d_x)),
+                            "max_emd_excess": float(np.max((d_c - d_x) / d_x)),
+                            "cpu_per_hand_ms": (time.process_time() - c0) / len(X) * 1e3,
+                            "counts_per_hand": (cnt_c / len(X)).tolist()}
+    space.max_candidates = 0
+    # greedy argmin against exact-EMD argmin (POT), pruned by LB1 <= exact EMD
+    Qt = np.zeros((len(C), space.num_buckets))
+    for j in range(len(C)):
+        v = pc.cids[j] >= 0
+        Qt[j, pc.cids[j][v]] = pc.cmass[j][v]
+    pick = rng.choice(len(X), min(args.exact_hands, len(X)), replace=False)
+    same = 0
+    excess = []
+    pot_calls = 0
+    for i in pick:
+        row = X[i]
+        _, l1 = K.pa_lower_bounds(X[i:i + 1], space.embed, space.norm, pc.cids, pc.cemb, pc.cvals, pc.cw)
+        l1 = l1[0]
+        e_g = space.exact_emd(row, Qt[lab_x[i]])
+        best, best_j = e_g, lab_x[i]
+        for j in np.argsort(l1):
+            if l1[j] >= best:
+                break
+            if j == lab_x[i]:
+                continue
+            e = space.exact_emd(row, Qt[j])
+            pot_calls += 1
+            if e < best:
+                best, best_j = e, j
+        same += best_j == lab_x[i]
+        excess.append((e_g - best) / best)
+    res["greedy_vs_exact_emd"] = {"hands": len(pick), "same_centre": same / len(pick),
+                                  "mean_exact_emd_excess": float(np.mean(excess)),
+                                  "max_exact_emd_excess": float(np.max(excess)), "pot_calls_per_hand": pot_calls / len(pick)}
+    print("FLOPAGREE " + json.dumps(res), flush=True)
 
 
 def kmeans_rates(args) -> None:
@@ -176,7 +296,17 @@ def main():
     ap.add_argument("--rounds", default="river,turn,flop", help="rounds for --rates")
     ap.add_argument("--max-candidates", type=int, default=0, help="flop: approximate search (0 = exact)")
     ap.add_argument("--kmeans-points", type=int, default=0, help="k-means CPU timing on this many hands")
+    ap.add_argument("--flop-kmeans", type=int, default=0, help="potential-aware flop k-means on this many hands")
+    ap.add_argument("--max-iter", type=int, default=20, help="--flop-kmeans: Lloyd iterations at most")
+    ap.add_argument("--flop-agreement", action="store_true", help="capped vs exact flop search, greedy vs exact EMD")
+    ap.add_argument("--exact-hands", type=int, default=100, help="--flop-agreement: hands checked with POT")
     args = ap.parse_args()
+    if args.flop_kmeans:
+        flop_kmeans(args)
+        return
+    if args.flop_agreement:
+        flop_agreement(args)
+        return
     if args.kmeans_points:
         kmeans_rates(args)
         return

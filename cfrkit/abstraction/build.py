@@ -20,7 +20,7 @@ from typing import Dict, Iterable, Optional, Sequence
 import numpy as np
 
 from cfrkit.abstraction.card_abstraction import KIND, MANIFEST, CardAbstraction, load_abstraction, read_manifest, table_path
-from cfrkit.abstraction.clustering import (PotentialSpace, assign_emd1d, assign_l2, assign_pa_emd, histogram_cdfs,
+from cfrkit.abstraction.clustering import (L2Centres, PotentialSpace, assign_emd1d, assign_l2, assign_pa_emd, histogram_cdfs,
                                            kmeans_emd1d, kmeans_l2, kmeans_pa_emd, prepare_pa_centres)
 from cfrkit.abstraction.enumerate import board_sets, hand_indices, round_hands
 from cfrkit.abstraction.errors import AbstractionError
@@ -80,20 +80,27 @@ class RoundFeatures:
             raise AbstractionError(f"no features for {self.feature}")
         return live, X
 
-    def cluster(self, X, weights, k, seed):
+    def cluster(self, X, weights, k, seed, progress=False):
         if self.feature in ("ehs", "ochs"):
             labels, C, stats = kmeans_l2(X, k, weights, seed)
         elif self.feature == "hist-emd":
             labels, C, stats = kmeans_emd1d(X, k, weights, seed)
         else:
-            labels, C, stats = kmeans_pa_emd(X, self.space, k, weights, seed)
+            def report(st):
+                print(f"{ROUND_NAMES[self.round]}: k-means iteration {st['iteration']}: {st['changed']:,} hands moved, "
+                      f"{st['distances']:,.0f} EMDs ({1 - st['distances'] / st['naive_distances']:.1%} skipped), "
+                      f"{st['cpu_seconds']:.0f} CPU s", flush=True)
+
+            labels, C, stats = kmeans_pa_emd(X, self.space, k, weights, seed, on_iteration=report if progress else None)
         self.centres = C
         return labels, C, stats
 
     def assign(self, X):
         """(labels int32[n], distance computations)."""
         if self.feature in ("ehs", "ochs"):
-            return assign_l2(X, self.centres), 0
+            if self._prepared is None:
+                self._prepared = L2Centres(self.centres)
+            return assign_l2(X, self.centres, self._prepared, counts=True)
         if self.feature == "hist-emd":
             return assign_emd1d(X, self.centres)
         if self._prepared is None:
@@ -275,7 +282,7 @@ def _build_round(params, r, out, workers, progress, ray_address, board_fraction)
     c0 = time.process_time()
     if progress:
         print(f"{name}: k-means of {len(X):,} hands into {params.buckets[r]} buckets ({params.features[r]})", flush=True)
-    _, C, kstats = rf.cluster(X, W, params.buckets[r], params.seed)
+    _, C, kstats = rf.cluster(X, W, params.buckets[r], params.seed, progress)
     t_km = time.time() - t0
     cpu_km = time.process_time() - c0
     _atomic_npy(os.path.join(out, f"round{r}_centres.npy"), C)
@@ -385,4 +392,5 @@ def default_abstraction(progress: bool = True) -> CardAbstraction:
     cache = os.environ.get("CFRKIT_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "cfrkit"))
     out = os.path.join(cache, "abstraction", "default-v1")
     return build_abstraction((169, 50, 50, 50), out, features=("lossless", "hist-emd", "hist-emd", "ochs"),
-                             seed=0, sample=50_000, river_storage="centres", progress=progress)
+                             seed=0, sample=50_000, river_storage="centres", progress=progress,
+                             pa_candidates=32)  # unused by these features; the value the cache was built with

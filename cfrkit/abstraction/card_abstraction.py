@@ -157,7 +157,7 @@ class CardAbstraction:
 
     def _assign_from_features(self, r: int, board: np.ndarray) -> np.ndarray:
         from cfrkit.abstraction import features as F
-        from cfrkit.abstraction.clustering import assign_l2
+        from cfrkit.abstraction.clustering import L2Centres, assign_l2
 
         feat = self.params.features[r]
         if feat == "ochs":
@@ -166,7 +166,9 @@ class CardAbstraction:
             X = F.expected_strength(self.ctx, board)[:, None]
         else:
             raise AbstractionError(f"{feat} buckets of the {ROUND_NAMES[r]} need a table")
-        return assign_l2(X, self._centres[r])
+        if ("l2", r) not in self._prepared:
+            self._prepared[("l2", r)] = L2Centres(self._centres[r])
+        return assign_l2(X, self._centres[r], self._prepared[("l2", r)])
 
     def info(self) -> Dict[str, object]:
         """Parameters and build statistics from the manifest."""

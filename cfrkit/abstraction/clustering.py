@@ -51,8 +51,40 @@ def kmeans_l2(X: np.ndarray, k: int, weights: Optional[np.ndarray] = None, seed:
                                                                              "inertia": float(km.inertia_)}
 
 
-def assign_l2(X: np.ndarray, centres: np.ndarray, chunk: int = 65536) -> np.ndarray:
-    """Nearest centre (L2) of each row: int32[n]; rows with NaN get -1."""
+class L2Centres:
+    """Centres sorted by their projection on their principal direction, for :func:`assign_l2`."""
+
+    def __init__(self, centres: np.ndarray):
+        C = np.ascontiguousarray(centres, dtype=np.float64)
+        if len(C) > 1:
+            axis = np.linalg.svd(C - C.mean(0), full_matrices=False)[2][0]
+        else:
+            axis = np.eye(C.shape[1])[0]
+        axis = np.ascontiguousarray(axis / max(np.linalg.norm(axis), 1e-300))
+        proj = C @ axis
+        self.order = np.argsort(proj, kind="stable").astype(np.int64)
+        self.sorted = np.ascontiguousarray(C[self.order])
+        self.proj = np.ascontiguousarray(proj[self.order])
+        self.axis = axis
+
+    def nearest(self, X: np.ndarray):
+        return _kernel.l2_nearest(np.ascontiguousarray(X, dtype=np.float32), self.sorted, self.proj, self.order,
+                                  self.axis)
+
+
+def assign_l2(X: np.ndarray, centres: np.ndarray, prepared: Optional[L2Centres] = None,
+              counts: bool = False) -> np.ndarray:
+    """Nearest centre (L2, exact in float64, ties to the smaller id) of each row: int32[n]; rows
+    with NaN get -1.  Centres are searched in the order of their projection on their principal
+    direction and pruned by it (``pyx/abstraction.pyx``); ``counts`` also returns the distances
+    computed."""
+    lab, computed = (prepared or L2Centres(centres)).nearest(X)
+    return (lab, computed) if counts else lab
+
+
+def assign_l2_blas(X: np.ndarray, centres: np.ndarray, chunk: int = 65536) -> np.ndarray:
+    """Nearest centre by the float32 expansion ||c||^2 - 2 x.c (BLAS), as builds before the pruned
+    search did; kept for measuring the agreement of the two (near-ties may differ)."""
     X = np.asarray(X, dtype=np.float32)
     C = np.asarray(centres, dtype=np.float32)
     cn = (C * C).sum(1)
@@ -181,10 +213,14 @@ class PotentialSpace:
     value, :meth:`sinkhorn_emd` the entropic one, for measuring the error.
     """
 
-    def __init__(self, embed: np.ndarray, norm: int, support: int = 64, max_candidates: int = 0):
+    def __init__(self, embed: np.ndarray, norm: int, support: int = 64, max_candidates: int = 0,
+                 use_marginal: bool = False):
         from scipy.spatial.distance import cdist
 
         self.max_candidates = int(max_candidates)  # > 0: approximate search (EMD to the best-bounded only)
+        # LB1 prune (norm 1), same result: it cuts the hold'em flop's greedy EMDs 3x but costs more than
+        # it saves against the early-stopped greedy (benchmarks/RESULTS.md), so it is off by default
+        self.use_marginal = bool(use_marginal)
         self.embed = np.ascontiguousarray(embed, dtype=np.float64)
         self.norm = int(norm)
         self._metric = "cityblock" if self.norm == 1 else "euclidean"
@@ -254,36 +290,46 @@ class PotentialSpace:
         return float(ot.sinkhorn2(pm, q[qi] / q[qi].sum(), M / scale, reg, numItermax=5000)) * scale
 
 
-def _pa_nearest(space: PotentialSpace, ids, pemb, cids, cmass, cemb, chunk: int = 2048):
-    """Nearest and second-nearest centre (greedy EMD, lower-bound pruned) of every point."""
-    n = len(ids)
-    lab = np.empty(n, dtype=np.int32)
-    d1 = np.empty(n)
-    d2 = np.empty(n)
-    computed = 0
-    for s in range(0, n, chunk):
-        lb = np.ascontiguousarray(space.dist(pemb[s:s + chunk], cemb))
-        l, a, b, c = _kernel.pa_nearest_two(np.ascontiguousarray(ids[s:s + chunk], dtype=np.int32), lb,
-                                            cids, cmass, space.ground, space.max_candidates)
-        lab[s:s + chunk], d1[s:s + chunk], d2[s:s + chunk] = l, a, b
-        computed += c
-    return lab, d1, d2, computed
+class PACentres:
+    """Potential-aware centres prepared for the search: supports (``cids`` int32[k, S] padded with -1,
+    ``cmass`` float64[k, S]), mean embeddings ``cemb`` float64[k, D] (LB0) and per-coordinate sorted
+    support values / masses ``cvals``, ``cw`` float64[k, D, S] (LB1, the marginal bound)."""
+
+    def __init__(self, space: "PotentialSpace", Q: np.ndarray):
+        self.cids, self.cmass, self.cemb = space.sparse_centres(np.asarray(Q, dtype=np.float64))
+        if space.norm == 1:
+            self.cvals, self.cw = _kernel.pa_centre_marginals(self.cids, self.cmass, space.embed)
+        else:  # LB1 is for L1 ground distances only; unused
+            self.cvals = self.cw = np.zeros((len(self.cids), 1, 1))
 
 
-def _pa_rows(space, ids, cids, cmass, labels):
-    return np.array([_kernel.greedy_emd_pairs(*space._masses(ids[i]), cids[labels[i]][cids[labels[i]] >= 0],
-                                              cmass[labels[i]][cids[labels[i]] >= 0], space.ground)
-                     for i in range(len(ids))])
+def _pa_nearest(space: PotentialSpace, ids, pc: PACentres):
+    """Nearest and second-nearest centre (greedy EMD, pruned by LB0 and LB1) of every point:
+    (labels, d1, d2, counts int64[3] = centres examined, LB1 bounds, EMDs computed)."""
+    return _kernel.pa_search(np.ascontiguousarray(ids, dtype=np.int32), space.embed, space.norm, pc.cids, pc.cmass,
+                             pc.cemb, pc.cvals, pc.cw, space.ground, space.max_candidates, space.use_marginal)
+
+
+def _pa_rows(space, ids, pc: PACentres, labels):
+    return _kernel.pa_rows(np.ascontiguousarray(ids, dtype=np.int32), np.ascontiguousarray(labels, dtype=np.int32),
+                           pc.cids, pc.cmass, space.ground)
 
 
 def kmeans_pa_emd(ids: np.ndarray, space: PotentialSpace, k: int, weights: Optional[np.ndarray] = None,
-                  seed: int = 0, max_iter: int = 20, tol: float = 1e-3):
+                  seed: int = 0, max_iter: int = 20, tol: float = 1e-3, on_iteration=None):
     """Potential-aware k-means: points are next-round bucket ids int[n, m] (-1 = none).
 
     Seeding: k-means++ under the lower-bound (embedding) distance; Lloyd: centres are the weighted
-    mean distributions, assignment by greedy EMD with Hamerly's bounds (centre-to-centre gaps from
-    the lower bound, which keeps the skip test safe).  Returns (labels, centres float32[k, K]
-    distributions, stats with EMDs computed and skipped)."""
+    mean distributions, assignment by greedy EMD with Hamerly's bounds (upper bound = distance to
+    the own centre plus its drift, lower bound = second-best distance minus the largest drift,
+    centre-to-centre gaps from LB0, which only skips less); the points that fail the test are
+    searched again (:func:`pa_search`: LB0 order, LB1 prune, greedy EMD).  Returns (labels, centres
+    float32[k, K] distributions, stats: iterations, EMDs computed, EMDs a plain Lloyd would compute,
+    fraction skipped, LB1 bounds computed, CPU seconds).  ``on_iteration(stats)`` is called after the
+    first assignment and each Lloyd iteration (progress, measurements)."""
+    import time
+
+    cpu0 = time.process_time()
     ids = np.ascontiguousarray(ids, dtype=np.int32)
     n = len(ids)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
@@ -307,28 +353,37 @@ def kmeans_pa_emd(ids: np.ndarray, space: PotentialSpace, k: int, weights: Optio
     for j, c in enumerate(chosen):
         b, m = space._masses(ids[c])
         Q[j, b] = m
-    cids, cmass, cemb = space.sparse_centres(Q)
-    labels, u, l, computed = _pa_nearest(space, ids, pemb, cids, cmass, cemb)
+    cpu_seed = time.process_time() - cpu0
+    pc = PACentres(space, Q)
+    labels, u, l, counts = _pa_nearest(space, ids, pc)
+    counts = counts.astype(np.float64)
+    computed = counts[2]
     naive = n * k
+
+    def report(it, changed):
+        if on_iteration is not None:
+            on_iteration({"iteration": it, "changed": changed, "distances": float(computed), "naive_distances": float(naive),
+                          "lb1_bounds": float(counts[1]), "cpu_seconds": time.process_time() - cpu0})
+
+    report(0, n)
     ok = ids >= 0
     cnt = np.maximum(ok.sum(1), 1)
     rows = np.repeat(np.arange(n), ids.shape[1])[ok.reshape(-1)]
-    cols = ids.reshape(-1)[ok.reshape(-1)]
+    cols = ids.reshape(-1)[ok.reshape(-1)].astype(np.int64)
     pw = (w / cnt)[rows]
     it = 0
     for it in range(1, max_iter + 1):
-        newQ = np.zeros((k, K))
-        np.add.at(newQ, (labels[rows], cols), pw)
+        newQ = np.bincount(labels[rows].astype(np.int64) * K + cols, weights=pw, minlength=k * K).reshape(k, K)
         tot = newQ.sum(1)
         newQ[tot > 0] /= tot[tot > 0, None]
         newQ[tot == 0] = Q[tot == 0]
-        ncids, ncmass, ncemb = space.sparse_centres(newQ)
-        drift = np.array([_kernel.greedy_emd_pairs(cids[j][cids[j] >= 0], cmass[j][cids[j] >= 0],
-                                                   ncids[j][ncids[j] >= 0], ncmass[j][ncids[j] >= 0], space.ground)
-                          for j in range(k)])
+        npc = PACentres(space, newQ)
+        drift = np.array([_kernel.greedy_emd_pairs(pc.cids[j][pc.cids[j] >= 0], pc.cmass[j][pc.cids[j] >= 0],
+                                                   npc.cids[j][npc.cids[j] >= 0], npc.cmass[j][npc.cids[j] >= 0],
+                                                   space.ground) for j in range(k)])
         computed += k
-        Q, cids, cmass, cemb = newQ, ncids, ncmass, ncemb
-        cc = space.dist(cemb, cemb)
+        Q, pc = newQ, npc
+        cc = space.dist(pc.cemb, pc.cemb)
         np.fill_diagonal(cc, np.inf)
         half = 0.5 * cc.min(1) if k > 1 else np.full(1, np.inf)
         naive += n * k
@@ -337,29 +392,35 @@ def kmeans_pa_emd(ids: np.ndarray, space: PotentialSpace, k: int, weights: Optio
         bound = np.maximum(half[labels], l)
         need = np.flatnonzero(u > bound)
         if need.size:
-            u[need] = _pa_rows(space, ids[need], cids, cmass, labels[need])
+            u[need] = _pa_rows(space, ids[need], pc, labels[need])
             computed += need.size
             need = need[u[need] > bound[need]]
         changed = 0
         if need.size:
-            lab2, d1, d2, c2 = _pa_nearest(space, ids[need], pemb[need], cids, cmass, cemb)
-            computed += c2
+            lab2, d1, d2, c2 = _pa_nearest(space, ids[need], pc)
+            counts += c2
+            computed += c2[2]
             changed = int((lab2 != labels[need]).sum())
             labels[need], u[need], l[need] = lab2, d1, d2
+        report(it, changed)
         if changed <= tol * n:
             break
     return labels, Q.astype(np.float32), {"iterations": float(it), "distances": float(computed),
                                          "naive_distances": float(naive),
-                                         "skipped_fraction": 1.0 - computed / max(naive, 1)}
+                                         "skipped_fraction": 1.0 - computed / max(naive, 1),
+                                         "lb1_bounds": float(counts[1]), "candidates_examined": float(counts[0]),
+                                         "seeding_cpu_seconds": cpu_seed,
+                                         "cpu_seconds": time.process_time() - cpu0}
 
 
-def prepare_pa_centres(space: PotentialSpace, centres: np.ndarray):
-    return space.sparse_centres(np.asarray(centres, dtype=np.float64))
+def prepare_pa_centres(space: PotentialSpace, centres: np.ndarray) -> PACentres:
+    """Centres (float[k, K] distributions) prepared once for :func:`assign_pa_emd`."""
+    return PACentres(space, centres)
 
 
-def assign_pa_emd(ids: np.ndarray, space: PotentialSpace, centres: np.ndarray, prepared=None):
-    """Nearest potential-aware centre (greedy EMD, pruned) of each point: (int32[n], EMDs computed)."""
-    cids, cmass, cemb = prepared if prepared is not None else prepare_pa_centres(space, centres)
-    ids = np.ascontiguousarray(ids, dtype=np.int32)
-    lab, _, _, computed = _pa_nearest(space, ids, space.embed_points(ids), cids, cmass, cemb)
-    return lab, computed
+def assign_pa_emd(ids: np.ndarray, space: PotentialSpace, centres: np.ndarray, prepared=None, counts: bool = False):
+    """Nearest potential-aware centre (greedy EMD, pruned by LB0 and LB1) of each point:
+    (int32[n], EMDs computed), or with ``counts`` (int32[n], int64[3] = centres examined, LB1s, EMDs)."""
+    pc = prepared if prepared is not None else prepare_pa_centres(space, centres)
+    lab, _, _, c = _pa_nearest(space, np.ascontiguousarray(ids, dtype=np.int32), pc)
+    return (lab, c) if counts else (lab, int(c[2]))

@@ -44,8 +44,9 @@ class AbstractionParams:
     hist_bins: bins of strength histograms on [0, 1]; ochs_clusters: opponent clusters of OCHS;
     sample: at most this many points train each round's k-means (all points are then assigned);
     river_storage: "table" (full uint16 table, 4.9 GB for hold'em) or "centres";
-    pa_candidates: potential-aware search computes the EMD to this many centres of smallest lower
-    bound (0 = exact search; 32 keeps the 1000-bucket flop near 1.3 h on 2 cores).
+    pa_candidates: potential-aware search computes the EMD to at most this many centres of smallest
+    lower bound (approximate); 0 = the exact search (pruned by the mean and marginal lower bounds,
+    affordable at k = 1000 since the marginal bound; see docs/abstraction.md).
     """
 
     buckets: Tuple[int, ...] = (169, 1000, 1000, 1000)
@@ -57,7 +58,7 @@ class AbstractionParams:
     ochs_clusters: int = 8
     sample: int = 200_000
     river_storage: str = "table"
-    pa_candidates: int = 32
+    pa_candidates: int = 0
     extra: Tuple[Tuple[str, object], ...] = field(default=())
 
     @property

@@ -31,6 +31,8 @@ def add_parser(sub) -> None:
     b.add_argument("--hist-bins", type=int, default=50)
     b.add_argument("--ochs-clusters", type=int, default=8)
     b.add_argument("--river-storage", default="table", choices=("table", "centres"))
+    b.add_argument("--pa-candidates", type=int, default=0,
+                   help="potential-aware rounds: greedy EMD to at most this many best-bounded centres (0 = exact search)")
     b.add_argument("--ranks", type=int, default=13, help="ranks in the deck (small games)")
     b.add_argument("--suits", type=int, default=4, help="suits in the deck (small games)")
     b.add_argument("--no-progress", action="store_true")
@@ -53,7 +55,8 @@ def run_build(args) -> int:
     abs_ = build_abstraction(buckets, args.out, features=features, seed=args.seed, workers=args.workers or None,
                              progress=not args.no_progress, ray_address=args.ray, sample=args.sample,
                              hist_bins=args.hist_bins, ochs_clusters=args.ochs_clusters,
-                             river_storage=args.river_storage, num_ranks=args.ranks, num_suits=args.suits)
+                             river_storage=args.river_storage, num_ranks=args.ranks, num_suits=args.suits,
+                             pa_candidates=args.pa_candidates)
     print(f"built {abs_!r}")
     return 0
 
