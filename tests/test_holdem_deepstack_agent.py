@@ -167,3 +167,26 @@ def test_protocol_hands_short_stacks():
     assert len(res.hand_values) == 4
     assert np.all(np.abs(res.hand_values) <= 400)
     assert agent.num_resolves >= 2
+
+
+def test_turn_leaf_values_callable_matches_chance_leaves():
+    """A turn re-solve whose river leaves take a value function (the nets interface; here the exact
+    check-down value of each river board) equals the re-solve whose leaves sit before the river card
+    with the check-down value over river cards: same game, so the same iterates up to rounding."""
+    game = load("holdem")
+    state = state_from_matchstate(game, "MATCHSTATE:0:0:r200c/cc/:5d5c|/8dAs8s/Kh")
+    rng = np.random.default_rng(2)
+    live = ~blocked_pairs(list(state.board))
+    ranges = rng.random((2, 1326)) * live
+    a = HoldemDeepStackAgent(game, iterations=2, seed=1)
+    b = HoldemDeepStackAgent(game, iterations=2, seed=1, leaf_values={"river": a.checkdown})
+    a.start_spot(state, ranges)
+    b.start_spot(state, ranges)
+    ra, rb = a._records[("spot",)].result, b._records[("spot",)].result
+    assert not any(n.kind == "chance" for n in ra.tree.nodes)                   # leaves before the card
+    assert sum(n.kind == "chance" for n in rb.tree.nodes) > 0                   # leaves after it
+    assert all(len(rb.tree.nodes[i].board) == 5 or rb.tree.nodes[i].state.current_player() == -1
+               for i in rb.tree.leaf_nodes)
+    np.testing.assert_allclose(a.hand_strategy(state).probs, b.hand_strategy(state).probs, atol=1e-4)
+    scale = np.abs(rb.opp_avg_values[0]).max()       # the sign matrices are float32
+    np.testing.assert_allclose(ra.opp_avg_values[0], rb.opp_avg_values[0], rtol=0, atol=1e-4 * scale)

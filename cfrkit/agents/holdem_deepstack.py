@@ -189,6 +189,15 @@ class CheckdownValues:
             groups.setdefault(tuple(sorted(leaf.board)), []).append(k)
         H = r0.shape[-1]
         for board, idx in groups.items():
+            if len(board) == 5:   # complete board: the cards package's O(H) showdown kernel
+                from cfrkit.cards.equity import board_strengths, showdown_values
+
+                st = board_strengths(board)
+                for k in idx:
+                    c0, c1 = leaves[k].contrib
+                    v0[k] = c0 * showdown_values(st, r1[k])
+                    v1[k] = c1 * showdown_values(st, r0[k])
+                continue
             mt = self.matrix(board).T
             c0 = np.array([leaves[k].contrib[0] for k in idx])[:, None, None]
             c1 = np.array([leaves[k].contrib[1] for k in idx])[:, None, None]
