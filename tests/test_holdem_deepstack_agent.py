@@ -190,3 +190,21 @@ def test_turn_leaf_values_callable_matches_chance_leaves():
     np.testing.assert_allclose(a.hand_strategy(state).probs, b.hand_strategy(state).probs, atol=1e-4)
     scale = np.abs(rb.opp_avg_values[0]).max()       # the sign matrices are float32
     np.testing.assert_allclose(ra.opp_avg_values[0], rb.opp_avg_values[0], rtol=0, atol=1e-4 * scale)
+
+
+def test_agent_spec_and_copies(river_spot):
+    import copy
+
+    from cfrkit.agents.poker import make_agent
+    from cfrkit.games.base import GameError
+
+    game, state, ranges, agent = river_spot
+    twin = copy.deepcopy(agent)          # LBR copies agents; memoised solves are dropped, settings kept
+    assert twin.iterations == agent.iterations and not twin._records and agent._records
+    a = make_agent("deepstack-holdem:iterations=7,algorithm=cfr+,skip=2", seed=1)
+    assert (a.iterations, a.algorithm, a.skip) == (7, "cfr+", 2)
+    for bad in ("deepstack-holdem:iterations=x", "deepstack-holdem:bogus=1", "deepstack-holdem:iterations"):
+        with pytest.raises(GameError):
+            make_agent(bad)
+    with pytest.raises(GameError, match="value nets"):
+        HoldemDeepStackAgent(game, nets="/nonexistent-nets-dir")

@@ -382,6 +382,14 @@ class HoldemDeepStackAgent(PokerAgent):
     def new_hand(self) -> None:
         self._records.clear()
 
+    def __getstate__(self):
+        # copies and pickles (LBR's deepcopy, worker processes, Ray) drop the memoised re-solves, which
+        # hold solver objects; they are recomputed deterministically on demand
+        state = dict(self.__dict__)
+        state["_records"] = OrderedDict()
+        state["_initial"] = None
+        return state
+
     # ------------------------------------------------------------------ solving
     def _pgame(self, state) -> LookaheadHoldemGame:
         return self._pgames[int(state.round)]
@@ -537,6 +545,10 @@ class HoldemDeepStackAgent(PokerAgent):
 
 def load_nets_leaf_values(directory: str) -> Dict[str, object]:
     """``{street of the leaves: fn}`` from a directory of hold'em value nets (HoldemValueNets)."""
+    import os
+
+    if not os.path.isdir(str(directory)):
+        raise GameError(f"no hold'em value nets directory {directory!r}")
     try:
         from cfrkit.value_nets.holdem import HoldemValueNets
     except ImportError as exc:
