@@ -164,6 +164,7 @@ class CheckdownValues:
                  flop_samples: Optional[int] = None):
         self.preflop_boards, self.seed = int(preflop_boards), int(seed)
         self.flop_samples = flop_samples
+        self._last = None
         self.cache_boards = int(cache_boards)
         self._cache: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
 
@@ -183,6 +184,23 @@ class CheckdownValues:
     def __call__(self, leaves, reach0, reach1, backend):
         be = backend
         r0, r1 = be.to_numpy(reach0), be.to_numpy(reach1)
+        # CFR with alternating updates changes one player's reach between calls: each side's values
+        # depend only on the other side's reach, so the unchanged side is reused (half the products)
+        key = tuple((tuple(n.board), tuple(n.contrib)) for n in leaves)   # what the values depend on, with the reach
+        last = self._last
+        if last is not None and last[0] == key and last[1].shape == r0.shape:
+            same0, same1 = np.array_equal(last[1], r0), np.array_equal(last[2], r1)
+        else:
+            same0 = same1 = False
+        v0, v1 = self._compute(leaves, r0, r1, need0=not same1, need1=not same0)
+        if same1:
+            v0 = last[3]
+        if same0:
+            v1 = last[4]
+        self._last = (key, r0.copy(), r1.copy(), v0, v1)
+        return be.asarray(v0.copy()), be.asarray(v1.copy())
+
+    def _compute(self, leaves, r0, r1, need0: bool = True, need1: bool = True):
         v0, v1 = np.zeros_like(r0), np.zeros_like(r1)
         groups: Dict[tuple, list] = {}
         for k, leaf in enumerate(leaves):
@@ -195,16 +213,20 @@ class CheckdownValues:
                 st = board_strengths(board)
                 for k in idx:
                     c0, c1 = leaves[k].contrib
-                    v0[k] = c0 * showdown_values(st, r1[k])
-                    v1[k] = c1 * showdown_values(st, r0[k])
+                    if need0:
+                        v0[k] = c0 * showdown_values(st, r1[k])
+                    if need1:
+                        v1[k] = c1 * showdown_values(st, r0[k])
                 continue
             mt = self.matrix(board).T
             c0 = np.array([leaves[k].contrib[0] for k in idx])[:, None, None]
             c1 = np.array([leaves[k].contrib[1] for k in idx])[:, None, None]
             # float32 products (the matrix is a mean of signs): one per board for every leaf and batch element
-            v0[idx] = c0 * (r1[idx].reshape(-1, H).astype(np.float32) @ mt).reshape(r1[idx].shape)
-            v1[idx] = c1 * (r0[idx].reshape(-1, H).astype(np.float32) @ mt).reshape(r0[idx].shape)
-        return be.asarray(v0), be.asarray(v1)
+            if need0:
+                v0[idx] = c0 * (r1[idx].reshape(-1, H).astype(np.float32) @ mt).reshape(r1[idx].shape)
+            if need1:
+                v1[idx] = c1 * (r0[idx].reshape(-1, H).astype(np.float32) @ mt).reshape(r0[idx].shape)
+        return v0, v1
 
 
 # ============================================================================ lookahead view
@@ -389,6 +411,10 @@ class HoldemDeepStackAgent(PokerAgent):
         state["_records"] = OrderedDict()
         state["_initial"] = None
         return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.checkdown._last = None
 
     # ------------------------------------------------------------------ solving
     def _pgame(self, state) -> LookaheadHoldemGame:
