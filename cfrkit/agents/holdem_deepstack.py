@@ -334,7 +334,7 @@ class HoldemDeepStackAgent(PokerAgent):
     def __init__(self, game="holdem", leaf_values: Optional[Mapping[str, object]] = None, nets: Optional[str] = None,
                  iterations: int = 1000, skip: int = 0, algorithm: str = "dcfr", bet_sizing=None,
                  preflop_boards: int = 500, flop_runouts: Optional[int] = None, seed: Optional[int] = None,
-                 max_records: int = 256):
+                 max_records: int = 64):
         from cfrkit.games.holdem.game import HoldemGame
         from cfrkit.games.registry import load
 
