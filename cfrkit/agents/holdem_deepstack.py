@@ -349,7 +349,7 @@ class HoldemDeepStackAgent(PokerAgent):
         self.iterations, self.skip, self.algorithm = int(iterations), int(skip), algorithm
         fns: Dict[str, object] = {}
         if nets is not None:
-            fns.update(load_nets_leaf_values(nets))
+            fns.update(load_nets_leaf_values(nets, self.game))
         for street, fn in (leaf_values or {}).items():
             if street not in STREETS:
                 raise GameError(f"leaf_values keys are streets of the leaves {STREETS}, got {street!r}")
@@ -569,7 +569,7 @@ class HoldemDeepStackAgent(PokerAgent):
         return int(hs.actions[self.rng.choice(len(row), p=row)])
 
 
-def load_nets_leaf_values(directory: str) -> Dict[str, object]:
+def load_nets_leaf_values(directory: str, game=None) -> Dict[str, object]:
     """``{street of the leaves: fn}`` from a directory of hold'em value nets (HoldemValueNets)."""
     import os
 
@@ -581,6 +581,10 @@ def load_nets_leaf_values(directory: str) -> Dict[str, object]:
         raise GameError(f"hold'em value nets are not available in this cfrkit ({exc}); build them with the "
                         f"value-net pipeline or pass leaf_values") from None
     nets = HoldemValueNets.load(directory)
+    stack = getattr(nets, "stack", None)
+    if game is not None and stack is not None and float(stack) != float(min(game.definition.stack)):
+        raise GameError(f"the value nets in {directory} were trained for stacks of {stack:g} chips, the game has "
+                        f"{min(game.definition.stack)}: their pot inputs would be wrong")
     out = {s: nets.leaf_values(s) for s in nets.streets}
     aux = getattr(nets, "auxiliary_leaf_values", None)
     if callable(aux):
