@@ -2,6 +2,7 @@
 
     python benchmarks/deepstack_holdem_agent.py [--iterations 200] [--hands 2] [--nets DIR]
                                                 [--check-iterations 200] [--skip-timing] [--skip-check]
+                                                [--lbr DEALS --lbr-settings FCPA/3-4,FC/1-4]
 
 Thinking time: the agent (:class:`cfrkit.agents.holdem_deepstack.HoldemDeepStackAgent`, DCFR, default
 lookahead sizes) plays ``--hands`` seeded deals of ACPC heads-up no-limit (200bb, 50/100) against
@@ -125,6 +126,22 @@ def check(args):
           f"{100 * dv / pot:.3f}% of the pot")
 
 
+def lbr(args):
+    from cfrkit.agents.holdem_deepstack import HoldemDeepStackAgent
+    from cfrkit.evaluation.lbr import run_lbr, settings_from
+    from cfrkit.games.registry import load
+
+    game = load("holdem")
+    agent = HoldemDeepStackAgent(game, nets=args.nets, iterations=args.iterations, seed=args.seed,
+                                 preflop_boards=args.preflop_boards)
+    for setting in args.lbr_settings.split(","):
+        bets, rounds = setting.split("/")
+        w, c = time.perf_counter(), time.process_time()
+        # no per-answer time limit: a re-solve can take minutes of wall time on a loaded machine
+        res = run_lbr(agent, game, args.lbr, settings_from(bets, rounds), seed=args.seed, time_limit=float("inf"))
+        print(f"{res}  ({time.process_time() - c:.0f} CPU s, {time.perf_counter() - w:.0f} s wall)", flush=True)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--iterations", type=int, default=200)
@@ -134,11 +151,16 @@ def main():
     p.add_argument("--check-iterations", type=int, default=200)
     p.add_argument("--skip-timing", action="store_true")
     p.add_argument("--skip-check", action="store_true")
+    p.add_argument("--lbr", type=int, default=0, help="also run LBR over this many deals (both seats)")
+    p.add_argument("--lbr-settings", default="FCPA/3-4", help="comma-separated BETS/ROUNDS, e.g. FC/1-4,FCPA/3-4")
+    p.add_argument("--preflop-boards", type=int, default=500)
     args = p.parse_args()
     if not args.skip_check:
         check(args)
     if not args.skip_timing:
         timing(args)
+    if args.lbr:
+        lbr(args)
 
 
 if __name__ == "__main__":
