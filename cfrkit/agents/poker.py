@@ -325,7 +325,8 @@ class FixedRangeRaiser(PokerAgent):
         return HandStrategy(np.array([other, bet], dtype=np.int64), np.stack([outside, inside], axis=1))
 
 
-AGENT_NAMES = ("random", "always-call", "always-fold", "fixed-range-raiser", "rule-based", "policy", "blueprint")
+AGENT_NAMES = ("random", "always-call", "always-fold", "fixed-range-raiser", "rule-based", "policy", "blueprint",
+               "deepstack-holdem")
 _ALIASES = {"call": "always-call", "caller": "always-call", "raiser": "fixed-range-raiser", "fold": "always-fold",
             "folder": "always-fold", "ar": "rule-based"}
 
@@ -334,7 +335,12 @@ def make_agent(name: str, seed: Optional[int] = None, hand_range: Optional[str] 
                fraction: float = 1.0, policy_path: Optional[str] = None) -> PokerAgent:
     """An agent by name (``random``, ``always-call``, ``always-fold``, ``fixed-range-raiser``, ``rule-based``
     (A^R), ``policy``, ``blueprint``; aliases call, fold, raiser, ar).  ``policy`` loads a :class:`~cfrkit.policy.TabularPolicy` file of a ``holdem`` or
-    ``holdem_abstract`` game from ``policy_path``."""
+    ``holdem_abstract`` game from ``policy_path``.  ``deepstack-holdem`` takes options after a colon:
+    ``deepstack-holdem:nets=DIR,iterations=500`` (see :class:`~cfrkit.agents.holdem_deepstack.HoldemDeepStackAgent`)."""
+    if name.split(":", 1)[0] in ("deepstack-holdem", "ds-holdem"):
+        from cfrkit.agents.holdem_deepstack import HoldemDeepStackAgent
+
+        return HoldemDeepStackAgent.from_spec(name.split(":", 1)[1] if ":" in name else "", seed=seed)
     key = _ALIASES.get(name, name)
     if key == "blueprint":  # a CFR+ blueprint file (cfrkit blueprint train), given as policy_path
         if not policy_path:

@@ -52,8 +52,9 @@ def add_parser(sub) -> None:
     t.set_defaults(func=run_train)
 
     q = sub.add_parser("play", help="a continual re-solving DeepStack agent against another agent")
-    q.add_argument("game", help="game string (leduc or leduc_nolimit family)")
-    q.add_argument("--net", default=None, help="value-net checkpoint (default: re-solve to the end of the game)")
+    q.add_argument("game", help="game string (leduc or leduc_nolimit family, or heads-up no-limit holdem)")
+    q.add_argument("--net", default=None, help="value-net checkpoint (default: re-solve to the end of the game); "
+                                               "holdem: a directory of hold'em value nets (default: check-down leaves)")
     q.add_argument("--opponent", default="random",
                    help="'random', 'deepstack' (same settings), 'cfr:N' (CFR+ with N iterations) or a policy .npz")
     q.add_argument("--hands", type=int, default=200, help="hands, seats alternating (default 200)")
@@ -160,6 +161,10 @@ def run_play(args) -> int:
 
     _check_positive(hands=args.hands, iterations=args.iterations)
     game = load(args.game)
+    from cfrkit.games.holdem.game import HoldemGame
+
+    if isinstance(game, HoldemGame):
+        return _play_holdem(args, game)
     leaf = None
     if args.net is not None:
         from cfrkit.value_nets.train import load_leaf_values
@@ -199,4 +204,28 @@ def run_play(args) -> int:
 
         policy = agent_policy(game, agents, progress=True)
         print(f"exact exploitability of the agent: {exploitability(game, policy):.4f} chips")
+    return 0
+
+
+def _play_holdem(args, game) -> int:
+    """``cfrkit play holdem``: the hold'em DeepStack agent against a poker agent (duplicate match)."""
+    from cfrkit.agents.holdem_deepstack import HoldemDeepStackAgent
+    from cfrkit.agents.poker import make_agent
+    from cfrkit.evaluation.headtohead import play_match
+
+    if args.exploitability:
+        raise CliError("--exploitability is exact for Leduc only; bound a hold'em agent with cfrkit lbr")
+    if args.carry != "average_values":
+        raise CliError("the hold'em agent carries the averaged opponent values (--carry average_values)")
+    agent = HoldemDeepStackAgent(game, nets=args.net, iterations=args.iterations, skip=args.skip,
+                                 algorithm=args.algorithm, seed=args.seed)
+    if args.opponent == "deepstack":
+        opponent = HoldemDeepStackAgent(game, nets=args.net, iterations=args.iterations, skip=args.skip,
+                                        algorithm=args.algorithm, seed=args.seed + 1)
+    else:
+        opponent = make_agent(args.opponent, seed=args.seed + 1)
+    # re-solves take seconds to minutes per decision on a loaded CPU: no per-answer time limit here
+    res = play_match([agent, opponent], game, args.hands, seed=args.seed, duplicate=True, progress=True,
+                     time_limit=float("inf"))
+    print(f"DeepStack vs {args.opponent}: {res.summary() if hasattr(res, 'summary') else res}")
     return 0

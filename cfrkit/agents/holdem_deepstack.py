@@ -1,0 +1,592 @@
+"""DeepStack's continual re-solving agent (A^D) for heads-up no-limit hold'em.
+
+At each of its decisions the agent re-solves the public subgame rooted at the *actual* state (any
+ACPC heads-up no-limit state, whatever bet sizes led there) with the CFR-D gadget, from two things it
+carries between decisions (:class:`HoldemDeepStackAgent`):
+
+* its own range over the 1326 hole-card pairs: the reach of each pair under its own earlier re-solved
+  strategies (Bayes' rule through its own actions; pairs that share a card with the board drop out);
+* the opponent's counterfactual values (chips), read from the previous re-solve at the deepest node
+  of that solve's tree the public history reaches: after our action, the opponent's reply and any
+  board card.  These are the opponent's cfvs averaged over the re-solve's iterations with the
+  average strategy's weights (DeepStack's choice, see docs/deepstack.md).
+
+**Off-tree opponent bets.**  When the opponent raises to a size the previous lookahead did not
+offer, the history leaves that tree at the opponent's decision node.  The agent keeps its own range
+there (the opponent's action does not change it) and the opponent's values *at that node* (what the
+opponent could get with each hand before choosing its action), and re-solves from the actual state,
+which includes the real bet; the gadget then lets every opponent hand take at most those values.
+This is DeepStack's rule (the carried bound is only replaced at our own actions and board cards), so
+any bet size is answered by a solve that contains it, never by rounding it to a nearby size.
+
+**Lookahead per round** (``bet_sizing``: pot fractions per number of bets in the round and street;
+fold, call and all-in are always offered): the river is solved to showdown; the turn and flop to the
+first decision of the next street, whose leaves take the next street's value function
+(``leaf_values["river"]`` for a turn re-solve, ``leaf_values["turn"]`` for a flop re-solve; the
+tree's chance node averages them over the dealt card), as DeepStack does.  A line where both players
+are all in ends in a leaf valued exactly: the showdown averaged over every run-out
+(:class:`CheckdownValues`).
+
+**Without a value function for a street** (no nets, or nets without that street) the lookahead stops
+before the next street's card and the leaf takes the *check-down* value: the showdown averaged over
+run-outs as if nobody bet again.  That is exact for all-in lines and an approximation otherwise (it
+ignores later betting); the agent still plays every street, so it runs end to end without nets.
+**Preflop**: DeepStack used an auxiliary net (values of the flop averaged over all flops); when
+``leaf_values["preflop"]`` is given (leaves: the state before the flop cards) the preflop lookahead
+uses it, otherwise the check-down value over sampled boards (``preflop_boards``, default 500) --
+a documented fallback, not DeepStack's net.  When the flop comes, the opponent's values for the
+actual flop are the flop value function (``leaf_values["flop"]``, else the check-down value) at the
+preflop lookahead's reach.
+
+The first solve of every hand is a plain solve of the preflop from the start of the betting with both
+ranges uniform (computed once per agent); both seats then walk down from it.  Every re-solve is a
+deterministic function of (seat, public history) and is memoised, so :meth:`hand_strategy` (all
+1326 hands, for LBR and AIVAT) and :meth:`act` agree, and evaluators may ask about hypothetical
+states.
+"""
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Dict, Mapping, Optional, Tuple
+
+import numpy as np
+
+from cfrkit.agents.poker import HandStrategy, PokerAgent
+from cfrkit.games.base import CHANCE, GameError
+from cfrkit.solvers.public.games import HoldemPublicGame
+from cfrkit.solvers.public.resolving import ResolveResult, resolve
+from cfrkit.solvers.public.tree import LEAF, PublicNode, build_public_tree
+
+STREETS = ("preflop", "flop", "turn", "river")
+
+#: DeepStack-style lookahead sizes (pot fractions per number of bets in the round, per street): the
+#: first bet of a round half pot or pot, later raises pot; fold, call and all-in are always offered.
+DEFAULT_BET_SIZING: Dict[str, Dict[int, list]] = {
+    "preflop": {1: [0.5, 1.0], 2: [1.0]},
+    "flop": {1: [0.5, 1.0], 2: [1.0]},
+    "turn": {1: [0.5, 1.0], 2: [1.0]},
+    "river": {1: [0.5, 1.0], 2: [1.0]},
+}
+
+
+# ============================================================================ check-down values
+def _pair_compat() -> np.ndarray:
+    from cfrkit.cards.hands import HOLE_PAIRS
+
+    hp = np.asarray(HOLE_PAIRS)
+    share = np.zeros((1326, 1326), dtype=bool)
+    for a in range(2):
+        for b in range(2):
+            share |= hp[:, a][:, None] == hp[:, b][None, :]
+    return ~share
+
+
+_COMPAT: Optional[np.ndarray] = None
+_PREFLOP_CACHE: Dict[Tuple[int, int], np.ndarray] = {}
+
+
+def _compat() -> np.ndarray:
+    global _COMPAT
+    if _COMPAT is None:
+        _COMPAT = _pair_compat()
+    return _COMPAT
+
+
+def _accumulate_signs(strengths: np.ndarray, out: np.ndarray, counts: Optional[np.ndarray] = None) -> None:
+    """Add ``sign(s[h] - s[h'])`` over both-unblocked pairs for every strength row (int32[R, 1326])."""
+    for s in strengths:
+        s16 = s.astype(np.int16)
+        d = np.sign(np.subtract.outer(s16, s16)).astype(np.int8)
+        blocked = s16 == 0
+        d[blocked] = 0
+        d[:, blocked] = 0
+        out += d
+        if counts is not None:
+            valid = (~blocked).astype(np.int16)
+            counts += np.multiply.outer(valid, valid)
+
+
+def showdown_sign_matrix(board, num_samples: int = 500, seed: int = 0, flop_samples: Optional[int] = None) -> np.ndarray:
+    """float32[1326, 1326]: expected ``sign(strength(h) - strength(h'))`` over the board's run-outs.
+
+    Exact (every run-out) for 3- to 5-card boards unless ``flop_samples`` is set (a 3-card board then
+    uses that many sampled turn-river run-outs); for an empty board (preflop) the mean over
+    ``num_samples`` random 5-card boards.  Sampled run-outs are averaged per pair over the run-outs
+    disjoint from both hands.  Pairs that share a card (with each other or the board) get 0.  A
+    player who has ``x`` chips in a pot that is checked down has cfvs ``x * (opp_reach @ M.T)``.
+    """
+    from cfrkit.cards.equity import board_strengths_batch
+
+    board = [int(c) for c in board]
+    compat = _compat()
+    if len(board) not in (0, 3, 4, 5):
+        raise GameError(f"check-down values need a board of 0, 3, 4 or 5 cards, got {len(board)}")
+    rng = np.random.default_rng(seed)
+    sampled = not board or (len(board) == 3 and flop_samples is not None)
+    if not board:
+        key = (int(num_samples), int(seed))
+        if key in _PREFLOP_CACHE:
+            return _PREFLOP_CACHE[key]
+        runouts = np.array([rng.choice(52, 5, replace=False) for _ in range(int(num_samples))], dtype=np.uint8)
+    else:
+        rest = [c for c in range(52) if c not in board]
+        k = 5 - len(board)
+        runouts = np.array([board + list(r) for r in itertools.combinations(rest, k)], dtype=np.uint8).reshape(-1, 5)
+        if sampled and int(flop_samples) < len(runouts):
+            runouts = runouts[rng.choice(len(runouts), int(flop_samples), replace=False)]
+    total = np.zeros((1326, 1326), dtype=np.int32)
+    counts = np.zeros((1326, 1326), dtype=np.int32) if sampled else None
+    for chunk in range(0, len(runouts), 64):
+        _accumulate_signs(board_strengths_batch(runouts[chunk:chunk + 64]), total, counts)
+    if sampled:
+        m = np.where(counts > 0, total / np.maximum(counts, 1), 0.0).astype(np.float32) * compat
+        if not board:
+            _PREFLOP_CACHE[(int(num_samples), int(seed))] = m
+        return m
+    # every pair disjoint from the board and from each other meets the same number of run-outs
+    n = 1
+    for j in range(k):
+        n = n * (52 - len(board) - 4 - j) // (j + 1)
+    return (total / float(n)).astype(np.float32) * compat
+
+
+class CheckdownValues:
+    """Leaf values of a pot checked down from the leaf's board (exact when both players are all in).
+
+    A leaf value function (``fn(leaves, reach0, reach1, backend) -> (v0, v1)``, chips) for leaves that
+    are chance states (cards still to come) or decisions: each player's cfvs are its chips in times the
+    expected showdown sign against the opponent's reach (:func:`showdown_sign_matrix`, cached per board).
+    """
+
+    def __init__(self, preflop_boards: int = 500, seed: int = 0, cache_boards: int = 8,
+                 flop_samples: Optional[int] = None):
+        self.preflop_boards, self.seed = int(preflop_boards), int(seed)
+        self.flop_samples = flop_samples
+        self._last = None
+        self.cache_boards = int(cache_boards)
+        self._cache: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
+
+    def matrix(self, board) -> np.ndarray:
+        """float32[1326, 1326] sign matrix of ``board`` (cached, most recent boards kept)."""
+        key = tuple(sorted(int(c) for c in board))
+        m = self._cache.get(key)
+        if m is None:
+            m = showdown_sign_matrix(key, self.preflop_boards, self.seed, self.flop_samples)
+            self._cache[key] = m
+            while len(self._cache) > self.cache_boards:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(key)
+        return m
+
+    def __call__(self, leaves, reach0, reach1, backend):
+        be = backend
+        r0, r1 = be.to_numpy(reach0), be.to_numpy(reach1)
+        # CFR with alternating updates changes one player's reach between calls: each side's values
+        # depend only on the other side's reach, so the unchanged side is reused (half the products)
+        key = tuple((tuple(n.board), tuple(n.contrib)) for n in leaves)   # what the values depend on, with the reach
+        last = self._last
+        if last is not None and last[0] == key and last[1].shape == r0.shape:
+            same0, same1 = np.array_equal(last[1], r0), np.array_equal(last[2], r1)
+        else:
+            same0 = same1 = False
+        v0, v1 = self._compute(leaves, r0, r1, need0=not same1, need1=not same0)
+        if same1:
+            v0 = last[3]
+        if same0:
+            v1 = last[4]
+        self._last = (key, r0.copy(), r1.copy(), v0, v1)
+        return be.asarray(v0.copy()), be.asarray(v1.copy())
+
+    def _compute(self, leaves, r0, r1, need0: bool = True, need1: bool = True):
+        v0, v1 = np.zeros_like(r0), np.zeros_like(r1)
+        groups: Dict[tuple, list] = {}
+        for k, leaf in enumerate(leaves):
+            groups.setdefault(tuple(sorted(leaf.board)), []).append(k)
+        H = r0.shape[-1]
+        for board, idx in groups.items():
+            if len(board) == 5:   # complete board: the cards package's O(H) showdown kernel
+                from cfrkit.cards.equity import board_strengths, showdown_values
+
+                st = board_strengths(board)
+                for k in idx:
+                    c0, c1 = leaves[k].contrib
+                    if need0:
+                        v0[k] = c0 * showdown_values(st, r1[k])
+                    if need1:
+                        v1[k] = c1 * showdown_values(st, r0[k])
+                continue
+            mt = self.matrix(board).T
+            c0 = np.array([leaves[k].contrib[0] for k in idx])[:, None, None]
+            c1 = np.array([leaves[k].contrib[1] for k in idx])[:, None, None]
+            # float32 products (the matrix is a mean of signs): one per board for every leaf and batch element
+            if need0:
+                v0[idx] = c0 * (r1[idx].reshape(-1, H).astype(np.float32) @ mt).reshape(r1[idx].shape)
+            if need1:
+                v1[idx] = c1 * (r0[idx].reshape(-1, H).astype(np.float32) @ mt).reshape(r0[idx].shape)
+        return v0, v1
+
+
+# ============================================================================ lookahead view
+def _no_more_betting(ps) -> bool:
+    """True when a non-folded player has no chips behind (the rest is a run-out)."""
+    return any(not ps.folded[p] and ps.remaining(p) <= 0 for p in range(2))
+
+
+class LookaheadHoldemGame(HoldemPublicGame):
+    """:class:`HoldemPublicGame` for depth-limited lookaheads from any street, preflop included.
+
+    Chance states where no more betting is possible (both all in) are reported as leaves (valued by a
+    run-out average instead of a flop tree of 49 x 48 showdowns); so are the chance state before the
+    flop (preflop lookaheads) and, with ``chance_leaves=True``, every chance state (no value function
+    for the next street: the leaf sits before the card).  Use only with ``depth_limit=True``.
+    """
+
+    def __init__(self, game, bet_sizing=None, chance_leaves: bool = False):
+        super().__init__(game, bet_sizing)
+        self.chance_leaves = bool(chance_leaves)
+
+    def check_state(self, state) -> None:
+        from cfrkit.games.holdem.game import HoldemState
+
+        if isinstance(state, HoldemState) and state.round == 0 and not state.is_terminal() \
+                and state._dealt >= self.game._num_hole and state.game == self.game:
+            return
+        super().check_state(state)
+
+    def kind(self, ps) -> str:
+        k = super().kind(ps)
+        if k == "chance" and (self.chance_leaves or not ps.board or _no_more_betting(ps)):
+            return "decision"  # build_public_tree turns a later-round "decision" into a leaf
+        return k
+
+
+def is_chance_leaf(node: PublicNode) -> bool:
+    return node.state.current_player() == CHANCE
+
+
+class _LeafDispatch:
+    """Chance leaves (run-outs, cards to come) -> ``chance_fn``; decision leaves -> ``street_fn``."""
+
+    def __init__(self, street_fn, chance_fn):
+        self.street_fn, self.chance_fn = street_fn, chance_fn
+
+    def __call__(self, leaves, reach0, reach1, backend):
+        be = backend
+        r0, r1 = be.to_numpy(reach0), be.to_numpy(reach1)
+        v0, v1 = np.zeros_like(r0), np.zeros_like(r1)
+        chance = [k for k, n in enumerate(leaves) if is_chance_leaf(n)]
+        other = [k for k, n in enumerate(leaves) if not is_chance_leaf(n)]
+        for idx, fn in ((chance, self.chance_fn), (other, self.street_fn)):
+            if not idx:
+                continue
+            if fn is None:
+                raise GameError("a depth-limited lookahead has leaves at the next street but no value function for it")
+            a, b = fn([leaves[k] for k in idx], be.asarray(r0[idx]), be.asarray(r1[idx]), be)
+            v0[idx], v1[idx] = be.to_numpy(a), be.to_numpy(b)
+        return be.asarray(v0), be.asarray(v1)
+
+
+# ============================================================================ the agent
+@dataclass
+class _Record:
+    root: Tuple[int, ...]      # public history (board cards and betting after the hole cards) at the solve's root
+    result: ResolveResult
+
+
+def _parse_options(text: str) -> Dict[str, str]:
+    out = {}
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "=" not in part:
+            raise GameError(f"agent option {part!r} must look like name=value (e.g. iterations=500)")
+        k, v = part.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+class HoldemDeepStackAgent(PokerAgent):
+    """Continual re-solving for heads-up no-limit hold'em (see the module docstring).
+
+    Args:
+        game: a heads-up no-limit ``holdem`` game (string or Game; default ACPC 200bb, 50/100).
+        leaf_values: value functions by the street of the leaves, ``{"turn": fn, "river": fn}``
+            (``fn(leaves, reach0, reach1, backend) -> (v0, v1)`` in chips, as ``RangeSolver`` takes);
+            optional ``"flop"`` (values at the actual flop after a preflop lookahead) and ``"preflop"``
+            (an auxiliary net for the preflop lookahead's leaves before the flop cards).
+        nets: a directory of hold'em value nets (:class:`cfrkit.value_nets.holdem.HoldemValueNets`);
+            its streets fill ``leaf_values`` (explicit ``leaf_values`` entries win).
+        iterations, skip, algorithm: CFR settings of every re-solve (``dcfr`` or ``cfr+``).
+        bet_sizing: ``{street: {bet number: [pot fractions]}}`` (missing streets: DEFAULT_BET_SIZING).
+        preflop_boards: sampled boards of the preflop check-down values.
+        flop_runouts: sampled turn-river run-outs of the flop's check-down values (default None: all
+            1176, exact; about 4 CPU seconds per flop, cached per board).
+        seed: seed of the action sampling in :meth:`act` (and of the sampled preflop boards).
+        max_records: memoised re-solves kept (cleared at ``new_hand`` too).
+    """
+
+    name = "deepstack-holdem"
+
+    def __init__(self, game="holdem", leaf_values: Optional[Mapping[str, object]] = None, nets: Optional[str] = None,
+                 iterations: int = 1000, skip: int = 0, algorithm: str = "dcfr", bet_sizing=None,
+                 preflop_boards: int = 500, flop_runouts: Optional[int] = None, seed: Optional[int] = None,
+                 max_records: int = 64):
+        from cfrkit.games.holdem.game import HoldemGame
+        from cfrkit.games.registry import load
+
+        self.game = load(game) if isinstance(game, str) else game
+        if not isinstance(self.game, HoldemGame):
+            raise GameError(f"the deepstack-holdem agent plays heads-up no-limit holdem, not "
+                            f"{getattr(self.game, 'game_string', lambda: self.game)()!r}")
+        if int(iterations) < 1 or not 0 <= int(skip) < int(iterations):
+            raise GameError(f"need iterations >= 1 and 0 <= skip < iterations, got {iterations}, {skip}")
+        if algorithm not in ("dcfr", "cfr+"):
+            raise GameError(f"algorithm must be 'dcfr' or 'cfr+', got {algorithm!r}")
+        self.iterations, self.skip, self.algorithm = int(iterations), int(skip), algorithm
+        fns: Dict[str, object] = {}
+        if nets is not None:
+            fns.update(load_nets_leaf_values(nets, self.game))
+        for street, fn in (leaf_values or {}).items():
+            if street not in STREETS:
+                raise GameError(f"leaf_values keys are streets of the leaves {STREETS}, got {street!r}")
+            fns[street] = fn
+        self.leaf_values = fns
+        sizing = dict(DEFAULT_BET_SIZING)
+        for street, s in (bet_sizing or {}).items():
+            if street not in STREETS:
+                raise GameError(f"bet_sizing keys are streets {STREETS}, got {street!r}")
+            sizing[street] = s
+        self.bet_sizing = sizing
+        self.checkdown = CheckdownValues(preflop_boards, seed=0 if seed is None else int(seed),
+                                         flop_samples=flop_runouts)
+        # round r's lookahead ends at street r + 1 (its leaves' street); a net for it -> leaves after the card
+        self._pgames = {}
+        for r in range(4):
+            nxt = STREETS[r + 1] if r < 3 else None
+            chance_leaves = r in (1, 2) and nxt not in self.leaf_values
+            self._pgames[r] = LookaheadHoldemGame(self.game, sizing[STREETS[r]], chance_leaves=chance_leaves)
+        self.rng = np.random.default_rng(seed)
+        self.max_records = int(max_records)
+        self._records: "OrderedDict[tuple, _Record]" = OrderedDict()
+        self._initial: Optional[_Record] = None
+        self.num_resolves = 0
+        self.solve_seconds: Dict[str, list] = {s: [] for s in STREETS}   # (wall, cpu) per re-solve
+        self._num_hole = self.game._num_hole
+
+    @classmethod
+    def from_spec(cls, spec: str = "", seed: Optional[int] = None, **kwargs) -> "HoldemDeepStackAgent":
+        """Build from ``"nets=DIR,iterations=500,algorithm=cfr+,skip=0,preflop_boards=500,game=holdem"``."""
+        opts = _parse_options(spec)
+        known = {"nets", "iterations", "skip", "algorithm", "preflop_boards", "flop_runouts", "game"}
+        bad = sorted(set(opts) - known)
+        if bad:
+            raise GameError(f"unknown deepstack-holdem option(s) {', '.join(bad)}; known: {', '.join(sorted(known))}")
+        args = dict(kwargs)
+        for k, v in opts.items():
+            if k in ("iterations", "skip", "preflop_boards", "flop_runouts"):
+                try:
+                    args[k] = int(v)
+                except ValueError:
+                    raise GameError(f"deepstack-holdem option {k} must be an integer, got {v!r}") from None
+            else:
+                args[k] = v
+        return cls(seed=seed, **args)
+
+    def check_game(self, game) -> None:
+        if getattr(game, "definition", None) != self.game.definition:
+            raise GameError(f"the deepstack-holdem agent was built for {self.game.game_string()!r}, whose rules "
+                            f"differ from {game.game_string()!r}")
+
+    def new_hand(self) -> None:
+        self._records.clear()
+
+    def __getstate__(self):
+        # copies and pickles (LBR's deepcopy, worker processes, Ray) drop the memoised re-solves, which
+        # hold solver objects; they are recomputed deterministically on demand
+        state = dict(self.__dict__)
+        state["_records"] = OrderedDict()
+        state["_initial"] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.checkdown._last = None
+
+    # ------------------------------------------------------------------ solving
+    def _pgame(self, state) -> LookaheadHoldemGame:
+        return self._pgames[int(state.round)]
+
+    def _leaf_fn(self, street_round: int):
+        nxt = STREETS[street_round + 1] if street_round < 3 else None
+        if street_round == 0:
+            return _LeafDispatch(None, self.leaf_values.get("preflop", self.checkdown))
+        return _LeafDispatch(self.leaf_values.get(nxt), self.checkdown)
+
+    def _solve(self, ps, seat: int, own_range, opp_cfvs=None, opp_range=None) -> ResolveResult:
+        import time
+
+        r = int(ps.round)
+        pgame = self._pgames[r]
+        depth_limited = r < 3
+        tree = build_public_tree(pgame, ps, depth_limit=depth_limited)
+        wall, cpu = time.perf_counter(), time.process_time()
+        res = resolve(pgame, tree.root.state, seat, own_range, opp_cfvs=opp_cfvs, opp_range=opp_range,
+                      iterations=self.iterations, skip=self.skip,
+                      leaf_values=self._leaf_fn(r) if tree.leaf_nodes else None, depth_limit=depth_limited,
+                      algorithm=self.algorithm, tree=tree)
+        self.solve_seconds[STREETS[r]].append((time.perf_counter() - wall, time.process_time() - cpu))
+        self.num_resolves += 1
+        return res
+
+    def _replay(self, history) -> "object":
+        s = self.game.new_initial_state()
+        for a in history:
+            s.apply_action(int(a))
+        return s
+
+    def _initial_record(self, hole_deal) -> _Record:
+        if self._initial is None:
+            start = self._replay(hole_deal)
+            pgame = self._pgames[0]
+            ps = pgame.root(start)
+            prior = np.full(1326, 1.0 / 1326)
+            self._initial = _Record((), self._solve(ps, 0, prior, opp_range=prior))
+        return self._initial
+
+    def start_spot(self, state, ranges) -> None:
+        """Start this hand's continual re-solving at ``state`` (any street) with both players' ``ranges``
+        ``(2, 1326)`` instead of the preflop solve: a plain solve there, from which later decisions walk
+        down (spots, tests).  Cleared by :meth:`new_hand`."""
+        hist = tuple(state.history())
+        ranges = np.asarray(ranges, dtype=np.float64)
+        ps = self._pgame(state).root(state)
+        p = state.current_player()
+        rec = _Record(hist[self._num_hole:], self._solve(ps, p, ranges[p], opp_range=ranges[1 - p]))
+        self._records[("spot",)] = rec
+
+    def _record_for(self, seat: int, hist: Tuple[int, ...]) -> _Record:
+        """The re-solve at ``seat``'s decision reached by the full action history ``hist``."""
+        nh = self._num_hole
+        pub = tuple(int(a) for a in hist[nh:])
+        key = (seat, pub)
+        rec = self._records.get(key)
+        if rec is not None:
+            self._records.move_to_end(key)
+            return rec
+        # own earlier decisions: the latest one's re-solve is where we walk down from
+        s = self._replay(hist[:nh])
+        prev = None
+        spot = self._records.get(("spot",))
+        for k, a in enumerate(pub):
+            if s.current_player() == seat and (spot is None or k >= len(spot.root)):
+                prev = k
+            s.apply_action(a)
+        if s.current_player() != seat:
+            raise GameError(f"seat {seat} is not to act after {list(pub)}")
+        if prev is not None:
+            base = self._record_for(seat, hist[:nh + prev])
+        elif spot is not None and pub[:len(spot.root)] == spot.root:
+            base = spot
+        else:
+            base = self._initial_record(hist[:nh])
+        rel = pub[len(base.root):]
+        tree = base.result.tree
+        k = len(rel)
+        while k > 0 and tuple(rel[:k]) not in tree._by_history:
+            k -= 1
+        node = tree.node_at(rel[:k])
+        if k == len(rel) and node.index == 0:
+            rec = base
+        else:
+            res = base.result
+            opp = 1 - seat
+            own = res.reach[node.index][0, seat].copy()
+            opp_cfvs = res.opp_avg_values[node.index][0].copy() if res.opp_avg_values is not None else None
+            ps = self._pgame(s).root(s)
+            if node.kind == LEAF and is_chance_leaf(node) and not _no_more_betting(node.state):
+                # the lookahead stopped before the next street's cards, which are now known: the
+                # opponent's values for the actual board from the next street's value function
+                opp_cfvs = self._values_after_cards(node, rel[k:], own, res.reach[node.index][0, opp], seat)
+            mask = self._pgames[0].hand_mask(ps.board)
+            own = own * mask
+            if own.sum() <= 0:
+                own = mask / mask.sum()   # a history our strategy never takes (hypothetical states)
+            if opp_cfvs is None:
+                rec_res = self._solve(ps, seat, own, opp_range=res.reach[node.index][0, opp] * mask)
+            else:
+                rec_res = self._solve(ps, seat, own, opp_cfvs=opp_cfvs * mask)
+            rec = _Record(pub, rec_res)
+        self._records[key] = rec
+        while len(self._records) > self.max_records:
+            self._records.popitem(last=False)
+        return rec
+
+    def _values_after_cards(self, leaf: PublicNode, rest, own_reach, opp_reach, seat: int):
+        pgame = self._pgames[0]
+        ps = leaf.state
+        for a in rest:
+            if ps.current_player() != CHANCE:
+                break
+            ps = pgame.chance_child(ps, int(a))
+        board = tuple(ps.board)
+        mask = pgame.hand_mask(board)
+        node = PublicNode(0, LEAF, ps, board=board, contrib=pgame.contributions(ps))
+        fn = self.leaf_values.get(STREETS[int(ps.round)]) if ps.current_player() != CHANCE else None
+        fn = fn or self.checkdown
+        from cfrkit.solvers.public.array_backend import make_backend
+
+        be = make_backend("numpy")
+        r = [None, None]
+        r[seat], r[1 - seat] = own_reach * mask, opp_reach * mask
+        v = fn([node], be.asarray(r[0][None, None]), be.asarray(r[1][None, None]), be)
+        return be.to_numpy(v[1 - seat])[0, 0]
+
+    # ------------------------------------------------------------------ playing
+    def hand_strategy(self, state) -> HandStrategy:
+        """The re-solved strategy at ``state`` for all 1326 pairs (rows touching the board are zero)."""
+        seat = state.current_player()
+        if seat not in (0, 1):
+            raise GameError("hand_strategy needs a state where a player is to act")
+        rec = self._record_for(seat, tuple(state.history()))
+        strat = rec.result.strategy[0][0]                    # (A, H)
+        probs = np.ascontiguousarray(strat.T, dtype=np.float64)
+        mask = self._pgames[0].hand_mask(state.board)
+        probs *= mask[:, None]
+        tot = probs.sum(1, keepdims=True)
+        probs = np.where(tot > 0, probs / np.where(tot > 0, tot, 1.0), 0.0)
+        return HandStrategy(np.asarray(rec.result.tree.root.actions, dtype=np.int64), probs)
+
+    def act(self, state) -> int:
+        from cfrkit.cards.hands import pair_index
+
+        hs = self.hand_strategy(state)
+        row = hs.probs[pair_index(*state.hole[state.current_player()])]
+        row = row / row.sum()
+        return int(hs.actions[self.rng.choice(len(row), p=row)])
+
+
+def load_nets_leaf_values(directory: str, game=None) -> Dict[str, object]:
+    """``{street of the leaves: fn}`` from a directory of hold'em value nets (HoldemValueNets)."""
+    import os
+
+    if not os.path.isdir(str(directory)):
+        raise GameError(f"no hold'em value nets directory {directory!r}")
+    try:
+        from cfrkit.value_nets.holdem import HoldemValueNets
+    except ImportError as exc:
+        raise GameError(f"hold'em value nets are not available in this cfrkit ({exc}); build them with the "
+                        f"value-net pipeline or pass leaf_values") from None
+    nets = HoldemValueNets.load(directory)
+    stack = getattr(nets, "stack", None)
+    if game is not None and stack is not None and float(stack) != float(min(game.definition.stack)):
+        raise GameError(f"the value nets in {directory} were trained for stacks of {stack:g} chips, the game has "
+                        f"{min(game.definition.stack)}: their pot inputs would be wrong")
+    out = {s: nets.leaf_values(s) for s in nets.streets}
+    aux = getattr(nets, "auxiliary_leaf_values", None)
+    if callable(aux):
+        out["preflop"] = aux()
+    return out
