@@ -24,10 +24,96 @@ cdef extern from *:
     RC_VECTOR static void rcb_sum_rows(rc_real* restrict tot, const rc_real* restrict x, int H) {
         for (int h = 0; h < H; h++) tot[h] += x[h];
     }
+    /* Regret matching and the update in the storage type (float32 lanes are twice as many as double ones),
+       with one reciprocal per hand instead of a division per action. */
+    RC_VECTOR static void rcb_add_positive(rc_real* restrict tot, const rc_real* restrict reg, int H) {
+        const rc_real zero = 0;
+        for (int h = 0; h < H; h++) tot[h] += reg[h] > zero ? reg[h] : zero;
+    }
+    RC_VECTOR static void rcb_match_prepare(const rc_real* restrict tot, rc_real* restrict inv, rc_real* restrict uniform,
+                                            double inv_actions, int H) {
+        const rc_real zero = 0, one = 1, u = (rc_real)inv_actions;
+        for (int h = 0; h < H; h++) {
+            rc_real x = tot[h];
+            inv[h] = x > zero ? one / x : zero;
+            uniform[h] = x > zero ? zero : u;
+        }
+    }
+    RC_VECTOR static void rcb_match(rc_real* restrict srow, const rc_real* restrict reg, const rc_real* restrict inv,
+                                    const rc_real* restrict uniform, int clip, int H) {
+        const rc_real zero = 0;
+        if (clip)
+            for (int h = 0; h < H; h++) srow[h] = (reg[h] > zero ? reg[h] : zero) * inv[h] + uniform[h];
+        else
+            for (int h = 0; h < H; h++) srow[h] = reg[h] * inv[h] + uniform[h];
+    }
+    /* one action of a CFR update (as rc_update_action, in the storage type) */
+    RC_VECTOR static void rcb_update_action(rc_real* restrict ssum, const rc_real* restrict own, const rc_real* restrict srow,
+                                            double w_, rc_real* restrict reg, const rc_real* restrict child,
+                                            const rc_real* restrict out, int dcfr, double pos_, double neg_, int H) {
+        const rc_real zero = 0, w = (rc_real)w_, pos = (rc_real)pos_, neg = (rc_real)neg_;
+        if (dcfr == 2) {
+            for (int h = 0; h < H; h++) ssum[h] = ssum[h] * w + srow[h];
+            for (int h = 0; h < H; h++) {
+                rc_real r = reg[h];
+                reg[h] = (r >= zero ? r * pos : r * neg) + child[h] - out[h];
+            }
+            return;
+        }
+        if (w > zero)
+            for (int h = 0; h < H; h++) ssum[h] += w * own[h] * srow[h];
+        if (dcfr) {
+            for (int h = 0; h < H; h++) {
+                rc_real r = reg[h] + child[h] - out[h];
+                reg[h] = r > zero ? r * pos : r * neg;
+            }
+        } else {
+            for (int h = 0; h < H; h++) {
+                rc_real r = reg[h] + child[h] - out[h];
+                reg[h] = r > zero ? r : zero;
+            }
+        }
+    }
+    /* 16-bit storage (postflop-solver's compression): a node's regrets are int16 times scale / 32767 and its
+       strategy sums uint16 times scale / 65535, scale = the block's largest magnitude; decoded into scratch
+       when the node is reached, encoded again (rounded to nearest) after its update */
+    static void rcb_decode_i16(rc_real* restrict out, const short* restrict q, double scale, long n) {
+        const rc_real f = (rc_real)(scale / 32767.0);
+        for (long i = 0; i < n; i++) out[i] = (rc_real)q[i] * f;
+    }
+    static void rcb_decode_u16(rc_real* restrict out, const unsigned short* restrict q, double scale, long n) {
+        const rc_real f = (rc_real)(scale / 65535.0);
+        for (long i = 0; i < n; i++) out[i] = (rc_real)q[i] * f;
+    }
+    static float rcb_encode_i16(short* restrict q, const rc_real* restrict x, long n) {
+        rc_real m = 0;
+        for (long i = 0; i < n; i++) { rc_real a = x[i] < 0 ? -x[i] : x[i]; m = a > m ? a : m; }
+        if (!(m > 0)) { for (long i = 0; i < n; i++) q[i] = 0; return 0.0f; }
+        const double f = 32767.0 / m;
+        for (long i = 0; i < n; i++) { double v = x[i] * f; q[i] = (short)(v < 0 ? v - 0.5 : v + 0.5); }
+        return (float)m;
+    }
+    static float rcb_encode_u16(unsigned short* restrict q, const rc_real* restrict x, long n) {
+        rc_real m = 0;
+        for (long i = 0; i < n; i++) m = x[i] > m ? x[i] : m;
+        if (!(m > 0)) { for (long i = 0; i < n; i++) q[i] = 0; return 0.0f; }
+        const double f = 65535.0 / m;
+        for (long i = 0; i < n; i++) { double v = x[i] * f; q[i] = (unsigned short)(v > 0 ? v + 0.5 : 0.0); }
+        return (float)m;
+    }
     """
+    void rcb_decode_i16(rc_real* out, const short* q, double scale, long n) nogil
+    void rcb_decode_u16(rc_real* out, const unsigned short* q, double scale, long n) nogil
+    float rcb_encode_i16(short* q, const rc_real* x, long n) nogil
+    float rcb_encode_u16(unsigned short* q, const rc_real* x, long n) nogil
     void rcb_gather(rc_real* dst, const rc_real* src, const int* map, int n) nogil
     void rcb_scatter_add(rc_real* dst, const rc_real* src, const int* map, int n) nogil
     void rcb_sum_rows(rc_real* tot, const rc_real* x, int H) nogil
+    void rcb_add_positive(rc_real* tot, const rc_real* reg, int H) nogil
+    void rcb_match_prepare(const rc_real* tot, rc_real* inv, rc_real* uniform, double inv_actions, int H) nogil
+    void rcb_match(rc_real* srow, const rc_real* reg, const rc_real* inv, const rc_real* uniform, int clip, int H) nogil
+    void rcb_update_action(rc_real* ssum, const rc_real* own, const rc_real* srow, double w, rc_real* reg,
+                           const rc_real* child, const rc_real* out, int dcfr, double pos, double neg, int H) nogil
 
 
 cdef enum:
@@ -61,8 +147,13 @@ cdef struct BTree:
     int threads
     int Hmax
     long long stack_len           # scratch per thread
-    rc_real* stacks               # (threads, stack_len)
+    rc_real* stacks               # (threads + 1, stack_len): the main one, then one per OpenMP thread
     rc_real* par_vals             # (max chance children, Hmax): children values of the chance node run in parallel
+    int compressed                # 16-bit storage: creg / cssum with per-node scales instead of regrets / ssum
+    short* creg
+    unsigned short* cssum
+    float* reg_scale              # (N,)
+    float* ssum_scale             # (N,)
 
 
 cdef inline int _H(BTree* t, int n) noexcept nogil:
@@ -74,26 +165,32 @@ cdef inline const int* _cards(BTree* t, int n) noexcept nogil:
 
 
 cdef void _node_strategy(BTree* t, int n, int mode, const rc_real* regrets, const rc_real* ssum, rc_real* strat,
-                         rc_real* scratch) noexcept nogil:
+                         rc_real* scratch, rc_real* dec) noexcept nogil:
     """Strategy rows ``(A, H)`` of decision ``n`` into ``strat``: regret matching (solve) or the normalised
-    strategy sums (best response against the average)."""
+    strategy sums (best response against the average).  With 16-bit storage the node's regrets (solve) or
+    strategy sums are decoded into ``dec`` first (and stay there for the update)."""
     cdef int H = _H(t, n), A = t.num_children[n], a
     cdef const rc_real* rows
     cdef rc_real* tot = scratch
-    cdef rc_real* denom = scratch + H
+    cdef rc_real* inv = scratch + H
     cdef rc_real* uniform = scratch + 2 * H
     memset(tot, 0, H * sizeof(rc_real))
+    if t.compressed:
+        if mode == MODE_SOLVE:
+            rcb_decode_i16(dec, t.creg + t.node_offset[n], t.reg_scale[n], <long>A * H)
+        else:
+            rcb_decode_u16(dec, t.cssum + t.node_offset[n], t.ssum_scale[n], <long>A * H)
     if mode == MODE_SOLVE:
-        rows = regrets + t.node_offset[n]
+        rows = dec if t.compressed else regrets + t.node_offset[n]
         for a in range(A):
-            rc_add_positive(tot, rows + <Py_ssize_t>a * H, H)
+            rcb_add_positive(tot, rows + <Py_ssize_t>a * H, H)
     else:
-        rows = ssum + t.node_offset[n]
+        rows = dec if t.compressed else ssum + t.node_offset[n]
         for a in range(A):
             rcb_sum_rows(tot, rows + <Py_ssize_t>a * H, H)
-    rc_match_prepare(tot, denom, uniform, 1.0 / A, H)
+    rcb_match_prepare(tot, inv, uniform, 1.0 / A, H)
     for a in range(A):
-        rc_match(strat + <Py_ssize_t>a * H, rows + <Py_ssize_t>a * H, denom, uniform, H)
+        rcb_match(strat + <Py_ssize_t>a * H, rows + <Py_ssize_t>a * H, inv, uniform, mode == MODE_SOLVE, H)
 
 
 cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, rc_real* out, rc_real* stack,
@@ -118,6 +215,7 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     cdef rc_real* reach
     cdef rc_real* scratch
     cdef rc_real* rest
+    cdef rc_real* dec
     cdef rc_real* copp
     cdef rc_real* cown
     cdef rc_real* cval
@@ -143,7 +241,7 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
                 if t.is_copy[cs + a]:
                     continue
                 tid = openmp.omp_get_thread_num()
-                tstack = t.stacks + tid * t.stack_len
+                tstack = t.stacks + (tid + 1) * t.stack_len  # stack 0 holds the frames above this node
                 Hc = _H(t, cs + a)
                 map = t.maps + t.child_map[cs + a]
                 copp = tstack
@@ -179,9 +277,12 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     childv = stack + <Py_ssize_t>A * H
     reach = stack + <Py_ssize_t>2 * A * H
     scratch = reach + H
-    rest = scratch + 3 * H
+    dec = scratch + 3 * H
+    rest = dec
+    if t.compressed:
+        rest = dec + <Py_ssize_t>2 * A * H
     if mode == MODE_SOLVE or t.node_player[n] != p:
-        _node_strategy(t, n, mode, regrets, ssum, strat, scratch)
+        _node_strategy(t, n, mode, regrets, ssum, strat, scratch, dec)
     if t.node_player[n] == p:
         # a showdown child first: its sweep leaves the per-card opponent mass that a fold child reuses
         sd = -1
@@ -216,10 +317,19 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
         memset(out, 0, H * sizeof(rc_real))
         for a in range(A):
             rc_add_product(out, strat + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, H)
+        if t.compressed:
+            # regrets decoded in dec by the matching, strategy sums next to them; encoded back after the update
+            rcb_decode_u16(dec + <Py_ssize_t>A * H, t.cssum + t.node_offset[n], t.ssum_scale[n], <long>A * H)
+            for a in range(A):
+                rcb_update_action(dec + <Py_ssize_t>(A + a) * H, own, strat + <Py_ssize_t>a * H, w,
+                                  dec + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, out, dcfr, pos, neg, H)
+            t.reg_scale[n] = rcb_encode_i16(t.creg + t.node_offset[n], dec, <long>A * H)
+            t.ssum_scale[n] = rcb_encode_u16(t.cssum + t.node_offset[n], dec + <Py_ssize_t>A * H, <long>A * H)
+            return
         for a in range(A):
-            rc_update_action(ssum + t.node_offset[n] + <Py_ssize_t>a * H, own, strat + <Py_ssize_t>a * H, w,
-                             regrets + t.node_offset[n] + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, out,
-                             scratch, dcfr, pos, neg, H)
+            rcb_update_action(ssum + t.node_offset[n] + <Py_ssize_t>a * H, own, strat + <Py_ssize_t>a * H, w,
+                              regrets + t.node_offset[n] + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, out,
+                              dcfr, pos, neg, H)
         return
     # the opponent acts: its reach splits over the actions, p's values add up
     for a in range(A):
@@ -263,6 +373,7 @@ cdef class _Workspace:
     """Owns the layout arrays (kept alive while the kernel points into them) and the scratch."""
     cdef BTree t
     cdef tuple arrays
+    cdef object compressed_arrays
     cdef rc_real[::1] stacks, par_vals
 
     def __init__(self, tuple layout, int threads):
@@ -303,15 +414,27 @@ cdef class _Workspace:
         self.t.is_copy = &is_copy[0]
         self.t.threads = threads
         self.t.stack_len = stack_len
-        self.stacks = np.zeros(threads * stack_len, dtype=REAL)
+        self.stacks = np.zeros((threads + 1 if threads > 1 else 1) * stack_len, dtype=REAL)
         self.par_vals = np.zeros(max(max_children, 1) * self.t.Hmax if threads > 1 else 1, dtype=REAL)
         self.t.stacks = &self.stacks[0]
         self.t.par_vals = &self.par_vals[0]
+        self.t.compressed = 0
+
+    def set_compressed(self, short[::1] creg, unsigned short[::1] cssum, float[::1] reg_scale, float[::1] ssum_scale):
+        """Use 16-bit storage: int16 regrets and uint16 strategy sums, one scale per node (see rcb_encode_i16)."""
+        if reg_scale.shape[0] != self.t.N or ssum_scale.shape[0] != self.t.N or creg.shape[0] != cssum.shape[0]:
+            raise ValueError("compressed storage: scales must be (N,) and both blocks of one length")
+        self.compressed_arrays = (creg, cssum, reg_scale, ssum_scale)
+        self.t.compressed = 1
+        self.t.creg = &creg[0]
+        self.t.cssum = &cssum[0]
+        self.t.reg_scale = &reg_scale[0]
+        self.t.ssum_scale = &ssum_scale[0]
 
 
 def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_real[::1] strategy_sum,
           int start_iteration, int max_iterations, int dcfr, double alpha, double beta, double gamma, int check_every,
-          double target, double[::1] expl_out, int threads=1):
+          double target, double[::1] expl_out, int threads=1, tuple compressed=None):
     """Run up to ``max_iterations`` alternating updates from ``start_iteration`` (1-based) on ``threads``
     OpenMP threads (over the children of chance nodes; results do not depend on the thread count).
 
@@ -319,9 +442,13 @@ def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_r
     ``(A, H)`` block at ``node_offset``.  Every ``check_every`` iterations (0 = never) the exploitability
     (chips) of the average strategy goes to ``expl_out``; the solve stops after the first check at or below
     ``target`` chips (negative: never).  ``dcfr``: 0 CFR+ (average weight t), 1 DCFR (alpha, beta, gamma),
-    2 postflop-solver's DCFR.  Returns ``(iterations_run, checks_written)``.
+    2 postflop-solver's DCFR.  ``compressed``: ``(int16 regrets, uint16 strategy sums, float32 regret scales,
+    float32 sum scales)`` for 16-bit storage (``regrets``/``strategy_sum`` are then unused).  Returns
+    ``(iterations_run, checks_written)``.
     """
     cdef _Workspace ws = _Workspace(layout, threads)
+    if compressed is not None:
+        ws.set_compressed(*compressed)
     cdef BTree* t = &ws.t
     cdef int H0 = t.space_start[t.node_space[0] + 1] - t.space_start[t.node_space[0]]
     cdef int it, p, written = 0, done = 0, ps, p4, ta
@@ -364,9 +491,12 @@ def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_r
     return done, written
 
 
-def exploitability(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] strategy_sum, int threads=1):
+def exploitability(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] strategy_sum, int threads=1,
+                   tuple compressed=None):
     """Exploitability (chips) of the average strategy of ``strategy_sum`` (normalised per node and hand)."""
     cdef _Workspace ws = _Workspace(layout, threads)
+    if compressed is not None:
+        ws.set_compressed(*compressed)
     cdef BTree* t = &ws.t
     cdef int H0 = t.space_start[t.node_space[0] + 1] - t.space_start[t.node_space[0]]
     if ranges.shape[0] != 2 or ranges.shape[1] != H0:

@@ -228,7 +228,7 @@ class BoardLayout:
                 self.amount[new] = n.contrib
         self.num_nodes = N
         self.num_entries = offset
-        # scratch per depth (see _walk): decision (2A + 4) H, chance 3 H_child, showdown H
+        # scratch per depth (see _walk): decision (4A + 4) H, chance 3 H_child, showdown H
         H = sizes[self.node_space]
         need = np.zeros(N, dtype=np.int64)
         for new in range(N - 1, -1, -1):
@@ -237,8 +237,8 @@ class BoardLayout:
                 continue
             c0, nc = self.child_start[new], self.num_children[new]
             below = int(need[c0:c0 + nc].max()) if nc else 0
-            if t == 0:
-                need[new] = (2 * nc + 4) * H[new] + max(below, H[new])
+            if t == 0:  # strategy, child values, reach, 3 rows of matching scratch, 2 decoded blocks (16-bit)
+                need[new] = (4 * nc + 4) * H[new] + max(below, H[new])
             elif t == 3:
                 need[new] = int(max(3 * H[c] + need[c] for c in range(c0, c0 + nc)))
             elif t == 2:
@@ -291,11 +291,14 @@ class BoardRangeSolver:
         threads: OpenMP threads over the dealt cards of chance nodes (same iterates for any count).
         isomorphism: share the subtrees of isomorphic dealt cards (``None``: when the ranges are
             suit-symmetric; ``True`` raises if they are not).
+        compression: 16-bit storage (postflop-solver's): regrets as int16 and strategy sums as uint16, each
+            node's block with one float32 scale (its largest magnitude); half the memory of float32, iterates
+            equal up to that rounding.  Needs ``dtype="float32"``.
     """
 
     def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "dcfr", alpha: float = DEFAULT_DCFR["alpha"],
                  beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"], dtype: str = "float32",
-                 threads: int = 1, isomorphism: Optional[bool] = None):
+                 threads: int = 1, isomorphism: Optional[bool] = None, compression: bool = False):
         if int(threads) < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
         if np.dtype(dtype) not in (np.float64, np.float32):
@@ -322,9 +325,28 @@ class BoardRangeSolver:
         self.pot = layout.pot
         self.hands = layout.root_pairs
         self.ranges = np.ascontiguousarray(ranges[:, self.hands], dtype=self.dtype)
-        self.regrets = np.zeros(layout.num_entries, dtype=self.dtype)
-        self.strategy_sum = np.zeros(layout.num_entries, dtype=self.dtype)
+        self.compression = bool(compression)
+        if self.compression:
+            if self.dtype != np.float32:
+                raise ValueError("compression=True stores 16-bit blocks decoded to float32: use dtype='float32'")
+            self.regrets = np.zeros(layout.num_entries, dtype=np.int16)
+            self.strategy_sum = np.zeros(layout.num_entries, dtype=np.uint16)
+            self.scales = np.zeros((2, layout.num_nodes), dtype=np.float32)  # regret and strategy-sum scales
+            self._compressed = (self.regrets, self.strategy_sum, self.scales[0], self.scales[1])
+            self._dummy = np.zeros(1, dtype=np.float32)
+        else:
+            self.regrets = np.zeros(layout.num_entries, dtype=self.dtype)
+            self.strategy_sum = np.zeros(layout.num_entries, dtype=self.dtype)
+            self._compressed = None
         self.iterations = 0
+
+    @property
+    def storage_bytes(self) -> int:
+        """Bytes of the regrets and strategy sums (and their scales with 16-bit storage)."""
+        return self.regrets.nbytes + self.strategy_sum.nbytes + (self.scales.nbytes if self.compression else 0)
+
+    def _stored(self):
+        return (self._dummy, self._dummy) if self.compression else (self.regrets, self.strategy_sum)
 
     def run(self, iterations: int, check_every: int = 0, target: Optional[float] = None) -> np.ndarray:
         """Run up to ``iterations`` more iterations; returns the exploitability (chips) every ``check_every``
@@ -336,9 +358,9 @@ class BoardRangeSolver:
             raise ValueError("a target needs check_every > 0")
         out = np.zeros(max(iterations // check_every if check_every > 0 else 0, 1))
         done, written = _kernel(self.dtype).solve(
-            self.layout.layout, self.ranges, self.regrets, self.strategy_sum, self.iterations + 1, iterations,
+            self.layout.layout, self.ranges, *self._stored(), self.iterations + 1, iterations,
             ALGORITHMS[self.algorithm], self.alpha, self.beta, self.gamma, check_every,
-            -1.0 if target is None else float(target), out, self.threads)
+            -1.0 if target is None else float(target), out, self.threads, self._compressed)
         self.iterations += done
         return out[:written]
 
@@ -355,15 +377,20 @@ class BoardRangeSolver:
 
     def exploitability(self) -> float:
         """Exploitability (chips) of the average strategy: (BR_0 + BR_1) / 2, the ranges as the deal."""
-        return float(_kernel(self.dtype).exploitability(self.layout.layout, self.ranges, self.strategy_sum,
-                                                       self.threads))
+        return float(_kernel(self.dtype).exploitability(self.layout.layout, self.ranges, self._stored()[1],
+                                                       self.threads, self._compressed))
 
     def _block(self, kernel_node: int, source: np.ndarray) -> np.ndarray:
+        """``(A, H)`` block of a kernel decision in ``source`` (regrets or strategy sums), decoded if 16-bit."""
         lay = self.layout
         A = int(lay.num_children[kernel_node])
         H = len(lay.space_pairs[lay.node_space[kernel_node]])
         off = int(lay.node_offset[kernel_node])
-        return source[off:off + A * H].reshape(A, H).astype(np.float64)
+        out = source[off:off + A * H].reshape(A, H).astype(np.float64)
+        if self.compression:
+            regret = source is self.regrets
+            out *= float(self.scales[0 if regret else 1, kernel_node]) / (32767.0 if regret else 65535.0)
+        return out
 
     def _strategy_of(self, kernel_node: int, source: np.ndarray, average: bool) -> np.ndarray:
         """``(A, 1326)`` strategy of a kernel decision (uniform on pairs outside its board's space)."""
