@@ -1,8 +1,12 @@
 """The range solver on postflop-solver's spots: node counts, iterations, time and memory to 1% / 0.3% / 0.1%.
 
     python benchmarks/range_solver.py [--spots river,turn] [--algorithms dcfr,dcfr-postflop] [--dtypes float64,float32]
-                                      [--threads 1,2]
+                                      [--threads 1,2] [--solver board|flat] [--compression] [--solve-flop]
                                       [--targets 1,0.3,0.1] [--check-every 5] [--max-iterations 400]
+
+``--solver board`` (default): :class:`~cfrkit.solvers.public.board_range_cfr.BoardRangeSolver` (a hand space per
+board, depth first, suit isomorphism, optional 16-bit storage); ``--solver flat``: ``FlatRangeSolver``.  Times are
+given in wall seconds and in CPU seconds of the process (``process_time``: all threads), which load distorts less.
 
 Spots (built by :class:`cfrkit.solvers.public.postflop_game.PostflopPublicGame` as postflop-solver's
 ``ActionTree`` builds them: raises = previous bet + X% of the pot after calling, no raise cap, thresholds 0
