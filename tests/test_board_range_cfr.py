@@ -10,6 +10,8 @@
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -203,7 +205,8 @@ def test_bad_trees_and_arguments():
         BoardRangeSolver(tree, ranges=np.ones((2, 5)))
 
 
-@pytest.mark.slow  # the brute force walks 2352 run-outs per hand pair
+@pytest.mark.slow  # the brute force walks 2352 run-outs per hand pair (minutes); short form: the flat solver's
+@pytest.mark.skipif(not os.environ.get("CFRKIT_LONG"), reason="long check: set CFRKIT_LONG=1")  # evaluation above
 def test_flop_exploitability_equals_protocol_brute_force():
     from test_holdem_public_tree_solve import brute_force
 
