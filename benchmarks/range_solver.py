@@ -1,8 +1,12 @@
 """The range solver on postflop-solver's spots: node counts, iterations, time and memory to 1% / 0.3% / 0.1%.
 
     python benchmarks/range_solver.py [--spots river,turn] [--algorithms dcfr,dcfr-postflop] [--dtypes float64,float32]
-                                      [--threads 1,2]
+                                      [--threads 1,2] [--solver board|flat] [--compression] [--solve-flop]
                                       [--targets 1,0.3,0.1] [--check-every 5] [--max-iterations 400]
+
+``--solver board`` (default): :class:`~cfrkit.solvers.public.board_range_cfr.BoardRangeSolver` (a hand space per
+board, depth first, suit isomorphism, optional 16-bit storage); ``--solver flat``: ``FlatRangeSolver``.  Times are
+given in wall seconds and in CPU seconds of the process (``process_time``: all threads), which load distorts less.
 
 Spots (built by :class:`cfrkit.solvers.public.postflop_game.PostflopPublicGame` as postflop-solver's
 ``ActionTree`` builds them: raises = previous bet + X% of the pot after calling, no raise cap, thresholds 0
@@ -65,7 +69,8 @@ def kernel_bytes(flat, hands: int, itemsize: int) -> dict:
 
 
 def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations: int, dtype: str,
-            threads: int) -> dict:
+            threads: int, solver_kind: str = "board", compression: bool = False) -> dict:
+    from cfrkit.solvers.public.board_range_cfr import BoardRangeSolver
     from cfrkit.solvers.public.flat_range_cfr import FlatRangeSolver, FlatTree
     from cfrkit.solvers.public.postflop_game import PostflopPublicGame, action_tree_counts
     from cfrkit.solvers.public.tree import build_public_tree
@@ -73,25 +78,42 @@ def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations
     game = PostflopPublicGame(**SPOTS[spot])
     t0 = time.perf_counter()
     tree = build_public_tree(game)
-    flat = FlatTree.of(tree)
+    if solver_kind == "flat":
+        flat = FlatTree.of(tree)
+        solver = FlatRangeSolver(tree, algorithm=algorithm, dtype=dtype, threads=threads)
+    else:
+        solver = BoardRangeSolver(tree, algorithm=algorithm, dtype=dtype, threads=threads, compression=compression)
     build = time.perf_counter() - t0
-    solver = FlatRangeSolver(tree, algorithm=algorithm, dtype=dtype, threads=threads)
     pot = solver.pot
     hit = {}
-    seconds = 0.0
+    seconds = cpu = 0.0
+    curve = []
     while solver.iterations < max_iterations and len(hit) < len(targets):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         solver.run(check_every)
         seconds += time.perf_counter() - t0
+        cpu += time.process_time() - c0
         e = 100 * solver.exploitability() / pot
+        curve.append((solver.iterations, e, seconds, cpu))
+        print(json.dumps({"progress": curve[-1]}), flush=True)
         for thr in targets:
             if thr not in hit and e <= thr:
-                hit[thr] = (solver.iterations, seconds)
-    mem = kernel_bytes(flat, len(solver.hands), np.dtype(dtype).itemsize)
-    return {"spot": spot, "algorithm": algorithm, "dtype": dtype, "threads": threads, "action_tree": action_tree_counts(game), "nodes": tree.counts(),
-            "slots": flat.slots, "hands": int(len(solver.hands)), "build_seconds": build,
+                hit[thr] = (solver.iterations, seconds, cpu)
+    hands = len(solver.hands)
+    if solver_kind == "flat":
+        mem = kernel_bytes(flat, hands, np.dtype(dtype).itemsize)
+        slots, cells = flat.slots, len(tree) * hands
+    else:
+        lay = solver.layout
+        mem = lay.kernel_bytes(np.dtype(dtype).itemsize)
+        mem["per_action"] = solver.storage_bytes
+        mem["total"] = mem["per_action"] + mem["maps"] + mem["scratch"]
+        slots, cells = int(sum(lay.num_children[lay.node_type == 0])), len(tree) * hands
+    return {"spot": spot, "algorithm": algorithm, "dtype": dtype + ("+16bit" if compression else ""),
+            "solver": solver_kind, "threads": threads, "action_tree": action_tree_counts(game), "nodes": tree.counts(),
+            "slots": slots, "hands": int(hands), "build_seconds": build,
             "hit": {str(k): v for k, v in hit.items()}, "iterations": solver.iterations,
-            "kernel_bytes": mem, "bytes_per_node_hand": mem["total"] / (len(tree) * len(solver.hands)),
+            "kernel_bytes": mem, "bytes_per_node_hand": mem["total"] / cells,
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
@@ -104,17 +126,20 @@ def main() -> int:
     ap.add_argument("--max-iterations", type=int, default=400)
     ap.add_argument("--dtypes", default="float64,float32", help="storage of the hand vectors")
     ap.add_argument("--threads", default="1", help="OpenMP threads per spot, e.g. 1,2")
+    ap.add_argument("--solver", default="board", help="board (BoardRangeSolver, default) or flat (FlatRangeSolver)")
+    ap.add_argument("--compression", action="store_true", help="16-bit regrets and strategy sums (board solver)")
+    ap.add_argument("--solve-flop", action="store_true", help="solve the full-range flop spot (minutes, ~4 GB)")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one spot,algorithm and print JSON
     args = ap.parse_args()
     targets = sorted((float(t) for t in args.targets.split(",")), reverse=True)
     if args.one:
         spot, algorithm, dtype, threads = args.one.split(",")
         print(json.dumps(run_one(spot, algorithm, targets, args.check_every, args.max_iterations, dtype,
-                                 int(threads))))
+                                 int(threads), args.solver, args.compression)))
         return 0
     print(f"load average at start: {os.getloadavg()}", flush=True)
     for spot in args.spots.split(","):
-        if spot == "flop":
+        if spot == "flop" and not args.solve_flop:
             from cfrkit.solvers.public.postflop_game import PostflopPublicGame, action_tree_counts
 
             game = PostflopPublicGame(**SPOTS["flop"])
@@ -124,10 +149,11 @@ def main() -> int:
         for algorithm, dtype, threads in [(a, d, int(n)) for a in args.algorithms.split(",")
                                           for d in args.dtypes.split(",") for n in args.threads.split(",")]:
             cmd = [sys.executable, os.path.abspath(__file__), "--one", f"{spot},{algorithm},{dtype},{threads}", "--targets",
-                   args.targets, "--check-every", str(args.check_every), "--max-iterations", str(args.max_iterations)]
+                   args.targets, "--check-every", str(args.check_every), "--max-iterations", str(args.max_iterations),
+                   "--solver", args.solver] + (["--compression"] if args.compression else [])
             out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
             r = json.loads(out.strip().splitlines()[-1])
-            print(f"{spot} [{algorithm}, {dtype}, {threads} thread(s)]: action tree (flop, turn, river) {tuple(r['action_tree'])}, public tree "
+            print(f"{spot} [{args.solver}, {algorithm}, {r['dtype']}, {threads} thread(s)]: action tree (flop, turn, river) {tuple(r['action_tree'])}, public tree "
                   f"{r['nodes']}, {r['slots']} action rows x {r['hands']} hands; kernel arrays "
                   f"{r['kernel_bytes']['total'] / 1e6:.0f} MB ({r['bytes_per_node_hand']:.1f} bytes per node x hand), "
                   f"peak RSS {r['peak_rss_mb']:.0f} MB", flush=True)
@@ -135,8 +161,9 @@ def main() -> int:
                 ref = POSTFLOP_SOLVER.get(spot, {}).get(f"{thr:g}")
                 ctx = f" (postflop-solver, recorded: {ref[0]} iterations, {ref[1]:.3g} s)" if ref else ""
                 if f"{thr}" in r["hit"]:
-                    n, sec = r["hit"][f"{thr}"]
-                    print(f"  {thr:g}% of the pot: {n} iterations, {sec:.3f} s on {threads} thread(s){ctx}", flush=True)
+                    n, sec, cpu = r["hit"][f"{thr}"]
+                    print(f"  {thr:g}% of the pot: {n} iterations, {sec:.3f} s wall / {cpu:.3f} CPU s on {threads} "
+                          f"thread(s){ctx}", flush=True)
                 else:
                     print(f"  {thr:g}% of the pot: not reached in {r['iterations']} iterations{ctx}", flush=True)
     print(f"load average at end: {os.getloadavg()}", flush=True)

@@ -1,0 +1,443 @@
+"""Compiled range CFR with one hand space per board: river, turn and flop subgames, depth first, suit isomorphism.
+
+:class:`BoardRangeSolver` runs the same algorithms as :class:`~cfrkit.solvers.public.flat_range_cfr.FlatRangeSolver`
+(CFR+, DCFR, postflop-solver's DCFR; iterates equal up to rounding) in a layout after postflop-solver's:
+
+* every node works on the hands of its board only: after a dealt card the hands that card blocks are
+  gone, and a 5-card board's hands are sorted by showdown strength, so a showdown sweeps them in place
+  (no gathers through the root's order, no masks).  A chance child's map sends its hands to the parent's:
+  reach is gathered down once per dealt card and values are added back up;
+* one depth-first pass per player and iteration: the opponent's reach is formed on the way down and
+  values come back up, so no reach or value rows are stored (scratch per depth only): the memory is the
+  regrets and strategy sums, 2 x actions x hands of the node's board, plus the maps;
+* threads: the children of chance nodes (dealt cards) run on OpenMP threads, their values added in card
+  order afterwards (same iterates for any thread count);
+* suit isomorphism (``isomorphism=True``, default when the ranges allow it): when two suits are
+  interchangeable (same ranks on the root board, no card of either dealt since, ranges symmetric), a
+  card's subtree is solved once and its isomorphic card reuses it with the two suits swapped in the hands
+  (postflop-solver's isomorphism): the flop spot of the benchmark keeps 36 of its 49 turn subtrees.
+
+Units: chips; exploitability = (BR_0 + BR_1) / 2 against the average strategy, ranges as the deal.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import ClassVar, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from cfrkit.games.base import GameError
+from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR, _spread_cards
+from cfrkit.solvers.public.tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
+
+
+def _kernel(dtype=np.float64):
+    """The kernel build for the storage type: float64 (``range_cfr_board``) or float32 (``range_cfr_board32``)."""
+    if np.dtype(dtype) == np.float32:
+        from cfrkit._kernels import range_cfr_board32
+
+        return range_cfr_board32
+    from cfrkit._kernels import range_cfr_board
+
+    return range_cfr_board
+
+
+def _swap_suits(card: int, a: int, b: int) -> int:
+    """``card`` (4 * rank + suit) with suits ``a`` and ``b`` exchanged."""
+    s = card % 4
+    return card - s + (b if s == a else a if s == b else s)
+
+
+class BoardLayout:
+    """Per-board hand spaces, maps and offsets of a public tree for the board kernel (see module docstring).
+
+    ``swaps``: the suit pairs treated as interchangeable (empty without isomorphism).  Build with :meth:`of`
+    (cached per tree and isomorphism setting).  Attributes after construction: ``num_nodes`` (kernel
+    nodes: copies' subtrees are not laid out), ``num_entries`` (regret entries = sum of actions x hands),
+    ``space_pairs[s]`` (pair indices of space ``s``), ``node_of`` (original decision -> kernel node),
+    ``layout`` (the tuple the kernel takes).
+    """
+
+    _cache: ClassVar[weakref.WeakKeyDictionary] = weakref.WeakKeyDictionary()
+
+    @classmethod
+    def of(cls, tree: PublicTree, isomorphism: bool = True) -> "BoardLayout":
+        per_tree = cls._cache.setdefault(tree, {})
+        if isomorphism not in per_tree:
+            per_tree[isomorphism] = cls(tree, isomorphism)
+        return per_tree[isomorphism]
+
+    def __init__(self, tree: PublicTree, isomorphism: bool = True):
+        kinds = {n.kind for n in tree.nodes}
+        if LEAF in kinds:
+            raise GameError("BoardRangeSolver cannot solve depth-limited trees (leaf nodes need a value function); "
+                            "build the tree without depth_limit or use RangeSolver with leaf_values")
+        if tree.root.kind != DECISION:
+            raise GameError("BoardRangeSolver needs a decision at the root of the tree")
+        pg = tree.pgame
+        if pg.hand_cards.shape[1] != 2 or pg.hand_cards.max() >= 52 or pg.num_hands != 1326:
+            raise GameError("BoardRangeSolver needs the 1326 two-card hands of a 52-card deck")
+        for n in tree.nodes:
+            if n.kind == SHOWDOWN_NODE and len(n.board) != 5:
+                raise GameError(f"BoardRangeSolver: showdown node {n.index} on an incomplete board {n.board}")
+        self.tree = tree
+        self.pot = float(tree.root.pot)
+        hc = pg.hand_cards
+        pair_of = np.full((52, 52), -1, dtype=np.int64)
+        pair_of[hc[:, 0], hc[:, 1]] = np.arange(len(hc))
+        pair_of[hc[:, 1], hc[:, 0]] = np.arange(len(hc))
+        self._pair_of = pair_of
+        root_board = tuple(tree.root.board)
+        self.swaps: List[Tuple[int, int]] = []
+        if isomorphism:
+            live = pg.hand_mask(())
+            for a in range(4):
+                for b in range(a + 1, 4):
+                    if set(_swap_suits(c, a, b) for c in root_board) != set(root_board):
+                        continue
+                    if np.array_equal(live, live[self.pair_perm((a, b))]):  # a reduced deck must be symmetric too
+                        self.swaps.append((a, b))
+        # hand spaces (one per set of board cards) and maps (child space -> parent space, per suit swap)
+        self._space_id: Dict[Tuple[int, ...], int] = {}
+        self.space_pairs: List[np.ndarray] = []
+        self._position: List[np.ndarray] = []
+        space_groups: List[np.ndarray] = []
+        map_id: Dict[Tuple[int, int, Tuple[int, int]], int] = {}
+        maps: List[np.ndarray] = []
+        map_start = [0]
+
+        def space(board) -> int:
+            key = tuple(sorted(int(c) for c in board))
+            s = self._space_id.get(key)
+            if s is None:
+                s = self._space_id[key] = len(self.space_pairs)
+                live = np.nonzero(pg.hand_mask(key) > 0)[0]
+                if len(key) == 5:
+                    st = np.asarray(pg.strengths(key), dtype=np.int64)
+                    pairs = _spread_cards(live[np.argsort(st[live], kind="stable")], st, hc)
+                    runs = np.flatnonzero(np.r_[True, np.diff(st[pairs]) != 0])
+                    space_groups.append(np.r_[runs, len(pairs)])
+                else:
+                    pairs = live
+                    space_groups.append(np.array([0, len(pairs)]))
+                self.space_pairs.append(np.asarray(pairs, dtype=np.int64))
+                pos = np.full(1326, -1, dtype=np.int64)
+                pos[pairs] = np.arange(len(pairs))
+                self._position.append(pos)
+            return s
+
+        def child_map(parent_space: int, child_space: int, swap: Tuple[int, int]) -> int:
+            key = (parent_space, child_space, swap)
+            m = map_id.get(key)
+            if m is None:
+                pairs = self.space_pairs[child_space]
+                if swap != (0, 0):
+                    pairs = self.pair_perm(swap)[pairs]
+                rows = self._position[parent_space][pairs]
+                if rows.min() < 0:
+                    raise GameError("internal: a chance child's hand is not in its parent's hand space")
+                maps.append(rows)
+                m = map_id[key] = map_start[-1]
+                map_start.append(map_start[-1] + len(rows))
+            return m
+
+        nodes = tree.nodes
+        order = [0]  # original indices in kernel order (breadth first, children contiguous)
+        spaces = [space(root_board)]
+        copy_of: Dict[int, Tuple[int, Tuple[int, int]]] = {}  # copy chance child -> (canonical sibling, swap)
+        kmap: List[int] = [-1]
+        k = 0
+        while k < len(order):
+            old = order[k]
+            n = nodes[old]
+            sp = spaces[k]
+            if n.kind == CHANCE_NODE and old not in copy_of:
+                dealt = set(n.board) - set(root_board)
+                valid = [(a, b) for (a, b) in self.swaps if all(c % 4 not in (a, b) for c in dealt)]
+                card_child = {int(c): ch for c, ch in zip(n.actions, n.children)}
+                for card, ch in zip(n.actions, n.children):
+                    canon, swap = int(card), (0, 0)
+                    for a, b in valid:
+                        img = _swap_suits(int(card), a, b)
+                        if img < canon and img in card_child:
+                            canon, swap = img, (a, b)
+                    order.append(ch)
+                    if swap != (0, 0):
+                        copy_of[ch] = (card_child[canon], swap)
+                        cs = space(nodes[card_child[canon]].board)
+                        kmap.append(child_map(sp, cs, swap))
+                    else:
+                        cs = space(nodes[ch].board)
+                        kmap.append(child_map(sp, cs, (0, 0)))
+                    spaces.append(cs)
+            elif n.kind == DECISION and old not in copy_of:
+                for ch in n.children:
+                    order.append(ch)
+                    spaces.append(sp)
+                    kmap.append(-1)
+            k += 1
+        N = len(order)
+        new_of = {old: new for new, old in enumerate(order)}
+        self.order = order
+        self.copy_of = copy_of
+        self.node_type = np.zeros(N, dtype=np.int32)
+        self.node_player = np.full(N, -1, dtype=np.int32)
+        self.child_start = np.zeros(N, dtype=np.int32)
+        self.num_children = np.zeros(N, dtype=np.int32)
+        self.amount = np.zeros((N, 2))
+        self.node_space = np.asarray(spaces, dtype=np.int32)
+        self.node_offset = np.full(N, -1, dtype=np.int64)
+        self.child_map = np.asarray(kmap, dtype=np.int64)
+        self.iso_next = np.full(N, -1, dtype=np.int32)
+        self.is_copy = np.zeros(N, dtype=np.int32)
+        sizes = np.array([len(p) for p in self.space_pairs], dtype=np.int64)
+        self.node_of: Dict[int, int] = {}
+        offset = 0
+        for new, old in enumerate(order):
+            n = nodes[old]
+            if old in copy_of:
+                self.is_copy[new] = 1
+                self.node_type[new] = 0 if n.kind == DECISION else 3 if n.kind == CHANCE_NODE else (
+                    1 if n.kind == FOLD_NODE else 2)
+                continue
+            if n.kind == CHANCE_NODE:
+                self.node_type[new] = 3
+                self.child_start[new] = new_of[n.children[0]]
+                self.num_children[new] = len(n.children)
+                self.amount[new, 0] = pg.chance_weight(n.board)
+                last: Dict[int, int] = {}  # canonical child -> last copy in its chain
+                for ch in n.children:
+                    if ch in copy_of:
+                        canon = new_of[copy_of[ch][0]]
+                        self.iso_next[last.get(canon, canon)] = new_of[ch]
+                        last[canon] = new_of[ch]
+            elif n.kind == DECISION:
+                self.node_type[new] = 0
+                self.node_player[new] = n.player
+                self.child_start[new] = new_of[n.children[0]]
+                self.num_children[new] = len(n.children)
+                self.node_offset[new] = offset
+                self.node_of[old] = new
+                offset += len(n.children) * int(sizes[spaces[new]])
+            elif n.kind == FOLD_NODE:
+                self.node_type[new] = 1
+                for p in (0, 1):
+                    self.amount[new, p] = -n.contrib[p] if n.folder == p else n.contrib[1 - p]
+            else:
+                self.node_type[new] = 2
+                self.amount[new] = n.contrib
+        self.num_nodes = N
+        self.num_entries = offset
+        # scratch per depth (see _walk): decision (4A + 4) H, chance 3 H_child, showdown H
+        H = sizes[self.node_space]
+        need = np.zeros(N, dtype=np.int64)
+        for new in range(N - 1, -1, -1):
+            t = self.node_type[new]
+            if self.is_copy[new]:
+                continue
+            c0, nc = self.child_start[new], self.num_children[new]
+            below = int(need[c0:c0 + nc].max()) if nc else 0
+            if t == 0:  # strategy, child values, reach, 3 rows of matching scratch, 2 decoded blocks (16-bit)
+                need[new] = (4 * nc + 4) * H[new] + max(below, H[new])
+            elif t == 3:
+                need[new] = int(max(3 * H[c] + need[c] for c in range(c0, c0 + nc)))
+            elif t == 2:
+                need[new] = H[new]
+        self.stack_len = int(need[0]) + 64
+        self.max_children = int(self.num_children[self.node_type == 3].max()) if np.any(self.node_type == 3) else 1
+        cards = np.concatenate([hc[p] for p in self.space_pairs]).astype(np.int32)
+        self.space_start = np.r_[0, np.cumsum(sizes)].astype(np.int32)
+        self.space_cards = np.ascontiguousarray(cards.reshape(-1, 2), dtype=np.int32)
+        gstart = np.r_[0, np.cumsum([len(g) for g in space_groups])].astype(np.int32)
+        self.space_group_start = gstart
+        self.space_groups = np.ascontiguousarray(np.concatenate(space_groups), dtype=np.int32)
+        self.maps = np.ascontiguousarray(np.concatenate(maps) if maps else np.zeros(0), dtype=np.int32)
+        self.root_pairs = self.space_pairs[0]
+        self.layout = (self.node_type, self.node_player, self.child_start, self.num_children, self.amount,
+                       self.node_space, self.node_offset, self.space_start, self.space_cards, self.space_group_start,
+                       self.space_groups, self.child_map, self.maps, self.iso_next, self.is_copy, self.stack_len,
+                       self.max_children)
+
+    def pair_perm(self, swap: Tuple[int, int]) -> np.ndarray:
+        """``perm[h]`` = pair index of hand ``h`` with the suits of ``swap`` exchanged."""
+        hc = self.tree.pgame.hand_cards
+        a, b = swap
+        c0 = np.array([_swap_suits(int(c), a, b) for c in hc[:, 0]])
+        c1 = np.array([_swap_suits(int(c), a, b) for c in hc[:, 1]])
+        return self._pair_of[c0, c1]
+
+    def symmetric(self, ranges: np.ndarray) -> bool:
+        """Whether ``ranges`` (``(2, 1326)``) are unchanged by every suit swap of the layout."""
+        return all(np.allclose(ranges, ranges[:, self.pair_perm(s)], rtol=0, atol=1e-12) for s in self.swaps)
+
+    def kernel_bytes(self, itemsize: int) -> Dict[str, int]:
+        """Bytes the kernel holds for one spot: regrets and strategy sums (``itemsize`` 4 or 8 each), the maps
+        and hand spaces (int32), the scratch stack."""
+        per_action = 2 * self.num_entries * itemsize
+        maps = 4 * (len(self.maps) + self.space_cards.size + len(self.space_groups))
+        return {"per_action": per_action, "maps": maps, "scratch": self.stack_len * itemsize,
+                "total": per_action + maps + self.stack_len * itemsize}
+
+
+class BoardRangeSolver:
+    """Single-spot CFR+/DCFR in C with per-board hand spaces (see module docstring).
+
+    Args:
+        tree: public tree without leaves (river, turn or flop subgame of a 52-card hold'em game).
+        ranges: ``(2, 1326)`` reach of every pair at the root (pairs touching the board are dropped);
+            default uniform over the live pairs.
+        algorithm: ``"dcfr"``, ``"cfr+"`` or ``"dcfr-postflop"`` (as :class:`FlatRangeSolver`).
+        dtype: ``"float32"`` (default) or ``"float64"`` storage; sweeps accumulate in double.
+        threads: OpenMP threads over the dealt cards of chance nodes (same iterates for any count).
+        isomorphism: share the subtrees of isomorphic dealt cards (``None``: when the ranges are
+            suit-symmetric; ``True`` raises if they are not).
+        compression: 16-bit storage (postflop-solver's): regrets as int16 and strategy sums as uint16, each
+            node's block with one float32 scale (its largest magnitude); half the memory of float32, iterates
+            equal up to that rounding.  Needs ``dtype="float32"``.
+    """
+
+    def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "dcfr", alpha: float = DEFAULT_DCFR["alpha"],
+                 beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"], dtype: str = "float32",
+                 threads: int = 1, isomorphism: Optional[bool] = None, compression: bool = False):
+        if int(threads) < 1:
+            raise ValueError(f"threads must be >= 1, got {threads}")
+        if np.dtype(dtype) not in (np.float64, np.float32):
+            raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+        self.threads, self.dtype, self.algorithm = int(threads), np.dtype(dtype), algorithm
+        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+        self.tree = tree
+        mask = tree.pgame.hand_mask(tree.root.board)
+        if ranges is None:
+            ranges = np.broadcast_to(mask / mask.sum(), (2, len(mask)))
+        ranges = np.asarray(ranges, dtype=np.float64)
+        if ranges.shape != (2, tree.num_hands):
+            raise ValueError(f"ranges must have shape (2, {tree.num_hands}), got {ranges.shape}")
+        if not np.all(np.isfinite(ranges)) or ranges.min() < 0:
+            raise ValueError("ranges must be finite and non-negative")
+        layout = BoardLayout.of(tree, isomorphism is not False)
+        if layout.swaps and not layout.symmetric(ranges * mask):
+            if isomorphism:
+                raise ValueError("isomorphism=True needs suit-symmetric ranges")
+            layout = BoardLayout.of(tree, False)
+        self.layout = layout
+        self.pot = layout.pot
+        self.hands = layout.root_pairs
+        self.ranges = np.ascontiguousarray(ranges[:, self.hands], dtype=self.dtype)
+        self.compression = bool(compression)
+        if self.compression:
+            if self.dtype != np.float32:
+                raise ValueError("compression=True stores 16-bit blocks decoded to float32: use dtype='float32'")
+            self.regrets = np.zeros(layout.num_entries, dtype=np.int16)
+            self.strategy_sum = np.zeros(layout.num_entries, dtype=np.uint16)
+            self.scales = np.zeros((2, layout.num_nodes), dtype=np.float32)  # regret and strategy-sum scales
+            self._compressed = (self.regrets, self.strategy_sum, self.scales[0], self.scales[1])
+            self._dummy = np.zeros(1, dtype=np.float32)
+        else:
+            self.regrets = np.zeros(layout.num_entries, dtype=self.dtype)
+            self.strategy_sum = np.zeros(layout.num_entries, dtype=self.dtype)
+            self._compressed = None
+        self.iterations = 0
+
+    @property
+    def storage_bytes(self) -> int:
+        """Bytes of the regrets and strategy sums (and their scales with 16-bit storage)."""
+        return self.regrets.nbytes + self.strategy_sum.nbytes + (self.scales.nbytes if self.compression else 0)
+
+    def _stored(self):
+        return (self._dummy, self._dummy) if self.compression else (self.regrets, self.strategy_sum)
+
+    def run(self, iterations: int, check_every: int = 0, target: Optional[float] = None) -> np.ndarray:
+        """Run up to ``iterations`` more iterations; returns the exploitability (chips) every ``check_every``
+        (stopping after the first check at or below ``target`` chips, if given)."""
+        iterations, check_every = int(iterations), int(check_every)
+        if iterations < 0 or check_every < 0:
+            raise ValueError("iterations and check_every must be non-negative")
+        if target is not None and check_every == 0:
+            raise ValueError("a target needs check_every > 0")
+        out = np.zeros(max(iterations // check_every if check_every > 0 else 0, 1))
+        done, written = _kernel(self.dtype).solve(
+            self.layout.layout, self.ranges, *self._stored(), self.iterations + 1, iterations,
+            ALGORITHMS[self.algorithm], self.alpha, self.beta, self.gamma, check_every,
+            -1.0 if target is None else float(target), out, self.threads, self._compressed)
+        self.iterations += done
+        return out[:written]
+
+    def solve(self, target_fraction: float = 0.003, check_every: int = 10, max_iterations: int = 1000) -> float:
+        """Iterate until the exploitability is at most ``target_fraction`` of the root pot (checked every
+        ``check_every`` iterations, at most ``max_iterations`` more); returns the final exploitability (chips)."""
+        if not target_fraction > 0 or check_every < 1 or max_iterations < 0:
+            raise ValueError("need target_fraction > 0, check_every >= 1 and max_iterations >= 0")
+        start = self.iterations
+        curve = self.run(max_iterations, check_every=check_every, target=target_fraction * self.pot)
+        if len(curve) and start + len(curve) * check_every == self.iterations:
+            return float(curve[-1])
+        return self.exploitability()
+
+    def exploitability(self) -> float:
+        """Exploitability (chips) of the average strategy: (BR_0 + BR_1) / 2, the ranges as the deal."""
+        return float(_kernel(self.dtype).exploitability(self.layout.layout, self.ranges, self._stored()[1],
+                                                       self.threads, self._compressed))
+
+    def _block(self, kernel_node: int, source: np.ndarray) -> np.ndarray:
+        """``(A, H)`` block of a kernel decision in ``source`` (regrets or strategy sums), decoded if 16-bit."""
+        lay = self.layout
+        A = int(lay.num_children[kernel_node])
+        H = len(lay.space_pairs[lay.node_space[kernel_node]])
+        off = int(lay.node_offset[kernel_node])
+        out = source[off:off + A * H].reshape(A, H).astype(np.float64)
+        if self.compression:
+            regret = source is self.regrets
+            out *= float(self.scales[0 if regret else 1, kernel_node]) / (32767.0 if regret else 65535.0)
+        return out
+
+    def _strategy_of(self, kernel_node: int, source: np.ndarray, average: bool) -> np.ndarray:
+        """``(A, 1326)`` strategy of a kernel decision (uniform on pairs outside its board's space)."""
+        lay = self.layout
+        rows = self._block(kernel_node, source)
+        A = rows.shape[0]
+        if not average:
+            rows = np.maximum(rows, 0)
+        tot = rows.sum(0, keepdims=True)
+        rows = np.where(tot > 0, rows / np.where(tot > 0, tot, 1), 1.0 / A)
+        full = np.full((A, 1326), 1.0 / A)
+        full[:, lay.space_pairs[lay.node_space[kernel_node]]] = rows
+        return full
+
+    def _strategies(self, source: np.ndarray, average: bool, nodes=None) -> Dict[int, np.ndarray]:
+        """``(1, A, 1326)`` strategy per decision (original indices); copies' nodes read their canonical
+        node with the suits swapped back."""
+        lay, tnodes = self.layout, self.tree.nodes
+        out: Dict[int, np.ndarray] = {}
+        want = None if nodes is None else set(nodes)
+        ident_pairs, ident_cards = np.arange(1326), np.arange(52)
+        # (original node, node laid out in the kernel with the same public structure, pair map, card map)
+        stack = [(0, 0, ident_pairs, ident_cards)]
+        while stack:
+            u, v, q, qc = stack.pop()
+            n = tnodes[u]
+            if n.kind == DECISION:
+                if want is None or u in want:
+                    out[u] = self._strategy_of(lay.node_of[v], source, average)[:, q][None]
+                stack.extend((cu, cv, q, qc) for cu, cv in zip(n.children, tnodes[v].children))
+            elif n.kind == CHANCE_NODE:
+                vchild = {int(c): ch for c, ch in zip(tnodes[v].actions, tnodes[v].children)}
+                for card, cu in zip(n.actions, n.children):
+                    cv = vchild[int(qc[int(card)])]
+                    if cv in lay.copy_of:
+                        canon, swap = lay.copy_of[cv]
+                        perm = lay.pair_perm(swap)
+                        cperm = np.array([_swap_suits(c, *swap) for c in range(52)])
+                        stack.append((cu, canon, perm[q], cperm[qc]))
+                    else:
+                        stack.append((cu, cv, q, qc))
+        return out
+
+    def average_strategy(self, nodes=None) -> Dict[int, np.ndarray]:
+        """``(1, A, 1326)`` average strategy per decision node (original tree indices; ``nodes`` to restrict)."""
+        return self._strategies(self.strategy_sum, True, nodes)
+
+    def current_strategy(self, nodes=None) -> Dict[int, np.ndarray]:
+        """``(1, A, 1326)`` current (regret-matched) strategy per decision node."""
+        return self._strategies(self.regrets, False, nodes)

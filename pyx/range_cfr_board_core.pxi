@@ -1,0 +1,523 @@
+# Body of the per-board range CFR kernels: included by range_cfr_board.pyx (rc_real = double) and
+# range_cfr_board32.pyx (float).  See range_cfr_board.pyx for the layout.
+import numpy as np
+cimport numpy as cnp
+cimport openmp
+from cython.parallel cimport prange
+from libc.stdlib cimport malloc, free
+from libc.math cimport pow
+from libc.string cimport memset, memcpy
+
+include "range_cfr_helpers.pxi"
+
+cdef extern from *:
+    """
+    /* hand-space changes at chance children: gather the parent's vector into the child's hands, and add
+       the child's values back into the parent's hands (hands blocked by the card get nothing) */
+    static void rcb_gather(rc_real* restrict dst, const rc_real* restrict src, const int* restrict map, int n) {
+        for (int j = 0; j < n; j++) dst[j] = src[map[j]];
+    }
+    static void rcb_scatter_add(rc_real* restrict dst, const rc_real* restrict src, const int* restrict map, int n) {
+        for (int j = 0; j < n; j++) dst[map[j]] += src[j];
+    }
+    /* average strategy of a node: strategy sums normalised per hand (uniform where a hand's sum is 0) */
+    RC_VECTOR static void rcb_sum_rows(rc_real* restrict tot, const rc_real* restrict x, int H) {
+        for (int h = 0; h < H; h++) tot[h] += x[h];
+    }
+    /* Regret matching and the update in the storage type (float32 lanes are twice as many as double ones),
+       with one reciprocal per hand instead of a division per action. */
+    RC_VECTOR static void rcb_add_positive(rc_real* restrict tot, const rc_real* restrict reg, int H) {
+        const rc_real zero = 0;
+        for (int h = 0; h < H; h++) tot[h] += reg[h] > zero ? reg[h] : zero;
+    }
+    RC_VECTOR static void rcb_match_prepare(const rc_real* restrict tot, rc_real* restrict inv, rc_real* restrict uniform,
+                                            double inv_actions, int H) {
+        const rc_real zero = 0, one = 1, u = (rc_real)inv_actions;
+        for (int h = 0; h < H; h++) {
+            rc_real x = tot[h];
+            inv[h] = x > zero ? one / x : zero;
+            uniform[h] = x > zero ? zero : u;
+        }
+    }
+    RC_VECTOR static void rcb_match(rc_real* restrict srow, const rc_real* restrict reg, const rc_real* restrict inv,
+                                    const rc_real* restrict uniform, int clip, int H) {
+        const rc_real zero = 0;
+        if (clip)
+            for (int h = 0; h < H; h++) srow[h] = (reg[h] > zero ? reg[h] : zero) * inv[h] + uniform[h];
+        else
+            for (int h = 0; h < H; h++) srow[h] = reg[h] * inv[h] + uniform[h];
+    }
+    /* one action of a CFR update (as rc_update_action, in the storage type) */
+    RC_VECTOR static void rcb_update_action(rc_real* restrict ssum, const rc_real* restrict own, const rc_real* restrict srow,
+                                            double w_, rc_real* restrict reg, const rc_real* restrict child,
+                                            const rc_real* restrict out, int dcfr, double pos_, double neg_, int H) {
+        const rc_real zero = 0, w = (rc_real)w_, pos = (rc_real)pos_, neg = (rc_real)neg_;
+        if (dcfr == 2) {
+            for (int h = 0; h < H; h++) ssum[h] = ssum[h] * w + srow[h];
+            for (int h = 0; h < H; h++) {
+                rc_real r = reg[h];
+                reg[h] = (r >= zero ? r * pos : r * neg) + child[h] - out[h];
+            }
+            return;
+        }
+        if (w > zero)
+            for (int h = 0; h < H; h++) ssum[h] += w * own[h] * srow[h];
+        if (dcfr) {
+            for (int h = 0; h < H; h++) {
+                rc_real r = reg[h] + child[h] - out[h];
+                reg[h] = r > zero ? r * pos : r * neg;
+            }
+        } else {
+            for (int h = 0; h < H; h++) {
+                rc_real r = reg[h] + child[h] - out[h];
+                reg[h] = r > zero ? r : zero;
+            }
+        }
+    }
+    /* 16-bit storage (postflop-solver's compression): a node's regrets are int16 times scale / 32767 and its
+       strategy sums uint16 times scale / 65535, scale = the block's largest magnitude; decoded into scratch
+       when the node is reached, encoded again (rounded to nearest) after its update */
+    static void rcb_decode_i16(rc_real* restrict out, const short* restrict q, double scale, long n) {
+        const rc_real f = (rc_real)(scale / 32767.0);
+        for (long i = 0; i < n; i++) out[i] = (rc_real)q[i] * f;
+    }
+    static void rcb_decode_u16(rc_real* restrict out, const unsigned short* restrict q, double scale, long n) {
+        const rc_real f = (rc_real)(scale / 65535.0);
+        for (long i = 0; i < n; i++) out[i] = (rc_real)q[i] * f;
+    }
+    static float rcb_encode_i16(short* restrict q, const rc_real* restrict x, long n) {
+        rc_real m = 0;
+        for (long i = 0; i < n; i++) { rc_real a = x[i] < 0 ? -x[i] : x[i]; m = a > m ? a : m; }
+        if (!(m > 0)) { for (long i = 0; i < n; i++) q[i] = 0; return 0.0f; }
+        const double f = 32767.0 / m;
+        for (long i = 0; i < n; i++) { double v = x[i] * f; q[i] = (short)(v < 0 ? v - 0.5 : v + 0.5); }
+        return (float)m;
+    }
+    static float rcb_encode_u16(unsigned short* restrict q, const rc_real* restrict x, long n) {
+        rc_real m = 0;
+        for (long i = 0; i < n; i++) m = x[i] > m ? x[i] : m;
+        if (!(m > 0)) { for (long i = 0; i < n; i++) q[i] = 0; return 0.0f; }
+        const double f = 65535.0 / m;
+        for (long i = 0; i < n; i++) { double v = x[i] * f; q[i] = (unsigned short)(v > 0 ? v + 0.5 : 0.0); }
+        return (float)m;
+    }
+    """
+    void rcb_decode_i16(rc_real* out, const short* q, double scale, long n) nogil
+    void rcb_decode_u16(rc_real* out, const unsigned short* q, double scale, long n) nogil
+    float rcb_encode_i16(short* q, const rc_real* x, long n) nogil
+    float rcb_encode_u16(unsigned short* q, const rc_real* x, long n) nogil
+    void rcb_gather(rc_real* dst, const rc_real* src, const int* map, int n) nogil
+    void rcb_scatter_add(rc_real* dst, const rc_real* src, const int* map, int n) nogil
+    void rcb_sum_rows(rc_real* tot, const rc_real* x, int H) nogil
+    void rcb_add_positive(rc_real* tot, const rc_real* reg, int H) nogil
+    void rcb_match_prepare(const rc_real* tot, rc_real* inv, rc_real* uniform, double inv_actions, int H) nogil
+    void rcb_match(rc_real* srow, const rc_real* reg, const rc_real* inv, const rc_real* uniform, int clip, int H) nogil
+    void rcb_update_action(rc_real* ssum, const rc_real* own, const rc_real* srow, double w, rc_real* reg,
+                           const rc_real* child, const rc_real* out, int dcfr, double pos, double neg, int H) nogil
+
+
+cdef enum:
+    DECISION = 0
+    FOLD = 1
+    SHOWDOWN = 2
+    CHANCE = 3
+
+cdef enum:
+    MODE_SOLVE = 0  # current strategy matched from the regrets; p's decisions update regrets and sums
+    MODE_BEST = 1   # average strategy (normalised sums) for the opponent; p takes the best child
+
+
+cdef struct BTree:
+    int N
+    const int* node_type
+    const int* node_player
+    const int* child_start
+    const int* num_children
+    const double* amount          # (N, 2): payoff multiplier of a terminal; [n, 0] card probability of a chance node
+    const int* node_space         # (N,) hand space of the node
+    const long long* node_offset  # (N,) first entry of a decision's (A, H) block in regrets / strategy sums
+    const int* space_start        # (S + 1,) hands of space s: space_cards rows [start[s], start[s + 1])
+    const int* space_cards        # (total, 2)
+    const int* space_group_start  # (S + 1,) runs of equal strength of space s (showdown spaces), + sentinel
+    const int* space_groups
+    const long long* child_map    # (N,) chance child: offset in maps of its (child hands) -> parent hand map
+    const int* maps
+    const int* iso_next           # (N,) chance child: next isomorphic copy of the same canonical child, -1
+    const int* is_copy            # (N,) 1 = chance child whose values come from its canonical sibling
+    int threads
+    int Hmax
+    long long stack_len           # scratch per thread
+    rc_real* stacks               # (threads + 1, stack_len): the main one, then one per OpenMP thread
+    rc_real* par_vals             # (max chance children, Hmax): children values of the chance node run in parallel
+    int compressed                # 16-bit storage: creg / cssum with per-node scales instead of regrets / ssum
+    short* creg
+    unsigned short* cssum
+    float* reg_scale              # (N,)
+    float* ssum_scale             # (N,)
+
+
+cdef inline int _H(BTree* t, int n) noexcept nogil:
+    return t.space_start[t.node_space[n] + 1] - t.space_start[t.node_space[n]]
+
+
+cdef inline const int* _cards(BTree* t, int n) noexcept nogil:
+    return t.space_cards + 2 * <Py_ssize_t>t.space_start[t.node_space[n]]
+
+
+cdef void _node_strategy(BTree* t, int n, int mode, const rc_real* regrets, const rc_real* ssum, rc_real* strat,
+                         rc_real* scratch, rc_real* dec) noexcept nogil:
+    """Strategy rows ``(A, H)`` of decision ``n`` into ``strat``: regret matching (solve) or the normalised
+    strategy sums (best response against the average).  With 16-bit storage the node's regrets (solve) or
+    strategy sums are decoded into ``dec`` first (and stay there for the update)."""
+    cdef int H = _H(t, n), A = t.num_children[n], a
+    cdef const rc_real* rows
+    cdef rc_real* tot = scratch
+    cdef rc_real* inv = scratch + H
+    cdef rc_real* uniform = scratch + 2 * H
+    memset(tot, 0, H * sizeof(rc_real))
+    if t.compressed:
+        if mode == MODE_SOLVE:
+            rcb_decode_i16(dec, t.creg + t.node_offset[n], t.reg_scale[n], <long>A * H)
+        else:
+            rcb_decode_u16(dec, t.cssum + t.node_offset[n], t.ssum_scale[n], <long>A * H)
+    if mode == MODE_SOLVE:
+        rows = dec if t.compressed else regrets + t.node_offset[n]
+        for a in range(A):
+            rcb_add_positive(tot, rows + <Py_ssize_t>a * H, H)
+    else:
+        rows = dec if t.compressed else ssum + t.node_offset[n]
+        for a in range(A):
+            rcb_sum_rows(tot, rows + <Py_ssize_t>a * H, H)
+    rcb_match_prepare(tot, inv, uniform, 1.0 / A, H)
+    for a in range(A):
+        rcb_match(strat + <Py_ssize_t>a * H, rows + <Py_ssize_t>a * H, inv, uniform, mode == MODE_SOLVE, H)
+
+
+cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, rc_real* out, rc_real* stack,
+                int mode, rc_real* regrets, rc_real* ssum, double w, int dcfr, double pos, double neg,
+                int nested) noexcept nogil:
+    """Counterfactual values ``out`` of player ``p`` at node ``n`` (its hand space), given the opponent's reach
+    ``opp`` and (``own``, may be NULL when the update does not need it) p's reach, both in n's space.
+
+    One depth-first pass per player and iteration: the opponent's reach is formed on the way down from its
+    current strategy, values come back up, and p's decisions update their regrets and strategy sums after
+    their children (a node's strategy is matched before its own regrets change).  ``stack``: scratch of
+    this thread, each level taking its rows and handing the rest down.  ``nested``: inside a parallel
+    region (chance nodes below run on this thread)."""
+    cdef int H = _H(t, n), A, a, c, cs, k, Hc, tid
+    cdef const int* cards = _cards(t, n)
+    cdef const int* map
+    cdef int sp = t.node_space[n]
+    cdef double full[52]
+    cdef double full_total
+    cdef rc_real* strat
+    cdef rc_real* childv
+    cdef rc_real* reach
+    cdef rc_real* scratch
+    cdef rc_real* rest
+    cdef rc_real* dec
+    cdef rc_real* copp
+    cdef rc_real* cown
+    cdef rc_real* cval
+    cdef rc_real* tstack
+    cdef int have_full = 0, sd
+    cdef int ty = t.node_type[n]
+    if ty == FOLD:
+        rc_card_sums(opp, cards, H, full, &full_total)
+        rc_fold_values(opp, full, full_total, cards, t.amount[2 * n + p], out, H)
+        return
+    if ty == SHOWDOWN:
+        rc_showdown(opp, out, t.amount[2 * n + p], stack, t.space_groups + t.space_group_start[sp],
+                    t.space_group_start[sp + 1] - t.space_group_start[sp] - 1, cards, full, &full_total)
+        return
+    A = t.num_children[n]
+    cs = t.child_start[n]
+    if ty == CHANCE:
+        memset(out, 0, H * sizeof(rc_real))
+        if t.threads > 1 and not nested and A > 1:
+            # the canonical children on OpenMP threads, each with its own scratch; their values are added
+            # into ``out`` afterwards in child order, as on one thread (same result for any thread count)
+            for a in prange(A, num_threads=t.threads, schedule="dynamic"):
+                if t.is_copy[cs + a]:
+                    continue
+                tid = openmp.omp_get_thread_num()
+                tstack = t.stacks + (tid + 1) * t.stack_len  # stack 0 holds the frames above this node
+                Hc = _H(t, cs + a)
+                map = t.maps + t.child_map[cs + a]
+                copp = tstack
+                cown = tstack + Hc
+                rcb_gather(copp, opp, map, Hc)
+                if own != NULL:
+                    rcb_gather(cown, own, map, Hc)
+                _walk(t, cs + a, p, copp, cown if own != NULL else NULL, t.par_vals + <Py_ssize_t>a * t.Hmax,
+                      tstack + 2 * Hc, mode, regrets, ssum, w, dcfr, pos, neg, 1)
+            for a in range(A):
+                if not t.is_copy[cs + a]:
+                    _add_child(t, cs + a, t.par_vals + <Py_ssize_t>a * t.Hmax, out)
+        else:
+            for a in range(A):
+                c = cs + a
+                if t.is_copy[c]:
+                    continue
+                Hc = _H(t, c)
+                map = t.maps + t.child_map[c]
+                copp = stack
+                cown = stack + Hc
+                cval = stack + 2 * Hc
+                rcb_gather(copp, opp, map, Hc)
+                if own != NULL:
+                    rcb_gather(cown, own, map, Hc)
+                _walk(t, c, p, copp, cown if own != NULL else NULL, cval, stack + 3 * Hc, mode, regrets, ssum, w,
+                      dcfr, pos, neg, nested)
+                _add_child(t, c, cval, out)
+        rc_scale_const(out, t.amount[2 * n], H)
+        return
+    # decision
+    strat = stack
+    childv = stack + <Py_ssize_t>A * H
+    reach = stack + <Py_ssize_t>2 * A * H
+    scratch = reach + H
+    dec = scratch + 3 * H
+    rest = dec
+    if t.compressed:
+        rest = dec + <Py_ssize_t>2 * A * H
+    if mode == MODE_SOLVE or t.node_player[n] != p:
+        _node_strategy(t, n, mode, regrets, ssum, strat, scratch, dec)
+    if t.node_player[n] == p:
+        # a showdown child first: its sweep leaves the per-card opponent mass that a fold child reuses
+        sd = -1
+        for a in range(A):
+            c = cs + a
+            if t.node_type[c] == SHOWDOWN:
+                sd = a
+                rc_showdown(opp, childv + <Py_ssize_t>a * H, t.amount[2 * c + p], rest,
+                            t.space_groups + t.space_group_start[sp],
+                            t.space_group_start[sp + 1] - t.space_group_start[sp] - 1, cards, full, &full_total)
+                have_full = 1
+                break
+        for a in range(A):
+            c = cs + a
+            if a == sd:
+                continue
+            if t.node_type[c] == FOLD and have_full:
+                rc_fold_values(opp, full, full_total, cards, t.amount[2 * c + p], childv + <Py_ssize_t>a * H, H)
+                continue
+            if own != NULL and t.node_type[c] != FOLD and t.node_type[c] != SHOWDOWN:
+                rc_scale(reach, own, strat + <Py_ssize_t>a * H, H)
+                _walk(t, c, p, opp, reach, childv + <Py_ssize_t>a * H, rest, mode, regrets, ssum, w, dcfr, pos,
+                      neg, nested)
+            else:
+                _walk(t, c, p, opp, NULL, childv + <Py_ssize_t>a * H, rest, mode, regrets, ssum, w, dcfr, pos, neg,
+                      nested)
+        if mode == MODE_BEST:
+            memcpy(out, childv, H * sizeof(rc_real))
+            for a in range(1, A):
+                rc_max(out, childv + <Py_ssize_t>a * H, H)
+            return
+        memset(out, 0, H * sizeof(rc_real))
+        for a in range(A):
+            rc_add_product(out, strat + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, H)
+        if t.compressed:
+            # regrets decoded in dec by the matching, strategy sums next to them; encoded back after the update
+            rcb_decode_u16(dec + <Py_ssize_t>A * H, t.cssum + t.node_offset[n], t.ssum_scale[n], <long>A * H)
+            for a in range(A):
+                rcb_update_action(dec + <Py_ssize_t>(A + a) * H, own, strat + <Py_ssize_t>a * H, w,
+                                  dec + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, out, dcfr, pos, neg, H)
+            t.reg_scale[n] = rcb_encode_i16(t.creg + t.node_offset[n], dec, <long>A * H)
+            t.ssum_scale[n] = rcb_encode_u16(t.cssum + t.node_offset[n], dec + <Py_ssize_t>A * H, <long>A * H)
+            return
+        for a in range(A):
+            rcb_update_action(ssum + t.node_offset[n] + <Py_ssize_t>a * H, own, strat + <Py_ssize_t>a * H, w,
+                              regrets + t.node_offset[n] + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, out,
+                              dcfr, pos, neg, H)
+        return
+    # the opponent acts: its reach splits over the actions, p's values add up
+    for a in range(A):
+        rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
+        _walk(t, cs + a, p, reach, own, childv, rest, mode, regrets, ssum, w, dcfr, pos, neg, nested)
+        if a == 0:
+            memcpy(out, childv, H * sizeof(rc_real))
+        else:
+            rc_add(out, childv, H)
+
+
+cdef inline void _add_child(BTree* t, int c, const rc_real* cval, rc_real* out) noexcept nogil:
+    """Add chance child ``c``'s values into its parent's hands, and those of its isomorphic copies (the same
+    values through their own, suit-permuted, maps)."""
+    cdef int Hc = _H(t, c), d
+    rcb_scatter_add(out, cval, t.maps + t.child_map[c], Hc)
+    d = t.iso_next[c]
+    while d >= 0:
+        rcb_scatter_add(out, cval, t.maps + t.child_map[d], Hc)
+        d = t.iso_next[d]
+
+
+cdef double _exploitability(BTree* t, const rc_real* ranges, int H0, const rc_real* ssum, rc_real* root) noexcept nogil:
+    """(BR_0 + BR_1) / 2 in chips against the average strategy; the ranges (card-compatible pairs) as the deal."""
+    cdef int p, h
+    cdef double total = 0.0, z = 0.0, full_total
+    cdef double full[52]
+    for p in range(2):
+        _walk(t, 0, p, ranges + (1 - p) * H0, NULL, root, t.stacks, MODE_BEST, NULL, <rc_real*>ssum, 0.0, 0, 0.0,
+              0.0, 0)
+        for h in range(H0):
+            total += ranges[p * H0 + h] * root[h]
+    rc_card_sums(ranges + H0, _cards(t, 0), H0, full, &full_total)
+    rc_fold_values(ranges + H0, full, full_total, _cards(t, 0), 1.0, root, H0)
+    for h in range(H0):
+        z += ranges[h] * root[h]
+    return total / 2.0 / z if z > 0 else 0.0
+
+
+cdef class _Workspace:
+    """Owns the layout arrays (kept alive while the kernel points into them) and the scratch."""
+    cdef BTree t
+    cdef tuple arrays
+    cdef object compressed_arrays
+    cdef rc_real[::1] stacks, par_vals
+
+    def __init__(self, tuple layout, int threads):
+        cdef const int[::1] node_type, node_player, child_start, num_children, node_space, space_start
+        cdef const int[::1] space_group_start, space_groups, maps, iso_next, is_copy
+        cdef const int[:, ::1] space_cards
+        cdef const long long[::1] node_offset, child_map
+        cdef const double[:, ::1] amount
+        cdef long long stack_len
+        cdef int max_children, N
+        (node_type, node_player, child_start, num_children, amount, node_space, node_offset, space_start,
+         space_cards, space_group_start, space_groups, child_map, maps, iso_next, is_copy, stack_len,
+         max_children) = layout
+        self.arrays = layout
+        N = node_type.shape[0]
+        if any(len(layout[i]) != N for i in (1, 2, 3, 5, 6, 11, 13, 14)):
+                raise ValueError("per-node arrays of the board layout differ in length")
+        if amount.shape[0] != N or amount.shape[1] != 2 or N == 0 or node_type[0] != DECISION:
+            raise ValueError("bad board layout: amount must be (N, 2) and the root a decision")
+        threads = max(1, threads)
+        hs = np.diff(np.asarray(space_start))
+        self.t.Hmax = int(hs.max())
+        self.t.N = N
+        self.t.node_type = &node_type[0]
+        self.t.node_player = &node_player[0]
+        self.t.child_start = &child_start[0]
+        self.t.num_children = &num_children[0]
+        self.t.amount = &amount[0, 0]
+        self.t.node_space = &node_space[0]
+        self.t.node_offset = &node_offset[0]
+        self.t.space_start = &space_start[0]
+        self.t.space_cards = &space_cards[0, 0]
+        self.t.space_group_start = &space_group_start[0]
+        self.t.space_groups = &space_groups[0] if space_groups.shape[0] else NULL
+        self.t.child_map = &child_map[0]
+        self.t.maps = &maps[0] if maps.shape[0] else NULL
+        self.t.iso_next = &iso_next[0]
+        self.t.is_copy = &is_copy[0]
+        self.t.threads = threads
+        self.t.stack_len = stack_len
+        self.stacks = np.zeros((threads + 1 if threads > 1 else 1) * stack_len, dtype=REAL)
+        self.par_vals = np.zeros(max(max_children, 1) * self.t.Hmax if threads > 1 else 1, dtype=REAL)
+        self.t.stacks = &self.stacks[0]
+        self.t.par_vals = &self.par_vals[0]
+        self.t.compressed = 0
+
+    def set_compressed(self, short[::1] creg, unsigned short[::1] cssum, float[::1] reg_scale, float[::1] ssum_scale):
+        """Use 16-bit storage: int16 regrets and uint16 strategy sums, one scale per node (see rcb_encode_i16)."""
+        if reg_scale.shape[0] != self.t.N or ssum_scale.shape[0] != self.t.N or creg.shape[0] != cssum.shape[0]:
+            raise ValueError("compressed storage: scales must be (N,) and both blocks of one length")
+        self.compressed_arrays = (creg, cssum, reg_scale, ssum_scale)
+        self.t.compressed = 1
+        self.t.creg = &creg[0]
+        self.t.cssum = &cssum[0]
+        self.t.reg_scale = &reg_scale[0]
+        self.t.ssum_scale = &ssum_scale[0]
+
+
+def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_real[::1] strategy_sum,
+          int start_iteration, int max_iterations, int dcfr, double alpha, double beta, double gamma, int check_every,
+          double target, double[::1] expl_out, int threads=1, tuple compressed=None):
+    """Run up to ``max_iterations`` alternating updates from ``start_iteration`` (1-based) on ``threads``
+    OpenMP threads (over the children of chance nodes; results do not depend on the thread count).
+
+    ``ranges``: ``(2, H0)`` in the root's hand space; ``regrets``/``strategy_sum``: every decision's
+    ``(A, H)`` block at ``node_offset``.  Every ``check_every`` iterations (0 = never) the exploitability
+    (chips) of the average strategy goes to ``expl_out``; the solve stops after the first check at or below
+    ``target`` chips (negative: never).  ``dcfr``: 0 CFR+ (average weight t), 1 DCFR (alpha, beta, gamma),
+    2 postflop-solver's DCFR.  ``compressed``: ``(int16 regrets, uint16 strategy sums, float32 regret scales,
+    float32 sum scales)`` for 16-bit storage (``regrets``/``strategy_sum`` are then unused).  Returns
+    ``(iterations_run, checks_written)``.
+    """
+    cdef _Workspace ws = _Workspace(layout, threads)
+    if compressed is not None:
+        ws.set_compressed(*compressed)
+    cdef BTree* t = &ws.t
+    cdef int H0 = t.space_start[t.node_space[0] + 1] - t.space_start[t.node_space[0]]
+    cdef int it, p, written = 0, done = 0, ps, p4, ta
+    cdef double tt, w = 0.0, e, pos_scale = 0.0, neg_scale = 0.0
+    if ranges.shape[0] != 2 or ranges.shape[1] != H0 or regrets.shape[0] != strategy_sum.shape[0]:
+        raise ValueError("ranges must be (2, H0) in the root's hand space, regrets and strategy sums alike")
+    root = np.zeros(H0, dtype=REAL)
+    cdef rc_real[::1] root_v = root
+    with nogil:
+        for it in range(start_iteration, start_iteration + max_iterations):
+            tt = it
+            if dcfr == 2:
+                # postflop-solver's DiscountParams, its iterations counted from 0
+                ps = it - 1
+                p4 = 0
+                if ps > 0:
+                    p4 = 1
+                    while p4 * 4 <= ps:
+                        p4 *= 4
+                ta = ps - 1 if ps > 1 else 0
+                pos_scale = pow(ta, 1.5) / (pow(ta, 1.5) + 1.0)
+                neg_scale = 0.5
+                w = pow((ps - p4) / (ps - p4 + 1.0), 3.0)
+            elif dcfr:
+                w = pow(tt, gamma)
+                pos_scale = pow(tt, alpha) / (pow(tt, alpha) + 1.0)
+                neg_scale = pow(tt, beta) / (pow(tt, beta) + 1.0)
+            else:
+                w = tt
+            for p in range(2):
+                _walk(t, 0, p, &ranges[1 - p, 0], &ranges[p, 0] if dcfr != 2 else NULL, &root_v[0], t.stacks,
+                      MODE_SOLVE, &regrets[0], &strategy_sum[0], w, dcfr, pos_scale, neg_scale, 0)
+            done += 1
+            if check_every > 0 and done % check_every == 0 and written < expl_out.shape[0]:
+                e = _exploitability(t, &ranges[0, 0], H0, &strategy_sum[0], &root_v[0])
+                expl_out[written] = e
+                written += 1
+                if target >= 0 and e <= target:
+                    break
+    return done, written
+
+
+def exploitability(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] strategy_sum, int threads=1,
+                   tuple compressed=None):
+    """Exploitability (chips) of the average strategy of ``strategy_sum`` (normalised per node and hand)."""
+    cdef _Workspace ws = _Workspace(layout, threads)
+    if compressed is not None:
+        ws.set_compressed(*compressed)
+    cdef BTree* t = &ws.t
+    cdef int H0 = t.space_start[t.node_space[0] + 1] - t.space_start[t.node_space[0]]
+    if ranges.shape[0] != 2 or ranges.shape[1] != H0:
+        raise ValueError("ranges must be (2, H0) in the root's hand space")
+    root = np.zeros(H0, dtype=REAL)
+    cdef rc_real[::1] root_v = root
+    cdef double out
+    with nogil:
+        out = _exploitability(t, &ranges[0, 0], H0, &strategy_sum[0], &root_v[0])
+    return out
+
+
+def root_best_values(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] strategy_sum, int player,
+                     int threads=1):
+    """Root counterfactual values ``(H0,)`` of ``player``'s best response to the average strategy."""
+    cdef _Workspace ws = _Workspace(layout, threads)
+    cdef BTree* t = &ws.t
+    cdef int H0 = t.space_start[t.node_space[0] + 1] - t.space_start[t.node_space[0]]
+    root = np.zeros(H0, dtype=REAL)
+    cdef rc_real[::1] root_v = root
+    with nogil:
+        _walk(t, 0, player, &ranges[1 - player, 0], NULL, &root_v[0], t.stacks, MODE_BEST, NULL, &strategy_sum[0],
+              0.0, 0, 0.0, 0.0, 0)
+    return root
