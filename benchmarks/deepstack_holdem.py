@@ -59,6 +59,7 @@ def parse_args(argv=None):
     ap.add_argument("--max-train-minutes", type=float, default=None)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--study", action="store_true", help="only the river target study (iterations, target kind)")
     args = ap.parse_args(argv)
     for k, v in PRESETS[args.preset].items():
         if getattr(args, k, None) is None:
@@ -95,6 +96,33 @@ def river_check(nets, args, game):
             "val_loss": float(nets.extras["river"].get("val_loss", float("nan"))), "solve_cpu_s": solve_cpu}
 
 
+def study(args, game, count: int = 10):
+    """River targets: iterations and target kind (range-weighted mean |difference|, fractions of the pot).
+
+    (a) compiled DCFR average-strategy cfvs after 100/250/500 iterations against 1000 (the datagen's
+    default); (b) at 1000 iterations against DeepStack's targets from ``RangeSolver`` (CFR+, root
+    cfvs averaged over the iterations after 500).
+    """
+    from cfrkit.solvers.public.tree import RangeSolver
+    from cfrkit.value_nets.holdem.datagen import _sizing_list, _tree, solve_situations
+    from cfrkit.value_nets.holdem.situations import sample_situations
+
+    sit = sample_situations("river", count, np.random.default_rng([args.seed, 999]), group=count)
+    ref = solve_situations(game, sit, 1000)
+    w = sit.ranges
+
+    def err(v):
+        return float((np.abs(v - ref) * w).sum() / w.sum())
+
+    out = {f"dcfr_{n}_vs_1000": err(solve_situations(game, sit, n)) for n in (100, 250, 500)}
+    tree = _tree(game, _sizing_list(None), sit.boards[0], sit.contribs[0], False)
+    rs = RangeSolver(tree, ranges=sit.ranges, algorithm="cfr+", skip=500).run(1000)
+    ds = rs.be.to_numpy(rs.average_root_values()) / (2 * sit.contribs[0])
+    out["deepstack_cfr+_averaged_vs_dcfr_average_strategy"] = err(ds)
+    out["situations"] = count
+    return out
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     import torch
@@ -105,6 +133,10 @@ def main(argv=None) -> int:
 
     os.makedirs(args.out, exist_ok=True)
     game = load("holdem")
+    if args.study:
+        res = study(args, game)
+        print(json.dumps(res, indent=1))
+        return 0
     nets_dir = os.path.join(args.out, "nets")
     backend = args.backend or ("torch" if torch.cuda.is_available() else "numpy")
     hidden = tuple(int(h) for h in args.hidden.split(","))

@@ -14,8 +14,8 @@ Targets, per hand, as fractions of the pot for ranges summing to 1 (DeepStack's 
   after ``skip`` (CFR+, ``skip = iterations / 2`` by default);
 * river (compiled solver): the root cfvs of the final DCFR average strategy (the kernel does not
   accumulate per-iteration root values); with recursive ranges every live hand has positive reach, so
-  these are defined for every hand; their distance to ``RangeSolver``'s averaged values is measured in
-  ``benchmarks/deepstack_holdem.py --study-targets``.
+  these are defined for every hand; their distance to ``RangeSolver``'s averaged values is measured by
+  ``benchmarks/deepstack_holdem.py --study`` (RESULTS.md).
 
 Shards ``shard_NNNNN.npz`` (checked header, atomic writes) hold the hand-space arrays (boards, pots,
 ranges, values; float32) and the bucketed training arrays (``inputs (N, 2M+1)``, ``targets (N, 2M)``,
