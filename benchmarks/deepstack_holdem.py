@@ -29,10 +29,10 @@ import numpy as np  # noqa: E402
 DEEPHOLDEM_VAL = {"river": 0.0415, "turn": 0.045, "flop": 0.013}
 PRESETS = {
     # samples, iterations, hidden layers, shard size, group
-    "tiny": dict(river_samples=300, turn_samples=12, flop_samples=4, iterations=1000, turn_iterations=60,
-                 flop_iterations=30, hidden="64,64,64", epochs=40, shard_size=100, group=10, check_samples=40,
+    "tiny": dict(river_samples=300, turn_samples=10, flop_samples=2, iterations=1000, turn_iterations=50,
+                 flop_iterations=10, hidden="64,64,64", epochs=40, shard_size=100, group=10, check_samples=40,
                  river_buckets=100, buckets="ehs", num_buckets=30),
-    "small": dict(river_samples=20000, turn_samples=400, flop_samples=100, iterations=1000, turn_iterations=300,
+    "small": dict(river_samples=20000, turn_samples=400, flop_samples=60, iterations=1000, turn_iterations=300,
                   flop_iterations=200, hidden="256,256,256", epochs=200, shard_size=200, group=10, check_samples=200,
                   river_buckets=500, buckets="default", num_buckets=None),
     "large": dict(river_samples=1_000_000, turn_samples=1_000_000, flop_samples=1_000_000, iterations=1000,
@@ -154,7 +154,7 @@ def main(argv=None) -> int:
         buckets = "auto" if street == "river" else args.buckets
         nb = args.river_buckets if street == "river" else args.num_buckets
         gen = generate_holdem_dataset(data_dir, street, samples[street], shard_size=min(args.shard_size, samples[street]),
-                                      iterations=iters[street], seed=args.seed, group=args.group, buckets=buckets,
+                                      iterations=iters[street], seed=args.seed, group=min(args.group, samples[street]), buckets=buckets,
                                       num_buckets=nb, leaf_nets=None if street == "river" else nets_dir,
                                       workers=args.workers, ray_address=args.ray, backend=backend,
                                       progress=not args.no_progress)
