@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 DEEPHOLDEM_VAL = {"river": 0.0415, "turn": 0.045, "flop": 0.013}
 PRESETS = {
     # samples, iterations, hidden layers, shard size, group
-    "tiny": dict(river_samples=300, turn_samples=10, flop_samples=2, iterations=1000, turn_iterations=50,
+    "tiny": dict(river_samples=300, turn_samples=20, flop_samples=10, iterations=1000, turn_iterations=50,
                  flop_iterations=10, hidden="64,64,64", epochs=40, shard_size=100, group=10, check_samples=40,
                  river_buckets=100, buckets="ehs", num_buckets=30),
     "small": dict(river_samples=20000, turn_samples=400, flop_samples=60, iterations=1000, turn_iterations=300,
