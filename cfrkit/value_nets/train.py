@@ -97,12 +97,14 @@ def train_on_arrays(inputs: np.ndarray, targets: np.ndarray, mask: np.ndarray, o
                     lr: float = 1e-3, val_fraction: float = 0.1, patience: int = 20, seed: int = 0,
                     max_seconds: Optional[float] = None, resume: bool = False, batchnorm: bool = False,
                     progress: bool = True, threads: int = 1, weights: Optional[np.ndarray] = None,
-                    desc: str = "train value net") -> Dict[str, Any]:
+                    desc: str = "train value net", groups: Optional[np.ndarray] = None) -> Dict[str, Any]:
     """Train a :class:`ValueNet` on bucketed arrays (``inputs (N, 2M+1)``, ``targets``/``mask (N, 2M)``).
 
     ``extra``: metadata stored in the checkpoints (``game``, ``bucketer``, ``stack``, ...); on resume its
     ``game`` and ``pot_weighted`` must match the checkpoint's.  ``weights (N,)`` scales each sample's
-    loss terms.  Returns a summary dict (best validation loss, epochs, history ``(epoch, train, val)``).
+    loss terms.  ``groups (N,)``: samples of a group (e.g. situations sharing board and pot) all go to the
+    validation set or all to training, so validation measures error on unseen boards.  Returns a summary
+    dict (best validation loss, epochs, history ``(epoch, train, val)``, validation indices).
     """
     torch.set_num_threads(threads)
     N = len(inputs)
@@ -111,9 +113,19 @@ def train_on_arrays(inputs: np.ndarray, targets: np.ndarray, mask: np.ndarray, o
     M = targets.shape[1] // 2
     pot_weighted = bool(extra.get("pot_weighted", False))
     rng = np.random.default_rng(seed)
-    perm = rng.permutation(N)
     n_val = max(1, int(round(N * val_fraction)))
-    val_idx, tr_idx = perm[:n_val], perm[n_val:]
+    if groups is None:
+        perm = rng.permutation(N)
+        val_idx, tr_idx = perm[:n_val], perm[n_val:]
+    else:
+        groups = np.asarray(groups)
+        gperm = rng.permutation(np.unique(groups))
+        sizes = np.array([(groups == g).sum() for g in gperm])
+        k = int(np.searchsorted(np.cumsum(sizes), n_val)) + 1
+        if k >= len(gperm):
+            raise ValueError(f"{len(gperm)} groups are too few for a validation split by group")
+        is_val = np.isin(groups, gperm[:k])
+        val_idx, tr_idx = np.flatnonzero(is_val), np.flatnonzero(~is_val)
     X, Y, Mk = (torch.as_tensor(np.asarray(a, dtype=np.float32)) for a in (inputs, targets, mask))
     W = None if weights is None else torch.as_tensor(np.asarray(weights, dtype=np.float32))
     torch.manual_seed(seed)

@@ -156,7 +156,8 @@ def train_street_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] 
     DeepStack's recipe: Huber loss over the buckets on each sample's board, Adam (learning rate cut
     tenfold on plateaus), early stopping after ``patience`` epochs without a better validation loss;
     the best model is saved to ``out_path`` and the training state after every epoch to
-    ``out_path + ".last"`` (``resume=True`` continues from it).  Defaults: 3 x 500 hidden units with
+    ``out_path + ".last"`` (``resume=True`` continues from it).  The validation set is whole groups of
+    situations (same board and pot), so its loss is the error on boards the net has not seen.  Defaults: 3 x 500 hidden units with
     BatchNorm and PReLU, batch 1000 (DeepStack's).
     """
     from cfrkit.games.registry import load
@@ -168,7 +169,13 @@ def train_street_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] 
     extra = {"game": settings["game"], "street": settings["street"], "bucketer": settings["bucketer"],
              "stack": stack, "pot_weighted": False,
              "data": {k: settings.get(k) for k in ("iterations", "skip", "bet_sizing", "group", "leaf_net_digest")}}
+    groups = None
+    if "boards" in data and "contribs" in data:  # validation on unseen (board, pot) groups
+        keys = np.concatenate([np.asarray(data["boards"], dtype=np.float64),
+                               np.asarray(data["contribs"], dtype=np.float64)[:, None]], 1)
+        groups = np.unique(keys, axis=0, return_inverse=True)[1].reshape(-1)
     summary = train_on_arrays(data["inputs"], data["targets"], data["mask"], out_path, extra, hidden=hidden,
+                              groups=groups,
                               epochs=epochs, batch_size=batch_size, lr=lr, val_fraction=val_fraction,
                               patience=patience, seed=seed, max_seconds=max_seconds, resume=resume,
                               batchnorm=batchnorm, progress=progress, threads=threads,
