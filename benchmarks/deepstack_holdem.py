@@ -161,7 +161,7 @@ def main(argv=None) -> int:
         data = load_holdem_dataset(data_dir)
         print(f"{street}: {len(data['contribs'])} situations in {data_dir} ({gen['generated']} made now, "
               f"{iters[street]} iterations each): {gen['situations_per_second']:.3g} situations/s wall, "
-              f"{gen['cpu_seconds_per_situation']:.3g} CPU s per situation (workers' process time)")
+              f"{gen['cpu_seconds_per_situation']:.3g} CPU s per situation (all shards; workers' process time)")
         ck = os.path.join(args.out, f"{street}.pt")
         summary = train_street_net(data, ck, hidden=hidden, epochs=args.epochs, batch_size=1000, seed=args.seed,
                                    max_seconds=None if args.max_train_minutes is None else 60 * args.max_train_minutes,

@@ -301,12 +301,16 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
         bar.close()
     wall = time.perf_counter() - t0
     made = sum(job[3] for job in jobs)
-    cpu = 0.0
-    for job in jobs:  # the workers' own CPU time, from the shard headers
-        cpu += float(load_holdem_shard(job[0])[0].get("cpu_seconds", 0.0))
+    fresh = {job[0] for job in jobs}
+    cpu = cpu_all = 0.0
+    for i in range(num_shards):  # the workers' own CPU time, from the shard headers
+        c = float(load_holdem_shard(shard_path(out_dir, i))[0].get("cpu_seconds", 0.0))
+        cpu_all += c
+        if shard_path(out_dir, i) in fresh:
+            cpu += c
     return {"directory": out_dir, "shards": num_shards, "generated": made, "wall_seconds": wall,
             "cpu_seconds": cpu, "situations_per_second": made / wall if made and wall > 0 else float("nan"),
-            "cpu_seconds_per_situation": cpu / made if made else float("nan"),
+            "cpu_seconds_per_situation": cpu_all / num_samples,
             "parent_cpu_seconds": time.process_time() - c0}
 
 
