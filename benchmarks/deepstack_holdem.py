@@ -78,7 +78,8 @@ def river_check(nets, args, game):
 
     rng = np.random.default_rng([args.seed, 777])  # not a training seed (shards use seed * 1_000_003 + i)
     stack = float(min(game.definition.stack))
-    sit = sample_situations("river", args.check_samples, rng, group=args.group, stack=stack)
+    # one situation per board and pot: the check's error is averaged over as many boards/pots as possible
+    sit = sample_situations("river", args.check_samples, rng, group=1, stack=stack)
     t0 = time.process_time()
     exact = solve_situations(game, sit, args.iterations)
     solve_cpu = time.process_time() - t0
