@@ -171,7 +171,8 @@ def main(argv=None) -> int:
         nets.save(nets_dir)
         print(f"{street}: net {list(hidden)} x {data['targets'].shape[1] // 2} buckets, best validation Huber loss "
               f"{summary['best_val_loss']:.4g} (epoch {summary['best_epoch']}, {summary['epochs_run']} epochs, "
-              f"{summary['samples']} samples; DeepHoldem {DEEPHOLDEM_VAL[street]} with ~1M samples)")
+              f"{summary['samples']} samples, validation split by {summary['split']}; DeepHoldem "
+              f"{DEEPHOLDEM_VAL[street]} with ~1M samples)")
         report["rounds"][street] = {"situations": int(len(data["contribs"])), "iterations": iters[street],
                                     "generation": {k: v for k, v in gen.items() if k != "directory"},
                                     "best_val_loss": summary["best_val_loss"], "best_epoch": summary["best_epoch"],

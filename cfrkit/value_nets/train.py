@@ -103,7 +103,8 @@ def train_on_arrays(inputs: np.ndarray, targets: np.ndarray, mask: np.ndarray, o
     ``extra``: metadata stored in the checkpoints (``game``, ``bucketer``, ``stack``, ...); on resume its
     ``game`` and ``pot_weighted`` must match the checkpoint's.  ``weights (N,)`` scales each sample's
     loss terms.  ``groups (N,)``: samples of a group (e.g. situations sharing board and pot) all go to the
-    validation set or all to training, so validation measures error on unseen boards.  Returns a summary
+    validation set or all to training, so validation measures error on unseen boards (with fewer than two
+    groups the split is by sample; ``summary["split"]`` says which).  Returns a summary
     dict (best validation loss, epochs, history ``(epoch, train, val)``, validation indices).
     """
     torch.set_num_threads(threads)
@@ -114,18 +115,18 @@ def train_on_arrays(inputs: np.ndarray, targets: np.ndarray, mask: np.ndarray, o
     pot_weighted = bool(extra.get("pot_weighted", False))
     rng = np.random.default_rng(seed)
     n_val = max(1, int(round(N * val_fraction)))
-    if groups is None:
-        perm = rng.permutation(N)
-        val_idx, tr_idx = perm[:n_val], perm[n_val:]
-    else:
+    split = "sample"
+    if groups is not None and len(np.unique(groups)) >= 2:
         groups = np.asarray(groups)
         gperm = rng.permutation(np.unique(groups))
         sizes = np.array([(groups == g).sum() for g in gperm])
-        k = int(np.searchsorted(np.cumsum(sizes), n_val)) + 1
-        if k >= len(gperm):
-            raise ValueError(f"{len(gperm)} groups are too few for a validation split by group")
+        k = min(int(np.searchsorted(np.cumsum(sizes), n_val)) + 1, len(gperm) - 1)
         is_val = np.isin(groups, gperm[:k])
         val_idx, tr_idx = np.flatnonzero(is_val), np.flatnonzero(~is_val)
+        split = "group"
+    else:  # no groups, or a single one: split by sample (the summary says which)
+        perm = rng.permutation(N)
+        val_idx, tr_idx = perm[:n_val], perm[n_val:]
     X, Y, Mk = (torch.as_tensor(np.asarray(a, dtype=np.float32)) for a in (inputs, targets, mask))
     W = None if weights is None else torch.as_tensor(np.asarray(weights, dtype=np.float32))
     torch.manual_seed(seed)
@@ -202,7 +203,7 @@ def train_on_arrays(inputs: np.ndarray, targets: np.ndarray, mask: np.ndarray, o
     if bar is not None:
         bar.close()
     return {"best_val_loss": best, "best_epoch": best_epoch, "epochs_run": epoch + 1, "samples": N,
-            "seconds": time.perf_counter() - t0, "history": history, "val_indices": val_idx}
+            "seconds": time.perf_counter() - t0, "history": history, "val_indices": val_idx, "split": split}
 
 
 def load_leaf_values(path: str, device: str = "cpu"):
