@@ -250,8 +250,8 @@ def generate_dataset(out_dir: str, game: "str | Game", num_samples: int, shard_s
     return [shard_path(out_dir, i) for i in range(num_shards)]
 
 
-def _run_processes(jobs, workers: int, bar) -> None:
-    """Run ``make_shard`` jobs in ``workers`` processes that die with this one.
+def _run_processes(jobs, workers: int, bar, fn=None) -> None:
+    """Run ``fn`` (default :func:`make_shard`) jobs in ``workers`` processes that die with this one.
 
     Workers ask the kernel for SIGKILL when their parent dies (``PR_SET_PDEATHSIG``) and also watch
     the parent's pid, so neither ``kill -9`` of the parent nor an exception here leaves them running;
@@ -262,7 +262,7 @@ def _run_processes(jobs, workers: int, bar) -> None:
     pool = multiprocessing.get_context("fork").Pool(min(workers, len(jobs)), initializer=_worker_init,
                                                    initargs=(os.getpid(),))
     try:
-        pending = [pool.apply_async(make_shard, job) for job in jobs]
+        pending = [pool.apply_async(fn or make_shard, job) for job in jobs]
         while pending:
             pending[0].wait(0.2)  # short waits keep the parent responsive to signals
             still = []
@@ -307,11 +307,13 @@ def _worker_init(parent_pid: int) -> None:
     threading.Thread(target=watchdog, daemon=True).start()
 
 
-def _run_ray(jobs, address: str, bar) -> None:
+def _run_ray(jobs, address: str, bar, fn=None) -> None:
+    """Run ``fn`` (default :func:`make_shard`) jobs as Ray tasks on the cluster at ``address``
+    (Ray's own address strings: ``"auto"``, ``"local"`` for a new local instance, ``ray://...``)."""
     import ray
 
     ray.init(address=address, ignore_reinit_error=True)
-    remote = ray.remote(make_shard)
+    remote = ray.remote(fn or make_shard)
     pending = [remote.remote(*job) for job in jobs]
     while pending:
         done, pending = ray.wait(pending, num_returns=1)

@@ -76,43 +76,78 @@ def train_value_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] =
     ``pot_weighted`` weights each sample by its pot, so the loss measures errors in chips rather than
     in fractions of the pot (a 1% error in a large pot costs more chips).
     """
-    torch.set_num_threads(threads)
     game = load(data["game"])
     bucketer = bucketer_for_game(game)
     stack = float(getattr(game, "stack", game.max_utility()))
     inputs, targets, mask = build_training_arrays(data, bucketer, stack)
+    weights = None
+    if pot_weighted:
+        c = np.asarray(data["contribs"], dtype=np.float32)
+        weights = c / c.mean()
+    extra = {"game": game.game_string(), "bucketer": bucketer.to_dict(), "stack": stack,
+             "pot_weighted": bool(pot_weighted)}
+    return train_on_arrays(inputs, targets, mask, out_path, extra, hidden=hidden, epochs=epochs,
+                           batch_size=batch_size, lr=lr, val_fraction=val_fraction, patience=patience, seed=seed,
+                           max_seconds=max_seconds, resume=resume, batchnorm=batchnorm, progress=progress,
+                           threads=threads, weights=weights)
+
+
+def train_on_arrays(inputs: np.ndarray, targets: np.ndarray, mask: np.ndarray, out_path: str, extra: Dict[str, Any],
+                    hidden: Sequence[int] = (128, 128, 128), epochs: int = 200, batch_size: int = 1000,
+                    lr: float = 1e-3, val_fraction: float = 0.1, patience: int = 20, seed: int = 0,
+                    max_seconds: Optional[float] = None, resume: bool = False, batchnorm: bool = False,
+                    progress: bool = True, threads: int = 1, weights: Optional[np.ndarray] = None,
+                    desc: str = "train value net", groups: Optional[np.ndarray] = None) -> Dict[str, Any]:
+    """Train a :class:`ValueNet` on bucketed arrays (``inputs (N, 2M+1)``, ``targets``/``mask (N, 2M)``).
+
+    ``extra``: metadata stored in the checkpoints (``game``, ``bucketer``, ``stack``, ...); on resume its
+    ``game`` and ``pot_weighted`` must match the checkpoint's.  ``weights (N,)`` scales each sample's
+    loss terms.  ``groups (N,)``: samples of a group (e.g. situations sharing board and pot) all go to the
+    validation set or all to training, so validation measures error on unseen boards (with fewer than two
+    groups the split is by sample; ``summary["split"]`` says which).  Returns a summary
+    dict (best validation loss, epochs, history ``(epoch, train, val)``, validation indices).
+    """
+    torch.set_num_threads(threads)
     N = len(inputs)
     if N < 10:
         raise ValueError(f"need at least 10 training samples, got {N}")
+    M = targets.shape[1] // 2
+    pot_weighted = bool(extra.get("pot_weighted", False))
     rng = np.random.default_rng(seed)
-    perm = rng.permutation(N)
     n_val = max(1, int(round(N * val_fraction)))
-    val_idx, tr_idx = perm[:n_val], perm[n_val:]
-    X, Y, Mk = (torch.as_tensor(a) for a in (inputs, targets, mask))
-    W = None
-    if pot_weighted:
-        c = np.asarray(data["contribs"], dtype=np.float32)
-        W = torch.as_tensor(c / c.mean())
+    split = "sample"
+    if groups is not None and len(np.unique(groups)) >= 2:
+        groups = np.asarray(groups)
+        gperm = rng.permutation(np.unique(groups))
+        sizes = np.array([(groups == g).sum() for g in gperm])
+        k = min(int(np.searchsorted(np.cumsum(sizes), n_val)) + 1, len(gperm) - 1)
+        is_val = np.isin(groups, gperm[:k])
+        val_idx, tr_idx = np.flatnonzero(is_val), np.flatnonzero(~is_val)
+        split = "group"
+    else:  # no groups, or a single one: split by sample (the summary says which)
+        perm = rng.permutation(N)
+        val_idx, tr_idx = perm[:n_val], perm[n_val:]
+    X, Y, Mk = (torch.as_tensor(np.asarray(a, dtype=np.float32)) for a in (inputs, targets, mask))
+    W = None if weights is None else torch.as_tensor(np.asarray(weights, dtype=np.float32))
     torch.manual_seed(seed)
-    model = ValueNet(bucketer.num_buckets, hidden, batchnorm)
+    model = ValueNet(M, hidden, batchnorm)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.1, patience=max(1, patience // 3))
     start_epoch, best, best_epoch, history = 0, float("inf"), -1, []
     last_path = out_path + ".last"
-    extra_base = {"game": game.game_string(), "bucketer": bucketer.to_dict(), "stack": stack,
-                  "pot_weighted": bool(pot_weighted), "seed": int(seed),
+    extra_base = {**extra, "pot_weighted": pot_weighted, "seed": int(seed),
                   "samples": int(N), "train_samples": int(len(tr_idx)), "val_samples": int(n_val)}
     if resume and os.path.exists(last_path):
         model, payload = load_checkpoint(last_path)
         opt = torch.optim.Adam(model.parameters(), lr=lr)
         sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.1, patience=max(1, patience // 3))
         ex = payload["extra"]
-        if ex.get("game") != game.game_string():
+        if ex.get("game") != extra.get("game"):
             raise ValueNetFileError(f"{last_path}: checkpoint was trained on {ex.get('game')!r}")
         # settings that define the run must not change on resume (they were silently taken from the file)
         changed = {name: (want, got) for name, want, got in (
             ("hidden", list(hidden), list(model.hidden)), ("batchnorm", bool(batchnorm), model.batchnorm),
-            ("pot_weighted", bool(pot_weighted), ex.get("pot_weighted", False)),
+            ("pot_weighted", pot_weighted, ex.get("pot_weighted", False)),
             ("samples", int(N), ex.get("samples")), ("seed", int(seed), ex.get("seed", int(seed))))
             if want != got}
         if changed:
@@ -130,7 +165,7 @@ def train_value_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] =
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=epochs, initial=start_epoch, desc="train value net", unit="epoch")
+        bar = tqdm(total=epochs, initial=start_epoch, desc=desc, unit="epoch")
     t0 = time.perf_counter()
     gen = torch.Generator().manual_seed(seed + start_epoch)
     epoch = start_epoch - 1
@@ -168,7 +203,7 @@ def train_value_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] =
     if bar is not None:
         bar.close()
     return {"best_val_loss": best, "best_epoch": best_epoch, "epochs_run": epoch + 1, "samples": N,
-            "seconds": time.perf_counter() - t0, "history": history}
+            "seconds": time.perf_counter() - t0, "history": history, "val_indices": val_idx, "split": split}
 
 
 def load_leaf_values(path: str, device: str = "cpu"):

@@ -1,0 +1,11 @@
+"""DeepStack's value nets for heads-up no-limit hold'em: bucketing, situations, data, nets, leaf values.
+
+See docs/deepstack.md ("Hold'em value nets").  The interface for re-solving agents::
+
+    from cfrkit.value_nets.holdem import HoldemValueNets
+    nets = HoldemValueNets.load("nets/")
+    RangeSolver(flop_tree, leaf_values=nets.leaf_values("turn"), ...)
+"""
+from cfrkit.value_nets.holdem.nets import HoldemValueNets, train_street_net
+
+__all__ = ["HoldemValueNets", "train_street_net"]

@@ -1,0 +1,339 @@
+"""Training data of the hold'em value nets: DeepStack situations solved with the range solvers, in shards.
+
+Rounds, as DeepStack: **river** situations are solved to showdown with the compiled solver
+(:func:`~cfrkit.solvers.public.flat_range_cfr.solve_many`, DCFR, no net); **turn** situations with
+``RangeSolver`` on the depth-limited turn tree whose leaves (first river decision, one per river card)
+take their values from the river net; **flop** situations likewise with the turn net at the leaves
+(first turn decision, one per turn card: the tree's chance node averages the net over turn cards).
+``RangeSolver`` runs a whole group of situations (same board and pot) as one batch on numpy or torch
+(``backend="torch"`` uses CUDA when present).
+
+Targets, per hand, as fractions of the pot for ranges summing to 1 (DeepStack's normalisation):
+
+* turn/flop (``RangeSolver``): DeepStack's -- both players' root cfvs averaged over the iterations
+  after ``skip`` (CFR+, ``skip = iterations / 2`` by default);
+* river (compiled solver): the root cfvs of the final DCFR average strategy (the kernel does not
+  accumulate per-iteration root values); with recursive ranges every live hand has positive reach, so
+  these are defined for every hand; their distance to ``RangeSolver``'s averaged values is measured by
+  ``benchmarks/deepstack_holdem.py --study`` (RESULTS.md).
+
+Shards ``shard_NNNNN.npz`` (checked header, atomic writes) hold the hand-space arrays (boards, pots,
+ranges, values; float32) and the bucketed training arrays (``inputs (N, 2M+1)``, ``targets (N, 2M)``,
+``mask``); ``dataset.json`` records the settings.  A re-run regenerates only missing or damaged shards
+and refuses a directory made with other settings; shard ``i`` uses seed ``seed * 1_000_003 + i``, so
+its content does not depend on which machine or process made it.  Parallel over processes or, with
+``ray_address``, over a Ray cluster (the Leduc datagen's runners).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+
+from cfrkit.games.base import GameError
+from cfrkit.games.registry import load
+from cfrkit.policy import PolicyFileError, check_array, load_npz_checked, remove_stale_temp_files, save_npz_atomic
+from cfrkit.value_nets.data import _run_processes, _run_ray
+from cfrkit.value_nets.holdem.bucketing import holdem_bucketer_from_dict, make_bucketer
+from cfrkit.value_nets.holdem.situations import group_slices, sample_situations, street_start_state
+from cfrkit.value_nets.model import ValueNetFileError
+
+SHARD_MAGIC = "cfrkit-holdem-valuenet-shard"
+SHARD_ARRAYS = ("boards", "contribs", "ranges", "values", "inputs", "targets", "mask")
+LEAF_STREET = {"flop": "turn", "turn": "river", "river": None}
+DEFAULT_SIZING = ((1.0,), (1.0,), ())  # pot bets, one pot raise, then fold/call/all-in (all-in always)
+
+
+def _sizing_list(bet_sizing) -> List[List[float]]:
+    from cfrkit.solvers.public.games import normalize_bet_sizing
+
+    return [list(level) for level in normalize_bet_sizing(DEFAULT_SIZING if bet_sizing is None else bet_sizing)]
+
+
+def bucket_arrays(bucketer, boards: np.ndarray, contribs: np.ndarray, ranges: np.ndarray, values: np.ndarray,
+                  stack: float):
+    """DeepStack's net arrays of hand-space data: ``inputs (N, 2M+1)`` (ranges per bucket normalised to 1,
+    contribution / stack), ``targets (N, 2M)`` (range-weighted mean pot-fraction value per bucket; the
+    plain mean where a player has no mass in a bucket), ``mask (N, 2M)`` (1 for buckets on the board)."""
+    N = len(contribs)
+    M = bucketer.num_buckets
+    inputs = np.zeros((N, 2 * M + 1), dtype=np.float32)
+    targets = np.zeros((N, 2 * M), dtype=np.float32)
+    mask = np.zeros((N, 2 * M), dtype=np.float32)
+    for i in range(N):
+        ids = bucketer.hand_buckets(boards[i])
+        ok = ids >= 0
+        b = ids[ok]
+        counts = np.bincount(b, minlength=M).astype(np.float64)
+        present = (counts > 0).astype(np.float32)
+        for p in (0, 1):
+            r = ranges[i, p][ok].astype(np.float64)
+            v = values[i, p][ok].astype(np.float64)
+            rb = np.bincount(b, weights=r, minlength=M)
+            tot = rb.sum()
+            inputs[i, p * M:(p + 1) * M] = rb / tot if tot > 0 else rb
+            weighted = np.bincount(b, weights=r * v, minlength=M)
+            plain = np.bincount(b, weights=v, minlength=M) / np.where(counts > 0, counts, 1.0)
+            targets[i, p * M:(p + 1) * M] = np.where(rb > 0, weighted / np.where(rb > 0, rb, 1.0), plain)
+            mask[i, p * M:(p + 1) * M] = present
+    inputs[:, -1] = contribs / stack
+    return inputs, targets, mask
+
+
+def _tree(game, bet_sizing, board, contrib, depth_limit: bool):
+    from cfrkit.solvers.public.games import HoldemPublicGame
+    from cfrkit.solvers.public.tree import build_public_tree
+
+    pgame = HoldemPublicGame(game, bet_sizing)
+    return build_public_tree(pgame, street_start_state(game, board, contrib), depth_limit=depth_limit)
+
+
+def solve_river_group(game, bet_sizing, board, contrib: float, ranges: np.ndarray, iterations: int,
+                      threads: int = 1) -> np.ndarray:
+    """Pot-fraction root cfvs ``(B, 2, 1326)`` of river situations sharing ``board`` and ``contrib``
+    (compiled DCFR, ``iterations`` each; cfvs of the average strategy)."""
+    from cfrkit.solvers.public.flat_range_cfr import _kernel, solve_many
+
+    tree = _tree(game, bet_sizing, board, contrib, depth_limit=False)
+    batch = solve_many(tree, ranges, max_iterations=iterations, threads=threads)
+    out = np.zeros((len(ranges), 2, 1326))
+    for b, s in enumerate(batch.solvers):
+        cfv = _kernel(s.dtype).root_values(*s._args(), s.ranges, s._average_slots().astype(s.dtype))
+        out[b][:, s.hands] = cfv
+    return out / (2.0 * contrib)
+
+
+def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.ndarray, iterations: int,
+                            skip: int, leaf_values, backend: str = "numpy", device: Optional[str] = None,
+                            algorithm: str = "cfr+") -> np.ndarray:
+    """Pot-fraction root cfvs ``(B, 2, 1326)`` of flop/turn situations sharing ``board`` and ``contrib``:
+    ``RangeSolver`` on the depth-limited tree, ``leaf_values`` at the leaves, values averaged over the
+    iterations after ``skip`` (DeepStack's targets)."""
+    from cfrkit.solvers.public.tree import RangeSolver
+
+    tree = _tree(game, bet_sizing, board, contrib, depth_limit=True)
+    solver = RangeSolver(tree, ranges=ranges, algorithm=algorithm, skip=skip, leaf_values=leaf_values,
+                         backend=backend, device=device)
+    solver.run(iterations)
+    return solver.be.to_numpy(solver.average_root_values()) / (2.0 * contrib)
+
+
+def solve_situations(game, situations, iterations: int, skip: int = 0, bet_sizing=None, leaf_values=None,
+                     backend: str = "numpy", device: Optional[str] = None, threads: int = 1) -> np.ndarray:
+    """Pot-fraction root cfvs ``(N, 2, 1326)`` of every situation (river: compiled solver; flop/turn:
+    ``RangeSolver`` with ``leaf_values``), one solve per group."""
+    bet_sizing = _sizing_list(bet_sizing)
+    values = np.zeros_like(situations.ranges)
+    for idx in group_slices(situations.groups):
+        board, contrib, r = situations.boards[idx[0]], float(situations.contribs[idx[0]]), situations.ranges[idx]
+        if situations.street == "river":
+            values[idx] = solve_river_group(game, bet_sizing, board, contrib, r, iterations, threads)
+        else:
+            if leaf_values is None:
+                raise GameError(f"{situations.street} situations need the {LEAF_STREET[situations.street]} net "
+                                f"at the leaves")
+            values[idx] = solve_group_with_leaves(game, bet_sizing, board, contrib, r, iterations, skip,
+                                                  leaf_values, backend, device)
+    return values
+
+
+def _nets_digest(directory: Optional[str], street: Optional[str]) -> Optional[str]:
+    if directory is None or street is None:
+        return None
+    path = os.path.join(directory, f"{street}.pt")
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()[:16]
+    except OSError:
+        raise ValueNetFileError(f"{directory}: no {street} net ({path} missing); train it first") from None
+
+
+def make_holdem_shard(path: str, settings: Dict[str, Any], index: int, count: int) -> Dict[str, float]:
+    """Generate and write one shard (runs in worker processes / Ray tasks); returns its timing."""
+    import torch
+
+    torch.set_num_threads(1)
+    t0, c0 = time.perf_counter(), time.process_time()
+    game = load(settings["game"])
+    seed = settings["seed"] * 1_000_003 + index
+    rng = np.random.default_rng(seed)
+    street = settings["street"]
+    stack = float(min(game.definition.stack))
+    sit = sample_situations(street, count, rng, group=settings["group"], stack=stack,
+                            big_blind=float(max(game.definition.blind)))
+    leaf_fn = None
+    if LEAF_STREET[street] is not None:
+        from cfrkit.value_nets.holdem.nets import HoldemValueNets
+
+        nets = HoldemValueNets.load(settings["leaf_nets"], device=settings.get("device") or "cpu")
+        leaf_fn = nets.leaf_values(LEAF_STREET[street])
+    values = solve_situations(game, sit, settings["iterations"], settings["skip"], settings["bet_sizing"], leaf_fn,
+                              settings["backend"], settings.get("device"), threads=1)
+    bucketer = holdem_bucketer_from_dict(settings["bucketer"])
+    inputs, targets, mask = bucket_arrays(bucketer, sit.boards, sit.contribs, sit.ranges, values, stack)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    header = {"magic": SHARD_MAGIC, "version": 1, "game": settings["game"], "street": street, "seed": seed,
+              "count": count, "settings_digest": settings_digest(settings), "wall_seconds": wall, "cpu_seconds": cpu}
+    save_npz_atomic(path, header=header, boards=sit.boards.astype(np.int64), contribs=sit.contribs,
+                    ranges=sit.ranges.astype(np.float32), values=values.astype(np.float32),
+                    inputs=inputs, targets=targets, mask=mask)
+    return {"wall_seconds": wall, "cpu_seconds": cpu, "count": count}
+
+
+def settings_digest(settings: Dict[str, Any]) -> str:
+    keep = {k: v for k, v in settings.items() if k not in ("backend", "device", "num_samples")}
+    return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def load_holdem_shard(path: str):
+    """``(header, arrays)``; :class:`ValueNetFileError` if the shard is corrupted or foreign."""
+    try:
+        header, arrays = load_npz_checked(path, SHARD_MAGIC, SHARD_ARRAYS)
+        check_array(path, arrays, "boards", "iu", 2)
+        for name, nd in (("contribs", 1), ("ranges", 3), ("values", 3), ("inputs", 2), ("targets", 2), ("mask", 2)):
+            check_array(path, arrays, name, "f", nd, finite=True)
+    except PolicyFileError as exc:
+        raise ValueNetFileError(f"corrupted or foreign hold'em data shard: {exc}") from None
+    n = len(arrays["contribs"])
+    if not all(arrays[k].shape[0] == n for k in SHARD_ARRAYS) or arrays["ranges"].shape != arrays["values"].shape \
+            or arrays["inputs"].shape[1] != arrays["targets"].shape[1] + 1 or header.get("count") != n:
+        raise ValueNetFileError(f"{path}: inconsistent array sizes in hold'em data shard (corrupted file)")
+    return header, arrays
+
+
+def shard_path(out_dir: str, index: int) -> str:
+    return os.path.join(out_dir, f"shard_{index:05d}.npz")
+
+
+def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_size: int = 100,
+                            iterations: int = 1000, skip: Optional[int] = None, seed: int = 0, group: int = 10,
+                            bet_sizing=None, buckets: str = "auto", num_buckets: Optional[int] = None,
+                            leaf_nets: Optional[str] = None, game: str = "holdem", workers: Optional[int] = None,
+                            ray_address: Optional[str] = None, backend: str = "numpy", device: Optional[str] = None,
+                            progress: bool = True) -> Dict[str, Any]:
+    """Write ``ceil(num_samples / shard_size)`` shards of ``street`` situations to ``out_dir`` (resumable).
+
+    ``leaf_nets``: a :class:`~cfrkit.value_nets.holdem.nets.HoldemValueNets` directory holding the net
+    of the next street (turn data need the river net, flop data the turn net).  ``skip`` defaults to
+    half the iterations (turn/flop; the river solve uses DCFR's own weighting).  Returns a summary
+    (shards, samples generated now, wall/CPU seconds, situations per second).
+    """
+    if street not in LEAF_STREET:
+        raise GameError(f"hold'em value-net data are for the flop, turn or river, not {street!r}")
+    if num_samples <= 0 or shard_size <= 0 or iterations <= 0 or group <= 0:
+        raise ValueError("need num_samples, shard_size, iterations and group > 0")
+    skip = iterations // 2 if skip is None else int(skip)
+    if not 0 <= skip < iterations:
+        raise ValueError(f"need 0 <= skip < iterations, got skip={skip}")
+    g = load(game)
+    from cfrkit.solvers.public.games import HoldemPublicGame
+
+    HoldemPublicGame(g)  # GameError for a game without hold'em public trees
+    if LEAF_STREET[street] is not None and leaf_nets is None:
+        raise GameError(f"{street} data need the {LEAF_STREET[street]} net at the leaves: pass leaf_nets "
+                        f"(a HoldemValueNets directory)")
+    if ray_address is not None:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise GameError("Ray is not installed (pip install ray)") from None
+    bucketer = make_bucketer(street, buckets, num_buckets)
+    settings = {"game": g.game_string(), "street": street, "shard_size": int(shard_size), "iterations": int(iterations),
+                "skip": skip, "seed": int(seed), "group": int(group), "bet_sizing": _sizing_list(bet_sizing),
+                "bucketer": bucketer.to_dict(), "leaf_nets": None if leaf_nets is None else os.path.abspath(leaf_nets),
+                "leaf_net_digest": _nets_digest(leaf_nets, LEAF_STREET[street]), "backend": backend, "device": device}
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise ValueNetFileError(f"{out_dir} is a file; datagen writes shards into a directory")
+    os.makedirs(out_dir, exist_ok=True)
+    for name in os.listdir(out_dir):
+        if ".tmp-" in name and name.startswith(("shard_", "dataset.json")):
+            remove_stale_temp_files(os.path.join(out_dir, name.split(".tmp-")[0]))
+    meta_path = os.path.join(out_dir, "dataset.json")
+    digest = settings_digest(settings)
+    if os.path.exists(meta_path):
+        try:
+            with open(meta_path) as f:
+                old = json.load(f)
+        except (OSError, ValueError) as exc:
+            raise ValueNetFileError(f"{meta_path}: unreadable dataset metadata ({exc})") from None
+        if not isinstance(old, dict) or old.get("settings_digest") != digest:
+            diff = {k: (old.get(k), v) for k, v in settings.items()
+                    if isinstance(old, dict) and old.get(k) != v and k not in ("backend", "device")}
+            raise ValueError(f"{out_dir} holds a dataset made with other settings {diff}; use another directory")
+    tmp = f"{meta_path}.tmp-{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump({**settings, "num_samples": int(num_samples), "settings_digest": digest}, f, indent=1)
+    os.replace(tmp, meta_path)
+    num_shards = -(-num_samples // shard_size)
+    jobs = []
+    for i in range(num_shards):
+        path = shard_path(out_dir, i)
+        count = min(shard_size, num_samples - i * shard_size)
+        if os.path.exists(path):
+            try:
+                header, _ = load_holdem_shard(path)
+                if header.get("count") == count and header.get("settings_digest") == digest \
+                        and header.get("seed") == seed * 1_000_003 + i:
+                    continue
+            except ValueNetFileError:
+                pass  # regenerate a damaged shard
+        jobs.append((path, settings, i, count))
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=num_shards, initial=num_shards - len(jobs), desc=f"{street} datagen shards", unit="shard")
+    t0, c0 = time.perf_counter(), time.process_time()
+    if ray_address is not None:
+        _run_ray(jobs, ray_address, bar, fn=make_holdem_shard)
+    elif workers == 1 or len(jobs) <= 1:
+        for job in jobs:
+            make_holdem_shard(*job)
+            if bar is not None:
+                bar.update(1)
+    else:
+        _run_processes(jobs, workers or os.cpu_count() or 1, bar, fn=make_holdem_shard)
+    if bar is not None:
+        bar.close()
+    wall = time.perf_counter() - t0
+    made = sum(job[3] for job in jobs)
+    fresh = {job[0] for job in jobs}
+    cpu = cpu_all = 0.0
+    for i in range(num_shards):  # the workers' own CPU time, from the shard headers
+        c = float(load_holdem_shard(shard_path(out_dir, i))[0].get("cpu_seconds", 0.0))
+        cpu_all += c
+        if shard_path(out_dir, i) in fresh:
+            cpu += c
+    return {"directory": out_dir, "shards": num_shards, "generated": made, "wall_seconds": wall,
+            "cpu_seconds": cpu, "situations_per_second": made / wall if made and wall > 0 else float("nan"),
+            "cpu_seconds_per_situation": cpu_all / num_samples,
+            "parent_cpu_seconds": time.process_time() - c0}
+
+
+def load_holdem_dataset(directory: str) -> Dict[str, Any]:
+    """Concatenate a dataset's shards: dict of arrays plus ``settings`` (from ``dataset.json``)."""
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(f"no such data directory: {directory}")
+    paths = sorted(os.path.join(directory, f) for f in os.listdir(directory)
+                   if f.startswith("shard_") and f.endswith(".npz"))
+    if not paths:
+        raise ValueNetFileError(f"no data shards in {directory}")
+    try:
+        with open(os.path.join(directory, "dataset.json")) as f:
+            settings = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise ValueNetFileError(f"{directory}: unreadable dataset.json ({exc})") from None
+    parts: Dict[str, List[np.ndarray]] = {k: [] for k in SHARD_ARRAYS}
+    for p in paths:
+        header, arrays = load_holdem_shard(p)
+        if header.get("settings_digest") != settings.get("settings_digest"):
+            raise ValueNetFileError(f"{p}: shard was made with other settings than {directory}/dataset.json")
+        for k in SHARD_ARRAYS:
+            parts[k].append(arrays[k])
+    out: Dict[str, Any] = {k: np.concatenate(v) for k, v in parts.items()}
+    out["settings"] = settings
+    return out
