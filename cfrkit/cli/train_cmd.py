@@ -76,7 +76,17 @@ def _common(p, eval_default: int) -> None:
     p.add_argument("--checkpoint-every", type=int, default=10)
     p.add_argument("--device", default="auto", help="auto (CUDA when present), cpu, cuda[:k]")
     p.add_argument("--fresh", action="store_true", help="delete the run's checkpoint and start over")
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch CPU threads (default 1: small networks gain nothing from more on a shared machine)")
     p.add_argument("--no-progress", action="store_true")
+
+
+def _threads(args) -> None:
+    import torch
+
+    if args.threads < 1:
+        raise CliError(f"--threads must be >= 1, got {args.threads}")
+    torch.set_num_threads(args.threads)
 
 
 def _positive(args, *names) -> None:
@@ -124,6 +134,7 @@ def run_hanabi_ippo(args) -> int:
 
     _positive(args, "iterations", "num_envs", "epochs", "minibatch", "checkpoint_every")
     config = _hanabi_config(args)
+    _threads(args)
     settings = IPPOSettings(num_envs=args.num_envs, hidden=_hidden(args.hidden), lr=args.lr, epochs=args.epochs,
                             minibatch=args.minibatch, entropy_coef=args.entropy_coef, seed=args.seed)
     with GracefulStop() as stop:
@@ -164,6 +175,7 @@ def run_symmtom_maddpg(args) -> int:
 
     _positive(args, "iterations", "num_envs", "checkpoint_every", "agents", "width", "pieces")
     config = SymmToMConfig(agents=args.agents, width=args.width, pieces=args.pieces)
+    _threads(args)
     settings = MADDPGSettings(variant=args.variant, num_envs=args.num_envs, lr=args.lr, tau=args.tau, seed=args.seed)
     with GracefulStop() as stop:
         t = train_maddpg(config, settings, args.out, args.iterations, args.eval_every, args.eval_games,
