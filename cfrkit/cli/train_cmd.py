@@ -56,6 +56,8 @@ def add_parser(sub) -> None:
     m.add_argument("--num-envs", type=int, default=32)
     m.add_argument("--lr", type=float, default=1e-3)
     m.add_argument("--tau", type=float, default=0.005)
+    m.add_argument("--batch", type=int, default=1024, help="transitions per gradient step (default 1024)")
+    m.add_argument("--updates", type=int, default=10, help="gradient steps per iteration (default 10)")
     m.add_argument("--seed", type=int, default=0)
     _common(m, eval_default=200)
     m.set_defaults(func=run_symmtom_maddpg)
@@ -173,10 +175,11 @@ def run_symmtom_maddpg(args) -> int:
     from cfrkit.cli._runtime import GracefulStop
     from cfrkit.games.symmtom import SymmToMConfig
 
-    _positive(args, "iterations", "num_envs", "checkpoint_every", "agents", "width", "pieces")
+    _positive(args, "iterations", "num_envs", "checkpoint_every", "agents", "width", "pieces", "batch", "updates")
     config = SymmToMConfig(agents=args.agents, width=args.width, pieces=args.pieces)
     _threads(args)
-    settings = MADDPGSettings(variant=args.variant, num_envs=args.num_envs, lr=args.lr, tau=args.tau, seed=args.seed)
+    settings = MADDPGSettings(variant=args.variant, num_envs=args.num_envs, lr=args.lr, tau=args.tau,
+                              batch=args.batch, updates=args.updates, seed=args.seed)
     with GracefulStop() as stop:
         t = train_maddpg(config, settings, args.out, args.iterations, args.eval_every, args.eval_games,
                          args.checkpoint_every, args.device, args.fresh, not args.no_progress, stop.requested)
@@ -195,12 +198,21 @@ def run_symmtom_eval(args) -> int:
     print(f"{trainer.settings.variant} n={cfg.agents} w={cfg.width} c={cfg.pieces}: reward per agent "
           f"{rewards.mean():.1f} [{rewards.std(ddof=1):.1f}] over {args.episodes} episodes")
     if args.tom:
-        from cfrkit.evaluation.symmtom_tests import PAPER_TESTS, run_tom_test
+        import numpy as np
 
+        from cfrkit.evaluation.symmtom_tests import PAPER_TESTS, build_trial, run_tom_test
+
+        ran = 0
         for k, (name, w) in enumerate(PAPER_TESTS):
+            tc = build_trial(name, w, np.random.default_rng(0)).config
+            if (tc.agents, tc.width, tc.pieces) != (cfg.agents, cfg.width, cfg.pieces):
+                continue   # the paper tests agents trained in the test's own setting
+            ran += 1
             r = run_tom_test(name, w, trainer.make_agent, args.trials, args.seed + k,
                              oracle=trainer.settings.variant == "oracle", progress=False)
             ratso = "-" if r.ratso is None else f"{r.ratso:.2f}"
             print(f"  {name} w={w}: SR {r.success_rate:.0%}  FR {r.failure_rate:.0%}  "
                   f"1-SR-FR {r.neither_rate:.0%}  RATSO {ratso}")
+        if not ran:
+            print("  no theory-of-mind test is set in this setting (tests: n=c=3 with w=6 or 12; n=4, c=3)")
     return 0
