@@ -1,6 +1,7 @@
 """``cfrkit train``: torch learners (CPU by default, CUDA when present; checkpoints, resume, CSV scalars).
 
 * ``cfrkit train hanabi-ippo --out runs/ippo --iterations 200 [--preset full --players 2]``
+* ``cfrkit train hanabi-rainbow --out runs/rb --iterations 200``
 * ``cfrkit train hanabi-eval runs/ippo [--games 1000] [--adhoc IGGI,Piers --trials 200]``
 * ``cfrkit train symmtom-maddpg --variant ce --agents 3 --width 6 --pieces 3 --out runs/m``
 * ``cfrkit train symmtom-eval runs/m [--episodes 1000] [--tom]``
@@ -36,6 +37,23 @@ def add_parser(sub) -> None:
     h.add_argument("--seed", type=int, default=0)
     _common(h, eval_default=500)
     h.set_defaults(func=run_hanabi_ippo)
+
+    r = acts.add_parser("hanabi-rainbow", help="self-play Rainbow-style DQN (C51, dueling, prioritised replay, n-step)")
+    r.add_argument("--out", required=True, help="run directory (checkpoint.pt, scalars.csv); rerun to resume")
+    r.add_argument("--preset", default="full")
+    r.add_argument("--players", type=int, default=2)
+    r.add_argument("--config", default=None, help="k=v,... HanabiConfig overrides")
+    r.add_argument("--iterations", type=int, default=100, help="total iterations (each: --num-envs games)")
+    r.add_argument("--num-envs", type=int, default=64)
+    r.add_argument("--hidden", default="512,512")
+    r.add_argument("--lr", type=float, default=2.5e-4)
+    r.add_argument("--batch", type=int, default=256)
+    r.add_argument("--updates", type=int, default=16, help="gradient steps per iteration")
+    r.add_argument("--n-step", type=int, default=1)
+    r.add_argument("--noisy", action="store_true", help="noisy nets instead of epsilon-greedy")
+    r.add_argument("--seed", type=int, default=0)
+    _common(r, eval_default=500)
+    r.set_defaults(func=run_hanabi_rainbow)
 
     e = acts.add_parser("hanabi-eval", help="self-play report and ad-hoc protocol of a trained Hanabi learner")
     e.add_argument("run", help="run directory or checkpoint.pt")
@@ -142,6 +160,26 @@ def run_hanabi_ippo(args) -> int:
     with GracefulStop() as stop:
         t = train_ippo(config, settings, args.out, args.iterations, args.eval_every, args.eval_games,
                        args.checkpoint_every, args.device, args.fresh, not args.no_progress, stop.requested)
+    print(f"iteration {t.iteration}  env steps {t.env_steps}  games {t.games}  cpu {t.cpu_seconds:.0f} s  "
+          f"-> {args.out}/checkpoint.pt, {args.out}/scalars.csv")
+    return stop.exit_code() if stop.requested() else 0
+
+
+def run_hanabi_rainbow(args) -> int:
+    from cfrkit.agents.hanabi.learning import RainbowSettings, train_rainbow
+    from cfrkit.cli._runtime import GracefulStop
+
+    _positive(args, "iterations", "num_envs", "batch", "updates", "n_step", "checkpoint_every")
+    config = _hanabi_config(args)
+    _threads(args)
+    hidden = _hidden(args.hidden)
+    if len(hidden) != 2:
+        raise CliError("--hidden for rainbow takes two sizes (trunk, streams), e.g. 512,512")
+    settings = RainbowSettings(num_envs=args.num_envs, hidden=hidden, lr=args.lr, batch=args.batch,
+                               updates=args.updates, n_step=args.n_step, noisy=args.noisy, seed=args.seed)
+    with GracefulStop() as stop:
+        t = train_rainbow(config, settings, args.out, args.iterations, args.eval_every, args.eval_games,
+                          args.checkpoint_every, args.device, args.fresh, not args.no_progress, stop.requested)
     print(f"iteration {t.iteration}  env steps {t.env_steps}  games {t.games}  cpu {t.cpu_seconds:.0f} s  "
           f"-> {args.out}/checkpoint.pt, {args.out}/scalars.csv")
     return stop.exit_code() if stop.requested() else 0

@@ -24,7 +24,7 @@ import torch
 from cfrkit._kernels import hanabi_engine as _engine
 from cfrkit.agents.hanabi.learning.networks import ActorCritic, masked_entropy
 from cfrkit.agents.hanabi.learning.play import episode_seed, greedy_policy, selfplay_scores
-from cfrkit.agents.rl import CsvScalars, LearnerError, RunDirectory, default_device
+from cfrkit.agents.rl import LearnerError, RunDirectory, default_device
 from cfrkit.games.hanabi.config import HanabiConfig
 
 
@@ -218,48 +218,29 @@ def train_ippo(config: HanabiConfig, settings: IPPOSettings, out: str, iteration
     """
     hyper = {"algo": "ippo", "config": config.as_dict(), **{k: (list(v) if isinstance(v, tuple) else v)
                                                              for k, v in asdict(settings).items()}}
+    from cfrkit.agents.rl.loop import run_iterations
+
     run = RunDirectory(out, hyper, fresh=fresh)
     trainer = IPPOTrainer(config, settings, device)
-    payload = run.resume_payload()
-    if payload is not None:
-        trainer.load_state_dict(payload["trainer"])
-    log = CsvScalars(run.scalars_path, SCALAR_FIELDS, after_step=trainer.iteration)
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=iterations, initial=min(trainer.iteration, iterations), desc="ippo", unit="it",
-                   dynamic_ncols=True)
-    try:
-        while trainer.iteration < iterations and not should_stop():
-            stats = trainer.iterate()
-            row = dict(iteration=trainer.iteration, wall_seconds=trainer.wall_seconds,
-                       cpu_seconds=trainer.cpu_seconds, **stats)
-            if eval_every and (trainer.iteration % eval_every == 0 or trainer.iteration == iterations):
-                row["eval_score"] = float(trainer.evaluate(eval_games).mean())
-            log.log(**row)
-            if trainer.iteration % checkpoint_every == 0:
-                run.save({"trainer": trainer.state_dict()})
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(score=f"{stats['train_score']:.2f}", steps=trainer.env_steps)
-    finally:
-        run.save({"trainer": trainer.state_dict()})
-        if bar is not None:
-            bar.close()
+    run_iterations(trainer, run, SCALAR_FIELDS, iterations,
+                   lambda: {"eval_score": float(trainer.evaluate(eval_games).mean())}, eval_every,
+                   checkpoint_every, progress, "ippo", should_stop, "train_score")
     return trainer
 
 
-def load_ippo(path: str, device: Optional[str] = None) -> IPPOTrainer:
-    """The trainer saved in a checkpoint (``out/checkpoint.pt``) -- its ``net`` is the policy."""
+def load_ippo(path: str, device: Optional[str] = None):
+    """The trainer saved in an IPPO or Rainbow checkpoint (``out/checkpoint.pt``); its ``net`` is the policy."""
+    from cfrkit.agents.hanabi.learning.rainbow import RainbowSettings, RainbowTrainer
     from cfrkit.agents.rl import load_checkpoint
 
     payload = load_checkpoint(path)
     hyper = payload.get("hyper", {})
-    if hyper.get("algo") != "ippo":
-        raise LearnerError(f"{path} is not an IPPO checkpoint (algo {hyper.get('algo')!r})")
-    settings = IPPOSettings(**{k: (tuple(v) if k == "hidden" else v) for k, v in hyper.items()
-                               if k in IPPOSettings.__dataclass_fields__})
-    trainer = IPPOTrainer(HanabiConfig(**hyper["config"]), settings, device)
+    kinds = {"ippo": (IPPOSettings, IPPOTrainer), "rainbow": (RainbowSettings, RainbowTrainer)}
+    if hyper.get("algo") not in kinds:
+        raise LearnerError(f"{path} is not a Hanabi learner checkpoint (algo {hyper.get('algo')!r})")
+    settings_cls, trainer_cls = kinds[hyper["algo"]]
+    settings = settings_cls(**{k: (tuple(v) if k == "hidden" else v) for k, v in hyper.items()
+                               if k in settings_cls.__dataclass_fields__})
+    trainer = trainer_cls(HanabiConfig(**hyper["config"]), settings, device)
     trainer.load_state_dict(payload["trainer"])
     return trainer

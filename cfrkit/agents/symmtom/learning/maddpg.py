@@ -33,7 +33,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from cfrkit.agents.rl import CsvScalars, LearnerError, RunDirectory, default_device
+from cfrkit.agents.rl import LearnerError, RunDirectory, default_device
 from cfrkit.agents.rl.replay import ReplayBuffer
 from cfrkit.agents.symmtom.base import SymmToMAgent
 from cfrkit.agents.symmtom.learning.knowledge import BatchedKnowledge
@@ -312,35 +312,13 @@ def train_maddpg(config: SymmToMConfig, settings: MADDPGSettings, out: str, iter
     """
     hyper = {"algo": "maddpg", "config": {"agents": config.agents, "width": config.width, "pieces": config.pieces,
                                           "hearing": config.hearing, "steps": config.steps}, **asdict(settings)}
+    from cfrkit.agents.rl.loop import run_iterations
+
     run = RunDirectory(out, hyper, fresh=fresh)
     trainer = MADDPGTrainer(config, settings, device)
-    payload = run.resume_payload()
-    if payload is not None:
-        trainer.load_state_dict(payload["trainer"])
-    log = CsvScalars(run.scalars_path, SCALAR_FIELDS, after_step=trainer.iteration)
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=iterations, initial=min(trainer.iteration, iterations), desc=settings.variant, unit="it",
-                   dynamic_ncols=True)
-    try:
-        while trainer.iteration < iterations and not should_stop():
-            stats = trainer.iterate()
-            row = dict(iteration=trainer.iteration, wall_seconds=trainer.wall_seconds,
-                       cpu_seconds=trainer.cpu_seconds, **stats)
-            if eval_every and (trainer.iteration % eval_every == 0 or trainer.iteration == iterations):
-                row["eval_reward"] = float(trainer.evaluate(eval_episodes).mean())
-            log.log(**row)
-            if trainer.iteration % checkpoint_every == 0:
-                run.save({"trainer": trainer.state_dict()})
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(reward=f"{stats['train_reward']:.1f}")
-    finally:
-        run.save({"trainer": trainer.state_dict()})
-        if bar is not None:
-            bar.close()
+    run_iterations(trainer, run, SCALAR_FIELDS, iterations,
+                   lambda: {"eval_reward": float(trainer.evaluate(eval_episodes).mean())}, eval_every,
+                   checkpoint_every, progress, settings.variant, should_stop, "train_reward")
     return trainer
 
 
