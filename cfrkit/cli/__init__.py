@@ -25,6 +25,7 @@ _COMMAND_MODULES = [
     "cfrkit.cli.platform_cmd",
     "cfrkit.cli.abstraction_cmd",
     "cfrkit.cli.blueprint_cmd",
+    "cfrkit.cli.train_cmd",
 ]
 
 

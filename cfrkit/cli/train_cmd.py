@@ -1,0 +1,256 @@
+"""``cfrkit train``: torch learners (CPU by default, CUDA when present; checkpoints, resume, CSV scalars).
+
+* ``cfrkit train hanabi-ippo --out runs/ippo --iterations 200 [--preset full --players 2]``
+* ``cfrkit train hanabi-rainbow --out runs/rb --iterations 200``
+* ``cfrkit train hanabi-eval runs/ippo [--games 1000] [--adhoc IGGI,Piers --trials 200]``
+* ``cfrkit train symmtom-maddpg --variant ce --agents 3 --width 6 --pieces 3 --out runs/m``
+* ``cfrkit train symmtom-eval runs/m [--episodes 1000] [--tom]``
+
+Rerunning a training command on the same ``--out`` resumes from ``checkpoint.pt`` (bit-exact);
+``--fresh`` starts over.  Ctrl-C saves a checkpoint and exits with code 130.
+"""
+from __future__ import annotations
+
+import os
+
+from cfrkit.cli import CliError
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("train", help="train and evaluate learning agents (Hanabi IPPO/DQN, SymmToM MADDPG family)")
+    acts = p.add_subparsers(dest="train_command", metavar="ACTION")
+    acts.required = True
+
+    h = acts.add_parser("hanabi-ippo", help="self-play IPPO (shared-parameter actor-critic) on the batched engine")
+    h.add_argument("--out", required=True, help="run directory (checkpoint.pt, scalars.csv); rerun to resume")
+    h.add_argument("--preset", default="full", help="full, full-minimal, small, very-small (default full)")
+    h.add_argument("--players", type=int, default=2)
+    h.add_argument("--config", default=None,
+                   help="explicit k=v,... HanabiConfig overrides, e.g. colors=1,ranks=2,hand_size=1")
+    h.add_argument("--iterations", type=int, default=100, help="total iterations (each: --num-envs games)")
+    h.add_argument("--num-envs", type=int, default=256)
+    h.add_argument("--hidden", default="256,256")
+    h.add_argument("--lr", type=float, default=5e-4)
+    h.add_argument("--epochs", type=int, default=4)
+    h.add_argument("--minibatch", type=int, default=2048)
+    h.add_argument("--entropy-coef", type=float, default=0.01)
+    h.add_argument("--seed", type=int, default=0)
+    _common(h, eval_default=500)
+    h.set_defaults(func=run_hanabi_ippo)
+
+    r = acts.add_parser("hanabi-rainbow", help="self-play Rainbow-style DQN (C51, dueling, prioritised replay, n-step)")
+    r.add_argument("--out", required=True, help="run directory (checkpoint.pt, scalars.csv); rerun to resume")
+    r.add_argument("--preset", default="full")
+    r.add_argument("--players", type=int, default=2)
+    r.add_argument("--config", default=None, help="k=v,... HanabiConfig overrides")
+    r.add_argument("--iterations", type=int, default=100, help="total iterations (each: --num-envs games)")
+    r.add_argument("--num-envs", type=int, default=64)
+    r.add_argument("--hidden", default="512,512")
+    r.add_argument("--lr", type=float, default=2.5e-4)
+    r.add_argument("--batch", type=int, default=256)
+    r.add_argument("--updates", type=int, default=16, help="gradient steps per iteration")
+    r.add_argument("--n-step", type=int, default=1)
+    r.add_argument("--noisy", action="store_true", help="noisy nets instead of epsilon-greedy")
+    r.add_argument("--seed", type=int, default=0)
+    _common(r, eval_default=500)
+    r.set_defaults(func=run_hanabi_rainbow)
+
+    e = acts.add_parser("hanabi-eval", help="self-play report and ad-hoc protocol of a trained Hanabi learner")
+    e.add_argument("run", help="run directory or checkpoint.pt")
+    e.add_argument("--games", type=int, default=1000)
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--adhoc", default=None, help="comma-separated hold-out rule agents, e.g. IGGI,Piers,Outer")
+    e.add_argument("--trials", type=int, default=200, help="ad-hoc trials per hold-out team")
+    e.add_argument("--device", default="auto")
+    e.set_defaults(func=run_hanabi_eval)
+
+    m = acts.add_parser("symmtom-maddpg", help="MADDPG / RMADDPG / MADDPG-CE/GE/EE/Oracle on the batched env")
+    m.add_argument("--out", required=True)
+    m.add_argument("--variant", default="maddpg", help="maddpg, rmaddpg, ce, ge, ee, oracle")
+    m.add_argument("--agents", type=int, default=3)
+    m.add_argument("--width", type=int, default=6)
+    m.add_argument("--pieces", type=int, default=3)
+    m.add_argument("--iterations", type=int, default=100, help="total iterations (each: --num-envs episodes)")
+    m.add_argument("--num-envs", type=int, default=32)
+    m.add_argument("--lr", type=float, default=1e-3)
+    m.add_argument("--tau", type=float, default=0.005)
+    m.add_argument("--batch", type=int, default=1024, help="transitions per gradient step (default 1024)")
+    m.add_argument("--updates", type=int, default=10, help="gradient steps per iteration (default 10)")
+    m.add_argument("--seed", type=int, default=0)
+    _common(m, eval_default=200)
+    m.set_defaults(func=run_symmtom_maddpg)
+
+    s = acts.add_parser("symmtom-eval", help="Table 1 reward and theory-of-mind tests of a trained SymmToM learner")
+    s.add_argument("run", help="run directory or checkpoint.pt")
+    s.add_argument("--episodes", type=int, default=1000)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--tom", action="store_true", help="also run the paper's four theory-of-mind tests")
+    s.add_argument("--trials", type=int, default=100)
+    s.add_argument("--device", default="auto")
+    s.set_defaults(func=run_symmtom_eval)
+
+
+def _common(p, eval_default: int) -> None:
+    p.add_argument("--eval-every", type=int, default=10, help="greedy evaluation every N iterations (0: never)")
+    p.add_argument("--eval-games", type=int, default=eval_default)
+    p.add_argument("--checkpoint-every", type=int, default=10)
+    p.add_argument("--device", default="auto", help="auto (CUDA when present), cpu, cuda[:k]")
+    p.add_argument("--fresh", action="store_true", help="delete the run's checkpoint and start over")
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch CPU threads (default 1: small networks gain nothing from more on a shared machine)")
+    p.add_argument("--no-progress", action="store_true")
+
+
+def _threads(args) -> None:
+    import torch
+
+    if args.threads < 1:
+        raise CliError(f"--threads must be >= 1, got {args.threads}")
+    torch.set_num_threads(args.threads)
+
+
+def _positive(args, *names) -> None:
+    for name in names:
+        if getattr(args, name) < 1:
+            raise CliError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+
+
+def _checkpoint_path(run: str) -> str:
+    path = os.path.join(run, "checkpoint.pt") if os.path.isdir(run) else run
+    if not os.path.exists(path):
+        raise CliError(f"no checkpoint at {path}")
+    return path
+
+
+def _hanabi_config(args):
+    from cfrkit.games.hanabi import preset
+
+    overrides = {}
+    if args.config:
+        for item in args.config.split(","):
+            key, _, value = item.partition("=")
+            if not value:
+                raise CliError(f"bad --config item {item!r}: expected key=value")
+            overrides[key.strip()] = value.strip() if key.strip() in ("observation_type", "scoring") else int(value)
+    try:
+        return preset(args.preset, args.players, **overrides)
+    except TypeError as exc:
+        raise CliError(f"bad --config: {exc}") from None
+
+
+def _hidden(text: str):
+    try:
+        sizes = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise CliError(f"--hidden must be comma-separated integers, got {text!r}") from None
+    if not sizes or min(sizes) < 1:
+        raise CliError(f"--hidden sizes must be >= 1, got {text!r}")
+    return sizes
+
+
+def run_hanabi_ippo(args) -> int:
+    from cfrkit.agents.hanabi.learning import IPPOSettings, train_ippo
+    from cfrkit.cli._runtime import GracefulStop
+
+    _positive(args, "iterations", "num_envs", "epochs", "minibatch", "checkpoint_every")
+    config = _hanabi_config(args)
+    _threads(args)
+    settings = IPPOSettings(num_envs=args.num_envs, hidden=_hidden(args.hidden), lr=args.lr, epochs=args.epochs,
+                            minibatch=args.minibatch, entropy_coef=args.entropy_coef, seed=args.seed)
+    with GracefulStop() as stop:
+        t = train_ippo(config, settings, args.out, args.iterations, args.eval_every, args.eval_games,
+                       args.checkpoint_every, args.device, args.fresh, not args.no_progress, stop.requested)
+    print(f"iteration {t.iteration}  env steps {t.env_steps}  games {t.games}  cpu {t.cpu_seconds:.0f} s  "
+          f"-> {args.out}/checkpoint.pt, {args.out}/scalars.csv")
+    return stop.exit_code() if stop.requested() else 0
+
+
+def run_hanabi_rainbow(args) -> int:
+    from cfrkit.agents.hanabi.learning import RainbowSettings, train_rainbow
+    from cfrkit.cli._runtime import GracefulStop
+
+    _positive(args, "iterations", "num_envs", "batch", "updates", "n_step", "checkpoint_every")
+    config = _hanabi_config(args)
+    _threads(args)
+    hidden = _hidden(args.hidden)
+    if len(hidden) != 2:
+        raise CliError("--hidden for rainbow takes two sizes (trunk, streams), e.g. 512,512")
+    settings = RainbowSettings(num_envs=args.num_envs, hidden=hidden, lr=args.lr, batch=args.batch,
+                               updates=args.updates, n_step=args.n_step, noisy=args.noisy, seed=args.seed)
+    with GracefulStop() as stop:
+        t = train_rainbow(config, settings, args.out, args.iterations, args.eval_every, args.eval_games,
+                          args.checkpoint_every, args.device, args.fresh, not args.no_progress, stop.requested)
+    print(f"iteration {t.iteration}  env steps {t.env_steps}  games {t.games}  cpu {t.cpu_seconds:.0f} s  "
+          f"-> {args.out}/checkpoint.pt, {args.out}/scalars.csv")
+    return stop.exit_code() if stop.requested() else 0
+
+
+def run_hanabi_eval(args) -> int:
+    from cfrkit.agents.hanabi.learning import LearnedChallenger, greedy_policy, load_ippo, selfplay_scores
+    from cfrkit.evaluation.hanabi_protocols import ScoreStats, adhoc_evaluate
+
+    _positive(args, "games", "trials")
+    trainer = load_ippo(_checkpoint_path(args.run), args.device)
+    trainer.net.eval()
+    policy = greedy_policy(trainer.net, trainer.device)
+    scores = selfplay_scores(policy, trainer.config, args.games, args.seed)
+    st = ScoreStats.of(scores, trainer.config.max_score)
+    print(f"self-play ({args.games} games, {trainer.config.players} players): mean {st.mean:.2f}  "
+          f"s.e. {st.sem:.2f}  std {st.std:.2f}  perfect {st.perfect_rate:.1%}")
+    if args.adhoc:
+        from cfrkit.games.hanabi import preset
+
+        if trainer.config != preset("full", trainer.config.players):
+            raise CliError("the ad-hoc protocol plays Full Hanabi: train with --preset full")
+        teams = {name: name for name in args.adhoc.split(",")}
+        for r in adhoc_evaluate(LearnedChallenger(policy), teams, trainer.config.players, args.trials, seed=args.seed):
+            print(f"ad-hoc with {r.team}: {r.mean:.2f} +- {r.sem:.2f}  (team self-play {r.team_selfplay_mean:.2f})")
+    return 0
+
+
+def run_symmtom_maddpg(args) -> int:
+    from cfrkit.agents.symmtom.learning import MADDPGSettings, train_maddpg
+    from cfrkit.cli._runtime import GracefulStop
+    from cfrkit.games.symmtom import SymmToMConfig
+
+    _positive(args, "iterations", "num_envs", "checkpoint_every", "agents", "width", "pieces", "batch", "updates")
+    config = SymmToMConfig(agents=args.agents, width=args.width, pieces=args.pieces)
+    _threads(args)
+    settings = MADDPGSettings(variant=args.variant, num_envs=args.num_envs, lr=args.lr, tau=args.tau,
+                              batch=args.batch, updates=args.updates, seed=args.seed)
+    with GracefulStop() as stop:
+        t = train_maddpg(config, settings, args.out, args.iterations, args.eval_every, args.eval_games,
+                         args.checkpoint_every, args.device, args.fresh, not args.no_progress, stop.requested)
+    print(f"iteration {t.iteration}  episodes {t.episodes}  cpu {t.cpu_seconds:.0f} s  "
+          f"-> {args.out}/checkpoint.pt, {args.out}/scalars.csv")
+    return stop.exit_code() if stop.requested() else 0
+
+
+def run_symmtom_eval(args) -> int:
+    from cfrkit.agents.symmtom.learning import load_maddpg
+
+    _positive(args, "episodes", "trials")
+    trainer = load_maddpg(_checkpoint_path(args.run), args.device)
+    rewards = trainer.evaluate(args.episodes, seed=args.seed)
+    cfg = trainer.config
+    print(f"{trainer.settings.variant} n={cfg.agents} w={cfg.width} c={cfg.pieces}: reward per agent "
+          f"{rewards.mean():.1f} [{rewards.std(ddof=1):.1f}] over {args.episodes} episodes")
+    if args.tom:
+        import numpy as np
+
+        from cfrkit.evaluation.symmtom_tests import PAPER_TESTS, build_trial, run_tom_test
+
+        ran = 0
+        for k, (name, w) in enumerate(PAPER_TESTS):
+            tc = build_trial(name, w, np.random.default_rng(0)).config
+            if (tc.agents, tc.width, tc.pieces) != (cfg.agents, cfg.width, cfg.pieces):
+                continue   # the paper tests agents trained in the test's own setting
+            ran += 1
+            r = run_tom_test(name, w, trainer.make_agent, args.trials, args.seed + k,
+                             oracle=trainer.settings.variant == "oracle", progress=False)
+            ratso = "-" if r.ratso is None else f"{r.ratso:.2f}"
+            print(f"  {name} w={w}: SR {r.success_rate:.0%}  FR {r.failure_rate:.0%}  "
+                  f"1-SR-FR {r.neither_rate:.0%}  RATSO {ratso}")
+        if not ran:
+            print("  no theory-of-mind test is set in this setting (tests: n=c=3 with w=6 or 12; n=4, c=3)")
+    return 0
