@@ -37,7 +37,7 @@ from typing import Dict, List, Optional, Sequence
 
 from cfrkit._kernels import hanabi_engine as _engine
 
-# kind ids: must match the enum in pyx/hanabi_engine.pyx
+# kind ids: must match the enums in pyx/hanabi_rules.pxi
 KINDS: Dict[str, int] = {
     "PlaySafeCard": 0, "PlayIfCertain": 1, "PlayProbablySafeCard": 2, "PlayUniquePossibleCard": 3,
     "PlayHintedCard": 4, "PlayHintedCardBlindly": 5, "PlayOldestHintedCard": 6,
