@@ -8,13 +8,14 @@ magic and version and that every array is present, so a truncated or foreign fil
 """
 from __future__ import annotations
 
-import glob
 import json
 import os
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Protocol
+from typing import Any, Dict, Iterable, Mapping, Optional, Protocol
 
 import numpy as np
 
+from cfrkit._io import atomic_open
+from cfrkit._io import remove_stale_temp_files  # noqa: F401  (old import path, still used)
 from cfrkit.games.base import Game, GameError, State
 from cfrkit.games.registry import load
 from cfrkit.games.sequential import as_sequential
@@ -176,50 +177,14 @@ def _sequential_string(game_string: str) -> Optional[str]:
 
 
 def save_npz_atomic(path: str, header: Dict[str, Any], **arrays: np.ndarray) -> None:
-    """Save arrays plus a JSON header to ``path`` via a temporary file, so a crash never leaves half a file.
+    """Save arrays plus a JSON header to ``path`` atomically (:func:`cfrkit._io.atomic_open`), so a crash
+    never leaves half a file.
 
     The temporary file (``<path>.tmp-<pid>``) is removed when writing fails; temporary files of
     ``path`` left by processes that were killed mid-write are removed by :func:`remove_stale_temp_files`.
     """
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            np.savez_compressed(f, __header__=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def remove_stale_temp_files(path: str) -> List[str]:
-    """Delete ``<path>.tmp-<pid>`` files whose writing process no longer runs; returns what was removed.
-
-    Atomic writes go through such files; a process killed with SIGKILL mid-write leaves one behind.
-    """
-    removed = []
-    for tmp in glob.glob(glob.escape(path) + ".tmp-*"):
-        pid_text = tmp.rsplit(".tmp-", 1)[1]
-        if pid_text.isdigit() and int(pid_text) != os.getpid() and _pid_alive(int(pid_text)):
-            continue
-        try:
-            os.unlink(tmp)
-            removed.append(tmp)
-        except OSError:
-            pass
-    return removed
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    with atomic_open(path, "wb") as f:
+        np.savez_compressed(f, __header__=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
 
 
 #: What reading a damaged ``.npz`` raises: zipfile, zlib, numpy's .npy header parser (tokenize, ast) and

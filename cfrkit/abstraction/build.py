@@ -26,22 +26,18 @@ from cfrkit.abstraction.enumerate import board_sets, hand_indices, round_hands
 from cfrkit.abstraction.errors import AbstractionError
 from cfrkit.abstraction.params import BOARD_CARDS, DEFAULT_FEATURES, ROUND_NAMES, AbstractionParams, check_params
 from cfrkit.abstraction import features as F
+from cfrkit._io import atomic_open
 from cfrkit.abstraction.tables import create_table, finish_table, write_table
 
 
 def _atomic_json(path: str, obj) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w") as fh:
+    with atomic_open(path, "w") as fh:
         json.dump(obj, fh, indent=1, sort_keys=True)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def _atomic_npy(path: str, arr) -> None:
-    tmp = f"{path}.tmp{os.getpid()}.npy"
-    np.save(tmp, arr)
-    os.replace(tmp, path)
+    with atomic_open(path, "wb") as fh:
+        np.save(fh, arr)
 
 
 # ------------------------------------------------------------------------------ per-board features

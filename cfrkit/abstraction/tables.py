@@ -18,6 +18,7 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
+from cfrkit._io import temp_path
 from cfrkit.abstraction.errors import AbstractionError
 
 MAGIC = b"CFRKBKT1"
@@ -37,7 +38,7 @@ def crc32_of(array: np.ndarray) -> int:
 def create_table(path: str, entries: int, fill: int = 0xFFFF) -> Tuple[np.memmap, str]:
     """A writable uint16 memmap of ``entries`` under a temporary file next to ``path``; fill it, then
     call :func:`finish_table`.  Returns (array, temporary path)."""
-    tmp = f"{path}.tmp{os.getpid()}"
+    tmp = temp_path(path)
     with open(tmp, "wb") as fh:
         fh.write(MAGIC + b" " * HEADER_BYTES)
         fh.truncate(len(MAGIC) + HEADER_BYTES + 2 * int(entries))

@@ -6,6 +6,7 @@ import signal
 import threading
 from typing import Optional
 
+from cfrkit._io import temp_path
 from cfrkit.cli import CliError
 
 
@@ -61,7 +62,7 @@ def check_output_file(path: str, option: str = "--out") -> None:
     if not os.path.isdir(parent):
         what = "is a file" if os.path.exists(parent) else "does not exist"
         raise CliError(f"{option} {path}: cannot write there ({parent} {what})")
-    probe = f"{path}.tmp-{os.getpid()}"
+    probe = temp_path(path)
     try:
         with open(probe, "wb"):
             pass

@@ -120,7 +120,7 @@ def run_solve(args) -> int:
     from cfrkit.evaluation.exploitability import check_constant_sum
     from cfrkit.games.base import GameError
     from cfrkit.games import load
-    from cfrkit.policy import remove_stale_temp_files
+    from cfrkit._io import remove_stale_temp_files
     from cfrkit.solvers import TreeTooLargeError, compile_game
 
     if args.iterations <= 0:

@@ -24,6 +24,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from cfrkit._io import atomic_path
 from cfrkit.agents.poker import HandStrategy, PokerAgent
 from cfrkit.evaluation.agent_checks import DEFAULT_TIME_LIMIT, CheckedAgent, agent_name
 from cfrkit.evaluation.lbr import ALL_IN, bet_actions
@@ -382,9 +383,8 @@ class DQNBestResponse(PokerAgent):
                  "replay_size": self.replay.size, "replay_pos": self.replay.pos, "steps": self.steps,
                  "episodes": self.episodes, "rng": self.rng.bit_generator.state, "losses": self.losses,
                  "returns": self.returns[-10000:], "torch_rng": torch.get_rng_state()}
-        tmp = path + ".tmp"
-        torch.save(state, tmp)
-        os.replace(tmp, path)
+        with atomic_path(path) as tmp:
+            torch.save(state, tmp)
 
     def load(self, path: str) -> None:
         torch = _torch()

@@ -280,23 +280,18 @@ def play_match(agents: Sequence, game, hands: int, seed: int = 0, duplicate: boo
 
 
 def _write_logs(view: PokerView, logged, acpc_log: Optional[str], phh_log: Optional[str]) -> None:
-    import os
-
+    from cfrkit._io import atomic_open
     from cfrkit.games.holdem.history import to_phh, write_acpc_log
 
     if acpc_log:
-        tmp = acpc_log + ".tmp"
-        with open(tmp, "w") as f:
+        with atomic_open(acpc_log, "w") as f:
             write_acpc_log(logged, f, view.game)
-        os.replace(tmp, acpc_log)
     if phh_log:
-        tmp = phh_log + ".tmp"
-        with open(tmp, "w") as f:
+        with atomic_open(phh_log, "w") as f:
             for state, number, names in logged:
                 f.write(f"[{number + 1}]\n")
                 f.write(to_phh(state, names=names, hand=number))
                 f.write("\n")
-        os.replace(tmp, phh_log)
 
 
 class _SeatPolicy:

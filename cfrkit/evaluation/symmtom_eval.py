@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from cfrkit._io import atomic_open
 from cfrkit.agents.symmtom import ORACLE_AGENTS, make_agent, play_episode
 from cfrkit.evaluation.symmtom_metrics import MetricsRecorder
 from cfrkit.games.symmtom.core import SymmToMConfig
@@ -84,10 +85,8 @@ def _load_checkpoint(path: str) -> Dict[str, dict]:
 
 
 def _save_checkpoint(path: str, results: Dict[str, dict]) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w") as fh:
+    with atomic_open(path, "w") as fh:
         json.dump({"format": "cfrkit-symmtom-table1-v1", "results": results}, fh, indent=1)
-    os.replace(tmp, path)
 
 
 def evaluate_table1(agent: str, episodes: int = 1000, seed: int = 0, settings: Sequence[Tuple[int, int, int]] = TABLE1_SETTINGS,

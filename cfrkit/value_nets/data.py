@@ -24,9 +24,10 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
+from cfrkit._io import atomic_open, remove_stale_temp_files_in
 from cfrkit.games.base import Game, GameError
 from cfrkit.games.registry import load
-from cfrkit.policy import PolicyFileError, check_array, load_npz_checked, remove_stale_temp_files, save_npz_atomic
+from cfrkit.policy import PolicyFileError, check_array, load_npz_checked, save_npz_atomic
 from cfrkit.solvers.public.games import LeducPublicGame, public_game_for
 from cfrkit.solvers.public.tree import DECISION, RangeSolver, build_public_tree
 from cfrkit.value_nets.model import ValueNetFileError
@@ -195,9 +196,7 @@ def generate_dataset(out_dir: str, game: "str | Game", num_samples: int, shard_s
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise ValueNetFileError(f"{out_dir} is a file; datagen writes shards into a directory")
     os.makedirs(out_dir, exist_ok=True)
-    for name in os.listdir(out_dir):  # temporary files of saves cut short by a kill
-        if ".tmp-" in name and name.startswith(("shard_", "dataset.json")):
-            remove_stale_temp_files(os.path.join(out_dir, name.split(".tmp-")[0]))
+    remove_stale_temp_files_in(out_dir, ("shard_", "dataset.json"))  # saves cut short by a kill
     meta_path = os.path.join(out_dir, "dataset.json")
     settings = {"game": game.game_string(), "shard_size": shard_size, "iterations": iterations, "skip": skip,
                 "seed": seed, "pots": pots, "targets": targets}
@@ -212,10 +211,8 @@ def generate_dataset(out_dir: str, game: "str | Game", num_samples: int, shard_s
         diff = {k: (old.get(k), v) for k, v in settings.items() if old.get(k) != v}
         if diff:
             raise ValueError(f"{out_dir} holds a dataset made with other settings {diff}; use another directory")
-    tmp = f"{meta_path}.tmp-{os.getpid()}"
-    with open(tmp, "w") as f:
+    with atomic_open(meta_path, "w") as f:
         json.dump({**settings, "num_samples": num_samples}, f, indent=1)
-    os.replace(tmp, meta_path)
     num_shards = -(-num_samples // shard_size)
     jobs = []
     for i in range(num_shards):

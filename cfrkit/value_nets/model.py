@@ -18,6 +18,8 @@ from typing import Any, Dict, Optional, Sequence
 import torch
 from torch import nn
 
+from cfrkit._io import atomic_path
+
 CHECKPOINT_MAGIC = "cfrkit-valuenet-checkpoint"
 CHECKPOINT_VERSION = 1
 
@@ -65,9 +67,8 @@ def save_checkpoint(path: str, model: ValueNet, extra: Optional[Dict[str, Any]] 
                "state_dict": model.state_dict(), "extra": dict(extra or {})}
     if optimizer is not None:
         payload["optimizer"] = optimizer.state_dict()
-    tmp = f"{path}.tmp-{os.getpid()}"
-    torch.save(payload, tmp)
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        torch.save(payload, tmp)
 
 
 def load_checkpoint(path: str, map_location: str = "cpu"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, Optional
 
+from cfrkit._io import atomic_path
 from cfrkit.games.base import GameError
 
 
@@ -31,19 +32,11 @@ def default_device(requested: Optional[str] = None) -> str:
 
 
 def save_checkpoint(path: str, payload: Dict[str, Any]) -> None:
-    """``torch.save`` to ``<path>.tmp-<pid>`` then rename, so an interrupted save never leaves half a file."""
+    """``torch.save`` atomically (:func:`cfrkit._io.atomic_path`), so an interrupted save never leaves half a file."""
     import torch
 
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
+    with atomic_path(path) as tmp:
         torch.save(payload, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def load_checkpoint(path: str) -> Dict[str, Any]:

@@ -20,6 +20,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
+from cfrkit._io import atomic_open
 from cfrkit.value_nets.holdem.bucketing import holdem_bucketer_from_dict
 from cfrkit.value_nets.holdem.leaf_values import HoldemNetLeafValues
 from cfrkit.value_nets.model import ValueNet, ValueNetFileError, load_checkpoint, save_checkpoint
@@ -106,10 +107,8 @@ class HoldemValueNets:
             save_checkpoint(os.path.join(directory, f"{s}.pt"), self.models[s], self.extras.get(s, {}))
         man = {"kind": KIND, "version": 1, "game": self.game, "stack": self.stack, "streets": list(self.streets),
                "val_loss": {s: self.extras.get(s, {}).get("val_loss") for s in self.streets}}
-        tmp = os.path.join(directory, f"{MANIFEST}.tmp-{os.getpid()}")
-        with open(tmp, "w") as f:
+        with atomic_open(os.path.join(directory, MANIFEST), "w") as f:
             json.dump(man, f, indent=1)
-        os.replace(tmp, os.path.join(directory, MANIFEST))
 
     @classmethod
     def load(cls, directory: str, device: str = "cpu") -> "HoldemValueNets":
