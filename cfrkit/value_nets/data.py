@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -169,8 +169,91 @@ def load_shard(path: str):
     return header, arrays
 
 
+# ----------------------------------------------------------------------------- shard datasets
+# A dataset directory holds ``shard_00000.npz`` ... plus ``dataset.json`` (the settings); the helpers
+# below are the one implementation of its layout, resume and job running for every datagen (Leduc
+# here, hold'em in :mod:`cfrkit.value_nets.holdem.datagen`).
+DATASET_META = "dataset.json"
+
+
 def shard_path(out_dir: str, index: int) -> str:
+    """Path of shard ``index`` (0-based) in ``out_dir``: ``shard_00000.npz`` ..."""
     return os.path.join(out_dir, f"shard_{index:05d}.npz")
+
+
+def open_dataset_dir(out_dir: str) -> Optional[Dict[str, Any]]:
+    """Make ``out_dir`` ready for shards and return its stored ``dataset.json`` (None for a new dataset).
+
+    Creates the directory, deletes temporary files of saves cut short by a kill, and raises
+    :class:`ValueNetFileError` (one line) when ``out_dir`` is a file or the metadata is unreadable.
+    """
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise ValueNetFileError(f"{out_dir} is a file; datagen writes shards into a directory")
+    os.makedirs(out_dir, exist_ok=True)
+    remove_stale_temp_files_in(out_dir, ("shard_", DATASET_META))
+    meta_path = os.path.join(out_dir, DATASET_META)
+    if not os.path.exists(meta_path):
+        return None
+    try:
+        with open(meta_path) as f:
+            meta = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise ValueNetFileError(f"{meta_path}: unreadable dataset metadata ({exc})") from None
+    if not isinstance(meta, dict):
+        raise ValueNetFileError(f"{meta_path}: unreadable dataset metadata (not a mapping)")
+    return meta
+
+
+def write_dataset_meta(out_dir: str, meta: Dict[str, Any]) -> None:
+    """Write ``out_dir/dataset.json`` atomically."""
+    with atomic_open(os.path.join(out_dir, DATASET_META), "w") as f:
+        json.dump(meta, f, indent=1)
+
+
+def pending_shards(out_dir: str, num_samples: int, shard_size: int, load_header,
+                   is_current) -> Tuple[int, List[Tuple[int, str, int]]]:
+    """The shards still to write: ``(num_shards, [(index, path, count), ...])``.
+
+    A shard on disk is kept when ``load_header(path)`` reads it and ``is_current(header, index, count)``
+    holds; a damaged one (``load_header`` raises :class:`ValueNetFileError`) is regenerated.
+    """
+    num_shards = -(-num_samples // shard_size)
+    todo = []
+    for i in range(num_shards):
+        path = shard_path(out_dir, i)
+        count = min(shard_size, num_samples - i * shard_size)
+        if os.path.exists(path):
+            try:
+                if is_current(load_header(path), i, count):
+                    continue
+            except ValueNetFileError:
+                pass  # regenerate a damaged shard
+        todo.append((i, path, count))
+    return num_shards, todo
+
+
+def run_shard_jobs(jobs: Sequence[tuple], fn, num_shards: int, workers: Optional[int] = None,
+                   ray_address: Optional[str] = None, progress: bool = True, desc: str = "datagen shards") -> None:
+    """Run ``fn(*job)`` for every job: on Ray (``ray_address``), in this process (``workers == 1`` or a
+    single job) or in ``workers`` processes (default: all cores), with a progress bar over ``num_shards``."""
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=num_shards, initial=num_shards - len(jobs), desc=desc, unit="shard")
+    try:
+        if ray_address is not None:
+            _run_ray(jobs, ray_address, bar, fn=fn)
+        elif workers == 1 or len(jobs) <= 1:
+            for job in jobs:
+                fn(*job)
+                if bar is not None:
+                    bar.update(1)
+        else:
+            _run_processes(jobs, workers or os.cpu_count() or 1, bar, fn=fn)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def generate_dataset(out_dir: str, game: "str | Game", num_samples: int, shard_size: int = 1000,
@@ -193,57 +276,23 @@ def generate_dataset(out_dir: str, game: "str | Game", num_samples: int, shard_s
             raise GameError("--ray needs the 'ray' package (pip install ray)") from None
     if num_samples <= 0 or shard_size <= 0 or iterations <= 0 or not 0 <= skip < iterations:
         raise ValueError("need num_samples > 0, shard_size > 0, iterations > 0 and 0 <= skip < iterations")
-    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise ValueNetFileError(f"{out_dir} is a file; datagen writes shards into a directory")
-    os.makedirs(out_dir, exist_ok=True)
-    remove_stale_temp_files_in(out_dir, ("shard_", "dataset.json"))  # saves cut short by a kill
-    meta_path = os.path.join(out_dir, "dataset.json")
     settings = {"game": game.game_string(), "shard_size": shard_size, "iterations": iterations, "skip": skip,
                 "seed": seed, "pots": pots, "targets": targets}
-    if os.path.exists(meta_path):
-        try:
-            with open(meta_path) as f:
-                old = json.load(f)
-        except (OSError, ValueError) as exc:
-            raise ValueNetFileError(f"{meta_path}: unreadable dataset metadata ({exc})") from None
-        if not isinstance(old, dict):
-            raise ValueNetFileError(f"{meta_path}: unreadable dataset metadata (not a mapping)")
+    old = open_dataset_dir(out_dir)
+    if old is not None:
         diff = {k: (old.get(k), v) for k, v in settings.items() if old.get(k) != v}
         if diff:
             raise ValueError(f"{out_dir} holds a dataset made with other settings {diff}; use another directory")
-    with atomic_open(meta_path, "w") as f:
-        json.dump({**settings, "num_samples": num_samples}, f, indent=1)
-    num_shards = -(-num_samples // shard_size)
-    jobs = []
-    for i in range(num_shards):
-        path = shard_path(out_dir, i)
-        count = min(shard_size, num_samples - i * shard_size)
-        if os.path.exists(path):
-            try:
-                header, _ = load_shard(path)
-                if header.get("count") == count and header.get("seed") == seed * 1_000_003 + i \
-                        and header.get("targets", "average_strategy") == targets:
-                    continue
-            except ValueNetFileError:
-                pass  # regenerate a damaged shard
-        jobs.append((path, game.game_string(), count, seed * 1_000_003 + i, iterations, skip, pots, backend, device,
-                     targets))
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
+    write_dataset_meta(out_dir, {**settings, "num_samples": num_samples})
 
-        bar = tqdm(total=num_shards, initial=num_shards - len(jobs), desc="datagen shards", unit="shard")
-    if ray_address is not None:
-        _run_ray(jobs, ray_address, bar)
-    elif workers == 1 or len(jobs) <= 1:
-        for job in jobs:
-            make_shard(*job)
-            if bar is not None:
-                bar.update(1)
-    else:
-        _run_processes(jobs, workers or os.cpu_count() or 1, bar)
-    if bar is not None:
-        bar.close()
+    def is_current(header, i, count):
+        return header.get("count") == count and header.get("seed") == seed * 1_000_003 + i \
+            and header.get("targets", "average_strategy") == targets
+
+    num_shards, todo = pending_shards(out_dir, num_samples, shard_size, lambda path: load_shard(path)[0], is_current)
+    jobs = [(path, game.game_string(), count, seed * 1_000_003 + i, iterations, skip, pots, backend, device, targets)
+            for i, path, count in todo]
+    run_shard_jobs(jobs, make_shard, num_shards, workers, ray_address, progress)
     return [shard_path(out_dir, i) for i in range(num_shards)]
 
 
