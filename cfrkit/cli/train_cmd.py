@@ -22,12 +22,7 @@ def add_parser(sub) -> None:
     acts.required = True
 
     h = acts.add_parser("hanabi-ippo", help="self-play IPPO (shared-parameter actor-critic) on the batched engine")
-    h.add_argument("--out", required=True, help="run directory (checkpoint.pt, scalars.csv); rerun to resume")
-    h.add_argument("--preset", default="full", help="full, full-minimal, small, very-small (default full)")
-    h.add_argument("--players", type=int, default=2)
-    h.add_argument("--config", default=None,
-                   help="explicit k=v,... HanabiConfig overrides, e.g. colors=1,ranks=2,hand_size=1")
-    h.add_argument("--iterations", type=int, default=100, help="total iterations (each: --num-envs games)")
+    _hanabi_run_options(h)
     h.add_argument("--num-envs", type=int, default=256)
     h.add_argument("--hidden", default="256,256")
     h.add_argument("--lr", type=float, default=5e-4)
@@ -39,11 +34,7 @@ def add_parser(sub) -> None:
     h.set_defaults(func=run_hanabi_ippo)
 
     r = acts.add_parser("hanabi-rainbow", help="self-play Rainbow-style DQN (C51, dueling, prioritised replay, n-step)")
-    r.add_argument("--out", required=True, help="run directory (checkpoint.pt, scalars.csv); rerun to resume")
-    r.add_argument("--preset", default="full")
-    r.add_argument("--players", type=int, default=2)
-    r.add_argument("--config", default=None, help="k=v,... HanabiConfig overrides")
-    r.add_argument("--iterations", type=int, default=100, help="total iterations (each: --num-envs games)")
+    _hanabi_run_options(r)
     r.add_argument("--num-envs", type=int, default=64)
     r.add_argument("--hidden", default="512,512")
     r.add_argument("--lr", type=float, default=2.5e-4)
@@ -65,7 +56,7 @@ def add_parser(sub) -> None:
     e.set_defaults(func=run_hanabi_eval)
 
     m = acts.add_parser("symmtom-maddpg", help="MADDPG / RMADDPG / MADDPG-CE/GE/EE/Oracle on the batched env")
-    m.add_argument("--out", required=True)
+    m.add_argument("--out", required=True, help=_OUT_HELP)
     m.add_argument("--variant", default="maddpg", help="maddpg, rmaddpg, ce, ge, ee, oracle")
     m.add_argument("--agents", type=int, default=3)
     m.add_argument("--width", type=int, default=6)
@@ -88,6 +79,19 @@ def add_parser(sub) -> None:
     s.add_argument("--trials", type=int, default=100)
     s.add_argument("--device", default="auto")
     s.set_defaults(func=run_symmtom_eval)
+
+
+_OUT_HELP = "run directory (checkpoint.pt, scalars.csv); rerun to resume"
+
+
+def _hanabi_run_options(p) -> None:
+    """Run directory, game and length of a Hanabi training command."""
+    p.add_argument("--out", required=True, help=_OUT_HELP)
+    p.add_argument("--preset", default="full", help="full, full-minimal, small, very-small (default full)")
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--config", default=None,
+                   help="explicit k=v,... HanabiConfig overrides, e.g. colors=1,ranks=2,hand_size=1")
+    p.add_argument("--iterations", type=int, default=100, help="total iterations (each: --num-envs games)")
 
 
 def _common(p, eval_default: int) -> None:
@@ -148,26 +152,35 @@ def _hidden(text: str):
     return sizes
 
 
+def _train(args, train, config, settings, summary) -> int:
+    """Run ``train`` (a ``train_*`` learner entry point) with the common options; Ctrl-C / SIGTERM save a
+    checkpoint and exit with 128 + signal. ``summary(t)`` is the first part of the closing line."""
+    from cfrkit.cli._runtime import GracefulStop
+
+    with GracefulStop() as stop:
+        t = train(config, settings, args.out, args.iterations, args.eval_every, args.eval_games,
+                  args.checkpoint_every, args.device, args.fresh, not args.no_progress, stop.requested)
+    print(f"{summary(t)}  -> {args.out}/checkpoint.pt, {args.out}/scalars.csv")
+    return stop.exit_code() if stop.requested() else 0
+
+
+def _hanabi_summary(t) -> str:
+    return f"iteration {t.iteration}  env steps {t.env_steps}  games {t.games}  cpu {t.cpu_seconds:.0f} s"
+
+
 def run_hanabi_ippo(args) -> int:
     from cfrkit.agents.hanabi.learning import IPPOSettings, train_ippo
-    from cfrkit.cli._runtime import GracefulStop
 
     _positive(args, "iterations", "num_envs", "epochs", "minibatch", "checkpoint_every")
     config = _hanabi_config(args)
     _threads(args)
     settings = IPPOSettings(num_envs=args.num_envs, hidden=_hidden(args.hidden), lr=args.lr, epochs=args.epochs,
                             minibatch=args.minibatch, entropy_coef=args.entropy_coef, seed=args.seed)
-    with GracefulStop() as stop:
-        t = train_ippo(config, settings, args.out, args.iterations, args.eval_every, args.eval_games,
-                       args.checkpoint_every, args.device, args.fresh, not args.no_progress, stop.requested)
-    print(f"iteration {t.iteration}  env steps {t.env_steps}  games {t.games}  cpu {t.cpu_seconds:.0f} s  "
-          f"-> {args.out}/checkpoint.pt, {args.out}/scalars.csv")
-    return stop.exit_code() if stop.requested() else 0
+    return _train(args, train_ippo, config, settings, _hanabi_summary)
 
 
 def run_hanabi_rainbow(args) -> int:
     from cfrkit.agents.hanabi.learning import RainbowSettings, train_rainbow
-    from cfrkit.cli._runtime import GracefulStop
 
     _positive(args, "iterations", "num_envs", "batch", "updates", "n_step", "checkpoint_every")
     config = _hanabi_config(args)
@@ -177,12 +190,7 @@ def run_hanabi_rainbow(args) -> int:
         raise CliError("--hidden for rainbow takes two sizes (trunk, streams), e.g. 512,512")
     settings = RainbowSettings(num_envs=args.num_envs, hidden=hidden, lr=args.lr, batch=args.batch,
                                updates=args.updates, n_step=args.n_step, noisy=args.noisy, seed=args.seed)
-    with GracefulStop() as stop:
-        t = train_rainbow(config, settings, args.out, args.iterations, args.eval_every, args.eval_games,
-                          args.checkpoint_every, args.device, args.fresh, not args.no_progress, stop.requested)
-    print(f"iteration {t.iteration}  env steps {t.env_steps}  games {t.games}  cpu {t.cpu_seconds:.0f} s  "
-          f"-> {args.out}/checkpoint.pt, {args.out}/scalars.csv")
-    return stop.exit_code() if stop.requested() else 0
+    return _train(args, train_rainbow, config, settings, _hanabi_summary)
 
 
 def run_hanabi_eval(args) -> int:
@@ -210,7 +218,6 @@ def run_hanabi_eval(args) -> int:
 
 def run_symmtom_maddpg(args) -> int:
     from cfrkit.agents.symmtom.learning import MADDPGSettings, train_maddpg
-    from cfrkit.cli._runtime import GracefulStop
     from cfrkit.games.symmtom import SymmToMConfig
 
     _positive(args, "iterations", "num_envs", "checkpoint_every", "agents", "width", "pieces", "batch", "updates")
@@ -218,12 +225,8 @@ def run_symmtom_maddpg(args) -> int:
     _threads(args)
     settings = MADDPGSettings(variant=args.variant, num_envs=args.num_envs, lr=args.lr, tau=args.tau,
                               batch=args.batch, updates=args.updates, seed=args.seed)
-    with GracefulStop() as stop:
-        t = train_maddpg(config, settings, args.out, args.iterations, args.eval_every, args.eval_games,
-                         args.checkpoint_every, args.device, args.fresh, not args.no_progress, stop.requested)
-    print(f"iteration {t.iteration}  episodes {t.episodes}  cpu {t.cpu_seconds:.0f} s  "
-          f"-> {args.out}/checkpoint.pt, {args.out}/scalars.csv")
-    return stop.exit_code() if stop.requested() else 0
+    return _train(args, train_maddpg, config, settings,
+                  lambda t: f"iteration {t.iteration}  episodes {t.episodes}  cpu {t.cpu_seconds:.0f} s")
 
 
 def run_symmtom_eval(args) -> int:
