@@ -75,6 +75,7 @@ class _Node:
 
 
 def _regret_matching(regrets: List[float]) -> List[float]:
+    """Current strategy from cumulative regrets: positive regrets normalised, uniform when none is positive."""
     total = 0.0
     for r in regrets:
         if r > 0.0:
@@ -442,14 +443,7 @@ class ExternalSamplingMCCFR(MCCFRSolver):
         # the traverser's node: explore every action
         regrets = node.regrets
         n = len(regrets)
-        total = 0.0
-        for r in regrets:
-            if r > 0.0:
-                total += r
-        if total > 0.0:
-            sigma = [r / total if r > 0.0 else 0.0 for r in regrets]
-        else:
-            sigma = [1.0 / n] * n
+        sigma = _regret_matching(regrets)
         children = node.children
         values = [0.0] * n
         value = 0.0
@@ -527,16 +521,8 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
                     index += 1
                 sample_reach *= node.probs[index]
             elif player == updater:
-                regrets = node.regrets
-                n = len(regrets)
-                total = 0.0
-                for r in regrets:
-                    if r > 0.0:
-                        total += r
-                if total > 0.0:
-                    sigma = [r / total if r > 0.0 else 0.0 for r in regrets]
-                else:
-                    sigma = [1.0 / n] * n
+                sigma = _regret_matching(node.regrets)
+                n = len(sigma)
                 # sample from epsilon * uniform + (1 - epsilon) * sigma (every action has weight > 0)
                 explore = eps / n
                 keep = 1.0 - eps
