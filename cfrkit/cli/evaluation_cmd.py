@@ -32,6 +32,19 @@ def _agent_options(p, prefix: str = "") -> None:
     p.add_argument(f"--{prefix}fraction", type=float, default=1.0, help="pot fraction fixed-range-raiser raises")
 
 
+def _checkpoint_options(p, default_name: str) -> None:
+    p.add_argument("--checkpoint", default=None, help=f"checkpoint file (default {default_name})")
+    p.add_argument("--no-checkpoint", action="store_true", help="do not write a checkpoint")
+
+
+def _checkpoint_file(args, default_name: str):
+    """The checkpoint path of a resumable evaluation: ``--checkpoint``, else ``default_name`` made
+    file-name safe; None with ``--no-checkpoint``."""
+    if args.no_checkpoint:
+        return None
+    return args.checkpoint or _safe(default_name)
+
+
 def _game(text):
     from cfrkit.evaluation.poker_view import poker_view
 
@@ -71,8 +84,7 @@ def add_parser(sub) -> None:
     lb.add_argument("--processes", type=int, default=1, help="worker processes (default 1)")
     lb.add_argument("--ray", default=None, metavar="ADDRESS", help="run on Ray: 'local' or a cluster address")
     lb.add_argument("--chunk", type=int, default=25, help="deals per task and checkpoint (default 25)")
-    lb.add_argument("--checkpoint", default=None, help="checkpoint file (default lbr-<agent>-<bets>-<rounds>-s<seed>.npz)")
-    lb.add_argument("--no-checkpoint", action="store_true", help="do not write a checkpoint")
+    _checkpoint_options(lb, "lbr-<agent>-<bets>-<rounds>-s<seed>.npz")
     lb.add_argument("--flop-samples", type=int, default=None, help="sampled flop runouts (default: exact)")
     lb.add_argument("--preflop-samples", type=int, default=1000, help="sampled boards for preflop equities")
     lb.add_argument("--json", action="store_true")
@@ -92,8 +104,7 @@ def add_parser(sub) -> None:
     d.add_argument("--eval-hands", type=int, default=2000, help="deals of the evaluation match (duplicate)")
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--device", default=None, help="cpu or cuda (default: cuda when present)")
-    d.add_argument("--checkpoint", default=None, help="checkpoint file (default drl-br-<agent>-<game>-s<seed>.pt)")
-    d.add_argument("--no-checkpoint", action="store_true")
+    _checkpoint_options(d, "drl-br-<agent>-<game>-s<seed>.pt")
     d.add_argument("--exact", action="store_true", help="also the exact value of the learner (Leduc)")
     d.add_argument("--json", action="store_true")
     _agent_options(d)
@@ -138,9 +149,7 @@ def run_lbr_cmd(args) -> int:
                            flop_samples=args.flop_samples, preflop_samples=args.preflop_samples)
     agent = build_agent(args.agent, game, seed=args.seed_agent, policy=args.policy, hand_range=args.hand_range,
                         fraction=args.fraction, iterations=args.iterations)
-    checkpoint = None
-    if not args.no_checkpoint:
-        checkpoint = args.checkpoint or _safe(f"lbr-{args.agent}-{args.bets}-{rounds}-s{args.seed}.npz")
+    checkpoint = _checkpoint_file(args, f"lbr-{args.agent}-{args.bets}-{rounds}-s{args.seed}.npz")
     res = run_lbr(agent, game, args.hands, settings, seed=args.seed, processes=args.processes, ray_address=args.ray,
                   chunk=args.chunk, checkpoint=checkpoint, progress=not args.json)
     if args.json:
@@ -164,9 +173,7 @@ def run_drl_br(args) -> int:
     game = _game(args.game)
     agent = build_agent(args.agent, game, seed=args.seed, policy=args.policy, hand_range=args.hand_range,
                         fraction=args.fraction, iterations=args.iterations)
-    checkpoint = None
-    if not args.no_checkpoint:
-        checkpoint = args.checkpoint or _safe(f"drl-br-{args.agent}-{game.short_name}-s{args.seed}.pt")
+    checkpoint = _checkpoint_file(args, f"drl-br-{args.agent}-{game.short_name}-s{args.seed}.pt")
     config = DQNConfig(bets=parse_bets(args.bets) or (1.0,))
     _, res = drl_br(agent, game, args.steps, eval_hands=args.eval_hands, config=config, seed=args.seed,
                     checkpoint=checkpoint, device=args.device, exact=args.exact, progress=not args.json)
