@@ -36,8 +36,8 @@ import numpy as np
 
 from cfrkit.games.base import GameError
 from cfrkit.games.registry import load
-from cfrkit.policy import PolicyFileError, check_array, load_npz_checked, remove_stale_temp_files, save_npz_atomic
-from cfrkit.value_nets.data import _run_processes, _run_ray
+from cfrkit.policy import PolicyFileError, check_array, load_npz_checked, save_npz_atomic
+from cfrkit.value_nets.data import open_dataset_dir, pending_shards, run_shard_jobs, shard_path, write_dataset_meta
 from cfrkit.value_nets.holdem.bucketing import holdem_bucketer_from_dict, make_bucketer
 from cfrkit.value_nets.holdem.situations import group_slices, sample_situations, street_start_state
 from cfrkit.value_nets.model import ValueNetFileError
@@ -205,10 +205,6 @@ def load_holdem_shard(path: str):
     return header, arrays
 
 
-def shard_path(out_dir: str, index: int) -> str:
-    return os.path.join(out_dir, f"shard_{index:05d}.npz")
-
-
 def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_size: int = 100,
                             iterations: int = 1000, skip: Optional[int] = None, seed: int = 0, group: int = 10,
                             bet_sizing=None, buckets: str = "auto", num_buckets: Optional[int] = None,
@@ -246,59 +242,22 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
                 "skip": skip, "seed": int(seed), "group": int(group), "bet_sizing": _sizing_list(bet_sizing),
                 "bucketer": bucketer.to_dict(), "leaf_nets": None if leaf_nets is None else os.path.abspath(leaf_nets),
                 "leaf_net_digest": _nets_digest(leaf_nets, LEAF_STREET[street]), "backend": backend, "device": device}
-    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise ValueNetFileError(f"{out_dir} is a file; datagen writes shards into a directory")
-    os.makedirs(out_dir, exist_ok=True)
-    for name in os.listdir(out_dir):
-        if ".tmp-" in name and name.startswith(("shard_", "dataset.json")):
-            remove_stale_temp_files(os.path.join(out_dir, name.split(".tmp-")[0]))
-    meta_path = os.path.join(out_dir, "dataset.json")
     digest = settings_digest(settings)
-    if os.path.exists(meta_path):
-        try:
-            with open(meta_path) as f:
-                old = json.load(f)
-        except (OSError, ValueError) as exc:
-            raise ValueNetFileError(f"{meta_path}: unreadable dataset metadata ({exc})") from None
-        if not isinstance(old, dict) or old.get("settings_digest") != digest:
-            diff = {k: (old.get(k), v) for k, v in settings.items()
-                    if isinstance(old, dict) and old.get(k) != v and k not in ("backend", "device")}
-            raise ValueError(f"{out_dir} holds a dataset made with other settings {diff}; use another directory")
-    tmp = f"{meta_path}.tmp-{os.getpid()}"
-    with open(tmp, "w") as f:
-        json.dump({**settings, "num_samples": int(num_samples), "settings_digest": digest}, f, indent=1)
-    os.replace(tmp, meta_path)
-    num_shards = -(-num_samples // shard_size)
-    jobs = []
-    for i in range(num_shards):
-        path = shard_path(out_dir, i)
-        count = min(shard_size, num_samples - i * shard_size)
-        if os.path.exists(path):
-            try:
-                header, _ = load_holdem_shard(path)
-                if header.get("count") == count and header.get("settings_digest") == digest \
-                        and header.get("seed") == seed * 1_000_003 + i:
-                    continue
-            except ValueNetFileError:
-                pass  # regenerate a damaged shard
-        jobs.append((path, settings, i, count))
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
+    old = open_dataset_dir(out_dir)
+    if old is not None and old.get("settings_digest") != digest:
+        diff = {k: (old.get(k), v) for k, v in settings.items() if old.get(k) != v and k not in ("backend", "device")}
+        raise ValueError(f"{out_dir} holds a dataset made with other settings {diff}; use another directory")
+    write_dataset_meta(out_dir, {**settings, "num_samples": int(num_samples), "settings_digest": digest})
 
-        bar = tqdm(total=num_shards, initial=num_shards - len(jobs), desc=f"{street} datagen shards", unit="shard")
+    def is_current(header, i, count):
+        return header.get("count") == count and header.get("settings_digest") == digest \
+            and header.get("seed") == seed * 1_000_003 + i
+
+    num_shards, todo = pending_shards(out_dir, num_samples, shard_size, lambda path: load_holdem_shard(path)[0],
+                                      is_current)
+    jobs = [(path, settings, i, count) for i, path, count in todo]
     t0, c0 = time.perf_counter(), time.process_time()
-    if ray_address is not None:
-        _run_ray(jobs, ray_address, bar, fn=make_holdem_shard)
-    elif workers == 1 or len(jobs) <= 1:
-        for job in jobs:
-            make_holdem_shard(*job)
-            if bar is not None:
-                bar.update(1)
-    else:
-        _run_processes(jobs, workers or os.cpu_count() or 1, bar, fn=make_holdem_shard)
-    if bar is not None:
-        bar.close()
+    run_shard_jobs(jobs, make_holdem_shard, num_shards, workers, ray_address, progress, f"{street} datagen shards")
     wall = time.perf_counter() - t0
     made = sum(job[3] for job in jobs)
     fresh = {job[0] for job in jobs}
