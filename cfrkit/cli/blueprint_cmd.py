@@ -25,17 +25,18 @@ def add_parser(sub) -> None:
                                   "--checkpoint-minutes, at the end and on Ctrl-C / SIGTERM; if PATH exists the "
                                   "run resumes from it (bit-exact: boards are a function of seed and iteration).")
     t.add_argument("path", help="checkpoint file (.npz); resumed when it exists")
-    t.add_argument("--game", default="holdem", help="heads-up no-limit holdem game string (default: ACPC "
-                                                    "20000 stacks, 50/100 blinds)")
-    t.add_argument("--bets", default="0.5+1", help="raise sizes as pot fractions (default 0.5+1: half pot, pot; "
-                                                   "all-in always offered)")
-    t.add_argument("--raise-cap", type=int, default=2, help="raises per round before only fold/call/all-in "
-                                                            "remain (default 2)")
-    t.add_argument("--abstraction", default="ehs:169,50,50,50",
-                   help="card abstraction: ehs:169,B,B,B (E[HS] percentiles), emd:DIR or default")
+    t.add_argument("--game", default=None, help="heads-up no-limit holdem game string (default: ACPC "
+                                                "20000 stacks, 50/100 blinds)")
+    t.add_argument("--bets", default=None, help="raise sizes as pot fractions (default 0.5+1: half pot, pot; "
+                                                "all-in always offered)")
+    t.add_argument("--raise-cap", type=int, default=None, help="raises per round before only fold/call/all-in "
+                                                               "remain (default 2)")
+    t.add_argument("--abstraction", default=None,
+                   help="card abstraction: ehs:169,B,B,B (E[HS] percentiles; default ehs:169,50,50,50), emd:DIR "
+                        "or default")
     t.add_argument("--iterations", type=int, default=None, help="stop at this many iterations in total")
     t.add_argument("--minutes", type=float, default=None, help="stop after this many minutes (this session)")
-    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--seed", type=int, default=None, help="seed of the board sampling (default 0)")
     t.add_argument("--threads", type=int, default=1, help="threads computing boards (default 1)")
     t.add_argument("--boards-per-iteration", type=int, default=None,
                    help="boards sampled per iteration (default: threads or Ray workers)")
@@ -90,6 +91,34 @@ def make_evaluator(deals: int, opponents, seed: int = 12345):
     return evaluate
 
 
+#: what ``train`` uses for a new run when an option is not given (a resumed run takes the file's values)
+TRAIN_DEFAULTS = {"game": "holdem", "bets": "0.5+1", "raise_cap": 2, "abstraction": "ehs:169,50,50,50", "seed": 0}
+
+
+def check_resume_arguments(args) -> None:
+    """Raise :class:`CliError` when an option given to resume ``args.path`` contradicts the file (a run is
+    resumed with the game, bets, raise cap, abstraction and seed it was started with; nothing is written)."""
+    from cfrkit.games.registry import load
+    from cfrkit.solvers.blueprint.trainer import read_checkpoint
+
+    header, _ = read_checkpoint(args.path, arrays=())
+    differ = []
+    if args.game is not None:
+        try:
+            same = load(args.game).definition == load(header["game"]).definition
+        except Exception as exc:  # an unknown game string: report it in one line
+            raise CliError(f"--game {args.game!r}: {exc}") from None
+        if not same:
+            differ.append(f"--game {args.game!r} (file: {header['game']!r})")
+    for opt, key in (("bets", "bets"), ("raise_cap", "raise_cap"), ("abstraction", "abstraction"), ("seed", "seed")):
+        value = getattr(args, opt)
+        if value is not None and str(value) != str(header[key]):
+            differ.append(f"--{opt.replace('_', '-')} {value} (file: {header[key]})")
+    if differ:
+        raise CliError(f"{args.path} exists and was trained with other settings: {'; '.join(differ)}; resume without "
+                       f"them or train into a new file")
+
+
 def run_train(args) -> int:
     from cfrkit.solvers.blueprint.trainer import BlueprintTrainer, TrainConfig, train
 
@@ -103,10 +132,14 @@ def run_train(args) -> int:
     for o in opponents:
         _opponent_factory(o, 0)
     if os.path.exists(args.path):
+        check_resume_arguments(args)
         trainer = BlueprintTrainer.load(args.path, workers=args.threads, ray_address=args.ray,
                                         boards_per_iteration=args.boards_per_iteration)
         print(f"resuming {args.path} at iteration {trainer.iterations}")
     else:
+        for name, value in TRAIN_DEFAULTS.items():
+            if getattr(args, name) is None:
+                setattr(args, name, value)
         trainer = BlueprintTrainer(game=args.game, bets=args.bets, raise_cap=args.raise_cap,
                                    abstraction=args.abstraction, seed=args.seed, workers=args.threads,
                                    ray_address=args.ray, boards_per_iteration=args.boards_per_iteration)
@@ -125,9 +158,17 @@ def run_train(args) -> int:
 
 
 def run_info(args) -> int:
-    from cfrkit.solvers.blueprint.trainer import read_checkpoint
+    from cfrkit.solvers.blueprint.trainer import read_checkpoint, tree_from_arrays
 
     header, data = read_checkpoint(args.path, arrays=("strategy_sum",))
+    tree = tree_from_arrays(header, data)  # refuses a file whose tree does not match its header
+    try:
+        _, total = tree.slots([int(b) for b in header["num_buckets"]])
+    except (TypeError, ValueError):
+        raise CliError(f"{args.path}: bucket counts {header['num_buckets']!r} in the header (corrupt file)") from None
+    if data["strategy_sum"].shape != (total,) or total != header["total_slots"]:
+        raise CliError(f"{args.path}: strategy sums of shape {data['strategy_sum'].shape} do not fit the tree and the "
+                       f"header's buckets {header['num_buckets']} ({total} entries; corrupt file)")
     kinds = data["tree_kind"]
     print(f"{args.path}: {header['game']}, bets {header['bets']}, raise cap {header['raise_cap']}, "
           f"abstraction {header['abstraction']} (buckets {header['num_buckets']})")

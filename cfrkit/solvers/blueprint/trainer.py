@@ -27,13 +27,15 @@ from typing import Callable, Dict, List, Optional
 import numpy as np
 
 from cfrkit.solvers.blueprint.abstraction_spec import (DEFAULT_ABSTRACTION, abstraction_fingerprint,
-                                                       abstraction_from_spec)
+                                                       abstraction_from_spec, check_holdem_abstraction)
 from cfrkit.solvers.blueprint.betting_tree import (DEFAULT_BETS, DEFAULT_GAME, DEFAULT_RAISE_CAP, BettingTree,
                                                    BlueprintError, build_betting_tree)
 from cfrkit.solvers.blueprint.boards import board_inputs, sample_boards
 
 CHECKPOINT_MAGIC = "cfrkit-blueprint"
 CHECKPOINT_VERSION = 1
+_HEADER_FIELDS = ("game", "bets", "raise_cap", "tree", "abstraction", "abstraction_id", "num_buckets", "seed",
+                  "boards_per_iteration", "iterations", "nodes", "seconds", "total_slots")
 _TREE_FIELDS = ("kind", "player", "round", "child_start", "num_children", "spent", "action_kind", "raise_to",
                 "pot_fraction", "is_allin")
 
@@ -115,6 +117,7 @@ class BlueprintTrainer:
         self.abstraction_spec = abstraction if isinstance(abstraction, str) else getattr(
             abstraction, "spec", f"object:{type(abstraction).__name__}")
         self.abstraction = abstraction_from_spec(abstraction) if isinstance(abstraction, str) else abstraction
+        check_holdem_abstraction(self.abstraction, self.abstraction_spec)
         self.tree = tree if tree is not None else build_betting_tree(game, bets, raise_cap)
         self.num_buckets = tuple(int(self.abstraction.num_buckets(r)) for r in range(4))
         self.slot, self.total = self.tree.slots(self.num_buckets)
@@ -286,16 +289,25 @@ def read_checkpoint(path: str, arrays=("regrets", "strategy_sum")):
             if "__header__" not in z.files:
                 raise BlueprintError(f"{path}: not a cfrkit blueprint file (no header)")
             header = json.loads(bytes(z["__header__"]).decode())
+            if not isinstance(header, dict):
+                raise BlueprintError(f"{path}: not a cfrkit blueprint file (its header is not a JSON object)")
             if header.get("magic") != CHECKPOINT_MAGIC:
                 raise BlueprintError(f"{path}: expected a {CHECKPOINT_MAGIC} file, found {header.get('magic')!r}")
             if header.get("version", 0) > CHECKPOINT_VERSION:
                 raise BlueprintError(f"{path}: blueprint file version {header.get('version')} is newer than this cfrkit")
             wanted = [f"tree_{n}" for n in _TREE_FIELDS] + [a for a in arrays
                                                              if not (a == "regrets" and header.get("strategy_only"))]
+            absent = [k for k in _HEADER_FIELDS if k not in header]
+            if absent:
+                raise BlueprintError(f"{path}: the blueprint header lacks {', '.join(absent)} (corrupt file)")
             missing = [k for k in wanted if k not in z.files]
             if missing:
                 raise BlueprintError(f"{path}: missing arrays {missing} (truncated or corrupt file)")
             data = {k: z[k] for k in wanted}
+            for k in ("regrets", "strategy_sum"):
+                if k in data and (data[k].dtype != np.float32 or data[k].ndim != 1):
+                    raise BlueprintError(f"{path}: {k} must be a float32 vector, found {data[k].dtype} of shape "
+                                         f"{data[k].shape} (corrupt or foreign file)")
     except BlueprintError:
         raise
     except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError, json.JSONDecodeError) as exc:
