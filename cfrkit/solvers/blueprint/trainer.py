@@ -109,6 +109,9 @@ class BlueprintTrainer:
         ray_address: run the boards on Ray actors instead (``"local"`` starts a local instance).
     """
 
+    #: the traversal, recorded in checkpoints (``cfr+`` files from before the field have none)
+    algorithm = "cfr+"
+
     def __init__(self, game: str = DEFAULT_GAME, bets: str = DEFAULT_BETS, raise_cap: int = DEFAULT_RAISE_CAP,
                  abstraction=DEFAULT_ABSTRACTION, seed: int = 0, boards_per_iteration: Optional[int] = None,
                  workers: int = 1, ray_address: Optional[str] = None, tree: Optional[BettingTree] = None):
@@ -225,7 +228,8 @@ class BlueprintTrainer:
     # ------------------------------------------------------------------ files
     def header(self) -> Dict:
         t = self.tree
-        return {"magic": CHECKPOINT_MAGIC, "version": CHECKPOINT_VERSION, "game": t.game_string, "bets": t.bets,
+        return {"magic": CHECKPOINT_MAGIC, "version": CHECKPOINT_VERSION, "algorithm": self.algorithm,
+                "game": t.game_string, "bets": t.bets,
                 "raise_cap": t.raise_cap, "tree": t.fingerprint(), "abstraction": self.abstraction_spec,
                 "abstraction_id": self.abstraction_id, "num_buckets": list(self.num_buckets),
                 "seed": self.seed, "boards_per_iteration": self.boards_per_iteration,
@@ -257,16 +261,31 @@ class BlueprintTrainer:
              boards_per_iteration: Optional[int] = None) -> "BlueprintTrainer":
         """Resume from a checkpoint.  Raises :class:`BlueprintError` for a corrupt or truncated file, a
         file of another kind, or a card abstraction other than the one it was trained with."""
+        header, data, tree, spec = cls._open_for_resume(path, abstraction)
+        trainer = cls(game=header["game"], bets=header["bets"], raise_cap=header["raise_cap"], abstraction=spec,
+                      seed=header["seed"], boards_per_iteration=boards_per_iteration or header["boards_per_iteration"],
+                      workers=workers, ray_address=ray_address, tree=tree)
+        return trainer._restore(path, header, data)
+
+    @classmethod
+    def _open_for_resume(cls, path: str, abstraction=None):
+        """``(header, arrays, tree, abstraction spec)`` of a checkpoint this class can resume, or BlueprintError."""
         header, data = read_checkpoint(path)
         if header.get("strategy_only"):
             raise BlueprintError(f"{path}: a strategy-only file (no regrets); it can be played, not resumed")
+        found = header.get("algorithm", "cfr+")
+        if found != cls.algorithm:
+            raise BlueprintError(f"{path} was trained with {found}, not {cls.algorithm}; resume it with "
+                                 f"--algorithm {found}")
         tree = tree_from_arrays(header, data)
         spec = abstraction if abstraction is not None else header["abstraction"]
         if isinstance(spec, str) and spec.startswith("object:"):
             raise BlueprintError(f"{path} was trained with an abstraction object; pass the same object to resume")
-        trainer = cls(game=header["game"], bets=header["bets"], raise_cap=header["raise_cap"], abstraction=spec,
-                      seed=header["seed"], boards_per_iteration=boards_per_iteration or header["boards_per_iteration"],
-                      workers=workers, ray_address=ray_address, tree=tree)
+        return header, data, tree, spec
+
+    def _restore(self, path: str, header: Dict, data: Dict) -> "BlueprintTrainer":
+        """Take the regrets, strategy sums and counters of a checkpoint (checked against this trainer)."""
+        trainer = self
         check_abstraction(path, header, trainer.abstraction_id, trainer.num_buckets)
         regrets = data["regrets"]
         strategy = data["strategy_sum"]
