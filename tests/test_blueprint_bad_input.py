@@ -3,7 +3,7 @@
 Unknown bucket counts, a table or checkpoint for another game or abstraction, a corrupt checkpoint, an
 off-tree bet larger than the stack: each gives one clear error (a named error class from Python; exit code 2
 and one ``cfrkit CMD: error: ...`` line from the command line) and leaves every file on disk byte-identical
-(hashed before and after).  Tiny inputs: a 3-rank abstraction, 4-bucket E[HS] blueprints of a 400-chip game.
+(hashed before and after).  Tiny inputs: a 3-rank preflop abstraction (no k-means), 4-bucket E[HS] blueprints of a 400-chip game.
 """
 import hashlib
 import json
@@ -21,7 +21,7 @@ from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
 from cfrkit.solvers.blueprint.trainer import BlueprintTrainer
 
 SMALL_GAME = "holdem(stacks=400;400)"
-TINY = dict(features=("lossless", "ochs"), num_ranks=3, sample=1000, progress=False, workers=1)
+TINY = dict(features=("lossless",), num_ranks=3, progress=False, workers=1)  # 9 preflop classes, no k-means
 
 
 def snapshot(root):
@@ -60,8 +60,8 @@ def refuses(root, error, match, fn, *args, **kwargs):
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     root = tmp_path_factory.mktemp("bad_input")
-    build_abstraction((9, 6), str(root / "ab"), **TINY)
-    build_abstraction((9, 5), str(root / "ab5"), **TINY)
+    build_abstraction((9,), str(root / "ab"), **TINY)
+    build_abstraction((9,), str(root / "ab_seed1"), seed=1, **TINY)
     tr = BlueprintTrainer(SMALL_GAME, "0.5+1", 1, abstraction="ehs:169,4,4,4", seed=1)
     tr.iterate(3)
     tr.save(str(root / "bp.npz"))
@@ -97,16 +97,15 @@ def test_abstraction_build_refuses_unknown_bucket_counts_and_features(files, tmp
 
 def test_abstraction_build_never_overwrites_another_build_or_foreign_files(files, tmp_path, capsys):
     ab = str(files / "ab")
-    cli_refuses(str(files), ["abstraction", "build", "--buckets", "9,7", "--features", "lossless,ochs", "--ranks", "3",
-                             "--sample", "1000", "--out", ab, "--no-progress"], capsys, "other parameters")
+    cli_refuses(str(files), ["abstraction", "build", "--buckets", "9", "--features", "lossless", "--ranks", "3",
+                             "--seed", "1", "--out", ab, "--no-progress"], capsys, "other parameters")
     foreign = tmp_path / "mine"
     foreign.mkdir()
     (foreign / "round1.bkt").write_bytes(b"someone else's file")
-    cli_refuses(str(tmp_path), ["abstraction", "build", "--buckets", "9,6", "--features", "lossless,ochs", "--ranks",
-                                "3", "--sample", "1000", "--out", str(foreign), "--no-progress"], capsys,
-                "holds no card abstraction")
+    cli_refuses(str(tmp_path), ["abstraction", "build", "--buckets", "9", "--features", "lossless", "--ranks",
+                                "3", "--out", str(foreign), "--no-progress"], capsys, "holds no card abstraction")
     (tmp_path / "afile").write_text("x")
-    cli_refuses(str(tmp_path), ["abstraction", "build", "--buckets", "9,6", "--features", "lossless,ochs", "--ranks",
+    cli_refuses(str(tmp_path), ["abstraction", "build", "--buckets", "9", "--features", "lossless", "--ranks",
                                 "3", "--out", str(tmp_path / "afile"), "--no-progress"], capsys, "File exists")
 
 
@@ -124,23 +123,23 @@ def test_abstraction_info_and_load_refuse_damaged_foreign_or_mismatched_tables(f
     cli_refuses(str(tmp_path), ["abstraction", "info", str(bad)], capsys, "malformed abstraction parameters")
     trunc = tmp_path / "trunc"
     shutil.copytree(ab, trunc)
-    raw = (trunc / "round1.bkt").read_bytes()
-    (trunc / "round1.bkt").write_bytes(raw[:-4])
+    raw = (trunc / "round0.bkt").read_bytes()
+    (trunc / "round0.bkt").write_bytes(raw[:-4])
     cli_refuses(str(tmp_path), ["abstraction", "info", str(trunc)], capsys, "truncated")
     flip = tmp_path / "flip"
     shutil.copytree(ab, flip)
     damaged = bytearray(raw)
     damaged[-1] ^= 0xFF
-    (flip / "round1.bkt").write_bytes(bytes(damaged))
+    (flip / "round0.bkt").write_bytes(bytes(damaged))
     cli_refuses(str(tmp_path), ["abstraction", "info", str(flip), "--verify"], capsys, "CRC-32 mismatch")
     refuses(str(tmp_path), AbstractionError, "CRC-32 mismatch", load_abstraction, str(flip))
-    # a table of another abstraction (other bucket counts) copied in
+    # a table of another abstraction (another seed) copied in
     mixed = tmp_path / "mixed"
     shutil.copytree(ab, mixed)
-    shutil.copy(files / "ab5" / "round1.bkt", mixed / "round1.bkt")
+    shutil.copy(files / "ab_seed1" / "round0.bkt", mixed / "round0.bkt")
     cli_refuses(str(tmp_path), ["abstraction", "info", str(mixed)], capsys, "built with other parameters")
     refuses(str(tmp_path), AbstractionError, "built with other parameters", load_abstraction, str(mixed))
-    refuses(str(files), AbstractionError, "has buckets [9, 6], not [9, 7]", load_abstraction, ab, buckets=(9, 7))
+    refuses(str(files), AbstractionError, "has buckets [9], not [9, 7]", load_abstraction, ab, buckets=(9, 7))
 
 
 # ------------------------------------------------------------------------------------ blueprint training
@@ -151,14 +150,14 @@ def test_train_refuses_unknown_bucket_counts_and_abstractions_for_another_game(f
     for spec, match in (("ehs:169,x,4,4", "invalid literal"), ("ehs:170,4,4,4", "must be 169"),
                         ("ehs:169,4,4", "must be 169 and three counts"), ("ehs:169,4,4,2000", "1..1326"),
                         ("foo:1", "unknown card abstraction"), (f"emd:{tmp_path / 'none'}", "does not exist"),
-                        (f"emd:{files / 'ab'}", "has 2 rounds")):
+                        (f"emd:{files / 'ab'}", "has 1 round;")):
         cli_refuses(str(tmp_path), ["blueprint", "train", path, "--abstraction", spec] + common, capsys, match)
     cli_refuses(str(tmp_path), ["blueprint", "train", path, "--game", "kuhn", "--iterations", "1"], capsys,
                 "wraps a holdem game")
     cli_refuses(str(tmp_path), ["blueprint", "train", path, "--raise-cap", "0", "--iterations", "1"], capsys,
                 "raise cap must be at least 1")
     assert not os.path.exists(path)
-    refuses(str(files), BlueprintError, "has 2 rounds", BlueprintTrainer, SMALL_GAME,
+    refuses(str(files), BlueprintError, "has 1 round;", BlueprintTrainer, SMALL_GAME,
             abstraction=load_abstraction(str(files / "ab")))
 
 

@@ -50,7 +50,7 @@ def check_holdem_abstraction(abstraction, name) -> None:
     rounds = getattr(abstraction, "num_rounds", 4)
     params = getattr(abstraction, "params", None)
     if rounds != 4:
-        raise BlueprintError(f"card abstraction {name!r} has {rounds} rounds; heads-up hold'em blueprints need 4 "
+        raise BlueprintError(f"card abstraction {name!r} has {rounds} round{'' if rounds == 1 else 's'}; heads-up hold'em blueprints need 4 "
                              f"(preflop, flop, turn, river)")
     if params is not None and not getattr(params, "full_deck", True):
         raise BlueprintError(f"card abstraction {name!r} is for a {params.num_ranks}-rank x {params.num_suits}-suit "
