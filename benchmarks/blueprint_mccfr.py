@@ -112,7 +112,8 @@ def main(argv=None):
             print(f"{budget:.0f} CPU-s: {a} vs {b}: {res.mbb_per_hand:+.0f} +- {res.ci95:.0f} mbb/hand over "
                   f"{2 * res.deals} hands ({row['match_cpu_s']:.0f} CPU-s)", flush=True)
     pruned = trainers["es+prune"]
-    out = {"game": tree.game_string, "bets": args.bets, "raise_cap": args.raise_cap, "abstraction": f"ehs:{args.buckets}",
+    out = {"game": tree.game_string, "bets": args.bets, "raise_cap": args.raise_cap,
+           "abstraction": f"ehs:{args.buckets}",
            "deals_per_board": args.deals_per_board, "prune_warmup": args.prune_warmup,
            "prune_threshold": pruned.prune_threshold, "regret_floor": pruned.regret_floor, "sizes": sizes,
            "sizes_169_1000": sizes_big, "speeds": speeds, "matches": rows, "cpu_total_s": time.process_time(),

@@ -3,7 +3,8 @@
 Unknown bucket counts, a table or checkpoint for another game or abstraction, a corrupt checkpoint, an
 off-tree bet larger than the stack: each gives one clear error (a named error class from Python; exit code 2
 and one ``cfrkit CMD: error: ...`` line from the command line) and leaves every file on disk byte-identical
-(hashed before and after).  Tiny inputs: a 3-rank preflop abstraction (no k-means), 4-bucket E[HS] blueprints of a 400-chip game.
+(hashed before and after).  Tiny inputs: 3-rank preflop abstractions (no k-means), 4-bucket E[HS]
+blueprints of a 400-chip game.
 """
 import hashlib
 import json

@@ -50,8 +50,9 @@ def check_holdem_abstraction(abstraction, name) -> None:
     rounds = getattr(abstraction, "num_rounds", 4)
     params = getattr(abstraction, "params", None)
     if rounds != 4:
-        raise BlueprintError(f"card abstraction {name!r} has {rounds} round{'' if rounds == 1 else 's'}; heads-up hold'em blueprints need 4 "
-                             f"(preflop, flop, turn, river)")
+        plural = "" if rounds == 1 else "s"
+        raise BlueprintError(f"card abstraction {name!r} has {rounds} round{plural}; heads-up hold'em blueprints "
+                             f"need 4 (preflop, flop, turn, river)")
     if params is not None and not getattr(params, "full_deck", True):
         raise BlueprintError(f"card abstraction {name!r} is for a {params.num_ranks}-rank x {params.num_suits}-suit "
                              f"deck; blueprints need the 52-card deck")
