@@ -105,6 +105,9 @@ def test_abstraction_build_never_overwrites_another_build_or_foreign_files(files
     (foreign / "round1.bkt").write_bytes(b"someone else's file")
     cli_refuses(str(tmp_path), ["abstraction", "build", "--buckets", "9", "--features", "lossless", "--ranks",
                                 "3", "--out", str(foreign), "--no-progress"], capsys, "holds no card abstraction")
+    (foreign / "abstraction.json").write_text("{half a manifest")  # a damaged build is not resumed over
+    cli_refuses(str(tmp_path), ["abstraction", "build", "--buckets", "9", "--features", "lossless", "--ranks",
+                                "3", "--out", str(foreign), "--no-progress"], capsys, "damaged (not JSON)")
     (tmp_path / "afile").write_text("x")
     cli_refuses(str(tmp_path), ["abstraction", "build", "--buckets", "9", "--features", "lossless", "--ranks",
                                 "3", "--out", str(tmp_path / "afile"), "--no-progress"], capsys, "File exists")
