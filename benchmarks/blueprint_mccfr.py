@@ -49,6 +49,8 @@ def main(argv=None):
     ap.add_argument("--deals-per-board", type=int, default=64)
     ap.add_argument("--prune-warmup", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-prune", action="store_true", help="leave the pruned ES trainer out")
+    ap.add_argument("--out", default="blueprint_mccfr", help="results file name (benchmarks/results/NAME.json)")
     args = ap.parse_args(argv)
 
     from cfrkit.abstraction.ehs_abstraction import EHSAbstraction
@@ -70,6 +72,8 @@ def main(argv=None):
         "es+prune": ESMCCFRTrainer(args.game, args.bets, args.raise_cap, abstraction=ab, seed=args.seed, tree=tree,
                                    deals_per_board=args.deals_per_board, prune=True, prune_warmup=args.prune_warmup),
     }
+    if args.no_prune:
+        del trainers["es+prune"]
     infosets = cfr.num_information_sets()
     sizes = {"buckets": list(buckets), "information_sets": infosets, "entries": cfr.total,
              "bytes": cfr.memory_bytes(), "bytes_per_information_set": cfr.memory_bytes() / infosets}
@@ -102,6 +106,8 @@ def main(argv=None):
                   f"{speeds[name][-1]['iterations_per_cpu_s']:.3g} it/CPU-s, "
                   f"{speeds[name][-1]['nodes_per_cpu_s']:.3g} nodes/CPU-s", flush=True)
         for a, b in (("es", "cfr+"), ("es+prune", "cfr+"), ("es+prune", "es")):
+            if a not in trainers:
+                continue
             c0 = time.process_time()
             res = duplicate_match(game, lambda: BlueprintAgent(snaps[a], seed=1),
                                   lambda: BlueprintAgent(snaps[b], seed=2), args.deals, seed=args.seed + 7)
@@ -111,7 +117,7 @@ def main(argv=None):
             rows.append(row)
             print(f"{budget:.0f} CPU-s: {a} vs {b}: {res.mbb_per_hand:+.0f} +- {res.ci95:.0f} mbb/hand over "
                   f"{2 * res.deals} hands ({row['match_cpu_s']:.0f} CPU-s)", flush=True)
-    pruned = trainers["es+prune"]
+    pruned = trainers.get("es+prune", trainers["es"])
     out = {"game": tree.game_string, "bets": args.bets, "raise_cap": args.raise_cap,
            "abstraction": f"ehs:{args.buckets}",
            "deals_per_board": args.deals_per_board, "prune_warmup": args.prune_warmup,
@@ -119,9 +125,9 @@ def main(argv=None):
            "sizes_169_1000": sizes_big, "speeds": speeds, "matches": rows, "cpu_total_s": time.process_time(),
            "load_average": os.getloadavg()[0], "cpus": os.cpu_count()}
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", "blueprint_mccfr.json"), "w") as f:
+    with open(os.path.join(HERE, "results", f"{args.out}.json"), "w") as f:
         json.dump(out, f, indent=1)
-    print(f"total CPU {out['cpu_total_s']:.0f} s; saved benchmarks/results/blueprint_mccfr.json")
+    print(f"total CPU {out['cpu_total_s']:.0f} s; saved benchmarks/results/{args.out}.json")
 
 
 if __name__ == "__main__":
