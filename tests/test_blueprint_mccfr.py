@@ -157,8 +157,9 @@ def test_cli_es_mccfr_train_resume_and_bad_input(tmp_path, capsys):
     for argv, match in (([es, "--iterations", "9", "--algorithm", "cfr+"], "--algorithm cfr+ (file: es-mccfr)"),
                         ([cfr, "--iterations", "9", "--algorithm", "es-mccfr"], "--algorithm es-mccfr (file: cfr+)"),
                         ([cfr, "--iterations", "9", "--prune"], "--prune (file: no pruning)"),
+                        ([es, "--iterations", "9", "--deals-per-board", "16"], "--deals-per-board 16 (file: 8)"),
                         ([es, "--iterations", "9", "--threads", "2"], "one thread"),
-                        ([str(tmp_path / "new.npz"), "--iterations", "2", "--prune"] + common, "es-mccfr option"),
+                        ([str(tmp_path / "new.npz"), "--iterations", "2", "--prune"] + common, "es-mccfr options"),
                         ([str(tmp_path / "new.npz"), "--iterations", "2", "--algorithm", "es-mccfr",
                           "--deals-per-board", "0"] + common, "--deals-per-board must be positive")):
         assert main(["blueprint", "train"] + argv) == 2

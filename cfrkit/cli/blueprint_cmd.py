@@ -23,7 +23,8 @@ def add_parser(sub) -> None:
     bs.required = True
 
     t = bs.add_parser("train", help="train (or resume) a blueprint with CFR+ (or external-sampling MCCFR)",
-                      description="Trains CFR+ on the abstract game, saving PATH atomically every "
+                      description="Trains CFR+ (or, with --algorithm es-mccfr, external-sampling MCCFR) on the "
+                                  "abstract game, saving PATH atomically every "
                                   "--checkpoint-minutes, at the end and on Ctrl-C / SIGTERM; if PATH exists the "
                                   "run resumes from it (bit-exact: boards are a function of seed and iteration).")
     t.add_argument("path", help="checkpoint file (.npz); resumed when it exists")
@@ -43,10 +44,10 @@ def add_parser(sub) -> None:
                    help="cfr+ (default: public chance sampling CFR+, vectors over hands) or es-mccfr (external "
                         "sampling MCCFR, one thread); a resumed run keeps the file's")
     t.add_argument("--prune", action="store_true", help="es-mccfr: regret-based pruning after --prune-warmup")
-    t.add_argument("--prune-warmup", type=int, default=200, help="es-mccfr: iterations before pruning (default 200)")
+    t.add_argument("--prune-warmup", type=int, default=None, help="es-mccfr: iterations before pruning (default 200)")
     t.add_argument("--prune-threshold", type=float, default=None,
                    help="es-mccfr: prune actions with regret below this many chips (default minus the stack)")
-    t.add_argument("--deals-per-board", type=int, default=64,
+    t.add_argument("--deals-per-board", type=int, default=None,
                    help="es-mccfr: hole-card deals traversed per sampled board (one iteration; default 64)")
     t.add_argument("--threads", type=int, default=1, help="threads computing boards (default 1)")
     t.add_argument("--boards-per-iteration", type=int, default=None,
@@ -104,7 +105,7 @@ def make_evaluator(deals: int, opponents, seed: int = 12345):
 
 #: what ``train`` uses for a new run when an option is not given (a resumed run takes the file's values)
 TRAIN_DEFAULTS = {"game": "holdem", "bets": "0.5+1", "raise_cap": 2, "abstraction": "ehs:169,50,50,50", "seed": 0,
-                  "algorithm": "cfr+"}
+                  "algorithm": "cfr+", "deals_per_board": 64, "prune_warmup": 200}
 
 
 def _check_single_thread(args) -> None:
@@ -136,8 +137,13 @@ def check_resume_arguments(args) -> str:
     found = header.get("algorithm", "cfr+")
     if args.algorithm is not None and args.algorithm != found:
         differ.append(f"--algorithm {args.algorithm} (file: {found})")
-    if args.prune and not (header.get("mccfr") or {}).get("prune"):
+    mccfr = header.get("mccfr") or {}
+    if args.prune and not mccfr.get("prune"):
         differ.append("--prune (file: no pruning)")
+    for opt in ("deals_per_board", "prune_warmup", "prune_threshold"):
+        value = getattr(args, opt)
+        if value is not None and (found != "es-mccfr" or float(value) != float(mccfr.get(opt, float("nan")))):
+            differ.append(f"--{opt.replace('_', '-')} {value} (file: {mccfr.get(opt, 'not es-mccfr')})")
     if differ:
         raise CliError(f"{args.path} exists and was trained with other settings: {'; '.join(differ)}; resume without "
                        f"them or train into a new file")
@@ -178,8 +184,8 @@ def run_train(args) -> int:
                                      deals_per_board=args.deals_per_board, prune=args.prune,
                                      prune_warmup=args.prune_warmup, prune_threshold=args.prune_threshold)
         else:
-            if args.prune:
-                raise CliError("--prune is an es-mccfr option (--algorithm es-mccfr)")
+            if args.prune or args.prune_threshold is not None:
+                raise CliError("--prune and --prune-threshold are es-mccfr options (--algorithm es-mccfr)")
             trainer = BlueprintTrainer(game=args.game, bets=args.bets, raise_cap=args.raise_cap,
                                        abstraction=args.abstraction, seed=args.seed, workers=args.threads,
                                        ray_address=args.ray, boards_per_iteration=args.boards_per_iteration)
