@@ -179,8 +179,11 @@ def build_abstraction(buckets: Sequence[int] = (169, 1000, 1000, 1000), out: str
         if len(buckets) == 3:
             features = ("lossless", "hist-emd", "ochs")
     params = check_params(AbstractionParams(buckets=buckets, features=tuple(features), seed=int(seed), **kwargs))
-    os.makedirs(out, exist_ok=True)
     man_path = os.path.join(out, MANIFEST)
+    if os.path.isdir(out) and os.listdir(out) and not os.path.exists(man_path):
+        raise AbstractionError(f"{out} is not empty and holds no card abstraction ({MANIFEST} missing); "
+                               f"choose a new or empty directory")
+    os.makedirs(out, exist_ok=True)
     if os.path.exists(man_path):
         man = read_manifest(out)
         if AbstractionParams.from_dict(man["params"]) != params:

@@ -201,8 +201,10 @@ def read_manifest(directory: str) -> Dict[str, object]:
         raise AbstractionError(f"{directory} holds no card abstraction ({MANIFEST} missing; unfinished build?)") from None
     except ValueError:
         raise AbstractionError(f"{path} is damaged (not JSON)") from None
-    if man.get("kind") != KIND:
+    if not isinstance(man, dict) or man.get("kind") != KIND:
         raise AbstractionError(f"{path} is not a cfrkit card abstraction")
+    if not isinstance(man.get("params"), dict):
+        raise AbstractionError(f"{path} is damaged (no abstraction parameters)")
     return man
 
 

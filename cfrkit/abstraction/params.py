@@ -96,7 +96,7 @@ class AbstractionParams:
             d["features"] = tuple(str(f) for f in d["features"])
             d["extra"] = tuple(tuple(x) for x in d.get("extra", ()))
             return check_params(cls(**d))
-        except (KeyError, TypeError) as exc:
+        except (KeyError, TypeError, ValueError) as exc:
             raise AbstractionError(f"malformed abstraction parameters: {exc}") from None
 
     def to_json(self) -> str:

@@ -2,6 +2,7 @@
 
     cfrkit blueprint train bp.npz --minutes 120 --raise-cap 2 --abstraction ehs:169,50,50,50 --eval-minutes 10
     cfrkit blueprint train bp.npz --minutes 60            # resumes bp.npz where it stopped
+    cfrkit blueprint train es.npz --minutes 60 --algorithm es-mccfr --prune   # the measured alternative
     cfrkit blueprint info bp.npz
     cfrkit blueprint play bp.npz --opponent always-call --deals 1000
     cfrkit acpc-client HOST PORT --agent blueprint --policy bp.npz
@@ -13,6 +14,7 @@ import os
 from cfrkit.cli import CliError
 
 EVAL_OPPONENTS = ("always-call", "random", "fixed-range-raiser")
+ALGORITHMS = ("cfr+", "es-mccfr")
 
 
 def add_parser(sub) -> None:
@@ -20,22 +22,33 @@ def add_parser(sub) -> None:
     bs = p.add_subparsers(dest="blueprint_command", metavar="SUBCOMMAND")
     bs.required = True
 
-    t = bs.add_parser("train", help="train (or resume) a blueprint with public chance sampling CFR+",
-                      description="Trains CFR+ on the abstract game, saving PATH atomically every "
+    t = bs.add_parser("train", help="train (or resume) a blueprint with CFR+ (or external-sampling MCCFR)",
+                      description="Trains CFR+ (or, with --algorithm es-mccfr, external-sampling MCCFR) on the "
+                                  "abstract game, saving PATH atomically every "
                                   "--checkpoint-minutes, at the end and on Ctrl-C / SIGTERM; if PATH exists the "
                                   "run resumes from it (bit-exact: boards are a function of seed and iteration).")
     t.add_argument("path", help="checkpoint file (.npz); resumed when it exists")
-    t.add_argument("--game", default="holdem", help="heads-up no-limit holdem game string (default: ACPC "
-                                                    "20000 stacks, 50/100 blinds)")
-    t.add_argument("--bets", default="0.5+1", help="raise sizes as pot fractions (default 0.5+1: half pot, pot; "
-                                                   "all-in always offered)")
-    t.add_argument("--raise-cap", type=int, default=2, help="raises per round before only fold/call/all-in "
-                                                            "remain (default 2)")
-    t.add_argument("--abstraction", default="ehs:169,50,50,50",
-                   help="card abstraction: ehs:169,B,B,B (E[HS] percentiles), emd:DIR or default")
+    t.add_argument("--game", default=None, help="heads-up no-limit holdem game string (default: ACPC "
+                                                "20000 stacks, 50/100 blinds)")
+    t.add_argument("--bets", default=None, help="raise sizes as pot fractions (default 0.5+1: half pot, pot; "
+                                                "all-in always offered)")
+    t.add_argument("--raise-cap", type=int, default=None, help="raises per round before only fold/call/all-in "
+                                                               "remain (default 2)")
+    t.add_argument("--abstraction", default=None,
+                   help="card abstraction: ehs:169,B,B,B (E[HS] percentiles; default ehs:169,50,50,50), emd:DIR "
+                        "or default")
     t.add_argument("--iterations", type=int, default=None, help="stop at this many iterations in total")
     t.add_argument("--minutes", type=float, default=None, help="stop after this many minutes (this session)")
-    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--seed", type=int, default=None, help="seed of the board sampling (default 0)")
+    t.add_argument("--algorithm", choices=ALGORITHMS, default=None,
+                   help="cfr+ (default: public chance sampling CFR+, vectors over hands) or es-mccfr (external "
+                        "sampling MCCFR, one thread); a resumed run keeps the file's")
+    t.add_argument("--prune", action="store_true", help="es-mccfr: regret-based pruning after --prune-warmup")
+    t.add_argument("--prune-warmup", type=int, default=None, help="es-mccfr: iterations before pruning (default 200)")
+    t.add_argument("--prune-threshold", type=float, default=None,
+                   help="es-mccfr: prune actions with regret below this many chips (default minus the stack)")
+    t.add_argument("--deals-per-board", type=int, default=None,
+                   help="es-mccfr: hole-card deals traversed per sampled board (one iteration; default 64)")
     t.add_argument("--threads", type=int, default=1, help="threads computing boards (default 1)")
     t.add_argument("--boards-per-iteration", type=int, default=None,
                    help="boards sampled per iteration (default: threads or Ray workers)")
@@ -90,7 +103,55 @@ def make_evaluator(deals: int, opponents, seed: int = 12345):
     return evaluate
 
 
+#: what ``train`` uses for a new run when an option is not given (a resumed run takes the file's values)
+TRAIN_DEFAULTS = {"game": "holdem", "bets": "0.5+1", "raise_cap": 2, "abstraction": "ehs:169,50,50,50", "seed": 0,
+                  "algorithm": "cfr+", "deals_per_board": 64, "prune_warmup": 200}
+
+
+def _check_single_thread(args) -> None:
+    if args.threads != 1 or args.ray is not None or (args.boards_per_iteration or 1) != 1:
+        raise CliError("es-mccfr runs on one thread, one board per iteration (in-place updates): drop --threads, "
+                       "--ray and --boards-per-iteration, or use --algorithm cfr+")
+
+
+def check_resume_arguments(args) -> str:
+    """Raise :class:`CliError` when an option given to resume ``args.path`` contradicts the file (a run is
+    resumed with the game, bets, raise cap, abstraction, seed and algorithm it was started with; nothing is
+    written).  Returns the file's algorithm."""
+    from cfrkit.games.registry import load
+    from cfrkit.solvers.blueprint.trainer import read_checkpoint
+
+    header, _ = read_checkpoint(args.path, arrays=())
+    differ = []
+    if args.game is not None:
+        try:
+            same = load(args.game).definition == load(header["game"]).definition
+        except Exception as exc:  # an unknown game string: report it in one line
+            raise CliError(f"--game {args.game!r}: {exc}") from None
+        if not same:
+            differ.append(f"--game {args.game!r} (file: {header['game']!r})")
+    for opt, key in (("bets", "bets"), ("raise_cap", "raise_cap"), ("abstraction", "abstraction"), ("seed", "seed")):
+        value = getattr(args, opt)
+        if value is not None and str(value) != str(header[key]):
+            differ.append(f"--{opt.replace('_', '-')} {value} (file: {header[key]})")
+    found = header.get("algorithm", "cfr+")
+    if args.algorithm is not None and args.algorithm != found:
+        differ.append(f"--algorithm {args.algorithm} (file: {found})")
+    mccfr = header.get("mccfr") or {}
+    if args.prune and not mccfr.get("prune"):
+        differ.append("--prune (file: no pruning)")
+    for opt in ("deals_per_board", "prune_warmup", "prune_threshold"):
+        value = getattr(args, opt)
+        if value is not None and (found != "es-mccfr" or float(value) != float(mccfr.get(opt, float("nan")))):
+            differ.append(f"--{opt.replace('_', '-')} {value} (file: {mccfr.get(opt, 'not es-mccfr')})")
+    if differ:
+        raise CliError(f"{args.path} exists and was trained with other settings: {'; '.join(differ)}; resume without "
+                       f"them or train into a new file")
+    return found
+
+
 def run_train(args) -> int:
+    from cfrkit.solvers.blueprint.mccfr import ESMCCFRTrainer
     from cfrkit.solvers.blueprint.trainer import BlueprintTrainer, TrainConfig, train
 
     if args.iterations is None and args.minutes is None:
@@ -103,13 +164,31 @@ def run_train(args) -> int:
     for o in opponents:
         _opponent_factory(o, 0)
     if os.path.exists(args.path):
-        trainer = BlueprintTrainer.load(args.path, workers=args.threads, ray_address=args.ray,
-                                        boards_per_iteration=args.boards_per_iteration)
-        print(f"resuming {args.path} at iteration {trainer.iterations}")
+        algorithm = check_resume_arguments(args)
+        cls = ESMCCFRTrainer if algorithm == "es-mccfr" else BlueprintTrainer
+        if cls is ESMCCFRTrainer:
+            _check_single_thread(args)
+        trainer = cls.load(args.path, workers=args.threads, ray_address=args.ray,
+                           boards_per_iteration=args.boards_per_iteration)
+        print(f"resuming {args.path} ({algorithm}) at iteration {trainer.iterations}")
     else:
-        trainer = BlueprintTrainer(game=args.game, bets=args.bets, raise_cap=args.raise_cap,
-                                   abstraction=args.abstraction, seed=args.seed, workers=args.threads,
-                                   ray_address=args.ray, boards_per_iteration=args.boards_per_iteration)
+        for name, value in TRAIN_DEFAULTS.items():
+            if getattr(args, name) is None:
+                setattr(args, name, value)
+        if args.algorithm == "es-mccfr":
+            _check_single_thread(args)
+            if args.deals_per_board <= 0 or args.prune_warmup < 0:
+                raise CliError("--deals-per-board must be positive and --prune-warmup >= 0")
+            trainer = ESMCCFRTrainer(game=args.game, bets=args.bets, raise_cap=args.raise_cap,
+                                     abstraction=args.abstraction, seed=args.seed,
+                                     deals_per_board=args.deals_per_board, prune=args.prune,
+                                     prune_warmup=args.prune_warmup, prune_threshold=args.prune_threshold)
+        else:
+            if args.prune or args.prune_threshold is not None:
+                raise CliError("--prune and --prune-threshold are es-mccfr options (--algorithm es-mccfr)")
+            trainer = BlueprintTrainer(game=args.game, bets=args.bets, raise_cap=args.raise_cap,
+                                       abstraction=args.abstraction, seed=args.seed, workers=args.threads,
+                                       ray_address=args.ray, boards_per_iteration=args.boards_per_iteration)
     print(f"abstract game: {trainer.tree.num_nodes} betting nodes, {trainer.num_information_sets()} information "
           f"sets, {trainer.total} (information set, action) entries, {trainer.memory_bytes() / 2**20:.1f} MiB "
           f"of regrets and strategy sums")
@@ -125,11 +204,20 @@ def run_train(args) -> int:
 
 
 def run_info(args) -> int:
-    from cfrkit.solvers.blueprint.trainer import read_checkpoint
+    from cfrkit.solvers.blueprint.trainer import read_checkpoint, tree_from_arrays
 
     header, data = read_checkpoint(args.path, arrays=("strategy_sum",))
+    tree = tree_from_arrays(header, data)  # refuses a file whose tree does not match its header
+    try:
+        _, total = tree.slots([int(b) for b in header["num_buckets"]])
+    except (TypeError, ValueError):
+        raise CliError(f"{args.path}: bucket counts {header['num_buckets']!r} in the header (corrupt file)") from None
+    if data["strategy_sum"].shape != (total,) or total != header["total_slots"]:
+        raise CliError(f"{args.path}: strategy sums of shape {data['strategy_sum'].shape} do not fit the tree and the "
+                       f"header's buckets {header['num_buckets']} ({total} entries; corrupt file)")
     kinds = data["tree_kind"]
-    print(f"{args.path}: {header['game']}, bets {header['bets']}, raise cap {header['raise_cap']}, "
+    print(f"{args.path}: {header.get('algorithm', 'cfr+')}, {header['game']}, bets {header['bets']}, "
+          f"raise cap {header['raise_cap']}, "
           f"abstraction {header['abstraction']} (buckets {header['num_buckets']})")
     print(f"  {len(kinds)} betting nodes ({int((kinds == 0).sum())} decisions), {header['total_slots']} entries; "
           f"{header['iterations']} iterations, {header['seconds']:.0f} s, seed {header['seed']}, "

@@ -39,8 +39,23 @@ def abstraction_from_spec(spec: str):
         if loader is None:
             raise BlueprintError(f"card abstraction {spec!r} needs cfrkit.abstraction.{name}, which this build "
                                  f"lacks; use ehs:169,50,50,50")
-        return loader() if text == "default" else loader(text[4:])
+        abstraction = loader() if text == "default" else loader(text[4:])
+        check_holdem_abstraction(abstraction, spec)
+        return abstraction
     raise BlueprintError(f"unknown card abstraction {spec!r}; use ehs:169,B,B,B, emd:DIR or default")
+
+
+def check_holdem_abstraction(abstraction, name) -> None:
+    """Raise :class:`BlueprintError` unless ``abstraction`` covers the four rounds of the full 52-card deck."""
+    rounds = getattr(abstraction, "num_rounds", 4)
+    params = getattr(abstraction, "params", None)
+    if rounds != 4:
+        plural = "" if rounds == 1 else "s"
+        raise BlueprintError(f"card abstraction {name!r} has {rounds} round{plural}; heads-up hold'em blueprints "
+                             f"need 4 (preflop, flop, turn, river)")
+    if params is not None and not getattr(params, "full_deck", True):
+        raise BlueprintError(f"card abstraction {name!r} is for a {params.num_ranks}-rank x {params.num_suits}-suit "
+                             f"deck; blueprints need the 52-card deck")
 
 
 def abstraction_fingerprint(abstraction) -> str:

@@ -27,13 +27,15 @@ from typing import Callable, Dict, List, Optional
 import numpy as np
 
 from cfrkit.solvers.blueprint.abstraction_spec import (DEFAULT_ABSTRACTION, abstraction_fingerprint,
-                                                       abstraction_from_spec)
+                                                       abstraction_from_spec, check_holdem_abstraction)
 from cfrkit.solvers.blueprint.betting_tree import (DEFAULT_BETS, DEFAULT_GAME, DEFAULT_RAISE_CAP, BettingTree,
                                                    BlueprintError, build_betting_tree)
 from cfrkit.solvers.blueprint.boards import board_inputs, sample_boards
 
 CHECKPOINT_MAGIC = "cfrkit-blueprint"
 CHECKPOINT_VERSION = 1
+_HEADER_FIELDS = ("game", "bets", "raise_cap", "tree", "abstraction", "abstraction_id", "num_buckets", "seed",
+                  "boards_per_iteration", "iterations", "nodes", "seconds", "total_slots")
 _TREE_FIELDS = ("kind", "player", "round", "child_start", "num_children", "spent", "action_kind", "raise_to",
                 "pot_fraction", "is_allin")
 
@@ -107,6 +109,9 @@ class BlueprintTrainer:
         ray_address: run the boards on Ray actors instead (``"local"`` starts a local instance).
     """
 
+    #: the traversal, recorded in checkpoints (``cfr+`` files from before the field have none)
+    algorithm = "cfr+"
+
     def __init__(self, game: str = DEFAULT_GAME, bets: str = DEFAULT_BETS, raise_cap: int = DEFAULT_RAISE_CAP,
                  abstraction=DEFAULT_ABSTRACTION, seed: int = 0, boards_per_iteration: Optional[int] = None,
                  workers: int = 1, ray_address: Optional[str] = None, tree: Optional[BettingTree] = None):
@@ -115,6 +120,7 @@ class BlueprintTrainer:
         self.abstraction_spec = abstraction if isinstance(abstraction, str) else getattr(
             abstraction, "spec", f"object:{type(abstraction).__name__}")
         self.abstraction = abstraction_from_spec(abstraction) if isinstance(abstraction, str) else abstraction
+        check_holdem_abstraction(self.abstraction, self.abstraction_spec)
         self.tree = tree if tree is not None else build_betting_tree(game, bets, raise_cap)
         self.num_buckets = tuple(int(self.abstraction.num_buckets(r)) for r in range(4))
         self.slot, self.total = self.tree.slots(self.num_buckets)
@@ -222,7 +228,8 @@ class BlueprintTrainer:
     # ------------------------------------------------------------------ files
     def header(self) -> Dict:
         t = self.tree
-        return {"magic": CHECKPOINT_MAGIC, "version": CHECKPOINT_VERSION, "game": t.game_string, "bets": t.bets,
+        return {"magic": CHECKPOINT_MAGIC, "version": CHECKPOINT_VERSION, "algorithm": self.algorithm,
+                "game": t.game_string, "bets": t.bets,
                 "raise_cap": t.raise_cap, "tree": t.fingerprint(), "abstraction": self.abstraction_spec,
                 "abstraction_id": self.abstraction_id, "num_buckets": list(self.num_buckets),
                 "seed": self.seed, "boards_per_iteration": self.boards_per_iteration,
@@ -254,16 +261,31 @@ class BlueprintTrainer:
              boards_per_iteration: Optional[int] = None) -> "BlueprintTrainer":
         """Resume from a checkpoint.  Raises :class:`BlueprintError` for a corrupt or truncated file, a
         file of another kind, or a card abstraction other than the one it was trained with."""
+        header, data, tree, spec = cls._open_for_resume(path, abstraction)
+        trainer = cls(game=header["game"], bets=header["bets"], raise_cap=header["raise_cap"], abstraction=spec,
+                      seed=header["seed"], boards_per_iteration=boards_per_iteration or header["boards_per_iteration"],
+                      workers=workers, ray_address=ray_address, tree=tree)
+        return trainer._restore(path, header, data)
+
+    @classmethod
+    def _open_for_resume(cls, path: str, abstraction=None):
+        """``(header, arrays, tree, abstraction spec)`` of a checkpoint this class can resume, or BlueprintError."""
         header, data = read_checkpoint(path)
         if header.get("strategy_only"):
             raise BlueprintError(f"{path}: a strategy-only file (no regrets); it can be played, not resumed")
+        found = header.get("algorithm", "cfr+")
+        if found != cls.algorithm:
+            raise BlueprintError(f"{path} was trained with {found}, not {cls.algorithm}; resume it with "
+                                 f"--algorithm {found}")
         tree = tree_from_arrays(header, data)
         spec = abstraction if abstraction is not None else header["abstraction"]
         if isinstance(spec, str) and spec.startswith("object:"):
             raise BlueprintError(f"{path} was trained with an abstraction object; pass the same object to resume")
-        trainer = cls(game=header["game"], bets=header["bets"], raise_cap=header["raise_cap"], abstraction=spec,
-                      seed=header["seed"], boards_per_iteration=boards_per_iteration or header["boards_per_iteration"],
-                      workers=workers, ray_address=ray_address, tree=tree)
+        return header, data, tree, spec
+
+    def _restore(self, path: str, header: Dict, data: Dict) -> "BlueprintTrainer":
+        """Take the regrets, strategy sums and counters of a checkpoint (checked against this trainer)."""
+        trainer = self
         check_abstraction(path, header, trainer.abstraction_id, trainer.num_buckets)
         regrets = data["regrets"]
         strategy = data["strategy_sum"]
@@ -286,16 +308,25 @@ def read_checkpoint(path: str, arrays=("regrets", "strategy_sum")):
             if "__header__" not in z.files:
                 raise BlueprintError(f"{path}: not a cfrkit blueprint file (no header)")
             header = json.loads(bytes(z["__header__"]).decode())
+            if not isinstance(header, dict):
+                raise BlueprintError(f"{path}: not a cfrkit blueprint file (its header is not a JSON object)")
             if header.get("magic") != CHECKPOINT_MAGIC:
                 raise BlueprintError(f"{path}: expected a {CHECKPOINT_MAGIC} file, found {header.get('magic')!r}")
             if header.get("version", 0) > CHECKPOINT_VERSION:
                 raise BlueprintError(f"{path}: blueprint file version {header.get('version')} is newer than this cfrkit")
             wanted = [f"tree_{n}" for n in _TREE_FIELDS] + [a for a in arrays
                                                              if not (a == "regrets" and header.get("strategy_only"))]
+            absent = [k for k in _HEADER_FIELDS if k not in header]
+            if absent:
+                raise BlueprintError(f"{path}: the blueprint header lacks {', '.join(absent)} (corrupt file)")
             missing = [k for k in wanted if k not in z.files]
             if missing:
                 raise BlueprintError(f"{path}: missing arrays {missing} (truncated or corrupt file)")
             data = {k: z[k] for k in wanted}
+            for k in ("regrets", "strategy_sum"):
+                if k in data and (data[k].dtype != np.float32 or data[k].ndim != 1):
+                    raise BlueprintError(f"{path}: {k} must be a float32 vector, found {data[k].dtype} of shape "
+                                         f"{data[k].shape} (corrupt or foreign file)")
     except BlueprintError:
         raise
     except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError, json.JSONDecodeError) as exc:

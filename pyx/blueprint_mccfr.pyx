@@ -1,0 +1,227 @@
+# cython: language_level=3
+"""External-sampling MCCFR with regret-based pruning over the abstract heads-up no-limit betting tree.
+
+The alternative traversal to ``blueprint_cfr.pyx`` (public chance sampling CFR+ with vectors over
+hands), over the same compiled betting tree and the same regret / strategy-sum layout
+(``slot[n] + bucket * num_children[n] + action``), so that one :class:`BlueprintStrategy` plays both.
+
+One call runs the traversals of one sampled board: for each of its ``deals`` (two disjoint hole pairs,
+seat 0's and seat 1's) it walks the tree once for traverser 0 and once for traverser 1.  At the
+traverser's decisions every action is explored (external sampling), at the opponent's one action is
+sampled from the current strategy (regret matching) and the opponent's strategy sum is incremented
+by ``weight * sigma`` (linear averaging when ``weight`` is the iteration number).  Values are chips
+at terminals (fold: the folder's spend; showdown: the smaller spend, by river strength).
+
+Regret-based pruning (Brown & Sandholm 2015; Pluribus' form): in a traversal that prunes (drawn with
+probability ``prune_probability``), an action of the traverser whose regret is below
+``prune_threshold`` is skipped unless it leads to a terminal node or is on the river; the node value
+is then the sum over explored actions only, and regrets of skipped actions do not change.  Regrets
+are floored at ``regret_floor`` (negative; a skipped action can climb back), kept in float32.
+
+The random numbers (splitmix64 / xoshiro256**) are a function of ``seed`` alone, so a run is a
+function of its seeds.  Returns the number of tree nodes visited.
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport malloc, free
+
+cdef struct Ctx:
+    const signed char* kind
+    const signed char* player
+    const signed char* rnd
+    const int* child_start
+    const int* num_children
+    const long long* spent
+    const long long* slot
+    int buckets[2][4]      # bucket of each seat's hand in each round
+    int winner             # showdown: 0, 1, or -1 (tie)
+    int traverser
+    int prune
+    double prune_threshold
+    double regret_floor
+    double weight
+    float* regrets
+    float* strategy_sum
+    double* work           # per depth: sigma [A], values [A]
+    int max_actions
+    int max_depth
+    uint64_t s[4]
+    long long visited
+
+
+cdef inline uint64_t _rotl(uint64_t x, int k) noexcept nogil:
+    return (x << k) | (x >> (64 - k))
+
+
+cdef inline uint64_t _next(Ctx* c) noexcept nogil:
+    cdef uint64_t result = _rotl(c.s[1] * 5, 7) * 9
+    cdef uint64_t t = c.s[1] << 17
+    c.s[2] ^= c.s[0]
+    c.s[3] ^= c.s[1]
+    c.s[1] ^= c.s[2]
+    c.s[0] ^= c.s[3]
+    c.s[2] ^= t
+    c.s[3] = _rotl(c.s[3], 45)
+    return result
+
+
+cdef inline double _uniform(Ctx* c) noexcept nogil:
+    return (_next(c) >> 11) * (1.0 / 9007199254740992.0)
+
+
+cdef void _seed(Ctx* c, uint64_t seed) noexcept nogil:
+    cdef int i
+    cdef uint64_t z
+    for i in range(4):
+        seed += 0x9E3779B97F4A7C15ULL
+        z = seed
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+        c.s[i] = z ^ (z >> 31)
+
+
+cdef inline void _regret_matching(const float* r, int A, double* out) noexcept nogil:
+    cdef int a
+    cdef double total = 0.0, x
+    for a in range(A):
+        x = r[a]
+        if x > 0:
+            total += x
+    if total > 0:
+        for a in range(A):
+            x = r[a]
+            out[a] = x / total if x > 0 else 0.0
+    else:
+        for a in range(A):
+            out[a] = 1.0 / A
+
+
+cdef double _walk(Ctx* c, int n, int depth) noexcept nogil:
+    """The traverser's sampled value (chips) at node n; updates regrets and the opponent's strategy sums."""
+    cdef int p = c.traverser
+    cdef int k, a, A, child, r
+    cdef long long idx
+    cdef double v, u, acc
+    cdef double* sig
+    cdef double* vals
+    c.visited += 1
+    k = c.kind[n]
+    if k == 1:
+        if c.player[n] == p:
+            return -<double>c.spent[2 * n + p]
+        return <double>c.spent[2 * n + 1 - p]
+    if k == 2:
+        v = <double>c.spent[2 * n]
+        if c.spent[2 * n + 1] < v:
+            v = <double>c.spent[2 * n + 1]
+        if c.winner < 0:
+            return 0.0
+        return v if c.winner == p else -v
+    A = c.num_children[n]
+    r = c.rnd[n]
+    sig = c.work + <long long>depth * 2 * c.max_actions
+    vals = sig + c.max_actions
+    if c.player[n] == p:
+        idx = c.slot[n] + <long long>c.buckets[p][r] * A
+        _regret_matching(c.regrets + idx, A, sig)
+        v = 0.0
+        for a in range(A):
+            child = c.child_start[n] + a
+            if c.prune and r < 3 and c.kind[child] == 0 and c.regrets[idx + a] < c.prune_threshold:
+                vals[a] = 0.0
+                continue
+            vals[a] = _walk(c, child, depth + 1)
+            v += sig[a] * vals[a]
+        for a in range(A):
+            child = c.child_start[n] + a
+            if c.prune and r < 3 and c.kind[child] == 0 and c.regrets[idx + a] < c.prune_threshold:
+                continue
+            u = c.regrets[idx + a] + (vals[a] - v)
+            if u < c.regret_floor:
+                u = c.regret_floor
+            c.regrets[idx + a] = <float>u
+        return v
+    idx = c.slot[n] + <long long>c.buckets[1 - p][r] * A
+    _regret_matching(c.regrets + idx, A, sig)
+    if c.weight > 0:
+        for a in range(A):
+            c.strategy_sum[idx + a] += <float>(c.weight * sig[a])
+    u = _uniform(c)
+    acc = 0.0
+    child = A - 1
+    for a in range(A):
+        acc += sig[a]
+        if u < acc:
+            child = a
+            break
+    return _walk(c, c.child_start[n] + child, depth + 1)
+
+
+def iterate_board(const signed char[::1] kind, const signed char[::1] player, const signed char[::1] rnd,
+                  const int[::1] child_start, const int[::1] num_children, const long long[:, ::1] spent,
+                  const long long[::1] slot, int max_actions, int max_depth,
+                  const int[:, ::1] bucket, const int[::1] strength, const int[:, ::1] deals,
+                  float[::1] regrets, float[::1] strategy_sum, double weight, unsigned long long seed,
+                  double prune_probability, double prune_threshold, double regret_floor,
+                  double[::1] root_values=None):
+    """Traversals of one board (see the module docstring).
+
+    ``bucket[4, 1326]``: each hole pair's bucket per round on this board; ``strength[1326]``: river strength
+    of each pair (higher wins); ``deals[K, 2]``: pair indices of seat 0 and seat 1 (disjoint, live).  For each
+    deal, traverser 0 then traverser 1.  ``root_values`` (float64[2], optional) receives the sum over deals of
+    each traverser's sampled root value (chips).  Returns the number of tree nodes visited.
+    """
+    cdef Ctx c
+    cdef Py_ssize_t K = deals.shape[0], i
+    cdef int p, r, h0, h1
+    cdef double v
+    cdef double sums[2]
+    if K == 0:
+        return 0
+    if regrets.shape[0] != strategy_sum.shape[0]:
+        raise ValueError("regrets and strategy sums differ in length")
+    c.kind = &kind[0]
+    c.player = &player[0]
+    c.rnd = &rnd[0]
+    c.child_start = &child_start[0]
+    c.num_children = &num_children[0]
+    c.spent = &spent[0, 0]
+    c.slot = &slot[0]
+    c.regrets = &regrets[0]
+    c.strategy_sum = &strategy_sum[0]
+    c.weight = weight
+    c.prune_threshold = prune_threshold
+    c.regret_floor = regret_floor
+    c.max_actions = max_actions
+    c.max_depth = max_depth + 1
+    c.visited = 0
+    sums[0] = 0.0
+    sums[1] = 0.0
+    _seed(&c, seed)
+    c.work = <double*>malloc(sizeof(double) * 2 * max_actions * (c.max_depth + 1))
+    if c.work == NULL:
+        raise MemoryError("mccfr kernel workspace")
+    with nogil:
+        for i in range(K):
+            h0 = deals[i, 0]
+            h1 = deals[i, 1]
+            for r in range(4):
+                c.buckets[0][r] = bucket[r, h0]
+                c.buckets[1][r] = bucket[r, h1]
+            if strength[h0] > strength[h1]:
+                c.winner = 0
+            elif strength[h1] > strength[h0]:
+                c.winner = 1
+            else:
+                c.winner = -1
+            for p in range(2):
+                c.traverser = p
+                c.prune = 1 if (prune_probability > 0 and _uniform(&c) < prune_probability) else 0
+                v = _walk(&c, 0, 0)
+                sums[p] += v
+    free(c.work)
+    if root_values is not None:
+        root_values[0] += sums[0]
+        root_values[1] += sums[1]
+    return c.visited
