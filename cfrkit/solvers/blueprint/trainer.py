@@ -26,6 +26,7 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
+from cfrkit._io import atomic_open
 from cfrkit.solvers.blueprint.abstraction_spec import (DEFAULT_ABSTRACTION, abstraction_fingerprint,
                                                        abstraction_from_spec, check_holdem_abstraction)
 from cfrkit.solvers.blueprint.betting_tree import (DEFAULT_BETS, DEFAULT_GAME, DEFAULT_RAISE_CAP, BettingTree,
@@ -249,12 +250,8 @@ class BlueprintTrainer:
         arrays["strategy_sum"] = self.strategy_sum
         if not strategy_only:
             arrays["regrets"] = self.regrets
-        tmp = f"{path}.tmp-{os.getpid()}"
-        with open(tmp, "wb") as f:
+        with atomic_open(path, "wb") as f:
             np.savez(f, __header__=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
 
     @classmethod
     def load(cls, path: str, abstraction=None, workers: int = 1, ray_address: Optional[str] = None,
