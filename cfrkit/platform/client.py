@@ -17,12 +17,12 @@ as clients); :func:`run_clients` runs many clients concurrently in one process (
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from cfrkit.games.base import GameError
+from cfrkit.platform.jsonlines import dumps, loads
 
 
 class PlatformClientError(GameError):
@@ -119,7 +119,7 @@ class Client:
                 else:
                     first = dict(self.play)
                     first["type"] = "play"
-                writer.write((json.dumps(first) + "\n").encode())
+                writer.write(dumps(first) + b"\n")
                 done = await self._session(reader, writer)
             except (ConnectionError, OSError, asyncio.IncompleteReadError):
                 done = False
@@ -138,13 +138,13 @@ class Client:
             line = await reader.readline()
             if not line:
                 return False
-            msg = json.loads(line)
+            msg = loads(line)
             kind = msg.get("type")
             if kind == "state":
                 if msg.get("to_act"):
                     out = self._normalise(self.act(msg))
                     out["hand"] = msg["hand"]
-                    writer.write((json.dumps(out) + "\n").encode())
+                    writer.write(dumps(out) + b"\n")
                     res.actions += 1
             elif kind == "hand_end":
                 res.hands[int(msg["hand"])] = float(msg["player_returns"][msg["player"]])

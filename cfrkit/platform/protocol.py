@@ -6,7 +6,6 @@ and turns a client's action object into an action id, raising :class:`ProtocolEr
 """
 from __future__ import annotations
 
-import json
 from typing import Any, Dict, List, Optional
 
 from cfrkit.cards.encoding import CARD_STRINGS
@@ -14,6 +13,7 @@ from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action
 from cfrkit.games.holdem.history import _fmt_chips
 from cfrkit.games.holdem.matchstate import format_matchstate
+from cfrkit.platform.jsonlines import loads as _loads
 
 #: longest accepted message (bytes, newline excluded)
 MAX_MESSAGE_BYTES = 4096
@@ -60,7 +60,7 @@ def parse_message(raw: bytes) -> Dict[str, Any]:
     if len(raw) > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"message of {len(raw)} bytes; the limit is {MAX_MESSAGE_BYTES}")
     try:
-        obj = json.loads(raw.decode("utf-8") if isinstance(raw, (bytes, bytearray)) else raw)
+        obj = _loads(raw)
     except (UnicodeDecodeError, ValueError) as exc:
         raise ProtocolError("bad_json", f"not valid JSON: {str(exc)[:120]}") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
