@@ -133,47 +133,65 @@ class Client:
             await asyncio.sleep(0.05)
 
     async def _session(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        res = self.result
+        # the server writes the messages of one step in one segment (a hand's end and the next
+        # state): read what is there and handle every complete line, one wake-up per segment
+        buf = b""
         while True:
-            line = await reader.readline()
-            if not line:
+            chunk = await reader.read(1 << 16)
+            if not chunk:
                 return False
-            msg = loads(line)
-            kind = msg.get("type")
-            if kind == "state":
-                if msg.get("to_act"):
-                    out = self._normalise(self.act(msg))
-                    out["hand"] = msg["hand"]
-                    writer.write(dumps(out) + b"\n")
-                    res.actions += 1
-            elif kind == "hand_end":
-                res.hands[int(msg["hand"])] = float(msg["player_returns"][msg["player"]])
-                res.totals = msg["totals"]
-                self.on_hand_end(msg)
-            elif kind == "welcome":
-                res.match, res.player, res.token = msg["match"], msg["player"], msg["token"]
-                self.welcome = msg
-                self.on_welcome(msg)
-                if msg["hands_done"] >= msg["hands"]:
-                    res.finished = True
+            buf = buf + chunk if buf else chunk
+            start = 0
+            while True:
+                nl = buf.find(b"\n", start)
+                if nl < 0:
+                    break
+                line, start = buf[start:nl], nl + 1
+                if line.strip() and self._handle(loads(line), writer):
                     return True
-            elif kind == "match_end":
-                res.totals = msg["totals"]
+            buf = buf[start:]
+            if len(buf) > (1 << 24):
+                raise PlatformClientError("the server sent a line longer than 16 MiB")
+
+    def _handle(self, msg: Dict[str, Any], writer: asyncio.StreamWriter) -> bool:
+        """Handle one server message; True when the session is over (the match ended)."""
+        res = self.result
+        kind = msg.get("type")
+        if kind == "state":
+            if msg.get("to_act"):
+                out = self._normalise(self.act(msg))
+                out["hand"] = msg["hand"]
+                writer.write(dumps(out) + b"\n")
+                res.actions += 1
+        elif kind == "hand_end":
+            res.hands[int(msg["hand"])] = float(msg["player_returns"][msg["player"]])
+            res.totals = msg["totals"]
+            self.on_hand_end(msg)
+        elif kind == "welcome":
+            res.match, res.player, res.token = msg["match"], msg["player"], msg["token"]
+            self.welcome = msg
+            self.on_welcome(msg)
+            if msg["hands_done"] >= msg["hands"]:
                 res.finished = True
                 return True
-            elif kind == "error":
-                res.errors.append(msg)
-                if msg.get("code") in ("unknown_match", "bad_token", "bad_request", "server_busy") or \
-                        (msg.get("fatal") and msg.get("code") != "replaced"):
-                    if msg.get("code") == "unknown_match" and res.hands:
-                        res.finished = True  # the match ended while we were away
-                        return True
-                    raise PlatformClientError(f"server refused: {msg.get('code')}: {msg.get('message')}")
-            elif kind == "created":
-                res.match = msg["match"]
-                tokens = msg.get("tokens") or {}
-                if len(tokens) == 1:
-                    res.token = next(iter(tokens.values()))
+        elif kind == "match_end":
+            res.totals = msg["totals"]
+            res.finished = True
+            return True
+        elif kind == "error":
+            res.errors.append(msg)
+            if msg.get("code") in ("unknown_match", "bad_token", "bad_request", "server_busy") or \
+                    (msg.get("fatal") and msg.get("code") != "replaced"):
+                if msg.get("code") == "unknown_match" and res.hands:
+                    res.finished = True  # the match ended while we were away
+                    return True
+                raise PlatformClientError(f"server refused: {msg.get('code')}: {msg.get('message')}")
+        elif kind == "created":
+            res.match = msg["match"]
+            tokens = msg.get("tokens") or {}
+            if len(tokens) == 1:
+                res.token = next(iter(tokens.values()))
+        return False
 
 
 class AgentClient(Client):
