@@ -7,8 +7,9 @@ standard library writes ``\\uXXXX`` escapes (a JSON reader decodes both to the s
 * :func:`dumps` -- ``bytes`` of one object (no newline);
 * :func:`loads` -- the object of one message (``bytes`` or ``str``); raises ``ValueError`` (and
   ``UnicodeDecodeError``, a ``ValueError``) on bad input, as ``json.loads`` does.  What
-  ``json.loads`` accepts and orjson does not (``NaN``, integers beyond 64 bits, which orjson reads
-  as floats) is decoded by the standard library, so the two agree on every message.
+  ``json.loads`` accepts and orjson does not (``NaN``, ``Infinity``) or reads differently (an
+  integer beyond 64 bits, which orjson reads as a float; caught for the values of a message's
+  top-level object, where the platform's integers are) is decoded by the standard library.
 """
 from __future__ import annotations
 
@@ -53,7 +54,8 @@ if _orjson is not None:
             return _std_loads(raw)  # NaN / Infinity are accepted by json.loads; real errors raise here
         if type(obj) is dict:
             for v in obj.values():
-                if type(v) is float:  # orjson reads integers beyond 64 bits as floats: read as json does
+                # orjson reads integers beyond 64 bits as (integral, huge) floats: read those as json does
+                if type(v) is float and (v >= 9.2e18 or v <= -9.2e18) and v.is_integer():
                     return _std_loads(raw)
         return obj
 else:  # pragma: no cover
