@@ -309,6 +309,7 @@ class Slot:
         self.bank = match.time_bank
         self.pending: Optional[asyncio.Future] = None
         self.pending_state = None
+        self.pending_view = None
         self.pending_seat = -1
         self.pending_matchstate = ""
         self.received_at = 0.0
@@ -397,7 +398,8 @@ class Match:
         if slot.pending is not None:
             time_left = self.time_per_action + slot.bank
         conn.send(P.state_view(self.state, seat, match_id=self.id, hand=self.hand, player=slot.player,
-                               names_by_seat=self.names_by_seat(), time_left=time_left))
+                               names_by_seat=self.names_by_seat(), time_left=time_left,
+                               action_view=slot.pending_view if slot.pending is not None else None))
 
     def broadcast_state(self) -> None:
         for slot in self.slots:
@@ -459,6 +461,7 @@ class Match:
             if slot.kind != "house":
                 slot.pending = asyncio.get_running_loop().create_future()
                 slot.pending_state = state
+                slot.pending_view = state.action_view()  # for its state message and its answer
                 slot.pending_seat = seat
                 # states go out before every remote decision (and the hand's end): a house agent's
                 # action shows in the next state's betting, so no message is spent on it
@@ -552,6 +555,7 @@ class Match:
                 self.server.deadlines.pop(pending, None)
             slot.pending = None
             slot.pending_state = None
+            slot.pending_view = None
         return action
 
 
@@ -881,7 +885,7 @@ class Server:
             hand = msg.get("hand")
             if hand is not None and hand != slot.match.hand:
                 raise P.ProtocolError("stale", f"action for hand {hand!r}; the current hand is {slot.match.hand}")
-            action = P.action_from_message(slot.pending_state, msg)
+            action = P.action_from_message(slot.pending_state, msg, slot.pending_view)
             slot.resolve(action)
         elif kind == "join":
             if self._foreign(conn, msg.get("match")):
