@@ -57,11 +57,17 @@ WORKERS = 1
 
 
 SERVER_ROOT = ROOT
+#: ``--profile FILE``: the server runs under cProfile (CPU clock) and is stopped with SIGINT, which
+#: writes FILE (pstats); only with one worker
+PROFILE = None
 
 
 def start_server(db: str, port: int) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(SERVER_ROOT))
-    cmd = [sys.executable, "-m", "cfrkit", "serve", "--db", db, "--port", str(port), "--acpc-port", "-1",
+    prof = ["-c", "import cProfile, sys, time; from cfrkit.cli import main; sys.argv = ['cfrkit'] + sys.argv[1:]; "
+                  f"p = cProfile.Profile(time.process_time)\ntry:\n    p.runcall(main)\nfinally:\n    p.dump_stats({PROFILE!r})"] \
+        if PROFILE else ["-m", "cfrkit"]
+    cmd = [sys.executable] + prof + ["serve", "--db", db, "--port", str(port), "--acpc-port", "-1",
            "--http-port", "-1", "--max-matches", "100000"]
     if WORKERS != 1:
         cmd += ["--workers", str(WORKERS)]
@@ -158,8 +164,7 @@ def load_phase(args) -> None:
     try:
         s0, s1, dt = asyncio.run(main())
     finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        stop_server(proc)
     hands = s1["hands"] - s0["hands"]
     actions = s1["actions"] - s0["actions"]
     print(f"load: {args.matches} concurrent heads-up matches ({args.clients} clients vs house agents "
@@ -181,6 +186,19 @@ def load_phase(args) -> None:
           f"{s1['connections']} connections; errors {s1['errors']}")
 
 
+def stop_server(proc: subprocess.Popen) -> None:
+    """SIGKILL the server (SIGINT and a wait when it is being profiled, so the profile is written)."""
+    if PROFILE:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=60)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
 def fixed_phase(args) -> None:
     """Every match plays ``--fixed-hands`` hands: the same work in every run (seeded deals, agents
     and clients), so the server's CPU for it compares servers measured at different loads."""
@@ -198,8 +216,7 @@ def fixed_phase(args) -> None:
     try:
         s0, s1, dt, client_cpu, results = asyncio.run(main())
     finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        stop_server(proc)
     hands = s1["hands"] - s0["hands"]
     cpu = s1["cpu_seconds"] - s0["cpu_seconds"]
     failed = sum(1 for r in results if isinstance(r, BaseException))
@@ -289,11 +306,13 @@ def main() -> None:
     ap.add_argument("--fixed-hands", type=int, default=0,
                     help="instead of the timed load: every match plays this many hands, server CPU for the lot")
     ap.add_argument("--server-root", default=str(ROOT), help="checkout whose server to run (compare versions)")
+    ap.add_argument("--profile", default=None, help="run the server under cProfile (CPU clock), write this pstats file")
     ap.add_argument("--skip-load", action="store_true")
     ap.add_argument("--skip-restart", action="store_true")
     args = ap.parse_args()
-    global WORKERS, SERVER_ROOT
+    global WORKERS, SERVER_ROOT, PROFILE
     WORKERS = args.workers
+    PROFILE = os.path.abspath(args.profile) if args.profile else None
     SERVER_ROOT = Path(args.server_root).resolve()
     print(f"uptime: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (load average, 2 cores)")
     if args.fixed_hands > 0:

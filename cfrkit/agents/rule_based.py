@@ -217,13 +217,16 @@ class BoardFeatures:
     with the same values as the full arrays at those pairs.
     """
 
-    def __init__(self, board: Tuple[int, ...], rows: Optional[np.ndarray] = None):
+    def __init__(self, board: Tuple[int, ...], rows: Optional[np.ndarray] = None, compiled: bool = True):
         # the equity kernel directly: the boards are distinct cards of a dealt hand by construction,
         # so the checks of cards.equity.board_strengths(_batch) would only cost time
         from cfrkit._kernels.equity import board_strengths as _strengths
 
         board_strengths_batch = _strengths
         strengths = _strengths(np.array([board], dtype=np.uint8))[0]
+        if rows is not None and compiled and _pair_row_features is not None:
+            self._rows_compiled(board, rows, strengths)
+            return
         win, lose, compat = _masses(strengths[None, :], rows)
         win, lose, compat = win[0], lose[0], compat[0]
         tie = compat - win - lose
@@ -251,6 +254,9 @@ class BoardFeatures:
         else:
             self.ehs = self.hs.copy()
             self.outs = np.zeros(width, dtype=np.int64)
+        self._texture(board)
+
+    def _texture(self, board) -> None:
         ranks = [c >> 2 for c in board]
         suits = [c & 3 for c in board]
         distinct = sorted(set(ranks))
@@ -258,6 +264,39 @@ class BoardFeatures:
         self.wet = max(suits.count(s) for s in range(4)) >= 3 or connected
         self.paired = len(distinct) < len(ranks)
 
+    def _rows_compiled(self, board: Tuple[int, ...], rows: np.ndarray, strengths: np.ndarray) -> None:
+        """The ``rows`` features through ``pair_masses.pair_row_features`` (bit-for-bit the numpy
+        path's numbers: the same integer counts and float64 operations in the same order)."""
+        from cfrkit._kernels.equity import board_strengths as _strengths
+
+        width = len(rows)
+        hs = np.zeros(width)
+        blocked = np.zeros(width, dtype=bool)
+        ehs = np.zeros(width)
+        outs = np.zeros(width, dtype=np.int64)
+        if len(board) < 5:
+            rest = [c for c in range(52) if c not in board]
+            step = max(1, len(rest) // NEXT_CARD_SAMPLE)
+            nxt = _strengths(np.array([list(board) + [c] for c in rest[::step]], dtype=np.uint8))
+        else:
+            nxt = np.zeros((0, _NUM_PAIRS), dtype=np.int32)
+        for k, r in enumerate(rows):
+            r = int(r)
+            h, blk, total, count, hits = _pair_row_features(strengths, nxt, _opponent_pairs(r), r)
+            hs[k], blocked[k] = h, blk
+            if len(board) < 5:
+                ehs[k] = total / count if count > 0 else 0.0
+                outs[k] = round(hits * (len(rest) - 2) / max(count, 1)) if h < 0.7 else 0
+            else:
+                ehs[k] = h
+        self.hs, self.blocked, self.ehs, self.outs = hs, blocked, ehs, outs
+        self._texture(board)
+
+
+try:  # the compiled row features (pyx/pair_masses.pyx); the numpy path below is the reference
+    from cfrkit._kernels.pair_masses import pair_row_features as _pair_row_features
+except ImportError:  # pragma: no cover - a checkout whose kernels were not rebuilt
+    _pair_row_features = None
 
 _FEATURES: "OrderedDict[Tuple[int, ...], BoardFeatures]" = OrderedDict()
 

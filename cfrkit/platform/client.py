@@ -17,12 +17,12 @@ as clients); :func:`run_clients` runs many clients concurrently in one process (
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from cfrkit.games.base import GameError
+from cfrkit.platform.jsonlines import dumps, loads
 
 
 class PlatformClientError(GameError):
@@ -97,12 +97,14 @@ class Client:
         raise PlatformClientError(f"act() returned {action!r}; expected 'fold', 'check', 'call', "
                                   f"('raise', amount) or a dict")
 
-    async def _connect(self):
+    async def _connect(self) -> "_Session":
+        loop = asyncio.get_running_loop()
         deadline = time.monotonic() + self.reconnect
         while True:
             try:
-                return await asyncio.wait_for(asyncio.open_connection(self.host, self.port, limit=1 << 20),
-                                              self.connect_timeout)
+                _, session = await asyncio.wait_for(
+                    loop.create_connection(lambda: _Session(self, loop), self.host, self.port), self.connect_timeout)
+                return session
             except (OSError, asyncio.TimeoutError) as exc:
                 if time.monotonic() > deadline:
                     raise PlatformClientError(f"cannot reach the platform at {self.host}:{self.port}: {exc}") from None
@@ -112,19 +114,19 @@ class Client:
         """The client loop (asyncio); reconnects with the token after a dropped connection."""
         res = self.result
         while True:
-            reader, writer = await self._connect()
+            session = await self._connect()
             try:
                 if res.token and res.match:
                     first = {"type": "join", "match": res.match, "token": res.token}
                 else:
                     first = dict(self.play)
                     first["type"] = "play"
-                writer.write((json.dumps(first) + "\n").encode())
-                done = await self._session(reader, writer)
+                session.transport.write(dumps(first) + b"\n")
+                done = await session.done
             except (ConnectionError, OSError, asyncio.IncompleteReadError):
                 done = False
             finally:
-                writer.close()
+                session.transport.close()
             if done:
                 return res
             if not (res.token and res.match):
@@ -132,48 +134,95 @@ class Client:
             res.reconnects += 1
             await asyncio.sleep(0.05)
 
-    async def _session(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    def _handle(self, msg: Dict[str, Any], writer) -> bool:
+        """Handle one server message; True when the session is over (the match ended)."""
         res = self.result
-        while True:
-            line = await reader.readline()
-            if not line:
-                return False
-            msg = json.loads(line)
-            kind = msg.get("type")
-            if kind == "state":
-                if msg.get("to_act"):
-                    out = self._normalise(self.act(msg))
-                    out["hand"] = msg["hand"]
-                    writer.write((json.dumps(out) + "\n").encode())
-                    res.actions += 1
-            elif kind == "hand_end":
-                res.hands[int(msg["hand"])] = float(msg["player_returns"][msg["player"]])
-                res.totals = msg["totals"]
-                self.on_hand_end(msg)
-            elif kind == "welcome":
-                res.match, res.player, res.token = msg["match"], msg["player"], msg["token"]
-                self.welcome = msg
-                self.on_welcome(msg)
-                if msg["hands_done"] >= msg["hands"]:
-                    res.finished = True
-                    return True
-            elif kind == "match_end":
-                res.totals = msg["totals"]
+        kind = msg.get("type")
+        if kind == "state":
+            if msg.get("to_act"):
+                out = self._normalise(self.act(msg))
+                out["hand"] = msg["hand"]
+                writer.write(dumps(out) + b"\n")
+                res.actions += 1
+        elif kind == "hand_end":
+            res.hands[int(msg["hand"])] = float(msg["player_returns"][msg["player"]])
+            res.totals = msg["totals"]
+            self.on_hand_end(msg)
+        elif kind == "welcome":
+            res.match, res.player, res.token = msg["match"], msg["player"], msg["token"]
+            self.welcome = msg
+            self.on_welcome(msg)
+            if msg["hands_done"] >= msg["hands"]:
                 res.finished = True
                 return True
-            elif kind == "error":
-                res.errors.append(msg)
-                if msg.get("code") in ("unknown_match", "bad_token", "bad_request", "server_busy") or \
-                        (msg.get("fatal") and msg.get("code") != "replaced"):
-                    if msg.get("code") == "unknown_match" and res.hands:
-                        res.finished = True  # the match ended while we were away
-                        return True
-                    raise PlatformClientError(f"server refused: {msg.get('code')}: {msg.get('message')}")
-            elif kind == "created":
-                res.match = msg["match"]
-                tokens = msg.get("tokens") or {}
-                if len(tokens) == 1:
-                    res.token = next(iter(tokens.values()))
+        elif kind == "match_end":
+            res.totals = msg["totals"]
+            res.finished = True
+            return True
+        elif kind == "error":
+            res.errors.append(msg)
+            if msg.get("code") in ("unknown_match", "bad_token", "bad_request", "server_busy") or \
+                    (msg.get("fatal") and msg.get("code") != "replaced"):
+                if msg.get("code") == "unknown_match" and res.hands:
+                    res.finished = True  # the match ended while we were away
+                    return True
+                raise PlatformClientError(f"server refused: {msg.get('code')}: {msg.get('message')}")
+        elif kind == "created":
+            res.match = msg["match"]
+            tokens = msg.get("tokens") or {}
+            if len(tokens) == 1:
+                res.token = next(iter(tokens.values()))
+        return False
+
+
+class _Session(asyncio.Protocol):
+    """One connection of a :class:`Client`: splits the server's lines and hands each message to
+    ``Client._handle`` in the loop step that reads it (the server writes the messages of one step
+    in one segment: a hand's end and the next state are handled in one wake-up).  ``done``: True
+    when the match is over, False when the connection dropped, or the exception a hook raised."""
+
+    def __init__(self, client: Client, loop):
+        self.client = client
+        self.done = loop.create_future()
+        self.buf = b""
+        self.transport = None
+
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        if self.done.done():
+            return
+        buf = self.buf + data if self.buf else data
+        start = 0
+        handle, transport = self.client._handle, self.transport
+        try:
+            while True:
+                nl = buf.find(b"\n", start)
+                if nl < 0:
+                    break
+                line, start = buf[start:nl], nl + 1
+                if line.strip() and handle(loads(line), transport):
+                    self._finish(True)
+                    return
+        except Exception as exc:  # a hook's ConnectionError reconnects; anything else ends run_async
+            self._finish(exc)
+            return
+        self.buf = buf[start:] if start else buf
+        if len(self.buf) > (1 << 24):
+            self._finish(PlatformClientError("the server sent a line longer than 16 MiB"))
+
+    def _finish(self, result) -> None:
+        if not self.done.done():
+            if isinstance(result, BaseException):
+                self.done.set_exception(result)
+            else:
+                self.done.set_result(result)
+        self.transport.close()
+
+    def connection_lost(self, exc) -> None:
+        if not self.done.done():
+            self.done.set_result(False)
 
 
 class AgentClient(Client):

@@ -6,7 +6,6 @@ and turns a client's action object into an action id, raising :class:`ProtocolEr
 """
 from __future__ import annotations
 
-import json
 from typing import Any, Dict, List, Optional
 
 from cfrkit.cards.encoding import CARD_STRINGS
@@ -14,6 +13,7 @@ from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action
 from cfrkit.games.holdem.history import _fmt_chips
 from cfrkit.games.holdem.matchstate import format_matchstate
+from cfrkit.platform.jsonlines import loads as _loads
 
 #: longest accepted message (bytes, newline excluded)
 MAX_MESSAGE_BYTES = 4096
@@ -60,7 +60,7 @@ def parse_message(raw: bytes) -> Dict[str, Any]:
     if len(raw) > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"message of {len(raw)} bytes; the limit is {MAX_MESSAGE_BYTES}")
     try:
-        obj = json.loads(raw.decode("utf-8") if isinstance(raw, (bytes, bytearray)) else raw)
+        obj = _loads(raw)
     except (UnicodeDecodeError, ValueError) as exc:
         raise ProtocolError("bad_json", f"not valid JSON: {str(exc)[:120]}") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
@@ -68,10 +68,11 @@ def parse_message(raw: bytes) -> Dict[str, Any]:
     return obj
 
 
-def legal_view(state: HoldemState) -> Dict[str, Any]:
+def legal_view(state: HoldemState, view=None) -> Dict[str, Any]:
     """The legal actions of the player to act: ``{"fold": bool, "check": bool, "call": chips to add,
-    "raise": [min, max] raise-to totals or null}`` (raise-to = chips put in this hand, ACPC r<N>)."""
-    v = state.action_view()  # one pass over the betting state
+    "raise": [min, max] raise-to totals or null}`` (raise-to = chips put in this hand, ACPC r<N>).
+    ``view``: ``state.action_view()`` if the caller has it already."""
+    v = state.action_view() if view is None else view  # one pass over the betting state
     return {"fold": bool(v.can_fold), "check": v.call_amount == 0, "call": int(v.call_amount),
             "raise": None if v.raise_min is None else [int(v.raise_min), int(v.raise_max)]}
 
@@ -100,9 +101,10 @@ def _board_suffix(state: HoldemState) -> str:
 
 
 def state_view(state: HoldemState, seat: int, *, match_id: str, hand: int, player: int,
-               names_by_seat: List[str], time_left: Optional[float] = None) -> Dict[str, Any]:
+               names_by_seat: List[str], time_left: Optional[float] = None, action_view=None) -> Dict[str, Any]:
     """What the player in ``seat`` sees: its own hole cards, the public state, and (when it is to
-    act) its legal actions.  Chips are integers; ``spent`` counts every chip put in this hand."""
+    act) its legal actions.  Chips are integers; ``spent`` counts every chip put in this hand.
+    ``action_view``: ``state.action_view()`` if the caller has it already (the player to act's)."""
     d = state.d
     n = d.num_players
     actor = state.current_player() if not state.is_terminal() else -1
@@ -128,7 +130,7 @@ def state_view(state: HoldemState, seat: int, *, match_id: str, hand: int, playe
         "betting": betting,
     }
     if to_act:
-        view["legal"] = legal_view(state)
+        view["legal"] = legal_view(state, action_view)
         if time_left is not None:
             view["time_left"] = round(float(time_left), 3)
     return view
@@ -188,28 +190,31 @@ def acpc_log_line(state: HoldemState, hand: int, names: List[str], returns: List
             f"{'|'.join(names)}")
 
 
-def action_from_message(state: HoldemState, msg: Dict[str, Any]) -> int:
+def action_from_message(state: HoldemState, msg: Dict[str, Any], view=None) -> int:
     """Action id of ``{"action": "fold"|"check"|"call"|"raise", "amount": raise-to total}``.
 
     ``"check"`` is accepted only when nothing is to call and ``"call"`` also checks; a raise needs
-    an integer ``amount`` in the legal ``[min, max]`` (limit games: the amount may be omitted)."""
+    an integer ``amount`` in the legal ``[min, max]`` (limit games: the amount may be omitted).
+    ``view``: ``state.action_view()`` if the caller has it already (the same answers, no second pass)."""
     kind = msg.get("action")
     if not isinstance(kind, str):
         raise ProtocolError("bad_message", "an action message needs a string field 'action' "
                                            "(fold, check, call or raise)")
     kind = kind.lower()
+    if view is None:
+        view = state.action_view()
     if kind == "fold":
-        if not state.is_legal(FOLD):
+        if not view.can_fold:
             raise ProtocolError("illegal_action", "fold is not allowed when checking is free")
         return FOLD
     if kind == "check":
-        if state.call_amount() != 0:
-            raise ProtocolError("illegal_action", f"cannot check: {state.call_amount()} to call")
+        if view.call_amount != 0:
+            raise ProtocolError("illegal_action", f"cannot check: {view.call_amount} to call")
         return CALL
     if kind == "call":
         return CALL
     if kind in ("raise", "bet"):
-        rng = state.raise_range()
+        rng = None if view.raise_min is None else (view.raise_min, view.raise_max)
         if rng is None:
             raise ProtocolError("illegal_action", "no raise is allowed here")
         if state.d.is_limit:

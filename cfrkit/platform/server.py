@@ -34,6 +34,7 @@ from cfrkit.games.holdem.deals import deal_for_hand
 from cfrkit.games.holdem.game import HoldemGame
 from cfrkit.games.holdem.matchstate import MatchStateError, format_matchstate, parse_response
 from cfrkit.platform import protocol as P
+from cfrkit.platform.jsonlines import dumps as _dumps
 from cfrkit.platform.schedule import hand_plan, player_of_seat, round_up_hands
 from cfrkit.platform.storage import Store
 
@@ -52,6 +53,20 @@ def _rss_mb() -> float:
             return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
     except OSError:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _apply_validated(state, action: int) -> None:
+    """``state.apply_action(action)`` for an action the server has already checked (``decide``
+    returns legal actions only; chance cards come from the seeded deal), without checking it again."""
+    action = int(action)
+    state._apply_action(action)
+    state._history.append(action)
+
+
+#: decisions whose time limit is at least this long are timed by the server's sweep (every
+#: ``TIMEOUT_SWEEP`` seconds) instead of a timer each; shorter ones keep an exact timer
+TIMEOUT_SWEEP = 0.1
+SWEEP_MIN_TIMEOUT = 1.0
 
 
 class Stats:
@@ -93,7 +108,9 @@ class Connection:
     def __init__(self, server: "Server", kind: str, writer=None, ws=None):
         self.server = server
         self.kind = kind  # "json", "ws" or "acpc"
+        #: a StreamWriter (ACPC door) or the transport itself (JSON door, :class:`_JsonDoor`)
         self.writer = writer
+        self._transport = getattr(writer, "transport", writer)
         self.ws = ws
         self.slot: Optional["Slot"] = None
         self.errors = 0
@@ -101,7 +118,7 @@ class Connection:
         self._tokens = server.rate_burst
         self._last = time.monotonic()
         self._queue: Optional[asyncio.Queue] = None
-        self._out: List[str] = []
+        self._out: List[bytes] = []
         #: set when the connection's match runs in another worker: the socket moves there
         self.handoff_to: Optional[int] = None
         if ws is not None:
@@ -129,22 +146,28 @@ class Connection:
         return True
 
     def send_text(self, text: str) -> None:
+        """Queue one message (text with its line ending, or a WebSocket message)."""
         if self.closed:
             return
         if self.ws is not None:
             self._queue.put_nowait(text)
             return
-        # messages of one loop step (a hand's end and the next hand's first state, ...) leave in
-        # one write: one system call instead of one per message
+        self.send_bytes(text.encode("utf-8"))
+
+    def send_bytes(self, data: bytes) -> None:
+        """Queue one message's bytes (TCP doors).  Messages of one loop step (a hand's end and the
+        next hand's first state, ...) leave in one write: one system call instead of one each."""
+        if self.closed:
+            return
         if not self._out:
             asyncio.get_running_loop().call_soon(self.flush)
-        self._out.append(text)
+        self._out.append(data)
 
     def flush(self) -> None:
         """Write the buffered messages (called once per loop step that queued any)."""
         if not self._out:
             return
-        data = "".join(self._out).encode("utf-8")
+        data = b"".join(self._out)
         self._out.clear()
         if self.closed or self.writer is None:
             return
@@ -152,7 +175,7 @@ class Connection:
             self.closed = True
             return
         self.writer.write(data)
-        if self.writer.transport.get_write_buffer_size() > (1 << 22):  # a reader that never reads
+        if self._transport.get_write_buffer_size() > (1 << 22):  # a reader that never reads
             self.close()
 
     def send(self, obj: Dict[str, Any]) -> None:
@@ -160,8 +183,10 @@ class Connection:
             if obj.get("type") == "error":
                 self.send_text(f"# ERROR {obj['code']}: {obj['message']}\r\n")
             return
-        text = json.dumps(obj, separators=(",", ":"))
-        self.send_text(text if self.ws is not None else text + "\n")
+        if self.ws is not None:
+            self.send_text(_dumps(obj).decode("utf-8"))
+        else:
+            self.send_bytes(_dumps(obj) + b"\n")
 
     def error(self, code: str, message: str, fatal: bool = False) -> None:
         self.errors += 1
@@ -181,10 +206,91 @@ class Connection:
             asyncio.get_running_loop().create_task(self.ws.close())
         elif self.writer is not None:
             if self._out:  # the last messages (a fatal error, match_end) still go out
-                data, self._out = "".join(self._out).encode("utf-8"), []
+                data, self._out = b"".join(self._out), []
                 if not self.writer.is_closing():
                     self.writer.write(data)
             self.writer.close()
+
+
+class _JsonDoor(asyncio.Protocol):
+    """The JSON-lines door of one connection, on ``asyncio.Protocol``: a message is handled in the
+    loop step that reads it (no stream reader, no task per connection).  Lines longer than
+    ``MAX_MESSAGE_BYTES`` are answered with ``too_large`` and skipped, as on every door."""
+
+    def __init__(self, server: "Server", initial: bytes = b""):
+        self.server = server
+        self.initial = initial
+        self.buf = b""
+        self.skipping = False
+        self.conn: Optional[Connection] = None
+        self.transport = None
+
+    def connection_made(self, transport) -> None:
+        server = self.server
+        self.transport = transport
+        conn = self.conn = Connection(server, "json", writer=transport)
+        if len(server.connections) >= server.max_connections:
+            conn.error("server_busy", f"{len(server.connections)} connections open; try later", fatal=True)
+            return
+        server.connections.add(conn)
+        try:
+            import socket
+
+            transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except (OSError, AttributeError):
+            pass
+        if not self.initial:  # a connection handed over by another worker has had its hello
+            conn.send({"type": "hello", "server": "cfrkit", "protocol": 1, "agents": server.house_agents()})
+        else:
+            data, self.initial = self.initial, b""
+            self.data_received(data)
+
+    def data_received(self, data: bytes) -> None:
+        conn = self.conn
+        if conn.closed:
+            return
+        buf = self.buf + data if self.buf else data
+        on_raw = self.server.on_raw
+        start = 0
+        while True:
+            nl = buf.find(b"\n", start)
+            if nl < 0:
+                break
+            raw = buf[start:nl]
+            line_start, start = start, nl + 1
+            if self.skipping:
+                self.skipping = False
+                continue
+            if raw.endswith(b"\r"):
+                raw = raw.rstrip(b"\r")
+            if not raw.strip():
+                continue
+            on_raw(conn, raw)
+            if conn.handoff_to is not None:
+                self._hand_over(buf[line_start:])
+                return
+            if conn.closed:
+                self.buf = b""
+                return
+        rest = buf[start:] if start else buf
+        if len(rest) > P.MAX_MESSAGE_BYTES:
+            if not self.skipping:
+                self.server._fault(conn, "too_large", f"message longer than {P.MAX_MESSAGE_BYTES} bytes")
+            self.skipping = True
+            rest = b""
+        self.buf = rest
+
+    def _hand_over(self, rest: bytes) -> None:
+        self.transport.pause_reading()
+        self.buf = b""
+        server, conn = self.server, self.conn
+        server.connections.discard(conn)
+        if not server._hand_over(conn, "json", rest):
+            conn.close()
+
+    def connection_lost(self, exc) -> None:
+        self.server.connections.discard(self.conn)
+        self.conn.close()
 
 
 class Slot:
@@ -203,6 +309,7 @@ class Slot:
         self.bank = match.time_bank
         self.pending: Optional[asyncio.Future] = None
         self.pending_state = None
+        self.pending_view = None
         self.pending_seat = -1
         self.pending_matchstate = ""
         self.received_at = 0.0
@@ -291,7 +398,8 @@ class Match:
         if slot.pending is not None:
             time_left = self.time_per_action + slot.bank
         conn.send(P.state_view(self.state, seat, match_id=self.id, hand=self.hand, player=slot.player,
-                               names_by_seat=self.names_by_seat(), time_left=time_left))
+                               names_by_seat=self.names_by_seat(), time_left=time_left,
+                               action_view=slot.pending_view if slot.pending is not None else None))
 
     def broadcast_state(self) -> None:
         for slot in self.slots:
@@ -343,8 +451,8 @@ class Match:
         resumed = time.perf_counter()
         while True:
             seat = state.current_player()
-            if seat == CHANCE:
-                state.apply_action(cards[k])
+            if seat == CHANCE:  # the deal's cards: distinct cards of the deck by construction
+                _apply_validated(state, cards[k])
                 k += 1
                 continue
             if seat == TERMINAL:
@@ -353,6 +461,7 @@ class Match:
             if slot.kind != "house":
                 slot.pending = asyncio.get_running_loop().create_future()
                 slot.pending_state = state
+                slot.pending_view = state.action_view()  # for its state message and its answer
                 slot.pending_seat = seat
                 # states go out before every remote decision (and the hand's end): a house agent's
                 # action shows in the next state's betting, so no message is spent on it
@@ -366,7 +475,7 @@ class Match:
             if slot.kind != "house":
                 resumed = time.perf_counter()
                 last = slot
-            state.apply_action(action)
+            _apply_validated(state, action)  # decide() returns legal actions only
             self.server.stats.actions += 1
         returns = state.returns()
         player_returns = [returns[seat_of[j]] for j in range(self.n)]
@@ -420,9 +529,12 @@ class Match:
         t0 = time.monotonic()
         timeout = self.time_per_action + slot.bank
         pending = slot.pending
-        # a timer on the decision's future itself (cheaper than wait_for + shield on every action)
-        timer = asyncio.get_running_loop().call_later(
-            timeout, lambda: pending.done() or pending.set_exception(asyncio.TimeoutError()))
+        if timeout < SWEEP_MIN_TIMEOUT:  # a timer on the decision's future itself
+            timer = asyncio.get_running_loop().call_later(
+                timeout, lambda: pending.done() or pending.set_exception(asyncio.TimeoutError()))
+        else:  # the server's sweep times it out (at most TIMEOUT_SWEEP late): no timer per action
+            timer = None
+            self.server.watch_deadline(pending, t0 + timeout)
         try:
             action = await pending
         except asyncio.TimeoutError:
@@ -437,9 +549,13 @@ class Match:
             used = time.monotonic() - t0
             slot.bank = max(0.0, slot.bank - max(0.0, used - self.time_per_action))
         finally:
-            timer.cancel()
+            if timer is not None:
+                timer.cancel()
+            else:
+                self.server.deadlines.pop(pending, None)
             slot.pending = None
             slot.pending_state = None
+            slot.pending_view = None
         return action
 
 
@@ -471,14 +587,32 @@ class Server:
         self.connections: set = set()
         self.stats = Stats()
         self._pending_hands: List[Any] = []
+        #: pending remote decisions -> their deadline (time.monotonic()), checked by _sweep
+        self.deadlines: Dict[asyncio.Future, float] = {}
+        self._sweeping = False
         self._servers: List[Any] = []
         self.bound: Dict[str, int] = {}
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
+        # matches of a previous run are resumed BEFORE the doors open: a client that rejoins right
+        # after a restart must find its match (not ``unknown_match``, which tells it the match ended)
+        resumed = []
+        for row in self.store.running_matches():  # resume after a restart: the open hand is void
+            if self.owner(row["id"]) != self.worker:
+                continue
+            self.store.mark_restarted(row["id"])
+            log.info("match %s resumes at hand %d (a hand being played at the stop is void and replayed "
+                     "from its deal)", row["id"], row["hands_done"])
+            players = [dict(spec_player, **stored) for spec_player, stored in zip(row["spec"]["players"], row["players"])]
+            match = Match(self, row["id"], row["spec"], players, row["hands_done"], self.store.totals(row["id"]))
+            self.matches[match.id] = match
+            resumed.append(match)
+        for match in resumed:
+            await self._open_acpc_ports(match)
+            match.start()
         reuse = self.workers > 1 or None
-        srv = await asyncio.start_server(self._json_client, self.host, self.port, limit=P.MAX_MESSAGE_BYTES * 4,
-                                         reuse_port=reuse)
+        srv = await asyncio.get_running_loop().create_server(self._json_door, self.host, self.port, reuse_port=reuse)
         self._servers.append(srv)
         self.bound["json"] = srv.sockets[0].getsockname()[1]
         if self.acpc_port is not None:
@@ -493,17 +627,6 @@ class Server:
                              max_size=P.MAX_MESSAGE_BYTES, ping_interval=20, ping_timeout=60)
             self._servers.append(ws)
             self.bound["http"] = list(ws.sockets)[0].getsockname()[1]
-        for row in self.store.running_matches():  # resume after a restart: the open hand is void
-            if self.owner(row["id"]) != self.worker:
-                continue
-            self.store.mark_restarted(row["id"])
-            log.info("match %s resumes at hand %d (a hand being played at the stop is void and replayed "
-                     "from its deal)", row["id"], row["hands_done"])
-            players = [dict(spec_player, **stored) for spec_player, stored in zip(row["spec"]["players"], row["players"])]
-            match = Match(self, row["id"], row["spec"], players, row["hands_done"], self.store.totals(row["id"]))
-            self.matches[match.id] = match
-            await self._open_acpc_ports(match)
-            match.start()
         log.info("serving on %s", self.bound)
 
     async def serve_forever(self) -> None:
@@ -523,6 +646,27 @@ class Server:
             c.close()
         self._write_hands()  # hands already finished are stored on a clean stop
         self.store.close()
+
+    # ------------------------------------------------------------------ time limits
+    def watch_deadline(self, fut: "asyncio.Future", deadline: float) -> None:
+        """Fail ``fut`` with ``asyncio.TimeoutError`` once ``time.monotonic()`` passes ``deadline``
+        (checked every ``TIMEOUT_SWEEP`` seconds: one sweep for all decisions, not a timer each)."""
+        self.deadlines[fut] = deadline
+        if not self._sweeping:
+            self._sweeping = True
+            asyncio.get_running_loop().call_later(TIMEOUT_SWEEP, self._sweep)
+
+    def _sweep(self) -> None:
+        now = time.monotonic()
+        expired = [fut for fut, deadline in self.deadlines.items() if deadline <= now]
+        for fut in expired:
+            del self.deadlines[fut]
+            if not fut.done():
+                fut.set_exception(asyncio.TimeoutError())
+        if self.deadlines:
+            asyncio.get_running_loop().call_later(TIMEOUT_SWEEP, self._sweep)
+        else:
+            self._sweeping = False
 
     # ------------------------------------------------------------------ storage (group commit)
     def commit_hand(self, record: tuple) -> "asyncio.Future":
@@ -741,7 +885,7 @@ class Server:
             hand = msg.get("hand")
             if hand is not None and hand != slot.match.hand:
                 raise P.ProtocolError("stale", f"action for hand {hand!r}; the current hand is {slot.match.hand}")
-            action = P.action_from_message(slot.pending_state, msg)
+            action = P.action_from_message(slot.pending_state, msg, slot.pending_view)
             slot.resolve(action)
         elif kind == "join":
             if self._foreign(conn, msg.get("match")):
@@ -787,40 +931,18 @@ class Server:
         match.start()
 
     # ------------------------------------------------------------------ doors
-    async def _json_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                           initial: bytes = b"") -> None:
-        conn = Connection(self, "json", writer=writer)
-        if len(self.connections) >= self.max_connections:
-            conn.error("server_busy", f"{len(self.connections)} connections open; try later", fatal=True)
-            return
-        self.connections.add(conn)
-        try:
-            import socket
-
-            writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        except (OSError, AttributeError):
-            pass
-        if not initial:  # a connection handed over by another worker has had its hello
-            conn.send({"type": "hello", "server": "cfrkit", "protocol": 1, "agents": self.house_agents()})
-        rest = b""
-        try:
-            rest = await self._read_lines(reader, conn, lambda raw: self.on_raw(conn, raw), initial)
-        except asyncio.CancelledError:  # server shutting down
-            pass
-        finally:
-            self.connections.discard(conn)
-            if conn.handoff_to is not None and self._hand_over(conn, "json", rest):
-                return
-            conn.close()
+    def _json_door(self, initial: bytes = b"") -> "_JsonDoor":
+        """A protocol instance of the JSON door (one per connection)."""
+        return _JsonDoor(self, initial)
 
     async def accept_handed(self, door: str, sock, data: bytes) -> None:
         """Serve a connection another worker handed over (``data``: its bytes not handled yet)."""
         sock.setblocking(False)
-        reader, writer = await asyncio.open_connection(sock=sock, limit=P.MAX_MESSAGE_BYTES * 4)
         if door == "acpc":
+            reader, writer = await asyncio.open_connection(sock=sock, limit=P.MAX_MESSAGE_BYTES * 4)
             await self._acpc_client(reader, writer, None, data)
         else:
-            await self._json_client(reader, writer, data)
+            await asyncio.get_running_loop().connect_accepted_socket(lambda: self._json_door(data), sock)
 
     def _hand_over(self, conn: Connection, door: str, data: bytes) -> bool:
         """Pass the connection's socket (and the bytes read but not handled) to its match's worker."""
