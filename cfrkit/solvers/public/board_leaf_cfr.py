@@ -1,0 +1,282 @@
+"""Compiled range CFR on depth-limited hold'em trees: DeepStack's lookahead with value-net leaves.
+
+:class:`BoardLeafSolver` runs CFR+ / DCFR (the iterates of :class:`~cfrkit.solvers.public.tree.RangeSolver`,
+up to rounding) on a depth-limited turn or flop tree (``build_public_tree(..., depth_limit=True)``) with the
+per-board layout of :class:`~cfrkit.solvers.public.board_range_cfr.BoardRangeSolver`, and two node types
+that take their values from outside the walk:
+
+* **leaves** (the first decision of the next street, one per dealt card): values per leaf and hand from a
+  leaf value function, the same ``fn(leaf_nodes, reach0, reach1, backend) -> (values0, values1)`` as
+  ``RangeSolver(leaf_values=...)`` (e.g. ``HoldemValueNets.leaf_values("river")``), asked once per player
+  pass and iteration for all leaves at once (:class:`LeafSession`);
+* **all-in terminals** before the river (an all-in call and its run-outs): ``contribution x M @
+  opponent_reach`` with ``M`` the all-in equity matrix of the root board (:func:`allin_equity_matrix`:
+  expected sign of the showdown over the remaining cards, exact enumeration, computed once per board and
+  cached), for every all-in node of a pass in one matrix product.
+
+Per iteration and player: a compiled forward pass writes both players' reach at those nodes (current
+strategies), the session fills the values, a compiled walk updates the player's regrets and strategy sums
+and returns its root cfvs.  The root cfvs averaged over the iterations after ``skip`` are DeepStack's
+training targets (:meth:`BoardLeafSolver.average_root_values`).  Units: chips.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from cfrkit.games.base import GameError
+from cfrkit.solvers.public.board_range_cfr import BoardLayout, BoardRangeSolver, _kernel
+from cfrkit.solvers.public.tree import CHANCE_NODE, SHOWDOWN_NODE, PublicTree
+
+LEAF_ALGORITHMS = {"cfr+": 0, "dcfr": 1}
+
+_MATRIX_CACHE: "OrderedDict[Tuple[int, ...], np.ndarray]" = OrderedDict()
+_MATRIX_CACHE_SIZE = 4
+
+
+def allin_runouts(tree: PublicTree, node: int) -> List[Tuple[Tuple[int, ...], float]]:
+    """Run-outs of the all-in chance node ``node``: ``(river board, probability given both hands)``, boards
+    that differ only in the order of the dealt cards merged (their probabilities added)."""
+    nodes, pg = tree.nodes, tree.pgame
+    out: Dict[Tuple[int, ...], float] = {}
+    stack = [(node, 1.0)]
+    while stack:
+        i, w = stack.pop()
+        n = nodes[i]
+        if n.kind == CHANCE_NODE:
+            cw = pg.chance_weight(n.board)
+            stack.extend((c, w * cw) for c in n.children)
+        elif n.kind == SHOWDOWN_NODE:
+            key = tuple(sorted(int(c) for c in n.board))
+            out[key] = out.get(key, 0.0) + w
+        else:
+            raise GameError(f"node {i} ({n.kind}) below an all-in run-out")
+    return sorted(out.items())
+
+
+def allin_equity_matrix(tree: PublicTree, node: int, pairs: np.ndarray) -> np.ndarray:
+    """All-in equity matrix ``(H, H)`` float64 of the hands ``pairs`` (pair indices, none touching the root
+    board) for the all-in chance node ``node`` of ``tree``: ``M[i, j]`` = P(i beats j) - P(j beats i) over the
+    node's run-outs to the river given both hands (exact enumeration of the tree's own run-outs, with its
+    chance probabilities: 1/44 per river card on a full-deck turn), 0 for hands sharing a card.  Player p's
+    value of the all-in terminal is ``contribution_p x M @ opponent_reach`` (chips).  Cached for the last
+    few boards.
+    """
+    pg = tree.pgame
+    root = tuple(int(c) for c in tree.nodes[node].board)
+    runouts = allin_runouts(tree, node)
+    key = (root, tuple(int(p) for p in pairs), tuple(runouts))
+    hit = _MATRIX_CACHE.get(key)
+    if hit is not None:
+        _MATRIX_CACHE.move_to_end(key)
+        return hit
+    cards = np.ascontiguousarray(pg.hand_cards[pairs], dtype=np.int64)
+    R, H = len(runouts), len(pairs)
+    strengths = np.zeros((R, H), dtype=np.int32)
+    live = np.ones((R, H), dtype=np.uint8)
+    out = np.zeros((H, H))
+    weights = np.array([w for _, w in runouts])
+    for r, (board, _) in enumerate(runouts):
+        strengths[r] = np.asarray(pg.strengths(board))[pairs]
+        for c in set(board) - set(root):
+            live[r] &= (cards[:, 0] != c) & (cards[:, 1] != c)
+    # run-outs of equal probability (all of them on a full deck) in one kernel call each
+    for w in np.unique(weights):
+        sel = np.flatnonzero(weights == w)
+        out += _kernel(np.float64).allin_matrix(cards, np.ascontiguousarray(strengths[sel]),
+                                                np.ascontiguousarray(live[sel]), float(w))
+    _MATRIX_CACHE[key] = out
+    while len(_MATRIX_CACHE) > _MATRIX_CACHE_SIZE:
+        _MATRIX_CACHE.popitem(last=False)
+    return out
+
+
+class _NumpyBackend:
+    """The ``backend`` argument leaf value functions get (as ``RangeSolver``'s numpy backend)."""
+
+    name = "numpy"
+
+    @staticmethod
+    def asarray(x):
+        return np.asarray(x)
+
+    @staticmethod
+    def to_numpy(x):
+        return np.asarray(x)
+
+
+class LeafSession:
+    """Values of a depth-limited layout's external nodes for one player pass (see module docstring).
+
+    ``leaf_values``: ``fn(leaf_nodes, reach0, reach1, backend) -> (values0, values1)``, arrays ``(L, 1, 1326)``
+    in chips (numpy in, numpy or torch out), called once per :meth:`fill` for all leaves at once.  The
+    all-in nodes use the root board's equity matrix (in the storage dtype).  Buffers are allocated once.
+    """
+
+    def __init__(self, layout: BoardLayout, leaf_values: Optional[Callable], dtype=np.float64):
+        self.layout = layout
+        self.dtype = np.dtype(dtype)
+        tree = layout.tree
+        nodes = tree.nodes
+        kinds = layout.node_type
+        self.allin = [k for k in layout.ext_nodes if kinds[k] == 5]
+        self.leaves = [k for k in layout.ext_nodes if kinds[k] == 4]
+        if self.leaves and leaf_values is None:
+            raise ValueError("the tree is depth-limited (has leaves): pass leaf_values")
+        if leaf_values is not None and not callable(leaf_values):
+            raise ValueError("leaf_values must be callable: fn(leaf_nodes, reach0, reach1, backend)")
+        self.leaf_values = leaf_values
+        self.E = layout.num_ext
+        self.H0 = len(layout.root_pairs)
+        self.K = len(self.allin)
+        self.reach = np.zeros(2 * self.E, dtype=self.dtype)
+        self.values = np.zeros(self.E, dtype=self.dtype)
+        self.calls = 0
+        if self.K:
+            if any(layout.node_space[k] != 0 for k in self.allin):
+                raise GameError("all-in nodes outside the root's board are not supported")
+            self.matrix_t = np.ascontiguousarray(
+                allin_equity_matrix(tree, layout.order[self.allin[0]], layout.root_pairs).T, dtype=self.dtype)
+            self.allin_amount = np.array([layout.amount[k] for k in self.allin])  # (K, 2) chips
+        # leaves: (L, 1326) scatter / gather of their hand spaces
+        self.leaf_nodes = [nodes[layout.order[k]] for k in self.leaves]
+        self.L = len(self.leaves)
+        rows, cols = [], []
+        for i, k in enumerate(self.leaves):
+            pairs = layout.space_pairs[layout.node_space[k]]
+            rows.append(np.full(len(pairs), i))
+            cols.append(pairs)
+        self._rows = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        self._cols = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
+        self.leaf_start = self.K * self.H0
+        self._full = np.zeros((2, self.L, 1, tree.num_hands))
+
+    def fill(self, player: int) -> None:
+        """``values`` of ``player`` at every external node from ``reach`` (both players, current strategies)."""
+        E, H0, K = self.E, self.H0, self.K
+        if K:
+            opp = self.reach[(1 - player) * E:(1 - player) * E + K * H0].reshape(K, H0)
+            vals = self.values[:K * H0].reshape(K, H0)
+            np.matmul(opp, self.matrix_t, out=vals)
+            vals *= self.allin_amount[:, player, None].astype(self.dtype)
+        if self.L:
+            s = self.leaf_start
+            for q in (0, 1):
+                self._full[q][self._rows, 0, self._cols] = self.reach[q * E + s:(q + 1) * E]
+            v = self.leaf_values(self.leaf_nodes, self._full[0], self._full[1], _NumpyBackend)[player]
+            if not isinstance(v, np.ndarray):
+                v = v.detach().cpu().numpy()
+            v = np.asarray(v)
+            if v.shape != (self.L, 1, self._full.shape[-1]):
+                raise ValueError(f"leaf_values returned shape {v.shape}, expected {(self.L, 1, self._full.shape[-1])}")
+            self.values[s:] = v[self._rows, 0, self._cols]
+            self.calls += 1
+
+
+class BoardLeafSolver(BoardRangeSolver):
+    """CFR+ / DCFR in C on a depth-limited turn or flop tree with value-function leaves (module docstring).
+
+    Args:
+        tree: depth-limited public tree of a 52-card hold'em game (``build_public_tree(..., depth_limit=True)``);
+            a tree without leaves works too (all-in nodes still use the equity matrix).
+        ranges: ``(2, 1326)`` root reach (default uniform over the live pairs).
+        leaf_values: ``fn(leaf_nodes, reach0, reach1, backend) -> (values0, values1)`` (``(L, 1, 1326)``,
+            chips), as ``RangeSolver``'s; required when the tree has leaves.
+        algorithm: ``"cfr+"`` (default, DeepStack's) or ``"dcfr"`` (``alpha``, ``beta``, ``gamma``).
+        skip: the first ``skip`` iterations stay out of the average strategy and the averaged root values.
+        dtype: ``"float32"`` (default) or ``"float64"`` storage.
+    """
+
+    def __init__(self, tree: PublicTree, ranges=None, leaf_values: Optional[Callable] = None,
+                 algorithm: str = "cfr+", skip: int = 0, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
+                 dtype: str = "float32"):
+        if np.dtype(dtype) not in (np.float64, np.float32):
+            raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
+        if algorithm not in LEAF_ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(LEAF_ALGORITHMS)}")
+        if int(skip) < 0:
+            raise ValueError(f"skip must be >= 0, got {skip}")
+        self.threads, self.dtype, self.algorithm, self.skip = 1, np.dtype(dtype), algorithm, int(skip)
+        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+        self.tree = tree
+        mask = tree.pgame.hand_mask(tree.root.board)
+        if ranges is None:
+            ranges = np.broadcast_to(mask / mask.sum(), (2, len(mask)))
+        ranges = np.asarray(ranges, dtype=np.float64)
+        if ranges.shape != (2, tree.num_hands):
+            raise ValueError(f"ranges must have shape (2, {tree.num_hands}), got {ranges.shape}")
+        if not np.all(np.isfinite(ranges)) or ranges.min() < 0:
+            raise ValueError("ranges must be finite and non-negative")
+        self.layout = layout = BoardLayout.of(tree, False, leaves=True)
+        if layout.num_ext == 0:
+            raise ValueError("the tree has no leaf or all-in node: use BoardRangeSolver")
+        self.pot = layout.pot
+        self.hands = layout.root_pairs
+        self.ranges = np.ascontiguousarray(ranges[:, self.hands], dtype=self.dtype)
+        self.compression = False
+        self._compressed = None
+        self.regrets = np.zeros(layout.num_entries, dtype=self.dtype)
+        self.strategy_sum = np.zeros(layout.num_entries, dtype=self.dtype)
+        self.session = LeafSession(layout, leaf_values, self.dtype)
+        self._kernel = _kernel(self.dtype).BoardLeafKernel(
+            layout.layout, layout.ext_off, self.ranges, self.regrets, self.strategy_sum, self.session.reach,
+            self.session.values)
+        self._root = np.zeros(len(self.hands), dtype=self.dtype)
+        self._root_sum = np.zeros((2, len(self.hands)))
+        self._root_count = [0, 0]
+        self.last_root_values = np.zeros((2, len(self.hands)))
+        self.iterations = 0
+
+    def _params(self, t: int):
+        """(average weight, dcfr flag, positive and negative regret scales) of iteration ``t`` (1-based)."""
+        if self.algorithm == "dcfr":
+            w = float(t) ** self.gamma if t > self.skip else 0.0
+            return w, 1, t ** self.alpha / (t ** self.alpha + 1.0), t ** self.beta / (t ** self.beta + 1.0)
+        return (float(t) if t > self.skip else 0.0), 0, 0.0, 0.0
+
+    def run(self, iterations: int, check_every: int = 0, target: Optional[float] = None) -> np.ndarray:
+        """Run ``iterations`` more iterations (alternating updates, player 0 first); returns an empty array
+        (no exploitability checks: a depth-limited tree's exploitability depends on the leaf values)."""
+        iterations = int(iterations)
+        if iterations < 0:
+            raise ValueError("iterations must be non-negative")
+        if check_every or target is not None:
+            raise ValueError("BoardLeafSolver has no exploitability checks (check_every / target)")
+        k, s = self._kernel, self.session
+        for _ in range(iterations):
+            self.iterations += 1
+            t = self.iterations
+            w, dcfr, pos, neg = self._params(t)
+            for p in (0, 1):
+                k.forward()
+                s.fill(p)
+                k.walk(p, w, dcfr, pos, neg, self._root)
+                self.last_root_values[p] = self._root
+                if t > self.skip:
+                    self._root_sum[p] += self._root
+                    self._root_count[p] += 1
+        return np.zeros(0)
+
+    def solve(self, *args, **kwargs):
+        raise GameError("BoardLeafSolver runs a fixed number of iterations: use run(iterations)")
+
+    def exploitability(self) -> float:
+        raise GameError("BoardLeafSolver has no exploitability (the leaf values are not a game's values)")
+
+    def _to_full(self, rows: np.ndarray) -> np.ndarray:
+        out = np.zeros((2, self.tree.num_hands))
+        out[:, self.hands] = rows
+        return out
+
+    def average_root_values(self) -> np.ndarray:
+        """Both players' root cfvs ``(2, 1326)`` (chips) averaged over the iterations after ``skip`` (each
+        iteration's cfvs of the current strategies: DeepStack's targets; 0 on pairs touching the board)."""
+        if min(self._root_count) == 0:
+            raise ValueError("no iterations after skip yet")
+        return self._to_full(self._root_sum / np.array(self._root_count, dtype=np.float64)[:, None])
+
+    def root_values(self) -> np.ndarray:
+        """Both players' root cfvs ``(2, 1326)`` (chips) of the last iteration's current strategies."""
+        return self._to_full(self.last_root_values)
