@@ -93,6 +93,26 @@ def allin_equity_matrix(tree: PublicTree, node: int, pairs: np.ndarray) -> np.nd
     return out
 
 
+def _is_holdem_net(fn) -> bool:
+    """Whether ``fn`` is a hold'em value net's leaf function (without importing torch otherwise)."""
+    import sys
+
+    mod = sys.modules.get("cfrkit.value_nets.holdem.leaf_values")
+    return mod is not None and isinstance(fn, mod.HoldemNetLeafValues)
+
+
+def _one_blas_thread():
+    """Context limiting BLAS to one thread (the all-in products are small: a threaded BLAS on a loaded
+    machine spends more CPU spinning than multiplying); a no-op without threadpoolctl."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover
+        from contextlib import nullcontext
+
+        return nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
 class _NumpyBackend:
     """The ``backend`` argument leaf value functions get (as ``RangeSolver``'s numpy backend)."""
 
@@ -111,11 +131,14 @@ class LeafSession:
     """Values of a depth-limited layout's external nodes for one player pass (see module docstring).
 
     ``leaf_values``: ``fn(leaf_nodes, reach0, reach1, backend) -> (values0, values1)``, arrays ``(L, 1, 1326)``
-    in chips (numpy in, numpy or torch out), called once per :meth:`fill` for all leaves at once.  The
-    all-in nodes use the root board's equity matrix (in the storage dtype).  Buffers are allocated once.
+    in chips (numpy in, numpy or torch out), called once per :meth:`fill` for all leaves at once.  A hold'em
+    value net's leaf function (``HoldemValueNets.leaf_values``) goes, with ``fast_nets``, through a direct path
+    in the ext layout (same computation, bucketed with ``bincount``, float rounding aside).  The all-in
+    nodes use the root board's equity matrix (in the storage dtype).  Buffers are allocated once.
     """
 
-    def __init__(self, layout: BoardLayout, leaf_values: Optional[Callable], dtype=np.float64):
+    def __init__(self, layout: BoardLayout, leaf_values: Optional[Callable], dtype=np.float64,
+                 fast_nets: bool = True):
         self.layout = layout
         self.dtype = np.dtype(dtype)
         tree = layout.tree
@@ -152,6 +175,52 @@ class LeafSession:
         self._cols = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
         self.leaf_start = self.K * self.H0
         self._full = np.zeros((2, self.L, 1, tree.num_hands))
+        self._net = None
+        if self.L and _is_holdem_net(leaf_values) and fast_nets:
+            self._net_setup(leaf_values)
+
+    def _net_setup(self, fn) -> None:
+        """Direct path for :class:`~cfrkit.value_nets.holdem.leaf_values.HoldemNetLeafValues`: the leaves'
+        bucket ids in the ext layout, so each pass buckets the reach with one ``bincount`` and gathers the
+        net's bucket values back (no 1326-wide arrays); the same computation as ``fn.evaluate``."""
+        M = fn.model.num_buckets
+        ids = np.stack([fn.bucket_ids(n.board).cpu().numpy() for n in self.leaf_nodes])  # (L, 1326), M = blocked
+        present = np.zeros((self.L, M + 1))
+        present[np.arange(self.L)[:, None], ids] = 1.0
+        present = present[:, :M]
+        contribs = np.array([n.contrib[0] for n in self.leaf_nodes], dtype=np.float64)
+        for n in self.leaf_nodes:
+            if abs(n.contrib[0] - n.contrib[1]) > 1e-9:
+                raise GameError(f"leaf {n.index} has unequal contributions {n.contrib}")
+        leaf_ids = ids[self._rows, self._cols]
+        self._net = {
+            "fn": fn, "M": M, "flat": self._rows * (M + 1) + leaf_ids,
+            "uniform": present / np.maximum(present.sum(1, keepdims=True), 1.0) if fn.empty_range == "uniform" else None,
+            "frac": (contribs / fn.stack)[:, None], "pots": 2.0 * contribs}
+
+    def _fill_net(self, player: int) -> None:
+        import torch
+
+        net, E, s, L = self._net, self.E, self.leaf_start, self.L
+        M, flat = net["M"], net["flat"]
+        normed, mass = [], []
+        for q in (0, 1):
+            b = np.bincount(flat, weights=self.reach[q * E + s:(q + 1) * E], minlength=L * (M + 1))
+            b = b.reshape(L, M + 1)[:, :M]
+            tot = b.sum(1, keepdims=True)
+            n = b / np.where(tot > 0, tot, 1.0)
+            if net["uniform"] is not None:
+                n = np.where(tot > 0, n, net["uniform"])
+            normed.append(n)
+            mass.append(tot[:, 0])
+        fn = net["fn"]
+        x = torch.as_tensor(np.concatenate([normed[0], normed[1], net["frac"]], 1), dtype=fn.dtype, device=fn.device)
+        with torch.no_grad():
+            out = fn.model(x).reshape(L, 2, M)[:, player].double().cpu().numpy()
+        out = np.concatenate([out, np.zeros((L, 1))], 1).reshape(-1)
+        scale = net["pots"] * mass[1 - player]
+        self.values[s:] = out[flat] * scale[self._rows]
+        fn.calls += 1
 
     def fill(self, player: int) -> None:
         """``values`` of ``player`` at every external node from ``reach`` (both players, current strategies)."""
@@ -161,7 +230,10 @@ class LeafSession:
             vals = self.values[:K * H0].reshape(K, H0)
             np.matmul(opp, self.matrix_t, out=vals)
             vals *= self.allin_amount[:, player, None].astype(self.dtype)
-        if self.L:
+        if self.L and self._net is not None:
+            self._fill_net(player)
+            self.calls += 1
+        elif self.L:
             s = self.leaf_start
             for q in (0, 1):
                 self._full[q][self._rows, 0, self._cols] = self.reach[q * E + s:(q + 1) * E]
@@ -187,11 +259,12 @@ class BoardLeafSolver(BoardRangeSolver):
         algorithm: ``"cfr+"`` (default, DeepStack's) or ``"dcfr"`` (``alpha``, ``beta``, ``gamma``).
         skip: the first ``skip`` iterations stay out of the average strategy and the averaged root values.
         dtype: ``"float32"`` (default) or ``"float64"`` storage.
+        fast_nets: a hold'em value net's leaf function through :class:`LeafSession`'s direct path.
     """
 
     def __init__(self, tree: PublicTree, ranges=None, leaf_values: Optional[Callable] = None,
                  algorithm: str = "cfr+", skip: int = 0, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
-                 dtype: str = "float32"):
+                 dtype: str = "float32", fast_nets: bool = True):
         if np.dtype(dtype) not in (np.float64, np.float32):
             raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
         if algorithm not in LEAF_ALGORITHMS:
@@ -219,7 +292,7 @@ class BoardLeafSolver(BoardRangeSolver):
         self._compressed = None
         self.regrets = np.zeros(layout.num_entries, dtype=self.dtype)
         self.strategy_sum = np.zeros(layout.num_entries, dtype=self.dtype)
-        self.session = LeafSession(layout, leaf_values, self.dtype)
+        self.session = LeafSession(layout, leaf_values, self.dtype, fast_nets)
         self._kernel = _kernel(self.dtype).BoardLeafKernel(
             layout.layout, layout.ext_off, self.ranges, self.regrets, self.strategy_sum, self.session.reach,
             self.session.values)
@@ -244,6 +317,11 @@ class BoardLeafSolver(BoardRangeSolver):
             raise ValueError("iterations must be non-negative")
         if check_every or target is not None:
             raise ValueError("BoardLeafSolver has no exploitability checks (check_every / target)")
+        with _one_blas_thread():
+            self._run(iterations)
+        return np.zeros(0)
+
+    def _run(self, iterations: int) -> None:
         k, s = self._kernel, self.session
         for _ in range(iterations):
             self.iterations += 1
@@ -257,7 +335,6 @@ class BoardLeafSolver(BoardRangeSolver):
                 if t > self.skip:
                     self._root_sum[p] += self._root
                     self._root_count[p] += 1
-        return np.zeros(0)
 
     def solve(self, *args, **kwargs):
         raise GameError("BoardLeafSolver runs a fixed number of iterations: use run(iterations)")
