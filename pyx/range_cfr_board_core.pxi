@@ -669,3 +669,30 @@ def allin_matrix(const long long[:, ::1] pair_cards, const int[:, ::1] strengths
                         or pair_cards[i, 1] == pair_cards[j, 0] or pair_cards[i, 1] == pair_cards[j, 1]:
                     M[i, j] = 0.0
     return out
+
+
+def bucket_sums(const rc_real[::1] x, const long long[::1] flat, double[::1] out):
+    """``out[flat[i]] += x[i]`` (``out`` zeroed first): reach summed per (leaf, bucket) cell, in index order
+    (the order and result of ``np.bincount(flat, weights=x)``)."""
+    cdef Py_ssize_t i, n = x.shape[0], m = out.shape[0]
+    if flat.shape[0] != n:
+        raise ValueError("x and flat must have one length")
+    for i in range(n):
+        if flat[i] < 0 or flat[i] >= m:
+            raise ValueError(f"bucket index {flat[i]} outside [0, {m})")
+    with nogil:
+        memset(&out[0], 0, m * sizeof(double))
+        for i in range(n):
+            out[flat[i]] += x[i]
+
+
+def bucket_gather(const double[::1] table, const long long[::1] flat, const long long[::1] rows,
+                  const double[::1] scale, rc_real[::1] out):
+    """``out[i] = table[flat[i]] * scale[rows[i]]``: per-bucket values back to the hands (indices checked by
+    the caller, as built by ``LeafSession``)."""
+    cdef Py_ssize_t i, n = out.shape[0]
+    if flat.shape[0] != n or rows.shape[0] != n:
+        raise ValueError("flat, rows and out must have one length")
+    with nogil:
+        for i in range(n):
+            out[i] = <rc_real>(table[flat[i]] * scale[rows[i]])

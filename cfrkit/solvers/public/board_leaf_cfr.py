@@ -171,7 +171,7 @@ class LeafSession:
             pairs = layout.space_pairs[layout.node_space[k]]
             rows.append(np.full(len(pairs), i))
             cols.append(pairs)
-        self._rows = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        self._rows = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, dtype=np.int64)
         self._cols = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
         self.leaf_start = self.K * self.H0
         self._full = np.zeros((2, self.L, 1, tree.num_hands))
@@ -194,7 +194,8 @@ class LeafSession:
                 raise GameError(f"leaf {n.index} has unequal contributions {n.contrib}")
         leaf_ids = ids[self._rows, self._cols]
         self._net = {
-            "fn": fn, "M": M, "flat": self._rows * (M + 1) + leaf_ids,
+            "fn": fn, "M": M, "flat": np.ascontiguousarray(self._rows * (M + 1) + leaf_ids, dtype=np.int64),
+            "cells": np.zeros(self.L * (M + 1)),
             "uniform": present / np.maximum(present.sum(1, keepdims=True), 1.0) if fn.empty_range == "uniform" else None,
             "frac": (contribs / fn.stack)[:, None], "pots": 2.0 * contribs}
 
@@ -204,9 +205,10 @@ class LeafSession:
         net, E, s, L = self._net, self.E, self.leaf_start, self.L
         M, flat = net["M"], net["flat"]
         normed, mass = [], []
+        kern, cells = _kernel(self.dtype), net["cells"]
         for q in (0, 1):
-            b = np.bincount(flat, weights=self.reach[q * E + s:(q + 1) * E], minlength=L * (M + 1))
-            b = b.reshape(L, M + 1)[:, :M]
+            kern.bucket_sums(self.reach[q * E + s:(q + 1) * E], flat, cells)
+            b = cells.reshape(L, M + 1)[:, :M]
             tot = b.sum(1, keepdims=True)
             n = b / np.where(tot > 0, tot, 1.0)
             if net["uniform"] is not None:
@@ -217,9 +219,8 @@ class LeafSession:
         x = torch.as_tensor(np.concatenate([normed[0], normed[1], net["frac"]], 1), dtype=fn.dtype, device=fn.device)
         with torch.no_grad():
             out = fn.model(x).reshape(L, 2, M)[:, player].double().cpu().numpy()
-        out = np.concatenate([out, np.zeros((L, 1))], 1).reshape(-1)
-        scale = net["pots"] * mass[1 - player]
-        self.values[s:] = out[flat] * scale[self._rows]
+        out = np.ascontiguousarray(np.concatenate([out, np.zeros((L, 1))], 1).reshape(-1))
+        kern.bucket_gather(out, flat, self._rows, np.ascontiguousarray(net["pots"] * mass[1 - player]), self.values[s:])
         fn.calls += 1
 
     def fill(self, player: int) -> None:
