@@ -199,22 +199,23 @@ class LeafSession:
             "uniform": present / np.maximum(present.sum(1, keepdims=True), 1.0) if fn.empty_range == "uniform" else None,
             "frac": (contribs / fn.stack)[:, None], "pots": 2.0 * contribs}
 
-    def _fill_net(self, player: int) -> None:
+    def _fill_net(self, player: int, fresh) -> None:
         import torch
 
         net, E, s, L = self._net, self.E, self.leaf_start, self.L
         M, flat = net["M"], net["flat"]
-        normed, mass = [], []
+        normed, mass = net.setdefault("normed", [None, None]), net.setdefault("mass", [None, None])
         kern, cells = _kernel(self.dtype), net["cells"]
         for q in (0, 1):
+            if q not in fresh and normed[q] is not None:
+                continue  # q's strategy has not changed since the last pass: same bucketed range
             kern.bucket_sums(self.reach[q * E + s:(q + 1) * E], flat, cells)
             b = cells.reshape(L, M + 1)[:, :M]
             tot = b.sum(1, keepdims=True)
             n = b / np.where(tot > 0, tot, 1.0)
             if net["uniform"] is not None:
                 n = np.where(tot > 0, n, net["uniform"])
-            normed.append(n)
-            mass.append(tot[:, 0])
+            normed[q], mass[q] = n, tot[:, 0]
         fn = net["fn"]
         x = torch.as_tensor(np.concatenate([normed[0], normed[1], net["frac"]], 1), dtype=fn.dtype, device=fn.device)
         with torch.no_grad():
@@ -223,8 +224,10 @@ class LeafSession:
         kern.bucket_gather(out, flat, self._rows, np.ascontiguousarray(net["pots"] * mass[1 - player]), self.values[s:])
         fn.calls += 1
 
-    def fill(self, player: int) -> None:
-        """``values`` of ``player`` at every external node from ``reach`` (both players, current strategies)."""
+    def fill(self, player: int, fresh=(0, 1)) -> None:
+        """``values`` of ``player`` at every external node from ``reach`` (both players, current strategies).
+        ``fresh``: the players whose reach changed since the last call (the others' bucketed ranges are reused
+        on the value-net path)."""
         E, H0, K = self.E, self.H0, self.K
         if K:
             opp = self.reach[(1 - player) * E:(1 - player) * E + K * H0].reshape(K, H0)
@@ -232,7 +235,7 @@ class LeafSession:
             np.matmul(opp, self.matrix_t, out=vals)
             vals *= self.allin_amount[:, player, None].astype(self.dtype)
         if self.L and self._net is not None:
-            self._fill_net(player)
+            self._fill_net(player, fresh)
             self.calls += 1
         elif self.L:
             s = self.leaf_start
@@ -301,6 +304,7 @@ class BoardLeafSolver(BoardRangeSolver):
         self._root_sum = np.zeros((2, len(self.hands)))
         self._root_count = [0, 0]
         self.last_root_values = np.zeros((2, len(self.hands)))
+        self._first_pass = True
         self.iterations = 0
 
     def _params(self, t: int):
@@ -330,7 +334,9 @@ class BoardLeafSolver(BoardRangeSolver):
             w, dcfr, pos, neg = self._params(t)
             for p in (0, 1):
                 k.forward()
-                s.fill(p)
+                # since the last pass only the other player's strategy changed (p's own did in p's last pass)
+                s.fill(p, (0, 1) if self._first_pass else (1 - p,))
+                self._first_pass = False
                 k.walk(p, w, dcfr, pos, neg, self._root)
                 self.last_root_values[p] = self._root
                 if t > self.skip:
