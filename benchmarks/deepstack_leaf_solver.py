@@ -6,7 +6,7 @@ valued by nets of the ``tiny`` preset's shape (river: 3 x 64, 100 hand-strength 
 30 E[HS] buckets) with random weights (the time does not depend on the weights), CFR+ with
 ``skip = iterations / 2`` (the datagen's targets).  Per street, in one run: the compiled solver
 (``board``, float32, and optionally ``board64``) on ``--situations`` situations at ``--iterations``, and
-the numpy ``RangeSolver`` (the group of situations as one batch, as the datagen runs it) at
+the numpy ``RangeSolver`` (``--numpy-batch`` situations as one batch, as the datagen runs a group) at
 ``--numpy-iterations`` (linear in the iterations: scaled to ``--iterations``, the scaling stated).  Times
 are ``time.process_time`` of this process (torch at one thread); the equity matrix of each board is
 timed apart (once per board, shared by the board's group of situations).
@@ -43,6 +43,8 @@ def main(argv=None):
     ap.add_argument("--situations", type=int, default=2, help="compiled solves per street (one board, one pot)")
     ap.add_argument("--numpy-iterations", default="turn:20,flop:2",
                     help="numpy RangeSolver iterations per street (scaled to --iterations); 0 skips it")
+    ap.add_argument("--numpy-batch", type=int, default=10, help="situations per numpy RangeSolver batch (the datagen's "
+                                                                 "group, default 10)")
     ap.add_argument("--board64", action="store_true", help="also time the float64 compiled solver")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", default=None)
@@ -65,8 +67,9 @@ def main(argv=None):
     for street in args.streets.split(","):
         leaf_street = {"turn": "river", "flop": "turn"}[street]
         fn = make_leaf_fn(leaf_street, args.seed)
-        sit = sample_situations(street, args.situations, np.random.default_rng([args.seed, len(street)]),
-                                group=args.situations, stack=20000.0, big_blind=100.0)
+        n = max(args.situations, args.numpy_batch)
+        sit = sample_situations(street, n, np.random.default_rng([args.seed, len(street)]), group=n, stack=20000.0,
+                                big_blind=100.0)
         board, contrib = sit.boards[0], float(sit.contribs[0])
         c0 = time.process_time()
         tree = _tree(game, sizing, board, contrib, depth_limit=True)
@@ -84,7 +87,7 @@ def main(argv=None):
         for backend in ("board", "board64") if args.board64 else ("board",):
             dtype = "float32" if backend == "board" else "float64"
             times, net = [], []
-            for b in range(len(sit.ranges)):
+            for b in range(args.situations):
                 calls0 = fn.calls
                 t0 = time.process_time()
                 s = BoardLeafSolver(tree, ranges=sit.ranges[b], leaf_values=fn, skip=args.iterations // 2,
@@ -97,8 +100,8 @@ def main(argv=None):
             sess = s.session
             t0 = time.process_time()
             with _one_blas_thread():
-                for _ in range(20):
-                    sess.fill(0)
+                for q in range(20):
+                    sess.fill(q % 2, (1 - q % 2,))  # as in the solve: one player's range changed per pass
             net_share = (time.process_time() - t0) / 20 * 2 * args.iterations
             row[backend] = {"cpu_s_per_situation": float(np.mean(times)), "per_situation": times,
                             "leaf_fill_cpu_s_estimate": net_share, "net_calls": net[-1]}
@@ -108,13 +111,13 @@ def main(argv=None):
         k = int(numpy_its.get(street, 0))
         if k:
             t0 = time.process_time()
-            ref = RangeSolver(tree, ranges=sit.ranges, algorithm="cfr+", skip=0, leaf_values=fn)
+            nb = args.numpy_batch
+            ref = RangeSolver(tree, ranges=sit.ranges[:nb], algorithm="cfr+", skip=0, leaf_values=fn)
             ref.run(k)
             dt = time.process_time() - t0
-            per = dt / k * args.iterations / len(sit.ranges)
-            row["numpy"] = {"iterations_run": k, "batch": len(sit.ranges), "cpu_s": dt,
-                            "cpu_s_per_situation_scaled": per}
-            print(f"  numpy RangeSolver: {k} iterations on a batch of {len(sit.ranges)} in {dt:.2f} CPU s -> "
+            per = dt / k * args.iterations / nb
+            row["numpy"] = {"iterations_run": k, "batch": nb, "cpu_s": dt, "cpu_s_per_situation_scaled": per}
+            print(f"  numpy RangeSolver: {k} iterations on a batch of {nb} in {dt:.2f} CPU s -> "
                   f"{per:.1f} CPU s per situation at {args.iterations} iterations (scaled)", flush=True)
         report["streets"][street] = row
     if args.json:
