@@ -671,15 +671,17 @@ def allin_matrix(const long long[:, ::1] pair_cards, const int[:, ::1] strengths
     return out
 
 
-def bucket_sums(const rc_real[::1] x, const long long[::1] flat, double[::1] out):
+def bucket_sums(const rc_real[::1] x, const long long[::1] flat, double[::1] out, bint checked=False):
     """``out[flat[i]] += x[i]`` (``out`` zeroed first): reach summed per (leaf, bucket) cell, in index order
-    (the order and result of ``np.bincount(flat, weights=x)``)."""
+    (the order and result of ``np.bincount(flat, weights=x)``).  ``checked``: the caller has verified that
+    every index is in ``[0, len(out))`` (LeafSession does once), else they are checked here."""
     cdef Py_ssize_t i, n = x.shape[0], m = out.shape[0]
     if flat.shape[0] != n:
         raise ValueError("x and flat must have one length")
-    for i in range(n):
-        if flat[i] < 0 or flat[i] >= m:
-            raise ValueError(f"bucket index {flat[i]} outside [0, {m})")
+    if not checked:
+        for i in range(n):
+            if flat[i] < 0 or flat[i] >= m:
+                raise ValueError(f"bucket index {flat[i]} outside [0, {m})")
     with nogil:
         memset(&out[0], 0, m * sizeof(double))
         for i in range(n):

@@ -193,6 +193,8 @@ class LeafSession:
             if abs(n.contrib[0] - n.contrib[1]) > 1e-9:
                 raise GameError(f"leaf {n.index} has unequal contributions {n.contrib}")
         leaf_ids = ids[self._rows, self._cols]
+        if len(leaf_ids) and (leaf_ids.min() < 0 or leaf_ids.max() > M):
+            raise ValueError(f"bucket ids of the leaves outside [0, {M}]")
         self._net = {
             "fn": fn, "M": M, "flat": np.ascontiguousarray(self._rows * (M + 1) + leaf_ids, dtype=np.int64),
             "cells": np.zeros(self.L * (M + 1)),
@@ -209,7 +211,7 @@ class LeafSession:
         for q in (0, 1):
             if q not in fresh and normed[q] is not None:
                 continue  # q's strategy has not changed since the last pass: same bucketed range
-            kern.bucket_sums(self.reach[q * E + s:(q + 1) * E], flat, cells)
+            kern.bucket_sums(self.reach[q * E + s:(q + 1) * E], flat, cells, True)
             b = cells.reshape(L, M + 1)[:, :M]
             tot = b.sum(1, keepdims=True)
             n = b / np.where(tot > 0, tot, 1.0)
