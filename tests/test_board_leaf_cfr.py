@@ -154,6 +154,30 @@ def test_value_net_direct_path_equals_generic_call():
     assert np.abs(out[0] - out[1]).max() <= 1e-5 * np.abs(out[1]).max()
 
 
+def test_batched_spots_equal_their_own_solves():
+    torch = pytest.importorskip("torch")
+    from cfrkit.value_nets.holdem.bucketing import make_bucketer
+    from cfrkit.value_nets.holdem.leaf_values import HoldemNetLeafValues
+    from cfrkit.value_nets.model import ValueNet
+
+    g, tree, _ = spot(*FLOP)
+    ranges = np.random.default_rng(5).random((3, 2, 1326)) * g.hand_mask(tree.root.board)
+    torch.manual_seed(1)
+    net = HoldemNetLeafValues(ValueNet(12, hidden=(16,)), make_bucketer("turn", "ehs", 12), 300.0, "turn")
+    for fn, tol in ((known_leaf_fn(), 1e-12), (net, 1e-5)):
+        batch = BoardLeafSolver(tree, ranges=ranges, leaf_values=fn, skip=2, dtype="float64")
+        batch.run(6)
+        got = batch.average_root_values()
+        assert got.shape == (3, 2, 1326)
+        for b in range(3):
+            one = BoardLeafSolver(tree, ranges=ranges[b], leaf_values=fn, skip=2, dtype="float64")
+            one.run(6)
+            want = one.average_root_values()
+            assert np.abs(got[b] - want).max() <= tol * np.abs(want).max()
+            a, w = batch.average_strategy(spot=b), one.average_strategy()
+            assert max(np.abs(a[k] - w[k]).max() for k in w) <= 1e-6
+
+
 def test_datagen_board_backend_equals_numpy():
     from cfrkit.games.registry import load
     from cfrkit.value_nets.holdem.datagen import _sizing_list, solve_group_with_leaves

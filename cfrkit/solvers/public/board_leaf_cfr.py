@@ -128,17 +128,20 @@ class _NumpyBackend:
 
 
 class LeafSession:
-    """Values of a depth-limited layout's external nodes for one player pass (see module docstring).
+    """Values of a depth-limited layout's external nodes for one player pass, for ``B`` spots of one tree.
 
-    ``leaf_values``: ``fn(leaf_nodes, reach0, reach1, backend) -> (values0, values1)``, arrays ``(L, 1, 1326)``
-    in chips (numpy in, numpy or torch out), called once per :meth:`fill` for all leaves at once.  A hold'em
-    value net's leaf function (``HoldemValueNets.leaf_values``) goes, with ``fast_nets``, through a direct path
-    in the ext layout (same computation, bucketed with ``bincount``, float rounding aside).  The all-in
-    nodes use the root board's equity matrix (in the storage dtype).  Buffers are allocated once.
+    ``reach`` ``(B, 2 E)`` (both players' reach at the external nodes, written by the kernels) and
+    ``values`` ``(B, E)`` (the passing player's values there) are allocated once; row ``b`` is spot ``b``'s.
+    ``leaf_values``: ``fn(leaf_nodes, reach0, reach1, backend) -> (values0, values1)``, arrays ``(L, B, 1326)``
+    in chips (numpy in, numpy or torch out), called once per :meth:`fill` for all leaves and spots at once.
+    A hold'em value net's leaf function (``HoldemValueNets.leaf_values``) goes, with ``fast_nets``, through a
+    direct path in the ext layout (the same computation as its ``evaluate``: bucket sums in the kernel, one
+    net call for all leaves and spots, float rounding aside).  The all-in nodes use the root board's equity
+    matrix (in the storage dtype), all spots and all-in nodes in one matrix product.
     """
 
     def __init__(self, layout: BoardLayout, leaf_values: Optional[Callable], dtype=np.float64,
-                 fast_nets: bool = True):
+                 fast_nets: bool = True, batch: int = 1):
         self.layout = layout
         self.dtype = np.dtype(dtype)
         tree = layout.tree
@@ -150,20 +153,25 @@ class LeafSession:
             raise ValueError("the tree is depth-limited (has leaves): pass leaf_values")
         if leaf_values is not None and not callable(leaf_values):
             raise ValueError("leaf_values must be callable: fn(leaf_nodes, reach0, reach1, backend)")
+        if int(batch) < 1:
+            raise ValueError(f"batch must be >= 1, got {batch}")
         self.leaf_values = leaf_values
+        self.B = B = int(batch)
         self.E = layout.num_ext
         self.H0 = len(layout.root_pairs)
         self.K = len(self.allin)
-        self.reach = np.zeros(2 * self.E, dtype=self.dtype)
-        self.values = np.zeros(self.E, dtype=self.dtype)
+        self.reach = np.zeros((B, 2 * self.E), dtype=self.dtype)
+        self.values = np.zeros((B, self.E), dtype=self.dtype)
         self.calls = 0
         if self.K:
             if any(layout.node_space[k] != 0 for k in self.allin):
                 raise GameError("all-in nodes outside the root's board are not supported")
             self.matrix_t = np.ascontiguousarray(
                 allin_equity_matrix(tree, layout.order[self.allin[0]], layout.root_pairs).T, dtype=self.dtype)
-            self.allin_amount = np.array([layout.amount[k] for k in self.allin])  # (K, 2) chips
-        # leaves: (L, 1326) scatter / gather of their hand spaces
+            amount = np.array([layout.amount[k] for k in self.allin])  # (K, 2) chips
+            self._allin_amount = [np.ascontiguousarray(np.tile(amount[:, p], B)[:, None], dtype=self.dtype)
+                                  for p in (0, 1)]  # (B K, 1) per player
+        # leaves: (L, B, 1326) scatter / gather of their hand spaces
         self.leaf_nodes = [nodes[layout.order[k]] for k in self.leaves]
         self.L = len(self.leaves)
         rows, cols = [], []
@@ -174,15 +182,17 @@ class LeafSession:
         self._rows = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, dtype=np.int64)
         self._cols = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
         self.leaf_start = self.K * self.H0
-        self._full = np.zeros((2, self.L, 1, tree.num_hands))
+        self._full = None
         self._net = None
         if self.L and _is_holdem_net(leaf_values) and fast_nets:
             self._net_setup(leaf_values)
+        elif self.L:
+            self._full = np.zeros((2, self.L, B, tree.num_hands))
 
     def _net_setup(self, fn) -> None:
         """Direct path for :class:`~cfrkit.value_nets.holdem.leaf_values.HoldemNetLeafValues`: the leaves'
-        bucket ids in the ext layout, so each pass buckets the reach with one ``bincount`` and gathers the
-        net's bucket values back (no 1326-wide arrays); the same computation as ``fn.evaluate``."""
+        bucket ids in the ext layout, so each pass sums the reach per (leaf, bucket) in the kernel and gathers
+        the net's bucket values back (no 1326-wide arrays); the same computation as ``fn.evaluate``."""
         M = fn.model.num_buckets
         ids = np.stack([fn.bucket_ids(n.board).cpu().numpy() for n in self.leaf_nodes])  # (L, 1326), M = blocked
         present = np.zeros((self.L, M + 1))
@@ -195,61 +205,72 @@ class LeafSession:
         leaf_ids = ids[self._rows, self._cols]
         if len(leaf_ids) and (leaf_ids.min() < 0 or leaf_ids.max() > M):
             raise ValueError(f"bucket ids of the leaves outside [0, {M}]")
+        B, L = self.B, self.L
         self._net = {
             "fn": fn, "M": M, "flat": np.ascontiguousarray(self._rows * (M + 1) + leaf_ids, dtype=np.int64),
-            "cells": np.zeros(self.L * (M + 1)),
+            "cells": np.zeros((B, L * (M + 1))),
             "uniform": present / np.maximum(present.sum(1, keepdims=True), 1.0) if fn.empty_range == "uniform" else None,
-            "frac": (contribs / fn.stack)[:, None], "pots": 2.0 * contribs}
+            "frac": np.broadcast_to((contribs / fn.stack)[None, :, None], (B, L, 1)), "pots": 2.0 * contribs,
+            "table": np.zeros((B, L, M + 1)), "scale": np.zeros((B, L)), "normed": [None, None],
+            "mass": [None, None]}
 
     def _fill_net(self, player: int, fresh) -> None:
         import torch
 
-        net, E, s, L = self._net, self.E, self.leaf_start, self.L
+        net, E, s, L, B = self._net, self.E, self.leaf_start, self.L, self.B
         M, flat = net["M"], net["flat"]
-        normed, mass = net.setdefault("normed", [None, None]), net.setdefault("mass", [None, None])
+        normed, mass = net["normed"], net["mass"]
         kern, cells = _kernel(self.dtype), net["cells"]
         for q in (0, 1):
             if q not in fresh and normed[q] is not None:
                 continue  # q's strategy has not changed since the last pass: same bucketed range
-            kern.bucket_sums(self.reach[q * E + s:(q + 1) * E], flat, cells, True)
-            b = cells.reshape(L, M + 1)[:, :M]
-            tot = b.sum(1, keepdims=True)
-            n = b / np.where(tot > 0, tot, 1.0)
+            for b in range(B):
+                kern.bucket_sums(self.reach[b, q * E + s:(q + 1) * E], flat, cells[b], True)
+            bk = cells.reshape(B, L, M + 1)[:, :, :M]
+            tot = bk.sum(2, keepdims=True)
+            n = bk / np.where(tot > 0, tot, 1.0)
             if net["uniform"] is not None:
-                n = np.where(tot > 0, n, net["uniform"])
-            normed[q], mass[q] = n, tot[:, 0]
+                n = np.where(tot > 0, n, net["uniform"][None])
+            normed[q], mass[q] = n, tot[:, :, 0]
         fn = net["fn"]
-        x = torch.as_tensor(np.concatenate([normed[0], normed[1], net["frac"]], 1), dtype=fn.dtype, device=fn.device)
+        x = np.concatenate([normed[0], normed[1], net["frac"]], 2).reshape(B * L, 2 * M + 1)
         with torch.no_grad():
-            out = fn.model(x).reshape(L, 2, M)[:, player].double().cpu().numpy()
-        out = np.ascontiguousarray(np.concatenate([out, np.zeros((L, 1))], 1).reshape(-1))
-        kern.bucket_gather(out, flat, self._rows, np.ascontiguousarray(net["pots"] * mass[1 - player]), self.values[s:])
+            out = fn.model(torch.as_tensor(x, dtype=fn.dtype, device=fn.device)).reshape(B, L, 2, M)[:, :, player]
+            out = out.double().cpu().numpy()
+        table, scale = net["table"], net["scale"]
+        table[:, :, :M] = out
+        np.multiply(net["pots"][None], mass[1 - player], out=scale)
+        for b in range(B):
+            kern.bucket_gather(table[b].reshape(-1), flat, self._rows, scale[b], self.values[b, s:])
         fn.calls += 1
 
     def fill(self, player: int, fresh=(0, 1)) -> None:
-        """``values`` of ``player`` at every external node from ``reach`` (both players, current strategies).
-        ``fresh``: the players whose reach changed since the last call (the others' bucketed ranges are reused
-        on the value-net path)."""
-        E, H0, K = self.E, self.H0, self.K
+        """``values`` of ``player`` at every external node of every spot from ``reach`` (both players, current
+        strategies).  ``fresh``: the players whose reach changed since the last call (the others' bucketed
+        ranges are reused on the value-net path)."""
+        E, H0, K, B = self.E, self.H0, self.K, self.B
         if K:
-            opp = self.reach[(1 - player) * E:(1 - player) * E + K * H0].reshape(K, H0)
-            vals = self.values[:K * H0].reshape(K, H0)
-            np.matmul(opp, self.matrix_t, out=vals)
-            vals *= self.allin_amount[:, player, None].astype(self.dtype)
+            q = 1 - player
+            opp = self.reach[:, q * E:q * E + K * H0].reshape(B * K, H0)
+            vals = np.matmul(opp, self.matrix_t)
+            vals *= self._allin_amount[player]
+            self.values[:, :K * H0] = vals.reshape(B, K * H0)
         if self.L and self._net is not None:
             self._fill_net(player, fresh)
             self.calls += 1
         elif self.L:
-            s = self.leaf_start
+            s, full = self.leaf_start, self._full
             for q in (0, 1):
-                self._full[q][self._rows, 0, self._cols] = self.reach[q * E + s:(q + 1) * E]
-            v = self.leaf_values(self.leaf_nodes, self._full[0], self._full[1], _NumpyBackend)[player]
+                for b in range(B):
+                    full[q][self._rows, b, self._cols] = self.reach[b, q * E + s:(q + 1) * E]
+            v = self.leaf_values(self.leaf_nodes, full[0], full[1], _NumpyBackend)[player]
             if not isinstance(v, np.ndarray):
                 v = v.detach().cpu().numpy()
             v = np.asarray(v)
-            if v.shape != (self.L, 1, self._full.shape[-1]):
-                raise ValueError(f"leaf_values returned shape {v.shape}, expected {(self.L, 1, self._full.shape[-1])}")
-            self.values[s:] = v[self._rows, 0, self._cols]
+            if v.shape != (self.L, B, full.shape[-1]):
+                raise ValueError(f"leaf_values returned shape {v.shape}, expected {(self.L, B, full.shape[-1])}")
+            for b in range(B):
+                self.values[b, s:] = v[self._rows, b, self._cols]
             self.calls += 1
 
 
@@ -259,8 +280,10 @@ class BoardLeafSolver(BoardRangeSolver):
     Args:
         tree: depth-limited public tree of a 52-card hold'em game (``build_public_tree(..., depth_limit=True)``);
             a tree without leaves works too (all-in nodes still use the equity matrix).
-        ranges: ``(2, 1326)`` root reach (default uniform over the live pairs).
-        leaf_values: ``fn(leaf_nodes, reach0, reach1, backend) -> (values0, values1)`` (``(L, 1, 1326)``,
+        ranges: ``(2, 1326)`` root reach (default uniform over the live pairs), or ``(B, 2, 1326)`` for ``B``
+            spots of the tree solved side by side (one leaf-function call and one all-in product per pass
+            for all of them; each spot's iterates are those of its own solve).
+        leaf_values: ``fn(leaf_nodes, reach0, reach1, backend) -> (values0, values1)`` (``(L, B, 1326)``,
             chips), as ``RangeSolver``'s; required when the tree has leaves.
         algorithm: ``"cfr+"`` (default, DeepStack's) or ``"dcfr"`` (``alpha``, ``beta``, ``gamma``).
         skip: the first ``skip`` iterations stay out of the average strategy and the averaged root values.
@@ -284,28 +307,35 @@ class BoardLeafSolver(BoardRangeSolver):
         if ranges is None:
             ranges = np.broadcast_to(mask / mask.sum(), (2, len(mask)))
         ranges = np.asarray(ranges, dtype=np.float64)
-        if ranges.shape != (2, tree.num_hands):
-            raise ValueError(f"ranges must have shape (2, {tree.num_hands}), got {ranges.shape}")
+        self.batched = ranges.ndim == 3
+        if ranges.ndim == 2:
+            ranges = ranges[None]
+        if ranges.ndim != 3 or ranges.shape[1:] != (2, tree.num_hands) or len(ranges) == 0:
+            raise ValueError(f"ranges must have shape (2, {tree.num_hands}) or (B, 2, {tree.num_hands}), "
+                             f"got {ranges.shape}")
         if not np.all(np.isfinite(ranges)) or ranges.min() < 0:
             raise ValueError("ranges must be finite and non-negative")
         self.layout = layout = BoardLayout.of(tree, False, leaves=True)
         if layout.num_ext == 0:
             raise ValueError("the tree has no leaf or all-in node: use BoardRangeSolver")
+        self.B = B = len(ranges)
         self.pot = layout.pot
         self.hands = layout.root_pairs
-        self.ranges = np.ascontiguousarray(ranges[:, self.hands], dtype=self.dtype)
+        self._ranges_all = np.ascontiguousarray(ranges[:, :, self.hands], dtype=self.dtype)
+        self.ranges = self._ranges_all[0]
         self.compression = False
         self._compressed = None
-        self.regrets = np.zeros(layout.num_entries, dtype=self.dtype)
-        self.strategy_sum = np.zeros(layout.num_entries, dtype=self.dtype)
-        self.session = LeafSession(layout, leaf_values, self.dtype, fast_nets)
-        self._kernel = _kernel(self.dtype).BoardLeafKernel(
-            layout.layout, layout.ext_off, self.ranges, self.regrets, self.strategy_sum, self.session.reach,
-            self.session.values)
-        self._root = np.zeros(len(self.hands), dtype=self.dtype)
-        self._root_sum = np.zeros((2, len(self.hands)))
+        self._regrets_all = np.zeros((B, layout.num_entries), dtype=self.dtype)
+        self._ssum_all = np.zeros((B, layout.num_entries), dtype=self.dtype)
+        self.regrets, self.strategy_sum = self._regrets_all[0], self._ssum_all[0]  # spot 0 (BoardRangeSolver API)
+        self.session = s = LeafSession(layout, leaf_values, self.dtype, fast_nets, batch=B)
+        kern = _kernel(self.dtype)
+        self._kernels = [kern.BoardLeafKernel(layout.layout, layout.ext_off, self._ranges_all[b], self._regrets_all[b],
+                                              self._ssum_all[b], s.reach[b], s.values[b]) for b in range(B)]
+        self._root = np.zeros((B, len(self.hands)), dtype=self.dtype)
+        self._root_sum = np.zeros((B, 2, len(self.hands)))
         self._root_count = [0, 0]
-        self.last_root_values = np.zeros((2, len(self.hands)))
+        self.last_root_values = np.zeros((B, 2, len(self.hands)))
         self._first_pass = True
         self.iterations = 0
 
@@ -329,20 +359,22 @@ class BoardLeafSolver(BoardRangeSolver):
         return np.zeros(0)
 
     def _run(self, iterations: int) -> None:
-        k, s = self._kernel, self.session
+        s = self.session
         for _ in range(iterations):
             self.iterations += 1
             t = self.iterations
             w, dcfr, pos, neg = self._params(t)
             for p in (0, 1):
-                k.forward()
+                for k in self._kernels:
+                    k.forward()
                 # since the last pass only the other player's strategy changed (p's own did in p's last pass)
                 s.fill(p, (0, 1) if self._first_pass else (1 - p,))
                 self._first_pass = False
-                k.walk(p, w, dcfr, pos, neg, self._root)
-                self.last_root_values[p] = self._root
+                for b, k in enumerate(self._kernels):
+                    k.walk(p, w, dcfr, pos, neg, self._root[b])
+                self.last_root_values[:, p] = self._root
                 if t > self.skip:
-                    self._root_sum[p] += self._root
+                    self._root_sum[:, p] += self._root
                     self._root_count[p] += 1
 
     def solve(self, *args, **kwargs):
@@ -352,17 +384,27 @@ class BoardLeafSolver(BoardRangeSolver):
         raise GameError("BoardLeafSolver has no exploitability (the leaf values are not a game's values)")
 
     def _to_full(self, rows: np.ndarray) -> np.ndarray:
-        out = np.zeros((2, self.tree.num_hands))
-        out[:, self.hands] = rows
-        return out
+        out = np.zeros((self.B, 2, self.tree.num_hands))
+        out[:, :, self.hands] = rows
+        return out if self.batched else out[0]
 
     def average_root_values(self) -> np.ndarray:
-        """Both players' root cfvs ``(2, 1326)`` (chips) averaged over the iterations after ``skip`` (each
-        iteration's cfvs of the current strategies: DeepStack's targets; 0 on pairs touching the board)."""
+        """Both players' root cfvs ``(2, 1326)`` (``(B, 2, 1326)`` for batched ranges; chips) averaged over the
+        iterations after ``skip`` (each iteration's cfvs of the current strategies: DeepStack's targets; 0 on
+        pairs touching the board)."""
         if min(self._root_count) == 0:
             raise ValueError("no iterations after skip yet")
-        return self._to_full(self._root_sum / np.array(self._root_count, dtype=np.float64)[:, None])
+        return self._to_full(self._root_sum / np.array(self._root_count, dtype=np.float64)[None, :, None])
 
     def root_values(self) -> np.ndarray:
-        """Both players' root cfvs ``(2, 1326)`` (chips) of the last iteration's current strategies."""
+        """Both players' root cfvs ``(2, 1326)`` (``(B, 2, 1326)`` batched; chips) of the last iteration's
+        current strategies."""
         return self._to_full(self.last_root_values)
+
+    def average_strategy(self, nodes=None, spot: int = 0) -> Dict[int, np.ndarray]:
+        """``(1, A, 1326)`` average strategy per decision node of spot ``spot`` (original tree indices)."""
+        return self._strategies(self._ssum_all[spot], True, nodes)
+
+    def current_strategy(self, nodes=None, spot: int = 0) -> Dict[int, np.ndarray]:
+        """``(1, A, 1326)`` current (regret-matched) strategy per decision node of spot ``spot``."""
+        return self._strategies(self._regrets_all[spot], False, nodes)

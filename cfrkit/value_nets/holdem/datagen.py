@@ -117,22 +117,20 @@ def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.
     """Pot-fraction root cfvs ``(B, 2, 1326)`` of flop/turn situations sharing ``board`` and ``contrib`` on
     the depth-limited tree, ``leaf_values`` at the leaves, values averaged over the iterations after ``skip``
     (DeepStack's targets).  ``backend``: ``"board"`` (default: the compiled
-    :class:`~cfrkit.solvers.public.board_leaf_cfr.BoardLeafSolver`, float32 storage, one situation after the
-    other, all-in lines by the board's equity matrix), ``"board64"`` (the same in float64), ``"numpy"`` or
-    ``"torch"`` (``RangeSolver``, the group as one batch; all-in lines walk their run-outs)."""
+    :class:`~cfrkit.solvers.public.board_leaf_cfr.BoardLeafSolver`, float32 storage, the group's situations
+    side by side with one net call per pass, all-in lines by the board's equity matrix), ``"board64"`` (the
+    same in float64), ``"numpy"`` or ``"torch"`` (``RangeSolver``, the group as one batch; all-in lines walk
+    their run-outs)."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     tree = _tree(game, bet_sizing, board, contrib, depth_limit=True)
     if backend in ("board", "board64"):
         from cfrkit.solvers.public.board_leaf_cfr import BoardLeafSolver
 
-        out = np.zeros((len(ranges), 2, 1326))
-        for b in range(len(ranges)):
-            solver = BoardLeafSolver(tree, ranges=ranges[b], leaf_values=leaf_values, algorithm=algorithm, skip=skip,
-                                     dtype="float32" if backend == "board" else "float64")
-            solver.run(iterations)
-            out[b] = solver.average_root_values()
-        return out / (2.0 * contrib)
+        solver = BoardLeafSolver(tree, ranges=np.asarray(ranges).reshape(-1, 2, 1326), leaf_values=leaf_values,
+                                 algorithm=algorithm, skip=skip, dtype="float32" if backend == "board" else "float64")
+        solver.run(iterations)
+        return solver.average_root_values() / (2.0 * contrib)
     from cfrkit.solvers.public.tree import RangeSolver
 
     solver = RangeSolver(tree, ranges=ranges, algorithm=algorithm, skip=skip, leaf_values=leaf_values,
