@@ -40,7 +40,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--streets", default="turn,flop")
     ap.add_argument("--iterations", type=int, default=1000)
-    ap.add_argument("--situations", type=int, default=2, help="compiled solves per street (one board, one pot)")
+    ap.add_argument("--situations", type=int, default=2, help="compiled single-spot solves per street (one board, "
+                                                                "one pot)")
+    ap.add_argument("--group", type=int, default=10, help="situations solved side by side in one BoardLeafSolver "
+                                                          "(the datagen's group; 1 skips it)")
     ap.add_argument("--numpy-iterations", default="turn:20,flop:2",
                     help="numpy RangeSolver iterations per street (scaled to --iterations); 0 skips it")
     ap.add_argument("--numpy-batch", type=int, default=10, help="situations per numpy RangeSolver batch (the datagen's "
@@ -67,7 +70,7 @@ def main(argv=None):
     for street in args.streets.split(","):
         leaf_street = {"turn": "river", "flop": "turn"}[street]
         fn = make_leaf_fn(leaf_street, args.seed)
-        n = max(args.situations, args.numpy_batch)
+        n = max(args.situations, args.numpy_batch, args.group)
         sit = sample_situations(street, n, np.random.default_rng([args.seed, len(street)]), group=n, stack=20000.0,
                                 big_blind=100.0)
         board, contrib = sit.boards[0], float(sit.contribs[0])
@@ -105,9 +108,19 @@ def main(argv=None):
             net_share = (time.process_time() - t0) / 20 * 2 * args.iterations
             row[backend] = {"cpu_s_per_situation": float(np.mean(times)), "per_situation": times,
                             "leaf_fill_cpu_s_estimate": net_share, "net_calls": net[-1]}
-            print(f"  {backend}: {np.mean(times):.2f} CPU s per situation at {args.iterations} iterations "
-                  f"({', '.join(f'{x:.2f}' for x in times)}); leaf values + all-in products ~{net_share:.2f} s of it",
-                  flush=True)
+            print(f"  {backend}, one spot at a time: {np.mean(times):.2f} CPU s per situation at {args.iterations} "
+                  f"iterations ({', '.join(f'{x:.2f}' for x in times)}); leaf values + all-in products "
+                  f"~{net_share:.2f} s of it", flush=True)
+            if args.group > 1:
+                t0 = time.process_time()
+                s = BoardLeafSolver(tree, ranges=sit.ranges[:args.group], leaf_values=fn, skip=args.iterations // 2,
+                                    dtype=dtype)
+                s.run(args.iterations)
+                s.average_root_values()
+                dt = time.process_time() - t0
+                row[backend + "_group"] = {"group": args.group, "cpu_s": dt, "cpu_s_per_situation": dt / args.group}
+                print(f"  {backend}, the group of {args.group} side by side (the datagen's way): "
+                      f"{dt / args.group:.2f} CPU s per situation ({dt:.1f} CPU s in all)", flush=True)
         k = int(numpy_its.get(street, 0))
         if k:
             t0 = time.process_time()
