@@ -7,6 +7,7 @@
 * the all-in equity matrix equals an exact enumeration with the hand evaluator (full-deck turn, reduced
   flop), and is antisymmetric;
 * the direct path for hold'em value nets equals the generic call of the same net;
+* spots solved side by side (batched ranges) equal their own solves (generic leaf function and net);
 * the datagen's ``board64`` backend equals its ``numpy`` backend on a full-deck turn situation;
 * bad input is refused with clear errors (BoardRangeSolver refuses leaves).
 """
