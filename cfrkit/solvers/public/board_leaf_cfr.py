@@ -171,6 +171,8 @@ class LeafSession:
             amount = np.array([layout.amount[k] for k in self.allin])  # (K, 2) chips
             self._allin_amount = [np.ascontiguousarray(np.tile(amount[:, p], B)[:, None], dtype=self.dtype)
                                   for p in (0, 1)]  # (B K, 1) per player
+            self._allin_opp = np.zeros((B * self.K, self.H0), dtype=self.dtype)
+            self._allin_out = np.zeros((B * self.K, self.H0), dtype=self.dtype)
         # leaves: (L, B, 1326) scatter / gather of their hand spaces
         self.leaf_nodes = [nodes[layout.order[k]] for k in self.leaves]
         self.L = len(self.leaves)
@@ -206,10 +208,11 @@ class LeafSession:
         if len(leaf_ids) and (leaf_ids.min() < 0 or leaf_ids.max() > M):
             raise ValueError(f"bucket ids of the leaves outside [0, {M}]")
         B, L = self.B, self.L
+        uniform = present / np.maximum(present.sum(1, keepdims=True), 1.0) if fn.empty_range == "uniform" else None
         self._net = {
             "fn": fn, "M": M, "flat": np.ascontiguousarray(self._rows * (M + 1) + leaf_ids, dtype=np.int64),
             "cells": np.zeros((B, L * (M + 1))),
-            "uniform": present / np.maximum(present.sum(1, keepdims=True), 1.0) if fn.empty_range == "uniform" else None,
+            "uniform": uniform,
             "frac": np.broadcast_to((contribs / fn.stack)[None, :, None], (B, L, 1)), "pots": 2.0 * contribs,
             "table": np.zeros((B, L, M + 1)), "scale": np.zeros((B, L)), "normed": [None, None],
             "mass": [None, None]}
@@ -251,8 +254,9 @@ class LeafSession:
         E, H0, K, B = self.E, self.H0, self.K, self.B
         if K:
             q = 1 - player
-            opp = self.reach[:, q * E:q * E + K * H0].reshape(B * K, H0)
-            vals = np.matmul(opp, self.matrix_t)
+            opp, vals = self._allin_opp, self._allin_out
+            opp.reshape(B, K * H0)[:] = self.reach[:, q * E:q * E + K * H0]
+            np.matmul(opp, self.matrix_t, out=vals)
             vals *= self._allin_amount[player]
             self.values[:, :K * H0] = vals.reshape(B, K * H0)
         if self.L and self._net is not None:
