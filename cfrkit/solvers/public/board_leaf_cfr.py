@@ -17,7 +17,9 @@ that take their values from outside the walk:
 Per iteration and player: a compiled forward pass writes both players' reach at those nodes (current
 strategies), the session fills the values, a compiled walk updates the player's regrets and strategy sums
 and returns its root cfvs.  The root cfvs averaged over the iterations after ``skip`` are DeepStack's
-training targets (:meth:`BoardLeafSolver.average_root_values`).  Units: chips.
+training targets (:meth:`BoardLeafSolver.average_root_values`).  Batched ranges ``(B, 2, 1326)`` solve B
+spots of the tree side by side (one kernel each, one leaf-function call and one all-in product per pass
+for all): the hold'em datagen's groups.  Units: chips.
 """
 from __future__ import annotations
 
