@@ -54,8 +54,8 @@ def parse_args(argv=None):
     ap.add_argument("--streets", default="river,turn,flop", help="rounds to run (in this order)")
     ap.add_argument("--workers", type=int, default=None, help="processes for data generation (default: all cores)")
     ap.add_argument("--ray", default=None, help="Ray address for data generation (e.g. auto, local)")
-    ap.add_argument("--backend", default=None, help="RangeSolver backend for turn/flop data (default: torch on "
-                                                     "CUDA, else numpy)")
+    ap.add_argument("--backend", default=None, help="solver of turn/flop data: board (compiled, float32), board64, "
+                                                     "numpy or torch (default: torch on CUDA, else board)")
     ap.add_argument("--max-train-minutes", type=float, default=None)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-progress", action="store_true")
@@ -139,7 +139,7 @@ def main(argv=None) -> int:
         print(json.dumps(res, indent=1))
         return 0
     nets_dir = os.path.join(args.out, "nets")
-    backend = args.backend or ("torch" if torch.cuda.is_available() else "numpy")
+    backend = args.backend or ("torch" if torch.cuda.is_available() else "board")
     hidden = tuple(int(h) for h in args.hidden.split(","))
     try:
         nets = HoldemValueNets.load(nets_dir)

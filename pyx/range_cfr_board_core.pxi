@@ -101,7 +101,13 @@ cdef extern from *:
         for (long i = 0; i < n; i++) { double v = x[i] * f; q[i] = (unsigned short)(v > 0 ? v + 0.5 : 0.0); }
         return (float)m;
     }
+    /* one row of an all-in equity matrix for one run-out: row[j] += wl[j] * sign(si - s[j]) (wl = weight x live) */
+    static void rcb_sign_accumulate(double* restrict row, const int* restrict s, const double* restrict wl, int si,
+                                    int H) {
+        for (int j = 0; j < H; j++) row[j] += wl[j] * (double)((si > s[j]) - (si < s[j]));
+    }
     """
+    void rcb_sign_accumulate(double* row, const int* s, const double* wl, int si, int H) nogil
     void rcb_decode_i16(rc_real* out, const short* q, double scale, long n) nogil
     void rcb_decode_u16(rc_real* out, const unsigned short* q, double scale, long n) nogil
     float rcb_encode_i16(short* q, const rc_real* x, long n) nogil
@@ -121,6 +127,8 @@ cdef enum:
     FOLD = 1
     SHOWDOWN = 2
     CHANCE = 3
+    LEAF = 4      # depth-limited tree: values supplied per node and hand (value nets), see BoardLeafKernel
+    ALLIN = 5     # all-in before the river: values = contribution x equity matrix x opponent reach, supplied alike
 
 cdef enum:
     MODE_SOLVE = 0  # current strategy matched from the regrets; p's decisions update regrets and sums
@@ -154,6 +162,10 @@ cdef struct BTree:
     unsigned short* cssum
     float* reg_scale              # (N,)
     float* ssum_scale             # (N,)
+    const long long* ext_off      # (N,) leaf / all-in node: offset of its hands in ext_reach rows and ext_vals
+    long long E                   # entries of ext_vals (sum over leaf and all-in nodes of their hands)
+    rc_real* ext_reach            # (2, E): both players' reach at the leaf / all-in nodes (filled by _forward)
+    const rc_real* ext_vals       # (E,): the walking player's values at those nodes (filled by the caller)
 
 
 cdef inline int _H(BTree* t, int n) noexcept nogil:
@@ -230,6 +242,9 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
         rc_showdown(opp, out, t.amount[2 * n + p], stack, t.space_groups + t.space_group_start[sp],
                     t.space_group_start[sp + 1] - t.space_group_start[sp] - 1, cards, full, &full_total)
         return
+    if ty == LEAF or ty == ALLIN:
+        memcpy(out, t.ext_vals + t.ext_off[n], H * sizeof(rc_real))
+        return
     A = t.num_children[n]
     cs = t.child_start[n]
     if ty == CHANCE:
@@ -302,7 +317,7 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
             if t.node_type[c] == FOLD and have_full:
                 rc_fold_values(opp, full, full_total, cards, t.amount[2 * c + p], childv + <Py_ssize_t>a * H, H)
                 continue
-            if own != NULL and t.node_type[c] != FOLD and t.node_type[c] != SHOWDOWN:
+            if own != NULL and (t.node_type[c] == DECISION or t.node_type[c] == CHANCE):
                 rc_scale(reach, own, strat + <Py_ssize_t>a * H, H)
                 _walk(t, c, p, opp, reach, childv + <Py_ssize_t>a * H, rest, mode, regrets, ssum, w, dcfr, pos,
                       neg, nested)
@@ -352,6 +367,50 @@ cdef inline void _add_child(BTree* t, int c, const rc_real* cval, rc_real* out) 
         d = t.iso_next[d]
 
 
+cdef void _forward(BTree* t, int n, const rc_real* r0, const rc_real* r1, rc_real* stack,
+                   const rc_real* regrets) noexcept nogil:
+    """Both players' reach under the current (regret-matched) strategies, from node ``n`` (reach ``r0``, ``r1``
+    in its hand space) down to the leaf and all-in nodes, written to ``t.ext_reach``.  Scratch: ``stack``."""
+    cdef int H = _H(t, n), A, a, c, cs, Hc, q
+    cdef int ty = t.node_type[n]
+    cdef const int* map
+    cdef rc_real* strat
+    cdef rc_real* nr
+    cdef rc_real* rest
+    if ty == LEAF or ty == ALLIN:
+        memcpy(t.ext_reach + t.ext_off[n], r0, H * sizeof(rc_real))
+        memcpy(t.ext_reach + t.E + t.ext_off[n], r1, H * sizeof(rc_real))
+        return
+    if ty == FOLD or ty == SHOWDOWN:
+        return
+    A = t.num_children[n]
+    cs = t.child_start[n]
+    if ty == CHANCE:
+        for a in range(A):
+            c = cs + a
+            Hc = _H(t, c)
+            map = t.maps + t.child_map[c]
+            rcb_gather(stack, r0, map, Hc)
+            rcb_gather(stack + Hc, r1, map, Hc)
+            _forward(t, c, stack, stack + Hc, stack + 2 * Hc, regrets)
+        return
+    strat = stack
+    nr = stack + <Py_ssize_t>A * H
+    rest = nr + H
+    _node_strategy(t, n, MODE_SOLVE, regrets, NULL, strat, rest, NULL)
+    q = t.node_player[n]
+    for a in range(A):
+        c = cs + a
+        if t.node_type[c] == FOLD or t.node_type[c] == SHOWDOWN:
+            continue
+        if q == 0:
+            rc_scale(nr, r0, strat + <Py_ssize_t>a * H, H)
+            _forward(t, c, nr, r1, rest, regrets)
+        else:
+            rc_scale(nr, r1, strat + <Py_ssize_t>a * H, H)
+            _forward(t, c, r0, nr, rest, regrets)
+
+
 cdef double _exploitability(BTree* t, const rc_real* ranges, int H0, const rc_real* ssum, rc_real* root) noexcept nogil:
     """(BR_0 + BR_1) / 2 in chips against the average strategy; the ranges (card-compatible pairs) as the deal."""
     cdef int p, h
@@ -376,7 +435,7 @@ cdef class _Workspace:
     cdef object compressed_arrays
     cdef rc_real[::1] stacks, par_vals
 
-    def __init__(self, tuple layout, int threads):
+    def __init__(self, tuple layout, int threads, bint allow_ext=False):
         cdef const int[::1] node_type, node_player, child_start, num_children, node_space, space_start
         cdef const int[::1] space_group_start, space_groups, maps, iso_next, is_copy
         cdef const int[:, ::1] space_cards
@@ -393,6 +452,9 @@ cdef class _Workspace:
                 raise ValueError("per-node arrays of the board layout differ in length")
         if amount.shape[0] != N or amount.shape[1] != 2 or N == 0 or node_type[0] != DECISION:
             raise ValueError("bad board layout: amount must be (N, 2) and the root a decision")
+        if not allow_ext and np.any(np.asarray(node_type) >= LEAF):
+            raise ValueError("the layout has leaf or all-in nodes (a depth-limited tree): solve it with "
+                             "BoardLeafSolver (cfrkit.solvers.public.board_leaf_cfr), which supplies their values")
         threads = max(1, threads)
         hs = np.diff(np.asarray(space_start))
         self.t.Hmax = int(hs.max())
@@ -419,6 +481,10 @@ cdef class _Workspace:
         self.t.stacks = &self.stacks[0]
         self.t.par_vals = &self.par_vals[0]
         self.t.compressed = 0
+        self.t.ext_off = NULL
+        self.t.E = 0
+        self.t.ext_reach = NULL
+        self.t.ext_vals = NULL
 
     def set_compressed(self, short[::1] creg, unsigned short[::1] cssum, float[::1] reg_scale, float[::1] ssum_scale):
         """Use 16-bit storage: int16 regrets and uint16 strategy sums, one scale per node (see rcb_encode_i16)."""
@@ -521,3 +587,114 @@ def root_best_values(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] st
         _walk(t, 0, player, &ranges[1 - player, 0], NULL, &root_v[0], t.stacks, MODE_BEST, NULL, &strategy_sum[0],
               0.0, 0, 0.0, 0.0, 0)
     return root
+
+
+cdef class BoardLeafKernel:
+    """One depth-limited spot (leaf and all-in nodes) for step-by-step solving from Python.
+
+    Per iteration and player ``p``: :meth:`forward` writes both players' reach at the leaf / all-in nodes
+    (current strategies) into ``ext_reach`` ``(2, E)``; the caller fills ``ext_vals`` ``(E,)`` with p's
+    values there (value nets, equity matrix); :meth:`walk` then runs p's CFR update over the tree (same
+    update as :func:`solve`) and writes p's root cfvs.  All arrays are the caller's (no allocation per call).
+    """
+    cdef _Workspace ws
+    cdef const rc_real[:, ::1] ranges
+    cdef rc_real[::1] regrets, ssum, ext_reach, ext_vals
+    cdef const long long[::1] ext_off
+    cdef int H0
+
+    def __init__(self, tuple layout, const long long[::1] ext_off, const rc_real[:, ::1] ranges, rc_real[::1] regrets,
+                 rc_real[::1] strategy_sum, rc_real[::1] ext_reach, rc_real[::1] ext_vals):
+        self.ws = _Workspace(layout, 1, True)
+        cdef BTree* t = &self.ws.t
+        self.H0 = t.space_start[t.node_space[0] + 1] - t.space_start[t.node_space[0]]
+        if ranges.shape[0] != 2 or ranges.shape[1] != self.H0:
+            raise ValueError(f"ranges must be (2, {self.H0}) in the root's hand space")
+        if regrets.shape[0] != strategy_sum.shape[0] or regrets.shape[0] == 0:
+            raise ValueError("regrets and strategy sums must have the layout's (non-zero) number of entries")
+        if ext_off.shape[0] != t.N or ext_reach.shape[0] != 2 * ext_vals.shape[0] or ext_vals.shape[0] == 0:
+            raise ValueError("ext_off must be (N,), ext_reach (2 E,) and ext_vals (E,) with E > 0")
+        self.ranges, self.regrets, self.ssum = ranges, regrets, strategy_sum
+        self.ext_off, self.ext_reach, self.ext_vals = ext_off, ext_reach, ext_vals
+        t.ext_off = &ext_off[0]
+        t.E = ext_vals.shape[0]
+        t.ext_reach = &ext_reach[0]
+        t.ext_vals = &ext_vals[0]
+
+    def forward(self):
+        """Both players' reach at every leaf / all-in node into ``ext_reach`` (current strategies)."""
+        cdef BTree* t = &self.ws.t
+        with nogil:
+            _forward(t, 0, &self.ranges[0, 0], &self.ranges[1, 0], t.stacks, &self.regrets[0])
+
+    def walk(self, int player, double w, int dcfr, double pos, double neg, rc_real[::1] root):
+        """Player ``player``'s update pass (``w``: average weight, 0 = no strategy-sum update; ``dcfr`` 0 CFR+,
+        1 DCFR with regret scales ``pos``/``neg``), ``ext_vals`` holding its leaf / all-in values; its root
+        cfvs (chips) go to ``root`` ``(H0,)``."""
+        cdef BTree* t = &self.ws.t
+        if root.shape[0] != self.H0 or player not in (0, 1) or dcfr not in (0, 1):
+            raise ValueError(f"need root of length {self.H0}, player 0 or 1 and dcfr 0 or 1")
+        with nogil:
+            _walk(t, 0, player, &self.ranges[1 - player, 0], &self.ranges[player, 0], &root[0], t.stacks, MODE_SOLVE,
+                  &self.regrets[0], &self.ssum[0], w, dcfr, pos, neg, 0)
+
+
+def allin_matrix(const long long[:, ::1] pair_cards, const int[:, ::1] strengths, const unsigned char[:, ::1] live,
+                 double weight):
+    """All-in equity matrix ``(H, H)`` (float64) of a hand space: ``M[i, j]`` = sum over the run-outs ``r`` of
+    ``weight x sign(strengths[r, i] - strengths[r, j])`` where both hands are live on ``r`` (``live[r]``, 1 when
+    the hand does not hold a run-out card), 0 for hands sharing a card.  Player p's value of an all-in
+    terminal is then ``contribution_p x M @ opponent_reach`` (chips).
+
+    ``pair_cards`` ``(H, 2)``: the hands' cards; ``strengths`` ``(R, H)``: showdown class per run-out and hand
+    (higher wins); ``weight``: the probability of one run-out given both hands (e.g. ``1/44`` on the turn).
+    """
+    cdef Py_ssize_t H = pair_cards.shape[0], R = strengths.shape[0], r, i, j
+    if strengths.shape[1] != H or live.shape[0] != R or live.shape[1] != H or pair_cards.shape[1] != 2:
+        raise ValueError("need pair_cards (H, 2), strengths (R, H) and live (R, H)")
+    out = np.zeros((H, H), dtype=np.float64)
+    wl_arr = np.zeros(H, dtype=np.float64)
+    cdef double[:, ::1] M = out
+    cdef double[::1] wl = wl_arr
+    with nogil:
+        for r in range(R):
+            for j in range(H):
+                wl[j] = weight if live[r, j] else 0.0
+            for i in range(H):
+                if live[r, i]:
+                    rcb_sign_accumulate(&M[i, 0], &strengths[r, 0], &wl[0], strengths[r, i], <int>H)
+        for i in range(H):
+            for j in range(H):
+                if pair_cards[i, 0] == pair_cards[j, 0] or pair_cards[i, 0] == pair_cards[j, 1] \
+                        or pair_cards[i, 1] == pair_cards[j, 0] or pair_cards[i, 1] == pair_cards[j, 1]:
+                    M[i, j] = 0.0
+    return out
+
+
+def bucket_sums(const rc_real[::1] x, const long long[::1] flat, double[::1] out, bint checked=False):
+    """``out[flat[i]] += x[i]`` (``out`` zeroed first): reach summed per (leaf, bucket) cell, in index order
+    (the order and result of ``np.bincount(flat, weights=x)``).  ``checked``: the caller has verified that
+    every index is in ``[0, len(out))`` (LeafSession does once), else they are checked here."""
+    cdef Py_ssize_t i, n = x.shape[0], m = out.shape[0]
+    if flat.shape[0] != n:
+        raise ValueError("x and flat must have one length")
+    if not checked:
+        for i in range(n):
+            if flat[i] < 0 or flat[i] >= m:
+                raise ValueError(f"bucket index {flat[i]} outside [0, {m})")
+    with nogil:
+        memset(&out[0], 0, m * sizeof(double))
+        for i in range(n):
+            out[flat[i]] += x[i]
+
+
+def bucket_gather(const double[::1] table, const long long[::1] flat, const long long[::1] rows,
+                  const double[::1] scale, rc_real[::1] out):
+    """``out[i] = table[flat[i]] * scale[rows[i]]``: per-bucket values back to the hands (indices checked by
+    the caller, as built by ``LeafSession``)."""
+    cdef Py_ssize_t i, n = out.shape[0]
+    if flat.shape[0] != n or rows.shape[0] != n:
+        raise ValueError("flat, rows and out must have one length")
+    with nogil:
+        for i in range(n):
+            out[i] = <rc_real>(table[flat[i]] * scale[rows[i]])

@@ -61,17 +61,22 @@ class BoardLayout:
     _cache: ClassVar[weakref.WeakKeyDictionary] = weakref.WeakKeyDictionary()
 
     @classmethod
-    def of(cls, tree: PublicTree, isomorphism: bool = True) -> "BoardLayout":
+    def of(cls, tree: PublicTree, isomorphism: bool = True, leaves: bool = False) -> "BoardLayout":
         per_tree = cls._cache.setdefault(tree, {})
-        if isomorphism not in per_tree:
-            per_tree[isomorphism] = cls(tree, isomorphism)
-        return per_tree[isomorphism]
+        key = (bool(isomorphism) and not leaves, bool(leaves))
+        if key not in per_tree:
+            per_tree[key] = cls(tree, *key)
+        return per_tree[key]
 
-    def __init__(self, tree: PublicTree, isomorphism: bool = True):
+    def __init__(self, tree: PublicTree, isomorphism: bool = True, leaves: bool = False):
         kinds = {n.kind for n in tree.nodes}
-        if LEAF in kinds:
+        if LEAF in kinds and not leaves:
             raise GameError("BoardRangeSolver cannot solve depth-limited trees (leaf nodes need a value function); "
-                            "build the tree without depth_limit or use RangeSolver with leaf_values")
+                            "use BoardLeafSolver (cfrkit.solvers.public.board_leaf_cfr) or RangeSolver with "
+                            "leaf_values, or build the tree without depth_limit")
+        if leaves and isomorphism:
+            raise GameError("internal: the leaf layout has no suit isomorphism (leaf values need not be symmetric)")
+        self.leaves = bool(leaves)
         if tree.root.kind != DECISION:
             raise GameError("BoardRangeSolver needs a decision at the root of the tree")
         pg = tree.pgame
@@ -142,6 +147,19 @@ class BoardLayout:
             return m
 
         nodes = tree.nodes
+        # leaf mode: a chance node right after a betting action whose subtree has no decision and no leaf is an
+        # all-in run-out, laid out as one ALLIN node (equity matrix) instead of its run-out boards
+        allin = set()
+        if leaves:
+            open_below = [False] * len(nodes)
+            for n in reversed(nodes):
+                open_below[n.index] = n.kind in (DECISION, LEAF) or any(open_below[c] for c in n.children)
+            for n in nodes:
+                if n.kind == CHANCE_NODE and not open_below[n.index] and nodes[n.parent].kind == DECISION:
+                    if abs(n.contrib[0] - n.contrib[1]) > 1e-9:
+                        raise GameError(f"all-in run-out at node {n.index} with unequal contributions {n.contrib}")
+                    allin.add(n.index)
+        self.allin_nodes = sorted(allin)
         order = [0]  # original indices in kernel order (breadth first, children contiguous)
         spaces = [space(root_board)]
         copy_of: Dict[int, Tuple[int, Tuple[int, int]]] = {}  # copy chance child -> (canonical sibling, swap)
@@ -151,7 +169,7 @@ class BoardLayout:
             old = order[k]
             n = nodes[old]
             sp = spaces[k]
-            if n.kind == CHANCE_NODE and old not in copy_of:
+            if n.kind == CHANCE_NODE and old not in copy_of and old not in allin:
                 dealt = set(n.board) - set(root_board)
                 valid = [(a, b) for (a, b) in self.swaps if all(c % 4 not in (a, b) for c in dealt)]
                 card_child = {int(c): ch for c, ch in zip(n.actions, n.children)}
@@ -200,7 +218,12 @@ class BoardLayout:
                 self.node_type[new] = 0 if n.kind == DECISION else 3 if n.kind == CHANCE_NODE else (
                     1 if n.kind == FOLD_NODE else 2)
                 continue
-            if n.kind == CHANCE_NODE:
+            if old in allin:
+                self.node_type[new] = 5
+                self.amount[new] = n.contrib
+            elif n.kind == LEAF:
+                self.node_type[new] = 4
+            elif n.kind == CHANCE_NODE:
                 self.node_type[new] = 3
                 self.child_start[new] = new_of[n.children[0]]
                 self.num_children[new] = len(n.children)
@@ -228,6 +251,16 @@ class BoardLayout:
                 self.amount[new] = n.contrib
         self.num_nodes = N
         self.num_entries = offset
+        # leaf mode: hands of the all-in nodes (root space, first) and of the leaves in ext_vals
+        self.ext_off = np.full(N, -1, dtype=np.int64)
+        self.ext_nodes: List[int] = []  # kernel nodes in ext order
+        ext = 0
+        for kind in (5, 4):
+            for new in np.flatnonzero(self.node_type == kind):
+                self.ext_off[new] = ext
+                self.ext_nodes.append(int(new))
+                ext += int(sizes[spaces[new]])
+        self.num_ext = ext
         # scratch per depth (see _walk): decision (4A + 4) H, chance 3 H_child, showdown H
         H = sizes[self.node_space]
         need = np.zeros(N, dtype=np.int64)

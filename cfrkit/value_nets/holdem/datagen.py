@@ -5,12 +5,15 @@ Rounds, as DeepStack: **river** situations are solved to showdown with the compi
 ``RangeSolver`` on the depth-limited turn tree whose leaves (first river decision, one per river card)
 take their values from the river net; **flop** situations likewise with the turn net at the leaves
 (first turn decision, one per turn card: the tree's chance node averages the net over turn cards).
-``RangeSolver`` runs a whole group of situations (same board and pot) as one batch on numpy or torch
-(``backend="torch"`` uses CUDA when present).
+Turn and flop situations go by default to the compiled
+:class:`~cfrkit.solvers.public.board_leaf_cfr.BoardLeafSolver` (``backend="board"``, float32;
+``"board64"`` in float64: the same iterates as ``RangeSolver``, all-in lines by an equity matrix per
+board); ``backend="numpy"`` / ``"torch"`` run ``RangeSolver`` on a whole group of situations (same board
+and pot) as one batch (torch uses CUDA when present).
 
 Targets, per hand, as fractions of the pot for ranges summing to 1 (DeepStack's normalisation):
 
-* turn/flop (``RangeSolver``): DeepStack's -- both players' root cfvs averaged over the iterations
+* turn/flop: DeepStack's -- both players' root cfvs averaged over the iterations
   after ``skip`` (CFR+, ``skip = iterations / 2`` by default);
 * river (compiled solver): the root cfvs of the final DCFR average strategy (the kernel does not
   accumulate per-iteration root values); with recursive ranges every live hand has positive reach, so
@@ -45,6 +48,7 @@ from cfrkit.value_nets.model import ValueNetFileError
 SHARD_MAGIC = "cfrkit-holdem-valuenet-shard"
 SHARD_ARRAYS = ("boards", "contribs", "ranges", "values", "inputs", "targets", "mask")
 LEAF_STREET = {"flop": "turn", "turn": "river", "river": None}
+BACKENDS = ("board", "board64", "numpy", "torch")  # solvers of turn / flop situations (solve_group_with_leaves)
 DEFAULT_SIZING = ((1.0,), (1.0,), ())  # pot bets, one pot raise, then fold/call/all-in (all-in always)
 
 
@@ -108,14 +112,27 @@ def solve_river_group(game, bet_sizing, board, contrib: float, ranges: np.ndarra
 
 
 def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.ndarray, iterations: int,
-                            skip: int, leaf_values, backend: str = "numpy", device: Optional[str] = None,
+                            skip: int, leaf_values, backend: str = "board", device: Optional[str] = None,
                             algorithm: str = "cfr+") -> np.ndarray:
-    """Pot-fraction root cfvs ``(B, 2, 1326)`` of flop/turn situations sharing ``board`` and ``contrib``:
-    ``RangeSolver`` on the depth-limited tree, ``leaf_values`` at the leaves, values averaged over the
-    iterations after ``skip`` (DeepStack's targets)."""
+    """Pot-fraction root cfvs ``(B, 2, 1326)`` of flop/turn situations sharing ``board`` and ``contrib`` on
+    the depth-limited tree, ``leaf_values`` at the leaves, values averaged over the iterations after ``skip``
+    (DeepStack's targets).  ``backend``: ``"board"`` (default: the compiled
+    :class:`~cfrkit.solvers.public.board_leaf_cfr.BoardLeafSolver`, float32 storage, the group's situations
+    side by side with one net call per pass, all-in lines by the board's equity matrix), ``"board64"`` (the
+    same in float64), ``"numpy"`` or ``"torch"`` (``RangeSolver``, the group as one batch; all-in lines walk
+    their run-outs)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    tree = _tree(game, bet_sizing, board, contrib, depth_limit=True)
+    if backend in ("board", "board64"):
+        from cfrkit.solvers.public.board_leaf_cfr import BoardLeafSolver
+
+        solver = BoardLeafSolver(tree, ranges=np.asarray(ranges).reshape(-1, 2, 1326), leaf_values=leaf_values,
+                                 algorithm=algorithm, skip=skip, dtype="float32" if backend == "board" else "float64")
+        solver.run(iterations)
+        return solver.average_root_values() / (2.0 * contrib)
     from cfrkit.solvers.public.tree import RangeSolver
 
-    tree = _tree(game, bet_sizing, board, contrib, depth_limit=True)
     solver = RangeSolver(tree, ranges=ranges, algorithm=algorithm, skip=skip, leaf_values=leaf_values,
                          backend=backend, device=device)
     solver.run(iterations)
@@ -123,9 +140,9 @@ def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.
 
 
 def solve_situations(game, situations, iterations: int, skip: int = 0, bet_sizing=None, leaf_values=None,
-                     backend: str = "numpy", device: Optional[str] = None, threads: int = 1) -> np.ndarray:
-    """Pot-fraction root cfvs ``(N, 2, 1326)`` of every situation (river: compiled solver; flop/turn:
-    ``RangeSolver`` with ``leaf_values``), one solve per group."""
+                     backend: str = "board", device: Optional[str] = None, threads: int = 1) -> np.ndarray:
+    """Pot-fraction root cfvs ``(N, 2, 1326)`` of every situation (river: compiled solver; flop/turn: the
+    ``backend`` of :func:`solve_group_with_leaves` with ``leaf_values``), one solve per group."""
     bet_sizing = _sizing_list(bet_sizing)
     values = np.zeros_like(situations.ranges)
     for idx in group_slices(situations.groups):
@@ -209,17 +226,21 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
                             iterations: int = 1000, skip: Optional[int] = None, seed: int = 0, group: int = 10,
                             bet_sizing=None, buckets: str = "auto", num_buckets: Optional[int] = None,
                             leaf_nets: Optional[str] = None, game: str = "holdem", workers: Optional[int] = None,
-                            ray_address: Optional[str] = None, backend: str = "numpy", device: Optional[str] = None,
+                            ray_address: Optional[str] = None, backend: str = "board", device: Optional[str] = None,
                             progress: bool = True) -> Dict[str, Any]:
     """Write ``ceil(num_samples / shard_size)`` shards of ``street`` situations to ``out_dir`` (resumable).
 
     ``leaf_nets``: a :class:`~cfrkit.value_nets.holdem.nets.HoldemValueNets` directory holding the net
     of the next street (turn data need the river net, flop data the turn net).  ``skip`` defaults to
-    half the iterations (turn/flop; the river solve uses DCFR's own weighting).  Returns a summary
+    half the iterations (turn/flop; the river solve uses DCFR's own weighting).  ``backend``: the turn/flop
+    solver (``"board"`` compiled float32, default; ``"board64"``; ``"numpy"`` / ``"torch"`` ``RangeSolver``,
+    see :func:`solve_group_with_leaves`).  Returns a summary
     (shards, samples generated now, wall/CPU seconds, situations per second).
     """
     if street not in LEAF_STREET:
         raise GameError(f"hold'em value-net data are for the flop, turn or river, not {street!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     if num_samples <= 0 or shard_size <= 0 or iterations <= 0 or group <= 0:
         raise ValueError("need num_samples, shard_size, iterations and group > 0")
     skip = iterations // 2 if skip is None else int(skip)

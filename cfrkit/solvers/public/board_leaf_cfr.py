@@ -1,0 +1,416 @@
+"""Compiled range CFR on depth-limited hold'em trees: DeepStack's lookahead with value-net leaves.
+
+:class:`BoardLeafSolver` runs CFR+ / DCFR (the iterates of :class:`~cfrkit.solvers.public.tree.RangeSolver`,
+up to rounding) on a depth-limited turn or flop tree (``build_public_tree(..., depth_limit=True)``) with the
+per-board layout of :class:`~cfrkit.solvers.public.board_range_cfr.BoardRangeSolver`, and two node types
+that take their values from outside the walk:
+
+* **leaves** (the first decision of the next street, one per dealt card): values per leaf and hand from a
+  leaf value function, the same ``fn(leaf_nodes, reach0, reach1, backend) -> (values0, values1)`` as
+  ``RangeSolver(leaf_values=...)`` (e.g. ``HoldemValueNets.leaf_values("river")``), asked once per player
+  pass and iteration for all leaves at once (:class:`LeafSession`);
+* **all-in terminals** before the river (an all-in call and its run-outs): ``contribution x M @
+  opponent_reach`` with ``M`` the all-in equity matrix of the root board (:func:`allin_equity_matrix`:
+  expected sign of the showdown over the remaining cards, exact enumeration, computed once per board and
+  cached), for every all-in node of a pass in one matrix product.
+
+Per iteration and player: a compiled forward pass writes both players' reach at those nodes (current
+strategies), the session fills the values, a compiled walk updates the player's regrets and strategy sums
+and returns its root cfvs.  The root cfvs averaged over the iterations after ``skip`` are DeepStack's
+training targets (:meth:`BoardLeafSolver.average_root_values`).  Batched ranges ``(B, 2, 1326)`` solve B
+spots of the tree side by side (one kernel each, one leaf-function call and one all-in product per pass
+for all): the hold'em datagen's groups.  Units: chips.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from cfrkit.games.base import GameError
+from cfrkit.solvers.public.board_range_cfr import BoardLayout, BoardRangeSolver, _kernel
+from cfrkit.solvers.public.tree import CHANCE_NODE, SHOWDOWN_NODE, PublicTree
+
+LEAF_ALGORITHMS = {"cfr+": 0, "dcfr": 1}
+
+_MATRIX_CACHE: "OrderedDict[Tuple[int, ...], np.ndarray]" = OrderedDict()
+_MATRIX_CACHE_SIZE = 4
+
+
+def allin_runouts(tree: PublicTree, node: int) -> List[Tuple[Tuple[int, ...], float]]:
+    """Run-outs of the all-in chance node ``node``: ``(river board, probability given both hands)``, boards
+    that differ only in the order of the dealt cards merged (their probabilities added)."""
+    nodes, pg = tree.nodes, tree.pgame
+    out: Dict[Tuple[int, ...], float] = {}
+    stack = [(node, 1.0)]
+    while stack:
+        i, w = stack.pop()
+        n = nodes[i]
+        if n.kind == CHANCE_NODE:
+            cw = pg.chance_weight(n.board)
+            stack.extend((c, w * cw) for c in n.children)
+        elif n.kind == SHOWDOWN_NODE:
+            key = tuple(sorted(int(c) for c in n.board))
+            out[key] = out.get(key, 0.0) + w
+        else:
+            raise GameError(f"node {i} ({n.kind}) below an all-in run-out")
+    return sorted(out.items())
+
+
+def allin_equity_matrix(tree: PublicTree, node: int, pairs: np.ndarray) -> np.ndarray:
+    """All-in equity matrix ``(H, H)`` float64 of the hands ``pairs`` (pair indices, none touching the root
+    board) for the all-in chance node ``node`` of ``tree``: ``M[i, j]`` = P(i beats j) - P(j beats i) over the
+    node's run-outs to the river given both hands (exact enumeration of the tree's own run-outs, with its
+    chance probabilities: 1/44 per river card on a full-deck turn), 0 for hands sharing a card.  Player p's
+    value of the all-in terminal is ``contribution_p x M @ opponent_reach`` (chips).  Cached for the last
+    few boards.
+    """
+    pg = tree.pgame
+    root = tuple(int(c) for c in tree.nodes[node].board)
+    runouts = allin_runouts(tree, node)
+    key = (root, tuple(int(p) for p in pairs), tuple(runouts))
+    hit = _MATRIX_CACHE.get(key)
+    if hit is not None:
+        _MATRIX_CACHE.move_to_end(key)
+        return hit
+    cards = np.ascontiguousarray(pg.hand_cards[pairs], dtype=np.int64)
+    R, H = len(runouts), len(pairs)
+    strengths = np.zeros((R, H), dtype=np.int32)
+    live = np.ones((R, H), dtype=np.uint8)
+    out = np.zeros((H, H))
+    weights = np.array([w for _, w in runouts])
+    for r, (board, _) in enumerate(runouts):
+        strengths[r] = np.asarray(pg.strengths(board))[pairs]
+        for c in set(board) - set(root):
+            live[r] &= (cards[:, 0] != c) & (cards[:, 1] != c)
+    # run-outs of equal probability (all of them on a full deck) in one kernel call each
+    for w in np.unique(weights):
+        sel = np.flatnonzero(weights == w)
+        out += _kernel(np.float64).allin_matrix(cards, np.ascontiguousarray(strengths[sel]),
+                                                np.ascontiguousarray(live[sel]), float(w))
+    _MATRIX_CACHE[key] = out
+    while len(_MATRIX_CACHE) > _MATRIX_CACHE_SIZE:
+        _MATRIX_CACHE.popitem(last=False)
+    return out
+
+
+def _is_holdem_net(fn) -> bool:
+    """Whether ``fn`` is a hold'em value net's leaf function (without importing torch otherwise)."""
+    import sys
+
+    mod = sys.modules.get("cfrkit.value_nets.holdem.leaf_values")
+    return mod is not None and isinstance(fn, mod.HoldemNetLeafValues)
+
+
+def _one_blas_thread():
+    """Context limiting BLAS to one thread (the all-in products are small: a threaded BLAS on a loaded
+    machine spends more CPU spinning than multiplying); a no-op without threadpoolctl."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover
+        from contextlib import nullcontext
+
+        return nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
+class _NumpyBackend:
+    """The ``backend`` argument leaf value functions get (as ``RangeSolver``'s numpy backend)."""
+
+    name = "numpy"
+
+    @staticmethod
+    def asarray(x):
+        return np.asarray(x)
+
+    @staticmethod
+    def to_numpy(x):
+        return np.asarray(x)
+
+
+class LeafSession:
+    """Values of a depth-limited layout's external nodes for one player pass, for ``B`` spots of one tree.
+
+    ``reach`` ``(B, 2 E)`` (both players' reach at the external nodes, written by the kernels) and
+    ``values`` ``(B, E)`` (the passing player's values there) are allocated once; row ``b`` is spot ``b``'s.
+    ``leaf_values``: ``fn(leaf_nodes, reach0, reach1, backend) -> (values0, values1)``, arrays ``(L, B, 1326)``
+    in chips (numpy in, numpy or torch out), called once per :meth:`fill` for all leaves and spots at once.
+    A hold'em value net's leaf function (``HoldemValueNets.leaf_values``) goes, with ``fast_nets``, through a
+    direct path in the ext layout (the same computation as its ``evaluate``: bucket sums in the kernel, one
+    net call for all leaves and spots, float rounding aside).  The all-in nodes use the root board's equity
+    matrix (in the storage dtype), all spots and all-in nodes in one matrix product.
+    """
+
+    def __init__(self, layout: BoardLayout, leaf_values: Optional[Callable], dtype=np.float64,
+                 fast_nets: bool = True, batch: int = 1):
+        self.layout = layout
+        self.dtype = np.dtype(dtype)
+        tree = layout.tree
+        nodes = tree.nodes
+        kinds = layout.node_type
+        self.allin = [k for k in layout.ext_nodes if kinds[k] == 5]
+        self.leaves = [k for k in layout.ext_nodes if kinds[k] == 4]
+        if self.leaves and leaf_values is None:
+            raise ValueError("the tree is depth-limited (has leaves): pass leaf_values")
+        if leaf_values is not None and not callable(leaf_values):
+            raise ValueError("leaf_values must be callable: fn(leaf_nodes, reach0, reach1, backend)")
+        if int(batch) < 1:
+            raise ValueError(f"batch must be >= 1, got {batch}")
+        self.leaf_values = leaf_values
+        self.B = B = int(batch)
+        self.E = layout.num_ext
+        self.H0 = len(layout.root_pairs)
+        self.K = len(self.allin)
+        self.reach = np.zeros((B, 2 * self.E), dtype=self.dtype)
+        self.values = np.zeros((B, self.E), dtype=self.dtype)
+        self.calls = 0
+        if self.K:
+            if any(layout.node_space[k] != 0 for k in self.allin):
+                raise GameError("all-in nodes outside the root's board are not supported")
+            self.matrix_t = np.ascontiguousarray(
+                allin_equity_matrix(tree, layout.order[self.allin[0]], layout.root_pairs).T, dtype=self.dtype)
+            amount = np.array([layout.amount[k] for k in self.allin])  # (K, 2) chips
+            self._allin_amount = [np.ascontiguousarray(np.tile(amount[:, p], B)[:, None], dtype=self.dtype)
+                                  for p in (0, 1)]  # (B K, 1) per player
+            self._allin_opp = np.zeros((B * self.K, self.H0), dtype=self.dtype)
+            self._allin_out = np.zeros((B * self.K, self.H0), dtype=self.dtype)
+        # leaves: (L, B, 1326) scatter / gather of their hand spaces
+        self.leaf_nodes = [nodes[layout.order[k]] for k in self.leaves]
+        self.L = len(self.leaves)
+        rows, cols = [], []
+        for i, k in enumerate(self.leaves):
+            pairs = layout.space_pairs[layout.node_space[k]]
+            rows.append(np.full(len(pairs), i))
+            cols.append(pairs)
+        self._rows = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, dtype=np.int64)
+        self._cols = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
+        self.leaf_start = self.K * self.H0
+        self._full = None
+        self._net = None
+        if self.L and _is_holdem_net(leaf_values) and fast_nets:
+            self._net_setup(leaf_values)
+        elif self.L:
+            self._full = np.zeros((2, self.L, B, tree.num_hands))
+
+    def _net_setup(self, fn) -> None:
+        """Direct path for :class:`~cfrkit.value_nets.holdem.leaf_values.HoldemNetLeafValues`: the leaves'
+        bucket ids in the ext layout, so each pass sums the reach per (leaf, bucket) in the kernel and gathers
+        the net's bucket values back (no 1326-wide arrays); the same computation as ``fn.evaluate``."""
+        M = fn.model.num_buckets
+        ids = np.stack([fn.bucket_ids(n.board).cpu().numpy() for n in self.leaf_nodes])  # (L, 1326), M = blocked
+        present = np.zeros((self.L, M + 1))
+        present[np.arange(self.L)[:, None], ids] = 1.0
+        present = present[:, :M]
+        contribs = np.array([n.contrib[0] for n in self.leaf_nodes], dtype=np.float64)
+        for n in self.leaf_nodes:
+            if abs(n.contrib[0] - n.contrib[1]) > 1e-9:
+                raise GameError(f"leaf {n.index} has unequal contributions {n.contrib}")
+        leaf_ids = ids[self._rows, self._cols]
+        if len(leaf_ids) and (leaf_ids.min() < 0 or leaf_ids.max() > M):
+            raise ValueError(f"bucket ids of the leaves outside [0, {M}]")
+        B, L = self.B, self.L
+        uniform = present / np.maximum(present.sum(1, keepdims=True), 1.0) if fn.empty_range == "uniform" else None
+        self._net = {
+            "fn": fn, "M": M, "flat": np.ascontiguousarray(self._rows * (M + 1) + leaf_ids, dtype=np.int64),
+            "cells": np.zeros((B, L * (M + 1))),
+            "uniform": uniform,
+            "frac": np.broadcast_to((contribs / fn.stack)[None, :, None], (B, L, 1)), "pots": 2.0 * contribs,
+            "table": np.zeros((B, L, M + 1)), "scale": np.zeros((B, L)), "normed": [None, None],
+            "mass": [None, None]}
+
+    def _fill_net(self, player: int, fresh) -> None:
+        import torch
+
+        net, E, s, L, B = self._net, self.E, self.leaf_start, self.L, self.B
+        M, flat = net["M"], net["flat"]
+        normed, mass = net["normed"], net["mass"]
+        kern, cells = _kernel(self.dtype), net["cells"]
+        for q in (0, 1):
+            if q not in fresh and normed[q] is not None:
+                continue  # q's strategy has not changed since the last pass: same bucketed range
+            for b in range(B):
+                kern.bucket_sums(self.reach[b, q * E + s:(q + 1) * E], flat, cells[b], True)
+            bk = cells.reshape(B, L, M + 1)[:, :, :M]
+            tot = bk.sum(2, keepdims=True)
+            n = bk / np.where(tot > 0, tot, 1.0)
+            if net["uniform"] is not None:
+                n = np.where(tot > 0, n, net["uniform"][None])
+            normed[q], mass[q] = n, tot[:, :, 0]
+        fn = net["fn"]
+        x = np.concatenate([normed[0], normed[1], net["frac"]], 2).reshape(B * L, 2 * M + 1)
+        with torch.no_grad():
+            out = fn.model(torch.as_tensor(x, dtype=fn.dtype, device=fn.device)).reshape(B, L, 2, M)[:, :, player]
+            out = out.double().cpu().numpy()
+        table, scale = net["table"], net["scale"]
+        table[:, :, :M] = out
+        np.multiply(net["pots"][None], mass[1 - player], out=scale)
+        for b in range(B):
+            kern.bucket_gather(table[b].reshape(-1), flat, self._rows, scale[b], self.values[b, s:])
+        fn.calls += 1
+
+    def fill(self, player: int, fresh=(0, 1)) -> None:
+        """``values`` of ``player`` at every external node of every spot from ``reach`` (both players, current
+        strategies).  ``fresh``: the players whose reach changed since the last call (the others' bucketed
+        ranges are reused on the value-net path)."""
+        E, H0, K, B = self.E, self.H0, self.K, self.B
+        if K:
+            q = 1 - player
+            opp, vals = self._allin_opp, self._allin_out
+            opp.reshape(B, K * H0)[:] = self.reach[:, q * E:q * E + K * H0]
+            np.matmul(opp, self.matrix_t, out=vals)
+            vals *= self._allin_amount[player]
+            self.values[:, :K * H0] = vals.reshape(B, K * H0)
+        if self.L and self._net is not None:
+            self._fill_net(player, fresh)
+            self.calls += 1
+        elif self.L:
+            s, full = self.leaf_start, self._full
+            for q in (0, 1):
+                for b in range(B):
+                    full[q][self._rows, b, self._cols] = self.reach[b, q * E + s:(q + 1) * E]
+            v = self.leaf_values(self.leaf_nodes, full[0], full[1], _NumpyBackend)[player]
+            if not isinstance(v, np.ndarray):
+                v = v.detach().cpu().numpy()
+            v = np.asarray(v)
+            if v.shape != (self.L, B, full.shape[-1]):
+                raise ValueError(f"leaf_values returned shape {v.shape}, expected {(self.L, B, full.shape[-1])}")
+            for b in range(B):
+                self.values[b, s:] = v[self._rows, b, self._cols]
+            self.calls += 1
+
+
+class BoardLeafSolver(BoardRangeSolver):
+    """CFR+ / DCFR in C on a depth-limited turn or flop tree with value-function leaves (module docstring).
+
+    Args:
+        tree: depth-limited public tree of a 52-card hold'em game (``build_public_tree(..., depth_limit=True)``);
+            a tree without leaves works too (all-in nodes still use the equity matrix).
+        ranges: ``(2, 1326)`` root reach (default uniform over the live pairs), or ``(B, 2, 1326)`` for ``B``
+            spots of the tree solved side by side (one leaf-function call and one all-in product per pass
+            for all of them; each spot's iterates are those of its own solve).
+        leaf_values: ``fn(leaf_nodes, reach0, reach1, backend) -> (values0, values1)`` (``(L, B, 1326)``,
+            chips), as ``RangeSolver``'s; required when the tree has leaves.
+        algorithm: ``"cfr+"`` (default, DeepStack's) or ``"dcfr"`` (``alpha``, ``beta``, ``gamma``).
+        skip: the first ``skip`` iterations stay out of the average strategy and the averaged root values.
+        dtype: ``"float32"`` (default) or ``"float64"`` storage.
+        fast_nets: a hold'em value net's leaf function through :class:`LeafSession`'s direct path.
+    """
+
+    def __init__(self, tree: PublicTree, ranges=None, leaf_values: Optional[Callable] = None,
+                 algorithm: str = "cfr+", skip: int = 0, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
+                 dtype: str = "float32", fast_nets: bool = True):
+        if np.dtype(dtype) not in (np.float64, np.float32):
+            raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
+        if algorithm not in LEAF_ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(LEAF_ALGORITHMS)}")
+        if int(skip) < 0:
+            raise ValueError(f"skip must be >= 0, got {skip}")
+        self.threads, self.dtype, self.algorithm, self.skip = 1, np.dtype(dtype), algorithm, int(skip)
+        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+        self.tree = tree
+        mask = tree.pgame.hand_mask(tree.root.board)
+        if ranges is None:
+            ranges = np.broadcast_to(mask / mask.sum(), (2, len(mask)))
+        ranges = np.asarray(ranges, dtype=np.float64)
+        self.batched = ranges.ndim == 3
+        if ranges.ndim == 2:
+            ranges = ranges[None]
+        if ranges.ndim != 3 or ranges.shape[1:] != (2, tree.num_hands) or len(ranges) == 0:
+            raise ValueError(f"ranges must have shape (2, {tree.num_hands}) or (B, 2, {tree.num_hands}), "
+                             f"got {ranges.shape}")
+        if not np.all(np.isfinite(ranges)) or ranges.min() < 0:
+            raise ValueError("ranges must be finite and non-negative")
+        self.layout = layout = BoardLayout.of(tree, False, leaves=True)
+        if layout.num_ext == 0:
+            raise ValueError("the tree has no leaf or all-in node: use BoardRangeSolver")
+        self.B = B = len(ranges)
+        self.pot = layout.pot
+        self.hands = layout.root_pairs
+        self._ranges_all = np.ascontiguousarray(ranges[:, :, self.hands], dtype=self.dtype)
+        self.ranges = self._ranges_all[0]
+        self.compression = False
+        self._compressed = None
+        self._regrets_all = np.zeros((B, layout.num_entries), dtype=self.dtype)
+        self._ssum_all = np.zeros((B, layout.num_entries), dtype=self.dtype)
+        self.regrets, self.strategy_sum = self._regrets_all[0], self._ssum_all[0]  # spot 0 (BoardRangeSolver API)
+        self.session = s = LeafSession(layout, leaf_values, self.dtype, fast_nets, batch=B)
+        kern = _kernel(self.dtype)
+        self._kernels = [kern.BoardLeafKernel(layout.layout, layout.ext_off, self._ranges_all[b], self._regrets_all[b],
+                                              self._ssum_all[b], s.reach[b], s.values[b]) for b in range(B)]
+        self._root = np.zeros((B, len(self.hands)), dtype=self.dtype)
+        self._root_sum = np.zeros((B, 2, len(self.hands)))
+        self._root_count = [0, 0]
+        self.last_root_values = np.zeros((B, 2, len(self.hands)))
+        self._first_pass = True
+        self.iterations = 0
+
+    def _params(self, t: int):
+        """(average weight, dcfr flag, positive and negative regret scales) of iteration ``t`` (1-based)."""
+        if self.algorithm == "dcfr":
+            w = float(t) ** self.gamma if t > self.skip else 0.0
+            return w, 1, t ** self.alpha / (t ** self.alpha + 1.0), t ** self.beta / (t ** self.beta + 1.0)
+        return (float(t) if t > self.skip else 0.0), 0, 0.0, 0.0
+
+    def run(self, iterations: int, check_every: int = 0, target: Optional[float] = None) -> np.ndarray:
+        """Run ``iterations`` more iterations (alternating updates, player 0 first); returns an empty array
+        (no exploitability checks: a depth-limited tree's exploitability depends on the leaf values)."""
+        iterations = int(iterations)
+        if iterations < 0:
+            raise ValueError("iterations must be non-negative")
+        if check_every or target is not None:
+            raise ValueError("BoardLeafSolver has no exploitability checks (check_every / target)")
+        with _one_blas_thread():
+            self._run(iterations)
+        return np.zeros(0)
+
+    def _run(self, iterations: int) -> None:
+        s = self.session
+        for _ in range(iterations):
+            self.iterations += 1
+            t = self.iterations
+            w, dcfr, pos, neg = self._params(t)
+            for p in (0, 1):
+                for k in self._kernels:
+                    k.forward()
+                # since the last pass only the other player's strategy changed (p's own did in p's last pass)
+                s.fill(p, (0, 1) if self._first_pass else (1 - p,))
+                self._first_pass = False
+                for b, k in enumerate(self._kernels):
+                    k.walk(p, w, dcfr, pos, neg, self._root[b])
+                self.last_root_values[:, p] = self._root
+                if t > self.skip:
+                    self._root_sum[:, p] += self._root
+                    self._root_count[p] += 1
+
+    def solve(self, *args, **kwargs):
+        raise GameError("BoardLeafSolver runs a fixed number of iterations: use run(iterations)")
+
+    def exploitability(self) -> float:
+        raise GameError("BoardLeafSolver has no exploitability (the leaf values are not a game's values)")
+
+    def _to_full(self, rows: np.ndarray) -> np.ndarray:
+        out = np.zeros((self.B, 2, self.tree.num_hands))
+        out[:, :, self.hands] = rows
+        return out if self.batched else out[0]
+
+    def average_root_values(self) -> np.ndarray:
+        """Both players' root cfvs ``(2, 1326)`` (``(B, 2, 1326)`` for batched ranges; chips) averaged over the
+        iterations after ``skip`` (each iteration's cfvs of the current strategies: DeepStack's targets; 0 on
+        pairs touching the board)."""
+        if min(self._root_count) == 0:
+            raise ValueError("no iterations after skip yet")
+        return self._to_full(self._root_sum / np.array(self._root_count, dtype=np.float64)[None, :, None])
+
+    def root_values(self) -> np.ndarray:
+        """Both players' root cfvs ``(2, 1326)`` (``(B, 2, 1326)`` batched; chips) of the last iteration's
+        current strategies."""
+        return self._to_full(self.last_root_values)
+
+    def average_strategy(self, nodes=None, spot: int = 0) -> Dict[int, np.ndarray]:
+        """``(1, A, 1326)`` average strategy per decision node of spot ``spot`` (original tree indices)."""
+        return self._strategies(self._ssum_all[spot], True, nodes)
+
+    def current_strategy(self, nodes=None, spot: int = 0) -> Dict[int, np.ndarray]:
+        """``(1, A, 1326)`` current (regret-matched) strategy per decision node of spot ``spot``."""
+        return self._strategies(self._regrets_all[spot], False, nodes)
