@@ -7,6 +7,8 @@ Variants (``MADDPGSettings.variant``):
   transition and the actor is trained one step back from it (truncated back-propagation of length 1).
 * ``ce`` / ``ge`` -- the observation followed by the knowledge matrix K of the conservative / greedy
   encounter model (Sclar et al. Sec. 6; :mod:`.knowledge`, identical to the single-episode tracker).
+* ``ee`` -- MADDPG-EstimatedEncounter: a probabilistic K whose unwitnessed speech is estimated by a
+  learned MLP inside the actor (:mod:`.estimated`, :class:`~.estimated.EETrainer`).
 * ``oracle`` -- the observation followed by the true knowledge of every agent (MADDPG-Oracle).
 
 Training (centralised critic, decentralised actors): discrete actions (movement, speech) as two
@@ -41,7 +43,7 @@ from cfrkit.agents.symmtom.learning.networks import Actor, Critic
 from cfrkit.games.symmtom.batched import BatchedSymmToM
 from cfrkit.games.symmtom.core import NUM_MOVES, SymmToMConfig
 
-VARIANTS = ("maddpg", "rmaddpg", "ce", "ge", "oracle")
+VARIANTS = ("maddpg", "rmaddpg", "ce", "ge", "ee", "oracle")
 _KNOWLEDGE = {"ce": "ce", "ge": "ge", "oracle": "oracle"}
 
 
@@ -302,6 +304,16 @@ SCALAR_FIELDS = ["iteration", "env_steps", "episodes", "wall_seconds", "cpu_seco
                  "critic_loss", "actor_loss", "q"]
 
 
+def make_trainer(config: SymmToMConfig, settings: MADDPGSettings = MADDPGSettings(),
+                 device: Optional[str] = None) -> MADDPGTrainer:
+    """The trainer of ``settings.variant``: :class:`~.estimated.EETrainer` for ``ee``, else :class:`MADDPGTrainer`."""
+    if settings.variant == "ee":
+        from cfrkit.agents.symmtom.learning.estimated import EETrainer
+
+        return EETrainer(config, settings, device)
+    return MADDPGTrainer(config, settings, device)
+
+
 def train_maddpg(config: SymmToMConfig, settings: MADDPGSettings, out: str, iterations: int, eval_every: int = 10,
                  eval_episodes: int = 200, checkpoint_every: int = 10, device: Optional[str] = None,
                  fresh: bool = False, progress: bool = True,
@@ -315,7 +327,7 @@ def train_maddpg(config: SymmToMConfig, settings: MADDPGSettings, out: str, iter
     from cfrkit.agents.rl.loop import run_iterations
 
     run = RunDirectory(out, hyper, fresh=fresh)
-    trainer = MADDPGTrainer(config, settings, device)
+    trainer = make_trainer(config, settings, device)
     run_iterations(trainer, run, SCALAR_FIELDS, iterations,
                    lambda: {"eval_reward": float(trainer.evaluate(eval_episodes).mean())}, eval_every,
                    checkpoint_every, progress, settings.variant, should_stop, "train_reward")
@@ -331,6 +343,6 @@ def load_maddpg(path: str, device: Optional[str] = None) -> MADDPGTrainer:
     if hyper.get("algo") != "maddpg":
         raise LearnerError(f"{path} is not a MADDPG checkpoint (algo {hyper.get('algo')!r})")
     settings = MADDPGSettings(**{k: v for k, v in hyper.items() if k in MADDPGSettings.__dataclass_fields__})
-    trainer = MADDPGTrainer(SymmToMConfig(**hyper["config"]), settings, device)
+    trainer = make_trainer(SymmToMConfig(**hyper["config"]), settings, device)
     trainer.load_state_dict(payload["trainer"])
     return trainer
