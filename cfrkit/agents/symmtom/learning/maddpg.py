@@ -186,13 +186,18 @@ class MADDPGTrainer:
         lm, lp, _ = actor(x, h)
         return torch.cat([F.gumbel_softmax(lm, hard=True), F.gumbel_softmax(lp, hard=True)], -1), lm, lp
 
+    def _actor_inputs(self, b: Dict[str, torch.Tensor], nxt: bool) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
+        """The actor's (input, hidden state) for a replay batch at t (or t+1 with ``nxt``), agents flattened."""
+        x, h = (b["x2"], b["h2"]) if nxt else (b["x"], b["h"])
+        M, n = x.shape[:2]
+        return x.reshape(M * n, -1), (h.reshape(M * n, -1) if self.recurrent else None)
+
     def update(self) -> Dict[str, float]:
         s, n = self.settings, self.config.agents
         b = {k: torch.as_tensor(v, device=self.device) for k, v in self.replay.sample(self.rng, s.batch).items()}
         M = s.batch
-        flat = lambda t: t.reshape(M * n, -1)  # noqa: E731
         with torch.no_grad():
-            a2, _, _ = self._sample_actions(self.actor_target, flat(b["x2"]), flat(b["h2"]) if self.recurrent else None)
+            a2, _, _ = self._sample_actions(self.actor_target, *self._actor_inputs(b, True))
             q2 = self.critic_target(self._ego(b["x2"]), self._ego(a2.reshape(M, n, -1)))
             y = b["r"].reshape(-1) + s.gamma * (1 - b["done"]).repeat_interleave(n) * q2
         xe = self._ego(b["x"])
@@ -203,7 +208,7 @@ class MADDPGTrainer:
         torch.nn.utils.clip_grad_norm_(self.critic.parameters(), s.max_grad_norm)
         self.critic_opt.step()
 
-        new_a, lm, lp = self._sample_actions(self.actor, flat(b["x"]), flat(b["h"]) if self.recurrent else None)
+        new_a, lm, lp = self._sample_actions(self.actor, *self._actor_inputs(b, False))
         ae = b["a"][:, self.order]                                   # (M, n_ego, n, A)
         ae = torch.cat([new_a.reshape(M, n, 1, -1), ae[:, :, 1:]], 2).reshape(M * n, -1)
         actor_loss = -self.critic(xe, ae).mean() + s.logit_reg * (lm.pow(2).mean() + lp.pow(2).mean())
