@@ -10,6 +10,7 @@ episodes] of the reward per agent.
     python benchmarks/symmtom_table1.py run --episodes 640,1280,2560     # stage by stage, resumable
     python benchmarks/symmtom_table1.py rate                             # CPU cost per setting, projections
     python benchmarks/symmtom_table1.py report                           # Table 1 beside the paper's
+    python benchmarks/symmtom_table1.py tom --models ce,ee,oracle        # the theory-of-mind tests on them
 
 ``run`` goes budget stage by budget stage (every run reaches 640 episodes before any goes to
 1,280), so a stopped run leaves every setting at the same budget.  Results: one JSON per run in
@@ -270,7 +271,6 @@ def _cell(mean, std) -> str:
 
 def format_report(res: Dict[Tuple[str, int, int, int], dict]) -> str:
     """Table 1 (paper's layout) with paper rows, cfrkit learned rows, budgets and wall time per setting."""
-    cols = [f"{n}/{w}/{c // n if c % n == 0 else c}" for (n, w, c) in SETTINGS]
     cols = [f"{n}/{w}/{'n' if c == n else str(c // n) + 'n'}" for (n, w, c) in SETTINGS]
     lines = ["| agent (n/w/c) | " + " | ".join(cols) + " |", "|---|" + "---|" * len(SETTINGS)]
     lines.append("| paper: Heuristic (1000 trials) | " + " | ".join(_cell(*x) for x in PAPER["heuristic"]) + " |")
@@ -293,12 +293,12 @@ def format_report(res: Dict[Tuple[str, int, int, int], dict]) -> str:
     lines.append("| episodes per run (cfrkit) | " + " | ".join(
         "/".join(sorted({str(res[(m, n, w, c)]["episodes"]) for m in MODELS if (m, n, w, c) in res})) or "-"
         for (n, w, c) in SETTINGS) + " |")
-    lines.append("| training CPU s, all models | " + " | ".join(
-        f"{sum(res[(m, n, w, c)]['cpu_seconds'] for m in MODELS if (m, n, w, c) in res):.0f}" for (n, w, c) in SETTINGS)
-        + " |")
-    lines.append("| training wall s, all models | " + " | ".join(
-        f"{sum(res[(m, n, w, c)]['wall_seconds'] for m in MODELS if (m, n, w, c) in res):.0f}" for (n, w, c) in SETTINGS)
-        + " |")
+    for field, label in (("cpu_seconds", "training CPU s, all models"), ("wall_seconds", "training wall s, all models")):
+        cells = []
+        for (n, w, c) in SETTINGS:
+            runs = [res[(m, n, w, c)][field] for m in MODELS if (m, n, w, c) in res]
+            cells.append(f"{sum(runs):.0f}" if runs else "-")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -342,6 +342,68 @@ def cmd_report(args) -> int:
     return 0
 
 
+def load_trained(model: str, n: int, w: int, c: int, out: str = OUT, best: bool = True):
+    """The trainer of one run from its checkpoint, with the best actor loaded (``best``)."""
+    from cfrkit.agents.rl import load_checkpoint
+    from cfrkit.agents.symmtom.learning import MADDPGSettings, make_trainer
+    from cfrkit.games.symmtom import SymmToMConfig
+
+    path = os.path.join(out, "ckpt", run_name(model, n, w, c) + ".pt")
+    payload = load_checkpoint(path)
+    trainer = make_trainer(SymmToMConfig(agents=n, width=w, pieces=c), MADDPGSettings(variant=model), "cpu")
+    trainer.load_state_dict(payload["trainer"])
+    if best and payload["bench"]["best_actor"] is not None:
+        trainer.actor.load_state_dict(payload["bench"]["best_actor"])
+    return trainer, payload["bench"]
+
+
+def cmd_tom(args) -> int:
+    """The paper's theory-of-mind tests on each model's agent trained in the test's own setting.
+
+    Table 1 runs serve zeroth / probabilistic (3/6/3) and zeroth / second_order (3/12/3);
+    first_second (n = 4, c = 3) has no Table 1 setting, so those runs are trained here to
+    ``--train-episodes`` (the same trainer and budget rules as ``run``).
+    """
+    import torch
+
+    from cfrkit.evaluation.symmtom_tests import PAPER_TESTS, build_trial, run_tom_test
+
+    torch.set_num_threads(args.threads)
+    models = _parse_models(args.models)
+    tests = [(t, w) for (t, w) in PAPER_TESTS if args.tests == "all" or t in args.tests.split(",")]
+    for model in models:
+        path = os.path.join(args.out, f"tom_{model}.json")
+        results = _load_json(path) or {}
+        for k, (name, w) in enumerate(tests):
+            key = f"{name}_w{w}"
+            cfg = build_trial(name, w, np.random.default_rng(0)).config
+            n, c = cfg.agents, cfg.pieces
+            run = _load_json(os.path.join(args.out, run_name(model, n, w, c) + ".json"))
+            if (key in results and results[key]["trials"] >= args.trials and run is not None
+                    and results[key]["trained_episodes"] == run["episodes"]):
+                continue   # done on this run's current checkpoint
+            if run is None:
+                if (n, w, c) in SETTINGS:
+                    print(f"{model} {key}: no run for {n}/{w}/{c} yet; skipped", flush=True)
+                    continue
+                run = train_run(model, n, w, c, args.train_episodes, args.out, log=lambda s: print(s, flush=True))
+                if run is None:
+                    continue
+            trainer, bench = load_trained(model, n, w, c, args.out)
+            c0 = time.process_time()
+            r = run_tom_test(name, w, trainer.make_agent, args.trials, args.seed + k, oracle=model == "oracle",
+                             progress=False)
+            results[key] = {"test": name, "width": w, "agents": n, "pieces": c, "trials": args.trials,
+                            "success_rate": r.success_rate, "failure_rate": r.failure_rate,
+                            "neither_rate": r.neither_rate, "ratso": r.ratso, "trained_episodes": run["episodes"],
+                            "best_iteration": bench["best_iteration"], "cpu_seconds": round(time.process_time() - c0, 2)}
+            _write_json(path, results)
+            ratso = "-" if r.ratso is None else f"{r.ratso:.2f}"
+            print(f"{model} {key} ({run['episodes']} episodes): SR {r.success_rate:.0%} FR {r.failure_rate:.0%} "
+                  f"1-SR-FR {r.neither_rate:.0%} RATSO {ratso}", flush=True)
+    return 0
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -363,8 +425,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     q.add_argument("--out", default=OUT)
     q.add_argument("--curves", default=None, help="also print training curves for these settings (n/w/c,...|all)")
     q.set_defaults(func=cmd_report)
+    m = sub.add_parser("tom", help="theory-of-mind tests on the trained agents (best checkpoints)")
+    m.add_argument("--models", default="ce,ee,oracle")
+    m.add_argument("--tests", default="all", help="all, or a comma-separated subset of the test names")
+    m.add_argument("--trials", type=int, default=100)
+    m.add_argument("--train-episodes", type=int, default=1280, help="budget of the n=4, c=3 runs first_second needs")
+    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--threads", type=int, default=1)
+    m.add_argument("--out", default=OUT)
+    m.set_defaults(func=cmd_tom)
     args = p.parse_args(argv)
-    for name in ("eval_every", "eval_episodes", "final_episodes", "threads"):
+    for name in ("eval_every", "eval_episodes", "final_episodes", "threads", "trials", "train_episodes"):
         if getattr(args, name, 1) < 1:
             raise SystemExit(f"--{name.replace('_', '-')} must be >= 1")
     return args.func(args)
