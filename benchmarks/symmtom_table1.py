@@ -318,12 +318,42 @@ def format_curves(res, n: int, w: int, c: int) -> str:
     return "\n".join(lines)
 
 
+def plot_curves(res, path: str) -> None:
+    """Training curves of every setting (greedy reward per agent on 200 fixed episodes against
+    training episodes, one line per model; the paper's Table 1 value of each model dotted) as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 6, figsize=(22, 7), sharex=False)
+    colors = dict(zip(MODELS, ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:gray")))
+    for ax, (col, (n, w, c)) in zip(axes.flat, enumerate(SETTINGS)):
+        for m in MODELS:
+            d = res.get((m, n, w, c))
+            if d is None:
+                continue
+            ax.plot([p["episodes"] for p in d["curve"]], [p["eval_reward"] for p in d["curve"]],
+                    color=colors[m], label=m, lw=1.2)
+            ax.axhline(PAPER[m][col][0], color=colors[m], ls=":", lw=0.8)
+        ax.set_title(f"n={n} w={w} c={c}", fontsize=9)
+        ax.tick_params(labelsize=7)
+    axes[0, 0].legend(fontsize=7)
+    fig.supxlabel("training episodes (one seed)")
+    fig.supylabel("greedy reward per agent; dotted: paper (60,000 episodes)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+
+
 def cmd_report(args) -> int:
     res = load_results(args.out)
     if not res:
         print(f"no results in {args.out}: run `run` first")
         return 1
     print(format_report(res))
+    if args.plot:
+        plot_curves(res, args.plot)
+        print(f"(curves: {args.plot})")
     if args.curves:
         for (n, w, c) in _parse_settings(args.curves):
             print(f"\nTraining curve n={n} w={w} c={c}:")
@@ -424,6 +454,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     q = sub.add_parser("report", help="Table 1 with the learned rows beside the paper's")
     q.add_argument("--out", default=OUT)
     q.add_argument("--curves", default=None, help="also print training curves for these settings (n/w/c,...|all)")
+    q.add_argument("--plot", default=None, help="also draw every setting's training curves into this PNG")
     q.set_defaults(func=cmd_report)
     m = sub.add_parser("tom", help="theory-of-mind tests on the trained agents (best checkpoints)")
     m.add_argument("--models", default="ce,ee,oracle")
