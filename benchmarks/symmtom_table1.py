@@ -201,6 +201,12 @@ def train_run(model: str, n: int, w: int, c: int, episodes: int, out: str = OUT,
                 "eval_every": eval_every, "eval_episodes": eval_episodes, "torch_threads": torch.get_num_threads(),
                 "finished_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
                 "loadavg_at_finish": round(os.getloadavg()[0], 2)}
+        # every budget stage keeps its own Table 1 cell, so a table at a common budget stays available
+        stages = dict((done or {}).get("stages", {}))
+        stages[str(trainer.episodes)] = {k: data[k] for k in ("episodes", "iterations", "cpu_seconds", "wall_seconds",
+                                                              "best_iteration", "best_eval_reward", "table", "last",
+                                                              "finished_utc")}
+        data["stages"] = stages
         _write_json(json_path, data)
         log(f"{name}: {trainer.episodes} episodes, cpu {trainer.cpu_seconds:.0f} s, wall {trainer.wall_seconds:.0f} s "
             f"(this call {time.time() - started:.0f} s); best it {state['best_iteration']} -> "
@@ -224,15 +230,23 @@ def cmd_run(args) -> int:
     return 0
 
 
-def load_results(out: str = OUT) -> Dict[Tuple[str, int, int, int], dict]:
-    """Every run's JSON keyed by (model, n, w, c)."""
+def load_results(out: str = OUT, episodes: Optional[int] = None) -> Dict[Tuple[str, int, int, int], dict]:
+    """Every run's JSON keyed by (model, n, w, c); with ``episodes``, the runs' results at that budget
+    stage (runs that have not reached it are left out; the curve is cut at the budget)."""
     res = {}
     if os.path.isdir(out):
         for f in sorted(os.listdir(out)):
-            if f.endswith(".json"):
+            if f.endswith(".json") and not f.startswith("tom_"):
                 d = _load_json(os.path.join(out, f))
-                if d is not None and "model" in d:
-                    res[(d["model"], d["agents"], d["width"], d["pieces"])] = d
+                if d is None or "model" not in d:
+                    continue
+                if episodes is not None:
+                    st = d.get("stages", {}).get(str(episodes))
+                    if st is None:
+                        continue
+                    d = dict(d, **st)
+                    d["curve"] = [p for p in d["curve"] if p["episodes"] <= episodes]
+                res[(d["model"], d["agents"], d["width"], d["pieces"])] = d
     return res
 
 
@@ -346,7 +360,7 @@ def plot_curves(res, path: str) -> None:
 
 
 def cmd_report(args) -> int:
-    res = load_results(args.out)
+    res = load_results(args.out, args.episodes)
     if not res:
         print(f"no results in {args.out}: run `run` first")
         return 1
@@ -454,6 +468,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     q = sub.add_parser("report", help="Table 1 with the learned rows beside the paper's")
     q.add_argument("--out", default=OUT)
     q.add_argument("--curves", default=None, help="also print training curves for these settings (n/w/c,...|all)")
+    q.add_argument("--episodes", type=int, default=None,
+                   help="report every run at this budget stage (default: each run's latest)")
     q.add_argument("--plot", default=None, help="also draw every setting's training curves into this PNG")
     q.set_defaults(func=cmd_report)
     m = sub.add_parser("tom", help="theory-of-mind tests on the trained agents (best checkpoints)")
