@@ -283,6 +283,19 @@ def _cell(mean, std) -> str:
     return f"{mean:.0f} [{std:.0f}]"
 
 
+def random_policy_reward(n: int, w: int, c: int, episodes: int = 1000, seed: int = 1) -> Tuple[float, float]:
+    """Uniformly random moves and speech in self-play: (mean, std over episodes) of the reward per agent."""
+    from cfrkit.games.symmtom import BatchedSymmToM, SymmToMConfig
+
+    env = BatchedSymmToM(SymmToMConfig(agents=n, width=w, pieces=c), episodes, seed=seed)
+    env.reset()
+    rng = np.random.default_rng(seed)
+    for _ in range(env.config.episode_length):
+        env.step(rng.integers(0, 5, (episodes, n)), rng.integers(0, c, (episodes, n)))
+    per_episode = env.returns.mean(1)
+    return float(per_episode.mean()), float(per_episode.std(ddof=1))
+
+
 def format_report(res: Dict[Tuple[str, int, int, int], dict]) -> str:
     """Table 1 (paper's layout) with paper rows, cfrkit learned rows, budgets and wall time per setting."""
     cols = [f"{n}/{w}/{'n' if c == n else str(c // n) + 'n'}" for (n, w, c) in SETTINGS]
@@ -294,9 +307,11 @@ def format_report(res: Dict[Tuple[str, int, int, int], dict]) -> str:
         row = []
         for (n, w, c) in SETTINGS:
             d = res.get((m, n, w, c))
-            row.append("-" if d is None else _cell(d["table"]["mean"], d["table"]["std"]))
+            row.append("-" if d is None else f"{d['table']['mean']:.1f} [{d['table']['std']:.1f}]")
         if any(x != "-" for x in row):
             lines.append(f"| cfrkit: {LABELS[m]} | " + " | ".join(row) + " |")
+    lines.append("| cfrkit: uniformly random policy | " + " | ".join(
+        "{:.1f} [{:.1f}]".format(*random_policy_reward(n, w, c)) for (n, w, c) in SETTINGS) + " |")
     # best learned imperfect-information model per column (not the oracle), as the paper's bold
     best = []
     for (n, w, c) in SETTINGS:
