@@ -369,7 +369,8 @@ def plot_curves(res, path: str) -> None:
         ax.tick_params(labelsize=7)
     axes[0, 0].legend(fontsize=7)
     fig.supxlabel("training episodes (one seed)")
-    fig.supylabel("greedy reward per agent; dotted: paper (60,000 episodes)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("greedy reward per agent\n(dotted: paper, 60,000 episodes)", fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=80)
 
