@@ -1,7 +1,7 @@
-"""Learning agents for SymmToM in torch: MADDPG, RMADDPG, MADDPG-CE/GE/Oracle on the batched environment."""
+"""Learning agents for SymmToM in torch: MADDPG, RMADDPG, MADDPG-CE/GE/EE/Oracle on the batched environment."""
 from cfrkit.agents.symmtom.learning.knowledge import BatchedKnowledge
 from cfrkit.agents.symmtom.learning.maddpg import (VARIANTS, LearnedSymmToMAgent, MADDPGSettings, MADDPGTrainer,
-                                                   load_maddpg, train_maddpg)
+                                                   load_maddpg, make_trainer, train_maddpg)
 
 __all__ = ["BatchedKnowledge", "VARIANTS", "LearnedSymmToMAgent", "MADDPGSettings", "MADDPGTrainer",
-           "load_maddpg", "train_maddpg"]
+           "load_maddpg", "make_trainer", "train_maddpg"]

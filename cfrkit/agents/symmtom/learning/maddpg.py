@@ -7,6 +7,8 @@ Variants (``MADDPGSettings.variant``):
   transition and the actor is trained one step back from it (truncated back-propagation of length 1).
 * ``ce`` / ``ge`` -- the observation followed by the knowledge matrix K of the conservative / greedy
   encounter model (Sclar et al. Sec. 6; :mod:`.knowledge`, identical to the single-episode tracker).
+* ``ee`` -- MADDPG-EstimatedEncounter: a probabilistic K whose unwitnessed speech is estimated by a
+  learned MLP inside the actor (:mod:`.estimated`, :class:`~.estimated.EETrainer`).
 * ``oracle`` -- the observation followed by the true knowledge of every agent (MADDPG-Oracle).
 
 Training (centralised critic, decentralised actors): discrete actions (movement, speech) as two
@@ -41,7 +43,7 @@ from cfrkit.agents.symmtom.learning.networks import Actor, Critic
 from cfrkit.games.symmtom.batched import BatchedSymmToM
 from cfrkit.games.symmtom.core import NUM_MOVES, SymmToMConfig
 
-VARIANTS = ("maddpg", "rmaddpg", "ce", "ge", "oracle")
+VARIANTS = ("maddpg", "rmaddpg", "ce", "ge", "ee", "oracle")
 _KNOWLEDGE = {"ce": "ce", "ge": "ge", "oracle": "oracle"}
 
 
@@ -184,13 +186,18 @@ class MADDPGTrainer:
         lm, lp, _ = actor(x, h)
         return torch.cat([F.gumbel_softmax(lm, hard=True), F.gumbel_softmax(lp, hard=True)], -1), lm, lp
 
+    def _actor_inputs(self, b: Dict[str, torch.Tensor], nxt: bool) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
+        """The actor's (input, hidden state) for a replay batch at t (or t+1 with ``nxt``), agents flattened."""
+        x, h = (b["x2"], b["h2"]) if nxt else (b["x"], b["h"])
+        M, n = x.shape[:2]
+        return x.reshape(M * n, -1), (h.reshape(M * n, -1) if self.recurrent else None)
+
     def update(self) -> Dict[str, float]:
         s, n = self.settings, self.config.agents
         b = {k: torch.as_tensor(v, device=self.device) for k, v in self.replay.sample(self.rng, s.batch).items()}
         M = s.batch
-        flat = lambda t: t.reshape(M * n, -1)  # noqa: E731
         with torch.no_grad():
-            a2, _, _ = self._sample_actions(self.actor_target, flat(b["x2"]), flat(b["h2"]) if self.recurrent else None)
+            a2, _, _ = self._sample_actions(self.actor_target, *self._actor_inputs(b, True))
             q2 = self.critic_target(self._ego(b["x2"]), self._ego(a2.reshape(M, n, -1)))
             y = b["r"].reshape(-1) + s.gamma * (1 - b["done"]).repeat_interleave(n) * q2
         xe = self._ego(b["x"])
@@ -201,7 +208,7 @@ class MADDPGTrainer:
         torch.nn.utils.clip_grad_norm_(self.critic.parameters(), s.max_grad_norm)
         self.critic_opt.step()
 
-        new_a, lm, lp = self._sample_actions(self.actor, flat(b["x"]), flat(b["h"]) if self.recurrent else None)
+        new_a, lm, lp = self._sample_actions(self.actor, *self._actor_inputs(b, False))
         ae = b["a"][:, self.order]                                   # (M, n_ego, n, A)
         ae = torch.cat([new_a.reshape(M, n, 1, -1), ae[:, :, 1:]], 2).reshape(M * n, -1)
         actor_loss = -self.critic(xe, ae).mean() + s.logit_reg * (lm.pow(2).mean() + lp.pow(2).mean())
@@ -302,6 +309,16 @@ SCALAR_FIELDS = ["iteration", "env_steps", "episodes", "wall_seconds", "cpu_seco
                  "critic_loss", "actor_loss", "q"]
 
 
+def make_trainer(config: SymmToMConfig, settings: MADDPGSettings = MADDPGSettings(),
+                 device: Optional[str] = None) -> MADDPGTrainer:
+    """The trainer of ``settings.variant``: :class:`~.estimated.EETrainer` for ``ee``, else :class:`MADDPGTrainer`."""
+    if settings.variant == "ee":
+        from cfrkit.agents.symmtom.learning.estimated import EETrainer
+
+        return EETrainer(config, settings, device)
+    return MADDPGTrainer(config, settings, device)
+
+
 def train_maddpg(config: SymmToMConfig, settings: MADDPGSettings, out: str, iterations: int, eval_every: int = 10,
                  eval_episodes: int = 200, checkpoint_every: int = 10, device: Optional[str] = None,
                  fresh: bool = False, progress: bool = True,
@@ -315,7 +332,7 @@ def train_maddpg(config: SymmToMConfig, settings: MADDPGSettings, out: str, iter
     from cfrkit.agents.rl.loop import run_iterations
 
     run = RunDirectory(out, hyper, fresh=fresh)
-    trainer = MADDPGTrainer(config, settings, device)
+    trainer = make_trainer(config, settings, device)
     run_iterations(trainer, run, SCALAR_FIELDS, iterations,
                    lambda: {"eval_reward": float(trainer.evaluate(eval_episodes).mean())}, eval_every,
                    checkpoint_every, progress, settings.variant, should_stop, "train_reward")
@@ -331,6 +348,6 @@ def load_maddpg(path: str, device: Optional[str] = None) -> MADDPGTrainer:
     if hyper.get("algo") != "maddpg":
         raise LearnerError(f"{path} is not a MADDPG checkpoint (algo {hyper.get('algo')!r})")
     settings = MADDPGSettings(**{k: v for k, v in hyper.items() if k in MADDPGSettings.__dataclass_fields__})
-    trainer = MADDPGTrainer(SymmToMConfig(**hyper["config"]), settings, device)
+    trainer = make_trainer(SymmToMConfig(**hyper["config"]), settings, device)
     trainer.load_state_dict(payload["trainer"])
     return trainer

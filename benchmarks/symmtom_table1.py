@@ -1,0 +1,508 @@
+"""SymmToM Table 1 (Sclar et al.) with the learned rows: MADDPG, RMADDPG, MADDPG-CE/GE/EE/Oracle.
+
+Every (setting, model) pair is one run: a MADDPG-family trainer (the CLI's defaults: 32 episodes per
+iteration, 10 updates of batch 1024, lr 0.001, tau 0.005, 64-unit MLPs, one seed) trained to a
+budget of episodes; a greedy evaluation on 200 fixed episodes every ``--eval-every`` iterations
+gives the training curve and picks the best checkpoint (the paper's Table 1 uses each run's best
+checkpoint), which is then scored on 1,000 other episodes -- the table cell, mean [std over
+episodes] of the reward per agent.
+
+    python benchmarks/symmtom_table1.py run --episodes 640,1280,2560     # stage by stage, resumable
+    python benchmarks/symmtom_table1.py rate                             # CPU cost per setting, projections
+    python benchmarks/symmtom_table1.py report                           # Table 1 beside the paper's
+    python benchmarks/symmtom_table1.py tom --models ce,ee,oracle        # the theory-of-mind tests on them
+
+``run`` goes budget stage by budget stage (every run reaches 640 episodes before any goes to
+1,280), so a stopped run leaves every setting at the same budget.  Results: one JSON per run in
+``benchmarks/results/symmtom_table1/`` (rewritten at every stage); checkpoints (networks,
+optimisers, replay, best actor) in its ``ckpt/`` sub-directory (not committed).  Several ``run``
+processes may share the work: a run is claimed by an exclusive lock file.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "symmtom_table1")
+MODELS = ("maddpg", "rmaddpg", "ce", "ge", "ee", "oracle")
+LABELS = {"maddpg": "MADDPG", "rmaddpg": "+RNN (RMADDPG)", "ce": "+Conservative (CE)", "ge": "+Greedy (GE)",
+          "ee": "+Estimated (EE)", "oracle": "MADDPG-Oracle"}
+#: (n, w, c) in Table 1's column order.
+SETTINGS: Tuple[Tuple[int, int, int], ...] = tuple((n, w, k * n) for n in (3, 4) for w in (6, 12) for k in (1, 2, 3))
+#: The paper's Table 1 rows, (mean, std) per column (Sclar et al. 2022, 60,000 episodes, 9 seeds, best checkpoint).
+PAPER = {
+    "heuristic": ((39, 11), (53, 13), (58, 13), (37, 12), (58, 15), (71, 15), (60, 15), (74, 15), (74, 16),
+                  (59, 18), (86, 18), (99, 18)),
+    "oracle": ((42, 7), (48, 6), (41, 6), (56, 18), (40, 12), (41, 17), (70, 4), (47, 6), (32, 5), (55, 10),
+               (33, 6), (33, 11)),
+    "maddpg": ((40, 2), (18, 2), (15, 1), (39, 16), (33, 16), (11, 1), (34, 6), (22, 3), (13, 0), (17, 4), (15, 2),
+               (14, 1)),
+    "rmaddpg": ((39, 5), (19, 3), (18, 3), (42, 9), (24, 15), (20, 7), (30, 4), (20, 2), (16, 1), (32, 7), (17, 3),
+                (16, 1)),
+    "ce": ((36, 4), (26, 3), (33, 4), (49, 12), (55, 34), (14, 1), (40, 7), (31, 3), (25, 3), (30, 12), (25, 8),
+           (16, 1)),
+    "ge": ((37, 7), (26, 4), (34, 4), (52, 19), (61, 26), (14, 2), (34, 11), (30, 4), (26, 3), (34, 8), (28, 12),
+           (16, 2)),
+    "ee": ((41, 4), (20, 2), (15, 2), (39, 10), (24, 10), (11, 1), (36, 8), (22, 3), (14, 1), (23, 13), (18, 3),
+           (15, 1)),
+}
+
+
+def run_name(model: str, n: int, w: int, c: int) -> str:
+    return f"{model}_n{n}_w{w}_c{c}"
+
+
+def _parse_settings(text: str) -> List[Tuple[int, int, int]]:
+    if text == "all":
+        return list(SETTINGS)
+    out = []
+    for item in text.split(","):
+        try:
+            n, w, c = (int(x) for x in item.split("/"))
+        except ValueError:
+            raise SystemExit(f"--settings: expected n/w/c items like 3/6/3, got {item!r}") from None
+        if (n, w, c) not in SETTINGS:
+            raise SystemExit(f"--settings: {item} is not one of Table 1's settings")
+        out.append((n, w, c))
+    return out
+
+
+def _parse_models(text: str) -> List[str]:
+    models = list(MODELS) if text == "all" else text.split(",")
+    bad = [m for m in models if m not in MODELS]
+    if bad:
+        raise SystemExit(f"--models: unknown {bad}; choose from {', '.join(MODELS)}")
+    return models
+
+
+def _load_json(path: str) -> Optional[dict]:
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def _write_json(path: str, data: dict) -> None:
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1)
+    os.replace(tmp, path)
+
+
+class _Lock:
+    """An exclusive lock file (removed on exit); ``acquired`` is False when another process holds it."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.acquired = False
+
+    def __enter__(self):
+        try:
+            fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            os.write(fd, str(os.getpid()).encode())
+            os.close(fd)
+            self.acquired = True
+        except FileExistsError:
+            try:   # a lock left by a dead process is stale
+                pid = int(open(self.path).read().strip() or 0)
+                os.kill(pid, 0)
+            except (ValueError, ProcessLookupError, OSError):
+                os.unlink(self.path)
+                return self.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self.acquired:
+            os.unlink(self.path)
+
+
+def train_run(model: str, n: int, w: int, c: int, episodes: int, out: str = OUT, eval_every: int = 4,
+              eval_episodes: int = 200, final_episodes: int = 1000, seed: int = 0, log=print) -> Optional[dict]:
+    """Train (or resume) one run to ``episodes`` episodes; write and return its JSON (None if locked).
+
+    Units: ``cpu_seconds`` is process CPU time of training (``time.process_time``), ``wall_seconds``
+    wall-clock time of training; evaluation times are reported separately.
+    """
+    import torch
+
+    from cfrkit.agents.symmtom.learning import MADDPGSettings, make_trainer
+    from cfrkit.agents.rl import load_checkpoint, save_checkpoint
+    from cfrkit.games.symmtom import SymmToMConfig
+
+    name = run_name(model, n, w, c)
+    ckdir = os.path.join(out, "ckpt")
+    os.makedirs(ckdir, exist_ok=True)
+    json_path = os.path.join(out, name + ".json")
+    ck_path = os.path.join(ckdir, name + ".pt")
+    with _Lock(os.path.join(ckdir, name + ".lock")) as lock:
+        if not lock.acquired:
+            return None
+        done = _load_json(json_path)
+        if done is not None and done["episodes"] >= episodes:
+            return done
+        config = SymmToMConfig(agents=n, width=w, pieces=c)
+        settings = MADDPGSettings(variant=model, seed=seed)
+        trainer = make_trainer(config, settings, "cpu")
+        iterations = -(-episodes // settings.num_envs)
+        state = {"curve": [], "best_reward": -1.0, "best_iteration": 0, "best_actor": None, "eval_cpu": 0.0}
+        if os.path.exists(ck_path):
+            payload = load_checkpoint(ck_path)
+            trainer.load_state_dict(payload["trainer"])
+            state = payload["bench"]
+        started = time.time()
+
+        def evaluate_now():
+            c0 = time.process_time()
+            r = float(trainer.evaluate(eval_episodes, seed=0).mean())
+            state["eval_cpu"] += time.process_time() - c0
+            state["curve"].append({"iteration": trainer.iteration, "episodes": trainer.episodes,
+                                   "env_steps": trainer.env_steps, "cpu_seconds": round(trainer.cpu_seconds, 2),
+                                   "wall_seconds": round(trainer.wall_seconds, 2), "eval_reward": round(r, 3),
+                                   "train_reward": round(last_train, 3)})
+            if r > state["best_reward"]:
+                state["best_reward"], state["best_iteration"] = r, trainer.iteration
+                state["best_actor"] = {k: v.clone() for k, v in trainer.actor.state_dict().items()}
+
+        last_train = 0.0
+        while trainer.iteration < iterations:
+            last_train = trainer.iterate()["train_reward"]
+            if trainer.iteration % eval_every == 0 or trainer.iteration == iterations:
+                evaluate_now()
+            if trainer.iteration % 40 == 0 and trainer.iteration < iterations:
+                save_checkpoint(ck_path, {"trainer": trainer.state_dict(), "bench": state})
+        save_checkpoint(ck_path, {"trainer": trainer.state_dict(), "bench": state})
+        # Table 1 cell: the best checkpoint on final_episodes other episodes; the last iterate beside it
+        c0 = time.process_time()
+        last = trainer.evaluate(final_episodes, seed=1)
+        final_actor = {k: v.clone() for k, v in trainer.actor.state_dict().items()}
+        trainer.actor.load_state_dict(state["best_actor"])
+        best = trainer.evaluate(final_episodes, seed=1)
+        trainer.actor.load_state_dict(final_actor)
+        final_cpu = time.process_time() - c0
+        data = {"model": model, "agents": n, "width": w, "pieces": c, "seed": seed,
+                "episodes": trainer.episodes, "iterations": trainer.iteration, "env_steps": trainer.env_steps,
+                "cpu_seconds": round(trainer.cpu_seconds, 2), "wall_seconds": round(trainer.wall_seconds, 2),
+                "eval_cpu_seconds": round(state["eval_cpu"] + final_cpu, 2),
+                "best_iteration": state["best_iteration"], "best_eval_reward": round(state["best_reward"], 3),
+                "table": {"mean": round(float(best.mean()), 3), "std": round(float(best.std(ddof=1)), 3),
+                          "episodes": final_episodes, "checkpoint": "best"},
+                "last": {"mean": round(float(last.mean()), 3), "std": round(float(last.std(ddof=1)), 3),
+                         "episodes": final_episodes},
+                "curve": state["curve"], "settings": {k: getattr(settings, k) for k in settings.__dataclass_fields__},
+                "eval_every": eval_every, "eval_episodes": eval_episodes, "torch_threads": torch.get_num_threads(),
+                "finished_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+                "loadavg_at_finish": round(os.getloadavg()[0], 2)}
+        # every budget stage keeps its own Table 1 cell, so a table at a common budget stays available
+        stages = dict((done or {}).get("stages", {}))
+        stages[str(trainer.episodes)] = {k: data[k] for k in ("episodes", "iterations", "cpu_seconds", "wall_seconds",
+                                                              "best_iteration", "best_eval_reward", "table", "last",
+                                                              "finished_utc")}
+        data["stages"] = stages
+        _write_json(json_path, data)
+        log(f"{name}: {trainer.episodes} episodes, cpu {trainer.cpu_seconds:.0f} s, wall {trainer.wall_seconds:.0f} s "
+            f"(this call {time.time() - started:.0f} s); best it {state['best_iteration']} -> "
+            f"{best.mean():.1f} [{best.std(ddof=1):.1f}], last {last.mean():.1f}")
+        return data
+
+
+def cmd_run(args) -> int:
+    import torch
+
+    torch.set_num_threads(args.threads)
+    budgets = sorted(int(x) for x in args.episodes.split(","))
+    if not budgets or budgets[0] < 1:
+        raise SystemExit("--episodes: give positive budgets, e.g. 640,1280")
+    settings, models = _parse_settings(args.settings), _parse_models(args.models)
+    for budget in budgets:
+        for (n, w, c) in settings:
+            for model in models:
+                train_run(model, n, w, c, budget, args.out, args.eval_every, args.eval_episodes,
+                          args.final_episodes, args.seed, log=lambda s: print(s, flush=True))
+    return 0
+
+
+def load_results(out: str = OUT, episodes: Optional[int] = None) -> Dict[Tuple[str, int, int, int], dict]:
+    """Every run's JSON keyed by (model, n, w, c); with ``episodes``, the runs' results at that budget
+    stage (runs that have not reached it are left out; the curve is cut at the budget)."""
+    res = {}
+    if os.path.isdir(out):
+        for f in sorted(os.listdir(out)):
+            if f.endswith(".json") and not f.startswith("tom_"):
+                d = _load_json(os.path.join(out, f))
+                if d is None or "model" not in d:
+                    continue
+                if episodes is not None:
+                    st = d.get("stages", {}).get(str(episodes))
+                    if st is None:
+                        continue
+                    d = dict(d, **st)
+                    d["curve"] = [p for p in d["curve"] if p["episodes"] <= episodes]
+                res[(d["model"], d["agents"], d["width"], d["pieces"])] = d
+    return res
+
+
+def cmd_rate(args) -> int:
+    """CPU seconds per 1,000 training episodes per setting and model, from the runs' JSON files."""
+    res = load_results(args.out)
+    if not res:
+        print(f"no results in {args.out}: run `run` first")
+        return 1
+    models = [m for m in MODELS if any(k[0] == m for k in res)]
+    print("CPU s of training per 1,000 episodes (updates included; evaluation excluded)")
+    print("| n/w/c | " + " | ".join(models) + " | all models |")
+    print("|---|" + "---:|" * (len(models) + 1))
+    total = 0.0
+    for (n, w, c) in SETTINGS:
+        cells, s = [], 0.0
+        for m in models:
+            d = res.get((m, n, w, c))
+            if d is None:
+                cells.append("-")
+                continue
+            rate = 1000 * d["cpu_seconds"] / d["episodes"]
+            s += rate
+            cells.append(f"{rate:.0f}")
+        total += s
+        print(f"| {n}/{w}/{c} | " + " | ".join(cells) + f" | {s:.0f} |")
+    for budget in (2_560, 60_000):
+        print(f"projected CPU for all settings x {len(models)} models at {budget:,} episodes each, one seed: "
+              f"{total * budget / 1000 / 3600:.2f} h")
+    return 0
+
+
+def _cell(mean, std) -> str:
+    return f"{mean:.0f} [{std:.0f}]"
+
+
+def random_policy_reward(n: int, w: int, c: int, episodes: int = 1000, seed: int = 1) -> Tuple[float, float]:
+    """Uniformly random moves and speech in self-play: (mean, std over episodes) of the reward per agent."""
+    from cfrkit.games.symmtom import BatchedSymmToM, SymmToMConfig
+
+    env = BatchedSymmToM(SymmToMConfig(agents=n, width=w, pieces=c), episodes, seed=seed)
+    env.reset()
+    rng = np.random.default_rng(seed)
+    for _ in range(env.config.episode_length):
+        env.step(rng.integers(0, 5, (episodes, n)), rng.integers(0, c, (episodes, n)))
+    per_episode = env.returns.mean(1)
+    return float(per_episode.mean()), float(per_episode.std(ddof=1))
+
+
+def format_report(res: Dict[Tuple[str, int, int, int], dict]) -> str:
+    """Table 1 (paper's layout) with paper rows, cfrkit learned rows, budgets and wall time per setting."""
+    cols = [f"{n}/{w}/{'n' if c == n else str(c // n) + 'n'}" for (n, w, c) in SETTINGS]
+    lines = ["| agent (n/w/c) | " + " | ".join(cols) + " |", "|---|" + "---|" * len(SETTINGS)]
+    lines.append("| paper: Heuristic (1000 trials) | " + " | ".join(_cell(*x) for x in PAPER["heuristic"]) + " |")
+    for m in ("oracle", "maddpg", "rmaddpg", "ce", "ge", "ee"):
+        lines.append(f"| paper: {LABELS[m]} | " + " | ".join(_cell(*x) for x in PAPER[m]) + " |")
+    for m in ("oracle", "maddpg", "rmaddpg", "ce", "ge", "ee"):
+        row = []
+        for (n, w, c) in SETTINGS:
+            d = res.get((m, n, w, c))
+            row.append("-" if d is None else f"{d['table']['mean']:.1f} [{d['table']['std']:.1f}]")
+        if any(x != "-" for x in row):
+            lines.append(f"| cfrkit: {LABELS[m]} | " + " | ".join(row) + " |")
+    lines.append("| cfrkit: uniformly random policy | " + " | ".join(
+        "{:.1f} [{:.1f}]".format(*random_policy_reward(n, w, c)) for (n, w, c) in SETTINGS) + " |")
+    # best learned imperfect-information model per column (not the oracle), as the paper's bold
+    best = []
+    for (n, w, c) in SETTINGS:
+        cand = [(res[(m, n, w, c)]["table"]["mean"], m) for m in ("maddpg", "rmaddpg", "ce", "ge", "ee")
+                if (m, n, w, c) in res]
+        best.append(f"{cand and max(cand)[1] or '-'}")
+    lines.append("| cfrkit best learned (no oracle) | " + " | ".join(best) + " |")
+    lines.append("| episodes per run (cfrkit) | " + " | ".join(
+        "/".join(sorted({str(res[(m, n, w, c)]["episodes"]) for m in MODELS if (m, n, w, c) in res})) or "-"
+        for (n, w, c) in SETTINGS) + " |")
+    for field, label in (("cpu_seconds", "training CPU s, all models"), ("wall_seconds", "training wall s, all models")):
+        cells = []
+        for (n, w, c) in SETTINGS:
+            runs = [res[(m, n, w, c)][field] for m in MODELS if (m, n, w, c) in res]
+            cells.append(f"{sum(runs):.0f}" if runs else "-")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def format_curves(res, n: int, w: int, c: int) -> str:
+    """Greedy reward per agent (200 fixed episodes) against training episodes, one column per model."""
+    models = [m for m in MODELS if (m, n, w, c) in res]
+    if not models:
+        return ""
+    points = sorted({p["episodes"] for m in models for p in res[(m, n, w, c)]["curve"]})
+    lines = [f"| episodes | " + " | ".join(m for m in models) + " |", "|---:|" + "---:|" * len(models)]
+    for e in points:
+        row = []
+        for m in models:
+            v = [p["eval_reward"] for p in res[(m, n, w, c)]["curve"] if p["episodes"] == e]
+            row.append(f"{v[0]:.1f}" if v else "")
+        lines.append(f"| {e} | " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def plot_curves(res, path: str) -> None:
+    """Training curves of every setting (greedy reward per agent on 200 fixed episodes against
+    training episodes, one line per model; the paper's Table 1 value of each model dotted) as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 6, figsize=(22, 7), sharex=False)
+    colors = dict(zip(MODELS, ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:gray")))
+    for ax, (col, (n, w, c)) in zip(axes.flat, enumerate(SETTINGS)):
+        for m in MODELS:
+            d = res.get((m, n, w, c))
+            if d is None:
+                continue
+            ax.plot([p["episodes"] for p in d["curve"]], [p["eval_reward"] for p in d["curve"]],
+                    color=colors[m], label=m, lw=1.2)
+            ax.axhline(PAPER[m][col][0], color=colors[m], ls=":", lw=0.8)
+        ax.set_title(f"n={n} w={w} c={c}", fontsize=9)
+        ax.tick_params(labelsize=7)
+    axes[0, 0].legend(fontsize=7)
+    fig.supxlabel("training episodes (one seed)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("greedy reward per agent\n(dotted: paper, 60,000 episodes)", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+
+
+def cmd_report(args) -> int:
+    res = load_results(args.out, args.episodes)
+    if not res:
+        print(f"no results in {args.out}: run `run` first")
+        return 1
+    print(format_report(res))
+    if args.plot:
+        plot_curves(res, args.plot)
+        print(f"(curves: {args.plot})")
+    if args.curves:
+        for (n, w, c) in _parse_settings(args.curves):
+            print(f"\nTraining curve n={n} w={w} c={c}:")
+            print(format_curves(res, n, w, c))
+    # relative statements in the paper's sense: mean over settings of A_i / B_i
+    def ratio(a, b):
+        pairs = [(res[(a,) + s]["table"]["mean"], res[(b,) + s]["table"]["mean"]) for s in SETTINGS
+                 if (a,) + s in res and (b,) + s in res and res[(b,) + s]["table"]["mean"] > 0]
+        return (np.mean([x / y for x, y in pairs]), len(pairs)) if pairs else (float("nan"), 0)
+    print()
+    for a, b in (("ee", "ce"), ("ee", "ge"), ("ce", "maddpg"), ("rmaddpg", "maddpg"), ("oracle", "maddpg")):
+        r, k = ratio(a, b)
+        wins = sum(1 for s in SETTINGS if (a,) + s in res and (b,) + s in res
+                   and res[(a,) + s]["table"]["mean"] > res[(b,) + s]["table"]["mean"])
+        print(f"{a} vs {b}: mean ratio {r:.2f} over {k} settings; {a} higher in {wins} of {k}")
+    return 0
+
+
+def load_trained(model: str, n: int, w: int, c: int, out: str = OUT, best: bool = True):
+    """The trainer of one run from its checkpoint, with the best actor loaded (``best``)."""
+    from cfrkit.agents.rl import load_checkpoint
+    from cfrkit.agents.symmtom.learning import MADDPGSettings, make_trainer
+    from cfrkit.games.symmtom import SymmToMConfig
+
+    path = os.path.join(out, "ckpt", run_name(model, n, w, c) + ".pt")
+    payload = load_checkpoint(path)
+    trainer = make_trainer(SymmToMConfig(agents=n, width=w, pieces=c), MADDPGSettings(variant=model), "cpu")
+    trainer.load_state_dict(payload["trainer"])
+    if best and payload["bench"]["best_actor"] is not None:
+        trainer.actor.load_state_dict(payload["bench"]["best_actor"])
+    return trainer, payload["bench"]
+
+
+def cmd_tom(args) -> int:
+    """The paper's theory-of-mind tests on each model's agent trained in the test's own setting.
+
+    Table 1 runs serve zeroth / probabilistic (3/6/3) and zeroth / second_order (3/12/3);
+    first_second (n = 4, c = 3) has no Table 1 setting, so those runs are trained here to
+    ``--train-episodes`` (the same trainer and budget rules as ``run``).
+    """
+    import torch
+
+    from cfrkit.evaluation.symmtom_tests import PAPER_TESTS, build_trial, run_tom_test
+
+    torch.set_num_threads(args.threads)
+    models = _parse_models(args.models)
+    tests = [(t, w) for (t, w) in PAPER_TESTS if args.tests == "all" or t in args.tests.split(",")]
+    for model in models:
+        path = os.path.join(args.out, f"tom_{model}.json")
+        results = _load_json(path) or {}
+        for k, (name, w) in enumerate(tests):
+            key = f"{name}_w{w}"
+            cfg = build_trial(name, w, np.random.default_rng(0)).config
+            n, c = cfg.agents, cfg.pieces
+            run = _load_json(os.path.join(args.out, run_name(model, n, w, c) + ".json"))
+            if (key in results and results[key]["trials"] >= args.trials and run is not None
+                    and results[key]["trained_episodes"] == run["episodes"]):
+                continue   # done on this run's current checkpoint
+            if run is None:
+                if (n, w, c) in SETTINGS:
+                    print(f"{model} {key}: no run for {n}/{w}/{c} yet; skipped", flush=True)
+                    continue
+                run = train_run(model, n, w, c, args.train_episodes, args.out, log=lambda s: print(s, flush=True))
+                if run is None:
+                    continue
+            trainer, bench = load_trained(model, n, w, c, args.out)
+            c0 = time.process_time()
+            r = run_tom_test(name, w, trainer.make_agent, args.trials, args.seed + k, oracle=model == "oracle",
+                             progress=False)
+            results[key] = {"test": name, "width": w, "agents": n, "pieces": c, "trials": args.trials,
+                            "success_rate": r.success_rate, "failure_rate": r.failure_rate,
+                            "neither_rate": r.neither_rate, "ratso": r.ratso, "trained_episodes": run["episodes"],
+                            "best_iteration": bench["best_iteration"], "cpu_seconds": round(time.process_time() - c0, 2)}
+            _write_json(path, results)
+            ratso = "-" if r.ratso is None else f"{r.ratso:.2f}"
+            print(f"{model} {key} ({run['episodes']} episodes): SR {r.success_rate:.0%} FR {r.failure_rate:.0%} "
+                  f"1-SR-FR {r.neither_rate:.0%} RATSO {ratso}", flush=True)
+    return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="train every (setting, model) run to each budget in turn (resumable)")
+    r.add_argument("--episodes", default="640,1280,2560", help="comma-separated budgets (episodes per run)")
+    r.add_argument("--settings", default="all", help="all, or n/w/c items like 3/6/3,4/12/12")
+    r.add_argument("--models", default="all", help="all, or a comma-separated subset of " + ",".join(MODELS))
+    r.add_argument("--eval-every", type=int, default=4, help="iterations between greedy evaluations (curve, best)")
+    r.add_argument("--eval-episodes", type=int, default=200)
+    r.add_argument("--final-episodes", type=int, default=1000, help="episodes scoring the best checkpoint")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--threads", type=int, default=1)
+    r.add_argument("--out", default=OUT)
+    r.set_defaults(func=cmd_run)
+    t = sub.add_parser("rate", help="training CPU cost per setting and model, projections")
+    t.add_argument("--out", default=OUT)
+    t.set_defaults(func=cmd_rate)
+    q = sub.add_parser("report", help="Table 1 with the learned rows beside the paper's")
+    q.add_argument("--out", default=OUT)
+    q.add_argument("--curves", default=None, help="also print training curves for these settings (n/w/c,...|all)")
+    q.add_argument("--episodes", type=int, default=None,
+                   help="report every run at this budget stage (default: each run's latest)")
+    q.add_argument("--plot", default=None, help="also draw every setting's training curves into this PNG")
+    q.set_defaults(func=cmd_report)
+    m = sub.add_parser("tom", help="theory-of-mind tests on the trained agents (best checkpoints)")
+    m.add_argument("--models", default="ce,ee,oracle")
+    m.add_argument("--tests", default="all", help="all, or a comma-separated subset of the test names")
+    m.add_argument("--trials", type=int, default=100)
+    m.add_argument("--train-episodes", type=int, default=1280, help="budget of the n=4, c=3 runs first_second needs")
+    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--threads", type=int, default=1)
+    m.add_argument("--out", default=OUT)
+    m.set_defaults(func=cmd_tom)
+    args = p.parse_args(argv)
+    for name in ("eval_every", "eval_episodes", "final_episodes", "threads", "trials", "train_episodes"):
+        if getattr(args, name, 1) < 1:
+            raise SystemExit(f"--{name.replace('_', '-')} must be >= 1")
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,300 @@
+"""MADDPG-EstimatedEncounter (MADDPG-EE; Sclar et al. Sec. 6.1 and Algorithm 1, App. A.4).
+
+EE's knowledge matrix K (c x n per agent, "the agent believes j knows piece i") is probabilistic,
+``K_ij in [0, 1]``, and is computed *inside the actor*, so that the MLP ``f_1`` estimating the
+speech the agent did not witness is trained by the actor's gradient:
+
+* ``S[0]`` (what I said reached my listeners) and ``S[1]`` (what I heard from l reached me, l and
+  everyone in l's range) are exact, as in CE/GE (:mod:`.knowledge`).
+* ``S[2]``: for every speaker l out of my hearing range (l != me),
+  ``U_l = softmax(f_1(K[:, l], {K[:, m], for m in l's range}))`` estimates the piece l uttered, and an
+  agent j != me in range of such speakers learned piece i with probability
+  ``S2_ij = 1 - prod_l (1 - U_l[i])`` (the paper's formula).  ``f_1`` is a two-layer ReLU MLP of 64
+  units; its input is ``K[:, l]`` followed, for each other agent m in index order, by
+  ``H_lm K[:, m]`` and the bit ``H_lm`` (a fixed-size encoding of "all agents in l's range").
+* Update (Eq. 2 made differentiable): ``K = F + (1 - F) (1 - B_j E_j) (1 - (1 - K') (1 - S0 v S1) (1 - S2))``
+  with K' the previous K, F the public first-hand pieces, B_j "j is on its base" and
+  ``E_j = prod_i K'_ij`` (the probability that j knew everything).  On binary inputs with S2 = 0 this
+  is exactly Eq. 2 (CE's K); Algorithm 1 writes a step function, which has no gradient, so the
+  noisy-or above keeps K in [0, 1] and differentiable -- our reading of "a differential approximation
+  of Eq. 2".
+
+The policy ``f_2`` is MADDPG's actor on ``[observation, K]``.  Training is MADDPG's
+(:class:`~.maddpg.MADDPGTrainer`): the previous K is stored with every transition and K is
+recomputed from it in the update (truncated back-propagation of one step, as RMADDPG's hidden
+state); the centralised critic sees every agent's ``[observation, K]`` as acted.
+
+The actor's per-step input besides the observation is an *event vector* of what agent k perceived
+in the step just played (:func:`events_batched` for the batched environment, :func:`events_from_view`
+for one episode; they agree exactly): ``X`` (c n, piece-major: S0 v S1), ``W`` (n n: ``W[j, l]`` = j is
+in range of l, l is out of k's range, j != k, l != k -- the unwitnessed encounters), ``H`` (n n,
+in-range matrix without the diagonal), ``B`` (n, on own base) and ``F`` (c n, piece-major).  At reset
+nobody has spoken: X = W = B = 0.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Dict, Optional, Tuple
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from cfrkit.agents.rl import LearnerError
+from cfrkit.agents.rl.replay import ReplayBuffer
+from cfrkit.agents.symmtom.base import SymmToMAgent
+from cfrkit.agents.symmtom.learning.maddpg import MADDPGSettings, MADDPGTrainer
+from cfrkit.agents.symmtom.learning.networks import Actor, Critic
+from cfrkit.games.symmtom.batched import BatchedSymmToM
+from cfrkit.games.symmtom.core import NUM_MOVES, SymmToMConfig, hears
+
+
+def event_size(n: int, c: int) -> int:
+    """Length of the event vector: X (c n) + W (n n) + H (n n) + B (n) + F (c n)."""
+    return 2 * c * n + 2 * n * n + n
+
+
+def _events(in_range: np.ndarray, spoken: np.ndarray, on_base: np.ndarray, first: np.ndarray,
+            c: int, reset: bool) -> np.ndarray:
+    """Event vectors of every observer.  in_range (B, n, n) bool (no diagonal), spoken (B, n) effective
+    speech or -1, on_base (B, n) bool, first (B, n, c) bool -> (B, n_observers, E) float32."""
+    B, n = spoken.shape
+    out = np.zeros((B, n, event_size(n, c)), dtype=np.float32)
+    said = spoken >= 0
+    onehot = np.zeros((B, n, c), dtype=bool)                          # (B, speaker, piece)
+    bb, ll = np.nonzero(said)
+    onehot[bb, ll, spoken[bb, ll]] = True
+    Fm = np.transpose(first, (0, 2, 1)).reshape(B, c * n)              # piece-major
+    eye = np.eye(n, dtype=bool)
+    for k in range(n):
+        X = np.zeros((B, c, n), dtype=bool)                            # (B, piece, j)
+        W = np.zeros((B, n, n), dtype=bool)
+        if not reset:
+            # S[0]: my effective speech reached everyone in my range
+            X |= onehot[:, k, :, None] & in_range[:, k, None, :]
+            # S[1]: speech of l heard by me reached me, l and everyone in l's range
+            for l in range(n):
+                if l == k:
+                    continue
+                heard = in_range[:, k, l]                               # (B,)
+                reach = in_range[:, l, :] | eye[l][None] | eye[k][None]  # (B, j)
+                X |= (heard[:, None, None] & onehot[:, l, :, None] & reach[:, None, :])
+            W = in_range & ~in_range[:, k, None, :]                       # W[j, l]: j hears l, I do not hear l
+            W[:, k, :] = False
+            W[:, :, k] = False
+        at = 0
+        out[:, k, at:at + c * n] = X.reshape(B, c * n)
+        at += c * n
+        out[:, k, at:at + n * n] = W.reshape(B, n * n)
+        at += n * n
+        out[:, k, at:at + n * n] = in_range.reshape(B, n * n)
+        at += n * n
+        if not reset:
+            out[:, k, at:at + n] = on_base
+        at += n
+        out[:, k, at:at + c * n] = Fm
+    return out
+
+
+def events_batched(env: BatchedSymmToM, reset: bool = False) -> np.ndarray:
+    """(B, n, E) event vectors of every agent after ``env.reset()`` (``reset=True``) or ``env.step``."""
+    cfg = env.config
+    n, h = cfg.agents, cfg.hearing
+    rows, cols = env.rows, env.cols
+    in_range = ((np.abs(rows[:, :, None] - rows[:, None, :]) <= h)
+                & (np.abs(cols[:, :, None] - cols[:, None, :]) <= h) & ~np.eye(n, dtype=bool)[None])
+    on_base = (rows == env.base_rows) & (cols == env.base_cols)
+    return _events(in_range, env.spoken, on_base, env.first_hand, cfg.pieces, reset)
+
+
+def events_from_view(view) -> np.ndarray:
+    """(E,) event vector of ``view.agent`` from a single-episode :class:`AgentView` (t = 0: reset).
+
+    Needs public first-hand pieces (the paper's setting); uses only what the agent perceives:
+    positions, bases, first-hand pieces, the speech it heard and its own realized speech.
+    """
+    cfg = view.config
+    n, c, h, k = cfg.agents, cfg.pieces, cfg.hearing, view.agent
+    if any(m is None for m in view.first_hand):
+        raise LearnerError("MADDPG-EE needs public first-hand pieces (hide_first_hand=False)")
+    pos = view.positions
+    in_range = np.array([[j != l and hears(pos[j], pos[l], h) for l in range(n)] for j in range(n)])[None]
+    # only k's row of "spoken" is used where k cannot hear: fill heard speakers, own speech, rest -1
+    spoken = np.full((1, n), -1, dtype=np.int64)
+    for l, p in view.heard:
+        spoken[0, l] = p
+    spoken[0, k] = view.own_spoken
+    on_base = np.array([[tuple(pos[j]) == tuple(view.bases[j]) for j in range(n)]])
+    first = np.array([[[(view.first_hand[j] >> p) & 1 for p in range(c)] for j in range(n)]], dtype=bool)
+    return _events(in_range, spoken, on_base, first, c, reset=view.t == 0)[0, k]
+
+
+class EstimatedKnowledge(nn.Module):
+    """The K update of MADDPG-EE with its speech estimator ``f_1``.
+
+    ``forward(k_prev (M, c n), events (M, E)) -> K (M, c n)``, piece-major, values in [0, 1].
+    """
+
+    def __init__(self, agents: int, pieces: int, hidden: int = 64):
+        super().__init__()
+        n, c = agents, pieces
+        self.n, self.c = n, c
+        self.f1 = nn.Sequential(nn.Linear(c + (n - 1) * (c + 1), hidden), nn.ReLU(),
+                                nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, c))
+        self.register_buffer("others", torch.tensor([[m for m in range(n) if m != l] for l in range(n)]),
+                             persistent=False)
+
+    def split(self, ev: torch.Tensor):
+        n, c, M = self.n, self.c, ev.shape[0]
+        X, ev = ev[:, :c * n].reshape(M, c, n), ev[:, c * n:]
+        W, ev = ev[:, :n * n].reshape(M, n, n), ev[:, n * n:]
+        H, ev = ev[:, :n * n].reshape(M, n, n), ev[:, n * n:]
+        Bf, Fm = ev[:, :n], ev[:, n:].reshape(M, c, n)
+        return X, W, H, Bf, Fm
+
+    def speech(self, kp: torch.Tensor, H: torch.Tensor) -> torch.Tensor:
+        """U (M, n, c): the estimated distribution of the piece each agent l uttered."""
+        M, c, n = kp.shape
+        cols = kp.transpose(1, 2)                                       # (M, l, c)
+        other = cols[:, self.others]                                    # (M, l, n-1, c)
+        mask = torch.gather(H, 2, self.others[None].expand(M, n, n - 1))  # (M, l, n-1): H[l, m]
+        inp = torch.cat([cols, torch.cat([other * mask[..., None], mask[..., None]], -1).reshape(M, n, -1)], -1)
+        return torch.softmax(self.f1(inp), -1)
+
+    def forward(self, k_prev: torch.Tensor, ev: torch.Tensor) -> torch.Tensor:
+        n, c, M = self.n, self.c, ev.shape[0]
+        X, W, H, Bf, Fm = self.split(ev)
+        kp = k_prev.reshape(M, c, n)
+        U = self.speech(kp, H)                                          # (M, l, c)
+        # S2[i, j] = 1 - prod_l (1 - W[j, l] U[l, i])
+        s2 = 1 - torch.prod(1 - W[:, None, :, :] * U.transpose(1, 2)[:, :, None, :], dim=-1)   # (M, c, j)
+        E = torch.prod(kp, dim=1)                                       # (M, j)
+        keep = (1 - Bf * E)[:, None, :]
+        k = Fm + (1 - Fm) * keep * (1 - (1 - kp) * (1 - X) * (1 - s2))
+        return k.clamp(0.0, 1.0).reshape(M, c * n)
+
+
+class EEActor(nn.Module):
+    """``forward([observation, events] (M, O + E), k_prev (M, c n) or None) -> (move logits, piece logits, K)``."""
+
+    def __init__(self, observation_size: int, agents: int, pieces: int, hidden: int = 64):
+        super().__init__()
+        self.observation_size = observation_size
+        self.ksize = agents * pieces
+        self.knowledge = EstimatedKnowledge(agents, pieces, hidden)
+        self.policy = Actor(observation_size + self.ksize, pieces, hidden, recurrent=False)
+
+    def forward(self, x: torch.Tensor, h: Optional[torch.Tensor] = None
+                ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        obs, ev = x[:, :self.observation_size], x[:, self.observation_size:]
+        if h is None:
+            h = torch.zeros(x.shape[0], self.ksize, dtype=x.dtype, device=x.device)
+        k = self.knowledge(h, ev)
+        lm, lp, _ = self.policy(torch.cat([obs, k], -1))
+        return lm, lp, k
+
+
+class EETrainer(MADDPGTrainer):
+    """MADDPG-EE on :class:`BatchedSymmToM` (shared actor and critic, as :class:`MADDPGTrainer`).
+
+    Replay fields: ``x`` / ``x2`` critic features ``[observation, K]`` at t and t+1, ``h`` / ``h2``
+    the K the actor received (K_{t-1}) and produced (K_t), ``e`` / ``e2`` the event vectors.
+    """
+
+    def __init__(self, config: SymmToMConfig, settings: MADDPGSettings = MADDPGSettings(variant="ee"),
+                 device: Optional[str] = None):
+        if settings.variant != "ee":
+            raise LearnerError(f"EETrainer trains variant 'ee', got {settings.variant!r}")
+        super().__init__(config, settings, device)
+        n, c, s = config.agents, config.pieces, settings
+        self.obs_size = config.observation_size
+        self.ksize = n * c
+        self.ev_size = event_size(n, c)
+        self.features = self.obs_size + self.ksize          # what the critic sees per agent
+        self.recurrent = True                                # the actor carries K from step to step
+        self.hsize = self.ksize
+        torch.manual_seed(s.seed)
+        self.actor = EEActor(self.obs_size, n, c, s.hidden).to(self.device)
+        self.critic = Critic(n, self.features, self.action_size, s.hidden).to(self.device)
+        import copy
+
+        self.actor_target = copy.deepcopy(self.actor)
+        self.critic_target = copy.deepcopy(self.critic)
+        self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=s.lr)
+        self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=s.lr)
+        self.replay = ReplayBuffer(s.buffer, {
+            "x": ((n, self.features), np.float32), "h": ((n, self.ksize), np.float32),
+            "e": ((n, self.ev_size), np.float32), "a": ((n, self.action_size), np.float32),
+            "r": ((n,), np.float32), "x2": ((n, self.features), np.float32),
+            "h2": ((n, self.ksize), np.float32), "e2": ((n, self.ev_size), np.float32),
+            "done": ((), np.float32)})
+
+    def _knowledge(self, k_prev: np.ndarray, ev: np.ndarray) -> np.ndarray:
+        B, n = ev.shape[:2]
+        with torch.no_grad():
+            k = self.actor.knowledge(torch.as_tensor(k_prev, device=self.device).reshape(B * n, -1),
+                                     torch.as_tensor(ev, device=self.device).reshape(B * n, -1))
+        return k.cpu().numpy().reshape(B, n, -1)
+
+    def play(self, num_envs: int, seed: int, greedy: bool, store: bool = False) -> np.ndarray:
+        """Play ``num_envs`` episodes; returns per-agent returns (B, n); ``store`` adds them to the replay."""
+        cfg, n = self.config, self.config.agents
+        env = BatchedSymmToM(cfg, num_envs, seed=seed)
+        env.reset()
+        obs, ev = env.observations(), events_batched(env, reset=True)
+        h = np.zeros((num_envs, n, self.ksize), dtype=np.float32)
+        L = cfg.episode_length
+        for t in range(L):
+            moves, pieces, k = self._act(np.concatenate([obs, ev], -1), h, greedy)
+            rewards = env.step(moves, pieces)
+            obs2, ev2 = env.observations(), events_batched(env)
+            if store:
+                k2 = self._knowledge(k, ev2)
+                a = np.zeros((num_envs, n, self.action_size), dtype=np.float32)
+                np.put_along_axis(a, moves[..., None], 1.0, -1)
+                np.put_along_axis(a, NUM_MOVES + pieces[..., None], 1.0, -1)
+                self.replay.add(x=np.concatenate([obs, k], -1), h=h, e=ev, a=a, r=rewards.astype(np.float32),
+                                x2=np.concatenate([obs2, k2], -1), h2=k, e2=ev2,
+                                done=np.full(num_envs, float(t == L - 1), dtype=np.float32))
+            obs, ev, h = obs2, ev2, k
+        return env.returns.astype(np.float64)
+
+    def _actor_inputs(self, b: Dict[str, torch.Tensor], nxt: bool):
+        M, n = b["x"].shape[:2]
+        x, e, h = (b["x2"], b["e2"], b["h2"]) if nxt else (b["x"], b["e"], b["h"])
+        return torch.cat([x[..., :self.obs_size], e], -1).reshape(M * n, -1), h.reshape(M * n, -1)
+
+    def make_agent(self) -> "EEAgent":
+        """A single-episode MADDPG-EE agent (greedy) for :func:`play_episode` and the theory-of-mind tests."""
+        return EEAgent(self.actor, self.config, self.device)
+
+
+class EEAgent(SymmToMAgent):
+    """The trained MADDPG-EE actor as a :class:`SymmToMAgent`: carries its own K between steps."""
+
+    needs_observation = True
+    name = "maddpg-ee"
+
+    def __init__(self, actor: EEActor, config: SymmToMConfig, device: str = "cpu"):
+        self.actor, self.config, self.device = actor, config, device
+        self.k = None
+
+    def reset(self, view) -> None:
+        cfg = view.config
+        if (cfg.agents, cfg.pieces) != (self.config.agents, self.config.pieces):
+            raise LearnerError(f"agent trained with n={self.config.agents}, c={self.config.pieces}; "
+                               f"environment has n={cfg.agents}, c={cfg.pieces}")
+        if cfg.oracle:
+            raise LearnerError("MADDPG-EE plays the paper's observation (an environment with oracle=False)")
+        self.k = None
+
+    def knowledge(self) -> Optional[np.ndarray]:
+        """The current K as a (c, n) float array (None before the first action)."""
+        return None if self.k is None else self.k[0].cpu().numpy().reshape(self.config.pieces, self.config.agents)
+
+    def act(self, view) -> Tuple[int, int]:
+        x = np.concatenate([view.observation, events_from_view(view)]).astype(np.float32)
+        with torch.no_grad():
+            lm, lp, self.k = self.actor(torch.as_tensor(x, device=self.device)[None], self.k)
+        return int(lm.argmax()), int(lp.argmax())
