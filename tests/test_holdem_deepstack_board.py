@@ -102,13 +102,18 @@ class Checkdown64(CheckdownValues):
     def _compute(self, leaves, r0, r1, need0=True, need1=True):
         v0, v1 = np.zeros_like(r0), np.zeros_like(r1)
         cache = self.__dict__.setdefault("_m64", {})
+        groups = {}
         for k, leaf in enumerate(leaves):
-            key = tuple(sorted(leaf.board))
+            groups.setdefault(tuple(sorted(leaf.board)), []).append(k)
+        H = r0.shape[-1]
+        for key, idx in groups.items():   # one float64 product per board, all its leaves at once
             if key not in cache:
                 cache[key] = np.ascontiguousarray(self.matrix(key).astype(np.float64).T)
             mt = cache[key]
-            v0[k] = leaf.contrib[0] * (r1[k] @ mt)
-            v1[k] = leaf.contrib[1] * (r0[k] @ mt)
+            c0 = np.array([leaves[k].contrib[0] for k in idx])[:, None, None]
+            c1 = np.array([leaves[k].contrib[1] for k in idx])[:, None, None]
+            v0[idx] = c0 * (r1[idx].reshape(-1, H) @ mt).reshape(r1[idx].shape)
+            v1[idx] = c1 * (r0[idx].reshape(-1, H) @ mt).reshape(r0[idx].shape)
         return v0, v1
 
 
@@ -126,7 +131,7 @@ def test_agent_action_probabilities_equal(street):
     ranges /= ranges.sum(1, keepdims=True)
     probs = {}
     for solver in ("board", "numpy"):
-        agent = HoldemDeepStackAgent(game, iterations=40, seed=3, solver=solver)
+        agent = HoldemDeepStackAgent(game, iterations=30, seed=3, solver=solver)
         agent.checkdown = Checkdown64()
         agent.start_spot(state, ranges)
         hs = agent.hand_strategy(state)
