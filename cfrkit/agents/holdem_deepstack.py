@@ -9,7 +9,8 @@ carries between decisions (:class:`HoldemDeepStackAgent`):
 * the opponent's counterfactual values (chips), read from the previous re-solve at the deepest node
   of that solve's tree the public history reaches: after our action, the opponent's reply and any
   board card.  These are the opponent's cfvs averaged over the re-solve's iterations with the
-  average strategy's weights (DeepStack's choice, see docs/deepstack.md).
+  average strategy's weights (DeepStack's choice, see docs/deepstack.md) on the numpy path, its
+  best-response cfvs on the compiled path (see **Solver** below).
 
 **Off-tree opponent bets.**  When the opponent raises to a size the previous lookahead did not
 offer, the history leaves that tree at the opponent's decision node.  The agent keeps its own range
@@ -37,6 +38,13 @@ uses it, otherwise the check-down value over sampled boards (``preflop_boards``,
 a documented fallback, not DeepStack's net.  When the flop comes, the opponent's values for the
 actual flop are the flop value function (``leaf_values["flop"]``, else the check-down value) at the
 preflop lookahead's reach.
+
+**Solver** (``solver="board"``, the default): flop, turn and river re-solves run on the compiled
+depth-limited range solver (:func:`~cfrkit.solvers.public.resolving.resolve_board`: ``BoardLeafSolver`` with
+the re-solving gadget between its kernel passes; the same iterates as the numpy ``RangeSolver``), preflop
+re-solves (no board to lay out) on the numpy solver.  The compiled walk returns root values only, so on that
+path the carried opponent values are its best-response cfvs at the node (CFR-D's carry, an upper bound)
+instead of the cfvs averaged over the iterations; ``solver="numpy"`` keeps the averaged ones everywhere.
 
 The first solve of every hand is a plain solve of the preflop from the start of the betting with both
 ranges uniform (computed once per agent); both seats then walk down from it.  Every re-solve is a
