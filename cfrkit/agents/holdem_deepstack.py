@@ -397,7 +397,8 @@ class HoldemDeepStackAgent(PokerAgent):
 
     @classmethod
     def from_spec(cls, spec: str = "", seed: Optional[int] = None, **kwargs) -> "HoldemDeepStackAgent":
-        """Build from ``"nets=DIR,iterations=500,algorithm=cfr+,skip=0,preflop_boards=500,game=holdem,solver=board"``."""
+        """Build from ``"nets=DIR,iterations=500,algorithm=cfr+,skip=0,game=holdem,solver=board"`` (also
+        ``preflop_boards``, ``flop_runouts``)."""
         opts = _parse_options(spec)
         known = {"nets", "iterations", "skip", "algorithm", "preflop_boards", "flop_runouts", "game", "solver"}
         bad = sorted(set(opts) - known)
