@@ -1,6 +1,6 @@
 """DeepStack hold'em agent (A^D): thinking time per decision per round, and a river correctness check.
 
-    python benchmarks/deepstack_holdem_agent.py [--iterations 200] [--hands 2] [--nets DIR]
+    python benchmarks/deepstack_holdem_agent.py [--iterations 200] [--hands 2] [--nets DIR] [--solver board|numpy]
                                                 [--check-iterations 200] [--skip-timing] [--skip-check]
                                                 [--lbr DEALS --lbr-settings FCPA/3-4,FC/1-4]
 
@@ -63,14 +63,16 @@ def timing(args):
     from cfrkit.games.registry import load
 
     game = load("holdem")
-    agent = TimedAgent(HoldemDeepStackAgent(game, nets=args.nets, iterations=args.iterations, seed=args.seed))
+    agent = TimedAgent(HoldemDeepStackAgent(game, nets=args.nets, iterations=args.iterations, seed=args.seed,
+                                            solver=args.solver))
     for i in range(args.hands):
         cards = deal_for_hand(game, args.seed, i)
         for seats in ([agent, AlwaysCallAgent()], [AlwaysCallAgent(), agent]):
             play_hand(game, seats, cards)
             print(f"  deal {i}: decisions so far " + ", ".join(f"{s} {len(agent.times[s])}" for s in STREETS),
                   flush=True)
-    print(f"\nthinking time per decision, {args.iterations} DCFR iterations per re-solve "
+    print(f"\nthinking time per decision, {args.iterations} DCFR iterations per re-solve, solver {args.solver} "
+          f"(re-solves per path {agent.agent.solver_used}) "
           f"({'nets ' + args.nets if args.nets else 'no nets: check-down leaves'}), load {os.getloadavg()[0]:.1f}")
     print(f"{'round':8s} {'decisions':>9s} {'wall s':>8s} {'CPU s':>8s} {'CPU s/it':>9s} {'P100 s':>7s} "
           f"{'CPU/P100':>9s}")
@@ -154,6 +156,8 @@ def main():
     p.add_argument("--lbr", type=int, default=0, help="also run LBR over this many deals (both seats)")
     p.add_argument("--lbr-settings", default="FCPA/3-4", help="comma-separated BETS/ROUNDS, e.g. FC/1-4,FCPA/3-4")
     p.add_argument("--preflop-boards", type=int, default=500)
+    p.add_argument("--solver", default="board", choices=("board", "numpy"),
+                   help="re-solve flop/turn/river on the compiled solver (board; preflop numpy) or all on numpy")
     args = p.parse_args()
     if not args.skip_check:
         check(args)

@@ -9,7 +9,8 @@ carries between decisions (:class:`HoldemDeepStackAgent`):
 * the opponent's counterfactual values (chips), read from the previous re-solve at the deepest node
   of that solve's tree the public history reaches: after our action, the opponent's reply and any
   board card.  These are the opponent's cfvs averaged over the re-solve's iterations with the
-  average strategy's weights (DeepStack's choice, see docs/deepstack.md).
+  average strategy's weights (DeepStack's choice, see docs/deepstack.md) on the numpy path, its
+  best-response cfvs on the compiled path (see **Solver** below).
 
 **Off-tree opponent bets.**  When the opponent raises to a size the previous lookahead did not
 offer, the history leaves that tree at the opponent's decision node.  The agent keeps its own range
@@ -38,6 +39,13 @@ a documented fallback, not DeepStack's net.  When the flop comes, the opponent's
 actual flop are the flop value function (``leaf_values["flop"]``, else the check-down value) at the
 preflop lookahead's reach.
 
+**Solver** (``solver="board"``, the default): flop, turn and river re-solves run on the compiled
+depth-limited range solver (:func:`~cfrkit.solvers.public.resolving.resolve_board`: ``BoardLeafSolver`` with
+the re-solving gadget between its kernel passes; the same iterates as the numpy ``RangeSolver``), preflop
+re-solves (no board to lay out) on the numpy solver.  The compiled walk returns root values only, so on that
+path the carried opponent values are its best-response cfvs at the node (CFR-D's carry, an upper bound)
+instead of the cfvs averaged over the iterations; ``solver="numpy"`` keeps the averaged ones everywhere.
+
 The first solve of every hand is a plain solve of the preflop from the start of the betting with both
 ranges uniform (computed once per agent); both seats then walk down from it.  Every re-solve is a
 deterministic function of (seat, public history) and is memoised, so :meth:`hand_strategy` (all
@@ -56,7 +64,7 @@ import numpy as np
 from cfrkit.agents.poker import HandStrategy, PokerAgent
 from cfrkit.games.base import CHANCE, GameError
 from cfrkit.solvers.public.games import HoldemPublicGame
-from cfrkit.solvers.public.resolving import ResolveResult, resolve
+from cfrkit.solvers.public.resolving import ResolveResult, board_resolve_supported, resolve, resolve_board
 from cfrkit.solvers.public.tree import LEAF, PublicNode, build_public_tree
 
 STREETS = ("preflop", "flop", "turn", "river")
@@ -327,6 +335,12 @@ class HoldemDeepStackAgent(PokerAgent):
             1176, exact; about 4 CPU seconds per flop, cached per board).
         seed: seed of the action sampling in :meth:`act` (and of the sampled preflop boards).
         max_records: memoised re-solves kept (cleared at ``new_hand`` too).
+        solver: ``"board"`` (default): flop, turn and river re-solves on the compiled depth-limited solver
+            (:func:`~cfrkit.solvers.public.resolving.resolve_board`: the same iterates as the numpy path, its
+            carried opponent values are best-response cfvs); preflop re-solves (no board) use the numpy
+            ``RangeSolver`` without error.  ``"numpy"``: every re-solve on the numpy ``RangeSolver``
+            (:func:`~cfrkit.solvers.public.resolving.resolve`, carrying the opponent's averaged cfvs).
+            ``solver_used`` counts the re-solves per path.
     """
 
     name = "deepstack-holdem"
@@ -334,7 +348,7 @@ class HoldemDeepStackAgent(PokerAgent):
     def __init__(self, game="holdem", leaf_values: Optional[Mapping[str, object]] = None, nets: Optional[str] = None,
                  iterations: int = 1000, skip: int = 0, algorithm: str = "dcfr", bet_sizing=None,
                  preflop_boards: int = 500, flop_runouts: Optional[int] = None, seed: Optional[int] = None,
-                 max_records: int = 64):
+                 max_records: int = 64, solver: str = "board"):
         from cfrkit.games.holdem.game import HoldemGame
         from cfrkit.games.registry import load
 
@@ -346,7 +360,11 @@ class HoldemDeepStackAgent(PokerAgent):
             raise GameError(f"need iterations >= 1 and 0 <= skip < iterations, got {iterations}, {skip}")
         if algorithm not in ("dcfr", "cfr+"):
             raise GameError(f"algorithm must be 'dcfr' or 'cfr+', got {algorithm!r}")
+        if solver not in ("board", "numpy"):
+            raise GameError(f"solver must be 'board' or 'numpy', got {solver!r}")
         self.iterations, self.skip, self.algorithm = int(iterations), int(skip), algorithm
+        self.solver = solver
+        self.solver_used: Dict[str, int] = {"board": 0, "numpy": 0}
         fns: Dict[str, object] = {}
         if nets is not None:
             fns.update(load_nets_leaf_values(nets, self.game))
@@ -379,9 +397,10 @@ class HoldemDeepStackAgent(PokerAgent):
 
     @classmethod
     def from_spec(cls, spec: str = "", seed: Optional[int] = None, **kwargs) -> "HoldemDeepStackAgent":
-        """Build from ``"nets=DIR,iterations=500,algorithm=cfr+,skip=0,preflop_boards=500,game=holdem"``."""
+        """Build from ``"nets=DIR,iterations=500,algorithm=cfr+,skip=0,game=holdem,solver=board"`` (also
+        ``preflop_boards``, ``flop_runouts``)."""
         opts = _parse_options(spec)
-        known = {"nets", "iterations", "skip", "algorithm", "preflop_boards", "flop_runouts", "game"}
+        known = {"nets", "iterations", "skip", "algorithm", "preflop_boards", "flop_runouts", "game", "solver"}
         bad = sorted(set(opts) - known)
         if bad:
             raise GameError(f"unknown deepstack-holdem option(s) {', '.join(bad)}; known: {', '.join(sorted(known))}")
@@ -434,10 +453,13 @@ class HoldemDeepStackAgent(PokerAgent):
         depth_limited = r < 3
         tree = build_public_tree(pgame, ps, depth_limit=depth_limited)
         wall, cpu = time.perf_counter(), time.process_time()
-        res = resolve(pgame, tree.root.state, seat, own_range, opp_cfvs=opp_cfvs, opp_range=opp_range,
-                      iterations=self.iterations, skip=self.skip,
-                      leaf_values=self._leaf_fn(r) if tree.leaf_nodes else None, depth_limit=depth_limited,
-                      algorithm=self.algorithm, tree=tree)
+        path = "board" if self.solver == "board" and board_resolve_supported(tree) else "numpy"
+        fn = resolve_board if path == "board" else resolve
+        res = fn(pgame, tree.root.state, seat, own_range, opp_cfvs=opp_cfvs, opp_range=opp_range,
+                 iterations=self.iterations, skip=self.skip,
+                 leaf_values=self._leaf_fn(r) if tree.leaf_nodes else None, depth_limit=depth_limited,
+                 algorithm=self.algorithm, tree=tree)
+        self.solver_used[path] += 1
         self.solve_seconds[STREETS[r]].append((time.perf_counter() - wall, time.process_time() - cpu))
         self.num_resolves += 1
         return res

@@ -295,11 +295,18 @@ class BoardLeafSolver(BoardRangeSolver):
         skip: the first ``skip`` iterations stay out of the average strategy and the averaged root values.
         dtype: ``"float32"`` (default) or ``"float64"`` storage.
         fast_nets: a hold'em value net's leaf function through :class:`LeafSession`'s direct path.
+        gadget: ``(player, terminate_cfvs)`` re-solves with DeepStack's re-solving gadget (CFR-D), as
+            ``RangeSolver(gadget=...)``: ``player``'s root range is, at every pass, its follow probability per
+            hand from regret matching of follow (the root cfvs of its last pass) against terminate
+            (``terminate_cfvs``, chips, ``(1326,)`` or ``(B, 1326)``); ``ranges[player]`` is ignored.  The
+            gadget runs in Python between the kernel passes (same iterates as ``RangeSolver``).
+        allow_no_ext: accept a tree without leaf or all-in nodes (a river tree; used for the gadget, which
+            :class:`BoardRangeSolver`'s one-call solve cannot run).
     """
 
     def __init__(self, tree: PublicTree, ranges=None, leaf_values: Optional[Callable] = None,
                  algorithm: str = "cfr+", skip: int = 0, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
-                 dtype: str = "float32", fast_nets: bool = True):
+                 dtype: str = "float32", fast_nets: bool = True, gadget=None, allow_no_ext: bool = False):
         if np.dtype(dtype) not in (np.float64, np.float32):
             raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
         if algorithm not in LEAF_ALGORITHMS:
@@ -322,7 +329,7 @@ class BoardLeafSolver(BoardRangeSolver):
         if not np.all(np.isfinite(ranges)) or ranges.min() < 0:
             raise ValueError("ranges must be finite and non-negative")
         self.layout = layout = BoardLayout.of(tree, False, leaves=True)
-        if layout.num_ext == 0:
+        if layout.num_ext == 0 and not allow_no_ext:
             raise ValueError("the tree has no leaf or all-in node: use BoardRangeSolver")
         self.B = B = len(ranges)
         self.pot = layout.pot
@@ -336,8 +343,29 @@ class BoardLeafSolver(BoardRangeSolver):
         self.regrets, self.strategy_sum = self._regrets_all[0], self._ssum_all[0]  # spot 0 (BoardRangeSolver API)
         self.session = s = LeafSession(layout, leaf_values, self.dtype, fast_nets, batch=B)
         kern = _kernel(self.dtype)
+        if layout.num_ext == 0:
+            # no external node: the kernel never reads these (it refuses empty buffers)
+            ext_reach, ext_vals = np.zeros((B, 2), dtype=self.dtype), np.zeros((B, 1), dtype=self.dtype)
+        else:
+            ext_reach, ext_vals = s.reach, s.values
         self._kernels = [kern.BoardLeafKernel(layout.layout, layout.ext_off, self._ranges_all[b], self._regrets_all[b],
-                                              self._ssum_all[b], s.reach[b], s.values[b]) for b in range(B)]
+                                              self._ssum_all[b], ext_reach[b], ext_vals[b]) for b in range(B)]
+        self.gadget_player = -1
+        if gadget is not None:
+            gp, cfvs = gadget
+            if gp not in (0, 1):
+                raise ValueError(f"gadget player must be 0 or 1, got {gp!r}")
+            cfvs = np.asarray(cfvs, dtype=np.float64)
+            if cfvs.ndim == 1:
+                cfvs = np.broadcast_to(cfvs, (B, cfvs.shape[0]))
+            if cfvs.shape != (B, tree.num_hands) or not np.all(np.isfinite(cfvs)):
+                raise ValueError(f"gadget cfvs must be finite with shape ({tree.num_hands},) or "
+                                 f"({B}, {tree.num_hands}), got {cfvs.shape}")
+            self.gadget_player = int(gp)
+            self.gadget_values = np.array(cfvs)                                   # (B, 1326) chips, as given
+            self._terminate = np.ascontiguousarray(cfvs[:, self.hands])           # (B, H0) chips
+            self.gadget_regrets = np.zeros((B, 2, len(self.hands)))              # follow, terminate
+            self._set_gadget_range()
         self._root = np.zeros((B, len(self.hands)), dtype=self.dtype)
         self._root_sum = np.zeros((B, 2, len(self.hands)))
         self._root_count = [0, 0]
@@ -351,6 +379,33 @@ class BoardLeafSolver(BoardRangeSolver):
             w = float(t) ** self.gamma if t > self.skip else 0.0
             return w, 1, t ** self.alpha / (t ** self.alpha + 1.0), t ** self.beta / (t ** self.beta + 1.0)
         return (float(t) if t > self.skip else 0.0), 0, 0.0, 0.0
+
+    def _gadget_follow(self) -> np.ndarray:
+        """``(B, H0)`` follow probabilities of the gadget player (regret matching; 1/2 without regrets)."""
+        pos = np.maximum(self.gadget_regrets, 0.0)
+        tot = pos[:, 0] + pos[:, 1]
+        return np.where(tot > 0, pos[:, 0] / np.where(tot > 0, tot, 1.0), 0.5)
+
+    def _set_gadget_range(self) -> None:
+        # written in place: the kernels hold views of these rows
+        self._ranges_all[:, self.gadget_player] = self._gadget_follow()
+
+    def _update_gadget(self, root_values: np.ndarray) -> None:
+        """CFR+ update of the gadget's follow / terminate regrets from the gadget player's root cfvs."""
+        follow = self._gadget_follow()
+        vf, vt = np.asarray(root_values, dtype=np.float64), self._terminate
+        g = follow * vf + (1 - follow) * vt
+        self.gadget_regrets = np.maximum(self.gadget_regrets + np.stack([vf - g, vt - g], 1), 0.0)
+        self._set_gadget_range()
+
+    def gadget_range(self) -> Optional[np.ndarray]:
+        """The gadget player's current root range (follow probabilities) ``(1326,)`` (``(B, 1326)`` batched),
+        or None without a gadget."""
+        if self.gadget_player < 0:
+            return None
+        out = np.zeros((self.B, self.tree.num_hands))
+        out[:, self.hands] = self._gadget_follow()
+        return out if self.batched else out[0]
 
     def run(self, iterations: int, check_every: int = 0, target: Optional[float] = None) -> np.ndarray:
         """Run ``iterations`` more iterations (alternating updates, player 0 first); returns an empty array
@@ -373,11 +428,15 @@ class BoardLeafSolver(BoardRangeSolver):
             for p in (0, 1):
                 for k in self._kernels:
                     k.forward()
-                # since the last pass only the other player's strategy changed (p's own did in p's last pass)
-                s.fill(p, (0, 1) if self._first_pass else (1 - p,))
+                # since the last pass only the other player's strategy changed (p's own did in p's last pass;
+                # the gadget player's root range changes right after its own pass too)
+                if s.E:
+                    s.fill(p, (0, 1) if self._first_pass else (1 - p,))
                 self._first_pass = False
                 for b, k in enumerate(self._kernels):
                     k.walk(p, w, dcfr, pos, neg, self._root[b])
+                if p == self.gadget_player:
+                    self._update_gadget(self._root)
                 self.last_root_values[:, p] = self._root
                 if t > self.skip:
                     self._root_sum[:, p] += self._root

@@ -134,3 +134,73 @@ def resolve(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_range=N
     reaches = [np.stack([be.to_numpy(r[0]), be.to_numpy(r[1])], 1) for r in reach]
     return ResolveResult(tree, solver, solver.to_numpy_strategy(strategy), values, reaches,
                          [be.to_numpy(v) for v in br], [be.to_numpy(v) for v in solver.average_node_values(opp)])
+
+
+def board_resolve_supported(tree: PublicTree) -> bool:
+    """Whether :func:`resolve_board` (the compiled :class:`BoardLeafSolver`) can solve ``tree``: a 52-card
+    hold'em tree whose root has a flop, turn or river board (preflop trees are not: no board to lay out)."""
+    pg = tree.pgame
+    return len(tree.root.board) >= 3 and getattr(pg, "hand_cards", None) is not None \
+        and np.asarray(pg.hand_cards).shape == (1326, 2)
+
+
+def resolve_board(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_range=None, iterations: int = 1000,
+                  skip: int = 0, leaf_values=None, depth_limit: Optional[bool] = None, algorithm: str = "cfr+",
+                  tree: Optional[PublicTree] = None, dtype: str = "float64") -> ResolveResult:
+    """:func:`resolve` on the compiled depth-limited solver (:class:`BoardLeafSolver`, gadget between its
+    kernel passes): the same iterates as ``resolve`` (``average="linear"``), so the same root strategy and
+    the same opponent root cfvs, in a fraction of the time (turn, flop and river subgames; not preflop,
+    see :func:`board_resolve_supported`).
+
+    The per-node results come from one numpy pass over the tree with the final average strategy and root
+    ranges (``values``, ``reach``, ``opp_br_values``).  The compiled walk returns root cfvs only, so the
+    per-node cfvs averaged over the iterations (``resolve``'s ``opp_avg_values``) are not available;
+    ``opp_avg_values`` holds the opponent's **best-response** cfvs at every node instead (the CFR-D carry:
+    an upper bound on what each opponent hand can get against the re-solved strategy, defined for hands the
+    opponent's own average strategy never brings to a node).  Units: chips.
+    """
+    from cfrkit.solvers.public.board_leaf_cfr import BoardLeafSolver
+
+    if (opp_cfvs is None) == (opp_range is None):
+        raise ValueError("give exactly one of opp_cfvs (CFR-D gadget) or opp_range")
+    if not 0 <= skip < iterations:
+        raise ValueError(f"need 0 <= skip < iterations (the averages need iterations after the skip), "
+                         f"got skip={skip}, iterations={iterations}")
+    if algorithm not in ("cfr+", "dcfr"):
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose 'cfr+' or 'dcfr'")
+    if depth_limit is None:
+        depth_limit = leaf_values is not None
+    if tree is None:
+        tree = build_public_tree(pgame, state, depth_limit=depth_limit)
+    if tree.leaf_nodes and leaf_values is None:
+        raise ValueError("depth-limited re-solving needs leaf_values")
+    if not board_resolve_supported(tree):
+        raise ValueError("resolve_board needs a 52-card hold'em tree rooted on the flop, turn or river")
+    own = np.asarray(own_range, dtype=np.float64)
+    if own.shape != (tree.num_hands,):
+        raise ValueError(f"own_range must have shape ({tree.num_hands},), got {own.shape}")
+    opp = 1 - own_player
+    mask = pgame.hand_mask(tree.root.board)
+    ranges = np.zeros((2, tree.num_hands))
+    ranges[own_player] = own * mask
+    gadget = None
+    if opp_range is not None:
+        ranges[opp] = np.asarray(opp_range, dtype=np.float64) * mask
+    else:
+        gadget = (opp, np.asarray(opp_cfvs, dtype=np.float64))
+    solver = BoardLeafSolver(tree, ranges=ranges, leaf_values=leaf_values, algorithm=algorithm, skip=skip,
+                             dtype=dtype, gadget=gadget, allow_no_ext=True)
+    solver.run(iterations)
+    strategy = solver.average_strategy()                       # node -> (1, A, H)
+    if gadget is not None:
+        ranges[opp] = solver.gadget_range() * mask
+    # per-node values, reach and the opponent's best response: one numpy pass with the average strategy
+    ref = RangeSolver(tree, ranges=ranges, algorithm=algorithm, leaf_values=leaf_values)
+    be = ref.be
+    strat = {i: be.asarray(np.ascontiguousarray(np.transpose(s, (1, 0, 2)))) for i, s in strategy.items()}
+    vals, reach = ref.node_values(strat)
+    leaf_vals = ref._leaf_values(reach)
+    br = [be.to_numpy(v) for v in ref._backward(reach, opp, strat, leaf_vals, best_response=True)]
+    values = [np.stack([be.to_numpy(v[0]), be.to_numpy(v[1])], 1) for v in vals]
+    reaches = [np.stack([be.to_numpy(r[0]), be.to_numpy(r[1])], 1) for r in reach]
+    return ResolveResult(tree, solver, strategy, values, reaches, br, br)
