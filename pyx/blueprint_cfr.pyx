@@ -57,21 +57,7 @@ cdef struct Ctx:
     long long visited
 
 
-cdef inline void _regret_matching(Ctx* c, long long base, int A, int b, double* out) noexcept nogil:
-    cdef int a
-    cdef double total = 0.0, x
-    cdef const float* r = c.regrets_in + base + <long long>b * A
-    for a in range(A):
-        x = r[a]
-        if x > 0:
-            total += x
-    if total > 0:
-        for a in range(A):
-            x = r[a]
-            out[a] = x / total if x > 0 else 0.0
-    else:
-        for a in range(A):
-            out[a] = 1.0 / A
+include "blueprint_regret.pxi"
 
 
 cdef void _fold_values(Ctx* c, const double* opp, double payoff, double* out) noexcept nogil:
@@ -153,7 +139,7 @@ cdef int _average_only(Ctx* c, int n, int depth, const double* own) noexcept nog
     npres = c.num_present[r]
     for i in range(npres):
         b = pres[i]
-        _regret_matching(c, base, A, b, sig + <long long>b * A)
+        _regret_matching(c.regrets_in + base + <long long>b * A, A, sig + <long long>b * A)
         acc[b] = 0.0
     for k in range(L):
         acc[bk[k]] += own[k]
@@ -222,7 +208,7 @@ cdef int _walk(Ctx* c, int n, int depth, const double* own, const double* opp, d
     # regret matching+ once per bucket present on this board
     for i in range(npres):
         b = pres[i]
-        _regret_matching(c, base, A, b, sig + <long long>b * A)
+        _regret_matching(c.regrets_in + base + <long long>b * A, A, sig + <long long>b * A)
     for k in range(L):
         out[k] = 0.0
     if c.player[n] == p:

@@ -81,20 +81,7 @@ cdef void _seed(Ctx* c, uint64_t seed) noexcept nogil:
         c.s[i] = z ^ (z >> 31)
 
 
-cdef inline void _regret_matching(const float* r, int A, double* out) noexcept nogil:
-    cdef int a
-    cdef double total = 0.0, x
-    for a in range(A):
-        x = r[a]
-        if x > 0:
-            total += x
-    if total > 0:
-        for a in range(A):
-            x = r[a]
-            out[a] = x / total if x > 0 else 0.0
-    else:
-        for a in range(A):
-            out[a] = 1.0 / A
+include "blueprint_regret.pxi"
 
 
 cdef double _walk(Ctx* c, int n, int depth) noexcept nogil:
