@@ -88,16 +88,9 @@ class ResolveResult:
         return self.strategy[0]
 
 
-def resolve(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_range=None, iterations: int = 1000,
-            skip: int = 0, leaf_values=None, depth_limit: Optional[bool] = None, algorithm: str = "cfr+",
-            average: str = "linear", backend: str = "numpy", device: Optional[str] = None,
-            tree: Optional[PublicTree] = None) -> ResolveResult:
-    """Solve the public subgame at ``state`` for ``own_player`` (see module docstring).
-
-    ``own_range``: reach of the re-solver's hands ``(H,)`` or ``(B, H)``.  Exactly one of
-    ``opp_cfvs`` (gadget) and ``opp_range`` (plain solve) must be given.  ``depth_limit`` defaults to
-    True when ``leaf_values`` is given.
-    """
+def _checked_resolve_tree(pgame, state, tree, opp_cfvs, opp_range, skip: int, iterations: int, depth_limit,
+                          leaf_values):
+    """The argument checks both re-solvers share; returns the public tree (built from ``state`` if not given)."""
     if (opp_cfvs is None) == (opp_range is None):
         raise ValueError("give exactly one of opp_cfvs (CFR-D gadget) or opp_range")
     if not 0 <= skip < iterations:
@@ -109,6 +102,20 @@ def resolve(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_range=N
         tree = build_public_tree(pgame, state, depth_limit=depth_limit)
     if tree.leaf_nodes and leaf_values is None:
         raise ValueError("depth-limited re-solving needs leaf_values")
+    return tree
+
+
+def resolve(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_range=None, iterations: int = 1000,
+            skip: int = 0, leaf_values=None, depth_limit: Optional[bool] = None, algorithm: str = "cfr+",
+            average: str = "linear", backend: str = "numpy", device: Optional[str] = None,
+            tree: Optional[PublicTree] = None) -> ResolveResult:
+    """Solve the public subgame at ``state`` for ``own_player`` (see module docstring).
+
+    ``own_range``: reach of the re-solver's hands ``(H,)`` or ``(B, H)``.  Exactly one of
+    ``opp_cfvs`` (gadget) and ``opp_range`` (plain solve) must be given.  ``depth_limit`` defaults to
+    True when ``leaf_values`` is given.
+    """
+    tree = _checked_resolve_tree(pgame, state, tree, opp_cfvs, opp_range, skip, iterations, depth_limit, leaf_values)
     own = np.atleast_2d(np.asarray(own_range, dtype=np.float64))
     B, H = own.shape
     opp = 1 - own_player
@@ -161,19 +168,9 @@ def resolve_board(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_r
     """
     from cfrkit.solvers.public.board_leaf_cfr import BoardLeafSolver
 
-    if (opp_cfvs is None) == (opp_range is None):
-        raise ValueError("give exactly one of opp_cfvs (CFR-D gadget) or opp_range")
-    if not 0 <= skip < iterations:
-        raise ValueError(f"need 0 <= skip < iterations (the averages need iterations after the skip), "
-                         f"got skip={skip}, iterations={iterations}")
     if algorithm not in ("cfr+", "dcfr"):
         raise ValueError(f"unknown algorithm {algorithm!r}; choose 'cfr+' or 'dcfr'")
-    if depth_limit is None:
-        depth_limit = leaf_values is not None
-    if tree is None:
-        tree = build_public_tree(pgame, state, depth_limit=depth_limit)
-    if tree.leaf_nodes and leaf_values is None:
-        raise ValueError("depth-limited re-solving needs leaf_values")
+    tree = _checked_resolve_tree(pgame, state, tree, opp_cfvs, opp_range, skip, iterations, depth_limit, leaf_values)
     if not board_resolve_supported(tree):
         raise ValueError("resolve_board needs a 52-card hold'em tree rooted on the flop, turn or river")
     own = np.asarray(own_range, dtype=np.float64)
