@@ -32,7 +32,7 @@ PRESETS = {
     "tiny": dict(river_samples=300, turn_samples=20, flop_samples=10, iterations=1000, turn_iterations=50,
                  flop_iterations=10, hidden="64,64,64", epochs=40, shard_size=100, group=10, check_samples=40,
                  river_buckets=100, buckets="ehs", num_buckets=30),
-    "small": dict(river_samples=20000, turn_samples=400, flop_samples=60, iterations=1000, turn_iterations=300,
+    "small": dict(river_samples=20000, turn_samples=1200, flop_samples=400, iterations=250, turn_iterations=300,
                   flop_iterations=200, hidden="256,256,256", epochs=200, shard_size=200, group=10, check_samples=200,
                   river_buckets=500, buckets="default", num_buckets=None),
     "large": dict(river_samples=1_000_000, turn_samples=1_000_000, flop_samples=1_000_000, iterations=1000,
