@@ -36,7 +36,7 @@ turn (say the piece green lacks); the paper's 1.5 is the *expected* optimum of a
 know which piece blue told green.  Dividing by 1.5 instead (``ToMResult.ratso_expected``, the scale of
 the paper's reported 1.89 / 2.1) is not bounded by 1: an agent that only ever says one piece succeeds
 only in the half of the trials where that piece is the missing one, always in one turn (1 / 1.5 =
-0.67), and an agent that sees green's knowledge (oracle) does the same in every trial.
+0.67), and an agent that sees green's knowledge (oracle) takes one turn in every trial.
 """
 from __future__ import annotations
 
@@ -180,8 +180,9 @@ class ToMResult:
 
     ``ratso`` = mean turns / mean per-trial optimum over the successful trials (>= 1.0); None when no
     trial succeeded, and for ``second_order`` (the paper reports SR and FR only).  ``ratso_expected``
-    divides by the optimum in expectation over what red cannot observe instead (1.5 in
-    ``probabilistic`` unless red is the oracle; equal to ``ratso`` in the other tests).
+    divides by the optimum in expectation over what a non-oracle red cannot observe instead (the
+    paper's 1.5 in ``probabilistic``, for every agent, as the paper reports it; equal to ``ratso`` in
+    the other tests); it is not bounded below by 1.
     """
 
     test: str
@@ -250,8 +251,8 @@ def run_tom_test(name: str, width: int, agent_factory: Callable[[], object], tri
                  seed: int = 0, oracle: bool = False, progress: bool = False) -> ToMResult:
     """Run ``trials`` trials of test ``name`` with fresh agents from ``agent_factory``.
 
-    ``oracle`` gives red every agent's true knowledge (MADDPG-Oracle's setting); red then knows which
-    piece green lacks in ``probabilistic``, so its expected optimum is the per-trial one.
+    ``oracle`` gives red every agent's true knowledge (MADDPG-Oracle's setting).  Turns are counted
+    in environment steps after red's release; see :class:`ToMResult` for the two RATSO figures.
     """
     if trials < 1:
         raise ValueError(f"trials must be >= 1, got {trials}")
@@ -273,7 +274,7 @@ def run_tom_test(name: str, width: int, agent_factory: Callable[[], object], tri
             turns.append(used)
             optima.append(trial.optimal_turns)
             hidden = trial.expected_optimal_turns
-            expected.append(trial.optimal_turns if (oracle or hidden is None) else hidden)
+            expected.append(trial.optimal_turns if hidden is None else hidden)
     sr = outcomes.count("success") / trials
     fr = outcomes.count("failure") / trials
     mean_turns = float(np.mean(turns)) if turns else None
