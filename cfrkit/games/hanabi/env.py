@@ -3,12 +3,12 @@
 * :class:`HanabiEnv` reads like HLE's ``rl_env.HanabiEnv``: ``reset()`` and ``step(action)`` return the
   observations of every player (``observations["current_player"]`` is to act), the reward is the change
   of the score, ``done`` marks the end of the game.  Actions are HLE move ids or HLE move dicts.
-* :class:`HanabiAECEnv` follows PettingZoo's agent-environment-cycle API (``agents``,
-  ``agent_selection``, ``observe``, ``step``, ``last``; observations ``{"observation", "action_mask"}``)
-  without importing PettingZoo.
+* :class:`HanabiAECEnv` is a ``pettingzoo.AECEnv`` (``agents``, ``agent_selection``, ``observe``,
+  ``step``, ``last``; observations ``{"observation", "action_mask"}``) with Gymnasium spaces.
 * :class:`HanabiVectorEnv` steps many games at once in C (auto-reset), returning numpy arrays.
 
-Observation vectors are HLE's canonical encoding (uint8 numpy arrays).
+Observation vectors are HLE's canonical encoding (0/1; uint8 numpy arrays, int8 in the AEC env as
+Gymnasium's ``MultiBinary`` space holds them).
 """
 from __future__ import annotations
 
@@ -157,9 +157,12 @@ class HanabiAECEnv(AECEnv):
     change in score).  Observations are dicts ``{"observation": int8[encoding], "action_mask":
     int8[moves]}``; passes ``pettingzoo.test.api_test``."""
 
-    metadata = {"name": "cfrkit_hanabi_v0", "is_parallelizable": False, "render_modes": ["ansi"]}
+    metadata = {"name": "cfrkit_hanabi_v0", "is_parallelizable": False, "render_modes": ["ansi", "human"]}
 
-    def __init__(self, config: ConfigLike = None, seed: int = 0, players: Optional[int] = None):
+    def __init__(self, config: ConfigLike = None, seed: int = 0, players: Optional[int] = None,
+                 render_mode: Optional[str] = "ansi"):
+        if render_mode not in (None, "ansi", "human"):
+            raise GameError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         self.config = _config(config, players)
         self.engine_config = self.config.engine_config()
         self.possible_agents = [f"player_{i}" for i in range(self.config.players)]
@@ -167,7 +170,7 @@ class HanabiAECEnv(AECEnv):
         self._episodes = 0
         self.state = None
         self.agents: List[str] = []
-        self.render_mode = "ansi"
+        self.render_mode = render_mode
         # one space object per agent, the same on every call (PettingZoo expects it)
         self._action_spaces = {a: spaces.Discrete(self.num_actions()) for a in self.possible_agents}
         self._observation_spaces = {
@@ -189,12 +192,14 @@ class HanabiAECEnv(AECEnv):
         """``Dict(observation=MultiBinary(encoding length), action_mask=MultiBinary(num_moves))``."""
         return self._observation_spaces[self.possible_agents[self._index(agent)]]
 
-    def render(self) -> str:
-        """The game as text (HLE's state string)."""
-        if self.state is None:
-            return ""
-        return (f"score {self.state.score()}  fireworks {self.state.fireworks()}  "
-                f"to act: {self.agent_selection if self.agents else '-'}")
+    def render(self) -> Optional[str]:
+        """The game as one line of text; printed (and None returned) with ``render_mode="human"``."""
+        text = "" if self.state is None else (f"score {self.state.score()}  fireworks {self.state.fireworks()}  "
+                                              f"to act: {self.agent_selection if self.agents else '-'}")
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         self.state = None
@@ -220,7 +225,8 @@ class HanabiAECEnv(AECEnv):
             raise GameError(f"unknown agent {agent!r}; agents: {self.possible_agents}") from None
 
     def observe(self, agent: str) -> Dict[str, np.ndarray]:
-        """``{"observation": uint8 vector, "action_mask": int8 0/1}`` (PettingZoo's int8 mask convention)."""
+        """``{"observation": int8 0/1 vector, "action_mask": int8 0/1}`` (PettingZoo's int8 mask
+        convention; the dtype of Gymnasium's ``MultiBinary``)."""
         if self.state is None:
             raise GameError("call reset() before observe()")
         p = self._index(agent)
