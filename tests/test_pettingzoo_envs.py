@@ -9,7 +9,7 @@ from pettingzoo.utils.conversions import parallel_to_aec
 
 from cfrkit.games.base import GameError
 
-from cfrkit.games.hanabi import HanabiAECEnv, preset
+from cfrkit.games.hanabi import HanabiAECEnv, HanabiGymVectorEnv, preset
 from cfrkit.games.symmtom.parallel import parallel_env
 
 
@@ -72,3 +72,44 @@ def test_symmtom_parallel_env_seeding_render_mode_and_aec_conversion():
     with pytest.raises(GameError, match="render_mode"):
         parallel_env(agents=3, width=6, pieces=3, render_mode="rgb_array")
 
+
+
+def test_hanabi_gym_vector_env_works_with_gymnasium_wrappers():
+    """A real gymnasium VectorEnv: spaces, seeded resets, SAME_STEP autoreset, and Gymnasium's own
+    episode-statistics wrapper sees returns equal to the final scores."""
+    from gymnasium.vector import AutoresetMode, VectorEnv
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    from cfrkit.games.base import IllegalActionError
+
+    n = 16
+    env = HanabiGymVectorEnv(preset("full", 2), num_envs=n, seed=0)
+    assert isinstance(env, VectorEnv) and env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert env.single_observation_space == spaces.MultiBinary(658) and env.single_action_space == spaces.Discrete(20)
+    assert env.action_space == spaces.MultiDiscrete([20] * n) and env.observation_space.shape == (n, 658)
+    a, _ = env.reset(seed=5)
+    b, info = env.reset(seed=5)
+    c, _ = env.reset(seed=6)
+    assert np.array_equal(a, b) and not np.array_equal(a, c) and env.observation_space.contains(b)
+    wrapped = RecordEpisodeStatistics(HanabiGymVectorEnv(preset("full", 2), num_envs=n, seed=1))
+    obs, info = wrapped.reset(seed=1)
+    rng = np.random.default_rng(0)
+    returns, scores, totals = [], [], np.zeros(n)
+    for _ in range(400):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
+        obs, rew, term, trunc, info = wrapped.step(acts)
+        assert rew.dtype == np.float64 and term.dtype == np.bool_ and not trunc.any()
+        assert obs.dtype == np.int8 and obs.shape == (n, 658)
+        totals += rew
+        if term.any():
+            returns += info["episode"]["r"][term].tolist()
+            scores += info["final_info"]["score"][term].tolist()
+            assert np.array_equal(totals[term], info["final_info"]["score"][term])
+            totals[term] = 0
+    assert len(scores) >= n and returns == scores
+    legal = np.array([np.flatnonzero(m)[0] for m in info["action_mask"]])
+    for k in (int(np.flatnonzero(~info["action_mask"][0])[0]), 20):   # an illegal move id, one out of range
+        bad = legal.copy()
+        bad[0] = k
+        with pytest.raises(IllegalActionError):
+            wrapped.step(bad)

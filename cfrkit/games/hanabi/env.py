@@ -6,6 +6,8 @@
 * :class:`HanabiAECEnv` is a ``pettingzoo.AECEnv`` (``agents``, ``agent_selection``, ``observe``,
   ``step``, ``last``; observations ``{"observation", "action_mask"}``) with Gymnasium spaces.
 * :class:`HanabiVectorEnv` steps many games at once in C (auto-reset), returning numpy arrays.
+* :class:`HanabiGymVectorEnv` is the same batch as a ``gymnasium.vector.VectorEnv`` (self-play: one
+  policy moves for whichever player is to act; the legal mask is in ``infos["action_mask"]``).
 
 Observation vectors are HLE's canonical encoding (0/1; uint8 numpy arrays, int8 in the AEC env as
 Gymnasium's ``MultiBinary`` space holds them).
@@ -16,6 +18,8 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 from pettingzoo import AECEnv
 
 from cfrkit._kernels import hanabi_engine as _engine
@@ -329,3 +333,50 @@ class HanabiVectorEnv:
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < self.num_envs:
             raise GameError(f"index must be a game 0..{self.num_envs - 1}, got {index!r}")
         return self.batch.state(int(index))
+
+
+class HanabiGymVectorEnv(VectorEnv):
+    """``num_envs`` Hanabi games as a ``gymnasium.vector.VectorEnv`` (the C batch of
+    :class:`HanabiVectorEnv`), for single-agent RL code used as self-play.
+
+    Each sub-environment is one game seen from the player to act: observations are that player's
+    canonical encoding (``single_observation_space = MultiBinary(encoding length)``, int8), actions
+    are move ids (``single_action_space = Discrete(num_moves)``; batched: ``MultiDiscrete``), the
+    reward (float64) is the change of the team's score, so an episode's rewards sum to its final
+    score (HLE scoring).  ``infos["action_mask"]`` (bool, N x num_moves) marks the legal moves and
+    ``infos["current_player"]`` the seat to act; an illegal move raises
+    :class:`~cfrkit.games.base.IllegalActionError`.  Finished games restart within the same step
+    (``metadata["autoreset_mode"] = AutoresetMode.SAME_STEP``): their final score is in
+    ``infos["final_info"]["score"]`` (masks ``infos["_final_info"]``); the terminal observation is not
+    kept (``"final_obs"`` is absent), as a finished game has no value to bootstrap.  Games never
+    truncate.  ``reset(seed=s)`` restarts the batch from seed ``s``; the returned arrays are copies.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, config: ConfigLike = None, num_envs: int = 64, seed: int = 0, players: Optional[int] = None):
+        self._venv = HanabiVectorEnv(config, num_envs=num_envs, seed=seed, players=players)
+        self.config = self._venv.config
+        self.engine_config = self._venv.engine_config
+        self.num_envs = self._venv.num_envs
+        self.single_observation_space = spaces.MultiBinary(self.engine_config.encoding_length)
+        self.single_action_space = spaces.Discrete(self.engine_config.num_moves)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._truncations = np.zeros(self.num_envs, dtype=np.bool_)
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        """New games in every slot (from ``seed`` when given); returns ``(observations, infos)``."""
+        if seed is not None:
+            self._venv = HanabiVectorEnv(self.config, num_envs=self.num_envs, seed=seed)
+        obs, mask, cur = self._venv.reset()
+        return obs.astype(np.int8), {"action_mask": mask.copy(), "current_player": cur.copy()}
+
+    def step(self, actions):
+        """One move per game; returns ``(observations, rewards, terminations, truncations, infos)``."""
+        obs, mask, cur, rewards, dones, finals = self._venv.step(actions)
+        infos: Dict[str, Any] = {"action_mask": mask.copy(), "current_player": cur.copy()}
+        if dones.any():
+            infos["final_info"] = {"score": finals.copy(), "_score": dones.copy()}
+            infos["_final_info"] = dones.copy()
+        return (obs.astype(np.int8), rewards.astype(np.float64), dones.copy(), self._truncations.copy(), infos)
