@@ -455,12 +455,12 @@ def cmd_tom(args) -> int:
                              progress=False)
             results[key] = {"test": name, "width": w, "agents": n, "pieces": c, "trials": args.trials,
                             "success_rate": r.success_rate, "failure_rate": r.failure_rate,
-                            "neither_rate": r.neither_rate, "ratso": r.ratso, "trained_episodes": run["episodes"],
+                            "neither_rate": r.neither_rate, "ratso": r.ratso, "ratso_expected": r.ratso_expected,
+                            "mean_turns": r.mean_turns, "trained_episodes": run["episodes"],
                             "best_iteration": bench["best_iteration"], "cpu_seconds": round(time.process_time() - c0, 2)}
             _write_json(path, results)
-            ratso = "-" if r.ratso is None else f"{r.ratso:.2f}"
             print(f"{model} {key} ({run['episodes']} episodes): SR {r.success_rate:.0%} FR {r.failure_rate:.0%} "
-                  f"1-SR-FR {r.neither_rate:.0%} RATSO {ratso}", flush=True)
+                  f"1-SR-FR {r.neither_rate:.0%} RATSO {r.ratso_text()}", flush=True)
     return 0
 
 

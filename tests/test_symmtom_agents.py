@@ -11,7 +11,7 @@ from cfrkit.evaluation.symmtom_tests import (
     PAPER_TESTS, OptimalTestAgent, build_trial, run_tom_test, run_trial,
 )
 from cfrkit.games.base import GameError
-from cfrkit.games.symmtom import STAY, UP, Start, SymmToMConfig, SymmToMEnv
+from cfrkit.games.symmtom import RIGHT, STAY, UP, Start, SymmToMConfig, SymmToMEnv
 from cfrkit.games.symmtom.parallel import parallel_env
 
 
@@ -46,13 +46,76 @@ def test_tom_tests_separate_agents():
     assert run_tom_test("second_order", 12, lambda: make_agent("heuristic"), trials=2).failure_rate == 1.0
     # probabilistic: never fails by design; the oracle knows which piece is missing
     pr = run_tom_test("probabilistic", 6, lambda: make_agent("ge"), trials=40, seed=3)
-    assert pr.failure_rate == 0 and pr.success_rate == 1.0 and 0.6 < pr.ratso < 1.4
+    assert pr.failure_rate == 0 and pr.success_rate == 1.0 and 1.0 <= pr.ratso <= 2.0
+    assert pr.ratso_expected == pytest.approx(pr.mean_turns / 1.5)
     orc = run_tom_test("probabilistic", 6, lambda: make_agent("oracle"), trials=10, oracle=True)
-    assert orc.mean_turns == 1.0
+    assert orc.mean_turns == 1.0 and orc.ratso == 1.0 and orc.ratso_expected == pytest.approx(2 / 3)
     with pytest.raises(GameError, match="unknown theory-of-mind test"):
         build_trial("third", 6)
     with pytest.raises(GameError, match="width 12"):
         build_trial("second_order", 6)
+
+
+class _SpeakerAgent:
+    """Red that stays ``wait`` turns after release, then follows ``moves`` and says ``pieces`` in turn
+    (cycling); with ``missing`` it says the piece green lacks (needs the oracle's knowledge)."""
+
+    needs_observation = False
+
+    def __init__(self, pieces=(0,), moves=(), wait=0, missing=False, release=0):
+        self.pieces, self.moves, self.wait, self.missing, self.release = pieces, moves, wait, missing, release
+
+    def reset(self, view):
+        pass
+
+    def act(self, view):
+        k = view.t - self.release
+        if k < 0:
+            return STAY, -1
+        if self.missing:
+            return STAY, 0 if not view.knowledge[2] & 1 else 1
+        move = STAY if k < self.wait or k - self.wait >= len(self.moves) else self.moves[k - self.wait]
+        return move, self.pieces[k % len(self.pieces)]
+
+
+def _coins(trials, seed):
+    rng = np.random.default_rng(seed)
+    return [build_trial("probabilistic", 6, rng).info["blue_said"] for _ in range(trials)]
+
+
+def test_ratso_constructed_cases_by_hand():
+    rel = build_trial("probabilistic", 6).release
+    said = _coins(30, 5)
+    assert 0 < said.count(1) < 30
+    # always piece 0: succeeds exactly when blue told green piece 1, always in one turn.  The
+    # paper's floor holds (RATSO 1.0); divided by the expected optimum 1.5 it is 2/3 (the old 0.67).
+    r = run_tom_test("probabilistic", 6, lambda: _SpeakerAgent((0,), release=rel), trials=30, seed=5)
+    assert r.success_rate == said.count(1) / 30 and r.failure_rate == 0
+    assert (r.mean_turns, r.mean_optimum, r.ratso) == (1.0, 1.0, 1.0)
+    assert r.ratso_expected == pytest.approx(2 / 3)
+    # piece 0 then piece 1: one turn when green lacks 0, two when it lacks 1
+    r = run_tom_test("probabilistic", 6, lambda: _SpeakerAgent((0, 1), release=rel), trials=30, seed=5)
+    two = said.count(0) / 30
+    assert r.success_rate == 1.0 and r.ratso == pytest.approx(1 + two)
+    assert r.ratso_expected == pytest.approx((1 + two) / 1.5)
+    # the oracle says the missing piece: one turn in every trial
+    r = run_tom_test("probabilistic", 6, lambda: _SpeakerAgent(missing=True, release=rel), trials=10, oracle=True)
+    assert (r.success_rate, r.ratso) == (1.0, 1.0) and r.ratso_expected == pytest.approx(2 / 3)
+    # zeroth w=6: red released at (3, 2); the top-right agent at (0, 5) is in range from (1, 4):
+    # 4 turns at best.  Waiting 2 turns first takes 6: RATSO 6/4 on both scales.
+    z = build_trial("zeroth", 6)
+    assert z.scripted_position(0, z.release) == (3, 2) and z.optimal_turns == 4
+    r = run_tom_test("zeroth", 6, lambda: _SpeakerAgent((-1,), (UP, UP, RIGHT, RIGHT), wait=2, release=z.release),
+                     trials=3)
+    assert (r.success_rate, r.mean_turns, r.ratso, r.ratso_expected) == (1.0, 6.0, 1.5, 1.5)
+
+
+def test_ratso_never_below_one():
+    for name, width in PAPER_TESTS:
+        if name == "second_order":
+            continue
+        r = run_tom_test(name, width, lambda: make_agent("random", seed=7), trials=12, seed=1)
+        assert r.ratso is None or r.ratso >= 1.0, (name, width, r)
 
 
 def test_tracker_own_knowledge_exact_and_exact_part_sound():

@@ -95,8 +95,9 @@ def run_tom(args) -> int:
             r = run_tom_test(name, w, lambda: make_agent(agent, seed=args.seed * 1_000_003 + next(counter)),
                              args.trials, args.seed + k,
                              oracle=agent in ORACLE_AGENTS, progress=not args.no_progress)
-            ratso = "-" if r.ratso is None else f"{r.ratso:.2f}"
-            cells.append(f"{r.success_rate:4.0%} {r.failure_rate:4.0%} {r.neither_rate:6.0%} {ratso:>6}")
+            cells.append(f"{r.success_rate:4.0%} {r.failure_rate:4.0%} {r.neither_rate:6.0%} {r.ratso_text():>9}")
         lines.append(f"{agent:<12}" + "".join(f"{c:>34}" for c in cells))
+    lines.append("RATSO: turns / per-trial optimum over successful trials (>= 1); after '/', against the "
+                 "optimum expected by a red that cannot see what green heard (the paper's 1.5)")
     print("\n".join(lines))
     return 0

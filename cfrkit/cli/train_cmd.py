@@ -251,9 +251,8 @@ def run_symmtom_eval(args) -> int:
             ran += 1
             r = run_tom_test(name, w, trainer.make_agent, args.trials, args.seed + k,
                              oracle=trainer.settings.variant == "oracle", progress=False)
-            ratso = "-" if r.ratso is None else f"{r.ratso:.2f}"
             print(f"  {name} w={w}: SR {r.success_rate:.0%}  FR {r.failure_rate:.0%}  "
-                  f"1-SR-FR {r.neither_rate:.0%}  RATSO {ratso}")
+                  f"1-SR-FR {r.neither_rate:.0%}  RATSO {r.ratso_text()}")
         if not ran:
             print("  no theory-of-mind test is set in this setting (tests: n=c=3 with w=6 or 12; n=4, c=3)")
     return 0

@@ -24,7 +24,19 @@ red perceives), after which red is released:
   green knows every piece red knew at release; the optimum takes 1.5 turns on average.  FR = 0.
 
 ``run_tom_test`` plays trials and returns SR, FR, 1-SR-FR (ratio of trials where red reached neither
-outcome within the episode) and RATSO (mean turns to succeed over successful trials / optimum).
+outcome within the episode) and RATSO.
+
+RATSO (App. A.1: "the ratio between the average turns it took to succeed in successful trials, and the
+optimum number of turns to succeed in a specific trial (lower is better, minimum possible value is
+1.0)") is computed over the successful trials only, numerator and denominator alike:
+``sum(turns_i) / sum(optimum_i)``, where ``optimum_i`` (:attr:`ToMTrial.optimal_turns`) is the fewest
+turns in which red could succeed in trial ``i`` as it was actually drawn.  Every successful trial
+has ``turns_i >= optimum_i``, so RATSO >= 1.0 for any agent.  In ``probabilistic`` that optimum is 1
+turn (say the piece green lacks); the paper's 1.5 is the *expected* optimum of a red that cannot
+know which piece blue told green.  Dividing by 1.5 instead (``ToMResult.ratso_expected``, the scale of
+the paper's reported 1.89 / 2.1) is not bounded by 1: an agent that only ever says one piece succeeds
+only in the half of the trials where that piece is the missing one, always in one turn (1 / 1.5 =
+0.67), and an agent that sees green's knowledge (oracle) takes one turn in every trial.
 """
 from __future__ import annotations
 
@@ -59,7 +71,8 @@ class ToMTrial:
     release: int
     success_agents: Tuple[int, ...] = ()
     failure_agents: Tuple[int, ...] = ()
-    optimal_turns: float = 1.0
+    optimal_turns: float = 1.0                # fewest red turns to success in this trial as drawn
+    expected_optimal_turns: Optional[float] = None   # same, in expectation over what red cannot see
     follow_agent: Optional[int] = None        # second_order: the agent red must meet
     target_pieces: int = 0                    # probabilistic: pieces green must end up knowing
     listener: Optional[int] = None            # probabilistic: green
@@ -141,7 +154,13 @@ def build_trial(name: str, width: int, rng: Optional[np.random.Generator] = None
     scripts = {0: Script.path(red_moves, [0] + [None] * (release - 1)),
                1: Script.path(blue_moves, blue_pieces, then_piece=None),
                2: Script.immobile(2)}
-    trial = ToMTrial(name, cfg, start, scripts, release, listener=2, target_pieces=_bits(0, 1), optimal_turns=1.5)
+    trial = ToMTrial(name, cfg, start, scripts, release, listener=2, target_pieces=_bits(0, 1))
+    # red speaks on the step it arrives in green's range (speech is heard from the new cells), so the
+    # piece green lacks can reach it in max(1, steps) turns; not knowing which one, red needs half a
+    # turn more on average (the paper's 1.5 from red's release cell next to green)
+    steps = _steps_to_range(trial.scripted_position(0, release), green, cfg.hearing)
+    trial.optimal_turns = float(max(1, steps))
+    trial.expected_optimal_turns = trial.optimal_turns + 0.5
     trial.info["blue_said"] = said
     return trial
 
@@ -157,7 +176,14 @@ def _earliest_meeting(trial: ToMTrial, pos: Cell, t: int) -> int:
 
 @dataclass
 class ToMResult:
-    """Aggregated outcome of a test: rates in [0, 1]; RATSO None when no trial succeeded (or N/A)."""
+    """Aggregated outcome of a test: rates in [0, 1]; turns are red's steps after release.
+
+    ``ratso`` = mean turns / mean per-trial optimum over the successful trials (>= 1.0); None when no
+    trial succeeded, and for ``second_order`` (the paper reports SR and FR only).  ``ratso_expected``
+    divides by the optimum in expectation over what a non-oracle red cannot observe instead (the
+    paper's 1.5 in ``probabilistic``, for every agent, as the paper reports it; equal to ``ratso`` in
+    the other tests); it is not bounded below by 1.
+    """
 
     test: str
     width: int
@@ -167,6 +193,16 @@ class ToMResult:
     neither_rate: float
     ratso: Optional[float]
     mean_turns: Optional[float]
+    mean_optimum: Optional[float] = None      # per-trial optimum averaged over the successful trials
+    ratso_expected: Optional[float] = None    # mean turns / expected optimum (paper's 1.5 scale)
+
+    def ratso_text(self) -> str:
+        """RATSO for a table: ``-`` when None; ``a/b`` (``b`` = ``ratso_expected``) when they differ."""
+        if self.ratso is None:
+            return "-"
+        if self.ratso_expected is None or abs(self.ratso_expected - self.ratso) < 5e-3:
+            return f"{self.ratso:.2f}"
+        return f"{self.ratso:.2f}/{self.ratso_expected:.2f}"
 
 
 def _judge(trial: ToMTrial, env: SymmToMEnv, prev_pos: Cell, t_before: int) -> Optional[str]:
@@ -213,13 +249,18 @@ def run_trial(trial: ToMTrial, agent, seed: Optional[int] = None, oracle: bool =
 
 def run_tom_test(name: str, width: int, agent_factory: Callable[[], object], trials: int = 100,
                  seed: int = 0, oracle: bool = False, progress: bool = False) -> ToMResult:
-    """Run ``trials`` trials of test ``name`` with fresh agents from ``agent_factory``."""
+    """Run ``trials`` trials of test ``name`` with fresh agents from ``agent_factory``.
+
+    ``oracle`` gives red every agent's true knowledge (MADDPG-Oracle's setting).  Turns are counted
+    in environment steps after red's release; see :class:`ToMResult` for the two RATSO figures.
+    """
     if trials < 1:
         raise ValueError(f"trials must be >= 1, got {trials}")
     rng = np.random.default_rng(seed)
     outcomes: List[Optional[str]] = []
     turns: List[int] = []
-    optimum = build_trial(name, width, rng).optimal_turns
+    optima: List[float] = []
+    expected: List[float] = []
     iterator = range(trials)
     if progress:
         from tqdm import tqdm
@@ -231,11 +272,18 @@ def run_tom_test(name: str, width: int, agent_factory: Callable[[], object], tri
         outcomes.append(verdict)
         if verdict == "success":
             turns.append(used)
+            optima.append(trial.optimal_turns)
+            hidden = trial.expected_optimal_turns
+            expected.append(trial.optimal_turns if hidden is None else hidden)
     sr = outcomes.count("success") / trials
     fr = outcomes.count("failure") / trials
     mean_turns = float(np.mean(turns)) if turns else None
-    ratso = None if (name == "second_order" or mean_turns is None) else mean_turns / optimum
-    return ToMResult(name, width, trials, sr, fr, 1.0 - sr - fr, ratso, mean_turns)
+    mean_optimum = float(np.mean(optima)) if optima else None
+    ratso = ratso_expected = None
+    if name != "second_order" and turns:
+        ratso = float(np.sum(turns) / np.sum(optima))
+        ratso_expected = float(np.sum(turns) / np.sum(expected))
+    return ToMResult(name, width, trials, sr, fr, 1.0 - sr - fr, ratso, mean_turns, mean_optimum, ratso_expected)
 
 
 class OptimalTestAgent:

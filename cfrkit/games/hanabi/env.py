@@ -3,12 +3,14 @@
 * :class:`HanabiEnv` reads like HLE's ``rl_env.HanabiEnv``: ``reset()`` and ``step(action)`` return the
   observations of every player (``observations["current_player"]`` is to act), the reward is the change
   of the score, ``done`` marks the end of the game.  Actions are HLE move ids or HLE move dicts.
-* :class:`HanabiAECEnv` follows PettingZoo's agent-environment-cycle API (``agents``,
-  ``agent_selection``, ``observe``, ``step``, ``last``; observations ``{"observation", "action_mask"}``)
-  without importing PettingZoo.
+* :class:`HanabiAECEnv` is a ``pettingzoo.AECEnv`` (``agents``, ``agent_selection``, ``observe``,
+  ``step``, ``last``; observations ``{"observation", "action_mask"}``) with Gymnasium spaces.
 * :class:`HanabiVectorEnv` steps many games at once in C (auto-reset), returning numpy arrays.
+* :class:`HanabiGymVectorEnv` is the same batch as a ``gymnasium.vector.VectorEnv`` (self-play: one
+  policy moves for whichever player is to act; the legal mask is in ``infos["action_mask"]``).
 
-Observation vectors are HLE's canonical encoding (uint8 numpy arrays).
+Observation vectors are HLE's canonical encoding (0/1; uint8 numpy arrays, int8 in the AEC env as
+Gymnasium's ``MultiBinary`` space holds them).
 """
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 from pettingzoo import AECEnv
 
 from cfrkit._kernels import hanabi_engine as _engine
@@ -157,9 +161,12 @@ class HanabiAECEnv(AECEnv):
     change in score).  Observations are dicts ``{"observation": int8[encoding], "action_mask":
     int8[moves]}``; passes ``pettingzoo.test.api_test``."""
 
-    metadata = {"name": "cfrkit_hanabi_v0", "is_parallelizable": False, "render_modes": ["ansi"]}
+    metadata = {"name": "cfrkit_hanabi_v0", "is_parallelizable": False, "render_modes": ["ansi", "human"]}
 
-    def __init__(self, config: ConfigLike = None, seed: int = 0, players: Optional[int] = None):
+    def __init__(self, config: ConfigLike = None, seed: int = 0, players: Optional[int] = None,
+                 render_mode: Optional[str] = "ansi"):
+        if render_mode not in (None, "ansi", "human"):
+            raise GameError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         self.config = _config(config, players)
         self.engine_config = self.config.engine_config()
         self.possible_agents = [f"player_{i}" for i in range(self.config.players)]
@@ -167,7 +174,7 @@ class HanabiAECEnv(AECEnv):
         self._episodes = 0
         self.state = None
         self.agents: List[str] = []
-        self.render_mode = "ansi"
+        self.render_mode = render_mode
         # one space object per agent, the same on every call (PettingZoo expects it)
         self._action_spaces = {a: spaces.Discrete(self.num_actions()) for a in self.possible_agents}
         self._observation_spaces = {
@@ -189,12 +196,14 @@ class HanabiAECEnv(AECEnv):
         """``Dict(observation=MultiBinary(encoding length), action_mask=MultiBinary(num_moves))``."""
         return self._observation_spaces[self.possible_agents[self._index(agent)]]
 
-    def render(self) -> str:
-        """The game as text (HLE's state string)."""
-        if self.state is None:
-            return ""
-        return (f"score {self.state.score()}  fireworks {self.state.fireworks()}  "
-                f"to act: {self.agent_selection if self.agents else '-'}")
+    def render(self) -> Optional[str]:
+        """The game as one line of text; printed (and None returned) with ``render_mode="human"``."""
+        text = "" if self.state is None else (f"score {self.state.score()}  fireworks {self.state.fireworks()}  "
+                                              f"to act: {self.agent_selection if self.agents else '-'}")
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         self.state = None
@@ -220,7 +229,8 @@ class HanabiAECEnv(AECEnv):
             raise GameError(f"unknown agent {agent!r}; agents: {self.possible_agents}") from None
 
     def observe(self, agent: str) -> Dict[str, np.ndarray]:
-        """``{"observation": uint8 vector, "action_mask": int8 0/1}`` (PettingZoo's int8 mask convention)."""
+        """``{"observation": int8 0/1 vector, "action_mask": int8 0/1}`` (PettingZoo's int8 mask
+        convention; the dtype of Gymnasium's ``MultiBinary``)."""
         if self.state is None:
             raise GameError("call reset() before observe()")
         p = self._index(agent)
@@ -323,3 +333,50 @@ class HanabiVectorEnv:
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < self.num_envs:
             raise GameError(f"index must be a game 0..{self.num_envs - 1}, got {index!r}")
         return self.batch.state(int(index))
+
+
+class HanabiGymVectorEnv(VectorEnv):
+    """``num_envs`` Hanabi games as a ``gymnasium.vector.VectorEnv`` (the C batch of
+    :class:`HanabiVectorEnv`), for single-agent RL code used as self-play.
+
+    Each sub-environment is one game seen from the player to act: observations are that player's
+    canonical encoding (``single_observation_space = MultiBinary(encoding length)``, int8), actions
+    are move ids (``single_action_space = Discrete(num_moves)``; batched: ``MultiDiscrete``), the
+    reward (float64) is the change of the team's score, so an episode's rewards sum to its final
+    score (HLE scoring).  ``infos["action_mask"]`` (bool, N x num_moves) marks the legal moves and
+    ``infos["current_player"]`` the seat to act; an illegal move raises
+    :class:`~cfrkit.games.base.IllegalActionError`.  Finished games restart within the same step
+    (``metadata["autoreset_mode"] = AutoresetMode.SAME_STEP``): their final score is in
+    ``infos["final_info"]["score"]`` (masks ``infos["_final_info"]``); the terminal observation is not
+    kept (``"final_obs"`` is absent), as a finished game has no value to bootstrap.  Games never
+    truncate.  ``reset(seed=s)`` restarts the batch from seed ``s``; the returned arrays are copies.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, config: ConfigLike = None, num_envs: int = 64, seed: int = 0, players: Optional[int] = None):
+        self._venv = HanabiVectorEnv(config, num_envs=num_envs, seed=seed, players=players)
+        self.config = self._venv.config
+        self.engine_config = self._venv.engine_config
+        self.num_envs = self._venv.num_envs
+        self.single_observation_space = spaces.MultiBinary(self.engine_config.encoding_length)
+        self.single_action_space = spaces.Discrete(self.engine_config.num_moves)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._truncations = np.zeros(self.num_envs, dtype=np.bool_)
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        """New games in every slot (from ``seed`` when given); returns ``(observations, infos)``."""
+        if seed is not None:
+            self._venv = HanabiVectorEnv(self.config, num_envs=self.num_envs, seed=seed)
+        obs, mask, cur = self._venv.reset()
+        return obs.astype(np.int8), {"action_mask": mask.copy(), "current_player": cur.copy()}
+
+    def step(self, actions):
+        """One move per game; returns ``(observations, rewards, terminations, truncations, infos)``."""
+        obs, mask, cur, rewards, dones, finals = self._venv.step(actions)
+        infos: Dict[str, Any] = {"action_mask": mask.copy(), "current_player": cur.copy()}
+        if dones.any():
+            infos["final_info"] = {"score": finals.copy(), "_score": dones.copy()}
+            infos["_final_info"] = dones.copy()
+        return (obs.astype(np.int8), rewards.astype(np.float64), dones.copy(), self._truncations.copy(), infos)

@@ -3,7 +3,7 @@
 * :mod:`.core` -- configuration, rules of one step, the authors' observation vector.
 * :mod:`.env` -- single-episode environment, scripted agents, per-agent views.
 * :mod:`.batched` -- numpy environment stepping many episodes at once.
-* :mod:`.parallel` -- PettingZoo-style parallel API.
+* :mod:`.parallel` -- a ``pettingzoo.ParallelEnv`` with Gymnasium spaces.
 * :mod:`.game` -- SymmToM in the cfrkit game protocol (registered as ``symmtom``).
 """
 from cfrkit.games.symmtom.core import (

@@ -27,9 +27,13 @@ from cfrkit.games.symmtom.env import SymmToMEnv
 class SymmToMParallelEnv(ParallelEnv):
     """PettingZoo ``ParallelEnv`` around :class:`SymmToMEnv`."""
 
-    metadata = {"name": "symmtom_v0", "render_modes": ["ansi"]}
+    metadata = {"name": "symmtom_v0", "render_modes": ["ansi", "human"]}
 
-    def __init__(self, config: Optional[SymmToMConfig] = None, seed: Optional[int] = None, **params):
+    def __init__(self, config: Optional[SymmToMConfig] = None, seed: Optional[int] = None,
+                 render_mode: Optional[str] = None, **params):
+        if render_mode not in (None, "ansi", "human"):
+            raise GameError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        self.render_mode = render_mode
         self.env = SymmToMEnv(config, seed=seed, **params)
         self.config = self.env.config
         self.possible_agents = [f"agent_{i}" for i in range(self.config.agents)]
@@ -86,14 +90,21 @@ class SymmToMParallelEnv(ParallelEnv):
             self.agents = []
         return observations, reward_map, terminations, truncations, infos
 
-    def render(self) -> str:
-        return self.env.render()
+    def render(self) -> Optional[str]:
+        """The grid as text (agents as digits, bases as letters); printed (and None returned) with
+        ``render_mode="human"``."""
+        text = self.env.render()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         pass
 
 
 def parallel_env(**params) -> SymmToMParallelEnv:
-    """Build a :class:`SymmToMParallelEnv` from SymmToM parameters (and ``seed``)."""
+    """Build a :class:`SymmToMParallelEnv` from SymmToM parameters (and ``seed``, ``render_mode``)."""
     seed = params.pop("seed", None)
-    return SymmToMParallelEnv(SymmToMConfig(**params), seed=seed)
+    render_mode = params.pop("render_mode", None)
+    return SymmToMParallelEnv(SymmToMConfig(**params), seed=seed, render_mode=render_mode)
