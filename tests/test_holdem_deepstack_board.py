@@ -161,3 +161,48 @@ def test_preflop_falls_back_and_bad_input():
         BoardLeafSolver(tree, ranges=ranges, gadget=(1, cfvs[:10]), allow_no_ext=True)
     with pytest.raises(ValueError, match="no leaf or all-in"):
         BoardLeafSolver(tree, ranges=ranges)
+
+
+@pytest.mark.parametrize("precision", ["float64", "float32"])
+def test_agent_net_leaves_direct_path_equals_generic(precision):
+    """A turn re-solve with a (small, random) river net: the net's leaves through the compiled solver's direct
+    batched path, the all-in leaves through the check-down call; the same iterates as every leaf through the
+    generic call (float64 net: to rounding; float32 net: to float32 rounding of the net's inputs)."""
+    torch = pytest.importorskip("torch")
+    from cfrkit.value_nets.holdem.bucketing import make_bucketer
+    from cfrkit.value_nets.holdem.leaf_values import HoldemNetLeafValues
+    from cfrkit.value_nets.model import ValueNet
+
+    game = load("holdem")
+    state = state_from_matchstate(game, SPOTS["turn"])
+    rng = np.random.default_rng(0)
+    live = ~blocked_pairs(list(state.board))
+    ranges = rng.random((2, 1326)) * live * (rng.random((2, 1326)) < 0.33)
+    ranges /= ranges.sum(1, keepdims=True)
+    torch.manual_seed(0)
+    model = ValueNet(20, hidden=(16, 16))
+    model = model.double() if precision == "float64" else model
+    fn = HoldemNetLeafValues(model, make_bucketer("river", "hs", 20), 20000.0, "river")
+    out = {}
+    for fast in (True, False):
+        agent = HoldemDeepStackAgent(game, iterations=6, skip=2, seed=3, leaf_values={"river": fn}, fast_nets=fast,
+                                     bet_sizing={"turn": {1: [1.0]}})   # pot bet or all-in: fewer leaves
+        agent.checkdown = Checkdown64()
+        calls = fn.calls
+        agent.start_spot(state, ranges)
+        solver = agent._records[("spot",)].result.solver
+        session = solver.session
+        if fast:
+            # the net's leaves (first river decisions) direct, the all-in run-outs (chance leaves) generic
+            assert session._net is not None and 0 < len(session.generic_leaves) < session.L
+            assert all(session.leaf_nodes[i].state.current_player() < 0 for i in session.generic_leaves)
+            assert len(session._net["leaves"]) + len(session.generic_leaves) == session.L
+        else:
+            assert session._net is None and len(session.generic_leaves) == session.L
+        assert fn.calls - calls >= 2 * 6           # the net was asked every pass
+        out[fast] = (agent.hand_strategy(state).probs, solver.average_root_values())
+    (p_fast, v_fast), (p_gen, v_gen) = out[True], out[False]
+    tol = 1e-9 if precision == "float64" else 1e-5
+    assert np.abs(v_fast - v_gen).max() <= tol * np.abs(v_gen).max()
+    assert np.abs(p_fast - p_gen).max() <= tol
+    assert p_fast[live].std(0).max() > 0.01
