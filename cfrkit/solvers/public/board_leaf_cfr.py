@@ -115,6 +115,34 @@ def _one_blas_thread():
     return threadpool_limits(1, user_api="blas")
 
 
+class _one_torch_thread:
+    """Context running torch on one thread (restored after) when ``active``: the value nets' forward passes
+    here are small (one batch of leaves per player pass), and more threads on a shared machine spin more
+    than they compute (the hold'em datagen runs on one thread too)."""
+
+    def __init__(self, active: bool):
+        import sys
+
+        # without torch imported no leaf function uses it (the check-down values are numpy)
+        self.active, self.previous = bool(active) and "torch" in sys.modules, None
+
+    def __enter__(self):
+        if self.active:
+            import torch
+
+            self.previous = torch.get_num_threads()
+            torch.set_num_threads(1)
+        return self
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            import torch
+
+            torch.set_num_threads(self.previous)
+            self.previous = None
+        return False
+
+
 class _NumpyBackend:
     """The ``backend`` argument leaf value functions get (as ``RangeSolver``'s numpy backend)."""
 
@@ -456,7 +484,7 @@ class BoardLeafSolver(BoardRangeSolver):
             raise ValueError("iterations must be non-negative")
         if check_every or target is not None:
             raise ValueError("BoardLeafSolver has no exploitability checks (check_every / target)")
-        with _one_blas_thread():
+        with _one_blas_thread(), _one_torch_thread(self.session.L > 0):
             self._run(iterations)
         return np.zeros(0)
 
