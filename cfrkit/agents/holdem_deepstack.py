@@ -34,15 +34,21 @@ run-outs as if nobody bet again.  That is exact for all-in lines and an approxim
 ignores later betting); the agent still plays every street, so it runs end to end without nets.
 **Preflop**: DeepStack used an auxiliary net (values of the flop averaged over all flops); when
 ``leaf_values["preflop"]`` is given (leaves: the state before the flop cards) the preflop lookahead
-uses it, otherwise the check-down value over sampled boards (``preflop_boards``, default 500) --
-a documented fallback, not DeepStack's net.  When the flop comes, the opponent's values for the
+uses it; otherwise, with ``preflop_flops=N`` and a flop net, the flop net averaged over N sampled flops
+(:class:`FlopNetPreflopValues`, what DeepStack's auxiliary net is trained to return; correct up to the
+net and the sample, but one flop-net pass over leaves x N rows per call: about 5x the CPU of the default
+at 50 flops, so off by default); otherwise (the default) the check-down value over sampled boards
+(``preflop_boards``, default 500) -- a documented fallback, not DeepStack's net.  The value-net pipeline
+(``benchmarks/deepstack_holdem.py``) builds no auxiliary net.  When the flop comes, the opponent's values for the
 actual flop are the flop value function (``leaf_values["flop"]``, else the check-down value) at the
 preflop lookahead's reach.
 
 **Solver** (``solver="board"``, the default): flop, turn and river re-solves run on the compiled
 depth-limited range solver (:func:`~cfrkit.solvers.public.resolving.resolve_board`: ``BoardLeafSolver`` with
 the re-solving gadget between its kernel passes; the same iterates as the numpy ``RangeSolver``), preflop
-re-solves (no board to lay out) on the numpy solver.  The compiled walk returns root values only, so on that
+re-solves (no board to lay out) on the numpy solver.  There, with nets, the leaves a value net values go
+through the solver's direct batched net path (``fast_nets``; :meth:`_LeafDispatch.split_leaves` names
+them), the check-down and all-in leaves through the generic call.  The compiled walk returns root values only, so on that
 path the carried opponent values are its best-response cfvs at the node (CFR-D's carry, an upper bound)
 instead of the cfvs averaged over the iterations; ``solver="numpy"`` keeps the averaged ones everywhere.
 
@@ -403,6 +409,9 @@ class HoldemDeepStackAgent(PokerAgent):
         iterations, skip, algorithm: CFR settings of every re-solve (``dcfr`` or ``cfr+``).
         bet_sizing: ``{street: {bet number: [pot fractions]}}`` (missing streets: DEFAULT_BET_SIZING).
         preflop_boards: sampled boards of the preflop check-down values.
+        preflop_flops: with a flop net and no ``leaf_values["preflop"]``: value the preflop lookahead's leaves
+            with the flop net averaged over this many sampled flops (:class:`FlopNetPreflopValues`); 0 (default):
+            the check-down values.
         flop_runouts: sampled turn-river run-outs of the flop's check-down values (default None: all
             1176, exact; about 4 CPU seconds per flop, cached per board).
         seed: seed of the action sampling in :meth:`act` (and of the sampled preflop boards).
@@ -416,7 +425,7 @@ class HoldemDeepStackAgent(PokerAgent):
         fast_nets: on the ``"board"`` path, the leaves a hold'em value net values (the next street's first
             decisions) go through the compiled solver's direct batched net path (bucket sums in the kernel, one
             net forward pass for all leaves per player pass; the same values as the generic call up to float
-            rounding, about 30x less CPU per iteration on a turn re-solve); the check-down and all-in
+            rounding; about 4x less CPU per iteration on a turn re-solve with small nets, RESULTS.md); the check-down and all-in
             leaves keep the generic call.  False: every leaf through the generic call (tests, comparisons).
     """
 
