@@ -128,6 +128,53 @@ def check(args):
           f"{100 * dv / pot:.3f}% of the pot")
 
 
+def leaf_paths(args):
+    """CPU seconds per iteration of the agent's turn and flop re-solves with value-net leaves: the net's leaves
+    through the compiled solver's direct batched path vs every leaf through the generic call (same spot, same
+    lookahead, random ranges over a third of the live pairs; check-down values for the all-in leaves)."""
+    from cfrkit.agents.holdem_deepstack import HoldemDeepStackAgent
+    from cfrkit.cards.hands import blocked_pairs
+    from cfrkit.games.holdem.matchstate import state_from_matchstate
+    from cfrkit.games.registry import load
+    from cfrkit.solvers.public.board_leaf_cfr import BoardLeafSolver
+    from cfrkit.solvers.public.tree import build_public_tree
+
+    game = load("holdem")
+    agent = HoldemDeepStackAgent(game, nets=args.nets, iterations=args.iterations, seed=args.seed)
+    spots = {"turn": "MATCHSTATE:0:0:r200c/cc/:5d5c|/8dAs8s/Kh", "flop": "MATCHSTATE:0:0:r200c/:5d5c|/8dAs8s"}
+    print(f"\nleaf paths, nets {args.nets}, {args.leaf_path_iterations} DCFR iterations, float64, "
+          f"load {os.getloadavg()[0]:.1f}")
+    print(f"{'spot':6s} {'leaves':>6s} {'net':>5s} {'path':8s} {'setup CPU s':>11s} {'CPU s/it':>9s} {'speedup':>8s}")
+    for street, ms in spots.items():
+        state = state_from_matchstate(game, ms)
+        r = int(state.round)
+        if r + 1 >= 4 or ("turn", "river")[r - 1] not in agent.leaf_values:
+            print(f"{street:6s} no {('turn', 'river')[r - 1]} net in {args.nets}: skipped")
+            continue
+        rng = np.random.default_rng(args.seed)
+        live = ~blocked_pairs(list(state.board))
+        ranges = rng.random((2, 1326)) * live * (rng.random((2, 1326)) < 0.33)
+        ranges /= ranges.sum(1, keepdims=True)
+        pgame = agent._pgames[r]
+        tree = build_public_tree(pgame, pgame.root(state), depth_limit=True)
+        fn = agent._leaf_fn(r)
+        per_it = {}
+        for fast in (True, False):
+            c = time.process_time()
+            solver = BoardLeafSolver(tree, ranges=ranges, leaf_values=fn, algorithm="dcfr", dtype="float64",
+                                     fast_nets=fast)
+            solver.run(1)
+            setup = time.process_time() - c
+            c = time.process_time()
+            solver.run(args.leaf_path_iterations)
+            per_it[fast] = (time.process_time() - c) / args.leaf_path_iterations
+            sess = solver.session
+            n_net = 0 if sess._net is None else len(sess._net["leaves"])
+            sp = f"{per_it[False] / per_it[True]:8.1f}x" if not fast else ""
+            print(f"{street:6s} {sess.L:6d} {n_net:5d} {'direct' if fast else 'generic':8s} {setup:11.2f} "
+                  f"{per_it[fast]:9.4f} {sp}", flush=True)
+
+
 def lbr(args):
     from cfrkit.agents.holdem_deepstack import HoldemDeepStackAgent
     from cfrkit.evaluation.lbr import run_lbr, settings_from
@@ -156,9 +203,16 @@ def main():
     p.add_argument("--lbr", type=int, default=0, help="also run LBR over this many deals (both seats)")
     p.add_argument("--lbr-settings", default="FCPA/3-4", help="comma-separated BETS/ROUNDS, e.g. FC/1-4,FCPA/3-4")
     p.add_argument("--preflop-boards", type=int, default=500)
+    p.add_argument("--leaf-paths", action="store_true",
+                   help="with --nets: CPU s per iteration of a turn and a flop re-solve, direct net path vs generic")
+    p.add_argument("--leaf-path-iterations", type=int, default=10)
     p.add_argument("--solver", default="board", choices=("board", "numpy"),
                    help="re-solve flop/turn/river on the compiled solver (board; preflop numpy) or all on numpy")
     args = p.parse_args()
+    if args.leaf_paths:
+        if not args.nets:
+            p.error("--leaf-paths needs --nets")
+        leaf_paths(args)
     if not args.skip_check:
         check(args)
     if not args.skip_timing:

@@ -161,3 +161,108 @@ def test_preflop_falls_back_and_bad_input():
         BoardLeafSolver(tree, ranges=ranges, gadget=(1, cfvs[:10]), allow_no_ext=True)
     with pytest.raises(ValueError, match="no leaf or all-in"):
         BoardLeafSolver(tree, ranges=ranges)
+
+
+@pytest.mark.parametrize("precision", ["float64", "float32"])
+def test_agent_net_leaves_direct_path_equals_generic(precision):
+    """A turn re-solve with a (small, random) river net: the net's leaves through the compiled solver's direct
+    batched path, the all-in leaves through the check-down call; the same iterates as every leaf through the
+    generic call (float64 net: to rounding; float32 net: to float32 rounding of the net's inputs)."""
+    torch = pytest.importorskip("torch")
+    from cfrkit.value_nets.holdem.bucketing import make_bucketer
+    from cfrkit.value_nets.holdem.leaf_values import HoldemNetLeafValues
+    from cfrkit.value_nets.model import ValueNet
+
+    game = load("holdem")
+    state = state_from_matchstate(game, SPOTS["turn"])
+    rng = np.random.default_rng(0)
+    live = ~blocked_pairs(list(state.board))
+    ranges = rng.random((2, 1326)) * live * (rng.random((2, 1326)) < 0.33)
+    ranges /= ranges.sum(1, keepdims=True)
+    torch.manual_seed(0)
+    model = ValueNet(20, hidden=(16, 16))
+    model = model.double() if precision == "float64" else model
+    fn = HoldemNetLeafValues(model, make_bucketer("river", "hs", 20), 20000.0, "river")
+    out = {}
+    for fast in (True, False):
+        agent = HoldemDeepStackAgent(game, iterations=6, skip=2, seed=3, leaf_values={"river": fn}, fast_nets=fast,
+                                     bet_sizing={"turn": {1: [1.0]}})   # pot bet or all-in: fewer leaves
+        agent.checkdown = Checkdown64()
+        calls = fn.calls
+        agent.start_spot(state, ranges)
+        solver = agent._records[("spot",)].result.solver
+        session = solver.session
+        if fast:
+            # the net's leaves (first river decisions) direct, the all-in run-outs (chance leaves) generic
+            assert session._net is not None and 0 < len(session.generic_leaves) < session.L
+            assert all(session.leaf_nodes[i].state.current_player() < 0 for i in session.generic_leaves)
+            assert len(session._net["leaves"]) + len(session.generic_leaves) == session.L
+        else:
+            assert session._net is None and len(session.generic_leaves) == session.L
+        assert fn.calls - calls >= 2 * 6           # the net was asked every pass
+        out[fast] = (agent.hand_strategy(state).probs, solver.average_root_values())
+    (p_fast, v_fast), (p_gen, v_gen) = out[True], out[False]
+    tol = 1e-9 if precision == "float64" else 1e-5
+    assert np.abs(v_fast - v_gen).max() <= tol * np.abs(v_gen).max()
+    assert np.abs(p_fast - p_gen).max() <= tol
+    assert p_fast[live].std(0).max() > 0.01
+
+
+def test_flop_net_preflop_values_average_over_flops():
+    """FlopNetPreflopValues: per hand the mean over the sampled flops that miss it of the flop function's
+    values (reaches as given; the flop function drops blocked pairs), times C(50,3) / C(48,3); all-in leaves
+    go to the exact check-down function."""
+    torch = pytest.importorskip("torch")
+    from cfrkit.agents.holdem_deepstack import FlopNetPreflopValues, LookaheadHoldemGame
+    from cfrkit.cards.hands import HOLE_PAIRS
+    from cfrkit.solvers.public.array_backend import make_backend
+    from cfrkit.solvers.public.tree import LEAF
+
+    u = np.random.default_rng(2).normal(size=1326)
+    hp = np.asarray(HOLE_PAIRS)
+
+    class FakeFlopNet:   # evaluate as HoldemNetLeafValues: chips = pot x table[h] x opponent mass on the flop
+        dtype, device = torch.float64, "cpu"
+
+        def evaluate(self, boards, contribs, r0, r1):
+            out0, out1 = torch.zeros_like(r0), torch.zeros_like(r1)
+            for i, (f, c) in enumerate(zip(boards, contribs)):
+                miss = torch.as_tensor(~np.isin(hp, f).any(1))
+                m0, m1 = (r0[i] * miss).sum(-1, keepdim=True), (r1[i] * miss).sum(-1, keepdim=True)
+                out0[i] = 2 * c * torch.as_tensor(u) * m1 * miss
+                out1[i] = -2 * c * torch.as_tensor(u) * m0 * miss
+            return out0, out1
+
+    calls = []
+
+    def allin_fn(leaves, r0, r1, be):
+        calls.append(len(leaves))
+        return be.asarray(np.full(np.shape(r0), 7.0)), be.asarray(np.full(np.shape(r1), -7.0))
+
+    fn = FlopNetPreflopValues(FakeFlopNet(), allin_fn, num_flops=6, seed=1)
+    assert len(set(fn.flops)) == 6
+    game = load("holdem")
+    pg = LookaheadHoldemGame(game, {1: [1.0]})
+    s = game.new_initial_state()
+    while s.current_player() < 0:
+        s.apply_action(s.legal_actions()[0])
+    tree = build_public_tree(pg, pg.root(s), depth_limit=True)
+    leaves = [n for n in tree.nodes if n.kind == LEAF]
+    allin = [k for k, n in enumerate(leaves) if any(n.state.remaining(p) <= 0 and not n.state.folded[p] for p in (0, 1))]
+    assert allin and len(allin) < len(leaves)
+    rng = np.random.default_rng(0)
+    r0, r1 = rng.random((len(leaves), 1, 1326)), rng.random((len(leaves), 1, 1326))
+    be = make_backend("numpy")
+    v0, v1 = fn(leaves, r0, r1, be)
+    assert calls == [len(allin)] and np.all(v0[allin] == 7.0)
+    k = next(i for i in range(len(leaves)) if i not in allin)
+    c = leaves[k].contrib[0]
+    want = np.zeros(1326)
+    count = np.zeros(1326)
+    for f in fn.flops:
+        miss = ~np.isin(hp, f).any(1)
+        want += np.where(miss, 2 * c * u * (r1[k, 0] * miss).sum(), 0.0)
+        count += miss
+    want = want / np.maximum(count, 1) * (19600 / 17296)
+    np.testing.assert_allclose(v0[k, 0], want, rtol=1e-12, atol=1e-9)
+    assert np.all(v0[k, 0][count == 0] == 0)

@@ -34,15 +34,21 @@ run-outs as if nobody bet again.  That is exact for all-in lines and an approxim
 ignores later betting); the agent still plays every street, so it runs end to end without nets.
 **Preflop**: DeepStack used an auxiliary net (values of the flop averaged over all flops); when
 ``leaf_values["preflop"]`` is given (leaves: the state before the flop cards) the preflop lookahead
-uses it, otherwise the check-down value over sampled boards (``preflop_boards``, default 500) --
-a documented fallback, not DeepStack's net.  When the flop comes, the opponent's values for the
+uses it; otherwise, with ``preflop_flops=N`` and a flop net, the flop net averaged over N sampled flops
+(:class:`FlopNetPreflopValues`, what DeepStack's auxiliary net is trained to return; correct up to the
+net and the sample, but one flop-net pass over leaves x N rows per call: about 5x the CPU of the default
+at 50 flops, so off by default); otherwise (the default) the check-down value over sampled boards
+(``preflop_boards``, default 500) -- a documented fallback, not DeepStack's net.  The value-net pipeline
+(``benchmarks/deepstack_holdem.py``) builds no auxiliary net.  When the flop comes, the opponent's values for the
 actual flop are the flop value function (``leaf_values["flop"]``, else the check-down value) at the
 preflop lookahead's reach.
 
 **Solver** (``solver="board"``, the default): flop, turn and river re-solves run on the compiled
 depth-limited range solver (:func:`~cfrkit.solvers.public.resolving.resolve_board`: ``BoardLeafSolver`` with
 the re-solving gadget between its kernel passes; the same iterates as the numpy ``RangeSolver``), preflop
-re-solves (no board to lay out) on the numpy solver.  The compiled walk returns root values only, so on that
+re-solves (no board to lay out) on the numpy solver.  There, with nets, the leaves a value net values go
+through the solver's direct batched net path (``fast_nets``; :meth:`_LeafDispatch.split_leaves` names
+them), the check-down and all-in leaves through the generic call.  The compiled walk returns root values only, so on that
 path the carried opponent values are its best-response cfvs at the node (CFR-D's carry, an upper bound)
 instead of the cfvs averaged over the iterations; ``solver="numpy"`` keeps the averaged ones everywhere.
 
@@ -237,6 +243,70 @@ class CheckdownValues:
         return v0, v1
 
 
+class FlopNetPreflopValues:
+    """Preflop lookahead leaves (the chance state before the flop) valued by the **flop net averaged over
+    sampled flops** -- what DeepStack's auxiliary net approximates (it is trained on exactly that average).
+
+    For a leaf with both players in for ``c`` chips and reaches ``r0, r1``, each of ``num_flops`` flops drawn
+    once (without replacement, ``seed``) is a flop-net leaf (``flop_fn``, a
+    :class:`~cfrkit.value_nets.holdem.leaf_values.HoldemNetLeafValues`) with the reaches restricted to the
+    pairs that miss it: ``v_f(h)`` chips.  A hand's value is the mean of ``v_f(h)`` over the sampled flops
+    that miss it, times ``C(50,3) / C(48,3)`` (the tree's chance probabilities are given both hands: a flop
+    has probability ``1 / C(48,3)`` given both pairs, and ``v_f`` already drops the opponent pairs it blocks),
+    a ratio estimator of ``sum_f v_f(h) / C(48,3)``; exact apart from the net's error and the flop sample.
+    Leaves where a player is all in (no more betting) take ``allin_fn`` (the exact check-down values).
+    Cost: one flop-net forward pass over ``leaves x num_flops`` rows per call; the flops' bucket ids once.
+    """
+
+    def __init__(self, flop_fn, allin_fn, num_flops: int = 50, seed: int = 0):
+        if int(num_flops) < 1:
+            raise GameError(f"num_flops must be >= 1, got {num_flops}")
+        self.flop_fn, self.allin_fn = flop_fn, allin_fn
+        rng = np.random.default_rng([int(seed), 31337])
+        flops = set()
+        while len(flops) < min(int(num_flops), 22100):
+            flops.add(tuple(sorted(int(c) for c in rng.choice(52, 3, replace=False))))
+        self.flops = sorted(flops)
+        from cfrkit.cards.hands import HOLE_PAIRS
+
+        hp = np.asarray(HOLE_PAIRS)
+        fl = np.asarray(self.flops)                                              # (N, 3)
+        hits = (hp[None, :, :, None] == fl[:, None, None, :]).any(axis=(2, 3))    # (N, 1326): pair touches flop
+        self.miss = (~hits).astype(np.float64)
+        count = self.miss.sum(0)
+        self.weight = np.where(count > 0, (19600.0 / 17296.0) / np.maximum(count, 1.0), 0.0)   # (1326,)
+
+    def __call__(self, leaves, reach0, reach1, backend):
+        import torch
+
+        be = backend
+        r0, r1 = np.asarray(be.to_numpy(reach0), dtype=np.float64), np.asarray(be.to_numpy(reach1), dtype=np.float64)
+        v0, v1 = np.zeros_like(r0), np.zeros_like(r1)
+        allin = [k for k, n in enumerate(leaves) if _no_more_betting(n.state)]
+        bet = [k for k, n in enumerate(leaves) if not _no_more_betting(n.state)]
+        if allin:
+            a, b = self.allin_fn([leaves[k] for k in allin], be.asarray(r0[allin]), be.asarray(r1[allin]), be)
+            v0[allin], v1[allin] = be.to_numpy(a), be.to_numpy(b)
+        if bet:
+            fn, N = self.flop_fn, len(self.flops)
+            L, (B, H) = len(bet), r0.shape[1:]
+            for n in (leaves[k] for k in bet):
+                if abs(n.contrib[0] - n.contrib[1]) > 1e-9:
+                    raise GameError(f"preflop leaf {n.index} has unequal contributions {n.contrib}")
+            boards = [f for _ in bet for f in self.flops]
+            contribs = [leaves[k].contrib[0] for k in bet for _ in self.flops]
+
+            def rows(r):   # (L, B, H) -> (L N, B, H): every leaf once per flop (the net's bucketing drops blocked pairs)
+                t = torch.as_tensor(r[bet], dtype=fn.dtype, device=fn.device)
+                return t[:, None].expand(L, N, B, H).reshape(L * N, B, H)
+
+            a, b = fn.evaluate(boards, contribs, rows(r0), rows(r1))
+            w = self.weight
+            v0[bet] = a.double().cpu().numpy().reshape(L, N, B, H).sum(1) * w
+            v1[bet] = b.double().cpu().numpy().reshape(L, N, B, H).sum(1) * w
+        return be.asarray(v0), be.asarray(v1)
+
+
 # ============================================================================ lookahead view
 def _no_more_betting(ps) -> bool:
     """True when a non-folded player has no chips behind (the rest is a run-out)."""
@@ -280,6 +350,14 @@ class _LeafDispatch:
 
     def __init__(self, street_fn, chance_fn):
         self.street_fn, self.chance_fn = street_fn, chance_fn
+
+    def split_leaves(self, leaves):
+        """``[(fn, leaf indices), ...]``: which function values which leaves (the compiled solver's
+        :class:`~cfrkit.solvers.public.board_leaf_cfr.LeafSession` sends a value net's leaves through its
+        direct batched net path and only the others through this object's call)."""
+        chance = [k for k, n in enumerate(leaves) if is_chance_leaf(n)]
+        other = [k for k, n in enumerate(leaves) if not is_chance_leaf(n)]
+        return [(self.chance_fn, chance), (self.street_fn, other)]
 
     def __call__(self, leaves, reach0, reach1, backend):
         be = backend
@@ -331,6 +409,9 @@ class HoldemDeepStackAgent(PokerAgent):
         iterations, skip, algorithm: CFR settings of every re-solve (``dcfr`` or ``cfr+``).
         bet_sizing: ``{street: {bet number: [pot fractions]}}`` (missing streets: DEFAULT_BET_SIZING).
         preflop_boards: sampled boards of the preflop check-down values.
+        preflop_flops: with a flop net and no ``leaf_values["preflop"]``: value the preflop lookahead's leaves
+            with the flop net averaged over this many sampled flops (:class:`FlopNetPreflopValues`); 0 (default):
+            the check-down values.
         flop_runouts: sampled turn-river run-outs of the flop's check-down values (default None: all
             1176, exact; about 4 CPU seconds per flop, cached per board).
         seed: seed of the action sampling in :meth:`act` (and of the sampled preflop boards).
@@ -341,6 +422,11 @@ class HoldemDeepStackAgent(PokerAgent):
             ``RangeSolver`` without error.  ``"numpy"``: every re-solve on the numpy ``RangeSolver``
             (:func:`~cfrkit.solvers.public.resolving.resolve`, carrying the opponent's averaged cfvs).
             ``solver_used`` counts the re-solves per path.
+        fast_nets: on the ``"board"`` path, the leaves a hold'em value net values (the next street's first
+            decisions) go through the compiled solver's direct batched net path (bucket sums in the kernel, one
+            net forward pass for all leaves per player pass; the same values as the generic call up to float
+            rounding; about 4x less CPU per iteration on a turn re-solve with small nets, RESULTS.md); the check-down and all-in
+            leaves keep the generic call.  False: every leaf through the generic call (tests, comparisons).
     """
 
     name = "deepstack-holdem"
@@ -348,7 +434,7 @@ class HoldemDeepStackAgent(PokerAgent):
     def __init__(self, game="holdem", leaf_values: Optional[Mapping[str, object]] = None, nets: Optional[str] = None,
                  iterations: int = 1000, skip: int = 0, algorithm: str = "dcfr", bet_sizing=None,
                  preflop_boards: int = 500, flop_runouts: Optional[int] = None, seed: Optional[int] = None,
-                 max_records: int = 64, solver: str = "board"):
+                 max_records: int = 64, solver: str = "board", fast_nets: bool = True, preflop_flops: int = 0):
         from cfrkit.games.holdem.game import HoldemGame
         from cfrkit.games.registry import load
 
@@ -364,6 +450,7 @@ class HoldemDeepStackAgent(PokerAgent):
             raise GameError(f"solver must be 'board' or 'numpy', got {solver!r}")
         self.iterations, self.skip, self.algorithm = int(iterations), int(skip), algorithm
         self.solver = solver
+        self.fast_nets = bool(fast_nets)
         self.solver_used: Dict[str, int] = {"board": 0, "numpy": 0}
         fns: Dict[str, object] = {}
         if nets is not None:
@@ -373,6 +460,9 @@ class HoldemDeepStackAgent(PokerAgent):
                 raise GameError(f"leaf_values keys are streets of the leaves {STREETS}, got {street!r}")
             fns[street] = fn
         self.leaf_values = fns
+        self.preflop_flops = int(preflop_flops)
+        if self.preflop_flops < 0:
+            raise GameError(f"preflop_flops must be >= 0, got {preflop_flops}")
         sizing = dict(DEFAULT_BET_SIZING)
         for street, s in (bet_sizing or {}).items():
             if street not in STREETS:
@@ -381,6 +471,9 @@ class HoldemDeepStackAgent(PokerAgent):
         self.bet_sizing = sizing
         self.checkdown = CheckdownValues(preflop_boards, seed=0 if seed is None else int(seed),
                                          flop_samples=flop_runouts)
+        if self.preflop_flops and "preflop" not in fns and "flop" in fns:
+            fns["preflop"] = FlopNetPreflopValues(fns["flop"], self.checkdown, self.preflop_flops,
+                                                  seed=0 if seed is None else int(seed))
         # round r's lookahead ends at street r + 1 (its leaves' street); a net for it -> leaves after the card
         self._pgames = {}
         for r in range(4):
@@ -400,13 +493,14 @@ class HoldemDeepStackAgent(PokerAgent):
         """Build from ``"nets=DIR,iterations=500,algorithm=cfr+,skip=0,game=holdem,solver=board"`` (also
         ``preflop_boards``, ``flop_runouts``)."""
         opts = _parse_options(spec)
-        known = {"nets", "iterations", "skip", "algorithm", "preflop_boards", "flop_runouts", "game", "solver"}
+        known = {"nets", "iterations", "skip", "algorithm", "preflop_boards", "flop_runouts", "game", "solver",
+                 "preflop_flops"}
         bad = sorted(set(opts) - known)
         if bad:
             raise GameError(f"unknown deepstack-holdem option(s) {', '.join(bad)}; known: {', '.join(sorted(known))}")
         args = dict(kwargs)
         for k, v in opts.items():
-            if k in ("iterations", "skip", "preflop_boards", "flop_runouts"):
+            if k in ("iterations", "skip", "preflop_boards", "flop_runouts", "preflop_flops"):
                 try:
                     args[k] = int(v)
                 except ValueError:
@@ -455,10 +549,11 @@ class HoldemDeepStackAgent(PokerAgent):
         wall, cpu = time.perf_counter(), time.process_time()
         path = "board" if self.solver == "board" and board_resolve_supported(tree) else "numpy"
         fn = resolve_board if path == "board" else resolve
+        extra = {"fast_nets": self.fast_nets} if path == "board" else {}
         res = fn(pgame, tree.root.state, seat, own_range, opp_cfvs=opp_cfvs, opp_range=opp_range,
                  iterations=self.iterations, skip=self.skip,
                  leaf_values=self._leaf_fn(r) if tree.leaf_nodes else None, depth_limit=depth_limited,
-                 algorithm=self.algorithm, tree=tree)
+                 algorithm=self.algorithm, tree=tree, **extra)
         self.solver_used[path] += 1
         self.solve_seconds[STREETS[r]].append((time.perf_counter() - wall, time.process_time() - cpu))
         self.num_resolves += 1

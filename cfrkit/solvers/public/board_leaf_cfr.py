@@ -115,6 +115,34 @@ def _one_blas_thread():
     return threadpool_limits(1, user_api="blas")
 
 
+class _one_torch_thread:
+    """Context running torch on one thread (restored after) when ``active``: the value nets' forward passes
+    here are small (one batch of leaves per player pass), and more threads on a shared machine spin more
+    than they compute (the hold'em datagen runs on one thread too)."""
+
+    def __init__(self, active: bool):
+        import sys
+
+        # without torch imported no leaf function uses it (the check-down values are numpy)
+        self.active, self.previous = bool(active) and "torch" in sys.modules, None
+
+    def __enter__(self):
+        if self.active:
+            import torch
+
+            self.previous = torch.get_num_threads()
+            torch.set_num_threads(1)
+        return self
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            import torch
+
+            torch.set_num_threads(self.previous)
+            self.previous = None
+        return False
+
+
 class _NumpyBackend:
     """The ``backend`` argument leaf value functions get (as ``RangeSolver``'s numpy backend)."""
 
@@ -186,44 +214,66 @@ class LeafSession:
         self._rows = np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, dtype=np.int64)
         self._cols = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
         self.leaf_start = self.K * self.H0
-        self._full = None
         self._net = None
-        if self.L and _is_holdem_net(leaf_values) and fast_nets:
-            self._net_setup(leaf_values)
-        elif self.L:
-            self._full = np.zeros((2, self.L, B, tree.num_hands))
+        net_fn, net_idx = _net_group(leaf_values, self.leaf_nodes) if self.L and fast_nets else (None, [])
+        if net_fn is not None:
+            self._net_setup(net_fn, net_idx)
+        # the other leaves (all of them without a net): the generic call, on 1326-wide arrays of those leaves
+        other = sorted(set(range(self.L)) - set(net_idx))
+        self.generic_leaves = other
+        if other:
+            remap = np.full(self.L, -1, dtype=np.int64)
+            remap[other] = np.arange(len(other))
+            self._gen_pos = np.flatnonzero(remap[self._rows] >= 0)        # their positions in the leaf slice
+            self._gen_rows = remap[self._rows[self._gen_pos]]
+            self._gen_cols = self._cols[self._gen_pos]
+            self._gen_nodes = [self.leaf_nodes[i] for i in other]
+            self._full = np.zeros((2, len(other), B, tree.num_hands))
+        else:
+            self._full = None
 
-    def _net_setup(self, fn) -> None:
-        """Direct path for :class:`~cfrkit.value_nets.holdem.leaf_values.HoldemNetLeafValues`: the leaves'
-        bucket ids in the ext layout, so each pass sums the reach per (leaf, bucket) in the kernel and gathers
-        the net's bucket values back (no 1326-wide arrays); the same computation as ``fn.evaluate``."""
+    def _net_setup(self, fn, net_idx) -> None:
+        """Direct path for :class:`~cfrkit.value_nets.holdem.leaf_values.HoldemNetLeafValues` on the leaves
+        ``net_idx``: their bucket ids in the ext layout, so each pass sums the reach per (leaf, bucket) in the
+        kernel and gathers the net's bucket values back (no 1326-wide arrays); the same computation as
+        ``fn.evaluate``.  Positions of the other leaves go to a dump row (summed into a dropped cell, gathered
+        as 0, then overwritten by the generic call)."""
         M = fn.model.num_buckets
-        ids = np.stack([fn.bucket_ids(n.board).cpu().numpy() for n in self.leaf_nodes])  # (L, 1326), M = blocked
-        present = np.zeros((self.L, M + 1))
-        present[np.arange(self.L)[:, None], ids] = 1.0
+        Ln = len(net_idx)
+        net_nodes = [self.leaf_nodes[i] for i in net_idx]
+        ids = np.stack([fn.bucket_ids(n.board).cpu().numpy() for n in net_nodes])  # (Ln, 1326), M = blocked
+        present = np.zeros((Ln, M + 1))
+        present[np.arange(Ln)[:, None], ids] = 1.0
         present = present[:, :M]
-        contribs = np.array([n.contrib[0] for n in self.leaf_nodes], dtype=np.float64)
-        for n in self.leaf_nodes:
+        contribs = np.array([n.contrib[0] for n in net_nodes], dtype=np.float64)
+        for n in net_nodes:
             if abs(n.contrib[0] - n.contrib[1]) > 1e-9:
                 raise GameError(f"leaf {n.index} has unequal contributions {n.contrib}")
-        leaf_ids = ids[self._rows, self._cols]
+        netrow = np.full(self.L, Ln, dtype=np.int64)       # leaf -> row of the net's input (Ln: dump row)
+        netrow[net_idx] = np.arange(Ln)
+        rows = netrow[self._rows]
+        on = rows < Ln
+        leaf_ids = np.full(len(rows), M, dtype=np.int64)
+        leaf_ids[on] = ids[rows[on], self._cols[on]]
         if len(leaf_ids) and (leaf_ids.min() < 0 or leaf_ids.max() > M):
             raise ValueError(f"bucket ids of the leaves outside [0, {M}]")
-        B, L = self.B, self.L
+        B = self.B
         uniform = present / np.maximum(present.sum(1, keepdims=True), 1.0) if fn.empty_range == "uniform" else None
         self._net = {
-            "fn": fn, "M": M, "flat": np.ascontiguousarray(self._rows * (M + 1) + leaf_ids, dtype=np.int64),
-            "cells": np.zeros((B, L * (M + 1))),
+            "fn": fn, "M": M, "Ln": Ln, "leaves": list(net_idx),
+            "flat": np.ascontiguousarray(rows * (M + 1) + leaf_ids, dtype=np.int64),
+            "rows": np.ascontiguousarray(rows, dtype=np.int64),
+            "cells": np.zeros((B, (Ln + 1) * (M + 1))),
             "uniform": uniform,
-            "frac": np.broadcast_to((contribs / fn.stack)[None, :, None], (B, L, 1)), "pots": 2.0 * contribs,
-            "table": np.zeros((B, L, M + 1)), "scale": np.zeros((B, L)), "normed": [None, None],
+            "frac": np.broadcast_to((contribs / fn.stack)[None, :, None], (B, Ln, 1)), "pots": 2.0 * contribs,
+            "table": np.zeros((B, Ln + 1, M + 1)), "scale": np.zeros((B, Ln + 1)), "normed": [None, None],
             "mass": [None, None]}
 
     def _fill_net(self, player: int, fresh) -> None:
         import torch
 
-        net, E, s, L, B = self._net, self.E, self.leaf_start, self.L, self.B
-        M, flat = net["M"], net["flat"]
+        net, E, s, B = self._net, self.E, self.leaf_start, self.B
+        M, flat, L = net["M"], net["flat"], net["Ln"]
         normed, mass = net["normed"], net["mass"]
         kern, cells = _kernel(self.dtype), net["cells"]
         for q in (0, 1):
@@ -231,7 +281,7 @@ class LeafSession:
                 continue  # q's strategy has not changed since the last pass: same bucketed range
             for b in range(B):
                 kern.bucket_sums(self.reach[b, q * E + s:(q + 1) * E], flat, cells[b], True)
-            bk = cells.reshape(B, L, M + 1)[:, :, :M]
+            bk = cells.reshape(B, L + 1, M + 1)[:, :L, :M]
             tot = bk.sum(2, keepdims=True)
             n = bk / np.where(tot > 0, tot, 1.0)
             if net["uniform"] is not None:
@@ -243,11 +293,26 @@ class LeafSession:
             out = fn.model(torch.as_tensor(x, dtype=fn.dtype, device=fn.device)).reshape(B, L, 2, M)[:, :, player]
             out = out.double().cpu().numpy()
         table, scale = net["table"], net["scale"]
-        table[:, :, :M] = out
-        np.multiply(net["pots"][None], mass[1 - player], out=scale)
+        table[:, :L, :M] = out
+        np.multiply(net["pots"][None], mass[1 - player], out=scale[:, :L])
         for b in range(B):
-            kern.bucket_gather(table[b].reshape(-1), flat, self._rows, scale[b], self.values[b, s:])
+            kern.bucket_gather(table[b].reshape(-1), flat, net["rows"], scale[b], self.values[b, s:])
         fn.calls += 1
+
+    def _fill_generic(self, player: int) -> None:
+        E, B, s, full = self.E, self.B, self.leaf_start, self._full
+        pos, rows, cols = self._gen_pos, self._gen_rows, self._gen_cols
+        for q in (0, 1):
+            for b in range(B):
+                full[q][rows, b, cols] = self.reach[b, q * E + s:(q + 1) * E][pos]
+        v = self.leaf_values(self._gen_nodes, full[0], full[1], _NumpyBackend)[player]
+        if not isinstance(v, np.ndarray):
+            v = v.detach().cpu().numpy()
+        v = np.asarray(v)
+        if v.shape != (len(self._gen_nodes), B, full.shape[-1]):
+            raise ValueError(f"leaf_values returned shape {v.shape}, expected {(len(self._gen_nodes), B, full.shape[-1])}")
+        for b in range(B):
+            self.values[b, s + pos] = v[rows, b, cols]
 
     def fill(self, player: int, fresh=(0, 1)) -> None:
         """``values`` of ``player`` at every external node of every spot from ``reach`` (both players, current
@@ -261,23 +326,27 @@ class LeafSession:
             np.matmul(opp, self.matrix_t, out=vals)
             vals *= self._allin_amount[player]
             self.values[:, :K * H0] = vals.reshape(B, K * H0)
-        if self.L and self._net is not None:
-            self._fill_net(player, fresh)
+        if self.L:
+            if self._net is not None:
+                self._fill_net(player, fresh)
+            if self._full is not None:
+                self._fill_generic(player)   # after the net: its gather wrote 0 at these leaves
             self.calls += 1
-        elif self.L:
-            s, full = self.leaf_start, self._full
-            for q in (0, 1):
-                for b in range(B):
-                    full[q][self._rows, b, self._cols] = self.reach[b, q * E + s:(q + 1) * E]
-            v = self.leaf_values(self.leaf_nodes, full[0], full[1], _NumpyBackend)[player]
-            if not isinstance(v, np.ndarray):
-                v = v.detach().cpu().numpy()
-            v = np.asarray(v)
-            if v.shape != (self.L, B, full.shape[-1]):
-                raise ValueError(f"leaf_values returned shape {v.shape}, expected {(self.L, B, full.shape[-1])}")
-            for b in range(B):
-                self.values[b, s:] = v[self._rows, b, self._cols]
-            self.calls += 1
+
+
+def _net_group(fn, leaf_nodes):
+    """``(net function, leaf indices)`` that :class:`LeafSession`'s direct net path can take: all leaves for a
+    hold'em value net's leaf function; for a leaf function with ``split_leaves(leaf_nodes) -> [(fn, indices),
+    ...]`` (a partition of the leaves by the function that values them, e.g. the DeepStack agent's next-street
+    net and its check-down values), the leaves of its one hold'em value net; else ``(None, [])``."""
+    if _is_holdem_net(fn):
+        return fn, list(range(len(leaf_nodes)))
+    split = getattr(fn, "split_leaves", None)
+    if callable(split):
+        nets = [(f, sorted(int(i) for i in idx)) for f, idx in split(leaf_nodes) if len(idx) and _is_holdem_net(f)]
+        if len(nets) == 1:
+            return nets[0]
+    return None, []
 
 
 class BoardLeafSolver(BoardRangeSolver):
@@ -415,7 +484,7 @@ class BoardLeafSolver(BoardRangeSolver):
             raise ValueError("iterations must be non-negative")
         if check_every or target is not None:
             raise ValueError("BoardLeafSolver has no exploitability checks (check_every / target)")
-        with _one_blas_thread():
+        with _one_blas_thread(), _one_torch_thread(self.session.L > 0):
             self._run(iterations)
         return np.zeros(0)
 

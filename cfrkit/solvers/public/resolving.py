@@ -153,7 +153,7 @@ def board_resolve_supported(tree: PublicTree) -> bool:
 
 def resolve_board(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_range=None, iterations: int = 1000,
                   skip: int = 0, leaf_values=None, depth_limit: Optional[bool] = None, algorithm: str = "cfr+",
-                  tree: Optional[PublicTree] = None, dtype: str = "float64") -> ResolveResult:
+                  tree: Optional[PublicTree] = None, dtype: str = "float64", fast_nets: bool = True) -> ResolveResult:
     """:func:`resolve` on the compiled depth-limited solver (:class:`BoardLeafSolver`, gadget between its
     kernel passes): the same iterates as ``resolve`` (``average="linear"``), so the same root strategy and
     the same opponent root cfvs, in a fraction of the time (turn, flop and river subgames; not preflop,
@@ -164,7 +164,10 @@ def resolve_board(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_r
     per-node cfvs averaged over the iterations (``resolve``'s ``opp_avg_values``) are not available;
     ``opp_avg_values`` holds the opponent's **best-response** cfvs at every node instead (the CFR-D carry:
     an upper bound on what each opponent hand can get against the re-solved strategy, defined for hands the
-    opponent's own average strategy never brings to a node).  Units: chips.
+    opponent's own average strategy never brings to a node).  ``fast_nets``: hold'em value-net leaves
+    (``leaf_values`` a ``HoldemNetLeafValues``, or a function with ``split_leaves`` naming one, as the
+    DeepStack agent's) go through the solver's direct batched net path (same values as the generic call, up
+    to float rounding); False forces the generic call.  Units: chips.
     """
     from cfrkit.solvers.public.board_leaf_cfr import BoardLeafSolver
 
@@ -186,7 +189,7 @@ def resolve_board(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_r
     else:
         gadget = (opp, np.asarray(opp_cfvs, dtype=np.float64))
     solver = BoardLeafSolver(tree, ranges=ranges, leaf_values=leaf_values, algorithm=algorithm, skip=skip,
-                             dtype=dtype, gadget=gadget, allow_no_ext=True)
+                             dtype=dtype, gadget=gadget, allow_no_ext=True, fast_nets=fast_nets)
     solver.run(iterations)
     strategy = solver.average_strategy()                       # node -> (1, A, H)
     if gadget is not None:
