@@ -146,6 +146,14 @@ def main(argv=None) -> int:
     except Exception:
         nets = HoldemValueNets(game=game.game_string(), stack=float(min(game.definition.stack)))
     report = {"preset": args.preset, "out": args.out, "backend": backend, "hidden": list(hidden), "rounds": {}}
+    # a resumed run makes no new situations of a finished round: keep the rate measured when they were made
+    previous = {}
+    if os.path.exists(os.path.join(args.out, "report.json")):
+        try:
+            with open(os.path.join(args.out, "report.json")) as f:
+                previous = json.load(f).get("rounds", {})
+        except (OSError, ValueError):
+            previous = {}
     samples = {"river": args.river_samples, "turn": args.turn_samples, "flop": args.flop_samples}
     iters = {"river": args.iterations, "turn": args.turn_iterations, "flop": args.flop_iterations}
     print(f"DeepStack hold'em pipeline, preset {args.preset}, output {args.out}; load average "
@@ -160,8 +168,12 @@ def main(argv=None) -> int:
                                       workers=args.workers, ray_address=args.ray, backend=backend,
                                       progress=not args.no_progress)
         data = load_holdem_dataset(data_dir)
-        print(f"{street}: {len(data['contribs'])} situations in {data_dir} ({gen['generated']} made now, "
-              f"{iters[street]} iterations each): {gen['situations_per_second']:.3g} situations/s wall, "
+        if gen["generated"] == 0 and previous.get(street, {}).get("generation", {}).get("generated", 0) > 0:
+            gen = previous[street]["generation"]
+        rate = (f"{gen['situations_per_second']:.3g} situations/s wall" if gen["generated"] > 0
+                else "wall rate not measured in this run")
+        print(f"{street}: {len(data['contribs'])} situations in {data_dir} ({gen['generated']} made now or in the "
+              f"run that made them, {iters[street]} iterations each): {rate}, "
               f"{gen['cpu_seconds_per_situation']:.3g} CPU s per situation (all shards; workers' process time)")
         ck = os.path.join(args.out, f"{street}.pt")
         summary = train_street_net(data, ck, hidden=hidden, epochs=args.epochs, batch_size=1000, seed=args.seed,
