@@ -77,28 +77,50 @@ cdef extern from *:
     /* 16-bit storage (postflop-solver's compression): a node's regrets are int16 times scale / 32767 and its
        strategy sums uint16 times scale / 65535, scale = the block's largest magnitude; decoded into scratch
        when the node is reached, encoded again (rounded to nearest) after its update */
-    static void rcb_decode_i16(rc_real* restrict out, const short* restrict q, double scale, long n) {
+    RC_VECTOR static void rcb_decode_i16(rc_real* restrict out, const short* restrict q, double scale, long n) {
         const rc_real f = (rc_real)(scale / 32767.0);
         for (long i = 0; i < n; i++) out[i] = (rc_real)q[i] * f;
     }
-    static void rcb_decode_u16(rc_real* restrict out, const unsigned short* restrict q, double scale, long n) {
+    RC_VECTOR static void rcb_decode_u16(rc_real* restrict out, const unsigned short* restrict q, double scale, long n) {
         const rc_real f = (rc_real)(scale / 65535.0);
         for (long i = 0; i < n; i++) out[i] = (rc_real)q[i] * f;
     }
+    /* Largest |x[i]| (abs = 1) or largest max(x[i], 0) (abs = 0) over the bit patterns: a non-negative IEEE
+       number orders as its bits read as an integer, and a negative one reads as a negative integer, so the
+       integer maximum (which vectorises, unlike a floating-point one) is the same value as the floating-point
+       maximum (no NaN here). */
+    RC_VECTOR static rc_real rcb_max_bits(const rc_real* restrict x, long n, int abs) {
+        if (sizeof(rc_real) == 4) {
+            const unsigned int* b = (const unsigned int*)x;
+            int m = 0;
+            if (abs) for (long i = 0; i < n; i++) { int v = (int)(b[i] & 0x7fffffffu); m = v > m ? v : m; }
+            else for (long i = 0; i < n; i++) { int v = (int)b[i]; m = v > m ? v : m; }
+            float r; memcpy(&r, &m, 4); return (rc_real)r;
+        } else {
+            const unsigned long long* b = (const unsigned long long*)x;
+            long long m = 0;
+            if (abs) for (long i = 0; i < n; i++) { long long v = (long long)(b[i] & 0x7fffffffffffffffull); m = v > m ? v : m; }
+            else for (long i = 0; i < n; i++) { long long v = (long long)b[i]; m = v > m ? v : m; }
+            double r; memcpy(&r, &m, 8); return (rc_real)r;
+        }
+    }
+    /* rounded to nearest (halves away from zero), branch-free so that it vectorises */
+    RC_VECTOR static void rcb_quantize_i16(short* restrict q, const rc_real* restrict x, double f, long n) {
+        for (long i = 0; i < n; i++) { double v = x[i] * f; v += v < 0 ? -0.5 : 0.5; q[i] = (short)(int)v; }
+    }
+    RC_VECTOR static void rcb_quantize_u16(unsigned short* restrict q, const rc_real* restrict x, double f, long n) {
+        for (long i = 0; i < n; i++) { double v = x[i] * f; v = v > 0 ? v + 0.5 : 0.0; q[i] = (unsigned short)(int)v; }
+    }
     static float rcb_encode_i16(short* restrict q, const rc_real* restrict x, long n) {
-        rc_real m = 0;
-        for (long i = 0; i < n; i++) { rc_real a = x[i] < 0 ? -x[i] : x[i]; m = a > m ? a : m; }
-        if (!(m > 0)) { for (long i = 0; i < n; i++) q[i] = 0; return 0.0f; }
-        const double f = 32767.0 / m;
-        for (long i = 0; i < n; i++) { double v = x[i] * f; q[i] = (short)(v < 0 ? v - 0.5 : v + 0.5); }
+        rc_real m = rcb_max_bits(x, n, 1);
+        if (!(m > 0)) { memset(q, 0, n * sizeof(short)); return 0.0f; }
+        rcb_quantize_i16(q, x, 32767.0 / m, n);
         return (float)m;
     }
     static float rcb_encode_u16(unsigned short* restrict q, const rc_real* restrict x, long n) {
-        rc_real m = 0;
-        for (long i = 0; i < n; i++) m = x[i] > m ? x[i] : m;
-        if (!(m > 0)) { for (long i = 0; i < n; i++) q[i] = 0; return 0.0f; }
-        const double f = 65535.0 / m;
-        for (long i = 0; i < n; i++) { double v = x[i] * f; q[i] = (unsigned short)(v > 0 ? v + 0.5 : 0.0); }
+        rc_real m = rcb_max_bits(x, n, 0);
+        if (!(m > 0)) { memset(q, 0, n * sizeof(unsigned short)); return 0.0f; }
+        rcb_quantize_u16(q, x, 65535.0 / m, n);
         return (float)m;
     }
     /* one row of an all-in equity matrix for one run-out: row[j] += wl[j] * sign(si - s[j]) (wl = weight x live) */
