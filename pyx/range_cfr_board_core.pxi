@@ -109,7 +109,7 @@ cdef extern from *:
         for (long i = 0; i < n; i++) { double v = x[i] * f; v += v < 0 ? -0.5 : 0.5; q[i] = (short)(int)v; }
     }
     RC_VECTOR static void rcb_quantize_u16(unsigned short* restrict q, const rc_real* restrict x, double f, long n) {
-        for (long i = 0; i < n; i++) { double v = x[i] * f; v = v > 0 ? v + 0.5 : 0.0; q[i] = (unsigned short)(int)v; }
+        for (long i = 0; i < n; i++) { double v = x[i] * f; int a = (int)(v + 0.5); q[i] = (unsigned short)(a & -(v > 0)); }
     }
     static float rcb_encode_i16(short* restrict q, const rc_real* restrict x, long n) {
         rc_real m = rcb_max_bits(x, n, 1);
