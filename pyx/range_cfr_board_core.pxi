@@ -30,12 +30,14 @@ cdef extern from *:
         const rc_real zero = 0;
         for (int h = 0; h < H; h++) tot[h] += reg[h] > zero ? reg[h] : zero;
     }
-    RC_VECTOR static void rcb_match_prepare(const rc_real* restrict tot, rc_real* restrict inv, rc_real* restrict uniform,
+    /* no-trapping-math: lets the compiler divide on every lane and select (results are the same) */
+    RC_VECTOR __attribute__((optimize("no-trapping-math"))) static void rcb_match_prepare(const rc_real* restrict tot, rc_real* restrict inv, rc_real* restrict uniform,
                                             double inv_actions, int H) {
         const rc_real zero = 0, one = 1, u = (rc_real)inv_actions;
-        for (int h = 0; h < H; h++) {
+        for (int h = 0; h < H; h++) {  /* the division on every lane, then selects: it vectorises */
             rc_real x = tot[h];
-            inv[h] = x > zero ? one / x : zero;
+            rc_real q = one / (x > zero ? x : one);
+            inv[h] = x > zero ? q : zero;
             uniform[h] = x > zero ? zero : u;
         }
     }
@@ -54,9 +56,9 @@ cdef extern from *:
         const rc_real zero = 0, w = (rc_real)w_, pos = (rc_real)pos_, neg = (rc_real)neg_;
         if (dcfr == 2) {
             for (int h = 0; h < H; h++) ssum[h] = ssum[h] * w + srow[h];
-            for (int h = 0; h < H; h++) {
+            for (int h = 0; h < H; h++) {  /* the factor selected, one product: it vectorises */
                 rc_real r = reg[h];
-                reg[h] = (r >= zero ? r * pos : r * neg) + child[h] - out[h];
+                reg[h] = r * (r >= zero ? pos : neg) + child[h] - out[h];
             }
             return;
         }
@@ -65,7 +67,7 @@ cdef extern from *:
         if (dcfr) {
             for (int h = 0; h < H; h++) {
                 rc_real r = reg[h] + child[h] - out[h];
-                reg[h] = r > zero ? r * pos : r * neg;
+                reg[h] = r * (r > zero ? pos : neg);
             }
         } else {
             for (int h = 0; h < H; h++) {
