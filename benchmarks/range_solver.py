@@ -2,7 +2,7 @@
 
     python benchmarks/range_solver.py [--spots river,turn] [--algorithms dcfr,dcfr-postflop] [--dtypes float64,float32]
                                       [--threads 1,2] [--solver board|flat] [--compression] [--solve-flop]
-                                      [--targets 1,0.3,0.1] [--check-every 5] [--max-iterations 400]
+                                      [--targets 1,0.3,0.1] [--check-every 5] [--max-iterations 400] [--dcfr 1.5,0,2]
 
 ``--solver board`` (default): :class:`~cfrkit.solvers.public.board_range_cfr.BoardRangeSolver` (a hand space per
 board, depth first, suit isomorphism, optional 16-bit storage); ``--solver flat``: ``FlatRangeSolver``.  Times are
@@ -69,9 +69,9 @@ def kernel_bytes(flat, hands: int, itemsize: int) -> dict:
 
 
 def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations: int, dtype: str,
-            threads: int, solver_kind: str = "board", compression: bool = False) -> dict:
+            threads: int, solver_kind: str = "board", compression: bool = False, dcfr=None) -> dict:
     from cfrkit.solvers.public.board_range_cfr import BoardRangeSolver
-    from cfrkit.solvers.public.flat_range_cfr import FlatRangeSolver, FlatTree
+    from cfrkit.solvers.public.flat_range_cfr import DEFAULT_DCFR, FlatRangeSolver, FlatTree
     from cfrkit.solvers.public.postflop_game import PostflopPublicGame, action_tree_counts
     from cfrkit.solvers.public.tree import build_public_tree
 
@@ -82,7 +82,9 @@ def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations
         flat = FlatTree.of(tree)
         solver = FlatRangeSolver(tree, algorithm=algorithm, dtype=dtype, threads=threads)
     else:
-        solver = BoardRangeSolver(tree, algorithm=algorithm, dtype=dtype, threads=threads, compression=compression)
+        params = dict(DEFAULT_DCFR, **dict(zip(("alpha", "beta", "gamma"), dcfr or ())))
+        solver = BoardRangeSolver(tree, algorithm=algorithm, dtype=dtype, threads=threads, compression=compression,
+                                  **params)
     build = time.perf_counter() - t0
     pot = solver.pot
     hit = {}
@@ -129,13 +131,17 @@ def main() -> int:
     ap.add_argument("--solver", default="board", help="board (BoardRangeSolver, default) or flat (FlatRangeSolver)")
     ap.add_argument("--compression", action="store_true", help="16-bit regrets and strategy sums (board solver)")
     ap.add_argument("--solve-flop", action="store_true", help="solve the full-range flop spot (minutes, ~4 GB)")
+    ap.add_argument("--dcfr", default=None, help="DCFR alpha,beta,gamma for the board solver (default 1.5,0,2)")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one spot,algorithm and print JSON
     args = ap.parse_args()
     targets = sorted((float(t) for t in args.targets.split(",")), reverse=True)
+    dcfr = tuple(float(x) for x in args.dcfr.split(",")) if args.dcfr else None
+    if dcfr is not None and len(dcfr) != 3:
+        raise SystemExit("--dcfr takes alpha,beta,gamma, e.g. 1.5,0,4")
     if args.one:
         spot, algorithm, dtype, threads = args.one.split(",")
         print(json.dumps(run_one(spot, algorithm, targets, args.check_every, args.max_iterations, dtype,
-                                 int(threads), args.solver, args.compression)))
+                                 int(threads), args.solver, args.compression, dcfr)))
         return 0
     print(f"load average at start: {os.getloadavg()}", flush=True)
     for spot in args.spots.split(","):
@@ -150,7 +156,8 @@ def main() -> int:
                                           for d in args.dtypes.split(",") for n in args.threads.split(",")]:
             cmd = [sys.executable, os.path.abspath(__file__), "--one", f"{spot},{algorithm},{dtype},{threads}", "--targets",
                    args.targets, "--check-every", str(args.check_every), "--max-iterations", str(args.max_iterations),
-                   "--solver", args.solver] + (["--compression"] if args.compression else [])
+                   "--solver", args.solver] + (["--compression"] if args.compression else []) + (
+                       ["--dcfr", args.dcfr] if args.dcfr else [])
             out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
             r = json.loads(out.strip().splitlines()[-1])
             print(f"{spot} [{args.solver}, {algorithm}, {r['dtype']}, {threads} thread(s)]: action tree (flop, turn, river) {tuple(r['action_tree'])}, public tree "

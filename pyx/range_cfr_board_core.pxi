@@ -30,12 +30,14 @@ cdef extern from *:
         const rc_real zero = 0;
         for (int h = 0; h < H; h++) tot[h] += reg[h] > zero ? reg[h] : zero;
     }
-    RC_VECTOR static void rcb_match_prepare(const rc_real* restrict tot, rc_real* restrict inv, rc_real* restrict uniform,
+    /* no-trapping-math: lets the compiler divide on every lane and select (results are the same) */
+    RC_VECTOR __attribute__((optimize("no-trapping-math"))) static void rcb_match_prepare(const rc_real* restrict tot, rc_real* restrict inv, rc_real* restrict uniform,
                                             double inv_actions, int H) {
         const rc_real zero = 0, one = 1, u = (rc_real)inv_actions;
-        for (int h = 0; h < H; h++) {
+        for (int h = 0; h < H; h++) {  /* the division on every lane, then selects: it vectorises */
             rc_real x = tot[h];
-            inv[h] = x > zero ? one / x : zero;
+            rc_real q = one / (x > zero ? x : one);
+            inv[h] = x > zero ? q : zero;
             uniform[h] = x > zero ? zero : u;
         }
     }
@@ -54,9 +56,9 @@ cdef extern from *:
         const rc_real zero = 0, w = (rc_real)w_, pos = (rc_real)pos_, neg = (rc_real)neg_;
         if (dcfr == 2) {
             for (int h = 0; h < H; h++) ssum[h] = ssum[h] * w + srow[h];
-            for (int h = 0; h < H; h++) {
+            for (int h = 0; h < H; h++) {  /* the factor selected, one product: it vectorises */
                 rc_real r = reg[h];
-                reg[h] = (r >= zero ? r * pos : r * neg) + child[h] - out[h];
+                reg[h] = r * (r >= zero ? pos : neg) + child[h] - out[h];
             }
             return;
         }
@@ -65,7 +67,7 @@ cdef extern from *:
         if (dcfr) {
             for (int h = 0; h < H; h++) {
                 rc_real r = reg[h] + child[h] - out[h];
-                reg[h] = r > zero ? r * pos : r * neg;
+                reg[h] = r * (r > zero ? pos : neg);
             }
         } else {
             for (int h = 0; h < H; h++) {
@@ -77,29 +79,121 @@ cdef extern from *:
     /* 16-bit storage (postflop-solver's compression): a node's regrets are int16 times scale / 32767 and its
        strategy sums uint16 times scale / 65535, scale = the block's largest magnitude; decoded into scratch
        when the node is reached, encoded again (rounded to nearest) after its update */
-    static void rcb_decode_i16(rc_real* restrict out, const short* restrict q, double scale, long n) {
+    RC_VECTOR static void rcb_decode_i16(rc_real* restrict out, const short* restrict q, double scale, long n) {
         const rc_real f = (rc_real)(scale / 32767.0);
         for (long i = 0; i < n; i++) out[i] = (rc_real)q[i] * f;
     }
-    static void rcb_decode_u16(rc_real* restrict out, const unsigned short* restrict q, double scale, long n) {
+    RC_VECTOR static void rcb_decode_u16(rc_real* restrict out, const unsigned short* restrict q, double scale, long n) {
         const rc_real f = (rc_real)(scale / 65535.0);
         for (long i = 0; i < n; i++) out[i] = (rc_real)q[i] * f;
     }
+    /* Largest |x[i]| (abs = 1) or largest max(x[i], 0) (abs = 0) over the bit patterns: a non-negative IEEE
+       number orders as its bits read as an integer, and a negative one reads as a negative integer, so the
+       integer maximum (which vectorises, unlike a floating-point one) is the same value as the floating-point
+       maximum (no NaN here). */
+    RC_VECTOR static rc_real rcb_max_bits(const rc_real* restrict x, long n, int abs) {
+        if (sizeof(rc_real) == 4) {
+            const unsigned int* b = (const unsigned int*)x;
+            int m = 0;
+            if (abs) for (long i = 0; i < n; i++) { int v = (int)(b[i] & 0x7fffffffu); m = v > m ? v : m; }
+            else for (long i = 0; i < n; i++) { int v = (int)b[i]; m = v > m ? v : m; }
+            float r; memcpy(&r, &m, 4); return (rc_real)r;
+        } else {
+            const unsigned long long* b = (const unsigned long long*)x;
+            long long m = 0;
+            if (abs) for (long i = 0; i < n; i++) { long long v = (long long)(b[i] & 0x7fffffffffffffffull); m = v > m ? v : m; }
+            else for (long i = 0; i < n; i++) { long long v = (long long)b[i]; m = v > m ? v : m; }
+            double r; memcpy(&r, &m, 8); return (rc_real)r;
+        }
+    }
+    /* rounded to nearest (halves away from zero), branch-free so that it vectorises */
+    RC_VECTOR static void rcb_quantize_i16(short* restrict q, const rc_real* restrict x, double f, long n) {
+        for (long i = 0; i < n; i++) { double v = x[i] * f; v += v < 0 ? -0.5 : 0.5; q[i] = (short)(int)v; }
+    }
+    RC_VECTOR static void rcb_quantize_u16(unsigned short* restrict q, const rc_real* restrict x, double f, long n) {
+        for (long i = 0; i < n; i++) { double v = x[i] * f; int a = (int)(v + 0.5); q[i] = (unsigned short)(a & -(v > 0)); }
+    }
     static float rcb_encode_i16(short* restrict q, const rc_real* restrict x, long n) {
-        rc_real m = 0;
-        for (long i = 0; i < n; i++) { rc_real a = x[i] < 0 ? -x[i] : x[i]; m = a > m ? a : m; }
-        if (!(m > 0)) { for (long i = 0; i < n; i++) q[i] = 0; return 0.0f; }
-        const double f = 32767.0 / m;
-        for (long i = 0; i < n; i++) { double v = x[i] * f; q[i] = (short)(v < 0 ? v - 0.5 : v + 0.5); }
+        rc_real m = rcb_max_bits(x, n, 1);
+        if (!(m > 0)) { memset(q, 0, n * sizeof(short)); return 0.0f; }
+        rcb_quantize_i16(q, x, 32767.0 / m, n);
         return (float)m;
     }
     static float rcb_encode_u16(unsigned short* restrict q, const rc_real* restrict x, long n) {
-        rc_real m = 0;
-        for (long i = 0; i < n; i++) m = x[i] > m ? x[i] : m;
-        if (!(m > 0)) { for (long i = 0; i < n; i++) q[i] = 0; return 0.0f; }
-        const double f = 65535.0 / m;
-        for (long i = 0; i < n; i++) { double v = x[i] * f; q[i] = (unsigned short)(v > 0 ? v + 0.5 : 0.0); }
+        rc_real m = rcb_max_bits(x, n, 0);
+        if (!(m > 0)) { memset(q, 0, n * sizeof(unsigned short)); return 0.0f; }
+        rcb_quantize_u16(q, x, 65535.0 / m, n);
         return (float)m;
+    }
+    /* Four showdown sweeps at once, one per lane (rc_showdown's operations in the same order per lane, so each
+       lane's values are those of rc_showdown bit for bit): reach, values and `lose` interleaved ([4 k + lane]),
+       `amt` (4,); full4 (4, 53): per lane the per-card opponent mass and its total (as rc_showdown's full). */
+    typedef double rcb_v4d __attribute__((vector_size(32), aligned(8)));
+    typedef rc_real rcb_v4r __attribute__((vector_size(4 * sizeof(rc_real)), aligned(sizeof(rc_real))));
+    RC_VECTOR static void rcb_showdown4(const rc_real* restrict r, rc_real* restrict out, const double* restrict amt,
+                                        rc_real* restrict lose, const int* restrict groups, int G,
+                                        const int* restrict cards, double* restrict full4) {
+        rcb_v4d up[52], down[52];
+        const rcb_v4d zero = {0.0, 0.0, 0.0, 0.0};
+        rcb_v4d tu = zero, td = zero, am = {amt[0], amt[1], amt[2], amt[3]};
+        const rcb_v4r* R = (const rcb_v4r*)r;
+        rcb_v4r* O = (rcb_v4r*)out;
+        rcb_v4r* L = (rcb_v4r*)lose;
+        for (int c = 0; c < 52; c++) { up[c] = zero; down[c] = zero; }
+        for (int i = 0; i < G; i++) {
+            int g = G - 1 - i;
+            int a0 = groups[i], a1 = groups[i + 1], b0 = groups[g], b1 = groups[g + 1];
+            if (i > g) {
+                for (int k = a0; k < a1; k++) {
+                    RC_CARDS(k);
+                    O[k] = __builtin_convertvector(((tu - up[c0] - up[c1]) - __builtin_convertvector(L[k], rcb_v4d)) * am, rcb_v4r);
+                }
+            } else {
+                for (int k = a0; k < a1; k++) {
+                    RC_CARDS(k);
+                    O[k] = __builtin_convertvector(tu - up[c0] - up[c1], rcb_v4r);
+                }
+            }
+            if (g <= i) {
+                for (int k = b0; k < b1; k++) {
+                    RC_CARDS(k);
+                    O[k] = __builtin_convertvector((__builtin_convertvector(O[k], rcb_v4d) - (td - down[c0] - down[c1])) * am, rcb_v4r);
+                }
+            } else {
+                for (int k = b0; k < b1; k++) {
+                    RC_CARDS(k);
+                    L[k] = __builtin_convertvector(td - down[c0] - down[c1], rcb_v4r);
+                }
+            }
+            for (int k = a0; k < a1; k++) {
+                RC_CARDS(k);
+                rcb_v4d x = __builtin_convertvector(R[k], rcb_v4d);
+                tu += x;
+                up[c0] += x;
+                up[c1] += x;
+            }
+            for (int k = b0; k < b1; k++) {
+                RC_CARDS(k);
+                rcb_v4d x = __builtin_convertvector(R[k], rcb_v4d);
+                td += x;
+                down[c0] += x;
+                down[c1] += x;
+            }
+        }
+        for (int j = 0; j < 4; j++) {
+            for (int c = 0; c < 52; c++) full4[53 * j + c] = up[c][j];
+            full4[53 * j + 52] = tu[j];
+        }
+    }
+    /* lanes in / out of the interleaved layout */
+    static void rcb_interleave(rc_real* restrict dst, const rc_real* restrict src, int lane, int H) {
+        for (int k = 0; k < H; k++) dst[4 * k + lane] = src[k];
+    }
+    static void rcb_deinterleave(rc_real* restrict dst, const rc_real* restrict src, int lane, int H) {
+        for (int k = 0; k < H; k++) dst[k] = src[4 * k + lane];
+    }
+    static void rcb_zero_lane(rc_real* restrict dst, int lane, int H) {
+        for (int k = 0; k < H; k++) dst[4 * k + lane] = 0;
     }
     /* one row of an all-in equity matrix for one run-out: row[j] += wl[j] * sign(si - s[j]) (wl = weight x live) */
     static void rcb_sign_accumulate(double* restrict row, const int* restrict s, const double* restrict wl, int si,
@@ -107,6 +201,11 @@ cdef extern from *:
         for (int j = 0; j < H; j++) row[j] += wl[j] * (double)((si > s[j]) - (si < s[j]));
     }
     """
+    void rcb_showdown4(const rc_real* r, rc_real* out, const double* amt, rc_real* lose, const int* groups, int G,
+                       const int* cards, double* full4) nogil
+    void rcb_interleave(rc_real* dst, const rc_real* src, int lane, int H) nogil
+    void rcb_deinterleave(rc_real* dst, const rc_real* src, int lane, int H) nogil
+    void rcb_zero_lane(rc_real* dst, int lane, int H) nogil
     void rcb_sign_accumulate(double* row, const int* s, const double* wl, int si, int H) nogil
     void rcb_decode_i16(rc_real* out, const short* q, double scale, long n) nogil
     void rcb_decode_u16(rc_real* out, const unsigned short* q, double scale, long n) nogil
@@ -166,6 +265,17 @@ cdef struct BTree:
     long long E                   # entries of ext_vals (sum over leaf and all-in nodes of their hands)
     rc_real* ext_reach            # (2, E): both players' reach at the leaf / all-in nodes (filled by _forward)
     const rc_real* ext_vals       # (E,): the walking player's values at those nodes (filled by the caller)
+    const int* sd_slot            # (N,) showdown of a river subtree: its slot in the batch buffers, -1 elsewhere
+    const int* sd_count           # (N,) river root: its showdown nodes (batched when 2 or more), 0 elsewhere
+    const int* dec_slot           # (N,) decision of a batching river subtree: its slot in sd_strats, -1 elsewhere
+    int sd_max                    # most showdowns under one river root (0: no batches)
+    int sd_dmax                   # most decisions under one river root
+    int sd_amax                   # most actions of a decision under a river root
+    rc_real* sd_in                # (threads, ceil(sd_max / 4), Hmax, 4): opponent reach per showdown, 4 lanes
+    rc_real* sd_out               # alike: p's values per showdown
+    rc_real* sd_lose              # (threads, 4 Hmax): sweep scratch
+    double* sd_full               # (threads, 4 ceil(sd_max / 4), 53): per-card opponent mass and total per showdown
+    rc_real* sd_strats            # (threads, sd_dmax, sd_amax, Hmax): the opponent's strategies of the subtree
 
 
 cdef inline int _H(BTree* t, int n) noexcept nogil:
@@ -205,6 +315,97 @@ cdef void _node_strategy(BTree* t, int n, int mode, const rc_real* regrets, cons
         rcb_match(strat + <Py_ssize_t>a * H, rows + <Py_ssize_t>a * H, inv, uniform, mode == MODE_SOLVE, H)
 
 
+cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack, int mode, const rc_real* regrets,
+                     const rc_real* ssum, rc_real* lanes_in, rc_real* strats, double* amts) noexcept nogil:
+    """Opponent reach at every showdown below river-subtree node ``n`` into its lane of ``lanes_in`` (and p's
+    payoff multiplier into ``amts``): the same products of the opponent's strategies as :func:`_walk` forms on
+    the way down (p's updates do not change them).  The opponent's strategies go to ``strats`` (its slot per
+    decision) for :func:`_walk` to reuse."""
+    cdef int H = _H(t, n), A, a, c, cs, slot
+    cdef int ty = t.node_type[n]
+    cdef rc_real* strat
+    cdef rc_real* reach
+    cdef rc_real* scratch
+    cdef rc_real* dec
+    cdef rc_real* rest
+    if ty == SHOWDOWN:
+        slot = t.sd_slot[n]
+        rcb_interleave(lanes_in + <Py_ssize_t>(slot // 4) * 4 * t.Hmax, opp, slot % 4, H)
+        amts[slot] = t.amount[2 * n + p]
+        return
+    if ty != DECISION:
+        return
+    A = t.num_children[n]
+    cs = t.child_start[n]
+    if t.node_player[n] == p:
+        for a in range(A):
+            _sd_prepass(t, cs + a, p, opp, stack, mode, regrets, ssum, lanes_in, strats, amts)
+        return
+    strat = strats + <Py_ssize_t>t.dec_slot[n] * t.sd_amax * t.Hmax
+    reach = stack
+    scratch = reach + H
+    dec = scratch + 3 * H
+    rest = dec + (<Py_ssize_t>2 * A * H if t.compressed else 0)
+    _node_strategy(t, n, mode, regrets, ssum, strat, scratch, dec)
+    for a in range(A):
+        c = cs + a
+        if t.node_type[c] == FOLD:
+            continue
+        rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
+        _sd_prepass(t, c, p, reach, rest, mode, regrets, ssum, lanes_in, strats, amts)
+
+
+cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack, int mode, const rc_real* regrets,
+                      const rc_real* ssum) noexcept nogil:
+    """p's values (and the per-card opponent mass) of every showdown below river root ``n``, four sweeps at a
+    time (rcb_showdown4), into this thread's batch buffers; :func:`_walk` then reads them at the showdowns
+    (and the opponent's strategies at its decisions)."""
+    cdef int H = _H(t, n), S = t.sd_count[n], b, j, m, sp = t.node_space[n], G
+    cdef int tid = openmp.omp_get_thread_num()
+    cdef Py_ssize_t lanes_len = <Py_ssize_t>((t.sd_max + 3) // 4) * 4 * t.Hmax
+    cdef rc_real* lanes_in = t.sd_in + tid * lanes_len
+    cdef rc_real* lanes_out = t.sd_out + tid * lanes_len
+    cdef rc_real* lose = t.sd_lose + <Py_ssize_t>tid * 4 * t.Hmax
+    cdef double* fulls = t.sd_full + <Py_ssize_t>tid * ((t.sd_max + 3) // 4) * 4 * 53
+    cdef double amts[64]
+    cdef const int* groups = t.space_groups + t.space_group_start[sp]
+    cdef const int* cards = _cards(t, n)
+    G = t.space_group_start[sp + 1] - t.space_group_start[sp] - 1
+    for j in range(S, (S + 3) // 4 * 4):  # lanes of the last batch beyond S: no reach
+        amts[j] = 0.0
+    _sd_prepass(t, n, p, opp, stack, mode, regrets, ssum, lanes_in,
+                t.sd_strats + <Py_ssize_t>tid * t.sd_dmax * t.sd_amax * t.Hmax, amts)
+    m = S % 4
+    if m:
+        for j in range(m, 4):
+            rcb_zero_lane(lanes_in + <Py_ssize_t>(S // 4) * 4 * t.Hmax, j, H)
+    b = 0
+    while b < S:
+        rcb_showdown4(lanes_in + <Py_ssize_t>(b // 4) * 4 * t.Hmax, lanes_out + <Py_ssize_t>(b // 4) * 4 * t.Hmax,
+                      amts + b, lose, groups, G, cards, fulls + 53 * b)
+        b += 4
+
+
+cdef inline void _showdown(BTree* t, int n, int p, const rc_real* opp, rc_real* out, rc_real* scratch, double* full,
+                           double* full_total) noexcept nogil:
+    """p's showdown values at ``n`` (and the per-card opponent mass): from the batch buffers when ``n``'s river
+    root swept it (see _sd_batches), else one sweep here."""
+    cdef int sp = t.node_space[n], slot = t.sd_slot[n] if t.sd_max > 0 else -1, tid, H
+    cdef Py_ssize_t lanes_len
+    cdef const double* f
+    if slot >= 0:
+        tid = openmp.omp_get_thread_num()
+        H = _H(t, n)
+        lanes_len = <Py_ssize_t>((t.sd_max + 3) // 4) * 4 * t.Hmax
+        rcb_deinterleave(out, t.sd_out + tid * lanes_len + <Py_ssize_t>(slot // 4) * 4 * t.Hmax, slot % 4, H)
+        f = t.sd_full + <Py_ssize_t>tid * ((t.sd_max + 3) // 4) * 4 * 53 + 53 * slot
+        memcpy(full, f, 52 * sizeof(double))
+        full_total[0] = f[52]
+        return
+    rc_showdown(opp, out, t.amount[2 * n + p], scratch, t.space_groups + t.space_group_start[sp],
+                t.space_group_start[sp + 1] - t.space_group_start[sp] - 1, _cards(t, n), full, full_total)
+
+
 cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, rc_real* out, rc_real* stack,
                 int mode, rc_real* regrets, rc_real* ssum, double w, int dcfr, double pos, double neg,
                 int nested) noexcept nogil:
@@ -239,14 +440,15 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
         rc_fold_values(opp, full, full_total, cards, t.amount[2 * n + p], out, H)
         return
     if ty == SHOWDOWN:
-        rc_showdown(opp, out, t.amount[2 * n + p], stack, t.space_groups + t.space_group_start[sp],
-                    t.space_group_start[sp + 1] - t.space_group_start[sp] - 1, cards, full, &full_total)
+        _showdown(t, n, p, opp, out, stack, full, &full_total)
         return
     if ty == LEAF or ty == ALLIN:
         memcpy(out, t.ext_vals + t.ext_off[n], H * sizeof(rc_real))
         return
     A = t.num_children[n]
     cs = t.child_start[n]
+    if t.sd_max > 0 and t.sd_count[n] >= 2:
+        _sd_batches(t, n, p, opp, stack, mode, regrets, ssum)
     if ty == CHANCE:
         memset(out, 0, H * sizeof(rc_real))
         if t.threads > 1 and not nested and A > 1:
@@ -296,7 +498,10 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     rest = dec
     if t.compressed:
         rest = dec + <Py_ssize_t>2 * A * H
-    if mode == MODE_SOLVE or t.node_player[n] != p:
+    if t.node_player[n] != p and t.sd_max > 0 and t.dec_slot[n] >= 0:
+        # formed by _sd_batches at the river root of this pass
+        strat = t.sd_strats + (<Py_ssize_t>openmp.omp_get_thread_num() * t.sd_dmax + t.dec_slot[n]) * t.sd_amax * t.Hmax
+    elif mode == MODE_SOLVE or t.node_player[n] != p:
         _node_strategy(t, n, mode, regrets, ssum, strat, scratch, dec)
     if t.node_player[n] == p:
         # a showdown child first: its sweep leaves the per-card opponent mass that a fold child reuses
@@ -305,9 +510,7 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
             c = cs + a
             if t.node_type[c] == SHOWDOWN:
                 sd = a
-                rc_showdown(opp, childv + <Py_ssize_t>a * H, t.amount[2 * c + p], rest,
-                            t.space_groups + t.space_group_start[sp],
-                            t.space_group_start[sp + 1] - t.space_group_start[sp] - 1, cards, full, &full_total)
+                _showdown(t, c, p, opp, childv + <Py_ssize_t>a * H, rest, full, &full_total)
                 have_full = 1
                 break
         for a in range(A):
@@ -433,7 +636,8 @@ cdef class _Workspace:
     cdef BTree t
     cdef tuple arrays
     cdef object compressed_arrays
-    cdef rc_real[::1] stacks, par_vals
+    cdef rc_real[::1] stacks, par_vals, sd_in, sd_out, sd_lose, sd_strats
+    cdef double[::1] sd_full
 
     def __init__(self, tuple layout, int threads, bint allow_ext=False):
         cdef const int[::1] node_type, node_player, child_start, num_children, node_space, space_start
@@ -441,14 +645,15 @@ cdef class _Workspace:
         cdef const int[:, ::1] space_cards
         cdef const long long[::1] node_offset, child_map
         cdef const double[:, ::1] amount
+        cdef const int[::1] sd_slot, sd_count, dec_slot
         cdef long long stack_len
         cdef int max_children, N
         (node_type, node_player, child_start, num_children, amount, node_space, node_offset, space_start,
          space_cards, space_group_start, space_groups, child_map, maps, iso_next, is_copy, stack_len,
-         max_children) = layout
+         max_children, sd_slot, sd_count, dec_slot) = layout
         self.arrays = layout
         N = node_type.shape[0]
-        if any(len(layout[i]) != N for i in (1, 2, 3, 5, 6, 11, 13, 14)):
+        if any(len(layout[i]) != N for i in (1, 2, 3, 5, 6, 11, 13, 14, 17, 18, 19)):
                 raise ValueError("per-node arrays of the board layout differ in length")
         if amount.shape[0] != N or amount.shape[1] != 2 or N == 0 or node_type[0] != DECISION:
             raise ValueError("bad board layout: amount must be (N, 2) and the root a decision")
@@ -485,6 +690,29 @@ cdef class _Workspace:
         self.t.E = 0
         self.t.ext_reach = NULL
         self.t.ext_vals = NULL
+        # showdown batches (river roots with 2 or more showdowns): per-thread buffers
+        self.t.sd_slot = &sd_slot[0]
+        self.t.sd_count = &sd_count[0]
+        self.t.dec_slot = &dec_slot[0]
+        sd_max = int(np.max(sd_count))
+        self.t.sd_max = sd_max if sd_max >= 2 else 0
+        if sd_max > 64:
+            raise ValueError("a river subtree has more than 64 showdowns (the batch limit)")
+        batched = np.asarray(dec_slot) >= 0
+        self.t.sd_dmax = int(np.max(dec_slot)) + 1 if self.t.sd_max else 0
+        self.t.sd_amax = int(np.max(np.asarray(num_children)[batched])) if self.t.sd_max else 0
+        nbuf = threads if threads > 1 else 1
+        lanes = ((self.t.sd_max + 3) // 4) * 4
+        self.sd_in = np.zeros(max(1, nbuf * lanes * self.t.Hmax), dtype=REAL)
+        self.sd_out = np.zeros(max(1, nbuf * lanes * self.t.Hmax), dtype=REAL)
+        self.sd_lose = np.zeros(max(1, nbuf * 4 * self.t.Hmax if self.t.sd_max else 1), dtype=REAL)
+        self.sd_full = np.zeros(max(1, nbuf * lanes * 53), dtype=np.float64)
+        self.sd_strats = np.zeros(max(1, nbuf * self.t.sd_dmax * self.t.sd_amax * self.t.Hmax), dtype=REAL)
+        self.t.sd_in = &self.sd_in[0]
+        self.t.sd_out = &self.sd_out[0]
+        self.t.sd_lose = &self.sd_lose[0]
+        self.t.sd_full = &self.sd_full[0]
+        self.t.sd_strats = &self.sd_strats[0]
 
     def set_compressed(self, short[::1] creg, unsigned short[::1] cssum, float[::1] reg_scale, float[::1] ssum_scale):
         """Use 16-bit storage: int16 regrets and uint16 strategy sums, one scale per node (see rcb_encode_i16)."""

@@ -286,10 +286,55 @@ class BoardLayout:
         self.space_groups = np.ascontiguousarray(np.concatenate(space_groups), dtype=np.int32)
         self.maps = np.ascontiguousarray(np.concatenate(maps) if maps else np.zeros(0), dtype=np.int32)
         self.root_pairs = self.space_pairs[0]
+        self.sd_slot, self.sd_count, self.dec_slot = self._showdown_batches()
         self.layout = (self.node_type, self.node_player, self.child_start, self.num_children, self.amount,
                        self.node_space, self.node_offset, self.space_start, self.space_cards, self.space_group_start,
                        self.space_groups, self.child_map, self.maps, self.iso_next, self.is_copy, self.stack_len,
-                       self.max_children)
+                       self.max_children, self.sd_slot, self.sd_count, self.dec_slot)
+
+    def _showdown_batches(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Showdown batches of the river subtrees: a river root is a decision whose subtree has only decisions,
+        folds and showdowns (no chance, leaf, all-in or copy node) on one 5-card board, entered from a chance node
+        (or the root).  ``sd_count[root]`` = its showdown nodes, ``sd_slot[n]`` = a showdown's index among them
+        (-1 elsewhere): the kernel sweeps up to four of them at once (one lane each), see rcb_showdown4.
+        ``dec_slot[n]``: a decision's index among those of its river subtree (where the root batches; -1
+        elsewhere): the opponent's strategies formed for the batches are kept there for the pass."""
+        N = self.num_nodes
+        nt, cs, nc, cp = self.node_type, self.child_start, self.num_children, self.is_copy
+        parent = np.full(N, -1, dtype=np.int64)
+        has = (nc > 0) & (cp == 0)
+        for n in np.flatnonzero(has):
+            parent[cs[n]:cs[n] + nc[n]] = n
+        pure = np.isin(nt, (0, 1, 2)) & (cp == 0)
+        for n in np.flatnonzero(has)[::-1]:  # children come after their parent (breadth first)
+            if pure[n] and not pure[cs[n]:cs[n] + nc[n]].all():
+                pure[n] = False
+        root_of = [-1] * N
+        slot, count, dslot, dcount = [-1] * N, [0] * N, [-1] * N, [0] * N
+        ntl, csl, ncl, par = nt.tolist(), cs.tolist(), nc.tolist(), parent.tolist()
+        for n in np.flatnonzero(pure).tolist():
+            if root_of[n] < 0 and ntl[n] == 0 and (par[n] < 0 or ntl[par[n]] == 3):
+                root_of[n] = n
+            r = root_of[n]
+            if r < 0:
+                continue
+            if ntl[n] == 2:
+                slot[n] = count[r]
+                count[r] += 1
+            elif ntl[n] == 0:
+                dslot[n] = dcount[r]
+                dcount[r] += 1
+                for c in range(csl[n], csl[n] + ncl[n]):
+                    root_of[c] = r
+        root_of = np.asarray(root_of, dtype=np.int64)
+        sd_slot = np.asarray(slot, dtype=np.int32)
+        sd_count = np.asarray(count, dtype=np.int32)
+        dec_slot = np.asarray(dslot, dtype=np.int32)
+        single = (sd_slot >= 0) & (sd_count[np.maximum(root_of, 0)] < 2)  # one showdown: swept where it is
+        sd_slot[single] = -1
+        dec_slot[(dec_slot >= 0) & (sd_count[np.maximum(root_of, 0)] < 2)] = -1
+        sd_count[sd_count < 2] = 0
+        return sd_slot, sd_count, dec_slot
 
     def pair_perm(self, swap: Tuple[int, int]) -> np.ndarray:
         """``perm[h]`` = pair index of hand ``h`` with the suits of ``swap`` exchanged."""

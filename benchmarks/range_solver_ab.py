@@ -1,0 +1,96 @@
+"""Two builds of the board kernel (``range_cfr_board32``) back to back in one process: CPU seconds per iteration.
+
+    python benchmarks/range_solver_ab.py DIR_A DIR_B [--spot flop|turn|fturn] [--rounds 3] [--step 1] [--threads 1]
+
+``DIR_A`` / ``DIR_B``: directories holding a ``range_cfr_board32*.so`` each (e.g. a copy of main's
+``cfrkit/_kernels`` and this checkout's).  One public tree and layout, one :class:`BoardRangeSolver` per build (16-bit
+storage unless ``--no-compression``, DCFR); the builds take turns (A B, then B A, ...) for ``--step`` iterations
+each, so both see the same machine load; prints the CPU seconds (``process_time``) per iteration of each turn, the
+medians, their ratio and whether the two solvers' regrets and strategy sums are bitwise equal at the end (builds
+that change only the speed must give the same iterates).  A build from before the showdown batches takes the first
+17 entries of the layout tuple.  Spots: ``flop`` (Qs Jh 2h of benchmarks/range_solver.py: ~2.7 GB per solver),
+``turn`` (8d As 8s Kh), ``fturn`` (Qs Jh 2h 3c with the flop spot's bets, pot 200, stack 900, "50%, a").
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import importlib.util
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+SPOTS = {
+    "flop": dict(board="QsJh2h", starting_pot=200, effective_stack=900, bet_sizes="50%, a"),
+    "turn": dict(board="8dAs8sKh", starting_pot=4000, effective_stack=18000,
+                 bet_sizes={"turn": "50%, 100%, a", "river": "100%, a"}),
+    "fturn": dict(board="QsJh2h3c", starting_pot=200, effective_stack=900, bet_sizes="50%, a"),
+}
+
+
+class _Build:
+    """One kernel build loaded from its own file; ``solve`` drops layout entries an older build does not take."""
+
+    def __init__(self, directory: str):
+        paths = glob.glob(os.path.join(directory, "range_cfr_board32*.so"))
+        if len(paths) != 1:
+            raise SystemExit(f"{directory}: need exactly one range_cfr_board32*.so, found {len(paths)}")
+        spec = importlib.util.spec_from_file_location("cfrkit._kernels.range_cfr_board32", paths[0])
+        self.module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(self.module)
+        self.entries = None
+
+    def solve(self, layout, *args):
+        if self.entries is None:
+            try:
+                return self.module.solve(layout, *args)
+            except ValueError as e:
+                if "unpack" not in str(e):
+                    raise
+                self.entries = 17
+        return self.module.solve(layout[:self.entries], *args)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("a")
+    ap.add_argument("b")
+    ap.add_argument("--spot", default="fturn", choices=sorted(SPOTS))
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--step", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--no-compression", action="store_true")
+    args = ap.parse_args()
+    if args.rounds < 1 or args.step < 1 or args.threads < 1:
+        raise SystemExit("--rounds, --step and --threads must be at least 1")
+    import cfrkit.solvers.public.board_range_cfr as brc
+    from cfrkit.solvers.public.postflop_game import PostflopPublicGame
+    from cfrkit.solvers.public.tree import build_public_tree
+
+    builds = {"A": _Build(args.a), "B": _Build(args.b)}
+    print(f"load average at start: {os.getloadavg()}", flush=True)
+    tree = build_public_tree(PostflopPublicGame(**SPOTS[args.spot]))
+    solvers = {k: brc.BoardRangeSolver(tree, algorithm="dcfr", threads=args.threads,
+                                       compression=not args.no_compression) for k in builds}
+    cpu = {k: [] for k in builds}
+    for r in range(args.rounds):
+        for k in ("AB" if r % 2 == 0 else "BA"):
+            brc._kernel = lambda dtype, build=builds[k]: build  # noqa: E731  (run() looks the kernel up per call)
+            c0 = time.process_time()
+            solvers[k].run(args.step)
+            cpu[k].append((time.process_time() - c0) / args.step)
+        print(f"round {r}: A {cpu['A'][-1]:.4f}, B {cpu['B'][-1]:.4f} CPU s per iteration", flush=True)
+    same = all(np.array_equal(getattr(solvers["A"], a), getattr(solvers["B"], a)) for a in ("regrets", "strategy_sum"))
+    ma, mb = np.median(cpu["A"]), np.median(cpu["B"])
+    print(f"{args.spot}: A median {ma:.4f}, B median {mb:.4f} CPU s per iteration (after the first round: A "
+          f"{np.median(cpu['A'][1:] or cpu['A']):.4f}, B {np.median(cpu['B'][1:] or cpu['B']):.4f}); A / B = {ma / mb:.3f}; "
+          f"iterates bitwise equal: {same}; load average at end: {os.getloadavg()}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
