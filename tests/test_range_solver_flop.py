@@ -9,6 +9,8 @@
   (exploitability, root values) of a later profile equals RangeSolver's.  Later iterates are not
   compared: after one iteration some hands are exactly indifferent (regrets 0 vs +-1e-15 from
   rounding) and the two implementations' regret matching parts ways there (see test_turn_flat_solver);
+* the torch path (RangeSolver on torch: CPU here, CUDA when present) gives the compiled kernel's first
+  iteration on the same flop tree;
 * the exploitability of a flop-tree profile equals a brute force over the protocol hold'em game
   (concrete hole cards, the protocol's chance probabilities and returns).
 """
@@ -106,6 +108,26 @@ def test_flop_first_iteration_and_evaluation_equal_numpy_solver(flop, algorithm)
     profile = ref.to_numpy_strategy()
     assert fast.exploitability(profile) == pytest.approx(float(ref.exploitability()[0]), rel=1e-9)
     np.testing.assert_allclose(fast.root_values(profile), ref.root_values()[0], rtol=1e-9)
+
+
+def test_torch_path_first_iteration_equals_compiled_solver(flop):
+    """The torch path (RangeSolver on torch, CPU here, CUDA when present) and the compiled kernel agree on a flop tree."""
+    pytest.importorskip("torch")
+    g, tree, ranges = flop
+    gpu_path = RangeSolver(tree, ranges=ranges, algorithm="dcfr", backend="torch", device="cpu")
+    fast = FlatRangeSolver(tree, ranges=ranges, algorithm="dcfr")
+    gpu_path.run(1)
+    fast.run(1)
+    regrets = {n: gpu_path.be.to_numpy(r) for n, r in gpu_path.regrets.items()}
+    compared = 0
+    for node, slot in fast.flat.slot_of.items():
+        A = fast.flat.actions_of[node]
+        live = g.hand_mask(tree.nodes[node].board)[fast.hands] > 0
+        np.testing.assert_allclose(fast.regrets[slot:slot + A][:, live], regrets[node][:, 0][:, fast.hands][:, live],
+                                   rtol=1e-9, atol=1e-9)
+        compared += live.sum()
+    assert compared > 0
+    assert fast.exploitability() == pytest.approx(float(gpu_path.exploitability()[0]), rel=1e-9)
 
 
 def test_flop_solve_converges(flop):
