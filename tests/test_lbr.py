@@ -125,6 +125,21 @@ def test_checkpoint_resume_equals_uninterrupted_run(tmp_path, monkeypatch):
     monkeypatch.setattr(lbr, "lbr_deals", real)
     resumed = run_lbr(agent, game, 60, settings, seed=4, chunk=20, checkpoint=path)
     assert np.array_equal(resumed.values, full.values)
+    # more deals extend the checkpoint (its chunks are reused, not replayed), fewer keep a prefix
+    calls["n"] = 0
+
+    def counting(*args, **kw):
+        calls["n"] += 1
+        return real(*args, **kw)
+
+    monkeypatch.setattr(lbr, "lbr_deals", counting)
+    longer = run_lbr(agent, game, 80, settings, seed=4, chunk=20, checkpoint=path)
+    assert calls["n"] == 1 and np.array_equal(longer.values[:60], full.values)
+    assert np.array_equal(longer.values, run_lbr(agent, game, 80, settings, seed=4, chunk=20).values)
+    calls["n"] = 0
+    shorter = run_lbr(agent, game, 40, settings, seed=4, chunk=20, checkpoint=path)
+    assert calls["n"] == 0 and np.array_equal(shorter.values, full.values[:40])
+    monkeypatch.setattr(lbr, "lbr_deals", real)
     with pytest.raises(GameError, match="checkpoint"):
         run_lbr(agent, game, 60, settings_from("FC", "1-2", num_rounds=2), seed=4, chunk=20, checkpoint=path)
 

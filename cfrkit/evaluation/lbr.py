@@ -330,7 +330,7 @@ def _load_checkpoint(path, header):
 
     got, arrays = load_npz_checked(path, "cfrkit-lbr", ["values", "done"])
     for key, value in header.items():
-        if got.get(key) != value:
+        if key != "deals" and got.get(key) != value:  # deal i depends on (seed, i) only: any count extends
             raise GameError(f"checkpoint {path} was made with {key}={got.get(key)!r}, this run has {value!r}; "
                             f"use another --checkpoint file or the same settings")
     return arrays["values"], arrays["done"]
@@ -358,7 +358,7 @@ def run_lbr(agent, game, deals: int, settings: LBRSettings = LBRSettings(), seed
             CPUs, anything else is passed to ``ray.init(address=...)``.
         chunk: deals per task (the checkpoint's granularity).
         checkpoint: ``.npz`` file of finished chunks, written after each; an existing file with the
-            same settings is resumed.
+            same settings is resumed, also with more (or fewer) ``deals``: its finished chunks are kept.
     """
     view = poker_view(game)
     deals = int(deals)
@@ -375,9 +375,14 @@ def run_lbr(agent, game, deals: int, settings: LBRSettings = LBRSettings(), seed
     values = np.zeros((deals, 3))
     done = np.zeros(len(chunks), dtype=bool)
     if checkpoint and os.path.exists(checkpoint):
-        values, done = _load_checkpoint(checkpoint, header)
-        values = np.array(values, dtype=np.float64)
-        done = np.array(done, dtype=bool)
+        old_values, old_done = _load_checkpoint(checkpoint, header)
+        old_deals = len(old_values)
+        old_chunks = [(s, min(old_deals, s + chunk)) for s in range(0, old_deals, chunk)]
+        for k, bounds in enumerate(chunks):
+            # a chunk is reused only with the same bounds (a partial last chunk of a shorter run is redone)
+            if k < len(old_chunks) and old_chunks[k] == bounds and bool(old_done[k]):
+                values[bounds[0]:bounds[1]] = old_values[bounds[0]:bounds[1]]
+                done[k] = True
     todo = [k for k in range(len(chunks)) if not done[k]]
     bar = None
     if progress:
