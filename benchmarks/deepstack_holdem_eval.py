@@ -225,6 +225,11 @@ def main(argv=None):
         p.error(f"unknown opponent(s) {', '.join(bad)}; known: {', '.join(OPPONENTS)}")
     if args.blueprint and not os.path.exists(args.blueprint):
         p.error(f"no blueprint file {args.blueprint}")
+    if args.blueprint and "blueprint" in opponents:
+        try:  # a corrupt or foreign file is refused here, not in a worker
+            _agent("blueprint", args.seed, os.path.abspath(args.blueprint))
+        except Exception as exc:  # noqa: BLE001  (BlueprintError, GameError, OSError: one line either way)
+            p.error(f"blueprint {args.blueprint}: {exc}")
     settings = [s.strip() for s in args.lbr_settings.split(",") if s.strip()]
     for s in settings:
         if s.count("/") != 1:
