@@ -1,7 +1,8 @@
 """The range solver on postflop-solver's spots: node counts, iterations, time and memory to 1% / 0.3% / 0.1%.
 
     python benchmarks/range_solver.py [--spots river,turn] [--algorithms dcfr,dcfr-postflop] [--dtypes float64,float32]
-                                      [--threads 1,2] [--solver board|flat] [--compression] [--solve-flop]
+                                      [--threads 1,2] [--solver board|flat] [--compression [--rounding nearest]]
+                                      [--solve-flop]
                                       [--targets 1,0.3,0.1] [--check-every 5] [--max-iterations 400] [--dcfr 1.5,0,2]
 
 ``--solver board`` (default): :class:`~cfrkit.solvers.public.board_range_cfr.BoardRangeSolver` (a hand space per
@@ -69,7 +70,8 @@ def kernel_bytes(flat, hands: int, itemsize: int) -> dict:
 
 
 def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations: int, dtype: str,
-            threads: int, solver_kind: str = "board", compression: bool = False, dcfr=None) -> dict:
+            threads: int, solver_kind: str = "board", compression: bool = False, dcfr=None,
+            rounding: str = "stochastic") -> dict:
     from cfrkit.solvers.public.board_range_cfr import BoardRangeSolver
     from cfrkit.solvers.public.flat_range_cfr import DEFAULT_DCFR, FlatRangeSolver, FlatTree
     from cfrkit.solvers.public.postflop_game import PostflopPublicGame, action_tree_counts
@@ -84,7 +86,7 @@ def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations
     else:
         params = dict(DEFAULT_DCFR, **dict(zip(("alpha", "beta", "gamma"), dcfr or ())))
         solver = BoardRangeSolver(tree, algorithm=algorithm, dtype=dtype, threads=threads, compression=compression,
-                                  **params)
+                                  rounding=rounding, **params)
     build = time.perf_counter() - t0
     pot = solver.pot
     hit = {}
@@ -111,7 +113,7 @@ def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations
         mem["per_action"] = solver.storage_bytes
         mem["total"] = mem["per_action"] + mem["maps"] + mem["scratch"]
         slots, cells = int(sum(lay.num_children[lay.node_type == 0])), len(tree) * hands
-    return {"spot": spot, "algorithm": algorithm, "dtype": dtype + ("+16bit" if compression else ""),
+    return {"spot": spot, "algorithm": algorithm, "dtype": dtype + (f"+16bit ({rounding})" if compression else ""),
             "solver": solver_kind, "threads": threads, "action_tree": action_tree_counts(game), "nodes": tree.counts(),
             "slots": slots, "hands": int(hands), "build_seconds": build,
             "hit": {str(k): v for k, v in hit.items()}, "iterations": solver.iterations,
@@ -130,6 +132,7 @@ def main() -> int:
     ap.add_argument("--threads", default="1", help="OpenMP threads per spot, e.g. 1,2")
     ap.add_argument("--solver", default="board", help="board (BoardRangeSolver, default) or flat (FlatRangeSolver)")
     ap.add_argument("--compression", action="store_true", help="16-bit regrets and strategy sums (board solver)")
+    ap.add_argument("--rounding", default="stochastic", help="16-bit storage rounding: stochastic (default) or nearest")
     ap.add_argument("--solve-flop", action="store_true", help="solve the full-range flop spot (minutes, ~4 GB)")
     ap.add_argument("--dcfr", default=None, help="DCFR alpha,beta,gamma for the board solver (default 1.5,0,2)")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one spot,algorithm and print JSON
@@ -141,7 +144,7 @@ def main() -> int:
     if args.one:
         spot, algorithm, dtype, threads = args.one.split(",")
         print(json.dumps(run_one(spot, algorithm, targets, args.check_every, args.max_iterations, dtype,
-                                 int(threads), args.solver, args.compression, dcfr)))
+                                 int(threads), args.solver, args.compression, dcfr, args.rounding)))
         return 0
     print(f"load average at start: {os.getloadavg()}", flush=True)
     for spot in args.spots.split(","):
@@ -156,10 +159,21 @@ def main() -> int:
                                           for d in args.dtypes.split(",") for n in args.threads.split(",")]:
             cmd = [sys.executable, os.path.abspath(__file__), "--one", f"{spot},{algorithm},{dtype},{threads}", "--targets",
                    args.targets, "--check-every", str(args.check_every), "--max-iterations", str(args.max_iterations),
-                   "--solver", args.solver] + (["--compression"] if args.compression else []) + (
+                   "--solver", args.solver, "--rounding", args.rounding] + (["--compression"] if args.compression else []) + (
                        ["--dcfr", args.dcfr] if args.dcfr else [])
-            out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-            r = json.loads(out.strip().splitlines()[-1])
+            # the child's progress lines are echoed as they come, so a long flop run shows its curve
+            r = None
+            with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) as child:
+                for line in child.stdout:
+                    msg = json.loads(line)
+                    if "progress" in msg:
+                        it, e, sec, cpu = msg["progress"]
+                        print(f"    {spot} {algorithm}: {it} iterations, {e:.4f}% of the pot, {sec:.1f} s wall / "
+                              f"{cpu:.1f} CPU s", flush=True)
+                    else:
+                        r = msg
+            if child.returncode != 0 or r is None:
+                raise SystemExit(f"{spot} {algorithm}: the solving process failed (exit code {child.returncode})")
             print(f"{spot} [{args.solver}, {algorithm}, {r['dtype']}, {threads} thread(s)]: action tree (flop, turn, river) {tuple(r['action_tree'])}, public tree "
                   f"{r['nodes']}, {r['slots']} action rows x {r['hands']} hands; kernel arrays "
                   f"{r['kernel_bytes']['total'] / 1e6:.0f} MB ({r['bytes_per_node_hand']:.1f} bytes per node x hand), "

@@ -113,16 +113,49 @@ cdef extern from *:
     RC_VECTOR static void rcb_quantize_u16(unsigned short* restrict q, const rc_real* restrict x, double f, long n) {
         for (long i = 0; i < n; i++) { double v = x[i] * f; int a = (int)(v + 0.5); q[i] = (unsigned short)(a & -(v > 0)); }
     }
-    static float rcb_encode_i16(short* restrict q, const rc_real* restrict x, long n) {
+    /* Stochastic rounding: floor(x f + u), u in [0, 1) the fraction of (key + i) times the golden ratio (a
+       Weyl sequence: one multiply per entry, a third of a hash's cost; the solver's key is a hash of
+       (iteration, player, node), so an entry's u is uniform over iterations and its neighbours' are spread
+       evenly).  The stored value is then unbiased, so an update under half a 16-bit step (a hand far below
+       its node's largest magnitude, or late in the run when one iteration adds little to a large sum) still
+       moves the sum in expectation instead of being dropped every time: with rounding to nearest the flop
+       and turn stall near 0.1% of the pot.  Deterministic in (key, i), so the same whatever the threads. */
+    static inline unsigned int rcb_hash(unsigned int x) {
+        x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16; return x;
+    }
+    RC_VECTOR static void rcb_quantize_i16_sr(short* restrict q, const rc_real* restrict x, double f, long n,
+                                              unsigned int key) {
+        for (long i = 0; i < n; i++) {
+            double u = (double)(int)(((key + (unsigned int)i) * 0x9E3779B9u) >> 8) * (1.0 / 16777216.0);
+            int a = (int)(x[i] * f + u + 32768.0) - 32768;  /* the argument is positive: truncation = floor */
+            a = a > 32767 ? 32767 : a;
+            a = a < -32767 ? -32767 : a;
+            q[i] = (short)a;
+        }
+    }
+    RC_VECTOR static void rcb_quantize_u16_sr(unsigned short* restrict q, const rc_real* restrict x, double f,
+                                              long n, unsigned int key) {
+        for (long i = 0; i < n; i++) {
+            double u = (double)(int)(((key + (unsigned int)i) * 0x9E3779B9u) >> 8) * (1.0 / 16777216.0);
+            double v = x[i] * f;
+            int a = (int)(v + u);
+            a = a > 65535 ? 65535 : a;
+            q[i] = (unsigned short)(a & -(v > 0));
+        }
+    }
+    /* key 0: rounded to nearest; otherwise stochastic rounding keyed by it */
+    static float rcb_encode_i16(short* restrict q, const rc_real* restrict x, long n, unsigned int key) {
         rc_real m = rcb_max_bits(x, n, 1);
         if (!(m > 0)) { memset(q, 0, n * sizeof(short)); return 0.0f; }
-        rcb_quantize_i16(q, x, 32767.0 / m, n);
+        if (key) rcb_quantize_i16_sr(q, x, 32767.0 / m, n, key);
+        else rcb_quantize_i16(q, x, 32767.0 / m, n);
         return (float)m;
     }
-    static float rcb_encode_u16(unsigned short* restrict q, const rc_real* restrict x, long n) {
+    static float rcb_encode_u16(unsigned short* restrict q, const rc_real* restrict x, long n, unsigned int key) {
         rc_real m = rcb_max_bits(x, n, 0);
         if (!(m > 0)) { memset(q, 0, n * sizeof(unsigned short)); return 0.0f; }
-        rcb_quantize_u16(q, x, 65535.0 / m, n);
+        if (key) rcb_quantize_u16_sr(q, x, 65535.0 / m, n, key);
+        else rcb_quantize_u16(q, x, 65535.0 / m, n);
         return (float)m;
     }
     /* Four showdown sweeps at once, one per lane (rc_showdown's operations in the same order per lane, so each
@@ -209,8 +242,9 @@ cdef extern from *:
     void rcb_sign_accumulate(double* row, const int* s, const double* wl, int si, int H) nogil
     void rcb_decode_i16(rc_real* out, const short* q, double scale, long n) nogil
     void rcb_decode_u16(rc_real* out, const unsigned short* q, double scale, long n) nogil
-    float rcb_encode_i16(short* q, const rc_real* x, long n) nogil
-    float rcb_encode_u16(unsigned short* q, const rc_real* x, long n) nogil
+    unsigned int rcb_hash(unsigned int x) nogil
+    float rcb_encode_i16(short* q, const rc_real* x, long n, unsigned int key) nogil
+    float rcb_encode_u16(unsigned short* q, const rc_real* x, long n, unsigned int key) nogil
     void rcb_gather(rc_real* dst, const rc_real* src, const int* map, int n) nogil
     void rcb_scatter_add(rc_real* dst, const rc_real* src, const int* map, int n) nogil
     void rcb_sum_rows(rc_real* tot, const rc_real* x, int H) nogil
@@ -261,6 +295,8 @@ cdef struct BTree:
     unsigned short* cssum
     float* reg_scale              # (N,)
     float* ssum_scale             # (N,)
+    int stochastic                # 16-bit storage rounded stochastically (rcb_quantize_i16_sr) instead of to nearest
+    unsigned int round_key        # the current (iteration, player): with the node it keys the stochastic rounding
     const long long* ext_off      # (N,) leaf / all-in node: offset of its hands in ext_reach rows and ext_vals
     long long E                   # entries of ext_vals (sum over leaf and all-in nodes of their hands)
     rc_real* ext_reach            # (2, E): both players' reach at the leaf / all-in nodes (filled by _forward)
@@ -418,6 +454,7 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     this thread, each level taking its rows and handing the rest down.  ``nested``: inside a parallel
     region (chance nodes below run on this thread)."""
     cdef int H = _H(t, n), A, a, c, cs, k, Hc, tid
+    cdef unsigned int key
     cdef const int* cards = _cards(t, n)
     cdef const int* map
     cdef int sp = t.node_space[n]
@@ -541,8 +578,12 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
             for a in range(A):
                 rcb_update_action(dec + <Py_ssize_t>(A + a) * H, own, strat + <Py_ssize_t>a * H, w,
                                   dec + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, out, dcfr, pos, neg, H)
-            t.reg_scale[n] = rcb_encode_i16(t.creg + t.node_offset[n], dec, <long>A * H)
-            t.ssum_scale[n] = rcb_encode_u16(t.cssum + t.node_offset[n], dec + <Py_ssize_t>A * H, <long>A * H)
+            key = 0
+            if t.stochastic:
+                key = rcb_hash(t.round_key * <unsigned int>0x9E3779B9u + <unsigned int>n) | 1u
+            t.reg_scale[n] = rcb_encode_i16(t.creg + t.node_offset[n], dec, <long>A * H, key)
+            t.ssum_scale[n] = rcb_encode_u16(t.cssum + t.node_offset[n], dec + <Py_ssize_t>A * H, <long>A * H,
+                                             rcb_hash(key) | 1u if key else 0)
             return
         for a in range(A):
             rcb_update_action(ssum + t.node_offset[n] + <Py_ssize_t>a * H, own, strat + <Py_ssize_t>a * H, w,
@@ -686,6 +727,8 @@ cdef class _Workspace:
         self.t.stacks = &self.stacks[0]
         self.t.par_vals = &self.par_vals[0]
         self.t.compressed = 0
+        self.t.stochastic = 0
+        self.t.round_key = 0
         self.t.ext_off = NULL
         self.t.E = 0
         self.t.ext_reach = NULL
@@ -728,7 +771,7 @@ cdef class _Workspace:
 
 def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_real[::1] strategy_sum,
           int start_iteration, int max_iterations, int dcfr, double alpha, double beta, double gamma, int check_every,
-          double target, double[::1] expl_out, int threads=1, tuple compressed=None):
+          double target, double[::1] expl_out, int threads=1, tuple compressed=None, int stochastic=0):
     """Run up to ``max_iterations`` alternating updates from ``start_iteration`` (1-based) on ``threads``
     OpenMP threads (over the children of chance nodes; results do not depend on the thread count).
 
@@ -737,12 +780,14 @@ def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_r
     (chips) of the average strategy goes to ``expl_out``; the solve stops after the first check at or below
     ``target`` chips (negative: never).  ``dcfr``: 0 CFR+ (average weight t), 1 DCFR (alpha, beta, gamma),
     2 postflop-solver's DCFR.  ``compressed``: ``(int16 regrets, uint16 strategy sums, float32 regret scales,
-    float32 sum scales)`` for 16-bit storage (``regrets``/``strategy_sum`` are then unused).  Returns
-    ``(iterations_run, checks_written)``.
+    float32 sum scales)`` for 16-bit storage (``regrets``/``strategy_sum`` are then unused), rounded
+    stochastically when ``stochastic`` (keyed by iteration, player and node: a resumed run continues the same
+    sequence) else to nearest.  Returns ``(iterations_run, checks_written)``.
     """
     cdef _Workspace ws = _Workspace(layout, threads)
     if compressed is not None:
         ws.set_compressed(*compressed)
+        ws.t.stochastic = 1 if stochastic else 0
     cdef BTree* t = &ws.t
     cdef int H0 = t.space_start[t.node_space[0] + 1] - t.space_start[t.node_space[0]]
     cdef int it, p, written = 0, done = 0, ps, p4, ta
@@ -773,6 +818,7 @@ def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_r
             else:
                 w = tt
             for p in range(2):
+                t.round_key = <unsigned int>(2 * it + p)
                 _walk(t, 0, p, &ranges[1 - p, 0], &ranges[p, 0] if dcfr != 2 else NULL, &root_v[0], t.stacks,
                       MODE_SOLVE, &regrets[0], &strategy_sum[0], w, dcfr, pos_scale, neg_scale, 0)
             done += 1
@@ -865,6 +911,29 @@ cdef class BoardLeafKernel:
         with nogil:
             _walk(t, 0, player, &self.ranges[1 - player, 0], &self.ranges[player, 0], &root[0], t.stacks, MODE_SOLVE,
                   &self.regrets[0], &self.ssum[0], w, dcfr, pos, neg, 0)
+
+
+def quantize_16bit(const rc_real[::1] x, bint signed, unsigned int key=0):
+    """The 16-bit storage's encoding of one block ``x``: ``(codes, scale)`` with int16 codes (``signed``,
+    regrets; step scale / 32767) or uint16 codes (strategy sums, negative entries stored as 0; step
+    scale / 65535), scale = the block's largest magnitude.  ``key`` 0 rounds to nearest; another key rounds
+    stochastically (unbiased), the rounding the solver uses with that key."""
+    cdef Py_ssize_t n = x.shape[0]
+    q = np.zeros(max(n, 1), dtype=np.int16 if signed else np.uint16)
+    cdef short[::1] qs
+    cdef unsigned short[::1] qu
+    cdef float scale
+    if n == 0:
+        return q[:0], 0.0
+    if signed:
+        qs = q
+        with nogil:
+            scale = rcb_encode_i16(&qs[0], &x[0], <long>n, key)
+    else:
+        qu = q
+        with nogil:
+            scale = rcb_encode_u16(&qu[0], &x[0], <long>n, key)
+    return q, float(scale)
 
 
 def allin_matrix(const long long[:, ::1] pair_cards, const int[:, ::1] strengths, const unsigned char[:, ::1] live,

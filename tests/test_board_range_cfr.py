@@ -262,3 +262,54 @@ def test_flop_exploitability_equals_protocol_brute_force():
             if not set(HOLE_PAIRS[a].tolist()) & set(HOLE_PAIRS[b].tolist()))
     assert fast.exploitability() == pytest.approx(total_br / 2 / z, rel=1e-9)
     assert total_br / 2 / z > 0.01
+
+
+def test_16bit_stochastic_rounding_is_unbiased_and_stays_in_range():
+    """The 16-bit encoding: key 0 rounds to nearest; other keys round stochastically, so the mean of the
+    decoded values over many keys is the value itself (to nearest it would be the nearest step, off by up to
+    half a step every time); the block's largest magnitude never overflows its code."""
+    kern = pytest.importorskip("cfrkit._kernels.range_cfr_board32")
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=257).astype(np.float32) * 3
+    x[5] = -np.abs(x).max() * 1.5  # the scale, negative
+    x[9] = 1.0e-5 * abs(x[5])  # a third of a regret step (1/32767 of the scale): 0 to nearest (1/32767 of the scale)
+    q, scale = kern.quantize_16bit(x, True, 0)
+    assert scale == pytest.approx(abs(x[5])) and q[5] == -32767 and q[9] == 0
+    assert np.array_equal(q, np.round(x.astype(np.float64) * 32767 / scale).astype(np.int16))
+    mean = np.mean([kern.quantize_16bit(x, True, k)[0].astype(np.float64) for k in range(1, 4001)], axis=0)
+    assert np.abs(mean - x * 32767 / scale).max() < 0.05  # 4000 draws: standard error <= 0.5 / 63
+    assert mean[9] == pytest.approx(x[9] * 32767 / scale, abs=0.05) and mean[9] > 0.25
+    y = np.abs(x)
+    y[7] = 0.0
+    for k in range(1, 200):
+        qu, su = kern.quantize_16bit(y, False, k)
+        assert su == y.max() and qu.max() == 65535 and qu[7] == 0
+        qs, _ = kern.quantize_16bit(x, True, k)
+        assert qs[5] == -32767 and np.abs(qs.astype(np.int32)).max() <= 32767
+    qu0, _ = kern.quantize_16bit(-y, False, 0)
+    assert not qu0.any()  # negative strategy sums are stored as 0
+
+
+def test_16bit_stochastic_storage_is_reproducible_and_converges(flop):
+    """Stochastic rounding is keyed by (iteration, player, node): the same iterates on 1 and 2 threads and on a
+    resumed run; and on this flop it ends no worse than rounding to nearest (which drops updates under half
+    a step) at the same iteration count."""
+    g, tree, ranges = flop
+    a = BoardRangeSolver(tree, ranges=ranges, compression=True, threads=1)
+    b = BoardRangeSolver(tree, ranges=ranges, compression=True, threads=2)
+    a.run(10)
+    for _ in range(5):
+        b.run(2)
+    assert np.array_equal(a.regrets, b.regrets) and np.array_equal(a.strategy_sum, b.strategy_sum)
+    assert np.array_equal(a.scales, b.scales)
+    near = BoardRangeSolver(tree, ranges=ranges, compression=True, rounding="nearest")
+    near.run(10)
+    assert not np.array_equal(a.regrets, near.regrets)
+    a.run(190)
+    near.run(190)
+    f32 = BoardRangeSolver(tree, ranges=ranges)
+    f32.run(200)
+    e_sr, e_near, e32 = a.exploitability(), near.exploitability(), f32.exploitability()
+    assert e_sr <= e_near * 1.05 and e_sr == pytest.approx(e32, rel=0.25)
+    with pytest.raises(ValueError, match="rounding"):
+        BoardRangeSolver(tree, ranges=ranges, compression=True, rounding="up")

@@ -372,18 +372,26 @@ class BoardRangeSolver:
         compression: 16-bit storage (postflop-solver's): regrets as int16 and strategy sums as uint16, each
             node's block with one float32 scale (its largest magnitude); half the memory of float32, iterates
             equal up to that rounding.  Needs ``dtype="float32"``.
+        rounding: how 16-bit storage rounds: ``"stochastic"`` (default; unbiased, keyed by iteration, player
+            and node, so runs are reproducible whatever the threads) or ``"nearest"`` (postflop-solver's).  To
+            nearest drops every update smaller than half a step of its node's scale, and the solve stalls
+            near 0.1% of the pot on the turn and above it on the flop; stochastic rounding keeps converging.
     """
 
     def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "dcfr", alpha: float = DEFAULT_DCFR["alpha"],
                  beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"], dtype: str = "float32",
-                 threads: int = 1, isomorphism: Optional[bool] = None, compression: bool = False):
+                 threads: int = 1, isomorphism: Optional[bool] = None, compression: bool = False,
+                 rounding: str = "stochastic"):
         if int(threads) < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
         if np.dtype(dtype) not in (np.float64, np.float32):
             raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+        if rounding not in ("stochastic", "nearest"):
+            raise ValueError(f"rounding must be 'stochastic' or 'nearest', got {rounding!r}")
         self.threads, self.dtype, self.algorithm = int(threads), np.dtype(dtype), algorithm
+        self.rounding = rounding
         self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
         self.tree = tree
         mask = tree.pgame.hand_mask(tree.root.board)
@@ -438,7 +446,8 @@ class BoardRangeSolver:
         done, written = _kernel(self.dtype).solve(
             self.layout.layout, self.ranges, *self._stored(), self.iterations + 1, iterations,
             ALGORITHMS[self.algorithm], self.alpha, self.beta, self.gamma, check_every,
-            -1.0 if target is None else float(target), out, self.threads, self._compressed)
+            -1.0 if target is None else float(target), out, self.threads, self._compressed,
+            self.rounding == "stochastic")
         self.iterations += done
         return out[:written]
 
