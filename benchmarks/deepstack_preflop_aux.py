@@ -1,0 +1,97 @@
+"""DeepStack's auxiliary preflop net: target sampling error, target rate, and the agent's preflop CPU time.
+
+    python benchmarks/deepstack_preflop_aux.py --nets runs/ds_small/nets --study flops
+    python benchmarks/deepstack_preflop_aux.py --nets runs/ds_small/nets --study agent --iterations 100
+
+``--study flops``: preflop targets (the flop net averaged over sampled flops,
+:func:`cfrkit.value_nets.holdem.datagen.preflop_targets`) with 25, 50, 100, 200 and 400 flops against 1000 flops
+on the same situations: range-weighted mean |difference| per hand (fractions of the pot), and the CPU
+seconds per situation on one thread.  ``--study agent``: CPU seconds of the agent's first two preflop
+decisions (the small blind at the root, then the big blind after a small-blind call) with the nets'
+auxiliary net (``preflop.pt``; needs one), with the default check-down leaves, and with ``preflop_flops=N``.
+Prints one JSON object.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import numpy as np  # noqa: E402
+
+
+def flops_study(nets_dir: str, count: int, seed: int):
+    import torch
+
+    from cfrkit.value_nets.holdem import HoldemValueNets
+    from cfrkit.value_nets.holdem.datagen import preflop_targets
+    from cfrkit.value_nets.holdem.situations import sample_situations
+
+    torch.set_num_threads(1)
+    nets = HoldemValueNets.load(nets_dir)
+    fn = nets.leaf_values("flop")
+    sit = sample_situations("preflop", count, np.random.default_rng([seed, 4242]), group=1)
+    out = {"situations": count}
+    ref = preflop_targets(fn, sit, flops=1000, seed=seed + 1)
+    w = sit.ranges
+    out["mean_abs_value_1000"] = float((np.abs(ref) * w).sum() / w.sum())
+    for n in (25, 50, 100, 200, 400):
+        c = time.process_time()
+        v = preflop_targets(fn, sit, flops=n, seed=seed)
+        cpu = (time.process_time() - c) / count
+        out[f"flops_{n}"] = {"range_weighted_mae_vs_1000": float((np.abs(v - ref) * w).sum() / w.sum()),
+                             "cpu_s_per_situation": cpu}
+    return out
+
+
+def agent_study(nets_dir: str, iterations: int, preflop_flops: int):
+    from cfrkit.agents.holdem_deepstack import HoldemDeepStackAgent
+    from cfrkit.games import load
+
+    game = load("holdem")
+    state = game.new_initial_state()
+    while state.current_player() < 0:
+        state.apply_action(state.legal_actions()[0])
+    out = {"iterations": iterations}
+    settings = {"aux_net": {}, "checkdown_default": {"preflop_net": False},
+                f"preflop_flops_{preflop_flops}": {"preflop_flops": preflop_flops}}
+    for name, extra in settings.items():
+        agent = HoldemDeepStackAgent(game, nets=nets_dir, iterations=iterations, seed=0, **extra)
+        if name == "aux_net" and "preflop" not in agent.leaf_values:
+            raise SystemExit(f"{nets_dir} has no preflop (auxiliary) net")
+        row = {}
+        s = state.clone()
+        for k in range(2):
+            c, t = time.process_time(), time.perf_counter()
+            agent.hand_strategy(s)
+            row[f"decision{k + 1}_cpu_s"] = time.process_time() - c
+            row[f"decision{k + 1}_wall_s"] = time.perf_counter() - t
+            s.apply_action(1)   # the small blind calls
+        out[name] = row
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--nets", required=True, help="HoldemValueNets directory (flop net; preflop net for --study agent)")
+    ap.add_argument("--study", choices=("flops", "agent"), required=True)
+    ap.add_argument("--count", type=int, default=20, help="situations of --study flops")
+    ap.add_argument("--iterations", type=int, default=100, help="CFR iterations per re-solve of --study agent")
+    ap.add_argument("--preflop-flops", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(1)
+    res = flops_study(args.nets, args.count, args.seed) if args.study == "flops" else \
+        agent_study(args.nets, args.iterations, args.preflop_flops)
+    print(json.dumps(res, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
