@@ -165,3 +165,27 @@ def test_agent_uses_trained_preflop_net(preflop_data):
     assert np.abs(probs["aux"] - probs["none"]).max() > 1e-3
     spec = HoldemDeepStackAgent.from_spec(f"nets={d},preflop_net=0,iterations=2")
     assert "preflop" not in spec.leaf_values
+
+
+def test_pipeline_preflop_round(preflop_data, tmp_path):
+    """``benchmarks/deepstack_holdem.py --streets preflop`` after a flop net: data, the net in the nets
+    directory, the round in report.json."""
+    import importlib.util
+    import json
+    import shutil
+
+    path = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "deepstack_holdem.py")
+    spec = importlib.util.spec_from_file_location("deepstack_holdem_bench", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = tmp_path / "run"
+    shutil.copytree(preflop_data["nets_dir"], out / "nets")
+    assert bench.main(["--preset", "tiny", "--out", str(out), "--streets", "preflop", "--preflop-samples", "12",
+                       "--preflop-flops", "8", "--shard-size", "6", "--epochs", "2", "--hidden", "8",
+                       "--workers", "1", "--no-progress"]) == 0
+    nets = HoldemValueNets.load(str(out / "nets"))
+    assert nets.streets == ("preflop", "flop")
+    report = json.load(open(out / "report.json"))
+    assert report["rounds"]["preflop"]["situations"] == 12 and report["rounds"]["preflop"]["buckets"] == 169
+    assert json.load(open(out / "data_preflop" / "dataset.json"))["flops"] == 8
+    assert bench.main(["--out", str(out), "--streets", "flop,bogus"]) == 2
