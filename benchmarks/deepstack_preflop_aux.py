@@ -1,12 +1,16 @@
 """DeepStack's auxiliary preflop net: target sampling error, target rate, and the agent's preflop CPU time.
 
     python benchmarks/deepstack_preflop_aux.py --nets runs/ds_small/nets --study flops
+    python benchmarks/deepstack_preflop_aux.py --nets runs/ds_small/nets --study net --count 100
     python benchmarks/deepstack_preflop_aux.py --nets runs/ds_small/nets --study agent --iterations 100
 
 ``--study flops``: preflop targets (the flop net averaged over sampled flops,
 :func:`cfrkit.value_nets.holdem.datagen.preflop_targets`) with 25, 50, 100, 200 and 400 flops against 1000 flops
 on the same situations: range-weighted mean |difference| per hand (fractions of the pot), and the CPU
-seconds per situation on one thread.  ``--study agent``: CPU seconds of the agent's first two preflop
+seconds per situation on one thread.  ``--study net``: the trained auxiliary net on held-out situations
+(another seed, one per pot) against 1000-flop targets: range-weighted mean |error| per hand and the
+bucketed Huber loss, beside the same numbers for 200-flop targets (the training targets' own noise) and
+for predicting 0.  ``--study agent``: CPU seconds of the agent's first two preflop
 decisions (the small blind at the root, then the big blind after a small-blind call) with the nets'
 auxiliary net (``preflop.pt``; needs one), with the default check-down leaves, and with ``preflop_flops=N``.
 Prints one JSON object.
@@ -48,6 +52,40 @@ def flops_study(nets_dir: str, count: int, seed: int):
     return out
 
 
+def net_study(nets_dir: str, count: int, seed: int, flops: int = 200):
+    import torch
+
+    from cfrkit.value_nets.holdem import HoldemValueNets
+    from cfrkit.value_nets.holdem.datagen import bucket_arrays, preflop_targets
+    from cfrkit.value_nets.holdem.situations import sample_situations
+    from cfrkit.value_nets.train import masked_huber
+
+    nets = HoldemValueNets.load(nets_dir)
+    fn = nets.leaf_values("flop")
+    sit = sample_situations("preflop", count, np.random.default_rng([seed, 777]), group=1)
+    ref = preflop_targets(fn, sit, flops=1000, seed=seed + 7)
+    noisy = preflop_targets(fn, sit, flops=flops, seed=seed + 8)
+    c = time.process_time()
+    pred = nets.predict("preflop", sit.boards, sit.contribs, sit.ranges)
+    net_cpu = (time.process_time() - c) / count
+    w = sit.ranges
+    bucketer = nets.bucketer("preflop")
+    _, t_ref, mask = bucket_arrays(bucketer, sit.boards, sit.contribs, sit.ranges, ref, nets.stack)
+
+    def huber(values):
+        _, t, _ = bucket_arrays(bucketer, sit.boards, sit.contribs, sit.ranges, values, nets.stack)
+        return float(masked_huber(torch.as_tensor(t), torch.as_tensor(t_ref), torch.as_tensor(mask)))
+
+    def mae(values):
+        return float((np.abs(values - ref) * w).sum() / w.sum())
+
+    return {"situations": count, "reference_flops": 1000, "net_cpu_s_per_situation": net_cpu,
+            "val_loss": float(nets.extras["preflop"].get("val_loss", float("nan"))),
+            "net": {"range_weighted_mae": mae(pred), "huber": huber(pred)},
+            f"targets_{flops}_flops": {"range_weighted_mae": mae(noisy), "huber": huber(noisy)},
+            "zero": {"range_weighted_mae": mae(np.zeros_like(ref)), "huber": huber(np.zeros_like(ref))}}
+
+
 def agent_study(nets_dir: str, iterations: int, preflop_flops: int):
     from cfrkit.agents.holdem_deepstack import HoldemDeepStackAgent
     from cfrkit.games import load
@@ -78,7 +116,7 @@ def agent_study(nets_dir: str, iterations: int, preflop_flops: int):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nets", required=True, help="HoldemValueNets directory (flop net; preflop net for --study agent)")
-    ap.add_argument("--study", choices=("flops", "agent"), required=True)
+    ap.add_argument("--study", choices=("flops", "net", "agent"), required=True)
     ap.add_argument("--count", type=int, default=20, help="situations of --study flops")
     ap.add_argument("--iterations", type=int, default=100, help="CFR iterations per re-solve of --study agent")
     ap.add_argument("--preflop-flops", type=int, default=50)
@@ -87,8 +125,12 @@ def main(argv=None) -> int:
     import torch
 
     torch.set_num_threads(1)
-    res = flops_study(args.nets, args.count, args.seed) if args.study == "flops" else \
-        agent_study(args.nets, args.iterations, args.preflop_flops)
+    if args.study == "flops":
+        res = flops_study(args.nets, args.count, args.seed)
+    elif args.study == "net":
+        res = net_study(args.nets, args.count, args.seed)
+    else:
+        res = agent_study(args.nets, args.iterations, args.preflop_flops)
     print(json.dumps(res, indent=1))
     return 0
 
