@@ -11,8 +11,10 @@ seconds per situation on one thread.  ``--study net``: the trained auxiliary net
 (another seed, one per pot) against 1000-flop targets: range-weighted mean |error| per hand and the
 bucketed Huber loss, beside the same numbers for 200-flop targets (the training targets' own noise) and
 for predicting 0.  ``--study agent``: CPU seconds of the agent's first two preflop
-decisions (the small blind at the root, then the big blind after a small-blind call) with the nets'
-auxiliary net (``preflop.pt``; needs one), with the default check-down leaves, and with ``preflop_flops=N``.
+decisions (the small blind at the root, then the big blind after a small-blind call; the preflop
+check-down matrix, which every setting uses for all-in leaves, built once before) with the nets'
+auxiliary net (``preflop.pt``; needs one), with the default check-down leaves, and with ``preflop_flops=N``,
+and the mean total-variation distance over the 1326 hands between the first two's strategies and the third's.
 Prints one JSON object.
 """
 from __future__ import annotations
@@ -94,9 +96,14 @@ def agent_study(nets_dir: str, iterations: int, preflop_flops: int):
     state = game.new_initial_state()
     while state.current_player() < 0:
         state.apply_action(state.legal_actions()[0])
-    out = {"iterations": iterations}
+    from cfrkit.agents.holdem_deepstack import showdown_sign_matrix
+
+    c = time.process_time()
+    showdown_sign_matrix((), 500, 0)   # the preflop check-down matrix (all-in leaves of every setting): once, cached
+    out = {"iterations": iterations, "checkdown_matrix_setup_cpu_s": time.process_time() - c}
     settings = {"aux_net": {}, "checkdown_default": {"preflop_net": False},
                 f"preflop_flops_{preflop_flops}": {"preflop_flops": preflop_flops}}
+    probs = {}
     for name, extra in settings.items():
         agent = HoldemDeepStackAgent(game, nets=nets_dir, iterations=iterations, seed=0, **extra)
         if name == "aux_net" and "preflop" not in agent.leaf_values:
@@ -105,11 +112,16 @@ def agent_study(nets_dir: str, iterations: int, preflop_flops: int):
         s = state.clone()
         for k in range(2):
             c, t = time.process_time(), time.perf_counter()
-            agent.hand_strategy(s)
+            probs[(name, k)] = agent.hand_strategy(s).probs
             row[f"decision{k + 1}_cpu_s"] = time.process_time() - c
             row[f"decision{k + 1}_wall_s"] = time.perf_counter() - t
             s.apply_action(1)   # the small blind calls
         out[name] = row
+    # how far apart the settings' strategies are: mean over the 1326 hands of the total-variation distance
+    ref = f"preflop_flops_{preflop_flops}"
+    for name in ("aux_net", "checkdown_default"):
+        out[f"tv_{name}_vs_{ref}"] = [float(0.5 * np.abs(probs[(name, k)] - probs[(ref, k)]).sum(1).mean())
+                                      for k in range(2)]
     return out
 
 
