@@ -36,7 +36,8 @@ ignores later betting); the agent still plays every street, so it runs end to en
 classes).  When a nets directory holds a ``preflop`` net (``benchmarks/deepstack_holdem.py --streets
 ...,flop,preflop``; :func:`cfrkit.value_nets.holdem.datagen.generate_holdem_dataset` with street
 ``"preflop"``), the agent **uses it by default** for the preflop lookahead's leaves (the state before the
-flop cards; leaves where a player is all in keep the exact check-down value, :class:`~cfrkit.value_nets.holdem.leaf_values.AllinSplitValues`);
+flop cards; leaves where a player is all in keep the exact check-down value,
+:class:`~cfrkit.value_nets.holdem.leaf_values.AllinSplitValues`);
 ``preflop_net=False`` turns it off.  An explicit ``leaf_values["preflop"]`` gets every preflop leaf and
 wins over the net.  Otherwise, with ``preflop_flops=N`` and a flop net (this option also replaces a nets
 directory's auxiliary net), the flop net averaged over N sampled flops (:class:`FlopNetPreflopValues`,

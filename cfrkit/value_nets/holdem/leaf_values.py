@@ -180,7 +180,7 @@ class FlopNetPreflopValues:
             boards = [f for _ in range(n) for f in self.flops]
             cs = [float(c) for c in contribs[sl] for _ in self.flops]
 
-            def rows(r):   # (n, B, H) -> (n N, B, H): every leaf once per flop (the net's bucketing drops blocked pairs)
+            def rows(r):   # (n, B, H) -> (n N, B, H): every leaf once per flop (the net drops blocked pairs)
                 t = torch.as_tensor(r[sl], dtype=fn.dtype, device=fn.device)
                 return t[:, None].expand(n, N, B, H).reshape(n * N, B, H)
 
