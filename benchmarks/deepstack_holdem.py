@@ -5,7 +5,10 @@
     python benchmarks/deepstack_holdem.py --preset large --out runs/ds_holdem_large   # DeepStack's scale (GPUs/Ray)
 
 Rounds: river data (compiled solver, no net) -> river net -> turn data (RangeSolver, river net at the
-leaves) -> turn net -> flop data (turn net at the leaves) -> flop net.  Prints per round the
+leaves) -> turn net -> flop data (turn net at the leaves) -> flop net, and with ``--streets
+river,turn,flop,preflop`` -> preflop data (no solve: the flop net averaged over ``--preflop-flops`` sampled
+flops per situation) -> DeepStack's auxiliary preflop net (169 classes; the agent uses it when present).
+Prints per round the
 situations made, the generation rate (situations per wall second and CPU seconds per situation) and
 the best validation Huber loss beside DeepHoldem's (river 0.0415, turn 0.045, flop 0.013 with about 1M
 samples each), then the river correctness check: on held-out situations (another seed) the river
@@ -26,18 +29,19 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 
-DEEPHOLDEM_VAL = {"river": 0.0415, "turn": 0.045, "flop": 0.013}
+DEEPHOLDEM_VAL = {"river": 0.0415, "turn": 0.045, "flop": 0.013, "preflop": None}   # DeepHoldem reports no preflop loss
 PRESETS = {
     # samples, iterations, hidden layers, shard size, group
     "tiny": dict(river_samples=300, turn_samples=20, flop_samples=10, iterations=1000, turn_iterations=50,
                  flop_iterations=10, hidden="64,64,64", epochs=40, shard_size=100, group=10, check_samples=40,
-                 river_buckets=100, buckets="ehs", num_buckets=30),
+                 river_buckets=100, buckets="ehs", num_buckets=30, preflop_samples=20, preflop_flops=20),
     "small": dict(river_samples=20000, turn_samples=1200, flop_samples=400, iterations=250, turn_iterations=300,
                   flop_iterations=200, hidden="256,256,256", epochs=200, shard_size=200, group=10, check_samples=200,
-                  river_buckets=500, buckets="default", num_buckets=None),
+                  river_buckets=500, buckets="default", num_buckets=None, preflop_samples=5000, preflop_flops=200),
     "large": dict(river_samples=1_000_000, turn_samples=1_000_000, flop_samples=1_000_000, iterations=1000,
                   turn_iterations=1000, flop_iterations=1000, hidden="500,500,500", epochs=200, shard_size=1000,
-                  group=10, check_samples=1000, river_buckets=500, buckets="default", num_buckets=None),
+                  group=10, check_samples=1000, river_buckets=500, buckets="default", num_buckets=None,
+                  preflop_samples=1_000_000, preflop_flops=1000),
 }
 
 
@@ -46,12 +50,14 @@ def parse_args(argv=None):
     ap.add_argument("--preset", choices=sorted(PRESETS), default="tiny")
     ap.add_argument("--out", default=None, help="output directory (default runs/deepstack_holdem_<preset>)")
     for name in ("river_samples", "turn_samples", "flop_samples", "iterations", "turn_iterations",
-                 "flop_iterations", "epochs", "shard_size", "group", "check_samples", "river_buckets"):
+                 "flop_iterations", "epochs", "shard_size", "group", "check_samples", "river_buckets",
+                 "preflop_samples", "preflop_flops"):
         ap.add_argument("--" + name.replace("_", "-"), type=int, default=None)
     ap.add_argument("--hidden", default=None, help="hidden layer widths, e.g. 500,500,500")
     ap.add_argument("--buckets", default=None, help="flop/turn buckets: default (EMD abstraction), ehs, or a directory")
     ap.add_argument("--num-buckets", type=int, default=None, help="flop/turn buckets with --buckets ehs")
-    ap.add_argument("--streets", default="river,turn,flop", help="rounds to run (in this order)")
+    ap.add_argument("--streets", default="river,turn,flop", help="rounds to run (in this order; add preflop after "
+                                                                  "flop for the auxiliary net)")
     ap.add_argument("--workers", type=int, default=None, help="processes for data generation (default: all cores)")
     ap.add_argument("--ray", default=None, help="Ray address for data generation (e.g. auto, local)")
     ap.add_argument("--backend", default=None, help="solver of turn/flop data: board (compiled, float32), board64, "
@@ -154,11 +160,17 @@ def main(argv=None) -> int:
                 previous = json.load(f).get("rounds", {})
         except (OSError, ValueError):
             previous = {}
-    samples = {"river": args.river_samples, "turn": args.turn_samples, "flop": args.flop_samples}
-    iters = {"river": args.iterations, "turn": args.turn_iterations, "flop": args.flop_iterations}
+    samples = {"river": args.river_samples, "turn": args.turn_samples, "flop": args.flop_samples,
+               "preflop": args.preflop_samples}
+    iters = {"river": args.iterations, "turn": args.turn_iterations, "flop": args.flop_iterations, "preflop": 1}
     print(f"DeepStack hold'em pipeline, preset {args.preset}, output {args.out}; load average "
           f"{os.getloadavg()[0]:.1f}")
-    for street in [s.strip() for s in args.streets.split(",") if s.strip()]:
+    streets = [s.strip() for s in args.streets.split(",") if s.strip()]
+    bad = [s for s in streets if s not in samples]
+    if bad:
+        print(f"unknown street(s) {', '.join(bad)}; choose from river, turn, flop, preflop", file=sys.stderr)
+        return 2
+    for street in streets:
         data_dir = os.path.join(args.out, f"data_{street}")
         buckets = "auto" if street == "river" else args.buckets
         nb = args.river_buckets if street == "river" else args.num_buckets
@@ -166,14 +178,15 @@ def main(argv=None) -> int:
                                       iterations=iters[street], seed=args.seed, group=min(args.group, samples[street]), buckets=buckets,
                                       num_buckets=nb, leaf_nets=None if street == "river" else nets_dir,
                                       workers=args.workers, ray_address=args.ray, backend=backend,
-                                      progress=not args.no_progress)
+                                      progress=not args.no_progress, flops=args.preflop_flops)
         data = load_holdem_dataset(data_dir)
         if gen["generated"] == 0 and previous.get(street, {}).get("generation", {}).get("generated", 0) > 0:
             gen = previous[street]["generation"]
         rate = (f"{gen['situations_per_second']:.3g} situations/s wall" if gen["generated"] > 0
                 else "wall rate not measured in this run")
+        how = f"{args.preflop_flops} flops averaged" if street == "preflop" else f"{iters[street]} iterations"
         print(f"{street}: {len(data['contribs'])} situations in {data_dir} ({gen['generated']} made now or in the "
-              f"run that made them, {iters[street]} iterations each): {rate}, "
+              f"run that made them, {how} each): {rate}, "
               f"{gen['cpu_seconds_per_situation']:.3g} CPU s per situation (all shards; workers' process time)")
         ck = os.path.join(args.out, f"{street}.pt")
         summary = train_street_net(data, ck, hidden=hidden, epochs=args.epochs, batch_size=1000, seed=args.seed,
@@ -183,8 +196,11 @@ def main(argv=None) -> int:
         nets.save(nets_dir)
         print(f"{street}: net {list(hidden)} x {data['targets'].shape[1] // 2} buckets, best validation Huber loss "
               f"{summary['best_val_loss']:.4g} (epoch {summary['best_epoch']}, {summary['epochs_run']} epochs, "
-              f"{summary['samples']} samples, validation split by {summary['split']}; DeepHoldem "
-              f"{DEEPHOLDEM_VAL[street]} with ~1M samples)")
+              f"{summary['samples']} samples, validation split by {summary['split']}; " +
+              (f"DeepHoldem {DEEPHOLDEM_VAL[street]} with ~1M samples)" if DEEPHOLDEM_VAL[street] is not None
+               else "DeepHoldem reports no preflop loss)"))
+        if street == "preflop":
+            report.setdefault("preflop_flops", args.preflop_flops)
         report["rounds"][street] = {"situations": int(len(data["contribs"])), "iterations": iters[street],
                                     "generation": {k: v for k, v in gen.items() if k != "directory"},
                                     "best_val_loss": summary["best_val_loss"], "best_epoch": summary["best_epoch"],

@@ -32,14 +32,19 @@ are all in ends in a leaf valued exactly: the showdown averaged over every run-o
 before the next street's card and the leaf takes the *check-down* value: the showdown averaged over
 run-outs as if nobody bet again.  That is exact for all-in lines and an approximation otherwise (it
 ignores later betting); the agent still plays every street, so it runs end to end without nets.
-**Preflop**: DeepStack used an auxiliary net (values of the flop averaged over all flops); when
-``leaf_values["preflop"]`` is given (leaves: the state before the flop cards) the preflop lookahead
-uses it; otherwise, with ``preflop_flops=N`` and a flop net, the flop net averaged over N sampled flops
-(:class:`FlopNetPreflopValues`, what DeepStack's auxiliary net is trained to return; correct up to the
-net and the sample, but one flop-net pass over leaves x N rows per call: about 5x the CPU of the default
-at 50 flops, so off by default); otherwise (the default) the check-down value over sampled boards
-(``preflop_boards``, default 500) -- a documented fallback, not DeepStack's net.  The value-net pipeline
-(``benchmarks/deepstack_holdem.py``) builds no auxiliary net.  When the flop comes, the opponent's values for the
+**Preflop**: DeepStack's auxiliary net (values of the flop averaged over flops, over the 169 preflop
+classes).  When a nets directory holds a ``preflop`` net (``benchmarks/deepstack_holdem.py --streets
+...,flop,preflop``; :func:`cfrkit.value_nets.holdem.datagen.generate_holdem_dataset` with street
+``"preflop"``), the agent **uses it by default** for the preflop lookahead's leaves (the state before the
+flop cards; leaves where a player is all in keep the exact check-down value,
+:class:`~cfrkit.value_nets.holdem.leaf_values.AllinSplitValues`);
+``preflop_net=False`` turns it off.  An explicit ``leaf_values["preflop"]`` gets every preflop leaf and
+wins over the net.  Otherwise, with ``preflop_flops=N`` and a flop net (this option also replaces a nets
+directory's auxiliary net), the flop net averaged over N sampled flops (:class:`FlopNetPreflopValues`,
+the auxiliary net's training target; correct up to the net and the sample, but one flop-net pass over
+leaves x N rows per call: about 5x the CPU of the default at 50 flops); otherwise the check-down value
+over sampled boards (``preflop_boards``, default 500) -- a documented fallback, not DeepStack's net.
+When the flop comes, the opponent's values for the
 actual flop are the flop value function (``leaf_values["flop"]``, else the check-down value) at the
 preflop lookahead's reach.
 
@@ -243,68 +248,14 @@ class CheckdownValues:
         return v0, v1
 
 
-class FlopNetPreflopValues:
-    """Preflop lookahead leaves (the chance state before the flop) valued by the **flop net averaged over
-    sampled flops** -- what DeepStack's auxiliary net approximates (it is trained on exactly that average).
+def __getattr__(name):
+    # FlopNetPreflopValues moved to the value-net layer (cfrkit.value_nets.holdem.leaf_values); the old import
+    # path still works, lazily (that module needs torch, this one does not)
+    if name == "FlopNetPreflopValues":
+        from cfrkit.value_nets.holdem.leaf_values import FlopNetPreflopValues
 
-    For a leaf with both players in for ``c`` chips and reaches ``r0, r1``, each of ``num_flops`` flops drawn
-    once (without replacement, ``seed``) is a flop-net leaf (``flop_fn``, a
-    :class:`~cfrkit.value_nets.holdem.leaf_values.HoldemNetLeafValues`) with the reaches restricted to the
-    pairs that miss it: ``v_f(h)`` chips.  A hand's value is the mean of ``v_f(h)`` over the sampled flops
-    that miss it, times ``C(50,3) / C(48,3)`` (the tree's chance probabilities are given both hands: a flop
-    has probability ``1 / C(48,3)`` given both pairs, and ``v_f`` already drops the opponent pairs it blocks),
-    a ratio estimator of ``sum_f v_f(h) / C(48,3)``; exact apart from the net's error and the flop sample.
-    Leaves where a player is all in (no more betting) take ``allin_fn`` (the exact check-down values).
-    Cost: one flop-net forward pass over ``leaves x num_flops`` rows per call; the flops' bucket ids once.
-    """
-
-    def __init__(self, flop_fn, allin_fn, num_flops: int = 50, seed: int = 0):
-        if int(num_flops) < 1:
-            raise GameError(f"num_flops must be >= 1, got {num_flops}")
-        self.flop_fn, self.allin_fn = flop_fn, allin_fn
-        rng = np.random.default_rng([int(seed), 31337])
-        flops = set()
-        while len(flops) < min(int(num_flops), 22100):
-            flops.add(tuple(sorted(int(c) for c in rng.choice(52, 3, replace=False))))
-        self.flops = sorted(flops)
-        from cfrkit.cards.hands import HOLE_PAIRS
-
-        hp = np.asarray(HOLE_PAIRS)
-        fl = np.asarray(self.flops)                                              # (N, 3)
-        hits = (hp[None, :, :, None] == fl[:, None, None, :]).any(axis=(2, 3))    # (N, 1326): pair touches flop
-        self.miss = (~hits).astype(np.float64)
-        count = self.miss.sum(0)
-        self.weight = np.where(count > 0, (19600.0 / 17296.0) / np.maximum(count, 1.0), 0.0)   # (1326,)
-
-    def __call__(self, leaves, reach0, reach1, backend):
-        import torch
-
-        be = backend
-        r0, r1 = np.asarray(be.to_numpy(reach0), dtype=np.float64), np.asarray(be.to_numpy(reach1), dtype=np.float64)
-        v0, v1 = np.zeros_like(r0), np.zeros_like(r1)
-        allin = [k for k, n in enumerate(leaves) if _no_more_betting(n.state)]
-        bet = [k for k, n in enumerate(leaves) if not _no_more_betting(n.state)]
-        if allin:
-            a, b = self.allin_fn([leaves[k] for k in allin], be.asarray(r0[allin]), be.asarray(r1[allin]), be)
-            v0[allin], v1[allin] = be.to_numpy(a), be.to_numpy(b)
-        if bet:
-            fn, N = self.flop_fn, len(self.flops)
-            L, (B, H) = len(bet), r0.shape[1:]
-            for n in (leaves[k] for k in bet):
-                if abs(n.contrib[0] - n.contrib[1]) > 1e-9:
-                    raise GameError(f"preflop leaf {n.index} has unequal contributions {n.contrib}")
-            boards = [f for _ in bet for f in self.flops]
-            contribs = [leaves[k].contrib[0] for k in bet for _ in self.flops]
-
-            def rows(r):   # (L, B, H) -> (L N, B, H): every leaf once per flop (the net's bucketing drops blocked pairs)
-                t = torch.as_tensor(r[bet], dtype=fn.dtype, device=fn.device)
-                return t[:, None].expand(L, N, B, H).reshape(L * N, B, H)
-
-            a, b = fn.evaluate(boards, contribs, rows(r0), rows(r1))
-            w = self.weight
-            v0[bet] = a.double().cpu().numpy().reshape(L, N, B, H).sum(1) * w
-            v1[bet] = b.double().cpu().numpy().reshape(L, N, B, H).sum(1) * w
-        return be.asarray(v0), be.asarray(v1)
+        return FlopNetPreflopValues
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ============================================================================ lookahead view
@@ -410,8 +361,10 @@ class HoldemDeepStackAgent(PokerAgent):
         bet_sizing: ``{street: {bet number: [pot fractions]}}`` (missing streets: DEFAULT_BET_SIZING).
         preflop_boards: sampled boards of the preflop check-down values.
         preflop_flops: with a flop net and no ``leaf_values["preflop"]``: value the preflop lookahead's leaves
-            with the flop net averaged over this many sampled flops (:class:`FlopNetPreflopValues`); 0 (default):
-            the check-down values.
+            with the flop net averaged over this many sampled flops (:class:`FlopNetPreflopValues`; replaces the
+            nets' auxiliary net); 0 (default): the auxiliary net if ``nets`` has one, else the check-down values.
+        preflop_net: use the auxiliary ("preflop") net of ``nets`` when it has one (default True; all-in
+            preflop leaves keep the check-down values); False: the check-down values (or ``preflop_flops``).
         flop_runouts: sampled turn-river run-outs of the flop's check-down values (default None: all
             1176, exact; about 4 CPU seconds per flop, cached per board).
         seed: seed of the action sampling in :meth:`act` (and of the sampled preflop boards).
@@ -434,7 +387,8 @@ class HoldemDeepStackAgent(PokerAgent):
     def __init__(self, game="holdem", leaf_values: Optional[Mapping[str, object]] = None, nets: Optional[str] = None,
                  iterations: int = 1000, skip: int = 0, algorithm: str = "dcfr", bet_sizing=None,
                  preflop_boards: int = 500, flop_runouts: Optional[int] = None, seed: Optional[int] = None,
-                 max_records: int = 64, solver: str = "board", fast_nets: bool = True, preflop_flops: int = 0):
+                 max_records: int = 64, solver: str = "board", fast_nets: bool = True, preflop_flops: int = 0,
+                 preflop_net: bool = True):
         from cfrkit.games.holdem.game import HoldemGame
         from cfrkit.games.registry import load
 
@@ -455,6 +409,10 @@ class HoldemDeepStackAgent(PokerAgent):
         fns: Dict[str, object] = {}
         if nets is not None:
             fns.update(load_nets_leaf_values(nets, self.game))
+        if not preflop_net or int(preflop_flops) > 0:
+            fns.pop("preflop", None)   # the nets' auxiliary net is not wanted (or preflop_flops replaces it)
+        # the nets' auxiliary net values the preflop leaves where nobody is all in; all-in leaves: check-down
+        self._preflop_net = "preflop" in fns and "preflop" not in (leaf_values or {})
         for street, fn in (leaf_values or {}).items():
             if street not in STREETS:
                 raise GameError(f"leaf_values keys are streets of the leaves {STREETS}, got {street!r}")
@@ -472,6 +430,8 @@ class HoldemDeepStackAgent(PokerAgent):
         self.checkdown = CheckdownValues(preflop_boards, seed=0 if seed is None else int(seed),
                                          flop_samples=flop_runouts)
         if self.preflop_flops and "preflop" not in fns and "flop" in fns:
+            from cfrkit.value_nets.holdem.leaf_values import FlopNetPreflopValues
+
             fns["preflop"] = FlopNetPreflopValues(fns["flop"], self.checkdown, self.preflop_flops,
                                                   seed=0 if seed is None else int(seed))
         # round r's lookahead ends at street r + 1 (its leaves' street); a net for it -> leaves after the card
@@ -491,16 +451,20 @@ class HoldemDeepStackAgent(PokerAgent):
     @classmethod
     def from_spec(cls, spec: str = "", seed: Optional[int] = None, **kwargs) -> "HoldemDeepStackAgent":
         """Build from ``"nets=DIR,iterations=500,algorithm=cfr+,skip=0,game=holdem,solver=board"`` (also
-        ``preflop_boards``, ``flop_runouts``)."""
+        ``preflop_boards``, ``flop_runouts``, ``preflop_flops``, ``preflop_net=0|1``)."""
         opts = _parse_options(spec)
         known = {"nets", "iterations", "skip", "algorithm", "preflop_boards", "flop_runouts", "game", "solver",
-                 "preflop_flops"}
+                 "preflop_flops", "preflop_net"}
         bad = sorted(set(opts) - known)
         if bad:
             raise GameError(f"unknown deepstack-holdem option(s) {', '.join(bad)}; known: {', '.join(sorted(known))}")
         args = dict(kwargs)
         for k, v in opts.items():
-            if k in ("iterations", "skip", "preflop_boards", "flop_runouts", "preflop_flops"):
+            if k == "preflop_net":
+                if v not in ("0", "1"):
+                    raise GameError(f"deepstack-holdem option preflop_net must be 0 or 1, got {v!r}")
+                args[k] = v == "1"
+            elif k in ("iterations", "skip", "preflop_boards", "flop_runouts", "preflop_flops"):
                 try:
                     args[k] = int(v)
                 except ValueError:
@@ -536,7 +500,12 @@ class HoldemDeepStackAgent(PokerAgent):
     def _leaf_fn(self, street_round: int):
         nxt = STREETS[street_round + 1] if street_round < 3 else None
         if street_round == 0:
-            return _LeafDispatch(None, self.leaf_values.get("preflop", self.checkdown))
+            fn = self.leaf_values.get("preflop", self.checkdown)
+            if self._preflop_net:
+                from cfrkit.value_nets.holdem.leaf_values import AllinSplitValues
+
+                fn = AllinSplitValues(fn, self.checkdown)
+            return _LeafDispatch(None, fn)
         return _LeafDispatch(self.leaf_values.get(nxt), self.checkdown)
 
     def _solve(self, ps, seat: int, own_range, opp_cfvs=None, opp_range=None) -> ResolveResult:
@@ -702,8 +671,4 @@ def load_nets_leaf_values(directory: str, game=None) -> Dict[str, object]:
     if game is not None and stack is not None and float(stack) != float(min(game.definition.stack)):
         raise GameError(f"the value nets in {directory} were trained for stacks of {stack:g} chips, the game has "
                         f"{min(game.definition.stack)}: their pot inputs would be wrong")
-    out = {s: nets.leaf_values(s) for s in nets.streets}
-    aux = getattr(nets, "auxiliary_leaf_values", None)
-    if callable(aux):
-        out["preflop"] = aux()
-    return out
+    return {s: nets.leaf_values(s) for s in nets.streets}   # "preflop": the auxiliary net, when trained

@@ -11,6 +11,16 @@ Turn and flop situations go by default to the compiled
 board); ``backend="numpy"`` / ``"torch"`` run ``RangeSolver`` on a whole group of situations (same board
 and pot) as one batch (torch uses CUDA when present).
 
+**Preflop** situations (DeepStack's auxiliary net: the chance state before the flop cards, empty board,
+both players in for the same chips) need no solve: the target is a forward pass, the flop net averaged
+over ``flops`` sampled flops (:class:`~cfrkit.value_nets.holdem.leaf_values.FlopNetPreflopValues`, the
+ratio estimator the agent's ``preflop_flops`` option uses), a fresh flop sample per group of situations
+(seed ``[shard seed, group index]``) so the samples' errors are independent across the data and the net
+learns the average over all flops; bucketed over the 169 preflop classes.  Default 200 flops: every
+hand then misses about 176 of them, so the sampling error of a hand's value is about 1/13 of the
+flop-to-flop spread of the flop net's values (RESULTS.md measures it against 1000 flops) while a situation
+costs 200 flop-net rows of 1326 hands.
+
 Targets, per hand, as fractions of the pot for ranges summing to 1 (DeepStack's normalisation):
 
 * turn/flop: DeepStack's -- both players' root cfvs averaged over the iterations
@@ -47,7 +57,8 @@ from cfrkit.value_nets.model import ValueNetFileError
 
 SHARD_MAGIC = "cfrkit-holdem-valuenet-shard"
 SHARD_ARRAYS = ("boards", "contribs", "ranges", "values", "inputs", "targets", "mask")
-LEAF_STREET = {"flop": "turn", "turn": "river", "river": None}
+LEAF_STREET = {"preflop": "flop", "flop": "turn", "turn": "river", "river": None}
+DEFAULT_PREFLOP_FLOPS = 200  # flops averaged per preflop situation (module docstring)
 BACKENDS = ("board", "board64", "numpy", "torch")  # solvers of turn / flop situations (solve_group_with_leaves)
 DEFAULT_SIZING = ((1.0,), (1.0,), ())  # pot bets, one pot raise, then fold/call/all-in (all-in always)
 
@@ -158,6 +169,28 @@ def solve_situations(game, situations, iterations: int, skip: int = 0, bet_sizin
     return values
 
 
+def preflop_targets(flop_fn, situations, flops: int = DEFAULT_PREFLOP_FLOPS, seed: int = 0) -> np.ndarray:
+    """Pot-fraction values ``(N, 2, 1326)`` of preflop ``situations`` (ranges summing to 1): the flop value
+    function ``flop_fn`` (a :class:`~cfrkit.value_nets.holdem.leaf_values.HoldemNetLeafValues` of the flop
+    net) averaged over ``flops`` sampled flops by
+    :class:`~cfrkit.value_nets.holdem.leaf_values.FlopNetPreflopValues`, seeded ``[seed, g]`` for the
+    situations of group ``g`` (groups in order of first appearance, numbered from 0).  A forward pass, no solve."""
+    from cfrkit.value_nets.holdem.leaf_values import FlopNetPreflopValues
+
+    if situations.street != "preflop":
+        raise GameError(f"preflop targets need preflop situations, got {situations.street!r}")
+    values = np.zeros_like(situations.ranges, dtype=np.float64)
+    for g, idx in enumerate(group_slices(situations.groups)):
+        fn = FlopNetPreflopValues(flop_fn, None, num_flops=flops, seed=[int(seed), g])
+        r = situations.ranges[idx]
+        c = situations.contribs[idx]
+        v0, v1 = fn.evaluate(c, r[:, None, 0], r[:, None, 1])
+        pots = 2.0 * np.asarray(c, dtype=np.float64)[:, None]
+        values[idx, 0] = v0[:, 0] / pots
+        values[idx, 1] = v1[:, 0] / pots
+    return values
+
+
 def _nets_digest(directory: Optional[str], street: Optional[str]) -> Optional[str]:
     if directory is None or street is None:
         return None
@@ -188,8 +221,11 @@ def make_holdem_shard(path: str, settings: Dict[str, Any], index: int, count: in
 
         nets = HoldemValueNets.load(settings["leaf_nets"], device=settings.get("device") or "cpu")
         leaf_fn = nets.leaf_values(LEAF_STREET[street])
-    values = solve_situations(game, sit, settings["iterations"], settings["skip"], settings["bet_sizing"], leaf_fn,
-                              settings["backend"], settings.get("device"), threads=1)
+    if street == "preflop":
+        values = preflop_targets(leaf_fn, sit, settings["flops"], seed)
+    else:
+        values = solve_situations(game, sit, settings["iterations"], settings["skip"], settings["bet_sizing"],
+                                  leaf_fn, settings["backend"], settings.get("device"), threads=1)
     bucketer = holdem_bucketer_from_dict(settings["bucketer"])
     inputs, targets, mask = bucket_arrays(bucketer, sit.boards, sit.contribs, sit.ranges, values, stack)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -227,18 +263,22 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
                             bet_sizing=None, buckets: str = "auto", num_buckets: Optional[int] = None,
                             leaf_nets: Optional[str] = None, game: str = "holdem", workers: Optional[int] = None,
                             ray_address: Optional[str] = None, backend: str = "board", device: Optional[str] = None,
-                            progress: bool = True) -> Dict[str, Any]:
+                            progress: bool = True, flops: int = DEFAULT_PREFLOP_FLOPS) -> Dict[str, Any]:
     """Write ``ceil(num_samples / shard_size)`` shards of ``street`` situations to ``out_dir`` (resumable).
 
     ``leaf_nets``: a :class:`~cfrkit.value_nets.holdem.nets.HoldemValueNets` directory holding the net
     of the next street (turn data need the river net, flop data the turn net).  ``skip`` defaults to
     half the iterations (turn/flop; the river solve uses DCFR's own weighting).  ``backend``: the turn/flop
     solver (``"board"`` compiled float32, default; ``"board64"``; ``"numpy"`` / ``"torch"`` ``RangeSolver``,
-    see :func:`solve_group_with_leaves`).  Returns a summary
+    see :func:`solve_group_with_leaves`).  ``street="preflop"``: the auxiliary net's data, targets the flop
+    net of ``leaf_nets`` averaged over ``flops`` sampled flops per group (:func:`preflop_targets`; no solve,
+    ``iterations``, ``skip``, ``backend`` and ``bet_sizing`` unused).  Returns a summary
     (shards, samples generated now, wall/CPU seconds, situations per second).
     """
     if street not in LEAF_STREET:
-        raise GameError(f"hold'em value-net data are for the flop, turn or river, not {street!r}")
+        raise GameError(f"hold'em value-net data are for the preflop, flop, turn or river, not {street!r}")
+    if street == "preflop" and int(flops) < 1:
+        raise ValueError(f"need flops >= 1 for preflop data, got {flops}")
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     if num_samples <= 0 or shard_size <= 0 or iterations <= 0 or group <= 0:
@@ -263,6 +303,8 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
                 "skip": skip, "seed": int(seed), "group": int(group), "bet_sizing": _sizing_list(bet_sizing),
                 "bucketer": bucketer.to_dict(), "leaf_nets": None if leaf_nets is None else os.path.abspath(leaf_nets),
                 "leaf_net_digest": _nets_digest(leaf_nets, LEAF_STREET[street]), "backend": backend, "device": device}
+    if street == "preflop":   # only here, so the digests of existing flop/turn/river datasets do not change
+        settings["flops"] = int(flops)
     digest = settings_digest(settings)
     old = open_dataset_dir(out_dir)
     if old is not None and old.get("settings_digest") != digest:

@@ -8,6 +8,11 @@ and returns bucket values as fractions of the pot for normalised ranges; a hand'
 the conventions of :class:`cfrkit.value_nets.leaf_values.NetLeafValues` (Leduc).  Every leaf and batch
 element goes through the net in one forward pass; bucketing is a scatter/gather over bucket ids (no
 dense ``1326 x M`` matrices), bucket ids are cached per board.
+
+Preflop lookahead leaves (the chance state before the flop cards) take either the flop net averaged over
+sampled flops (:class:`FlopNetPreflopValues`, the auxiliary net's training target) or the auxiliary
+("preflop") net itself (:class:`HoldemNetLeafValues` with ``street="preflop"``, 169 classes, empty board);
+:class:`AllinSplitValues` sends the leaves where a player is all in to an exact run-out function instead.
 """
 from __future__ import annotations
 
@@ -27,7 +32,8 @@ class HoldemNetLeafValues:
         model: the street's :class:`ValueNet` (``num_buckets`` = the bucketer's).
         bucketer: hold'em bucketer of the leaves' street (``hand_buckets(board)``).
         stack: chips per player at the start of the hand (the net's pot input is contribution / stack).
-        street: the leaves' street ("flop", "turn" or "river"); leaves with another board size are refused.
+        street: the leaves' street ("flop", "turn" or "river"; "preflop" for the auxiliary net, whose leaves are
+            the chance state before the flop, empty board); leaves with another board size are refused.
         empty_range: what the net gets for a player with no reach at a leaf: ``"uniform"`` (the uniform
             range over the board's buckets; default, as the Leduc leaf function) or ``"zeros"``.
     """
@@ -42,7 +48,9 @@ class HoldemNetLeafValues:
         self.bucketer = bucketer
         self.stack = float(stack)
         self.street = street
-        self.board_size = {"flop": 3, "turn": 4, "river": 5}[street]
+        if street not in ("preflop", "flop", "turn", "river"):
+            raise ValueError(f"street must be preflop, flop, turn or river, got {street!r}")
+        self.board_size = {"preflop": 0, "flop": 3, "turn": 4, "river": 5}[street]
         self.device = device
         self.empty_range = empty_range
         tensors = list(model.parameters()) + list(model.buffers())
@@ -110,3 +118,119 @@ class HoldemNetLeafValues:
         if backend.name == "numpy":
             return v0.double().cpu().numpy(), v1.double().cpu().numpy()
         return backend.asarray(v0), backend.asarray(v1)
+
+
+class FlopNetPreflopValues:
+    """Preflop lookahead leaves (the chance state before the flop) valued by the **flop net averaged over
+    sampled flops** -- what DeepStack's auxiliary net approximates (it is trained on exactly that average).
+
+    For a leaf with both players in for ``c`` chips and reaches ``r0, r1``, each of ``num_flops`` flops drawn
+    once (without replacement, ``seed``) is a flop-net leaf (``flop_fn``, a
+    :class:`~cfrkit.value_nets.holdem.leaf_values.HoldemNetLeafValues`) with the reaches restricted to the
+    pairs that miss it: ``v_f(h)`` chips.  A hand's value is the mean of ``v_f(h)`` over the sampled flops
+    that miss it, times ``C(50,3) / C(48,3)`` (the tree's chance probabilities are given both hands: a flop
+    has probability ``1 / C(48,3)`` given both pairs, and ``v_f`` already drops the opponent pairs it blocks),
+    a ratio estimator of ``sum_f v_f(h) / C(48,3)``; exact apart from the net's error and the flop sample.
+    Leaves where a player is all in (no more betting) take ``allin_fn`` (the exact check-down values; None:
+    such leaves are refused).  Cost: one flop-net forward pass over ``leaves x num_flops`` rows per call
+    (in chunks of at most ``max_rows`` rows of 1326 hands); the flops' bucket ids once.
+    :meth:`evaluate` is the core (chips for given pots and reaches), used by the preflop data generation.
+    """
+
+    def __init__(self, flop_fn, allin_fn=None, num_flops: int = 50, seed=0, max_rows: int = 4096):
+        if int(num_flops) < 1:
+            raise GameError(f"num_flops must be >= 1, got {num_flops}")
+        self.flop_fn, self.allin_fn = flop_fn, allin_fn
+        seed = [int(x) for x in np.atleast_1d(seed)]
+        rng = np.random.default_rng([*seed, 31337])
+        self.max_rows = max(1, int(max_rows))
+        flops = set()
+        while len(flops) < min(int(num_flops), 22100):
+            flops.add(tuple(sorted(int(c) for c in rng.choice(52, 3, replace=False))))
+        self.flops = sorted(flops)
+        from cfrkit.cards.hands import HOLE_PAIRS
+
+        hp = np.asarray(HOLE_PAIRS)
+        fl = np.asarray(self.flops)                                              # (N, 3)
+        hits = (hp[None, :, :, None] == fl[:, None, None, :]).any(axis=(2, 3))    # (N, 1326): pair touches flop
+        self.miss = (~hits).astype(np.float64)
+        count = self.miss.sum(0)
+        self.weight = np.where(count > 0, (19600.0 / 17296.0) / np.maximum(count, 1.0), 0.0)   # (1326,)
+
+    def evaluate(self, contribs, r0: np.ndarray, r1: np.ndarray):
+        """Values ``(v0, v1)``, float64 ``(L, B, 1326)`` chips, at ``L`` pre-flop chance states with both players
+        in for ``contribs[l]`` chips (not all in) and reaches ``r0, r1 (L, B, 1326)``: the ratio estimator of
+        the class docstring (the sampled flops' flop-net values per hand, averaged over the flops that miss it,
+        times C(50,3) / C(48,3))."""
+        import torch
+
+        fn, N = self.flop_fn, len(self.flops)
+        r0, r1 = np.asarray(r0, dtype=np.float64), np.asarray(r1, dtype=np.float64)
+        if r0.ndim != 3 or r0.shape != r1.shape or r0.shape[-1] != 1326:
+            raise ValueError(f"reaches must be (L, B, 1326) and equal shapes, got {r0.shape} and {r1.shape}")
+        contribs = np.asarray(contribs, dtype=np.float64).reshape(-1)
+        L, B, H = r0.shape
+        if len(contribs) != L:
+            raise ValueError(f"{len(contribs)} contributions for {L} leaves")
+        v0, v1 = np.zeros_like(r0), np.zeros_like(r1)
+        step = max(1, self.max_rows // (N * B))
+        for lo in range(0, L, step):
+            sl = slice(lo, min(L, lo + step))
+            n = sl.stop - sl.start
+            boards = [f for _ in range(n) for f in self.flops]
+            cs = [float(c) for c in contribs[sl] for _ in self.flops]
+
+            def rows(r):   # (n, B, H) -> (n N, B, H): every leaf once per flop (the net drops blocked pairs)
+                t = torch.as_tensor(r[sl], dtype=fn.dtype, device=fn.device)
+                return t[:, None].expand(n, N, B, H).reshape(n * N, B, H)
+
+            a, b = fn.evaluate(boards, cs, rows(r0), rows(r1))
+            v0[sl] = a.double().cpu().numpy().reshape(n, N, B, H).sum(1) * self.weight
+            v1[sl] = b.double().cpu().numpy().reshape(n, N, B, H).sum(1) * self.weight
+        return v0, v1
+
+    def __call__(self, leaves, reach0, reach1, backend):
+        be = backend
+        r0, r1 = np.asarray(be.to_numpy(reach0), dtype=np.float64), np.asarray(be.to_numpy(reach1), dtype=np.float64)
+        v0, v1 = np.zeros_like(r0), np.zeros_like(r1)
+        allin = [k for k, n in enumerate(leaves) if no_more_betting(n.state)]
+        bet = [k for k, n in enumerate(leaves) if not no_more_betting(n.state)]
+        if allin:
+            if self.allin_fn is None:
+                raise GameError("FlopNetPreflopValues got all-in leaves but no allin_fn to value them")
+            a, b = self.allin_fn([leaves[k] for k in allin], be.asarray(r0[allin]), be.asarray(r1[allin]), be)
+            v0[allin], v1[allin] = be.to_numpy(a), be.to_numpy(b)
+        if bet:
+            for n in (leaves[k] for k in bet):
+                if abs(n.contrib[0] - n.contrib[1]) > 1e-9:
+                    raise GameError(f"preflop leaf {n.index} has unequal contributions {n.contrib}")
+            v0[bet], v1[bet] = self.evaluate([leaves[k].contrib[0] for k in bet], r0[bet], r1[bet])
+        return be.asarray(v0), be.asarray(v1)
+
+
+class AllinSplitValues:
+    """Leaf function that sends the leaves where a player is all in (a run-out, no more betting) to
+    ``allin_fn`` and the others to ``fn`` (both ``fn(leaves, reach0, reach1, backend) -> (v0, v1)``, chips).
+    The agent wraps the auxiliary (preflop) net this way: all-in preflop leaves keep exact check-down values."""
+
+    def __init__(self, fn, allin_fn):
+        self.fn, self.allin_fn = fn, allin_fn
+
+    def __call__(self, leaves, reach0, reach1, backend):
+        be = backend
+        allin = [k for k, n in enumerate(leaves) if no_more_betting(n.state)]
+        if not allin:
+            return self.fn(leaves, reach0, reach1, be)
+        bet = [k for k, n in enumerate(leaves) if not no_more_betting(n.state)]
+        r0, r1 = be.to_numpy(reach0), be.to_numpy(reach1)
+        v0, v1 = np.zeros(np.shape(r0)), np.zeros(np.shape(r1))
+        for idx, fn in ((allin, self.allin_fn), (bet, self.fn)):
+            if idx:
+                a, b = fn([leaves[k] for k in idx], be.asarray(r0[idx]), be.asarray(r1[idx]), be)
+                v0[idx], v1[idx] = be.to_numpy(a), be.to_numpy(b)
+        return be.asarray(v0), be.asarray(v1)
+
+
+def no_more_betting(ps) -> bool:
+    """True when a non-folded player of the public state ``ps`` has no chips behind (the rest is a run-out)."""
+    return any(not ps.folded[p] and ps.remaining(p) <= 0 for p in range(2))

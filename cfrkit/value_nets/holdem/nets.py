@@ -1,7 +1,8 @@
-"""The set of hold'em value nets (flop, turn, river) and their training.
+"""The set of hold'em value nets (flop, turn, river, and DeepStack's auxiliary preflop net) and their training.
 
 A :class:`HoldemValueNets` directory holds ``nets.json`` (manifest: game, stack, which streets) and one
-value-net checkpoint per street (``river.pt``, ``turn.pt``, ``flop.pt``; :mod:`cfrkit.value_nets.model`
+value-net checkpoint per street (``river.pt``, ``turn.pt``, ``flop.pt``, optionally ``preflop.pt``: the
+auxiliary net, 169 classes, values of the state before the flop cards; :mod:`cfrkit.value_nets.model`
 format, metadata: bucketer, stack, game, data settings, validation loss)::
 
     nets = HoldemValueNets.load("nets/")          # ValueNetFileError if missing or corrupted
@@ -9,7 +10,8 @@ format, metadata: bucketer, stack, game, data settings, validation loss)::
     fn = nets.leaf_values("river")                # leaves on the river: a turn re-solve's tree
     RangeSolver(turn_tree, leaf_values=fn, ...)   # fn(leaf_nodes, reach0, reach1, backend) -> (v0, v1), chips
 
-``leaf_values(street)`` takes the street of the *leaves*: a flop re-solve uses ``leaf_values("turn")``.
+``leaf_values(street)`` takes the street of the *leaves*: a flop re-solve uses ``leaf_values("turn")``, a
+preflop re-solve ``leaf_values("preflop")`` (the auxiliary net; its leaves have an empty board).
 """
 from __future__ import annotations
 
@@ -27,11 +29,11 @@ from cfrkit.value_nets.model import ValueNet, ValueNetFileError, load_checkpoint
 
 MANIFEST = "nets.json"
 KIND = "cfrkit-holdem-value-nets"
-NET_STREETS = ("flop", "turn", "river")
+NET_STREETS = ("preflop", "flop", "turn", "river")
 
 
 class HoldemValueNets:
-    """Value nets of some of the streets flop, turn, river (see module docstring)."""
+    """Value nets of some of the streets preflop (auxiliary net), flop, turn, river (see module docstring)."""
 
     def __init__(self, models: Optional[Dict[str, ValueNet]] = None, extras: Optional[Dict[str, Dict[str, Any]]] = None,
                  game: str = "holdem", stack: float = 20000.0, device: str = "cpu"):
@@ -168,6 +170,8 @@ def train_street_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] 
     extra = {"game": settings["game"], "street": settings["street"], "bucketer": settings["bucketer"],
              "stack": stack, "pot_weighted": False,
              "data": {k: settings.get(k) for k in ("iterations", "skip", "bet_sizing", "group", "leaf_net_digest")}}
+    if "flops" in settings:   # preflop (auxiliary net) data: flops averaged per situation
+        extra["data"]["flops"] = settings["flops"]
     groups = None
     if "boards" in data and "contribs" in data:  # validation on unseen (board, pot) groups
         keys = np.concatenate([np.asarray(data["boards"], dtype=np.float64),

@@ -1,15 +1,18 @@
 """Random hold'em situations for value-net data, as DeepStack generates them.
 
 A situation is the first public state of a street (flop, turn or river): a board, both players'
-contributions (equal; "pot per player") and both players' ranges over the 1326 pairs.
+contributions (equal; "pot per player") and both players' ranges over the 1326 pairs.  A **preflop**
+situation (the auxiliary net's) is the chance state before the flop cards: empty board, both players in
+for the same chips.
 
 * Board: uniformly random cards.
 * Pot per player: one of DeepStack's intervals chosen uniformly, then a uniform chip count in it:
   {100}, [200, 400], [400, 2000], [2000, 6000], [6000, 18000] (stack 20000, big blind 100; for other
   games the intervals scale with the stack and are clipped below it).
 * Ranges: DeepStack's recursive range generator over the pairs that miss the board, sorted by
-  strength on the board (river: showdown strength; flop/turn: E[HS] over the run-outs): the mass of a
-  segment is split at its middle by a uniform random fraction, recursively; each range sums to 1.
+  strength on the board (river: showdown strength; flop/turn: E[HS] over the run-outs; preflop: equity
+  against a uniform hand, :func:`preflop_strengths`): the mass of a segment is split at its middle by a
+  uniform random fraction, recursively; each range sums to 1.
 
 Situations come in groups that share the board and the pot (one public tree, solved as one batch,
 as DeepHoldem does); ``group`` situations per group.
@@ -53,12 +56,34 @@ def sample_pot(rng: np.random.Generator, stack: float = DEEPSTACK_STACK, big_bli
     return int(rng.integers(int(round(lo)), int(round(hi)) + 1))
 
 
+_PREFLOP_STRENGTHS: Optional[np.ndarray] = None
+
+
+def preflop_strengths() -> np.ndarray:
+    """``float64[1326]``: preflop equity of every pair against a uniform random hand (E[HS] over 4000 sampled
+    boards with a fixed seed, averaged over the pairs of each of the 169 classes; cached per process)."""
+    global _PREFLOP_STRENGTHS
+    if _PREFLOP_STRENGTHS is None:
+        from cfrkit.abstraction.ehs_abstraction import preflop_classes
+        from cfrkit.cards.equity import hand_strength_stats
+
+        raw = np.asarray(hand_strength_stats([], num_samples=4000, seed=12345).ehs, dtype=np.float64)
+        cls = np.asarray(preflop_classes())
+        means = np.bincount(cls, weights=raw, minlength=169) / np.maximum(np.bincount(cls, minlength=169), 1)
+        _PREFLOP_STRENGTHS = means[cls]
+    return _PREFLOP_STRENGTHS
+
+
 def strength_order(board: Sequence[int]) -> np.ndarray:
-    """Pairs that miss ``board`` sorted by strength (weakest first; ties by pair index)."""
+    """Pairs that miss ``board`` sorted by strength (weakest first; ties by pair index); an empty board
+    (preflop) sorts all 1326 pairs by :func:`preflop_strengths`."""
     from cfrkit.cards.equity import board_strengths, ehs
     from cfrkit.cards.hands import blocked_pairs
 
     board = [int(c) for c in board]
+    if not board:
+        live = np.arange(1326)
+        return live[np.lexsort((live, preflop_strengths()))]
     live = np.flatnonzero(~blocked_pairs(board))
     if len(board) == 5:
         s = board_strengths(board).astype(np.float64)
@@ -72,9 +97,10 @@ def strength_order(board: Sequence[int]) -> np.ndarray:
 def sample_situations(street: str, count: int, rng: np.random.Generator, group: int = 10,
                       stack: float = DEEPSTACK_STACK, big_blind: float = 100,
                       boards: Optional[np.ndarray] = None) -> Situations:
-    """``count`` random situations of ``street`` in groups of ``group`` (see module docstring)."""
-    if street not in ("flop", "turn", "river"):
-        raise GameError(f"value-net situations are on the flop, turn or river, not {street!r}")
+    """``count`` random situations of ``street`` in groups of ``group`` (see module docstring); preflop
+    situations have ``boards`` of shape ``(count, 0)`` and a group shares the pot."""
+    if street not in ("preflop", "flop", "turn", "river"):
+        raise GameError(f"value-net situations are preflop, on the flop, turn or river, not {street!r}")
     if count < 1 or group < 1:
         raise ValueError("count and group must be positive")
     k = BOARD_SIZE[street]
