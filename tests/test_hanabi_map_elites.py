@@ -1,6 +1,10 @@
 """MAP-Elites generator, pool metrics, the self-play / ad-hoc protocols and the ``cfrkit hanabi`` CLI."""
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -62,6 +66,39 @@ def test_checkpoint_resume_gives_the_same_archive(tmp_path):
         f.write(b"garbage")
     with pytest.raises(Exception, match="unreadable|not a cfrkit"):
         MapElites.load(path)
+
+
+def test_stop_request_saves_a_checkpoint_that_resumes_exactly(tmp_path):
+    path = str(tmp_path / "ck.npz")
+    whole = MapElites(MapElitesConfig(seed=6, **SMALL))
+    whole.run()
+    part = MapElites(MapElitesConfig(seed=6, **SMALL), checkpoint=path)
+    part.run(stop=lambda: part.batches >= 2, checkpoint_every=1e9)  # no periodic save: only the one on stopping
+    assert 0 < part.generated < 400
+    resumed = MapElites.load(path)
+    assert resumed.generated == part.generated
+    resumed.run()
+    assert np.array_equal(whole.archive.chromosomes, resumed.archive.chromosomes)
+
+
+def test_cli_sigterm_stops_after_the_batch_and_saves(tmp_path):
+    """SIGTERM (a cluster's scheduler, `kill`) or SIGINT: the run ends after its current batch with the
+    checkpoint written, exit code 128 + signal, and the same command resumes it."""
+    out = tmp_path / "me"
+    ck = out / "checkpoint.npz"
+    cmd = [sys.executable, "-m", "cfrkit", "hanabi", "map-elites", "--out", str(out), "--individuals", "1000000",
+           "--initial-random", "200", "--games", "5", "--no-progress", "--checkpoint-every", "0.2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not ck.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "checkpoint saved" in err and "Traceback" not in err
+    run = MapElites.load(str(ck))
+    assert 0 < run.generated < 1_000_000 and not (out / "summary.json").exists()
 
 
 def test_elites_are_rechallenged_and_fitness_is_consistent():

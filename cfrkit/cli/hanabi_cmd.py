@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 from cfrkit.cli import CliError
 
@@ -158,7 +159,17 @@ def run_map_elites(args) -> int:
                   for opt, (field, default) in settings.items()}
         config = MapElitesConfig(individuals=args.individuals, **values)
         run = MapElites(config, checkpoint=path, workers=args.workers)
-    run.run(time_limit=args.time_limit, checkpoint_every=args.checkpoint_every, progress=not args.no_progress)
+    from cfrkit.cli._runtime import GracefulStop
+
+    # the first SIGINT/SIGTERM ends the run after the current batch and saves the checkpoint (a second one
+    # stops at once; the last periodic checkpoint is then the one on disk)
+    with GracefulStop() as signals:
+        run.run(time_limit=args.time_limit, checkpoint_every=args.checkpoint_every, progress=not args.no_progress,
+                stop=signals.requested)
+    if signals.requested():
+        print(f"cfrkit hanabi map-elites: stopped by signal {signals.signum} after {run.generated} individuals; "
+              f"checkpoint saved in {path} (run the same command to resume)", file=sys.stderr)
+        return signals.exit_code()
     extra = {}
     fitness = run.archive.fitness
     if args.reevaluate > 0:

@@ -251,10 +251,13 @@ class MapElites:
 
     def run(self, individuals: Optional[int] = None, time_limit: Optional[float] = None,
             checkpoint_every: float = 60.0, progress: bool = False,
-            callback: Optional[Callable[["MapElites"], None]] = None) -> Archive:
-        """Generate individuals until ``individuals`` (default: the config's total) or ``time_limit`` seconds.
+            callback: Optional[Callable[["MapElites"], None]] = None,
+            stop: Optional[Callable[[], bool]] = None) -> Archive:
+        """Generate individuals until ``individuals`` (default: the config's total) or ``time_limit`` seconds,
+        or until ``stop()`` returns true (polled between batches: the CLI's SIGINT/SIGTERM request).
 
-        Checkpoints every ``checkpoint_every`` seconds and at the end (when a checkpoint path was given).
+        Checkpoints every ``checkpoint_every`` seconds and at the end (when a checkpoint path was given),
+        also when stopped, so a resumed run loses nothing.
         """
         cfg = self.config
         target = min(individuals or cfg.individuals, cfg.individuals)
@@ -274,6 +277,8 @@ class MapElites:
                 pool = ProcessPoolExecutor(self.workers)
             while self.generated < target:
                 if time_limit is not None and time.time() - start >= time_limit:
+                    break
+                if stop is not None and stop():
                     break
                 count = min(cfg.batch_size, target - self.generated)
                 children = self._children(count)
