@@ -148,4 +148,9 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cfrkit.games.base import GameError
+
+    try:
+        sys.exit(main())
+    except (GameError, ValueError, OSError) as exc:  # bad input or a missing / foreign net: one line, no traceback
+        sys.exit(f"deepstack_preflop_aux: error: {exc}")

@@ -132,7 +132,8 @@ def main() -> int:
     ap.add_argument("--threads", default="1", help="OpenMP threads per spot, e.g. 1,2")
     ap.add_argument("--solver", default="board", help="board (BoardRangeSolver, default) or flat (FlatRangeSolver)")
     ap.add_argument("--compression", action="store_true", help="16-bit regrets and strategy sums (board solver)")
-    ap.add_argument("--rounding", default="stochastic", help="16-bit storage rounding: stochastic (default) or nearest")
+    ap.add_argument("--rounding", default="stochastic", choices=("stochastic", "nearest"),
+                    help="16-bit storage rounding: stochastic (default) or nearest")
     ap.add_argument("--solve-flop", action="store_true", help="solve the full-range flop spot (minutes, ~4 GB)")
     ap.add_argument("--dcfr", default=None, help="DCFR alpha,beta,gamma for the board solver (default 1.5,0,2)")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one spot,algorithm and print JSON
