@@ -22,7 +22,8 @@ each with a 95% interval.
 Resumable: every finished chunk is written at once to ``OUT/h2h-<opponent>.json`` (hand values, AIVAT
 values, deal index, seat, CPU seconds) and every LBR chunk to ``OUT/lbr-<setting>.npz`` (run_lbr's
 checkpoint), with each setting's result in ``OUT/lbr-<setting>.json``; re-running the command skips
-what is done (raise ``--hands`` / ``--lbr-deals`` to extend).  ``--processes 2`` runs chunks in two
+what is done (raise ``--hands`` / ``--lbr-deals`` to extend; ``--hands 100,random=20`` gives an opponent its own
+count).  ``--processes 2`` runs chunks in two
 worker processes (each keeps its agents, so A^D's preflop root solve is paid once per process).
 Progress: a tqdm bar per opponent (hands) and per LBR setting (deals).  At the end a table of all
 results is printed and written to ``OUT/summary.json``.
@@ -120,7 +121,30 @@ def summarise_h2h(data: dict, hands: int, big_blind: float = 100.0) -> dict:
     return out
 
 
-def head_to_head(args, opponent: str) -> dict:
+def parse_hands(text: str, opponents) -> dict:
+    """``--hands``: ``N`` deals for every opponent, or ``N,OPPONENT=M,...`` to give some opponents their own count
+    (``40,random=10``: 40 deals each, 10 against ``random``).  Raises ValueError with a one-line reason."""
+    counts, default = {}, None
+    for part in (p.strip() for p in str(text).split(",") if p.strip()):
+        name, eq, value = part.rpartition("=")
+        try:
+            n = int(value)
+        except ValueError:
+            raise ValueError(f"--hands: {part!r} is not N or OPPONENT=N") from None
+        if n < 0:
+            raise ValueError(f"--hands: {part!r} is negative")
+        if not eq:
+            default = n
+        elif name.strip() not in OPPONENTS:
+            raise ValueError(f"--hands: unknown opponent {name.strip()!r}; known: {', '.join(OPPONENTS)}")
+        else:
+            counts[name.strip()] = n
+    if default is None and any(o not in counts for o in opponents):
+        raise ValueError("--hands needs a plain count N for the opponents not named in it")
+    return {o: counts.get(o, default) for o in opponents}
+
+
+def head_to_head(args, opponent: str, hands: int) -> dict:
     from tqdm.auto import tqdm
 
     header = {"nets": os.path.abspath(args.nets), "iterations": args.iterations, "opponent": opponent,
@@ -128,21 +152,21 @@ def head_to_head(args, opponent: str) -> dict:
               "seed": args.seed, "chunk": args.chunk, "aivat": not args.no_aivat}
     path = os.path.join(args.out, f"h2h-{opponent}.json")
     data = _load(path, header)
-    todo = [s for s in range(0, args.hands, args.chunk) if str(s) not in data["chunks"]]
-    done_hands = sum(2 * min(c["count"], args.hands - c["first"]) for c in data["chunks"].values()
-                     if c["first"] < args.hands)
+    todo = [s for s in range(0, hands, args.chunk) if str(s) not in data["chunks"]]
+    done_hands = sum(2 * min(c["count"], hands - c["first"]) for c in data["chunks"].values()
+                     if c["first"] < hands)
     name = LABELS.get(opponent, opponent)
-    bar = tqdm(total=2 * args.hands, initial=done_hands, desc=f"A^D vs {name}", unit="hand")
+    bar = tqdm(total=2 * hands, initial=done_hands, desc=f"A^D vs {name}", unit="hand")
 
     def finish(out):
         data["chunks"][str(out["first"])] = out
         _save(path, data)
         bar.update(2 * out["count"])
-        est = summarise_h2h(data, args.hands)
+        est = summarise_h2h(data, hands)
         key = "aivat" if "aivat" in est else "duplicate"
         bar.set_postfix_str(f"{key} {est[key]['mean']:+.0f} +- {est[key]['ci95']:.0f} mbb/h")
 
-    jobs = [(args.nets, args.iterations, opponent, args.blueprint, args.seed, s, min(args.chunk, args.hands - s),
+    jobs = [(args.nets, args.iterations, opponent, args.blueprint, args.seed, s, min(args.chunk, hands - s),
              not args.no_aivat) for s in todo]
     try:
         if args.processes > 1 and len(jobs) > 1:
@@ -158,7 +182,7 @@ def head_to_head(args, opponent: str) -> dict:
                 finish(play_chunk(*job, progress=True))
     finally:
         bar.close()
-    return summarise_h2h(data, args.hands)
+    return summarise_h2h(data, hands)
 
 
 def lbr(args, setting: str) -> dict:
@@ -203,7 +227,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--nets", required=True, help="hold'em value nets directory (HoldemValueNets)")
     p.add_argument("--iterations", type=int, default=250, help="DCFR iterations per re-solve (default 250)")
-    p.add_argument("--hands", type=int, default=20, help="deals per opponent, each played in both seats")
+    p.add_argument("--hands", default="20", help="deals per opponent, each played in both seats: N, or "
+                   "N,OPPONENT=M,... for per-opponent counts (e.g. 40,random=10)")
     p.add_argument("--opponents", default=",".join(OPPONENTS), help=f"comma-separated, from {', '.join(OPPONENTS)}")
     p.add_argument("--blueprint", default=None, help="A^C: a blueprint .npz from `cfrkit blueprint train`")
     p.add_argument("--lbr-deals", type=int, default=0, help="LBR deals per setting (both seats; 0: no LBR)")
@@ -215,14 +240,18 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-aivat", action="store_true")
     args = p.parse_args(argv)
-    if args.hands < 0 or args.lbr_deals < 0 or args.chunk <= 0 or args.lbr_chunk <= 0 or args.processes <= 0:
-        p.error("--hands and --lbr-deals must be >= 0, --chunk, --lbr-chunk and --processes positive")
+    if args.lbr_deals < 0 or args.chunk <= 0 or args.lbr_chunk <= 0 or args.processes <= 0:
+        p.error("--lbr-deals must be >= 0, --chunk, --lbr-chunk and --processes positive")
     if not os.path.isdir(args.nets):
         p.error(f"no nets directory {args.nets}")
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
     bad = [o for o in opponents if o not in OPPONENTS]
     if bad:
         p.error(f"unknown opponent(s) {', '.join(bad)}; known: {', '.join(OPPONENTS)}")
+    try:
+        hands = parse_hands(args.hands, opponents)
+    except ValueError as exc:
+        p.error(str(exc))
     if args.blueprint and not os.path.exists(args.blueprint):
         p.error(f"no blueprint file {args.blueprint}")
     if args.blueprint and "blueprint" in opponents:
@@ -241,8 +270,8 @@ def main(argv=None):
             print("A^C (blueprint) skipped: no --blueprint file", flush=True)
             results["h2h"][opp] = {"deals": 0, "note": "no --blueprint"}
             continue
-        if args.hands:
-            results["h2h"][opp] = head_to_head(args, opp)
+        if hands[opp]:
+            results["h2h"][opp] = head_to_head(args, opp, hands[opp])
     if args.lbr_deals:
         for s in settings:
             results["lbr"][s] = lbr(args, s)
