@@ -190,22 +190,20 @@ class FlopNetPreflopValues:
         return v0, v1
 
     def __call__(self, leaves, reach0, reach1, backend):
-        be = backend
-        r0, r1 = np.asarray(be.to_numpy(reach0), dtype=np.float64), np.asarray(be.to_numpy(reach1), dtype=np.float64)
-        v0, v1 = np.zeros_like(r0), np.zeros_like(r1)
-        allin = [k for k, n in enumerate(leaves) if no_more_betting(n.state)]
-        bet = [k for k, n in enumerate(leaves) if not no_more_betting(n.state)]
-        if allin:
-            if self.allin_fn is None:
+        if self.allin_fn is not None:   # all-in leaves: exact run-outs, the rest through the sampled flops
+            return AllinSplitValues(self._betting_leaves, self.allin_fn)(leaves, reach0, reach1, backend)
+        return self._betting_leaves(leaves, reach0, reach1, backend)
+
+    def _betting_leaves(self, leaves, reach0, reach1, backend):
+        for n in leaves:
+            if no_more_betting(n.state):
                 raise GameError("FlopNetPreflopValues got all-in leaves but no allin_fn to value them")
-            a, b = self.allin_fn([leaves[k] for k in allin], be.asarray(r0[allin]), be.asarray(r1[allin]), be)
-            v0[allin], v1[allin] = be.to_numpy(a), be.to_numpy(b)
-        if bet:
-            for n in (leaves[k] for k in bet):
-                if abs(n.contrib[0] - n.contrib[1]) > 1e-9:
-                    raise GameError(f"preflop leaf {n.index} has unequal contributions {n.contrib}")
-            v0[bet], v1[bet] = self.evaluate([leaves[k].contrib[0] for k in bet], r0[bet], r1[bet])
-        return be.asarray(v0), be.asarray(v1)
+            if abs(n.contrib[0] - n.contrib[1]) > 1e-9:
+                raise GameError(f"preflop leaf {n.index} has unequal contributions {n.contrib}")
+        r0 = np.asarray(backend.to_numpy(reach0), dtype=np.float64)
+        r1 = np.asarray(backend.to_numpy(reach1), dtype=np.float64)
+        v0, v1 = self.evaluate([n.contrib[0] for n in leaves], r0, r1)
+        return backend.asarray(v0), backend.asarray(v1)
 
 
 class AllinSplitValues:
