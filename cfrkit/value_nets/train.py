@@ -97,14 +97,17 @@ def train_on_arrays(inputs: np.ndarray, targets: np.ndarray, mask: np.ndarray, o
                     lr: float = 1e-3, val_fraction: float = 0.1, patience: int = 20, seed: int = 0,
                     max_seconds: Optional[float] = None, resume: bool = False, batchnorm: bool = False,
                     progress: bool = True, threads: int = 1, weights: Optional[np.ndarray] = None,
-                    desc: str = "train value net", groups: Optional[np.ndarray] = None) -> Dict[str, Any]:
+                    desc: str = "train value net", groups: Optional[np.ndarray] = None,
+                    val_mask: Optional[np.ndarray] = None) -> Dict[str, Any]:
     """Train a :class:`ValueNet` on bucketed arrays (``inputs (N, 2M+1)``, ``targets``/``mask (N, 2M)``).
 
     ``extra``: metadata stored in the checkpoints (``game``, ``bucketer``, ``stack``, ...); on resume its
     ``game`` and ``pot_weighted`` must match the checkpoint's.  ``weights (N,)`` scales each sample's
     loss terms.  ``groups (N,)``: samples of a group (e.g. situations sharing board and pot) all go to the
     validation set or all to training, so validation measures error on unseen boards (with fewer than two
-    groups the split is by sample; ``summary["split"]`` says which).  Returns a summary
+    groups the split is by sample; ``summary["split"]`` says which).  ``val_mask (N,)`` bool: exactly these
+    samples are the validation set (overrides ``val_fraction`` and ``groups``; for studies that keep one
+    validation set while the training set varies; split ``"given"``).  Returns a summary
     dict (best validation loss, epochs, history ``(epoch, train, val)``, validation indices).
     """
     torch.set_num_threads(threads)
@@ -116,7 +119,13 @@ def train_on_arrays(inputs: np.ndarray, targets: np.ndarray, mask: np.ndarray, o
     rng = np.random.default_rng(seed)
     n_val = max(1, int(round(N * val_fraction)))
     split = "sample"
-    if groups is not None and len(np.unique(groups)) >= 2:
+    if val_mask is not None:
+        val_mask = np.asarray(val_mask, dtype=bool).reshape(-1)
+        if len(val_mask) != N or not val_mask.any() or val_mask.all():
+            raise ValueError(f"val_mask must be {N} booleans with both validation and training samples")
+        val_idx, tr_idx = np.flatnonzero(val_mask), np.flatnonzero(~val_mask)
+        n_val, split = len(val_idx), "given"
+    elif groups is not None and len(np.unique(groups)) >= 2:
         groups = np.asarray(groups)
         gperm = rng.permutation(np.unique(groups))
         sizes = np.array([(groups == g).sum() for g in gperm])

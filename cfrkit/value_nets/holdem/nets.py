@@ -151,14 +151,16 @@ class HoldemValueNets:
 def train_street_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] = (500, 500, 500),
                      epochs: int = 200, batch_size: int = 1000, lr: float = 1e-3, val_fraction: float = 0.1,
                      patience: int = 20, seed: int = 0, max_seconds: Optional[float] = None, resume: bool = False,
-                     batchnorm: bool = True, progress: bool = True, threads: int = 1) -> Dict[str, Any]:
+                     batchnorm: bool = True, progress: bool = True, threads: int = 1,
+                     val_mask: Optional[np.ndarray] = None) -> Dict[str, Any]:
     """Train one street's net on a hold'em dataset (:func:`~cfrkit.value_nets.holdem.datagen.load_holdem_dataset`).
 
     DeepStack's recipe: Huber loss over the buckets on each sample's board, Adam (learning rate cut
     tenfold on plateaus), early stopping after ``patience`` epochs without a better validation loss;
     the best model is saved to ``out_path`` and the training state after every epoch to
     ``out_path + ".last"`` (``resume=True`` continues from it).  The validation set is whole groups of
-    situations (same board and pot), so its loss is the error on boards the net has not seen.  Defaults: 3 x 500 hidden units with
+    situations (same board and pot), so its loss is the error on boards the net has not seen, or exactly
+    the samples of ``val_mask`` when given.  Defaults: 3 x 500 hidden units with
     BatchNorm and PReLU, batch 1000 (DeepStack's).
     """
     from cfrkit.games.registry import load
@@ -178,7 +180,7 @@ def train_street_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] 
                                np.asarray(data["contribs"], dtype=np.float64)[:, None]], 1)
         groups = np.unique(keys, axis=0, return_inverse=True)[1].reshape(-1)
     summary = train_on_arrays(data["inputs"], data["targets"], data["mask"], out_path, extra, hidden=hidden,
-                              groups=groups,
+                              groups=groups, val_mask=val_mask,
                               epochs=epochs, batch_size=batch_size, lr=lr, val_fraction=val_fraction,
                               patience=patience, seed=seed, max_seconds=max_seconds, resume=resume,
                               batchnorm=batchnorm, progress=progress, threads=threads,
