@@ -122,6 +122,23 @@ def solve_river_group(game, bet_sizing, board, contrib: float, ranges: np.ndarra
     return out / (2.0 * contrib)
 
 
+def solve_river_group_range(game, bet_sizing, board, contrib: float, ranges: np.ndarray, iterations: int,
+                            skip: int, backend: str = "torch", device: Optional[str] = None,
+                            algorithm: str = "cfr+") -> np.ndarray:
+    """Pot-fraction root cfvs ``(B, 2, 1326)`` of river situations sharing ``board`` and ``contrib``, solved by
+    ``RangeSolver`` (``backend`` ``"numpy"`` or ``"torch"`` on ``device``: CUDA when present) on the river tree to
+    showdown, the group as one batch, no leaf values; the targets of the turn/flop path: root cfvs averaged
+    over the iterations after ``skip`` (CFR+ by default)."""
+    if backend not in ("numpy", "torch"):
+        raise ValueError(f"the river RangeSolver path runs on backend 'numpy' or 'torch', not {backend!r}")
+    from cfrkit.solvers.public.tree import RangeSolver
+
+    tree = _tree(game, bet_sizing, board, contrib, depth_limit=False)
+    solver = RangeSolver(tree, ranges=ranges, algorithm=algorithm, skip=skip, backend=backend, device=device)
+    solver.run(iterations)
+    return solver.be.to_numpy(solver.average_root_values()) / (2.0 * contrib)
+
+
 def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.ndarray, iterations: int,
                             skip: int, leaf_values, backend: str = "board", device: Optional[str] = None,
                             algorithm: str = "cfr+") -> np.ndarray:
@@ -152,13 +169,21 @@ def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.
 
 def solve_situations(game, situations, iterations: int, skip: int = 0, bet_sizing=None, leaf_values=None,
                      backend: str = "board", device: Optional[str] = None, threads: int = 1) -> np.ndarray:
-    """Pot-fraction root cfvs ``(N, 2, 1326)`` of every situation (river: compiled solver; flop/turn: the
-    ``backend`` of :func:`solve_group_with_leaves` with ``leaf_values``), one solve per group."""
+    """Pot-fraction root cfvs ``(N, 2, 1326)`` of every situation, one solve per group.
+
+    River: the compiled solver (:func:`solve_river_group`; ``skip`` unused) with ``backend`` ``"board"`` /
+    ``"board64"``, ``RangeSolver`` (:func:`solve_river_group_range`, on ``device``) with ``"numpy"`` /
+    ``"torch"``; flop/turn: the ``backend`` of :func:`solve_group_with_leaves` with ``leaf_values``."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     bet_sizing = _sizing_list(bet_sizing)
     values = np.zeros_like(situations.ranges)
     for idx in group_slices(situations.groups):
         board, contrib, r = situations.boards[idx[0]], float(situations.contribs[idx[0]]), situations.ranges[idx]
-        if situations.street == "river":
+        if situations.street == "river" and backend in ("numpy", "torch"):
+            values[idx] = solve_river_group_range(game, bet_sizing, board, contrib, r, iterations, skip, backend,
+                                                  device)
+        elif situations.street == "river":
             values[idx] = solve_river_group(game, bet_sizing, board, contrib, r, iterations, threads)
         else:
             if leaf_values is None:
@@ -305,6 +330,10 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
                 "leaf_net_digest": _nets_digest(leaf_nets, LEAF_STREET[street]), "backend": backend, "device": device}
     if street == "preflop":   # only here, so the digests of existing flop/turn/river datasets do not change
         settings["flops"] = int(flops)
+    if street == "river" and backend in ("numpy", "torch"):
+        # other river targets than the compiled solver's (RangeSolver, averaged after skip): another digest, so
+        # the two never mix in one directory; absent for "board"/"board64", whose digests stay as they were
+        settings["river_solver"] = "range_solver"
     digest = settings_digest(settings)
     old = open_dataset_dir(out_dir)
     if old is not None and old.get("settings_digest") != digest:
