@@ -26,8 +26,9 @@ def test_river_range_solver_targets_match_compiled_and_torch_equals_numpy():
     compiled = solve_situations(g, sit, 300)                      # default backend: compiled DCFR
     rs = solve_situations(g, sit, 300, 150, backend="numpy")      # RangeSolver CFR+, averaged after 150
     w = sit.ranges
-    # zero-sum per situation, as pot fractions of normalised ranges
-    assert np.abs((w * rs).sum((1, 2))).max() < 1e-9
+    # nearly zero-sum per situation (pot fractions of normalised ranges; not exactly: with alternating updates
+    # the two players' values of an iteration come from different strategy pairs): measured 1.3e-5
+    assert np.abs((w * rs).sum((1, 2))).max() < 1e-3
     # two definitions of the target (DCFR average strategy's cfvs vs CFR+ cfvs averaged over iterations
     # 151-300) of the same equilibrium: measured 0.004 of the pot here; swapped players, a sign or a factor 2
     # in the pot normalisation each give >= 0.25
@@ -36,11 +37,11 @@ def test_river_range_solver_targets_match_compiled_and_torch_equals_numpy():
     assert _weighted(rs[:, ::-1], compiled, w) > 0.2 and _weighted(2 * rs, compiled, w) > 0.2
     # torch: the same iterates; against the numpy backend's Cython terminal kernels only rounding (amplified a
     # little by CFR+'s zero regrets), against numpy with the same sorted prefix-sum kernel exactly
-    tv = solve_situations(g, sit, 40, 20, backend="torch", device="cpu")
-    nv = solve_situations(g, sit, 40, 20, backend="numpy")
+    tv = solve_situations(g, sit, 20, 10, backend="torch", device="cpu")
+    nv = solve_situations(g, sit, 20, 10, backend="numpy")
     assert _weighted(tv, nv, w) < 1e-4
     tree = _tree(g, _sizing_list(None), sit.boards[0], sit.contribs[0], False)
-    s = RangeSolver(tree, ranges=sit.ranges, skip=20, terminal_kernel="sorted").run(40)
+    s = RangeSolver(tree, ranges=sit.ranges, skip=10, terminal_kernel="sorted").run(20)
     assert np.allclose(s.average_root_values() / (2 * sit.contribs[0]), tv, rtol=0, atol=1e-10)
 
 
