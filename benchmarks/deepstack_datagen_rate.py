@@ -206,7 +206,7 @@ def run(args) -> dict:
             row["torch_over_compiled"] = csecs / secs
             row["targets_weighted_mean_abs_diff"] = diff
             line += (f"; compiled CPU ({row['compiled']['solver']}, {args.threads} thread(s)) {csecs:.3g} s = "
-                     f"{args.batch / csecs:.3g} situations/s ({ccpu:.3g} CPU s): ratio torch/compiled "
+                     f"{args.batch / csecs:.3g} situations/s ({ccpu:.3g} CPU s): rate ratio torch/compiled "
                      f"{csecs / secs:.3g}; targets differ by {diff:.3g} of the pot (range-weighted)")
         dh = DEEPHOLDEM_RATE[street]
         line += f"; DeepHoldem about {dh:g}/s on one GPU (context)" if dh else "; DeepHoldem: no published rate"
