@@ -4,8 +4,8 @@
     python benchmarks/deepstack_holdem.py --preset small --out runs/ds_holdem_small   # this machine's budget
     python benchmarks/deepstack_holdem.py --preset large --out runs/ds_holdem_large   # DeepStack's scale (GPUs/Ray)
 
-Rounds: river data (compiled solver, no net) -> river net -> turn data (RangeSolver, river net at the
-leaves) -> turn net -> flop data (turn net at the leaves) -> flop net, and with ``--streets
+Rounds: river data (compiled solver, no net; ``--backend numpy/torch``: RangeSolver, on the GPU with torch)
+-> river net -> turn data (river net at the leaves) -> turn net -> flop data (turn net at the leaves) -> flop net, and with ``--streets
 river,turn,flop,preflop`` -> preflop data (no solve: the flop net averaged over ``--preflop-flops`` sampled
 flops per situation) -> DeepStack's auxiliary preflop net (169 classes; the agent uses it when present).
 Prints per round the
@@ -60,8 +60,12 @@ def parse_args(argv=None):
                                                                   "flop for the auxiliary net)")
     ap.add_argument("--workers", type=int, default=None, help="processes for data generation (default: all cores)")
     ap.add_argument("--ray", default=None, help="Ray address for data generation (e.g. auto, local)")
-    ap.add_argument("--backend", default=None, help="solver of turn/flop data: board (compiled, float32), board64, "
-                                                     "numpy or torch (default: torch on CUDA, else board)")
+    ap.add_argument("--backend", default=None, help="solver of the data: board (compiled CPU solvers: DCFR on the "
+                                                     "river, BoardLeafSolver float32 on turn/flop), board64 (float64), "
+                                                     "numpy or torch (RangeSolver on every round, river included, as "
+                                                     "one batch per group; torch on CUDA when present: every round on "
+                                                     "the GPU). Default: torch on CUDA, else board; rate of the torch "
+                                                     "path: benchmarks/deepstack_datagen_rate.py")
     ap.add_argument("--max-train-minutes", type=float, default=None)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-progress", action="store_true")

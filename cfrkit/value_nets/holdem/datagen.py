@@ -1,7 +1,9 @@
 """Training data of the hold'em value nets: DeepStack situations solved with the range solvers, in shards.
 
 Rounds, as DeepStack: **river** situations are solved to showdown with the compiled solver
-(:func:`~cfrkit.solvers.public.flat_range_cfr.solve_many`, DCFR, no net); **turn** situations with
+(:func:`~cfrkit.solvers.public.flat_range_cfr.solve_many`, DCFR, no net; backends ``"board"`` / ``"board64"``)
+or, with ``backend="numpy"`` / ``"torch"``, with ``RangeSolver`` on the river tree, a group as one batch
+(:func:`solve_river_group_range`; so ``"torch"`` on CUDA puts every round on the GPU); **turn** situations with
 ``RangeSolver`` on the depth-limited turn tree whose leaves (first river decision, one per river card)
 take their values from the river net; **flop** situations likewise with the turn net at the leaves
 (first turn decision, one per turn card: the tree's chance node averages the net over turn cards).
@@ -9,7 +11,7 @@ Turn and flop situations go by default to the compiled
 :class:`~cfrkit.solvers.public.board_leaf_cfr.BoardLeafSolver` (``backend="board"``, float32;
 ``"board64"`` in float64: the same iterates as ``RangeSolver``, all-in lines by an equity matrix per
 board); ``backend="numpy"`` / ``"torch"`` run ``RangeSolver`` on a whole group of situations (same board
-and pot) as one batch (torch uses CUDA when present).
+and pot) as one batch (torch uses CUDA when present), on every round, the river included.
 
 **Preflop** situations (DeepStack's auxiliary net: the chance state before the flop cards, empty board,
 both players in for the same chips) need no solve: the target is a forward pass, the flop net averaged
@@ -25,10 +27,15 @@ Targets, per hand, as fractions of the pot for ranges summing to 1 (DeepStack's 
 
 * turn/flop: DeepStack's -- both players' root cfvs averaged over the iterations
   after ``skip`` (CFR+, ``skip = iterations / 2`` by default);
-* river (compiled solver): the root cfvs of the final DCFR average strategy (the kernel does not
+* river, compiled solver: the root cfvs of the final DCFR average strategy (the kernel does not
   accumulate per-iteration root values); with recursive ranges every live hand has positive reach, so
   these are defined for every hand; their distance to ``RangeSolver``'s averaged values is measured by
-  ``benchmarks/deepstack_holdem.py --study`` (RESULTS.md).
+  ``benchmarks/deepstack_holdem.py --study`` (RESULTS.md);
+* river, ``backend="numpy"`` / ``"torch"``: the turn/flop definition (CFR+ root cfvs averaged over the
+  iterations after ``skip``).  Such a river dataset records ``river_solver: "range_solver"`` in its
+  settings (so its digest differs and compiled-river shards never mix with it; the compiled backends add
+  nothing, their digests are unchanged).  ``benchmarks/deepstack_datagen_rate.py`` times the torch path
+  per round (CUDA events on a GPU) beside the compiled one.
 
 Shards ``shard_NNNNN.npz`` (checked header, atomic writes) hold the hand-space arrays (boards, pots,
 ranges, values; float32) and the bucketed training arrays (``inputs (N, 2M+1)``, ``targets (N, 2M)``,
@@ -122,6 +129,23 @@ def solve_river_group(game, bet_sizing, board, contrib: float, ranges: np.ndarra
     return out / (2.0 * contrib)
 
 
+def solve_river_group_range(game, bet_sizing, board, contrib: float, ranges: np.ndarray, iterations: int,
+                            skip: int, backend: str = "torch", device: Optional[str] = None,
+                            algorithm: str = "cfr+") -> np.ndarray:
+    """Pot-fraction root cfvs ``(B, 2, 1326)`` of river situations sharing ``board`` and ``contrib``, solved by
+    ``RangeSolver`` (``backend`` ``"numpy"`` or ``"torch"`` on ``device``: CUDA when present) on the river tree to
+    showdown, the group as one batch, no leaf values; the targets of the turn/flop path: root cfvs averaged
+    over the iterations after ``skip`` (CFR+ by default)."""
+    if backend not in ("numpy", "torch"):
+        raise ValueError(f"the river RangeSolver path runs on backend 'numpy' or 'torch', not {backend!r}")
+    from cfrkit.solvers.public.tree import RangeSolver
+
+    tree = _tree(game, bet_sizing, board, contrib, depth_limit=False)
+    solver = RangeSolver(tree, ranges=ranges, algorithm=algorithm, skip=skip, backend=backend, device=device)
+    solver.run(iterations)
+    return solver.be.to_numpy(solver.average_root_values()) / (2.0 * contrib)
+
+
 def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.ndarray, iterations: int,
                             skip: int, leaf_values, backend: str = "board", device: Optional[str] = None,
                             algorithm: str = "cfr+") -> np.ndarray:
@@ -152,13 +176,21 @@ def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.
 
 def solve_situations(game, situations, iterations: int, skip: int = 0, bet_sizing=None, leaf_values=None,
                      backend: str = "board", device: Optional[str] = None, threads: int = 1) -> np.ndarray:
-    """Pot-fraction root cfvs ``(N, 2, 1326)`` of every situation (river: compiled solver; flop/turn: the
-    ``backend`` of :func:`solve_group_with_leaves` with ``leaf_values``), one solve per group."""
+    """Pot-fraction root cfvs ``(N, 2, 1326)`` of every situation, one solve per group.
+
+    River: the compiled solver (:func:`solve_river_group`; ``skip`` unused) with ``backend`` ``"board"`` /
+    ``"board64"``, ``RangeSolver`` (:func:`solve_river_group_range`, on ``device``) with ``"numpy"`` /
+    ``"torch"``; flop/turn: the ``backend`` of :func:`solve_group_with_leaves` with ``leaf_values``."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     bet_sizing = _sizing_list(bet_sizing)
     values = np.zeros_like(situations.ranges)
     for idx in group_slices(situations.groups):
         board, contrib, r = situations.boards[idx[0]], float(situations.contribs[idx[0]]), situations.ranges[idx]
-        if situations.street == "river":
+        if situations.street == "river" and backend in ("numpy", "torch"):
+            values[idx] = solve_river_group_range(game, bet_sizing, board, contrib, r, iterations, skip, backend,
+                                                  device)
+        elif situations.street == "river":
             values[idx] = solve_river_group(game, bet_sizing, board, contrib, r, iterations, threads)
         else:
             if leaf_values is None:
@@ -268,9 +300,9 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
 
     ``leaf_nets``: a :class:`~cfrkit.value_nets.holdem.nets.HoldemValueNets` directory holding the net
     of the next street (turn data need the river net, flop data the turn net).  ``skip`` defaults to
-    half the iterations (turn/flop; the river solve uses DCFR's own weighting).  ``backend``: the turn/flop
-    solver (``"board"`` compiled float32, default; ``"board64"``; ``"numpy"`` / ``"torch"`` ``RangeSolver``,
-    see :func:`solve_group_with_leaves`).  ``street="preflop"``: the auxiliary net's data, targets the flop
+    half the iterations (turn/flop, and the river with ``RangeSolver``; the compiled river solve uses DCFR's
+    own weighting).  ``backend``: the solver (``"board"``: compiled, float32 on turn/flop, default; ``"board64"``;
+    ``"numpy"`` / ``"torch"``: ``RangeSolver`` on every round, see :func:`solve_situations`).  ``street="preflop"``: the auxiliary net's data, targets the flop
     net of ``leaf_nets`` averaged over ``flops`` sampled flops per group (:func:`preflop_targets`; no solve,
     ``iterations``, ``skip``, ``backend`` and ``bet_sizing`` unused).  Returns a summary
     (shards, samples generated now, wall/CPU seconds, situations per second).
@@ -305,6 +337,10 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
                 "leaf_net_digest": _nets_digest(leaf_nets, LEAF_STREET[street]), "backend": backend, "device": device}
     if street == "preflop":   # only here, so the digests of existing flop/turn/river datasets do not change
         settings["flops"] = int(flops)
+    if street == "river" and backend in ("numpy", "torch"):
+        # other river targets than the compiled solver's (RangeSolver, averaged after skip): another digest, so
+        # the two never mix in one directory; absent for "board"/"board64", whose digests stay as they were
+        settings["river_solver"] = "range_solver"
     digest = settings_digest(settings)
     old = open_dataset_dir(out_dir)
     if old is not None and old.get("settings_digest") != digest:
