@@ -62,14 +62,17 @@ def test_ippo_resume_is_bit_exact(tmp_path):
 
 def _rainbow_settings(**kw):
     base = dict(num_envs=64, hidden=(64, 64), lr=1e-3, batch=128, updates=16, warmup=200, target_every=50,
-                epsilon_decay_steps=2000, epsilon_final=0.05, v_min=-3, v_max=3, atoms=21, seed=0)
+                epsilon_decay_steps=2000, epsilon_final=0.05, v_min=-3, v_max=3, atoms=21, seed=0, noisy=False,
+                n_step=1)
     base.update(kw)
     return RainbowSettings(**base)
 
 
-def test_rainbow_learns_tiny_hanabi_beyond_random():
-    t = RainbowTrainer(TINY, _rainbow_settings())
-    for _ in range(20):
+@pytest.mark.parametrize("extra, iterations", [(dict(), 20), (dict(noisy=True, n_step=3), 30)])
+def test_rainbow_learns_tiny_hanabi_beyond_random(extra, iterations):
+    """Epsilon-greedy 1-step (the challenge's) and noisy nets with 3-step returns (the default)."""
+    t = RainbowTrainer(TINY, _rainbow_settings(**extra))
+    for _ in range(iterations):
         t.iterate()
     assert t.evaluate(500, seed=3).mean() > 1.6      # random 0.24, optimum 2.0
 

@@ -11,6 +11,7 @@ Rerunning a training command on the same ``--out`` resumes from ``checkpoint.pt`
 """
 from __future__ import annotations
 
+import argparse
 import os
 
 from cfrkit.cli import CliError
@@ -35,13 +36,14 @@ def add_parser(sub) -> None:
 
     r = acts.add_parser("hanabi-rainbow", help="self-play Rainbow-style DQN (C51, dueling, prioritised replay, n-step)")
     _hanabi_run_options(r)
-    r.add_argument("--num-envs", type=int, default=64)
+    r.add_argument("--num-envs", type=int, default=16, help="games per iteration (default 16)")
     r.add_argument("--hidden", default="512,512")
     r.add_argument("--lr", type=float, default=2.5e-4)
-    r.add_argument("--batch", type=int, default=256)
-    r.add_argument("--updates", type=int, default=16, help="gradient steps per iteration")
-    r.add_argument("--n-step", type=int, default=1)
-    r.add_argument("--noisy", action="store_true", help="noisy nets instead of epsilon-greedy")
+    r.add_argument("--batch", type=int, default=128)
+    r.add_argument("--updates", type=int, default=32, help="gradient steps per iteration (default 32)")
+    r.add_argument("--n-step", type=int, default=3, help="n-step returns (default 3; the challenge used 1)")
+    r.add_argument("--noisy", action=argparse.BooleanOptionalAction, default=True,
+                   help="noisy nets (default); --no-noisy: epsilon-greedy annealed to 0 as the challenge")
     r.add_argument("--seed", type=int, default=0)
     _common(r, eval_default=500)
     r.set_defaults(func=run_hanabi_rainbow)
