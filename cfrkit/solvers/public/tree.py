@@ -23,6 +23,11 @@ Algorithms match :class:`cfrkit.solvers.CFRSolver` exactly (same iterates up to 
 and ``dcfr`` (positive regrets times ``t^a/(t^a+1)``, negative times ``t^b/(t^b+1)``, average weight
 ``t^g``).  ``skip=k`` leaves the first ``k`` iterations out of the average (DeepStack);
 ``average="uniform"`` weights the remaining iterations equally.
+
+Hold'em all-in run-outs (a called all-in, then only board cards to a showdown) are valued by default as one
+terminal per all-in node, ``contrib x M @ opponent_reach`` with ``M`` the board's all-in equity matrix, one
+matrix product per board and pass instead of one showdown per run-out board (``RangeSolver(allin_equity=...)``;
+exact up to float summation order).
 """
 from __future__ import annotations
 
@@ -102,7 +107,8 @@ def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[S
 
     ``depth_limit=True`` stops at the end of the root's betting round: the board card(s) dealt next
     are chance children and the first public state of the next round is a ``leaf`` node (its values
-    come from a leaf value function).  Terminals after all-in calls are kept (with their board run-outs).
+    come from a leaf value function).  Terminals after all-in calls are kept (with their board run-outs;
+    :class:`RangeSolver` values each run-out as one node by default, see its ``allin_equity``).
     Hold'em needs a ``state`` on the flop, turn or river; ``bet_sizing`` (pot fractions per number of
     bets in the round, e.g. ``{1: [0.5, 1.0], 2: [1.0]}``) is passed to
     :func:`~cfrkit.solvers.public.games.public_game_for` when a protocol game is given.
