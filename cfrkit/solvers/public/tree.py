@@ -219,8 +219,9 @@ def _allin_groups(tree: PublicTree, allin: List[int], be) -> List[Tuple[Any, Lis
         groups.setdefault((tuple(int(c) for c in n.board), tuple(allin_runouts(tree, i))), []).append(i)
     out = []
     H = tree.num_hands
+    hands = hash(np.ascontiguousarray(tree.pgame.hand_cards, dtype=np.int64).tobytes())  # the pairs' order
     for key, idx in groups.items():
-        ckey = (key, be.name, str(be.device), str(be.dtype))
+        ckey = (key, hands, be.name, str(be.device), str(be.dtype))
         mt = _ALLIN_DEVICE_CACHE.get(ckey)
         if mt is None:
             pairs = np.flatnonzero(tree.pgame.hand_mask(key[0]))
