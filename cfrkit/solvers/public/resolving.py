@@ -74,7 +74,9 @@ class SolvedLeafValues:
 
 @dataclass
 class ResolveResult:
-    """Outcome of :func:`resolve` (numpy arrays, batch index 0 dropped when ``B == 1``)."""
+    """Outcome of :func:`resolve` (numpy arrays, batch index 0 dropped when ``B == 1``).  The per-node lists hold
+    None at the nodes below an all-in run-out that ``RangeSolver(allin_equity=...)`` values as one terminal (no
+    decision lies there)."""
 
     tree: PublicTree
     solver: RangeSolver
@@ -86,6 +88,15 @@ class ResolveResult:
 
     def root_strategy(self) -> np.ndarray:
         return self.strategy[0]
+
+
+def _pair_np(be, pair):
+    """``(B, 2, H)`` numpy array of a node's ``(player 0, player 1)`` arrays; None for a node below an all-in node."""
+    return None if pair is None or pair[0] is None else np.stack([be.to_numpy(pair[0]), be.to_numpy(pair[1])], 1)
+
+
+def _one_np(be, v):
+    return None if v is None else be.to_numpy(v)
 
 
 def _checked_resolve_tree(pgame, state, tree, opp_cfvs, opp_range, skip: int, iterations: int, depth_limit,
@@ -137,10 +148,10 @@ def resolve(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_range=N
     be = solver.be
     leaf_vals = solver._leaf_values(reach)
     br = solver._backward(reach, opp, strategy, leaf_vals, best_response=True)
-    values = [np.stack([be.to_numpy(v[0]), be.to_numpy(v[1])], 1) for v in vals]
-    reaches = [np.stack([be.to_numpy(r[0]), be.to_numpy(r[1])], 1) for r in reach]
+    values = [_pair_np(be, v) for v in vals]
+    reaches = [_pair_np(be, r) for r in reach]
     return ResolveResult(tree, solver, solver.to_numpy_strategy(strategy), values, reaches,
-                         [be.to_numpy(v) for v in br], [be.to_numpy(v) for v in solver.average_node_values(opp)])
+                         [_one_np(be, v) for v in br], [_one_np(be, v) for v in solver.average_node_values(opp)])
 
 
 def board_resolve_supported(tree: PublicTree) -> bool:
@@ -200,7 +211,7 @@ def resolve_board(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_r
     strat = {i: be.asarray(np.ascontiguousarray(np.transpose(s, (1, 0, 2)))) for i, s in strategy.items()}
     vals, reach = ref.node_values(strat)
     leaf_vals = ref._leaf_values(reach)
-    br = [be.to_numpy(v) for v in ref._backward(reach, opp, strat, leaf_vals, best_response=True)]
-    values = [np.stack([be.to_numpy(v[0]), be.to_numpy(v[1])], 1) for v in vals]
-    reaches = [np.stack([be.to_numpy(r[0]), be.to_numpy(r[1])], 1) for r in reach]
+    br = [_one_np(be, v) for v in ref._backward(reach, opp, strat, leaf_vals, best_response=True)]
+    values = [_pair_np(be, v) for v in vals]
+    reaches = [_pair_np(be, r) for r in reach]
     return ResolveResult(tree, solver, strategy, values, reaches, br, br)

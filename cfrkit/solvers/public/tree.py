@@ -23,10 +23,16 @@ Algorithms match :class:`cfrkit.solvers.CFRSolver` exactly (same iterates up to 
 and ``dcfr`` (positive regrets times ``t^a/(t^a+1)``, negative times ``t^b/(t^b+1)``, average weight
 ``t^g``).  ``skip=k`` leaves the first ``k`` iterations out of the average (DeepStack);
 ``average="uniform"`` weights the remaining iterations equally.
+
+Hold'em all-in run-outs (a called all-in, then only board cards to a showdown) are valued by default as one
+terminal per all-in node, ``contrib x M @ opponent_reach`` with ``M`` the board's all-in equity matrix, one
+matrix product per board and pass instead of one showdown per run-out board (``RangeSolver(allin_equity=...)``;
+exact up to float summation order).
 """
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -38,6 +44,7 @@ from cfrkit.solvers.public.games import PublicPokerGame, public_game_for
 from cfrkit.solvers.public.terminal_values import make_terminal
 
 DECISION, CHANCE_NODE, FOLD_NODE, SHOWDOWN_NODE, LEAF = "decision", "chance", "fold", "showdown", "leaf"
+ALLIN_NODE = "allin"  # RangeSolver's role of an all-in run-out's chance node valued by an equity matrix
 
 
 @dataclass
@@ -100,7 +107,8 @@ def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[S
 
     ``depth_limit=True`` stops at the end of the root's betting round: the board card(s) dealt next
     are chance children and the first public state of the next round is a ``leaf`` node (its values
-    come from a leaf value function).  Terminals after all-in calls are kept (with their board run-outs).
+    come from a leaf value function).  Terminals after all-in calls are kept (with their board run-outs;
+    :class:`RangeSolver` values each run-out as one node by default, see its ``allin_equity``).
     Hold'em needs a ``state`` on the flop, turn or river; ``bet_sizing`` (pot fractions per number of
     bets in the round, e.g. ``{1: [0.5, 1.0], 2: [1.0]}``) is passed to
     :func:`~cfrkit.solvers.public.games.public_game_for` when a protocol game is given.
@@ -155,6 +163,81 @@ def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[S
     return PublicTree(pgame, nodes)
 
 
+# ====================================================================================== all-in run-outs
+_ALLIN_DEVICE_CACHE: "OrderedDict[Any, Any]" = OrderedDict()
+_ALLIN_DEVICE_CACHE_SIZE = 4
+
+
+def allin_equity_supported(pgame) -> bool:
+    """Whether :class:`RangeSolver`'s ``allin_equity`` can value ``pgame``'s all-in run-outs: 52-card hold'em
+    (``hand_cards`` of shape ``(1326, 2)``, the equity kernel of
+    :func:`~cfrkit.solvers.public.board_leaf_cfr.allin_equity_matrix`)."""
+    cards = getattr(pgame, "hand_cards", None)
+    return cards is not None and np.asarray(cards).shape == (1326, 2) and hasattr(pgame, "strengths")
+
+
+def _allin_nodes(tree: PublicTree, allin_equity: Optional[bool]) -> Tuple[List[int], List[bool]]:
+    """``(all-in nodes, skipped)``: the topmost chance nodes with no decision and no leaf below (an all-in call's
+    run-out to showdown) when ``allin_equity`` applies (see ``RangeSolver``), and per node whether it lies strictly
+    below one of them."""
+    nodes = tree.nodes
+    skipped = [False] * len(nodes)
+    if allin_equity is not None and not isinstance(allin_equity, (bool, np.bool_)):
+        raise ValueError(f"allin_equity must be True, False or None, got {allin_equity!r}")
+    supported = allin_equity_supported(tree.pgame)
+    if allin_equity and not supported:
+        raise ValueError(f"allin_equity needs a 52-card hold'em public game, not {type(tree.pgame).__name__}")
+    if allin_equity is False or not supported:
+        return [], skipped
+    open_below = [False] * len(nodes)
+    for n in reversed(nodes):  # children after parents in pre-order
+        open_below[n.index] = n.kind in (DECISION, LEAF) or any(open_below[c] for c in n.children)
+    is_allin = [False] * len(nodes)
+    for n in nodes:
+        if n.parent >= 0 and (skipped[n.parent] or is_allin[n.parent]):
+            skipped[n.index] = True
+        elif n.kind == CHANCE_NODE and not open_below[n.index]:
+            if abs(n.contrib[0] - n.contrib[1]) > 1e-9:
+                raise GameError(f"all-in run-out at node {n.index} with unequal contributions {n.contrib}")
+            is_allin[n.index] = True
+    return [i for i, a in enumerate(is_allin) if a], skipped
+
+
+def _allin_groups(tree: PublicTree, allin: List[int], be) -> List[Tuple[Any, List[int]]]:
+    """``[(M^T, nodes)]``: the all-in nodes grouped by their board and run-outs, with the transposed all-in equity
+    matrix ``(1326, 1326)`` of each group (0 for hands touching the node's board) in the backend's dtype on its
+    device.  The matrices come from :func:`~cfrkit.solvers.public.board_leaf_cfr.allin_equity_matrix` (exact
+    enumeration of the node's run-outs, with the tree's chance probabilities) and stay cached on the device for the
+    last few boards, so a datagen solving many groups of one board builds and moves each matrix once."""
+    if not allin:
+        return []
+    from cfrkit.solvers.public.board_leaf_cfr import allin_equity_matrix, allin_runouts
+
+    groups: Dict[Any, List[int]] = {}
+    for i in allin:
+        n = tree.nodes[i]
+        groups.setdefault((tuple(int(c) for c in n.board), tuple(allin_runouts(tree, i))), []).append(i)
+    out = []
+    H = tree.num_hands
+    hands = hash(np.ascontiguousarray(tree.pgame.hand_cards, dtype=np.int64).tobytes())  # the pairs' order
+    for key, idx in groups.items():
+        ckey = (key, hands, be.name, str(be.device), str(be.dtype))
+        mt = _ALLIN_DEVICE_CACHE.get(ckey)
+        if mt is None:
+            pairs = np.flatnonzero(tree.pgame.hand_mask(key[0]))
+            m = allin_equity_matrix(tree, idx[0], pairs)
+            full = np.zeros((H, H))
+            full[np.ix_(pairs, pairs)] = m
+            mt = be.asarray(np.ascontiguousarray(full.T))
+            _ALLIN_DEVICE_CACHE[ckey] = mt
+            while len(_ALLIN_DEVICE_CACHE) > _ALLIN_DEVICE_CACHE_SIZE:
+                _ALLIN_DEVICE_CACHE.popitem(last=False)
+        else:
+            _ALLIN_DEVICE_CACHE.move_to_end(ckey)
+        out.append((mt, idx))
+    return out
+
+
 # ============================================================================================ solver
 LeafValueFn = Callable[[List[PublicNode], Any, Any, Any], Tuple[Any, Any]]
 
@@ -181,13 +264,28 @@ class RangeSolver:
             ``"cards"`` (the hold'em Cython kernels of :mod:`cfrkit.cards`, numpy backend).
         track_node_values: also accumulate both players' cfvs at every node, weighted like the average
             strategy (:meth:`average_node_values`; what continual re-solving carries between decisions).
+        allin_equity: value every *all-in run-out* (a chance node below which no decision and no leaf is
+            left: a player is all in and the rest of the board is dealt to a showdown) as ONE terminal:
+            player ``p``'s cfv of hand ``h`` there is ``contrib_p x sum_o M[h, o] x opponent_reach(o)`` (chips)
+            with ``M`` the all-in equity matrix of the node's board
+            (:func:`~cfrkit.solvers.public.board_leaf_cfr.allin_equity_matrix`: P(h wins) - P(o wins) over
+            every run-out, with card removal), one dense ``(B K, 1326) x (1326, 1326)`` product per pass for
+            the ``K`` all-in nodes of a board (a matmul on the device with torch).  The run-out subtrees are
+            then never visited (no terminal kernels per run-out board, no set-up for them).  Exact: the same
+            values, regrets, strategies and averaged root values as walking the run-outs, up to the order of
+            float summation.  ``None`` (default): on for 52-card hold'em trees (``hand_cards`` of shape
+            ``(1326, 2)``) that have all-in run-outs, off otherwise; ``True`` on another game is an error.
+            With it on, the per-node outputs (:meth:`node_values`, :meth:`average_node_values`, the reach of
+            :meth:`_forward`) hold ``None`` at the nodes strictly below an all-in node (run-out chance nodes
+            and their showdowns: nothing is decided there); ``False`` walks the run-outs and fills them.
     """
 
     def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "cfr+", skip: int = 0,
                  average: str = "linear", alternating: bool = True, leaf_values: Optional[LeafValueFn] = None,
                  gadget: Optional[Tuple[int, Any]] = None, alpha: float = 1.5, beta: float = 0.0,
                  gamma: float = 2.0, backend: str = "numpy", device: Optional[str] = None, dtype=None,
-                 terminal_kernel: str = "auto", track_node_values: bool = False):
+                 terminal_kernel: str = "auto", track_node_values: bool = False,
+                 allin_equity: Optional[bool] = None):
         if algorithm not in ("cfr+", "dcfr"):
             raise ValueError(f"unknown algorithm {algorithm!r}; choose 'cfr+' or 'dcfr'")
         if average not in ("linear", "uniform"):
@@ -229,12 +327,19 @@ class RangeSolver:
             self.gadget_values = cfvs
             self.gadget_regrets = be.zeros((self.B, 2, H))
             self._root_mask = be.asarray(root_mask)
+        # all-in run-outs valued by equity matrices (see allin_equity): their subtrees are skipped
+        self.allin_nodes, skipped = _allin_nodes(tree, allin_equity)
+        self.allin_equity = bool(self.allin_nodes)
+        self._active = [n for n in tree.nodes if not skipped[n.index]]  # pre-order, run-out subtrees left out
+        allin_set = set(self.allin_nodes)
+        self._role = [ALLIN_NODE if n.index in allin_set else n.kind for n in tree.nodes]
+        self._allin_groups: List[Tuple[Any, List[int]]] = _allin_groups(tree, self.allin_nodes, be)
         # static per-node data
         self._masks: Dict[int, Any] = {}
         self._weights: Dict[int, float] = {}
         self._terminals: Dict[Tuple[int, ...], Any] = {}
-        for n in tree.nodes:
-            if n.kind == CHANCE_NODE:
+        for n in self._active:
+            if self._role[n.index] == CHANCE_NODE:
                 self._weights[n.index] = self.pgame.chance_weight(n.board)
                 for c, ch in zip(n.actions, n.children):
                     self._masks[ch] = be.asarray(1.0 - self.pgame.hands_blocked_by(c))
@@ -242,7 +347,7 @@ class RangeSolver:
                 self._terminals[n.board] = make_terminal(self.pgame.hand_cards, n.board, self.pgame.strengths(n.board), be,
                                                         kernel=terminal_kernel)
         self._terminal_groups: Dict[Tuple[Tuple[int, ...], str], List[int]] = {}
-        for n in tree.nodes:
+        for n in self._active:
             if n.kind in (FOLD_NODE, SHOWDOWN_NODE):
                 self._terminal_groups.setdefault((n.board, n.kind), []).append(n.index)
         self.regrets: Dict[int, Any] = {}
@@ -280,12 +385,14 @@ class RangeSolver:
         return follow * self._root_mask
 
     def _forward(self, strategies: Dict[int, Any]):
-        """Reach of both players at every node under ``strategies``: list of (reach0, reach1)."""
+        """Reach of both players at every node under ``strategies``: list of (reach0, reach1) (None below all-in nodes)."""
         nodes = self.tree.nodes
         reach: List[Any] = [None] * len(nodes)
         reach[0] = self._root_reach()
-        for n in nodes:
-            if n.kind == DECISION:
+        role = self._role
+        for n in self._active:
+            kind = role[n.index]
+            if kind == DECISION:
                 r = reach[n.index]
                 s = strategies[n.index]
                 p = n.player
@@ -294,7 +401,7 @@ class RangeSolver:
                         reach[ch] = (r[0] * s[a], r[1])
                     else:
                         reach[ch] = (r[0], r[1] * s[a])
-            elif n.kind == CHANCE_NODE:
+            elif kind == CHANCE_NODE:
                 r = reach[n.index]
                 for ch in n.children:
                     m = self._masks[ch]
@@ -312,7 +419,8 @@ class RangeSolver:
         return {i: (v0[k], v1[k]) for k, i in enumerate(self.tree.leaf_nodes)}
 
     def _terminal_values(self, reach, player: int) -> Dict[int, Any]:
-        """Values of ``player`` at every fold/showdown node: one kernel call per board and kind."""
+        """Values of ``player`` at every fold/showdown node (one kernel call per board and kind) and every all-in
+        node (one equity-matrix product per board)."""
         be = self.be
         opp = 1 - player
         out: Dict[int, Any] = {}
@@ -327,18 +435,27 @@ class RangeSolver:
                 else:
                     amount = n.contrib[player]
                 out[i] = mass[k * self.B:(k + 1) * self.B] * amount
+        # all-in run-outs: contrib_p x M @ opponent reach, every all-in node of a board in one matrix product
+        for matrix_t, idx in self._allin_groups:
+            stacked = be.concat([reach[i][opp] for i in idx], 0) if len(idx) > 1 else reach[idx[0]][opp]
+            eq = be.matmul(stacked, matrix_t)
+            for k, i in enumerate(idx):
+                out[i] = eq[k * self.B:(k + 1) * self.B] * self.tree.nodes[i].contrib[player]
         return out
 
     def _backward(self, reach, player: int, strategies: Dict[int, Any], leaf_vals, update: Optional[Callable] = None,
                   best_response: bool = False):
-        """Cfvs of ``player`` at every node (list); ``update(node, values_per_action, value)`` at own nodes."""
+        """Cfvs of ``player`` at every node (list; None below all-in nodes); ``update(node, values_per_action,
+        value)`` at own nodes."""
         be = self.be
         nodes = self.tree.nodes
         values: List[Any] = [None] * len(nodes)
         terminal_values = self._terminal_values(reach, player)
-        for n in reversed(nodes):
+        role = self._role
+        for n in reversed(self._active):
             i = n.index
-            if n.kind == DECISION:
+            kind = role[i]
+            if kind == DECISION:
                 child_vals = be.stack([values[c] for c in n.children], 0)  # (A, B, H)
                 if n.player == player:
                     if best_response:
@@ -350,13 +467,13 @@ class RangeSolver:
                             update(n, child_vals, v, reach[i][player])
                 else:
                     values[i] = be.sum(child_vals, 0)
-            elif n.kind == CHANCE_NODE:
+            elif kind == CHANCE_NODE:
                 acc = None
                 for ch in n.children:
                     term = values[ch] * self._masks[ch]
                     acc = term if acc is None else acc + term
                 values[i] = acc * self._weights[i]
-            elif n.kind == LEAF:
+            elif kind == LEAF:
                 values[i] = leaf_vals[i][player]
             else:
                 values[i] = terminal_values[i]
@@ -435,7 +552,8 @@ class RangeSolver:
                     if self.track_node_values and w > 0:
                         acc = self._node_value_sum[q]
                         for i, v in enumerate(values):
-                            acc[i] = v * w if acc[i] is None else acc[i] + v * w
+                            if v is not None:
+                                acc[i] = v * w if acc[i] is None else acc[i] + v * w
                         self._node_value_weight[q] += w
                 for q in who:
                     self._regret_matching(q)
@@ -500,7 +618,7 @@ class RangeSolver:
         if self._node_value_weight[player] <= 0:
             raise ValueError("no iterations after skip yet")
         w = self._node_value_weight[player]
-        return [v / w for v in self._node_value_sum[player]]
+        return [None if v is None else v / w for v in self._node_value_sum[player]]
 
     def current_strategy(self) -> Dict[int, Any]:
         return dict(self.sigma)

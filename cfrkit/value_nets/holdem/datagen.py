@@ -154,8 +154,9 @@ def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.
     (DeepStack's targets).  ``backend``: ``"board"`` (default: the compiled
     :class:`~cfrkit.solvers.public.board_leaf_cfr.BoardLeafSolver`, float32 storage, the group's situations
     side by side with one net call per pass, all-in lines by the board's equity matrix), ``"board64"`` (the
-    same in float64), ``"numpy"`` or ``"torch"`` (``RangeSolver``, the group as one batch; all-in lines walk
-    their run-outs)."""
+    same in float64), ``"numpy"`` or ``"torch"`` (``RangeSolver``, the group as one batch on ``device``; all-in
+    lines by the same equity matrix, ``allin_equity=True``: one ``(B K, 1326) x (1326, 1326)`` product per pass,
+    on the device with torch; so ``"numpy"`` computes ``"board64"``'s values, up to float rounding)."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     tree = _tree(game, bet_sizing, board, contrib, depth_limit=True)
@@ -169,7 +170,7 @@ def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.
     from cfrkit.solvers.public.tree import RangeSolver
 
     solver = RangeSolver(tree, ranges=ranges, algorithm=algorithm, skip=skip, leaf_values=leaf_values,
-                         backend=backend, device=device)
+                         backend=backend, device=device, allin_equity=True)
     solver.run(iterations)
     return solver.be.to_numpy(solver.average_root_values()) / (2.0 * contrib)
 
