@@ -85,11 +85,14 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         counts = parse_counts(args.counts)
-        hidden = tuple(int(h) for h in args.hidden.split(","))
-        if not hidden or min(hidden) < 1:
-            raise ValueError
     except ValueError as exc:
-        ap.error(str(exc) or f"--hidden {args.hidden!r} must be positive widths, e.g. 256,256,256")
+        ap.error(str(exc))
+    try:
+        hidden = tuple(int(h) for h in args.hidden.split(","))
+    except ValueError:
+        hidden = ()
+    if not hidden or min(hidden) < 1:
+        ap.error(f"--hidden {args.hidden!r} must be positive widths, e.g. 256,256,256")
     if not 0 < args.val_fraction < 0.5:
         ap.error("--val-fraction must be in (0, 0.5)")
 

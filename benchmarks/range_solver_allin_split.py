@@ -49,8 +49,14 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(1)
     game = load("holdem")
-    nets = HoldemValueNets.load(args.nets, device=args.device if args.backend == "torch" else "cpu")
-    fn = nets.leaf_values("turn")
+    from cfrkit.value_nets.model import ValueNetFileError
+
+    try:
+        nets = HoldemValueNets.load(args.nets, device=args.device if args.backend == "torch" else "cpu")
+        fn = nets.leaf_values("turn")
+    except (ValueNetFileError, KeyError, ValueError, RuntimeError) as exc:
+        print(f"range_solver_allin_split: error: --nets {args.nets}: {exc}", file=sys.stderr)
+        return 2
     sit = sample_situations("flop", args.batch, np.random.default_rng([args.seed, 2]), group=args.batch,
                             stack=float(min(game.definition.stack)))
 
