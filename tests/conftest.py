@@ -21,3 +21,26 @@ if os.environ.get("CFRKIT_REQUIRE_REFERENCES") == "1":
                         f"{exc}", pytrace=False)
 
     pytest.importorskip = _import_or_fail
+
+
+import importlib.util  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def benchmark_script():
+    """``benchmark_script("deepstack_holdem_eval")``: a script of ``benchmarks/`` imported as a module (the
+    scripts are not a package), once per test session."""
+    loaded = {}
+
+    def load(name: str):
+        if name not in loaded:
+            path = os.path.join(os.path.dirname(__file__), "..", "benchmarks", f"{name}.py")
+            spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            loaded[name] = module
+        return loaded[name]
+
+    return load

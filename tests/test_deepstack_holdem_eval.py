@@ -1,19 +1,11 @@
 """``benchmarks/deepstack_holdem_eval.py``: per-opponent deal counts and the summary over finished chunks."""
-import importlib.util
-import os
 
 import numpy as np
 import pytest
 
-
 @pytest.fixture(scope="module")
-def bench():
-    path = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "deepstack_holdem_eval.py")
-    spec = importlib.util.spec_from_file_location("deepstack_holdem_eval_bench", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
+def bench(benchmark_script):
+    return benchmark_script("deepstack_holdem_eval")
 
 def test_parse_hands_per_opponent(bench):
     assert bench.parse_hands("40", ["blueprint", "random"]) == {"blueprint": 40, "random": 40}
@@ -23,7 +15,6 @@ def test_parse_hands_per_opponent(bench):
                      ("-1", "negative"), ("5,random=-2", "negative")]:
         with pytest.raises(ValueError, match=why):
             bench.parse_hands(bad, ["blueprint", "random"])
-
 
 def test_summary_counts_only_the_first_deals(bench):
     """A run extended to more deals and then summarised with fewer uses exactly the first ones; chips become

@@ -1,8 +1,6 @@
 """``benchmarks/deepstack_holdem_samples.py`` and ``train_on_arrays(val_mask=...)``: one validation set for every
 training-set size, whole (board, pot) groups on either side."""
-import importlib.util
 import json
-import os
 
 import numpy as np
 import pytest
@@ -12,12 +10,8 @@ from cfrkit.value_nets.train import train_on_arrays
 
 
 @pytest.fixture(scope="module")
-def bench():
-    path = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "deepstack_holdem_samples.py")
-    spec = importlib.util.spec_from_file_location("deepstack_holdem_samples_bench", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def bench(benchmark_script):
+    return benchmark_script("deepstack_holdem_samples")
 
 
 @pytest.fixture(scope="module")

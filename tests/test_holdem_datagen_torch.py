@@ -1,7 +1,5 @@
 """The torch path of the hold'em datagen: river groups on RangeSolver, and the rate benchmark run on CPU."""
-import importlib.util
 import json
-import os
 
 import numpy as np
 import pytest
@@ -11,8 +9,6 @@ from cfrkit.solvers.public.tree import RangeSolver
 from cfrkit.value_nets.holdem.datagen import (_sizing_list, _tree, generate_holdem_dataset, load_holdem_dataset,
                                               solve_situations)
 from cfrkit.value_nets.holdem.situations import sample_situations
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _weighted(a, b, w):
@@ -62,16 +58,12 @@ def test_river_dataset_settings_keep_compiled_digest(tmp_path):
     assert np.allclose(data["values"], solve_situations(load("holdem"), sit, 20, 10, backend="numpy"), atol=1e-6)
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location("deepstack_datagen_rate",
-                                                  os.path.join(ROOT, "benchmarks", "deepstack_datagen_rate.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+@pytest.fixture
+def bench(benchmark_script):
+    return benchmark_script("deepstack_datagen_rate")
 
 
-def test_rate_benchmark_runs_on_cpu(tmp_path, capsys):
-    bench = _bench()
+def test_rate_benchmark_runs_on_cpu(tmp_path, capsys, bench):
     out = str(tmp_path / "rate.json")
     assert bench.main(["--streets", "river,turn", "--batch", "2", "--iterations", "6", "--device", "cpu",
                        "--out", out]) == 0
@@ -98,21 +90,21 @@ def test_rate_benchmark_runs_on_cpu(tmp_path, capsys):
     (["--device", "cuda:0"], "CUDA is not available"),
     (["--device", "gpu7"], "unknown --device"),
 ])
-def test_rate_benchmark_bad_input_one_line(argv, message, capsys):
+def test_rate_benchmark_bad_input_one_line(argv, message, capsys, bench):
     import torch
 
     if "cuda" in argv[-1] and torch.cuda.is_available():
         pytest.skip("CUDA present")
-    assert _bench().main(argv) == 2
+    assert bench.main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1 and err.startswith("deepstack_datagen_rate: error:")
 
 
-def test_rate_benchmark_nets_without_the_leaf_street(tmp_path, capsys):
+def test_rate_benchmark_nets_without_the_leaf_street(tmp_path, capsys, bench):
     from cfrkit.value_nets.holdem.nets import HoldemValueNets
 
     d = str(tmp_path / "nets")
     HoldemValueNets(game="holdem", stack=20000.0).save(d)  # a valid but empty set of nets
-    assert _bench().main(["--streets", "turn", "--nets", d, "--device", "cpu"]) == 2
+    assert bench.main(["--streets", "turn", "--nets", d, "--device", "cpu"]) == 2
     err = capsys.readouterr().err.strip()
     assert "no river value net" in err and len(err.splitlines()) == 1

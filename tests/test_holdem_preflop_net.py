@@ -167,17 +167,13 @@ def test_agent_uses_trained_preflop_net(preflop_data):
     assert "preflop" not in spec.leaf_values
 
 
-def test_pipeline_preflop_round(preflop_data, tmp_path):
+def test_pipeline_preflop_round(preflop_data, tmp_path, benchmark_script):
     """``benchmarks/deepstack_holdem.py --streets preflop`` after a flop net: data, the net in the nets
     directory, the round in report.json."""
-    import importlib.util
     import json
     import shutil
 
-    path = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "deepstack_holdem.py")
-    spec = importlib.util.spec_from_file_location("deepstack_holdem_bench", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = benchmark_script("deepstack_holdem")
     out = tmp_path / "run"
     shutil.copytree(preflop_data["nets_dir"], out / "nets")
     assert bench.main(["--preset", "tiny", "--out", str(out), "--streets", "preflop", "--preflop-samples", "12",
