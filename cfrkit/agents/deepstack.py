@@ -127,7 +127,7 @@ class DeepStackAgent:
             rel = history[len(rec.root_history):]
             tree = rec.result.tree
             k = len(rel)
-            while k > 0 and tuple(rel[:k]) not in tree._by_history:
+            while k > 0 and not tree.has_history(rel[:k]):
                 k -= 1
             sub = tree.node_at(rel[:k])
             own_range = rec.result.reach[sub.index][0, self.player]

@@ -29,7 +29,8 @@ from cfrkit.games.base import Game, GameError
 from cfrkit.games.registry import load
 from cfrkit.policy import PolicyFileError, check_array, load_npz_checked, save_npz_atomic
 from cfrkit.solvers.public.games import LeducPublicGame, public_game_for
-from cfrkit.solvers.public.tree import DECISION, RangeSolver, build_public_tree
+from cfrkit.solvers.public.public_tree import DECISION, build_public_tree
+from cfrkit.solvers.public.solver import SubgameSolver
 from cfrkit.value_nets.model import ValueNetFileError
 
 SHARD_MAGIC = "cfrkit-valuenet-shard"
@@ -91,17 +92,12 @@ def solve_situations(game: Game, boards: np.ndarray, contribs: np.ndarray, range
     for board, contrib in keys:
         idx = np.nonzero((boards == board) & (contribs == contrib))[0]
         tree = build_public_tree(pgame, pgame.round_start_state(int(board), contrib))
-        solver = RangeSolver(tree, ranges=ranges[idx], algorithm="cfr+", skip=skip, backend=backend, device=device)
+        solver = SubgameSolver(tree, ranges[idx], backend=backend, algorithm="cfr+", skip=skip, device=device)
         solver.run(iterations)
-        be = solver.be
         pot = 2.0 * contrib
-        if targets == "average_values":
-            avg = be.to_numpy(solver.average_root_values())
-            values[idx, 0], values[idx, 1] = avg[:, 0] / pot, avg[:, 1] / pot
-        else:
-            vals, _ = solver.node_values()
-            values[idx, 0] = be.to_numpy(vals[0][0]) / pot
-            values[idx, 1] = be.to_numpy(vals[0][1]) / pot
+        # (B, 2, H) chips: averaged over the iterations after skip, or the average strategy's cfvs
+        avg = solver.average_root_cfvs() if targets == "average_values" else solver.root_cfvs()
+        values[idx, 0], values[idx, 1] = avg[:, 0] / pot, avg[:, 1] / pot
     return values
 
 

@@ -27,11 +27,11 @@ from typing import ClassVar, Dict, List, Optional, Tuple
 import numpy as np
 
 from cfrkit.games.base import GameError
-from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR, _spread_cards
-from cfrkit.solvers.public.tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
+from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR, spread_cards
+from cfrkit.solvers.public.public_tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
 
 
-def _kernel(dtype=np.float64):
+def kernel_module(dtype=np.float64):
     """The kernel build for the storage type: float64 (``range_cfr_board``) or float32 (``range_cfr_board32``)."""
     if np.dtype(dtype) == np.float32:
         from cfrkit._kernels import range_cfr_board32
@@ -40,6 +40,9 @@ def _kernel(dtype=np.float64):
     from cfrkit._kernels import range_cfr_board
 
     return range_cfr_board
+
+
+_kernel = kernel_module  # old private name (benchmarks)
 
 
 def _swap_suits(card: int, a: int, b: int) -> int:
@@ -119,7 +122,7 @@ class BoardLayout:
                 live = np.nonzero(pg.hand_mask(key) > 0)[0]
                 if len(key) == 5:
                     st = np.asarray(pg.strengths(key), dtype=np.int64)
-                    pairs = _spread_cards(live[np.argsort(st[live], kind="stable")], st, hc)
+                    pairs = spread_cards(live[np.argsort(st[live], kind="stable")], st, hc)
                     runs = np.flatnonzero(np.r_[True, np.diff(st[pairs]) != 0])
                     space_groups.append(np.r_[runs, len(pairs)])
                 else:
@@ -443,7 +446,7 @@ class BoardRangeSolver:
         if target is not None and check_every == 0:
             raise ValueError("a target needs check_every > 0")
         out = np.zeros(max(iterations // check_every if check_every > 0 else 0, 1))
-        done, written = _kernel(self.dtype).solve(
+        done, written = kernel_module(self.dtype).solve(
             self.layout.layout, self.ranges, *self._stored(), self.iterations + 1, iterations,
             ALGORITHMS[self.algorithm], self.alpha, self.beta, self.gamma, check_every,
             -1.0 if target is None else float(target), out, self.threads, self._compressed,
@@ -464,7 +467,7 @@ class BoardRangeSolver:
 
     def exploitability(self) -> float:
         """Exploitability (chips) of the average strategy: (BR_0 + BR_1) / 2, the ranges as the deal."""
-        return float(_kernel(self.dtype).exploitability(self.layout.layout, self.ranges, self._stored()[1],
+        return float(kernel_module(self.dtype).exploitability(self.layout.layout, self.ranges, self._stored()[1],
                                                        self.threads, self._compressed))
 
     def _block(self, kernel_node: int, source: np.ndarray) -> np.ndarray:

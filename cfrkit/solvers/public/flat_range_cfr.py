@@ -41,14 +41,14 @@ from typing import ClassVar, Dict, List, Optional
 import numpy as np
 
 from cfrkit.games.base import GameError
-from cfrkit.solvers.public.tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
+from cfrkit.solvers.public.public_tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
 
 DEFAULT_DCFR = {"alpha": 1.5, "beta": 0.0, "gamma": 2.0}
 # kernel modes: CFR+, DCFR (alpha, beta, gamma), postflop-solver's DCFR (fixed weights, see FlatRangeSolver)
 ALGORITHMS = {"cfr+": 0, "dcfr": 1, "dcfr-postflop": 2}
 
 
-def _kernel(dtype=np.float64):
+def kernel_module(dtype=np.float64):
     """The kernel build for the storage type: float64 (``range_cfr``) or float32 (``range_cfr32``)."""
     if np.dtype(dtype) == np.float32:
         from cfrkit._kernels import range_cfr32
@@ -59,7 +59,7 @@ def _kernel(dtype=np.float64):
     return range_cfr
 
 
-def _spread_cards(hands: np.ndarray, strengths: np.ndarray, hand_cards: np.ndarray) -> np.ndarray:
+def spread_cards(hands: np.ndarray, strengths: np.ndarray, hand_cards: np.ndarray) -> np.ndarray:
     """Reorder hands within each run of equal strength so that neighbours rarely share a card.
 
     The showdown sweep adds every hand's mass to per-card sums in this order; consecutive updates
@@ -85,6 +85,9 @@ def _spread_cards(hands: np.ndarray, strengths: np.ndarray, hand_cards: np.ndarr
             out.append(int(todo[m]))
         i = j
     return np.asarray(out, dtype=hands.dtype)
+
+
+_kernel = kernel_module  # old private name (benchmarks)
 
 
 class FlatTree:
@@ -178,7 +181,7 @@ class FlatTree:
         # the kernel works on the live hands (no card on the board) sorted by showdown strength
         strengths = np.asarray(pg.strengths(board), dtype=np.int64)
         live = np.nonzero(self.mask > 0)[0]
-        self.hands = _spread_cards(live[np.argsort(strengths[live], kind="stable")], strengths, pg.hand_cards)
+        self.hands = spread_cards(live[np.argsort(strengths[live], kind="stable")], strengths, pg.hand_cards)
         self.strength = np.ascontiguousarray(strengths[self.hands], dtype=np.int32)
         self.hand_cards = np.ascontiguousarray(pg.hand_cards[self.hands], dtype=np.int32)
         # chance children: hand masks (kernel hand order) of the dealt cards
@@ -204,7 +207,7 @@ class FlatTree:
                 b = board_ids[key] = len(board_ids) + 1
                 st = np.asarray(pg.strengths(n.board), dtype=np.int64)
                 live_b = self.hands[pg.hand_mask(n.board)[self.hands] > 0]
-                pairs = _spread_cards(live_b[np.argsort(st[live_b], kind="stable")], st, pg.hand_cards)
+                pairs = spread_cards(live_b[np.argsort(st[live_b], kind="stable")], st, pg.hand_cards)
                 perms.append(position[pairs])
                 s_sorted = st[pairs]
                 runs = np.flatnonzero(np.r_[True, np.diff(s_sorted) != 0])
@@ -323,7 +326,7 @@ class FlatRangeSolver:
             raise ValueError("a target needs check_every > 0")
         n_checks = iterations // check_every if check_every > 0 else 0
         out = np.zeros(max(n_checks, 1))
-        done, written = _kernel(self.dtype).solve(*self._args(), self.ranges, self.regrets, self.strategy_sum, self.locked,
+        done, written = kernel_module(self.dtype).solve(*self._args(), self.ranges, self.regrets, self.strategy_sum, self.locked,
                                         self.iterations + 1, iterations, ALGORITHMS[self.algorithm], self.alpha,
                                         self.beta, self.gamma, check_every,
                                         -1.0 if target is None else float(target), out, self.threads)
@@ -388,7 +391,7 @@ class FlatRangeSolver:
         ``strategies``: ``{decision node: (A, H) or (1, A, H)}`` over all pairs of the game, as returned by
         :meth:`average_strategy` or :meth:`RangeSolver.to_numpy_strategy`.
         """
-        return float(_kernel(self.dtype).exploitability(*self._args(), self.ranges,
+        return float(kernel_module(self.dtype).exploitability(*self._args(), self.ranges,
                                                        self._slots_of(strategies).astype(self.dtype)))
 
     def root_values(self, strategies: Optional[Dict[int, np.ndarray]] = None) -> np.ndarray:
@@ -396,7 +399,7 @@ class FlatRangeSolver:
 
         Same normalisation as :meth:`RangeSolver.root_values`: ``sum_h range_p(h) * cfv_p(h) / Z``.
         """
-        cfv = _kernel(self.dtype).root_values(*self._args(), self.ranges, self._slots_of(strategies).astype(self.dtype))
+        cfv = kernel_module(self.dtype).root_values(*self._args(), self.ranges, self._slots_of(strategies).astype(self.dtype))
         # Z: mass of card-compatible hand pairs (opponent mass compatible with each hand, card-removal sums)
         opp = self.ranges[1]
         per_card = np.zeros(52)
@@ -406,16 +409,36 @@ class FlatRangeSolver:
         z = float(self.ranges[0] @ compatible)
         return (self.ranges * cfv).sum(1) / z if z > 0 else np.zeros(2)
 
-    def average_strategy(self) -> Dict[int, np.ndarray]:
-        """``(1, A, H)`` average strategy per decision node (original tree indices)."""
-        avg = self._average_slots()
+    def root_cfvs(self, strategies: Optional[Dict[int, np.ndarray]] = None) -> np.ndarray:
+        """Both players' root cfvs ``(2, H)`` (chips, over all pairs of the game; 0 on pairs touching the board)
+        under ``strategies`` (``{decision: (A, H) or (1, A, H)}``; default: the average strategy)."""
+        cfv = kernel_module(self.dtype).root_values(*self._args(), self.ranges,
+                                                    self._slots_of(strategies).astype(self.dtype))
+        out = np.zeros((2, self.num_hands))
+        out[:, self.hands] = cfv
+        return out
+
+    def set_average_strategy(self, strategies: Dict[int, np.ndarray]) -> None:
+        """Make ``strategies`` (``{decision: (A, H) or (1, A, H)}`` over all pairs, every decision) the average
+        strategy: the strategy sums become the strategies themselves (a saved spot reloaded)."""
+        self.strategy_sum[:] = self._slots_of(strategies)
+
+    def _strategy_dict(self, slots: np.ndarray) -> Dict[int, np.ndarray]:
         out = {}
         for old, s in self.flat.slot_of.items():
             A = self.flat.actions_of[old]
             full = np.full((1, A, self.num_hands), 1.0 / A)
-            full[0][:, self.hands] = avg[s:s + A]
+            full[0][:, self.hands] = slots[s:s + A]
             out[old] = full
         return out
+
+    def average_strategy(self) -> Dict[int, np.ndarray]:
+        """``(1, A, H)`` average strategy per decision node (original tree indices)."""
+        return self._strategy_dict(self._average_slots())
+
+    def current_strategy(self) -> Dict[int, np.ndarray]:
+        """``(1, A, H)`` current (regret-matched, locks applied) strategy per decision node."""
+        return self._strategy_dict(self.sigma)
 
 
 @dataclass

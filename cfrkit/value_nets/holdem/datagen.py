@@ -57,6 +57,10 @@ import numpy as np
 from cfrkit.games.base import GameError
 from cfrkit.games.registry import load
 from cfrkit.policy import PolicyFileError, check_array, load_npz_checked, save_npz_atomic
+from cfrkit.solvers.public.flat_range_cfr import solve_many
+from cfrkit.solvers.public.games import HoldemPublicGame, normalize_bet_sizing
+from cfrkit.solvers.public.public_tree import build_public_tree
+from cfrkit.solvers.public.solver import SubgameSolver
 from cfrkit.value_nets.data import open_dataset_dir, pending_shards, run_shard_jobs, shard_path, write_dataset_meta
 from cfrkit.value_nets.holdem.bucketing import holdem_bucketer_from_dict, make_bucketer
 from cfrkit.value_nets.holdem.situations import group_slices, sample_situations, street_start_state
@@ -71,8 +75,6 @@ DEFAULT_SIZING = ((1.0,), (1.0,), ())  # pot bets, one pot raise, then fold/call
 
 
 def _sizing_list(bet_sizing) -> List[List[float]]:
-    from cfrkit.solvers.public.games import normalize_bet_sizing
-
     return [list(level) for level in normalize_bet_sizing(DEFAULT_SIZING if bet_sizing is None else bet_sizing)]
 
 
@@ -107,9 +109,6 @@ def bucket_arrays(bucketer, boards: np.ndarray, contribs: np.ndarray, ranges: np
 
 
 def _tree(game, bet_sizing, board, contrib, depth_limit: bool):
-    from cfrkit.solvers.public.games import HoldemPublicGame
-    from cfrkit.solvers.public.tree import build_public_tree
-
     pgame = HoldemPublicGame(game, bet_sizing)
     return build_public_tree(pgame, street_start_state(game, board, contrib), depth_limit=depth_limit)
 
@@ -118,14 +117,9 @@ def solve_river_group(game, bet_sizing, board, contrib: float, ranges: np.ndarra
                       threads: int = 1) -> np.ndarray:
     """Pot-fraction root cfvs ``(B, 2, 1326)`` of river situations sharing ``board`` and ``contrib``
     (compiled DCFR, ``iterations`` each; cfvs of the average strategy)."""
-    from cfrkit.solvers.public.flat_range_cfr import _kernel, solve_many
-
     tree = _tree(game, bet_sizing, board, contrib, depth_limit=False)
     batch = solve_many(tree, ranges, max_iterations=iterations, threads=threads)
-    out = np.zeros((len(ranges), 2, 1326))
-    for b, s in enumerate(batch.solvers):
-        cfv = _kernel(s.dtype).root_values(*s._args(), s.ranges, s._average_slots().astype(s.dtype))
-        out[b][:, s.hands] = cfv
+    out = np.stack([s.root_cfvs() for s in batch.solvers])   # (B, 2, 1326) chips, average strategies
     return out / (2.0 * contrib)
 
 
@@ -138,12 +132,11 @@ def solve_river_group_range(game, bet_sizing, board, contrib: float, ranges: np.
     over the iterations after ``skip`` (CFR+ by default)."""
     if backend not in ("numpy", "torch"):
         raise ValueError(f"the river RangeSolver path runs on backend 'numpy' or 'torch', not {backend!r}")
-    from cfrkit.solvers.public.tree import RangeSolver
-
     tree = _tree(game, bet_sizing, board, contrib, depth_limit=False)
-    solver = RangeSolver(tree, ranges=ranges, algorithm=algorithm, skip=skip, backend=backend, device=device)
+    solver = SubgameSolver(tree, np.asarray(ranges).reshape(-1, 2, 1326), backend=backend, algorithm=algorithm,
+                           skip=skip, device=device)
     solver.run(iterations)
-    return solver.be.to_numpy(solver.average_root_values()) / (2.0 * contrib)
+    return solver.average_root_cfvs() / (2.0 * contrib)
 
 
 def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.ndarray, iterations: int,
@@ -160,19 +153,15 @@ def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     tree = _tree(game, bet_sizing, board, contrib, depth_limit=True)
+    ranges = np.asarray(ranges).reshape(-1, 2, 1326)
     if backend in ("board", "board64"):
-        from cfrkit.solvers.public.board_leaf_cfr import BoardLeafSolver
-
-        solver = BoardLeafSolver(tree, ranges=np.asarray(ranges).reshape(-1, 2, 1326), leaf_values=leaf_values,
-                                 algorithm=algorithm, skip=skip, dtype="float32" if backend == "board" else "float64")
-        solver.run(iterations)
-        return solver.average_root_values() / (2.0 * contrib)
-    from cfrkit.solvers.public.tree import RangeSolver
-
-    solver = RangeSolver(tree, ranges=ranges, algorithm=algorithm, skip=skip, leaf_values=leaf_values,
-                         backend=backend, device=device, allin_equity=True)
+        solver = SubgameSolver(tree, ranges, backend="compiled", storage="float32" if backend == "board" else "float64",
+                               leaf_values=leaf_values, algorithm=algorithm, skip=skip, kernel="leaf")
+    else:   # all-in lines by the board's equity matrix: RangeSolver's default on 52-card hold'em trees
+        solver = SubgameSolver(tree, ranges, backend=backend, leaf_values=leaf_values, algorithm=algorithm,
+                               skip=skip, device=device)
     solver.run(iterations)
-    return solver.be.to_numpy(solver.average_root_values()) / (2.0 * contrib)
+    return solver.average_root_cfvs() / (2.0 * contrib)
 
 
 def solve_situations(game, situations, iterations: int, skip: int = 0, bet_sizing=None, leaf_values=None,
@@ -320,8 +309,6 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
     if not 0 <= skip < iterations:
         raise ValueError(f"need 0 <= skip < iterations, got skip={skip}")
     g = load(game)
-    from cfrkit.solvers.public.games import HoldemPublicGame
-
     HoldemPublicGame(g)  # GameError for a game without hold'em public trees
     if LEAF_STREET[street] is not None and leaf_nets is None:
         raise GameError(f"{street} data need the {LEAF_STREET[street]} net at the leaves: pass leaf_nets "

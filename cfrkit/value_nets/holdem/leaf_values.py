@@ -26,7 +26,10 @@ from cfrkit.value_nets.model import ValueNet
 
 
 class HoldemNetLeafValues:
-    """``fn(leaf_nodes, reach0, reach1, backend) -> (values0, values1)`` (``(L, B, 1326)`` chips) for ``RangeSolver``.
+    """A hold'em value net as :class:`~cfrkit.solvers.public.leaf_values.LeafValues`: ``fn(leaf_nodes, reach0,
+    reach1, backend) -> (values0, values1)`` (``(L, B, 1326)`` chips), and as
+    :class:`~cfrkit.solvers.public.leaf_values.BucketedLeafValues` (``num_buckets``, ``empty_range``,
+    :meth:`leaf_bucket_ids`, :meth:`bucket_values`) for the compiled solver's direct path.
 
     Args:
         model: the street's :class:`ValueNet` (``num_buckets`` = the bucketer's).
@@ -57,6 +60,34 @@ class HoldemNetLeafValues:
         self.dtype = tensors[0].dtype if tensors else torch.float32
         self._ids: Dict[Tuple[int, ...], torch.Tensor] = {}
         self.calls = 0
+
+    @property
+    def num_buckets(self) -> int:
+        """Buckets per board (``M``; the net's input has ``2 M + 1`` entries)."""
+        return int(self.model.num_buckets)
+
+    def leaf_bucket_ids(self, board) -> np.ndarray:
+        """``(1326,)`` int64 bucket id per pair on ``board``, pairs touching it in bucket ``num_buckets``
+        (:class:`~cfrkit.solvers.public.leaf_values.BucketedLeafValues`)."""
+        return self.bucket_ids(board).cpu().numpy()
+
+    @torch.no_grad()
+    def bucket_values(self, ranges0: np.ndarray, ranges1: np.ndarray, contribs) -> np.ndarray:
+        """``(N, 2, M)`` float64 bucket values as fractions of the pot per unit of opponent reach mass (the net's
+        output) for ``N`` leaves with normalised bucket ranges ``ranges0, ranges1`` ``(N, M)`` and ``contribs``
+        ``(N,)`` chips per player; the direct path of the compiled depth-limited solver
+        (:class:`~cfrkit.solvers.public.leaf_values.BucketedLeafValues`)."""
+        r0, r1 = np.asarray(ranges0, dtype=np.float64), np.asarray(ranges1, dtype=np.float64)
+        M = self.num_buckets
+        if r0.ndim != 2 or r0.shape != r1.shape or r0.shape[1] != M:
+            raise ValueError(f"bucket ranges must be (N, {M}) each, got {r0.shape} and {r1.shape}")
+        frac = np.asarray(contribs, dtype=np.float64).reshape(-1, 1) / self.stack
+        if len(frac) != len(r0):
+            raise ValueError(f"{len(frac)} contributions for {len(r0)} leaves")
+        x = np.concatenate([r0, r1, frac], 1)
+        out = self.model(torch.as_tensor(x, dtype=self.dtype, device=self.device)).reshape(len(r0), 2, M)
+        self.calls += 1
+        return out.double().cpu().numpy()
 
     def bucket_ids(self, board) -> torch.Tensor:
         """``(1326,)`` bucket id per pair, blocked pairs in the extra bucket ``M`` (dropped)."""
