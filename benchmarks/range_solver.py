@@ -5,8 +5,9 @@
                                       [--solve-flop]
                                       [--targets 1,0.3,0.1] [--check-every 5] [--max-iterations 400] [--dcfr 1.5,0,2]
 
-``--solver board`` (default): :class:`~cfrkit.solvers.public.board_range_cfr.BoardRangeSolver` (a hand space per
-board, depth first, suit isomorphism, optional 16-bit storage); ``--solver flat``: ``FlatRangeSolver``.  Times are
+Solved through the front, :class:`~cfrkit.solvers.public.solver.SubgameSolver` (backend ``"compiled"``):
+``--solver board`` (default) runs its ``BoardRangeSolver`` engine (a hand space per board, depth first, suit
+isomorphism, optional 16-bit storage); ``--solver flat`` its ``FlatRangeSolver`` engine.  Times are
 given in wall seconds and in CPU seconds of the process (``process_time``: all threads), which load distorts less.
 
 Spots (built by :class:`cfrkit.solvers.public.postflop_game.PostflopPublicGame` as postflop-solver's
@@ -72,32 +73,31 @@ def kernel_bytes(flat, hands: int, itemsize: int) -> dict:
 def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations: int, dtype: str,
             threads: int, solver_kind: str = "board", compression: bool = False, dcfr=None,
             rounding: str = "stochastic") -> dict:
-    from cfrkit.solvers.public.board_range_cfr import BoardRangeSolver
-    from cfrkit.solvers.public.flat_range_cfr import DEFAULT_DCFR, FlatRangeSolver, FlatTree
+    from cfrkit.solvers.public import SubgameSolver, build_public_tree
+    from cfrkit.solvers.public.flat_range_cfr import DEFAULT_DCFR, FlatTree
     from cfrkit.solvers.public.postflop_game import PostflopPublicGame, action_tree_counts
-    from cfrkit.solvers.public.tree import build_public_tree
 
     game = PostflopPublicGame(**SPOTS[spot])
     t0 = time.perf_counter()
     tree = build_public_tree(game)
+    # the front, on the compiled engine of --solver (board: BoardRangeSolver, flat: FlatRangeSolver)
+    params = dict(DEFAULT_DCFR, **dict(zip(("alpha", "beta", "gamma"), dcfr or ()))) if solver_kind != "flat" else {}
+    front = SubgameSolver(tree, backend="compiled", kernel=solver_kind, algorithm=algorithm,
+                          storage="16bit" if compression else dtype, threads=threads, rounding=rounding, **params)
+    solver = front.engine   # sizes and layout below are the engine's
     if solver_kind == "flat":
         flat = FlatTree.of(tree)
-        solver = FlatRangeSolver(tree, algorithm=algorithm, dtype=dtype, threads=threads)
-    else:
-        params = dict(DEFAULT_DCFR, **dict(zip(("alpha", "beta", "gamma"), dcfr or ())))
-        solver = BoardRangeSolver(tree, algorithm=algorithm, dtype=dtype, threads=threads, compression=compression,
-                                  rounding=rounding, **params)
     build = time.perf_counter() - t0
-    pot = solver.pot
+    pot = front.pot
     hit = {}
     seconds = cpu = 0.0
     curve = []
     while solver.iterations < max_iterations and len(hit) < len(targets):
         t0, c0 = time.perf_counter(), time.process_time()
-        solver.run(check_every)
+        front.run(check_every)
         seconds += time.perf_counter() - t0
         cpu += time.process_time() - c0
-        e = 100 * solver.exploitability() / pot
+        e = front.exploitability_percent()
         curve.append((solver.iterations, e, seconds, cpu))
         print(json.dumps({"progress": curve[-1]}), flush=True)
         for thr in targets:

@@ -23,7 +23,7 @@ for all): the hold'em datagen's groups.  Units: chips.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, Optional
 
 import numpy as np
 

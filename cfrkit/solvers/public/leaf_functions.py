@@ -18,6 +18,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from cfrkit.cards.equity import board_strengths, board_strengths_batch, showdown_values
+from cfrkit.cards.hands import HOLE_PAIRS
 from cfrkit.games.base import GameError
 from cfrkit.solvers.public.allin import runout_equity_matrix
 from cfrkit.solvers.public.public_tree import PublicNode, PublicTree, build_public_tree
@@ -75,8 +77,6 @@ SolvedLeafValues = ExactContinuationValues  # the old name (cfrkit.solvers.publi
 
 
 def _pair_compat() -> np.ndarray:
-    from cfrkit.cards.hands import HOLE_PAIRS
-
     hp = np.asarray(HOLE_PAIRS)
     share = np.zeros((1326, 1326), dtype=bool)
     for a in range(2):
@@ -119,8 +119,6 @@ def showdown_sign_matrix(board, num_samples: int = 500, seed: int = 0, flop_samp
     disjoint from both hands.  Pairs that share a card (with each other or the board) get 0.  A
     player who has ``x`` chips in a pot that is checked down has cfvs ``x * (opp_reach @ M.T)``.
     """
-    from cfrkit.cards.equity import board_strengths_batch
-
     board = [int(c) for c in board]
     compat = _compat()
     if len(board) not in (0, 3, 4, 5):
@@ -215,8 +213,6 @@ class CheckdownValues:
         H = r0.shape[-1]
         for board, idx in groups.items():
             if len(board) == 5:   # complete board: the cards package's O(H) showdown kernel
-                from cfrkit.cards.equity import board_strengths, showdown_values
-
                 st = board_strengths(board)
                 for k in idx:
                     c0, c1 = leaves[k].contrib

@@ -43,7 +43,6 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from cfrkit.games.base import GameError
 from cfrkit.solvers.public.board_leaf_cfr import BoardLeafSolver
 from cfrkit.solvers.public.board_range_cfr import BoardRangeSolver
 from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR, FlatRangeSolver
@@ -353,6 +352,14 @@ class SubgameSolver:
             flat = FlatRangeSolver(self.tree, ranges=self._root_ranges()[0], algorithm="dcfr", dtype="float64")
             return self._one(flat.root_cfvs(self.average_strategy() if strategies is None else strategies)[None])
         return self._one(self.node_values(strategies)[0][0])
+
+    def expected_values(self, strategies: Optional[Dict[int, np.ndarray]] = None) -> np.ndarray:
+        """Expected chips of each player at the root ``(2,)`` (``(B, 2)`` batched) under ``strategies`` (default:
+        the average strategy), the root ranges as the deal: ``sum_h range_p(h) cfv_p(h) / Z`` with ``Z`` the mass
+        of card-compatible hand pairs (net of the player's own contribution)."""
+        if self.engine_name == "FlatRangeSolver":
+            return self._one(self.engine.root_values(strategies)[None])
+        return self._one(np.asarray(self._ref().root_values(self._engine_strategy(strategies))))
 
     def average_root_cfvs(self) -> np.ndarray:
         """Both players' root cfvs ``(2, H)`` (``(B, 2, H)`` batched; chips) averaged over the iterations after
