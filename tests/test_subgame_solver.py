@@ -216,6 +216,17 @@ def test_solvers_package_imports_no_value_nets_nor_torch():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_old_names_warn_and_still_work():
+    from cfrkit.agents import holdem_deepstack
+    from cfrkit.solvers.public import leaf_functions, resolving
+
+    with pytest.warns(DeprecationWarning, match="ExactContinuationValues"):
+        assert resolving.SolvedLeafValues is ExactContinuationValues
+    for name in ("CheckdownValues", "showdown_sign_matrix"):
+        with pytest.warns(DeprecationWarning, match="leaf_functions"):
+            assert getattr(holdem_deepstack, name) is getattr(leaf_functions, name)
+
+
 def test_bad_options_are_refused(river):
     g, tree, ranges = river
     leduc = build_public_tree(load("leduc"))

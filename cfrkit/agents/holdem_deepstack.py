@@ -26,7 +26,7 @@ first decision of the next street, whose leaves take the next street's value fun
 (``leaf_values["river"]`` for a turn re-solve, ``leaf_values["turn"]`` for a flop re-solve; the
 tree's chance node averages them over the dealt card), as DeepStack does.  A line where both players
 are all in ends in a leaf valued exactly: the showdown averaged over every run-out
-(:class:`CheckdownValues`).
+(:class:`~cfrkit.solvers.public.leaf_functions.CheckdownValues`).
 
 **Without a value function for a street** (no nets, or nets without that street) the lookahead stops
 before the next street's card and the leaf takes the *check-down* value: the showdown averaged over
@@ -74,8 +74,7 @@ import numpy as np
 from cfrkit.agents.poker import HandStrategy, PokerAgent
 from cfrkit.games.base import CHANCE, GameError
 from cfrkit.solvers.public.games import HoldemPublicGame
-# the check-down values moved to the solvers' LeafValues implementations; re-exported here (their old home)
-from cfrkit.solvers.public.leaf_functions import CheckdownValues, showdown_sign_matrix  # noqa: F401
+from cfrkit.solvers.public import leaf_functions
 from cfrkit.solvers.public.resolving import ResolveResult, board_resolve_supported, resolve, resolve_board
 from cfrkit.solvers.public.tree import LEAF, PublicNode, build_public_tree
 
@@ -92,6 +91,14 @@ DEFAULT_BET_SIZING: Dict[str, Dict[int, list]] = {
 
 
 def __getattr__(name):
+    # the check-down values moved to the solvers' LeafValues implementations (cfrkit.solvers.public.leaf_functions):
+    # the old import path warns for one release
+    if name in ("CheckdownValues", "showdown_sign_matrix"):
+        import warnings
+
+        warnings.warn(f"cfrkit.agents.holdem_deepstack.{name} moved to cfrkit.solvers.public.leaf_functions.{name}",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(leaf_functions, name)
     # FlopNetPreflopValues moved to the value-net layer (cfrkit.value_nets.holdem.leaf_values); the old import
     # path still works, lazily (that module needs torch, this one does not)
     if name == "FlopNetPreflopValues":
@@ -270,7 +277,7 @@ class HoldemDeepStackAgent(PokerAgent):
                 raise GameError(f"bet_sizing keys are streets {STREETS}, got {street!r}")
             sizing[street] = s
         self.bet_sizing = sizing
-        self.checkdown = CheckdownValues(preflop_boards, seed=0 if seed is None else int(seed),
+        self.checkdown = leaf_functions.CheckdownValues(preflop_boards, seed=0 if seed is None else int(seed),
                                          flop_samples=flop_runouts)
         if self.preflop_flops and "preflop" not in fns and "flop" in fns:
             from cfrkit.value_nets.holdem.leaf_values import FlopNetPreflopValues

@@ -18,7 +18,9 @@ from cfrkit.value_nets.model import ValueNet
 
 
 class NetLeafValues:
-    """Leaf value function backed by a value net (see module docstring).
+    """Leaf value function backed by a value net (see module docstring): a
+    :class:`~cfrkit.solvers.public.leaf_values.LeafValues` (``fn(leaves, reach0, reach1, backend) -> (v0, v1)``,
+    ``(L, B, H)`` chips).
 
     ``empty_range``: what the net gets for a player whose reach at a leaf is zero for every hand (CFR
     meets this whenever a player's current strategy never takes the actions leading to the leaf; that

@@ -8,7 +8,7 @@ fraction x stack) and solving it with CFR+, exactly as the training data are mad
 :class:`~cfrkit.value_nets.leaf_values.NetLeafValues` it separates errors of the interface (units,
 normalisation, bucketing, player order) from errors of the network: with the interface right, a
 depth-limited solve with this model at the leaves equals one with
-:class:`~cfrkit.solvers.public.resolving.SolvedLeafValues` (exact leaves) to rounding.
+:class:`~cfrkit.solvers.public.leaf_functions.ExactContinuationValues` (exact leaves) to rounding.
 """
 from __future__ import annotations
 

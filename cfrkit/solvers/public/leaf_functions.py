@@ -73,9 +73,6 @@ class ExactContinuationValues:
         return be.asarray(np.stack(out0)), be.asarray(np.stack(out1))
 
 
-SolvedLeafValues = ExactContinuationValues  # the old name (cfrkit.solvers.public.resolving.SolvedLeafValues)
-
-
 def _pair_compat() -> np.ndarray:
     hp = np.asarray(HOLE_PAIRS)
     share = np.zeros((1326, 1326), dtype=bool)

@@ -27,10 +27,22 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from cfrkit.solvers.public.leaf_functions import ExactContinuationValues, SolvedLeafValues  # noqa: F401
+from cfrkit.solvers.public.leaf_functions import ExactContinuationValues
 from cfrkit.solvers.public.public_tree import PublicTree, build_public_tree
 from cfrkit.solvers.public.solver import SubgameSolver
 from cfrkit.solvers.public.tree import RangeSolver  # the engine type ResolveResult.solver holds
+
+
+def __getattr__(name):
+    # SolvedLeafValues is now ExactContinuationValues (cfrkit.solvers.public.leaf_functions): the old name warns
+    # for one release
+    if name == "SolvedLeafValues":
+        import warnings
+
+        warnings.warn("cfrkit.solvers.public.resolving.SolvedLeafValues is now "
+                      "cfrkit.solvers.public.leaf_functions.ExactContinuationValues", DeprecationWarning, stacklevel=2)
+        return ExactContinuationValues
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
