@@ -40,10 +40,13 @@ import numpy as np
 from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError, State
 from cfrkit.games.registry import load
 from cfrkit.games.sequential import as_sequential
-from cfrkit.solvers.progress import SolverHistory, run_iterations
 from cfrkit.policy import FILE_MAGIC as POLICY_MAGIC
 from cfrkit.policy import (PolicyFileError, TabularPolicy, check_array, load_npz_checked, player_key,
                            save_npz_atomic)
+from cfrkit.solvers.progress import SolverHistory, run_iterations
+from cfrkit.solvers.tabular.best_response import exploitability
+from cfrkit.solvers.tabular.cfr import NonFiniteError
+from cfrkit.solvers.tabular.compiled import compile_game
 
 _STATE_MAGIC = "cfrkit-mccfr-state"
 _STATE_VERSION = 1
@@ -225,17 +228,12 @@ class MCCFRSolver:
 
     def exploitability(self) -> float:
         """Exact exploitability of the average policy (game units), on the compiled game tree."""
-        from cfrkit.evaluation.exploitability import exploitability
-        from cfrkit.solvers.tabular.compiled import compile_game
-
         return exploitability(compile_game(self.game), self.average_policy())
 
     def check_finite(self) -> None:
         """Raise :class:`~cfrkit.solvers.tabular.cfr.NonFiniteError` if a regret or sum is NaN or infinite."""
         for info in self.infosets.values():
             if not all(math.isfinite(x) for x in info.regrets) or not all(math.isfinite(x) for x in info.sums):
-                from cfrkit.solvers.tabular.cfr import NonFiniteError
-
                 raise NonFiniteError(f"{self.algorithm} on {self.game.game_string()}: regrets or sums overflowed to "
                                      f"NaN/inf at information state {info.key!r} by iteration {self.iterations}; "
                                      f"rescale the payoffs")
