@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import random
+from bisect import bisect_right
 import sys
 import time
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -397,12 +398,8 @@ class ExternalSamplingMCCFR(MCCFRSolver):
             if player == TERMINAL:
                 return node.returns[traverser]
             if player == CHANCE:
-                r = rand()
-                index = 0
-                for c in node.cum:
-                    if r < c:
-                        break
-                    index += 1
+                # the first outcome whose cumulative probability exceeds a uniform draw
+                index = bisect_right(node.cum, rand())
             else:
                 # the other player's current strategy: add it to the average, sample one action
                 regrets = node.regrets
@@ -511,12 +508,8 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
             if player == TERMINAL:
                 break
             if player == CHANCE:
-                r = rand()
-                index = 0
-                for c in node.cum:
-                    if r < c:
-                        break
-                    index += 1
+                # the first outcome whose cumulative probability exceeds a uniform draw
+                index = bisect_right(node.cum, rand())
                 sample_reach *= node.probs[index]
             elif player == updater:
                 sigma = _regret_matching(node.regrets)
