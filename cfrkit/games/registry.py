@@ -11,6 +11,7 @@ from typing import Any
 
 from cfrkit.games.base import Game, GameError, deserialize_state
 # the table sits below the protocol (Game.game_string reads it); this module is its public front
+# (_REGISTRY, the table itself, stays importable here for code that unregisters a game)
 from cfrkit.games.specs import (_REGISTRY, GameSpec, build_game, format_game_string, format_value, game_specs,
                                 list_games, parse_game_string, register)
 
