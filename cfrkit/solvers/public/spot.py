@@ -26,11 +26,13 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from cfrkit.cards.encoding import cards_to_string
+from cfrkit.cards.encoding import as_card_ids, cards_to_string
+from cfrkit.cards.equity import ehs
 from cfrkit.cards.evaluator import CATEGORY_NAMES, evaluate_batch, hand_category
 from cfrkit.cards.hands import HOLE_PAIRS, NUM_PAIRS, PAIR_STRINGS
 from cfrkit.cards.ranges import CLASS_LABELS, PAIR_CLASSES, range_vector
 from cfrkit.games.base import GameError
+from cfrkit.policy import PolicyFileError, load_npz_checked, save_npz_atomic
 from cfrkit.solvers.public.postflop_game import PostflopPublicGame
 from cfrkit.solvers.public.solver import SubgameSolver
 from cfrkit.solvers.public.tree import CHANCE_NODE, DECISION, PublicNode, build_public_tree
@@ -174,8 +176,6 @@ class SpotResult:
     def equities(self, player: int) -> np.ndarray:
         """float64[1326]: each hand's showdown equity against the other player's root range, averaged
         over the remaining board cards (E[HS]); NaN outside the player's range."""
-        from cfrkit.cards.equity import ehs
-
         out = ehs(list(self.game.board_cards), self.ranges[1 - player])
         out = np.asarray(out, dtype=np.float64).copy()
         out[self.ranges[player] <= 0] = np.nan
@@ -268,8 +268,6 @@ class SpotResult:
     # ------------------------------------------------------------------ persistence
     def save(self, path: str) -> None:
         """Write the spot (parameters, ranges, average strategy) to ``path`` (.npz), atomically."""
-        from cfrkit.policy import save_npz_atomic
-
         header = {"magic": SPOT_MAGIC, "version": 1, "params": self.params, "iterations": self.iterations,
                   "seconds": self.seconds}
         nodes = sorted(self._strategy)
@@ -320,8 +318,6 @@ def solve_spot(board, oop_range, ip_range, pot: int, stack: int, bet_sizes="33%,
 
 def load_spot(path: str) -> SpotResult:
     """A :class:`SpotResult` saved by :meth:`SpotResult.save` (PolicyFileError for a bad file)."""
-    from cfrkit.policy import PolicyFileError, load_npz_checked
-
     header, arrays = load_npz_checked(path, SPOT_MAGIC, ("ranges", "nodes"))
     try:
         params = dict(header["params"])
@@ -343,8 +339,6 @@ def solver_ranges(arrays) -> np.ndarray:
 
 
 def _board_ids(board) -> List[int]:
-    from cfrkit.cards.encoding import as_card_ids
-
     ids = as_card_ids(board)
     if len(ids) not in (3, 4, 5):
         raise GameError(f"a spot's board has 3, 4 or 5 cards, got {len(ids)}")

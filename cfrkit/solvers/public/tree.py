@@ -38,6 +38,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from cfrkit.games.base import GameError
+from cfrkit.policy import TabularPolicy
 from cfrkit.solvers.public.allin import allin_equity_matrix, allin_runouts
 from cfrkit.solvers.public.array_backend import make_backend
 from cfrkit.solvers.public.public_tree import (  # noqa: F401  (re-exported: the tree types' old home)
@@ -598,8 +599,6 @@ class RangeSolver:
 def strategy_to_policy(tree: PublicTree, strategies: Dict[int, np.ndarray], batch_index: int = 0,
                        players: Sequence[int] = (0, 1), policy=None):
     """Write a public-tree strategy (for games with information-state keys) into a TabularPolicy."""
-    from cfrkit.policy import TabularPolicy
-
     pgame = tree.pgame
     if not hasattr(pgame, "infoset_key"):
         raise GameError(f"{type(pgame).__name__} has no information-state keys")
