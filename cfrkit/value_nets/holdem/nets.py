@@ -8,7 +8,7 @@ format, metadata: bucketer, stack, game, data settings, validation loss)::
     nets = HoldemValueNets.load("nets/")          # ValueNetFileError if missing or corrupted
     nets.streets                                  # e.g. ("turn", "river")
     fn = nets.leaf_values("river")                # leaves on the river: a turn re-solve's tree
-    RangeSolver(turn_tree, leaf_values=fn, ...)   # fn(leaf_nodes, reach0, reach1, backend) -> (v0, v1), chips
+    SubgameSolver(turn_tree, ranges, leaf_values=fn)   # fn: a LeafValues, (L, B, 1326) chips
 
 ``leaf_values(street)`` takes the street of the *leaves*: a flop re-solve uses ``leaf_values("turn")``, a
 preflop re-solve ``leaf_values("preflop")`` (the auxiliary net; its leaves have an empty board).
@@ -71,8 +71,8 @@ class HoldemValueNets:
             raise ValueNetFileError(f"no {street} value net (nets present: {have})")
 
     def leaf_values(self, street: str, empty_range: str = "uniform") -> HoldemNetLeafValues:
-        """Leaf value function for ``RangeSolver(leaf_values=...)`` on depth-limited ``HoldemPublicGame``
-        trees whose leaves are on ``street`` (chips; see :class:`HoldemNetLeafValues`)."""
+        """:class:`~cfrkit.solvers.public.leaf_values.LeafValues` for ``SubgameSolver(leaf_values=...)`` on
+        depth-limited ``HoldemPublicGame`` trees whose leaves are on ``street`` (chips; see :class:`HoldemNetLeafValues`)."""
         key = f"{street}:{empty_range}"
         if key not in self._leaf:
             self._need(street)
