@@ -72,7 +72,8 @@ class HoldemValueNets:
 
     def leaf_values(self, street: str, empty_range: str = "uniform") -> HoldemNetLeafValues:
         """:class:`~cfrkit.solvers.public.leaf_values.LeafValues` for ``SubgameSolver(leaf_values=...)`` on
-        depth-limited ``HoldemPublicGame`` trees whose leaves are on ``street`` (chips; see :class:`HoldemNetLeafValues`)."""
+        depth-limited ``HoldemPublicGame`` trees whose leaves are on ``street`` (chips; see
+        :class:`HoldemNetLeafValues`)."""
         key = f"{street}:{empty_range}"
         if key not in self._leaf:
             self._need(street)
