@@ -42,17 +42,18 @@ class TensorReplay:
         m = len(next(iter(batch.values())))
         if any(len(v) != m for v in batch.values()):
             raise ValueError("every field of a batch needs the same leading length")
-        skip = max(0, m - self.capacity)
+        skip = max(0, m - self.capacity)                         # rows that would be overwritten at once
         rows = m - skip
-        first = min(rows, self.capacity - self.pos)             # rows up to the end of the ring, then wrap
+        start = (self.pos + skip) % self.capacity                  # where row ``skip`` lands (ring order)
+        first = min(rows, self.capacity - start)                   # rows up to the end of the ring, then wrap
         for k, v in batch.items():
             v = torch.as_tensor(v)[skip:]
             dst = self.data[k]
-            dst[self.pos:self.pos + first] = v[:first]
+            dst[start:start + first] = v[:first]
             if rows > first:
                 dst[:rows - first] = v[first:]
-        self.pos = (self.pos + rows) % self.capacity
-        self.size = min(self.size + rows, self.capacity)
+        self.pos = (self.pos + m) % self.capacity
+        self.size = min(self.size + m, self.capacity)
 
     def sample(self, rng: np.random.Generator, batch: int) -> Dict[str, torch.Tensor]:
         """``batch`` transitions drawn uniformly with replacement (indices from ``rng``, so a

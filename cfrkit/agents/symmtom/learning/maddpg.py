@@ -52,6 +52,25 @@ _KNOWLEDGE = {"ce": "ce", "ge": "ge", "oracle": "oracle"}
 _episode_seed = episode_seed      # the name earlier code used
 
 
+def _gumbel_noise(logits: torch.Tensor) -> torch.Tensor:
+    """Standard Gumbel noise shaped like ``logits`` (-log -log U; uniform draws are cheaper than exponentials)."""
+    u = torch.rand_like(logits).clamp_(min=1e-10, max=1.0 - 1e-7)
+    return -torch.log(-torch.log(u))
+
+
+def _gumbel_argmax(logits: torch.Tensor) -> torch.Tensor:
+    """A sample of the categorical distribution of ``logits`` (M, k) -> (M,) (the Gumbel-max trick)."""
+    return (logits + _gumbel_noise(logits)).argmax(-1)
+
+
+def _gumbel_hard(logits: torch.Tensor) -> torch.Tensor:
+    """Straight-through Gumbel-softmax (temperature 1): a one-hot sample forward, the softmax's gradient
+    backward -- ``torch.nn.functional.gumbel_softmax(hard=True)``'s estimator."""
+    soft = torch.softmax(logits + _gumbel_noise(logits), -1)
+    hard = F.one_hot(soft.argmax(-1), logits.shape[-1]).to(soft.dtype)
+    return hard - soft.detach() + soft
+
+
 class MADDPGTrainer:
     """One shared actor and critic for all agents of ``config`` (see the module docstring)."""
 
@@ -73,6 +92,7 @@ class MADDPGTrainer:
         self.rng = np.random.default_rng(settings.seed + 1)
         self.replay = TensorReplay(settings.buffer, self._replay_fields(), self.device)
         self.order = torch.tensor([[k] + [j for j in range(n) if j != k] for k in range(n)], device=self.device)
+        self._order_flat = self.order.reshape(-1)
         self.iteration = 0
         self.episodes = 0
         self.env_steps = 0
@@ -205,7 +225,7 @@ class MADDPGTrainer:
     def _ego(self, t: torch.Tensor) -> torch.Tensor:
         """(M, n, D) -> (M n, n D): for every agent k, k first then the others."""
         M, n, D = t.shape
-        return t[:, self.order].reshape(M * n, n * D)
+        return t.index_select(1, self._order_flat).reshape(M * n, n * D)
 
     def _onehot(self, moves: torch.Tensor, pieces: torch.Tensor) -> torch.Tensor:
         """(M, n) move and piece ids -> (M, n, 5 + c) float one-hot actions (the critic's input)."""
@@ -218,8 +238,9 @@ class MADDPGTrainer:
         return x.reshape(M * n, -1), (h.reshape(M * n, -1) if self.recurrent else None)
 
     def _sample_actions(self, actor, x: torch.Tensor, h: Optional[torch.Tensor]):
+        """Straight-through Gumbel-softmax samples of both heads (M, 5 + c), and the logits."""
         lm, lp, _ = actor(x, h)
-        return torch.cat([F.gumbel_softmax(lm, hard=True), F.gumbel_softmax(lp, hard=True)], -1), lm, lp
+        return torch.cat([_gumbel_hard(lm), _gumbel_hard(lp)], -1), lm, lp
 
     def update(self) -> Dict[str, float]:
         """One gradient step of critic then actor on ``batch`` (transition, ego agent) rows."""
@@ -227,8 +248,9 @@ class MADDPGTrainer:
         M = max(1, s.batch // n)                                     # transitions; every agent is an ego
         b = self.replay.sample(self.rng, M)
         a = self._onehot(b["m"], b["p"])                              # (M, n, A)
-        with torch.no_grad():
-            a2, _, _ = self._sample_actions(self.actor_target, *self._actor_inputs(b, True))
+        with torch.no_grad():   # target actions: hard samples only (no straight-through part needed)
+            lm2, lp2, _ = self.actor_target(*self._actor_inputs(b, True))
+            a2 = self._onehot(_gumbel_argmax(lm2), _gumbel_argmax(lp2))
             q2 = self.critic_target(self._ego(b["x2"]), self._ego(a2.reshape(M, n, -1)))
             y = b["r"].reshape(-1) + s.gamma * (1 - b["done"]).repeat_interleave(n) * q2
         xe = self._ego(b["x"])
