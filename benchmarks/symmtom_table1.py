@@ -129,13 +129,14 @@ class _Lock:
 
 def train_run(model: str, n: int, w: int, c: int, episodes: int, out: str = OUT, eval_every: int = 8,
               eval_episodes: int = 200, final_episodes: int = 1000, seed: int = 0, log=print,
-              keep_checkpoint: bool = True, checkpoint_every: int = 100) -> Optional[dict]:
+              keep_checkpoint: bool = True, checkpoint_every: int = 50, progress_every: int = 5) -> Optional[dict]:
     """Train (or resume) one run to ``episodes`` episodes; write and return its JSON (None if locked).
 
     Units: ``cpu_seconds`` is process CPU time of training (``time.process_time``), ``wall_seconds``
     wall-clock time of training; evaluation times are reported separately.  Without
     ``keep_checkpoint`` the resumable checkpoint (replay included, up to hundreds of MB) is replaced
-    by ``ckpt/<run>.actors.pt`` (final and best actor) once the run is finished.
+    by ``ckpt/<run>.actors.pt`` (final and best actor) once the run is finished.  A progress line is
+    logged every ``progress_every`` evaluations (0: never).
     """
     import torch
 
@@ -180,6 +181,9 @@ def train_run(model: str, n: int, w: int, c: int, episodes: int, out: str = OUT,
             if r > state["best_reward"]:
                 state["best_reward"], state["best_iteration"] = r, trainer.iteration
                 state["best_actor"] = {k: v.clone() for k, v in trainer.actor.state_dict().items()}
+            if progress_every and len(state["curve"]) % progress_every == 0:
+                log(f"  {name}: {trainer.episodes} episodes, greedy reward {r:.1f} (best {state['best_reward']:.1f}), "
+                    f"training cpu {trainer.cpu_seconds:.0f} s, wall {trainer.wall_seconds:.0f} s")
 
         last_train = 0.0
         while trainer.iteration < iterations:

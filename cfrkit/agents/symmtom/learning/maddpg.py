@@ -40,6 +40,7 @@ import torch.nn.functional as F
 from cfrkit.agents.rl import LearnerError, default_device
 from cfrkit.agents.rl.tensor_replay import TensorReplay
 from cfrkit.agents.symmtom.base import SymmToMAgent
+from cfrkit.agents.symmtom.belief import KnowledgeTracker
 from cfrkit.agents.symmtom.learning.knowledge import BatchedKnowledge
 from cfrkit.agents.symmtom.learning.networks import Actor, Critic
 from cfrkit.agents.symmtom.learning.settings import VARIANTS, MADDPGSettings, episode_seed
@@ -350,8 +351,6 @@ class LearnedSymmToMAgent(SymmToMAgent):
                                f"environment has n={cfg.agents}, c={cfg.pieces}")
         self.h = None
         if self.mode:
-            from cfrkit.agents.symmtom.belief import KnowledgeTracker
-
             self.tracker = KnowledgeTracker(view, self.mode)
 
     def act(self, view) -> Tuple[int, int]:
