@@ -10,7 +10,7 @@ from cfrkit.agents.rl.replay import ReplayBuffer
 from cfrkit.agents.rl.tensor_replay import TensorReplay
 from cfrkit.agents.symmtom.belief import KnowledgeTracker
 from cfrkit.agents.symmtom.learning import VARIANTS, MADDPGSettings, make_trainer
-from cfrkit.agents.symmtom.learning.estimated import events_from_view
+from cfrkit.agents.symmtom.learning.estimated import _events, event_size, events_from_view
 from cfrkit.agents.symmtom.learning.settings import episode_seed
 from cfrkit.games.symmtom import BatchedSymmToM, SymmToMConfig, SymmToMEnv
 from cfrkit.games.symmtom.core import Start
@@ -135,3 +135,59 @@ def test_update_schedule_is_one_step_per_update_every_joint_steps():
     assert done[0] == 0                                      # below the warm-up (24 < 40)
     # from the second iteration on, 24 / 7 steps each, the fraction carried over
     assert sum(done[1:]) == (5 * 24) // 7 and max(done) - min(done[1:]) <= 1
+
+
+def _events_loop(in_range: np.ndarray, spoken: np.ndarray, on_base: np.ndarray, first: np.ndarray,
+            c: int, reset: bool) -> np.ndarray:
+    """The event vectors observer by observer, speaker by speaker (the earlier, loop implementation)."""
+    B, n = spoken.shape
+    out = np.zeros((B, n, event_size(n, c)), dtype=np.float32)
+    said = spoken >= 0
+    onehot = np.zeros((B, n, c), dtype=bool)                          # (B, speaker, piece)
+    bb, ll = np.nonzero(said)
+    onehot[bb, ll, spoken[bb, ll]] = True
+    Fm = np.transpose(first, (0, 2, 1)).reshape(B, c * n)              # piece-major
+    eye = np.eye(n, dtype=bool)
+    for k in range(n):
+        X = np.zeros((B, c, n), dtype=bool)                            # (B, piece, j)
+        W = np.zeros((B, n, n), dtype=bool)
+        if not reset:
+            # S[0]: my effective speech reached everyone in my range
+            X |= onehot[:, k, :, None] & in_range[:, k, None, :]
+            # S[1]: speech of l heard by me reached me, l and everyone in l's range
+            for l in range(n):
+                if l == k:
+                    continue
+                heard = in_range[:, k, l]                               # (B,)
+                reach = in_range[:, l, :] | eye[l][None] | eye[k][None]  # (B, j)
+                X |= (heard[:, None, None] & onehot[:, l, :, None] & reach[:, None, :])
+            W = in_range & ~in_range[:, k, None, :]                       # W[j, l]: j hears l, I do not hear l
+            W[:, k, :] = False
+            W[:, :, k] = False
+        at = 0
+        out[:, k, at:at + c * n] = X.reshape(B, c * n)
+        at += c * n
+        out[:, k, at:at + n * n] = W.reshape(B, n * n)
+        at += n * n
+        out[:, k, at:at + n * n] = in_range.reshape(B, n * n)
+        at += n * n
+        if not reset:
+            out[:, k, at:at + n] = on_base
+        at += n
+        out[:, k, at:at + c * n] = Fm
+    return out
+
+
+@pytest.mark.parametrize("n,c", [(2, 2), (3, 9), (4, 12)])
+def test_vectorised_events_equal_the_loop_implementation(n, c):
+    rng = np.random.default_rng(n * c)
+    for _ in range(10):
+        B = 6
+        r = rng.random((B, n, n)) < 0.5
+        in_range = (r | r.transpose(0, 2, 1)) & ~np.eye(n, dtype=bool)[None]
+        spoken = rng.integers(-1, c, (B, n))
+        on_base = rng.random((B, n)) < 0.3
+        first = rng.random((B, n, c)) < 0.4
+        for reset in (False, True):
+            assert np.array_equal(_events(in_range, spoken, on_base, first, c, reset),
+                                  _events_loop(in_range, spoken, on_base, first, c, reset))

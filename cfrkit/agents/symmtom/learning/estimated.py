@@ -57,42 +57,29 @@ def event_size(n: int, c: int) -> int:
 def _events(in_range: np.ndarray, spoken: np.ndarray, on_base: np.ndarray, first: np.ndarray,
             c: int, reset: bool) -> np.ndarray:
     """Event vectors of every observer.  in_range (B, n, n) bool (no diagonal), spoken (B, n) effective
-    speech or -1, on_base (B, n) bool, first (B, n, c) bool -> (B, n_observers, E) float32."""
+    speech or -1, on_base (B, n) bool, first (B, n, c) bool -> (B, n_observers, E) float32.
+
+    All observers k and speakers l at once (bool arrays up to (B, k, l, c, j)); no Python loop."""
     B, n = spoken.shape
+    cn, nn = c * n, n * n
     out = np.zeros((B, n, event_size(n, c)), dtype=np.float32)
-    said = spoken >= 0
-    onehot = np.zeros((B, n, c), dtype=bool)                          # (B, speaker, piece)
-    bb, ll = np.nonzero(said)
-    onehot[bb, ll, spoken[bb, ll]] = True
-    Fm = np.transpose(first, (0, 2, 1)).reshape(B, c * n)              # piece-major
-    eye = np.eye(n, dtype=bool)
-    for k in range(n):
-        X = np.zeros((B, c, n), dtype=bool)                            # (B, piece, j)
-        W = np.zeros((B, n, n), dtype=bool)
-        if not reset:
-            # S[0]: my effective speech reached everyone in my range
-            X |= onehot[:, k, :, None] & in_range[:, k, None, :]
-            # S[1]: speech of l heard by me reached me, l and everyone in l's range
-            for l in range(n):
-                if l == k:
-                    continue
-                heard = in_range[:, k, l]                               # (B,)
-                reach = in_range[:, l, :] | eye[l][None] | eye[k][None]  # (B, j)
-                X |= (heard[:, None, None] & onehot[:, l, :, None] & reach[:, None, :])
-            W = in_range & ~in_range[:, k, None, :]                       # W[j, l]: j hears l, I do not hear l
-            W[:, k, :] = False
-            W[:, :, k] = False
-        at = 0
-        out[:, k, at:at + c * n] = X.reshape(B, c * n)
-        at += c * n
-        out[:, k, at:at + n * n] = W.reshape(B, n * n)
-        at += n * n
-        out[:, k, at:at + n * n] = in_range.reshape(B, n * n)
-        at += n * n
-        if not reset:
-            out[:, k, at:at + n] = on_base
-        at += n
-        out[:, k, at:at + c * n] = Fm
+    if not reset:
+        eye = np.eye(n, dtype=bool)
+        onehot = (spoken[:, :, None] == np.arange(c)[None, None, :]) & (spoken >= 0)[:, :, None]   # (B, l, c)
+        # S[0]: my effective speech reached everyone in my range -> (B, k, piece, j)
+        X = onehot[:, :, :, None] & in_range[:, :, None, :]
+        # S[1]: speech of l heard by me reached me, l and everyone in l's range
+        reach = in_range | eye[None]                                       # (B, l, j): j hears l, or j is l
+        heard = onehot[:, None, :, :, None] & in_range[:, :, :, None, None]  # (B, k, l, piece, 1)
+        X |= (heard & (reach[:, None, :, None, :] | eye[None, :, None, None, :])).any(2)
+        # W[k, j, l]: j hears l and I (k) do not; j != k, l != k
+        W = in_range[:, None, :, :] & ~in_range[:, :, None, :]
+        W &= ~eye[None, :, :, None] & ~eye[None, :, None, :]
+        out[:, :, :cn] = X.reshape(B, n, cn)
+        out[:, :, cn:cn + nn] = W.reshape(B, n, nn)
+        out[:, :, cn + 2 * nn:cn + 2 * nn + n] = on_base[:, None, :]
+    out[:, :, cn + nn:cn + 2 * nn] = in_range.reshape(B, 1, nn)
+    out[:, :, cn + 2 * nn + n:] = np.transpose(first, (0, 2, 1)).reshape(B, 1, cn)       # piece-major
     return out
 
 
