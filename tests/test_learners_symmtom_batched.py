@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")
 from cfrkit.agents.rl.replay import ReplayBuffer
 from cfrkit.agents.rl.tensor_replay import TensorReplay
 from cfrkit.agents.symmtom.belief import KnowledgeTracker
-from cfrkit.agents.symmtom.learning import VARIANTS, MADDPGSettings, make_trainer
+from cfrkit.agents.symmtom.learning import VARIANTS, MADDPGSettings, make_trainer, train_maddpg
 from cfrkit.agents.symmtom.learning.estimated import _events, event_size, events_from_view
 from cfrkit.agents.symmtom.learning.settings import episode_seed
 from cfrkit.games.symmtom import BatchedSymmToM, SymmToMConfig, SymmToMEnv
@@ -193,3 +193,17 @@ def test_vectorised_events_equal_the_loop_implementation(n, c):
         for reset in (False, True):
             assert np.array_equal(_events(in_range, spoken, on_base, first, c, reset),
                                   _events_loop(in_range, spoken, on_base, first, c, reset))
+
+
+@pytest.mark.parametrize("variant", ["ge", "ee"])
+def test_resume_with_the_carried_update_fraction_is_bit_exact(tmp_path, variant):
+    """Stopping between iterations keeps the fraction of a gradient step owed (update_credit)."""
+    s = MADDPGSettings(variant=variant, num_envs=3, hidden=8, batch=16, update_every=7, warmup=30, buffer=400,
+                       seed=4)
+    a = train_maddpg(TINY, s, str(tmp_path / "a"), 5, eval_every=5, eval_episodes=4, progress=False)
+    train_maddpg(TINY, s, str(tmp_path / "b"), 3, eval_every=5, eval_episodes=4, progress=False)
+    b = train_maddpg(TINY, s, str(tmp_path / "b"), 5, eval_every=5, eval_episodes=4, progress=False)
+    assert a.update_credit == b.update_credit and a.update_credit > 0
+    for net in ("actor", "critic", "actor_target", "critic_target"):
+        for v, v2 in zip(getattr(a, net).state_dict().values(), getattr(b, net).state_dict().values()):
+            assert torch.equal(v, v2)
