@@ -31,8 +31,10 @@ from typing import Any, Deque, Dict, List, Optional
 
 from cfrkit.games.base import CHANCE, TERMINAL, GameError
 from cfrkit.games.holdem.deals import deal_for_hand
-from cfrkit.games.holdem.game import HoldemGame
+from cfrkit.games.holdem.definition import list_definitions
+from cfrkit.games.holdem.game import DEFAULT_DEFINITION, HoldemGame
 from cfrkit.games.holdem.matchstate import MatchStateError, format_matchstate, parse_response
+from cfrkit.games.registry import parse_game_string
 from cfrkit.platform import protocol as P
 from cfrkit.platform.jsonlines import dumps as _dumps
 from cfrkit.platform.schedule import hand_plan, player_of_seat, round_up_hands
@@ -45,6 +47,60 @@ FAST_AGENTS = ("random", "always-call", "fixed-range-raiser", "rule-based")
 HOUSE_AGENT_NAMES = ("random", "always-call", "fixed-range-raiser", "rule-based", "ar", "call", "raiser")
 MAX_HANDS = 10_000_000
 STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+
+#: parameters of ``holdem(...)`` a client may set; the definition is one of the server's own, by name
+CLIENT_GAME_PARAMS = ("definition", "stacks", "blinds", "antes", "fractional_split", "ante_trimming")
+#: largest stack, blind or ante (chips) a client's game may ask for (ACPC's dealer uses 32-bit chips)
+MAX_CLIENT_CHIPS = 2 ** 31 - 1
+MAX_GAME_STRING = 300
+
+
+def client_game(game_string: str) -> HoldemGame:
+    """The hold'em game of a client's ``create``, built from the server's own definitions only.
+
+    A client names a shipped ACPC definition (``data/acpc/<name>.game``, :func:`list_definitions`)
+    by name; a file path or any other name is refused before anything is read, so no file of the
+    server machine is ever opened for a client and no error quotes one.  ``stacks`` / ``blinds``
+    / ``antes`` (chips, one per seat, ``;``-separated) are bounded integers.  Raises
+    :class:`~cfrkit.platform.protocol.ProtocolError` (``bad_request``) with a one-line message."""
+    def bad(msg: str):
+        raise P.ProtocolError("bad_request", msg)
+
+    if len(game_string) > MAX_GAME_STRING:
+        bad(f"game string longer than {MAX_GAME_STRING} characters")
+    try:
+        name, params = parse_game_string(game_string)
+    except GameError:
+        bad("game must be holdem or holdem(definition=NAME, stacks=..., blinds=..., antes=...)")
+    if name != "holdem":
+        bad(f"game must be a holdem(...) game string, not {name[:40]!r}")
+    extra = sorted(set(params) - set(CLIENT_GAME_PARAMS))
+    if extra:
+        bad(f"holdem: unknown parameter {extra[0][:40]!r}; allowed: {', '.join(CLIENT_GAME_PARAMS)}")
+    definition = params.get("definition", DEFAULT_DEFINITION)
+    known = list_definitions()
+    if isinstance(definition, str) and definition.endswith(".game"):
+        definition = definition[:-len(".game")]
+    if not isinstance(definition, str) or definition not in known:
+        # the value is not echoed: it may be a path, and its existence is nobody's business
+        bad(f"definition must be the name of one of the server's definitions: {', '.join(known)}")
+    params["definition"] = definition
+    for key, low in (("stacks", 1), ("blinds", 0), ("antes", 0)):
+        value = params.get(key, ())
+        value = value if isinstance(value, tuple) else (value,)
+        if not all(isinstance(v, int) and not isinstance(v, bool) and low <= v <= MAX_CLIENT_CHIPS for v in value):
+            bad(f"holdem: {key} must be integers {low}..{MAX_CLIENT_CHIPS} separated by ';' (one per seat)")
+        if key in params:
+            params[key] = value
+    for key in ("fractional_split", "ante_trimming"):
+        if not isinstance(params.get(key, False), bool):
+            bad(f"holdem: {key} must be true or false")
+    try:
+        game = HoldemGame(**params)
+    except (GameError, ValueError, TypeError) as exc:  # the server's own file: its messages are fine
+        bad(f"game: {str(exc)[:200]}")
+    return game
 
 
 def _rss_mb() -> float:
@@ -742,8 +798,6 @@ class Server:
     # ------------------------------------------------------------------ matches
     def create_match(self, req: Dict[str, Any]) -> Match:
         """Validate a ``create`` request and start the match (raises ProtocolError)."""
-        from cfrkit.games.registry import load
-
         if len(self.matches) >= self.max_matches:
             raise P.ProtocolError("server_busy", f"{len(self.matches)} matches running; try later")
 
@@ -759,15 +813,7 @@ class Server:
                 raise P.ProtocolError("bad_request", f"{name!r} must be true or false")
             return value
 
-        game_string = field("game", str, "holdem")
-        if not game_string.startswith("holdem") or len(game_string) > 300:
-            raise P.ProtocolError("bad_request", "game must be a holdem(...) game string")
-        try:
-            game = load(game_string)
-        except (GameError, ValueError, TypeError, OSError) as exc:
-            raise P.ProtocolError("bad_request", f"game {game_string!r}: {exc}") from None
-        if not isinstance(game, HoldemGame):
-            raise P.ProtocolError("bad_request", "game must be a holdem(...) game")
+        game = client_game(field("game", str, "holdem"))
         hands = field("hands", int, 1000)
         seed = field("seed", int, secrets.randbelow(2 ** 31))
         duplicate = field("duplicate", bool, game.num_players == 2)

@@ -1,0 +1,121 @@
+"""The match server against a stranger (issue 29): every test runs a live server on loopback.
+
+Files of the server machine, foreign web pages, bad creates and restarts, file descriptors under a
+low ulimit, idle-socket floods and slot filling, nested JSON, the operator token; and the ACPC door
+as an unchanged ACPC agent sees it (the dealer's ``example_player``, byte for byte).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import resource
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from platform_helpers import ROOT, free_port  # noqa: E402
+
+from cfrkit.platform.server import Server
+from cfrkit.platform.storage import Store
+
+
+def _run(coro):
+    return asyncio.run(coro)
+
+
+async def _server(tmp_path, name="p.db", **kw):
+    srv = Server(str(tmp_path / name), port=0, **kw)
+    await srv.start()
+    return srv
+
+
+class Line:
+    """A JSON-lines connection (asyncio streams)."""
+
+    def __init__(self, port, host="127.0.0.1"):
+        self.port, self.host = port, host
+
+    async def open(self, hello=True):
+        self.r, self.w = await asyncio.open_connection(self.host, self.port)
+        if hello:
+            msg = await self.recv()
+            assert msg["type"] == "hello", msg
+        return self
+
+    async def send(self, obj):
+        self.w.write((json.dumps(obj) + "\n").encode())
+        await self.w.drain()
+
+    async def send_raw(self, data):
+        self.w.write(data)
+        await self.w.drain()
+
+    async def recv(self, timeout=10):
+        line = await asyncio.wait_for(self.r.readline(), timeout)
+        if not line:
+            raise EOFError("closed")
+        return json.loads(line)
+
+    async def recv_type(self, *types, timeout=10):
+        while True:
+            msg = await self.recv(timeout)
+            if msg["type"] in types:
+                return msg
+
+    def close(self):
+        self.w.close()
+
+
+SECRET = "cfrkit-secret-line-7f3a"
+
+
+# ----------------------------------------------------------------------------- files of the server
+def test_create_naming_a_file_is_refused_without_reading_it(tmp_path):
+    secret = tmp_path / "secret.game"
+    secret.write_text(f"{SECRET}\n")
+    big = tmp_path / "big.game"
+    with open(big, "wb") as fh:  # sparse: 2 GB on paper, nothing on disk
+        fh.truncate(2 * 1024 ** 3)
+    names = [f"holdem(definition={secret})", "holdem(definition=/proc/self/environ)",
+             "holdem(definition=/etc/passwd)", f"holdem(definition={big})",
+             "holdem(definition=../../../../etc/passwd)", "holdem(definition=secret.game)",
+             "holdem(definition=secret)", f"holdem(definition={tmp_path})", "kuhn", "holdem(players=3)"]
+
+    async def main():
+        os.environ["CFRKIT_TEST_SECRET"] = SECRET
+        cwd = os.getcwd()
+        os.chdir(tmp_path)  # a bare name must not be looked up in the server's directory either
+        try:
+            srv = await _server(tmp_path)
+            c = await Line(srv.bound["json"]).open()
+            answers = []
+            for game in names:
+                t0 = time.monotonic()
+                await c.send({"type": "create", "game": game, "players": ["ar", "random"]})
+                answers.append((await c.recv_type("created", "error"), time.monotonic() - t0))
+            # the server still works, and a shipped definition by name is fine
+            await c.send({"type": "create", "game": "holdem(definition=holdem.limit.2p.reverse_blinds)",
+                          "players": ["ar", "random"], "hands": 2})
+            ok = await c.recv_type("created", "error")
+            stored = srv.store.match_ids()
+            await srv.close()
+            return answers, ok, stored
+        finally:
+            os.chdir(cwd)
+            os.environ.pop("CFRKIT_TEST_SECRET", None)
+
+    answers, ok, stored = _run(main())
+    for (msg, seconds), game in zip(answers, names):
+        assert msg["type"] == "error" and msg["code"] == "bad_request", (game, msg)
+        assert SECRET not in msg["message"] and "root:" not in msg["message"], msg
+        assert str(tmp_path) not in msg["message"]  # a path is never echoed
+        assert seconds < 2.0, (game, seconds)  # nothing was read
+    assert ok["type"] == "created", ok
+    assert stored == [ok["match"]]  # the refused creates stored nothing
