@@ -119,3 +119,60 @@ def test_create_naming_a_file_is_refused_without_reading_it(tmp_path):
         assert seconds < 2.0, (game, seconds)  # nothing was read
     assert ok["type"] == "created", ok
     assert stored == [ok["match"]]  # the refused creates stored nothing
+
+
+# ----------------------------------------------------------------------------- bad creates, restarts
+def test_failed_create_stores_nothing_and_restart_skips_what_it_cannot_resume(tmp_path):
+    garbage = tmp_path / "broken.npz"
+    garbage.write_bytes(b"this is not a policy file\n")
+
+    async def first():
+        srv = await _server(tmp_path, policies={"broken": str(garbage)})
+        c = await Line(srv.bound["json"]).open()
+        await c.send({"type": "create", "players": ["policy:broken", "random"], "hands": 10})
+        refused = await c.recv_type("created", "error")
+        await c.send({"type": "create", "players": ["remote", "random"], "hands": 10})
+        good = await c.recv_type("created", "error")
+        stored = srv.store.match_ids()
+        await srv.close()
+        return refused, good, stored
+
+    refused, good, stored = _run(first())
+    assert refused["type"] == "error" and refused["code"] == "bad_request", refused
+    assert good["type"] == "created"
+    assert stored == [good["match"]]  # the failed create left no row behind
+
+    # a running match this server cannot rebuild (its policy is no longer offered, or an older
+    # server stored an agent this one does not know): the restart skips it, reports it, serves the rest
+    db = sqlite3.connect(str(tmp_path / "p.db"))
+    spec = json.loads(db.execute("SELECT spec FROM matches WHERE id=?", (good["match"],)).fetchone()[0])
+    for bad_id, agent in (("0000000000aa", "policy:gone"), ("0000000000bb", "no-such-agent")):
+        bad_spec = dict(spec, players=[{"name": "x", "kind": "house", "agent": agent}, spec["players"][1]])
+        db.execute("INSERT INTO matches(id, spec, status, created) VALUES (?, ?, 'running', 0)",
+                   (bad_id, json.dumps(bad_spec)))
+        for j, name in enumerate(("x", "random")):
+            db.execute("INSERT INTO players(match_id, player, name, kind) VALUES (?,?,?,?)",
+                       (bad_id, j, name, "house" if j == 0 else "house"))
+            db.execute("INSERT INTO results(match_id, player, name, hands, chips) VALUES (?,?,?,0,0)",
+                       (bad_id, j, name))
+    db.commit()
+    db.close()
+
+    async def second():
+        srv = await _server(tmp_path)  # no --policy this time
+        running = sorted(srv.matches)
+        skipped = dict(srv.skipped)
+        c = await Line(srv.bound["json"]).open()
+        await c.send({"type": "join", "match": good["match"], "token": good["tokens"]["0"]})
+        welcome = await c.recv_type("welcome", "error")
+        await srv.close()
+        return running, skipped, welcome
+
+    running, skipped, welcome = _run(second())
+    assert running == [good["match"]]
+    assert set(skipped) == {"0000000000aa", "0000000000bb"}
+    assert all("cannot resume" in why for why in skipped.values())
+    assert welcome["type"] == "welcome"
+    store = Store(str(tmp_path / "p.db"))
+    assert store.match("0000000000aa")["status"] == "running"  # kept: a later start may resume it
+    store.close()

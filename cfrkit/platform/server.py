@@ -648,6 +648,8 @@ class Server:
         self._sweeping = False
         self._servers: List[Any] = []
         self.bound: Dict[str, int] = {}
+        #: stored running matches this start could not resume: id -> reason (``admin`` lists them)
+        self.skipped: Dict[str, str] = {}
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -657,15 +659,26 @@ class Server:
         for row in self.store.running_matches():  # resume after a restart: the open hand is void
             if self.owner(row["id"]) != self.worker:
                 continue
+            try:
+                players = [dict(spec_player, **stored)
+                           for spec_player, stored in zip(row["spec"]["players"], row["players"])]
+                match = Match(self, row["id"], row["spec"], players, row["hands_done"], self.store.totals(row["id"]))
+            except Exception as exc:  # one match that cannot be rebuilt must not keep the server down
+                self.skip_match(row["id"], f"cannot resume: {type(exc).__name__}: {str(exc)[:200]}")
+                continue
             self.store.mark_restarted(row["id"])
             log.info("match %s resumes at hand %d (a hand being played at the stop is void and replayed "
                      "from its deal)", row["id"], row["hands_done"])
-            players = [dict(spec_player, **stored) for spec_player, stored in zip(row["spec"]["players"], row["players"])]
-            match = Match(self, row["id"], row["spec"], players, row["hands_done"], self.store.totals(row["id"]))
             self.matches[match.id] = match
             resumed.append(match)
         for match in resumed:
-            await self._open_acpc_ports(match)
+            try:
+                await self._open_acpc_ports(match)
+            except OSError as exc:
+                self.matches.pop(match.id, None)
+                self._close_acpc_ports(match)
+                self.skip_match(match.id, f"cannot open its ACPC seat ports: {exc}")
+                continue
             match.start()
         reuse = self.workers > 1 or None
         srv = await asyncio.get_running_loop().create_server(self._json_door, self.host, self.port, reuse_port=reuse)
@@ -767,10 +780,21 @@ class Server:
             await asyncio.shield(self._pending_hands[-1][1])
 
     def match_finished(self, match: Match) -> None:
+        self._close_acpc_ports(match)
+        self.matches.pop(match.id, None)
+
+    def _close_acpc_ports(self, match: Match) -> None:
         for slot in match.slots:
             if slot.acpc_server is not None:
                 slot.acpc_server.close()
-        self.matches.pop(match.id, None)
+                slot.acpc_server = None
+
+    def skip_match(self, match_id: str, reason: str) -> None:
+        """A stored running match this start does not resume: logged, listed by ``admin``; it stays
+        ``running`` in the database, so a later start that can build it (a ``--policy`` offered
+        again, more descriptors) resumes it."""
+        log.warning("match %s skipped: %s", match_id, reason)
+        self.skipped[match_id] = reason
 
     def owner(self, match_id: str) -> int:
         """The worker that runs ``match_id`` (its hexadecimal id modulo the number of workers)."""
@@ -853,12 +877,21 @@ class Server:
         match_id = secrets.token_hex(6)
         while self.owner(match_id) != self.worker:  # an id of this worker's shard
             match_id = secrets.token_hex(6)
-        self.store.create_match(match_id, spec, players)
-        match = Match(self, match_id, spec, players)
-        self.matches[match_id] = match
+        # build first (agents, policy files), store after: a create that fails leaves nothing behind
+        try:
+            match = Match(self, match_id, spec, players)
+        except P.ProtocolError:
+            raise
+        except Exception as exc:
+            raise P.ProtocolError("bad_request", f"could not build the match: {type(exc).__name__}: "
+                                                 f"{str(exc)[:200]}") from None
+        match.players_record = players
+        self.matches[match_id] = match  # holds its place under max_matches; stored by _start_created
         return match
 
-    async def _open_acpc_ports(self, match: Match) -> None:
+    async def _open_acpc_ports(self, match: Match, store: bool = True) -> None:
+        """Open a listening port for every ACPC seat (its stored port when free, else a new one);
+        raises OSError when one cannot be opened (the ports opened so far stay in the slots)."""
         for slot in match.slots:
             if slot.kind != "acpc":
                 continue
@@ -868,8 +901,11 @@ class Server:
             except OSError:
                 srv = await asyncio.start_server(handler, self.host, 0)
             slot.acpc_server = srv
+            if not srv.sockets:
+                raise OSError("the seat's port did not open")
             slot.port = srv.sockets[0].getsockname()[1]
-            self.store.set_port(match.id, slot.player, slot.port)
+            if store:
+                self.store.set_port(match.id, slot.player, slot.port)
 
     def attach(self, conn: Connection, match_id: Any, token: Any) -> Slot:
         if not isinstance(match_id, str) or not isinstance(token, str):
@@ -965,7 +1001,18 @@ class Server:
             raise P.ProtocolError("bad_message", f"unknown message type {kind[:30]!r}")
 
     async def _start_created(self, conn: Connection, match: Match, join: bool) -> None:
-        await self._open_acpc_ports(match)
+        try:
+            await self._open_acpc_ports(match, store=False)
+            for slot, record in zip(match.slots, match.players_record):
+                if slot.kind == "acpc":
+                    record["port"] = slot.port
+            self.store.create_match(match.id, match.spec, match.players_record)
+        except Exception as exc:  # no port, or the database refused: nothing of the match remains
+            self.matches.pop(match.id, None)
+            self._close_acpc_ports(match)
+            log.warning("create of match %s failed: %s: %s", match.id, type(exc).__name__, exc)
+            conn.error("server_busy", f"could not open the match: {type(exc).__name__}: {str(exc)[:160]}")
+            return
         conn.send({"type": "created", "match": match.id, "hands": match.hands_total, "seed": match.seed,
                    "players": [s.name for s in match.slots],
                    "tokens": {str(s.player): s.token for s in match.slots if s.kind == "remote"},
