@@ -176,3 +176,44 @@ def test_failed_create_stores_nothing_and_restart_skips_what_it_cannot_resume(tm
     store = Store(str(tmp_path / "p.db"))
     assert store.match("0000000000aa")["status"] == "running"  # kept: a later start may resume it
     store.close()
+
+
+# ----------------------------------------------------------------------------- the browser door
+def test_websocket_refuses_a_foreign_origin_and_a_foreign_host(tmp_path):
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidStatus
+
+    async def hello(url, **kw):
+        async with connect(url, **kw) as ws:
+            return json.loads(await asyncio.wait_for(ws.recv(), 10))["type"]
+
+    async def main():
+        srv = await _server(tmp_path, http_port=0, allow_origins=["https://play.example.org/"])
+        port = srv.bound["http"]
+        url = f"ws://127.0.0.1:{port}/ws"
+        out = {}
+        for origin in (None, f"http://127.0.0.1:{port}", f"http://localhost:{port}", "https://play.example.org",
+                       "http://evil.example", f"http://127.0.0.1:{port + 1}", "null", f"https://127.0.0.1:{port}"):
+            try:
+                out[origin] = await hello(url, origin=origin) if origin else await hello(url)
+            except InvalidStatus as exc:
+                out[origin] = exc.response.status_code
+        # DNS rebinding: a hostile name resolving to 127.0.0.1 arrives with its own Host header
+        r, w = await asyncio.open_connection("127.0.0.1", port)
+        w.write(b"GET /api/matches HTTP/1.1\r\nHost: evil.example:%d\r\n\r\n" % port)
+        rebound = (await asyncio.wait_for(r.readline(), 10)).decode()
+        w.close()
+        r, w = await asyncio.open_connection("127.0.0.1", port)
+        w.write(b"GET /api/matches HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port)
+        own = (await asyncio.wait_for(r.readline(), 10)).decode()
+        w.close()
+        await srv.close()
+        return port, out, rebound, own
+
+    port, out, rebound, own = _run(main())
+    assert out[None] == "hello"
+    assert out[f"http://127.0.0.1:{port}"] == "hello" and out[f"http://localhost:{port}"] == "hello"
+    assert out["https://play.example.org"] == "hello"  # --allow-origin
+    for foreign in ("http://evil.example", f"http://127.0.0.1:{port + 1}", "null", f"https://127.0.0.1:{port}"):
+        assert out[foreign] == 403, (foreign, out[foreign])
+    assert " 403 " in rebound and " 200 " in own

@@ -19,15 +19,17 @@ is committed to SQLite before anybody is told the result.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
 import os
 import resource
 import secrets
+import socket
 import time
 from collections import deque
 from pathlib import Path
-from typing import Any, Deque, Dict, List, Optional
+from typing import Any, Deque, Dict, List, Optional, Sequence
 
 from cfrkit.games.base import CHANCE, TERMINAL, GameError
 from cfrkit.games.holdem.deals import deal_for_hand
@@ -101,6 +103,28 @@ def client_game(game_string: str) -> HoldemGame:
     except (GameError, ValueError, TypeError) as exc:  # the server's own file: its messages are fine
         bad(f"game: {str(exc)[:200]}")
     return game
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` serves this machine only (127.0.0.0/8, ::1, localhost)."""
+    if host in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def allowed_origins(host: str, http_port: int, extra: Sequence[str] = ()) -> List[Optional[str]]:
+    """WebSocket ``Origin`` values the browser door accepts: the server's own page
+    (``http://HOST:PORT``; on a loopback bind also ``localhost``, ``127.0.0.1`` and ``[::1]``),
+    the operator's ``--allow-origin`` values, and no Origin at all (clients that are not browsers)."""
+    names = ["127.0.0.1", "localhost", "[::1]"] if is_loopback(host) else []
+    if host and host not in ("0.0.0.0", "::") and not is_loopback(host):
+        names.append(f"[{host}]" if ":" in host else host)
+    out: List[Optional[str]] = [f"http://{name}:{http_port}" for name in names]
+    out += [o.rstrip("/") for o in extra if o.rstrip("/") not in out]
+    return out + [None]
 
 
 def _rss_mb() -> float:
@@ -290,8 +314,6 @@ class _JsonDoor(asyncio.Protocol):
             return
         server.connections.add(conn)
         try:
-            import socket
-
             transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except (OSError, AttributeError):
             pass
@@ -622,7 +644,7 @@ class Server:
                  acpc_port: Optional[int] = None, http_port: Optional[int] = None, max_matches: int = 5000,
                  policies: Optional[Dict[str, str]] = None, max_connections: int = 10000,
                  rate_per_second: float = P.RATE_PER_SECOND, rate_burst: float = P.RATE_BURST,
-                 worker: int = 0, workers: int = 1):
+                 worker: int = 0, workers: int = 1, allow_origins: Sequence[str] = ()):
         self.store = Store(db_path)
         #: this process's shard (``cfrkit serve --workers N``, see :mod:`cfrkit.platform.workers`):
         #: it runs the matches whose id is ``worker`` mod ``workers`` and hands a connection that
@@ -648,6 +670,9 @@ class Server:
         self._sweeping = False
         self._servers: List[Any] = []
         self.bound: Dict[str, int] = {}
+        #: extra WebSocket origins (``--allow-origin``); ``origins`` is the full list once bound
+        self.allow_origins = [str(o) for o in allow_origins]
+        self.origins: Optional[List[Optional[str]]] = None
         #: stored running matches this start could not resume: id -> reason (``admin`` lists them)
         self.skipped: Dict[str, str] = {}
 
@@ -692,10 +717,22 @@ class Server:
         if self.http_port is not None and self.worker == 0:  # the browser door lives in worker 0
             from websockets.asyncio.server import serve
 
-            ws = await serve(self._ws_client, self.host, self.http_port, process_request=self._http_request,
-                             max_size=P.MAX_MESSAGE_BYTES, ping_interval=20, ping_timeout=60)
+            # bound here first: the allowed origins name the port (also when it is chosen by the OS)
+            sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind((self.host, self.http_port))
+            except OSError:
+                sock.close()
+                raise
+            http_port = sock.getsockname()[1]
+            self.origins = allowed_origins(self.host, http_port, self.allow_origins)
+            # a browser always sends Origin: a page of another site is refused at the handshake (403);
+            # clients that are not browsers send none (None in the list)
+            ws = await serve(self._ws_client, sock=sock, process_request=self._http_request,
+                             origins=self.origins, max_size=P.MAX_MESSAGE_BYTES, ping_interval=20, ping_timeout=60)
             self._servers.append(ws)
-            self.bound["http"] = list(ws.sockets)[0].getsockname()[1]
+            self.bound["http"] = http_port
         log.info("serving on %s", self.bound)
 
     async def serve_forever(self) -> None:
@@ -715,6 +752,15 @@ class Server:
             c.close()
         self._write_hands()  # hands already finished are stored on a clean stop
         self.store.close()
+
+    def _host_allowed(self, host: Optional[str]) -> bool:
+        """Whether an HTTP ``Host`` header names this server: on a loopback bind, one of the
+        loopback names or an allowed origin's host; on other binds any host (the page is public)."""
+        if not is_loopback(self.host):
+            return True
+        if not host:
+            return False
+        return host.lower() in {o.split("://", 1)[1] for o in self.origins if o}
 
     # ------------------------------------------------------------------ time limits
     def watch_deadline(self, fut: "asyncio.Future", deadline: float) -> None:
@@ -1115,6 +1161,11 @@ class Server:
         from websockets.http11 import Response
 
         path = request.path.split("?")[0]
+        if self.origins is not None and not self._host_allowed(request.headers.get("Host")):
+            # DNS rebinding: a hostile name resolved to this address reaches it with its own Host
+            body = b"forbidden host\n"
+            return Response(403, "Forbidden", Headers([("Content-Type", "text/plain"),
+                                                       ("Content-Length", str(len(body)))]), body)
         if path == "/ws":
             return None
         if path in ("/", "/index.html"):
