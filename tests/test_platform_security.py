@@ -217,3 +217,87 @@ def test_websocket_refuses_a_foreign_origin_and_a_foreign_host(tmp_path):
     for foreign in ("http://evil.example", f"http://127.0.0.1:{port + 1}", "null", f"https://127.0.0.1:{port}"):
         assert out[foreign] == 403, (foreign, out[foreign])
     assert " 403 " in rebound and " 200 " in own
+
+
+# ----------------------------------------------------------------------------- file descriptors
+def _serve_low_ulimit(db, port, nofile, *extra):
+    """``cfrkit serve`` in a subprocess whose descriptor limit (soft and hard) is ``nofile``."""
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "cfrkit", "serve", "--db", str(db), "--port", str(port),
+                             "--http-port", "-1", "--acpc-port", "-1", *extra], cwd=str(ROOT), env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=limit)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited {proc.returncode}: {proc.stdout.read().decode()[-3000:]}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                if s.makefile().readline().startswith('{"type":"hello"'):
+                    return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("server did not start")
+
+
+def _stop(proc):
+    proc.terminate()
+    try:
+        out = proc.communicate(timeout=20)[0].decode()
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out = proc.communicate()[0].decode()
+    return out
+
+
+def test_acpc_seats_are_budgeted_under_a_low_ulimit_and_restart_skips_what_does_not_fit(tmp_path):
+    db = tmp_path / "fd.db"
+    port = free_port()
+    proc = _serve_low_ulimit(db, port, 160)  # budget 160 - 48 = 112: 28 ACPC seat ports
+    try:
+        async def fill():
+            c = await Line(port).open()
+            answers = []
+            for _ in range(8):  # 6 seats each: the 5th create no longer fits
+                await c.send({"type": "create", "game": "holdem(definition=holdem.nolimit.6p)", "hands": 6,
+                              "players": ["acpc"] * 6})
+                answers.append(await c.recv_type("created", "error"))
+            # the server still answers, and new clients still get in
+            others = [await Line(port).open() for _ in range(20)]
+            for o in others:
+                await o.send({"type": "ping"})
+            pongs = [(await o.recv_type("pong"))["type"] for o in others]
+            await c.send({"type": "create", "players": ["remote", "ar"], "hands": 2})
+            small = await c.recv_type("created", "error")
+            for o in others + [c]:
+                o.close()
+            return answers, pongs, small
+
+        answers, pongs, small = _run(fill())
+    finally:
+        out = _stop(proc)
+    created = [a for a in answers if a["type"] == "created"]
+    refused = [a for a in answers if a["type"] == "error"]
+    assert len(created) == 4 and len(refused) == 4, answers
+    assert all(len(a["acpc_ports"]) == 6 for a in created)
+    assert all(a["code"] == "server_busy" and "file descriptors" in a["message"] and "ulimit" in a["message"]
+               for a in refused)
+    assert pongs == ["pong"] * 20 and small["type"] == "created"
+    assert "Traceback" not in out, out[-3000:]
+
+    # a restart with fewer descriptors resumes what fits and skips (and reports) the rest
+    proc = _serve_low_ulimit(db, port, 120)  # budget 72: 18 seat ports, three six-seat matches
+    try:
+        async def look():
+            c = await Line(port).open()
+            await c.send({"type": "ping"})
+            return await c.recv_type("pong")
+
+        assert _run(look())["type"] == "pong"
+    finally:
+        out = _stop(proc)
+    assert out.count("skipped: no file descriptors") == 1, out[-3000:]
+    assert "Traceback" not in out and "IndexError" not in out, out[-3000:]

@@ -48,6 +48,11 @@ log = logging.getLogger("cfrkit.platform")
 FAST_AGENTS = ("random", "always-call", "fixed-range-raiser", "rule-based")
 HOUSE_AGENT_NAMES = ("random", "always-call", "fixed-range-raiser", "rule-based", "ar", "call", "raiser")
 MAX_HANDS = 10_000_000
+#: file descriptors kept for the process itself (database and journal, doors, event loop, stdio,
+#: threads, the workers' hand-over sockets); the rest is the budget of connections and ACPC seats
+FD_RESERVE = 48
+#: ``--max-matches`` default, lowered to half the descriptor budget on machines with a low ulimit
+DEFAULT_MAX_MATCHES = 5000
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 
@@ -309,10 +314,8 @@ class _JsonDoor(asyncio.Protocol):
         server = self.server
         self.transport = transport
         conn = self.conn = Connection(server, "json", writer=transport)
-        if len(server.connections) >= server.max_connections:
-            conn.error("server_busy", f"{len(server.connections)} connections open; try later", fatal=True)
+        if not server.admit(conn):
             return
-        server.connections.add(conn)
         try:
             transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except (OSError, AttributeError):
@@ -641,7 +644,8 @@ class Server:
     """The platform server (``cfrkit serve``).  ``start()`` binds the doors; ``serve_forever()`` runs."""
 
     def __init__(self, db_path: str = "platform.db", host: str = "127.0.0.1", port: int = 1080,
-                 acpc_port: Optional[int] = None, http_port: Optional[int] = None, max_matches: int = 5000,
+                 acpc_port: Optional[int] = None, http_port: Optional[int] = None,
+                 max_matches: Optional[int] = None,
                  policies: Optional[Dict[str, str]] = None, max_connections: int = 10000,
                  rate_per_second: float = P.RATE_PER_SECOND, rate_burst: float = P.RATE_BURST,
                  worker: int = 0, workers: int = 1, allow_origins: Sequence[str] = ()):
@@ -657,8 +661,25 @@ class Server:
         self.port = port
         self.acpc_port = acpc_port
         self.http_port = http_port
-        self.max_matches = max_matches
-        self.max_connections = max_connections
+        # file descriptors: every connection and every ACPC seat's listening port holds one; the
+        # process limit (ulimit -n) is read once, and connections and seats are budgeted below it so
+        # that the server refuses politely instead of failing accept() and open()
+        self.fd_limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if self.fd_limit == resource.RLIM_INFINITY:
+            self.fd_limit = 1 << 20
+        self.fd_budget = max(8, self.fd_limit - FD_RESERVE)
+        #: ACPC seat ports open at most at once: half the budget (a seat is its port and its agent's connection)
+        self.max_acpc_seats = self.fd_budget // 4
+        self.acpc_ports_open = 0
+        self.max_connections = min(int(max_connections), self.fd_budget)
+        default_matches = min(DEFAULT_MAX_MATCHES, self.fd_budget // 2)
+        self.max_matches = default_matches if max_matches is None else int(max_matches)
+        if self.max_matches < 0:
+            raise GameError(f"max_matches must be >= 0, got {self.max_matches}")
+        if self.max_matches > default_matches:
+            log.warning("max_matches %d is more than the descriptor limit allows (%d: ulimit -n %d); matches "
+                        "with remote seats may be refused for lack of descriptors", self.max_matches,
+                        default_matches, self.fd_limit)
         #: per-connection token bucket (messages per second, burst)
         self.rate_per_second, self.rate_burst = float(rate_per_second), float(rate_burst)
         self.matches: Dict[str, Match] = {}
@@ -697,6 +718,12 @@ class Server:
             self.matches[match.id] = match
             resumed.append(match)
         for match in resumed:
+            seats = sum(1 for slot in match.slots if slot.kind == "acpc")
+            if self.acpc_ports_open + seats > self.max_acpc_seats:
+                self.matches.pop(match.id, None)
+                self.skip_match(match.id, f"no file descriptors for its {seats} ACPC seat ports "
+                                          f"({self.acpc_ports_open} open of {self.max_acpc_seats}; ulimit -n {self.fd_limit})")
+                continue
             try:
                 await self._open_acpc_ports(match)
             except OSError as exc:
@@ -752,6 +779,16 @@ class Server:
             c.close()
         self._write_hands()  # hands already finished are stored on a clean stop
         self.store.close()
+
+    def admit(self, conn: Connection) -> bool:
+        """Add a new connection, or refuse it (``server_busy``, fatal) when the connection limit or
+        the descriptor budget is reached."""
+        open_now = len(self.connections)
+        if open_now >= self.max_connections or open_now + self.acpc_ports_open >= self.fd_budget:
+            conn.error("server_busy", f"{open_now} connections open; try later", fatal=True)
+            return False
+        self.connections.add(conn)
+        return True
 
     def _host_allowed(self, host: Optional[str]) -> bool:
         """Whether an HTTP ``Host`` header names this server: on a loopback bind, one of the
@@ -834,6 +871,7 @@ class Server:
             if slot.acpc_server is not None:
                 slot.acpc_server.close()
                 slot.acpc_server = None
+                self.acpc_ports_open -= 1
 
     def skip_match(self, match_id: str, reason: str) -> None:
         """A stored running match this start does not resume: logged, listed by ``admin``; it stays
@@ -913,6 +951,12 @@ class Server:
             else:
                 raise P.ProtocolError("bad_request", f"player {j}: unknown agent {kind_name!r}; built-in: "
                                                      f"{', '.join(HOUSE_AGENT_NAMES)}, or remote / acpc")
+        seats = sum(1 for p in players if p["kind"] == "acpc")
+        reserved = sum(1 for m in self.matches.values() for sl in m.slots if sl.kind == "acpc" and sl.acpc_server is None)
+        if seats and self.acpc_ports_open + reserved + seats > self.max_acpc_seats:
+            raise P.ProtocolError("server_busy", f"no file descriptors left for {seats} ACPC seat port(s): "
+                                                 f"{self.acpc_ports_open + reserved} of {self.max_acpc_seats} in use "
+                                                 f"(the server's ulimit -n is {self.fd_limit}); try later")
         if len({p["name"] for p in players}) != len(players):
             for j, p in enumerate(players):
                 p["name"] = f"{p['name']}#{j}"
@@ -947,6 +991,7 @@ class Server:
             except OSError:
                 srv = await asyncio.start_server(handler, self.host, 0)
             slot.acpc_server = srv
+            self.acpc_ports_open += 1
             if not srv.sockets:
                 raise OSError("the seat's port did not open")
             slot.port = srv.sockets[0].getsockname()[1]
@@ -1141,10 +1186,8 @@ class Server:
 
     async def _ws_client(self, ws) -> None:
         conn = Connection(self, "ws", ws=ws)
-        if len(self.connections) >= self.max_connections:
-            conn.error("server_busy", f"{len(self.connections)} connections open; try later", fatal=True)
+        if not self.admit(conn):
             return
-        self.connections.add(conn)
         conn.send({"type": "hello", "server": "cfrkit", "protocol": 1, "agents": self.house_agents()})
         try:
             async for message in ws:
@@ -1188,10 +1231,8 @@ class Server:
     async def _acpc_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                            fixed: Optional[Slot], initial: bytes = b"") -> None:
         conn = Connection(self, "acpc", writer=writer)
-        if len(self.connections) >= self.max_connections:
-            conn.error("server_busy", f"{len(self.connections)} connections open; try later", fatal=True)
+        if not self.admit(conn):
             return
-        self.connections.add(conn)
         state = {"version": False}
 
         def handle(raw: bytes) -> None:
