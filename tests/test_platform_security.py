@@ -246,11 +246,11 @@ def _serve_low_ulimit(db, port, nofile, *extra):
 def _stop(proc):
     proc.terminate()
     try:
-        out = proc.communicate(timeout=20)[0].decode()
+        out = proc.communicate(timeout=20)[0]
     except subprocess.TimeoutExpired:
         proc.kill()
-        out = proc.communicate()[0].decode()
-    return out
+        out = proc.communicate()[0]
+    return out.decode() if isinstance(out, bytes) else out
 
 
 def test_acpc_seats_are_budgeted_under_a_low_ulimit_and_restart_skips_what_does_not_fit(tmp_path):
@@ -301,3 +301,134 @@ def test_acpc_seats_are_budgeted_under_a_low_ulimit_and_restart_skips_what_does_
         out = _stop(proc)
     assert out.count("skipped: no file descriptors") == 1, out[-3000:]
     assert "Traceback" not in out and "IndexError" not in out, out[-3000:]
+
+
+# ----------------------------------------------------------------------------- denial of service
+def test_idle_socket_flood_is_capped_per_address_and_timed_out(tmp_path):
+    async def main():
+        srv = await _server(tmp_path, max_per_address=20, idle_timeout=0.6)
+        port = srv.bound["json"]
+        socks = []
+        for _ in range(40):  # silent sockets: they never send a byte
+            r, w = await asyncio.open_connection("127.0.0.1", port)
+            socks.append((r, w))
+        first = [json.loads(await asyncio.wait_for(r.readline(), 10)) for r, _ in socks]
+        # the idle ones are closed after the timeout (the refused ones at once)
+        ends = []
+        for r, _ in socks[:20]:
+            lines = [json.loads(x) for x in (await asyncio.wait_for(r.read(), 10)).splitlines()]
+            ends.append(lines[-1] if lines else None)
+        # the address is free again: a real client gets in and plays
+        c = await Line(port).open()
+        await c.send({"type": "play", "opponent": "always-call", "hands": 2})
+        created = await c.recv_type("created", "error")
+        left = len(srv.connections)
+        await srv.close()
+        return first, ends, created, left
+
+    first, ends, created, left = _run(main())
+    assert [m["type"] for m in first[:20]] == ["hello"] * 20
+    assert all(m["type"] == "error" and m["code"] == "server_busy" and m["fatal"] for m in first[20:])
+    assert all(e is not None and e["code"] == "idle" and e["fatal"] for e in ends), ends
+    assert created["type"] == "created" and left == 1
+
+
+def test_slot_filling_expiry_cancel_and_admin(tmp_path):
+    async def main():
+        srv = await _server(tmp_path, operator_token="op-secret", max_plays_per_address=2,
+                            match_idle_timeout=0.6)
+        port = srv.bound["json"]
+        c = await Line(port).open()
+        # create / cancel / admin need the operator token; play does not, but only a few per address
+        answers = {}
+        for kind, extra in (("create", {"players": ["remote", "ar"]}), ("admin", {}), ("cancel", {"match": "x"})):
+            await c.send(dict({"type": kind}, **extra))
+            answers[kind] = await c.recv_type("created", "admin", "cancelled", "error")
+        plays = []
+        for _ in range(3):
+            p = await Line(port).open()
+            await p.send({"type": "play", "opponent": "always-call", "hands": 1000, "time_per_action": 5})
+            plays.append((p, await p.recv_type("created", "error")))
+        # an operator's match that nobody joins expires; a cancelled one stops at once
+        await c.send({"type": "create", "operator": "op-secret", "players": ["remote", "acpc"], "hands": 10})
+        idle = await c.recv_type("created", "error")
+        await c.send({"type": "admin", "operator": "op-secret"})
+        listing = await c.recv_type("admin")
+        await c.send({"type": "cancel", "operator": "op-secret", "match": plays[0][1]["match"]})
+        cancelled = await c.recv_type("cancelled", "error")
+        told = await plays[0][0].recv_type("error")
+        await asyncio.sleep(2.0)  # past the match idle timeout (the housekeeping sweep runs every 0.15 s)
+        await c.send({"type": "admin", "operator": "op-secret"})
+        after = await c.recv_type("admin")
+        statuses = {m: srv.store.match(m)["status"] for m in (idle["match"], plays[0][1]["match"])}
+        await srv.close()
+        return answers, plays, idle, listing, cancelled, told, after, statuses
+
+    answers, plays, idle, listing, cancelled, told, after, statuses = _run(main())
+    assert all(a["type"] == "error" and a["code"] == "forbidden" for a in answers.values()), answers
+    assert [p[1]["type"] for p in plays] == ["created", "created", "error"]
+    assert plays[2][1]["code"] == "server_busy" and "your address" in plays[2][1]["message"]
+    assert idle["type"] == "created"
+    assert {m["match"] for m in listing["matches"]} == {idle["match"], plays[0][1]["match"], plays[1][1]["match"]}
+    assert listing["limits"]["operator_token"] is True and listing["per_address"]["127.0.0.1"] == 4
+    assert cancelled["type"] == "cancelled" and told["code"] == "cancelled"
+    # the played match whose player is connected stays; the idle and the cancelled ones are gone
+    assert {m["match"] for m in after["matches"]} == {plays[1][1]["match"]}
+    assert statuses == {idle["match"]: "expired", plays[0][1]["match"]: "cancelled"}
+
+
+def test_deeply_nested_json_gets_one_line_and_no_traceback(tmp_path, caplog):
+    async def main():
+        srv = await _server(tmp_path)
+        c = await Line(srv.bound["json"]).open()
+        answers = []
+        for depth in (20, 1000, 2000):
+            await c.send_raw(b'{"type":"ping","x":' + b"[" * depth + b"]" * depth + b"}\n")
+            answers.append(await c.recv_type("pong", "error"))
+        await c.send_raw(b"[" * 4000 + b"\n")
+        answers.append(await c.recv_type("pong", "error"))
+        await c.send({"type": "ping"})
+        answers.append(await c.recv_type("pong", "error"))
+        await srv.close()
+        return answers
+
+    with caplog.at_level("DEBUG", logger="cfrkit.platform"):
+        answers = _run(main())
+    assert answers[0]["type"] == "pong"  # shallow nesting is fine
+    assert all(a["type"] == "error" and a["code"] == "bad_json" for a in answers[1:4]), answers
+    assert "nested too deeply" in answers[1]["message"] and len(answers[1]["message"]) < 200
+    assert answers[4]["type"] == "pong"
+    assert not any(r.exc_info for r in caplog.records) and "Traceback" not in caplog.text
+
+
+def test_non_loopback_bind_warns_and_requires_an_operator_token(tmp_path):
+    port = free_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("CFRKIT_OPERATOR_TOKEN", None)
+    proc = subprocess.Popen([sys.executable, "-m", "cfrkit", "serve", "--db", str(tmp_path / "n.db"), "--host",
+                             "0.0.0.0", "--port", str(port), "--http-port", "-1", "--acpc-port", "-1"],
+                            cwd=str(ROOT), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        lines = []
+        while not any(line.startswith("cfrkit serve: {") for line in lines):
+            line = proc.stdout.readline()
+            assert line, "".join(lines)
+            lines.append(line)
+        text = "".join(lines)
+        token = text.split("operator token (create / cancel / admin need it): ")[1].split()[0]
+
+        async def main():
+            c = await Line(port).open()
+            await c.send({"type": "create", "players": ["ar", "random"], "hands": 2})
+            no = await c.recv_type("created", "error")
+            await c.send({"type": "create", "players": ["ar", "random"], "hands": 2, "operator": token + "x"})
+            wrong = await c.recv_type("created", "error")
+            await c.send({"type": "create", "players": ["ar", "random"], "hands": 2, "operator": token})
+            yes = await c.recv_type("created", "error")
+            return no, wrong, yes
+
+        no, wrong, yes = _run(main())
+    finally:
+        _stop(proc)
+    assert "WARNING: binding 0.0.0.0" in text and "clear text" in text
+    assert no["code"] == "forbidden" and wrong["code"] == "forbidden" and yes["type"] == "created"

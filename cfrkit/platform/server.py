@@ -51,6 +51,8 @@ MAX_HANDS = 10_000_000
 #: file descriptors kept for the process itself (database and journal, doors, event loop, stdio,
 #: threads, the workers' hand-over sockets); the rest is the budget of connections and ACPC seats
 FD_RESERVE = 48
+#: how often (seconds) idle connections and idle matches are looked for
+HOUSEKEEPING_PERIOD = 5.0
 #: ``--max-matches`` default, lowered to half the descriptor budget on machines with a low ulimit
 DEFAULT_MAX_MATCHES = 5000
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -197,6 +199,13 @@ class Connection:
         self.writer = writer
         self._transport = getattr(writer, "transport", writer)
         self.ws = ws
+        #: the peer's address (the per-address connection cap counts by it)
+        try:
+            peer = ws.remote_address if ws is not None else writer.get_extra_info("peername")
+        except Exception:  # a transport without a peer name
+            peer = None
+        self.addr = str(peer[0]) if isinstance(peer, (tuple, list)) and peer else "?"
+        self.operator = False
         self.slot: Optional["Slot"] = None
         self.errors = 0
         self.closed = False
@@ -365,12 +374,12 @@ class _JsonDoor(asyncio.Protocol):
         self.transport.pause_reading()
         self.buf = b""
         server, conn = self.server, self.conn
-        server.connections.discard(conn)
+        server.release(conn)
         if not server._hand_over(conn, "json", rest):
             conn.close()
 
     def connection_lost(self, exc) -> None:
-        self.server.connections.discard(self.conn)
+        self.server.release(self.conn)
         self.conn.close()
 
 
@@ -439,6 +448,14 @@ class Match:
             # built-in agents quick enough to run in the event loop; the others run in a thread
             slot.fast = slot.agent_name in FAST_AGENTS or getattr(agent, "name", "") in FAST_AGENTS
             self.slots.append(slot)
+        #: seats played from outside (JSON, browser, ACPC): a match none of them has been connected
+        #: to for the server's match idle timeout expires
+        self.remote_slots = [slot for slot in self.slots if slot.kind != "house"]
+        self.idle_since = time.monotonic()
+        self.cancelled = False
+        #: the address of a non-operator ``play`` that made the match (None: the operator's)
+        self.creator: Optional[str] = None
+        self.started = False
         self.state = None
         self.hand = -1
         self.seat_of: List[int] = list(range(self.n))
@@ -489,7 +506,10 @@ class Match:
 
     # ------------------------------------------------------------------ play
     def start(self) -> None:
+        self.idle_since = time.monotonic()
         self.task = asyncio.get_running_loop().create_task(self.run())
+        if self.remote_slots:
+            self.server._housekeep_soon()
 
     async def run(self) -> None:
         try:
@@ -648,7 +668,9 @@ class Server:
                  max_matches: Optional[int] = None,
                  policies: Optional[Dict[str, str]] = None, max_connections: int = 10000,
                  rate_per_second: float = P.RATE_PER_SECOND, rate_burst: float = P.RATE_BURST,
-                 worker: int = 0, workers: int = 1, allow_origins: Sequence[str] = ()):
+                 worker: int = 0, workers: int = 1, allow_origins: Sequence[str] = (),
+                 max_per_address: int = 256, idle_timeout: float = 120.0, match_idle_timeout: float = 900.0,
+                 operator_token: Optional[str] = None, max_plays_per_address: int = 16):
         self.store = Store(db_path)
         #: this process's shard (``cfrkit serve --workers N``, see :mod:`cfrkit.platform.workers`):
         #: it runs the matches whose id is ``worker`` mod ``workers`` and hands a connection that
@@ -691,6 +713,23 @@ class Server:
         self._sweeping = False
         self._servers: List[Any] = []
         self.bound: Dict[str, int] = {}
+        #: operator token for create / cancel / admin: off (None) on a loopback bind unless given;
+        #: on any other bind one is required, made up here when not given (the CLI prints it)
+        self.operator_token = operator_token or None
+        if self.operator_token is None and not is_loopback(host):
+            self.operator_token = secrets.token_urlsafe(18)
+            self.operator_token_generated = True
+        else:
+            self.operator_token_generated = False
+        self.max_plays_per_address = int(max_plays_per_address)
+        #: connections open per peer address, and the cap
+        self.per_address: Dict[str, int] = {}
+        self.max_per_address = int(max_per_address)
+        #: seconds a connection without a seat may stay silent; seconds a match may have no remote
+        #: player connected before it expires
+        self.idle_timeout = float(idle_timeout)
+        self.match_idle_timeout = float(match_idle_timeout)
+        self._housekeeping = None
         #: extra WebSocket origins (``--allow-origin``); ``origins`` is the full list once bound
         self.allow_origins = [str(o) for o in allow_origins]
         self.origins: Optional[List[Optional[str]]] = None
@@ -766,6 +805,9 @@ class Server:
         await asyncio.gather(*(s.serve_forever() for s in self._servers if hasattr(s, "serve_forever")))
 
     async def close(self) -> None:
+        if self._housekeeping is not None:
+            self._housekeeping.cancel()
+            self._housekeeping = None
         for m in list(self.matches.values()):
             if m.task is not None:
                 m.task.cancel()
@@ -781,14 +823,75 @@ class Server:
         self.store.close()
 
     def admit(self, conn: Connection) -> bool:
-        """Add a new connection, or refuse it (``server_busy``, fatal) when the connection limit or
-        the descriptor budget is reached."""
+        """Add a new connection, or refuse it (``server_busy``, fatal) when the connection limit, the
+        descriptor budget or the per-address cap is reached."""
         open_now = len(self.connections)
         if open_now >= self.max_connections or open_now + self.acpc_ports_open >= self.fd_budget:
             conn.error("server_busy", f"{open_now} connections open; try later", fatal=True)
             return False
+        mine = self.per_address.get(conn.addr, 0)
+        if mine >= self.max_per_address:
+            conn.error("server_busy", f"{mine} connections open from your address (the limit is "
+                                      f"{self.max_per_address}); try later", fatal=True)
+            return False
+        self.per_address[conn.addr] = mine + 1
         self.connections.add(conn)
+        conn._last = time.monotonic()
+        self._housekeep_soon()
         return True
+
+    def release(self, conn: Optional[Connection]) -> None:
+        """Forget a connection (closed or handed to another worker)."""
+        if conn is None or conn not in self.connections:
+            return
+        self.connections.discard(conn)
+        left = self.per_address.get(conn.addr, 1) - 1
+        if left > 0:
+            self.per_address[conn.addr] = left
+        else:
+            self.per_address.pop(conn.addr, None)
+
+    # ------------------------------------------------------------------ housekeeping (idle limits)
+    def _housekeep_soon(self) -> None:
+        if self._housekeeping is None:
+            period = max(0.05, min(HOUSEKEEPING_PERIOD, self.idle_timeout / 4, self.match_idle_timeout / 4))
+            self._housekeeping = asyncio.get_running_loop().call_later(period, self._housekeep)
+
+    def _housekeep(self) -> None:
+        """Close connections idle past ``idle_timeout`` that hold no seat, expire matches whose
+        remote seats have all been empty for ``match_idle_timeout`` (one sweep, every few seconds)."""
+        self._housekeeping = None
+        now = time.monotonic()
+        for conn in list(self.connections):
+            seated = conn.slot is not None and conn.slot.match.id in self.matches
+            if not seated and not conn.closed and now - conn._last > self.idle_timeout:
+                self.release(conn)
+                conn.error("idle", f"nothing received for {self.idle_timeout:g} s and no seat: closed", fatal=True)
+        for match in list(self.matches.values()):
+            if match.task is None or not match.remote_slots:
+                continue
+            if any(slot.conn is not None for slot in match.remote_slots):
+                match.idle_since = now
+            elif now - match.idle_since > self.match_idle_timeout:
+                self.cancel_match(match, "expired", f"no player connected for {self.match_idle_timeout:g} s")
+        if self.connections or any(m.remote_slots for m in self.matches.values()):
+            self._housekeep_soon()
+
+    def cancel_match(self, match: "Match", status: str = "cancelled", reason: str = "cancelled") -> None:
+        """Stop a running match now: stored as ``status`` (``cancelled`` / ``expired``) with the hands
+        played so far, its players told (``cancelled``), its ACPC seats closed."""
+        log.info("match %s %s: %s", match.id, status, reason)
+        self.store.finish_match(match.id, status)
+        match.cancelled = True
+        for slot in match.slots:
+            if slot.conn is not None:
+                slot.conn.send(P.error_message("cancelled", f"match {match.id} {status}: {reason}"))
+                if slot.conn.kind == "acpc":
+                    slot.conn.close()
+        if match.task is not None:
+            match.task.cancel()
+        else:
+            self.match_finished(match)
 
     def _host_allowed(self, host: Optional[str]) -> bool:
         """Whether an HTTP ``Host`` header names this server: on a loopback bind, one of the
@@ -1035,7 +1138,9 @@ class Server:
         except P.ProtocolError as exc:
             self._fault(conn, exc.code, exc.message)
         except Exception as exc:  # never let one message stop the server
-            log.exception("message handling failed")
+            # one line per failure: a client that repeats a crashing message must not fill the log
+            log.error("message handling failed: %s: %.200s", type(exc).__name__, exc)
+            log.debug("message handling failed", exc_info=True)
             conn.error("bad_message", f"could not handle the message: {type(exc).__name__}")
 
     def _fault(self, conn: Connection, code: str, message: str) -> None:
@@ -1067,8 +1172,21 @@ class Server:
             conn.send(slot.match.welcome(slot))
             slot.match.send_state_to(slot)
         elif kind == "create":
+            self._require_operator(conn, msg, "create")
             match = self.create_match(msg)
             asyncio.get_running_loop().create_task(self._start_created(conn, match, join=False))
+        elif kind == "cancel":
+            self._require_operator(conn, msg, "cancel")
+            if self._foreign(conn, msg.get("match")):
+                return
+            match = self.matches.get(msg.get("match")) if isinstance(msg.get("match"), str) else None
+            if match is None:
+                raise P.ProtocolError("unknown_match", f"no running match {str(msg.get('match'))[:20]!r}")
+            self.cancel_match(match, "cancelled", "cancelled by the operator")
+            conn.send({"type": "cancelled", "match": match.id, "hands_done": match.hands_done})
+        elif kind == "admin":
+            self._require_operator(conn, msg, "admin")
+            conn.send(self.admin_view())
         elif kind == "play":
             opponents = msg.get("opponents", msg.get("opponent", "rule-based"))
             if isinstance(opponents, str):
@@ -1078,7 +1196,15 @@ class Server:
             name = msg.get("name", "you")
             req = dict(msg)
             req["players"] = [{"agent": "remote", "name": name}] + list(opponents)
+            if not self._operator(msg):
+                # anyone may start a match against the house agents, a few at a time per address
+                mine = sum(1 for m in self.matches.values() if m.creator == conn.addr)
+                if mine >= self.max_plays_per_address:
+                    raise P.ProtocolError("server_busy", f"{mine} matches started from your address are "
+                                                         f"running (the limit is {self.max_plays_per_address})")
             match = self.create_match(req)
+            if not self._operator(msg):
+                match.creator = conn.addr
             asyncio.get_running_loop().create_task(self._start_created(conn, match, join=True))
         elif kind == "ping":
             conn.send({"type": "pong"})
@@ -1090,6 +1216,41 @@ class Server:
             conn.send({"type": "agents", "agents": self.house_agents()})
         else:
             raise P.ProtocolError("bad_message", f"unknown message type {kind[:30]!r}")
+
+    def _operator(self, msg: Dict[str, Any]) -> bool:
+        """Whether a message carries the operator's rights: always when the server has no operator
+        token (loopback default), else when its ``operator`` field is the token."""
+        if self.operator_token is None:
+            return True
+        given = msg.get("operator")
+        return isinstance(given, str) and secrets.compare_digest(given.encode(), self.operator_token.encode())
+
+    def _require_operator(self, conn: Connection, msg: Dict[str, Any], what: str) -> None:
+        if not self._operator(msg):
+            raise P.ProtocolError("forbidden", f"{what} needs the operator token ('operator' field) on this server")
+
+    def admin_view(self) -> Dict[str, Any]:
+        """The operator's listing: running matches (players, progress, connected seats, idle
+        seconds), matches skipped at start, connections (per address, the busiest 20) and the limits."""
+        now = time.monotonic()
+        matches = [{"match": m.id, "game": m.spec["game"], "hands_done": m.hands_done, "hands": m.hands_total,
+                    "players": [s.name for s in m.slots], "kinds": [s.kind for s in m.slots],
+                    "connected": [s.conn is not None for s in m.slots],
+                    "ports": {str(s.player): s.port for s in m.slots if s.kind == "acpc"},
+                    "started": m.started, "idle_seconds": round(now - m.idle_since, 1) if m.remote_slots else None}
+                   for m in self.matches.values()]
+        busiest = sorted(self.per_address.items(), key=lambda kv: -kv[1])[:20]
+        return {"type": "admin", "worker": self.worker, "matches": matches, "skipped": dict(self.skipped),
+                "connections": len(self.connections), "per_address": dict(busiest), "limits": self.limits()}
+
+    def limits(self) -> Dict[str, Any]:
+        """The server's limits (``docs/platform.md``, "Limits")."""
+        return {"max_matches": self.max_matches, "max_connections": self.max_connections,
+                "max_per_address": self.max_per_address, "max_plays_per_address": self.max_plays_per_address,
+                "max_acpc_seats": self.max_acpc_seats, "acpc_ports_open": self.acpc_ports_open,
+                "fd_limit": self.fd_limit, "idle_timeout": self.idle_timeout,
+                "match_idle_timeout": self.match_idle_timeout, "rate_per_second": self.rate_per_second,
+                "rate_burst": self.rate_burst, "operator_token": self.operator_token is not None}
 
     async def _start_created(self, conn: Connection, match: Match, join: bool) -> None:
         try:
@@ -1196,7 +1357,7 @@ class Server:
         except Exception:  # closed, oversized frame, protocol error: only this connection ends
             pass
         finally:
-            self.connections.discard(conn)
+            self.release(conn)
             conn.close()
 
     def _http_request(self, connection, request):
@@ -1244,7 +1405,8 @@ class Server:
             except P.ProtocolError as exc:
                 self._fault(conn, exc.code, exc.message)
             except Exception as exc:
-                log.exception("acpc line failed")
+                log.error("acpc line failed: %s: %.200s", type(exc).__name__, exc)
+                log.debug("acpc line failed", exc_info=True)
                 conn.error("bad_message", f"could not handle the line: {type(exc).__name__}")
 
         rest = b""
@@ -1253,7 +1415,7 @@ class Server:
         except asyncio.CancelledError:  # server shutting down
             pass
         finally:
-            self.connections.discard(conn)
+            self.release(conn)
             if conn.handoff_to is not None and self._hand_over(conn, "acpc", rest):
                 return
             conn.close()
