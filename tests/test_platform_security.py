@@ -432,3 +432,135 @@ def test_non_loopback_bind_warns_and_requires_an_operator_token(tmp_path):
         _stop(proc)
     assert "WARNING: binding 0.0.0.0" in text and "clear text" in text
     assert no["code"] == "forbidden" and wrong["code"] == "forbidden" and yes["type"] == "created"
+
+
+# ----------------------------------------------------------------------------- the ACPC door
+#: project_acpc_server/example_player.c: fold, call, raise probabilities (no-limit)
+EXAMPLE_PLAYER_PROBS = (0.06, 0.47, 0.47)
+
+
+class ExamplePlayer:
+    """A byte-exact stand-in of the ACPC dealer's ``example_player``: ``VERSION:2.0.0\\n``, then for
+    every line (``fgets``): skip ``#`` and ``;`` lines, skip finished hands and states where it is
+    not to act, else answer ``<state>:<action>\\r\\n`` with a random valid action (fold / call /
+    raise with the probabilities above, a raise size uniform in [min, max]) as fast as the socket
+    allows.  Records what it saw: the hands it saw finish (and its chips in them), comment lines."""
+
+    def __init__(self, port, game, seed=0):
+        self.port, self.game, self.rng = port, game, random.Random(seed)
+        self.finished = {}
+        self.comments = []
+        self.actions = 0
+
+    def run(self):
+        from cfrkit.games.holdem.matchstate import parse_matchstate, state_from_matchstate
+
+        sock = socket.create_connection(("127.0.0.1", self.port), timeout=120)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.sendall(b"VERSION:2.0.0\n")
+        with sock, sock.makefile("rb") as stream:
+            for raw in stream:
+                line = raw.decode("ascii")
+                if line[0] in "#;":
+                    self.comments.append(line)
+                    continue
+                text = line.rstrip("\r\n")
+                ms = parse_matchstate(text)
+                state = state_from_matchstate(self.game, ms, self.rng)
+                if state.is_terminal():
+                    assert ms.hand_number not in self.finished, f"hand {ms.hand_number} ended twice"
+                    self.finished[ms.hand_number] = state.returns()[ms.position]
+                    continue
+                if state.current_player() != ms.position:
+                    continue
+                view = state.action_view()
+                valid = (view.can_fold, True, view.raise_min is not None)
+                probs = [p if ok else 0.0 for p, ok in zip(EXAMPLE_PLAYER_PROBS, valid)]
+                p = self.rng.random() * sum(probs)
+                a = 0
+                while a < 2 and p > probs[a]:
+                    p -= probs[a]
+                    a += 1
+                if a == 2:
+                    lo, hi = view.raise_min, view.raise_max
+                    token = "r" if self.game.is_limit else f"r{lo + self.rng.getrandbits(32) % (hi - lo + 1)}"
+                else:
+                    token = "fc"[a]
+                sock.sendall(f"{text}:{token}\r\n".encode("ascii"))
+                self.actions += 1
+
+
+def _acpc_match_with_example_player(tmp_path, hands, **server_kw):
+    from cfrkit.games.registry import load
+
+    async def main():
+        srv = await _server(tmp_path, **server_kw)
+        c = await Line(srv.bound["json"]).open()
+        # the house agent acts first in half the hands and may fold at once: hand 0 must still
+        # wait for the ACPC agent, which connects only a moment after the create
+        await c.send({"type": "create", "players": ["acpc", "random"], "hands": hands, "seed": 5,
+                      "time_per_action": 60.0})
+        created = await c.recv_type("created", "error")
+        assert created["type"] == "created", created
+        assert set(created["tokens"]) == {"0"}  # an ACPC seat's token (for the shared door)
+        await asyncio.sleep(0.5)
+        agent = ExamplePlayer(created["acpc_ports"]["0"], load("holdem"), seed=3)
+        t0 = time.monotonic()
+        await asyncio.get_running_loop().run_in_executor(None, agent.run)
+        seconds = time.monotonic() - t0
+        stored = srv.store.hands(created["match"])
+        totals = srv.store.totals(created["match"])
+        await srv.close()
+        return agent, stored, totals, seconds
+
+    agent, stored, totals, seconds = _run(main())
+    assert not agent.comments, agent.comments[:5]  # no error of any kind, rate_limited included
+    assert sorted(agent.finished) == list(range(hands))  # every hand seen by the agent, hand 0 too
+    assert len(stored) == hands and not any(h["faults"] for h in stored)  # zero dropped actions
+    assert sum(agent.finished.values()) == pytest.approx(totals[0])  # the agent's total is the stored one
+    return agent, seconds
+
+
+def test_example_player_short_form_is_slowed_never_dropped(tmp_path):
+    # a rate limit well below what the agent sends: its replies wait, none is dropped or defaulted
+    agent, seconds = _acpc_match_with_example_player(tmp_path, 200, rate_per_second=100.0, rate_burst=10.0)
+    assert agent.actions > 150 and seconds >= (agent.actions - 10) / 100.0 * 0.8
+
+
+@pytest.mark.slow
+def test_example_player_plays_1000_hands_with_zero_dropped_actions(tmp_path):
+    _acpc_match_with_example_player(tmp_path, 1000)
+
+
+def test_second_connection_to_a_taken_acpc_seat_is_refused(tmp_path):
+    async def main():
+        srv = await _server(tmp_path, acpc_port=0)
+        c = await Line(srv.bound["json"]).open()
+        await c.send({"type": "create", "players": ["acpc", "acpc"], "hands": 2})
+        created = await c.recv_type("created")
+        port0 = created["acpc_ports"]["0"]
+        r1, w1 = await asyncio.open_connection("127.0.0.1", port0)
+        w1.write(b"VERSION:2.0.0\r\n")
+        await asyncio.sleep(0.2)
+        r2, w2 = await asyncio.open_connection("127.0.0.1", port0)
+        w2.write(b"VERSION:2.0.0\r\n")
+        refused = await asyncio.wait_for(r2.read(), 10)  # one error line, then closed
+        first_still_seated = srv.matches[created["match"]].slots[0].conn is not None
+        w1.close()
+        await asyncio.sleep(0.3)
+        # the owner's connection is gone: the port takes a reconnect; the shared door's TOKEN line
+        # (the seat's token from `created`) takes the seat over as a JSON token does
+        r3, w3 = await asyncio.open_connection("127.0.0.1", port0)
+        w3.write(b"VERSION:2.0.0\r\n")
+        await asyncio.sleep(0.2)
+        reconnected = srv.matches[created["match"]].slots[0].conn is not None
+        r4, w4 = await asyncio.open_connection("127.0.0.1", srv.bound["acpc"])
+        w4.write(f"TOKEN:{created['match']}:{created['tokens']['0']}\r\nVERSION:2.0.0\r\n".encode())
+        await asyncio.sleep(0.3)
+        replaced = await asyncio.wait_for(r3.read(), 10)
+        await srv.close()
+        return refused.decode(), first_still_seated, reconnected, replaced.decode()
+
+    refused, first_still_seated, reconnected, replaced = _run(main())
+    assert refused.startswith("# ERROR seat_taken") and first_still_seated
+    assert reconnected and "replaced" in replaced

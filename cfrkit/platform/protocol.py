@@ -41,6 +41,7 @@ ERROR_CODES = {
     "replaced": "another connection joined with this seat's token",
     "timeout": "no action within the time per action plus the time bank: the default action was played",
     "server_error": "the match stopped on a server fault (the server and the other matches go on)",
+    "seat_taken": "(ACPC seat port) the seat's player is connected already; a second connection is refused",
     "idle": "the connection sent nothing and holds no seat for the idle timeout; it is closed",
     "cancelled": "the match was cancelled by the operator or expired (no player connected for the match idle timeout)",
     "forbidden": "create, cancel and admin need the operator token on this server",

@@ -229,8 +229,13 @@ class Connection:
         except Exception:  # the connection went away
             self.closed = True
 
+    def wait_for_token(self) -> float:
+        """Seconds until the token bucket has a message's token again (0 when it has one now)."""
+        return max(0.001, (1.0 - self._tokens) / self.server.rate_per_second) if self._tokens < 1.0 else 0.0
+
     def allow(self) -> bool:
-        """Token bucket: False when the client sends faster than the rate limit."""
+        """Token bucket: False when the client sends faster than the rate limit (the message is
+        then read later: the doors slow a fast client down, they never drop its messages)."""
         now = time.monotonic()
         self._tokens = min(self.server.rate_burst, self._tokens + (now - self._last) * self.server.rate_per_second)
         self._last = now
@@ -355,6 +360,11 @@ class _JsonDoor(asyncio.Protocol):
                 raw = raw.rstrip(b"\r")
             if not raw.strip():
                 continue
+            if not conn.allow():  # over the rate: read this line again once the bucket refills
+                self.buf = buf[line_start:]
+                self.transport.pause_reading()
+                asyncio.get_running_loop().call_later(conn.wait_for_token(), self._resume)
+                return
             on_raw(conn, raw)
             if conn.handoff_to is not None:
                 self._hand_over(buf[line_start:])
@@ -369,6 +379,16 @@ class _JsonDoor(asyncio.Protocol):
             self.skipping = True
             rest = b""
         self.buf = rest
+
+    def _resume(self) -> None:
+        if self.conn.closed:
+            return
+        self.data_received(b"")
+        if not self.conn.closed and not self.transport.is_closing():
+            try:
+                self.transport.resume_reading()
+            except (RuntimeError, AttributeError):  # already reading
+                pass
 
     def _hand_over(self, rest: bytes) -> None:
         self.transport.pause_reading()
@@ -453,6 +473,8 @@ class Match:
         self.remote_slots = [slot for slot in self.slots if slot.kind != "house"]
         self.idle_since = time.monotonic()
         self.cancelled = False
+        #: set by the server once every remote seat is taken (while the match waits for them)
+        self.seated: Optional[asyncio.Event] = None
         #: the address of a non-operator ``play`` that made the match (None: the operator's)
         self.creator: Optional[str] = None
         self.started = False
@@ -511,8 +533,19 @@ class Match:
         if self.remote_slots:
             self.server._housekeep_soon()
 
+    def all_seated(self) -> bool:
+        """Whether every remote seat has a connection (JSON join, or ACPC VERSION line)."""
+        return all(slot.conn is not None for slot in self.remote_slots)
+
     async def run(self) -> None:
         try:
+            if self.hands_done == 0 and not self.all_seated():
+                # as the ACPC dealer: hand 0 starts once every seat is taken, so no agent misses a
+                # hand (a match nobody completes expires after the server's match idle timeout)
+                self.seated = asyncio.Event()
+                await self.seated.wait()
+            self.seated = None
+            self.started = True
             while self.hands_done < self.hands_total:
                 await self.play_hand(self.hands_done)
             self.server.store.finish_match(self.id)
@@ -1124,14 +1157,15 @@ class Server:
             conn.slot.conn = None
         conn.slot = slot
         slot.conn = conn
+        match = slot.match
+        if match.seated is not None and match.all_seated():
+            match.seated.set()
         return slot
 
     # ------------------------------------------------------------------ messages (JSON / WebSocket)
     def on_raw(self, conn: Connection, raw) -> None:
-        """Handle one raw message of the JSON or WebSocket door (never raises)."""
-        if not conn.allow():
-            conn.error("rate_limited", f"more than {self.rate_per_second:g} messages per second")
-            return
+        """Handle one raw message of the JSON or WebSocket door (never raises; the door has
+        applied the rate limit by reading no faster)."""
         try:
             msg = P.parse_message(raw)
             self.on_message(conn, msg)
@@ -1145,6 +1179,9 @@ class Server:
 
     def _fault(self, conn: Connection, code: str, message: str) -> None:
         slot = conn.slot
+        if code == "seat_taken":
+            conn.error(code, message, fatal=True)
+            return
         folds = code in ("bad_json", "bad_message", "illegal_action", "too_large")
         if folds and slot is not None and slot.pending is not None and not slot.pending.done():
             action = P.default_action(slot.pending_state)
@@ -1267,7 +1304,7 @@ class Server:
             return
         conn.send({"type": "created", "match": match.id, "hands": match.hands_total, "seed": match.seed,
                    "players": [s.name for s in match.slots],
-                   "tokens": {str(s.player): s.token for s in match.slots if s.kind == "remote"},
+                   "tokens": {str(s.player): s.token for s in match.slots if s.kind != "house"},
                    "acpc_ports": {str(s.player): s.port for s in match.slots if s.kind == "acpc"}})
         if join:
             slot = match.slots[0]
@@ -1338,6 +1375,10 @@ class Server:
                 line = line.rstrip(b"\r")
                 if not line.strip():
                     continue
+                while not conn.allow():  # over the rate: slow the agent down, never drop its line
+                    await asyncio.sleep(conn.wait_for_token())
+                    if conn.closed:
+                        return b""
                 handle(line)
                 if conn.handoff_to is not None:
                     return raw + buf
@@ -1353,6 +1394,8 @@ class Server:
         try:
             async for message in ws:
                 raw = message.encode("utf-8") if isinstance(message, str) else message
+                while not conn.allow():  # over the rate: wait (the socket buffers), never drop
+                    await asyncio.sleep(conn.wait_for_token())
                 self.on_raw(conn, raw)
         except Exception:  # closed, oversized frame, protocol error: only this connection ends
             pass
@@ -1397,9 +1440,6 @@ class Server:
         state = {"version": False}
 
         def handle(raw: bytes) -> None:
-            if not conn.allow():
-                conn.error("rate_limited", f"more than {self.rate_per_second:g} messages per second")
-                return
             try:
                 self._acpc_line(conn, raw.decode("ascii", "replace"), fixed, state)
             except P.ProtocolError as exc:
@@ -1436,6 +1476,13 @@ class Server:
                 raise P.ProtocolError("bad_message", "the first line must be VERSION:2.0.0")
             if fixed is None and conn.slot is None:
                 raise P.ProtocolError("not_joined", "send TOKEN:<match>:<token> before VERSION on the shared ACPC door")
+            if fixed is not None and fixed.conn is not None and fixed.conn is not conn and not fixed.conn.closed:
+                # the seat's owner is connected: a second agent on its port does not take it over
+                # (refused after its VERSION line is read, so the error line reaches it); the owner
+                # reconnects here once its connection is gone, or takes over with the seat's token
+                # on the shared door (TOKEN:<match>:<token>), as a JSON seat's token does
+                raise P.ProtocolError("seat_taken", f"player {fixed.player} of match {fixed.match.id} is "
+                                                    f"connected already; a second connection is refused")
             st["version"] = True
             if fixed is not None:
                 self._attach_slot(conn, fixed)
