@@ -3,6 +3,8 @@ from __future__ import annotations
 
 
 def add_parser(sub) -> None:
+    import argparse
+
     from cfrkit.agents.poker import AGENT_NAMES
 
     p = sub.add_parser("serve", help="run the match platform server (JSON lines, ACPC, browser)",
@@ -48,6 +50,28 @@ def add_parser(sub) -> None:
     r.add_argument("--db", default="platform.db", help="SQLite database file (default platform.db)")
     r.add_argument("--png", default=None, help="write the cumulative winnings of MATCH to this PNG")
     r.set_defaults(func=run_results)
+
+    c = sub.add_parser("create-match", help="create a match on a running server and print its ports and tokens",
+                       description="Create a match on a running `cfrkit serve` (JSON door) and print the seat "
+                                   "of every player: the TCP port an unchanged ACPC agent connects to, the token "
+                                   "of a JSON / browser seat. Hand 0 starts once every seat is taken.")
+    c.add_argument("players", nargs="+", metavar="PLAYER",
+                   help="one per seat: acpc, remote or a built-in agent; NAME=KIND names the player "
+                        "(e.g. slumbot=acpc ar)")
+    c.add_argument("--host", default="127.0.0.1")
+    c.add_argument("--port", type=int, default=1080, help="the server's JSON door (default 1080)")
+    c.add_argument("--game", default="holdem", help="holdem(definition=NAME, ...) game string (default holdem)")
+    c.add_argument("--hands", type=int, default=1000)
+    c.add_argument("--seed", type=int, default=None, help="deal seed (default: the server draws one)")
+    c.add_argument("--duplicate", action=argparse.BooleanOptionalAction, default=None,
+                   help="duplicate deals (default: on for two players)")
+    c.add_argument("--time-per-action", type=float, default=None, help="seconds per decision (default 10)")
+    c.add_argument("--time-bank", type=float, default=None, help="seconds of time bank per player (default 60)")
+    c.add_argument("--operator-token", default=None,
+                   help="the server's operator token (default $CFRKIT_OPERATOR_TOKEN; not needed on a loopback "
+                        "server started without one)")
+    c.add_argument("--json", action="store_true", help="print the server's created message as JSON")
+    c.set_defaults(func=run_create_match)
 
     a = sub.add_parser("platform-agent", help="play a built-in agent on the platform (JSON door)",
                        description="Connect a built-in agent to a platform server as a client: start a match "
@@ -180,6 +204,45 @@ def run_results(args) -> int:
         if args.png:
             raise CliError("--png needs a MATCH")
         print(leaderboard_text(agent_results(store), f"leaderboard over {len(store.match_ids())} matches"))
+    return 0
+
+
+def run_create_match(args) -> int:
+    import json
+    import os
+
+    from cfrkit.cli import CliError
+    from cfrkit.platform.client import PlatformClientError, create_match
+
+    players = []
+    for item in args.players:
+        name, sep, kind = item.rpartition("=")
+        players.append({"agent": kind, "name": name} if sep else kind)
+    settings = {"game": args.game, "hands": args.hands}
+    for key in ("seed", "duplicate", "time_per_action", "time_bank"):
+        if getattr(args, key) is not None:
+            settings[key] = getattr(args, key)
+    token = args.operator_token or os.environ.get("CFRKIT_OPERATOR_TOKEN") or None
+    try:
+        created = create_match(args.host, args.port, players, operator=token, **settings)
+    except PlatformClientError as exc:
+        raise CliError(str(exc)) from None
+    if args.json:
+        print(json.dumps(created))
+        return 0
+    print(f"match {created['match']}: {created['hands']} hands, seed {created['seed']} "
+          f"(hand 0 starts once every seat is taken)")
+    for j, name in enumerate(created["players"]):
+        key = str(j)
+        if key in created.get("acpc_ports", {}):
+            port = created["acpc_ports"][key]
+            print(f"  player {j} {name}: ACPC port {port}  (cfrkit acpc-client {args.host} {port} --agent ..., "
+                  f"or any ACPC agent; shared door: TOKEN:{created['match']}:{created['tokens'][key]})")
+        elif key in created.get("tokens", {}):
+            print(f"  player {j} {name}: token {created['tokens'][key]}  (cfrkit platform-agent AGENT --port "
+                  f"{args.port} --match {created['match']} --token {created['tokens'][key]})")
+        else:
+            print(f"  player {j} {name}: house agent")
     return 0
 
 
