@@ -588,3 +588,50 @@ def test_create_match_command_prints_the_ports_an_acpc_agent_uses(tmp_path, caps
     assert "player 0 bot: ACPC port" in out and "player 1 ar: house agent" in out
     assert sorted(agent.finished) == list(range(20)) and not agent.comments
     assert "unknown agent 'no-such-agent'" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+# ----------------------------------------------------------------------------- hardening round 2
+def test_results_reads_only_and_bad_databases_are_one_line(tmp_path, capsys):
+    import hashlib
+
+    from cfrkit.cli import main
+
+    async def play():
+        srv = await _server(tmp_path, name="r.db")
+        c = await Line(srv.bound["json"]).open()
+        await c.send({"type": "create", "players": ["ar", "random"], "hands": 6, "seed": 1})
+        created = await c.recv_type("created")
+        while created["match"] in srv.matches:
+            await asyncio.sleep(0.05)
+        await srv.close()
+        return created["match"]
+
+    mid = _run(play())
+
+    def snapshot():
+        return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in tmp_path.iterdir() if p.is_file()}
+
+    before = snapshot()
+    assert main(["results", "--db", str(tmp_path / "r.db")]) == 0
+    assert main(["results", mid, "--db", str(tmp_path / "r.db")]) == 0
+    out = capsys.readouterr().out
+    assert "ar" in out and "random" in out
+    assert snapshot() == before  # nothing written, no journal or -shm file created
+
+    corrupt = tmp_path / "corrupt.db"
+    corrupt.write_bytes(b"SQLite format 3\x00" + os.urandom(3000))
+    other = tmp_path / "other.db"
+    con = sqlite3.connect(str(other))
+    con.execute("CREATE TABLE t (x)")
+    con.commit()
+    con.close()
+    (tmp_path / "dir.db").mkdir()
+    for db in (corrupt, other, tmp_path / "dir.db", tmp_path / "no" / "such" / "p.db", tmp_path / "text.db"):
+        if db.name == "text.db":
+            db.write_text("hello\n")
+        size = db.stat().st_size if db.is_file() else None
+        assert main(["results", "--db", str(db)]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+        assert (db.stat().st_size if db.is_file() else None) == size
+    assert not (tmp_path / "no").exists()

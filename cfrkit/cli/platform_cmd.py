@@ -183,14 +183,29 @@ def run_serve(args) -> int:
 
 def run_results(args) -> int:
     import os
+    import sqlite3
 
     from cfrkit.cli import CliError
-    from cfrkit.platform.results import agent_results, leaderboard_text, plot_cumulative
-    from cfrkit.platform.storage import Store
+    from cfrkit.platform.storage import Store, StoreError
 
     if not os.path.exists(args.db):
         raise CliError(f"no database {args.db!r}")
-    store = Store(args.db)
+    if os.path.isdir(args.db):
+        raise CliError(f"{args.db!r} is a directory, not a database file")
+    try:
+        store = Store(args.db, readonly=True)  # results never write to (or create) the database
+        try:
+            return _print_results(args, store)
+        finally:
+            store.close()
+    except (StoreError, sqlite3.Error) as exc:
+        raise CliError(f"cannot read {args.db!r}: {exc}") from None
+
+
+def _print_results(args, store) -> int:
+    from cfrkit.cli import CliError
+    from cfrkit.platform.results import agent_results, leaderboard_text, plot_cumulative
+
     if args.match:
         m = store.match(args.match)
         if m is None:
