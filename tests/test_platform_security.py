@@ -635,3 +635,15 @@ def test_results_reads_only_and_bad_databases_are_one_line(tmp_path, capsys):
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
         assert (db.stat().st_size if db.is_file() else None) == size
     assert not (tmp_path / "no").exists()
+
+
+def test_serve_checks_its_flags_in_one_line(tmp_path, capsys):
+    from cfrkit.cli import main
+
+    for argv in (["--port", "99999"], ["--port", "-5"], ["--http-port", "70000"], ["--max-matches", "-1"],
+                 ["--idle-timeout", "0"], ["--rate", "-3"], ["--max-per-address", "0"],
+                 ["--db", str(tmp_path)]):
+        assert main(["serve", "--db", str(tmp_path / "x.db"), "--port", "0", "--acpc-port", "-1",
+                     "--http-port", "-1", *argv]) == 2, argv
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, (argv, err)
