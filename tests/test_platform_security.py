@@ -647,3 +647,17 @@ def test_serve_checks_its_flags_in_one_line(tmp_path, capsys):
                      "--http-port", "-1", *argv]) == 2, argv
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, (argv, err)
+
+
+def test_ranges_accept_lowercase_ranks_and_10_as_parse_cards_does():
+    from cfrkit.cards import parse_cards
+    from cfrkit.cards.ranges import RangeError, parse_range
+
+    for loose, strict in (("tt+", "TT+"), ("aks, kqo:0.5", "AKs,KQo:0.5"), ("a5s-a2s", "A5s-A2s"),
+                          ("10h9h", "Th9h"), ("1010", "TT"), ("AHKH", "AhKh"), ("jto", "JTo")):
+        assert parse_range(loose) == parse_range(strict), loose
+    assert parse_cards("10h9h") == parse_cards("Th9h")  # the same spelling in both parsers
+    assert parse_range("AKs").num_combos == 4 and parse_range("10h9h").num_combos == 1
+    for bad in ("AKx", "AhAh", "ZZ", "1h9h"):
+        with pytest.raises(RangeError):
+            parse_range(bad)
