@@ -661,3 +661,20 @@ def test_ranges_accept_lowercase_ranks_and_10_as_parse_cards_does():
     for bad in ("AKx", "AhAh", "ZZ", "1h9h"):
         with pytest.raises(RangeError):
             parse_range(bad)
+
+
+def test_foreign_files_get_a_plain_one_line_error(tmp_path, capsys):
+    from cfrkit.cli import main
+    from cfrkit.policy import PolicyFileError, load_npz_checked
+
+    text = tmp_path / "notes.npz"
+    text.write_text("a text file, not an archive\n")
+    empty = tmp_path / "empty.npz"
+    empty.write_bytes(b"")
+    for path in (text, empty):
+        with pytest.raises(PolicyFileError) as info:
+            load_npz_checked(str(path), "cfrkit-policy", [])
+        assert "pickle" not in str(info.value) and "not a cfrkit file" in str(info.value)
+    assert main(["abstraction", "info", str(text)]) == 2
+    err = capsys.readouterr().err
+    assert "is a file, not an abstraction directory" in err and len(err.strip().splitlines()) == 1
