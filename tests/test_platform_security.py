@@ -678,3 +678,25 @@ def test_foreign_files_get_a_plain_one_line_error(tmp_path, capsys):
     assert main(["abstraction", "info", str(text)]) == 2
     err = capsys.readouterr().err
     assert "is a file, not an abstraction directory" in err and len(err.strip().splitlines()) == 1
+
+
+def test_documented_policy_seat_plays(tmp_path):
+    from cfrkit.agents.poker import make_agent
+    from cfrkit.platform import AgentClient
+    from cfrkit.policy import TabularPolicy
+
+    path = str(tmp_path / "uniform.npz")
+    TabularPolicy("holdem_abstract(game=holdem,bets=0.5+1)").save(path)  # empty: plays uniformly
+
+    async def main():
+        srv = await _server(tmp_path, policies={"u": path})
+        client = AgentClient(make_agent("random", seed=1), "127.0.0.1", srv.bound["json"],
+                             play={"opponent": "policy:u", "hands": 6, "seed": 3})
+        res = await client.run_async()
+        names = [p["name"] for p in srv.store.players(res.match)]
+        await srv.close()
+        return res, names
+
+    res, names = _run(main())
+    assert res.finished and len(res.hands) == 6 and not res.errors
+    assert names == ["you", "policy-u"]

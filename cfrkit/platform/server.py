@@ -1077,7 +1077,9 @@ class Server:
             if not isinstance(entry, dict) or not isinstance(entry.get("agent"), str):
                 raise P.ProtocolError("bad_request", f"player {j}: an agent name, 'remote' or 'acpc'")
             kind_name = entry["agent"]
-            name = entry.get("name", kind_name if kind_name not in ("remote", "acpc") else f"player{j}")
+            # the default name of a house agent is its agent name (``policy:NAME`` -> ``policy-NAME``: a
+            # name has no ':', the ACPC log's separator)
+            name = entry.get("name", kind_name.replace(":", "-") if kind_name not in ("remote", "acpc") else f"player{j}")
             if not isinstance(name, str) or not 0 < len(name) <= 40 or any(c in name for c in ":|\n\r"):
                 raise P.ProtocolError("bad_request", f"player {j}: a name of 1-40 characters without ':' or '|'")
             if kind_name in ("remote", "acpc"):
