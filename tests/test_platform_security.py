@@ -700,3 +700,14 @@ def test_documented_policy_seat_plays(tmp_path):
     res, names = _run(main())
     assert res.finished and len(res.hands) == 6 and not res.errors
     assert names == ["you", "policy-u"]
+
+
+def test_drl_br_on_a_missing_device_is_one_line(capsys):
+    torch = pytest.importorskip("torch")
+    from cfrkit.cli import main
+
+    devices = ["bogus"] + ([] if torch.cuda.is_available() else ["cuda"])
+    for device in devices:
+        assert main(["drl-br", "random", "--device", device, "--steps", "10", "--eval-hands", "2"]) == 2
+        err = capsys.readouterr().err
+        assert f"device {device!r}" in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
