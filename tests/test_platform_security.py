@@ -711,3 +711,18 @@ def test_drl_br_on_a_missing_device_is_one_line(capsys):
         assert main(["drl-br", "random", "--device", device, "--steps", "10", "--eval-hands", "2"]) == 2
         err = capsys.readouterr().err
         assert f"device {device!r}" in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_spot_inputs_are_checked():
+    from cfrkit.games.base import GameError
+    from cfrkit.solvers.public.bet_sizing import BetSizeError, parse_bet_sizes
+    from cfrkit.solvers.public.spot import solve_spot
+
+    for bad, says in (("abc", "end each size with %, x, c, e"), ("0%", "0% of the pot is no bet"),
+                      ("50%, 0c", "0 chips is no bet")):
+        with pytest.raises(BetSizeError, match=says):
+            parse_bet_sizes(bad)
+    assert len(parse_bet_sizes("50%, 100c, a")) == 3
+    for pot, stack in ((100.7, 200), (100, 0), (-5, 200), (True, 200)):
+        with pytest.raises(GameError, match="positive whole number of chips"):
+            solve_spot("Ks7h2d", "AA", "KK", pot=pot, stack=stack)
