@@ -583,8 +583,14 @@ def test_create_match_command_prints_the_ports_an_acpc_agent_uses(tmp_path, caps
         agent.run()
         assert main(["create-match", "--port", str(port), "acpc", "no-such-agent"]) == 2
         err = capsys.readouterr().err
+        fixed = free_port()
+        assert main(["create-match", "--port", str(port), f"acpc@{fixed}", "ar"]) == 0
+        fixed_out = capsys.readouterr().out
+        assert main(["create-match", "--port", str(port), f"acpc@{fixed}", "ar"]) == 2  # taken by the first
+        taken = capsys.readouterr().err
     finally:
         _stop(proc)
+    assert f"ACPC port {fixed} " in fixed_out and f"port {fixed} of player 0 is in use" in taken
     assert "player 0 bot: ACPC port" in out and "player 1 ar: house agent" in out
     assert sorted(agent.finished) == list(range(20)) and not agent.comments
     assert "unknown agent 'no-such-agent'" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

@@ -56,8 +56,8 @@ def add_parser(sub) -> None:
                                    "of every player: the TCP port an unchanged ACPC agent connects to, the token "
                                    "of a JSON / browser seat. Hand 0 starts once every seat is taken.")
     c.add_argument("players", nargs="+", metavar="PLAYER",
-                   help="one per seat: acpc, remote or a built-in agent; NAME=KIND names the player "
-                        "(e.g. slumbot=acpc ar)")
+                   help="one per seat: acpc, remote or a built-in agent; NAME=KIND names the player, "
+                        "acpc@PORT fixes an ACPC seat's port (e.g. slumbot=acpc@40123 ar)")
     c.add_argument("--host", default="127.0.0.1")
     c.add_argument("--port", type=int, default=1080, help="the server's JSON door (default 1080)")
     c.add_argument("--game", default="holdem", help="holdem(definition=NAME, ...) game string (default holdem)")
@@ -232,7 +232,15 @@ def run_create_match(args) -> int:
     players = []
     for item in args.players:
         name, sep, kind = item.rpartition("=")
-        players.append({"agent": kind, "name": name} if sep else kind)
+        kind, at, port = kind.partition("@")
+        entry = {"agent": kind}
+        if sep:
+            entry["name"] = name
+        if at:
+            if not port.isdigit():
+                raise CliError(f"{item!r}: write a fixed ACPC port as acpc@PORT, e.g. acpc@40123")
+            entry["port"] = int(port)
+        players.append(entry if len(entry) > 1 else kind)
     settings = {"game": args.game, "hands": args.hands}
     for key in ("seed", "duplicate", "time_per_action", "time_bank"):
         if getattr(args, key) is not None:

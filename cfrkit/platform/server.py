@@ -1084,6 +1084,12 @@ class Server:
                 raise P.ProtocolError("bad_request", f"player {j}: a name of 1-40 characters without ':' or '|'")
             if kind_name in ("remote", "acpc"):
                 players.append({"name": name, "kind": kind_name, "token": secrets.token_urlsafe(18)})
+                port = entry.get("port")
+                if port is not None:  # a fixed seat port (an agent's configuration names it)
+                    if kind_name != "acpc" or isinstance(port, bool) or not isinstance(port, int) \
+                            or not 1024 <= port <= 65535:
+                        raise P.ProtocolError("bad_request", f"player {j}: 'port' is for ACPC seats, 1024..65535")
+                    players[-1]["port"] = port
             elif kind_name in HOUSE_AGENT_NAMES or kind_name.startswith("policy:") and kind_name[7:] in self.policies:
                 players.append({"name": name, "kind": "house", "agent": kind_name})
             else:
@@ -1296,6 +1302,8 @@ class Server:
             await self._open_acpc_ports(match, store=False)
             for slot, record in zip(match.slots, match.players_record):
                 if slot.kind == "acpc":
+                    if record.get("port") not in (None, slot.port):
+                        raise OSError(f"port {record['port']} of player {slot.player} is in use")
                     record["port"] = slot.port
             self.store.create_match(match.id, match.spec, match.players_record)
         except Exception as exc:  # no port, or the database refused: nothing of the match remains
