@@ -1305,6 +1305,9 @@ class Server:
                     if record.get("port") not in (None, slot.port):
                         raise OSError(f"port {record['port']} of player {slot.player} is in use")
                     record["port"] = slot.port
+            if match.cancelled:  # cancelled before it was stored (the same read as its create)
+                self._close_acpc_ports(match)
+                return
             self.store.create_match(match.id, match.spec, match.players_record)
         except Exception as exc:  # no port, or the database refused: nothing of the match remains
             self.matches.pop(match.id, None)
