@@ -16,6 +16,7 @@ import pytest
 
 from cfrkit.evaluation import exploitability, protocol_br
 from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError, State
+from cfrkit.games.consistency import ConsistencyError, check_game
 from cfrkit.games.registry import _REGISTRY, register
 from cfrkit.solvers import CFRSolver
 from cfrkit.solvers.tabular import compiled
@@ -118,6 +119,8 @@ def test_chance_probabilities_must_sum_to_one(cache_dir):
     assert "\n" not in str(info.value)
     with pytest.raises(GameError):
         CFRSolver("table_poker_test")
+    with pytest.raises(ConsistencyError, match="do not form a distribution"):
+        check_game("table_poker_test", num_playthroughs=20)
 
 
 def test_returns_outside_the_declared_bounds_are_refused(cache_dir):
@@ -126,3 +129,5 @@ def test_returns_outside_the_declared_bounds_are_refused(cache_dir):
         compiled.compile_game("table_poker_test", cache_dir=cache_dir)
     assert "history [" in str(info.value) and "\n" not in str(info.value)
     assert os.listdir(cache_dir) == []  # nothing cached
+    with pytest.raises(ConsistencyError, match="outside the declared bounds"):
+        check_game("table_poker_test", num_playthroughs=200)
