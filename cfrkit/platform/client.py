@@ -17,6 +17,7 @@ as clients); :func:`run_clients` runs many clients concurrently in one process (
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
@@ -267,8 +268,6 @@ def request(host: str, port: int, message: Dict[str, Any], reply_types: Tuple[st
 
     Raises :class:`PlatformClientError` with a one-line message when the server cannot be reached,
     closes the connection, answers with an ``error`` or does not answer within ``timeout`` seconds."""
-    import socket
-
     try:
         with socket.create_connection((host, port), timeout=timeout) as sock, sock.makefile("rwb") as stream:
             stream.write(dumps(message) + b"\n")

@@ -17,7 +17,8 @@ from cfrkit.platform.jsonlines import loads as _loads
 
 #: longest accepted message (bytes, newline excluded)
 MAX_MESSAGE_BYTES = 4096
-#: token bucket per connection: sustained messages per second and burst
+#: token bucket per connection: sustained messages per second and burst (a client over it is read
+#: later, never dropped)
 RATE_PER_SECOND = 200.0
 RATE_BURST = 400.0
 #: deepest nesting of arrays and objects accepted in a message
@@ -29,7 +30,7 @@ ERROR_CODES = {
     "bad_json": "the message is not valid JSON (UTF-8, one object per line)",
     "too_large": f"the message is longer than {MAX_MESSAGE_BYTES} bytes",
     "bad_message": "the message is not an object with a known string 'type', or a field has the wrong type",
-    "rate_limited": "too many messages; this one was dropped",
+    "rate_limited": "(no longer sent: a client over the rate limit is read more slowly, nothing is dropped)",
     "unknown_match": "no such match",
     "bad_token": "the token does not belong to this match's player",
     "not_joined": "join a match first",

@@ -205,7 +205,6 @@ class Connection:
         except Exception:  # a transport without a peer name
             peer = None
         self.addr = str(peer[0]) if isinstance(peer, (tuple, list)) and peer else "?"
-        self.operator = False
         self.slot: Optional["Slot"] = None
         self.errors = 0
         self.closed = False
