@@ -895,8 +895,10 @@ class Server:
         self._housekeeping = None
         now = time.monotonic()
         for conn in list(self.connections):
+            # browser tabs (WebSocket) stay: a person may read the page for minutes before playing,
+            # the page does not reconnect, and the library's pings close a dead one within 80 s
             seated = conn.slot is not None and conn.slot.match.id in self.matches
-            if not seated and not conn.closed and now - conn._last > self.idle_timeout:
+            if conn.ws is None and not seated and not conn.closed and now - conn._last > self.idle_timeout:
                 self.release(conn)
                 conn.error("idle", f"nothing received for {self.idle_timeout:g} s and no seat: closed", fatal=True)
         for match in list(self.matches.values()):
