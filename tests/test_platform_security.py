@@ -357,14 +357,20 @@ def test_slot_filling_expiry_cancel_and_admin(tmp_path):
         await c.send({"type": "cancel", "operator": "op-secret", "match": plays[0][1]["match"]})
         cancelled = await c.recv_type("cancelled", "error")
         told = await plays[0][0].recv_type("error")
+        # a player cancels its own match with its seat token, not another's
+        await plays[1][0].send({"type": "cancel", "match": plays[1][1]["match"], "token": "wrong"})
+        wrong_token = await plays[1][0].recv_type("error")
         await asyncio.sleep(2.0)  # past the match idle timeout (the housekeeping sweep runs every 0.15 s)
         await c.send({"type": "admin", "operator": "op-secret"})
         after = await c.recv_type("admin")
-        statuses = {m: srv.store.match(m)["status"] for m in (idle["match"], plays[0][1]["match"])}
+        p1 = plays[1][1]
+        await plays[1][0].send({"type": "cancel", "match": p1["match"], "token": p1["tokens"]["0"]})
+        own = await plays[1][0].recv_type("cancelled")  # after the notice every seat gets
+        statuses = {m: srv.store.match(m)["status"] for m in (idle["match"], plays[0][1]["match"], p1["match"])}
         await srv.close()
-        return answers, plays, idle, listing, cancelled, told, after, statuses
+        return answers, plays, idle, listing, cancelled, told, after, statuses, wrong_token, own
 
-    answers, plays, idle, listing, cancelled, told, after, statuses = _run(main())
+    answers, plays, idle, listing, cancelled, told, after, statuses, wrong_token, own = _run(main())
     assert all(a["type"] == "error" and a["code"] == "forbidden" for a in answers.values()), answers
     assert [p[1]["type"] for p in plays] == ["created", "created", "error"]
     assert plays[2][1]["code"] == "server_busy" and "your address" in plays[2][1]["message"]
@@ -374,7 +380,8 @@ def test_slot_filling_expiry_cancel_and_admin(tmp_path):
     assert cancelled["type"] == "cancelled" and told["code"] == "cancelled"
     # the played match whose player is connected stays; the idle and the cancelled ones are gone
     assert {m["match"] for m in after["matches"]} == {plays[1][1]["match"]}
-    assert statuses == {idle["match"]: "expired", plays[0][1]["match"]: "cancelled"}
+    assert wrong_token["code"] == "bad_token" and own["type"] == "cancelled", own
+    assert statuses == {idle["match"]: "expired", plays[0][1]["match"]: "cancelled", plays[1][1]["match"]: "cancelled"}
 
 
 def test_deeply_nested_json_gets_one_line_and_no_traceback(tmp_path, caplog):

@@ -1222,13 +1222,23 @@ class Server:
             match = self.create_match(msg)
             asyncio.get_running_loop().create_task(self._start_created(conn, match, join=False))
         elif kind == "cancel":
-            self._require_operator(conn, msg, "cancel")
+            # the operator cancels any match; a player cancels its own (the token of one of its seats)
+            token = msg.get("token")
+            if not isinstance(token, str):
+                self._require_operator(conn, msg, "cancel")
             if self._foreign(conn, msg.get("match")):
                 return
             match = self.matches.get(msg.get("match")) if isinstance(msg.get("match"), str) else None
             if match is None:
                 raise P.ProtocolError("unknown_match", f"no running match {str(msg.get('match'))[:20]!r}")
-            self.cancel_match(match, "cancelled", "cancelled by the operator")
+            by = "the operator"
+            if isinstance(token, str):
+                owner = next((sl for sl in match.slots if sl.token is not None
+                              and secrets.compare_digest(sl.token.encode(), token.encode())), None)
+                if owner is None:
+                    raise P.ProtocolError("bad_token", "no player of this match has that token")
+                by = f"player {owner.player} ({owner.name})"
+            self.cancel_match(match, "cancelled", f"cancelled by {by}")
             conn.send({"type": "cancelled", "match": match.id, "hands_done": match.hands_done})
         elif kind == "admin":
             self._require_operator(conn, msg, "admin")
