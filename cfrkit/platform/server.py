@@ -722,7 +722,8 @@ class Server:
         if self.fd_limit == resource.RLIM_INFINITY:
             self.fd_limit = 1 << 20
         self.fd_budget = max(8, self.fd_limit - FD_RESERVE)
-        #: ACPC seat ports open at most at once: half the budget (a seat is its port and its agent's connection)
+        #: ACPC seat ports open at most at once: a quarter of the budget (a seat is its port and its
+        #: agent's connection, so the seats hold at most half of it)
         self.max_acpc_seats = self.fd_budget // 4
         self.acpc_ports_open = 0
         self.max_connections = min(int(max_connections), self.fd_budget)
@@ -831,6 +832,11 @@ class Server:
                              origins=self.origins, max_size=P.MAX_MESSAGE_BYTES, ping_interval=20, ping_timeout=60)
             self._servers.append(ws)
             self.bound["http"] = http_port
+        if not is_loopback(self.host):
+            log.warning("binding %s, not a loopback address: anybody who can reach it may connect; tokens travel "
+                        "in clear text (put the server behind TLS)", self.host)
+            if self.operator_token_generated:  # the CLI passes its own (printed); a library caller learns it here
+                log.warning("operator token (create / cancel / admin need it): %s", self.operator_token)
         log.info("serving on %s", self.bound)
 
     async def serve_forever(self) -> None:
