@@ -408,8 +408,8 @@ def build_nets(out_dir: str, preset: "str | PipelinePreset" = "tiny", streets: "
     Returns the report written to ``OUT/report.json``: ``preset`` (name), ``settings`` (the preset's fields),
     ``backend``, ``hidden``, ``rounds`` (per street: ``situations``, ``iterations``, ``generation`` (the rate of
     the run that made the shards), ``best_val_loss``, ``best_epoch``, ``epochs_run``, ``buckets``, ``val_curve``,
-    ``data_digest``, ``net_sha256``, ``train``), ``river_check``, ``nets`` (the directory) and, with the
-    preflop, ``preflop_flops``.
+    ``data_digest``, ``net_sha256``, ``train``), ``river_check``, ``nets`` (the directory), ``net_streets`` (the
+    streets with a net there, in game order) and, with the preflop, ``preflop_flops``.
     """
     preset = get_preset(preset)
     order = parse_streets(streets)
@@ -457,5 +457,36 @@ def build_nets(out_dir: str, preset: "str | PipelinePreset" = "tiny", streets: "
                 step("check", street, report["river_check"])
         if street == "preflop":
             report["preflop_flops"] = preset.preflop_flops
+        report["net_streets"] = list(HoldemValueNets.load(nets_dir(out_dir)).streets)
         _write_report(out_dir, report)   # after every street: an interruption keeps the finished ones
     return report
+
+
+def step_line(kind: str, street: str, info: Dict[str, Any], preset: "str | PipelinePreset", out_dir: str = "") -> str:
+    """One line describing a :func:`build_nets` step (``on_step``'s arguments), as ``cfrkit deepstack`` and
+    ``benchmarks/deepstack_holdem.py`` print it: rates for ``"data"``, the validation loss beside DeepHoldem's
+    for ``"train"`` / ``"skip"``, the held-out error for ``"check"``."""
+    preset = get_preset(preset)
+    if kind == "data":
+        rate = (f"{info['situations_per_second']:.3g} situations/s wall" if info.get("generated", 0) > 0
+                else "wall rate not measured in this run")
+        how = (f"{preset.preflop_flops} flops averaged" if street == "preflop"
+               else f"{preset.street_iterations(street)} iterations")
+        return (f"{street}: {info['situations']} situations in {data_dir(out_dir, street)} ({info['generated']} made "
+                f"now or in the run that made them, {how} each): {rate}, {info['cpu_seconds_per_situation']:.3g} "
+                f"CPU s per situation (all shards; workers' process time)")
+    ref = DEEPHOLDEM_VAL[street]
+    deepholdem = f"DeepHoldem {ref} with ~1M samples" if ref is not None else "DeepHoldem reports no preflop loss"
+    if kind == "train":
+        return (f"{street}: net {list(preset.hidden)} x {info['buckets']} buckets, best validation Huber loss "
+                f"{info['best_val_loss']:.4g} (epoch {info['best_epoch']}, {info['epochs_run']} epochs, "
+                f"{info['samples']} samples, validation split by {info['split']}; {deepholdem})")
+    if kind == "skip":
+        return (f"{street}: finished in an earlier run (same data, training settings and net): best validation "
+                f"Huber loss {info['best_val_loss']:.4g} ({deepholdem}); not retrained")
+    if kind == "check":
+        verdict = "within" if info["huber"] <= 1.5 * info["val_loss"] else "NOT within"
+        return (f"river check: {info['samples']} held-out situations re-solved exactly: Huber {info['huber']:.4g} "
+                f"vs validation {info['val_loss']:.4g} ({verdict} 1.5x); mean |error| per hand "
+                f"{info['mae_per_hand']:.4g} of the pot, range-weighted {info['range_weighted_mae']:.4g}")
+    raise ValueError(f"unknown pipeline step {kind!r}")
