@@ -126,8 +126,8 @@ class PipelinePreset:
 
 PRESETS: Dict[str, PipelinePreset] = {
     # seconds: tests and the CLI's smoke run (nets of no use for play beyond checking that it runs)
-    "smoke": PipelinePreset("smoke", river_samples=12, turn_samples=12, flop_samples=10, preflop_samples=10,
-                            iterations=20, turn_iterations=4, flop_iterations=2, hidden=(8,), epochs=2, shard_size=6,
+    "smoke": PipelinePreset("smoke", river_samples=10, turn_samples=10, flop_samples=10, preflop_samples=10,
+                            iterations=20, turn_iterations=4, flop_iterations=2, hidden=(8,), epochs=2, shard_size=5,
                             group=2, check_samples=2, river_buckets=10, buckets="ehs", num_buckets=10,
                             preflop_flops=4),
     # minutes
