@@ -12,7 +12,7 @@ seconds per situation, measured by the datagen), the best validation Huber loss 
 0.0415, turn 0.045, flop 0.013 with about 1M samples each) and the river check (held-out situations re-solved
 exactly against the river net), then the wall and CPU seconds of each library call it made.  Any option
 overrides the preset (``--river-samples``, ...).  ``--ray ADDRESS`` generates shards on a Ray cluster.
-``--study``: only the river target study (:func:`~cfrkit.value_nets.holdem.pipeline.river_target_study`).
+``--study``: only the river target study (:func:`~cfrkit.value_nets.holdem.studies.river_target_study`).
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from cfrkit.value_nets.holdem.pipeline import (PRESETS, build_nets, get_preset, parse_streets,  # noqa: E402
-                                               river_target_study, step_line)
+from cfrkit.value_nets.holdem.pipeline import PRESETS, build_nets, get_preset, parse_streets, step_line  # noqa: E402
+from cfrkit.value_nets.holdem.studies import river_target_study  # noqa: E402
 
 INT_OPTIONS = ("river_samples", "turn_samples", "flop_samples", "iterations", "turn_iterations", "flop_iterations",
                "epochs", "shard_size", "group", "check_samples", "river_buckets", "preflop_samples", "preflop_flops",

@@ -326,31 +326,6 @@ def river_check(nets: "str | HoldemValueNets", samples: int, iterations: int, se
             "val_loss": float(nets.extras["river"].get("val_loss", float("nan"))), "solve_cpu_s": solve_cpu}
 
 
-def river_target_study(seed: int = 0, count: int = 10, game: str = "holdem",
-                       reference_iterations: int = 1000) -> Dict[str, Any]:
-    """How river targets depend on iterations and target kind, on ``count`` situations of one board and pot
-    (seed ``[seed, 999]``); range-weighted mean |difference| in fractions of the pot.
-
-    (a) ``dcfr_N_vs_1000``: compiled DCFR average-strategy cfvs after N = 100, 250, 500 iterations against
-    ``reference_iterations`` (the datagen's river targets); (b) ``deepstack_cfr+_averaged_vs_dcfr_average_strategy``:
-    at ``reference_iterations``, DeepStack's targets (``RangeSolver``, CFR+, root cfvs averaged over the
-    iterations after half) against the compiled DCFR's."""
-    g = load(game)
-    sit = sample_situations("river", count, np.random.default_rng([int(seed), 999]), group=count)
-    ref = solve_situations(g, sit, reference_iterations)
-    w = sit.ranges
-
-    def err(v):
-        return float((np.abs(v - ref) * w).sum() / w.sum())
-
-    out: Dict[str, Any] = {f"dcfr_{n}_vs_{reference_iterations}": err(solve_situations(g, sit, n))
-                           for n in (100, 250, 500) if n < reference_iterations}
-    ds = solve_situations(g, sit, reference_iterations, skip=reference_iterations // 2, backend="numpy")
-    out["deepstack_cfr+_averaged_vs_dcfr_average_strategy"] = err(ds)
-    out["situations"] = count
-    return out
-
-
 def read_report(out_dir: str) -> Dict[str, Any]:
     """``OUT/report.json`` (``{}`` when there is none yet); one-line ``ValueNetFileError`` if it is damaged."""
     path = os.path.join(out_dir, REPORT)
