@@ -87,6 +87,8 @@ def main(argv=None) -> int:
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     print("library calls (wall s / CPU s of this process; shard workers' CPU is in the data lines): " +
           ", ".join(f"{street} {kind} {w:.1f}/{c:.1f}" for kind, street, w, c in calls))
+    if report.get("stopped_at"):
+        print(f"the {report['stopped_at']} net's training stopped at --max-train-minutes; run again to continue it")
     print(f"build_nets: {wall:.1f} s wall, {cpu:.1f} CPU s in this process")
     print(f"nets: {report['nets']} ({', '.join(report['net_streets'])}); report: {os.path.join(args.out, 'report.json')}")
     return 0

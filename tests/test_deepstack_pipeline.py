@@ -147,6 +147,22 @@ def test_resume_after_interruption_keeps_finished_shards_and_gives_the_same_file
         assert _sha(os.path.join(out, "nets", f"{street}.pt")) == _sha(os.path.join(ref, "nets", f"{street}.pt"))
 
 
+def test_time_limited_training_stops_the_chain_and_continues(tmp_path):
+    out = str(tmp_path / "run")
+    steps = []
+    report = build_nets(out, "smoke", ("river", "turn"), max_train_seconds=0.0,
+                        on_step=lambda k, s, i: steps.append((k, s, i)), **KW)
+    assert report["stopped_at"] == "river" and not report["rounds"]["river"]["complete"]
+    assert [(k, s) for k, s, _ in steps] == [("data", "river"), ("train", "river")]   # no turn data on that net
+    assert steps[1][2]["epochs_run"] == 1 and "run again to continue" in step_line("train", "river", steps[1][2],
+                                                                                   "smoke")
+    steps.clear()
+    report = build_nets(out, "smoke", ("river",), on_step=lambda k, s, i: steps.append((k, s, i)), **KW)
+    assert "stopped_at" not in report and report["rounds"]["river"]["complete"]
+    assert [(k, s) for k, s, _ in steps] == [("data", "river"), ("train", "river"), ("check", "river")]
+    assert steps[1][2]["epochs_run"] == PRESETS["smoke"].epochs and steps[0][2]["generated"] > 0
+
+
 def test_street_calls_and_one_line_errors(built, tmp_path):
     out = str(tmp_path / "run")
     with pytest.raises(ValueError, match="no river net") as err:

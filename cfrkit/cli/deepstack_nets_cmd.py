@@ -141,6 +141,9 @@ def run_nets(args) -> int:
                                     else 60 * args.max_train_minutes)
 
     code = _interruptible(args, work)
+    if code == 0 and done["report"].get("stopped_at"):
+        print(f"the {done['report']['stopped_at']} net's training stopped at --max-train-minutes; run the same "
+              f"command to continue it (the later streets wait for the finished net)")
     if code == 0:
         print(f"nets: {done['report']['nets']} ({', '.join(done['report']['net_streets'])}); report: {args.out}/report.json")
     return code

@@ -41,14 +41,17 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, Optional, Sequence, Tuple
 
 import numpy as np
+import torch
 
 from cfrkit._io import atomic_open
 from cfrkit.games.registry import load
 from cfrkit.value_nets.holdem.datagen import (BACKENDS, LEAF_STREET, bucket_arrays, generate_holdem_dataset,
                                               load_holdem_dataset, solve_situations)
 from cfrkit.value_nets.holdem.nets import HoldemValueNets, train_street_net
+from cfrkit.value_nets.data import DATASET_META
 from cfrkit.value_nets.holdem.situations import sample_situations
 from cfrkit.value_nets.model import ValueNetFileError
+from cfrkit.value_nets.train import masked_huber
 
 STREETS = ("river", "turn", "flop", "preflop")   # the pipeline's order: each street needs the previous one's net
 DEFAULT_STREETS = ("river", "turn", "flop")
@@ -57,6 +60,7 @@ NETS_DIR = "nets"
 #: DeepHoldem's best validation Huber losses with about 1M samples per street (fractions of the pot); no preflop.
 DEEPHOLDEM_VAL = {"river": 0.0415, "turn": 0.045, "flop": 0.013, "preflop": None}
 TRAIN_BATCH = 1000   # DeepStack's batch size
+TRAIN_PATIENCE = 20  # epochs without a better validation loss before training stops
 
 
 @dataclass(frozen=True)
@@ -192,8 +196,6 @@ def get_preset(preset: "str | PipelinePreset", **changes) -> PipelinePreset:
 
 def default_backend() -> str:
     """``"torch"`` when CUDA is present (every round on the GPU), else ``"board"`` (the compiled CPU solvers)."""
-    import torch  # heavy optional dependency of the value nets: imported when a backend is chosen
-
     return "torch" if torch.cuda.is_available() else "board"
 
 
@@ -244,7 +246,7 @@ def generate_data(street: str, out_dir: str, preset: "str | PipelinePreset" = "t
                                   num_buckets=preset.river_buckets if street == "river" else preset.num_buckets,
                                   leaf_nets=leaf, workers=workers, ray_address=ray, backend=backend, device=device,
                                   progress=progress, flops=preset.preflop_flops)
-    with open(os.path.join(d, "dataset.json")) as f:
+    with open(os.path.join(d, DATASET_META)) as f:
         meta = json.load(f)
     return {**gen, "data_digest": meta.get("settings_digest"), "situations": int(n)}
 
@@ -259,19 +261,24 @@ def train_net(street: str, out_dir: str, preset: "str | PipelinePreset" = "tiny"
     every epoch: a re-run continues from it; other hidden sizes, seed or sample count are refused with one
     line), then ``OUT/nets/<street>.pt`` and ``OUT/nets/nets.json``.  ``max_seconds``: wall-clock limit of
     this call's training.  Returns the training summary (``best_val_loss``, ``best_epoch``, ``epochs_run``,
-    ``samples``, ``split``, ``history``, ``seconds``) plus ``buckets`` and ``net_sha256`` (of the adopted net).
+    ``samples``, ``split``, ``history``, ``seconds``) plus ``buckets``, ``net_sha256`` (of the adopted net) and
+    ``complete`` (False when ``max_seconds`` stopped it before early stopping or the last epoch).
     """
     street = _street(street)
     preset = get_preset(preset)
     data = load_holdem_dataset(data_dir(out_dir, street))
     ck = checkpoint_path(out_dir, street)
     summary = train_street_net(data, ck, hidden=preset.hidden, epochs=preset.epochs, batch_size=TRAIN_BATCH,
-                               seed=int(seed), max_seconds=max_seconds, resume=True, progress=progress,
-                               threads=threads)
+                               patience=TRAIN_PATIENCE, seed=int(seed), max_seconds=max_seconds, resume=True,
+                               progress=progress, threads=threads)
     nets = _open_nets(out_dir, data["settings"]["game"])
     nets.set_net(street, ck)
     nets.save(nets_dir(out_dir))
-    return {**summary, "buckets": int(data["targets"].shape[1] // 2), "net_sha256": _net_sha(out_dir, street)}
+    # finished: all epochs run or early stopping; otherwise the time limit stopped it and a re-run continues
+    complete = summary["epochs_run"] >= preset.epochs or summary["epochs_run"] - 1 - summary["best_epoch"] >= \
+        TRAIN_PATIENCE
+    return {**summary, "buckets": int(data["targets"].shape[1] // 2), "net_sha256": _net_sha(out_dir, street),
+            "complete": bool(complete)}
 
 
 def _open_nets(out_dir: str, game: str) -> HoldemValueNets:
@@ -299,10 +306,6 @@ def river_check(nets: "str | HoldemValueNets", samples: int, iterations: int, se
     (mean |net - exact| over live hands), ``range_weighted_mae`` (weighted by the ranges: the error a re-solve
     sees), ``val_loss`` (the net's own best validation loss), ``samples`` and ``solve_cpu_s`` (CPU seconds of
     the exact solves)."""
-    import torch  # the nets' framework (heavy, optional for the rest of value_nets.holdem's users)
-
-    from cfrkit.value_nets.train import masked_huber
-
     if samples < 1 or iterations < 1:
         raise ValueError(f"need samples >= 1 and iterations >= 1, got {samples}, {iterations}")
     if not isinstance(nets, HoldemValueNets):
@@ -359,7 +362,7 @@ def street_finished(record: Optional[Dict[str, Any]], gen: Dict[str, Any], prese
     if not record:
         return False
     return (record.get("data_digest") == gen.get("data_digest") and record.get("situations") == gen["situations"]
-            and record.get("train") == _train_settings(preset, seed)
+            and record.get("train") == _train_settings(preset, seed) and record.get("complete", False)
             and record.get("net_sha256") is not None and record.get("net_sha256") == _net_sha(out_dir, street))
 
 
@@ -375,7 +378,9 @@ def build_nets(out_dir: str, preset: "str | PipelinePreset" = "tiny", streets: "
 
     ``backend``: the data's solver (:func:`generate_data`; default torch on CUDA, else the compiled ``board``);
     ``ray``: a Ray address for the shards (``"local"`` starts one here), ``workers``: processes otherwise;
-    ``max_train_seconds``: wall-clock limit of each street's training in this call.  ``on_step(kind, street,
+    ``max_train_seconds``: wall-clock limit of each street's training in this call; a street whose training
+    stops at the limit ends the call (``report["stopped_at"]``): the next call continues that training, and the
+    later streets' data wait for the finished net.  ``on_step(kind, street,
     info)`` is called after each step: ``"data"`` (the :func:`generate_data` summary), ``"train"`` (the
     :func:`train_net` summary), ``"skip"`` (the street's finished record: nothing redone), ``"check"`` (the
     :func:`river_check` result), for progress lines.
@@ -383,7 +388,7 @@ def build_nets(out_dir: str, preset: "str | PipelinePreset" = "tiny", streets: "
     Returns the report written to ``OUT/report.json``: ``preset`` (name), ``settings`` (the preset's fields),
     ``backend``, ``hidden``, ``rounds`` (per street: ``situations``, ``iterations``, ``generation`` (the rate of
     the run that made the shards), ``best_val_loss``, ``best_epoch``, ``epochs_run``, ``buckets``, ``val_curve``,
-    ``data_digest``, ``net_sha256``, ``train``), ``river_check``, ``nets`` (the directory), ``net_streets`` (the
+    ``data_digest``, ``net_sha256``, ``train``, ``complete``), ``river_check``, ``nets`` (the directory), ``net_streets`` (the
     streets with a net there, in game order) and, with the preflop, ``preflop_flops``.
     """
     preset = get_preset(preset)
@@ -425,7 +430,15 @@ def build_nets(out_dir: str, preset: "str | PipelinePreset" = "tiny", streets: "
                 "best_val_loss": summary["best_val_loss"], "best_epoch": summary["best_epoch"],
                 "epochs_run": summary["epochs_run"], "buckets": summary["buckets"],
                 "val_curve": [h[2] for h in summary["history"]], "data_digest": gen["data_digest"],
-                "net_sha256": summary["net_sha256"], "train": _train_settings(preset, seed)}
+                "net_sha256": summary["net_sha256"], "train": _train_settings(preset, seed),
+                "complete": summary["complete"]}
+            if not summary["complete"]:
+                # the later streets' data would be made with a net that the next call keeps training (and
+                # then refused as made with another net): stop here; the next call continues this training
+                report["stopped_at"] = street
+                report["net_streets"] = list(HoldemValueNets.load(nets_dir(out_dir)).streets)
+                _write_report(out_dir, report)
+                return report
             if street == "river":
                 report["river_check"] = river_check(nets_dir(out_dir), preset.check_samples, preset.iterations,
                                                     seed=seed)
@@ -455,7 +468,8 @@ def step_line(kind: str, street: str, info: Dict[str, Any], preset: "str | Pipel
     if kind == "train":
         return (f"{street}: net {list(preset.hidden)} x {info['buckets']} buckets, best validation Huber loss "
                 f"{info['best_val_loss']:.4g} (epoch {info['best_epoch']}, {info['epochs_run']} epochs, "
-                f"{info['samples']} samples, validation split by {info['split']}; {deepholdem})")
+                f"{info['samples']} samples, validation split by {info['split']}; {deepholdem})" +
+                ("" if info.get("complete", True) else "; stopped at the time limit: run again to continue"))
     if kind == "skip":
         return (f"{street}: finished in an earlier run (same data, training settings and net): best validation "
                 f"Huber loss {info['best_val_loss']:.4g} ({deepholdem}); not retrained")

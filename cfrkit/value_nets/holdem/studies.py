@@ -18,12 +18,15 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
+import torch
 
 from cfrkit.games.registry import load
 from cfrkit.value_nets.holdem.bucketing import make_bucketer
 from cfrkit.value_nets.holdem.datagen import bucket_arrays, preflop_targets, solve_situations
 from cfrkit.value_nets.holdem.nets import HoldemValueNets, train_street_net
 from cfrkit.value_nets.holdem.situations import sample_situations
+from cfrkit.value_nets.model import ValueNet
+from cfrkit.value_nets.train import masked_huber
 
 
 def _weighted_mae(values: np.ndarray, ref: np.ndarray, ranges: np.ndarray) -> float:
@@ -141,10 +144,6 @@ def preflop_net_study(nets: "str | HoldemValueNets", count: int, seed: int = 0, 
     per pot) against ``reference``-flop targets: range-weighted mean |error| per hand and the bucketed Huber
     loss (fractions of the pot), beside the same for ``flops``-flop targets (the training targets' own noise)
     and for predicting 0; ``net_cpu_s_per_situation``: the net's forward pass."""
-    import torch  # the nets' framework
-
-    from cfrkit.value_nets.train import masked_huber
-
     nets = _nets(nets)
     fn = nets.leaf_values("flop")
     sit = sample_situations("preflop", count, np.random.default_rng([int(seed), 777]), group=1)
@@ -173,10 +172,6 @@ def random_holdem_nets(device: str = "cpu", seed: int = 0, hidden: Sequence[int]
     """Random-weight :class:`HoldemValueNets` (river: ``river_buckets`` hand-strength classes; turn, flop:
     ``buckets`` E[HS] buckets; BatchNorm, eval mode) on ``device``: the shape of trained nets without training,
     for rates and smoke tests."""
-    import torch  # the nets' framework
-
-    from cfrkit.value_nets.model import ValueNet
-
     torch.manual_seed(seed)
     models, extras = {}, {}
     for street in ("river", "turn", "flop"):
