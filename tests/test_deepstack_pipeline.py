@@ -163,6 +163,27 @@ def test_time_limited_training_stops_the_chain_and_continues(tmp_path):
     assert steps[1][2]["epochs_run"] == PRESETS["smoke"].epochs and steps[0][2]["generated"] > 0
 
 
+def test_resumed_training_that_stopped_early_stays_stopped(tmp_path):
+    """``train_on_arrays(resume=True)`` after early stopping trains no further: the saved net stays the one the
+    later streets' data were made with."""
+    from cfrkit.value_nets.train import train_on_arrays
+
+    rng = np.random.default_rng(0)
+    x = rng.random((40, 5)).astype(np.float32)
+    y = rng.normal(size=(40, 4)).astype(np.float32)
+    m = np.ones_like(y)
+    out = str(tmp_path / "n.pt")
+    kw = dict(hidden=(4,), epochs=200, lr=0.5, patience=1, progress=False)
+    first = train_on_arrays(x, y, m, out, {"game": "g"}, **kw)
+    assert first["epochs_run"] < 200 and first["epochs_run"] - 1 - first["best_epoch"] >= 1   # stopped early
+    before = (_sha(out), _sha(out + ".last"))
+    again = train_on_arrays(x, y, m, out, {"game": "g"}, resume=True, **kw)
+    assert again["epochs_run"] == first["epochs_run"] and (_sha(out), _sha(out + ".last")) == before
+    longer = {**kw, "patience": 50, "epochs": first["epochs_run"] + 1}
+    more = train_on_arrays(x, y, m, out, {"game": "g"}, resume=True, **longer)
+    assert more["epochs_run"] == first["epochs_run"] + 1   # a larger patience continues
+
+
 def test_street_calls_and_one_line_errors(built, tmp_path):
     out = str(tmp_path / "run")
     with pytest.raises(ValueError, match="no river net") as err:
