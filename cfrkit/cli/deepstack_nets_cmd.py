@@ -44,21 +44,25 @@ def add_parser(sub) -> None:
     _train_options(n)
     n.set_defaults(func=run_nets)
 
-    d = acts.add_parser("data", help="generate one street's data (turn/flop/preflop need the previous street's net)")
-    d.add_argument("street", choices=STREETS)
-    d.add_argument("out", help="run directory (shards go to OUT/data_<street>; resumable)")
-    _preset_options(d)
+    d = _street_action(acts, "data", "generate one street's data (turn/flop/preflop need the previous street's net)",
+                       "run directory (shards go to OUT/data_<street>; resumable)")
     _data_options(d)
     d.add_argument("--leaf-nets", default=None, help="nets directory with the previous street's net "
                                                      "(default OUT/nets)")
     d.set_defaults(func=run_data)
 
-    t = acts.add_parser("train", help="train one street's net on OUT/data_<street> and put it into OUT/nets")
-    t.add_argument("street", choices=STREETS)
-    t.add_argument("out", help="run directory (OUT/<street>.pt, OUT/<street>.pt.last, OUT/nets); rerun to resume")
-    _preset_options(t)
+    t = _street_action(acts, "train", "train one street's net on OUT/data_<street> and put it into OUT/nets",
+                       "run directory (OUT/<street>.pt, OUT/<street>.pt.last, OUT/nets); rerun to resume")
     _train_options(t)
     t.set_defaults(func=run_train)
+
+
+def _street_action(acts, name: str, help: str, out_help: str):
+    p = acts.add_parser(name, help=help)
+    p.add_argument("street", choices=STREETS)
+    p.add_argument("out", help=out_help)
+    _preset_options(p)
+    return p
 
 
 def _preset_options(p) -> None:
@@ -108,18 +112,21 @@ def _check_run_options(args) -> None:
         raise CliError(f"--max-train-minutes must be positive, got {minutes}")
 
 
-def _interruptible(args, work) -> int:
-    """Run ``work()``; Ctrl-C / SIGTERM: say what is kept and exit with 128 + signal."""
+def _run(args, call):
+    """``(0, call())``; on Ctrl-C / SIGTERM say what is kept and return ``(128 + signal, None)``."""
     from cfrkit.cli._runtime import InterruptOnSignal
 
     with InterruptOnSignal() as signals:
         try:
-            work()
+            return 0, call()
         except KeyboardInterrupt:
             print(f"cfrkit deepstack {args.deepstack_command}: interrupted; finished shards and training "
                   f"checkpoints are kept in {args.out} (run the same command to resume)", file=sys.stderr)
-            return signals.exit_code()
-    return 0
+            return signals.exit_code(), None
+
+
+def _train_seconds(args):
+    return None if args.max_train_minutes is None else 60.0 * args.max_train_minutes
 
 
 def run_nets(args) -> int:
@@ -128,24 +135,19 @@ def run_nets(args) -> int:
     preset = _preset(args)
     streets = parse_streets(args.streets)
     _check_run_options(args)
-    done = {}
 
     def show(kind, street, info):
         print(step_line(kind, street, info, preset, args.out), flush=True)
 
-    def work():
-        done["report"] = build_nets(args.out, preset, streets, seed=args.seed, ray=args.ray, backend=args.backend,
-                                    workers=args.workers, device=args.device, progress=not args.no_progress,
-                                    threads=args.threads, on_step=show,
-                                    max_train_seconds=None if args.max_train_minutes is None
-                                    else 60 * args.max_train_minutes)
-
-    code = _interruptible(args, work)
-    if code == 0 and done["report"].get("stopped_at"):
-        print(f"the {done['report']['stopped_at']} net's training stopped at --max-train-minutes; run the same "
-              f"command to continue it (the later streets wait for the finished net)")
-    if code == 0:
-        print(f"nets: {done['report']['nets']} ({', '.join(done['report']['net_streets'])}); report: {args.out}/report.json")
+    code, report = _run(args, lambda: build_nets(
+        args.out, preset, streets, seed=args.seed, ray=args.ray, backend=args.backend, workers=args.workers,
+        device=args.device, progress=not args.no_progress, threads=args.threads, on_step=show,
+        max_train_seconds=_train_seconds(args)))
+    if report is not None:
+        if report.get("stopped_at"):
+            print(f"the {report['stopped_at']} net's training stopped at --max-train-minutes; run the same command "
+                  f"to continue it (the later streets wait for the finished net)")
+        print(f"nets: {report['nets']} ({', '.join(report['net_streets'])}); report: {args.out}/report.json")
     return code
 
 
@@ -154,16 +156,11 @@ def run_data(args) -> int:
 
     preset = _preset(args)
     _check_run_options(args)
-    done = {}
-
-    def work():
-        done["gen"] = generate_data(args.street, args.out, preset, seed=args.seed, backend=args.backend,
-                                    workers=args.workers, ray=args.ray, device=args.device, leaf_nets=args.leaf_nets,
-                                    progress=not args.no_progress)
-
-    code = _interruptible(args, work)
-    if code == 0:
-        print(step_line("data", args.street, done["gen"], preset, args.out))
+    code, gen = _run(args, lambda: generate_data(
+        args.street, args.out, preset, seed=args.seed, backend=args.backend, workers=args.workers, ray=args.ray,
+        device=args.device, leaf_nets=args.leaf_nets, progress=not args.no_progress))
+    if gen is not None:
+        print(step_line("data", args.street, gen, preset, args.out))
     return code
 
 
@@ -172,14 +169,9 @@ def run_train(args) -> int:
 
     preset = _preset(args)
     _check_run_options(args)
-    done = {}
-
-    def work():
-        done["summary"] = train_net(args.street, args.out, preset, seed=args.seed, progress=not args.no_progress,
-                                    threads=args.threads, max_seconds=None if args.max_train_minutes is None
-                                    else 60 * args.max_train_minutes)
-
-    code = _interruptible(args, work)
-    if code == 0:
-        print(step_line("train", args.street, done["summary"], preset, args.out) + f"; nets: {nets_dir(args.out)}")
+    code, summary = _run(args, lambda: train_net(
+        args.street, args.out, preset, seed=args.seed, progress=not args.no_progress, threads=args.threads,
+        max_seconds=_train_seconds(args)))
+    if summary is not None:
+        print(step_line("train", args.street, summary, preset, args.out) + f"; nets: {nets_dir(args.out)}")
     return code
