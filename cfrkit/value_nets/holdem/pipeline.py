@@ -47,7 +47,7 @@ from cfrkit._io import atomic_open
 from cfrkit.games.registry import load
 from cfrkit.value_nets.holdem.datagen import (BACKENDS, LEAF_STREET, bucket_arrays, generate_holdem_dataset,
                                               load_holdem_dataset, solve_situations)
-from cfrkit.value_nets.holdem.nets import HoldemValueNets, train_street_net
+from cfrkit.value_nets.holdem.nets import MANIFEST, HoldemValueNets, train_street_net
 from cfrkit.value_nets.data import DATASET_META
 from cfrkit.value_nets.holdem.situations import sample_situations
 from cfrkit.value_nets.model import ValueNetFileError
@@ -283,7 +283,7 @@ def train_net(street: str, out_dir: str, preset: "str | PipelinePreset" = "tiny"
 
 def _open_nets(out_dir: str, game: str) -> HoldemValueNets:
     d = nets_dir(out_dir)
-    if os.path.exists(os.path.join(d, "nets.json")):
+    if os.path.exists(os.path.join(d, MANIFEST)):
         return HoldemValueNets.load(d)   # a damaged directory: one-line ValueNetFileError, not a silent restart
     g = load(game)
     return HoldemValueNets(game=g.game_string(), stack=float(min(g.definition.stack)))
