@@ -64,6 +64,8 @@ setup(
         "torch": ["torch>=2.1"],
         "test": [
             "pytest>=7",
+            # the layer contracts in pyproject.toml (tests/test_architecture.py)
+            "import-linter>=2.17",
             "open_spiel>=1.4",
             "eval7>=0.1.10",
             "phevaluator>=0.5",

@@ -66,6 +66,18 @@ def test_history_round_trip_and_clone_independence():
         deserialize_state("leduc|0,0")  # the same card dealt twice
 
 
+def test_game_deserializes_its_states_under_any_spelling_of_its_string():
+    game = load("leduc_nolimit(fractions=0.5;1)")
+    state = game.new_initial_state().child(0).child(3).child(1)
+    # another spelling of the same game (a default written out, a float for an int): the same state
+    other = "leduc_nolimit(stack=1200.0,fractions=1;0.5,ante=100)|" + state.serialize().split("|")[1]
+    assert game.deserialize_state(other).serialize() == state.serialize()
+    with pytest.raises(GameError, match="belongs to game"):
+        game.deserialize_state("leduc_nolimit|0,3,1")  # the default fractions: another game
+    with pytest.raises(GameError, match="unknown game"):
+        game.deserialize_state("nosuchgame|0")
+
+
 def test_game_strings_are_canonical():
     assert load("leduc_nolimit(stack=1200)").game_string() == "leduc_nolimit"
     g = load("leduc_nolimit(stack=600,fractions=0.5;1)")

@@ -17,7 +17,7 @@ new points against fixed centres (the streaming pass over every hand of a round)
 """
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -140,6 +140,31 @@ def kmeanspp_l1(X: np.ndarray, k: int, w: np.ndarray, rng: np.random.Generator, 
     return X[centres].copy()
 
 
+def _hamerly_bounds(u: np.ndarray, l: np.ndarray, labels: np.ndarray, drift: np.ndarray, cc: np.ndarray,
+                    distance_to_own: Callable[[np.ndarray], np.ndarray]):
+    """One bound update of Hamerly's k-means after the centres moved (both k-means loops use it).
+
+    ``u``: float[n] upper bounds on each point's distance to its own centre, ``l``: float[n] lower
+    bounds on its distance to any other centre; ``drift``: float[k] how far each centre moved;
+    ``cc``: float[k, k] distances between the new centres (overwritten: its diagonal is set to inf);
+    ``distance_to_own(rows)``: exact distances of those points to their own centres.  A point keeps
+    its label while its upper bound is at most both its lower bound and half the distance from its
+    centre to the nearest other one; the others get their upper bound made exact first.  Returns the
+    new ``(u, l)``, the points that still need a full search (int64[m]) and how many exact distances
+    were computed.
+    """
+    np.fill_diagonal(cc, np.inf)
+    half = 0.5 * cc.min(1) if len(cc) > 1 else np.full(1, np.inf)
+    u = u + drift[labels]
+    l = l - drift.max()
+    bound = np.maximum(half[labels], l)
+    need = np.flatnonzero(u > bound)
+    if not need.size:
+        return u, l, need, 0
+    u[need] = distance_to_own(need)
+    return u, l, need[u[need] > bound[need]], int(need.size)
+
+
 def kmeans_emd1d(cdfs: np.ndarray, k: int, weights: Optional[np.ndarray] = None, seed: int = 0,
                  max_iter: int = 50, tol: float = 1e-4) -> Tuple[np.ndarray, np.ndarray, Dict[str, float]]:
     """k-means of histograms under the 1-D EMD; ``cdfs`` are their cumulative sums (float32[n, bins]).
@@ -162,19 +187,11 @@ def kmeans_emd1d(cdfs: np.ndarray, k: int, weights: Optional[np.ndarray] = None,
         newC = _weighted_means(X, labels, w, k, C)
         drift = _kernel.l1_rows(C, newC, np.arange(k, dtype=np.int32))
         C = newC
-        cc = _kernel.l1_pairwise(C, C)
-        np.fill_diagonal(cc, np.inf)
-        half = 0.5 * cc.min(1) if k > 1 else np.full(1, np.inf)
         computed += k * k + k
         naive += n * k
-        u = u + drift[labels]
-        l = l - drift.max()
-        bound = np.maximum(half[labels], l)
-        need = np.flatnonzero(u > bound)
-        if need.size:
-            u[need] = _kernel.l1_rows(X[need], C, labels[need])
-            computed += need.size
-            need = need[u[need] > bound[need]]
+        u, l, need, tightened = _hamerly_bounds(
+            u, l, labels, drift, _kernel.l1_pairwise(C, C), lambda rows: _kernel.l1_rows(X[rows], C, labels[rows]))
+        computed += tightened
         changed = 0
         if need.size:
             lab2, d1, d2, c2 = _SortedCentres(C).nearest_two(X[need])
@@ -383,18 +400,10 @@ def kmeans_pa_emd(ids: np.ndarray, space: PotentialSpace, k: int, weights: Optio
                                                    space.ground) for j in range(k)])
         computed += k
         Q, pc = newQ, npc
-        cc = space.dist(pc.cemb, pc.cemb)
-        np.fill_diagonal(cc, np.inf)
-        half = 0.5 * cc.min(1) if k > 1 else np.full(1, np.inf)
         naive += n * k
-        u = u + drift[labels]
-        l = l - drift.max()
-        bound = np.maximum(half[labels], l)
-        need = np.flatnonzero(u > bound)
-        if need.size:
-            u[need] = _pa_rows(space, ids[need], pc, labels[need])
-            computed += need.size
-            need = need[u[need] > bound[need]]
+        u, l, need, tightened = _hamerly_bounds(
+            u, l, labels, drift, space.dist(pc.cemb, pc.cemb), lambda rows: _pa_rows(space, ids[rows], pc, labels[rows]))
+        computed += tightened
         changed = 0
         if need.size:
             lab2, d1, d2, c2 = _pa_nearest(space, ids[need], pc)

@@ -13,9 +13,8 @@ from typing import Tuple
 
 import numpy as np
 
-from cfrkit.abstraction.params import BOARD_CARDS
-from cfrkit.cards.hands import HOLE_PAIRS, NUM_PAIRS
-from cfrkit.cards.isomorphism import canonical_boards, holdem_indexer
+from cfrkit.cards.hands import BOARD_CARDS, HOLE_PAIRS
+from cfrkit.cards.isomorphism import HandIndexer, canonical_boards, holdem_indexer
 
 
 def deck_cards(num_ranks: int = 13, num_suits: int = 4) -> np.ndarray:
@@ -48,7 +47,6 @@ def board_sets(num_board: int, num_ranks: int = 13, num_suits: int = 4) -> Tuple
     if num_ranks == 13 and num_suits == 4:
         reps, counts = canonical_boards(num_board)
         return reps, counts
-    from cfrkit.cards.isomorphism import HandIndexer
 
     deck = deck_cards(num_ranks, num_suits)
     sets = np.array(list(combinations(deck.tolist(), num_board)), dtype=np.uint8)

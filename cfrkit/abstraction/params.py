@@ -13,10 +13,12 @@ from typing import Dict, Tuple
 
 import numpy as np
 
+from cfrkit.abstraction.enumerate import round_hands
 from cfrkit.abstraction.errors import AbstractionError
+from cfrkit.cards.hands import BOARD_CARDS
+from cfrkit.cards.isomorphism import holdem_indexer
 
 #: Board cards seen in each abstraction round.
-BOARD_CARDS = (0, 3, 4, 5)
 ROUND_NAMES = ("preflop", "flop", "turn", "river")
 
 #: Features a round may be clustered on (see docs/abstraction.md):
@@ -107,11 +109,7 @@ def num_classes(round_: int, num_ranks: int = 13, num_suits: int = 4) -> int:
     """Suit-isomorphism classes of hands of a round for the deck (full deck: 169 / 1,286,792 /
     55,190,538 / 2,428,287,420); counted on the reduced deck for small games."""
     if num_ranks == 13 and num_suits == 4:
-        from cfrkit.cards.isomorphism import holdem_indexer
-
         return holdem_indexer().size(round_)
-    from cfrkit.abstraction.enumerate import round_hands
-
     return int(np.unique(round_hands(round_, num_ranks, num_suits)[1]).size)
 
 

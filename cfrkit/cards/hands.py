@@ -13,6 +13,8 @@ import numpy as np
 from cfrkit.cards.encoding import CardError, as_card_ids, card_to_string
 
 NUM_PAIRS = 1326
+#: Board cards dealt by the end of each hold'em round (preflop, flop, turn, river).
+BOARD_CARDS = (0, 3, 4, 5)
 
 
 def _build_pairs():

@@ -8,10 +8,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from cfrkit.games.registry import _format_value, game_specs
+    from cfrkit.games.registry import format_value, game_specs
 
     for name, spec in sorted(game_specs().items()):
-        params = ", ".join(f"{k}={_format_value(v)}" for k, v in spec.defaults.items())
+        params = ", ".join(f"{k}={format_value(v)}" for k, v in spec.defaults.items())
         print(f"{name:16s} {spec.description}")
         if params:
             print(f"{'':16s}   parameters: {params}")

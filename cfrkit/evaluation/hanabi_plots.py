@@ -17,6 +17,25 @@ def _pyplot():
     return plt
 
 
+def _label_cells(ax, values: np.ndarray, fontsize: int, only_positive: bool = False) -> None:
+    """Write each cell's value (one decimal) at its centre; with ``only_positive``, skip cells <= 0."""
+    rows, cols = values.shape
+    for i in range(rows):
+        for j in range(cols):
+            if not only_positive or values[i, j] > 0:
+                ax.text(j, i, f"{values[i, j]:.1f}", ha="center", va="center", fontsize=fontsize)
+
+
+def _save(plt, fig, ax, path: str, title: str, colours=None) -> None:
+    """Title, a "mean score" colour bar for the image ``colours`` when given, then write the PNG and close."""
+    if colours is not None:
+        fig.colorbar(colours, ax=ax, label="mean score")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
 def niche_map_png(path: str, fitness: np.ndarray, title: str = "MAP-Elites: elite self-play score per niche") -> None:
     """The behaviour map: rows = communicativeness bins, columns = risk-aversion bins, colour = score."""
     plt = _pyplot()
@@ -30,15 +49,8 @@ def niche_map_png(path: str, fitness: np.ndarray, title: str = "MAP-Elites: elit
     ax.set_xlabel("risk aversion")
     ax.set_ylabel("communicativeness")
     if bins <= 24:
-        for i in range(bins):
-            for j in range(bins):
-                if values[i, j] > 0:
-                    ax.text(j, i, f"{values[i, j]:.1f}", ha="center", va="center", fontsize=5)
-    fig.colorbar(im, ax=ax, label="mean score")
-    ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+        _label_cells(ax, values, fontsize=5, only_positive=True)
+    _save(plt, fig, ax, path, title, colours=im)
 
 
 def crosstable_png(path: str, table: np.ndarray, names: Sequence[str], title: str = "Crosstable (mean score)") -> None:
@@ -55,23 +67,15 @@ def crosstable_png(path: str, table: np.ndarray, names: Sequence[str], title: st
         ax.set_xlabel("partner (elites by decreasing self-play score)")
         ax.set_ylabel("agent")
     if n <= 20:
-        for i in range(n):
-            for j in range(n):
-                ax.text(j, i, f"{table[i, j]:.1f}", ha="center", va="center", fontsize=6)
-    fig.colorbar(im, ax=ax, label="mean score")
-    ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+        _label_cells(ax, table, fontsize=6)
+    _save(plt, fig, ax, path, title, colours=im)
 
 
 def histogram_png(path: str, histogram: Sequence[int], title: str = "Self-play scores") -> None:
+    """Bar chart of ``histogram[s]`` = games that scored ``s``."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 3.5))
     ax.bar(range(len(histogram)), histogram)
     ax.set_xlabel("score")
     ax.set_ylabel("games")
-    ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    _save(plt, fig, ax, path, title)

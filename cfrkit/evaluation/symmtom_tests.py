@@ -45,8 +45,9 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from cfrkit.agents.symmtom.paths import path_step
 from cfrkit.games.base import GameError
-from cfrkit.games.symmtom.core import DOWN, LEFT, RIGHT, STAY, UP, Start, SymmToMConfig, hears
+from cfrkit.games.symmtom.core import DOWN, LEFT, MOVE_DELTAS, RIGHT, STAY, UP, Start, SymmToMConfig, hears
 from cfrkit.games.symmtom.env import Script, SymmToMEnv
 
 Cell = Tuple[int, int]
@@ -80,8 +81,6 @@ class ToMTrial:
 
     def scripted_position(self, agent: int, t: int) -> Cell:
         """Where a scripted agent is after ``t`` steps (no collisions are assumed)."""
-        from cfrkit.games.symmtom.core import MOVE_DELTAS
-
         r, c = self.start.positions[agent]
         script = self.scripts[agent]
         for k in range(t):
@@ -303,9 +302,6 @@ class OptimalTestAgent:
         self.turn = 0
 
     def act(self, view) -> Tuple[int, int]:
-        from cfrkit.agents.symmtom.heuristic import path_step
-        from cfrkit.games.symmtom.core import MOVE_DELTAS
-
         trial, t = self.trial, view.t
         me = view.positions[0]
         w, h = trial.config.width, trial.config.hearing

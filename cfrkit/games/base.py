@@ -29,20 +29,16 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+# the error classes live below the protocol (the game table raises them too); re-exported here
+from cfrkit.games.errors import GameError, IllegalActionError
+from cfrkit.games.specs import build_game, format_game_string, game_specs
+
 #: ``State.current_player()`` of a chance node.
 CHANCE = -1
 #: ``State.current_player()`` of a node where all players move at once.
 SIMULTANEOUS = -2
 #: ``State.current_player()`` of a terminal node.
 TERMINAL = -4
-
-
-class GameError(ValueError):
-    """Bad input to a game: unknown game, bad parameter, malformed history string."""
-
-
-class IllegalActionError(GameError):
-    """An action that is not legal in the state it was applied to."""
 
 
 def check_action_id(action: Any) -> int:
@@ -177,8 +173,6 @@ class Game(ABC):
     # ----------------------------------------------------------------- helpers
     def game_string(self) -> str:
         """Canonical string that :func:`cfrkit.games.load` turns back into an equal game."""
-        from cfrkit.games.registry import format_game_string, game_specs
-
         spec = game_specs().get(self.short_name)
         defaults = spec.defaults if spec is not None else {}
         shown = {k: v for k, v in self.params.items() if k not in defaults or defaults[k] != v}
@@ -221,13 +215,11 @@ class Game(ABC):
 
     def deserialize_state(self, text: str) -> "State":
         """Inverse of :meth:`State.serialize`."""
-        from cfrkit.games.registry import load
-
         if "|" not in text:
             raise GameError(f"serialized state must look like 'GAME|a,b,c', got {text!r}")
         game_part, actions_part = text.rsplit("|", 1)
         # a game of the user's own is not in the registry: its own string is enough
-        if game_part != self.game_string() and load(game_part).game_string() != self.game_string():
+        if game_part != self.game_string() and build_game(game_part).game_string() != self.game_string():
             raise GameError(f"state belongs to game {game_part!r}, not {self.game_string()!r}")
         try:
             actions = [int(a) for a in actions_part.split(",") if a.strip() != ""]
@@ -405,9 +397,7 @@ class State(ABC):
 
 def deserialize_state(text: str) -> State:
     """Rebuild a state from :meth:`State.serialize` output (the game is loaded from the string)."""
-    from cfrkit.games.registry import load
-
     if "|" not in text:
         raise GameError(f"serialized state must look like 'GAME|a,b,c', got {text!r}")
     game_part, _ = text.rsplit("|", 1)
-    return load(game_part).deserialize_state(text)
+    return build_game(game_part).deserialize_state(text)

@@ -15,7 +15,7 @@ import random
 from typing import Dict, List, Tuple
 
 from cfrkit.games.base import CHANCE, SIMULTANEOUS, TERMINAL, Game, GameError, IllegalActionError
-from cfrkit.games.registry import load
+from cfrkit.games.registry import game_specs, load
 
 
 class ConsistencyError(AssertionError):
@@ -183,8 +183,6 @@ def check_game(game: "str | Game", num_playthroughs: int = 200, seed: int = 0,
             _fail(game, "replaying the serialized history does not reproduce the terminal state")
         if replayed.history() != state.history():
             _fail(game, "history differs after replay")
-    from cfrkit.games.registry import game_specs
-
     if game.short_name in game_specs():  # a game of the user's own need not be registered
         try:
             loaded = load(game.game_string())

@@ -70,8 +70,8 @@ class LeducPoker(Game):
 class LeducStateBase(State):
     """Dealing, round bookkeeping, showdown and information states shared by limit and no-limit Leduc.
 
-    Subclasses define the betting: ``_legal_actions``, ``_bet`` (apply a non-call action) and
-    ``_action_code`` (one character or token per action in the betting string).
+    Subclasses define the betting: ``_raise_actions`` (the legal bets and raises), ``_bet`` (apply a
+    non-call action) and ``_action_code`` (one character or token per action in the betting string).
     """
 
     def __init__(self, game: Game):
@@ -136,6 +136,18 @@ class LeducStateBase(State):
             self._bet(p, action)
         self.player = 1 - p
 
+    def _legal_actions(self, player: int) -> List[int]:
+        if player != self.current_player():
+            return []
+        # fold only when behind; call (check) always; then the variant's bets and raises
+        actions = [FOLD, CALL] if self.contrib[player] < self.contrib[1 - player] else [CALL]
+        actions.extend(self._raise_actions())
+        return actions
+
+    def _raise_actions(self) -> List[int]:
+        """The legal bet / raise action ids of the player to act (ascending)."""
+        raise NotImplementedError
+
     def _on_public_card(self) -> None:
         """Hook after the public card is dealt."""
 
@@ -192,16 +204,8 @@ class LeducState(LeducStateBase):
         super().__init__(game)
         self.num_raises = 0
 
-    def _legal_actions(self, player: int) -> List[int]:
-        if player != self.current_player():
-            return []
-        actions = []
-        if self.contrib[player] < self.contrib[1 - player]:
-            actions.append(FOLD)
-        actions.append(CALL)
-        if self.num_raises < self.game.max_raises:
-            actions.append(RAISE)
-        return actions
+    def _raise_actions(self) -> List[int]:
+        return [RAISE] if self.num_raises < self.game.max_raises else []
 
     def _bet(self, player: int, action: int) -> None:
         self.contrib[player] = self.contrib[1 - player] + self.game.raise_sizes[self.round]

@@ -17,10 +17,10 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from cfrkit.games.base import CHANCE, Game, GameError
-from cfrkit.games.leduc import LeducStateBase
+from cfrkit.games.leduc import CALL, FOLD, LeducStateBase
 from cfrkit.games.registry import register
 
-FOLD, CALL = 0, 1
+__all__ = ["CALL", "FOLD", "LeducNoLimit", "LeducNoLimitState"]
 
 
 class LeducNoLimit(Game):
@@ -42,6 +42,10 @@ class LeducNoLimit(Game):
         self.num_cards = ranks * suits
         self.big_blind = float(ante)
         self.allin_action = 2 + len(fractions)
+        # per action id: its code in betting strings and its readable name
+        bets = range(len(fractions))
+        self.action_codes = ("f", "c", *(f"b{i}" for i in bets), "a")
+        self.action_names = ("fold", "call", *(f"bet{f:g}pot" for f in fractions), "allin")
 
     def new_initial_state(self) -> "LeducNoLimitState":
         return LeducNoLimitState(self)
@@ -76,15 +80,8 @@ class LeducNoLimitState(LeducStateBase):
         out.append((g.allin_action, g.stack))
         return out
 
-    def _legal_actions(self, player: int) -> List[int]:
-        if player != self.current_player():
-            return []
-        actions = []
-        if self.contrib[player] < self.contrib[1 - player]:
-            actions.append(FOLD)
-        actions.append(CALL)
-        actions.extend(a for a, _ in self.raise_to_amounts())
-        return actions
+    def _raise_actions(self) -> List[int]:
+        return [a for a, _ in self.raise_to_amounts()]
 
     def _bet(self, player: int, action: int) -> None:
         self.contrib[player] = dict(self.raise_to_amounts())[action]
@@ -95,13 +92,7 @@ class LeducNoLimitState(LeducStateBase):
             self._finished = True
 
     def _action_code(self, action: int) -> str:
-        if action == FOLD:
-            return "f"
-        if action == CALL:
-            return "c"
-        if action == self.game.allin_action:
-            return "a"
-        return f"b{action - 2}"
+        return self.game.action_codes[action]
 
     def public_state_string(self) -> str:
         public = self.public if self.public >= 0 else "?"
@@ -110,13 +101,7 @@ class LeducNoLimitState(LeducStateBase):
     def action_to_string(self, action: int, player: Optional[int] = None) -> str:
         if player == CHANCE or (player is None and self.is_chance_node()):
             return f"card{action}"
-        if action == FOLD:
-            return "fold"
-        if action == CALL:
-            return "call"
-        if action == self.game.allin_action:
-            return "allin"
-        return f"bet{self.game.fractions[action - 2]:g}pot"
+        return self.game.action_names[action]
 
 
 register("leduc_nolimit", LeducNoLimit,

@@ -1,139 +1,22 @@
 """Registry of games by name: ``load("leduc")``, ``load("leduc_nolimit(stack=1200)")``.
 
-A game string is ``name`` or ``name(key=value,key=value)``.  Values are parsed as int, float,
-bool (``true``/``false``) or string; a list of numbers is written with ``;`` (``fractions=0.5;1``).
-Each game module calls :func:`register` with the parameters it accepts and their defaults, so an
-unknown name or parameter gives an error listing what is known.
+A game string is ``name`` or ``name(key=value,key=value)`` (syntax and the table of registered
+games: :mod:`cfrkit.games.specs`, re-exported here).  Each game module calls :func:`register` with
+the parameters it accepts and their defaults, so an unknown name or parameter gives an error listing
+what is known.
 """
 from __future__ import annotations
 
-import importlib
-import re
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any
 
-from cfrkit.games.base import Game, GameError
+from cfrkit.games.base import Game, GameError, deserialize_state
+# the table sits below the protocol (Game.game_string reads it); this module is its public front
+# (_REGISTRY, the table itself, stays importable here for code that unregisters a game)
+from cfrkit.games.specs import (_REGISTRY, GameSpec, build_game, format_game_string, format_value, game_specs,
+                                list_games, parse_game_string, register)
 
-# Modules whose import registers games.  A game added later appends its module here.
-_GAME_MODULES = [
-    "cfrkit.games.kuhn",
-    "cfrkit.games.leduc",
-    "cfrkit.games.leduc_nolimit",
-    "cfrkit.games.matrix",
-    "cfrkit.games.sequential",
-    "cfrkit.interop.openspiel",
-    "cfrkit.games.symmtom.game",
-    "cfrkit.games.holdem",
-    "cfrkit.games.hanabi.game",
-]
-
-
-@dataclass
-class GameSpec:
-    name: str
-    factory: Callable[..., Game]
-    defaults: Dict[str, Any]
-    description: str
-
-
-_REGISTRY: Dict[str, GameSpec] = {}
-_loaded_modules = False
-
-
-def register(name: str, factory: Callable[..., Game], defaults: Dict[str, Any], description: str) -> None:
-    """Make ``factory(**params)`` loadable as ``name``; ``defaults`` lists every accepted parameter."""
-    _REGISTRY[name] = GameSpec(name, factory, dict(defaults), description)
-
-
-def _ensure_loaded() -> None:
-    global _loaded_modules
-    if _loaded_modules:
-        return
-    _loaded_modules = True
-    for module in _GAME_MODULES:
-        try:
-            importlib.import_module(module)
-        except ImportError as exc:  # a game whose optional dependency is missing is just not listed
-            if not getattr(exc, "name", "") or exc.name.startswith("cfrkit"):
-                raise
-
-
-def list_games() -> List[str]:
-    """Names of all registered games, sorted."""
-    _ensure_loaded()
-    return sorted(_REGISTRY)
-
-
-def game_specs() -> Dict[str, GameSpec]:
-    _ensure_loaded()
-    return dict(_REGISTRY)
-
-
-def _parse_value(text: str) -> Any:
-    text = text.strip()
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if "(" in text:  # a nested game string stays a string
-        return text
-    if ";" in text:
-        return tuple(_parse_value(part) for part in text.split(";") if part.strip())
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
-def _format_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (tuple, list)):
-        return ";".join(_format_value(v) for v in value) + (";" if len(value) == 1 else "")
-    if isinstance(value, float) and value.is_integer():
-        return repr(value)
-    return str(value)
-
-
-def parse_game_string(text: str) -> Tuple[str, Dict[str, Any]]:
-    """Split ``"name(k=v,...)"`` into the name and a parameter dict (values typed)."""
-    text = text.strip()
-    match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_\-]*)\s*(?:\((.*)\))?", text, flags=re.S)
-    if not match:
-        raise GameError(f"malformed game string {text!r}; expected NAME or NAME(key=value,...)")
-    name, body = match.group(1), match.group(2)
-    params: Dict[str, Any] = {}
-    if body and body.strip():
-        for item in _split_top_level(body):
-            if "=" not in item:
-                raise GameError(f"malformed parameter {item.strip()!r} in {text!r}; expected key=value")
-            key, value = item.split("=", 1)
-            params[key.strip()] = _parse_value(value)
-    return name, params
-
-
-def _split_top_level(body: str) -> List[str]:
-    """Split on commas outside parentheses, so a parameter may itself be a game string."""
-    items, depth, start = [], 0, 0
-    for i, ch in enumerate(body):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            items.append(body[start:i])
-            start = i + 1
-    items.append(body[start:])
-    return items
-
-
-def format_game_string(name: str, params: Dict[str, Any]) -> str:
-    """Canonical game string: parameters sorted by key."""
-    if not params:
-        return name
-    inner = ",".join(f"{k}={_format_value(params[k])}" for k in sorted(params))
-    return f"{name}({inner})"
+__all__ = ["GameSpec", "build_game", "deserialize_state", "format_game_string", "format_value", "game_specs",
+           "list_games", "load", "parse_game_string", "register"]
 
 
 def load(game: "str | Game", **overrides: Any) -> Game:
@@ -147,54 +30,4 @@ def load(game: "str | Game", **overrides: Any) -> Game:
         return game
     if not isinstance(game, str):
         raise GameError(f"expected a game string, got {type(game).__name__}")
-    _ensure_loaded()
-    name, params = parse_game_string(game)
-    params.update(overrides)
-    if name not in _REGISTRY:
-        raise GameError(f"unknown game {name!r}; known games: {', '.join(sorted(_REGISTRY))}")
-    spec = _REGISTRY[name]
-    unknown = sorted(set(params) - set(spec.defaults))
-    if unknown:
-        known = ", ".join(f"{k}={_format_value(v)}" for k, v in spec.defaults.items()) or "none"
-        raise GameError(f"unknown parameter(s) {', '.join(unknown)} for game {name!r}; known (defaults): {known}")
-    full = dict(spec.defaults)
-    full.update(params)
-    for key, default in spec.defaults.items():
-        full[key] = _coerce(name, key, full[key], default)
-    return spec.factory(**full)
-
-
-def _coerce(game: str, key: str, value: Any, default: Any) -> Any:
-    """Give a parameter the type of its default (int for ints, tuple of floats for tuples...)."""
-    try:
-        if isinstance(default, bool):
-            if not isinstance(value, bool):
-                raise ValueError
-            return value
-        if isinstance(default, int):
-            if isinstance(value, float) and value.is_integer():
-                value = int(value)
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise ValueError
-            return value
-        if isinstance(default, float):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError
-            return float(value)
-        if isinstance(default, tuple):
-            if not isinstance(value, tuple):
-                value = (value,)
-            if default and isinstance(default[0], (int, float)):
-                if any(isinstance(v, (bool, str)) for v in value):
-                    raise ValueError
-                kind = type(default[0])
-                return tuple(kind(v) for v in value)
-            return tuple(value)
-        if isinstance(default, str):
-            return str(value)
-    except (ValueError, TypeError):
-        raise GameError(
-            f"parameter {key}={_format_value(value)!s} of game {game!r} must be of the type of its default "
-            f"{_format_value(default)}"
-        ) from None
-    return value
+    return build_game(game, **overrides)

@@ -11,6 +11,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from cfrkit.agents.symmtom.knowledge import KnowledgeTracker
 from cfrkit.games.symmtom.core import NUM_MOVES, SymmToMConfig
 from cfrkit.games.symmtom.env import AgentView, SymmToMEnv
 
@@ -72,8 +73,6 @@ class TorchPolicyAgent(SymmToMAgent):
 
     def reset(self, view: AgentView) -> None:
         if self.tracker_mode:
-            from cfrkit.agents.symmtom.belief import KnowledgeTracker
-
             self.tracker = KnowledgeTracker(view, self.tracker_mode)
 
     def features(self, view: AgentView) -> np.ndarray:

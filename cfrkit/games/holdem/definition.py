@@ -318,9 +318,8 @@ def data_dir() -> Path:
     env = os.environ.get("CFRKIT_DATA")
     if env:
         return Path(env)
-    import cfrkit
-
-    return Path(cfrkit.__file__).resolve().parent.parent / "data"
+    # this file is cfrkit/games/holdem/definition.py; data/ sits beside the cfrkit package
+    return Path(__file__).resolve().parents[3] / "data"
 
 
 def data_path(*parts: str) -> Path:

@@ -6,9 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cfrkit.cards.equity import board_strengths
-from cfrkit.cards.hands import HOLE_PAIRS, NUM_PAIRS
-
-BOARD_CARDS = (0, 3, 4, 5)
+from cfrkit.cards.hands import BOARD_CARDS, HOLE_PAIRS, NUM_PAIRS
 
 
 @dataclass

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import random
+from bisect import bisect_right
 import sys
 import time
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -40,10 +41,13 @@ import numpy as np
 from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError, State
 from cfrkit.games.registry import load
 from cfrkit.games.sequential import as_sequential
-from cfrkit.solvers.progress import SolverHistory, run_iterations
 from cfrkit.policy import FILE_MAGIC as POLICY_MAGIC
 from cfrkit.policy import (PolicyFileError, TabularPolicy, check_array, load_npz_checked, player_key,
                            save_npz_atomic)
+from cfrkit.solvers.progress import SolverHistory, run_iterations
+from cfrkit.solvers.tabular.best_response import exploitability
+from cfrkit.solvers.tabular.cfr import NonFiniteError
+from cfrkit.solvers.tabular.compiled import compile_game
 
 _STATE_MAGIC = "cfrkit-mccfr-state"
 _STATE_VERSION = 1
@@ -225,17 +229,12 @@ class MCCFRSolver:
 
     def exploitability(self) -> float:
         """Exact exploitability of the average policy (game units), on the compiled game tree."""
-        from cfrkit.evaluation.exploitability import exploitability
-        from cfrkit.solvers.tabular.compiled import compile_game
-
         return exploitability(compile_game(self.game), self.average_policy())
 
     def check_finite(self) -> None:
         """Raise :class:`~cfrkit.solvers.tabular.cfr.NonFiniteError` if a regret or sum is NaN or infinite."""
         for info in self.infosets.values():
             if not all(math.isfinite(x) for x in info.regrets) or not all(math.isfinite(x) for x in info.sums):
-                from cfrkit.solvers.tabular.cfr import NonFiniteError
-
                 raise NonFiniteError(f"{self.algorithm} on {self.game.game_string()}: regrets or sums overflowed to "
                                      f"NaN/inf at information state {info.key!r} by iteration {self.iterations}; "
                                      f"rescale the payoffs")
@@ -399,12 +398,8 @@ class ExternalSamplingMCCFR(MCCFRSolver):
             if player == TERMINAL:
                 return node.returns[traverser]
             if player == CHANCE:
-                r = rand()
-                index = 0
-                for c in node.cum:
-                    if r < c:
-                        break
-                    index += 1
+                # the first outcome whose cumulative probability exceeds a uniform draw
+                index = bisect_right(node.cum, rand())
             else:
                 # the other player's current strategy: add it to the average, sample one action
                 regrets = node.regrets
@@ -513,12 +508,8 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
             if player == TERMINAL:
                 break
             if player == CHANCE:
-                r = rand()
-                index = 0
-                for c in node.cum:
-                    if r < c:
-                        break
-                    index += 1
+                # the first outcome whose cumulative probability exceeds a uniform draw
+                index = bisect_right(node.cum, rand())
                 sample_reach *= node.probs[index]
             elif player == updater:
                 sigma = _regret_matching(node.regrets)

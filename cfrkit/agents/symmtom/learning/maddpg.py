@@ -40,7 +40,7 @@ import torch.nn.functional as F
 from cfrkit.agents.rl import LearnerError, default_device
 from cfrkit.agents.rl.tensor_replay import TensorReplay
 from cfrkit.agents.symmtom.base import SymmToMAgent
-from cfrkit.agents.symmtom.belief import KnowledgeTracker
+from cfrkit.agents.symmtom.knowledge import KnowledgeTracker
 from cfrkit.agents.symmtom.learning.knowledge import BatchedKnowledge
 from cfrkit.agents.symmtom.learning.networks import Actor, Critic
 from cfrkit.agents.symmtom.learning.settings import VARIANTS, MADDPGSettings, episode_seed
@@ -331,7 +331,7 @@ class MADDPGTrainer:
 class LearnedSymmToMAgent(SymmToMAgent):
     """The trained actor as a :class:`SymmToMAgent` (greedy), with its own K tracker or GRU state.
 
-    CE/GE use :class:`~cfrkit.agents.symmtom.belief.KnowledgeTracker` (the same K as in training);
+    CE/GE use :class:`~cfrkit.agents.symmtom.knowledge.KnowledgeTracker` (the same K as in training);
     the environment's configuration must have the trained numbers of agents and pieces.
     """
 
