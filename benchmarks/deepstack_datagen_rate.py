@@ -100,20 +100,11 @@ def check_args(args):
 
 
 def random_nets(device: str, seed: int = 0):
-    """Random-weight :class:`HoldemValueNets` (river, turn, flop) of the small preset's shape, on ``device``."""
-    import torch
+    """Random-weight nets (river, turn, flop) of the small preset's shape on ``device``
+    (:func:`cfrkit.value_nets.holdem.studies.random_holdem_nets`)."""
+    from cfrkit.value_nets.holdem.studies import random_holdem_nets
 
-    from cfrkit.value_nets.holdem.bucketing import make_bucketer
-    from cfrkit.value_nets.holdem.nets import HoldemValueNets
-    from cfrkit.value_nets.model import ValueNet
-
-    torch.manual_seed(seed)
-    models, extras = {}, {}
-    for street in ("river", "turn", "flop"):
-        bucketer = make_bucketer(street, "hs", 500) if street == "river" else make_bucketer(street, "ehs", 50)
-        models[street] = ValueNet(bucketer.num_buckets, RANDOM_NET_HIDDEN, batchnorm=True).eval()
-        extras[street] = {"bucketer": bucketer.to_dict()}
-    return HoldemValueNets(models, extras, game="holdem", stack=20000.0, device=device)
+    return random_holdem_nets(device, seed, hidden=RANDOM_NET_HIDDEN, river_buckets=500, buckets=50)
 
 
 def timed(fn, device):

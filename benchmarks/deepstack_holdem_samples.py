@@ -8,7 +8,8 @@ One dataset of ``benchmarks/deepstack_holdem.py`` (a ``data_<street>`` directory
 (board, pot) groups (``--val-fraction``, seeded) is the validation set of every run; the rest, in a seeded
 order of groups, is the training pool, and each count of ``--counts`` trains a fresh net (the pipeline's
 recipe: :func:`~cfrkit.value_nets.holdem.nets.train_street_net`, Huber loss, Adam, early stopping) on the
-first whole groups of the pool that hold at least that many samples (``all``: the whole pool).  So the
+first whole groups of the pool that hold at least that many samples (``all``: the whole pool); the study is
+:func:`cfrkit.value_nets.holdem.studies.sample_curve`, this script prints it.  So the
 losses differ only by the training samples: the curve says how much more data would buy.  Losses are
 DeepStack's normalisation (values as fractions of the pot for ranges summing to 1, Huber with delta 1 over
 the buckets on the board); DeepHoldem's published validation losses with about 1M samples are printed
@@ -21,35 +22,13 @@ import json
 import os
 import sys
 import tempfile
-import time
 
-import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-DEEPHOLDEM_VAL = {"river": 0.0415, "turn": 0.045, "flop": 0.013, "preflop": None}
+import numpy as np  # noqa: E402
 
-
-def split_groups(data: dict, val_fraction: float, seed: int):
-    """Group id per sample (same board and pot), the validation mask (whole groups, about ``val_fraction``
-    of the samples) and the training pool's groups in a seeded order."""
-    keys = np.concatenate([np.asarray(data["boards"], dtype=np.float64),
-                           np.asarray(data["contribs"], dtype=np.float64)[:, None]], 1)
-    groups = np.unique(keys, axis=0, return_inverse=True)[1].reshape(-1)
-    ids = np.random.default_rng(seed).permutation(np.unique(groups))
-    if len(ids) < 3:
-        raise ValueError(f"need at least 3 (board, pot) groups, the data have {len(ids)}")
-    sizes = np.bincount(groups, minlength=int(groups.max()) + 1)[ids]
-    n_val = min(len(ids) - 2, max(1, int(np.searchsorted(np.cumsum(sizes), val_fraction * len(groups))) + 1))
-    val_mask = np.isin(groups, ids[:n_val])
-    return groups, val_mask, ids[n_val:]
-
-
-def training_groups(groups: np.ndarray, pool: np.ndarray, count) -> np.ndarray:
-    """The first groups of ``pool`` holding at least ``count`` samples (``None``: all of them)."""
-    if count is None:
-        return pool
-    sizes = np.bincount(groups, minlength=int(groups.max()) + 1)[pool]
-    k = int(np.searchsorted(np.cumsum(sizes), count)) + 1
-    return pool[:min(k, len(pool))]
+from cfrkit.value_nets.holdem.pipeline import DEEPHOLDEM_VAL  # noqa: E402
+from cfrkit.value_nets.holdem.studies import sample_curve, split_groups  # noqa: E402
 
 
 def parse_counts(text: str):
@@ -97,38 +76,27 @@ def main(argv=None) -> int:
         ap.error("--val-fraction must be in (0, 0.5)")
 
     from cfrkit.value_nets.holdem.datagen import load_holdem_dataset
-    from cfrkit.value_nets.holdem.nets import train_street_net
     from cfrkit.value_nets.model import ValueNetFileError
 
     try:
         data = load_holdem_dataset(args.data)
-        groups, val_mask, pool = split_groups(data, args.val_fraction, args.seed)
+        groups, val_mask, _ = split_groups(data, args.val_fraction, args.seed)
     except (FileNotFoundError, ValueNetFileError, ValueError) as exc:
         print(f"deepstack_holdem_samples: {exc}", file=sys.stderr)
         return 2
     street = data["settings"].get("street", "?")
-    per_sample = ("inputs", "targets", "mask", "boards", "contribs")
-    rows = []
     print(f"{street}: {len(groups)} samples in {len(np.unique(groups))} (board, pot) groups; validation "
           f"{int(val_mask.sum())} samples ({int(np.unique(groups[val_mask]).size)} groups), training pool "
           f"{int((~val_mask).sum())}; net {list(hidden)}, {data['targets'].shape[1] // 2} buckets", flush=True)
+
+    def show(row):
+        print(f"{street}: {row['train_samples']:7d} training samples -> best validation Huber "
+              f"{row['best_val_huber']:.4g} (epoch {row['best_epoch']}, {row['cpu_seconds']:.0f} CPU s)", flush=True)
+
     with tempfile.TemporaryDirectory() as tmp:
-        for count in counts:
-            keep = np.isin(groups, training_groups(groups, pool, count)) | val_mask
-            sub = {k: np.asarray(data[k])[keep] for k in per_sample}
-            sub["settings"] = data["settings"]
-            t0, c0 = time.perf_counter(), time.process_time()
-            summary = train_street_net(sub, os.path.join(tmp, f"{street}_{count}.pt"), hidden=hidden,
-                                       epochs=args.epochs, patience=args.patience, batch_size=1000,
-                                       seed=args.seed, progress=not args.no_progress, val_mask=val_mask[keep])
-            row = {"requested": count, "train_samples": int(keep.sum() - val_mask.sum()),
-                   "val_samples": int(val_mask.sum()), "best_val_huber": float(summary["best_val_loss"]),
-                   "best_epoch": int(summary["best_epoch"]), "epochs_run": int(summary["epochs_run"]),
-                   "wall_seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
-            rows.append(row)
-            print(f"{street}: {row['train_samples']:7d} training samples -> best validation Huber "
-                  f"{row['best_val_huber']:.4g} (epoch {row['best_epoch']}, {row['cpu_seconds']:.0f} CPU s)",
-                  flush=True)
+        rows = sample_curve(data, counts, tmp, hidden=hidden, epochs=args.epochs, patience=args.patience,
+                            val_fraction=args.val_fraction, seed=args.seed, progress=not args.no_progress,
+                            on_row=show)
     ref = DEEPHOLDEM_VAL.get(street)
     lines = [f"{'training samples':>16s} {'validation Huber':>17s}",
              *(f"{r['train_samples']:16d} {r['best_val_huber']:17.4g}" for r in rows)]

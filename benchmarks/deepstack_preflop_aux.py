@@ -15,7 +15,8 @@ decisions (the small blind at the root, then the big blind after a small-blind c
 check-down matrix, which every setting uses for all-in leaves, built once before) with the nets'
 auxiliary net (``preflop.pt``; needs one), with the default check-down leaves, and with ``preflop_flops=N``,
 and the mean total-variation distance over the 1326 hands between the first two's strategies and the third's.
-Prints one JSON object.
+Prints one JSON object.  The first two are :func:`cfrkit.value_nets.holdem.studies.preflop_flops_study` and
+:func:`~cfrkit.value_nets.holdem.studies.preflop_net_study`; the agent study times the agent's calls here.
 """
 from __future__ import annotations
 
@@ -29,63 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 
-
-def flops_study(nets_dir: str, count: int, seed: int):
-    import torch
-
-    from cfrkit.value_nets.holdem import HoldemValueNets
-    from cfrkit.value_nets.holdem.datagen import preflop_targets
-    from cfrkit.value_nets.holdem.situations import sample_situations
-
-    torch.set_num_threads(1)
-    nets = HoldemValueNets.load(nets_dir)
-    fn = nets.leaf_values("flop")
-    sit = sample_situations("preflop", count, np.random.default_rng([seed, 4242]), group=1)
-    out = {"situations": count}
-    ref = preflop_targets(fn, sit, flops=1000, seed=seed + 1)
-    w = sit.ranges
-    out["mean_abs_value_1000"] = float((np.abs(ref) * w).sum() / w.sum())
-    for n in (25, 50, 100, 200, 400):
-        c = time.process_time()
-        v = preflop_targets(fn, sit, flops=n, seed=seed)
-        cpu = (time.process_time() - c) / count
-        out[f"flops_{n}"] = {"range_weighted_mae_vs_1000": float((np.abs(v - ref) * w).sum() / w.sum()),
-                             "cpu_s_per_situation": cpu}
-    return out
-
-
-def net_study(nets_dir: str, count: int, seed: int, flops: int = 200):
-    import torch
-
-    from cfrkit.value_nets.holdem import HoldemValueNets
-    from cfrkit.value_nets.holdem.datagen import bucket_arrays, preflop_targets
-    from cfrkit.value_nets.holdem.situations import sample_situations
-    from cfrkit.value_nets.train import masked_huber
-
-    nets = HoldemValueNets.load(nets_dir)
-    fn = nets.leaf_values("flop")
-    sit = sample_situations("preflop", count, np.random.default_rng([seed, 777]), group=1)
-    ref = preflop_targets(fn, sit, flops=1000, seed=seed + 7)
-    noisy = preflop_targets(fn, sit, flops=flops, seed=seed + 8)
-    c = time.process_time()
-    pred = nets.predict("preflop", sit.boards, sit.contribs, sit.ranges)
-    net_cpu = (time.process_time() - c) / count
-    w = sit.ranges
-    bucketer = nets.bucketer("preflop")
-    _, t_ref, mask = bucket_arrays(bucketer, sit.boards, sit.contribs, sit.ranges, ref, nets.stack)
-
-    def huber(values):
-        _, t, _ = bucket_arrays(bucketer, sit.boards, sit.contribs, sit.ranges, values, nets.stack)
-        return float(masked_huber(torch.as_tensor(t), torch.as_tensor(t_ref), torch.as_tensor(mask)))
-
-    def mae(values):
-        return float((np.abs(values - ref) * w).sum() / w.sum())
-
-    return {"situations": count, "reference_flops": 1000, "net_cpu_s_per_situation": net_cpu,
-            "val_loss": float(nets.extras["preflop"].get("val_loss", float("nan"))),
-            "net": {"range_weighted_mae": mae(pred), "huber": huber(pred)},
-            f"targets_{flops}_flops": {"range_weighted_mae": mae(noisy), "huber": huber(noisy)},
-            "zero": {"range_weighted_mae": mae(np.zeros_like(ref)), "huber": huber(np.zeros_like(ref))}}
+from cfrkit.value_nets.holdem.studies import preflop_flops_study, preflop_net_study  # noqa: E402
 
 
 def agent_study(nets_dir: str, iterations: int, preflop_flops: int):
@@ -138,9 +83,9 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(1)
     if args.study == "flops":
-        res = flops_study(args.nets, args.count, args.seed)
+        res = preflop_flops_study(args.nets, args.count, args.seed)
     elif args.study == "net":
-        res = net_study(args.nets, args.count, args.seed)
+        res = preflop_net_study(args.nets, args.count, args.seed)
     else:
         res = agent_study(args.nets, args.iterations, args.preflop_flops)
     print(json.dumps(res, indent=1))

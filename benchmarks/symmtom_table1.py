@@ -1,22 +1,24 @@
 """SymmToM Table 1 (Sclar et al.) with the learned rows: MADDPG, RMADDPG, MADDPG-CE/GE/EE/Oracle.
 
-Every (setting, model) pair is one run: a MADDPG-family trainer (the CLI's defaults: 32 episodes per
-iteration, 10 updates of batch 1024, lr 0.001, tau 0.005, 64-unit MLPs, one seed) trained to a
-budget of episodes; a greedy evaluation on 200 fixed episodes every ``--eval-every`` iterations
-gives the training curve and picks the best checkpoint (the paper's Table 1 uses each run's best
-checkpoint), which is then scored on 1,000 other episodes -- the table cell, mean [std over
-episodes] of the reward per agent.
+Every (setting, model, seed) triple is one run: a MADDPG-family trainer with its default settings
+(``MADDPGSettings``: 128 episodes stepped together per iteration, one gradient step of 1,024 critic
+rows per 100 joint steps, lr 0.001, tau 0.005, 64-unit MLPs) trained to a budget of episodes; a
+greedy evaluation on 200 fixed episodes every ``--eval-every`` iterations gives the training curve
+and picks the best checkpoint (the paper's Table 1 uses each run's best checkpoint), which is then
+scored on 1,000 other episodes -- the run's cell, mean [std over episodes] of the reward per agent.
+The table reports the mean over seeds and the spread (std) across seeds.
 
-    python benchmarks/symmtom_table1.py run --episodes 640,1280,2560     # stage by stage, resumable
-    python benchmarks/symmtom_table1.py rate                             # CPU cost per setting, projections
-    python benchmarks/symmtom_table1.py report                           # Table 1 beside the paper's
-    python benchmarks/symmtom_table1.py tom --models ce,ee,oracle        # the theory-of-mind tests on them
+    python benchmarks/symmtom_table1.py run --episodes 60000 --seeds 3 --out /work/runs/symmtom_table1
+    python benchmarks/symmtom_table1.py rate --out ...      # CPU cost per setting, projections
+    python benchmarks/symmtom_table1.py report --out ...    # Table 1 beside the paper's
+    python benchmarks/symmtom_table1.py tom --models ce,ee,oracle --out ...   # theory-of-mind tests
 
-``run`` goes budget stage by budget stage (every run reaches 640 episodes before any goes to
-1,280), so a stopped run leaves every setting at the same budget.  Results: one JSON per run in
-``benchmarks/results/symmtom_table1/`` (rewritten at every stage); checkpoints (networks,
-optimisers, replay, best actor) in its ``ckpt/`` sub-directory (not committed).  Several ``run``
-processes may share the work: a run is claimed by an exclusive lock file.
+``run`` goes budget stage by budget stage, then seed by seed (every run of seed 0 finishes before
+seed 1 starts), so a stopped run leaves whole tables behind.  Results: one JSON per finished run
+(``<model>_n<n>_w<w>_c<c>_s<seed>.json``; rewritten at every budget stage); a rerun skips finished
+runs and resumes a started one from its checkpoint (networks, optimisers, replay) in ``ckpt/``,
+which is replaced by a small file of the final and best actors once the run is finished.  Several
+``run`` processes may share the work: a run is claimed by an exclusive lock file.
 """
 from __future__ import annotations
 
@@ -56,8 +58,8 @@ PAPER = {
 }
 
 
-def run_name(model: str, n: int, w: int, c: int) -> str:
-    return f"{model}_n{n}_w{w}_c{c}"
+def run_name(model: str, n: int, w: int, c: int, seed: int = 0) -> str:
+    return f"{model}_n{n}_w{w}_c{c}_s{seed}"
 
 
 def _parse_settings(text: str) -> List[Tuple[int, int, int]]:
@@ -125,12 +127,16 @@ class _Lock:
             os.unlink(self.path)
 
 
-def train_run(model: str, n: int, w: int, c: int, episodes: int, out: str = OUT, eval_every: int = 4,
-              eval_episodes: int = 200, final_episodes: int = 1000, seed: int = 0, log=print) -> Optional[dict]:
+def train_run(model: str, n: int, w: int, c: int, episodes: int, out: str = OUT, eval_every: int = 8,
+              eval_episodes: int = 200, final_episodes: int = 1000, seed: int = 0, log=print,
+              keep_checkpoint: bool = True, checkpoint_every: int = 50, progress_every: int = 5) -> Optional[dict]:
     """Train (or resume) one run to ``episodes`` episodes; write and return its JSON (None if locked).
 
     Units: ``cpu_seconds`` is process CPU time of training (``time.process_time``), ``wall_seconds``
-    wall-clock time of training; evaluation times are reported separately.
+    wall-clock time of training; evaluation times are reported separately.  Without
+    ``keep_checkpoint`` the resumable checkpoint (replay included, up to hundreds of MB) is replaced
+    by ``ckpt/<run>.actors.pt`` (final and best actor) once the run is finished.  A progress line is
+    logged every ``progress_every`` evaluations (0: never).
     """
     import torch
 
@@ -138,17 +144,21 @@ def train_run(model: str, n: int, w: int, c: int, episodes: int, out: str = OUT,
     from cfrkit.agents.rl import load_checkpoint, save_checkpoint
     from cfrkit.games.symmtom import SymmToMConfig
 
-    name = run_name(model, n, w, c)
+    name = run_name(model, n, w, c, seed)
     ckdir = os.path.join(out, "ckpt")
     os.makedirs(ckdir, exist_ok=True)
     json_path = os.path.join(out, name + ".json")
     ck_path = os.path.join(ckdir, name + ".pt")
+    actors_path = os.path.join(ckdir, name + ".actors.pt")
     with _Lock(os.path.join(ckdir, name + ".lock")) as lock:
         if not lock.acquired:
             return None
         done = _load_json(json_path)
         if done is not None and done["episodes"] >= episodes:
             return done
+        if done is not None and not os.path.exists(ck_path):
+            raise SystemExit(f"{name} finished at {done['episodes']} episodes without a resumable checkpoint; "
+                             f"delete {json_path} to train it again to {episodes}")
         config = SymmToMConfig(agents=n, width=w, pieces=c)
         settings = MADDPGSettings(variant=model, seed=seed)
         trainer = make_trainer(config, settings, "cpu")
@@ -171,15 +181,17 @@ def train_run(model: str, n: int, w: int, c: int, episodes: int, out: str = OUT,
             if r > state["best_reward"]:
                 state["best_reward"], state["best_iteration"] = r, trainer.iteration
                 state["best_actor"] = {k: v.clone() for k, v in trainer.actor.state_dict().items()}
+            if progress_every and len(state["curve"]) % progress_every == 0:
+                log(f"  {name}: {trainer.episodes} episodes, greedy reward {r:.1f} (best {state['best_reward']:.1f}), "
+                    f"training cpu {trainer.cpu_seconds:.0f} s, wall {trainer.wall_seconds:.0f} s")
 
         last_train = 0.0
         while trainer.iteration < iterations:
             last_train = trainer.iterate()["train_reward"]
             if trainer.iteration % eval_every == 0 or trainer.iteration == iterations:
                 evaluate_now()
-            if trainer.iteration % 40 == 0 and trainer.iteration < iterations:
+            if trainer.iteration % checkpoint_every == 0 and trainer.iteration < iterations:
                 save_checkpoint(ck_path, {"trainer": trainer.state_dict(), "bench": state})
-        save_checkpoint(ck_path, {"trainer": trainer.state_dict(), "bench": state})
         # Table 1 cell: the best checkpoint on final_episodes other episodes; the last iterate beside it
         c0 = time.process_time()
         last = trainer.evaluate(final_episodes, seed=1)
@@ -188,6 +200,13 @@ def train_run(model: str, n: int, w: int, c: int, episodes: int, out: str = OUT,
         best = trainer.evaluate(final_episodes, seed=1)
         trainer.actor.load_state_dict(final_actor)
         final_cpu = time.process_time() - c0
+        save_checkpoint(actors_path, {"model": model, "config": [n, w, c], "seed": seed, "episodes": trainer.episodes,
+                                      "actor": final_actor, "best_actor": state["best_actor"],
+                                      "best_iteration": state["best_iteration"]})
+        if keep_checkpoint:
+            save_checkpoint(ck_path, {"trainer": trainer.state_dict(), "bench": state})
+        elif os.path.exists(ck_path):
+            os.unlink(ck_path)
         data = {"model": model, "agents": n, "width": w, "pieces": c, "seed": seed,
                 "episodes": trainer.episodes, "iterations": trainer.iteration, "env_steps": trainer.env_steps,
                 "cpu_seconds": round(trainer.cpu_seconds, 2), "wall_seconds": round(trainer.wall_seconds, 2),
@@ -222,18 +241,21 @@ def cmd_run(args) -> int:
     if not budgets or budgets[0] < 1:
         raise SystemExit("--episodes: give positive budgets, e.g. 640,1280")
     settings, models = _parse_settings(args.settings), _parse_models(args.models)
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
     for budget in budgets:
-        for (n, w, c) in settings:
-            for model in models:
-                train_run(model, n, w, c, budget, args.out, args.eval_every, args.eval_episodes,
-                          args.final_episodes, args.seed, log=lambda s: print(s, flush=True))
+        for seed in seeds:
+            for (n, w, c) in settings:
+                for model in models:
+                    train_run(model, n, w, c, budget, args.out, args.eval_every, args.eval_episodes,
+                              args.final_episodes, seed, log=lambda s: print(s, flush=True),
+                              keep_checkpoint=args.keep_checkpoints or budget < budgets[-1])
     return 0
 
 
-def load_results(out: str = OUT, episodes: Optional[int] = None) -> Dict[Tuple[str, int, int, int], dict]:
-    """Every run's JSON keyed by (model, n, w, c); with ``episodes``, the runs' results at that budget
-    stage (runs that have not reached it are left out; the curve is cut at the budget)."""
-    res = {}
+def load_runs(out: str = OUT, episodes: Optional[int] = None) -> Dict[Tuple[str, int, int, int], List[dict]]:
+    """Every run's JSON grouped by (model, n, w, c), one entry per seed; with ``episodes``, the runs'
+    results at that budget stage (runs that have not reached it are left out; curves cut there)."""
+    res: Dict[Tuple[str, int, int, int], List[dict]] = {}
     if os.path.isdir(out):
         for f in sorted(os.listdir(out)):
             if f.endswith(".json") and not f.startswith("tom_"):
@@ -246,8 +268,28 @@ def load_results(out: str = OUT, episodes: Optional[int] = None) -> Dict[Tuple[s
                         continue
                     d = dict(d, **st)
                     d["curve"] = [p for p in d["curve"] if p["episodes"] <= episodes]
-                res[(d["model"], d["agents"], d["width"], d["pieces"])] = d
+                res.setdefault((d["model"], d["agents"], d["width"], d["pieces"]), []).append(d)
     return res
+
+
+def aggregate(runs: List[dict]) -> dict:
+    """One (model, setting) cell from its seeds: ``table.mean`` the mean over seeds of each run's
+    best-checkpoint reward per agent, ``table.std`` the std across seeds (with one seed: over its
+    episodes); CPU and wall seconds summed; the curve averaged where every seed has a point."""
+    means = np.array([r["table"]["mean"] for r in runs])
+    std = float(means.std(ddof=1)) if len(runs) > 1 else runs[0]["table"]["std"]
+    common = set.intersection(*[{p["episodes"] for p in r["curve"]} for r in runs])
+    curve = [{"episodes": e, "eval_reward": float(np.mean([p["eval_reward"] for r in runs for p in r["curve"]
+                                                          if p["episodes"] == e]))} for e in sorted(common)]
+    return {"table": {"mean": float(means.mean()), "std": std}, "seeds": sorted(r["seed"] for r in runs),
+            "episodes": min(r["episodes"] for r in runs), "episodes_total": sum(r["episodes"] for r in runs),
+            "cpu_seconds": sum(r["cpu_seconds"] for r in runs), "wall_seconds": sum(r["wall_seconds"] for r in runs),
+            "curve": curve, "best_iteration": runs[0]["best_iteration"]}
+
+
+def load_results(out: str = OUT, episodes: Optional[int] = None) -> Dict[Tuple[str, int, int, int], dict]:
+    """Every (model, n, w, c) cell aggregated over its seeds (:func:`aggregate`)."""
+    return {k: aggregate(v) for k, v in load_runs(out, episodes).items()}
 
 
 def cmd_rate(args) -> int:
@@ -268,7 +310,7 @@ def cmd_rate(args) -> int:
             if d is None:
                 cells.append("-")
                 continue
-            rate = 1000 * d["cpu_seconds"] / d["episodes"]
+            rate = 1000 * d["cpu_seconds"] / d["episodes_total"]
             s += rate
             cells.append(f"{rate:.0f}")
         total += s
@@ -276,6 +318,10 @@ def cmd_rate(args) -> int:
     for budget in (2_560, 60_000):
         print(f"projected CPU for all settings x {len(models)} models at {budget:,} episodes each, one seed: "
               f"{total * budget / 1000 / 3600:.2f} h")
+    done = [r for runs in load_runs(args.out).values() for r in runs]
+    print(f"finished runs: {len(done)}; their training CPU {sum(r['cpu_seconds'] for r in done) / 3600:.2f} h, "
+          f"wall {sum(r['wall_seconds'] for r in done) / 3600:.2f} h, evaluation CPU "
+          f"{sum(r.get('eval_cpu_seconds', 0) for r in done) / 3600:.2f} h")
     return 0
 
 
@@ -319,6 +365,9 @@ def format_report(res: Dict[Tuple[str, int, int, int], dict]) -> str:
                 if (m, n, w, c) in res]
         best.append(f"{cand and max(cand)[1] or '-'}")
     lines.append("| cfrkit best learned (no oracle) | " + " | ".join(best) + " |")
+    lines.append("| seeds per cell (cfrkit; [std] across seeds when > 1) | " + " | ".join(
+        "/".join(sorted({str(len(res[(m, n, w, c)]["seeds"])) for m in MODELS if (m, n, w, c) in res})) or "-"
+        for (n, w, c) in SETTINGS) + " |")
     lines.append("| episodes per run (cfrkit) | " + " | ".join(
         "/".join(sorted({str(res[(m, n, w, c)]["episodes"]) for m in MODELS if (m, n, w, c) in res})) or "-"
         for (n, w, c) in SETTINGS) + " |")
@@ -402,19 +451,19 @@ def cmd_report(args) -> int:
     return 0
 
 
-def load_trained(model: str, n: int, w: int, c: int, out: str = OUT, best: bool = True):
-    """The trainer of one run from its checkpoint, with the best actor loaded (``best``)."""
+def load_trained(model: str, n: int, w: int, c: int, out: str = OUT, best: bool = True, seed: int = 0):
+    """The trainer of one finished run with its best (``best``) or final actor loaded, and the run's
+    bench state (``best_iteration``)."""
     from cfrkit.agents.rl import load_checkpoint
     from cfrkit.agents.symmtom.learning import MADDPGSettings, make_trainer
     from cfrkit.games.symmtom import SymmToMConfig
 
-    path = os.path.join(out, "ckpt", run_name(model, n, w, c) + ".pt")
+    path = os.path.join(out, "ckpt", run_name(model, n, w, c, seed) + ".actors.pt")
     payload = load_checkpoint(path)
-    trainer = make_trainer(SymmToMConfig(agents=n, width=w, pieces=c), MADDPGSettings(variant=model), "cpu")
-    trainer.load_state_dict(payload["trainer"])
-    if best and payload["bench"]["best_actor"] is not None:
-        trainer.actor.load_state_dict(payload["bench"]["best_actor"])
-    return trainer, payload["bench"]
+    trainer = make_trainer(SymmToMConfig(agents=n, width=w, pieces=c), MADDPGSettings(variant=model, seed=seed), "cpu")
+    trainer.actor.load_state_dict(payload["best_actor"] if best and payload["best_actor"] is not None
+                                  else payload["actor"])
+    return trainer, {"best_iteration": payload["best_iteration"]}
 
 
 def cmd_tom(args) -> int:
@@ -438,7 +487,7 @@ def cmd_tom(args) -> int:
             key = f"{name}_w{w}"
             cfg = build_trial(name, w, np.random.default_rng(0)).config
             n, c = cfg.agents, cfg.pieces
-            run = _load_json(os.path.join(args.out, run_name(model, n, w, c) + ".json"))
+            run = _load_json(os.path.join(args.out, run_name(model, n, w, c, args.run_seed) + ".json"))
             if (key in results and results[key]["trials"] >= args.trials and run is not None
                     and results[key]["trained_episodes"] == run["episodes"]):
                 continue   # done on this run's current checkpoint
@@ -446,10 +495,11 @@ def cmd_tom(args) -> int:
                 if (n, w, c) in SETTINGS:
                     print(f"{model} {key}: no run for {n}/{w}/{c} yet; skipped", flush=True)
                     continue
-                run = train_run(model, n, w, c, args.train_episodes, args.out, log=lambda s: print(s, flush=True))
+                run = train_run(model, n, w, c, args.train_episodes, args.out, seed=args.run_seed,
+                                log=lambda s: print(s, flush=True), keep_checkpoint=False)
                 if run is None:
                     continue
-            trainer, bench = load_trained(model, n, w, c, args.out)
+            trainer, bench = load_trained(model, n, w, c, args.out, seed=args.run_seed)
             c0 = time.process_time()
             r = run_tom_test(name, w, trainer.make_agent, args.trials, args.seed + k, oracle=model == "oracle",
                              progress=False)
@@ -471,10 +521,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     r.add_argument("--episodes", default="640,1280,2560", help="comma-separated budgets (episodes per run)")
     r.add_argument("--settings", default="all", help="all, or n/w/c items like 3/6/3,4/12/12")
     r.add_argument("--models", default="all", help="all, or a comma-separated subset of " + ",".join(MODELS))
-    r.add_argument("--eval-every", type=int, default=4, help="iterations between greedy evaluations (curve, best)")
+    r.add_argument("--eval-every", type=int, default=8, help="iterations between greedy evaluations (curve, best)")
     r.add_argument("--eval-episodes", type=int, default=200)
     r.add_argument("--final-episodes", type=int, default=1000, help="episodes scoring the best checkpoint")
-    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--seeds", type=int, default=1, help="seeds per (setting, model): first-seed, first-seed + 1, ...")
+    r.add_argument("--first-seed", type=int, default=0)
+    r.add_argument("--keep-checkpoints", action="store_true",
+                   help="keep each finished run's resumable checkpoint (replay included) to extend it later")
     r.add_argument("--threads", type=int, default=1)
     r.add_argument("--out", default=OUT)
     r.set_defaults(func=cmd_run)
@@ -494,11 +547,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     m.add_argument("--trials", type=int, default=100)
     m.add_argument("--train-episodes", type=int, default=1280, help="budget of the n=4, c=3 runs first_second needs")
     m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--run-seed", type=int, default=0, help="which training seed's agents to test")
     m.add_argument("--threads", type=int, default=1)
     m.add_argument("--out", default=OUT)
     m.set_defaults(func=cmd_tom)
     args = p.parse_args(argv)
-    for name in ("eval_every", "eval_episodes", "final_episodes", "threads", "trials", "train_episodes"):
+    for name in ("eval_every", "eval_episodes", "final_episodes", "threads", "trials", "train_episodes", "seeds"):
         if getattr(args, name, 1) < 1:
             raise SystemExit(f"--{name.replace('_', '-')} must be >= 1")
     return args.func(args)

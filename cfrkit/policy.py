@@ -206,6 +206,14 @@ def load_npz_checked(path: str, magic: str, required: Iterable[str]):
     if os.path.isdir(path):
         raise PolicyFileError(f"{path}: is a directory, not a cfrkit file")
     try:
+        with open(path, "rb") as fh:
+            start = fh.read(4)
+    except OSError as exc:
+        raise PolicyFileError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if start != b"PK\x03\x04":  # every .npz is a zip archive; numpy would guess a pickle and say so
+        what = "an empty file" if not start else "not a zip archive"
+        raise PolicyFileError(f"{path}: not a cfrkit file ({what}; cfrkit files are .npz archives)")
+    try:
         with np.load(path, allow_pickle=False) as data:
             if not hasattr(data, "files") or "__header__" not in data.files:
                 raise PolicyFileError(f"{path}: not a cfrkit file (no header)")

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from cfrkit.value_nets.holdem.datagen import generate_holdem_dataset, load_holdem_dataset
+from cfrkit.value_nets.holdem.studies import split_groups, training_groups
 from cfrkit.value_nets.train import train_on_arrays
 
 
@@ -39,14 +40,14 @@ def test_val_mask_is_the_validation_set(tmp_path):
                             progress=False, val_mask=bad)
 
 
-def test_split_keeps_groups_whole_and_nests_training_sets(bench, river_data):
+def test_split_keeps_groups_whole_and_nests_training_sets(river_data):
     data = load_holdem_dataset(river_data)
-    groups, val_mask, pool = bench.split_groups(data, 0.2, seed=1)
+    groups, val_mask, pool = split_groups(data, 0.2, seed=1)
     assert val_mask.any() and not np.isin(pool, groups[val_mask]).any()        # no group on both sides
-    small, large = bench.training_groups(groups, pool, 8), bench.training_groups(groups, pool, 20)
+    small, large = training_groups(groups, pool, 8), training_groups(groups, pool, 20)
     assert set(small) < set(large) <= set(pool)                                  # training sets nest
     assert np.isin(groups, small).sum() >= 8 and np.isin(groups, large).sum() >= 20
-    assert list(bench.training_groups(groups, pool, None)) == list(pool)
+    assert list(training_groups(groups, pool, None)) == list(pool)
 
 
 def test_study_runs_and_reports_one_row_per_count(bench, river_data, tmp_path, capsys):

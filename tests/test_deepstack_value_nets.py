@@ -116,6 +116,28 @@ def test_corrupted_shard_gives_clear_error(tiny_dataset, tmp_path):
     assert cli_main(["train-valuenet", str(tmp_path), str(tmp_path / "net.pt")]) == 2
 
 
+def test_dataset_of_several_directories(tiny_dataset, tmp_path):
+    """``load_dataset`` of directories and shard paths (what ``cfrkit train-valuenet DIR DIR`` loads): the shards of
+    every directory in order; a missing directory or no shard at all is one line."""
+    import shutil
+
+    from cfrkit.value_nets.data import dataset_shards
+
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(os.path.join(tiny_dataset, "shard_00001.npz"), other / "shard_00000.npz")
+    assert dataset_shards([tiny_dataset, str(other)]) == [os.path.join(tiny_dataset, "shard_00000.npz"),
+                                                          os.path.join(tiny_dataset, "shard_00001.npz"),
+                                                          str(other / "shard_00000.npz")]
+    both, one = load_dataset([tiny_dataset, str(other)]), load_dataset(tiny_dataset)
+    np.testing.assert_array_equal(both["values"], np.concatenate([one["values"], one["values"][60:]]))
+    with pytest.raises(FileNotFoundError, match="no such data directory"):
+        dataset_shards(str(tmp_path / "missing"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueNetFileError, match="no data shards"):
+        dataset_shards([str(tmp_path / "empty")])
+
+
 def test_training_checkpoints_resume_and_corruption(tiny_dataset, tmp_path):
     data = load_dataset(tiny_dataset)
     inputs, targets, mask = build_training_arrays(data, LeducBucketer(6, 2), 1200.0)

@@ -192,6 +192,9 @@ def _load_npy(directory: str, name: str) -> np.ndarray:
 
 def read_manifest(directory: str) -> Dict[str, object]:
     path = os.path.join(directory, MANIFEST)
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise AbstractionError(f"{directory} is a file, not an abstraction directory (an abstraction is the "
+                               f"directory `cfrkit abstraction build --out DIR` wrote)")
     if not os.path.isdir(directory):
         raise AbstractionError(f"abstraction directory {directory} does not exist")
     try:

@@ -10,7 +10,7 @@ fraction 0..1 of the hand's combos; default 1):
 * a single combo: ``AhKh``, ``7c7d``.
 
 Tokens are applied left to right and a later token overrides the weight of the hands it names, so
-``"AK,AhKh:0"`` is AK without AhKh.  Ranks are upper case (``T`` for ten), suits ``c d h s``.
+``"AK,AhKh:0"`` is AK without AhKh.  Ranks in either case (``T`` or ``10`` for ten), suits ``c d h s``.
 
 :func:`parse_range` gives a :class:`Range` (float64[1326] weights in the pair order of
 :mod:`cfrkit.cards.hands`); :meth:`Range.to_string` writes the shortest usual notation back, and
@@ -250,6 +250,18 @@ def _runs(ranks: List[int], label, uniform: Dict[str, float], top: int, plus, sp
     return out
 
 
+def _normalize(body: str) -> str:
+    """A token as the patterns read it: ranks in either case (``tt+``, ``aks``) and ``10`` for the
+    ten (``10h9h``), as :func:`~cfrkit.cards.parse_cards` and the peers' parsers accept them; suits
+    in either case in combos (``AHKH``).  The suited / offsuit marks stay ``s`` / ``o``."""
+    body = body.replace("10", "T")
+    combo = len(body) == 4 and body[1].lower() in SUIT_CHARS and body[3].lower() in SUIT_CHARS \
+        and body[0].upper() in RANK_CHARS and body[2].upper() in RANK_CHARS
+    if combo:
+        return body[0].upper() + body[1].lower() + body[2].upper() + body[3].lower()
+    return "".join(ch.upper() if ch in "akqjt" else ch for ch in body)
+
+
 def parse_range(text: str) -> Range:
     """The :class:`Range` of a range string such as ``"QQ+,AKs,KQs:0.5,AhKh"``.
 
@@ -274,7 +286,7 @@ def parse_range(text: str) -> Range:
                 raise RangeError(f"bad weight in range token {token!r}: must be within 0..1")
         if not body.isascii():
             raise RangeError(f"bad range token {token!r}: ranks 23456789TJQKA and suits {SUIT_CHARS}")
-        weights[_expand_token(body, token)] = weight
+        weights[_expand_token(_normalize(body), token)] = weight
     return Range(weights)
 
 

@@ -15,6 +15,7 @@ from typing import List, Optional
 _COMMAND_MODULES = [
     "cfrkit.cli.games_cmd",
     "cfrkit.cli.deepstack_cmd",
+    "cfrkit.cli.deepstack_nets_cmd",
     "cfrkit.cli.solve_cmd",
     "cfrkit.cli.symmtom_cmd",
     "cfrkit.cli.acpc_cmd",

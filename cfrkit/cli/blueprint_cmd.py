@@ -200,7 +200,7 @@ def run_train(args) -> int:
                                                        progress=not args.no_progress), evaluate=evaluate)
     finally:
         trainer.close()
-    return 130 if status == "interrupted" else 0
+    return 128 + int(getattr(trainer, "stop_signal", None) or 2) if status == "interrupted" else 0
 
 
 def run_info(args) -> int:

@@ -112,14 +112,10 @@ def run_train(args) -> int:
                     max_minutes=args.max_minutes)
     if not hidden or min(hidden) <= 0:
         raise CliError(f"--hidden needs positive widths, got {args.hidden!r}")
-    shards = []
-    for d in args.data_dir:
-        if not os.path.isdir(d):
-            raise CliError(f"no such data directory: {d}")
-        shards += sorted(os.path.join(d, f) for f in os.listdir(d) if f.startswith("shard_") and f.endswith(".npz"))
-    if not shards:
-        raise CliError(f"no data shards in {' '.join(args.data_dir)}")
-    data = load_dataset(shards)
+    missing = [d for d in args.data_dir if not os.path.isdir(d)]
+    if missing:   # checked here: load_dataset would take a missing name for a shard path
+        raise CliError(f"no such data directory: {missing[0]}")
+    data = load_dataset(args.data_dir)
     out_dir = os.path.dirname(os.path.abspath(args.out))
     os.makedirs(out_dir, exist_ok=True)
     summary = train_value_net(data, args.out, hidden=hidden, epochs=args.epochs, batch_size=args.batch_size,

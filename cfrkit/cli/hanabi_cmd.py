@@ -143,12 +143,15 @@ def run_map_elites(args) -> int:
                 "initial_random": ("initial_random", 10_000), "games": ("games_per_eval", 100),
                 "scoring": ("scoring", "played_cards"), "seed": ("seed", 0)}
     if os.path.exists(path):
+        from cfrkit._resume import changed_settings
+
         run = MapElites.load(path, workers=args.workers)
-        changed = [f"--{opt.replace('_', '-')} {getattr(args, opt)} (checkpoint: {getattr(run.config, field)})"
-                   for opt, (field, _) in settings.items()
-                   if getattr(args, opt) is not None and getattr(args, opt) != getattr(run.config, field)]
+        changed = changed_settings({opt: getattr(args, opt) for opt in settings},
+                                   {opt: getattr(run.config, field) for opt, (field, _) in settings.items()})
         if changed:
-            raise CliError(f"{path} was made with other settings: {', '.join(changed)}; leave them out to resume "
+            detail = ", ".join(f"--{opt.replace('_', '-')} {new} (checkpoint: {old})"
+                               for opt, (new, old) in changed.items())
+            raise CliError(f"{path} was made with other settings: {detail}; leave them out to resume "
                            f"or use another --out")
         if args.individuals > run.config.individuals:
             run.config.individuals = args.individuals

@@ -7,7 +7,6 @@ exploitability against iterations and seconds.
 """
 from __future__ import annotations
 
-import os
 import sys
 import time
 import warnings
@@ -15,11 +14,10 @@ from typing import List, Tuple
 
 from cfrkit.cli import CliError
 
+# spelled out (equal to cfrkit.solvers.tabular.runs' tuples, tests/test_solver_runs.py) so that building the
+# parser imports no solver
 COMPILED = ("cfr", "cfr+", "lcfr", "dcfr")
 SAMPLING = ("es-mccfr", "os-mccfr")
-
-
-DCFR_DEFAULTS = {"alpha": 1.5, "beta": 0.0, "gamma": 2.0}
 
 
 def add_parser(sub) -> None:
@@ -53,72 +51,27 @@ def add_parser(sub) -> None:
     e.set_defaults(func=run_exploitability)
 
 
-def _check_resume_settings(args, stored: dict) -> None:
-    """Refuse settings given on the command line that differ from the checkpoint's; say which are kept."""
-    changed = {k: (v, stored[k]) for k, v in _given_settings(args).items()
-               if k in stored and not _same(v, stored[k])}
-    if changed:
-        detail = ", ".join(f"--{k} {new} (checkpoint: {old})" for k, (new, old) in changed.items())
+def _open_run(args, game):
+    """The solver of ``args`` (resumed from ``--out`` when present, :func:`open_solver_run`); changed settings
+    are reported with the options' names, other errors (one-line ``ValueError``) as the library words them."""
+    from cfrkit._resume import ResumeSettingsError
+    from cfrkit.solvers.tabular.runs import open_solver_run
+
+    try:
+        run = open_solver_run(game, args.algorithm, args.out, alpha=args.alpha, beta=args.beta, gamma=args.gamma,
+                              seed=args.seed, simultaneous=args.simultaneous)
+    except ResumeSettingsError as exc:
+        detail = ", ".join(f"--{k} {new} (checkpoint: {old})" for k, (new, old) in exc.changed.items())
         raise CliError(f"{args.out} was made with other settings: {detail}; resume with the checkpoint's settings "
-                       f"(or leave them out) or use another --out")
-    kept = ", ".join(f"{k} {v}" for k, v in stored.items())
-    if kept:
-        print(f"settings from the checkpoint: {kept}", file=sys.stderr)
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, float) or isinstance(b, float):
-        return float(a) == float(b)
-    return a == b
-
-
-def _given_settings(args) -> dict:
-    given = {k: getattr(args, k) for k in ("alpha", "beta", "gamma", "seed") if getattr(args, k) is not None}
-    if args.simultaneous:
-        given["simultaneous"] = True
-    return given
-
-
-def _make_solver(args, game):
-    if args.algorithm in COMPILED:
-        from cfrkit.solvers import CFRSolver
-
-        if args.out and os.path.exists(args.out):
-            solver = CFRSolver.load(args.out, game)
-            if solver.algorithm != args.algorithm:
-                raise CliError(f"{args.out} holds a {solver.algorithm} run; use --algorithm {solver.algorithm} "
-                               f"to resume it or another --out")
-            stored = {"simultaneous": not solver.alternating}
-            if solver.algorithm == "dcfr":
-                stored.update(alpha=solver.alpha, beta=solver.beta, gamma=solver.gamma)
-            _check_resume_settings(args, stored)
-            return solver, True
-        if args.seed is not None:
-            raise CliError("--seed applies to the sampling solvers (es-mccfr, os-mccfr) only")
-        if args.algorithm != "dcfr" and any(getattr(args, k) is not None for k in DCFR_DEFAULTS):
-            raise CliError(f"--alpha/--beta/--gamma apply to dcfr only, not {args.algorithm}")
-        dcfr = {k: DCFR_DEFAULTS[k] if getattr(args, k) is None else getattr(args, k) for k in DCFR_DEFAULTS}
-        return CFRSolver(game, algorithm=args.algorithm, alternating=not args.simultaneous, **dcfr), False
-    from cfrkit.solvers.tabular import mccfr
-
-    if args.simultaneous or any(getattr(args, k) is not None for k in DCFR_DEFAULTS):
-        raise CliError("--alpha/--beta/--gamma/--simultaneous apply to the compiled CFR family, not to "
-                       f"{args.algorithm}")
-    cls = mccfr.ExternalSamplingMCCFR if args.algorithm == "es-mccfr" else mccfr.OutcomeSamplingMCCFR
-    if args.out and os.path.exists(args.out):
-        solver = mccfr.load_mccfr(args.out, game)
-        if solver.algorithm != cls.algorithm:
-            raise CliError(f"{args.out} holds a {solver.algorithm} run; use another --out to start a new one")
-        _check_resume_settings(args, {"seed": solver.seed})
-        return solver, True
-    return cls(game, seed=0 if args.seed is None else args.seed), False
+                       f"(or leave them out) or use another --out") from None
+    if run.kept:
+        print(f"settings from the checkpoint: {', '.join(f'{k} {v}' for k, v in run.kept.items())}", file=sys.stderr)
+    return run.solver, run.resumed
 
 
 def run_solve(args) -> int:
     from cfrkit.cli._runtime import GracefulStop, check_output_file
-    from cfrkit.evaluation import exploitability, nash_conv
-    from cfrkit.evaluation.exploitability import check_constant_sum
-    from cfrkit.games.base import GameError
+    from cfrkit.evaluation.convergence import convergence_measure
     from cfrkit.games import load
     from cfrkit._io import remove_stale_temp_files
     from cfrkit.solvers import TreeTooLargeError, compile_game
@@ -144,16 +97,11 @@ def run_solve(args) -> int:
         if args.algorithm in COMPILED:
             raise CliError(str(exc)) from None
         tree = None  # sampling solvers run on the protocol; exploitability needs the tree
-    solver, resumed = _make_solver(args, tree if (tree is not None and args.algorithm in COMPILED) else game)
+    solver, resumed = _open_run(args, tree if (tree is not None and args.algorithm in COMPILED) else game)
     if resumed:
         print(f"resuming {args.out} at iteration {solver.iterations}", file=sys.stderr)
     every = args.eval_every or max(1, args.iterations // 10)
-    measure, measure_name = exploitability, "exploitability"
-    if tree is not None:
-        try:
-            check_constant_sum(tree)
-        except GameError:  # exploitability is undefined there; NashConv is what CFR drives down
-            measure, measure_name = nash_conv, "nash_conv"
+    measure, measure_name = convergence_measure(tree) if tree is not None else (None, "")
     history: List[Tuple[int, float, float]] = []
     start_seconds = getattr(solver, "seconds", 0.0)
     wall_start = time.perf_counter()

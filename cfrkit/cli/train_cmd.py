@@ -64,11 +64,16 @@ def add_parser(sub) -> None:
     m.add_argument("--width", type=int, default=6)
     m.add_argument("--pieces", type=int, default=3)
     m.add_argument("--iterations", type=int, default=100, help="total iterations (each: --num-envs episodes)")
-    m.add_argument("--num-envs", type=int, default=32)
+    m.add_argument("--num-envs", type=int, default=128, help="episodes stepped together per iteration (default 128)")
     m.add_argument("--lr", type=float, default=1e-3)
     m.add_argument("--tau", type=float, default=0.005)
-    m.add_argument("--batch", type=int, default=1024, help="transitions per gradient step (default 1024)")
-    m.add_argument("--updates", type=int, default=10, help="gradient steps per iteration (default 10)")
+    m.add_argument("--batch", type=int, default=1024,
+                   help="critic rows, (transition, ego agent) pairs, per gradient step (default 1024)")
+    m.add_argument("--update-every", type=int, default=100,
+                   help="joint environment steps per gradient step (default 100, MADDPG's)")
+    m.add_argument("--updates", type=int, default=0,
+                   help="gradient steps per iteration instead of --update-every (default 0: use --update-every)")
+    m.add_argument("--warmup", type=int, default=25_600, help="joint steps in the replay before the first update")
     m.add_argument("--seed", type=int, default=0)
     _common(m, eval_default=200)
     m.set_defaults(func=run_symmtom_maddpg)
@@ -222,11 +227,13 @@ def run_symmtom_maddpg(args) -> int:
     from cfrkit.agents.symmtom.learning import MADDPGSettings, train_maddpg
     from cfrkit.games.symmtom import SymmToMConfig
 
-    _positive(args, "iterations", "num_envs", "checkpoint_every", "agents", "width", "pieces", "batch", "updates")
+    _positive(args, "iterations", "num_envs", "checkpoint_every", "agents", "width", "pieces", "batch",
+              "update_every")
     config = SymmToMConfig(agents=args.agents, width=args.width, pieces=args.pieces)
     _threads(args)
     settings = MADDPGSettings(variant=args.variant, num_envs=args.num_envs, lr=args.lr, tau=args.tau,
-                              batch=args.batch, updates=args.updates, seed=args.seed)
+                              batch=args.batch, update_every=args.update_every, updates=args.updates,
+                              warmup=args.warmup, seed=args.seed)
     return _train(args, train_maddpg, config, settings,
                   lambda t: f"iteration {t.iteration}  episodes {t.episodes}  cpu {t.cpu_seconds:.0f} s")
 

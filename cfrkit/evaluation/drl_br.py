@@ -204,6 +204,12 @@ class DQNBestResponse(PokerAgent):
         self.config = config
         self.seed = int(seed)
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        try:
+            kind = torch.device(self.device).type
+        except (RuntimeError, ValueError, TypeError):
+            raise GameError(f"device {self.device!r}: not a torch device (cpu, cuda, cuda:1, ...)") from None
+        if kind == "cuda" and not torch.cuda.is_available():
+            raise GameError(f"device {self.device!r}: CUDA is not available on this machine; use --device cpu")
         self.features = Features(self.view)
         self.actions = ActionSet(self.view, config.bets)
         torch.manual_seed(seed)

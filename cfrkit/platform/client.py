@@ -17,6 +17,7 @@ as clients); :func:`run_clients` runs many clients concurrently in one process (
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
@@ -258,3 +259,48 @@ class AgentClient(Client):
 async def run_clients(clients: List[Client]) -> List[Any]:
     """Run clients concurrently in this event loop; returns results or the exceptions raised."""
     return await asyncio.gather(*(c.run_async() for c in clients), return_exceptions=True)
+
+
+def request(host: str, port: int, message: Dict[str, Any], reply_types: Tuple[str, ...],
+            timeout: float = 30.0) -> Dict[str, Any]:
+    """Send one message over the JSON door and return the first reply whose ``type`` is in
+    ``reply_types`` (``create`` -> ``created``, ``cancel`` -> ``cancelled``, ``admin`` -> ``admin``).
+
+    Raises :class:`PlatformClientError` with a one-line message when the server cannot be reached,
+    closes the connection, answers with an ``error`` or does not answer within ``timeout`` seconds."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock, sock.makefile("rwb") as stream:
+            stream.write(dumps(message) + b"\n")
+            stream.flush()
+            for line in stream:
+                try:
+                    msg = loads(line)
+                except ValueError:
+                    raise PlatformClientError(f"{host}:{port} is not a cfrkit platform server "
+                                              f"(it sent {line[:60]!r})") from None
+                if not isinstance(msg, dict):
+                    continue
+                if msg.get("type") in reply_types:
+                    return msg
+                if msg.get("type") == "error":
+                    raise PlatformClientError(f"server refused: {msg.get('code')}: {msg.get('message')}")
+    except socket.timeout:
+        raise PlatformClientError(f"no answer from {host}:{port} within {timeout:g} s") from None
+    except OSError as exc:
+        raise PlatformClientError(f"cannot reach {host}:{port}: {exc.strerror or exc}") from None
+    raise PlatformClientError(f"{host}:{port} closed the connection without answering")
+
+
+def create_match(host: str, port: int, players: List[Any], *, operator: Optional[str] = None,
+                 timeout: float = 30.0, **settings: Any) -> Dict[str, Any]:
+    """Create a match on a platform server and return its ``created`` message: ``match`` (id),
+    ``tokens`` (player -> seat token, remote and ACPC seats), ``acpc_ports`` (player -> the TCP port
+    an unchanged ACPC agent connects to), ``hands``, ``seed``, ``players``.
+
+    ``players``: one entry per seat of the game, an agent name, ``"remote"``, ``"acpc"`` or
+    ``{"agent": ..., "name": ...}``; ``settings``: ``game``, ``hands``, ``seed``, ``duplicate``,
+    ``time_per_action`` and ``time_bank`` (seconds); ``operator``: the server's operator token."""
+    message: Dict[str, Any] = dict(settings, type="create", players=list(players))
+    if operator is not None:
+        message["operator"] = operator
+    return request(host, port, message, ("created",), timeout)

@@ -17,9 +17,12 @@ from cfrkit.platform.jsonlines import loads as _loads
 
 #: longest accepted message (bytes, newline excluded)
 MAX_MESSAGE_BYTES = 4096
-#: token bucket per connection: sustained messages per second and burst
+#: token bucket per connection: sustained messages per second and burst (a client over it is read
+#: later, never dropped)
 RATE_PER_SECOND = 200.0
 RATE_BURST = 400.0
+#: deepest nesting of arrays and objects accepted in a message
+MAX_NESTING = 32
 #: a connection that has caused this many errors is closed
 MAX_ERRORS_PER_CONNECTION = 1000
 
@@ -27,7 +30,7 @@ ERROR_CODES = {
     "bad_json": "the message is not valid JSON (UTF-8, one object per line)",
     "too_large": f"the message is longer than {MAX_MESSAGE_BYTES} bytes",
     "bad_message": "the message is not an object with a known string 'type', or a field has the wrong type",
-    "rate_limited": "too many messages; this one was dropped",
+    "rate_limited": "(no longer sent: a client over the rate limit is read more slowly, nothing is dropped)",
     "unknown_match": "no such match",
     "bad_token": "the token does not belong to this match's player",
     "not_joined": "join a match first",
@@ -39,6 +42,10 @@ ERROR_CODES = {
     "replaced": "another connection joined with this seat's token",
     "timeout": "no action within the time per action plus the time bank: the default action was played",
     "server_error": "the match stopped on a server fault (the server and the other matches go on)",
+    "seat_taken": "(ACPC seat port) the seat's player is connected already; a second connection is refused",
+    "idle": "the connection sent nothing and holds no seat for the idle timeout; it is closed",
+    "cancelled": "the match was cancelled by the operator or expired (no player connected for the match idle timeout)",
+    "forbidden": "create, cancel and admin need the operator token on this server",
 }
 
 
@@ -55,14 +62,42 @@ def error_message(code: str, message: str, fatal: bool = False) -> Dict[str, Any
     return {"type": "error", "code": code, "message": message, "fatal": bool(fatal)}
 
 
+def _nesting_depth(raw: bytes) -> int:
+    """Deepest ``[`` / ``{`` nesting of a JSON text (brackets inside strings do not count)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
 def parse_message(raw: bytes) -> Dict[str, Any]:
     """Decode one client message into a dict with a string ``type`` (raises ProtocolError)."""
     if len(raw) > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"message of {len(raw)} bytes; the limit is {MAX_MESSAGE_BYTES}")
+    # no message of the protocol nests deeper than a few levels: refuse deep nesting before the
+    # parser recurses (the exact scan runs only for the rare message with many brackets)
+    if raw.count(b"[") + raw.count(b"{") > MAX_NESTING and _nesting_depth(raw) > MAX_NESTING:
+        raise ProtocolError("bad_json", f"not valid JSON: nested too deeply (more than {MAX_NESTING} levels)")
     try:
         obj = _loads(raw)
     except (UnicodeDecodeError, ValueError) as exc:
         raise ProtocolError("bad_json", f"not valid JSON: {str(exc)[:120]}") from None
+    except RecursionError:  # the parsers refuse deep nesting this way: one line, no traceback
+        raise ProtocolError("bad_json", "not valid JSON: nested too deeply") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise ProtocolError("bad_message", "a message is a JSON object with a string field 'type'")
     return obj

@@ -19,20 +19,24 @@ is committed to SQLite before anybody is told the result.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
 import os
 import resource
 import secrets
+import socket
 import time
 from collections import deque
 from pathlib import Path
-from typing import Any, Deque, Dict, List, Optional
+from typing import Any, Deque, Dict, List, Optional, Sequence
 
 from cfrkit.games.base import CHANCE, TERMINAL, GameError
 from cfrkit.games.holdem.deals import deal_for_hand
-from cfrkit.games.holdem.game import HoldemGame
+from cfrkit.games.holdem.definition import list_definitions
+from cfrkit.games.holdem.game import DEFAULT_DEFINITION, HoldemGame
 from cfrkit.games.holdem.matchstate import MatchStateError, format_matchstate, parse_response
+from cfrkit.games.registry import parse_game_string
 from cfrkit.platform import protocol as P
 from cfrkit.platform.jsonlines import dumps as _dumps
 from cfrkit.platform.schedule import hand_plan, player_of_seat, round_up_hands
@@ -44,7 +48,90 @@ log = logging.getLogger("cfrkit.platform")
 FAST_AGENTS = ("random", "always-call", "fixed-range-raiser", "rule-based")
 HOUSE_AGENT_NAMES = ("random", "always-call", "fixed-range-raiser", "rule-based", "ar", "call", "raiser")
 MAX_HANDS = 10_000_000
+#: file descriptors kept for the process itself (database and journal, doors, event loop, stdio,
+#: threads, the workers' hand-over sockets); the rest is the budget of connections and ACPC seats
+FD_RESERVE = 48
+#: how often (seconds) idle connections and idle matches are looked for
+HOUSEKEEPING_PERIOD = 5.0
+#: ``--max-matches`` default, lowered to half the descriptor budget on machines with a low ulimit
+DEFAULT_MAX_MATCHES = 5000
 STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+
+#: parameters of ``holdem(...)`` a client may set; the definition is one of the server's own, by name
+CLIENT_GAME_PARAMS = ("definition", "stacks", "blinds", "antes", "fractional_split", "ante_trimming")
+#: largest stack, blind or ante (chips) a client's game may ask for (ACPC's dealer uses 32-bit chips)
+MAX_CLIENT_CHIPS = 2 ** 31 - 1
+MAX_GAME_STRING = 300
+
+
+def client_game(game_string: str) -> HoldemGame:
+    """The hold'em game of a client's ``create``, built from the server's own definitions only.
+
+    A client names a shipped ACPC definition (``data/acpc/<name>.game``, :func:`list_definitions`)
+    by name; a file path or any other name is refused before anything is read, so no file of the
+    server machine is ever opened for a client and no error quotes one.  ``stacks`` / ``blinds``
+    / ``antes`` (chips, one per seat, ``;``-separated) are bounded integers.  Raises
+    :class:`~cfrkit.platform.protocol.ProtocolError` (``bad_request``) with a one-line message."""
+    def bad(msg: str):
+        raise P.ProtocolError("bad_request", msg)
+
+    if len(game_string) > MAX_GAME_STRING:
+        bad(f"game string longer than {MAX_GAME_STRING} characters")
+    try:
+        name, params = parse_game_string(game_string)
+    except GameError:
+        bad("game must be holdem or holdem(definition=NAME, stacks=..., blinds=..., antes=...)")
+    if name != "holdem":
+        bad(f"game must be a holdem(...) game string, not {name[:40]!r}")
+    extra = sorted(set(params) - set(CLIENT_GAME_PARAMS))
+    if extra:
+        bad(f"holdem: unknown parameter {extra[0][:40]!r}; allowed: {', '.join(CLIENT_GAME_PARAMS)}")
+    definition = params.get("definition", DEFAULT_DEFINITION)
+    known = list_definitions()
+    if isinstance(definition, str) and definition.endswith(".game"):
+        definition = definition[:-len(".game")]
+    if not isinstance(definition, str) or definition not in known:
+        # the value is not echoed: it may be a path, and its existence is nobody's business
+        bad(f"definition must be the name of one of the server's definitions: {', '.join(known)}")
+    params["definition"] = definition
+    for key, low in (("stacks", 1), ("blinds", 0), ("antes", 0)):
+        value = params.get(key, ())
+        value = value if isinstance(value, tuple) else (value,)
+        if not all(isinstance(v, int) and not isinstance(v, bool) and low <= v <= MAX_CLIENT_CHIPS for v in value):
+            bad(f"holdem: {key} must be integers {low}..{MAX_CLIENT_CHIPS} separated by ';' (one per seat)")
+        if key in params:
+            params[key] = value
+    for key in ("fractional_split", "ante_trimming"):
+        if not isinstance(params.get(key, False), bool):
+            bad(f"holdem: {key} must be true or false")
+    try:
+        game = HoldemGame(**params)
+    except (GameError, ValueError, TypeError) as exc:  # the server's own file: its messages are fine
+        bad(f"game: {str(exc)[:200]}")
+    return game
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` serves this machine only (127.0.0.0/8, ::1, localhost)."""
+    if host in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def allowed_origins(host: str, http_port: int, extra: Sequence[str] = ()) -> List[Optional[str]]:
+    """WebSocket ``Origin`` values the browser door accepts: the server's own page
+    (``http://HOST:PORT``; on a loopback bind also ``localhost``, ``127.0.0.1`` and ``[::1]``),
+    the operator's ``--allow-origin`` values, and no Origin at all (clients that are not browsers)."""
+    names = ["127.0.0.1", "localhost", "[::1]"] if is_loopback(host) else []
+    if host and host not in ("0.0.0.0", "::") and not is_loopback(host):
+        names.append(f"[{host}]" if ":" in host else host)
+    out: List[Optional[str]] = [f"http://{name}:{http_port}" for name in names]
+    out += [o.rstrip("/") for o in extra if o.rstrip("/") not in out]
+    return out + [None]
 
 
 def _rss_mb() -> float:
@@ -112,6 +199,12 @@ class Connection:
         self.writer = writer
         self._transport = getattr(writer, "transport", writer)
         self.ws = ws
+        #: the peer's address (the per-address connection cap counts by it)
+        try:
+            peer = ws.remote_address if ws is not None else writer.get_extra_info("peername")
+        except Exception:  # a transport without a peer name
+            peer = None
+        self.addr = str(peer[0]) if isinstance(peer, (tuple, list)) and peer else "?"
         self.slot: Optional["Slot"] = None
         self.errors = 0
         self.closed = False
@@ -135,8 +228,13 @@ class Connection:
         except Exception:  # the connection went away
             self.closed = True
 
+    def wait_for_token(self) -> float:
+        """Seconds until the token bucket has a message's token again (0 when it has one now)."""
+        return max(0.001, (1.0 - self._tokens) / self.server.rate_per_second) if self._tokens < 1.0 else 0.0
+
     def allow(self) -> bool:
-        """Token bucket: False when the client sends faster than the rate limit."""
+        """Token bucket: False when the client sends faster than the rate limit (the message is
+        then read later: the doors slow a fast client down, they never drop its messages)."""
         now = time.monotonic()
         self._tokens = min(self.server.rate_burst, self._tokens + (now - self._last) * self.server.rate_per_second)
         self._last = now
@@ -229,13 +327,9 @@ class _JsonDoor(asyncio.Protocol):
         server = self.server
         self.transport = transport
         conn = self.conn = Connection(server, "json", writer=transport)
-        if len(server.connections) >= server.max_connections:
-            conn.error("server_busy", f"{len(server.connections)} connections open; try later", fatal=True)
+        if not server.admit(conn):
             return
-        server.connections.add(conn)
         try:
-            import socket
-
             transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except (OSError, AttributeError):
             pass
@@ -265,6 +359,11 @@ class _JsonDoor(asyncio.Protocol):
                 raw = raw.rstrip(b"\r")
             if not raw.strip():
                 continue
+            if not conn.allow():  # over the rate: read this line again once the bucket refills
+                self.buf = buf[line_start:]
+                self.transport.pause_reading()
+                asyncio.get_running_loop().call_later(conn.wait_for_token(), self._resume)
+                return
             on_raw(conn, raw)
             if conn.handoff_to is not None:
                 self._hand_over(buf[line_start:])
@@ -280,16 +379,26 @@ class _JsonDoor(asyncio.Protocol):
             rest = b""
         self.buf = rest
 
+    def _resume(self) -> None:
+        if self.conn.closed:
+            return
+        self.data_received(b"")
+        if not self.conn.closed and not self.transport.is_closing():
+            try:
+                self.transport.resume_reading()
+            except (RuntimeError, AttributeError):  # already reading
+                pass
+
     def _hand_over(self, rest: bytes) -> None:
         self.transport.pause_reading()
         self.buf = b""
         server, conn = self.server, self.conn
-        server.connections.discard(conn)
+        server.release(conn)
         if not server._hand_over(conn, "json", rest):
             conn.close()
 
     def connection_lost(self, exc) -> None:
-        self.server.connections.discard(self.conn)
+        self.server.release(self.conn)
         self.conn.close()
 
 
@@ -358,6 +467,16 @@ class Match:
             # built-in agents quick enough to run in the event loop; the others run in a thread
             slot.fast = slot.agent_name in FAST_AGENTS or getattr(agent, "name", "") in FAST_AGENTS
             self.slots.append(slot)
+        #: seats played from outside (JSON, browser, ACPC): a match none of them has been connected
+        #: to for the server's match idle timeout expires
+        self.remote_slots = [slot for slot in self.slots if slot.kind != "house"]
+        self.idle_since = time.monotonic()
+        self.cancelled = False
+        #: set by the server once every remote seat is taken (while the match waits for them)
+        self.seated: Optional[asyncio.Event] = None
+        #: the address of a non-operator ``play`` that made the match (None: the operator's)
+        self.creator: Optional[str] = None
+        self.started = False
         self.state = None
         self.hand = -1
         self.seat_of: List[int] = list(range(self.n))
@@ -408,10 +527,24 @@ class Match:
 
     # ------------------------------------------------------------------ play
     def start(self) -> None:
+        self.idle_since = time.monotonic()
         self.task = asyncio.get_running_loop().create_task(self.run())
+        if self.remote_slots:
+            self.server._housekeep_soon()
+
+    def all_seated(self) -> bool:
+        """Whether every remote seat has a connection (JSON join, or ACPC VERSION line)."""
+        return all(slot.conn is not None for slot in self.remote_slots)
 
     async def run(self) -> None:
         try:
+            if self.hands_done == 0 and not self.all_seated():
+                # as the ACPC dealer: hand 0 starts once every seat is taken, so no agent misses a
+                # hand (a match nobody completes expires after the server's match idle timeout)
+                self.seated = asyncio.Event()
+                await self.seated.wait()
+            self.seated = None
+            self.started = True
             while self.hands_done < self.hands_total:
                 await self.play_hand(self.hands_done)
             self.server.store.finish_match(self.id)
@@ -563,10 +696,13 @@ class Server:
     """The platform server (``cfrkit serve``).  ``start()`` binds the doors; ``serve_forever()`` runs."""
 
     def __init__(self, db_path: str = "platform.db", host: str = "127.0.0.1", port: int = 1080,
-                 acpc_port: Optional[int] = None, http_port: Optional[int] = None, max_matches: int = 5000,
+                 acpc_port: Optional[int] = None, http_port: Optional[int] = None,
+                 max_matches: Optional[int] = None,
                  policies: Optional[Dict[str, str]] = None, max_connections: int = 10000,
                  rate_per_second: float = P.RATE_PER_SECOND, rate_burst: float = P.RATE_BURST,
-                 worker: int = 0, workers: int = 1):
+                 worker: int = 0, workers: int = 1, allow_origins: Sequence[str] = (),
+                 max_per_address: int = 256, idle_timeout: float = 120.0, match_idle_timeout: float = 900.0,
+                 operator_token: Optional[str] = None, max_plays_per_address: int = 16):
         self.store = Store(db_path)
         #: this process's shard (``cfrkit serve --workers N``, see :mod:`cfrkit.platform.workers`):
         #: it runs the matches whose id is ``worker`` mod ``workers`` and hands a connection that
@@ -579,8 +715,26 @@ class Server:
         self.port = port
         self.acpc_port = acpc_port
         self.http_port = http_port
-        self.max_matches = max_matches
-        self.max_connections = max_connections
+        # file descriptors: every connection and every ACPC seat's listening port holds one; the
+        # process limit (ulimit -n) is read once, and connections and seats are budgeted below it so
+        # that the server refuses politely instead of failing accept() and open()
+        self.fd_limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if self.fd_limit == resource.RLIM_INFINITY:
+            self.fd_limit = 1 << 20
+        self.fd_budget = max(8, self.fd_limit - FD_RESERVE)
+        #: ACPC seat ports open at most at once: a quarter of the budget (a seat is its port and its
+        #: agent's connection, so the seats hold at most half of it)
+        self.max_acpc_seats = self.fd_budget // 4
+        self.acpc_ports_open = 0
+        self.max_connections = min(int(max_connections), self.fd_budget)
+        default_matches = min(DEFAULT_MAX_MATCHES, self.fd_budget // 2)
+        self.max_matches = default_matches if max_matches is None else int(max_matches)
+        if self.max_matches < 0:
+            raise GameError(f"max_matches must be >= 0, got {self.max_matches}")
+        if self.max_matches > default_matches:
+            log.warning("max_matches %d is more than the descriptor limit allows (%d: ulimit -n %d); matches "
+                        "with remote seats may be refused for lack of descriptors", self.max_matches,
+                        default_matches, self.fd_limit)
         #: per-connection token bucket (messages per second, burst)
         self.rate_per_second, self.rate_burst = float(rate_per_second), float(rate_burst)
         self.matches: Dict[str, Match] = {}
@@ -592,6 +746,28 @@ class Server:
         self._sweeping = False
         self._servers: List[Any] = []
         self.bound: Dict[str, int] = {}
+        #: operator token for create / cancel / admin: off (None) on a loopback bind unless given;
+        #: on any other bind one is required, made up here when not given (the CLI prints it)
+        self.operator_token = operator_token or None
+        if self.operator_token is None and not is_loopback(host):
+            self.operator_token = secrets.token_urlsafe(18)
+            self.operator_token_generated = True
+        else:
+            self.operator_token_generated = False
+        self.max_plays_per_address = int(max_plays_per_address)
+        #: connections open per peer address, and the cap
+        self.per_address: Dict[str, int] = {}
+        self.max_per_address = int(max_per_address)
+        #: seconds a connection without a seat may stay silent; seconds a match may have no remote
+        #: player connected before it expires
+        self.idle_timeout = float(idle_timeout)
+        self.match_idle_timeout = float(match_idle_timeout)
+        self._housekeeping = None
+        #: extra WebSocket origins (``--allow-origin``); ``origins`` is the full list once bound
+        self.allow_origins = [str(o) for o in allow_origins]
+        self.origins: Optional[List[Optional[str]]] = None
+        #: stored running matches this start could not resume: id -> reason (``admin`` lists them)
+        self.skipped: Dict[str, str] = {}
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -601,15 +777,32 @@ class Server:
         for row in self.store.running_matches():  # resume after a restart: the open hand is void
             if self.owner(row["id"]) != self.worker:
                 continue
+            try:
+                players = [dict(spec_player, **stored)
+                           for spec_player, stored in zip(row["spec"]["players"], row["players"])]
+                match = Match(self, row["id"], row["spec"], players, row["hands_done"], self.store.totals(row["id"]))
+            except Exception as exc:  # one match that cannot be rebuilt must not keep the server down
+                self.skip_match(row["id"], f"cannot resume: {type(exc).__name__}: {str(exc)[:200]}")
+                continue
             self.store.mark_restarted(row["id"])
             log.info("match %s resumes at hand %d (a hand being played at the stop is void and replayed "
                      "from its deal)", row["id"], row["hands_done"])
-            players = [dict(spec_player, **stored) for spec_player, stored in zip(row["spec"]["players"], row["players"])]
-            match = Match(self, row["id"], row["spec"], players, row["hands_done"], self.store.totals(row["id"]))
             self.matches[match.id] = match
             resumed.append(match)
         for match in resumed:
-            await self._open_acpc_ports(match)
+            seats = sum(1 for slot in match.slots if slot.kind == "acpc")
+            if self.acpc_ports_open + seats > self.max_acpc_seats:
+                self.matches.pop(match.id, None)
+                self.skip_match(match.id, f"no file descriptors for its {seats} ACPC seat ports "
+                                          f"({self.acpc_ports_open} open of {self.max_acpc_seats}; ulimit -n {self.fd_limit})")
+                continue
+            try:
+                await self._open_acpc_ports(match)
+            except OSError as exc:
+                self.matches.pop(match.id, None)
+                self._close_acpc_ports(match)
+                self.skip_match(match.id, f"cannot open its ACPC seat ports: {exc}")
+                continue
             match.start()
         reuse = self.workers > 1 or None
         srv = await asyncio.get_running_loop().create_server(self._json_door, self.host, self.port, reuse_port=reuse)
@@ -623,16 +816,36 @@ class Server:
         if self.http_port is not None and self.worker == 0:  # the browser door lives in worker 0
             from websockets.asyncio.server import serve
 
-            ws = await serve(self._ws_client, self.host, self.http_port, process_request=self._http_request,
-                             max_size=P.MAX_MESSAGE_BYTES, ping_interval=20, ping_timeout=60)
+            # bound here first: the allowed origins name the port (also when it is chosen by the OS)
+            sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind((self.host, self.http_port))
+            except OSError:
+                sock.close()
+                raise
+            http_port = sock.getsockname()[1]
+            self.origins = allowed_origins(self.host, http_port, self.allow_origins)
+            # a browser always sends Origin: a page of another site is refused at the handshake (403);
+            # clients that are not browsers send none (None in the list)
+            ws = await serve(self._ws_client, sock=sock, process_request=self._http_request,
+                             origins=self.origins, max_size=P.MAX_MESSAGE_BYTES, ping_interval=20, ping_timeout=60)
             self._servers.append(ws)
-            self.bound["http"] = list(ws.sockets)[0].getsockname()[1]
+            self.bound["http"] = http_port
+        if not is_loopback(self.host):
+            log.warning("binding %s, not a loopback address: anybody who can reach it may connect; tokens travel "
+                        "in clear text (put the server behind TLS)", self.host)
+            if self.operator_token_generated:  # the CLI passes its own (printed); a library caller learns it here
+                log.warning("operator token (create / cancel / admin need it): %s", self.operator_token)
         log.info("serving on %s", self.bound)
 
     async def serve_forever(self) -> None:
         await asyncio.gather(*(s.serve_forever() for s in self._servers if hasattr(s, "serve_forever")))
 
     async def close(self) -> None:
+        if self._housekeeping is not None:
+            self._housekeeping.cancel()
+            self._housekeeping = None
         for m in list(self.matches.values()):
             if m.task is not None:
                 m.task.cancel()
@@ -646,6 +859,88 @@ class Server:
             c.close()
         self._write_hands()  # hands already finished are stored on a clean stop
         self.store.close()
+
+    def admit(self, conn: Connection) -> bool:
+        """Add a new connection, or refuse it (``server_busy``, fatal) when the connection limit, the
+        descriptor budget or the per-address cap is reached."""
+        open_now = len(self.connections)
+        if open_now >= self.max_connections or open_now + self.acpc_ports_open >= self.fd_budget:
+            conn.error("server_busy", f"{open_now} connections open; try later", fatal=True)
+            return False
+        mine = self.per_address.get(conn.addr, 0)
+        if mine >= self.max_per_address:
+            conn.error("server_busy", f"{mine} connections open from your address (the limit is "
+                                      f"{self.max_per_address}); try later", fatal=True)
+            return False
+        self.per_address[conn.addr] = mine + 1
+        self.connections.add(conn)
+        conn._last = time.monotonic()
+        self._housekeep_soon()
+        return True
+
+    def release(self, conn: Optional[Connection]) -> None:
+        """Forget a connection (closed or handed to another worker)."""
+        if conn is None or conn not in self.connections:
+            return
+        self.connections.discard(conn)
+        left = self.per_address.get(conn.addr, 1) - 1
+        if left > 0:
+            self.per_address[conn.addr] = left
+        else:
+            self.per_address.pop(conn.addr, None)
+
+    # ------------------------------------------------------------------ housekeeping (idle limits)
+    def _housekeep_soon(self) -> None:
+        if self._housekeeping is None:
+            period = max(0.05, min(HOUSEKEEPING_PERIOD, self.idle_timeout / 4, self.match_idle_timeout / 4))
+            self._housekeeping = asyncio.get_running_loop().call_later(period, self._housekeep)
+
+    def _housekeep(self) -> None:
+        """Close connections idle past ``idle_timeout`` that hold no seat, expire matches whose
+        remote seats have all been empty for ``match_idle_timeout`` (one sweep, every few seconds)."""
+        self._housekeeping = None
+        now = time.monotonic()
+        for conn in list(self.connections):
+            # browser tabs (WebSocket) stay: a person may read the page for minutes before playing,
+            # the page does not reconnect, and the library's pings close a dead one within 80 s
+            seated = conn.slot is not None and conn.slot.match.id in self.matches
+            if conn.ws is None and not seated and not conn.closed and now - conn._last > self.idle_timeout:
+                self.release(conn)
+                conn.error("idle", f"nothing received for {self.idle_timeout:g} s and no seat: closed", fatal=True)
+        for match in list(self.matches.values()):
+            if match.task is None or not match.remote_slots:
+                continue
+            if any(slot.conn is not None for slot in match.remote_slots):
+                match.idle_since = now
+            elif now - match.idle_since > self.match_idle_timeout:
+                self.cancel_match(match, "expired", f"no player connected for {self.match_idle_timeout:g} s")
+        if self.connections or any(m.remote_slots for m in self.matches.values()):
+            self._housekeep_soon()
+
+    def cancel_match(self, match: "Match", status: str = "cancelled", reason: str = "cancelled") -> None:
+        """Stop a running match now: stored as ``status`` (``cancelled`` / ``expired``) with the hands
+        played so far, its players told (``cancelled``), its ACPC seats closed."""
+        log.info("match %s %s: %s", match.id, status, reason)
+        self.store.finish_match(match.id, status)
+        match.cancelled = True
+        for slot in match.slots:
+            if slot.conn is not None:
+                slot.conn.send(P.error_message("cancelled", f"match {match.id} {status}: {reason}"))
+                if slot.conn.kind == "acpc":
+                    slot.conn.close()
+        if match.task is not None:
+            match.task.cancel()
+        else:
+            self.match_finished(match)
+
+    def _host_allowed(self, host: Optional[str]) -> bool:
+        """Whether an HTTP ``Host`` header names this server: on a loopback bind, one of the
+        loopback names or an allowed origin's host; on other binds any host (the page is public)."""
+        if not is_loopback(self.host):
+            return True
+        if not host:
+            return False
+        return host.lower() in {o.split("://", 1)[1] for o in self.origins if o}
 
     # ------------------------------------------------------------------ time limits
     def watch_deadline(self, fut: "asyncio.Future", deadline: float) -> None:
@@ -711,10 +1006,22 @@ class Server:
             await asyncio.shield(self._pending_hands[-1][1])
 
     def match_finished(self, match: Match) -> None:
+        self._close_acpc_ports(match)
+        self.matches.pop(match.id, None)
+
+    def _close_acpc_ports(self, match: Match) -> None:
         for slot in match.slots:
             if slot.acpc_server is not None:
                 slot.acpc_server.close()
-        self.matches.pop(match.id, None)
+                slot.acpc_server = None
+                self.acpc_ports_open -= 1
+
+    def skip_match(self, match_id: str, reason: str) -> None:
+        """A stored running match this start does not resume: logged, listed by ``admin``; it stays
+        ``running`` in the database, so a later start that can build it (a ``--policy`` offered
+        again, more descriptors) resumes it."""
+        log.warning("match %s skipped: %s", match_id, reason)
+        self.skipped[match_id] = reason
 
     def owner(self, match_id: str) -> int:
         """The worker that runs ``match_id`` (its hexadecimal id modulo the number of workers)."""
@@ -742,8 +1049,6 @@ class Server:
     # ------------------------------------------------------------------ matches
     def create_match(self, req: Dict[str, Any]) -> Match:
         """Validate a ``create`` request and start the match (raises ProtocolError)."""
-        from cfrkit.games.registry import load
-
         if len(self.matches) >= self.max_matches:
             raise P.ProtocolError("server_busy", f"{len(self.matches)} matches running; try later")
 
@@ -759,15 +1064,7 @@ class Server:
                 raise P.ProtocolError("bad_request", f"{name!r} must be true or false")
             return value
 
-        game_string = field("game", str, "holdem")
-        if not game_string.startswith("holdem") or len(game_string) > 300:
-            raise P.ProtocolError("bad_request", "game must be a holdem(...) game string")
-        try:
-            game = load(game_string)
-        except (GameError, ValueError, TypeError, OSError) as exc:
-            raise P.ProtocolError("bad_request", f"game {game_string!r}: {exc}") from None
-        if not isinstance(game, HoldemGame):
-            raise P.ProtocolError("bad_request", "game must be a holdem(...) game")
+        game = client_game(field("game", str, "holdem"))
         hands = field("hands", int, 1000)
         seed = field("seed", int, secrets.randbelow(2 ** 31))
         duplicate = field("duplicate", bool, game.num_players == 2)
@@ -787,16 +1084,30 @@ class Server:
             if not isinstance(entry, dict) or not isinstance(entry.get("agent"), str):
                 raise P.ProtocolError("bad_request", f"player {j}: an agent name, 'remote' or 'acpc'")
             kind_name = entry["agent"]
-            name = entry.get("name", kind_name if kind_name not in ("remote", "acpc") else f"player{j}")
+            # the default name of a house agent is its agent name (``policy:NAME`` -> ``policy-NAME``: a
+            # name has no ':', the ACPC log's separator)
+            name = entry.get("name", kind_name.replace(":", "-") if kind_name not in ("remote", "acpc") else f"player{j}")
             if not isinstance(name, str) or not 0 < len(name) <= 40 or any(c in name for c in ":|\n\r"):
                 raise P.ProtocolError("bad_request", f"player {j}: a name of 1-40 characters without ':' or '|'")
             if kind_name in ("remote", "acpc"):
                 players.append({"name": name, "kind": kind_name, "token": secrets.token_urlsafe(18)})
+                port = entry.get("port")
+                if port is not None:  # a fixed seat port (an agent's configuration names it)
+                    if kind_name != "acpc" or isinstance(port, bool) or not isinstance(port, int) \
+                            or not 1024 <= port <= 65535:
+                        raise P.ProtocolError("bad_request", f"player {j}: 'port' is for ACPC seats, 1024..65535")
+                    players[-1]["port"] = port
             elif kind_name in HOUSE_AGENT_NAMES or kind_name.startswith("policy:") and kind_name[7:] in self.policies:
                 players.append({"name": name, "kind": "house", "agent": kind_name})
             else:
                 raise P.ProtocolError("bad_request", f"player {j}: unknown agent {kind_name!r}; built-in: "
                                                      f"{', '.join(HOUSE_AGENT_NAMES)}, or remote / acpc")
+        seats = sum(1 for p in players if p["kind"] == "acpc")
+        reserved = sum(1 for m in self.matches.values() for sl in m.slots if sl.kind == "acpc" and sl.acpc_server is None)
+        if seats and self.acpc_ports_open + reserved + seats > self.max_acpc_seats:
+            raise P.ProtocolError("server_busy", f"no file descriptors left for {seats} ACPC seat port(s): "
+                                                 f"{self.acpc_ports_open + reserved} of {self.max_acpc_seats} in use "
+                                                 f"(the server's ulimit -n is {self.fd_limit}); try later")
         if len({p["name"] for p in players}) != len(players):
             for j, p in enumerate(players):
                 p["name"] = f"{p['name']}#{j}"
@@ -807,12 +1118,21 @@ class Server:
         match_id = secrets.token_hex(6)
         while self.owner(match_id) != self.worker:  # an id of this worker's shard
             match_id = secrets.token_hex(6)
-        self.store.create_match(match_id, spec, players)
-        match = Match(self, match_id, spec, players)
-        self.matches[match_id] = match
+        # build first (agents, policy files), store after: a create that fails leaves nothing behind
+        try:
+            match = Match(self, match_id, spec, players)
+        except P.ProtocolError:
+            raise
+        except Exception as exc:
+            raise P.ProtocolError("bad_request", f"could not build the match: {type(exc).__name__}: "
+                                                 f"{str(exc)[:200]}") from None
+        match.players_record = players
+        self.matches[match_id] = match  # holds its place under max_matches; stored by _start_created
         return match
 
-    async def _open_acpc_ports(self, match: Match) -> None:
+    async def _open_acpc_ports(self, match: Match, store: bool = True) -> None:
+        """Open a listening port for every ACPC seat (its stored port when free, else a new one);
+        raises OSError when one cannot be opened (the ports opened so far stay in the slots)."""
         for slot in match.slots:
             if slot.kind != "acpc":
                 continue
@@ -822,8 +1142,12 @@ class Server:
             except OSError:
                 srv = await asyncio.start_server(handler, self.host, 0)
             slot.acpc_server = srv
+            self.acpc_ports_open += 1
+            if not srv.sockets:
+                raise OSError("the seat's port did not open")
             slot.port = srv.sockets[0].getsockname()[1]
-            self.store.set_port(match.id, slot.player, slot.port)
+            if store:
+                self.store.set_port(match.id, slot.player, slot.port)
 
     def attach(self, conn: Connection, match_id: Any, token: Any) -> Slot:
         if not isinstance(match_id, str) or not isinstance(token, str):
@@ -848,25 +1172,31 @@ class Server:
             conn.slot.conn = None
         conn.slot = slot
         slot.conn = conn
+        match = slot.match
+        if match.seated is not None and match.all_seated():
+            match.seated.set()
         return slot
 
     # ------------------------------------------------------------------ messages (JSON / WebSocket)
     def on_raw(self, conn: Connection, raw) -> None:
-        """Handle one raw message of the JSON or WebSocket door (never raises)."""
-        if not conn.allow():
-            conn.error("rate_limited", f"more than {self.rate_per_second:g} messages per second")
-            return
+        """Handle one raw message of the JSON or WebSocket door (never raises; the door has
+        applied the rate limit by reading no faster)."""
         try:
             msg = P.parse_message(raw)
             self.on_message(conn, msg)
         except P.ProtocolError as exc:
             self._fault(conn, exc.code, exc.message)
         except Exception as exc:  # never let one message stop the server
-            log.exception("message handling failed")
+            # one line per failure: a client that repeats a crashing message must not fill the log
+            log.error("message handling failed: %s: %.200s", type(exc).__name__, exc)
+            log.debug("message handling failed", exc_info=True)
             conn.error("bad_message", f"could not handle the message: {type(exc).__name__}")
 
     def _fault(self, conn: Connection, code: str, message: str) -> None:
         slot = conn.slot
+        if code == "seat_taken":
+            conn.error(code, message, fatal=True)
+            return
         folds = code in ("bad_json", "bad_message", "illegal_action", "too_large")
         if folds and slot is not None and slot.pending is not None and not slot.pending.done():
             action = P.default_action(slot.pending_state)
@@ -894,8 +1224,31 @@ class Server:
             conn.send(slot.match.welcome(slot))
             slot.match.send_state_to(slot)
         elif kind == "create":
+            self._require_operator(conn, msg, "create")
             match = self.create_match(msg)
             asyncio.get_running_loop().create_task(self._start_created(conn, match, join=False))
+        elif kind == "cancel":
+            # the operator cancels any match; a player cancels its own (the token of one of its seats)
+            token = msg.get("token")
+            if not isinstance(token, str):
+                self._require_operator(conn, msg, "cancel")
+            if self._foreign(conn, msg.get("match")):
+                return
+            match = self.matches.get(msg.get("match")) if isinstance(msg.get("match"), str) else None
+            if match is None:
+                raise P.ProtocolError("unknown_match", f"no running match {str(msg.get('match'))[:20]!r}")
+            by = "the operator"
+            if isinstance(token, str):
+                owner = next((sl for sl in match.slots if sl.token is not None
+                              and secrets.compare_digest(sl.token.encode(), token.encode())), None)
+                if owner is None:
+                    raise P.ProtocolError("bad_token", "no player of this match has that token")
+                by = f"player {owner.player} ({owner.name})"
+            self.cancel_match(match, "cancelled", f"cancelled by {by}")
+            conn.send({"type": "cancelled", "match": match.id, "hands_done": match.hands_done})
+        elif kind == "admin":
+            self._require_operator(conn, msg, "admin")
+            conn.send(self.admin_view())
         elif kind == "play":
             opponents = msg.get("opponents", msg.get("opponent", "rule-based"))
             if isinstance(opponents, str):
@@ -905,7 +1258,15 @@ class Server:
             name = msg.get("name", "you")
             req = dict(msg)
             req["players"] = [{"agent": "remote", "name": name}] + list(opponents)
+            if not self._operator(msg):
+                # anyone may start a match against the house agents, a few at a time per address
+                mine = sum(1 for m in self.matches.values() if m.creator == conn.addr)
+                if mine >= self.max_plays_per_address:
+                    raise P.ProtocolError("server_busy", f"{mine} matches started from your address are "
+                                                         f"running (the limit is {self.max_plays_per_address})")
             match = self.create_match(req)
+            if not self._operator(msg):
+                match.creator = conn.addr
             asyncio.get_running_loop().create_task(self._start_created(conn, match, join=True))
         elif kind == "ping":
             conn.send({"type": "pong"})
@@ -918,11 +1279,62 @@ class Server:
         else:
             raise P.ProtocolError("bad_message", f"unknown message type {kind[:30]!r}")
 
+    def _operator(self, msg: Dict[str, Any]) -> bool:
+        """Whether a message carries the operator's rights: always when the server has no operator
+        token (loopback default), else when its ``operator`` field is the token."""
+        if self.operator_token is None:
+            return True
+        given = msg.get("operator")
+        return isinstance(given, str) and secrets.compare_digest(given.encode(), self.operator_token.encode())
+
+    def _require_operator(self, conn: Connection, msg: Dict[str, Any], what: str) -> None:
+        if not self._operator(msg):
+            raise P.ProtocolError("forbidden", f"{what} needs the operator token ('operator' field) on this server")
+
+    def admin_view(self) -> Dict[str, Any]:
+        """The operator's listing: running matches (players, progress, connected seats, idle
+        seconds), matches skipped at start, connections (per address, the busiest 20) and the limits."""
+        now = time.monotonic()
+        matches = [{"match": m.id, "game": m.spec["game"], "hands_done": m.hands_done, "hands": m.hands_total,
+                    "players": [s.name for s in m.slots], "kinds": [s.kind for s in m.slots],
+                    "connected": [s.conn is not None for s in m.slots],
+                    "ports": {str(s.player): s.port for s in m.slots if s.kind == "acpc"},
+                    "started": m.started, "idle_seconds": round(now - m.idle_since, 1) if m.remote_slots else None}
+                   for m in self.matches.values()]
+        busiest = sorted(self.per_address.items(), key=lambda kv: -kv[1])[:20]
+        return {"type": "admin", "worker": self.worker, "matches": matches, "skipped": dict(self.skipped),
+                "connections": len(self.connections), "per_address": dict(busiest), "limits": self.limits()}
+
+    def limits(self) -> Dict[str, Any]:
+        """The server's limits (``docs/platform.md``, "Limits")."""
+        return {"max_matches": self.max_matches, "max_connections": self.max_connections,
+                "max_per_address": self.max_per_address, "max_plays_per_address": self.max_plays_per_address,
+                "max_acpc_seats": self.max_acpc_seats, "acpc_ports_open": self.acpc_ports_open,
+                "fd_limit": self.fd_limit, "idle_timeout": self.idle_timeout,
+                "match_idle_timeout": self.match_idle_timeout, "rate_per_second": self.rate_per_second,
+                "rate_burst": self.rate_burst, "operator_token": self.operator_token is not None}
+
     async def _start_created(self, conn: Connection, match: Match, join: bool) -> None:
-        await self._open_acpc_ports(match)
+        try:
+            await self._open_acpc_ports(match, store=False)
+            for slot, record in zip(match.slots, match.players_record):
+                if slot.kind == "acpc":
+                    if record.get("port") not in (None, slot.port):
+                        raise OSError(f"port {record['port']} of player {slot.player} is in use")
+                    record["port"] = slot.port
+            if match.cancelled:  # cancelled before it was stored (the same read as its create)
+                self._close_acpc_ports(match)
+                return
+            self.store.create_match(match.id, match.spec, match.players_record)
+        except Exception as exc:  # no port, or the database refused: nothing of the match remains
+            self.matches.pop(match.id, None)
+            self._close_acpc_ports(match)
+            log.warning("create of match %s failed: %s: %s", match.id, type(exc).__name__, exc)
+            conn.error("server_busy", f"could not open the match: {type(exc).__name__}: {str(exc)[:160]}")
+            return
         conn.send({"type": "created", "match": match.id, "hands": match.hands_total, "seed": match.seed,
                    "players": [s.name for s in match.slots],
-                   "tokens": {str(s.player): s.token for s in match.slots if s.kind == "remote"},
+                   "tokens": {str(s.player): s.token for s in match.slots if s.kind != "house"},
                    "acpc_ports": {str(s.player): s.port for s in match.slots if s.kind == "acpc"}})
         if join:
             slot = match.slots[0]
@@ -993,6 +1405,10 @@ class Server:
                 line = line.rstrip(b"\r")
                 if not line.strip():
                     continue
+                while not conn.allow():  # over the rate: slow the agent down, never drop its line
+                    await asyncio.sleep(conn.wait_for_token())
+                    if conn.closed:
+                        return b""
                 handle(line)
                 if conn.handoff_to is not None:
                     return raw + buf
@@ -1002,19 +1418,19 @@ class Server:
 
     async def _ws_client(self, ws) -> None:
         conn = Connection(self, "ws", ws=ws)
-        if len(self.connections) >= self.max_connections:
-            conn.error("server_busy", f"{len(self.connections)} connections open; try later", fatal=True)
+        if not self.admit(conn):
             return
-        self.connections.add(conn)
         conn.send({"type": "hello", "server": "cfrkit", "protocol": 1, "agents": self.house_agents()})
         try:
             async for message in ws:
                 raw = message.encode("utf-8") if isinstance(message, str) else message
+                while not conn.allow():  # over the rate: wait (the socket buffers), never drop
+                    await asyncio.sleep(conn.wait_for_token())
                 self.on_raw(conn, raw)
         except Exception:  # closed, oversized frame, protocol error: only this connection ends
             pass
         finally:
-            self.connections.discard(conn)
+            self.release(conn)
             conn.close()
 
     def _http_request(self, connection, request):
@@ -1022,6 +1438,11 @@ class Server:
         from websockets.http11 import Response
 
         path = request.path.split("?")[0]
+        if self.origins is not None and not self._host_allowed(request.headers.get("Host")):
+            # DNS rebinding: a hostile name resolved to this address reaches it with its own Host
+            body = b"forbidden host\n"
+            return Response(403, "Forbidden", Headers([("Content-Type", "text/plain"),
+                                                       ("Content-Length", str(len(body)))]), body)
         if path == "/ws":
             return None
         if path in ("/", "/index.html"):
@@ -1044,22 +1465,18 @@ class Server:
     async def _acpc_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                            fixed: Optional[Slot], initial: bytes = b"") -> None:
         conn = Connection(self, "acpc", writer=writer)
-        if len(self.connections) >= self.max_connections:
-            conn.error("server_busy", f"{len(self.connections)} connections open; try later", fatal=True)
+        if not self.admit(conn):
             return
-        self.connections.add(conn)
         state = {"version": False}
 
         def handle(raw: bytes) -> None:
-            if not conn.allow():
-                conn.error("rate_limited", f"more than {self.rate_per_second:g} messages per second")
-                return
             try:
                 self._acpc_line(conn, raw.decode("ascii", "replace"), fixed, state)
             except P.ProtocolError as exc:
                 self._fault(conn, exc.code, exc.message)
             except Exception as exc:
-                log.exception("acpc line failed")
+                log.error("acpc line failed: %s: %.200s", type(exc).__name__, exc)
+                log.debug("acpc line failed", exc_info=True)
                 conn.error("bad_message", f"could not handle the line: {type(exc).__name__}")
 
         rest = b""
@@ -1068,7 +1485,7 @@ class Server:
         except asyncio.CancelledError:  # server shutting down
             pass
         finally:
-            self.connections.discard(conn)
+            self.release(conn)
             if conn.handoff_to is not None and self._hand_over(conn, "acpc", rest):
                 return
             conn.close()
@@ -1089,6 +1506,13 @@ class Server:
                 raise P.ProtocolError("bad_message", "the first line must be VERSION:2.0.0")
             if fixed is None and conn.slot is None:
                 raise P.ProtocolError("not_joined", "send TOKEN:<match>:<token> before VERSION on the shared ACPC door")
+            if fixed is not None and fixed.conn is not None and fixed.conn is not conn and not fixed.conn.closed:
+                # the seat's owner is connected: a second agent on its port does not take it over
+                # (refused after its VERSION line is read, so the error line reaches it); the owner
+                # reconnects here once its connection is gone, or takes over with the seat's token
+                # on the shared door (TOKEN:<match>:<token>), as a JSON seat's token does
+                raise P.ProtocolError("seat_taken", f"player {fixed.player} of match {fixed.match.id} is "
+                                                    f"connected already; a second connection is refused")
             st["version"] = True
             if fixed is not None:
                 self._attach_slot(conn, fixed)

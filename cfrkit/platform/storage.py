@@ -10,8 +10,10 @@ replayed (same deal, from :func:`~cfrkit.games.holdem.deals.deal_for_hand`).
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
+import urllib.parse
 from typing import Any, Dict, List, Optional, Sequence
 
 SCHEMA = """
@@ -31,11 +33,35 @@ CREATE TABLE IF NOT EXISTS results (
 """
 
 
+class StoreError(ValueError):
+    """A database file that is not a platform database (or cannot be read as one)."""
+
+
 class Store:
     """The platform database (one file; ``":memory:"`` for tests)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, readonly: bool = False):
+        """Open (and create, unless ``readonly``) the database at ``path``.
+
+        ``readonly``: open an existing database for reading only (``cfrkit results``): nothing is
+        written or created; raises :class:`StoreError` when the file is not a platform database."""
         self.path = str(path)
+        if readonly:
+            # no write-ahead log: nobody is writing (the server is stopped), so the file is read as
+            # immutable and SQLite creates no -wal / -shm file; with a log (a server is running) the
+            # read-only connection shares the server's log index, as WAL readers must
+            live = os.path.exists(self.path + "-wal")
+            uri = f"file:{urllib.parse.quote(os.path.abspath(self.path))}?mode=ro" + ("" if live else "&immutable=1")
+            self.db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=60.0)
+            try:
+                tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            except sqlite3.DatabaseError as exc:
+                self.db.close()
+                raise StoreError(f"{self.path} is not a platform database ({exc})") from None
+            if not {"matches", "players", "hands", "results"} <= tables:
+                self.db.close()
+                raise StoreError(f"{self.path} is not a platform database (no matches / hands tables)")
+            return
         # several server processes (``--workers``) write to one file: a writer waits for the lock
         # (transactions are short) rather than fail a hand
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=60.0)

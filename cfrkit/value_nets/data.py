@@ -364,17 +364,28 @@ def _run_ray(jobs, address: str, bar, fn=None) -> None:
             bar.update(len(done))
 
 
-def load_dataset(paths_or_dir: "str | Sequence[str]") -> Dict[str, Any]:
-    """Concatenate shards (a directory or a list of shard paths): dict of arrays plus ``game``."""
-    if isinstance(paths_or_dir, str):
-        if not os.path.isdir(paths_or_dir):
-            raise FileNotFoundError(f"no such data directory: {paths_or_dir}")
-        paths = sorted(os.path.join(paths_or_dir, f) for f in os.listdir(paths_or_dir)
-                       if f.startswith("shard_") and f.endswith(".npz"))
-    else:
-        paths = list(paths_or_dir)
+def dataset_shards(paths_or_dirs: "str | Sequence[str]") -> List[str]:
+    """The shard files of datagen directories and/or shard paths, in order (each directory's ``shard_*.npz``
+    sorted); ``FileNotFoundError`` for a missing directory, :class:`ValueNetFileError` when there are none."""
+    items = [paths_or_dirs] if isinstance(paths_or_dirs, str) else list(paths_or_dirs)
+    paths: List[str] = []
+    for item in items:
+        if isinstance(paths_or_dirs, str) or os.path.isdir(item):
+            if not os.path.isdir(item):
+                raise FileNotFoundError(f"no such data directory: {item}")
+            paths += sorted(os.path.join(item, f) for f in os.listdir(item)
+                            if f.startswith("shard_") and f.endswith(".npz"))
+        else:
+            paths.append(item)
     if not paths:
-        raise ValueNetFileError(f"no data shards in {paths_or_dir}")
+        raise ValueNetFileError(f"no data shards in {' '.join(map(str, items))}")
+    return paths
+
+
+def load_dataset(paths_or_dir: "str | Sequence[str]") -> Dict[str, Any]:
+    """Concatenate shards (a directory, or a list of shard paths and/or directories: :func:`dataset_shards`):
+    dict of arrays plus ``game``; shards of different games are refused."""
+    paths = dataset_shards(paths_or_dir)
     parts: Dict[str, List[np.ndarray]] = {k: [] for k in SHARD_ARRAYS}
     game = None
     for p in paths:

@@ -6,7 +6,7 @@ over the stack.  The loss is the Huber loss over the buckets that exist on each 
 After every epoch the state (model, optimizer, epoch, best validation loss) is checkpointed to
 ``<out>.last``; the best model so far is saved to ``<out>``.  ``resume=True`` continues from
 ``<out>.last``.  Training stops early when the validation loss has not improved for ``patience`` epochs,
-or after ``max_seconds``.
+or after ``max_seconds``; resuming a run that stopped early trains no further (unless ``patience`` grew).
 """
 from __future__ import annotations
 
@@ -178,7 +178,10 @@ def train_on_arrays(inputs: np.ndarray, targets: np.ndarray, mask: np.ndarray, o
     t0 = time.perf_counter()
     gen = torch.Generator().manual_seed(seed + start_epoch)
     epoch = start_epoch - 1
-    for epoch in range(start_epoch, epochs):
+    # a resumed run that had already stopped early stays stopped (another epoch could replace the saved net,
+    # and a dataset made with that net would no longer match it)
+    last_epoch = start_epoch if start_epoch > 0 and start_epoch - 1 - best_epoch >= patience else epochs
+    for epoch in range(start_epoch, last_epoch):
         model.train()
         order = torch.as_tensor(tr_idx)[torch.randperm(len(tr_idx), generator=gen)]
         total = 0.0

@@ -384,9 +384,16 @@ def train(trainer: BlueprintTrainer, path: str, config: TrainConfig,
     if config.iterations is None and config.minutes is None:
         raise BlueprintError("give a number of iterations or of minutes to train")
     stop = {"signal": None}
+    #: the signal that interrupted the last train() (the CLI exits 128 + it: 130 SIGINT, 143 SIGTERM)
+    trainer.stop_signal = None
+    if config.iterations is not None and trainer.iterations >= config.iterations:
+        log(f"blueprint: {path} has {trainer.iterations} iterations already, which is at least --iterations "
+            f"{config.iterations} (a total): nothing to run")
+        return "done"
 
     def handler(signum, frame):
         stop["signal"] = signum
+        trainer.stop_signal = signum
 
     old = {}
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -75,11 +75,13 @@ def parse_bet_size(text: str, raise_size: bool) -> BetSize:
         if v <= 1.0:
             raise BetSizeError(f"bet size {text!r}: the multiplier must be greater than 1")
         return BetSize(PREV_BET, v)
-    if "c" in s:
+    if "c" in s and _NUMBER.match(s.partition("c")[0]):  # 'abc' is not a chip size: the syntax error below
         add, _, cap = s.partition("c")
         v = _number(add, "chip amount", text)
         if v != int(v):
             raise BetSizeError(f"bet size {text!r}: a constant size must be a whole number of chips")
+        if v == 0:
+            raise BetSizeError(f"bet size {text!r}: a bet of 0 chips is no bet (checking is always allowed)")
         c = 0
         if cap:
             if not raise_size:
@@ -106,7 +108,10 @@ def parse_bet_size(text: str, raise_size: bool) -> BetSize:
             top = _number(limit[:-1], "percentage", text) / 100.0
         return BetSize(GEOMETRIC, top, streets=n)
     if s.endswith("%"):
-        return BetSize(POT, _number(s[:-1], "percentage", text) / 100.0)
+        v = _number(s[:-1], "percentage", text)
+        if v == 0:  # it used to become a 1-chip bet after rounding
+            raise BetSizeError(f"bet size {text!r}: a bet of 0% of the pot is no bet (checking is always allowed)")
+        return BetSize(POT, v / 100.0)
     if s == "a":
         return BetSize(ALLIN)
     raise BetSizeError(f"bet size {text!r}: end each size with %, x, c, e or write 'a' (all-in), "

@@ -301,6 +301,10 @@ def solve_spot(board, oop_range, ip_range, pot: int, stack: int, bet_sizes="33%,
     """
     if not target > 0:
         raise GameError(f"target must be a positive % of the pot, got {target}")
+    for name, value in (("pot", pot), ("stack", stack)):  # chips are whole: 100.7 is refused, not truncated
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                or value != int(value) or value <= 0:
+            raise GameError(f"{name} must be a positive whole number of chips, got {value!r}")
     params = {"board": cards_to_string(_board_ids(board), ""), "pot": int(pot), "stack": int(stack),
               "bet_sizes": _plain(bet_sizes), "add_allin_threshold": float(add_allin_threshold),
               "force_allin_threshold": float(force_allin_threshold), "merging_threshold": float(merging_threshold),

@@ -36,6 +36,11 @@ from cfrkit.games.sequential import as_sequential
 from cfrkit.policy import player_key, shared_strings
 
 COMPILER_VERSION = 2  # 2: information sets keyed by (player, string)
+#: how far a chance node's probabilities may sum from 1 (float rounding of fractions like 1/3)
+CHANCE_SUM_TOLERANCE = 1e-6
+#: root-to-leaf paths replayed through the game before a cached tree is used (memory / disk cache)
+VERIFY_PATHS_MEMORY = 16
+VERIFY_PATHS_DISK = 64
 _ARRAYS = ("node_player", "node_infoset", "child_start", "num_children", "node_chance_prob", "node_action",
            "node_parent", "utilities", "infoset_player", "infoset_offset", "slot_action",
            "infoset_node_offset", "infoset_nodes")
@@ -169,6 +174,14 @@ def _tree_problem(t: CompiledGame) -> Optional[str]:
         return "NaN or infinite chance probabilities or utilities"
     if np.any(t.node_chance_prob < 0) or np.any(t.node_chance_prob > 1):
         return "chance probabilities outside [0, 1]"
+    if np.any(chance):  # the outcomes of a chance node (contiguous children) form a distribution
+        cum = np.concatenate(([0.0], np.cumsum(t.node_chance_prob)))
+        starts = cs[chance].astype(np.int64)
+        sums = cum[starts + nc[chance]] - cum[starts]
+        worst = int(np.argmax(np.abs(sums - 1.0)))
+        if abs(sums[worst] - 1.0) > CHANCE_SUM_TOLERANCE:
+            return (f"the chance probabilities of node {int(np.flatnonzero(chance)[worst])} sum to "
+                    f"{sums[worst]:.9g}, not 1")
     off = t.infoset_offset
     if off[0] != 0 or np.any(np.diff(off) < 1) or off[-1] != len(t.slot_action):
         return "infoset_offset is not increasing from 0 to the number of slots"
@@ -237,14 +250,21 @@ def compile_game(game: "str | Game", max_nodes: Optional[int] = None, cache: boo
     cache_key = tree_cache_key(game) if cache else None
     if cache_key is None:
         cache = False
+    # a cached tree is used only after a sample of its paths replays through the game itself
+    # (actions, chance probabilities, returns): the key cannot see data the rules read at run time
+    # (a module-level table changed between two runs), the replay does
     if cache and cache_key in _MEMORY_CACHE:
-        return _MEMORY_CACHE[cache_key]
+        tree = _MEMORY_CACHE[cache_key]
+        if tree_mismatch(tree, game, VERIFY_PATHS_MEMORY) is None:
+            return tree
+        del _MEMORY_CACHE[cache_key]
     path = _cache_path(cache_key, cache_dir) if cache else None
     if path is not None and os.path.exists(path):
         try:
             tree = _load_tree(path, key)
-            _MEMORY_CACHE[cache_key] = tree
-            return tree
+            if tree_mismatch(tree, game, VERIFY_PATHS_DISK) is None:
+                _MEMORY_CACHE[cache_key] = tree
+                return tree
         except (GameError, OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
             pass  # a stale or damaged cache entry is rebuilt
     if max_nodes is None:
@@ -255,6 +275,7 @@ def compile_game(game: "str | Game", max_nodes: Optional[int] = None, cache: boo
             f"{key} has about {estimate:.3g} nodes (estimate), more than the budget of {max_nodes:,}; "
             f"use a sampling solver (es-mccfr, os-mccfr) or raise max_nodes")
     tree = _build(game, max_nodes).validate()
+    _check_utility_bounds(tree, game)
     object.__setattr__(tree, "_source_game", game)
     if cache:
         _MEMORY_CACHE[cache_key] = tree
@@ -264,6 +285,56 @@ def compile_game(game: "str | Game", max_nodes: Optional[int] = None, cache: boo
             except OSError:
                 pass  # an unwritable cache only costs the rebuild next time
     return tree
+
+
+def _check_utility_bounds(tree: CompiledGame, game: Game) -> None:
+    """Refuse a tree whose returns leave the game's declared ``[min_utility, max_utility]``
+    (the evaluators' bounds and the solvers' regret scales rely on them)."""
+    try:
+        lo, hi = float(game.min_utility()), float(game.max_utility())
+    except (TypeError, ValueError, NotImplementedError):
+        return
+    terminal = tree.node_player == TERMINAL
+    if not np.any(terminal):
+        return
+    values = tree.utilities[terminal]
+    slack = 1e-9 * max(1.0, abs(lo), abs(hi))
+    if values.min() < lo - slack or values.max() > hi + slack:
+        node = int(np.flatnonzero(terminal)[int(np.argmax((values < lo - slack).any(1) | (values > hi + slack).any(1)))])
+        raise GameError(f"{tree.game_string}: returns {tree.utilities[node].tolist()} after history "
+                        f"{tree.history_of(node)} lie outside the declared utility bounds [{lo:g}, {hi:g}] "
+                        f"(min_utility / max_utility)")
+
+
+def tree_mismatch(tree: CompiledGame, game: Game, paths: int = 16, seed: int = 0) -> Optional[str]:
+    """Where ``tree`` differs from ``game``, or None: ``paths`` root-to-leaf paths of the tree (the
+    first always takes the first child, the others random ones) are replayed through the game's
+    protocol, comparing at every node the player to act, the actions (legal actions, chance
+    outcomes with their probabilities) and at the leaf the returns."""
+    rng = random.Random(seed)
+    for k in range(paths):
+        state, node = game.new_initial_state(), 0
+        while True:
+            player = state.current_player()
+            if int(tree.node_player[node]) != player:
+                return f"node {node}: player {int(tree.node_player[node])} in the tree, {player} in the game"
+            if player == TERMINAL:
+                if not np.allclose(tree.utilities[node], state.returns(), rtol=1e-9, atol=1e-12):
+                    return f"node {node}: returns {tree.utilities[node].tolist()} in the tree, {state.returns()} in the game"
+                break
+            start, count = int(tree.child_start[node]), int(tree.num_children[node])
+            actions = tree.node_action[start:start + count].tolist()
+            if player == CHANCE:
+                outcomes = state.chance_outcomes()
+                if [a for a, _ in outcomes] != actions or not np.allclose(
+                        [p for _, p in outcomes], tree.node_chance_prob[start:start + count], rtol=1e-9, atol=1e-12):
+                    return f"node {node}: other chance outcomes in the game"
+            elif list(state.legal_actions()) != actions:
+                return f"node {node}: legal actions {actions[:8]} in the tree, {list(state.legal_actions())[:8]} in the game"
+            pick = 0 if k == 0 else rng.randrange(count)
+            node = start + pick
+            state.apply_action(actions[pick])
+    return None
 
 
 _MEMORY_CACHE: Dict[str, CompiledGame] = {}

@@ -33,7 +33,6 @@ nobody has spoken: X = W = B = 0.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Dict, Optional, Tuple
 
 import numpy as np
@@ -42,12 +41,12 @@ import torch.nn.functional as F
 from torch import nn
 
 from cfrkit.agents.rl import LearnerError
-from cfrkit.agents.rl.replay import ReplayBuffer
 from cfrkit.agents.symmtom.base import SymmToMAgent
-from cfrkit.agents.symmtom.learning.maddpg import MADDPGSettings, MADDPGTrainer
+from cfrkit.agents.symmtom.learning.maddpg import MADDPGTrainer
 from cfrkit.agents.symmtom.learning.networks import Actor, Critic
+from cfrkit.agents.symmtom.learning.settings import MADDPGSettings
 from cfrkit.games.symmtom.batched import BatchedSymmToM
-from cfrkit.games.symmtom.core import NUM_MOVES, SymmToMConfig, hears
+from cfrkit.games.symmtom.core import SymmToMConfig, hears
 
 
 def event_size(n: int, c: int) -> int:
@@ -58,42 +57,29 @@ def event_size(n: int, c: int) -> int:
 def _events(in_range: np.ndarray, spoken: np.ndarray, on_base: np.ndarray, first: np.ndarray,
             c: int, reset: bool) -> np.ndarray:
     """Event vectors of every observer.  in_range (B, n, n) bool (no diagonal), spoken (B, n) effective
-    speech or -1, on_base (B, n) bool, first (B, n, c) bool -> (B, n_observers, E) float32."""
+    speech or -1, on_base (B, n) bool, first (B, n, c) bool -> (B, n_observers, E) float32.
+
+    All observers k and speakers l at once (bool arrays up to (B, k, l, c, j)); no Python loop."""
     B, n = spoken.shape
+    cn, nn = c * n, n * n
     out = np.zeros((B, n, event_size(n, c)), dtype=np.float32)
-    said = spoken >= 0
-    onehot = np.zeros((B, n, c), dtype=bool)                          # (B, speaker, piece)
-    bb, ll = np.nonzero(said)
-    onehot[bb, ll, spoken[bb, ll]] = True
-    Fm = np.transpose(first, (0, 2, 1)).reshape(B, c * n)              # piece-major
-    eye = np.eye(n, dtype=bool)
-    for k in range(n):
-        X = np.zeros((B, c, n), dtype=bool)                            # (B, piece, j)
-        W = np.zeros((B, n, n), dtype=bool)
-        if not reset:
-            # S[0]: my effective speech reached everyone in my range
-            X |= onehot[:, k, :, None] & in_range[:, k, None, :]
-            # S[1]: speech of l heard by me reached me, l and everyone in l's range
-            for l in range(n):
-                if l == k:
-                    continue
-                heard = in_range[:, k, l]                               # (B,)
-                reach = in_range[:, l, :] | eye[l][None] | eye[k][None]  # (B, j)
-                X |= (heard[:, None, None] & onehot[:, l, :, None] & reach[:, None, :])
-            W = in_range & ~in_range[:, k, None, :]                       # W[j, l]: j hears l, I do not hear l
-            W[:, k, :] = False
-            W[:, :, k] = False
-        at = 0
-        out[:, k, at:at + c * n] = X.reshape(B, c * n)
-        at += c * n
-        out[:, k, at:at + n * n] = W.reshape(B, n * n)
-        at += n * n
-        out[:, k, at:at + n * n] = in_range.reshape(B, n * n)
-        at += n * n
-        if not reset:
-            out[:, k, at:at + n] = on_base
-        at += n
-        out[:, k, at:at + c * n] = Fm
+    if not reset:
+        eye = np.eye(n, dtype=bool)
+        onehot = (spoken[:, :, None] == np.arange(c)[None, None, :]) & (spoken >= 0)[:, :, None]   # (B, l, c)
+        # S[0]: my effective speech reached everyone in my range -> (B, k, piece, j)
+        X = onehot[:, :, :, None] & in_range[:, :, None, :]
+        # S[1]: speech of l heard by me reached me, l and everyone in l's range
+        reach = in_range | eye[None]                                       # (B, l, j): j hears l, or j is l
+        heard = onehot[:, None, :, :, None] & in_range[:, :, :, None, None]  # (B, k, l, piece, 1)
+        X |= (heard & (reach[:, None, :, None, :] | eye[None, :, None, None, :])).any(2)
+        # W[k, j, l]: j hears l and I (k) do not; j != k, l != k
+        W = in_range[:, None, :, :] & ~in_range[:, :, None, :]
+        W &= ~eye[None, :, :, None] & ~eye[None, :, None, :]
+        out[:, :, :cn] = X.reshape(B, n, cn)
+        out[:, :, cn:cn + nn] = W.reshape(B, n, nn)
+        out[:, :, cn + 2 * nn:cn + 2 * nn + n] = on_base[:, None, :]
+    out[:, :, cn + nn:cn + 2 * nn] = in_range.reshape(B, 1, nn)
+    out[:, :, cn + 2 * nn + n:] = np.transpose(first, (0, 2, 1)).reshape(B, 1, cn)       # piece-major
     return out
 
 
@@ -207,28 +193,24 @@ class EETrainer(MADDPGTrainer):
         if settings.variant != "ee":
             raise LearnerError(f"EETrainer trains variant 'ee', got {settings.variant!r}")
         super().__init__(config, settings, device)
-        n, c, s = config.agents, config.pieces, settings
-        self.obs_size = config.observation_size
+
+    def _build_networks(self) -> None:
+        n, c, s = self.config.agents, self.config.pieces, self.settings
+        self.obs_size = self.config.observation_size
         self.ksize = n * c
         self.ev_size = event_size(n, c)
         self.features = self.obs_size + self.ksize          # what the critic sees per agent
         self.recurrent = True                                # the actor carries K from step to step
         self.hsize = self.ksize
-        torch.manual_seed(s.seed)
         self.actor = EEActor(self.obs_size, n, c, s.hidden).to(self.device)
         self.critic = Critic(n, self.features, self.action_size, s.hidden).to(self.device)
-        import copy
+        self._finish_networks()
 
-        self.actor_target = copy.deepcopy(self.actor)
-        self.critic_target = copy.deepcopy(self.critic)
-        self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=s.lr)
-        self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=s.lr)
-        self.replay = ReplayBuffer(s.buffer, {
-            "x": ((n, self.features), np.float32), "h": ((n, self.ksize), np.float32),
-            "e": ((n, self.ev_size), np.float32), "a": ((n, self.action_size), np.float32),
-            "r": ((n,), np.float32), "x2": ((n, self.features), np.float32),
-            "h2": ((n, self.ksize), np.float32), "e2": ((n, self.ev_size), np.float32),
-            "done": ((), np.float32)})
+    def _replay_fields(self) -> Dict[str, Tuple[tuple, torch.dtype]]:
+        n, f32 = self.config.agents, torch.float32
+        fields = super()._replay_fields()
+        fields.update(e=((n, self.ev_size), f32), e2=((n, self.ev_size), f32))
+        return fields
 
     def _knowledge(self, k_prev: np.ndarray, ev: np.ndarray) -> np.ndarray:
         B, n = ev.shape[:2]
@@ -238,26 +220,40 @@ class EETrainer(MADDPGTrainer):
         return k.cpu().numpy().reshape(B, n, -1)
 
     def play(self, num_envs: int, seed: int, greedy: bool, store: bool = False) -> np.ndarray:
-        """Play ``num_envs`` episodes; returns per-agent returns (B, n); ``store`` adds them to the replay."""
-        cfg, n = self.config, self.config.agents
-        env = BatchedSymmToM(cfg, num_envs, seed=seed)
+        """Play ``num_envs`` episodes together; returns per-agent returns (B, n); ``store`` adds them to the replay.
+
+        ``KIN[t]`` is the K the actor receives at step t (K_{t-1}; zero at t = 0), so K_t = KIN[t + 1];
+        the K after the last step (the critic's x2 there) is one more no-grad pass of the K update."""
+        cfg, n, B, L, dev = self.config, self.config.agents, num_envs, self.config.episode_length, self.device
+        env = BatchedSymmToM(cfg, B, seed=seed)
         env.reset()
-        obs, ev = env.observations(), events_batched(env, reset=True)
-        h = np.zeros((num_envs, n, self.ksize), dtype=np.float32)
-        L = cfg.episode_length
-        for t in range(L):
-            moves, pieces, k = self._act(np.concatenate([obs, ev], -1), h, greedy)
-            rewards = env.step(moves, pieces)
-            obs2, ev2 = env.observations(), events_batched(env)
+        obs = torch.from_numpy(env.observations()).to(dev)
+        ev = torch.from_numpy(events_batched(env, reset=True)).to(dev)
+        h = torch.zeros(B * n, self.ksize, device=dev)
+        if store:
+            OBS = torch.empty((L + 1, B, n, self.obs_size), device=dev)
+            EV = torch.empty((L + 1, B, n, self.ev_size), device=dev)
+            KIN = torch.zeros((L + 2, B, n, self.ksize), device=dev)
+            Mv = torch.empty((L, B, n), dtype=torch.int64, device=dev)
+            Pc = torch.empty((L, B, n), dtype=torch.int64, device=dev)
+            R = torch.empty((L, B, n), device=dev)
+            OBS[0], EV[0] = obs, ev
+        with torch.no_grad():
+            for t in range(L):
+                moves, pieces, k = self._policy(torch.cat([obs, ev], -1).reshape(B * n, -1), h, greedy)
+                moves, pieces = moves.reshape(B, n), pieces.reshape(B, n)
+                rewards = env.step(moves.cpu().numpy(), pieces.cpu().numpy())
+                obs = torch.from_numpy(env.observations()).to(dev)
+                ev = torch.from_numpy(events_batched(env)).to(dev)
+                if store:
+                    OBS[t + 1], EV[t + 1], KIN[t + 1] = obs, ev, k.reshape(B, n, -1)
+                    Mv[t], Pc[t], R[t] = moves, pieces, torch.from_numpy(rewards)
+                h = k
             if store:
-                k2 = self._knowledge(k, ev2)
-                a = np.zeros((num_envs, n, self.action_size), dtype=np.float32)
-                np.put_along_axis(a, moves[..., None], 1.0, -1)
-                np.put_along_axis(a, NUM_MOVES + pieces[..., None], 1.0, -1)
-                self.replay.add(x=np.concatenate([obs, k], -1), h=h, e=ev, a=a, r=rewards.astype(np.float32),
-                                x2=np.concatenate([obs2, k2], -1), h2=k, e2=ev2,
-                                done=np.full(num_envs, float(t == L - 1), dtype=np.float32))
-            obs, ev, h = obs2, ev2, k
+                KIN[L + 1] = self.actor.knowledge(h, ev.reshape(B * n, -1)).reshape(B, n, -1)
+        if store:
+            self._store({"x": torch.cat([OBS[:-1], KIN[1:-1]], -1), "x2": torch.cat([OBS[1:], KIN[2:]], -1),
+                         "h": KIN[:-2], "h2": KIN[1:-1], "e": EV[:-1], "e2": EV[1:], "m": Mv, "p": Pc, "r": R}, B)
         return env.returns.astype(np.float64)
 
     def _actor_inputs(self, b: Dict[str, torch.Tensor], nxt: bool):

@@ -15,66 +15,61 @@ Training (centralised critic, decentralised actors): discrete actions (movement,
 categorical heads; exploration samples them; actor gradients go through straight-through
 Gumbel-softmax samples into the critic Q_i(all features, all actions).  As the agents are symmetric
 and observations egocentric, one actor and one critic (inputs ordered ego-first) serve every agent
--- a deviation from the paper's per-agent networks that uses n times more data per network.
-Paper hyper-parameters: two-layer ReLU MLPs of 64 units, lr 0.001, tau 0.005; gamma 0.95 and
-batch 1024 as MADDPG.
+-- a deviation from the paper's per-agent networks; a gradient step uses ``batch`` (transition, ego)
+rows, as many as each of MADDPG's per-agent networks uses.  Paper hyper-parameters: two-layer ReLU
+MLPs of 64 units, lr 0.001, tau 0.005; gamma 0.95, batch 1024, one gradient step per 100 joint
+environment steps as MADDPG.
 
-One iteration plays ``num_envs`` whole episodes in lock-step (a fresh batch seeded by the run seed
-and the iteration), adds them to the replay buffer and runs ``updates`` gradient steps; a checkpoint
-holds networks, optimisers, replay contents and the torch / numpy generator states, so resuming is
-bit-exact.
+The loop is batched end to end: one iteration steps ``num_envs`` whole episodes together in one
+:class:`BatchedSymmToM` (a fresh batch seeded by the run seed and the iteration); each step is one
+actor forward pass over every agent of every episode; the episodes go into a replay of preallocated
+torch tensors in one block; then ``num_envs * steps / update_every`` gradient steps follow (the
+fraction carried to the next iteration).  A checkpoint holds networks, optimisers, replay contents,
+the carried fraction and the torch / numpy generator states, so resuming is bit-exact.
 """
 from __future__ import annotations
 
 import copy
 import time
-from dataclasses import asdict, dataclass
-from typing import Callable, Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from cfrkit.agents.rl import LearnerError, RunDirectory, default_device
-from cfrkit.agents.rl.replay import ReplayBuffer
+from cfrkit.agents.rl import LearnerError, default_device
+from cfrkit.agents.rl.tensor_replay import TensorReplay
 from cfrkit.agents.symmtom.base import SymmToMAgent
+from cfrkit.agents.symmtom.knowledge import KnowledgeTracker
 from cfrkit.agents.symmtom.learning.knowledge import BatchedKnowledge
 from cfrkit.agents.symmtom.learning.networks import Actor, Critic
+from cfrkit.agents.symmtom.learning.settings import VARIANTS, MADDPGSettings, episode_seed
 from cfrkit.games.symmtom.batched import BatchedSymmToM
 from cfrkit.games.symmtom.core import NUM_MOVES, SymmToMConfig
 
-VARIANTS = ("maddpg", "rmaddpg", "ce", "ge", "ee", "oracle")
+__all__ = ["VARIANTS", "MADDPGSettings", "MADDPGTrainer", "LearnedSymmToMAgent"]
+
 _KNOWLEDGE = {"ce": "ce", "ge": "ge", "oracle": "oracle"}
+_episode_seed = episode_seed      # the name earlier code used
 
 
-@dataclass(frozen=True)
-class MADDPGSettings:
-    variant: str = "maddpg"
-    num_envs: int = 32            # episodes per iteration
-    hidden: int = 64
-    lr: float = 1e-3
-    tau: float = 0.005
-    gamma: float = 0.95
-    batch: int = 1024
-    updates: int = 10             # gradient steps per iteration
-    buffer: int = 20_000          # joint steps kept
-    warmup: int = 2_000           # joint steps before the first update
-    logit_reg: float = 1e-3       # MADDPG's penalty on the actor's logits
-    max_grad_norm: float = 0.5
-    seed: int = 0
-
-    def validate(self) -> None:
-        if self.variant not in VARIANTS:
-            raise LearnerError(f"variant must be one of {', '.join(VARIANTS)}, got {self.variant!r}")
-        for name in ("num_envs", "hidden", "batch", "updates", "buffer"):
-            if int(getattr(self, name)) < 1:
-                raise LearnerError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if not 0 < self.tau <= 1 or not 0 <= self.gamma <= 1 or self.lr <= 0:
-            raise LearnerError("need 0 < tau <= 1, 0 <= gamma <= 1, lr > 0")
+def _gumbel_noise(logits: torch.Tensor) -> torch.Tensor:
+    """Standard Gumbel noise shaped like ``logits`` (-log -log U; uniform draws are cheaper than exponentials)."""
+    u = torch.rand_like(logits).clamp_(min=1e-10, max=1.0 - 1e-7)
+    return -torch.log(-torch.log(u))
 
 
-def _episode_seed(seed: int, index: int) -> int:
-    return int((int(seed) * 1_000_003 + int(index) * 7_919 + 1) % (2 ** 63))
+def _gumbel_argmax(logits: torch.Tensor) -> torch.Tensor:
+    """A sample of the categorical distribution of ``logits`` (M, k) -> (M,) (the Gumbel-max trick)."""
+    return (logits + _gumbel_noise(logits)).argmax(-1)
+
+
+def _gumbel_hard(logits: torch.Tensor) -> torch.Tensor:
+    """Straight-through Gumbel-softmax (temperature 1): a one-hot sample forward, the softmax's gradient
+    backward -- ``torch.nn.functional.gumbel_softmax(hard=True)``'s estimator."""
+    soft = torch.softmax(logits + _gumbel_noise(logits), -1)
+    hard = F.one_hot(soft.argmax(-1), logits.shape[-1]).to(soft.dtype)
+    return hard - soft.detach() + soft
 
 
 class MADDPGTrainer:
@@ -92,25 +87,45 @@ class MADDPGTrainer:
         self.recurrent = settings.variant == "rmaddpg"
         self.features = config.observation_size + (n * c if self.knowledge_mode else 0)
         self.action_size = NUM_MOVES + c
-        self.hsize = settings.hidden if self.recurrent else 1
+        self.hsize = settings.hidden if self.recurrent else 0
         torch.manual_seed(settings.seed)
-        self.actor = Actor(self.features, c, settings.hidden, self.recurrent).to(self.device)
-        self.critic = Critic(n, self.features, self.action_size, settings.hidden).to(self.device)
-        self.actor_target = copy.deepcopy(self.actor)
-        self.critic_target = copy.deepcopy(self.critic)
-        self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=settings.lr)
-        self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=settings.lr)
+        self._build_networks()
         self.rng = np.random.default_rng(settings.seed + 1)
-        self.replay = ReplayBuffer(settings.buffer, {
-            "x": ((n, self.features), np.float32), "h": ((n, self.hsize), np.float32),
-            "a": ((n, self.action_size), np.float32), "r": ((n,), np.float32),
-            "x2": ((n, self.features), np.float32), "h2": ((n, self.hsize), np.float32), "done": ((), np.float32)})
-        self.order = torch.tensor([[k] + [j for j in range(n) if j != k] for k in range(n)])
+        self.replay = TensorReplay(settings.buffer, self._replay_fields(), self.device)
+        self.order = torch.tensor([[k] + [j for j in range(n) if j != k] for k in range(n)], device=self.device)
+        self._order_flat = self.order.reshape(-1)
         self.iteration = 0
         self.episodes = 0
         self.env_steps = 0
+        self.update_credit = 0.0      # fraction of a gradient step carried to the next iteration
         self.wall_seconds = 0.0
         self.cpu_seconds = 0.0
+
+    def _build_networks(self) -> None:
+        s, c = self.settings, self.config.pieces
+        self.actor = Actor(self.features, c, s.hidden, self.recurrent).to(self.device)
+        self.critic = Critic(self.config.agents, self.features, self.action_size, s.hidden).to(self.device)
+        self._finish_networks()
+
+    def _finish_networks(self) -> None:
+        """Targets, optimisers (multi-tensor Adam: one kernel per step, not one per parameter)."""
+        s = self.settings
+        self.actor_target = copy.deepcopy(self.actor)
+        self.critic_target = copy.deepcopy(self.critic)
+        for net in (self.actor_target, self.critic_target):
+            net.requires_grad_(False)
+        self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=s.lr, foreach=True)
+        self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=s.lr, foreach=True)
+        self._pairs = [(list(self.actor_target.parameters()), list(self.actor.parameters())),
+                       (list(self.critic_target.parameters()), list(self.critic.parameters()))]
+
+    def _replay_fields(self) -> Dict[str, Tuple[tuple, torch.dtype]]:
+        n, f32 = self.config.agents, torch.float32
+        fields = {"x": ((n, self.features), f32), "x2": ((n, self.features), f32), "m": ((n,), torch.int64),
+                  "p": ((n,), torch.int64), "r": ((n,), f32), "done": ((), f32)}
+        if self.recurrent:
+            fields.update(h=((n, self.hsize), f32), h2=((n, self.hsize), f32))
+        return fields
 
     # ------------------------------------------------------------------ state
     def state_dict(self) -> Dict:
@@ -119,15 +134,19 @@ class MADDPGTrainer:
                 "actor_opt": self.actor_opt.state_dict(), "critic_opt": self.critic_opt.state_dict(),
                 "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
                 "replay": self.replay.state_dict(), "iteration": self.iteration, "episodes": self.episodes,
-                "env_steps": self.env_steps, "wall_seconds": self.wall_seconds, "cpu_seconds": self.cpu_seconds}
+                "env_steps": self.env_steps, "update_credit": self.update_credit,
+                "wall_seconds": self.wall_seconds, "cpu_seconds": self.cpu_seconds}
 
     def load_state_dict(self, state: Dict) -> None:
+        if "update_credit" not in state or set(state["replay"]["data"]) != set(self.replay.data):
+            raise LearnerError("checkpoint written by the earlier per-step MADDPG trainer (numpy replay); "
+                               "it cannot resume the batched trainer: start the run afresh")
         for name in ("actor", "critic", "actor_target", "critic_target", "actor_opt", "critic_opt"):
             getattr(self, name).load_state_dict(state[name])
         self.rng.bit_generator.state = state["rng"]
         torch.set_rng_state(state["torch_rng"])
         self.replay.load_state_dict(state["replay"])
-        for k in ("iteration", "episodes", "env_steps", "wall_seconds", "cpu_seconds"):
+        for k in ("iteration", "episodes", "env_steps", "update_credit", "wall_seconds", "cpu_seconds"):
             setattr(self, k, state[k])
 
     # ------------------------------------------------------------------ acting
@@ -135,121 +154,172 @@ class MADDPGTrainer:
         obs = env.observations()
         return np.concatenate([obs, knowledge.features()], -1) if knowledge is not None else obs
 
+    def _policy(self, x: torch.Tensor, h: Optional[torch.Tensor], greedy: bool
+                ) -> Tuple[torch.Tensor, torch.Tensor, Optional[torch.Tensor]]:
+        """One forward pass for every agent of every episode: x (M, D), h (M, H) or None ->
+        moves (M,), pieces (M,), new h (M, H) or None (actor-specific extra output)."""
+        lm, lp, h2 = self.actor(x, h)
+        if greedy:
+            return lm.argmax(-1), lp.argmax(-1), h2
+        return (torch.multinomial(torch.softmax(lm, -1), 1).squeeze(1),
+                torch.multinomial(torch.softmax(lp, -1), 1).squeeze(1), h2)
+
     def _act(self, x: np.ndarray, h: np.ndarray, greedy: bool) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """x (B, n, F), h (B, n, H) -> moves (B, n), pieces (B, n), new h."""
+        """numpy wrapper of :meth:`_policy`: x (B, n, D), h (B, n, H) -> moves (B, n), pieces (B, n), new h."""
         B, n = x.shape[:2]
         with torch.no_grad():
             xt = torch.as_tensor(x, device=self.device).reshape(B * n, -1)
             ht = torch.as_tensor(h, device=self.device).reshape(B * n, -1) if self.recurrent else None
-            lm, lp, h2 = self.actor(xt, ht)
-            if greedy:
-                m, p = lm.argmax(-1), lp.argmax(-1)
-            else:
-                m = torch.multinomial(torch.softmax(lm, -1).cpu(), 1).squeeze(1)
-                p = torch.multinomial(torch.softmax(lp, -1).cpu(), 1).squeeze(1)
-        h2 = h2.cpu().numpy().reshape(B, n, -1) if self.recurrent else h
+            m, p, h2 = self._policy(xt, ht, greedy)
+        h2 = h2.cpu().numpy().reshape(B, n, -1) if h2 is not None else h
         return m.cpu().numpy().reshape(B, n), p.cpu().numpy().reshape(B, n), h2
 
     def play(self, num_envs: int, seed: int, greedy: bool, store: bool = False) -> np.ndarray:
-        """Play ``num_envs`` episodes; returns per-agent returns (B, n); ``store`` adds them to the replay."""
-        cfg, n = self.config, self.config.agents
-        env = BatchedSymmToM(cfg, num_envs, seed=seed)
+        """Play ``num_envs`` episodes together; returns per-agent returns (B, n) in reward points;
+        ``store`` adds every transition to the replay (one block, time-major)."""
+        cfg, n, B, L = self.config, self.config.agents, num_envs, self.config.episode_length
+        env = BatchedSymmToM(cfg, B, seed=seed)
         env.reset()
         knowledge = BatchedKnowledge(env, self.knowledge_mode) if self.knowledge_mode else None
         if knowledge is not None:
             knowledge.reset()
-        x = self._features(env, knowledge)
-        h = np.zeros((num_envs, n, self.hsize), dtype=np.float32)
-        L = cfg.episode_length
-        for t in range(L):
-            moves, pieces, h2 = self._act(x, h, greedy)
-            rewards = env.step(moves, pieces)
-            if knowledge is not None:
-                knowledge.update(rewards)
-            x2 = self._features(env, knowledge)
-            if store:
-                a = np.zeros((num_envs, n, self.action_size), dtype=np.float32)
-                np.put_along_axis(a, moves[..., None], 1.0, -1)
-                np.put_along_axis(a, NUM_MOVES + pieces[..., None], 1.0, -1)
-                self.replay.add(x=x, h=h, a=a, r=rewards.astype(np.float32), x2=x2, h2=h2,
-                                done=np.full(num_envs, float(t == L - 1), dtype=np.float32))
-            x, h = x2, h2
+        dev = self.device
+        x = torch.from_numpy(self._features(env, knowledge)).to(dev)                  # (B, n, F)
+        h = torch.zeros(B * n, self.hsize, device=dev) if self.recurrent else None
+        if store:
+            X = torch.empty((L + 1, B, n, self.features), device=dev)
+            Mv = torch.empty((L, B, n), dtype=torch.int64, device=dev)
+            Pc = torch.empty((L, B, n), dtype=torch.int64, device=dev)
+            R = torch.empty((L, B, n), device=dev)
+            Hs = torch.zeros((L + 1, B, n, self.hsize), device=dev) if self.recurrent else None
+            X[0] = x
+        with torch.no_grad():
+            for t in range(L):
+                moves, pieces, h2 = self._policy(x.reshape(B * n, -1), h, greedy)
+                moves, pieces = moves.reshape(B, n), pieces.reshape(B, n)
+                rewards = env.step(moves.cpu().numpy(), pieces.cpu().numpy())
+                if knowledge is not None:
+                    knowledge.update(rewards)
+                x = torch.from_numpy(self._features(env, knowledge)).to(dev)
+                if store:
+                    X[t + 1], Mv[t], Pc[t] = x, moves, pieces
+                    R[t] = torch.from_numpy(rewards)
+                    if Hs is not None:
+                        Hs[t + 1] = h2.reshape(B, n, -1)
+                h = h2
+        if store:
+            batch = {"x": X[:-1], "x2": X[1:], "m": Mv, "p": Pc, "r": R}
+            if Hs is not None:
+                batch.update(h=Hs[:-1], h2=Hs[1:])
+            self._store(batch, B)
         return env.returns.astype(np.float64)
+
+    def _store(self, batch: Dict[str, torch.Tensor], B: int) -> None:
+        """Add (L, B, ...) episode tensors to the replay as L B transitions (``done`` at the last step)."""
+        L = self.config.episode_length
+        done = torch.zeros((L, B), device=self.device)
+        done[-1] = 1.0
+        batch["done"] = done
+        self.replay.add(**{k: v.reshape((L * B,) + tuple(v.shape[2:])) for k, v in batch.items()})
 
     # ------------------------------------------------------------------ learning
     def _ego(self, t: torch.Tensor) -> torch.Tensor:
         """(M, n, D) -> (M n, n D): for every agent k, k first then the others."""
         M, n, D = t.shape
-        return t[:, self.order].reshape(M * n, n * D)
+        return t.index_select(1, self._order_flat).reshape(M * n, n * D)
 
-    def _sample_actions(self, actor: Actor, x: torch.Tensor, h: Optional[torch.Tensor]):
-        lm, lp, _ = actor(x, h)
-        return torch.cat([F.gumbel_softmax(lm, hard=True), F.gumbel_softmax(lp, hard=True)], -1), lm, lp
+    def _onehot(self, moves: torch.Tensor, pieces: torch.Tensor) -> torch.Tensor:
+        """(M, n) move and piece ids -> (M, n, 5 + c) float one-hot actions (the critic's input)."""
+        return torch.cat([F.one_hot(moves, NUM_MOVES), F.one_hot(pieces, self.config.pieces)], -1).float()
 
     def _actor_inputs(self, b: Dict[str, torch.Tensor], nxt: bool) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
         """The actor's (input, hidden state) for a replay batch at t (or t+1 with ``nxt``), agents flattened."""
-        x, h = (b["x2"], b["h2"]) if nxt else (b["x"], b["h"])
+        x, h = (b["x2"], b.get("h2")) if nxt else (b["x"], b.get("h"))
         M, n = x.shape[:2]
         return x.reshape(M * n, -1), (h.reshape(M * n, -1) if self.recurrent else None)
 
+    def _sample_actions(self, actor, x: torch.Tensor, h: Optional[torch.Tensor]):
+        """Straight-through Gumbel-softmax samples of both heads (M, 5 + c), and the logits."""
+        lm, lp, _ = actor(x, h)
+        return torch.cat([_gumbel_hard(lm), _gumbel_hard(lp)], -1), lm, lp
+
     def update(self) -> Dict[str, float]:
+        """One gradient step of critic then actor on ``batch`` (transition, ego agent) rows."""
         s, n = self.settings, self.config.agents
-        b = {k: torch.as_tensor(v, device=self.device) for k, v in self.replay.sample(self.rng, s.batch).items()}
-        M = s.batch
-        with torch.no_grad():
-            a2, _, _ = self._sample_actions(self.actor_target, *self._actor_inputs(b, True))
+        M = max(1, s.batch // n)                                     # transitions; every agent is an ego
+        b = self.replay.sample(self.rng, M)
+        a = self._onehot(b["m"], b["p"])                              # (M, n, A)
+        with torch.no_grad():   # target actions: hard samples only (no straight-through part needed)
+            lm2, lp2, _ = self.actor_target(*self._actor_inputs(b, True))
+            a2 = self._onehot(_gumbel_argmax(lm2), _gumbel_argmax(lp2))
             q2 = self.critic_target(self._ego(b["x2"]), self._ego(a2.reshape(M, n, -1)))
             y = b["r"].reshape(-1) + s.gamma * (1 - b["done"]).repeat_interleave(n) * q2
         xe = self._ego(b["x"])
-        q = self.critic(xe, self._ego(b["a"]))
+        q = self.critic(xe, self._ego(a))
         critic_loss = F.mse_loss(q, y)
-        self.critic_opt.zero_grad()
+        self.critic_opt.zero_grad(set_to_none=True)
         critic_loss.backward()
-        torch.nn.utils.clip_grad_norm_(self.critic.parameters(), s.max_grad_norm)
+        torch.nn.utils.clip_grad_norm_(self.critic.parameters(), s.max_grad_norm, foreach=True)
         self.critic_opt.step()
 
         new_a, lm, lp = self._sample_actions(self.actor, *self._actor_inputs(b, False))
-        ae = b["a"][:, self.order]                                   # (M, n_ego, n, A)
+        ae = a[:, self.order]                                        # (M, n_ego, n, A)
         ae = torch.cat([new_a.reshape(M, n, 1, -1), ae[:, :, 1:]], 2).reshape(M * n, -1)
-        actor_loss = -self.critic(xe, ae).mean() + s.logit_reg * (lm.pow(2).mean() + lp.pow(2).mean())
-        self.actor_opt.zero_grad()
-        actor_loss.backward()
-        torch.nn.utils.clip_grad_norm_(self.actor.parameters(), s.max_grad_norm)
+        # the critic is fixed in the actor's step: no gradient into its weights (saves a third of the pass)
+        self.critic.requires_grad_(False)
+        try:
+            actor_loss = -self.critic(xe, ae).mean() + s.logit_reg * (lm.pow(2).mean() + lp.pow(2).mean())
+            self.actor_opt.zero_grad(set_to_none=True)
+            actor_loss.backward()
+        finally:
+            self.critic.requires_grad_(True)
+        torch.nn.utils.clip_grad_norm_(self.actor.parameters(), s.max_grad_norm, foreach=True)
         self.actor_opt.step()
         with torch.no_grad():
-            for net, target in ((self.actor, self.actor_target), (self.critic, self.critic_target)):
-                for p, tp in zip(net.parameters(), target.parameters()):
-                    tp.mul_(1 - s.tau).add_(s.tau * p)
+            for target, online in self._pairs:
+                torch._foreach_lerp_(target, online, s.tau)          # target += tau (online - target)
         return {"critic_loss": float(critic_loss.detach()), "actor_loss": float(actor_loss.detach()),
                 "q": float(q.detach().mean())}
 
+    def updates_due(self, num_envs: int) -> int:
+        """Gradient steps owed after ``num_envs`` more episodes (0 before the warm-up is reached)."""
+        s = self.settings
+        if len(self.replay) < min(s.warmup, s.buffer):
+            return 0
+        if s.updates:
+            return s.updates
+        self.update_credit += num_envs * self.config.episode_length / s.update_every
+        k = int(self.update_credit)
+        self.update_credit -= k
+        return k
+
     def iterate(self) -> Dict[str, float]:
-        """One iteration: ``num_envs`` exploring episodes into the replay, then ``updates`` steps."""
+        """One iteration: ``num_envs`` exploring episodes into the replay, then the gradient steps due."""
         s = self.settings
         wall0, cpu0 = time.perf_counter(), time.process_time()
-        returns = self.play(s.num_envs, _episode_seed(s.seed, self.iteration), greedy=False, store=True)
+        returns = self.play(s.num_envs, episode_seed(s.seed, self.iteration), greedy=False, store=True)
         stats = {"critic_loss": 0.0, "actor_loss": 0.0, "q": 0.0}
-        done = 0
-        if len(self.replay) >= min(s.warmup, s.buffer):
-            for _ in range(s.updates):
-                for k, v in self.update().items():
-                    stats[k] += v
-                done += 1
+        done = self.updates_due(s.num_envs)
+        for _ in range(done):
+            for k, v in self.update().items():
+                stats[k] += v
         stats = {k: v / max(done, 1) for k, v in stats.items()}
         self.iteration += 1
         self.episodes += s.num_envs
         self.env_steps += s.num_envs * self.config.episode_length
         self.wall_seconds += time.perf_counter() - wall0
         self.cpu_seconds += time.process_time() - cpu0
-        stats.update(train_reward=float(returns.mean()), episodes=self.episodes, env_steps=self.env_steps)
+        stats.update(train_reward=float(returns.mean()), episodes=self.episodes, env_steps=self.env_steps,
+                     updates=done)
         return stats
 
     def evaluate(self, episodes: int = 1000, seed: int = 0) -> np.ndarray:
         """Greedy self-play: per-episode mean reward per agent (Table 1's unit), shape (episodes,)."""
-        out, done, index = [], 0, 0
+        out: List[np.ndarray] = []
+        done, index = 0, 0
         while done < episodes:
             m = min(500, episodes - done)
-            out.append(self.play(m, _episode_seed(10_000_019 + seed, index), greedy=True).mean(1))
+            out.append(self.play(m, episode_seed(10_000_019 + seed, index), greedy=True).mean(1))
             done, index = done + m, index + 1
         return np.concatenate(out)
 
@@ -261,7 +331,7 @@ class MADDPGTrainer:
 class LearnedSymmToMAgent(SymmToMAgent):
     """The trained actor as a :class:`SymmToMAgent` (greedy), with its own K tracker or GRU state.
 
-    CE/GE use :class:`~cfrkit.agents.symmtom.belief.KnowledgeTracker` (the same K as in training);
+    CE/GE use :class:`~cfrkit.agents.symmtom.knowledge.KnowledgeTracker` (the same K as in training);
     the environment's configuration must have the trained numbers of agents and pieces.
     """
 
@@ -281,8 +351,6 @@ class LearnedSymmToMAgent(SymmToMAgent):
                                f"environment has n={cfg.agents}, c={cfg.pieces}")
         self.h = None
         if self.mode:
-            from cfrkit.agents.symmtom.belief import KnowledgeTracker
-
             self.tracker = KnowledgeTracker(view, self.mode)
 
     def act(self, view) -> Tuple[int, int]:
@@ -305,49 +373,3 @@ def _strip_oracle(obs: np.ndarray, cfg: SymmToMConfig) -> np.ndarray:
     return np.concatenate([obs[c:k], obs[k + (n - 1) * c:]])
 
 
-SCALAR_FIELDS = ["iteration", "env_steps", "episodes", "wall_seconds", "cpu_seconds", "train_reward", "eval_reward",
-                 "critic_loss", "actor_loss", "q"]
-
-
-def make_trainer(config: SymmToMConfig, settings: MADDPGSettings = MADDPGSettings(),
-                 device: Optional[str] = None) -> MADDPGTrainer:
-    """The trainer of ``settings.variant``: :class:`~.estimated.EETrainer` for ``ee``, else :class:`MADDPGTrainer`."""
-    if settings.variant == "ee":
-        from cfrkit.agents.symmtom.learning.estimated import EETrainer
-
-        return EETrainer(config, settings, device)
-    return MADDPGTrainer(config, settings, device)
-
-
-def train_maddpg(config: SymmToMConfig, settings: MADDPGSettings, out: str, iterations: int, eval_every: int = 10,
-                 eval_episodes: int = 200, checkpoint_every: int = 10, device: Optional[str] = None,
-                 fresh: bool = False, progress: bool = True,
-                 should_stop: Callable[[], bool] = lambda: False) -> MADDPGTrainer:
-    """Train until ``iterations`` iterations in total (rerun on ``out`` to resume); CSV in ``out/scalars.csv``.
-
-    ``eval_reward``: greedy self-play reward per agent over ``eval_episodes`` fixed episodes.
-    """
-    hyper = {"algo": "maddpg", "config": {"agents": config.agents, "width": config.width, "pieces": config.pieces,
-                                          "hearing": config.hearing, "steps": config.steps}, **asdict(settings)}
-    from cfrkit.agents.rl.loop import run_iterations
-
-    run = RunDirectory(out, hyper, fresh=fresh)
-    trainer = make_trainer(config, settings, device)
-    run_iterations(trainer, run, SCALAR_FIELDS, iterations,
-                   lambda: {"eval_reward": float(trainer.evaluate(eval_episodes).mean())}, eval_every,
-                   checkpoint_every, progress, settings.variant, should_stop, "train_reward")
-    return trainer
-
-
-def load_maddpg(path: str, device: Optional[str] = None) -> MADDPGTrainer:
-    """The trainer saved in a MADDPG-family checkpoint."""
-    from cfrkit.agents.rl import load_checkpoint
-
-    payload = load_checkpoint(path)
-    hyper = payload.get("hyper", {})
-    if hyper.get("algo") != "maddpg":
-        raise LearnerError(f"{path} is not a MADDPG checkpoint (algo {hyper.get('algo')!r})")
-    settings = MADDPGSettings(**{k: v for k, v in hyper.items() if k in MADDPGSettings.__dataclass_fields__})
-    trainer = make_trainer(SymmToMConfig(**hyper["config"]), settings, device)
-    trainer.load_state_dict(payload["trainer"])
-    return trainer

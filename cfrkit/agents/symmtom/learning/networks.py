@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from cfrkit.games.symmtom.core import NUM_MOVES
@@ -49,7 +50,9 @@ class Critic(nn.Module):
     """Centralised Q of one agent: ``forward(features of all agents (B, n F), actions (B, n A)) -> (B,)``.
 
     Inputs are ordered ego-first (the evaluated agent, then the others in index order), so one
-    critic serves every agent (the agents are symmetric).
+    critic serves every agent (the agents are symmetric).  The first layer is applied to the
+    features and the actions separately (same weights as on their concatenation), so a pass that
+    needs gradients only for the actions (the actor's step) never forms the features' gradient.
     """
 
     def __init__(self, agents: int, features: int, action_size: int, hidden: int = 64):
@@ -58,4 +61,7 @@ class Critic(nn.Module):
                                  nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
     def forward(self, x: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
-        return self.net(torch.cat([x, a], -1)).squeeze(-1)
+        first = self.net[0]
+        nx = x.shape[-1]
+        z = F.linear(x, first.weight[:, :nx]) + F.linear(a, first.weight[:, nx:], first.bias)
+        return self.net[1:](z).squeeze(-1)
