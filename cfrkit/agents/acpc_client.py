@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
-from cfrkit.agents.poker import PokerAgent
+from cfrkit.poker.agent import PokerAgent
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import HoldemGame
 from cfrkit.games.holdem.matchstate import (HiddenShowdownError, MatchStateError, action_string, game_mismatch,

@@ -27,7 +27,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from cfrkit.agents.poker import HandStrategy, PokerAgent
+from cfrkit.poker.agent import HandStrategy, PokerAgent
 from cfrkit.cards.hands import NUM_PAIRS, pair_index
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.abstraction import pseudo_harmonic_probability

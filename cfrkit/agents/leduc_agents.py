@@ -18,7 +18,7 @@ from typing import Dict, Optional
 
 import numpy as np
 
-from cfrkit.agents.poker import AgentInterfaceError, HandStrategy, PokerAgent
+from cfrkit.poker.agent import AgentInterfaceError, HandStrategy, PokerAgent
 from cfrkit.games.base import Game, GameError, State
 from cfrkit.games.registry import load
 

@@ -50,7 +50,8 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from cfrkit.agents.poker import HandStrategy, PokerAgent, hand_class, parse_range
+from cfrkit.agents.poker import hand_class, parse_range
+from cfrkit.poker.agent import HandStrategy, PokerAgent
 from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action
 
 #: Preflop ranges, in poker notation.  ``open`` is keyed by players still to act after us preflop

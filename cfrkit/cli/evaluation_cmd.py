@@ -46,7 +46,7 @@ def _checkpoint_file(args, default_name: str):
 
 
 def _game(text):
-    from cfrkit.evaluation.poker_view import poker_view
+    from cfrkit.poker.view import poker_view
 
     return poker_view(text).game
 
@@ -141,7 +141,7 @@ def run_lbr_cmd(args) -> int:
     if args.hands <= 0 or args.processes <= 0:
         raise CliError("--hands and --processes must be positive")
     game = _game(args.game)
-    from cfrkit.evaluation.poker_view import poker_view
+    from cfrkit.poker.view import poker_view
 
     view = poker_view(game)
     rounds = args.rounds or f"1-{view.num_rounds()}"

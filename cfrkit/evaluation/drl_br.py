@@ -25,10 +25,10 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from cfrkit._io import atomic_path
-from cfrkit.agents.poker import HandStrategy, PokerAgent
-from cfrkit.evaluation.agent_checks import DEFAULT_TIME_LIMIT, CheckedAgent, agent_name
+from cfrkit.poker.agent import HandStrategy, PokerAgent
+from cfrkit.poker.agent import DEFAULT_TIME_LIMIT, CheckedAgent, agent_name
 from cfrkit.evaluation.lbr import ALL_IN, bet_actions
-from cfrkit.evaluation.poker_view import PokerView, poker_view
+from cfrkit.poker.view import PokerView, poker_view
 from cfrkit.games.base import GameError
 
 FOLD, CALL = 0, 1

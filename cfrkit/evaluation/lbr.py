@@ -43,9 +43,9 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from cfrkit.agents.poker import AgentInterfaceError
-from cfrkit.evaluation.agent_checks import DEFAULT_TIME_LIMIT, CheckedAgent, agent_name
-from cfrkit.evaluation.poker_view import PokerView, poker_view
+from cfrkit.poker.agent import AgentInterfaceError
+from cfrkit.poker.agent import DEFAULT_TIME_LIMIT, CheckedAgent, agent_name
+from cfrkit.poker.view import PokerView, poker_view
 from cfrkit.games.base import GameError
 
 FOLD, CALL = 0, 1
