@@ -16,8 +16,8 @@ decision node of the same round, seat and facing-a-bet status (pot size and pric
 :meth:`BlueprintAgent.hand_strategy` gives the same distribution for all 1326 hands (the evaluation
 interface of :class:`~cfrkit.agents.poker.PokerAgent`); :meth:`act` samples the row of its own hand.
 
-:func:`duplicate_match` is a minimal duplicate head-to-head loop (seeded deals of
-:mod:`cfrkit.games.holdem.deals`, every deal played twice with the seats swapped).
+Matches are played by :func:`cfrkit.poker.match.play_match` (``duplicate=True``: every deal twice
+with the seats swapped); :func:`duplicate_match` is its deprecated predecessor.
 """
 from __future__ import annotations
 
@@ -28,6 +28,9 @@ from typing import Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 from cfrkit.poker.agent import HandStrategy, PokerAgent
+from cfrkit.poker.match import play_hand as run_hand
+from cfrkit.poker.match import play_match
+from cfrkit._deprecated import deprecated_alias
 from cfrkit.cards.hands import NUM_PAIRS, pair_index
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.abstraction import pseudo_harmonic_probability
@@ -257,10 +260,11 @@ class BlueprintAgent(PokerAgent):
         return action
 
 
-# ---------------------------------------------------------------------- matches
+# ---------------------------------------------------------------------- deprecated match helpers
 @dataclass
-class MatchResult:
-    """Duplicate match result of agent A: mean and 95% half-width in mbb per hand (per seat-averaged deal)."""
+class DuplicateMatchSummary:
+    """What the deprecated :func:`duplicate_match` returns: agent A's mean and 95% half-width in mbb per
+    hand (per seat-averaged deal).  New code reads :class:`cfrkit.poker.match.MatchResult`."""
 
     deals: int
     mbb_per_hand: float
@@ -271,43 +275,20 @@ class MatchResult:
                 "ci95": round(self.ci95, 1)}
 
 
-def play_hand(game, agents, cards: List[int]) -> List[float]:
-    """Play one hand with ``agents[seat]`` on the dealt ``cards`` (deal order); returns the seats' chips."""
-    for a in agents:
-        a.new_hand()
-    state = game.new_initial_state()
-    k = 0
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.apply_action(cards[k])
-            k += 1
-            continue
-        state.apply_action(agents[state.current_player()].act(state))
-    return state.returns()
+def _duplicate_match(game, make_a: Callable[[], PokerAgent], make_b: Callable[[], PokerAgent], deals: int,
+                     seed: int = 0, progress: bool = False, first_deal: int = 0) -> DuplicateMatchSummary:
+    """Agent A against agent B on seeded deals ``first_deal .. first_deal + deals - 1``, each played twice
+    with the seats swapped (the runner :func:`cfrkit.poker.match.play_match`)."""
+    res = play_match(game, [make_a(), make_b()], deals, seed=seed, duplicate=True, progress=progress,
+                     first_deal=first_deal, time_limit=float("inf"))
+    est = res.duplicate_estimate
+    return DuplicateMatchSummary(int(deals), est.mean, est.ci95 if deals > 1 else float("nan"))
 
 
-def duplicate_match(game, make_a: Callable[[], PokerAgent], make_b: Callable[[], PokerAgent], deals: int,
-                    seed: int = 0, progress: bool = False, first_deal: int = 0) -> MatchResult:
-    """Agent A against agent B on seeded deals ``first_deal .. first_deal + deals - 1``, each played twice with
-    the seats swapped.
+def _play_hand(game, agents, cards: List[int]) -> List[float]:
+    return run_hand(game, agents, cards).returns()
 
-    Returns A's mean winnings in milli-big-blinds per hand with a 95% normal interval over deals.
-    """
-    from cfrkit.games.holdem.deals import deal_for_hand
 
-    a, b = make_a(), make_b()
-    bb = float(game.definition.big_blind)
-    per_deal = np.empty(int(deals))
-    it = range(int(deals))
-    if progress:
-        from tqdm.auto import tqdm
-
-        it = tqdm(it, desc="duplicate deals", unit="deal")
-    for i in it:
-        cards = deal_for_hand(game, seed, first_deal + i)
-        first = play_hand(game, [a, b], cards)[0]
-        second = play_hand(game, [b, a], cards)[1]
-        per_deal[i] = 0.5 * (first + second)
-    mbb = per_deal / bb * 1000.0
-    half = 1.96 * mbb.std(ddof=1) / np.sqrt(len(mbb)) if len(mbb) > 1 else float("nan")
-    return MatchResult(int(deals), float(mbb.mean()), float(half))
+duplicate_match = deprecated_alias(_duplicate_match, "cfrkit.agents.blueprint.duplicate_match",
+                                   "cfrkit.poker.play_match(game, agents, deals, duplicate=True)")
+play_hand = deprecated_alias(_play_hand, "cfrkit.agents.blueprint.play_hand", "cfrkit.poker.play_hand")
