@@ -37,7 +37,7 @@ def main() -> None:
         leduc_table(args.deepstack_iterations)
         return
 
-    from cfrkit.agents.poker import make_agent
+    from cfrkit.poker import make_agent
     from cfrkit.evaluation.lbr import run_lbr, settings_from
 
     names = args.agents.split(",")

@@ -23,18 +23,20 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from cfrkit.poker.agent import HandStrategy, PokerAgent
-from cfrkit.poker.match import play_hand as run_hand
-from cfrkit.poker.match import play_match
 from cfrkit._deprecated import deprecated_alias
 from cfrkit.cards.hands import NUM_PAIRS, pair_index
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.abstraction import pseudo_harmonic_probability
 from cfrkit.games.holdem.game import CALL, FOLD, HoldemState, raise_action, raise_amount
+from cfrkit.games.registry import load
+from cfrkit.poker.agent import HandStrategy, PokerAgent
+from cfrkit.poker.match import play_hand as run_hand
+from cfrkit.poker.match import play_match
+from cfrkit.poker.registry import agent_entry, make_agent, parse_spec
 from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, ACTION_RAISE, DECISION, SHOWDOWN,
                                                    BlueprintError)
 from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
@@ -258,6 +260,46 @@ class BlueprintAgent(PokerAgent):
         action = self.real_action(child, state)
         self._choices[len(state.history())] = (action, child)
         return action
+
+
+# ---------------------------------------------------------------------- matches
+def play_blueprint(blueprint, opponent: str, deals: int, seed: int = 0, progress: bool = False):
+    """A blueprint (file or :class:`BlueprintStrategy`) against the registered agent ``opponent`` in the
+    blueprint's game: ``deals`` duplicate deals (match seed ``seed``, agent seeds ``seed`` and
+    ``seed + 1``).  Returns ``(MatchResult, BlueprintAgent)`` (the agent counts its off-tree hands)."""
+    agent = BlueprintAgent(blueprint, seed=seed)
+    game = load(agent.tree.game_string)
+    other = make_agent(opponent, game=game, seed=seed + 1)
+    result = play_match(game, [agent, other], deals, seed=seed, duplicate=True, progress=progress,
+                        time_limit=float("inf"))
+    return result, agent
+
+
+def match_summary(result) -> Dict[str, float]:
+    """``{deals, hands, mbb_per_hand, ci95}`` of a duplicate match (mbb/hand of ``agents[0]``, rounded to 0.1)."""
+    est = result.duplicate_estimate or result.plain
+    return {"deals": int(result.deals), "hands": int(result.hands_played), "mbb_per_hand": round(est.mean, 1),
+            "ci95": round(est.ci95, 1)}
+
+
+def blueprint_evaluator(deals: int, opponents: Sequence[str], seed: int = 12345) -> Callable[[Any], Dict[str, dict]]:
+    """``evaluate(trainer) -> {opponent: {deals, hands, mbb_per_hand, ci95}}``: the trainer's current
+    average strategy in duplicate matches of ``deals`` deals against each registered ``opponent``
+    (what ``cfrkit blueprint train --eval-minutes`` records; mbb/hand of the blueprint, 95% intervals)."""
+    for name in opponents:
+        agent_entry(parse_spec(name)[0])  # an unknown name fails before training starts
+
+    def evaluate(trainer) -> Dict[str, dict]:
+        game = load(trainer.tree.game_string)
+        agent = BlueprintAgent(BlueprintStrategy.from_trainer(trainer), seed=seed)
+        out = {}
+        for name in opponents:
+            res = play_match(game, [agent, make_agent(name, game=game, seed=seed)], deals, seed=seed, duplicate=True,
+                             time_limit=float("inf"))
+            out[name] = match_summary(res)
+        return out
+
+    return evaluate
 
 
 # ---------------------------------------------------------------------- deprecated match helpers

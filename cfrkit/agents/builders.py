@@ -114,10 +114,12 @@ def deepstack_holdem(argument, *, game, seed=None, **options):
     return HoldemDeepStackAgent.from_spec(text, seed=seed, **options)
 
 
-def deepstack(argument, *, game, seed=None, net: Optional[str] = None, **options):
+def deepstack(argument, *, game, seed=None, net: Optional[str] = None, iterations: Optional[int] = None, **options):
     """``deepstack``: continual re-solving.  Leduc family: exact leaves, or a value net
     (``net=PATH`` or ``deepstack:PATH``), options such as ``iterations`` go to
     :class:`~cfrkit.agents.deepstack.DeepStackAgent`; hold'em: as ``deepstack-holdem``."""
+    if iterations is not None:
+        options["iterations"] = int(iterations)
     if _is_holdem(game):
         if net is not None:
             options["nets"] = net

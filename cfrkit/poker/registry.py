@@ -143,8 +143,8 @@ def make_agent(spec: str, *, game: "str | Game | None" = None, seed: Optional[in
     Args:
         spec: a registered name or alias, optionally with the argument its entry describes
             (``"blueprint:bp.npz"``, ``"policy:avg.npz"``, ``"deepstack-holdem:nets=DIR,iterations=500"``).
-        game: the game the agent will play (string or Game); agents with ``check_game`` are checked
-            against it.
+        game: the game the agent will play (string or Game; default ``holdem``); when given, agents
+            with ``check_game`` (policies, blueprints) are checked against it.
         seed: the agent's random seed (agents without randomness ignore it).
         defaults: options passed only to agents that take them (command-line defaults such as
             ``iterations`` of the DeepStack agents).
@@ -168,7 +168,7 @@ def make_agent(spec: str, *, game: "str | Game | None" = None, seed: Optional[in
     try:
         agent = builder(arg, game=g, seed=seed, **kwargs)
         check = getattr(agent, "check_game", None)
-        if check is not None:
+        if check is not None and game is not None:  # a policy file's own game stands when none is named
             check(g)
     except RegistryError:
         raise
