@@ -153,10 +153,9 @@ def test_estimates_follow_from_the_payoffs():
 
 
 def test_play_hand_plays_one_hand_on_given_cards():
-    g = load("holdem")
-    cards = g.new_initial_state()  # unused: a fixed deal below
     from cfrkit.games.holdem.deals import deal_for_hand
 
+    g = load("holdem")
     cards = deal_for_hand(g, 0, 0)
     a = play_hand(g, [AlwaysCallAgent(), AlwaysCallAgent()], cards)
     b = play_hand(g, [AlwaysCallAgent(), AlwaysCallAgent()], cards)
@@ -174,14 +173,22 @@ def _policy_file(tmp_path):
     return path
 
 
-def test_the_registry_builds_every_registered_name(tmp_path):
+SMALL = "holdem(stacks=400;400)"
+
+
+@pytest.fixture(scope="module")
+def tiny_blueprint(tmp_path_factory):
     from cfrkit.solvers.blueprint.trainer import BlueprintTrainer
 
-    small = "holdem(stacks=400;400)"
-    bp = str(tmp_path / "bp.npz")
-    tr = BlueprintTrainer(small, "0.5+1", 1, abstraction="ehs:169,2,2,2", seed=1)
+    path = str(tmp_path_factory.mktemp("bp") / "bp.npz")
+    tr = BlueprintTrainer(SMALL, "0.5+1", 1, abstraction="ehs:169,2,2,2", seed=1)
     tr.iterate(1)
-    tr.save(bp)
+    tr.save(path)
+    return tr, path
+
+
+def test_the_registry_builds_every_registered_name(tmp_path, tiny_blueprint):
+    small, bp = SMALL, tiny_blueprint[1]
     specs = {"random": ("random", "holdem"), "always-call": ("always-call", "leduc"),
              "always-fold": ("always-fold", "holdem"), "fixed-range-raiser": ("fixed-range-raiser:TT+", "holdem"),
              "rule-based": ("ar", "holdem"), "policy": (f"policy:{_policy_file(tmp_path)}", "leduc"),
@@ -197,6 +204,20 @@ def test_the_registry_builds_every_registered_name(tmp_path):
     g = load("leduc")
     res = play_match(g, [make_agent("cfr:2", game=g, seed=1), make_agent(specs["policy"][0], game=g, seed=2)], 3)
     assert res.hands_played == 6
+
+
+def test_blueprint_matches_run_on_the_runner(tiny_blueprint):
+    from cfrkit.agents.blueprint import blueprint_evaluator, play_blueprint
+
+    trainer, path = tiny_blueprint
+    res, agent = play_blueprint(path, "always-call", 4, seed=2)
+    assert res.hands_played == 8 and np.allclose(res.payoffs.sum(axis=1), 0.0) and res.agents[1] == "always-call"
+    again, _ = play_blueprint(path, "always-call", 4, seed=2)
+    assert res.payoffs.tolist() == again.payoffs.tolist()  # seeded: the same match
+    report = blueprint_evaluator(3, ["always-call", "random"], seed=1)(trainer)
+    assert set(report) == {"always-call", "random"} and report["random"]["hands"] == 6
+    with pytest.raises(RegistryError, match="unknown agent"):
+        blueprint_evaluator(3, ["nobody"])
 
 
 @pytest.mark.parametrize("spec, options, message", [
