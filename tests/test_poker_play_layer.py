@@ -152,6 +152,23 @@ def test_estimates_follow_from_the_payoffs():
         play_match("holdem", [RandomAgent(1), RandomAgent(2)], 0)
 
 
+def test_a_runner_match_stored_by_the_platform_observer_reads_back():
+    from cfrkit.platform.results import agent_results
+    from cfrkit.platform.storage import Store, StoreObserver
+
+    store = Store(":memory:")
+    obs = StoreObserver(store, "local1", batch=4)
+    res = play_match(THREE, [RandomAgent(1), AlwaysCallAgent(), FixedRangeRaiser()], 5, seed=3, observers=[obs])
+    hands = store.hands("local1")
+    assert len(hands) == res.hands_played == 15
+    assert [h["seats"] for h in hands] == res.seats.tolist()
+    assert np.allclose([h["returns"] for h in hands], res.payoffs)
+    assert np.allclose(store.totals("local1"), res.payoffs.sum(axis=0))
+    assert store.match("local1")["status"] == "finished"
+    by_name = {r.name: r for r in agent_results(store)}
+    assert set(by_name) == set(res.agents) and by_name["always-call"].hands == 15
+
+
 def test_play_hand_plays_one_hand_on_given_cards():
     from cfrkit.games.holdem.deals import deal_for_hand
 
