@@ -131,13 +131,17 @@ class CheckedAgent:
     caller's to interrupt with Ctrl-C).
     """
 
-    def __init__(self, agent, view: PokerView, time_limit: float = DEFAULT_TIME_LIMIT, tolerance: float = 1e-6):
+    def __init__(self, agent, view: PokerView, time_limit: float = DEFAULT_TIME_LIMIT, tolerance: float = 1e-6,
+                 check_legal: bool = True):
         if isinstance(agent, CheckedAgent):
             agent = agent.agent
+        # the match runner turns off act's legality test when the engine's apply_action makes it anyway
+        self.check_legal = bool(check_legal)
         self.agent = agent
         self.view = view
         self.name = agent_name(agent)
         self.time_limit = float(time_limit)
+        self._untimed = self.time_limit == float("inf")
         self.tolerance = float(tolerance)
         self.exact_support = bool(getattr(agent, "exact_support", True))
 
@@ -158,16 +162,29 @@ class CheckedAgent:
             hook()
 
     def act(self, state) -> int:
-        if not hasattr(self.agent, "act"):
+        act = getattr(self.agent, "act", None)
+        if act is None:
             raise AgentInterfaceError(f"agent {self.name!r} has no act(state) method")
-        action = self._timed(state, "act", self.agent.act, state)
+        # timed inline: act is called at every decision of every hand the runner plays
+        if self._untimed:
+            action = act(state)
+        else:
+            start = time.perf_counter()
+            action = act(state)
+            took = time.perf_counter() - start
+            if took > self.time_limit:
+                raise self._fail(state, f"act took {took:.1f} s, over the limit of {self.time_limit:g} s")
         try:
             action = int(action)
         except (TypeError, ValueError):
             raise self._fail(state, f"act returned {action!r}, not an action id") from None
-        if not self.view.legal(state, action):
-            raise self._fail(state, f"act returned illegal action {action}")
+        if self.check_legal and not self.view.legal(state, action):
+            raise self.illegal(state, action)
         return action
+
+    def illegal(self, state, action: int) -> AgentInterfaceError:
+        """The error for ``act`` returning the illegal ``action`` at ``state``."""
+        return self._fail(state, f"act returned illegal action {action}")
 
     def hand_strategy(self, state) -> HandStrategy:
         fn = getattr(self.agent, "hand_strategy", None)

@@ -36,8 +36,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from cfrkit.games.base import Game, GameError, State
-from cfrkit.poker.agent import DEFAULT_TIME_LIMIT, CheckedAgent, agent_name
+from cfrkit.games.base import Game, GameError, IllegalActionError, State
+from cfrkit.poker.agent import DEFAULT_TIME_LIMIT, AgentInterfaceError, CheckedAgent, agent_name
 from cfrkit.poker.schedule import seatings
 from cfrkit.poker.view import PokerView, poker_view
 
@@ -190,14 +190,21 @@ class ProgressObserver(MatchObserver):
 
 
 # ============================================================================ one hand
-def _play(game: Game, seat_agents: Sequence[Any], cards: Sequence[int], hand: Hand, hooks: _Hooks) -> State:
+def _distinct(agents: Sequence[Any]) -> List[Any]:
+    """``agents`` without repeats (by identity), in order: an agent in two seats resets once a hand."""
+    out: List[Any] = []
+    for ag in agents:
+        if all(ag is not s for s in out):
+            out.append(ag)
+    return out
+
+
+def _play(game: Game, seat_agents: Sequence[Any], cards: Sequence[int], hand: Hand, hooks: _Hooks,
+          view: Optional[PokerView], resets: Sequence[Any]) -> State:
     state = game.new_initial_state()
     hand.state = state
-    seen: List[Any] = []
-    for ag in seat_agents:
-        if all(ag is not s for s in seen):  # an agent in two seats resets once
-            ag.new_hand()
-            seen.append(ag)
+    for ag in resets:
+        ag.new_hand()
     for f in hooks.hand_start:
         f(hand)
     k = 0
@@ -219,11 +226,28 @@ def _play(game: Game, seat_agents: Sequence[Any], cards: Sequence[int], hand: Ha
         p = state.current_player()
         for f in decision:
             f(hand, state, p)
-        action = seat_agents[p].act(state)
-        for f in on_action:
-            f(hand, state, p, action)
-        state.apply_action(action)
+        agent = seat_agents[p]
+        action = agent.act(state)
+        if on_action:
+            # observers see legal actions only; without them the engine's own check below suffices
+            if view is not None and not view.legal(state, action):
+                raise _illegal(agent, view, state, action)
+            for f in on_action:
+                f(hand, state, p, action)
+        try:
+            state.apply_action(action)
+        except IllegalActionError:
+            if view is None:
+                raise
+            raise _illegal(agent, view, state, action) from None
     return state
+
+
+def _illegal(agent, view: PokerView, state: State, action: int) -> GameError:
+    if isinstance(agent, CheckedAgent):
+        return agent.illegal(state, action)
+    return AgentInterfaceError(f"agent {agent_name(agent)!r} at {view.describe(state)}: act returned illegal "
+                               f"action {action}")
 
 
 def play_hand(game: "str | Game", seat_agents: Sequence[Any], cards: Sequence[int],
@@ -237,12 +261,16 @@ def play_hand(game: "str | Game", seat_agents: Sequence[Any], cards: Sequence[in
     from cfrkit.games.registry import load
 
     game = load(game)
+    try:
+        view: Optional[PokerView] = poker_view(game, heads_up=False)
+    except GameError:  # another game: its engine's own errors
+        view = None
     n = len(seat_agents)
     seats = tuple(range(n))
     hand = Hand(int(number), int(deal), seats, seats, cards, seat_agents,
                 tuple(agent_name(a) for a in seat_agents))
     hooks = _Hooks(observers) if observers else _NO_HOOKS
-    state = _play(game, seat_agents, cards, hand, hooks)
+    state = _play(game, seat_agents, cards, hand, hooks, view, _distinct(seat_agents))
     hand.returns = [float(x) for x in state.returns()]
     hand.payoffs = list(hand.returns)
     for f in hooks.hand_end:
@@ -445,7 +473,8 @@ def play_match(game: "str | Game", agents: Sequence[Any], hands: int, *, seed: i
     checked: List[Any] = []
     for a in agents:  # one checked wrapper per distinct agent object
         same = [c for c, b in zip(checked, agents) if b is a]
-        checked.append(same[0] if same else CheckedAgent(a, view, time_limit))
+        checked.append(same[0] if same else CheckedAgent(a, view, time_limit, check_legal=False))
+    shared = len(_distinct(checked)) < len(checked)  # one agent object in several seats
     names = [agent_name(a) for a in agents]
     if len(set(names)) < len(names):
         names = [f"{nm}-{chr(ord('A') + j)}" if n <= 26 else f"{nm}-{j}" for j, nm in enumerate(names)]
@@ -456,9 +485,9 @@ def play_match(game: "str | Game", agents: Sequence[Any], hands: int, *, seed: i
     hooks = _Hooks(observers) if observers else _NO_HOOKS
     total = hands * n if duplicate else hands
     info = MatchInfo(g, view, names, hands, int(seed), bool(duplicate), first_deal, total)
-    payoffs = np.zeros((total, n))
-    deal_of = np.zeros(total, dtype=np.int64)
-    seats = np.zeros((total, n), dtype=np.int64)
+    payoffs: List[List[float]] = []
+    deal_of: List[int] = []
+    seats: List[Tuple[int, ...]] = []
     result = None
     for f in hooks.match_start:
         f(info)
@@ -470,21 +499,22 @@ def play_match(game: "str | Game", agents: Sequence[Any], hands: int, *, seed: i
                 cards = view.deal(seed, seating.deal)
                 last_deal = seating.deal
             by_seat = [checked[j] for j in seating.player_of_seat]
+            resets = _distinct(by_seat) if shared else by_seat
             hand = Hand(seating.hand, seating.deal, seating.seat_of_player, seating.player_of_seat, cards, by_seat,
                         [names[j] for j in seating.player_of_seat])
-            state = _play(g, by_seat, cards, hand, hooks)
-            r = state.returns()
-            i = seating.hand
-            hand.returns = [float(x) for x in r]
-            hand.payoffs = [hand.returns[s] for s in seating.seat_of_player]
-            payoffs[i] = hand.payoffs
-            deal_of[i] = seating.deal
-            seats[i] = seating.seat_of_player
+            state = _play(g, by_seat, cards, hand, hooks, view, resets)
+            hand.returns = returns = [float(x) for x in state.returns()]
+            hand.payoffs = [returns[s] for s in seating.seat_of_player]
+            payoffs.append(hand.payoffs)
+            deal_of.append(seating.deal)
+            seats.append(seating.seat_of_player)
             for f in hooks.hand_end:
                 f(hand)
         result = MatchResult(game=g.game_string(), agents=names, deals=hands, seed=int(seed),
-                             duplicate=bool(duplicate), big_blind=view.big_blind, payoffs=payoffs, hand_deal=deal_of,
-                             seats=seats, first_deal=first_deal)
+                             duplicate=bool(duplicate), big_blind=view.big_blind,
+                             payoffs=np.array(payoffs, dtype=np.float64).reshape(total, n),
+                             hand_deal=np.array(deal_of, dtype=np.int64),
+                             seats=np.array(seats, dtype=np.int64).reshape(total, n), first_deal=first_deal)
     finally:
         for f in hooks.match_end:
             f(result)

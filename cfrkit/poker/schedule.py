@@ -18,8 +18,7 @@ The platform server (:mod:`cfrkit.platform.server`) and the in-process runner
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator, List, Tuple
+from typing import Iterator, List, NamedTuple, Tuple
 
 __all__ = ["Seating", "hand_plan", "player_of_seat", "round_up_hands", "seatings"]
 
@@ -51,8 +50,7 @@ def round_up_hands(num_players: int, hands: int, duplicate: bool) -> int:
     return -(-int(hands) // n) * n
 
 
-@dataclass(frozen=True)
-class Seating:
+class Seating(NamedTuple):
     """One hand of a match: its number in play order, its deal and who sits where.
 
     ``seat_of_player[j]`` is the seat of player (agent) ``j``; ``player_of_seat`` its inverse."""
@@ -70,6 +68,13 @@ def seatings(num_players: int, deals: int, duplicate: bool, first_deal: int = 0)
     the rotation of its position in this match (deal ``first_deal + k`` rotated by ``k mod n``)."""
     n = int(num_players)
     total = int(deals) * n if duplicate else int(deals)
+    first = int(first_deal)
+    # the n rotations, built once (a match plays thousands of hands)
+    rotations = []
+    for r in range(n):
+        seat_of = tuple((j + r) % n for j in range(n))
+        rotations.append((seat_of, tuple(player_of_seat(list(seat_of)))))
     for i in range(total):
-        deal, seat_of = hand_plan(n, i, duplicate)
-        yield Seating(i, int(first_deal) + deal, tuple(seat_of), tuple(player_of_seat(seat_of)))
+        deal, r = divmod(i, n) if duplicate else (i, i % n)
+        seat_of, player_of = rotations[r]
+        yield Seating(i, first + deal, seat_of, player_of)
