@@ -37,6 +37,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from cfrkit.games.base import Game, GameError, IllegalActionError, State
+from cfrkit.games.registry import load
 from cfrkit.poker.agent import DEFAULT_TIME_LIMIT, AgentInterfaceError, CheckedAgent, agent_name
 from cfrkit.poker.schedule import seatings
 from cfrkit.poker.view import PokerView, poker_view
@@ -258,8 +259,6 @@ def play_hand(game: "str | Game", seat_agents: Sequence[Any], cards: Sequence[in
     Observers get the hand's hooks (not ``match_start`` / ``match_end``).  Returns the terminal state
     (``state.returns()``: chips won per seat).  Raises ``GameError`` when ``cards`` run out.
     """
-    from cfrkit.games.registry import load
-
     game = load(game)
     try:
         view: Optional[PokerView] = poker_view(game, heads_up=False)
