@@ -26,7 +26,7 @@ def main() -> None:
 
     from cfrkit.agents.leduc_agents import LeducPolicyAgent, make_leduc_agent
     from cfrkit.agents.poker import AlwaysCallAgent, FixedRangeRaiser, RandomAgent
-    from cfrkit.evaluation.headtohead import exact_match_value, play_match
+    from cfrkit.evaluation.headtohead import exact_match_value, head_to_head
     from cfrkit.solvers import CFRSolver
 
     solver = CFRSolver("leduc", algorithm="cfr+")
@@ -38,7 +38,7 @@ def main() -> None:
     stds = {"plain": [], "duplicate": [], "aivat": []}
     start = time.perf_counter()
     for seed in range(args.seeds):
-        r = play_match([a, b], "leduc", args.deals, seed=seed, duplicate=True, aivat=True)
+        r = head_to_head("leduc", [a, b], args.deals, seed=seed, duplicate=True, aivat=True)
         means.append(r.aivat.mean)
         inside += abs(r.aivat.mean - exact) <= r.aivat.ci95
         stds["plain"].append(r.plain.std)
@@ -53,7 +53,7 @@ def main() -> None:
     for name, agents in (("HUNL: fixed-range-raiser vs always-call", [FixedRangeRaiser(), AlwaysCallAgent()]),
                          ("HUNL: fixed-range-raiser vs random", [FixedRangeRaiser(), RandomAgent(4)])):
         start = time.perf_counter()
-        r = play_match(agents, "holdem", args.holdem_deals, seed=0, duplicate=True, aivat=True)
+        r = head_to_head("holdem", agents, args.holdem_deals, seed=0, duplicate=True, aivat=True)
         took = time.perf_counter() - start
         print(f"{name}: {r.summary()}  ({r.hands_played / took:.1f} hands/s)")
         rows.append((name, {"plain": r.plain.std, "duplicate": r.duplicate_estimate.std, "aivat": r.aivat.std}))

@@ -46,14 +46,14 @@ def workloads(blueprint: str | None):
         "match": [py, "-m", "cfrkit", "match", "fixed-range-raiser", "always-call", "--hands", "2000",
                   "--duplicate", "--aivat", "--seed", "1"],
         "lbr": [py, "-m", "cfrkit", "lbr", "random", "--bets", "FCPA", "--rounds", "1-4", "--hands", "100",
-                "--processes", "1", "--seed", "1"],
+                "--processes", "1", "--seed", "1", "--no-checkpoint"],
         "platform": [py, "benchmarks/platform_load.py", "--matches", "20", "--fixed-hands", "30",
                      "--skip-restart"],
     }
     if blueprint:
         jobs["lbr-blueprint"] = [py, "-m", "cfrkit", "lbr", f"blueprint:{os.path.abspath(blueprint)}",
                                  "--bets", "FCPA", "--rounds", "1-4", "--hands", "100", "--processes", "1",
-                                 "--seed", "1"]
+                                 "--seed", "1", "--no-checkpoint"]
     return jobs
 
 

@@ -5,7 +5,7 @@
     python benchmarks/blueprint.py match BP.npz --deals 10000     # vs always-call, random, fixed-range-raiser
     python benchmarks/blueprint.py curve BP.npz --deals 1000      # every snapshot BP.itN.npz vs always-call
 
-The duplicate loop is minimal (``cfrkit.agents.blueprint.duplicate_match``: seeded deals of
+The duplicate matches are the runner's (``cfrkit.poker.play_match(duplicate=True)``: seeded deals of
 ``cfrkit.games.holdem.deals.deal_for_hand``, each played twice with the seats swapped); results in
 mbb per hand with 95% normal intervals over deals.  Results are also written to
 ``benchmarks/results/blueprint_<command>.json``.
@@ -79,26 +79,27 @@ def cmd_speed(args):
     _save(f"speed_cap{args.raise_cap}", out)
 
 
-def _opponents(names, seed):
-    from cfrkit.agents.poker import make_agent
+def _opponents(names, seed, game):
+    from cfrkit.poker import make_agent
 
-    return {n: (lambda n=n: make_agent(n, seed=seed)) for n in names}
+    return {n: (lambda n=n: make_agent(n, game=game, seed=seed)) for n in names}  # a fresh agent per match
 
 
 def cmd_match(args):
-    from cfrkit.agents.blueprint import BlueprintAgent, duplicate_match
+    from cfrkit.agents.blueprint import BlueprintAgent, match_summary
     from cfrkit.games.registry import load
+    from cfrkit.poker import play_match
 
     agent = BlueprintAgent(args.path, seed=args.seed)
     game = load(agent.tree.game_string)
     results = {"path": args.path, "iterations": agent.blueprint.header.get("iterations"),
                "seconds": agent.blueprint.header.get("seconds"), "load_average": _load_avg()}
-    for name, make in _opponents(args.opponents, args.seed + 1).items():
+    for name, make in _opponents(args.opponents, args.seed + 1, game).items():
         t0 = time.perf_counter()
-        r = duplicate_match(game, lambda: agent, make, args.deals, seed=args.seed, progress=args.progress,
-                            first_deal=args.first_deal)
-        results[name] = dict(r.as_dict(), seconds=round(time.perf_counter() - t0, 1))
-        print(f"blueprint vs {name}: {r.mbb_per_hand:+.1f} +- {r.ci95:.1f} mbb/hand over {2 * r.deals} hands "
+        r = match_summary(play_match(game, [agent, make()], args.deals, seed=args.seed, duplicate=True,
+                                     progress=args.progress, first_deal=args.first_deal, time_limit=float("inf")))
+        results[name] = dict(r, seconds=round(time.perf_counter() - t0, 1))
+        print(f"blueprint vs {name}: {r['mbb_per_hand']:+.1f} +- {r['ci95']:.1f} mbb/hand over {r['hands']} hands "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
     results["off_tree_hands"] = agent.off_tree_hands
     results["first_deal"] = args.first_deal
@@ -106,8 +107,9 @@ def cmd_match(args):
 
 
 def cmd_curve(args):
-    from cfrkit.agents.blueprint import BlueprintAgent, duplicate_match
+    from cfrkit.agents.blueprint import BlueprintAgent, match_summary
     from cfrkit.games.registry import load
+    from cfrkit.poker import play_match
 
     root, ext = os.path.splitext(args.path)
     snaps = sorted(glob.glob(f"{root}.it*{ext}"), key=lambda p: int(re.search(r"\.it(\d+)", p).group(1)))
@@ -118,9 +120,9 @@ def cmd_curve(args):
         game = load(agent.tree.game_string)
         row = {"path": os.path.basename(path), "iterations": agent.blueprint.header["iterations"],
                "train_seconds": round(agent.blueprint.header["seconds"], 1)}
-        for name, make in _opponents(args.opponents, args.seed + 1).items():
-            r = duplicate_match(game, lambda: agent, make, args.deals, seed=args.seed)
-            row[name] = r.as_dict()
+        for name, make in _opponents(args.opponents, args.seed + 1, game).items():
+            row[name] = match_summary(play_match(game, [agent, make()], args.deals, seed=args.seed, duplicate=True,
+                                                 time_limit=float("inf")))
         rows.append(row)
         print(json.dumps(row), flush=True)
     _save("curve", rows)

@@ -54,7 +54,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     from cfrkit.abstraction.ehs_abstraction import EHSAbstraction
-    from cfrkit.agents.blueprint import BlueprintAgent, duplicate_match
+    from cfrkit.agents.blueprint import BlueprintAgent
+    from cfrkit.poker.match import play_match
     from cfrkit.games import load
     from cfrkit.solvers.blueprint.mccfr import ESMCCFRTrainer
     from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
@@ -109,14 +110,15 @@ def main(argv=None):
             if a not in trainers:
                 continue
             c0 = time.process_time()
-            res = duplicate_match(game, lambda: BlueprintAgent(snaps[a], seed=1),
-                                  lambda: BlueprintAgent(snaps[b], seed=2), args.deals, seed=args.seed + 7)
-            row = {"budget_cpu_s": budget, "a": a, "b": b, "deals": res.deals, "hands": 2 * res.deals,
-                   "mbb_per_hand": res.mbb_per_hand, "ci95": res.ci95, "match_cpu_s": time.process_time() - c0,
+            res = play_match(game, [BlueprintAgent(snaps[a], seed=1), BlueprintAgent(snaps[b], seed=2)], args.deals,
+                             seed=args.seed + 7, duplicate=True, time_limit=float("inf"))
+            est = res.duplicate_estimate
+            row = {"budget_cpu_s": budget, "a": a, "b": b, "deals": res.deals, "hands": res.hands_played,
+                   "mbb_per_hand": est.mean, "ci95": est.ci95, "match_cpu_s": time.process_time() - c0,
                    "iterations": {a: trainers[a].iterations, b: trainers[b].iterations}}
             rows.append(row)
-            print(f"{budget:.0f} CPU-s: {a} vs {b}: {res.mbb_per_hand:+.0f} +- {res.ci95:.0f} mbb/hand over "
-                  f"{2 * res.deals} hands ({row['match_cpu_s']:.0f} CPU-s)", flush=True)
+            print(f"{budget:.0f} CPU-s: {a} vs {b}: {est.mean:+.0f} +- {est.ci95:.0f} mbb/hand over "
+                  f"{res.hands_played} hands ({row['match_cpu_s']:.0f} CPU-s)", flush=True)
     pruned = trainers.get("es+prune", trainers["es"])
     out = {"game": tree.game_string, "bets": args.bets, "raise_cap": args.raise_cap,
            "abstraction": f"ehs:{args.buckets}",

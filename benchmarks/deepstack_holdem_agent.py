@@ -56,11 +56,11 @@ class TimedAgent:
 
 
 def timing(args):
-    from cfrkit.agents.blueprint import play_hand
     from cfrkit.agents.holdem_deepstack import HoldemDeepStackAgent
     from cfrkit.agents.poker import AlwaysCallAgent
     from cfrkit.games.holdem.deals import deal_for_hand
     from cfrkit.games.registry import load
+    from cfrkit.poker.match import play_hand
 
     game = load("holdem")
     agent = TimedAgent(HoldemDeepStackAgent(game, nets=args.nets, iterations=args.iterations, seed=args.seed,
@@ -92,6 +92,7 @@ def check(args):
     from cfrkit.cards.hands import blocked_pairs
     from cfrkit.games.holdem.matchstate import state_from_matchstate
     from cfrkit.games.registry import load
+    from cfrkit.poker.match import play_hand
     from cfrkit.solvers.public.flat_range_cfr import FlatRangeSolver
 
     game = load("holdem")
@@ -136,6 +137,7 @@ def leaf_paths(args):
     from cfrkit.cards.hands import blocked_pairs
     from cfrkit.games.holdem.matchstate import state_from_matchstate
     from cfrkit.games.registry import load
+    from cfrkit.poker.match import play_hand
     from cfrkit.solvers.public.board_leaf_cfr import BoardLeafSolver
     from cfrkit.solvers.public.tree import build_public_tree
 
@@ -179,6 +181,7 @@ def lbr(args):
     from cfrkit.agents.holdem_deepstack import HoldemDeepStackAgent
     from cfrkit.evaluation.lbr import run_lbr, settings_from
     from cfrkit.games.registry import load
+    from cfrkit.poker.match import play_hand
 
     game = load("holdem")
     agent = HoldemDeepStackAgent(game, nets=args.nets, iterations=args.iterations, seed=args.seed,

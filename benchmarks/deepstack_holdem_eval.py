@@ -7,7 +7,7 @@ A^D (:class:`cfrkit.agents.holdem_deepstack.HoldemDeepStackAgent` with the value
 ``--iterations`` DCFR iterations per re-solve) plays ``--hands`` deals of ACPC heads-up no-limit
 hold'em (200bb, 50/100) against each opponent of ``--opponents``, every deal in both seats (duplicate),
 with AIVAT (A^D's known strategy at its decisions, the equity value function at chance), through
-:func:`cfrkit.evaluation.headtohead.play_match` -- what ``cfrkit match deepstack-holdem:nets=DIR,iterations=N
+:func:`cfrkit.evaluation.headtohead.head_to_head` -- what ``cfrkit match deepstack-holdem:nets=DIR,iterations=N
 OPP --duplicate --aivat`` runs, split into chunks of ``--chunk`` deals:
 
 * ``rule-based`` (A^R), ``blueprint`` (A^C: a ``cfrkit blueprint train`` file, ``--blueprint``; skipped
@@ -52,9 +52,9 @@ def _ds_spec(nets: str, iterations: int) -> str:
 def _agent(spec: str, seed: int, blueprint=None):
     key = (spec, seed, blueprint)
     if key not in _AGENTS:
-        from cfrkit.agents.poker import make_agent
+        from cfrkit.poker import make_agent
 
-        _AGENTS[key] = make_agent(spec, seed=seed, policy_path=blueprint)
+        _AGENTS[key] = make_agent(spec, seed=seed, **({"policy_path": blueprint} if blueprint else {}))
     return _AGENTS[key]
 
 
@@ -64,7 +64,7 @@ def play_chunk(nets: str, iterations: int, opponent: str, blueprint, seed: int, 
     chips A^D won per hand played, AIVAT values, deal indices, A^D's seats, and the CPU seconds."""
     import torch
 
-    from cfrkit.evaluation.headtohead import play_match
+    from cfrkit.evaluation.headtohead import head_to_head
 
     torch.set_num_threads(1)
     cpu = time.process_time()
@@ -75,8 +75,8 @@ def play_chunk(nets: str, iterations: int, opponent: str, blueprint, seed: int, 
     for k, a in enumerate((ds, opp)):
         if isinstance(getattr(a, "rng", None), np.random.Generator):
             a.rng = np.random.default_rng([seed, k, first])
-    res = play_match([ds, opp], "holdem", count, seed=seed, duplicate=True, aivat=aivat, progress=progress,
-                     time_limit=float("inf"), first_deal=first)
+    res = head_to_head("holdem", [ds, opp], count, seed=seed, duplicate=True, aivat=aivat, progress=progress,
+                       time_limit=float("inf"), first_deal=first)
     return {"first": int(first), "count": int(count), "values": res.hand_values.tolist(),
             "aivat": None if res.aivat_values is None else res.aivat_values.tolist(),
             "deal": res.hand_deal.tolist(), "seat": res.hand_seat.tolist(),
@@ -104,7 +104,7 @@ def summarise_h2h(data: dict, hands: int, big_blind: float = 100.0) -> dict:
     """Estimates (mbb/hand of A^D, 95% intervals) over the finished chunks of the first ``hands`` deals."""
     from dataclasses import asdict
 
-    from cfrkit.evaluation.headtohead import estimate
+    from cfrkit.poker.match import estimate
 
     chunks = sorted((c for c in data["chunks"].values() if c["first"] < hands), key=lambda c: c["first"])
     if not chunks:

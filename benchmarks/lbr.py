@@ -37,7 +37,7 @@ def main() -> None:
         leduc_table(args.deepstack_iterations)
         return
 
-    from cfrkit.agents.poker import make_agent
+    from cfrkit.poker import make_agent
     from cfrkit.evaluation.lbr import run_lbr, settings_from
 
     names = args.agents.split(",")
@@ -74,7 +74,7 @@ def main() -> None:
 def leduc_table(ds_iterations: int) -> None:
     from cfrkit.agents.leduc_agents import LeducDeepStackAgent, LeducPolicyAgent, make_leduc_agent
     from cfrkit.evaluation.lbr import exact_best_response_values, exact_lbr_values, settings_from
-    from cfrkit.evaluation.poker_view import poker_view
+    from cfrkit.poker.view import poker_view
     from cfrkit.solvers import CFRSolver
 
     print("| game | agent | LBR FC/1-2 | LBR FCPA/1-2 | exact BR | LBR <= BR per seat |")

@@ -41,8 +41,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cfrkit.agents.poker import make_agent  # noqa: E402
 from cfrkit.platform.client import AgentClient, Client  # noqa: E402
+from cfrkit.poker.registry import make_agent  # noqa: E402
 
 HOUSE = ["always-call", "random", "fixed-range-raiser", "rule-based"]
 

@@ -1,16 +1,15 @@
 """A^R (rule-based agent) against the simple baselines in duplicate matches.
 
 Same seeded deals as the platform (``deal_for_hand``), each deal played twice with the seats
-swapped (:func:`cfrkit.platform.local.run_local_match`); 95% intervals over the deals.
+swapped (:func:`cfrkit.poker.play_match`); 95% intervals over the deals.
 
     python benchmarks/rule_based_duplicate.py --hands 20000
 """
 import argparse
 import time
 
-from cfrkit.agents.poker import make_agent
 from cfrkit.games.registry import load
-from cfrkit.platform.local import run_local_match
+from cfrkit.poker import make_agent, play_match
 
 
 def main() -> None:
@@ -24,8 +23,8 @@ def main() -> None:
     print(f"A^R vs baselines, {game.game_string()}, {args.hands} hands each, duplicate, seed {args.seed}")
     for opp in args.opponents.split(","):
         t = time.time()
-        res = run_local_match(game, [make_agent("rule-based"), make_agent(opp, seed=args.seed)], args.hands,
-                              seed=args.seed, duplicate=True)
+        res = play_match(game, [make_agent("rule-based"), make_agent(opp, seed=args.seed)], -(-args.hands // 2),
+                         seed=args.seed, duplicate=True)
         mean, half = res.mbb_per_hand(0)
         verdict = "beats" if mean - half > 0 else "does NOT beat"
         print(f"  vs {opp:20s} {mean:+9.1f} +- {half:7.1f} mbb/h (95%), {len(res.returns)} hands, "

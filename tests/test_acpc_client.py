@@ -11,9 +11,10 @@ import time
 import pytest
 
 from cfrkit.agents.acpc_client import ClientError, run_client
-from cfrkit.agents.poker import AlwaysCallAgent, FixedRangeRaiser, RandomAgent, make_agent
+from cfrkit.agents.poker import AlwaysCallAgent, FixedRangeRaiser, RandomAgent
 from cfrkit.games import load
 from cfrkit.games.holdem.matchstate import format_matchstate, parse_response
+from cfrkit.poker import make_agent
 
 RESPONSE = re.compile(r"^(MATCHSTATE:\d+:\d+:[^:]*:[^:]*):(f|c|r\d*)$")
 

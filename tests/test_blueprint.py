@@ -321,11 +321,12 @@ def test_blueprint_agent_plays_through_the_acpc_client(trained):
     from test_acpc_client import MiniDealer
 
     from cfrkit.agents.acpc_client import run_client
-    from cfrkit.agents.poker import RandomAgent, make_agent
+    from cfrkit.agents.poker import RandomAgent
     from cfrkit.games import load
+    from cfrkit.poker import make_agent
 
     game = load(SMALL_GAME)
-    agent = make_agent("blueprint", seed=3, policy_path=trained)
+    agent = make_agent(f"blueprint:{trained}", game=game, seed=3)
     dealer = MiniDealer(game, hands=20, seed=9, opponent=RandomAgent(4))
     dealer.start()
     summary = run_client("127.0.0.1", dealer.port, game, agent, timeout=20, report=lambda m: None)

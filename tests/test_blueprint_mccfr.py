@@ -121,16 +121,17 @@ def test_deals_are_disjoint_live_and_follow_the_weights():
 
 
 def test_es_blueprint_beats_random_play(small_tree):
-    from cfrkit.agents.blueprint import BlueprintAgent, duplicate_match
-    from cfrkit.agents.poker import make_agent
+    from cfrkit.agents.blueprint import BlueprintAgent
     from cfrkit.games import load
+    from cfrkit.poker import make_agent, play_match
 
     tr = ESMCCFRTrainer(SMALL_GAME, "0.5+1", 1, abstraction="ehs:169,4,4,4", seed=1, tree=small_tree,
                         deals_per_board=64)
     tr.iterate(60)
     agent = BlueprintAgent(BlueprintStrategy.from_trainer(tr), seed=0)
-    res = duplicate_match(load(SMALL_GAME), lambda: agent, lambda: make_agent("random", seed=1), 150, seed=3)
-    assert res.mbb_per_hand - res.ci95 > 0, res
+    game = load(SMALL_GAME)
+    res = play_match(game, [agent, make_agent("random", game=game, seed=1)], 150, seed=3, duplicate=True)
+    assert res.duplicate_estimate.mean - res.duplicate_estimate.ci95 > 0, res.summary()
 
 
 def _sha(path):

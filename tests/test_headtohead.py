@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from cfrkit.agents.leduc_agents import LeducPolicyAgent, make_leduc_agent
-from cfrkit.agents.poker import (AgentInterfaceError, AlwaysCallAgent, FixedRangeRaiser, HandStrategy, PokerAgent,
-                                 RandomAgent)
-from cfrkit.evaluation.headtohead import exact_match_value, play_match
+from cfrkit.agents.poker import AlwaysCallAgent, FixedRangeRaiser, RandomAgent
+from cfrkit.evaluation.headtohead import exact_match_value, head_to_head
+from cfrkit.poker.agent import AgentInterfaceError, HandStrategy, PokerAgent
 from cfrkit.games.base import GameError
 
 
@@ -21,7 +21,7 @@ def weak_cfr_agent():
 
 
 def test_duplicate_seats_swap_on_the_same_cards():
-    res = play_match([AlwaysCallAgent(), AlwaysCallAgent()], "holdem", 5, seed=2, duplicate=True)
+    res = head_to_head("holdem", [AlwaysCallAgent(), AlwaysCallAgent()], 5, seed=2, duplicate=True)
     pairs = res.hand_values.reshape(-1, 2)
     assert np.array_equal(pairs[:, 0], -pairs[:, 1])  # same play, cards stay with the seat: A's results cancel
     assert res.duplicate_estimate.mean == 0.0 and list(res.hand_seat[:4]) == [0, 1, 0, 1]
@@ -30,13 +30,13 @@ def test_duplicate_seats_swap_on_the_same_cards():
 
 def test_a_match_split_at_first_deal_equals_the_whole_match():
     # deterministic agents: the two parts of a split match must replay the whole match's hands exactly
-    whole = play_match([FixedRangeRaiser(), AlwaysCallAgent()], "holdem", 12, seed=5)
-    parts = [play_match([FixedRangeRaiser(), AlwaysCallAgent()], "holdem", n, seed=5, first_deal=k)
+    whole = head_to_head("holdem", [FixedRangeRaiser(), AlwaysCallAgent()], 12, seed=5)
+    parts = [head_to_head("holdem", [FixedRangeRaiser(), AlwaysCallAgent()], n, seed=5, first_deal=k)
              for k, n in ((0, 7), (7, 5))]
     assert np.array_equal(np.concatenate([p.hand_values for p in parts]), whole.hand_values)
     assert np.array_equal(np.concatenate([p.hand_deal for p in parts]), whole.hand_deal)
     with pytest.raises(GameError, match="first_deal"):
-        play_match([AlwaysCallAgent(), AlwaysCallAgent()], "holdem", 2, first_deal=-1)
+        head_to_head("holdem", [AlwaysCallAgent(), AlwaysCallAgent()], 2, first_deal=-1)
 
 
 def test_aivat_is_unbiased_on_leduc_and_reduces_variance(weak_cfr_agent):
@@ -46,7 +46,7 @@ def test_aivat_is_unbiased_on_leduc_and_reduces_variance(weak_cfr_agent):
     means, stds = [], {"plain": [], "duplicate": [], "aivat": []}
     seeds = range(8)
     for seed in seeds:
-        res = play_match([weak_cfr_agent, opponent], "leduc", 150, seed=seed, duplicate=True, aivat=True)
+        res = head_to_head("leduc", [weak_cfr_agent, opponent], 150, seed=seed, duplicate=True, aivat=True)
         inside += abs(res.aivat.mean - exact) <= res.aivat.ci95
         means.append(res.aivat.mean)
         stds["plain"].append(res.plain.std)
@@ -61,7 +61,7 @@ def test_aivat_is_unbiased_on_leduc_and_reduces_variance(weak_cfr_agent):
 
 def test_aivat_on_holdem_keeps_the_mean_of_a_deterministic_matchup():
     # fixed-range-raiser vs always-call: both known, so AIVAT's corrections must average out
-    res = play_match([FixedRangeRaiser(), AlwaysCallAgent()], "holdem", 40, seed=1, duplicate=True, aivat=True)
+    res = head_to_head("holdem", [FixedRangeRaiser(), AlwaysCallAgent()], 40, seed=1, duplicate=True, aivat=True)
     assert abs(res.aivat.mean - res.duplicate_estimate.mean) < 2 * (res.aivat.ci95 + res.duplicate_estimate.ci95)
     assert res.aivat.std < res.plain.std
 
@@ -71,7 +71,7 @@ def test_match_logs_replay(tmp_path):
     from cfrkit.games.registry import load
 
     acpc, phh = tmp_path / "m.log", tmp_path / "m.phhs"
-    res = play_match([FixedRangeRaiser(), RandomAgent(3)], "holdem", 6, seed=5, acpc_log=str(acpc), phh_log=str(phh))
+    res = head_to_head("holdem", [FixedRangeRaiser(), RandomAgent(3)], 6, seed=5, acpc_log=str(acpc), phh_log=str(phh))
     replays = replay_acpc_log(acpc.read_text(), load("holdem"))
     assert len(replays) == 12
     sections = [s for s in phh.read_text().split("\n[") if s.strip()]
@@ -79,7 +79,7 @@ def test_match_logs_replay(tmp_path):
     body = sections[3].split("]\n", 1)[1]
     replay_phh(body)
     with pytest.raises(GameError, match="hold'em games only"):
-        play_match([AlwaysCallAgent(), AlwaysCallAgent()], "leduc", 2, acpc_log=str(acpc))
+        head_to_head("leduc", [AlwaysCallAgent(), AlwaysCallAgent()], 2, acpc_log=str(acpc))
 
 
 class _Illegal(PokerAgent):
@@ -114,13 +114,13 @@ class _Slow(AlwaysCallAgent):
 
 def test_bad_agents_get_errors_naming_agent_and_state():
     with pytest.raises(AgentInterfaceError, match=r"'bad-raiser' at betting 'c', board -, seat 0 to act: act returned illegal action 7"):
-        play_match([_Illegal(), AlwaysCallAgent()], "holdem", 1)
+        head_to_head("holdem", [_Illegal(), AlwaysCallAgent()], 1)
     with pytest.raises(AgentInterfaceError, match="'bad-sums' at .* sum to 0.5"):
-        play_match([_BadSums(), AlwaysCallAgent()], "holdem", 1, aivat=True)
+        head_to_head("holdem", [_BadSums(), AlwaysCallAgent()], 1, aivat=True)
     with pytest.raises(AgentInterfaceError, match="'bad-support' .*illegal action 7"):
-        play_match([_IllegalSupport(), AlwaysCallAgent()], "holdem", 1, aivat=True)
+        head_to_head("holdem", [_IllegalSupport(), AlwaysCallAgent()], 1, aivat=True)
     with pytest.raises(AgentInterfaceError, match="'slow' .*over the limit of 0.01 s"):
-        play_match([_Slow(), AlwaysCallAgent()], "holdem", 1, time_limit=0.01)
+        head_to_head("holdem", [_Slow(), AlwaysCallAgent()], 1, time_limit=0.01)
 
 
 def test_random_agent_probabilities_are_exact_for_any_size():

@@ -158,13 +158,13 @@ def test_checkdown_matrix_matches_enumeration():
 
 def test_protocol_hands_short_stacks():
     """Whole hands through the protocol (checked legality, AIVAT's consistency check, chip sums)."""
-    from cfrkit.agents.poker import make_agent
-    from cfrkit.evaluation.headtohead import play_match
+    from cfrkit.evaluation.headtohead import head_to_head
+    from cfrkit.poker import make_agent
 
     game = load("holdem(stacks=400;400)")
     agent = make_agent("deepstack-holdem:iterations=20,preflop_boards=40,flop_runouts=60,"
                        "game=holdem(stacks=400;400)", seed=2)
-    res = play_match([agent, make_agent("random", seed=5)], game, 2, seed=4, duplicate=True, aivat=True)
+    res = head_to_head(game, [agent, make_agent("random", seed=5)], 2, seed=4, duplicate=True, aivat=True)
     assert len(res.hand_values) == 4
     assert np.all(np.abs(res.hand_values) <= 400)
     assert agent.num_resolves >= 2
@@ -196,7 +196,7 @@ def test_turn_leaf_values_callable_matches_chance_leaves():
 def test_agent_spec_and_copies(river_spot):
     import copy
 
-    from cfrkit.agents.poker import make_agent
+    from cfrkit.poker import make_agent
     from cfrkit.games.base import GameError
 
     game, state, ranges, agent = river_spot

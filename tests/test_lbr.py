@@ -11,7 +11,7 @@ from cfrkit.agents.leduc_agents import LeducDeepStackAgent, LeducPolicyAgent, ma
 from cfrkit.agents.poker import AgentInterfaceError, AlwaysCallAgent, AlwaysFoldAgent, PokerAgent, RandomAgent
 from cfrkit.evaluation.lbr import (ALL_IN, LBRSettings, exact_best_response_values, exact_lbr_values, parse_bets,
                                    parse_rounds, run_lbr, settings_from)
-from cfrkit.evaluation.poker_view import poker_view
+from cfrkit.poker.view import poker_view
 from cfrkit.games.base import GameError
 
 
@@ -209,7 +209,7 @@ def _river_spot():
 
 def test_lbr_decision_values_on_a_known_river():
     from cfrkit.cards.hands import pair_index_of
-    from cfrkit.evaluation.agent_checks import CheckedAgent
+    from cfrkit.poker.agent import CheckedAgent
     from cfrkit.evaluation.lbr import lbr_decision
     from cfrkit.games.holdem.game import raise_action
 

@@ -18,14 +18,13 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 from platform_helpers import ROOT, LineClient, free_port, start_server  # noqa: E402
 
-from cfrkit.agents.poker import make_agent
 from cfrkit.games.holdem.deals import deal_for_hand
 from cfrkit.games.holdem.history import replay_acpc_log, replay_phh
 from cfrkit.games.registry import load
 from cfrkit.platform import AgentClient, Client
-from cfrkit.platform.schedule import hand_plan, player_of_seat
 from cfrkit.platform.server import Server
 from cfrkit.platform.storage import Store
+from cfrkit.poker import hand_plan, make_agent, player_of_seat
 
 
 # ----------------------------------------------------------------------------- schedule

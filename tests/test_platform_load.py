@@ -16,14 +16,13 @@ import time
 import numpy as np
 import pytest
 
-from cfrkit.agents.poker import make_agent
 from cfrkit.games.holdem.deals import deal_for_hand
 from cfrkit.games.holdem.history import acpc_log_line, phh_compatible, to_phh
 from cfrkit.games.registry import load
 from cfrkit.platform import protocol as P
-from cfrkit.platform.local import play_hand
 from cfrkit.platform.client import Client
 from cfrkit.platform.storage import Store
+from cfrkit.poker import make_agent, play_hand
 
 sys.path.insert(0, os.path.dirname(__file__))
 from platform_helpers import ROOT, LineClient, free_port  # noqa: E402

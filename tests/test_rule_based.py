@@ -6,13 +6,13 @@ import random
 import numpy as np
 import pytest
 
-from cfrkit.agents.poker import AlwaysCallAgent, RandomAgent, make_agent, parse_range
+from cfrkit.agents.poker import AlwaysCallAgent, RandomAgent, parse_range
 from cfrkit.agents.rule_based import PREFLOP_RANGES, RuleBasedAgent, board_features, range_mask
 from cfrkit.cards import parse_cards
 from cfrkit.cards.hands import blocked_pairs, pair_index
 from cfrkit.games.holdem.game import CALL, FOLD, raise_action
 from cfrkit.games.registry import load
-from cfrkit.platform.local import run_local_match
+from cfrkit.poker import make_agent, play_match
 
 
 def test_ranges_are_readable_data_and_nested_by_position():
@@ -114,7 +114,7 @@ def test_hand_strategy_matches_act_for_every_hand(game_string):
 def test_beats_the_baselines_in_short_duplicate_matches():
     g = load("holdem")
     for opponent, hands in (("always-call", 400), ("random", 1200), ("fixed-range-raiser", 2000)):
-        res = run_local_match(g, [RuleBasedAgent(), make_agent(opponent, seed=5)], hands, seed=77, duplicate=True)
+        res = play_match(g, [RuleBasedAgent(), make_agent(opponent, seed=5)], hands // 2, seed=77, duplicate=True)
         mean, half = res.mbb_per_hand(0)
         assert mean - half > 0, (opponent, mean, half)
         # zero-sum bookkeeping
@@ -125,6 +125,6 @@ def test_multiway_match_runs_and_conserves_chips():
     g = load("holdem(definition=holdem.nolimit.6p)")
     agents = [RuleBasedAgent(), AlwaysCallAgent(), RandomAgent(1), RuleBasedAgent(), make_agent("raiser"),
               RandomAgent(2)]
-    res = run_local_match(g, agents, 60, seed=3, duplicate=False)
+    res = play_match(g, agents, 60, seed=3, duplicate=False)
     assert res.returns.shape == (60, 6)
     assert np.allclose(res.returns.sum(axis=1), 0.0)

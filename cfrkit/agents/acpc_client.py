@@ -29,11 +29,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
-from cfrkit.agents.poker import PokerAgent
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import HoldemGame
 from cfrkit.games.holdem.matchstate import (HiddenShowdownError, MatchStateError, action_string, game_mismatch,
                                             parse_matchstate, state_from_matchstate)
+from cfrkit.poker.agent import PokerAgent
 
 PROTOCOL_VERSION = "VERSION:2.0.0"
 MAX_LINE = 1 << 16

@@ -16,22 +16,27 @@ decision node of the same round, seat and facing-a-bet status (pot size and pric
 :meth:`BlueprintAgent.hand_strategy` gives the same distribution for all 1326 hands (the evaluation
 interface of :class:`~cfrkit.agents.poker.PokerAgent`); :meth:`act` samples the row of its own hand.
 
-:func:`duplicate_match` is a minimal duplicate head-to-head loop (seeded deals of
-:mod:`cfrkit.games.holdem.deals`, every deal played twice with the seats swapped).
+Matches are played by :func:`cfrkit.poker.match.play_match` (``duplicate=True``: every deal twice
+with the seats swapped); :func:`duplicate_match` is its deprecated predecessor.
 """
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from cfrkit.agents.poker import HandStrategy, PokerAgent
+from cfrkit._deprecated import deprecated_alias
 from cfrkit.cards.hands import NUM_PAIRS, pair_index
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.abstraction import pseudo_harmonic_probability
 from cfrkit.games.holdem.game import CALL, FOLD, HoldemState, raise_action, raise_amount
+from cfrkit.games.registry import load
+from cfrkit.poker.agent import HandStrategy, PokerAgent
+from cfrkit.poker.match import play_hand as run_hand
+from cfrkit.poker.match import play_match
+from cfrkit.poker.registry import agent_entry, make_agent, parse_spec
 from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, ACTION_RAISE, DECISION, SHOWDOWN,
                                                    BlueprintError)
 from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
@@ -258,9 +263,50 @@ class BlueprintAgent(PokerAgent):
 
 
 # ---------------------------------------------------------------------- matches
+def play_blueprint(blueprint, opponent: str, deals: int, seed: int = 0, progress: bool = False):
+    """A blueprint (file or :class:`BlueprintStrategy`) against the registered agent ``opponent`` in the
+    blueprint's game: ``deals`` duplicate deals (match seed ``seed``, agent seeds ``seed`` and
+    ``seed + 1``).  Returns ``(MatchResult, BlueprintAgent)`` (the agent counts its off-tree hands)."""
+    agent = BlueprintAgent(blueprint, seed=seed)
+    game = load(agent.tree.game_string)
+    other = make_agent(opponent, game=game, seed=seed + 1)
+    result = play_match(game, [agent, other], deals, seed=seed, duplicate=True, progress=progress,
+                        time_limit=float("inf"))
+    return result, agent
+
+
+def match_summary(result) -> Dict[str, float]:
+    """``{deals, hands, mbb_per_hand, ci95}`` of a duplicate match (mbb/hand of ``agents[0]``, rounded to 0.1)."""
+    est = result.duplicate_estimate or result.plain
+    return {"deals": int(result.deals), "hands": int(result.hands_played), "mbb_per_hand": round(est.mean, 1),
+            "ci95": round(est.ci95, 1)}
+
+
+def blueprint_evaluator(deals: int, opponents: Sequence[str], seed: int = 12345) -> Callable[[Any], Dict[str, dict]]:
+    """``evaluate(trainer) -> {opponent: {deals, hands, mbb_per_hand, ci95}}``: the trainer's current
+    average strategy in duplicate matches of ``deals`` deals against each registered ``opponent``
+    (what ``cfrkit blueprint train --eval-minutes`` records; mbb/hand of the blueprint, 95% intervals)."""
+    for name in opponents:
+        agent_entry(parse_spec(name)[0])  # an unknown name fails before training starts
+
+    def evaluate(trainer) -> Dict[str, dict]:
+        game = load(trainer.tree.game_string)
+        agent = BlueprintAgent(BlueprintStrategy.from_trainer(trainer), seed=seed)
+        out = {}
+        for name in opponents:
+            res = play_match(game, [agent, make_agent(name, game=game, seed=seed)], deals, seed=seed, duplicate=True,
+                             time_limit=float("inf"))
+            out[name] = match_summary(res)
+        return out
+
+    return evaluate
+
+
+# ---------------------------------------------------------------------- deprecated match helpers
 @dataclass
-class MatchResult:
-    """Duplicate match result of agent A: mean and 95% half-width in mbb per hand (per seat-averaged deal)."""
+class DuplicateMatchSummary:
+    """What the deprecated :func:`duplicate_match` returns: agent A's mean and 95% half-width in mbb per
+    hand (per seat-averaged deal).  New code reads :class:`cfrkit.poker.match.MatchResult`."""
 
     deals: int
     mbb_per_hand: float
@@ -271,43 +317,20 @@ class MatchResult:
                 "ci95": round(self.ci95, 1)}
 
 
-def play_hand(game, agents, cards: List[int]) -> List[float]:
-    """Play one hand with ``agents[seat]`` on the dealt ``cards`` (deal order); returns the seats' chips."""
-    for a in agents:
-        a.new_hand()
-    state = game.new_initial_state()
-    k = 0
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.apply_action(cards[k])
-            k += 1
-            continue
-        state.apply_action(agents[state.current_player()].act(state))
-    return state.returns()
+def _duplicate_match(game, make_a: Callable[[], PokerAgent], make_b: Callable[[], PokerAgent], deals: int,
+                     seed: int = 0, progress: bool = False, first_deal: int = 0) -> DuplicateMatchSummary:
+    """Agent A against agent B on seeded deals ``first_deal .. first_deal + deals - 1``, each played twice
+    with the seats swapped (the runner :func:`cfrkit.poker.match.play_match`)."""
+    res = play_match(game, [make_a(), make_b()], deals, seed=seed, duplicate=True, progress=progress,
+                     first_deal=first_deal, time_limit=float("inf"))
+    est = res.duplicate_estimate
+    return DuplicateMatchSummary(int(deals), est.mean, est.ci95 if deals > 1 else float("nan"))
 
 
-def duplicate_match(game, make_a: Callable[[], PokerAgent], make_b: Callable[[], PokerAgent], deals: int,
-                    seed: int = 0, progress: bool = False, first_deal: int = 0) -> MatchResult:
-    """Agent A against agent B on seeded deals ``first_deal .. first_deal + deals - 1``, each played twice with
-    the seats swapped.
+def _play_hand(game, agents, cards: List[int]) -> List[float]:
+    return run_hand(game, agents, cards).returns()
 
-    Returns A's mean winnings in milli-big-blinds per hand with a 95% normal interval over deals.
-    """
-    from cfrkit.games.holdem.deals import deal_for_hand
 
-    a, b = make_a(), make_b()
-    bb = float(game.definition.big_blind)
-    per_deal = np.empty(int(deals))
-    it = range(int(deals))
-    if progress:
-        from tqdm.auto import tqdm
-
-        it = tqdm(it, desc="duplicate deals", unit="deal")
-    for i in it:
-        cards = deal_for_hand(game, seed, first_deal + i)
-        first = play_hand(game, [a, b], cards)[0]
-        second = play_hand(game, [b, a], cards)[1]
-        per_deal[i] = 0.5 * (first + second)
-    mbb = per_deal / bb * 1000.0
-    half = 1.96 * mbb.std(ddof=1) / np.sqrt(len(mbb)) if len(mbb) > 1 else float("nan")
-    return MatchResult(int(deals), float(mbb.mean()), float(half))
+duplicate_match = deprecated_alias(_duplicate_match, "cfrkit.agents.blueprint.duplicate_match",
+                                   "cfrkit.poker.play_match(game, agents, deals, duplicate=True)")
+play_hand = deprecated_alias(_play_hand, "cfrkit.agents.blueprint.play_hand", "cfrkit.poker.play_hand")

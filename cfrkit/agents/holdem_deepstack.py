@@ -71,8 +71,8 @@ from typing import Dict, Mapping, Optional, Tuple
 
 import numpy as np
 
-from cfrkit.agents.poker import HandStrategy, PokerAgent
 from cfrkit.games.base import CHANCE, GameError
+from cfrkit.poker.agent import HandStrategy, PokerAgent
 from cfrkit.solvers.public.games import HoldemPublicGame
 from cfrkit.solvers.public import leaf_functions
 from cfrkit.solvers.public.resolving import ResolveResult, board_resolve_supported, resolve, resolve_board

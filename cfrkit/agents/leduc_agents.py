@@ -18,9 +18,9 @@ from typing import Dict, Optional
 
 import numpy as np
 
-from cfrkit.agents.poker import AgentInterfaceError, HandStrategy, PokerAgent
 from cfrkit.games.base import Game, GameError, State
 from cfrkit.games.registry import load
+from cfrkit.poker.agent import AgentInterfaceError, HandStrategy, PokerAgent
 
 
 def _live_cards(state: State, num_cards: int) -> np.ndarray:

@@ -13,101 +13,26 @@ state rebuilt from a ``MATCHSTATE`` line fills the opponents' hidden cards arbit
 * ``policy`` -- plays a policy of the ``holdem`` game or of a ``holdem_abstract`` game (off-tree
   bets translated, see :class:`PolicyAgent`).
 
-:func:`make_agent` builds one by name (``AGENT_NAMES``).
+The interface (:class:`~cfrkit.poker.agent.PokerAgent`, :class:`~cfrkit.poker.agent.HandStrategy`,
+:class:`~cfrkit.poker.agent.AgentInterfaceError`) lives in :mod:`cfrkit.poker.agent` and is re-exported
+here.  Agents are built by name with :func:`cfrkit.poker.registry.make_agent` (``make_agent`` and
+``AGENT_NAMES`` of this module are deprecated aliases).
 """
 from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
 from typing import Dict, Iterable, Optional, Set
 
 import numpy as np
 
+from cfrkit._deprecated import deprecated_alias
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action
+# the interface lives in the play layer; re-exported here for code written before it moved
+from cfrkit.poker.agent import AgentInterfaceError, HandStrategy, PokerAgent, board_live, uniform_strategy
 
 _RANKS = "23456789TJQKA"
-
-
-class AgentInterfaceError(GameError):
-    """An agent lacks a method an evaluator needs, or answered it wrongly (names agent and state)."""
-
-
-@dataclass
-class HandStrategy:
-    """An agent's mixed strategy at one decision, for every private hand it could hold.
-
-    Hold'em agents: the 1326 hole-card pairs; Leduc-family agents (:mod:`cfrkit.agents.leduc_agents`):
-    the card ids ``0 .. num_cards-1``.
-
-    ``actions``: int64[A] protocol action ids (fold ``0``, check/call ``1``, raise-to ``N`` as
-    ``raise_action(N)``; Leduc: the game's action ids), the finite support shared by all hands;
-    ``probs``: float64[hands, A] (hold'em: the pair order of :mod:`cfrkit.cards.hands`).  Rows of hands that share a card with the board are all
-    zero; every other row sums to one.
-    """
-
-    actions: np.ndarray
-    probs: np.ndarray
-
-    def probability_of(self, action: int) -> np.ndarray:
-        """float64[1326]: probability that each hand takes ``action`` (0 outside the support)."""
-        hits = np.flatnonzero(self.actions == int(action))
-        if hits.size == 0:
-            return np.zeros(self.probs.shape[0])
-        return self.probs[:, hits[0]].copy()
-
-
-class PokerAgent:
-    """Base class of hold'em agents.
-
-    ``act(state)`` returns a legal action id for the player to act.  Evaluators that track the
-    agent's range (LBR, AIVAT, DRL-BR's opponent model) also need what the agent would do with each
-    of the 1326 hands at the same decision, given the public state and the agent's own earlier
-    decisions: :meth:`hand_strategy` (a full mixed strategy over a finite support) and
-    :meth:`hand_action_probability` (the probability of one given action, which suffices for Bayes
-    updates and works for agents whose raise sizes have a large support).  Agents that cannot
-    answer keep the defaults, which raise :class:`AgentInterfaceError`.
-    """
-
-    name = "agent"
-    #: True when :meth:`hand_strategy`'s support holds every action :meth:`act` can take, with the
-    #: probabilities it takes them (AIVAT's known-strategy corrections need this); False for agents
-    #: whose raise sizes have a support too large to list (their ``hand_strategy`` is representative).
-    exact_support = True
-
-    def act(self, state: HoldemState) -> int:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def new_hand(self) -> None:
-        """Called before each hand (agents with per-hand memory reset it here)."""
-
-    def hand_strategy(self, state: HoldemState) -> HandStrategy:
-        """The agent's strategy at ``state`` (it is to act) for every hole-card pair it could hold.
-
-        The agent's own hole cards in ``state`` are ignored: rows are indexed by hypothetical hands.
-        """
-        raise AgentInterfaceError(f"agent {self.name!r} does not provide its strategy for all 1326 hands "
-                                  f"(hand_strategy), which this evaluator needs")
-
-    def hand_action_probability(self, state: HoldemState, action: int) -> np.ndarray:
-        """float64[1326]: probability that the agent, holding each pair, takes ``action`` at ``state``."""
-        return self.hand_strategy(state).probability_of(action)
-
-
-def _board_live(state: HoldemState) -> np.ndarray:
-    """float64[1326]: 1 for pairs disjoint from the board, 0 for pairs sharing a card with it."""
-    from cfrkit.cards.hands import blocked_pairs
-
-    if not state.board:
-        return np.ones(1326)
-    return (~blocked_pairs(list(state.board))).astype(np.float64)
-
-
-def _uniform_strategy(state: HoldemState, actions, probs) -> HandStrategy:
-    """The same action distribution for every hand disjoint from the board."""
-    live = _board_live(state)
-    return HandStrategy(np.asarray(actions, dtype=np.int64), live[:, None] * np.asarray(probs, dtype=np.float64)[None, :])
 
 
 class RandomAgent(PokerAgent):
@@ -146,7 +71,7 @@ class RandomAgent(PokerAgent):
             p = 1.0 / k
         else:
             p = 1.0 / k / (rng_range[1] - rng_range[0] + 1)
-        return _board_live(state) * p
+        return board_live(state) * p
 
     def hand_strategy(self, state: HoldemState) -> HandStrategy:
         kinds, rng_range = self._kinds(state)
@@ -162,7 +87,7 @@ class RandomAgent(PokerAgent):
                                    for i in range(self.representative_sizes)))
             actions += sizes
             probs += [1.0 / k / len(sizes)] * len(sizes)
-        return _uniform_strategy(state, actions, probs)
+        return uniform_strategy(state, actions, probs)
 
     def act(self, state: HoldemState) -> int:
         view = state.action_view()
@@ -181,7 +106,7 @@ class AlwaysCallAgent(PokerAgent):
         return CALL
 
     def hand_strategy(self, state: HoldemState) -> HandStrategy:
-        return _uniform_strategy(state, [CALL], [1.0])
+        return uniform_strategy(state, [CALL], [1.0])
 
 
 class AlwaysFoldAgent(PokerAgent):
@@ -193,7 +118,7 @@ class AlwaysFoldAgent(PokerAgent):
         return FOLD if state.is_legal(FOLD) else CALL
 
     def hand_strategy(self, state: HoldemState) -> HandStrategy:
-        return _uniform_strategy(state, [self.act(state)], [1.0])
+        return uniform_strategy(state, [self.act(state)], [1.0])
 
 
 def parse_range(text: str) -> Set[str]:
@@ -315,7 +240,7 @@ class FixedRangeRaiser(PokerAgent):
     def hand_strategy(self, state: HoldemState) -> HandStrategy:
         if state.d.num_hole_cards != 2:
             raise AgentInterfaceError(f"agent {self.name!r} gives hand strategies for 2-card hold'em only")
-        live = _board_live(state)
+        live = board_live(state)
         inside = self.range_mask() * live
         outside = (~self.range_mask()) * live
         bet = self._raise(state)
@@ -325,48 +250,27 @@ class FixedRangeRaiser(PokerAgent):
         return HandStrategy(np.array([other, bet], dtype=np.int64), np.stack([outside, inside], axis=1))
 
 
+#: deprecated: :func:`cfrkit.poker.registry.agent_names` lists the registered agents
 AGENT_NAMES = ("random", "always-call", "always-fold", "fixed-range-raiser", "rule-based", "policy", "blueprint",
                "deepstack-holdem")
-_ALIASES = {"call": "always-call", "caller": "always-call", "raiser": "fixed-range-raiser", "fold": "always-fold",
-            "folder": "always-fold", "ar": "rule-based"}
 
 
-def make_agent(name: str, seed: Optional[int] = None, hand_range: Optional[str] = None,
-               fraction: float = 1.0, policy_path: Optional[str] = None) -> PokerAgent:
-    """An agent by name (``random``, ``always-call``, ``always-fold``, ``fixed-range-raiser``, ``rule-based``
-    (A^R), ``policy``, ``blueprint``; aliases call, fold, raiser, ar).  ``policy`` loads a :class:`~cfrkit.policy.TabularPolicy` file of a ``holdem`` or
-    ``holdem_abstract`` game from ``policy_path``.  ``deepstack-holdem`` takes options after a colon:
-    ``deepstack-holdem:nets=DIR,iterations=500`` (see :class:`~cfrkit.agents.holdem_deepstack.HoldemDeepStackAgent`)."""
-    if name.split(":", 1)[0] in ("deepstack-holdem", "ds-holdem"):
-        from cfrkit.agents.holdem_deepstack import HoldemDeepStackAgent
+def _legacy_make_agent(name: str, seed: Optional[int] = None, hand_range: Optional[str] = None,
+                       fraction: float = 1.0, policy_path: Optional[str] = None) -> PokerAgent:
+    """The old ``make_agent(name, seed, hand_range, fraction, policy_path)`` on the registry (hold'em)."""
+    from cfrkit.poker.registry import make_agent as build
 
-        return HoldemDeepStackAgent.from_spec(name.split(":", 1)[1] if ":" in name else "", seed=seed)
-    key = _ALIASES.get(name, name)
-    if key == "blueprint":  # a CFR+ blueprint file (cfrkit blueprint train), given as policy_path
-        if not policy_path:
-            raise GameError("the blueprint agent needs a blueprint file (--policy PATH)")
-        from cfrkit.agents.blueprint import BlueprintAgent
+    options = {}
+    if hand_range is not None:
+        options["hand_range"] = hand_range
+    if fraction != 1.0:
+        options["fraction"] = fraction
+    if policy_path is not None:
+        options["policy_path"] = policy_path
+    return build(name, seed=seed, defaults=options)
 
-        return BlueprintAgent(policy_path, seed=seed)
-    if key == "policy":
-        if not policy_path:
-            raise GameError("the policy agent needs a policy file (--policy PATH)")
-        from cfrkit.policy import TabularPolicy
 
-        return PolicyAgent(TabularPolicy.load(policy_path), seed=seed)
-    if key == "random":
-        return RandomAgent(seed)
-    if key == "always-call":
-        return AlwaysCallAgent()
-    if key == "always-fold":
-        return AlwaysFoldAgent()
-    if key == "fixed-range-raiser":
-        return FixedRangeRaiser(hand_range or "88+,ATs+,KQs,AJo+", fraction)
-    if key == "rule-based":
-        from cfrkit.agents.rule_based import RuleBasedAgent
-
-        return RuleBasedAgent()
-    raise GameError(f"unknown agent {name!r}; known: {', '.join(AGENT_NAMES)}")
+make_agent = deprecated_alias(_legacy_make_agent, "cfrkit.agents.poker.make_agent", "cfrkit.poker.make_agent")
 
 
 class PolicyAgent(PokerAgent):
@@ -545,7 +449,7 @@ class PolicyAgent(PokerAgent):
         from cfrkit.cards.hands import HOLE_PAIRS
 
         p = state.current_player()
-        live = _board_live(state)
+        live = board_live(state)
         if self.abstract is None:
             rows = []
             support: Dict[int, int] = {}
@@ -565,7 +469,7 @@ class PolicyAgent(PokerAgent):
             return _rows_to_strategy(rows, support, live)
         branches = [] if self._off_tree else [(w, a) for w, a in self._abstract_branches(state) if a.current_player() == p]
         if not branches:
-            return _uniform_strategy(state, [CALL], [1.0])
+            return uniform_strategy(state, [CALL], [1.0])
         total_w = sum(w for w, _ in branches)
         rows = [dict() for _ in range(1326)]
         support = {}

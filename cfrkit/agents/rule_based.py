@@ -50,8 +50,9 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from cfrkit.agents.poker import HandStrategy, PokerAgent, hand_class, parse_range
+from cfrkit.agents.poker import hand_class, parse_range
 from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action
+from cfrkit.poker.agent import HandStrategy, PokerAgent
 
 #: Preflop ranges, in poker notation.  ``open`` is keyed by players still to act after us preflop
 #: (heads-up: ``1`` is the small blind / button); larger keys use the tightest listed range.

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 
 def add_parser(sub) -> None:
-    from cfrkit.agents.poker import AGENT_NAMES
+    from cfrkit.poker.registry import agent_names
 
     p = sub.add_parser("acpc-client", help="play a poker agent against an ACPC dealer (protocol v2.0.0)",
                        description="Connect to an ACPC dealer, answer its MATCHSTATE lines with an agent's "
@@ -11,7 +11,7 @@ def add_parser(sub) -> None:
                                    "Malformed dealer lines are reported on stderr and skipped.")
     p.add_argument("host", help="dealer host name or address")
     p.add_argument("port", help="dealer port for this seat (1..65535)")
-    p.add_argument("--agent", required=True, help=f"agent: {', '.join(AGENT_NAMES)}")
+    p.add_argument("--agent", required=True, help=f"agent: {', '.join(agent_names())} (policy:PATH, blueprint:PATH)")
     p.add_argument("--game", default="holdem",
                    help="the dealer's game as a cfrkit game string (default: holdem = heads-up no-limit, "
                         "ACPC reverse blinds); e.g. 'holdem(definition=holdem.limit.2p.reverse_blinds)' or "
@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=None, help="random seed of the agent")
     p.add_argument("--range", dest="hand_range", default=None,
                    help="hand range of fixed-range-raiser, e.g. 'TT+,AQs+,AKo'")
-    p.add_argument("--fraction", type=float, default=1.0, help="pot fraction fixed-range-raiser raises (default 1)")
+    p.add_argument("--fraction", type=float, default=None, help="pot fraction fixed-range-raiser raises (default 1)")
     p.add_argument("--policy", default=None,
                    help="policy file (TabularPolicy .npz of a holdem or holdem_abstract game) for --agent policy")
     p.add_argument("--timeout", default="30",
@@ -34,8 +34,9 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from cfrkit.agents.acpc_client import ClientError, check_port, check_timeout, run_client
-    from cfrkit.agents.poker import make_agent
     from cfrkit.cli import CliError
+    from cfrkit.cli.evaluation_cmd import agent_options
+    from cfrkit.poker.registry import make_agent
 
     try:
         port = check_port(args.port)
@@ -46,10 +47,7 @@ def run(args) -> int:
     if args.hands is not None and args.hands < 1:
         raise CliError(f"--hands must be at least 1, got {args.hands}")
     game = client_game(args.game)
-    agent = make_agent(args.agent, seed=args.seed, hand_range=args.hand_range, fraction=args.fraction,
-                       policy_path=args.policy)
-    if hasattr(agent, "check_game"):
-        agent.check_game(game)
+    agent = make_agent(args.agent, game=game, seed=args.seed, **agent_options(args))
     try:
         summary = run_client(args.host, port, game, agent, timeout=timeout, max_hands=args.hands,
                              opponent_timeout=opponent_timeout)

@@ -77,30 +77,18 @@ def add_parser(sub) -> None:
     q.set_defaults(func=run_play)
 
 
-def _opponent_factory(name: str, seed: int):
-    from cfrkit.agents.poker import make_agent
-
+def _check_opponent(name: str) -> str:
     if name not in EVAL_OPPONENTS:
         raise CliError(f"unknown opponent {name!r}; use {', '.join(EVAL_OPPONENTS)}")
-    return lambda: make_agent(name, seed=seed)
+    return name
 
 
 def make_evaluator(deals: int, opponents, seed: int = 12345):
-    """``evaluate(trainer) -> {opponent: {mbb_per_hand, ci95, ...}}`` for periodic evaluations."""
-    from cfrkit.agents.blueprint import BlueprintAgent, duplicate_match
-    from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
+    """``evaluate(trainer) -> {opponent: {mbb_per_hand, ci95, ...}}`` for periodic evaluations
+    (:func:`cfrkit.agents.blueprint.blueprint_evaluator`)."""
+    from cfrkit.agents.blueprint import blueprint_evaluator
 
-    factories = {name: _opponent_factory(name, seed) for name in opponents}
-
-    def evaluate(trainer):
-        from cfrkit.games.registry import load
-
-        game = load(trainer.tree.game_string)
-        agent = BlueprintAgent(BlueprintStrategy.from_trainer(trainer), seed=seed)
-        return {name: duplicate_match(game, lambda: agent, make, deals, seed=seed).as_dict()
-                for name, make in factories.items()}
-
-    return evaluate
+    return blueprint_evaluator(deals, [_check_opponent(o) for o in opponents], seed=seed)
 
 
 #: what ``train`` uses for a new run when an option is not given (a resumed run takes the file's values)
@@ -162,7 +150,7 @@ def run_train(args) -> int:
             raise CliError(f"--{name.replace('_', '-')} must be positive, got {v}")
     opponents = [o.strip() for o in args.eval_opponents.split(",") if o.strip()]
     for o in opponents:
-        _opponent_factory(o, 0)
+        _check_opponent(o)
     if os.path.exists(args.path):
         algorithm = check_resume_arguments(args)
         cls = ESMCCFRTrainer if algorithm == "es-mccfr" else BlueprintTrainer
@@ -229,15 +217,13 @@ def run_info(args) -> int:
 
 
 def run_play(args) -> int:
-    from cfrkit.agents.blueprint import BlueprintAgent, duplicate_match
-    from cfrkit.games.registry import load
+    from cfrkit.agents.blueprint import play_blueprint
 
     if args.deals <= 0:
         raise CliError("--deals must be positive")
-    agent = BlueprintAgent(args.path, seed=args.seed)
-    game = load(agent.tree.game_string)
-    result = duplicate_match(game, lambda: agent, _opponent_factory(args.opponent, args.seed + 1), args.deals,
-                             seed=args.seed, progress=True)
-    print(f"blueprint vs {args.opponent}: {result.mbb_per_hand:+.1f} +- {result.ci95:.1f} mbb/hand over "
-          f"{2 * result.deals} hands ({result.deals} duplicate deals); off-tree hands {agent.off_tree_hands}")
+    result, agent = play_blueprint(args.path, _check_opponent(args.opponent), args.deals, seed=args.seed,
+                                   progress=True)
+    est = result.duplicate_estimate
+    print(f"blueprint vs {args.opponent}: {est.mean:+.1f} +- {est.ci95:.1f} mbb/hand over "
+          f"{result.hands_played} hands ({result.deals} duplicate deals); off-tree hands {agent.off_tree_hands}")
     return 0

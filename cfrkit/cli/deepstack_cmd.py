@@ -56,8 +56,10 @@ def add_parser(sub) -> None:
     q.add_argument("--net", default=None, help="value-net checkpoint (default: re-solve to the end of the game); "
                                                "holdem: a directory of hold'em value nets (default: check-down leaves)")
     q.add_argument("--opponent", default="random",
-                   help="'random', 'deepstack' (same settings), 'cfr:N' (CFR+ with N iterations) or a policy .npz")
-    q.add_argument("--hands", type=int, default=200, help="hands, seats alternating (default 200)")
+                   help="an agent name ('random', 'always-call', 'deepstack' (same settings), 'cfr:N' (CFR+ with N "
+                        "iterations), ...) or a policy .npz")
+    q.add_argument("--hands", type=int, default=200,
+                   help="Leduc: hands, seats alternating; hold'em: duplicate deals (default 200)")
     q.add_argument("--iterations", type=int, default=1000, help="CFR iterations per re-solve")
     q.add_argument("--skip", type=int, default=0)
     q.add_argument("--algorithm", choices=("dcfr", "cfr+"), default="dcfr",
@@ -128,100 +130,52 @@ def run_train(args) -> int:
     return 0
 
 
-def _opponent(spec: str, game, seat: int, make_agent):
-    from cfrkit.policy import TabularPolicy, UniformRandomPolicy
+def opponent_spec(text: str) -> str:
+    """The registry spec of ``--opponent``: a policy file becomes ``policy:PATH``; ``random``,
+    ``deepstack``, ``cfr:N`` and the other registered names stand as they are."""
+    from cfrkit.poker.registry import RegistryError, agent_entry, parse_spec
 
-    if spec == "random":
-        return UniformRandomPolicy()
-    if spec == "deepstack":
-        return make_agent(seat)
-    if spec.startswith("cfr:"):
-        from cfrkit.solvers import CFRSolver
-
-        try:
-            n = int(spec[4:])
-        except ValueError:
-            raise CliError(f"--opponent cfr:N needs an integer N, got {spec!r}") from None
-        return CFRSolver(game, algorithm="cfr+").run(n).average_policy()
-    if os.path.exists(spec):
-        return TabularPolicy.load(spec, game)
-    raise CliError(f"unknown opponent {spec!r}: use random, deepstack, cfr:N or a policy file")
+    try:
+        agent_entry(parse_spec(text)[0])
+    except RegistryError:
+        if os.path.exists(text):
+            return f"policy:{text}"
+    return text
 
 
 def run_play(args) -> int:
-    import numpy as np
-    from tqdm.auto import tqdm
-
-    from cfrkit.agents.deepstack import DeepStackAgent, agent_policy
+    from cfrkit.games.holdem.game import HoldemGame
     from cfrkit.games.registry import load
+    from cfrkit.poker.match import play_match
+    from cfrkit.poker.registry import make_agent
 
     _check_positive(hands=args.hands, iterations=args.iterations)
     game = load(args.game)
-    from cfrkit.games.holdem.game import HoldemGame
-
-    if isinstance(game, HoldemGame):
-        return _play_holdem(args, game)
-    leaf = None
-    if args.net is not None:
-        from cfrkit.value_nets.train import load_leaf_values
-
-        leaf = load_leaf_values(args.net)
-
-    def make_agent(seat):
-        return DeepStackAgent(game, seat, leaf_values=leaf, iterations=args.iterations, skip=args.skip,
-                              algorithm=args.algorithm, carry=args.carry, seed=args.seed + seat)
-
-    agents = [make_agent(0), make_agent(1)]
-    opponents = [_opponent(args.opponent, game, 1 - s, make_agent) for s in (0, 1)]
-    rng = np.random.default_rng(args.seed)
-    total = []
-    for hand in tqdm(range(args.hands), desc="hands", unit="hand"):
-        seat = hand % 2
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outs = state.chance_outcomes()
-                state.apply_action(outs[rng.choice(len(outs), p=[p for _, p in outs])][0])
-                continue
-            p = state.current_player()
-            if p == seat:
-                probs = agents[seat].action_probabilities(state)
-            else:
-                probs = opponents[seat].action_probabilities(state, p)
-            acts = list(probs)
-            pr = np.array([probs[a] for a in acts])
-            state.apply_action(acts[rng.choice(len(acts), p=pr / pr.sum())])
-        total.append(state.returns()[seat])
-    total = np.array(total)
-    se = total.std(ddof=1) / np.sqrt(len(total)) if len(total) > 1 else float("nan")
-    print(f"DeepStack vs {args.opponent}: {total.mean():+.2f} +- {1.96 * se:.2f} chips/hand over {len(total)} hands")
+    holdem = isinstance(game, HoldemGame)
+    if holdem and args.exploitability:
+        raise CliError("--exploitability is exact for Leduc only; bound a hold'em agent with cfrkit lbr")
+    if holdem and args.carry != "average_values":
+        raise CliError("the hold'em agent carries the averaged opponent values (--carry average_values)")
+    options = dict(net=args.net, iterations=args.iterations, skip=args.skip, algorithm=args.algorithm)
+    if not holdem:
+        options["carry"] = args.carry
+    agent = make_agent("deepstack", game=game, seed=args.seed, **options)
+    spec = opponent_spec(args.opponent)
+    if spec == "deepstack":
+        opponent = make_agent("deepstack", game=game, seed=args.seed + 1, **options)
+    else:
+        opponent = make_agent(spec, game=game, seed=args.seed + 1)
+    # re-solves take seconds to minutes per decision on a loaded CPU: no per-answer time limit here;
+    # hold'em plays duplicate deals, the Leduc family one hand per deal with the seats alternating
+    res = play_match(game, [agent, opponent], args.hands, seed=args.seed, duplicate=holdem, progress=True,
+                     time_limit=float("inf"))
+    mean, half = res.mbb_per_hand(0)
+    chips = res.big_blind / 1000.0
+    print(f"DeepStack vs {args.opponent}: {mean * chips:+.2f} +- {half * chips:.2f} chips/hand over "
+          f"{res.hands_played} hands")
+    print(res.summary())
     if args.exploitability:
         from cfrkit.evaluation import exploitability
 
-        policy = agent_policy(game, agents, progress=True)
-        print(f"exact exploitability of the agent: {exploitability(game, policy):.4f} chips")
-    return 0
-
-
-def _play_holdem(args, game) -> int:
-    """``cfrkit play holdem``: the hold'em DeepStack agent against a poker agent (duplicate match)."""
-    from cfrkit.agents.holdem_deepstack import HoldemDeepStackAgent
-    from cfrkit.agents.poker import make_agent
-    from cfrkit.evaluation.headtohead import play_match
-
-    if args.exploitability:
-        raise CliError("--exploitability is exact for Leduc only; bound a hold'em agent with cfrkit lbr")
-    if args.carry != "average_values":
-        raise CliError("the hold'em agent carries the averaged opponent values (--carry average_values)")
-    agent = HoldemDeepStackAgent(game, nets=args.net, iterations=args.iterations, skip=args.skip,
-                                 algorithm=args.algorithm, seed=args.seed)
-    if args.opponent == "deepstack":
-        opponent = HoldemDeepStackAgent(game, nets=args.net, iterations=args.iterations, skip=args.skip,
-                                        algorithm=args.algorithm, seed=args.seed + 1)
-    else:
-        opponent = make_agent(args.opponent, seed=args.seed + 1)
-    # re-solves take seconds to minutes per decision on a loaded CPU: no per-answer time limit here
-    res = play_match([agent, opponent], game, args.hands, seed=args.seed, duplicate=True, progress=True,
-                     time_limit=float("inf"))
-    print(f"DeepStack vs {args.opponent}: {res.summary() if hasattr(res, 'summary') else res}")
+        print(f"exact exploitability of the agent: {exploitability(game, agent.policy(progress=True)):.4f} chips")
     return 0

@@ -4,32 +4,27 @@ from __future__ import annotations
 import json
 import os
 
-HOLDEM_AGENTS = "random, always-call, always-fold, fixed-range-raiser, policy"
-LEDUC_AGENTS = "random, always-call, always-fold, policy, deepstack"
+HOLDEM_AGENTS = "random, always-call, always-fold, fixed-range-raiser, rule-based, policy:PATH, blueprint:PATH, " \
+                "deepstack-holdem:OPTIONS"
+LEDUC_AGENTS = "random, always-call, always-fold, policy:PATH, deepstack, cfr:N"
 
 
-def build_agent(name: str, game, seed=None, policy=None, hand_range=None, fraction=1.0, iterations=200):
-    """A poker agent by name for ``game`` (hold'em or Leduc family)."""
-    from cfrkit.games.holdem.game import HoldemGame
-
-    if isinstance(game, HoldemGame):
-        from cfrkit.agents.poker import make_agent
-
-        agent = make_agent(name, seed=seed, hand_range=hand_range, fraction=fraction, policy_path=policy)
-        if hasattr(agent, "check_game"):
-            agent.check_game(game)
-        return agent
-    from cfrkit.agents.leduc_agents import make_leduc_agent
-
-    options = {"iterations": iterations} if name == "deepstack" else {}
-    return make_leduc_agent(name, game, seed=seed, policy_path=policy, **options)
+def agent_options(args, prefix: str = "") -> dict:
+    """The agent options given on the command line (``--policy``, ``--range``, ``--fraction``), for
+    :func:`cfrkit.poker.registry.make_agent`; options not given are left out."""
+    key = prefix.replace("-", "_")
+    given = {"policy_path": getattr(args, f"{key}policy", None), "hand_range": getattr(args, f"{key}hand_range", None),
+             "fraction": getattr(args, f"{key}fraction", None)}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def _agent_options(p, prefix: str = "") -> None:
-    p.add_argument(f"--{prefix}policy", default=None, help="policy file (.npz) for a 'policy' agent")
+    p.add_argument(f"--{prefix}policy", default=None, help="policy file (.npz) for a 'policy' or 'blueprint' agent "
+                                                           "(or write policy:PATH)")
     p.add_argument(f"--{prefix}range", dest=f"{prefix.replace('-', '_')}hand_range", default=None,
                    help="hand range of fixed-range-raiser, e.g. 'TT+,AQs+,AKo'")
-    p.add_argument(f"--{prefix}fraction", type=float, default=1.0, help="pot fraction fixed-range-raiser raises")
+    p.add_argument(f"--{prefix}fraction", type=float, default=None,
+                   help="pot fraction fixed-range-raiser raises (default 1)")
 
 
 def _checkpoint_options(p, default_name: str) -> None:
@@ -46,7 +41,7 @@ def _checkpoint_file(args, default_name: str):
 
 
 def _game(text):
-    from cfrkit.evaluation.poker_view import poker_view
+    from cfrkit.poker.view import poker_view
 
     return poker_view(text).game
 
@@ -90,7 +85,7 @@ def add_parser(sub) -> None:
     lb.add_argument("--json", action="store_true")
     _agent_options(lb)
     lb.add_argument("--seed-agent", type=int, default=None, help="agent's random seed")
-    lb.add_argument("--iterations", type=int, default=200, help="re-solve iterations of the deepstack agent")
+    lb.add_argument("--iterations", type=int, default=200, help="re-solve iterations of the Leduc deepstack agent")
     lb.set_defaults(func=run_lbr_cmd)
 
     d = sub.add_parser("drl-br", help="deep-RL best response (DQN) to an agent, then a head-to-head estimate",
@@ -118,18 +113,17 @@ def _safe(text: str) -> str:
 
 def run_match(args) -> int:
     from cfrkit.cli import CliError
-    from cfrkit.evaluation.headtohead import play_match
+    from cfrkit.evaluation.headtohead import head_to_head
+    from cfrkit.poker.registry import make_agent
 
     if args.hands <= 0:
         raise CliError("--hands must be positive")
     game = _game(args.game)
-    a = build_agent(args.agent_a, game, seed=args.seed, policy=args.a_policy, hand_range=args.a_hand_range,
-                    fraction=args.a_fraction)
-    b = build_agent(args.agent_b, game, seed=args.seed + 1, policy=args.b_policy, hand_range=args.b_hand_range,
-                    fraction=args.b_fraction)
-    res = play_match([a, b], game, args.hands, seed=args.seed, duplicate=args.duplicate, aivat=args.aivat,
-                     acpc_log=args.acpc_log, phh_log=args.phh_log, progress=not args.json,
-                     time_limit=args.time_limit)
+    a = make_agent(args.agent_a, game=game, seed=args.seed, **agent_options(args, "a-"))
+    b = make_agent(args.agent_b, game=game, seed=args.seed + 1, **agent_options(args, "b-"))
+    res = head_to_head(game, [a, b], args.hands, seed=args.seed, duplicate=args.duplicate, aivat=args.aivat,
+                       acpc_log=args.acpc_log, phh_log=args.phh_log, progress=not args.json,
+                       time_limit=args.time_limit)
     print(res.to_json() if args.json else res.summary())
     return 0
 
@@ -137,18 +131,18 @@ def run_match(args) -> int:
 def run_lbr_cmd(args) -> int:
     from cfrkit.cli import CliError
     from cfrkit.evaluation.lbr import LBRSettings, parse_bets, parse_rounds, run_lbr
+    from cfrkit.poker.registry import make_agent
+    from cfrkit.poker.view import poker_view
 
     if args.hands <= 0 or args.processes <= 0:
         raise CliError("--hands and --processes must be positive")
     game = _game(args.game)
-    from cfrkit.evaluation.poker_view import poker_view
-
     view = poker_view(game)
     rounds = args.rounds or f"1-{view.num_rounds()}"
     settings = LBRSettings(parse_bets(args.bets), parse_rounds(rounds, view.num_rounds()),
                            flop_samples=args.flop_samples, preflop_samples=args.preflop_samples)
-    agent = build_agent(args.agent, game, seed=args.seed_agent, policy=args.policy, hand_range=args.hand_range,
-                        fraction=args.fraction, iterations=args.iterations)
+    agent = make_agent(args.agent, game=game, seed=args.seed_agent, defaults={"iterations": args.iterations},
+                       **agent_options(args))
     checkpoint = _checkpoint_file(args, f"lbr-{args.agent}-{args.bets}-{rounds}-s{args.seed}.npz")
     res = run_lbr(agent, game, args.hands, settings, seed=args.seed, processes=args.processes, ray_address=args.ray,
                   chunk=args.chunk, checkpoint=checkpoint, progress=not args.json)
@@ -167,12 +161,13 @@ def run_drl_br(args) -> int:
     from cfrkit.cli import CliError
     from cfrkit.evaluation.drl_br import DQNConfig, drl_br
     from cfrkit.evaluation.lbr import parse_bets
+    from cfrkit.poker.registry import make_agent
 
     if args.steps <= 0 or args.eval_hands <= 0:
         raise CliError("--steps and --eval-hands must be positive")
     game = _game(args.game)
-    agent = build_agent(args.agent, game, seed=args.seed, policy=args.policy, hand_range=args.hand_range,
-                        fraction=args.fraction, iterations=args.iterations)
+    agent = make_agent(args.agent, game=game, seed=args.seed, defaults={"iterations": args.iterations},
+                       **agent_options(args))
     checkpoint = _checkpoint_file(args, f"drl-br-{args.agent}-{game.short_name}-s{args.seed}.pt")
     config = DQNConfig(bets=parse_bets(args.bets) or (1.0,))
     _, res = drl_br(agent, game, args.steps, eval_hands=args.eval_hands, config=config, seed=args.seed,

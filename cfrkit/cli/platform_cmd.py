@@ -5,7 +5,7 @@ from __future__ import annotations
 def add_parser(sub) -> None:
     import argparse
 
-    from cfrkit.agents.poker import AGENT_NAMES
+    from cfrkit.poker.registry import agent_names
 
     p = sub.add_parser("serve", help="run the match platform server (JSON lines, ACPC, browser)",
                        description="Serve matches between agents and people: JSON lines over TCP (--port), the "
@@ -76,7 +76,7 @@ def add_parser(sub) -> None:
     a = sub.add_parser("platform-agent", help="play a built-in agent on the platform (JSON door)",
                        description="Connect a built-in agent to a platform server as a client: start a match "
                                    "against house agents (--opponent) or take a seat (--match, --token).")
-    a.add_argument("agent", help=f"agent: {', '.join(AGENT_NAMES)}")
+    a.add_argument("agent", help=f"agent: {', '.join(agent_names())} (policy:PATH, blueprint:PATH)")
     a.add_argument("--host", default="127.0.0.1")
     a.add_argument("--port", type=int, default=1080)
     a.add_argument("--opponent", default=None, help="house agent(s) to play, comma-separated (starts a match)")
@@ -270,11 +270,11 @@ def run_create_match(args) -> int:
 
 
 def run_agent(args) -> int:
-    from cfrkit.agents.poker import make_agent
     from cfrkit.cli import CliError
     from cfrkit.platform.client import AgentClient, PlatformClientError
+    from cfrkit.poker.registry import make_agent
 
-    agent = make_agent(args.agent, seed=args.seed, policy_path=args.policy)
+    agent = make_agent(args.agent, seed=args.seed, **({"policy_path": args.policy} if args.policy else {}))
     if args.match and args.token:
         client = AgentClient(agent, args.host, args.port, match=args.match, token=args.token)
     elif args.opponent:

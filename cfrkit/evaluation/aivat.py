@@ -2,7 +2,7 @@
 
 The AIVAT value of a hand is the winnings minus a control variate per chance event and per decision
 of a player whose strategy is known (here: every agent that answers ``hand_strategy`` with an exact
-support, see :class:`~cfrkit.agents.poker.PokerAgent`):
+support, see :class:`~cfrkit.poker.agent.PokerAgent`):
 
     u~(z) = u(z) - sum_{chance events}  [ v(h c) - E_c v(h c) ]
                  - sum_{known decisions} [ v(h a) - sum_a' sigma(a' | h) v(h a') ]
@@ -18,14 +18,20 @@ expectation over the cards to come and chance moves no chips, ``E_c v(h c) = v(h
 term needs no enumeration.  Before the hole cards are dealt the equity is 1/2 by symmetry.
 A value function an agent provides (``agent.aivat_value_function(view)``) must have the same
 property or offer ``chance_expectation(state)``.
+
+:class:`AivatObserver` attaches AIVAT to the match runner (:func:`cfrkit.poker.match.play_match`):
+it follows every hand and adds the ``"aivat"`` estimator to the result.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 import numpy as np
 
-from cfrkit.evaluation.poker_view import PokerView
+from cfrkit.games.base import GameError
+from cfrkit.poker.agent import AgentInterfaceError
+from cfrkit.poker.match import Hand, MatchInfo, MatchObserver
+from cfrkit.poker.view import PokerView
 
 
 class EquityValueFunction:
@@ -93,3 +99,74 @@ class AivatTracker:
         if int(taken) not in values:
             raise ValueError(f"action {taken} taken outside the known strategy's support")
         self.correction += values[int(taken)] - expected
+
+
+class AivatObserver(MatchObserver):
+    """AIVAT on the match runner: a :class:`AivatTracker` per hand, ``"aivat"`` added to the result.
+
+    ``value_function``: ``value(state)`` of player 0 in chips; default: ``agents[0]``'s
+    ``aivat_value_function(view)`` when it has one (pass ``agent``), else :class:`EquityValueFunction`.
+    Known decisions are those of agents with ``exact_support`` and ``hand_strategy``; the agent's
+    ``hand_strategy`` is asked before it acts, and an action outside its support is an error.
+    """
+
+    def __init__(self, value_function=None, agent=None):
+        self.value_function = value_function
+        self.agent = agent
+        self.vf = None
+        self.values: List[float] = []
+        self._tracker: Optional[AivatTracker] = None
+        self._pending = None
+
+    def match_start(self, match: MatchInfo) -> None:
+        if match.game.num_players != 2:
+            raise GameError(f"AIVAT here is for two-player games, not {match.game.game_string()!r}")
+        self.view = match.view
+        vf = self.value_function
+        if vf is None and self.agent is not None and hasattr(self.agent, "aivat_value_function"):
+            vf = self.agent.aivat_value_function(match.view)
+        self.vf = vf if vf is not None else EquityValueFunction(match.view)
+        self.values = []
+
+    def hand_start(self, hand: Hand) -> None:
+        self._tracker = AivatTracker(self.vf)
+
+    def before_chance(self, hand: Hand, state) -> None:
+        self._tracker.before_chance(state)
+
+    def after_chance(self, hand: Hand, state) -> None:
+        self._tracker.after_chance(state)
+
+    def decision(self, hand: Hand, state, seat: int) -> None:
+        agent = hand.seat_agents[seat]
+        self._pending = None
+        inner = getattr(agent, "agent", agent)
+        if not getattr(agent, "exact_support", True) or not hasattr(inner, "hand_strategy"):
+            return
+        try:
+            self._pending = agent.hand_strategy(state)
+        except AgentInterfaceError as exc:  # an agent without the interface: no correction at its decisions
+            if "does not provide" not in str(exc):
+                raise
+
+    def action(self, hand: Hand, state, seat: int, action: int) -> None:
+        hs = self._pending
+        if hs is None:
+            return
+        self._pending = None
+        row = hs.probs[self.view.hand_of(state, seat)]
+        if not np.any((hs.actions == action) & (row > 0)):
+            agent = hand.seat_agents[seat]
+            raise AgentInterfaceError(f"agent {getattr(agent, 'name', agent)!r} at {self.view.describe(state)}: "
+                                      f"act played {action}, which its hand_strategy gives probability 0")
+        self._tracker.decision(state, hs.actions, row, action)
+
+    def hand_end(self, hand: Hand) -> None:
+        # the tracker's correction is player 0's; agents[0]'s value is its seat's sign of it
+        u0 = hand.returns[0]
+        sign = 1.0 if hand.seat_of_player[0] == 0 else -1.0
+        self.values.append(sign * (u0 - self._tracker.correction))
+
+    def match_end(self, result) -> None:
+        if result is not None:
+            result.add_estimator("aivat", np.array(self.values))

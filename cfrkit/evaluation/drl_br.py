@@ -25,11 +25,12 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from cfrkit._io import atomic_path
-from cfrkit.agents.poker import HandStrategy, PokerAgent
-from cfrkit.evaluation.agent_checks import DEFAULT_TIME_LIMIT, CheckedAgent, agent_name
+from cfrkit.evaluation.headtohead import exact_match_value, head_to_head
 from cfrkit.evaluation.lbr import ALL_IN, bet_actions
-from cfrkit.evaluation.poker_view import PokerView, poker_view
 from cfrkit.games.base import GameError
+from cfrkit.poker.agent import DEFAULT_TIME_LIMIT, CheckedAgent, HandStrategy, PokerAgent, agent_name
+from cfrkit.poker.match import play_hand
+from cfrkit.poker.view import PokerView, poker_view
 
 FOLD, CALL = 0, 1
 
@@ -186,6 +187,38 @@ class DQNConfig:
     lr_decay_steps: int = 10_000
 
 
+class _ExploringSeat:
+    """The learner at the table during training: epsilon-greedy, and a learning step every
+    ``train_every`` decisions; ``trajectory`` holds ``(observation, slot, legal mask)`` per decision."""
+
+    name = "drl-br-learner"
+
+    def __init__(self, learner: "DQNBestResponse"):
+        self.learner = learner
+        self.trajectory: list = []
+
+    def new_hand(self) -> None:
+        self.trajectory = []
+
+    def act(self, state) -> int:
+        lr = self.learner
+        c = lr.config
+        p = state.current_player()
+        mask, acts = lr.actions.legal(state)
+        obs = lr.features.encode(state, p)
+        if lr.rng.random() < lr._epsilon():
+            slot = int(lr.rng.choice(np.flatnonzero(mask)))
+        else:
+            slot = lr._greedy_slot(lr.q_values(obs[None])[0], mask)
+        self.trajectory.append((obs, slot, mask))
+        lr.steps += 1
+        if lr.steps % c.train_every == 0 and lr.replay.size >= c.learn_start:
+            lr._learn()
+        if lr.steps % c.target_every == 0:
+            lr.target.load_state_dict(lr.online.state_dict())
+        return int(acts[slot])
+
+
 class DQNBestResponse(PokerAgent):
     """A DQN best responder to ``agent`` in ``game`` (see module docstring).
 
@@ -266,32 +299,9 @@ class DQNBestResponse(PokerAgent):
         view, c = self.view, self.config
         seat = self.episodes % 2
         cards = view.deal(self.seed + 1_000_003, self.episodes)
-        state = view.game.new_initial_state()
-        self.opponent.new_hand()
-        k = 0
-        traj = []  # (obs, slot)
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(int(cards[k]))
-                k += 1
-                continue
-            p = state.current_player()
-            if p == seat:
-                mask, acts = self.actions.legal(state)
-                obs = self.features.encode(state, p)
-                if self.rng.random() < self._epsilon():
-                    slot = int(self.rng.choice(np.flatnonzero(mask)))
-                else:
-                    slot = self._greedy_slot(self.q_values(obs[None])[0], mask)
-                traj.append((obs, slot, mask))
-                state.apply_action(int(acts[slot]))
-                self.steps += 1
-                if self.steps % c.train_every == 0 and self.replay.size >= c.learn_start:
-                    self._learn()
-                if self.steps % c.target_every == 0:
-                    self.target.load_state_dict(self.online.state_dict())
-            else:
-                state.apply_action(self.opponent.act(state))
+        explorer = _ExploringSeat(self)
+        state = play_hand(view.game, [explorer, self.opponent] if seat == 0 else [self.opponent, explorer], cards)
+        traj = explorer.trajectory
         reward = float(state.returns()[seat]) / view.big_blind
         self.returns.append(reward)
         # rewards only at the end: the n-step return of decision t is the final reward if the hand
@@ -443,8 +453,6 @@ def drl_br(agent, game, steps: int, eval_hands: int = 2000, config: DQNConfig = 
     """Train a DQN best response to ``agent`` for ``steps`` decisions, then evaluate it head to head
     (duplicate, AIVAT when the agent has ``hand_strategy``; match seed ``seed + 1``).  ``exact``: also
     the exact value of the greedy learner (Leduc family)."""
-    from cfrkit.evaluation.headtohead import exact_match_value, play_match
-
     learner = DQNBestResponse(agent, game, config, seed=seed, device=device)
     learner.train(steps, checkpoint=checkpoint, progress=progress)
     has_strategy = True
@@ -458,8 +466,8 @@ def drl_br(agent, game, steps: int, eval_hands: int = 2000, config: DQNConfig = 
         CheckedAgent(agent, learner.view).hand_strategy(state)
     except Exception:
         has_strategy = False
-    res = play_match([learner, agent], learner.view.game, eval_hands, seed=seed + 1, duplicate=True,
-                     aivat=has_strategy, progress=progress)
+    res = head_to_head(learner.view.game, [learner, agent], eval_hands, seed=seed + 1, duplicate=True,
+                       aivat=has_strategy, progress=progress)
     est = res.estimate
     exact_mbb = None
     if exact:

@@ -43,10 +43,10 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from cfrkit.agents.poker import AgentInterfaceError
-from cfrkit.evaluation.agent_checks import DEFAULT_TIME_LIMIT, CheckedAgent, agent_name
-from cfrkit.evaluation.poker_view import PokerView, poker_view
 from cfrkit.games.base import GameError
+from cfrkit.poker.agent import DEFAULT_TIME_LIMIT, AgentInterfaceError, CheckedAgent, agent_name
+from cfrkit.poker.match import Hand, MatchObserver, play_match
+from cfrkit.poker.view import PokerView, poker_view
 
 FOLD, CALL = 0, 1
 ALL_IN = math.inf
@@ -225,57 +225,73 @@ def lbr_decision(view: PokerView, agent: CheckedAgent, state, seat: int, agent_r
     return LBRDecision(int(best), utils, wp, err)
 
 
-# ============================================================================ one deal
-def lbr_hand(view: PokerView, agent: CheckedAgent, seat: int, cards: Sequence[int], settings: LBRSettings,
-             seed: int = 0) -> Tuple[float, float]:
-    """Play one hand, LBR in ``seat``; returns (LBR's chips, largest equity standard error used)."""
-    state = view.game.new_initial_state()
-    agent.new_hand()
-    rng = np.ones(view.num_hands)
-    k = 0
-    max_err = 0.0
-    decisions = 0
-    while not state.is_terminal():
-        if state.is_chance_node():
-            while state.is_chance_node():
-                state.apply_action(int(cards[k]))
-                k += 1
-            public = view.public_cards(state)
-            if public:
-                rng[view.blocked(public)] = 0.0
-            continue
-        p = state.current_player()
-        if p == seat:
-            d = lbr_decision(view, agent, state, seat, rng, settings, seed=seed * 1000 + decisions)
-            decisions += 1
-            max_err = max(max_err, d.equity_error)
-            action = d.action
-        else:
-            action = agent.act(state)
-            likelihood = agent.hand_action_probability(state, action)
-            rng = rng * likelihood
-            s = rng.sum()
-            if s <= 0:
-                raise AgentInterfaceError(f"agent {agent.name!r} at {view.describe(state)}: it played {action}, "
-                                          f"to which hand_action_probability gives probability 0 for every hand")
-            rng /= s
-        state.apply_action(action)
-    return float(state.returns()[seat]), max_err
+# ============================================================================ LBR at the table
+class LBRPlayer(MatchObserver):
+    """LBR as a player of the match runner (:func:`cfrkit.poker.match.play_match`): ``agents[0]``.
+
+    It acts (:meth:`act`) and, as an observer, tracks the agent's range: public cards remove the
+    hands they block (:meth:`after_chance`), the agent's actions multiply the range by their
+    likelihood (:meth:`action`, the agent's ``hand_action_probability``).  Equity sampling at deal
+    ``i`` in seat ``s`` is seeded ``(2 i + s) * 1000 + decision``.  ``values`` / ``errors`` hold, per
+    hand played, LBR's chips and the largest equity standard error it used.
+    """
+
+    name = "lbr"
+
+    def __init__(self, view: PokerView, agent: CheckedAgent, settings: LBRSettings):
+        self.view = view
+        self.agent = agent
+        self.settings = settings
+        self.errors: List[float] = []
+        self.seat = 0
+
+    def hand_start(self, hand: Hand) -> None:
+        self.seat = hand.seat_of_player[0]
+        self.seed = hand.deal * 2 + self.seat
+        self.range = np.ones(self.view.num_hands)
+        self.decisions = 0
+        self.max_err = 0.0
+
+    def after_chance(self, hand: Hand, state) -> None:
+        public = self.view.public_cards(state)
+        if public:
+            self.range[self.view.blocked(public)] = 0.0
+
+    def act(self, state) -> int:
+        d = lbr_decision(self.view, self.agent, state, self.seat, self.range, self.settings,
+                         seed=self.seed * 1000 + self.decisions)
+        self.decisions += 1
+        self.max_err = max(self.max_err, d.equity_error)
+        return d.action
+
+    def action(self, hand: Hand, state, seat: int, action: int) -> None:
+        if seat == self.seat:
+            return
+        rng = self.range * self.agent.hand_action_probability(state, action)
+        s = rng.sum()
+        if s <= 0:
+            raise AgentInterfaceError(f"agent {self.agent.name!r} at {self.view.describe(state)}: it played {action}, "
+                                      f"to which hand_action_probability gives probability 0 for every hand")
+        self.range = rng / s
+
+    def hand_end(self, hand: Hand) -> None:
+        self.errors.append(self.max_err)
 
 
 def lbr_deals(agent, game, seed: int, start: int, stop: int, settings: LBRSettings,
               time_limit: float = DEFAULT_TIME_LIMIT) -> np.ndarray:
     """float64[stop - start, 3]: per deal, LBR's chips in seat 0, in seat 1, and the largest equity
     standard error used.  ``agent`` is deep-copied first, so a chunk's result does not depend on
-    which worker ran it or what ran before."""
+    which worker ran it or what ran before.  The hands are a duplicate match of the runner (LBR in
+    seat 0, then seat 1, on the same cards)."""
     view = poker_view(game)
     checked = CheckedAgent(copy.deepcopy(agent), view, time_limit)
+    lbr = LBRPlayer(view, checked, settings)
+    res = play_match(view.game, [lbr, checked], stop - start, seed=seed, duplicate=True, first_deal=start,
+                     observers=[lbr], time_limit=time_limit)
     out = np.zeros((stop - start, 3))
-    for i in range(start, stop):
-        cards = view.deal(seed, i)
-        v0, e0 = lbr_hand(view, checked, 0, cards, settings, seed=i * 2)
-        v1, e1 = lbr_hand(view, checked, 1, cards, settings, seed=i * 2 + 1)
-        out[i - start] = (v0, v1, max(e0, e1))
+    out[:, :2] = res.hand_values.reshape(-1, 2)
+    out[:, 2] = np.asarray(lbr.errors).reshape(-1, 2).max(axis=1)
     return out
 
 

@@ -437,8 +437,8 @@ class Match:
 
     def __init__(self, server: "Server", match_id: str, spec: Dict[str, Any], players: List[Dict[str, Any]],
                  hands_done: int = 0, totals: Optional[List[float]] = None):
-        from cfrkit.agents.poker import make_agent
         from cfrkit.games.registry import load
+        from cfrkit.poker.registry import make_agent
 
         self.server = server
         self.id = match_id
@@ -459,7 +459,7 @@ class Match:
                 path = server.policies.get(pl["agent"][7:])
                 if path is None:
                     raise GameError(f"house policy {pl['agent']!r} is not offered by this server (--policy)")
-                agent = make_agent("policy", seed=self.seed * 1000 + j, policy_path=path)
+                agent = make_agent(f"policy:{path}", seed=self.seed * 1000 + j)
             elif pl["kind"] == "house":
                 agent = make_agent(pl["agent"], seed=self.seed * 1000 + j)
             slot = Slot(self, j, pl["name"], pl["kind"], pl.get("token"), agent, pl.get("port"))

@@ -6,6 +6,9 @@ counter and the players' running totals (the server groups the hands finished in
 into one transaction: :meth:`Store.record_hands`), so after a restart the match resumes exactly after its last
 stored hand; a hand that was being played at the crash was never stored: it is void and is
 replayed (same deal, from :func:`~cfrkit.games.holdem.deals.deal_for_hand`).
+
+:class:`StoreObserver` stores an in-process match of the runner (:func:`cfrkit.poker.match.play_match`)
+in the same tables, so ``cfrkit results`` reads it like a served match.
 """
 from __future__ import annotations
 
@@ -13,8 +16,14 @@ import json
 import os
 import sqlite3
 import time
+import secrets
 import urllib.parse
 from typing import Any, Dict, List, Optional, Sequence
+
+from cfrkit.games.base import GameError
+from cfrkit.games.holdem.game import HoldemGame
+from cfrkit.games.holdem.history import acpc_log_line
+from cfrkit.poker.match import Hand, MatchInfo, MatchObserver
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -183,3 +192,44 @@ def phh_of_acpc_line(game, line: str) -> str:
     if res.state is None or not res.ok:
         raise HistoryError(f"stored hand does not replay: {res.message}")
     return to_phh(res.state, res.names, res.hand_number)
+
+
+class StoreObserver(MatchObserver):
+    """Store a runner match in the platform database: the match (kind ``local``), every hand (ACPC
+    line, seats, chips per player) and the running totals, ``batch`` hands per transaction (the
+    server's group commit); the match is marked ``finished``, or ``error`` when it stopped early.
+    Hold'em games only (hands are stored as ACPC lines).  ``match_id``: default a random hex id."""
+
+    def __init__(self, store: Store, match_id: Optional[str] = None, batch: int = 64):
+        self.store = store
+        self.match_id = match_id or secrets.token_hex(6)
+        self.batch = max(1, int(batch))
+        self._pending: List[tuple] = []
+        self._started = False
+
+    def match_start(self, match: MatchInfo) -> None:
+        if not isinstance(match.game, HoldemGame):
+            raise GameError(f"the platform stores hold'em matches, not {match.game.game_string()!r}")
+        spec = {"game": match.game.game_string(), "hands": match.hands, "seed": match.seed,
+                "duplicate": match.duplicate, "time_per_action": 0.0, "time_bank": 0.0,
+                "players": [{"name": name, "kind": "local"} for name in match.agents]}
+        self.store.create_match(self.match_id, spec, spec["players"])
+        self._started = True
+
+    def hand_end(self, hand: Hand) -> None:
+        line = acpc_log_line(hand.state, hand.number, list(hand.seat_names))
+        self._pending.append((self.match_id, hand.number, hand.deal, list(hand.seat_of_player), line,
+                              list(hand.payoffs), []))
+        if len(self._pending) >= self.batch:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._pending:
+            self.store.record_hands(self._pending)
+            self._pending = []
+
+    def match_end(self, result) -> None:
+        if not self._started:
+            return
+        self._flush()
+        self.store.finish_match(self.match_id, "finished" if result is not None else "error")

@@ -1,0 +1,229 @@
+"""The poker agent interface: what the match runner and the evaluators ask of an agent.
+
+An agent answers ``act(state) -> action id`` for a state where it is to act (hold'em:
+:class:`~cfrkit.games.holdem.game.HoldemState`; Leduc family: its states) and may reset per-hand
+memory in ``new_hand()``.  Agents may look only at their own private cards and the public
+information.  Evaluators that track an agent's range (LBR, AIVAT, DRL-BR's opponent model) also ask
+:meth:`PokerAgent.hand_strategy` / :meth:`PokerAgent.hand_action_probability`: what the agent would
+do with each private hand at the same decision.
+
+:class:`CheckedAgent` validates every answer (legal action, shapes, probabilities, time limit);
+the match runner (:mod:`cfrkit.poker.match`) and the evaluators call agents through it.
+
+The concrete agents live above this layer in :mod:`cfrkit.agents` and are built by name with
+:func:`cfrkit.poker.registry.make_agent`.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from cfrkit.cards.hands import blocked_pairs
+from cfrkit.games.base import GameError
+from cfrkit.games.holdem.game import HoldemState
+from cfrkit.poker.view import PokerView
+
+__all__ = ["AgentInterfaceError", "CheckedAgent", "DEFAULT_TIME_LIMIT", "HandStrategy", "PokerAgent", "agent_name",
+           "board_live", "uniform_strategy"]
+
+
+class AgentInterfaceError(GameError):
+    """An agent lacks a method an evaluator needs, or answered it wrongly (names agent and state)."""
+
+
+@dataclass
+class HandStrategy:
+    """An agent's mixed strategy at one decision, for every private hand it could hold.
+
+    Hold'em agents: the 1326 hole-card pairs; Leduc-family agents (:mod:`cfrkit.agents.leduc_agents`):
+    the card ids ``0 .. num_cards-1``.
+
+    ``actions``: int64[A] protocol action ids (fold ``0``, check/call ``1``, raise-to ``N`` as
+    ``raise_action(N)``; Leduc: the game's action ids), the finite support shared by all hands;
+    ``probs``: float64[hands, A] (hold'em: the pair order of :mod:`cfrkit.cards.hands`).  Rows of hands that share a card with the board are all
+    zero; every other row sums to one.
+    """
+
+    actions: np.ndarray
+    probs: np.ndarray
+
+    def probability_of(self, action: int) -> np.ndarray:
+        """float64[1326]: probability that each hand takes ``action`` (0 outside the support)."""
+        hits = np.flatnonzero(self.actions == int(action))
+        if hits.size == 0:
+            return np.zeros(self.probs.shape[0])
+        return self.probs[:, hits[0]].copy()
+
+
+class PokerAgent:
+    """Base class of hold'em agents.
+
+    ``act(state)`` returns a legal action id for the player to act.  Evaluators that track the
+    agent's range (LBR, AIVAT, DRL-BR's opponent model) also need what the agent would do with each
+    of the 1326 hands at the same decision, given the public state and the agent's own earlier
+    decisions: :meth:`hand_strategy` (a full mixed strategy over a finite support) and
+    :meth:`hand_action_probability` (the probability of one given action, which suffices for Bayes
+    updates and works for agents whose raise sizes have a large support).  Agents that cannot
+    answer keep the defaults, which raise :class:`AgentInterfaceError`.
+    """
+
+    name = "agent"
+    #: True when :meth:`hand_strategy`'s support holds every action :meth:`act` can take, with the
+    #: probabilities it takes them (AIVAT's known-strategy corrections need this); False for agents
+    #: whose raise sizes have a support too large to list (their ``hand_strategy`` is representative).
+    exact_support = True
+
+    def act(self, state: HoldemState) -> int:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def new_hand(self) -> None:
+        """Called before each hand (agents with per-hand memory reset it here)."""
+
+    def hand_strategy(self, state: HoldemState) -> HandStrategy:
+        """The agent's strategy at ``state`` (it is to act) for every hole-card pair it could hold.
+
+        The agent's own hole cards in ``state`` are ignored: rows are indexed by hypothetical hands.
+        """
+        raise AgentInterfaceError(f"agent {self.name!r} does not provide its strategy for all 1326 hands "
+                                  f"(hand_strategy), which this evaluator needs")
+
+    def hand_action_probability(self, state: HoldemState, action: int) -> np.ndarray:
+        """float64[1326]: probability that the agent, holding each pair, takes ``action`` at ``state``."""
+        return self.hand_strategy(state).probability_of(action)
+
+
+def board_live(state: HoldemState) -> np.ndarray:
+    """float64[1326]: 1 for pairs disjoint from the board, 0 for pairs sharing a card with it."""
+    if not state.board:
+        return np.ones(1326)
+    return (~blocked_pairs(list(state.board))).astype(np.float64)
+
+
+def uniform_strategy(state: HoldemState, actions, probs) -> HandStrategy:
+    """The same action distribution for every hand disjoint from the board."""
+    live = board_live(state)
+    return HandStrategy(np.asarray(actions, dtype=np.int64), live[:, None] * np.asarray(probs, dtype=np.float64)[None, :])
+
+
+#: default seconds an agent may take for one answer
+DEFAULT_TIME_LIMIT = 60.0
+
+
+def agent_name(agent) -> str:
+    """The display name of ``agent``: its ``name`` attribute, else its class name."""
+    return str(getattr(agent, "name", type(agent).__name__))
+
+
+class CheckedAgent:
+    """``agent`` with validated answers; ``time_limit`` in seconds per answer.
+
+    A wrong answer raises :class:`AgentInterfaceError` naming the agent and the state:
+
+    * ``act``: not a legal action, or slower than ``time_limit`` seconds;
+    * ``hand_strategy``: wrong shape, negative or non-finite probabilities, a hand disjoint from the
+      board whose row does not sum to one, positive probability on an illegal action, too slow;
+    * ``hand_action_probability``: wrong shape, values outside [0, 1], too slow;
+    * an agent without the per-hand interface gets one line saying which method is missing.
+
+    The time limit is checked after the call returns (calls are in-process; a hung agent is the
+    caller's to interrupt with Ctrl-C).
+    """
+
+    def __init__(self, agent, view: PokerView, time_limit: float = DEFAULT_TIME_LIMIT, tolerance: float = 1e-6,
+                 check_legal: bool = True):
+        if isinstance(agent, CheckedAgent):
+            agent = agent.agent
+        # the match runner turns off act's legality test when the engine's apply_action makes it anyway
+        self.check_legal = bool(check_legal)
+        self.agent = agent
+        self.view = view
+        self.name = agent_name(agent)
+        self.time_limit = float(time_limit)
+        self._untimed = self.time_limit == float("inf")
+        self.tolerance = float(tolerance)
+        self.exact_support = bool(getattr(agent, "exact_support", True))
+
+    def _fail(self, state, problem: str) -> AgentInterfaceError:
+        return AgentInterfaceError(f"agent {self.name!r} at {self.view.describe(state)}: {problem}")
+
+    def _timed(self, state, what: str, fn, *args):
+        start = time.perf_counter()
+        out = fn(*args)
+        took = time.perf_counter() - start
+        if took > self.time_limit:
+            raise self._fail(state, f"{what} took {took:.1f} s, over the limit of {self.time_limit:g} s")
+        return out
+
+    def new_hand(self) -> None:
+        hook = getattr(self.agent, "new_hand", None)
+        if hook is not None:
+            hook()
+
+    def act(self, state) -> int:
+        act = getattr(self.agent, "act", None)
+        if act is None:
+            raise AgentInterfaceError(f"agent {self.name!r} has no act(state) method")
+        # timed inline: act is called at every decision of every hand the runner plays
+        if self._untimed:
+            action = act(state)
+        else:
+            start = time.perf_counter()
+            action = act(state)
+            took = time.perf_counter() - start
+            if took > self.time_limit:
+                raise self._fail(state, f"act took {took:.1f} s, over the limit of {self.time_limit:g} s")
+        try:
+            action = int(action)
+        except (TypeError, ValueError):
+            raise self._fail(state, f"act returned {action!r}, not an action id") from None
+        if self.check_legal and not self.view.legal(state, action):
+            raise self.illegal(state, action)
+        return action
+
+    def illegal(self, state, action: int) -> AgentInterfaceError:
+        """The error for ``act`` returning the illegal ``action`` at ``state``."""
+        return self._fail(state, f"act returned illegal action {action}")
+
+    def hand_strategy(self, state) -> HandStrategy:
+        fn = getattr(self.agent, "hand_strategy", None)
+        if fn is None:
+            raise AgentInterfaceError(f"agent {self.name!r} does not provide hand_strategy(state), which this "
+                                      f"evaluator needs")
+        hs = self._timed(state, "hand_strategy", fn, state)
+        if not isinstance(hs, HandStrategy):
+            raise self._fail(state, f"hand_strategy returned {type(hs).__name__}, not a HandStrategy")
+        actions = np.asarray(hs.actions)
+        probs = np.asarray(hs.probs, dtype=np.float64)
+        n = self.view.num_hands
+        if actions.ndim != 1 or probs.shape != (n, actions.size):
+            raise self._fail(state, f"hand_strategy gave actions {actions.shape} and probs {probs.shape}; "
+                                    f"expected probs of shape ({n}, {actions.size})")
+        if not np.isfinite(probs).all() or (probs < -self.tolerance).any():
+            raise self._fail(state, "hand_strategy has negative or non-finite probabilities")
+        live = ~self.view.blocked(self.view.public_cards(state))
+        sums = probs.sum(axis=1)
+        bad = np.flatnonzero(live & (np.abs(sums - 1.0) > 1e-4))
+        if bad.size:
+            raise self._fail(state, f"hand_strategy probabilities of hand {int(bad[0])} sum to "
+                                    f"{sums[bad[0]]:.6g}, not 1 ({bad.size} hands wrong)")
+        used = probs[live].max(axis=0) > 0 if live.any() else np.zeros(actions.size, dtype=bool)
+        for a, u in zip(actions, used):
+            if u and not self.view.legal(state, int(a)):
+                raise self._fail(state, f"hand_strategy puts probability on illegal action {int(a)}")
+        return HandStrategy(actions.astype(np.int64), probs)
+
+    def hand_action_probability(self, state, action: int) -> np.ndarray:
+        fn = getattr(self.agent, "hand_action_probability", None)
+        if fn is None:
+            if getattr(self.agent, "hand_strategy", None) is None:
+                raise AgentInterfaceError(f"agent {self.name!r} does not provide hand_action_probability(state, "
+                                          f"action) or hand_strategy(state), which this evaluator needs")
+            return self.hand_strategy(state).probability_of(action)
+        out = np.asarray(self._timed(state, "hand_action_probability", fn, state, int(action)), dtype=np.float64)
+        if out.shape != (self.view.num_hands,):
+            raise self._fail(state, f"hand_action_probability gave shape {out.shape}, expected ({self.view.num_hands},)")
+        if not np.isfinite(out).all() or (out < -self.tolerance).any() or (out > 1 + 1e-6).any():
+            raise self._fail(state, f"hand_action_probability of action {int(action)} has values outside [0, 1]")
+        return np.clip(out, 0.0, 1.0)
