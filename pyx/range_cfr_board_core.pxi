@@ -1149,3 +1149,46 @@ def bucket_gather(const double[::1] table, const long long[::1] flat, const long
     with nogil:
         for i in range(n):
             out[i] = <rc_real>(table[flat[i]] * scale[rows[i]])
+
+
+def spread_cards(const long long[::1] hands, const long long[::1] strengths, const long long[:, ::1] hand_cards):
+    """Compiled ``flat_range_cfr._spread_cards`` (same order, bit for bit): ``hands`` (pair indices sorted by
+    ``strengths[pair]``) reordered within each run of equal strength, greedily taking the hand whose cards
+    were used least recently in the output (ties: the earlier hand), so that neighbours rarely share a card."""
+    cdef Py_ssize_t n = hands.shape[0], i = 0, j, k, step, best, pos = 0
+    cdef long long gap, best_gap, u0, u1
+    cdef long long last_use[52]
+    out = np.empty(n, dtype=np.int64)
+    left_arr = np.zeros(max(n, 1), dtype=np.uint8)
+    cdef long long[::1] o = out
+    cdef unsigned char[::1] left = left_arr
+    if hand_cards.shape[1] != 2:
+        raise ValueError("hand_cards must be (pairs, 2)")
+    for k in range(n):
+        if hands[k] < 0 or hands[k] >= strengths.shape[0] or hands[k] >= hand_cards.shape[0]:
+            raise ValueError(f"hand {hands[k]} outside the strengths / hand_cards tables")
+    with nogil:
+        for k in range(52):
+            last_use[k] = -1000000000
+        while i < n:
+            j = i
+            while j < n and strengths[hands[j]] == strengths[hands[i]]:
+                j += 1
+            for k in range(i, j):
+                left[k] = 1
+            for step in range(j - i):
+                best, best_gap = -1, -1
+                for k in range(i, j):
+                    if left[k]:
+                        u0 = last_use[hand_cards[hands[k], 0]]
+                        u1 = last_use[hand_cards[hands[k], 1]]
+                        gap = pos - (u0 if u0 > u1 else u1)
+                        if gap > best_gap:
+                            best_gap, best = gap, k
+                left[best] = 0
+                last_use[hand_cards[hands[best], 0]] = pos
+                last_use[hand_cards[hands[best], 1]] = pos
+                o[pos] = hands[best]
+                pos += 1
+            i = j
+    return out

@@ -28,7 +28,7 @@ import numpy as np
 
 from cfrkit._kernels import default_threads
 from cfrkit.games.base import GameError
-from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR, _spread_cards
+from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR
 from cfrkit.solvers.public.tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
 
 
@@ -89,6 +89,7 @@ class BoardLayout:
         self.tree = tree
         self.pot = float(tree.root.pot)
         hc = pg.hand_cards
+        hc64 = np.ascontiguousarray(hc, dtype=np.int64)
         pair_of = np.full((52, 52), -1, dtype=np.int64)
         pair_of[hc[:, 0], hc[:, 1]] = np.arange(len(hc))
         pair_of[hc[:, 1], hc[:, 0]] = np.arange(len(hc))
@@ -120,7 +121,8 @@ class BoardLayout:
                 live = np.nonzero(pg.hand_mask(key) > 0)[0]
                 if len(key) == 5:
                     st = np.asarray(pg.strengths(key), dtype=np.int64)
-                    pairs = _spread_cards(live[np.argsort(st[live], kind="stable")], st, hc)
+                    pairs = _kernel().spread_cards(np.ascontiguousarray(live[np.argsort(st[live], kind="stable")],
+                                                                        dtype=np.int64), st, hc64)
                     runs = np.flatnonzero(np.r_[True, np.diff(st[pairs]) != 0])
                     space_groups.append(np.r_[runs, len(pairs)])
                 else:
