@@ -30,7 +30,9 @@ starting pot, checked every ``--check-every`` iterations; times are the solver's
 the first check at or below each target (the checks themselves are not counted).  Each (spot,
 algorithm, dtype, threads, load) runs in its own process so that its peak resident memory is its own.
 
-postflop-solver (commit 9d1509f, f32, built from source) was measured in the same sitting as cfrkit on this
+``--postflop-solver BINARY`` runs postflop-solver (built by ``benchmarks/postflop_solver/build.sh``, see
+docs/range_solver.md) right after each of our runs on the same spot, threads and load, and prints the ratios of
+this run.  Without it, postflop-solver (commit 9d1509f, f32, built from source) was measured in the same sitting as cfrkit on this
 2-core machine (issue 30's table): river to 0.1% 133 iterations, 0.087 CPU s, 4 MiB; turn to 0.3% 156
 iterations, 22.5 CPU s, 88 MiB (2 threads: 22.8 CPU s, 49 s wall, machine load 2.5-7); flop 30 iterations on 2
 threads 321 CPU s, 5.47 GiB.  The benchmark prints the ratio of ours to these (CPU seconds, CPU seconds per
@@ -84,6 +86,29 @@ def postflop_solver_ratio(spot: str, threads: int, cpu: float, iterations: int, 
         what = (f"CPU per iteration {cpu / max(iterations, 1) / (r_cpu / r_it):.2f}x postflop-solver's "
                 f"{r_cpu / r_it:.3g} s")
     return f"{what}, peak RSS {rss_mb / r_rss:.2f}x its {r_rss:g} MiB"
+
+
+def run_postflop_solver(binary: str, spot: str, targets, max_iterations: int, threads: int, iterations: int = 0,
+                        compression: bool = False) -> dict:
+    """postflop-solver built with benchmarks/postflop_solver/build.sh on ``spot`` (``RAYON_NUM_THREADS``), in
+    this run: per target the first check at or below it ``(iterations, CPU s, wall s)``, or with
+    ``iterations`` the figures after exactly that many; its peak RSS (MiB)."""
+    n = iterations or max_iterations
+    cmd = [binary, spot, f"{-1.0 if iterations else min(targets):g}", str(n)] + (["compress"] if compression else [])
+    out = subprocess.run(cmd, env=dict(os.environ, RAYON_NUM_THREADS=str(threads)), capture_output=True, text=True,
+                         check=True).stdout
+    hit, last, rss = {}, None, float("nan")
+    for line in out.splitlines():
+        if " iterations, " in line:
+            f = line.replace(",", "").split()
+            it, e, cpu, wall = int(f[0]), float(f[2].rstrip("%")), float(f[5]), float(f[8])
+            last = (it, cpu, wall, e)
+            for thr in targets:
+                if thr not in hit and e <= thr:
+                    hit[thr] = (it, cpu, wall)
+        elif line.startswith("peak RSS"):
+            rss = int(line.split()[2]) / 1024
+    return {"hit": hit, "last": last, "peak_rss_mb": rss}
 
 
 def start_load(n: int) -> List[subprocess.Popen]:
@@ -190,6 +215,9 @@ def main() -> int:
                     help="16-bit storage rounding: stochastic (default) or nearest")
     ap.add_argument("--solve-flop", action="store_true", help="solve the full-range flop spot (minutes, ~4 GB)")
     ap.add_argument("--dcfr", default=None, help="DCFR alpha,beta,gamma for the board solver (default 1.5,0,2)")
+    ap.add_argument("--postflop-solver", default=None, metavar="BINARY",
+                    help="postflop-solver's cfrkit_bench (benchmarks/postflop_solver/build.sh): run it beside every "
+                         "run, same spot, threads and load, and print the ratios of this run")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one spot,algorithm and print JSON
     args = ap.parse_args()
     targets = sorted((float(t) for t in args.targets.split(",")), reverse=True)
@@ -231,6 +259,10 @@ def main() -> int:
                                   f"{cpu:.1f} CPU s", flush=True)
                         else:
                             r = msg
+                ref = None
+                if args.postflop_solver:
+                    ref = run_postflop_solver(args.postflop_solver, spot, targets, args.max_iterations, threads,
+                                              args.iterations, args.compression)
             finally:
                 stop_load(busy)
             if child.returncode != 0 or r is None:
@@ -246,6 +278,14 @@ def main() -> int:
                       f"exploitability {r['exploitability']:.4f}% of the pot" + (f"; {ratio}" if ratio else ""),
                       flush=True)
                 summary.append((label, r["cpu"], r["seconds"], r["peak_rss_mb"], r["load"]))
+                if ref is not None and ref["last"] is not None:
+                    it, cpu, wall, e = ref["last"]
+                    print(f"  postflop-solver, this run: {it} iterations, {cpu:.3f} CPU s, {wall:.3f} s wall, "
+                          f"exploitability {e:.4f}%, peak RSS {ref['peak_rss_mb']:.0f} MiB; ours / its: CPU "
+                          f"{r['cpu'] / cpu:.2f}, wall {r['seconds'] / wall:.2f}, RSS "
+                          f"{r['peak_rss_mb'] / ref['peak_rss_mb']:.2f}", flush=True)
+                    summary.append((f"postflop-solver, {spot}, {threads} thread(s), {load} busy", cpu, wall,
+                                    ref["peak_rss_mb"], r["load"]))
             for thr in targets if not args.iterations else ():
                 if f"{thr}" in r["hit"]:
                     n, sec, cpu = r["hit"][f"{thr}"]
@@ -253,6 +293,13 @@ def main() -> int:
                     print(f"  {thr:g}% of the pot: {n} iterations, {sec:.3f} s wall / {cpu:.3f} CPU s on {threads} "
                           f"thread(s)" + (f"; {ratio}" if ratio else ""), flush=True)
                     summary.append((f"{label} to {thr:g}%", cpu, sec, r["peak_rss_mb"], r["load"]))
+                    if ref is not None and thr in ref["hit"]:
+                        pn, pcpu, pwall = ref["hit"][thr]
+                        print(f"    postflop-solver, this run: {pn} iterations, {pwall:.3f} s wall / {pcpu:.3f} CPU s, "
+                              f"peak RSS {ref['peak_rss_mb']:.0f} MiB; ours / its: CPU {cpu / pcpu:.2f}, wall "
+                              f"{sec / pwall:.2f}, RSS {r['peak_rss_mb'] / ref['peak_rss_mb']:.2f}", flush=True)
+                        summary.append((f"postflop-solver, {spot}, {threads} thread(s), {load} busy, to {thr:g}%", pcpu,
+                                        pwall, ref["peak_rss_mb"], r["load"]))
                 else:
                     print(f"  {thr:g}% of the pot: not reached in {r['iterations']} iterations", flush=True)
     print(f"load average at end: {os.getloadavg()}", flush=True)
