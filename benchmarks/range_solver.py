@@ -85,7 +85,7 @@ def postflop_solver_ratio(spot: str, threads: int, cpu: float, iterations: int, 
     else:
         what = (f"CPU per iteration {cpu / max(iterations, 1) / (r_cpu / r_it):.2f}x postflop-solver's "
                 f"{r_cpu / r_it:.3g} s")
-    return f"{what}, peak RSS {rss_mb / r_rss:.2f}x its {r_rss:g} MiB"
+    return f"{what}, peak RSS {rss_mb / r_rss:.2f}x its {r_rss:g} MiB (recorded in issue 30's sitting, not this run)"
 
 
 def run_postflop_solver(binary: str, spot: str, targets, max_iterations: int, threads: int, iterations: int = 0,
@@ -101,7 +101,7 @@ def run_postflop_solver(binary: str, spot: str, targets, max_iterations: int, th
     for line in out.splitlines():
         if " iterations, " in line:
             f = line.replace(",", "").split()
-            it, e, cpu, wall = int(f[0]), float(f[2].rstrip("%")), float(f[5]), float(f[8])
+            it, e, cpu, wall = int(f[0]), float(f[2].rstrip("%")), float(f[6]), float(f[9])
             last = (it, cpu, wall, e)
             for thr in targets:
                 if thr not in hit and e <= thr:
