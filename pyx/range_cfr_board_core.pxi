@@ -869,10 +869,11 @@ cdef class _Workspace:
         cdef BTree* t = &self.t
         cdef int N = t.N, n, c, ntop = 0
         cdef long long ntask = 0
-        under_arr = np.zeros(N, dtype=np.uint8)
+        cdef Py_ssize_t M = N if threads > 1 else 1  # one thread: no tasks, the per-node tables unused
+        under_arr = np.zeros(M, dtype=np.uint8)
         cdef unsigned char[::1] under = under_arr
-        self.top_id = np.full(N, -1, dtype=np.int32)
-        self.above_top = np.zeros(N, dtype=np.uint8)
+        self.top_id = np.full(M, -1, dtype=np.int32)
+        self.above_top = np.zeros(M, dtype=np.uint8)
         cdef int[::1] top_id = self.top_id
         cdef unsigned char[::1] above = self.above_top
         if threads > 1:
