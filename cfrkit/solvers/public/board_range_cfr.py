@@ -26,8 +26,9 @@ from typing import ClassVar, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from cfrkit._kernels import default_threads
 from cfrkit.games.base import GameError
-from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR, spread_cards
+from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR
 from cfrkit.solvers.public.public_tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
 
 
@@ -91,6 +92,7 @@ class BoardLayout:
         self.tree = tree
         self.pot = float(tree.root.pot)
         hc = pg.hand_cards
+        hc64 = np.ascontiguousarray(hc, dtype=np.int64)
         pair_of = np.full((52, 52), -1, dtype=np.int64)
         pair_of[hc[:, 0], hc[:, 1]] = np.arange(len(hc))
         pair_of[hc[:, 1], hc[:, 0]] = np.arange(len(hc))
@@ -122,7 +124,8 @@ class BoardLayout:
                 live = np.nonzero(pg.hand_mask(key) > 0)[0]
                 if len(key) == 5:
                     st = np.asarray(pg.strengths(key), dtype=np.int64)
-                    pairs = spread_cards(live[np.argsort(st[live], kind="stable")], st, hc)
+                    pairs = kernel_module().spread_cards(
+                        np.ascontiguousarray(live[np.argsort(st[live], kind="stable")], dtype=np.int64), st, hc64)
                     runs = np.flatnonzero(np.r_[True, np.diff(st[pairs]) != 0])
                     space_groups.append(np.r_[runs, len(pairs)])
                 else:
@@ -369,7 +372,9 @@ class BoardRangeSolver:
             default uniform over the live pairs.
         algorithm: ``"dcfr"``, ``"cfr+"`` or ``"dcfr-postflop"`` (as :class:`FlatRangeSolver`).
         dtype: ``"float32"`` (default) or ``"float64"`` storage; sweeps accumulate in double.
-        threads: OpenMP threads over the dealt cards of chance nodes (same iterates for any count).
+        threads: OpenMP threads over the dealt cards of chance nodes (same iterates for any count); ``None``
+            (default): the cores this process may use (:func:`cfrkit._kernels.default_threads`).  Waiting
+            threads sleep instead of spinning (``OMP_WAIT_POLICY=passive``, see :mod:`cfrkit._kernels`).
         isomorphism: share the subtrees of isomorphic dealt cards (``None``: when the ranges are
             suit-symmetric; ``True`` raises if they are not).
         compression: 16-bit storage (postflop-solver's): regrets as int16 and strategy sums as uint16, each
@@ -383,8 +388,10 @@ class BoardRangeSolver:
 
     def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "dcfr", alpha: float = DEFAULT_DCFR["alpha"],
                  beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"], dtype: str = "float32",
-                 threads: int = 1, isomorphism: Optional[bool] = None, compression: bool = False,
+                 threads: Optional[int] = None, isomorphism: Optional[bool] = None, compression: bool = False,
                  rounding: str = "stochastic"):
+        if threads is None:
+            threads = default_threads()
         if int(threads) < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
         if np.dtype(dtype) not in (np.float64, np.float32):

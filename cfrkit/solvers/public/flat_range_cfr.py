@@ -31,7 +31,6 @@ needs about 3% fewer iterations to 0.1% of the pot and ``beta=0.5`` about 15% mo
 """
 from __future__ import annotations
 
-import os
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
@@ -40,6 +39,7 @@ from typing import ClassVar, Dict, List, Optional
 
 import numpy as np
 
+from cfrkit._kernels import default_threads
 from cfrkit.games.base import GameError
 from cfrkit.solvers.public.public_tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
 
@@ -472,7 +472,7 @@ def solve_many(tree: PublicTree, ranges: np.ndarray, max_iterations: int, thread
     each spot stops on its own at the first check (every ``check_every`` iterations, in the kernel)
     where its exploitability is at most ``target_fraction`` of the root pot, or after
     ``max_iterations``.  The kernel releases the GIL, so spots run in parallel on ``threads``
-    threads (default: all cores).  ``solver_kwargs`` go to :class:`FlatRangeSolver`.  River and turn
+    threads (default: the cores this process may use).  ``solver_kwargs`` go to :class:`FlatRangeSolver`.  River and turn
     trees alike; every spot holds its own ``(slots, hands)`` arrays (about 0.4 GB per spot on a deep
     turn tree of 11k nodes), so batch turn spots accordingly.
     """
@@ -492,7 +492,7 @@ def solve_many(tree: PublicTree, ranges: np.ndarray, max_iterations: int, thread
             return s.exploitability()
         return s.solve(target_fraction, check_every=check_every, max_iterations=max_iterations)
 
-    with ThreadPoolExecutor(max_workers=threads or os.cpu_count()) as pool:
+    with ThreadPoolExecutor(max_workers=threads or default_threads()) as pool:
         expl = np.array(list(pool.map(work, solvers)))
     pot = solvers[0].pot if solvers else float(tree.root.pot)
     reached = expl <= target_fraction * pot if target_fraction is not None else np.ones(len(solvers), bool)

@@ -138,6 +138,9 @@ class PostflopPublicGame(PublicPokerGame):
         in_deck[list(self.deck)] = True
         self._deck_mask = in_deck[self.hand_cards].all(axis=1).astype(np.float64)
         self._strengths: Dict[Tuple[int, ...], np.ndarray] = {}
+        # the actions offered depend on the betting state only, not on the cards: a flop tree repeats each
+        # turn and river betting sequence under every dealt card (about 2000 times), so they are computed once
+        self._actions: Dict[tuple, List[int]] = {}
 
     # -------------------------------------------------------------- structure
     def street_of(self, board: Sequence[int]) -> str:
@@ -257,10 +260,12 @@ class PostflopPublicGame(PublicPokerGame):
         return kept[::-1]
 
     def actions(self, ps: PostflopState) -> List[int]:
-        out = []
-        for kind, amount in self.bet_amounts(ps):
-            out.append({"fold": FOLD, _CHECK: CHECK, _CALL: CALL}.get(kind, BET_BASE + amount))
-        return out
+        key = (len(ps.board), ps.player, ps.stack, ps.prev_amount, ps.prev_action, ps.allin, ps.num_bets)
+        out = self._actions.get(key)
+        if out is None:
+            out = self._actions[key] = [{"fold": FOLD, _CHECK: CHECK, _CALL: CALL}.get(kind, BET_BASE + amount)
+                                        for kind, amount in self.bet_amounts(ps)]
+        return list(out)
 
     def child(self, ps: PostflopState, action: int) -> PostflopState:
         action = int(action)
