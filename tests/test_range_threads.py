@@ -99,7 +99,7 @@ def test_compiled_spread_cards_equals_the_python_order(board):
     order of flat_range_cfr's numpy version (ties of equal strength included: a whole-board straight flush
     makes one run of 1081 hands)."""
     from cfrkit._kernels import range_cfr_board32
-    from cfrkit.solvers.public.flat_range_cfr import _spread_cards
+    from cfrkit.solvers.public.flat_range_cfr import spread_cards as numpy_spread_cards
 
     g = PostflopPublicGame(board, 100, 300, "a")
     key = tuple(sorted(parse_cards(board)))
@@ -107,5 +107,5 @@ def test_compiled_spread_cards_equals_the_python_order(board):
     live = np.nonzero(g.hand_mask(key) > 0)[0]
     hands = np.ascontiguousarray(live[np.argsort(st[live], kind="stable")], dtype=np.int64)
     fast = range_cfr_board32.spread_cards(hands, st, np.ascontiguousarray(g.hand_cards, dtype=np.int64))
-    assert np.array_equal(fast, _spread_cards(hands, st, g.hand_cards))
+    assert np.array_equal(fast, numpy_spread_cards(hands, st, g.hand_cards))
     assert sorted(fast.tolist()) == sorted(hands.tolist())
