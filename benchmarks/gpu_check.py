@@ -27,14 +27,18 @@ A rate that could not be measured in full within its budget is extrapolated from
 ``"extrapolated": true`` (the table shows ``~``).  A section that cannot run at all (no CUDA for a CUDA run, a
 missing package, the global budget spent) is recorded with its reason, in the JSON and the table.  Timing: CUDA
 work is synchronised (``torch.cuda.synchronize``) before every clock read; ``perf_counter`` wall seconds.
+Exit status 0 when every asked-for section ran, 1 when one failed, was cut off or was skipped (the JSON and the
+table are written either way), 2 for bad arguments.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
@@ -466,7 +470,7 @@ def run_section(name: str, args, budget: float, lines: str) -> dict:
            f"{budget:.1f}", "--lines", lines, "--threads", str(args.threads)] + (["--tiny"] if args.tiny else [])
     t0 = time.perf_counter()
     status, reason = "ok", None
-    grace = 15 if args.tiny else 30
+    grace = args.grace if args.grace is not None else (15 if args.tiny else 30)
     try:
         proc = subprocess.run(cmd, timeout=budget + grace, capture_output=True, text=True)
         if proc.returncode != 0:
@@ -581,6 +585,7 @@ def parse_args(argv=None):
     ap.add_argument("--sections", default=",".join(SECTIONS), help="comma separated: " + ", ".join(SECTIONS))
     ap.add_argument("--threads", type=int, default=None, help="CPU threads of the CPU paths (default: all cores; "
                                                              "--tiny: 1)")
+    ap.add_argument("--grace", type=float, default=None, help=argparse.SUPPRESS)  # seconds past a section's budget
     ap.add_argument("--section", help=argparse.SUPPRESS)   # internal: run one section (child process)
     ap.add_argument("--lines", help=argparse.SUPPRESS)
     return ap.parse_args(argv)
@@ -625,9 +630,8 @@ def main(argv=None) -> int:
               "load_average": os.getloadavg()[0]}
     print("gpu_check preflight: " + ", ".join(f"{k}={v}" for k, v in pre.items() if k != "problems"), flush=True)
     base = TINY_BUDGETS if args.tiny else BUDGETS
-    scale = budget / sum(base[s] for s in SECTIONS)
-    lines_dir = os.path.dirname(os.path.abspath(args.out))
-    os.makedirs(lines_dir, exist_ok=True)
+    scale = budget / sum(base[s] for s in sections)
+    lines_dir = tempfile.mkdtemp(prefix="gpu_check_")  # the sections' JSON lines (not next to the report)
     for name in SECTIONS:
         if name not in sections:
             report["sections"][name] = {"status": "skipped", "reason": "not in --sections", "rows": []}
@@ -646,12 +650,16 @@ def main(argv=None) -> int:
                                                    os.path.join(lines_dir, f".gpu_check_{name}.jsonl"))
         report["seconds"] = time.perf_counter() - t0
         write_json(report, args.out)  # after every section: a killed run still leaves its JSON
+    shutil.rmtree(lines_dir, ignore_errors=True)
     text = table(report)
     report["table"] = text
     write_json(report, args.out)
     print(text)
-    print(f"gpu_check: {report['seconds']:.0f} s; JSON: {args.out}")
-    return 0
+    bad = [n for n, sec in report["sections"].items() if sec["status"] in ("failed", "timed out")
+           or (sec["status"] == "skipped" and sec["reason"] != "not in --sections")]
+    print(f"gpu_check: {report['seconds']:.0f} s; JSON: {args.out}"
+          + (f"; NOT COMPLETE: {', '.join(bad)} (reasons above)" if bad else ""))
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
