@@ -71,19 +71,29 @@ def showdown_indices(hand_cards: np.ndarray, valid: np.ndarray, strengths: np.nd
     order[:len(order_v)] = order_v
     lt = np.searchsorted(sorted_s, s, side="left")
     le = np.searchsorted(sorted_s, s, side="right")
+    # per card, the valid pairs holding it by strength (ties in the global order): one lexicographic sort of the
+    # (card, strength, global rank) entries of the valid pairs' two cards instead of a loop over the 52 cards
+    rank = np.empty(H, dtype=np.int64)
+    rank[order_v] = np.arange(len(order_v))
+    ent_h = np.concatenate([order_v, order_v])
+    ent_c = np.concatenate([hand_cards[order_v, 0], hand_cards[order_v, 1]])
+    srt = np.lexsort((rank[ent_h], s[ent_h], ent_c))
+    ent_h, ent_c = ent_h[srt], ent_c[srt]
+    starts = np.searchsorted(ent_c, np.arange(_CARDS + 1))
+    pos = np.arange(len(ent_c)) - starts[ent_c]
     card_lists = np.full((_CARDS, _PER_CARD), H, dtype=np.int64)
+    card_lists[ent_c, pos] = ent_h
+    # counts inside a card's block: searchsorted on the (card, strength) key of the sorted entries
+    span = int(s.max(initial=0)) - int(s.min(initial=0)) + 2
+    key = ent_c * span + (s[ent_h] - s.min(initial=0))
     lt_card = np.zeros((2, H), dtype=np.int64)
     le_card = np.zeros((2, H), dtype=np.int64)
-    holds = [(hand_cards[order_v] == c).any(axis=1) for c in range(_CARDS)]
-    for c in range(_CARDS):
-        lst = order_v[holds[c]]                      # valid pairs holding c, by strength
-        card_lists[c, :len(lst)] = lst
-        cs = s[lst]
-        base = c * (_PER_CARD + 1)
-        for j in (0, 1):
-            hs = np.flatnonzero(hand_cards[:, j] == c)  # every pair (valid or not) whose j-th card is c
-            lt_card[j, hs] = base + np.searchsorted(cs, s[hs], side="left")
-            le_card[j, hs] = base + np.searchsorted(cs, s[hs], side="right")
+    for j in (0, 1):
+        c = hand_cards[:, j]
+        q = c * span + (s - s.min(initial=0))
+        base = c * (_PER_CARD + 1) - starts[c]
+        lt_card[j] = base + np.searchsorted(key, q, side="left")
+        le_card[j] = base + np.searchsorted(key, q, side="right")
     return {"order": order, "lt": lt, "le": le, "card_lists": card_lists.reshape(-1),
             "lt_card": lt_card, "le_card": le_card}
 
@@ -170,10 +180,10 @@ class MultiBoardRiverSolver:
             t = trees[boards.index(b)]
             valid = t.pgame.hand_mask(b) > 0
             per_board.append((valid, showdown_indices(t.pgame.hand_cards, valid, t.pgame.strengths(b))))
-        row_board = np.asarray([uniq[boards[k]] for k in rt])
+        row_board = torch.as_tensor(np.asarray([uniq[boards[k]] for k in rt]), device=dev)
 
-        def rows_of(name):
-            return torch.as_tensor(np.stack([ix[name] for _, ix in per_board])[row_board], device=dev)
+        def rows_of(name):  # per board on the device, then one row per situation (the copy runs there)
+            return torch.as_tensor(np.stack([ix[name] for _, ix in per_board]), device=dev)[row_board]
 
         self._order, self._lt, self._le = rows_of("order"), rows_of("lt"), rows_of("le")
         self._card_lists = rows_of("card_lists")
@@ -181,7 +191,7 @@ class MultiBoardRiverSolver:
         self._le_card = rows_of("le_card").reshape(B, 2 * H)
         # each pair's two card blocks' totals (the last prefix entry of the block)
         self._tot_card = self._le_card - self._le_card % (_PER_CARD + 1) + _PER_CARD
-        self._valid = torch.as_tensor(np.stack([v for v, _ in per_board])[row_board], dtype=dt, device=dev)
+        self._valid = torch.as_tensor(np.stack([v for v, _ in per_board]), dtype=dt, device=dev)[row_board]
         # tree layout (shared): decisions and terminals in pre-order
         self.nodes = self.template.nodes
         self.decisions = [n.index for n in self.nodes if n.kind == DECISION]
