@@ -5,7 +5,8 @@
     bash benchmarks/gpu_check.sh                                         # a fresh GPU machine: install, then the check
 
 Sections (each a child process with its own time budget, so a slow or hung section is cut off and reported while
-the others still run; each writes its rows as it measures them, so a cut-off section keeps what it measured):
+the others still run; each writes its rows as it measures them, so a cut-off section keeps what it measured;
+``--tiny`` runs them in this process, budgets then cooperative, unless ``--isolate yes``):
 
 * ``range_solver``: ``RangeSolver(backend="torch")`` (DCFR, float32) on the postflop-solver spots of
   ``benchmarks/range_solver.py`` -- the river spot as a batch of copies (iterations/s per batch size) and alone (time
@@ -511,22 +512,33 @@ def preflight(device: str) -> dict:
     return out
 
 
+def isolated(args) -> bool:
+    """Sections in child processes (hard time limits): always, except ``--tiny`` without ``--isolate yes``."""
+    return args.isolate == "yes" or (args.isolate == "auto" and not args.tiny)
+
+
 def run_section(name: str, args, budget: float, lines: str) -> dict:
-    """Run one section in a child process with ``budget`` seconds (plus a grace period), collect its rows."""
+    """Run one section with ``budget`` seconds: in a child process killed after the budget plus a grace period
+    (:func:`isolated`), else in this process; collect its rows."""
     open(lines, "w").close()
     cmd = [sys.executable, os.path.abspath(__file__), "--section", name, "--device", args.device, "--budget",
            f"{budget:.1f}", "--lines", lines, "--threads", str(args.threads)] + (["--tiny"] if args.tiny else [])
     t0 = time.perf_counter()
     status, reason = "ok", None
     grace = args.grace if args.grace is not None else (15 if args.tiny else 30)
-    try:
-        proc = subprocess.run(cmd, timeout=budget + grace, capture_output=True, text=True)
-        if proc.returncode != 0:
+    if not isolated(args):  # --tiny: in this process (no second torch import per section), budgets cooperative
+        sub = argparse.Namespace(**{**vars(args), "section": name, "budget": budget, "lines": lines})
+        if child(sub) != 0:
             status = "failed"
-            tail = (proc.stderr or proc.stdout or "").strip().splitlines()
-            reason = tail[-1] if tail else f"exit status {proc.returncode}"
-    except subprocess.TimeoutExpired:
-        status, reason = "timed out", f"cut off after {budget + grace:.0f} s; the rows it measured are kept"
+    else:
+        try:
+            proc = subprocess.run(cmd, timeout=budget + grace, capture_output=True, text=True)
+            if proc.returncode != 0:
+                status = "failed"
+                tail = (proc.stderr or proc.stdout or "").strip().splitlines()
+                reason = tail[-1] if tail else f"exit status {proc.returncode}"
+        except subprocess.TimeoutExpired:
+            status, reason = "timed out", f"cut off after {budget + grace:.0f} s; the rows it measured are kept"
     rows, error = [], None
     with open(lines) as f:
         for line in f:
@@ -633,6 +645,8 @@ def parse_args(argv=None):
     ap.add_argument("--sections", default=",".join(SECTIONS), help="comma separated: " + ", ".join(SECTIONS))
     ap.add_argument("--threads", type=int, default=None, help="CPU threads of the CPU paths (default: all cores; "
                                                              "--tiny: 1)")
+    ap.add_argument("--isolate", choices=("auto", "yes", "no"), default="auto",
+                    help="sections in child processes with hard time limits (auto: yes, except with --tiny)")
     ap.add_argument("--grace", type=float, default=None, help=argparse.SUPPRESS)  # seconds past a section's budget
     ap.add_argument("--section", help=argparse.SUPPRESS)   # internal: run one section (child process)
     ap.add_argument("--lines", help=argparse.SUPPRESS)

@@ -68,12 +68,20 @@ def test_no_cuda_is_reported_not_crashed(gc, tmp_path, capsys):
 def test_budgets_cut_off_and_skip(gc, tmp_path, capsys):
     out = str(tmp_path / "check.json")
     # a section past its budget is killed and reported; the run still writes its JSON
-    assert gc.main(["--device", "cpu", "--tiny", "--sections", "drl_br", "--budget", "0.5", "--grace", "0.5",
-                    "--out", out]) == 1
+    assert gc.main(["--device", "cpu", "--tiny", "--isolate", "yes", "--sections", "drl_br", "--budget", "0.5",
+                    "--grace", "0.5", "--out", out]) == 1
     rep = json.load(open(out))
     assert rep["sections"]["drl_br"]["status"] == "timed out"
     assert rep["sections"]["train"] == {"status": "skipped", "reason": "not in --sections", "rows": []}
     assert "TIMED OUT" in capsys.readouterr().out
+
+
+def test_section_in_a_child_process(gc, tmp_path):
+    """The GPU form's path: a section in its own process, its rows back through the JSON lines."""
+    out = str(tmp_path / "check.json")
+    assert gc.main(["--device", "cpu", "--tiny", "--isolate", "yes", "--sections", "drl_br", "--out", out]) == 0
+    sec = json.load(open(out))["sections"]["drl_br"]
+    assert sec["status"] == "ok" and sec["rows"][0]["cpu"]["steps"] >= 120
 
 
 @pytest.mark.parametrize("argv, message", [
