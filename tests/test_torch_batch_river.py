@@ -78,3 +78,25 @@ def test_bad_input(groups):
     with pytest.raises(ValueError, match="river trees"):
         MultiBoardRiverSolver([turn], [np.ones((2, 1326))], device="cpu")
     assert rows_for_memory(t1, 10 * bytes_per_row(t1)) == 10 and rows_for_memory(t1, 1.0) == 1
+
+
+def test_out_of_memory_splits_the_batch(groups, monkeypatch):
+    """A batch that runs out of CUDA memory is solved in halves, with the same values."""
+    from cfrkit.solvers.public import torch_batch
+
+    trees, ranges = groups
+    whole = solve_river_trees(trees, ranges, 3, 1, device="cpu", dtype="float64")
+    real_run = torch_batch.MultiBoardRiverSolver.run
+    seen = []
+
+    def run(self, iterations):
+        seen.append(self.B)
+        if self.B > 2:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory (simulated)")
+        return real_run(self, iterations)
+
+    monkeypatch.setattr(torch_batch.MultiBoardRiverSolver, "run", run)
+    split = solve_river_trees(trees, ranges, 3, 1, device="cpu", dtype="float64")
+    assert max(seen) > 2 and seen.count(2) >= len(trees)          # tried whole, then one tree (2 rows) at a time
+    for a, b in zip(whole, split):
+        assert np.array_equal(a, b)

@@ -340,12 +340,38 @@ def default_memory_budget(device) -> float:
     return float(1 << 30)
 
 
+def _solve_batch(trees, ranges, batch: List[int], out: list, iterations: int, skip: int, algorithm: str, device,
+                 dtype) -> None:
+    """Solve the trees ``batch`` together into ``out``; on a CUDA out-of-memory error, the two halves one after the
+    other (the memory estimate is an estimate; a single tree that does not fit raises)."""
+    import torch
+
+    try:
+        solver = MultiBoardRiverSolver([trees[j] for j in batch], [ranges[j] for j in batch], algorithm, skip,
+                                       device=device, dtype=dtype).run(iterations)
+        vals = solver.average_root_values().double().cpu().numpy()
+    except torch.cuda.OutOfMemoryError:
+        if len(batch) == 1:
+            raise
+        solver = None
+        torch.cuda.empty_cache()
+        half = len(batch) // 2
+        _solve_batch(trees, ranges, batch[:half], out, iterations, skip, algorithm, device, dtype)
+        _solve_batch(trees, ranges, batch[half:], out, iterations, skip, algorithm, device, dtype)
+        return
+    start = 0
+    for j, size in zip(batch, solver.group_sizes):
+        out[j] = vals[start:start + size]
+        start += size
+
+
 def solve_river_trees(trees: Sequence[PublicTree], ranges: Sequence[Any], iterations: int, skip: int,
                       algorithm: str = "cfr+", device: Optional[str] = None, dtype="auto",
                       max_rows: Optional[int] = None) -> List[np.ndarray]:
     """Averaged root cfvs (chips, numpy ``(g, 2, 1326)`` per tree) of river trees of any shapes: trees grouped by
     :func:`tree_signature`, each group solved by :class:`MultiBoardRiverSolver` in batches of at most ``max_rows``
-    rows (default: what :func:`default_memory_budget` holds, by :func:`rows_for_memory`)."""
+    rows (default: what :func:`default_memory_budget` holds, by :func:`rows_for_memory`; a batch that still runs out
+    of CUDA memory is split in halves)."""
     if iterations <= skip:
         raise ValueError(f"need iterations > skip, got iterations={iterations}, skip={skip}")
     if len(trees) != len(ranges):
@@ -364,14 +390,7 @@ def solve_river_trees(trees: Sequence[PublicTree], ranges: Sequence[Any], iterat
         for k in ks + [None]:
             g = 0 if k is None else (1 if np.asarray(ranges[k]).ndim == 2 else len(ranges[k]))
             if batch and (k is None or rows + g > limit):
-                solver = MultiBoardRiverSolver([trees[j] for j in batch], [ranges[j] for j in batch], algorithm, skip,
-                                               device=device, dtype=dtype).run(iterations)
-                vals = solver.average_root_values().double().cpu().numpy()
-                start = 0
-                for j, size in zip(batch, solver.group_sizes):
-                    out[j] = vals[start:start + size]
-                    start += size
-                del solver
+                _solve_batch(trees, ranges, batch, out, iterations, skip, algorithm, device, dtype)
                 batch, rows = [], 0
             if k is not None:
                 batch.append(k)
