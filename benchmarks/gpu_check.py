@@ -19,7 +19,8 @@ the others still run; each writes its rows as it measures them, so a cut-off sec
   rate, and the range-weighted mean |difference| of the two paths' targets (fraction of the pot) on that subset;
 * ``train``: value-net training (``train_on_arrays``, DeepStack's 3 x 500 net with BatchNorm, batch 1000) on
   random data of the river (500 buckets) / turn / flop (1000 buckets) nets' shapes: samples/s and time per epoch
-  on the device and on the CPU (fewer samples there; per-epoch time scaled to the device's sample count, marked);
+  on the device (on CUDA also with TF32 matrix products) and on the CPU (fewer samples there; per-epoch time
+  scaled to the device's sample count, marked);
 * ``learners``: Hanabi Rainbow and IPPO (environment steps/s, gradient updates/s) and SymmToM MADDPG
   (updates/s), the rollouts and the updates timed apart, on the device and on the CPU;
 * ``drl_br``: DRL-BR (``DQNBestResponse`` against always-call on Leduc): learner decisions (steps) per second.
@@ -307,7 +308,11 @@ def section_datagen(ctx: Ctx) -> None:
 
 # ============================================================================== value-net training
 def section_train(ctx: Ctx) -> None:
+    """Value-net training on random data of each net's shape: the device (on CUDA also with TF32 matrix products,
+    ``torch.backends.cuda.matmul.allow_tf32``), then the CPU on fewer samples."""
     import tempfile
+
+    import torch
 
     from cfrkit.value_nets.train import train_on_arrays
 
@@ -316,28 +321,41 @@ def section_train(ctx: Ctx) -> None:
     n_dev = 100 if ctx.tiny else 200_000
     n_cpu = 50 if ctx.tiny else 10_000
     rng = np.random.default_rng(0)
+    runs = [(ctx.device, False)] + ([(ctx.device, True)] if ctx.cuda else []) + \
+        ([("cpu", False)] if ctx.cuda else [])
+
+    def train(x, y, mask, d, epochs):
+        with tempfile.TemporaryDirectory() as tmp:
+            return train_on_arrays(x, y, mask, os.path.join(tmp, "net.pt"), {"game": "holdem"}, hidden=hidden,
+                                   epochs=epochs, batch_size=1000, batchnorm=True, progress=False,
+                                   threads=ctx.threads, device=d)
+
     for k, (street, M) in enumerate(shapes.items()):
         try:
             if ctx.tiny:
                 M = 20
             row = {"item": f"train {street} net", "buckets": M, "hidden": list(hidden), "batch": 1000}
-            for d in ctx.devices():
+            for d, tf32 in runs:
+                label = d + ("+tf32" if tf32 else "")
                 n = n_dev if d == ctx.device else n_cpu
                 if ctx.left() < 5:
-                    row[d] = {"status": "skipped", "reason": "section budget"}
+                    row[label] = {"status": "skipped", "reason": "section budget"}
                     continue
                 x = rng.random((n, 2 * M + 1), dtype=np.float32)
                 y = rng.standard_normal((n, 2 * M), dtype=np.float32) * 0.1
                 mask = np.ones((n, 2 * M), dtype=np.float32)
-                with tempfile.TemporaryDirectory() as tmp:
-                    out, secs = timed(ctx, lambda: train_on_arrays(
-                        x, y, mask, os.path.join(tmp, "net.pt"), {"game": "holdem"}, hidden=hidden,
-                        epochs=1 if ctx.tiny else 2,
-                        batch_size=1000, batchnorm=True, progress=False, threads=ctx.threads, device=d), d)
+                previous = torch.backends.cuda.matmul.allow_tf32
+                torch.backends.cuda.matmul.allow_tf32 = tf32
+                try:
+                    if k == 0 and ctx.cuda and d == ctx.device and not tf32:
+                        train(x[:2000], y[:2000], mask[:2000], d, 1)  # warm-up: CUDA context, cuBLAS handles
+                    out, secs = timed(ctx, lambda: train(x, y, mask, d, 1 if ctx.tiny else 2), d)
+                finally:
+                    torch.backends.cuda.matmul.allow_tf32 = previous
                 per_epoch = secs / out["epochs_run"]
-                row[d] = {"samples": n, "epochs": out["epochs_run"], "seconds_per_epoch": per_epoch,
-                          "samples_per_second": n * 0.9 / per_epoch,
-                          "seconds_per_epoch_at_device_samples": per_epoch * n_dev / n, "extrapolated": n != n_dev}
+                row[label] = {"samples": n, "epochs": out["epochs_run"], "seconds_per_epoch": per_epoch,
+                              "samples_per_second": n * 0.9 / per_epoch, "tf32": tf32,
+                              "seconds_per_epoch_at_device_samples": per_epoch * n_dev / n, "extrapolated": n != n_dev}
             ctx.emit(row)
         except Exception as exc:  # noqa: BLE001 (reported as this item's row; the next item runs)
             ctx.fail(f"train {street} net", exc)
@@ -614,6 +632,9 @@ def table(report: dict) -> str:
             elif name == "train":
                 a, b = r.get(dev, {}), r.get("cpu", {}) if dev != "cpu" else {}
                 add(name, item, "samples/s", a.get("samples_per_second"), b.get("samples_per_second"))
+                if dev + "+tf32" in r:
+                    add(name, item, "samples/s with TF32", r[dev + "+tf32"].get("samples_per_second"),
+                        b.get("samples_per_second"))
                 add(name, item, f"s/epoch at {a.get('samples')} samples", a.get("seconds_per_epoch"),
                     b.get("seconds_per_epoch_at_device_samples"), False, b.get("extrapolated", False))
             elif name == "learners":
