@@ -92,3 +92,27 @@ def test_bad_arguments_one_line(gc, argv, message, capsys):
     assert gc.main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
+
+
+def test_failures_are_reported_and_the_rest_runs(gc, tmp_path, monkeypatch, capsys):
+    """A section that raises is 'failed' with its reason; an item that raises (a missing package) is a FAILED row
+    and the section's other items still run."""
+    def boom(ctx):
+        raise RuntimeError("simulated section failure")
+
+    def no_gym(ctx, per):
+        raise ModuleNotFoundError("No module named 'gymnasium'")
+
+    monkeypatch.setitem(gc.SECTION_FNS, "drl_br", boom)
+    monkeypatch.setattr(gc, "_rainbow", no_gym)
+    out = str(tmp_path / "check.json")
+    assert gc.main(["--device", "cpu", "--tiny", "--sections", "learners,drl_br", "--out", out]) == 1
+    rep = json.load(open(out))
+    assert rep["sections"]["drl_br"]["status"] == "failed"
+    assert "simulated section failure" in rep["sections"]["drl_br"]["reason"]
+    rows = {r["item"]: r for r in rep["sections"]["learners"]["rows"]}
+    assert rep["sections"]["learners"]["status"] == "ok"
+    assert rows["Rainbow (Hanabi)"]["status"] == "failed" and "gymnasium" in rows["Rainbow (Hanabi)"]["reason"]
+    assert rows["IPPO (Hanabi)"]["cpu"]["updates"] > 0 and rows["MADDPG (SymmToM)"]["cpu"]["updates"] > 0
+    text = capsys.readouterr().out
+    assert "FAILED: ModuleNotFoundError" in text and "NOT COMPLETE: drl_br" in text
