@@ -275,9 +275,11 @@ def section_datagen(ctx: Ctx) -> None:
                 if not ctx.tiny and end - time.perf_counter() < 0.35 * share and row["sweep"]:
                     row["sweep"].append({"batch": size, "status": "skipped", "reason": "section budget"})
                     continue
-                sit = sample_situations(street, size, rng, group=10 if street == "river" else size, stack=stack)
+                sit, sample_secs = timed(ctx, lambda: sample_situations(
+                    street, size, rng, group=10 if street == "river" else size, stack=stack), "cpu")
                 try:
                     entry = _datagen_point(ctx, game, sizing, sit, it, skip, fn[ctx.device], end)
+                    entry["sampling_seconds"] = sample_secs  # the situations themselves (CPU; not in the rate)
                 except ctx.torch.cuda.OutOfMemoryError as exc:  # noqa: PERF203 (a size too large is a result)
                     row["sweep"].append({"batch": size, "status": "out of memory", "reason": str(exc).splitlines()[0]})
                     break
