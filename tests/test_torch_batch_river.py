@@ -12,6 +12,15 @@ from cfrkit.value_nets.holdem.datagen import _sizing_list, _tree  # noqa: E402
 from cfrkit.value_nets.holdem.situations import group_slices, sample_situations  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def one_thread():
+    """One torch thread: on a loaded 2-core machine torch's thread pool spins (measured 30x slower with 2)."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
+
+
 @pytest.fixture(scope="module")
 def groups():
     """Five river groups (boards and pots differ; three tree shapes: 9, 21 and 33 nodes)."""
