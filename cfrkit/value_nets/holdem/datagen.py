@@ -139,6 +139,25 @@ def solve_river_group_range(game, bet_sizing, board, contrib: float, ranges: np.
     return solver.average_root_cfvs() / (2.0 * contrib)
 
 
+def solve_river_groups_torch(game, bet_sizing, situations, iterations: int, skip: int,
+                             device: Optional[str] = None, algorithm: str = "cfr+") -> np.ndarray:
+    """Pot-fraction root cfvs ``(N, 2, 1326)`` of river ``situations``, EVERY group in one batched torch solve
+    (:func:`~cfrkit.solvers.public.torch_batch.solve_river_trees`: trees of one shape side by side, boards and pots
+    per row, batches sized from the device's free memory; float32 on CUDA, float64 on the CPU): the iterates and
+    targets of :func:`solve_river_group_range` per group, without a Python loop over groups in the solve."""
+    from cfrkit.solvers.public.torch_batch import solve_river_trees
+
+    slices = list(group_slices(situations.groups))
+    trees = [_tree(game, bet_sizing, situations.boards[idx[0]], float(situations.contribs[idx[0]]), False)
+             for idx in slices]
+    vals = solve_river_trees(trees, [situations.ranges[idx] for idx in slices], iterations, skip, algorithm,
+                             device=device)
+    values = np.zeros_like(situations.ranges, dtype=np.float64)
+    for idx, v in zip(slices, vals):
+        values[idx] = v / (2.0 * float(situations.contribs[idx[0]]))
+    return values
+
+
 def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.ndarray, iterations: int,
                             skip: int, leaf_values, backend: str = "board", device: Optional[str] = None,
                             algorithm: str = "cfr+") -> np.ndarray:
@@ -169,11 +188,14 @@ def solve_situations(game, situations, iterations: int, skip: int = 0, bet_sizin
     """Pot-fraction root cfvs ``(N, 2, 1326)`` of every situation, one solve per group.
 
     River: the compiled solver (:func:`solve_river_group`; ``skip`` unused) with ``backend`` ``"board"`` /
-    ``"board64"``, ``RangeSolver`` (:func:`solve_river_group_range`, on ``device``) with ``"numpy"`` /
-    ``"torch"``; flop/turn: the ``backend`` of :func:`solve_group_with_leaves` with ``leaf_values``."""
+    ``"board64"``, ``RangeSolver`` (:func:`solve_river_group_range`) with ``"numpy"``, all groups batched on
+    ``device`` (:func:`solve_river_groups_torch`, the same iterates) with ``"torch"``; flop/turn: the ``backend``
+    of :func:`solve_group_with_leaves` with ``leaf_values``."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     bet_sizing = _sizing_list(bet_sizing)
+    if situations.street == "river" and backend == "torch":  # all groups in one batched solve (GPU-sized)
+        return solve_river_groups_torch(game, bet_sizing, situations, iterations, skip, device)
     values = np.zeros_like(situations.ranges)
     for idx in group_slices(situations.groups):
         board, contrib, r = situations.boards[idx[0]], float(situations.contribs[idx[0]]), situations.ranges[idx]

@@ -16,6 +16,7 @@ sampled flops (:class:`FlopNetPreflopValues`, the auxiliary net's training targe
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Dict, List, Tuple
 
 import numpy as np
@@ -59,6 +60,7 @@ class HoldemNetLeafValues:
         tensors = list(model.parameters()) + list(model.buffers())
         self.dtype = tensors[0].dtype if tensors else torch.float32
         self._ids: Dict[Tuple[int, ...], torch.Tensor] = {}
+        self._leaf_cache: "OrderedDict[Tuple[int, ...], tuple]" = OrderedDict()
         self.calls = 0
 
     @property
@@ -101,13 +103,28 @@ class HoldemNetLeafValues:
             t = self._ids[key] = torch.as_tensor(b, device=self.device)
         return t
 
+    def _present(self, ids: torch.Tensor) -> torch.Tensor:
+        """``(L, M)`` uniform range over the buckets on each leaf's board (the input for a player without reach)."""
+        M = self.model.num_buckets
+        present = torch.zeros((ids.shape[0], M + 1), dtype=self.dtype, device=self.device)
+        present.scatter_(1, ids, 1.0)
+        present = present[:, :M]
+        return present / present.sum(-1, keepdim=True).clamp(min=1.0)
+
     @torch.no_grad()
     def evaluate(self, boards: List, contribs, r0: torch.Tensor, r1: torch.Tensor):
         """Core: ``boards`` (L), ``contribs (L,)`` chips per player, reach ``(L, B, H)`` -> values ``(L, B, H)`` chips."""
+        ids = torch.stack([self.bucket_ids(b) for b in boards])
+        contribs = torch.as_tensor(np.asarray(contribs, dtype=np.float64), dtype=self.dtype, device=self.device)
+        return self._evaluate(ids, contribs, self._present(ids) if self.empty_range == "uniform" else None, r0, r1)
+
+    @torch.no_grad()
+    def _evaluate(self, ids: torch.Tensor, contribs: torch.Tensor, uniform, r0: torch.Tensor, r1: torch.Tensor):
+        """:meth:`evaluate` on the leaves' bucket ids ``(L, H)``, contributions ``(L,)`` and uniform ranges ``(L, M)``
+        as tensors on the device (no Python loop over leaves)."""
         L, B, H = r0.shape
         M = self.model.num_buckets
-        ids = torch.stack([self.bucket_ids(b) for b in boards])[:, None, :].expand(L, B, H)
-        contribs = torch.as_tensor(np.asarray(contribs, dtype=np.float64), dtype=self.dtype, device=self.device)
+        ids = ids[:, None, :].expand(L, B, H)
         pots = 2.0 * contribs
 
         def bucketed(r):
@@ -119,13 +136,9 @@ class HoldemNetLeafValues:
         s0, s1 = b0.sum(-1, keepdim=True), b1.sum(-1, keepdim=True)
         n0 = b0 / torch.where(s0 > 0, s0, torch.ones_like(s0))
         n1 = b1 / torch.where(s1 > 0, s1, torch.ones_like(s1))
-        if self.empty_range == "uniform":
-            present = torch.zeros((L, M + 1), dtype=self.dtype, device=self.device)
-            present.scatter_(1, ids[:, 0, :], 1.0)
-            present = present[:, :M]
-            uniform = (present / present.sum(-1, keepdim=True).clamp(min=1.0))[:, None, :]
-            n0 = torch.where(s0 > 0, n0, uniform)
-            n1 = torch.where(s1 > 0, n1, uniform)
+        if uniform is not None:
+            n0 = torch.where(s0 > 0, n0, uniform[:, None, :])
+            n1 = torch.where(s1 > 0, n1, uniform[:, None, :])
         frac = (contribs / self.stack)[:, None, None].expand(L, B, 1)
         x = torch.cat([n0, n1, frac], -1).reshape(L * B, -1)
         out = self.model(x).reshape(L, B, 2, M)
@@ -133,6 +146,28 @@ class HoldemNetLeafValues:
         v0 = torch.gather(torch.cat([out[:, :, 0], zero], -1), 2, ids) * pots[:, None, None] * s1
         v1 = torch.gather(torch.cat([out[:, :, 1], zero], -1), 2, ids) * pots[:, None, None] * s0
         return v0, v1
+
+    def _leaf_inputs(self, leaves: List):
+        """``(ids (L, H), contribs (L,), uniform (L, M) or None)`` of ``leaves`` on the device, built once per set of
+        leaf nodes: a solver passes the same nodes every pass, so the per-leaf Python work (board keys, bucket-id
+        lookups, the contribution check) runs once per tree instead of twice per iteration.  The cache keeps the
+        nodes it was built from (so their ``id`` s stay unique) and the last few sets."""
+        key = tuple(map(id, leaves))
+        hit = self._leaf_cache.get(key)
+        if hit is not None:
+            self._leaf_cache.move_to_end(key)
+            return hit[1:]
+        for leaf in leaves:
+            if abs(leaf.contrib[0] - leaf.contrib[1]) > 1e-9:
+                raise GameError(f"leaf {leaf.index} has unequal contributions {leaf.contrib}")
+        ids = torch.stack([self.bucket_ids(leaf.board) for leaf in leaves])
+        contribs = torch.as_tensor(np.asarray([leaf.contrib[0] for leaf in leaves], dtype=np.float64),
+                                   dtype=self.dtype, device=self.device)
+        uniform = self._present(ids) if self.empty_range == "uniform" else None
+        self._leaf_cache[key] = (list(leaves), ids, contribs, uniform)
+        while len(self._leaf_cache) > 8:
+            self._leaf_cache.popitem(last=False)
+        return ids, contribs, uniform
 
     def __call__(self, leaves: List, reach0, reach1, backend):
         self.calls += 1
@@ -142,10 +177,8 @@ class HoldemNetLeafValues:
         else:
             r0 = reach0.to(device=self.device, dtype=self.dtype)
             r1 = reach1.to(device=self.device, dtype=self.dtype)
-        for leaf in leaves:
-            if abs(leaf.contrib[0] - leaf.contrib[1]) > 1e-9:
-                raise GameError(f"leaf {leaf.index} has unequal contributions {leaf.contrib}")
-        v0, v1 = self.evaluate([leaf.board for leaf in leaves], [leaf.contrib[0] for leaf in leaves], r0, r1)
+        ids, contribs, uniform = self._leaf_inputs(leaves)
+        v0, v1 = self._evaluate(ids, contribs, uniform, r0, r1)
         if backend.name == "numpy":
             return v0.double().cpu().numpy(), v1.double().cpu().numpy()
         return backend.asarray(v0), backend.asarray(v1)
