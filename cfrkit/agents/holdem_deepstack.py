@@ -430,11 +430,7 @@ class HoldemDeepStackAgent(PokerAgent):
         else:
             base = self._initial_record(hist[:nh])
         rel = pub[len(base.root):]
-        tree = base.result.tree
-        k = len(rel)
-        while k > 0 and not tree.has_history(rel[:k]):
-            k -= 1
-        node = tree.node_at(rel[:k])
+        node, k = base.result.tree.deepest_node(rel)
         if k == len(rel) and node.index == 0:
             rec = base
         else:

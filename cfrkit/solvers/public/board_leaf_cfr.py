@@ -31,7 +31,7 @@ from cfrkit.games.base import GameError
 from cfrkit.solvers.public.allin import allin_equity_matrix, allin_runouts  # noqa: F401  (re-exported)
 from cfrkit.solvers.public.board_range_cfr import BoardLayout, BoardRangeSolver, kernel_module
 from cfrkit.solvers.public.leaf_values import BucketedLeafValues, SplitLeafValues, check_leaf_values
-from cfrkit.solvers.public.public_tree import PublicTree
+from cfrkit.solvers.public.public_tree import PublicTree, root_ranges
 
 LEAF_ALGORITHMS = {"cfr+": 0, "dcfr": 1}
 
@@ -312,18 +312,10 @@ class BoardLeafSolver(BoardRangeSolver):
         self.threads, self.dtype, self.algorithm, self.skip = 1, np.dtype(dtype), algorithm, int(skip)
         self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
         self.tree = tree
-        mask = tree.pgame.hand_mask(tree.root.board)
-        if ranges is None:
-            ranges = np.broadcast_to(mask / mask.sum(), (2, len(mask)))
-        ranges = np.asarray(ranges, dtype=np.float64)
+        ranges = root_ranges(tree, ranges, batched=True)
         self.batched = ranges.ndim == 3
         if ranges.ndim == 2:
             ranges = ranges[None]
-        if ranges.ndim != 3 or ranges.shape[1:] != (2, tree.num_hands) or len(ranges) == 0:
-            raise ValueError(f"ranges must have shape (2, {tree.num_hands}) or (B, 2, {tree.num_hands}), "
-                             f"got {ranges.shape}")
-        if not np.all(np.isfinite(ranges)) or ranges.min() < 0:
-            raise ValueError("ranges must be finite and non-negative")
         self.layout = layout = BoardLayout.of(tree, False, leaves=True)
         if layout.num_ext == 0 and not allow_no_ext:
             raise ValueError("the tree has no leaf or all-in node: use BoardRangeSolver")

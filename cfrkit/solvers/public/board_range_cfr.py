@@ -28,8 +28,9 @@ import numpy as np
 
 from cfrkit._kernels import default_threads
 from cfrkit.games.base import GameError
-from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR
-from cfrkit.solvers.public.public_tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
+from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR, fill_kernel_node
+from cfrkit.solvers.public.public_tree import (CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree,
+                                               root_ranges)
 
 
 def kernel_module(dtype=np.float64):
@@ -227,13 +228,12 @@ class BoardLayout:
             if old in allin:
                 self.node_type[new] = 5
                 self.amount[new] = n.contrib
-            elif n.kind == LEAF:
+                continue
+            if n.kind == LEAF:
                 self.node_type[new] = 4
-            elif n.kind == CHANCE_NODE:
-                self.node_type[new] = 3
-                self.child_start[new] = new_of[n.children[0]]
-                self.num_children[new] = len(n.children)
-                self.amount[new, 0] = pg.chance_weight(n.board)
+                continue
+            fill_kernel_node(self, new, n, new_of, pg)
+            if n.kind == CHANCE_NODE:
                 last: Dict[int, int] = {}  # canonical child -> last copy in its chain
                 for ch in n.children:
                     if ch in copy_of:
@@ -241,20 +241,9 @@ class BoardLayout:
                         self.iso_next[last.get(canon, canon)] = new_of[ch]
                         last[canon] = new_of[ch]
             elif n.kind == DECISION:
-                self.node_type[new] = 0
-                self.node_player[new] = n.player
-                self.child_start[new] = new_of[n.children[0]]
-                self.num_children[new] = len(n.children)
                 self.node_offset[new] = offset
                 self.node_of[old] = new
                 offset += len(n.children) * int(sizes[spaces[new]])
-            elif n.kind == FOLD_NODE:
-                self.node_type[new] = 1
-                for p in (0, 1):
-                    self.amount[new, p] = -n.contrib[p] if n.folder == p else n.contrib[1 - p]
-            else:
-                self.node_type[new] = 2
-                self.amount[new] = n.contrib
         self.num_nodes = N
         self.num_entries = offset
         # leaf mode: hands of the all-in nodes (root space, first) and of the leaves in ext_vals
@@ -405,13 +394,7 @@ class BoardRangeSolver:
         self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
         self.tree = tree
         mask = tree.pgame.hand_mask(tree.root.board)
-        if ranges is None:
-            ranges = np.broadcast_to(mask / mask.sum(), (2, len(mask)))
-        ranges = np.asarray(ranges, dtype=np.float64)
-        if ranges.shape != (2, tree.num_hands):
-            raise ValueError(f"ranges must have shape (2, {tree.num_hands}), got {ranges.shape}")
-        if not np.all(np.isfinite(ranges)) or ranges.min() < 0:
-            raise ValueError("ranges must be finite and non-negative")
+        ranges = root_ranges(tree, ranges)
         layout = BoardLayout.of(tree, isomorphism is not False)
         if layout.swaps and not layout.symmetric(ranges * mask):
             if isomorphism:

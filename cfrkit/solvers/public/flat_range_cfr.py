@@ -153,30 +153,16 @@ class FlatTree:
         chance_child_card: Dict[int, int] = {}  # new index of a chance child -> dealt card
         for new, old in enumerate(order):
             n = tree.nodes[old]
+            fill_kernel_node(self, new, n, new_of, pg)
             if n.kind == CHANCE_NODE:
-                self.node_type[new] = 3
-                self.child_start[new] = new_of[n.children[0]]
-                self.num_children[new] = len(n.children)
-                self.amount[new, 0] = pg.chance_weight(n.board)
                 for card, ch in zip(n.actions, n.children):
                     chance_cards.setdefault(int(card), len(chance_cards))
                     chance_child_card[new_of[ch]] = int(card)
             elif n.kind == DECISION:
-                self.node_type[new] = 0
-                self.node_player[new] = n.player
-                self.child_start[new] = new_of[n.children[0]]
-                self.num_children[new] = len(n.children)
                 self.node_slot[new] = slots
                 self.slot_of[old] = slots
                 self.actions_of[old] = len(n.children)
                 slots += len(n.children)
-            elif n.kind == FOLD_NODE:
-                self.node_type[new] = 1
-                for p in (0, 1):
-                    self.amount[new, p] = -n.contrib[p] if n.folder == p else n.contrib[1 - p]
-            else:
-                self.node_type[new] = 2
-                self.amount[new] = n.contrib
         self.slots = slots
         # the kernel works on the live hands (no card on the board) sorted by showdown strength
         strengths = np.asarray(pg.strengths(board), dtype=np.int64)
@@ -439,6 +425,24 @@ class FlatRangeSolver:
     def current_strategy(self) -> Dict[int, np.ndarray]:
         """``(1, A, H)`` current (regret-matched, locks applied) strategy per decision node."""
         return self._strategy_dict(self.sigma)
+
+
+def fill_kernel_node(layout, new: int, n, new_of: Dict[int, int], pgame) -> None:
+    """Write public node ``n`` (a decision, chance, fold or showdown node) as kernel node ``new`` of
+    ``layout``, whose arrays ``node_type``, ``node_player``, ``child_start``, ``num_children`` and
+    ``amount`` (``(N, 2)``: chips of a terminal, the deal probability of a chance node in column 0) the
+    compiled range-CFR kernels read; ``new_of`` maps public-tree indices to kernel indices."""
+    if n.kind in (CHANCE_NODE, DECISION):
+        layout.child_start[new] = new_of[n.children[0]]
+        layout.num_children[new] = len(n.children)
+        if n.kind == CHANCE_NODE:
+            layout.node_type[new] = 3
+            layout.amount[new, 0] = pgame.chance_weight(n.board)
+        else:
+            layout.node_type[new] = 0
+            layout.node_player[new] = n.player
+    else:
+        layout.node_type[new], layout.amount[new] = n.terminal_code()
 
 
 @dataclass

@@ -149,6 +149,20 @@ def showdown_sign_matrix(board, num_samples: int = 500, seed: int = 0, flop_samp
     return (total / float(n)).astype(np.float32) * compat
 
 
+def _recent(cache: "OrderedDict[tuple, np.ndarray]", size: int, board, compute) -> np.ndarray:
+    """``compute(key)`` for the sorted ``board`` key, kept in ``cache`` for the ``size`` most recently used
+    boards (an OrderedDict rather than functools.lru_cache so that the leaf functions stay picklable)."""
+    key = tuple(sorted(int(c) for c in board))
+    m = cache.get(key)
+    if m is None:
+        m = cache[key] = compute(key)
+        while len(cache) > size:
+            cache.popitem(last=False)
+    else:
+        cache.move_to_end(key)
+    return m
+
+
 class CheckdownValues:
     """:class:`~cfrkit.solvers.public.leaf_values.LeafValues` of a pot checked down from the leaf's board (exact
     when both players are all in).
@@ -172,16 +186,8 @@ class CheckdownValues:
 
     def matrix(self, board) -> np.ndarray:
         """float32[1326, 1326] sign matrix of ``board`` (cached, most recent boards kept)."""
-        key = tuple(sorted(int(c) for c in board))
-        m = self._cache.get(key)
-        if m is None:
-            m = showdown_sign_matrix(key, self.preflop_boards, self.seed, self.flop_samples)
-            self._cache[key] = m
-            while len(self._cache) > self.cache_boards:
-                self._cache.popitem(last=False)
-        else:
-            self._cache.move_to_end(key)
-        return m
+        return _recent(self._cache, self.cache_boards, board,
+                       lambda key: showdown_sign_matrix(key, self.preflop_boards, self.seed, self.flop_samples))
 
     def __call__(self, leaves, reach0, reach1, backend):
         be = backend
@@ -248,15 +254,8 @@ class AllinEquityValues:
 
     def matrix_t(self, board) -> np.ndarray:
         """The transposed equity matrix ``(1326, 1326)`` of ``board`` (cached)."""
-        key = tuple(sorted(int(c) for c in board))
-        m = self._cache.get(key)
-        if m is None:
-            m = self._cache[key] = np.ascontiguousarray(runout_equity_matrix(self.pgame, key).T)
-            while len(self._cache) > self.cache_boards:
-                self._cache.popitem(last=False)
-        else:
-            self._cache.move_to_end(key)
-        return m
+        return _recent(self._cache, self.cache_boards, board,
+                       lambda key: np.ascontiguousarray(runout_equity_matrix(self.pgame, key).T))
 
     def __call__(self, leaves, reach0, reach1, backend):
         be = backend

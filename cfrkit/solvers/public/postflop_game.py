@@ -34,7 +34,7 @@ import numpy as np
 
 from cfrkit.games.base import GameError
 from cfrkit.solvers.public.bet_sizing import ALLIN, CHIPS, GEOMETRIC, POT, PREV_BET, StreetSizes
-from cfrkit.solvers.public.games import PublicPokerGame, holdem_hands
+from cfrkit.solvers.public.games import PublicPokerGame, cached_strengths, holdem_hands
 
 FOLD, CHECK, CALL, BET_BASE = 0, 1, 2, 3
 STREETS = ("flop", "turn", "river")
@@ -320,20 +320,7 @@ class PostflopPublicGame(PublicPokerGame):
     # -------------------------------------------------------------- showdown and labels
     def strengths(self, board: Sequence[int]) -> np.ndarray:
         """Showdown strength of every pair on a 5-card ``board`` (zeros before the river)."""
-        key = tuple(sorted(int(c) for c in board))
-        s = self._strengths.get(key)
-        if s is None:
-            if len(key) == 5:
-                from cfrkit.cards.equity import board_strengths
-
-                s = board_strengths(key).astype(np.int64)
-            else:
-                s = np.zeros(1326, dtype=np.int64)
-            self._strengths[key] = s
-        return s
-
-    def public_key(self, ps: PostflopState) -> str:
-        return ",".join(map(str, ps.history))
+        return cached_strengths(self._strengths, tuple(sorted(int(c) for c in board)))
 
     def action_label(self, ps: PostflopState, action: int) -> str:
         if action == FOLD:

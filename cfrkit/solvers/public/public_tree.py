@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from cfrkit.games.base import Game, GameError, State
 from cfrkit.solvers.public.games import PublicPokerGame, public_game_for
 
@@ -41,6 +43,14 @@ class PublicNode:
     @property
     def pot(self) -> float:
         return self.contrib[0] + self.contrib[1]
+
+    def terminal_code(self) -> Tuple[int, Tuple[float, float]]:
+        """(kernel node type, amount pair) of a terminal node, as the compiled range-CFR kernels read
+        them: fold (1, chips each player wins: -own contribution for the folder, the folder's for the
+        other), showdown (2, contributions, chips; the kernels pay them by strength)."""
+        if self.kind == FOLD_NODE:
+            return 1, tuple(-self.contrib[p] if self.folder == p else self.contrib[1 - p] for p in (0, 1))
+        return 2, self.contrib
 
 
 class PublicTree:
@@ -72,11 +82,36 @@ class PublicTree:
             raise GameError(f"public history {list(history)} is not in this public tree")
         return self.nodes[idx]
 
+    def deepest_node(self, history: Sequence[int]) -> Tuple[PublicNode, int]:
+        """``(node, k)``: the node of the longest prefix ``history[:k]`` in this tree (the root when none
+        is; ``k == len(history)`` when the whole history is), where play left a depth-limited tree."""
+        k = len(history)
+        while k > 0 and not self.has_history(history[:k]):
+            k -= 1
+        return self.node_at(history[:k]), k
+
     def counts(self) -> Dict[str, int]:
         out: Dict[str, int] = {}
         for n in self.nodes:
             out[n.kind] = out.get(n.kind, 0) + 1
         return out
+
+
+def root_ranges(tree: "PublicTree", ranges=None, batched: bool = False) -> np.ndarray:
+    """Checked float64 root reach of ``tree``: ``(2, H)``, or also ``(B, 2, H)`` (``B >= 1`` spots) when
+    ``batched`` (``H = tree.num_hands``); ``None`` gives the uniform range over the root board's live pairs.
+    Raises ValueError on another shape or on negative or non-finite entries."""
+    H = tree.num_hands
+    if ranges is None:
+        mask = tree.pgame.hand_mask(tree.root.board)
+        ranges = np.broadcast_to(mask / mask.sum(), (2, len(mask)))
+    ranges = np.asarray(ranges, dtype=np.float64)
+    if not (ranges.shape == (2, H) or (batched and ranges.ndim == 3 and ranges.shape[1:] == (2, H) and len(ranges))):
+        shapes = f"(2, {H}) or (B, 2, {H})" if batched else f"(2, {H})"
+        raise ValueError(f"ranges must have shape {shapes}, got {ranges.shape}")
+    if not np.all(np.isfinite(ranges)) or ranges.min() < 0:
+        raise ValueError("ranges must be finite and non-negative")
+    return ranges
 
 
 def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[State] = None,

@@ -43,6 +43,7 @@ from cfrkit.solvers.public.allin import allin_equity_matrix, allin_runouts
 from cfrkit.solvers.public.array_backend import make_backend
 from cfrkit.solvers.public.public_tree import (  # noqa: F401  (re-exported: the tree types' old home)
     ALLIN_NODE, CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicNode, PublicTree, build_public_tree,
+    root_ranges,
 )
 from cfrkit.solvers.public.terminal_values import make_terminal
 
@@ -184,17 +185,9 @@ class RangeSolver:
         self.leaf_values = leaf_values
         H = tree.num_hands
         root_mask = self.pgame.hand_mask(tree.root.board)
-        if ranges is None:
-            ranges = np.broadcast_to(root_mask / root_mask.sum(), (2, H))
-        if isinstance(ranges, np.ndarray) or not hasattr(ranges, "shape"):
-            ranges = np.asarray(ranges, dtype=np.float64)
-            if ranges.ndim == 2:
-                ranges = ranges[None]
-            if ranges.ndim != 3 or ranges.shape[1:] != (2, H):
-                raise ValueError(f"ranges must have shape (2, {H}) or (B, 2, {H}), got {ranges.shape}")
-            if (ranges < 0).any() or not np.isfinite(ranges).all():
-                raise ValueError("ranges must be finite and non-negative")
-            ranges = ranges * root_mask
+        if ranges is None or isinstance(ranges, np.ndarray) or not hasattr(ranges, "shape"):
+            ranges = root_ranges(tree, ranges, batched=True)
+            ranges = (ranges[None] if ranges.ndim == 2 else ranges) * root_mask
         self.ranges = be.asarray(ranges)
         self.B = int(self.ranges.shape[0])
         self.gadget_player = -1

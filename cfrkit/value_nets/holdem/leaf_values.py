@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from cfrkit.games.base import GameError
+from cfrkit.value_nets.leaf_values import net_for_leaves
 from cfrkit.value_nets.model import ValueNet
 
 
@@ -44,11 +45,7 @@ class HoldemNetLeafValues:
 
     def __init__(self, model: ValueNet, bucketer, stack: float, street: str, device: str = "cpu",
                  empty_range: str = "uniform"):
-        if empty_range not in ("uniform", "zeros"):
-            raise ValueError(f"empty_range must be 'uniform' or 'zeros', got {empty_range!r}")
-        if model.num_buckets != bucketer.num_buckets:
-            raise ValueError(f"network has {model.num_buckets} buckets, bucketer {bucketer.num_buckets}")
-        self.model = model.to(device).eval()
+        self.model, self.dtype = net_for_leaves(model, bucketer, device, empty_range)
         self.bucketer = bucketer
         self.stack = float(stack)
         self.street = street
@@ -57,8 +54,6 @@ class HoldemNetLeafValues:
         self.board_size = {"preflop": 0, "flop": 3, "turn": 4, "river": 5}[street]
         self.device = device
         self.empty_range = empty_range
-        tensors = list(model.parameters()) + list(model.buffers())
-        self.dtype = tensors[0].dtype if tensors else torch.float32
         self._ids: Dict[Tuple[int, ...], torch.Tensor] = {}
         self._leaf_cache: "OrderedDict[Tuple[int, ...], tuple]" = OrderedDict()
         self.calls = 0

@@ -22,7 +22,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from cfrkit._io import atomic_open
+from cfrkit._io import atomic_open, read_json_manifest
 from cfrkit.value_nets.holdem.bucketing import holdem_bucketer_from_dict
 from cfrkit.value_nets.holdem.leaf_values import HoldemNetLeafValues
 from cfrkit.value_nets.model import ValueNet, ValueNetFileError, load_checkpoint, save_checkpoint
@@ -118,15 +118,7 @@ class HoldemValueNets:
         """Open a directory written by :meth:`save`; :class:`ValueNetFileError` (one line) if it is missing,
         incomplete, corrupted or not a set of hold'em value nets."""
         path = os.path.join(str(directory), MANIFEST)
-        if not os.path.isdir(directory):
-            raise ValueNetFileError(f"no hold'em value nets at {directory}: not a directory")
-        try:
-            with open(path) as f:
-                man = json.load(f)
-        except FileNotFoundError:
-            raise ValueNetFileError(f"{directory} holds no hold'em value nets ({MANIFEST} missing)") from None
-        except (OSError, ValueError) as exc:
-            raise ValueNetFileError(f"{path}: damaged manifest ({type(exc).__name__})") from None
+        man = read_json_manifest(directory, MANIFEST, ValueNetFileError, "hold'em value nets")
         if not isinstance(man, dict) or man.get("kind") != KIND or not isinstance(man.get("streets"), list):
             raise ValueNetFileError(f"{path} is not a cfrkit hold'em value-nets manifest")
         models, extras = {}, {}
