@@ -381,6 +381,13 @@ class State(ABC):
         self._apply_action(int(action))
         self._history.append(int(action))
 
+    def apply_trusted(self, action: int) -> None:
+        """Apply ``action`` in place without checking it, for callers that have checked it already (the
+        platform server's decisions, the cards of a seeded deal): an illegal action corrupts the state."""
+        action = int(action)
+        self._apply_action(action)
+        self._history.append(action)
+
     def apply_actions(self, actions: Sequence[int]) -> None:
         """Apply one action per player at a simultaneous node."""
         if self.current_player() != SIMULTANEOUS:
