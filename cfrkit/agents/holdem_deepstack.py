@@ -131,7 +131,7 @@ class LookaheadHoldemGame(HoldemPublicGame):
         from cfrkit.games.holdem.game import HoldemState
 
         if isinstance(state, HoldemState) and state.round == 0 and not state.is_terminal() \
-                and state._dealt >= self.game._num_hole and state.game == self.game:
+                and state.hole_cards_dealt and state.game == self.game:
             return
         super().check_state(state)
 

@@ -452,7 +452,7 @@ class HoldemPublicGame(ProtocolPublicGame):
             raise GameError(f"state belongs to {state.game.game_string()!r}, not {self.game.game_string()!r}")
         if state.is_terminal():
             raise GameError("the state is terminal: there is no subgame to build")
-        if state._dealt < self.game._num_hole or state.round == 0:
+        if not state.hole_cards_dealt or state.round == 0:
             raise GameError("preflop state: hold'em public trees start on the flop, turn or river "
                             f"(betting so far: {state.betting_string()!r})")
         if len(state.board) < 3:
