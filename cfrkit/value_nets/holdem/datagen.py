@@ -10,8 +10,10 @@ take their values from the river net; **flop** situations likewise with the turn
 Turn and flop situations go by default to the compiled
 :class:`~cfrkit.solvers.public.board_leaf_cfr.BoardLeafSolver` (``backend="board"``, float32;
 ``"board64"`` in float64: the same iterates as ``RangeSolver``, all-in lines by an equity matrix per
-board); ``backend="numpy"`` / ``"torch"`` run ``RangeSolver`` on a whole group of situations (same board
-and pot) as one batch (torch uses CUDA when present), on every round, the river included.
+board); ``backend="numpy"`` runs ``RangeSolver`` on a whole group of situations (same board and pot) as one
+batch, on every round, the river included; ``backend="torch"`` runs the same iterates with ALL groups of a
+shard batched into one solve per tree shape (:mod:`cfrkit.solvers.public.torch_batch`: boards, pots, chance
+masks, leaf boards and all-in matrices per row; CUDA when present, float32 there, float64 on the CPU).
 
 **Preflop** situations (DeepStack's auxiliary net: the chance state before the flop cards, empty board,
 both players in for the same chips) need no solve: the target is a forward pass, the flop net averaged
@@ -158,6 +160,27 @@ def solve_river_groups_torch(game, bet_sizing, situations, iterations: int, skip
     return values
 
 
+def solve_groups_with_leaves_torch(game, bet_sizing, situations, iterations: int, skip: int, leaf_values,
+                                   device: Optional[str] = None, algorithm: str = "cfr+") -> np.ndarray:
+    """Pot-fraction root cfvs ``(N, 2, 1326)`` of turn / flop ``situations``, EVERY group in one batched torch solve
+    (:func:`~cfrkit.solvers.public.torch_batch.solve_leaf_trees`: depth-limited trees of one shape side by side,
+    boards, pots, chance masks, leaf boards and all-in matrices per row, one net call per pass for all leaves and
+    rows; batches sized from the device's free memory; float32 on CUDA, float64 on the CPU): the iterates and
+    targets of :func:`solve_group_with_leaves` with ``backend="torch"`` per group, without a Python loop over groups
+    in the solve."""
+    from cfrkit.solvers.public.torch_batch import solve_leaf_trees
+
+    slices = list(group_slices(situations.groups))
+    trees = [_tree(game, bet_sizing, situations.boards[idx[0]], float(situations.contribs[idx[0]]), True)
+             for idx in slices]
+    vals = solve_leaf_trees(trees, [situations.ranges[idx] for idx in slices], leaf_values, iterations, skip,
+                            algorithm, device=device)
+    values = np.zeros_like(situations.ranges, dtype=np.float64)
+    for idx, v in zip(slices, vals):
+        values[idx] = v / (2.0 * float(situations.contribs[idx[0]]))
+    return values
+
+
 def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.ndarray, iterations: int,
                             skip: int, leaf_values, backend: str = "board", device: Optional[str] = None,
                             algorithm: str = "cfr+") -> np.ndarray:
@@ -190,12 +213,15 @@ def solve_situations(game, situations, iterations: int, skip: int = 0, bet_sizin
     River: the compiled solver (:func:`solve_river_group`; ``skip`` unused) with ``backend`` ``"board"`` /
     ``"board64"``, ``RangeSolver`` (:func:`solve_river_group_range`) with ``"numpy"``, all groups batched on
     ``device`` (:func:`solve_river_groups_torch`, the same iterates) with ``"torch"``; flop/turn: the ``backend``
-    of :func:`solve_group_with_leaves` with ``leaf_values``."""
+    of :func:`solve_group_with_leaves` with ``leaf_values``, all groups batched on ``device``
+    (:func:`solve_groups_with_leaves_torch`, the same iterates) with ``"torch"``."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     bet_sizing = _sizing_list(bet_sizing)
     if situations.street == "river" and backend == "torch":  # all groups in one batched solve (GPU-sized)
         return solve_river_groups_torch(game, bet_sizing, situations, iterations, skip, device)
+    if situations.street in ("turn", "flop") and backend == "torch" and leaf_values is not None:
+        return solve_groups_with_leaves_torch(game, bet_sizing, situations, iterations, skip, leaf_values, device)
     values = np.zeros_like(situations.ranges)
     for idx in group_slices(situations.groups):
         board, contrib, r = situations.boards[idx[0]], float(situations.contribs[idx[0]]), situations.ranges[idx]
