@@ -396,7 +396,8 @@ class MultiBoardLeafSolver(MultiBoardRiverSolver):
         root_board = tuple(self.template.root.board)
         for i in self.folds + self.showdowns:
             if len(self.nodes[i].board) != len(root_board):
-                raise ValueError(f"{type(self).__name__}: terminal node {i} is not on the root board")
+                raise ValueError(f"{type(self).__name__} needs depth-limited turn/flop trees: terminal node {i} is not "
+                             f"on the root board")
         for i in self.chances:
             if any(self.nodes[c].kind != LEAF for c in self.nodes[i].children):
                 raise ValueError(f"{type(self).__name__} needs depth-limited trees (chance nodes with leaf children "
