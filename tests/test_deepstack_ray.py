@@ -20,3 +20,32 @@ def test_ray_shards_equal_process_shards(tmp_path):
     assert len(a["contribs"]) == 30
     for key in ("boards", "contribs", "ranges", "values"):
         np.testing.assert_array_equal(a[key], b[key])
+
+
+def test_gpus_per_task_reaches_the_ray_tasks(tmp_path):
+    from cfrkit.value_nets.data import _ray_remote, run_shard_jobs
+    from cfrkit.value_nets.holdem.datagen import default_gpus_per_task
+
+    def _gpu_ids_job(path):   # local: pickled by value (the workers cannot import the test module)
+        """A shard job that records the GPUs Ray gave its task."""
+        import ray as ray_in_task
+
+        with open(path, "w") as f:
+            f.write(",".join(str(g) for g in ray_in_task.get_gpu_ids()))
+
+    assert default_gpus_per_task("torch", "cuda") == 1.0 and default_gpus_per_task("torch", "cuda:1") == 1.0
+    assert default_gpus_per_task("torch", "cpu") == 0.0 and default_gpus_per_task("board", "cuda") == 0.0
+    assert default_gpus_per_task("torch", None) == 0.0
+    # a local instance declaring one (logical) GPU: Ray schedules on resources, no CUDA needed
+    ray.init(num_cpus=1, num_gpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        assert _ray_remote(_gpu_ids_job, 0.5)._default_options.get("num_gpus") == 0.5
+        with_gpu, without = str(tmp_path / "gpu.txt"), str(tmp_path / "cpu.txt")
+        run_shard_jobs([(with_gpu,)], _gpu_ids_job, 1, ray_address="local", progress=False, gpus_per_task=0.5)
+        run_shard_jobs([(without,)], _gpu_ids_job, 1, ray_address="local", progress=False)
+    finally:
+        ray.shutdown()
+    assert open(with_gpu).read() == "0"       # the task held the GPU (CUDA_VISIBLE_DEVICES=0 inside it)
+    assert open(without).read() == ""          # no num_gpus: Ray gives the task no GPU
+    with pytest.raises(ValueError, match="gpus_per_task must be >= 0"):
+        run_shard_jobs([(without,)], _gpu_ids_job, 1, workers=1, progress=False, gpus_per_task=-1)
