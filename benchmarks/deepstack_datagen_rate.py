@@ -220,7 +220,9 @@ def run(args) -> dict:
             row["torch_per_group"] = {"seconds_per_batch": lsecs, "cpu_seconds_per_batch": lcpu,
                                       "situations_per_second": args.batch / lsecs}
             row["batching_speedup"] = lsecs / secs
-            line += (f"; per-group torch loop {lsecs:.3g} s ({lcpu:.3g} CPU s): batching x{lsecs / secs:.3g}")
+            row["batching_speedup_cpu_seconds"] = lcpu / cpu if cpu > 0 else float("nan")
+            line += (f"; per-group torch loop {lsecs:.3g} s ({lcpu:.3g} CPU s): batching x{lsecs / secs:.3g} "
+                     f"(x{row['batching_speedup_cpu_seconds']:.3g} in CPU s)")
         if not args.no_compiled:
             cvals, csecs, ccpu, _ = timed(lambda: solve_situations(game, sit, args.iterations, args.skip,
                                                                    leaf_values=fn_cpu, backend="board",
