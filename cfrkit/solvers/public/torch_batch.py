@@ -1,4 +1,4 @@
-"""Many river subgames in one torch solve: CFR+ / DCFR over range vectors, batched over boards and pots.
+"""Many subgames in one torch solve: CFR+ / DCFR over range vectors, batched over boards and pots.
 
 ``RangeSolver(backend="torch")`` solves one tree: situations of one board and one pot side by side.  A
 datagen group is about ten situations, far too few rows to fill a GPU, and one Python loop per group over
@@ -16,9 +16,12 @@ board and chips, see :func:`tree_signature`) and stacks all their situations int
 The iterates are ``RangeSolver``'s (alternating updates, CFR+ floor or DCFR discounts, regret matching after
 each player's pass), so in float64 the averaged root values equal ``RangeSolver``'s with the sorted
 prefix-sum kernel up to float rounding (tested); the average strategy is not accumulated (the datagen's
-targets are the root cfvs averaged over the iterations after ``skip``).  River trees only: no chance nodes,
-no leaves.  Rows take about ``bytes_per_row(tree)`` bytes (:func:`rows_for_memory` sizes a batch from a
-memory budget, e.g. the free memory of a GPU).
+targets are the root cfvs averaged over the iterations after ``skip``).  :class:`MultiBoardRiverSolver` takes
+river trees (no chance nodes, no leaves); :class:`MultiBoardLeafSolver` the depth-limited turn / flop trees of the
+datagen (chance nodes with leaf children, value-net leaves, all-in run-outs by equity matrices), with per-row
+chance masks, leaf boards and all-in matrices.  Rows take about ``bytes_per_row(tree)`` bytes and each tree
+``bytes_per_tree(tree)`` (:func:`rows_for_memory` sizes a batch from a memory budget, e.g. the free memory of a
+GPU); :func:`solve_river_trees` / :func:`solve_leaf_trees` group trees by shape and batch them.
 
 Torch is imported lazily (an optional heavy dependency); this module holds no numpy-backend code.
 """
