@@ -13,9 +13,11 @@ the others still run; each writes its rows as it measures them, so a cut-off sec
   to 0.3% of the pot), the turn spot alone (iterations/s, time to 0.3% within the section's budget) -- beside the
   compiled ``BoardRangeSolver`` (DCFR, float32, all CPU threads) on the same spot;
 * ``datagen``: the hold'em datagen's torch path (``solve_situations(backend="torch")``) on river / turn / flop
-  situations at 1000 / 300 / 200 iterations, batch sizes swept up to what the card's free memory holds (river: all
-  groups in one batched solve, :mod:`cfrkit.solvers.public.torch_batch`; turn / flop: one group per solve, its
-  size swept), situations/s; the compiled CPU path (``backend="board"``) on a subset of the same situations, its
+  situations at 1000 / 300 / 200 iterations in groups of 10 (one board and pot each), batch sizes swept up to what
+  the card's free memory holds, all groups of a batch in one batched solve per tree shape
+  (:mod:`cfrkit.solvers.public.torch_batch`: ``MultiBoardRiverSolver`` on the river, ``MultiBoardLeafSolver`` on the
+  turn / flop; batch 10 is one group, the rate of the per-group solve the batching replaced), situations/s; the
+  compiled CPU path (``backend="board"``) on a subset of the same situations, its
   rate, and the range-weighted mean |difference| of the two paths' targets (fraction of the pot) on that subset;
 * ``train``: value-net training (``train_on_arrays``, DeepStack's 3 x 500 net with BatchNorm, batch 1000) on
   random data of the river (500 buckets) / turn / flop (1000 buckets) nets' shapes: samples/s and time per epoch
@@ -236,7 +238,7 @@ def _datagen_point(ctx: Ctx, game, sizing, sit, it: int, skip: int, leaf_fn, end
 
 def section_datagen(ctx: Ctx) -> None:
     from cfrkit.games import load
-    from cfrkit.solvers.public.torch_batch import bytes_per_row
+    from cfrkit.solvers.public.torch_batch import bytes_per_row, bytes_per_tree
     from cfrkit.value_nets.holdem.datagen import LEAF_STREET, _sizing_list, _tree, solve_situations
     from cfrkit.value_nets.holdem.situations import sample_situations
     from deepstack_datagen_rate import random_nets
@@ -264,19 +266,26 @@ def section_datagen(ctx: Ctx) -> None:
             # torch path: a warm-up solve, then batch sizes up to what the card's memory holds
             warm = sample_situations(street, 2, rng, group=2, stack=stack)
             solve_situations(game, warm, 2, 1, leaf_values=fn[ctx.device], backend="torch", device=ctx.device)
+            # rows that fit: the largest tree shape (a mid pot), its all-in matrices spread over a group of 10
+            item = 4 if ctx.cuda else 8
+            probe_tree = _tree(game, sizing, warm.boards[0], 1000.0, street != "river")
+            per_row = bytes_per_row(probe_tree, item) + bytes_per_tree(probe_tree, item) / 10
+            cap = int(0.6 * free_bytes(ctx) // per_row)
+            row["rows_that_fit"] = cap
             if street == "river":
-                probe_tree = _tree(game, sizing, warm.boards[0], 1000.0, False)
-                cap = int(0.6 * free_bytes(ctx) // bytes_per_row(probe_tree, 4 if ctx.cuda else 8))
                 sizes = [10, 20] if ctx.tiny else [s for s in (1000, 4000, 16000, 64000) if s <= cap] or [max(10, cap)]
-            else:
-                sizes = [2] if ctx.tiny else [10, 50, 200]
+            elif ctx.tiny:
+                sizes = [2, 4]      # one group of 2, then two groups batched
+            else:   # flop: each board's all-in matrices cost CPU seconds (the same per board on either path)
+                grid = (10, 50, 200, 800, 3200) if street == "turn" else (10, 30, 100)
+                sizes = [s for s in grid if s <= cap] or [10]
             best = None
             for size in sizes:
                 if not ctx.tiny and end - time.perf_counter() < 0.35 * share and row["sweep"]:
                     row["sweep"].append({"batch": size, "status": "skipped", "reason": "section budget"})
                     continue
                 sit, sample_secs = timed(ctx, lambda: sample_situations(
-                    street, size, rng, group=10 if street == "river" else size, stack=stack), "cpu")
+                    street, size, rng, group=2 if ctx.tiny and street != "river" else 10, stack=stack), "cpu")
                 try:
                     entry = _datagen_point(ctx, game, sizing, sit, it, skip, fn[ctx.device], end)
                     entry["sampling_seconds"] = sample_secs  # the situations themselves (CPU; not in the rate)

@@ -33,6 +33,9 @@ def test_tiny_cpu_run_measures_every_section(gc, tmp_path, capsys):
         r = rows[f"datagen {street}"]
         assert r["torch_best"]["situations_per_second"] > 0 and r["compiled"]["situations_per_second"] > 0
         assert all(not s.get("extrapolated") for s in r["sweep"])
+        assert r["rows_that_fit"] >= 1
+    # the turn: one group of 2, then two groups in one batched solve (MultiBoardLeafSolver)
+    assert [s["batch"] for s in rows["datagen turn"]["sweep"]] == [2, 4]
     # turn: the compiled BoardLeafSolver (float32) runs the torch path's CFR+ iterates: rounding only; a swapped
     # player or pot normalisation is O(1).  River: two target definitions after 3 iterations, just finite
     assert rows["datagen turn"]["targets_weighted_mean_abs_diff"] < 1e-3

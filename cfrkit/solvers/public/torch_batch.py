@@ -1,4 +1,4 @@
-"""Many river subgames in one torch solve: CFR+ / DCFR over range vectors, batched over boards and pots.
+"""Many subgames in one torch solve: CFR+ / DCFR over range vectors, batched over boards and pots.
 
 ``RangeSolver(backend="torch")`` solves one tree: situations of one board and one pot side by side.  A
 datagen group is about ten situations, far too few rows to fill a GPU, and one Python loop per group over
@@ -16,9 +16,12 @@ board and chips, see :func:`tree_signature`) and stacks all their situations int
 The iterates are ``RangeSolver``'s (alternating updates, CFR+ floor or DCFR discounts, regret matching after
 each player's pass), so in float64 the averaged root values equal ``RangeSolver``'s with the sorted
 prefix-sum kernel up to float rounding (tested); the average strategy is not accumulated (the datagen's
-targets are the root cfvs averaged over the iterations after ``skip``).  River trees only: no chance nodes,
-no leaves.  Rows take about ``bytes_per_row(tree)`` bytes (:func:`rows_for_memory` sizes a batch from a
-memory budget, e.g. the free memory of a GPU).
+targets are the root cfvs averaged over the iterations after ``skip``).  :class:`MultiBoardRiverSolver` takes
+river trees (no chance nodes, no leaves); :class:`MultiBoardLeafSolver` the depth-limited turn / flop trees of the
+datagen (chance nodes with leaf children, value-net leaves, all-in run-outs by equity matrices), with per-row
+chance masks, leaf boards and all-in matrices.  Rows take about ``bytes_per_row(tree)`` bytes and each tree
+``bytes_per_tree(tree)`` (:func:`rows_for_memory` sizes a batch from a memory budget, e.g. the free memory of a
+GPU); :func:`solve_river_trees` / :func:`solve_leaf_trees` group trees by shape and batch them.
 
 Torch is imported lazily (an optional heavy dependency); this module holds no numpy-backend code.
 """
@@ -28,7 +31,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from cfrkit.solvers.public.tree import DECISION, FOLD_NODE, SHOWDOWN_NODE, PublicTree
+from cfrkit.solvers.public.allin import allin_equity_matrix, allin_runouts
+from cfrkit.solvers.public.array_backend import make_backend
+from cfrkit.solvers.public.tree import (CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree,
+                                        _allin_nodes)
 
 _CARDS = 52
 _PER_CARD = 51  # pairs holding a given card
@@ -99,23 +105,40 @@ def showdown_indices(hand_cards: np.ndarray, valid: np.ndarray, strengths: np.nd
 
 
 def bytes_per_row(tree: PublicTree, itemsize: int = 4) -> int:
-    """Peak device bytes one row (situation) of ``tree`` takes in :class:`MultiBoardRiverSolver`, 1326 hands:
-    regrets and current strategy per action, the forward pass's reach per action, values per node, the temporaries
-    of one kind of terminal (about 25 hand vectors per fold or showdown node: stacked reaches, prefix sums, the
-    gathered card blocks), the backward pass's stacked children, and the int64 showdown index rows.  Calibrated
-    on the CPU (peak RSS, 33-node tree, float32): 1.9-2.4 MB per row measured against 2.3 MB from this count."""
+    """Peak device bytes one row (situation) of ``tree`` takes in :class:`MultiBoardRiverSolver` (river trees) or
+    :class:`MultiBoardLeafSolver` (depth-limited turn/flop trees), 1326 hands: regrets and current strategy per
+    action, the forward pass's reach per action, values per node, the temporaries of one kind of terminal (about
+    25 hand vectors per fold or showdown node: stacked reaches, prefix sums, the gathered card blocks), the backward
+    pass's stacked children, the int64 showdown index rows; with leaves about 9 hand vectors per leaf (both
+    players' masked reaches, the chance masks, the leaf values and the net's dtype copies) plus the leaf's int64
+    bucket ids, and 4 per all-in node (padded reaches and products).  The all-in matrices are per tree
+    (:func:`bytes_per_tree`).  Calibrated on the CPU (peak RSS, float32): 33-node river tree, 1.9-2.4 MB per row
+    measured against 2.3 MB from this count; 240-leaf turn tree, 794 MB for 40 rows of 4 boards against 731 MB
+    (17.6 MB per row and 7 MB per board)."""
     H = 1326
-    slots = sum(len(n.children) for n in tree.nodes if n.kind == DECISION)
-    folds = sum(n.kind == FOLD_NODE for n in tree.nodes)
-    showdowns = sum(n.kind == SHOWDOWN_NODE for n in tree.nodes)
-    widest = max((len(n.children) for n in tree.nodes if n.kind == DECISION), default=1)
-    vectors = 3 * slots + len(tree.nodes) + 25 * max(folds, showdowns) + 3 * widest
-    return int((vectors * itemsize + 7 * 8) * H + _CARDS * _PER_CARD * 8)
+    allin, skipped = _allin_nodes(tree, None)
+    active = [n for n in tree.nodes if not skipped[n.index]]
+    slots = sum(len(n.children) for n in active if n.kind == DECISION)
+    folds = sum(n.kind == FOLD_NODE for n in active)
+    showdowns = sum(n.kind == SHOWDOWN_NODE for n in active)
+    leaves = len(tree.leaf_nodes)
+    widest = max((len(n.children) for n in active if n.kind == DECISION), default=1)
+    vectors = 3 * slots + len(active) + 25 * max(folds, showdowns) + 3 * widest + 9 * leaves + 4 * len(allin)
+    return int((vectors * itemsize + 7 * 8 + 8 * leaves) * H + _CARDS * _PER_CARD * 8)
 
 
-def rows_for_memory(tree: PublicTree, budget_bytes: float, itemsize: int = 4) -> int:
-    """Rows of ``tree`` that fit ``budget_bytes`` (at least 1)."""
-    return max(1, int(budget_bytes // bytes_per_row(tree, itemsize)))
+def bytes_per_tree(tree: PublicTree, itemsize: int = 4) -> int:
+    """Device bytes of one tree in a batch, whatever its rows: the all-in equity matrices, ``1326 x 1326`` per
+    group of all-in nodes (one per board and run-outs; 0 for river trees)."""
+    allin, _ = _allin_nodes(tree, None)
+    groups = {(tuple(tree.nodes[i].board), tuple(allin_runouts(tree, i))) for i in allin}
+    return len(groups) * 1326 * 1326 * itemsize
+
+
+def rows_for_memory(tree: PublicTree, budget_bytes: float, itemsize: int = 4, rows_per_tree: float = 1.0) -> int:
+    """Rows of ``tree`` that fit ``budget_bytes`` (at least 1), the per-tree bytes spread over ``rows_per_tree``."""
+    per = bytes_per_row(tree, itemsize) + bytes_per_tree(tree, itemsize) / max(1.0, float(rows_per_tree))
+    return max(1, int(budget_bytes // per))
 
 
 class MultiBoardRiverSolver:
@@ -130,6 +153,9 @@ class MultiBoardRiverSolver:
         device: torch device (default cuda when available); dtype: ``"auto"`` (float32 on CUDA, float64 on the
             CPU), ``"float32"`` or ``"float64"``.
     """
+
+    _KINDS = frozenset({DECISION, FOLD_NODE, SHOWDOWN_NODE})
+    _TAKES = "river trees (decisions and terminals only)"
 
     def __init__(self, trees: Sequence[PublicTree], ranges: Sequence[Any], algorithm: str = "cfr+", skip: int = 0,
                  alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0, device: Optional[str] = None,
@@ -147,9 +173,9 @@ class MultiBoardRiverSolver:
         sig = tree_signature(trees[0])
         for t in trees:
             kinds = {n.kind for n in t.nodes}
-            if not kinds <= {DECISION, FOLD_NODE, SHOWDOWN_NODE}:
-                raise ValueError(f"MultiBoardRiverSolver takes river trees (decisions and terminals only), "
-                                 f"got nodes of kind {sorted(kinds - {DECISION, FOLD_NODE, SHOWDOWN_NODE})}")
+            if not kinds <= self._KINDS:
+                raise ValueError(f"{type(self).__name__} takes {self._TAKES}, "
+                                 f"got nodes of kind {sorted(kinds - self._KINDS)}")
             if t.num_hands != 1326 or np.asarray(t.pgame.hand_cards).shape != (1326, 2):
                 raise ValueError("MultiBoardRiverSolver needs hold'em trees over the 1326 pairs")
             if tree_signature(t) != sig:
@@ -328,6 +354,210 @@ class MultiBoardRiverSolver:
         return self.torch.stack([self._root_value_sum[p] / self._root_value_count[p] for p in (0, 1)], 1)
 
 
+
+class MultiBoardLeafSolver(MultiBoardRiverSolver):
+    """CFR+ / DCFR on many depth-limited turn or flop trees of one shape at once: the batched form of
+    ``RangeSolver(tree, leaf_values=..., backend="torch")`` for the datagen's turn and flop situations.
+
+    The trees are those of ``build_public_tree(..., depth_limit=True)`` from a turn or flop state: betting
+    decisions and folds on the root board, chance nodes (the next card) whose children are all leaves, and
+    all-in run-outs.  Per row (situation) the batch carries its tree's chips, its board's fold masses (the
+    prefix sums of :class:`MultiBoardRiverSolver`), the card-removal masks of the chance children (the next card
+    differs per board), the chance weight, and the all-in equity matrix of its board
+    (:func:`~cfrkit.solvers.public.allin.allin_equity_matrix`, as ``RangeSolver``'s ``allin_equity`` default):
+    the all-in nodes' values are ONE batched matrix product per pass (``torch.bmm`` over the trees, rows padded to
+    the largest group).  The leaves of all chance nodes are evaluated together, ``(L, B, 1326)`` per pass:
+
+    * ``leaf_values.row_evaluator(leaves, row_tree)`` when the leaf function has it
+      (:class:`~cfrkit.value_nets.holdem.leaf_values.HoldemNetLeafValues`): ``leaves`` per tree its ``L`` leaf
+      nodes (pre-order), ``row_tree (B,)`` each row's tree; it returns ``fn(r0, r1) -> (v0, v1)`` on the
+      ``(L, B, 1326)`` reaches, chips (one net forward pass over every leaf and row);
+    * otherwise the ``RangeSolver`` leaf interface ``leaf_values(leaves, r0, r1, backend)`` once per tree.
+
+    In float64 the averaged root values equal ``RangeSolver``'s (torch backend, same leaf function) up to float
+    rounding (tested).  Args as :class:`MultiBoardRiverSolver` plus ``leaf_values``.
+    """
+
+    _KINDS = frozenset({DECISION, FOLD_NODE, SHOWDOWN_NODE, CHANCE_NODE, LEAF})
+    _TAKES = "hold'em trees"
+
+    def __init__(self, trees: Sequence[PublicTree], ranges: Sequence[Any], leaf_values, algorithm: str = "cfr+",
+                 skip: int = 0, alpha: float = 1.5, beta: float = 0.0, gamma: float = 2.0,
+                 device: Optional[str] = None, dtype="auto"):
+        super().__init__(trees, ranges, algorithm, skip, alpha, beta, gamma, device, dtype)
+        torch = self.torch
+        trees = list(trees)
+        dev, dt = self.device, self.dtype
+        H = 1326
+        allin, skipped = _allin_nodes(self.template, None)
+        for t in trees[1:]:
+            _allin_nodes(t, None)   # the contribution check of every tree's all-in nodes (same layout)
+        self._skipped = skipped
+        self.folds = [i for i in self.folds if not skipped[i]]
+        self.showdowns = [i for i in self.showdowns if not skipped[i]]
+        self.chances = [n.index for n in self.nodes if n.kind == CHANCE_NODE and not skipped[n.index]
+                        and n.index not in allin]
+        root_board = tuple(self.template.root.board)
+        for i in self.folds + self.showdowns:
+            if len(self.nodes[i].board) != len(root_board):
+                raise ValueError(f"{type(self).__name__} needs depth-limited turn/flop trees: terminal node {i} is not "
+                             f"on the root board")
+        for i in self.chances:
+            if any(self.nodes[c].kind != LEAF for c in self.nodes[i].children):
+                raise ValueError(f"{type(self).__name__} needs depth-limited trees (chance nodes with leaf children "
+                                 f"only); node {i} has other children")
+        rt = np.repeat(np.arange(len(trees)), self.group_sizes)
+        self._row_tree = torch.as_tensor(rt, device=dev)
+        # chance children: per row the card-removal mask of each child's card, and the chance weight
+        self._chance_mask: Dict[int, Any] = {}
+        cache: Dict[Tuple, Any] = {}
+        for i in self.chances:
+            cards = tuple(tuple(int(a) for a in t.nodes[i].actions) for t in trees)
+            if cards not in cache:
+                m = np.stack([np.stack([1.0 - t.pgame.hands_blocked_by(a) for a in t.nodes[i].actions])
+                              for t in trees])                                               # (T, C, H)
+                cache[cards] = torch.as_tensor(m, dtype=dt, device=dev)[self._row_tree].transpose(0, 1)  # (C, B, H)
+            self._chance_mask[i] = cache[cards]
+        self._chance_w = {i: torch.as_tensor(np.asarray([t.pgame.chance_weight(t.nodes[i].board) for t in trees])[rt],
+                                             dtype=dt, device=dev)[:, None] for i in self.chances}
+        # leaves: the chance nodes' children in pre-order (RangeSolver's leaf order)
+        self.leaf_index = [c for i in self.chances for c in self.nodes[i].children]
+        if sorted(self.leaf_index) != sorted(self.template.leaf_nodes):
+            raise ValueError(f"{type(self).__name__}: leaves outside the chance nodes' children")
+        self._leaf_rows = self._make_leaf_fn(trees, leaf_values, rt)
+        # all-in run-outs: nodes grouped by board and run-outs as RangeSolver does, the same groups on every tree
+        self._allin = []
+        groups = []
+        for t in trees:
+            g: Dict[Any, List[int]] = {}
+            for i in allin:
+                g.setdefault((tuple(int(c) for c in t.nodes[i].board), tuple(allin_runouts(t, i))), []).append(i)
+            groups.append(list(g.values()))
+        if any(gr != groups[0] for gr in groups):
+            raise ValueError(f"{type(self).__name__}: the trees' all-in run-outs group differently")
+        sizes = self.group_sizes
+        gmax = max(sizes)
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        pad = np.full((len(trees), gmax), self.B, dtype=np.int64)     # row index per (tree, slot); B = a zero row
+        for k, (s0, g) in enumerate(zip(starts, sizes)):
+            pad[k, :g] = np.arange(s0, s0 + g)
+        self._pad = torch.as_tensor(pad.reshape(-1), device=dev)
+        flat = np.flatnonzero(pad.reshape(-1) < self.B)
+        self._unpad = torch.as_tensor(flat[np.argsort(pad.reshape(-1)[flat])], device=dev)
+        self._gmax = gmax
+        for idx in groups[0]:
+            mats = []
+            for t in trees:
+                pairs = np.flatnonzero(t.pgame.hand_mask(t.nodes[idx[0]].board))
+                full = np.zeros((H, H))
+                full[np.ix_(pairs, pairs)] = allin_equity_matrix(t, idx[0], pairs)
+                mats.append(torch.as_tensor(full.T, dtype=dt, device=dev))
+            self._allin.append((torch.stack(mats), idx))                   # (T, H, H) transposed matrices
+
+    def _make_leaf_fn(self, trees, leaf_values, rt):
+        leaves = [[t.nodes[i] for i in self.leaf_index] for t in trees]
+        if not leaves[0]:
+            return None
+        if hasattr(leaf_values, "row_evaluator"):
+            fn = leaf_values.row_evaluator(leaves, rt)
+            return lambda r0, r1: tuple(v.to(device=self.device, dtype=self.dtype) for v in fn(r0, r1))
+        if leaf_values is None:
+            raise ValueError("the trees are depth-limited (have leaves): pass leaf_values")
+        be = make_backend("torch", str(self.device), self.dtype)
+        bounds = np.concatenate([[0], np.cumsum(self.group_sizes)])
+
+        def per_tree(r0, r1):   # the RangeSolver interface, one call per tree
+            out0, out1 = [], []
+            for k, lv in enumerate(leaves):
+                a, b = leaf_values(lv, r0[:, bounds[k]:bounds[k + 1]], r1[:, bounds[k]:bounds[k + 1]], be)
+                out0.append(be.asarray(a))
+                out1.append(be.asarray(b))
+            return self.torch.cat(out0, 1), self.torch.cat(out1, 1)
+
+        return per_tree
+
+    def _allin_values(self, reach, player: int, out: List[Any]) -> None:
+        """Values at the all-in nodes: contrib_p x M_board @ opponent reach, one ``bmm`` over the trees per group."""
+        torch = self.torch
+        opp = 1 - player
+        T, g = len(self.group_sizes), self._gmax
+        for mats, idx in self._allin:
+            K = len(idx)
+            pi = torch.stack([reach[i][opp] for i in idx], 0)                            # (K, B, H)
+            pi = torch.cat([pi, pi.new_zeros((K, 1, pi.shape[2]))], 1)[:, self._pad]       # (K, T g, H)
+            pi = pi.reshape(K, T, g, -1).transpose(0, 1).reshape(T, K * g, -1)
+            eq = torch.bmm(pi, mats).reshape(T, K, g, -1).transpose(0, 1).reshape(K, T * g, -1)[:, self._unpad]
+            for k, i in enumerate(idx):
+                out[i] = eq[k] * self._contrib[:, i, player][:, None]
+
+    def _forward(self):
+        reach: List[Any] = [None] * len(self.nodes)
+        reach[0] = (self.ranges[:, 0], self.ranges[:, 1])
+        for n in self.nodes:
+            i = n.index
+            if self._skipped[i]:
+                continue
+            if n.kind == DECISION:
+                r, s = reach[i], self.sigma[i]
+                for a, ch in enumerate(n.children):
+                    reach[ch] = (r[0] * s[a], r[1]) if n.player == 0 else (r[0], r[1] * s[a])
+        return reach
+
+    def _leaf_reach(self, reach):
+        """Stacked reaches ``(L, B, H)`` of both players at the leaves (chance children, card removal applied)."""
+        r0 = self.torch.cat([reach[i][0][None] * self._chance_mask[i] for i in self.chances], 0)
+        r1 = self.torch.cat([reach[i][1][None] * self._chance_mask[i] for i in self.chances], 0)
+        return r0, r1
+
+    def _backward(self, reach, player: int, t: int, leaf=None):
+        torch = self.torch
+        values: List[Any] = [None] * len(self.nodes)
+        for i, v in self._terminal_values(reach, player).items():
+            values[i] = v
+        self._allin_values(reach, player, values)
+        start = 0
+        for i in self.chances:
+            C = len(self.nodes[i].children)
+            v = leaf[player][start:start + C]
+            values[i] = (v * self._chance_mask[i]).sum(0) * self._chance_w[i]
+            start += C
+        if self.algorithm == "dcfr":
+            pos = t ** self.alpha / (t ** self.alpha + 1.0)
+            neg = t ** self.beta / (t ** self.beta + 1.0)
+        for i in reversed(self.decisions):
+            n = self.nodes[i]
+            child = torch.stack([values[c] for c in n.children], 0)           # (A, B, H)
+            if n.player != player:
+                values[i] = child.sum(0)
+                continue
+            v = (self.sigma[i] * child).sum(0)
+            values[i] = v
+            r = self.regrets[i]
+            r += child
+            r -= v[None]
+            if self.algorithm == "cfr+":
+                r.clamp_(min=0.0)
+            else:
+                r.mul_(torch.where(r > 0, pos, neg))
+        return values
+
+    def iterate(self, count: int = 1) -> None:
+        """Run ``count`` iterations (alternating: player 0's pass, then player 1's; leaf values once per pass)."""
+        for _ in range(count):
+            self.iterations += 1
+            t = self.iterations
+            for p in (0, 1):
+                reach = self._forward()
+                leaf = None
+                if self._leaf_rows is not None:
+                    leaf = self._leaf_rows(*self._leaf_reach(reach))
+                values = self._backward(reach, p, t, leaf)
+                if t > self.skip:
+                    self._root_value_sum[p] += values[0]
+                    self._root_value_count[p] += 1
+                self._regret_matching(p)
+
+
 def default_memory_budget(device) -> float:
     """Bytes a batch may take: 60% of the free memory of a CUDA device (``torch.cuda.mem_get_info``), 1 GiB on the
     CPU (the shared machines' per-process share)."""
@@ -340,15 +570,14 @@ def default_memory_budget(device) -> float:
     return float(1 << 30)
 
 
-def _solve_batch(trees, ranges, batch: List[int], out: list, iterations: int, skip: int, algorithm: str, device,
-                 dtype) -> None:
-    """Solve the trees ``batch`` together into ``out``; on a CUDA out-of-memory error, the two halves one after the
-    other (the memory estimate is an estimate; a single tree that does not fit raises)."""
+def _solve_batch(make, batch: List[int], out: list, iterations: int) -> None:
+    """Solve the trees ``batch`` together (``make(batch)`` builds the solver) into ``out``; on a CUDA out-of-memory
+    error, the two halves one after the other (the memory estimate is an estimate; a single tree that does not fit
+    raises)."""
     import torch
 
     try:
-        solver = MultiBoardRiverSolver([trees[j] for j in batch], [ranges[j] for j in batch], algorithm, skip,
-                                       device=device, dtype=dtype).run(iterations)
+        solver = make(batch).run(iterations)
         vals = solver.average_root_values().double().cpu().numpy()
     except torch.cuda.OutOfMemoryError:
         if len(batch) == 1:
@@ -356,13 +585,42 @@ def _solve_batch(trees, ranges, batch: List[int], out: list, iterations: int, sk
         solver = None
         torch.cuda.empty_cache()
         half = len(batch) // 2
-        _solve_batch(trees, ranges, batch[:half], out, iterations, skip, algorithm, device, dtype)
-        _solve_batch(trees, ranges, batch[half:], out, iterations, skip, algorithm, device, dtype)
+        _solve_batch(make, batch[:half], out, iterations)
+        _solve_batch(make, batch[half:], out, iterations)
         return
     start = 0
     for j, size in zip(batch, solver.group_sizes):
         out[j] = vals[start:start + size]
         start += size
+
+
+def _solve_trees(make, trees, ranges, iterations: int, skip: int, device, dtype, max_rows) -> List[np.ndarray]:
+    if iterations <= skip:
+        raise ValueError(f"need iterations > skip, got iterations={iterations}, skip={skip}")
+    if len(trees) != len(ranges):
+        raise ValueError(f"need one ranges array per tree, got {len(trees)} trees and {len(ranges)} ranges")
+    out: List[Optional[np.ndarray]] = [None] * len(trees)
+    by_sig: Dict[Tuple, List[int]] = {}
+    for k, t in enumerate(trees):
+        by_sig.setdefault(tree_signature(t), []).append(k)
+    sizes = [1 if np.asarray(r).ndim == 2 else len(r) for r in ranges]
+    for ks in by_sig.values():
+        limit = max_rows
+        if limit is None:
+            dev, dt = _resolve_device_dtype(device, dtype)
+            limit = rows_for_memory(trees[ks[0]], default_memory_budget(dev), dt.itemsize,
+                                    rows_per_tree=float(np.mean([sizes[k] for k in ks])))
+        batch: List[int] = []
+        rows = 0
+        for k in ks + [None]:
+            g = 0 if k is None else sizes[k]
+            if batch and (k is None or rows + g > limit):
+                _solve_batch(make, batch, out, iterations)
+                batch, rows = [], 0
+            if k is not None:
+                batch.append(k)
+                rows += g
+    return out  # type: ignore[return-value]
 
 
 def solve_river_trees(trees: Sequence[PublicTree], ranges: Sequence[Any], iterations: int, skip: int,
@@ -372,27 +630,21 @@ def solve_river_trees(trees: Sequence[PublicTree], ranges: Sequence[Any], iterat
     :func:`tree_signature`, each group solved by :class:`MultiBoardRiverSolver` in batches of at most ``max_rows``
     rows (default: what :func:`default_memory_budget` holds, by :func:`rows_for_memory`; a batch that still runs out
     of CUDA memory is split in halves)."""
-    if iterations <= skip:
-        raise ValueError(f"need iterations > skip, got iterations={iterations}, skip={skip}")
-    if len(trees) != len(ranges):
-        raise ValueError(f"need one ranges array per tree, got {len(trees)} trees and {len(ranges)} ranges")
-    out: List[Optional[np.ndarray]] = [None] * len(trees)
-    by_sig: Dict[Tuple, List[int]] = {}
-    for k, t in enumerate(trees):
-        by_sig.setdefault(tree_signature(t), []).append(k)
-    for ks in by_sig.values():
-        limit = max_rows
-        if limit is None:
-            dev, dt = _resolve_device_dtype(device, dtype)
-            limit = rows_for_memory(trees[ks[0]], default_memory_budget(dev), dt.itemsize)
-        batch: List[int] = []
-        rows = 0
-        for k in ks + [None]:
-            g = 0 if k is None else (1 if np.asarray(ranges[k]).ndim == 2 else len(ranges[k]))
-            if batch and (k is None or rows + g > limit):
-                _solve_batch(trees, ranges, batch, out, iterations, skip, algorithm, device, dtype)
-                batch, rows = [], 0
-            if k is not None:
-                batch.append(k)
-                rows += g
-    return out  # type: ignore[return-value]
+    def make(batch):
+        return MultiBoardRiverSolver([trees[j] for j in batch], [ranges[j] for j in batch], algorithm, skip,
+                                     device=device, dtype=dtype)
+
+    return _solve_trees(make, trees, ranges, iterations, skip, device, dtype, max_rows)
+
+
+def solve_leaf_trees(trees: Sequence[PublicTree], ranges: Sequence[Any], leaf_values, iterations: int, skip: int,
+                     algorithm: str = "cfr+", device: Optional[str] = None, dtype="auto",
+                     max_rows: Optional[int] = None) -> List[np.ndarray]:
+    """:func:`solve_river_trees` for depth-limited turn / flop trees (:class:`MultiBoardLeafSolver`, ``leaf_values``
+    at the leaves): averaged root cfvs, chips, numpy ``(g, 2, 1326)`` per tree, batches sized from the device's free
+    memory (rows and all-in matrices, :func:`rows_for_memory`) or ``max_rows``."""
+    def make(batch):
+        return MultiBoardLeafSolver([trees[j] for j in batch], [ranges[j] for j in batch], leaf_values, algorithm,
+                                    skip, device=device, dtype=dtype)
+
+    return _solve_trees(make, trees, ranges, iterations, skip, device, dtype, max_rows)

@@ -10,8 +10,10 @@ take their values from the river net; **flop** situations likewise with the turn
 Turn and flop situations go by default to the compiled
 :class:`~cfrkit.solvers.public.board_leaf_cfr.BoardLeafSolver` (``backend="board"``, float32;
 ``"board64"`` in float64: the same iterates as ``RangeSolver``, all-in lines by an equity matrix per
-board); ``backend="numpy"`` / ``"torch"`` run ``RangeSolver`` on a whole group of situations (same board
-and pot) as one batch (torch uses CUDA when present), on every round, the river included.
+board); ``backend="numpy"`` runs ``RangeSolver`` on a whole group of situations (same board and pot) as one
+batch, on every round, the river included; ``backend="torch"`` runs the same iterates with ALL groups of a
+shard batched into one solve per tree shape (:mod:`cfrkit.solvers.public.torch_batch`: boards, pots, chance
+masks, leaf boards and all-in matrices per row; CUDA when present, float32 there, float64 on the CPU).
 
 **Preflop** situations (DeepStack's auxiliary net: the chance state before the flop cards, empty board,
 both players in for the same chips) need no solve: the target is a forward pass, the flop net averaged
@@ -158,6 +160,27 @@ def solve_river_groups_torch(game, bet_sizing, situations, iterations: int, skip
     return values
 
 
+def solve_groups_with_leaves_torch(game, bet_sizing, situations, iterations: int, skip: int, leaf_values,
+                                   device: Optional[str] = None, algorithm: str = "cfr+") -> np.ndarray:
+    """Pot-fraction root cfvs ``(N, 2, 1326)`` of turn / flop ``situations``, EVERY group in one batched torch solve
+    (:func:`~cfrkit.solvers.public.torch_batch.solve_leaf_trees`: depth-limited trees of one shape side by side,
+    boards, pots, chance masks, leaf boards and all-in matrices per row, one net call per pass for all leaves and
+    rows; batches sized from the device's free memory; float32 on CUDA, float64 on the CPU): the iterates and
+    targets of :func:`solve_group_with_leaves` with ``backend="torch"`` per group, without a Python loop over groups
+    in the solve."""
+    from cfrkit.solvers.public.torch_batch import solve_leaf_trees
+
+    slices = list(group_slices(situations.groups))
+    trees = [_tree(game, bet_sizing, situations.boards[idx[0]], float(situations.contribs[idx[0]]), True)
+             for idx in slices]
+    vals = solve_leaf_trees(trees, [situations.ranges[idx] for idx in slices], leaf_values, iterations, skip,
+                            algorithm, device=device)
+    values = np.zeros_like(situations.ranges, dtype=np.float64)
+    for idx, v in zip(slices, vals):
+        values[idx] = v / (2.0 * float(situations.contribs[idx[0]]))
+    return values
+
+
 def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.ndarray, iterations: int,
                             skip: int, leaf_values, backend: str = "board", device: Optional[str] = None,
                             algorithm: str = "cfr+") -> np.ndarray:
@@ -190,12 +213,15 @@ def solve_situations(game, situations, iterations: int, skip: int = 0, bet_sizin
     River: the compiled solver (:func:`solve_river_group`; ``skip`` unused) with ``backend`` ``"board"`` /
     ``"board64"``, ``RangeSolver`` (:func:`solve_river_group_range`) with ``"numpy"``, all groups batched on
     ``device`` (:func:`solve_river_groups_torch`, the same iterates) with ``"torch"``; flop/turn: the ``backend``
-    of :func:`solve_group_with_leaves` with ``leaf_values``."""
+    of :func:`solve_group_with_leaves` with ``leaf_values``, all groups batched on ``device``
+    (:func:`solve_groups_with_leaves_torch`, the same iterates) with ``"torch"``."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     bet_sizing = _sizing_list(bet_sizing)
     if situations.street == "river" and backend == "torch":  # all groups in one batched solve (GPU-sized)
         return solve_river_groups_torch(game, bet_sizing, situations, iterations, skip, device)
+    if situations.street in ("turn", "flop") and backend == "torch" and leaf_values is not None:
+        return solve_groups_with_leaves_torch(game, bet_sizing, situations, iterations, skip, leaf_values, device)
     values = np.zeros_like(situations.ranges)
     for idx in group_slices(situations.groups):
         board, contrib, r = situations.boards[idx[0]], float(situations.contribs[idx[0]]), situations.ranges[idx]
@@ -263,7 +289,11 @@ def make_holdem_shard(path: str, settings: Dict[str, Any], index: int, count: in
     if LEAF_STREET[street] is not None:
         from cfrkit.value_nets.holdem.nets import HoldemValueNets
 
-        nets = HoldemValueNets.load(settings["leaf_nets"], device=settings.get("device") or "cpu")
+        device = settings.get("device")
+        if device is None and settings["backend"] == "torch":   # the solver's own default: cuda when present
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        # the leaf nets on the solver's device: the torch solvers' leaf reaches never leave it
+        nets = HoldemValueNets.load(settings["leaf_nets"], device=device or "cpu")
         leaf_fn = nets.leaf_values(LEAF_STREET[street])
     if street == "preflop":
         values = preflop_targets(leaf_fn, sit, settings["flops"], seed)
@@ -279,6 +309,12 @@ def make_holdem_shard(path: str, settings: Dict[str, Any], index: int, count: in
                     ranges=sit.ranges.astype(np.float32), values=values.astype(np.float32),
                     inputs=inputs, targets=targets, mask=mask)
     return {"wall_seconds": wall, "cpu_seconds": cpu, "count": count}
+
+
+def default_gpus_per_task(backend: str, device: Optional[str]) -> float:
+    """GPUs a Ray shard task requests by default: 1 when the torch path is asked for CUDA (``device`` ``"cuda"`` or
+    ``"cuda:N"``; inside the task Ray's ``CUDA_VISIBLE_DEVICES`` makes its GPU ``cuda``), else 0."""
+    return 1.0 if backend == "torch" and device is not None and str(device).startswith("cuda") else 0.0
 
 
 def settings_digest(settings: Dict[str, Any]) -> str:
@@ -307,7 +343,8 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
                             bet_sizing=None, buckets: str = "auto", num_buckets: Optional[int] = None,
                             leaf_nets: Optional[str] = None, game: str = "holdem", workers: Optional[int] = None,
                             ray_address: Optional[str] = None, backend: str = "board", device: Optional[str] = None,
-                            progress: bool = True, flops: int = DEFAULT_PREFLOP_FLOPS) -> Dict[str, Any]:
+                            progress: bool = True, flops: int = DEFAULT_PREFLOP_FLOPS,
+                            gpus_per_task: Optional[float] = None) -> Dict[str, Any]:
     """Write ``ceil(num_samples / shard_size)`` shards of ``street`` situations to ``out_dir`` (resumable).
 
     ``leaf_nets``: a :class:`~cfrkit.value_nets.holdem.nets.HoldemValueNets` directory holding the net
@@ -316,7 +353,9 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
     own weighting).  ``backend``: the solver (``"board"``: compiled, float32 on turn/flop, default; ``"board64"``;
     ``"numpy"`` / ``"torch"``: ``RangeSolver`` on every round, see :func:`solve_situations`).  ``street="preflop"``: the auxiliary net's data, targets the flop
     net of ``leaf_nets`` averaged over ``flops`` sampled flops per group (:func:`preflop_targets`; no solve,
-    ``iterations``, ``skip``, ``backend`` and ``bet_sizing`` unused).  Returns a summary
+    ``iterations``, ``skip``, ``backend`` and ``bet_sizing`` unused).  ``gpus_per_task``: the GPUs each Ray task
+    requests (:func:`~cfrkit.value_nets.data.run_shard_jobs`; default :func:`default_gpus_per_task`: 1 when
+    ``backend="torch"`` and ``device`` is CUDA, else 0; a fraction shares a GPU between tasks).  Returns a summary
     (shards, samples generated now, wall/CPU seconds, situations per second).
     """
     if street not in LEAF_STREET:
@@ -340,6 +379,9 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
             import ray  # noqa: F401
         except ImportError:
             raise GameError("Ray is not installed (pip install ray)") from None
+    gpus_per_task = default_gpus_per_task(backend, device) if gpus_per_task is None else float(gpus_per_task)
+    if not gpus_per_task >= 0:
+        raise ValueError(f"gpus_per_task must be >= 0, got {gpus_per_task}")
     bucketer = make_bucketer(street, buckets, num_buckets)
     settings = {"game": g.game_string(), "street": street, "shard_size": int(shard_size), "iterations": int(iterations),
                 "skip": skip, "seed": int(seed), "group": int(group), "bet_sizing": _sizing_list(bet_sizing),
@@ -366,7 +408,8 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
                                       is_current)
     jobs = [(path, settings, i, count) for i, path, count in todo]
     t0, c0 = time.perf_counter(), time.process_time()
-    run_shard_jobs(jobs, make_holdem_shard, num_shards, workers, ray_address, progress, f"{street} datagen shards")
+    run_shard_jobs(jobs, make_holdem_shard, num_shards, workers, ray_address, progress, f"{street} datagen shards",
+                   gpus_per_task=gpus_per_task)
     wall = time.perf_counter() - t0
     made = sum(job[3] for job in jobs)
     fresh = {job[0] for job in jobs}

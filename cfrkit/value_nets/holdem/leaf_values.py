@@ -119,8 +119,13 @@ class HoldemNetLeafValues:
         as tensors on the device (no Python loop over leaves)."""
         L, B, H = r0.shape
         M = self.model.num_buckets
-        ids = ids[:, None, :].expand(L, B, H)
-        pots = 2.0 * contribs
+        if ids.dim() == 2:          # one board per leaf; (L, B, H) per-row boards from row_evaluator
+            ids = ids[:, None, :].expand(L, B, H)
+        if contribs.dim() == 1:
+            contribs = contribs[:, None]
+        if uniform is not None and uniform.dim() == 2:
+            uniform = uniform[:, None, :]
+        pots = 2.0 * contribs                                       # (L, 1) or (L, B)
 
         def bucketed(r):
             out = torch.zeros((L, B, M + 1), dtype=self.dtype, device=self.device)
@@ -132,15 +137,47 @@ class HoldemNetLeafValues:
         n0 = b0 / torch.where(s0 > 0, s0, torch.ones_like(s0))
         n1 = b1 / torch.where(s1 > 0, s1, torch.ones_like(s1))
         if uniform is not None:
-            n0 = torch.where(s0 > 0, n0, uniform[:, None, :])
-            n1 = torch.where(s1 > 0, n1, uniform[:, None, :])
-        frac = (contribs / self.stack)[:, None, None].expand(L, B, 1)
+            n0 = torch.where(s0 > 0, n0, uniform)
+            n1 = torch.where(s1 > 0, n1, uniform)
+        frac = (contribs / self.stack)[:, :, None].expand(L, B, 1)
         x = torch.cat([n0, n1, frac], -1).reshape(L * B, -1)
         out = self.model(x).reshape(L, B, 2, M)
         zero = torch.zeros((L, B, 1), dtype=self.dtype, device=self.device)
-        v0 = torch.gather(torch.cat([out[:, :, 0], zero], -1), 2, ids) * pots[:, None, None] * s1
-        v1 = torch.gather(torch.cat([out[:, :, 1], zero], -1), 2, ids) * pots[:, None, None] * s0
+        v0 = torch.gather(torch.cat([out[:, :, 0], zero], -1), 2, ids) * pots[:, :, None] * s1
+        v1 = torch.gather(torch.cat([out[:, :, 1], zero], -1), 2, ids) * pots[:, :, None] * s0
         return v0, v1
+
+    def row_evaluator(self, leaves: List[List], row_tree):
+        """Leaf values of many trees batched by rows (the batched datagen solver,
+        :class:`~cfrkit.solvers.public.torch_batch.MultiBoardLeafSolver`): ``leaves`` per tree its ``L`` leaf nodes
+        (same positions in every tree, boards and pots differ), ``row_tree (B,)`` the tree of each row.  Returns
+        ``fn(r0, r1) -> (v0, v1)``: reaches ``(L, B, 1326)`` (any device/dtype) to values ``(L, B, 1326)`` chips on
+        this net's device and dtype, one forward pass over all ``L x B`` leaf rows.  Bucket ids, pots and uniform
+        ranges per (leaf, row) are built once here (``8 L B 1326`` bytes of ids)."""
+        if not leaves or any(len(lv) != len(leaves[0]) for lv in leaves):
+            raise ValueError("row_evaluator needs the same number of leaves for every tree")
+        for lv in leaves:
+            for leaf in lv:
+                if abs(leaf.contrib[0] - leaf.contrib[1]) > 1e-9:
+                    raise GameError(f"leaf {leaf.index} has unequal contributions {leaf.contrib}")
+        T, L = len(leaves), len(leaves[0])
+        ids = torch.stack([torch.stack([self.bucket_ids(leaf.board) for leaf in lv]) for lv in leaves], 1)  # (L, T, H)
+        contribs = torch.as_tensor(np.asarray([[leaf.contrib[0] for leaf in lv] for lv in leaves], dtype=np.float64).T,
+                                   dtype=self.dtype, device=self.device)                                  # (L, T)
+        rt = torch.as_tensor(np.asarray(row_tree, dtype=np.int64), device=self.device)
+        if rt.numel() and (int(rt.min()) < 0 or int(rt.max()) >= T):
+            raise ValueError(f"row_tree must index the {T} trees")
+        uniform = None
+        if self.empty_range == "uniform":
+            uniform = self._present(ids.reshape(L * T, -1)).reshape(L, T, -1)[:, rt]                      # (L, B, M)
+        ids, contribs = ids[:, rt], contribs[:, rt]
+
+        def fn(r0, r1):
+            self.calls += 1
+            return self._evaluate(ids, contribs, uniform, r0.to(device=self.device, dtype=self.dtype),
+                                  r1.to(device=self.device, dtype=self.dtype))
+
+        return fn
 
     def _leaf_inputs(self, leaves: List):
         """``(ids (L, H), contribs (L,), uniform (L, M) or None)`` of ``leaves`` on the device, built once per set of

@@ -145,7 +145,7 @@ def train_street_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] 
                      epochs: int = 200, batch_size: int = 1000, lr: float = 1e-3, val_fraction: float = 0.1,
                      patience: int = 20, seed: int = 0, max_seconds: Optional[float] = None, resume: bool = False,
                      batchnorm: bool = True, progress: bool = True, threads: int = 1,
-                     val_mask: Optional[np.ndarray] = None) -> Dict[str, Any]:
+                     val_mask: Optional[np.ndarray] = None, device: Optional[str] = None) -> Dict[str, Any]:
     """Train one street's net on a hold'em dataset (:func:`~cfrkit.value_nets.holdem.datagen.load_holdem_dataset`).
 
     DeepStack's recipe: Huber loss over the buckets on each sample's board, Adam (learning rate cut
@@ -154,7 +154,9 @@ def train_street_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] 
     ``out_path + ".last"`` (``resume=True`` continues from it).  The validation set is whole groups of
     situations (same board and pot), so its loss is the error on boards the net has not seen, or exactly
     the samples of ``val_mask`` when given.  Defaults: 3 x 500 hidden units with
-    BatchNorm and PReLU, batch 1000 (DeepStack's).
+    BatchNorm and PReLU, batch 1000 (DeepStack's).  ``device``: the torch device of the data and the model
+    (default the CPU; ``"cuda"`` on a GPU: the whole dataset is copied there once, float32); the checkpoints load
+    on any device.
     """
     from cfrkit.games.registry import load
     from cfrkit.value_nets.train import train_on_arrays
@@ -176,7 +178,7 @@ def train_street_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] 
                               groups=groups, val_mask=val_mask,
                               epochs=epochs, batch_size=batch_size, lr=lr, val_fraction=val_fraction,
                               patience=patience, seed=seed, max_seconds=max_seconds, resume=resume,
-                              batchnorm=batchnorm, progress=progress, threads=threads,
+                              batchnorm=batchnorm, progress=progress, threads=threads, device=device,
                               desc=f"train {settings['street']} net")
     return summary
 
