@@ -148,6 +148,29 @@ def test_flat_parameters_and_flat_adam_state_round_trip():
         FlatAdam(torch.nn.Linear(2, 2), flatten_parameters(torch.nn.Linear(2, 2)), 1e-2, 0.5).load_state_dict(sd)
 
 
+def test_flat_adam_resumes_a_per_parameter_adam_checkpoint():
+    """A checkpoint of the earlier trainer (torch.optim.Adam, foreach, over net.parameters()) resumes."""
+    torch.manual_seed(1)
+    net = torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.ReLU(), torch.nn.Linear(6, 2))
+    x = torch.randn(32, 4)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-2, foreach=True)
+    for _ in range(3):
+        opt.zero_grad()
+        net(x).pow(2).sum().backward()
+        opt.step()
+    fast = copy.deepcopy(net)
+    fopt = FlatAdam(fast, flatten_parameters(fast), 1e-2, 1e9)           # no clipping: the plain Adam step
+    fopt.load_state_dict(opt.state_dict())
+    for _ in range(3):
+        opt.zero_grad()
+        net(x).pow(2).sum().backward()
+        opt.step()
+        fopt.step(fast(x).pow(2).sum())
+    for p, q in zip(net.parameters(), fast.parameters()):
+        assert torch.allclose(p, q, rtol=1e-6, atol=1e-7)
+    assert fopt.state_dict()["state"][0]["step"] == 6
+
+
 def test_gradient_clipping_matches_clip_grad_norm():
     torch.manual_seed(0)
     net = torch.nn.Linear(5, 3)
