@@ -207,3 +207,40 @@ def test_action_abstraction_string_and_memory_refusal(tmp_path, monkeypatch, cap
     assert "information sets" in err.out and "available" in err.err and len(err.err.strip().splitlines()) == 1
     assert not path.exists()
     assert cli_main(args + ["--allow-over-memory"]) == 0 and path.exists()
+
+
+def test_evaluation_hook_and_average_strategy_read_the_file_layout(tmp_path, small_tree):
+    from cfrkit.cli.blueprint_cmd import make_evaluator
+    from cfrkit.solvers.blueprint.trainer import TrainConfig, train
+
+    tr = PluribusTrainer(SMALL_GAME, "0.5+1", 1, abstraction="ehs:169,4,4,4", tree=small_tree, seed=1,
+                         deals_per_board=8)
+    path = str(tmp_path / "ev.npz")
+    train(tr, path, TrainConfig(iterations=3, eval_minutes=1e-9, progress=False),
+          evaluate=make_evaluator(20, ["always-call"]), log=lambda s: None)
+    assert tr.stats.evaluations and "always-call" in tr.stats.evaluations[-1]
+    strat = BlueprintStrategy.load(path)
+    for node in (int(small_tree.decision_nodes(0)[0]), int(small_tree.decision_nodes(2)[0])):
+        np.testing.assert_allclose(tr.average_strategy(node, [0, 1, 2]), strat.probabilities(node, [0, 1, 2]),
+                                   atol=1e-6)
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--bets", "0.5+1@x"], "raise cap"),
+    (["--algorithm", "es-mccfr", "--regret-storage", "int32"], "pluribus options"),
+    (["--discount-every", "0"], "must be positive"),
+    (["--discount-until", "-1"], ">= 0"),
+    (["--bets", "0.5+1@1", "--raise-cap", "2"], "raise cap 1"),
+])
+def test_cli_bad_pluribus_options_give_one_line(tmp_path, capsys, extra, message):
+    path = tmp_path / "bad.npz"
+    args = ["blueprint", "train", str(path), "--game", SMALL_GAME, "--abstraction", "ehs:169,3,3,3",
+            "--iterations", "1", "--no-progress"]
+    if "--algorithm" not in extra:
+        args += ["--algorithm", "pluribus"]
+    if "--bets" not in extra:
+        args += ["--bets", "0.5+1@1"]
+    assert cli_main(args + extra) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
+    assert not path.exists()

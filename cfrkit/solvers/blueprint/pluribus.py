@@ -332,6 +332,16 @@ class PluribusTrainer(ESMCCFRTrainer):
                 out[lo - start:hi - start] = self.strategy_sum[a0 + lo - s0:a0 + hi - s0]
         return out
 
+    def average_strategy(self, node: int, buckets: np.ndarray) -> np.ndarray:
+        """float64[len(buckets), actions]: the strategy a file of this trainer plays at ``node`` (normalised sums
+        where averaged, the current strategy elsewhere; uniform where never reached)."""
+        n = int(node)
+        A, B = int(self.tree.num_children[n]), int(self.num_buckets[self.tree.round[n]])
+        s0 = int(self.slot[n])
+        rows = self.strategy_chunk(s0, s0 + A * B).reshape(B, A).astype(np.float64)[np.asarray(buckets, dtype=np.int64)]
+        total = rows.sum(axis=1, keepdims=True)
+        return np.where(total > 0, rows / np.where(total > 0, total, 1.0), 1.0 / A)
+
     def full_strategy(self) -> np.ndarray:
         """float32[total]: the strategy array of a file (:meth:`strategy_chunk` of everything)."""
         return self.strategy_chunk(0, self.total)

@@ -222,6 +222,11 @@ class BlueprintTrainer:
             self._ray_actors = None
 
     # ------------------------------------------------------------------ strategy
+    def full_strategy(self) -> np.ndarray:
+        """float32[total]: the strategy array in the regret layout that files store and agents read (here the
+        strategy sums themselves, not a copy)."""
+        return self.strategy_sum
+
     def average_strategy(self, node: int, buckets: np.ndarray) -> np.ndarray:
         """float64[len(buckets), actions]: the average strategy of ``node`` for each bucket."""
         nodes = np.full(len(buckets), int(node), dtype=np.int32)
