@@ -102,6 +102,7 @@ def main(argv=None):
     ap.add_argument("--deals", type=int, default=5000, help="duplicate deals per match")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-es", action="store_true", help="leave plain ES-MCCFR out")
+    ap.add_argument("--no-prune", action="store_true", help="the pluribus trainer without pruning")
     ap.add_argument("--average", choices=("preflop", "all"), default="preflop",
                     help="the pluribus trainer's strategy sums: first round only (default, Pluribus) or everywhere")
     ap.add_argument("--thread-seconds", type=float, default=20.0,
@@ -114,7 +115,7 @@ def main(argv=None):
 
     buckets = tuple(int(b) for b in args.buckets.split(","))
     tree = build_betting_tree(args.game, args.bets, args.raise_cap)
-    out = {"game": tree.game_string, "bets": args.bets, "raise_cap": args.raise_cap, "average": args.average,
+    out = {"game": tree.game_string, "bets": args.bets, "raise_cap": args.raise_cap, "average": args.average, "prune": not args.no_prune,
            "abstraction": f"ehs:{args.buckets}", "sizes": [sizes(tree, buckets), sizes(tree, (169, 1000, 1000, 1000))]}
     if args.sizes_only:
         rich = build_betting_tree(args.game, *ACTION_PRESETS["rich"])
@@ -142,7 +143,8 @@ def main(argv=None):
     trainers = {"cfr+": BlueprintTrainer(args.game, args.bets, args.raise_cap, abstraction=EHSAbstraction(buckets),
                                          seed=args.seed, tree=tree),
                 "pluribus": PluribusTrainer(args.game, args.bets, args.raise_cap, abstraction=EHSAbstraction(buckets),
-                                            seed=args.seed, tree=tree, average=args.average)}
+                                            seed=args.seed, tree=tree, average=args.average,
+                                            prune=not args.no_prune)}
     if not args.no_es:
         trainers["es"] = ESMCCFRTrainer(args.game, args.bets, args.raise_cap, abstraction=EHSAbstraction(buckets),
                                         seed=args.seed, tree=tree)
