@@ -115,8 +115,8 @@ def main(argv=None):
 
     buckets = tuple(int(b) for b in args.buckets.split(","))
     tree = build_betting_tree(args.game, args.bets, args.raise_cap)
-    out = {"game": tree.game_string, "bets": args.bets, "raise_cap": args.raise_cap, "average": args.average, "prune": not args.no_prune,
-           "abstraction": f"ehs:{args.buckets}", "sizes": [sizes(tree, buckets), sizes(tree, (169, 1000, 1000, 1000))]}
+    out = {"game": tree.game_string, "bets": args.bets, "raise_cap": args.raise_cap, "average": args.average,
+           "prune": not args.no_prune, "abstraction": f"ehs:{args.buckets}", "sizes": [sizes(tree, buckets), sizes(tree, (169, 1000, 1000, 1000))]}
     if args.sizes_only:
         rich = build_betting_tree(args.game, *ACTION_PRESETS["rich"])
         out["sizes"].append(dict(sizes(rich, (169, 1000, 1000, 1000)), preset="rich"))
@@ -192,10 +192,12 @@ def main(argv=None):
             boards = (tr.iterations - it0) * tr.boards_per_iteration
             dw, dc = time.perf_counter() - w0, time.process_time() - c0
             tr.close()
-            runs[f"{'fixed' if fixed else 'sampled'}_{deals}_deals_{threads}_threads"] = {"boards": boards, "wall_s": dw, "cpu_s": dc, "boards_per_wall_s": boards / dw,
-                             "boards_per_cpu_s": boards / dc}
-            print(f"{'fixed' if fixed else 'sampled'} boards, {deals} deals per board, {threads} thread(s): {boards / dw:.0f} boards per wall-s, {boards / dc:.0f} per CPU-s "
-                  f"(load {os.getloadavg()[0]:.1f})", flush=True)
+            kind = "fixed" if fixed else "sampled"
+            runs[f"{kind}_{deals}_deals_{threads}_threads"] = {"boards": boards, "wall_s": dw, "cpu_s": dc,
+                                                                "boards_per_wall_s": boards / dw,
+                                                                "boards_per_cpu_s": boards / dc}
+            print(f"{kind} boards, {deals} deals per board, {threads} thread(s): {boards / dw:.0f} boards per wall-s, "
+                  f"{boards / dc:.0f} per CPU-s (load {os.getloadavg()[0]:.1f})", flush=True)
         out["thread_speed"] = runs
         out["thread_spread"] = thread_spread(range(6), 400)
     out.update(cpu_total_s=time.process_time(), load_average=os.getloadavg()[0], cpus=os.cpu_count())

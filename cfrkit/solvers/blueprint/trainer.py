@@ -318,9 +318,11 @@ def read_checkpoint(path: str, arrays=("regrets", "strategy_sum")):
             if header.get("magic") != CHECKPOINT_MAGIC:
                 raise BlueprintError(f"{path}: expected a {CHECKPOINT_MAGIC} file, found {header.get('magic')!r}")
             if header.get("version", 0) > CHECKPOINT_VERSION:
-                raise BlueprintError(f"{path}: blueprint file version {header.get('version')} is newer than this cfrkit")
+                raise BlueprintError(f"{path}: blueprint file version {header.get('version')} is newer than this "
+                                     f"cfrkit")
+            resume_only = ("regrets", "averaged_sums")  # absent from strategy-only files
             wanted = [f"tree_{n}" for n in _TREE_FIELDS] + [a for a in arrays
-                                                             if not (a in ("regrets", "averaged_sums") and header.get("strategy_only"))]
+                                                             if not (a in resume_only and header.get("strategy_only"))]
             absent = [k for k in _HEADER_FIELDS if k not in header]
             if absent:
                 raise BlueprintError(f"{path}: the blueprint header lacks {', '.join(absent)} (corrupt file)")
