@@ -116,7 +116,8 @@ def main(argv=None):
     buckets = tuple(int(b) for b in args.buckets.split(","))
     tree = build_betting_tree(args.game, args.bets, args.raise_cap)
     out = {"game": tree.game_string, "bets": args.bets, "raise_cap": args.raise_cap, "average": args.average,
-           "prune": not args.no_prune, "abstraction": f"ehs:{args.buckets}", "sizes": [sizes(tree, buckets), sizes(tree, (169, 1000, 1000, 1000))]}
+           "prune": not args.no_prune, "abstraction": f"ehs:{args.buckets}",
+           "sizes": [sizes(tree, buckets), sizes(tree, (169, 1000, 1000, 1000))]}
     if args.sizes_only:
         rich = build_betting_tree(args.game, *ACTION_PRESETS["rich"])
         out["sizes"].append(dict(sizes(rich, (169, 1000, 1000, 1000)), preset="rich"))
