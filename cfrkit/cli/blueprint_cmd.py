@@ -3,6 +3,7 @@
     cfrkit blueprint train bp.npz --minutes 120 --raise-cap 2 --abstraction ehs:169,50,50,50 --eval-minutes 10
     cfrkit blueprint train bp.npz --minutes 60            # resumes bp.npz where it stopped
     cfrkit blueprint train es.npz --minutes 60 --algorithm es-mccfr --prune   # the measured alternative
+    cfrkit blueprint train pl.npz --minutes 60 --algorithm pluribus --bets rich --threads 2   # Pluribus' recipe
     cfrkit blueprint info bp.npz
     cfrkit blueprint play bp.npz --opponent always-call --deals 1000
     cfrkit acpc-client HOST PORT --agent blueprint --policy bp.npz
@@ -14,7 +15,7 @@ import os
 from cfrkit.cli import CliError
 
 EVAL_OPPONENTS = ("always-call", "random", "fixed-range-raiser")
-ALGORITHMS = ("cfr+", "es-mccfr")
+ALGORITHMS = ("cfr+", "es-mccfr", "pluribus")
 
 
 def add_parser(sub) -> None:
@@ -30,8 +31,10 @@ def add_parser(sub) -> None:
     t.add_argument("path", help="checkpoint file (.npz); resumed when it exists")
     t.add_argument("--game", default=None, help="heads-up no-limit holdem game string (default: ACPC "
                                                 "20000 stacks, 50/100 blinds)")
-    t.add_argument("--bets", default=None, help="raise sizes as pot fractions (default 0.5+1: half pot, pot; "
-                                                "all-in always offered)")
+    t.add_argument("--bets", default=None,
+                   help="action abstraction in one string: pot fractions (rounds '/', raises ':', sizes '+'; default "
+                        "0.5+1: half pot, pot; all-in always offered), optionally '@CAP' for the raise cap, or a "
+                        "preset: 'rich' (Pluribus-like sizes, cap 4; docs/blueprint.md)")
     t.add_argument("--raise-cap", type=int, default=None, help="raises per round before only fold/call/all-in "
                                                                "remain (default 2)")
     t.add_argument("--abstraction", default=None,
@@ -43,7 +46,20 @@ def add_parser(sub) -> None:
     t.add_argument("--algorithm", choices=ALGORITHMS, default=None,
                    help="cfr+ (default: public chance sampling CFR+, vectors over hands) or es-mccfr (external "
                         "sampling MCCFR, one thread); a resumed run keeps the file's")
-    t.add_argument("--prune", action="store_true", help="es-mccfr: regret-based pruning after --prune-warmup")
+    t.add_argument("--prune", action="store_true", help="es-mccfr: regret-based pruning after --prune-warmup "
+                                                        "(pluribus prunes unless --no-prune)")
+    t.add_argument("--no-prune", action="store_true", help="pluribus: no pruning")
+    t.add_argument("--regret-storage", choices=("int32", "float32"), default=None,
+                   help="pluribus: int32 chips (default, as Pluribus) or float32 regrets")
+    t.add_argument("--average", choices=("preflop", "all"), default=None,
+                   help="pluribus: keep strategy sums for the first round only (default, as Pluribus; later rounds "
+                        "play the current strategy) or everywhere")
+    t.add_argument("--discount-every", type=int, default=None,
+                   help="pluribus: Linear-CFR discount interval in iterations (default 100)")
+    t.add_argument("--discount-until", type=int, default=None,
+                   help="pluribus: last iteration of the discount phase (default 10000; 0: no discounting)")
+    t.add_argument("--allow-over-memory", action="store_true",
+                   help="train even when the tables are estimated to exceed the machine's available memory")
     t.add_argument("--prune-warmup", type=int, default=None, help="es-mccfr: iterations before pruning (default 200)")
     t.add_argument("--prune-threshold", type=float, default=None,
                    help="es-mccfr: prune actions with regret below this many chips (default minus the stack)")
@@ -94,6 +110,8 @@ def make_evaluator(deals: int, opponents, seed: int = 12345):
 #: what ``train`` uses for a new run when an option is not given (a resumed run takes the file's values)
 TRAIN_DEFAULTS = {"game": "holdem", "bets": "0.5+1", "raise_cap": 2, "abstraction": "ehs:169,50,50,50", "seed": 0,
                   "algorithm": "cfr+", "deals_per_board": 64, "prune_warmup": 200}
+#: pluribus options and their defaults for a new run
+PLURIBUS_DEFAULTS = {"regret_storage": "int32", "average": "preflop", "discount_every": 100, "discount_until": 10_000}
 
 
 def _check_single_thread(args) -> None:
@@ -125,13 +143,19 @@ def check_resume_arguments(args) -> str:
     found = header.get("algorithm", "cfr+")
     if args.algorithm is not None and args.algorithm != found:
         differ.append(f"--algorithm {args.algorithm} (file: {found})")
-    mccfr = header.get("mccfr") or {}
+    mccfr = header.get("mccfr") or header.get("pluribus") or {}
     if args.prune and not mccfr.get("prune"):
         differ.append("--prune (file: no pruning)")
+    if args.no_prune and mccfr.get("prune"):
+        differ.append("--no-prune (file: pruning)")
     for opt in ("deals_per_board", "prune_warmup", "prune_threshold"):
         value = getattr(args, opt)
-        if value is not None and (found != "es-mccfr" or float(value) != float(mccfr.get(opt, float("nan")))):
-            differ.append(f"--{opt.replace('_', '-')} {value} (file: {mccfr.get(opt, 'not es-mccfr')})")
+        if value is not None and (found == "cfr+" or float(value) != float(mccfr.get(opt, float("nan")))):
+            differ.append(f"--{opt.replace('_', '-')} {value} (file: {mccfr.get(opt, 'not es-mccfr / pluribus')})")
+    for opt in PLURIBUS_DEFAULTS:
+        value = getattr(args, opt)
+        if value is not None and (found != "pluribus" or str(value) != str(mccfr.get(opt))):
+            differ.append(f"--{opt.replace('_', '-')} {value} (file: {mccfr.get(opt, 'not pluribus')})")
     if differ:
         raise CliError(f"{args.path} exists and was trained with other settings: {'; '.join(differ)}; resume without "
                        f"them or train into a new file")
@@ -139,12 +163,19 @@ def check_resume_arguments(args) -> str:
 
 
 def run_train(args) -> int:
+    from cfrkit.solvers.blueprint.betting_tree import parse_action_abstraction
     from cfrkit.solvers.blueprint.mccfr import ESMCCFRTrainer
+    from cfrkit.solvers.blueprint.pluribus import PluribusTrainer
     from cfrkit.solvers.blueprint.trainer import BlueprintTrainer, TrainConfig, train
 
+    if args.bets is not None:
+        bets, cap = parse_action_abstraction(args.bets)
+        if cap is not None and args.raise_cap is not None and cap != args.raise_cap:
+            raise CliError(f"--bets {args.bets!r} sets raise cap {cap}, --raise-cap says {args.raise_cap}")
+        args.bets, args.raise_cap = bets, cap if cap is not None else args.raise_cap
     if args.iterations is None and args.minutes is None:
         raise CliError("give --iterations or --minutes")
-    for name in ("iterations", "minutes", "threads", "boards_per_iteration", "eval_deals"):
+    for name in ("iterations", "minutes", "threads", "boards_per_iteration", "eval_deals", "discount_every"):
         v = getattr(args, name)
         if v is not None and v <= 0:
             raise CliError(f"--{name.replace('_', '-')} must be positive, got {v}")
@@ -153,17 +184,41 @@ def run_train(args) -> int:
         _check_opponent(o)
     if os.path.exists(args.path):
         algorithm = check_resume_arguments(args)
-        cls = ESMCCFRTrainer if algorithm == "es-mccfr" else BlueprintTrainer
+        cls = {"es-mccfr": ESMCCFRTrainer, "pluribus": PluribusTrainer}.get(algorithm, BlueprintTrainer)
         if cls is ESMCCFRTrainer:
             _check_single_thread(args)
         trainer = cls.load(args.path, workers=args.threads, ray_address=args.ray,
                            boards_per_iteration=args.boards_per_iteration)
         print(f"resuming {args.path} ({algorithm}) at iteration {trainer.iterations}")
+        if isinstance(trainer, PluribusTrainer):
+            check_memory(trainer, allow_over=True)
     else:
         for name, value in TRAIN_DEFAULTS.items():
             if getattr(args, name) is None:
                 setattr(args, name, value)
-        if args.algorithm == "es-mccfr":
+        if args.algorithm != "pluribus":
+            bad = [f"--{o.replace('_', '-')}" for o in PLURIBUS_DEFAULTS if getattr(args, o) is not None]
+            if bad or args.no_prune:
+                raise CliError(f"{', '.join(bad + (['--no-prune'] if args.no_prune else []))}: pluribus options "
+                               f"(--algorithm pluribus)")
+        if args.algorithm == "pluribus":
+            for name, value in PLURIBUS_DEFAULTS.items():
+                if getattr(args, name) is None:
+                    setattr(args, name, value)
+            if args.deals_per_board <= 0 or args.prune_warmup < 0 or args.discount_until < 0:
+                raise CliError("--deals-per-board must be positive, --prune-warmup and --discount-until >= 0")
+            trainer = PluribusTrainer(game=args.game, bets=args.bets, raise_cap=args.raise_cap,
+                                      abstraction=args.abstraction, seed=args.seed,
+                                      deals_per_board=args.deals_per_board, prune=not args.no_prune,
+                                      prune_warmup=args.prune_warmup, prune_threshold=args.prune_threshold,
+                                      threads=args.threads, ray_address=args.ray,
+                                      boards_per_iteration=args.boards_per_iteration,
+                                      regret_storage=args.regret_storage, average=args.average,
+                                      discount_every=args.discount_every, discount_until=args.discount_until,
+                                      allocate=False)
+            check_memory(trainer, args.allow_over_memory)
+            trainer.allocate()
+        elif args.algorithm == "es-mccfr":
             _check_single_thread(args)
             if args.deals_per_board <= 0 or args.prune_warmup < 0:
                 raise CliError("--deals-per-board must be positive and --prune-warmup >= 0")
@@ -177,9 +232,10 @@ def run_train(args) -> int:
             trainer = BlueprintTrainer(game=args.game, bets=args.bets, raise_cap=args.raise_cap,
                                        abstraction=args.abstraction, seed=args.seed, workers=args.threads,
                                        ray_address=args.ray, boards_per_iteration=args.boards_per_iteration)
-    print(f"abstract game: {trainer.tree.num_nodes} betting nodes, {trainer.num_information_sets()} information "
-          f"sets, {trainer.total} (information set, action) entries, {trainer.memory_bytes() / 2**20:.1f} MiB "
-          f"of regrets and strategy sums")
+    if not isinstance(trainer, PluribusTrainer):
+        print(f"abstract game: {trainer.tree.num_nodes} betting nodes, {trainer.num_information_sets()} information "
+              f"sets, {trainer.total} (information set, action) entries, {trainer.memory_bytes() / 2**20:.1f} MiB "
+              f"of regrets and strategy sums")
     evaluate = make_evaluator(args.eval_deals, opponents) if args.eval_minutes else None
     try:
         status = train(trainer, args.path, TrainConfig(iterations=args.iterations, minutes=args.minutes,
@@ -189,6 +245,24 @@ def run_train(args) -> int:
     finally:
         trainer.close()
     return 128 + int(getattr(trainer, "stop_signal", None) or 2) if status == "interrupted" else 0
+
+
+def check_memory(trainer, allow_over: bool = False, log=print) -> dict:
+    """Print the information sets and table bytes of a pluribus trainer before it allocates them; raise
+    :class:`CliError` (one line) when they exceed the machine's available memory, unless ``allow_over``."""
+    from cfrkit.solvers.blueprint.pluribus import available_memory_bytes
+
+    est = trainer.estimate()
+    avail = available_memory_bytes()
+    log(f"abstract game: {trainer.tree.num_nodes:,} betting nodes, {est['information_sets']:,} information sets, "
+        f"{est['entries']:,} (information set, action) entries; tables {est['table_bytes']:,} bytes "
+        f"({est['table_bytes'] / 2**30:.2f} GiB: {trainer.regret_storage} regrets, strategy sums for "
+        f"{est['averaged_entries']:,} entries); available memory {avail / 2**30:.1f} GiB")
+    if est["table_bytes"] > avail and not allow_over:
+        raise CliError(f"the tables need {est['table_bytes'] / 2**30:.2f} GiB, more than the "
+                       f"{avail / 2**30:.1f} GiB available; use fewer bet sizes, a lower raise cap or fewer buckets "
+                       f"(or --allow-over-memory)")
+    return est
 
 
 def run_info(args) -> int:

@@ -102,11 +102,12 @@ class ESMCCFRTrainer(BlueprintTrainer):
                  prune_warmup: int = 200, prune_probability: float = 0.95, prune_threshold: Optional[float] = None,
                  regret_floor: Optional[float] = None, board=None, hand_weights=None,
                  tree: Optional[BettingTree] = None, workers: int = 1, ray_address: Optional[str] = None,
-                 boards_per_iteration: Optional[int] = None):
+                 boards_per_iteration: Optional[int] = None, _allocate: bool = True):
         if int(workers) != 1 or ray_address is not None or (boards_per_iteration or 1) != 1:
             raise BlueprintError("es-mccfr runs on one thread with one board per iteration (its updates are in "
                                  "place); use cfr+ for threads or Ray")
-        super().__init__(game, bets, raise_cap, abstraction, seed, boards_per_iteration=1, workers=1, tree=tree)
+        super().__init__(game, bets, raise_cap, abstraction, seed, boards_per_iteration=1, workers=1, tree=tree,
+                         _allocate=_allocate)
         if int(deals_per_board) < 1:
             raise BlueprintError(f"deals_per_board must be at least 1, got {deals_per_board}")
         if not 0.0 <= float(prune_probability) <= 1.0:

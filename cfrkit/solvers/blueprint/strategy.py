@@ -27,8 +27,9 @@ class BlueprintStrategy:
 
     @classmethod
     def from_trainer(cls, trainer) -> "BlueprintStrategy":
-        """The trainer's current average strategy (shares its arrays: no copy)."""
-        return cls(trainer.tree, trainer.strategy_sum, trainer.abstraction, trainer.header())
+        """The trainer's current average strategy (CFR+ / ES: shares its arrays, no copy; pluribus: the full-layout
+        array of its files, a copy)."""
+        return cls(trainer.tree, trainer.full_strategy(), trainer.abstraction, trainer.header())
 
     @classmethod
     def load(cls, path: str, abstraction=None) -> "BlueprintStrategy":

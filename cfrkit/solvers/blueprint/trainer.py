@@ -115,7 +115,8 @@ class BlueprintTrainer:
 
     def __init__(self, game: str = DEFAULT_GAME, bets: str = DEFAULT_BETS, raise_cap: int = DEFAULT_RAISE_CAP,
                  abstraction=DEFAULT_ABSTRACTION, seed: int = 0, boards_per_iteration: Optional[int] = None,
-                 workers: int = 1, ray_address: Optional[str] = None, tree: Optional[BettingTree] = None):
+                 workers: int = 1, ray_address: Optional[str] = None, tree: Optional[BettingTree] = None,
+                 _allocate: bool = True):
         if int(workers) < 1:
             raise BlueprintError(f"workers must be at least 1, got {workers}")
         self.abstraction_spec = abstraction if isinstance(abstraction, str) else getattr(
@@ -131,8 +132,10 @@ class BlueprintTrainer:
         if self.boards_per_iteration < 1:
             raise BlueprintError("boards_per_iteration must be at least 1")
         self.abstraction_id = abstraction_fingerprint(self.abstraction)
-        self.regrets = np.zeros(self.total, dtype=np.float32)
-        self.strategy_sum = np.zeros(self.total, dtype=np.float32)
+        # subclasses with other table layouts allocate their own (_allocate=False: no full float32 tables)
+        size = self.total if _allocate else 0
+        self.regrets = np.zeros(size, dtype=np.float32)
+        self.strategy_sum = np.zeros(size, dtype=np.float32)
         self.stats = TrainStats()
         self.worker = BoardWorker(self.tree, self.abstraction, self.slot)
         self.ray_address = ray_address
@@ -219,6 +222,11 @@ class BlueprintTrainer:
             self._ray_actors = None
 
     # ------------------------------------------------------------------ strategy
+    def full_strategy(self) -> np.ndarray:
+        """float32[total]: the strategy array in the regret layout that files store and agents read (here the
+        strategy sums themselves, not a copy)."""
+        return self.strategy_sum
+
     def average_strategy(self, node: int, buckets: np.ndarray) -> np.ndarray:
         """float64[len(buckets), actions]: the average strategy of ``node`` for each bucket."""
         nodes = np.full(len(buckets), int(node), dtype=np.int32)
@@ -265,9 +273,9 @@ class BlueprintTrainer:
         return trainer._restore(path, header, data)
 
     @classmethod
-    def _open_for_resume(cls, path: str, abstraction=None):
+    def _open_for_resume(cls, path: str, abstraction=None, arrays=("regrets", "strategy_sum")):
         """``(header, arrays, tree, abstraction spec)`` of a checkpoint this class can resume, or BlueprintError."""
-        header, data = read_checkpoint(path)
+        header, data = read_checkpoint(path, arrays=arrays)
         if header.get("strategy_only"):
             raise BlueprintError(f"{path}: a strategy-only file (no regrets); it can be played, not resumed")
         found = header.get("algorithm", "cfr+")
@@ -310,9 +318,11 @@ def read_checkpoint(path: str, arrays=("regrets", "strategy_sum")):
             if header.get("magic") != CHECKPOINT_MAGIC:
                 raise BlueprintError(f"{path}: expected a {CHECKPOINT_MAGIC} file, found {header.get('magic')!r}")
             if header.get("version", 0) > CHECKPOINT_VERSION:
-                raise BlueprintError(f"{path}: blueprint file version {header.get('version')} is newer than this cfrkit")
+                raise BlueprintError(f"{path}: blueprint file version {header.get('version')} is newer than this "
+                                     f"cfrkit")
+            resume_only = ("regrets", "averaged_sums")  # absent from strategy-only files
             wanted = [f"tree_{n}" for n in _TREE_FIELDS] + [a for a in arrays
-                                                             if not (a == "regrets" and header.get("strategy_only"))]
+                                                             if not (a in resume_only and header.get("strategy_only"))]
             absent = [k for k in _HEADER_FIELDS if k not in header]
             if absent:
                 raise BlueprintError(f"{path}: the blueprint header lacks {', '.join(absent)} (corrupt file)")
@@ -320,10 +330,14 @@ def read_checkpoint(path: str, arrays=("regrets", "strategy_sum")):
             if missing:
                 raise BlueprintError(f"{path}: missing arrays {missing} (truncated or corrupt file)")
             data = {k: z[k] for k in wanted}
-            for k in ("regrets", "strategy_sum"):
-                if k in data and (data[k].dtype != np.float32 or data[k].ndim != 1):
-                    raise BlueprintError(f"{path}: {k} must be a float32 vector, found {data[k].dtype} of shape "
-                                         f"{data[k].shape} (corrupt or foreign file)")
+            for k in ("regrets", "strategy_sum", "averaged_sums"):
+                # pluribus files may keep int32 regrets (chips); every other array is float32
+                allowed = (np.float32, np.int32) if k == "regrets" and header.get("algorithm") == "pluribus" else (
+                    np.float32,)
+                if k in data and (data[k].dtype not in allowed or data[k].ndim != 1):
+                    raise BlueprintError(f"{path}: {k} must be a {' or '.join(np.dtype(a).name for a in allowed)} "
+                                         f"vector, found {data[k].dtype} of shape {data[k].shape} (corrupt or "
+                                         f"foreign file)")
     except BlueprintError:
         raise
     except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError, json.JSONDecodeError) as exc:
