@@ -46,6 +46,7 @@ import numpy as np
 
 from cfrkit.evaluation.ladder import Crosstable, derived_seed, pair_result, play_block, supports_aivat
 from cfrkit.games.base import GameError
+from cfrkit.games.holdem.game import HoldemGame
 from cfrkit.platform.storage import Store, StoreObserver
 from cfrkit.poker.registry import make_agent, parse_spec
 from cfrkit.poker.view import poker_view
@@ -284,6 +285,9 @@ def _setup(specs, deals, block, game, seed, aivat, processes=1):
     specs = _check(specs, deals, block, processes)
     view = poker_view(game)
     game_string = view.game.game_string()
+    if not isinstance(view.game, HoldemGame):
+        raise LadderError(f"the ladder stores its hands in the platform database, which holds hold'em matches, "
+                          f"not {game_string!r}")
     # build every agent once now: an unknown name, a missing file or a game mismatch fails before any hand
     built = [make_agent(s, game=view.game, seed=0) for s in specs]
     pairs = _pairs(specs, game_string, seed, block, [supports_aivat(a) for a in built], aivat)
