@@ -204,3 +204,43 @@ def test_blocks_in_worker_processes_give_the_in_process_values(tmp_path):
     two = run_ladder(specs, 12, str(tmp_path / "two.db"), block=3, seed=5, processes=2)
     assert two.blocks == one.blocks == 12 and two.complete
     assert _values(str(tmp_path / "one.db")) == _values(str(tmp_path / "two.db"))
+
+
+@pytest.fixture(scope="module")
+def tiny_trainer(tmp_path_factory):
+    from cfrkit.solvers.blueprint.trainer import BlueprintTrainer
+
+    path = str(tmp_path_factory.mktemp("bp") / "bp.npz")
+    tr = BlueprintTrainer("holdem(stacks=400;400)", "0.5+1", 1, abstraction="ehs:169,2,2,2", seed=1)
+    tr.iterate(1)
+    tr.save(path)
+    return tr, path
+
+
+def test_training_evaluator_uses_aivat_blocks_and_lbr_on_fixed_deals(tiny_trainer):
+    from cfrkit.evaluation.ladder import training_evaluator
+
+    trainer, _ = tiny_trainer
+    evaluate = training_evaluator(["always-call", "random"], 3, seed=1, lbr="FC/3-4", lbr_deals=2)
+    report = evaluate(trainer)
+    assert set(report) == {"always-call", "random", "lbr FC/3-4"}
+    assert report["always-call"]["estimator"] == "aivat" and report["random"]["estimator"] == "duplicate"
+    assert report["always-call"]["hands"] == 6 and report["lbr FC/3-4"]["deals"] == 2
+    assert evaluate(trainer) == report        # the same deals and seeds at every evaluation
+    with pytest.raises(RegistryError, match="unknown agent"):
+        training_evaluator(["nobody"], 3)
+    with pytest.raises(ValueError):
+        training_evaluator(["always-call"], 3, lbr="FCQ/1-4")
+
+
+def test_a_blueprint_in_the_ladder_is_stored_under_its_file_name(tiny_trainer, tmp_path):
+    _, path = tiny_trainer
+    db = str(tmp_path / "bp.db")
+    res = run_ladder([f"blueprint:{path}", "always-call", "random"], 4, db, game="holdem(stacks=400;400)", block=2)
+    assert res.complete and res.crosstable.names[0] == "blueprint[bp]"
+    assert res.crosstable.cell(0, 1).estimator == "aivat"
+    store = Store(db)
+    try:
+        assert {r.name for r in agent_results(store)} == {"blueprint[bp]", "always-call", "random"}
+    finally:
+        store.close()

@@ -292,15 +292,13 @@ def training_evaluator(references: Sequence[str], deals: int, seed: int = 12345,
     if lbr:
         bets, _, rounds = lbr.partition("/")
         lbr_settings = settings_from(bets, rounds or "1-4")
-    cache: Dict[str, Any] = {}
 
     def evaluate(trainer) -> Dict[str, dict]:
         game = load(trainer.tree.game_string)
         out: Dict[str, dict] = {}
         for spec in references:
-            if spec not in cache:
-                cache[spec] = make_agent(spec, game=game, seed=derived_seed(seed, spec))
-            ref = cache[spec]
+            # built afresh with the same seed each time: every evaluation is the same match but for the strategy
+            ref = make_agent(spec, game=game, seed=derived_seed(seed, spec))
             agent = BlueprintAgent(BlueprintStrategy.from_trainer(trainer), seed=seed)
             use_aivat = aivat and supports_aivat(agent) and supports_aivat(ref)
             block = play_block(game, agent, ref, 0, deals, seed, aivat=use_aivat)

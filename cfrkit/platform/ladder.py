@@ -67,18 +67,22 @@ class LadderError(GameError):
 
 # ---------------------------------------------------------------------- agents and pairs
 def agent_labels(specs: Sequence[str]) -> List[str]:
-    """Short display names of agent specs: a file argument is shown by its base name without
-    extension (``blueprint:/runs/bp_s0.npz`` -> ``blueprint:bp_s0``); the full spec where two would
-    collide."""
-    labels = []
-    for spec in specs:
+    """Short display names of agent specs, also the names stored with the hands (ACPC log lines, so
+    no ``:`` or ``|``): ``NAME[ARGUMENT]``, a file argument shown by its base name without extension
+    (``blueprint:/runs/bp_s0.npz`` -> ``blueprint[bp_s0]``); the whole argument where two would collide."""
+    def label(spec: str, short: bool) -> str:
         name, arg = parse_spec(spec)
-        if arg and ("/" in arg or arg.endswith(".npz")):
-            labels.append(f"{name}:{os.path.splitext(os.path.basename(arg))[0]}")
-        else:
-            labels.append(spec.strip())
+        if arg is None:
+            return name
+        if short and ("/" in arg or arg.endswith(".npz")):
+            arg = os.path.splitext(os.path.basename(arg))[0]
+        return f"{name}[{arg}]".replace(":", "=").replace("|", "/")
+
+    labels = [label(s, True) for s in specs]
     if len(set(labels)) < len(labels):
-        return [s.strip() for s in specs]
+        labels = [label(s, False) for s in specs]
+    if len(set(labels)) < len(labels):
+        raise LadderError(f"agents {', '.join(specs)} do not have distinct names")
     return labels
 
 
