@@ -15,11 +15,16 @@ together are the same match.  Per deal the block keeps A's winnings averaged ove
 (duplicate) and, with ``aivat``, the AIVAT values of the same hands
 (:class:`cfrkit.evaluation.aivat.AivatObserver`), both in mbb/h.
 
-**Which estimator a pair reports.**  AIVAT when both agents answer ``hand_strategy`` with an exact
-support (A^R, blueprints, always-call, fixed-range-raiser): then every decision gets its control
-variate.  Otherwise (random in no-limit: its raise sizes are not a finite support) duplicate, and
-AIVAT is not run for that pair at all (it would cost 20-50x the CPU of the hands themselves for the
-chance terms only).
+**Which estimator a pair reports.**  AIVAT is run when both agents answer ``hand_strategy`` with an
+exact support (A^R, blueprints, always-call, fixed-range-raiser): then every decision gets its
+control variate.  Otherwise (random in no-limit: its raise sizes are not a finite support) only
+duplicate is run (AIVAT would cost 20-50x the CPU of the hands for the chance terms alone).  Where
+both were run the pair reports the one with the smaller per-deal variance on its deals: both are
+unbiased, and with the check-down equity value function AIVAT's terms at big bets can add more
+variance than they remove (measured: a blueprint against A^R, benchmarks/RESULTS.md).  Choosing by
+the sample variances of the same deals leaves the mean unbiased; it can only narrow the interval's
+coverage by the chance that the lower sample variance is the unluckier of two, which vanishes as
+the deals grow (hundreds per pair and up in a ladder).
 
 **The rating.**  Each agent's rating is its mean winnings against the field, ``r_i = mean_{j != i}
 m_ij`` (mbb/h), with ``Var r_i = sum_j se_ij^2 / (n - 1)^2``: the pairs are independent matches
@@ -156,8 +161,9 @@ class PairResult:
 
 
 def pair_result(a: str, b: str, duplicate: np.ndarray, aivat: Optional[np.ndarray] = None) -> PairResult:
-    """:class:`PairResult` of A against B from per-deal values (float64[deals], mbb/h of A): AIVAT is
-    reported when given, else duplicate.  Raises ``GameError`` for no deals or mismatched lengths."""
+    """:class:`PairResult` of A against B from per-deal values (float64[deals], mbb/h of A, the same
+    deals): AIVAT is reported when given and no more variable than duplicate, else duplicate (see the
+    module docstring).  Raises ``GameError`` for no deals or mismatched lengths."""
     d = np.asarray(duplicate, dtype=np.float64)
     if d.ndim != 1 or d.size == 0:
         raise GameError(f"pair {a} vs {b}: no deals played")
@@ -168,7 +174,8 @@ def pair_result(a: str, b: str, duplicate: np.ndarray, aivat: Optional[np.ndarra
         if v.shape != d.shape:
             raise GameError(f"pair {a} vs {b}: {v.size} AIVAT values for {d.size} deals")
         av = estimate(v, 2)
-    return PairResult(a, b, "aivat" if av is not None else "duplicate", av or dup, dup, av, int(d.size))
+    use_aivat = av is not None and av.std <= dup.std
+    return PairResult(a, b, "aivat" if use_aivat else "duplicate", av if use_aivat else dup, dup, av, int(d.size))
 
 
 @dataclass
