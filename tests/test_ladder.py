@@ -259,3 +259,13 @@ def test_a_blueprint_in_the_ladder_is_stored_under_its_file_name(tiny_trainer, t
         assert {r.name for r in agent_results(store)} == {"blueprint[bp]", "always-call", "random"}
     finally:
         store.close()
+
+
+@pytest.mark.slow
+def test_blocks_as_ray_tasks_give_the_in_process_values(tmp_path):
+    pytest.importorskip("ray")
+    specs = ["always-call", "fixed-range-raiser", "random"]
+    run_ladder(specs, 4, str(tmp_path / "one.db"), block=2, seed=1)
+    ray = run_ladder(specs, 4, str(tmp_path / "ray.db"), block=2, seed=1, ray_address="local", processes=2)
+    assert ray.blocks == 6 and ray.complete
+    assert _values(str(tmp_path / "one.db")) == _values(str(tmp_path / "ray.db"))
