@@ -37,6 +37,8 @@ import hashlib
 import json
 import math
 import os
+import pickle
+import random
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -140,17 +142,18 @@ def _forget_match(store: Store, match_id: str) -> None:
 
 
 # ---------------------------------------------------------------------- one block (runs in a worker)
-_AGENTS: Dict[Tuple[str, str, int], Any] = {}   # per process: built agents, reused by later blocks
+_AGENTS: Dict[Tuple[str, str], Any] = {}   # per process: built agents, reused by later blocks
+_SEEDED: Dict[Tuple[str, str], bool] = {}
 _STORES: Dict[str, Store] = {}
 
 
 def _agent(spec: str, game_string: str, seed: int):
-    """The agent ``spec`` seeded ``seed``.  Agents whose only randomness is an ``rng`` attribute
-    (``random.Random`` or numpy ``Generator``) are built once per process and reseeded per block (a
-    blueprint file is loaded once); others are built afresh for each block."""
-    import random
-
-    cached = _AGENTS.get((spec, game_string, 0))
+    """The agent ``spec`` as if built with ``seed``.  An agent whose randomness is an ``rng`` attribute
+    (``random.Random`` or numpy ``Generator``) is built once per process and reseeded for each block
+    (a blueprint file is loaded once); one that does not depend on its seed is reused as it is; any
+    other is built afresh for each block."""
+    key = (spec, game_string)
+    cached = _AGENTS.get(key)
     if cached is not None:
         rng = getattr(cached, "rng", None)
         if isinstance(rng, random.Random):
@@ -159,28 +162,21 @@ def _agent(spec: str, game_string: str, seed: int):
         if isinstance(rng, np.random.Generator):
             cached.rng = np.random.default_rng(seed)
             return cached
-        if rng is None and not _has_seed(spec, game_string):
+        if not _depends_on_seed(spec, game_string):
             return cached
     agent = make_agent(spec, game=game_string, seed=seed)
-    _AGENTS[(spec, game_string, 0)] = agent
+    _AGENTS[key] = agent
     return agent
 
 
-_SEEDED: Dict[Tuple[str, str], bool] = {}
-
-
-def _has_seed(spec: str, game_string: str) -> bool:
-    """Whether agent ``spec`` depends on its seed (two seeds give objects that differ): then it is
-    built per block unless it exposes its generator as ``rng``."""
+def _depends_on_seed(spec: str, game_string: str) -> bool:
+    """Whether two seeds give agents ``spec`` that differ (compared pickled; unpicklable: assume so)."""
     key = (spec, game_string)
     if key not in _SEEDED:
-        import pickle
-
-        a = make_agent(spec, game=game_string, seed=1)
-        b = make_agent(spec, game=game_string, seed=2)
+        a, b = (make_agent(spec, game=game_string, seed=s) for s in (1, 2))
         try:
             _SEEDED[key] = pickle.dumps(a) != pickle.dumps(b)
-        except Exception:  # an agent that cannot be pickled: assume it is seeded
+        except Exception:  # an agent pickle cannot take: rebuilding per block is always right
             _SEEDED[key] = True
     return _SEEDED[key]
 
