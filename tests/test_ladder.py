@@ -269,3 +269,38 @@ def test_blocks_as_ray_tasks_give_the_in_process_values(tmp_path):
     ray = run_ladder(specs, 4, str(tmp_path / "ray.db"), block=2, seed=1, ray_address="local", processes=2)
     assert ray.blocks == 6 and ray.complete
     assert _values(str(tmp_path / "one.db")) == _values(str(tmp_path / "ray.db"))
+
+
+def test_sigterm_finishes_the_block_under_way_and_keeps_the_table(tmp_path):
+    import signal
+    import time
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                        os.environ.get("PYTHONPATH", "")]))
+    out = tmp_path / "lad"
+    proc = subprocess.Popen([sys.executable, "-m", "cfrkit", "ladder", "always-call", "fixed-range-raiser", "random",
+                             "--hands", "4000", "--block", "4", "--out", str(out), "--no-png", "--no-progress"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    db = out / "ladder.db"
+    deadline = time.time() + 120
+    while time.time() < deadline:   # wait for the first stored blocks
+        time.sleep(0.5)
+        if db.exists():
+            try:
+                with sqlite3.connect(str(db)) as con:
+                    if con.execute("SELECT count(*) FROM ladder_blocks").fetchone()[0] >= 3:
+                        break
+            except sqlite3.OperationalError:
+                pass
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM, stderr
+    assert "stopped by signal" in stdout and "crosstable" in stdout and (out / "ladder.json").exists()
+    store = Store(str(db))
+    try:  # graceful: the block under way finished, so every stored match is a finished block
+        statuses = {store.match(m)["status"] for m in store.match_ids()}
+        assert statuses == {"finished"}
+        with sqlite3.connect(str(db)) as con:
+            assert con.execute("SELECT count(*) FROM ladder_blocks").fetchone()[0] == len(store.match_ids())
+    finally:
+        store.close()

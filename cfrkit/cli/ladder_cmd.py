@@ -11,6 +11,7 @@ import json
 import os
 
 from cfrkit.cli import CliError
+from cfrkit.cli._runtime import GracefulStop
 
 
 def add_parser(sub) -> None:
@@ -73,10 +74,12 @@ def run_ladder_cmd(args) -> int:
         except ImportError:
             raise CliError("the PNG needs matplotlib (pip install 'cfrkit[plots]') or give --no-png") from None
     try:
-        res = run_ladder(args.agents, args.hands, db, game=args.game, seed=args.seed, block=args.block,
-                         processes=args.processes, ray_address=args.ray, aivat=not args.no_aivat,
-                         minutes=args.minutes, progress=not (args.json or args.no_progress),
-                         time_limit=args.time_limit)
+        # SIGTERM or a first Ctrl-C: the blocks under way finish, no new one starts, the table is printed
+        with GracefulStop() as scope:
+            res = run_ladder(args.agents, args.hands, db, game=args.game, seed=args.seed, block=args.block,
+                             processes=args.processes, ray_address=args.ray, aivat=not args.no_aivat,
+                             minutes=args.minutes, progress=not (args.json or args.no_progress),
+                             time_limit=args.time_limit, stop=scope.requested)
     except KeyboardInterrupt:
         print(f"cfrkit ladder: interrupted; the finished blocks are stored in {db}: run the same command to "
               f"continue", flush=True)
@@ -93,4 +96,7 @@ def run_ladder_cmd(args) -> int:
     if args.db is None:
         with open(os.path.join(args.out, "ladder.json"), "w") as fh:
             json.dump(out, fh, indent=2)
+    if scope.requested():
+        print(f"cfrkit ladder: stopped by signal {scope.signum}; run the same command to continue", flush=True)
+        return scope.exit_code()
     return 0

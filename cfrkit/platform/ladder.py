@@ -42,7 +42,7 @@ import random
 import sqlite3
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -336,7 +336,7 @@ def _schedule(store: Store, pairs: List[_Pair], nblocks: int) -> Iterator[Tuple[
 def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed: int = 0, block: int = 50,
                processes: int = 1, ray_address: Optional[str] = None, aivat: bool = True,
                minutes: Optional[float] = None, progress: bool = False,
-               time_limit: float = float("inf")) -> LadderResult:
+               time_limit: float = float("inf"), stop: Optional[Callable[[], bool]] = None) -> LadderResult:
     """Play every pair of ``specs`` (registry specs, at least two) over ``deals`` duplicate deals each
     (rounded up to whole blocks of ``block`` deals; each deal is 2 hands), storing hands and blocks in
     the SQLite file ``db``; blocks already stored are not played again (see the module docstring).
@@ -347,6 +347,8 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
         processes: worker processes (1: in this process); ``ray_address``: Ray instead.
         aivat: AIVAT for the pairs whose two agents support it (else duplicate everywhere, faster).
         minutes: start no new block after this many minutes (finished blocks are kept).
+        stop: called between blocks; once it returns True no new block starts (the CLI's SIGTERM /
+            first Ctrl-C), the blocks under way finish and the result covers what is stored.
         progress: a tqdm bar over the blocks to play.
         time_limit: seconds an agent may take per answer.
 
@@ -380,6 +382,8 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
             bar.update(1)
 
     def more() -> bool:
+        if stop is not None and stop():
+            return False
         return deadline is None or time.monotonic() < deadline
 
     t0 = time.perf_counter()
