@@ -175,12 +175,17 @@ def test_bad_ladders_fail_before_playing(tmp_path, specs, deals, message):
     (["ladder", "always-call", "random", "--hands", "4", "--db", "/nonexistent/dir/l.db", "--no-png"],
      "does not exist"),
     (["ladder", "always-call", "blueprint:/nonexistent.npz", "--hands", "4"], "blueprint"),
+    (["blueprint", "train", "bp.npz", "--iterations", "1", "--eval-minutes", "1", "--eval-lbr", "FCQ/1-4"],
+     "bad LBR bet set"),
+    (["blueprint", "train", "bp.npz", "--iterations", "1", "--eval-minutes", "1", "--eval-opponents", "nobody"],
+     "unknown opponent 'nobody'"),
 ])
 def test_cli_errors_are_one_line(tmp_path, capsys, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err and "Traceback" not in err
+    assert not os.path.exists(tmp_path / "bp.npz")
 
 
 def test_cli_tiny_ladder_in_a_subprocess(tmp_path):

@@ -162,6 +162,9 @@ def run_train(args) -> int:
     opponents = [o.strip() for o in args.eval_opponents.split(",") if o.strip()]
     for o in opponents:
         _check_opponent(o)
+    # built now: a bad reference or LBR setting fails before the abstract game is built
+    evaluate = make_evaluator(args.eval_deals, opponents, lbr=args.eval_lbr, lbr_deals=args.eval_lbr_deals) \
+        if args.eval_minutes else None
     if os.path.exists(args.path):
         algorithm = check_resume_arguments(args)
         cls = ESMCCFRTrainer if algorithm == "es-mccfr" else BlueprintTrainer
@@ -191,8 +194,6 @@ def run_train(args) -> int:
     print(f"abstract game: {trainer.tree.num_nodes} betting nodes, {trainer.num_information_sets()} information "
           f"sets, {trainer.total} (information set, action) entries, {trainer.memory_bytes() / 2**20:.1f} MiB "
           f"of regrets and strategy sums")
-    evaluate = make_evaluator(args.eval_deals, opponents, lbr=args.eval_lbr, lbr_deals=args.eval_lbr_deals) \
-        if args.eval_minutes else None
     try:
         status = train(trainer, args.path, TrainConfig(iterations=args.iterations, minutes=args.minutes,
                                                        checkpoint_minutes=args.checkpoint_minutes,
