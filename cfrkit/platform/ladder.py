@@ -488,7 +488,9 @@ def plot_ladder(table: Crosstable, path: str, title: Optional[str] = None) -> st
     for i in range(n):
         for j in range(n):
             if np.isfinite(mean[i, j]):
-                ax.text(j, i, f"{mean[i, j]:+.0f}\n+-{ci[i, j]:.0f}", ha="center", va="center", fontsize=7)
+                dark = abs(mean[i, j]) > 0.6 * max(lim, 1.0)   # white on the saturated cells
+                ax.text(j, i, f"{mean[i, j]:+.0f}\n+-{ci[i, j]:.0f}", ha="center", va="center", fontsize=7,
+                        color="white" if dark else "black")
     ax.set_xticks(range(n), names, rotation=35, ha="right", fontsize=8)
     ax.set_yticks(range(n), names, fontsize=8)
     ax.set_title("row vs column, mbb/h (95%)", fontsize=9)
