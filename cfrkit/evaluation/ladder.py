@@ -18,10 +18,10 @@ together are the same match.  Per deal the block keeps A's winnings averaged ove
 **Which estimator a pair reports.**  AIVAT is run when both agents answer ``hand_strategy`` with an
 exact support (A^R, blueprints, always-call, fixed-range-raiser): then every decision gets its
 control variate.  Otherwise (random in no-limit: its raise sizes are not a finite support) only
-duplicate is run (AIVAT would cost 20-50x the CPU of the hands for the chance terms alone).  Where
+duplicate is run (AIVAT makes a pair 3.6-33x slower, for the chance terms alone there).  Where
 both were run the pair reports the one with the smaller per-deal variance on its deals: both are
 unbiased, and with the check-down equity value function AIVAT's terms at big bets can add more
-variance than they remove (measured: a blueprint against A^R, benchmarks/RESULTS.md).  Choosing by
+variance than they remove (measured: two blueprints against each other, benchmarks/RESULTS.md).  Choosing by
 the sample variances of the same deals leaves the mean unbiased; it can only narrow the interval's
 coverage by the chance that the lower sample variance is the unluckier of two, which vanishes as
 the deals grow (hundreds per pair and up in a ladder).
