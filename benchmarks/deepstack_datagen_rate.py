@@ -2,7 +2,7 @@
 
 For each round of ``--streets`` (river, turn, flop) one batch of ``--batch`` situations from the datagen's own
 sampler (:func:`~cfrkit.value_nets.holdem.situations.sample_situations`: one random board and DeepStack pot,
-DeepStack's recursive ranges; one group, as the datagen solves a group) is solved as the datagen does with
+DeepStack's recursive ranges; one group by default, ``--group`` for several) is solved as the datagen does with
 ``backend="torch"`` (:func:`~cfrkit.value_nets.holdem.datagen.solve_situations`: ``RangeSolver`` on the river
 tree to showdown, or on the depth-limited turn / flop tree with the next street's net at the leaves; CFR+, the
 root cfvs averaged over the iterations after ``skip``) on ``--device`` (auto: cuda when available, else cpu).
@@ -19,6 +19,9 @@ float32 on the turn / flop, ``--threads`` threads) at the same iterations, its r
 range-weighted mean |difference| of the two paths' targets (fractions of the pot: on the turn / flop the
 same iterates up to float32; on the river DCFR's average-strategy cfvs against CFR+'s averaged cfvs).
 DeepHoldem's published rates (river about 7/s, turn about 1/s on one GPU; RESULTS.md) are context only.
+With ``--group G < --batch`` the batch holds several boards and pots (groups of ``G``), which the torch path
+solves together (:mod:`cfrkit.solvers.public.torch_batch`, one solve per tree shape); the per-group torch loop
+(one ``RangeSolver`` per group, the path before the batching) is then timed too, and the ratio reported.
 
 Leaf nets: ``--nets DIR`` (a :class:`~cfrkit.value_nets.holdem.nets.HoldemValueNets` directory); without it
 random-weight nets of the ``small`` preset's shape (3 x 256 with BatchNorm; river 500 hand-strength
@@ -52,7 +55,10 @@ class InputError(ValueError):
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--streets", default="river,turn", help="rounds, comma separated: river, turn, flop")
-    ap.add_argument("--batch", type=int, default=10, help="situations per batch (one board and pot)")
+    ap.add_argument("--batch", type=int, default=10, help="situations per batch")
+    ap.add_argument("--group", type=int, default=None,
+                    help="situations per group (one board and pot; default: the whole batch, one board); with "
+                         "several groups the per-group torch loop is timed beside the batched solve")
     ap.add_argument("--iterations", type=int, default=1000, help="CFR iterations per solve (both paths)")
     ap.add_argument("--skip", type=int, default=None, help="iterations left out of the targets (default half)")
     ap.add_argument("--device", default="auto", help="auto (cuda when available, else cpu), cpu, cuda, cuda:N")
@@ -77,6 +83,9 @@ def check_args(args):
         raise InputError(f"--batch must be positive, got {args.batch}")
     if args.iterations <= 0:
         raise InputError(f"--iterations must be positive, got {args.iterations}")
+    args.group = args.batch if args.group is None else args.group
+    if args.group <= 0:
+        raise InputError(f"--group must be positive, got {args.group}")
     skip = args.iterations // 2 if args.skip is None else args.skip
     if not 0 <= skip < args.iterations:
         raise InputError(f"need 0 <= --skip < --iterations, got skip={skip}")
@@ -132,6 +141,25 @@ def weighted_diff(a: np.ndarray, b: np.ndarray, ranges: np.ndarray) -> float:
     return float((np.abs(a - b) * ranges).sum() / ranges.sum())
 
 
+def per_group_torch(game, sit, args, leaf_fn, device: str) -> np.ndarray:
+    """The torch path one group at a time (``RangeSolver`` per board and pot: what the datagen ran before the
+    batched solvers of :mod:`cfrkit.solvers.public.torch_batch`), pot-fraction targets ``(N, 2, 1326)``."""
+    from cfrkit.value_nets.holdem.datagen import _sizing_list, solve_group_with_leaves, solve_river_group_range
+    from cfrkit.value_nets.holdem.situations import group_slices
+
+    sizing = _sizing_list(None)
+    out = np.zeros_like(sit.ranges)
+    for idx in group_slices(sit.groups):
+        board, contrib, r = sit.boards[idx[0]], float(sit.contribs[idx[0]]), sit.ranges[idx]
+        if sit.street == "river":
+            out[idx] = solve_river_group_range(game, sizing, board, contrib, r, args.iterations, args.skip, "torch",
+                                               device)
+        else:
+            out[idx] = solve_group_with_leaves(game, sizing, board, contrib, r, args.iterations, args.skip, leaf_fn,
+                                               "torch", device)
+    return out
+
+
 def run(args) -> dict:
     """Measure every round of ``args`` (see module docstring); returns the report (also printed)."""
     import torch
@@ -139,7 +167,7 @@ def run(args) -> dict:
     from cfrkit.games import load
     from cfrkit.value_nets.holdem.datagen import LEAF_STREET, solve_situations
     from cfrkit.value_nets.holdem.nets import HoldemValueNets
-    from cfrkit.value_nets.holdem.situations import sample_situations
+    from cfrkit.value_nets.holdem.situations import group_slices, sample_situations
 
     streets, device = check_args(args)
     torch.set_num_threads(args.threads)
@@ -160,7 +188,7 @@ def run(args) -> dict:
         f"RANDOM-WEIGHT nets ({'x'.join(map(str, RANDOM_NET_HIDDEN))}, river 500 hs / turn, flop 50 ehs buckets; "
         f"rates only, the values mean nothing)" if need else "none needed")
     gpu = torch.cuda.get_device_name(device) if device.type == "cuda" else None
-    report = {"device": str(device), "gpu": gpu, "threads": args.threads, "batch": args.batch,
+    report = {"device": str(device), "gpu": gpu, "threads": args.threads, "batch": args.batch, "group": args.group,
               "iterations": args.iterations, "skip": args.skip, "nets": nets_label, "seed": args.seed,
               "load_average": os.getloadavg()[0], "rounds": {}}
     print(f"DeepStack datagen rate: torch path on {device}{f' ({gpu})' if gpu else ''}, {args.threads} thread(s), "
@@ -168,7 +196,8 @@ def run(args) -> dict:
           f"load average {report['load_average']:.1f}")
     for street in streets:
         rng = np.random.default_rng([args.seed, STREETS.index(street)])
-        sit = sample_situations(street, args.batch, rng, group=args.batch, stack=stack)
+        sit = sample_situations(street, args.batch, rng, group=args.group, stack=stack)
+        groups = len(list(group_slices(sit.groups)))
         warm = sample_situations(street, 1, np.random.default_rng([args.seed, 100 + STREETS.index(street)]), group=1,
                                  stack=stack)
         leaf = LEAF_STREET[street]
@@ -182,9 +211,18 @@ def run(args) -> dict:
                          "situations_per_second": args.batch / secs,
                          "situations_per_cpu_second": args.batch / cpu if cpu > 0 else float("nan")},
                "deepholdem_situations_per_second": DEEPHOLDEM_RATE[street]}
-        line = (f"{street}: device {device}, batch {args.batch}, {args.iterations} iterations, pot {sit.contribs[0]:.0f} "
-                f"per player: torch {secs:.3g} s per batch ({clock}; {cpu:.3g} CPU s) = "
-                f"{args.batch / secs:.3g} situations/s")
+        row["groups"] = groups
+        line = (f"{street}: device {device}, batch {args.batch}, {args.iterations} iterations, "
+                + (f"pot {sit.contribs[0]:.0f} per player" if groups == 1 else f"{groups} groups (boards and pots)")
+                + f": torch {secs:.3g} s per batch ({clock}; {cpu:.3g} CPU s) = {args.batch / secs:.3g} situations/s")
+        if groups > 1:   # the loop the batched solve replaces: one torch RangeSolver per group
+            _, lsecs, lcpu, _ = timed(lambda: per_group_torch(game, sit, args, fn_dev, str(device)), device)
+            row["torch_per_group"] = {"seconds_per_batch": lsecs, "cpu_seconds_per_batch": lcpu,
+                                      "situations_per_second": args.batch / lsecs}
+            row["batching_speedup"] = lsecs / secs
+            row["batching_speedup_cpu_seconds"] = lcpu / cpu if cpu > 0 else float("nan")
+            line += (f"; per-group torch loop {lsecs:.3g} s ({lcpu:.3g} CPU s): batching x{lsecs / secs:.3g} "
+                     f"(x{row['batching_speedup_cpu_seconds']:.3g} in CPU s)")
         if not args.no_compiled:
             cvals, csecs, ccpu, _ = timed(lambda: solve_situations(game, sit, args.iterations, args.skip,
                                                                    leaf_values=fn_cpu, backend="board",

@@ -1,13 +1,21 @@
-"""The range solver on postflop-solver's spots: node counts, iterations, time and memory to 1% / 0.3% / 0.1%.
+"""The range solver on postflop-solver's spots: node counts, iterations, CPU / wall time and memory to 1% / 0.3% / 0.1%.
 
     python benchmarks/range_solver.py [--spots river,turn] [--algorithms dcfr,dcfr-postflop] [--dtypes float64,float32]
-                                      [--threads 1,2] [--solver board|flat] [--compression [--rounding nearest]]
-                                      [--solve-flop]
+                                      [--threads 1,2] [--load 0,1] [--iterations 30] [--solver board|flat]
+                                      [--compression [--rounding nearest]] [--solve-flop]
                                       [--targets 1,0.3,0.1] [--check-every 5] [--max-iterations 400] [--dcfr 1.5,0,2]
 
-``--solver board`` (default): :class:`~cfrkit.solvers.public.board_range_cfr.BoardRangeSolver` (a hand space per
-board, depth first, suit isomorphism, optional 16-bit storage); ``--solver flat``: ``FlatRangeSolver``.  Times are
-given in wall seconds and in CPU seconds of the process (``process_time``: all threads), which load distorts less.
+Solved through the front, :class:`~cfrkit.solvers.public.solver.SubgameSolver` (backend ``"compiled"``):
+``--solver board`` (default) runs its ``BoardRangeSolver`` engine (a hand space per board, depth first, suit
+isomorphism, optional 16-bit storage); ``--solver flat`` its ``FlatRangeSolver`` engine.  Every run
+reports CPU seconds of the process (``process_time``: all threads; load distorts them less than wall seconds),
+wall seconds, peak resident memory (``ru_maxrss``: the whole Python process, tree included) and the 1-minute load
+average of the machine at its end.
+
+Thread scaling (issue 30): ``--iterations N`` times exactly N iterations per run (no checks; the exploitability
+after them is printed, untimed), and ``--load 0,2`` repeats every run beside N busy processes (pure-Python loops
+started by the benchmark, stopped after the run), so that ``--threads 1,2 --load 0,2`` gives the table of 1 and 2
+threads on an idle and on a loaded machine.  The summary at the end lists every run.
 
 Spots (built by :class:`cfrkit.solvers.public.postflop_game.PostflopPublicGame` as postflop-solver's
 ``ActionTree`` builds them: raises = previous bet + X% of the pot after calling, no raise cap, thresholds 0
@@ -21,12 +29,16 @@ as in its ``TreeConfig::default()``):
 Full uniform ranges (every pair not touching the board), exploitability = (BR_0 + BR_1) / 2 in % of the
 starting pot, checked every ``--check-every`` iterations; times are the solver's iteration time up to
 the first check at or below each target (the checks themselves are not counted).  Each (spot,
-algorithm) runs in its own process so that its peak resident memory (``ru_maxrss``) is its own.
+algorithm, dtype, threads, load) runs in its own process so that its peak resident memory is its own.
 
-postflop-solver is not built here (its Rust source is not vendored and this machine is shared); its
-figures, measured earlier on a machine like this one (/work/shared/REFERENCE.md), are printed next to
-ours as context, not as a same-run comparison: river 133 iterations / 47-80 ms to 0.1%, 0.5 MB; turn 88 /
-156 iterations to 1% / 0.3%, 11.3 / 19.6 s on one thread, 85 MB.
+``--postflop-solver BINARY`` runs postflop-solver (built by ``benchmarks/postflop_solver/build.sh``, see
+docs/range_solver.md) right after each of our runs on the same spot, threads and load, and prints the ratios of
+this run.  Without it, postflop-solver (commit 9d1509f, f32, built from source) was measured in the same sitting as cfrkit on this
+2-core machine (issue 30's table): river to 0.1% 133 iterations, 0.087 CPU s, 4 MiB; turn to 0.3% 156
+iterations, 22.5 CPU s, 88 MiB (2 threads: 22.8 CPU s, 49 s wall, machine load 2.5-7); flop 30 iterations on 2
+threads 321 CPU s, 5.47 GiB.  The benchmark prints the ratio of ours to these (CPU seconds, CPU seconds per
+iteration with ``--iterations``, peak RSS); they are recorded figures, not a same-run comparison: to rerun
+postflop-solver beside cfrkit build it as docs/range_solver.md describes.
 """
 from __future__ import annotations
 
@@ -37,6 +49,7 @@ import resource
 import subprocess
 import sys
 import time
+from typing import List, Optional
 
 import numpy as np
 
@@ -48,10 +61,66 @@ SPOTS = {
                  bet_sizes={"turn": "50%, 100%, a", "river": "100%, a"}),
     "flop": dict(board="QsJh2h", starting_pot=200, effective_stack=900, bet_sizes="50%, a"),
 }
-POSTFLOP_SOLVER = {  # recorded (REFERENCE.md): iterations and seconds (1 thread) per target in % of the pot
-    "river": {"0.3": (61, 0.037), "0.1": (133, 0.047)},
-    "turn": {"1": (88, 11.3), "0.3": (156, 19.6)},
+# postflop-solver 9d1509f (f32), issue 30's same-sitting table: per spot and thread count, the target in % of the pot
+# (None: a fixed iteration count), its iterations, CPU seconds and peak RSS (MiB)
+POSTFLOP_SOLVER = {
+    ("river", 1): (0.1, 133, 0.087, 4),
+    ("turn", 1): (0.3, 156, 22.5, 88),
+    ("turn", 2): (0.3, 156, 22.8, 88),
+    ("flop", 2): (None, 30, 321.0, 5.47 * 1024),
 }
+
+
+def postflop_solver_ratio(spot: str, threads: int, cpu: float, iterations: int, rss_mb: float,
+                          target: Optional[float] = None) -> str:
+    """Ours / postflop-solver's recorded figures (CPU seconds to ``target``, else CPU seconds per iteration;
+    peak RSS), as text; empty when nothing was recorded for the spot."""
+    ref = POSTFLOP_SOLVER.get((spot, threads)) or POSTFLOP_SOLVER.get((spot, 1 if threads > 1 else 2))
+    if ref is None:
+        return ""
+    r_target, r_it, r_cpu, r_rss = ref
+    if target is not None:
+        if r_target is None or abs(r_target - target) > 1e-9:
+            return ""
+        what = f"CPU {cpu / r_cpu:.2f}x postflop-solver's {r_cpu:g} s to {target:g}%"
+    else:
+        what = (f"CPU per iteration {cpu / max(iterations, 1) / (r_cpu / r_it):.2f}x postflop-solver's "
+                f"{r_cpu / r_it:.3g} s")
+    return f"{what}, peak RSS {rss_mb / r_rss:.2f}x its {r_rss:g} MiB (recorded in issue 30's sitting, not this run)"
+
+
+def run_postflop_solver(binary: str, spot: str, targets, max_iterations: int, threads: int, iterations: int = 0,
+                        compression: bool = False) -> dict:
+    """postflop-solver built with benchmarks/postflop_solver/build.sh on ``spot`` (``RAYON_NUM_THREADS``), in
+    this run: per target the first check at or below it ``(iterations, CPU s, wall s)``, or with
+    ``iterations`` the figures after exactly that many; its peak RSS (MiB)."""
+    n = iterations or max_iterations
+    cmd = [binary, spot, f"{-1.0 if iterations else min(targets):g}", str(n)] + (["compress"] if compression else [])
+    out = subprocess.run(cmd, env=dict(os.environ, RAYON_NUM_THREADS=str(threads)), capture_output=True, text=True,
+                         check=True).stdout
+    hit, last, rss = {}, None, float("nan")
+    for line in out.splitlines():
+        if " iterations, " in line:
+            f = line.replace(",", "").split()
+            it, e, cpu, wall = int(f[0]), float(f[2].rstrip("%")), float(f[6]), float(f[9])
+            last = (it, cpu, wall, e)
+            for thr in targets:
+                if thr not in hit and e <= thr:
+                    hit[thr] = (it, cpu, wall)
+        elif line.startswith("peak RSS"):
+            rss = int(line.split()[2]) / 1024
+    return {"hit": hit, "last": last, "peak_rss_mb": rss}
+
+
+def start_load(n: int) -> List[subprocess.Popen]:
+    """``n`` busy processes (a pure-Python loop each) that load the machine while a run is timed."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+
+
+def stop_load(procs: List[subprocess.Popen]) -> None:
+    for proc in procs:
+        proc.kill()
+        proc.wait()
 
 
 def kernel_bytes(flat, hands: int, itemsize: int) -> dict:
@@ -71,33 +140,39 @@ def kernel_bytes(flat, hands: int, itemsize: int) -> dict:
 
 def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations: int, dtype: str,
             threads: int, solver_kind: str = "board", compression: bool = False, dcfr=None,
-            rounding: str = "stochastic") -> dict:
-    from cfrkit.solvers.public.board_range_cfr import BoardRangeSolver
-    from cfrkit.solvers.public.flat_range_cfr import DEFAULT_DCFR, FlatRangeSolver, FlatTree
+            rounding: str = "stochastic", iterations: int = 0) -> dict:
+    """One spot in this process: to the targets (``iterations`` 0) or exactly ``iterations`` iterations."""
+    from cfrkit.solvers.public import SubgameSolver, build_public_tree
+    from cfrkit.solvers.public.flat_range_cfr import DEFAULT_DCFR, FlatTree
     from cfrkit.solvers.public.postflop_game import PostflopPublicGame, action_tree_counts
-    from cfrkit.solvers.public.tree import build_public_tree
 
     game = PostflopPublicGame(**SPOTS[spot])
     t0 = time.perf_counter()
     tree = build_public_tree(game)
+    # the front, on the compiled engine of --solver (board: BoardRangeSolver, flat: FlatRangeSolver)
+    params = dict(DEFAULT_DCFR, **dict(zip(("alpha", "beta", "gamma"), dcfr or ()))) if solver_kind != "flat" else {}
+    front = SubgameSolver(tree, backend="compiled", kernel=solver_kind, algorithm=algorithm,
+                          storage="16bit" if compression else dtype, threads=threads, rounding=rounding, **params)
+    solver = front.engine   # sizes and layout below are the engine's
     if solver_kind == "flat":
         flat = FlatTree.of(tree)
-        solver = FlatRangeSolver(tree, algorithm=algorithm, dtype=dtype, threads=threads)
-    else:
-        params = dict(DEFAULT_DCFR, **dict(zip(("alpha", "beta", "gamma"), dcfr or ())))
-        solver = BoardRangeSolver(tree, algorithm=algorithm, dtype=dtype, threads=threads, compression=compression,
-                                  rounding=rounding, **params)
     build = time.perf_counter() - t0
-    pot = solver.pot
+    pot = front.pot
     hit = {}
     seconds = cpu = 0.0
     curve = []
-    while solver.iterations < max_iterations and len(hit) < len(targets):
+    final = None
+    if iterations > 0:
         t0, c0 = time.perf_counter(), time.process_time()
-        solver.run(check_every)
+        front.run(iterations)
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+        final = front.exploitability_percent()
+    while iterations == 0 and solver.iterations < max_iterations and len(hit) < len(targets):
+        t0, c0 = time.perf_counter(), time.process_time()
+        front.run(check_every)
         seconds += time.perf_counter() - t0
         cpu += time.process_time() - c0
-        e = 100 * solver.exploitability() / pot
+        e = front.exploitability_percent()
         curve.append((solver.iterations, e, seconds, cpu))
         print(json.dumps({"progress": curve[-1]}), flush=True)
         for thr in targets:
@@ -117,6 +192,7 @@ def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations
             "solver": solver_kind, "threads": threads, "action_tree": action_tree_counts(game), "nodes": tree.counts(),
             "slots": slots, "hands": int(hands), "build_seconds": build,
             "hit": {str(k): v for k, v in hit.items()}, "iterations": solver.iterations,
+            "seconds": seconds, "cpu": cpu, "exploitability": final, "load": os.getloadavg()[0],
             "kernel_bytes": mem, "bytes_per_node_hand": mem["total"] / cells,
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
@@ -130,12 +206,18 @@ def main() -> int:
     ap.add_argument("--max-iterations", type=int, default=400)
     ap.add_argument("--dtypes", default="float64,float32", help="storage of the hand vectors")
     ap.add_argument("--threads", default="1", help="OpenMP threads per spot, e.g. 1,2")
+    ap.add_argument("--load", default="0", help="busy processes beside each run, e.g. 0,2 (idle and loaded)")
+    ap.add_argument("--iterations", type=int, default=0,
+                    help="time exactly this many iterations per run (no targets; thread scaling)")
     ap.add_argument("--solver", default="board", help="board (BoardRangeSolver, default) or flat (FlatRangeSolver)")
     ap.add_argument("--compression", action="store_true", help="16-bit regrets and strategy sums (board solver)")
     ap.add_argument("--rounding", default="stochastic", choices=("stochastic", "nearest"),
                     help="16-bit storage rounding: stochastic (default) or nearest")
     ap.add_argument("--solve-flop", action="store_true", help="solve the full-range flop spot (minutes, ~4 GB)")
     ap.add_argument("--dcfr", default=None, help="DCFR alpha,beta,gamma for the board solver (default 1.5,0,2)")
+    ap.add_argument("--postflop-solver", default=None, metavar="BINARY",
+                    help="postflop-solver's cfrkit_bench (benchmarks/postflop_solver/build.sh): run it beside every "
+                         "run, same spot, threads and load, and print the ratios of this run")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one spot,algorithm and print JSON
     args = ap.parse_args()
     targets = sorted((float(t) for t in args.targets.split(",")), reverse=True)
@@ -145,9 +227,10 @@ def main() -> int:
     if args.one:
         spot, algorithm, dtype, threads = args.one.split(",")
         print(json.dumps(run_one(spot, algorithm, targets, args.check_every, args.max_iterations, dtype,
-                                 int(threads), args.solver, args.compression, dcfr, args.rounding)))
+                                 int(threads), args.solver, args.compression, dcfr, args.rounding, args.iterations)))
         return 0
     print(f"load average at start: {os.getloadavg()}", flush=True)
+    summary = []
     for spot in args.spots.split(","):
         if spot == "flop" and not args.solve_flop:
             from cfrkit.solvers.public.postflop_game import PostflopPublicGame, action_tree_counts
@@ -156,39 +239,74 @@ def main() -> int:
             print(f"flop {SPOTS['flop']}: postflop-solver action tree (flop, turn, river) = "
                   f"{action_tree_counts(game)}; not solved (see --help)", flush=True)
             continue
-        for algorithm, dtype, threads in [(a, d, int(n)) for a in args.algorithms.split(",")
-                                          for d in args.dtypes.split(",") for n in args.threads.split(",")]:
+        for algorithm, dtype, load, threads in [(a, d, int(k), int(n)) for a in args.algorithms.split(",")
+                                                for d in args.dtypes.split(",") for k in args.load.split(",")
+                                                for n in args.threads.split(",")]:
             cmd = [sys.executable, os.path.abspath(__file__), "--one", f"{spot},{algorithm},{dtype},{threads}", "--targets",
                    args.targets, "--check-every", str(args.check_every), "--max-iterations", str(args.max_iterations),
-                   "--solver", args.solver, "--rounding", args.rounding] + (["--compression"] if args.compression else []) + (
-                       ["--dcfr", args.dcfr] if args.dcfr else [])
+                   "--solver", args.solver, "--rounding", args.rounding, "--iterations", str(args.iterations)] + (
+                       ["--compression"] if args.compression else []) + (["--dcfr", args.dcfr] if args.dcfr else [])
             # the child's progress lines are echoed as they come, so a long flop run shows its curve
             r = None
-            with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) as child:
-                for line in child.stdout:
-                    msg = json.loads(line)
-                    if "progress" in msg:
-                        it, e, sec, cpu = msg["progress"]
-                        print(f"    {spot} {algorithm}: {it} iterations, {e:.4f}% of the pot, {sec:.1f} s wall / "
-                              f"{cpu:.1f} CPU s", flush=True)
-                    else:
-                        r = msg
+            busy = start_load(load)
+            try:
+                with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) as child:
+                    for line in child.stdout:
+                        msg = json.loads(line)
+                        if "progress" in msg:
+                            it, e, sec, cpu = msg["progress"]
+                            print(f"    {spot} {algorithm}: {it} iterations, {e:.4f}% of the pot, {sec:.1f} s wall / "
+                                  f"{cpu:.1f} CPU s", flush=True)
+                        else:
+                            r = msg
+                ref = None
+                if args.postflop_solver:
+                    ref = run_postflop_solver(args.postflop_solver, spot, targets, args.max_iterations, threads,
+                                              args.iterations, args.compression)
+            finally:
+                stop_load(busy)
             if child.returncode != 0 or r is None:
                 raise SystemExit(f"{spot} {algorithm}: the solving process failed (exit code {child.returncode})")
-            print(f"{spot} [{args.solver}, {algorithm}, {r['dtype']}, {threads} thread(s)]: action tree (flop, turn, river) {tuple(r['action_tree'])}, public tree "
+            label = f"{spot} [{args.solver}, {algorithm}, {r['dtype']}, {threads} thread(s), {load} busy process(es)]"
+            print(f"{label}: action tree (flop, turn, river) {tuple(r['action_tree'])}, public tree "
                   f"{r['nodes']}, {r['slots']} action rows x {r['hands']} hands; kernel arrays "
                   f"{r['kernel_bytes']['total'] / 1e6:.0f} MB ({r['bytes_per_node_hand']:.1f} bytes per node x hand), "
-                  f"peak RSS {r['peak_rss_mb']:.0f} MB", flush=True)
-            for thr in targets:
-                ref = POSTFLOP_SOLVER.get(spot, {}).get(f"{thr:g}")
-                ctx = f" (postflop-solver, recorded: {ref[0]} iterations, {ref[1]:.3g} s)" if ref else ""
+                  f"peak RSS {r['peak_rss_mb']:.0f} MiB, load average {r['load']:.2f} at the end", flush=True)
+            if args.iterations:
+                ratio = postflop_solver_ratio(spot, threads, r["cpu"], r["iterations"], r["peak_rss_mb"])
+                print(f"  {r['iterations']} iterations: {r['cpu']:.3f} CPU s, {r['seconds']:.3f} s wall, "
+                      f"exploitability {r['exploitability']:.4f}% of the pot" + (f"; {ratio}" if ratio else ""),
+                      flush=True)
+                summary.append((label, r["cpu"], r["seconds"], r["peak_rss_mb"], r["load"]))
+                if ref is not None and ref["last"] is not None:
+                    it, cpu, wall, e = ref["last"]
+                    print(f"  postflop-solver, this run: {it} iterations, {cpu:.3f} CPU s, {wall:.3f} s wall, "
+                          f"exploitability {e:.4f}%, peak RSS {ref['peak_rss_mb']:.0f} MiB; ours / its: CPU "
+                          f"{r['cpu'] / cpu:.2f}, wall {r['seconds'] / wall:.2f}, RSS "
+                          f"{r['peak_rss_mb'] / ref['peak_rss_mb']:.2f}", flush=True)
+                    summary.append((f"postflop-solver, {spot}, {threads} thread(s), {load} busy", cpu, wall,
+                                    ref["peak_rss_mb"], r["load"]))
+            for thr in targets if not args.iterations else ():
                 if f"{thr}" in r["hit"]:
                     n, sec, cpu = r["hit"][f"{thr}"]
+                    ratio = postflop_solver_ratio(spot, threads, cpu, n, r["peak_rss_mb"], thr)
                     print(f"  {thr:g}% of the pot: {n} iterations, {sec:.3f} s wall / {cpu:.3f} CPU s on {threads} "
-                          f"thread(s){ctx}", flush=True)
+                          f"thread(s)" + (f"; {ratio}" if ratio else ""), flush=True)
+                    summary.append((f"{label} to {thr:g}%", cpu, sec, r["peak_rss_mb"], r["load"]))
+                    if ref is not None and thr in ref["hit"]:
+                        pn, pcpu, pwall = ref["hit"][thr]
+                        print(f"    postflop-solver, this run: {pn} iterations, {pwall:.3f} s wall / {pcpu:.3f} CPU s, "
+                              f"peak RSS {ref['peak_rss_mb']:.0f} MiB; ours / its: CPU {cpu / pcpu:.2f}, wall "
+                              f"{sec / pwall:.2f}, RSS {r['peak_rss_mb'] / ref['peak_rss_mb']:.2f}", flush=True)
+                        summary.append((f"postflop-solver, {spot}, {threads} thread(s), {load} busy, to {thr:g}%", pcpu,
+                                        pwall, ref["peak_rss_mb"], r["load"]))
                 else:
-                    print(f"  {thr:g}% of the pot: not reached in {r['iterations']} iterations{ctx}", flush=True)
+                    print(f"  {thr:g}% of the pot: not reached in {r['iterations']} iterations", flush=True)
     print(f"load average at end: {os.getloadavg()}", flush=True)
+    if summary:
+        print("\n| run | CPU s | wall s | peak RSS MiB | load average |\n|---|---|---|---|---|")
+        for label, cpu, sec, rss, load in summary:
+            print(f"| {label} | {cpu:.2f} | {sec:.2f} | {rss:.0f} | {load:.2f} |")
     return 0
 
 

@@ -12,6 +12,7 @@ its writer no longer runs.
 * :func:`temp_path` -- the temporary name itself, for two-phase writers that cannot use a ``with``
   block (the bucket tables, a writability probe).
 * :func:`remove_stale_temp_files` / :func:`remove_stale_temp_files_in` -- clean-up after killed writers.
+* :func:`read_json_manifest` -- the JSON manifest of a directory store, with one-line errors.
 
 The rename is atomic on POSIX file systems; the directory entry itself is not fsynced, so after a power
 loss the target may still name the old file (never a partial one).
@@ -19,9 +20,10 @@ loss the target may still name the old file (never a partial one).
 from __future__ import annotations
 
 import glob
+import json
 import os
 from contextlib import contextmanager
-from typing import IO, Iterable, Iterator, List
+from typing import IO, Any, Iterable, Iterator, List, Type
 
 #: What separates a target's name from the writer's pid in a temporary file name.
 TEMP_MARK = ".tmp-"
@@ -135,3 +137,22 @@ def remove_stale_temp_files_in(directory: str, prefixes: Iterable[str] = ("",)) 
     for target in targets:
         removed += remove_stale_temp_files(os.path.join(directory, target))
     return removed
+
+
+def read_json_manifest(directory: str, name: str, error: Type[Exception], what: str) -> Any:
+    """The parsed JSON file ``name`` of the store ``directory`` (a directory of files written by one of
+    cfrkit's savers); ``error`` (one line) when the directory does not exist, the file is missing
+    (``what``: the store's kind, e.g. "card abstraction", for the message) or it is not JSON."""
+    directory = str(directory)
+    path = os.path.join(directory, name)
+    if not os.path.isdir(directory):
+        raise error(f"{what} directory {directory} does not exist (not a directory)")
+    try:
+        with open(path) as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise error(f"{directory} holds no {what} ({name} missing; unfinished write?)") from None
+    except ValueError:
+        raise error(f"{path} is damaged (not JSON)") from None
+    except OSError as exc:
+        raise error(f"{path} cannot be read ({type(exc).__name__})") from None

@@ -289,7 +289,17 @@ cdef struct BTree:
     int Hmax
     long long stack_len           # scratch per thread
     rc_real* stacks               # (threads + 1, stack_len): the main one, then one per OpenMP thread
-    rc_real* par_vals             # (max chance children, Hmax): children values of the chance node run in parallel
+    rc_real* par_vals             # (top chance children, Hmax): values of the subtrees run in parallel (tasks)
+    # threads (see _pass): the children of the top chance nodes (no chance node above them) are the tasks of one
+    # parallel loop per pass; the part of the tree above them is walked twice on the calling thread
+    int ntop                      # top chance nodes (0: one thread, or no chance node)
+    const int* top_id             # (N,) a top chance node's index, -1 elsewhere
+    const int* top_node           # (ntop,)
+    const long long* top_task     # (ntop + 1,) first task (one per child, copies included) of each top chance node
+    const unsigned char* above_top  # (N,) 1 where the subtree holds a top chance node (_collect walks only there)
+    rc_real* top_reach            # (ntop, 2, Hmax): opponent's and own reach arriving at each top chance node
+    int top_own                   # the pass carries p's own reach (else NULL at the top chance nodes)
+    int phased                    # _walk is in the last phase: top chance nodes read their children's task values
     int compressed                # 16-bit storage: creg / cssum with per-node scales instead of regrets / ssum
     short* creg
     unsigned short* cssum
@@ -453,7 +463,8 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     their children (a node's strategy is matched before its own regrets change).  ``stack``: scratch of
     this thread, each level taking its rows and handing the rest down.  ``nested``: inside a parallel
     region (chance nodes below run on this thread)."""
-    cdef int H = _H(t, n), A, a, c, cs, k, Hc, tid
+    cdef int H = _H(t, n), A, a, c, cs, Hc
+    cdef long long k
     cdef unsigned int key
     cdef const int* cards = _cards(t, n)
     cdef const int* map
@@ -469,7 +480,6 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     cdef rc_real* copp
     cdef rc_real* cown
     cdef rc_real* cval
-    cdef rc_real* tstack
     cdef int have_full = 0, sd
     cdef int ty = t.node_type[n]
     if ty == FOLD:
@@ -488,26 +498,13 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
         _sd_batches(t, n, p, opp, stack, mode, regrets, ssum)
     if ty == CHANCE:
         memset(out, 0, H * sizeof(rc_real))
-        if t.threads > 1 and not nested and A > 1:
-            # the canonical children on OpenMP threads, each with its own scratch; their values are added
-            # into ``out`` afterwards in child order, as on one thread (same result for any thread count)
-            for a in prange(A, num_threads=t.threads, schedule="dynamic"):
-                if t.is_copy[cs + a]:
-                    continue
-                tid = openmp.omp_get_thread_num()
-                tstack = t.stacks + (tid + 1) * t.stack_len  # stack 0 holds the frames above this node
-                Hc = _H(t, cs + a)
-                map = t.maps + t.child_map[cs + a]
-                copp = tstack
-                cown = tstack + Hc
-                rcb_gather(copp, opp, map, Hc)
-                if own != NULL:
-                    rcb_gather(cown, own, map, Hc)
-                _walk(t, cs + a, p, copp, cown if own != NULL else NULL, t.par_vals + <Py_ssize_t>a * t.Hmax,
-                      tstack + 2 * Hc, mode, regrets, ssum, w, dcfr, pos, neg, 1)
+        if t.phased and not nested:
+            # the children ran as tasks of _pass's parallel loop: add their values in child order (the order of
+            # the serial loop below, so the same result for any thread count)
+            k = t.top_task[t.top_id[n]]
             for a in range(A):
                 if not t.is_copy[cs + a]:
-                    _add_child(t, cs + a, t.par_vals + <Py_ssize_t>a * t.Hmax, out)
+                    _add_child(t, cs + a, t.par_vals + (k + a) * t.Hmax, out)
         else:
             for a in range(A):
                 c = cs + a
@@ -600,6 +597,114 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
             rc_add(out, childv, H)
 
 
+cdef void _collect(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, rc_real* stack, int mode,
+                   const rc_real* regrets, const rc_real* ssum) noexcept nogil:
+    """First phase of a threaded pass: the reach arriving at every top chance node below ``n`` into
+    ``t.top_reach``, formed as :func:`_walk` forms it on the way down (the same strategies: a node's regrets
+    change only after its children are walked).  Subtrees without a top chance node are skipped."""
+    cdef int H = _H(t, n), A, a, c, cs, i
+    cdef int ty = t.node_type[n]
+    cdef rc_real* strat
+    cdef rc_real* reach
+    cdef rc_real* scratch
+    cdef rc_real* dec
+    cdef rc_real* rest
+    if not t.above_top[n]:
+        return
+    if ty == CHANCE:
+        i = t.top_id[n]
+        memcpy(t.top_reach + <Py_ssize_t>(2 * i) * t.Hmax, opp, H * sizeof(rc_real))
+        if own != NULL:
+            memcpy(t.top_reach + <Py_ssize_t>(2 * i + 1) * t.Hmax, own, H * sizeof(rc_real))
+        return
+    if ty != DECISION:
+        return
+    A = t.num_children[n]
+    cs = t.child_start[n]
+    strat = stack
+    reach = stack + <Py_ssize_t>A * H
+    scratch = reach + H
+    dec = scratch + 3 * H
+    rest = dec + (<Py_ssize_t>2 * A * H if t.compressed else 0)
+    if t.node_player[n] == p:
+        if own == NULL:
+            for a in range(A):
+                _collect(t, cs + a, p, opp, NULL, rest, mode, regrets, ssum)
+            return
+        _node_strategy(t, n, mode, regrets, ssum, strat, scratch, dec)
+        for a in range(A):
+            c = cs + a
+            if t.above_top[c]:
+                rc_scale(reach, own, strat + <Py_ssize_t>a * H, H)
+                _collect(t, c, p, opp, reach, rest, mode, regrets, ssum)
+        return
+    _node_strategy(t, n, mode, regrets, ssum, strat, scratch, dec)
+    for a in range(A):
+        c = cs + a
+        if t.above_top[c]:
+            rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
+            _collect(t, c, p, reach, own, rest, mode, regrets, ssum)
+
+
+cdef void _pass(BTree* t, int p, const rc_real* opp, const rc_real* own, rc_real* out, int mode, rc_real* regrets,
+                rc_real* ssum, double w, int dcfr, double pos, double neg) noexcept nogil:
+    """One pass of player ``p`` from the root (:func:`_walk`'s values ``out``, updates in MODE_SOLVE).
+
+    On several threads, in three phases so that the threads meet once per pass instead of once per chance
+    node (a turn tree has 31 chance nodes of about a millisecond each: on a loaded machine every fork and join
+    waits for a descheduled thread): :func:`_collect` forms the reach at the top chance nodes, one parallel
+    loop (dynamic schedule) walks all their children, each thread with its own scratch, and :func:`_walk`
+    then walks the part above them, adding the children's values in child order.  Every node's arithmetic
+    is that of the one-thread walk, so the iterates are the same bitwise for any thread count."""
+    cdef long long k, ntasks
+    cdef int i, n, a, c, Hc, tid
+    cdef const int* map
+    cdef rc_real* tstack
+    cdef rc_real* copp
+    cdef rc_real* cown
+    if t.threads <= 1 or t.ntop == 0:
+        _walk(t, 0, p, opp, own, out, t.stacks, mode, regrets, ssum, w, dcfr, pos, neg, 0)
+        return
+    t.top_own = 1 if own != NULL else 0
+    _collect(t, 0, p, opp, own, t.stacks, mode, regrets, ssum)
+    ntasks = t.top_task[t.ntop]
+    i = 0
+    for k in prange(ntasks, num_threads=t.threads, schedule="dynamic"):
+        # the task's top chance node: the last one whose first task is at or before k
+        i = _top_of_task(t, k)
+        n = t.top_node[i]
+        a = <int>(k - t.top_task[i])
+        c = t.child_start[n] + a
+        if t.is_copy[c]:
+            continue
+        tid = openmp.omp_get_thread_num()
+        tstack = t.stacks + (tid + 1) * t.stack_len
+        Hc = _H(t, c)
+        map = t.maps + t.child_map[c]
+        copp = tstack
+        cown = tstack + Hc
+        rcb_gather(copp, t.top_reach + <Py_ssize_t>(2 * i) * t.Hmax, map, Hc)
+        if t.top_own:
+            rcb_gather(cown, t.top_reach + <Py_ssize_t>(2 * i + 1) * t.Hmax, map, Hc)
+        _walk(t, c, p, copp, cown if t.top_own else NULL, t.par_vals + k * t.Hmax, tstack + 2 * Hc, mode, regrets,
+              ssum, w, dcfr, pos, neg, 1)
+    t.phased = 1
+    _walk(t, 0, p, opp, own, out, t.stacks, mode, regrets, ssum, w, dcfr, pos, neg, 0)
+    t.phased = 0
+
+
+cdef inline int _top_of_task(BTree* t, long long k) noexcept nogil:
+    """Index of the top chance node whose tasks hold ``k`` (binary search in ``top_task``)."""
+    cdef int lo = 0, hi = t.ntop - 1, mid
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if t.top_task[mid] <= k:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 cdef inline void _add_child(BTree* t, int c, const rc_real* cval, rc_real* out) noexcept nogil:
     """Add chance child ``c``'s values into its parent's hands, and those of its isomorphic copies (the same
     values through their own, suit-permuted, maps)."""
@@ -661,8 +766,7 @@ cdef double _exploitability(BTree* t, const rc_real* ranges, int H0, const rc_re
     cdef double total = 0.0, z = 0.0, full_total
     cdef double full[52]
     for p in range(2):
-        _walk(t, 0, p, ranges + (1 - p) * H0, NULL, root, t.stacks, MODE_BEST, NULL, <rc_real*>ssum, 0.0, 0, 0.0,
-              0.0, 0)
+        _pass(t, p, ranges + (1 - p) * H0, NULL, root, MODE_BEST, NULL, <rc_real*>ssum, 0.0, 0, 0.0, 0.0)
         for h in range(H0):
             total += ranges[p * H0 + h] * root[h]
     rc_card_sums(ranges + H0, _cards(t, 0), H0, full, &full_total)
@@ -677,7 +781,10 @@ cdef class _Workspace:
     cdef BTree t
     cdef tuple arrays
     cdef object compressed_arrays
-    cdef rc_real[::1] stacks, par_vals, sd_in, sd_out, sd_lose, sd_strats
+    cdef rc_real[::1] stacks, par_vals, sd_in, sd_out, sd_lose, sd_strats, top_reach
+    cdef int[::1] top_id, top_node
+    cdef long long[::1] top_task
+    cdef unsigned char[::1] above_top
     cdef double[::1] sd_full
 
     def __init__(self, tuple layout, int threads, bint allow_ext=False):
@@ -723,9 +830,8 @@ cdef class _Workspace:
         self.t.threads = threads
         self.t.stack_len = stack_len
         self.stacks = np.zeros((threads + 1 if threads > 1 else 1) * stack_len, dtype=REAL)
-        self.par_vals = np.zeros(max(max_children, 1) * self.t.Hmax if threads > 1 else 1, dtype=REAL)
         self.t.stacks = &self.stacks[0]
-        self.t.par_vals = &self.par_vals[0]
+        self._top_tasks(threads)
         self.t.compressed = 0
         self.t.stochastic = 0
         self.t.round_key = 0
@@ -756,6 +862,55 @@ cdef class _Workspace:
         self.t.sd_lose = &self.sd_lose[0]
         self.t.sd_full = &self.sd_full[0]
         self.t.sd_strats = &self.sd_strats[0]
+
+    def _top_tasks(self, int threads):
+        """The top chance nodes (no chance node above them) and their children, the tasks of _pass's parallel
+        loop (several threads only), with the buffers: reach at each, values of each task."""
+        cdef BTree* t = &self.t
+        cdef int N = t.N, n, c, ntop = 0
+        cdef long long ntask = 0
+        cdef Py_ssize_t M = N if threads > 1 else 1  # one thread: no tasks, the per-node tables unused
+        under_arr = np.zeros(M, dtype=np.uint8)
+        cdef unsigned char[::1] under = under_arr
+        self.top_id = np.full(M, -1, dtype=np.int32)
+        self.above_top = np.zeros(M, dtype=np.uint8)
+        cdef int[::1] top_id = self.top_id
+        cdef unsigned char[::1] above = self.above_top
+        if threads > 1:
+            with nogil:
+                for n in range(N):  # children come after their parent
+                    if t.node_type[n] == CHANCE and not under[n] and not t.is_copy[n]:
+                        top_id[n] = ntop
+                        ntop += 1
+                    if t.is_copy[n]:
+                        continue
+                    for c in range(t.child_start[n], t.child_start[n] + t.num_children[n]):
+                        under[c] = 1 if (under[n] or t.node_type[n] == CHANCE) else 0
+                for n in range(N - 1, -1, -1):
+                    if top_id[n] >= 0:
+                        above[n] = 1
+                    elif not under[n] and not t.is_copy[n] and t.node_type[n] == DECISION:
+                        for c in range(t.child_start[n], t.child_start[n] + t.num_children[n]):
+                            if above[c]:
+                                above[n] = 1
+        self.top_node = np.zeros(max(ntop, 1), dtype=np.int32)
+        self.top_task = np.zeros(ntop + 1, dtype=np.int64)
+        for n in np.flatnonzero(np.asarray(self.top_id) >= 0):
+            c = self.top_id[n]
+            self.top_node[c] = n
+            self.top_task[c + 1] = self.top_task[c] + t.num_children[n]
+        ntask = self.top_task[ntop]
+        self.top_reach = np.zeros(max(1, 2 * ntop * t.Hmax), dtype=REAL)
+        self.par_vals = np.zeros(max(1, ntask * t.Hmax), dtype=REAL)
+        t.ntop = ntop
+        t.top_id = &self.top_id[0]
+        t.top_node = &self.top_node[0]
+        t.top_task = &self.top_task[0]
+        t.above_top = &self.above_top[0]
+        t.top_reach = &self.top_reach[0]
+        t.par_vals = &self.par_vals[0]
+        t.top_own = 0
+        t.phased = 0
 
     def set_compressed(self, short[::1] creg, unsigned short[::1] cssum, float[::1] reg_scale, float[::1] ssum_scale):
         """Use 16-bit storage: int16 regrets and uint16 strategy sums, one scale per node (see rcb_encode_i16)."""
@@ -819,8 +974,8 @@ def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_r
                 w = tt
             for p in range(2):
                 t.round_key = <unsigned int>(2 * it + p)
-                _walk(t, 0, p, &ranges[1 - p, 0], &ranges[p, 0] if dcfr != 2 else NULL, &root_v[0], t.stacks,
-                      MODE_SOLVE, &regrets[0], &strategy_sum[0], w, dcfr, pos_scale, neg_scale, 0)
+                _pass(t, p, &ranges[1 - p, 0], &ranges[p, 0] if dcfr != 2 else NULL, &root_v[0], MODE_SOLVE,
+                      &regrets[0], &strategy_sum[0], w, dcfr, pos_scale, neg_scale)
             done += 1
             if check_every > 0 and done % check_every == 0 and written < expl_out.shape[0]:
                 e = _exploitability(t, &ranges[0, 0], H0, &strategy_sum[0], &root_v[0])
@@ -858,8 +1013,8 @@ def root_best_values(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] st
     root = np.zeros(H0, dtype=REAL)
     cdef rc_real[::1] root_v = root
     with nogil:
-        _walk(t, 0, player, &ranges[1 - player, 0], NULL, &root_v[0], t.stacks, MODE_BEST, NULL, &strategy_sum[0],
-              0.0, 0, 0.0, 0.0, 0)
+        _pass(t, player, &ranges[1 - player, 0], NULL, &root_v[0], MODE_BEST, NULL, &strategy_sum[0], 0.0, 0, 0.0,
+              0.0)
     return root
 
 
@@ -995,3 +1150,46 @@ def bucket_gather(const double[::1] table, const long long[::1] flat, const long
     with nogil:
         for i in range(n):
             out[i] = <rc_real>(table[flat[i]] * scale[rows[i]])
+
+
+def spread_cards(const long long[::1] hands, const long long[::1] strengths, const long long[:, ::1] hand_cards):
+    """Compiled ``flat_range_cfr._spread_cards`` (same order, bit for bit): ``hands`` (pair indices sorted by
+    ``strengths[pair]``) reordered within each run of equal strength, greedily taking the hand whose cards
+    were used least recently in the output (ties: the earlier hand), so that neighbours rarely share a card."""
+    cdef Py_ssize_t n = hands.shape[0], i = 0, j, k, step, best, pos = 0
+    cdef long long gap, best_gap, u0, u1
+    cdef long long last_use[52]
+    out = np.empty(n, dtype=np.int64)
+    left_arr = np.zeros(max(n, 1), dtype=np.uint8)
+    cdef long long[::1] o = out
+    cdef unsigned char[::1] left = left_arr
+    if hand_cards.shape[1] != 2:
+        raise ValueError("hand_cards must be (pairs, 2)")
+    for k in range(n):
+        if hands[k] < 0 or hands[k] >= strengths.shape[0] or hands[k] >= hand_cards.shape[0]:
+            raise ValueError(f"hand {hands[k]} outside the strengths / hand_cards tables")
+    with nogil:
+        for k in range(52):
+            last_use[k] = -1000000000
+        while i < n:
+            j = i
+            while j < n and strengths[hands[j]] == strengths[hands[i]]:
+                j += 1
+            for k in range(i, j):
+                left[k] = 1
+            for step in range(j - i):
+                best, best_gap = -1, -1
+                for k in range(i, j):
+                    if left[k]:
+                        u0 = last_use[hand_cards[hands[k], 0]]
+                        u1 = last_use[hand_cards[hands[k], 1]]
+                        gap = pos - (u0 if u0 > u1 else u1)
+                        if gap > best_gap:
+                            best_gap, best = gap, k
+                left[best] = 0
+                last_use[hand_cards[hands[best], 0]] = pos
+                last_use[hand_cards[hands[best], 1]] = pos
+                o[pos] = hands[best]
+                pos += 1
+            i = j
+    return out

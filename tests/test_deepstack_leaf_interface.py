@@ -1,7 +1,7 @@
 """The value-net leaf interface (normalisation, buckets, units, player order) checked with exact values.
 
 :class:`SolvedBucketModel` answers the net's inputs by solving each situation exactly, so any difference
-between it (through :class:`NetLeafValues`) and :class:`SolvedLeafValues` (exact leaves in chips) is an
+between it (through :class:`NetLeafValues`) and :class:`ExactContinuationValues` (exact leaves in chips) is an
 interface error.
 """
 import numpy as np
@@ -11,7 +11,7 @@ from cfrkit.games import load
 from cfrkit.solvers.public.array_backend import make_backend
 from cfrkit.solvers.public.games import public_game_for
 from cfrkit.solvers.public.tree import RangeSolver, build_public_tree
-from cfrkit.solvers.public.resolving import SolvedLeafValues
+from cfrkit.solvers.public.leaf_functions import ExactContinuationValues
 from cfrkit.value_nets.bucketing import LeducBucketer
 from cfrkit.value_nets.leaf_values import NetLeafValues
 from cfrkit.value_nets.model import ValueNet
@@ -40,7 +40,7 @@ def _leaves_and_ranges(suit):
 def test_net_interface_with_exact_values_equals_exact_leaves():
     leaves, r0, r1 = _leaves_and_ranges(0)
     be = make_backend("numpy")
-    exact0, exact1 = SolvedLeafValues(PGAME, iterations=40)(leaves, r0, r1, be)
+    exact0, exact1 = ExactContinuationValues(PGAME, iterations=40)(leaves, r0, r1, be)
     oracle = NetLeafValues(SolvedBucketModel(GAME, 1200.0, iterations=40), LeducBucketer(6, 2), 1200.0)
     via0, via1 = oracle(leaves, r0, r1, be)
     assert {leaf.board[0] for leaf in leaves} == {0, 2, 4}

@@ -234,3 +234,48 @@ def test_cli_tiny_run_in_a_subprocess(tmp_path):
     assert HoldemValueNets.load(str(tmp_path / "run" / "nets")).streets == ("river",)
     r = cli("--iterations", "21")
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "other settings" in r.stderr
+
+
+def test_training_device_reaches_the_trainer_and_bad_devices_are_one_line(built, tmp_path, monkeypatch, capsys):
+    import shutil
+
+    import torch
+
+    from cfrkit.cli import main
+    from cfrkit.value_nets import train as train_module
+    from cfrkit.value_nets.holdem.pipeline import resolve_device
+
+    seen = []
+    real = train_module.train_on_arrays
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("device"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, "train_on_arrays", spy)
+    out = str(tmp_path / "run")
+    shutil.copytree(built["out"], out)
+    for name in ("river.pt", "river.pt.last"):   # train again from scratch on the copied data
+        os.remove(os.path.join(out, name))
+    auto = "cuda" if torch.cuda.is_available() else "cpu"
+    summary = train_net("river", out, "smoke", progress=False, device="auto")
+    assert seen == [auto] and summary["epochs_run"] >= 1
+    # the same run on the CPU by default: the same net (a device must not change the recipe)
+    if auto == "cpu":
+        first = _sha(os.path.join(out, "river.pt"))
+        for name in ("river.pt", "river.pt.last"):
+            os.remove(os.path.join(out, name))
+        train_net("river", out, "smoke", progress=False)
+        assert seen[-1] == "cpu" and _sha(os.path.join(out, "river.pt")) == first
+    assert resolve_device(None) is None and resolve_device("cpu") == "cpu"
+    with pytest.raises(ValueError, match="only cpu and cuda"):
+        resolve_device("meta")
+    with pytest.raises(ValueError, match="unknown device"):
+        resolve_device("gpu7")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="CUDA is not available"):
+            train_net("river", out, "smoke", progress=False, device="cuda")
+        assert main(["deepstack", "train", "river", out, "--preset", "smoke", "--device", "cuda:0",
+                     "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "CUDA is not available" in err

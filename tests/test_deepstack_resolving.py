@@ -6,7 +6,8 @@ from cfrkit.agents.deepstack import DeepStackAgent, agent_policy
 from cfrkit.evaluation import exploitability
 from cfrkit.games import load
 from cfrkit.solvers.public.tree import DECISION, RangeSolver, build_public_tree
-from cfrkit.solvers.public.resolving import SolvedLeafValues, resolve
+from cfrkit.solvers.public.leaf_functions import ExactContinuationValues
+from cfrkit.solvers.public.resolving import resolve
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +88,7 @@ def test_depth_limited_resolve_with_exact_continuation():
     ranges = rng.random((2, 6))
     full = resolve(tree.pgame, node.state, 0, ranges[0], opp_range=ranges[1], iterations=300)
     limited = resolve(tree.pgame, node.state, 0, ranges[0], opp_range=ranges[1], iterations=20,
-                      leaf_values=SolvedLeafValues(tree.pgame, iterations=150))
+                      leaf_values=ExactContinuationValues(tree.pgame, iterations=150))
     assert limited.tree.leaf_nodes and not full.tree.leaf_nodes
     # the root decision (fold or call) of player 0 and the root values agree
     np.testing.assert_allclose(limited.strategy[0], full.strategy[0], atol=0.05)

@@ -63,6 +63,17 @@ def bench(benchmark_script):
     return benchmark_script("deepstack_datagen_rate")
 
 
+def test_rate_benchmark_times_batched_groups_beside_the_per_group_loop(tmp_path, capsys, bench):
+    out = str(tmp_path / "rate.json")
+    assert bench.main(["--streets", "turn", "--batch", "4", "--group", "2", "--iterations", "3", "--device", "cpu",
+                       "--no-compiled", "--out", out]) == 0
+    row = json.load(open(out))["rounds"]["turn"]
+    assert row["groups"] == 2 and row["torch_per_group"]["seconds_per_batch"] > 0
+    assert row["batching_speedup"] > 0 and row["batching_speedup_cpu_seconds"] > 0
+    assert "per-group torch loop" in capsys.readouterr().out
+    assert bench.main(["--group", "0"]) == 2
+
+
 def test_rate_benchmark_runs_on_cpu(tmp_path, capsys, bench):
     out = str(tmp_path / "rate.json")
     assert bench.main(["--streets", "river,turn", "--batch", "2", "--iterations", "6", "--device", "cpu",

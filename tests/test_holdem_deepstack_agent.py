@@ -6,7 +6,8 @@ check-down leaves are exact (all-in lines) or the documented fallback.
 import numpy as np
 import pytest
 
-from cfrkit.agents.holdem_deepstack import HoldemDeepStackAgent, showdown_sign_matrix
+from cfrkit.agents.holdem_deepstack import HoldemDeepStackAgent
+from cfrkit.solvers.public.leaf_functions import showdown_sign_matrix
 from cfrkit.cards.hands import HOLE_PAIRS, blocked_pairs, pair_index
 from cfrkit.cards import parse_cards
 from cfrkit.games.holdem.game import CALL, FOLD, raise_action

@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cfrkit.agents.holdem_deepstack import CheckdownValues, HoldemDeepStackAgent
+from cfrkit.agents.holdem_deepstack import HoldemDeepStackAgent
+from cfrkit.solvers.public.leaf_functions import CheckdownValues
 from cfrkit.cards import parse_cards
 from cfrkit.cards.hands import blocked_pairs
 from cfrkit.games.holdem.matchstate import state_from_matchstate

@@ -181,6 +181,33 @@ def test_play_hand_plays_one_hand_on_given_cards():
         play_hand(g, [AlwaysCallAgent(), AlwaysCallAgent()], cards[:3])
 
 
+def test_the_step_wise_hand_driver_is_the_hand_play_hand_plays():
+    """Driven step by step (as the platform server does, trusted or checked), a hand ends in the state
+    play_hand reaches on the same cards; an illegal action and an early finish are refused."""
+    from cfrkit.games.holdem.deals import deal_for_hand
+    from cfrkit.poker import HandDriver
+
+    g = load(THREE)
+    for deal in range(4):
+        cards = deal_for_hand(g, 7, deal)
+        agents = [RandomAgent(seed=deal), FixedRangeRaiser(), AlwaysCallAgent()]
+        ref = play_hand(g, agents, cards)
+        for trusted in (False, True):
+            agents = [RandomAgent(seed=deal), FixedRangeRaiser(), AlwaysCallAgent()]
+            driver = HandDriver(g, cards, resets=agents, trusted=trusted)
+            while (seat := driver.next_decision()) is not None:
+                assert seat == driver.state.current_player()
+                driver.apply(seat, agents[seat].act(driver.state))
+            end = driver.finish()
+            assert end.history() == ref.history() and end.returns() == ref.returns() and sum(end.returns()) == 0
+    driver = HandDriver(g, deal_for_hand(g, 7, 0))
+    seat = driver.next_decision()
+    with pytest.raises(Exception, match="not over"):
+        driver.finish()
+    with pytest.raises(Exception, match="not legal"):
+        driver.apply(seat, 10 ** 9)
+
+
 # ---------------------------------------------------------------------- registry
 def _policy_file(tmp_path):
     from cfrkit.solvers import CFRSolver

@@ -20,6 +20,7 @@ from typing import Dict, List, Optional, Union
 
 import numpy as np
 
+from cfrkit._io import read_json_manifest
 from cfrkit.abstraction.errors import AbstractionError
 from cfrkit.abstraction.params import BOARD_CARDS, ROUND_NAMES, AbstractionParams
 from cfrkit.abstraction.tables import open_table
@@ -195,15 +196,7 @@ def read_manifest(directory: str) -> Dict[str, object]:
     if os.path.exists(directory) and not os.path.isdir(directory):
         raise AbstractionError(f"{directory} is a file, not an abstraction directory (an abstraction is the "
                                f"directory `cfrkit abstraction build --out DIR` wrote)")
-    if not os.path.isdir(directory):
-        raise AbstractionError(f"abstraction directory {directory} does not exist")
-    try:
-        with open(path) as fh:
-            man = json.load(fh)
-    except FileNotFoundError:
-        raise AbstractionError(f"{directory} holds no card abstraction ({MANIFEST} missing; unfinished build?)") from None
-    except ValueError:
-        raise AbstractionError(f"{path} is damaged (not JSON)") from None
+    man = read_json_manifest(directory, MANIFEST, AbstractionError, "card abstraction")
     if not isinstance(man, dict) or man.get("kind") != KIND:
         raise AbstractionError(f"{path} is not a cfrkit card abstraction")
     if not isinstance(man.get("params"), dict):

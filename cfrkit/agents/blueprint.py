@@ -30,7 +30,7 @@ import numpy as np
 from cfrkit._deprecated import deprecated_alias
 from cfrkit.cards.hands import NUM_PAIRS, pair_index
 from cfrkit.games.base import GameError
-from cfrkit.games.holdem.abstraction import pseudo_harmonic_probability
+from cfrkit.games.holdem.abstraction import pseudo_harmonic_mapping
 from cfrkit.games.holdem.game import CALL, FOLD, HoldemState, raise_action, raise_amount
 from cfrkit.games.registry import load
 from cfrkit.poker.agent import HandStrategy, PokerAgent
@@ -96,18 +96,7 @@ class BlueprintAgent(PokerAgent):
         if allin and rng is not None and raise_to >= rng[1]:
             return [(allin[0], 1.0)]
         x = (raise_to - real.max_spent()) / float(max(1, real.pot() + real.call_amount(p)))
-        sizes = sorted((float(t.pot_fraction[c]), c) for c in kids)
-        if x <= sizes[0][0]:
-            return [(sizes[0][1], 1.0)]
-        if x >= sizes[-1][0]:
-            return [(sizes[-1][1], 1.0)]
-        for (fa, ca), (fb, cb) in zip(sizes, sizes[1:]):
-            if fa <= x <= fb:
-                if fa == fb:
-                    return [(ca, 1.0)]
-                prob = pseudo_harmonic_probability(fa, fb, x)
-                return [(ca, prob), (cb, 1.0 - prob)]
-        raise AssertionError("unreachable: sizes are sorted")
+        return pseudo_harmonic_mapping(sorted((float(t.pot_fraction[c]), c) for c in kids), x)
 
     def real_action(self, child: int, real: HoldemState) -> int:
         """The real game's action id that plays abstract child ``child`` at ``real``."""

@@ -125,11 +125,7 @@ class DeepStackAgent:
             if rec.root_history == history:
                 break
             rel = history[len(rec.root_history):]
-            tree = rec.result.tree
-            k = len(rel)
-            while k > 0 and tuple(rel[:k]) not in tree._by_history:
-                k -= 1
-            sub = tree.node_at(rel[:k])
+            sub, k = rec.result.tree.deepest_node(rel)
             own_range = rec.result.reach[sub.index][0, self.player]
             carried = rec.result.opp_br_values if self.carry == "best_response" else rec.result.opp_avg_values
             opp_cfvs = carried[sub.index][0]

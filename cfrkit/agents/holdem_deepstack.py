@@ -26,7 +26,7 @@ first decision of the next street, whose leaves take the next street's value fun
 (``leaf_values["river"]`` for a turn re-solve, ``leaf_values["turn"]`` for a flop re-solve; the
 tree's chance node averages them over the dealt card), as DeepStack does.  A line where both players
 are all in ends in a leaf valued exactly: the showdown averaged over every run-out
-(:class:`CheckdownValues`).
+(:class:`~cfrkit.solvers.public.leaf_functions.CheckdownValues`).
 
 **Without a value function for a street** (no nets, or nets without that street) the lookahead stops
 before the next street's card and the leaf takes the *check-down* value: the showdown averaged over
@@ -65,7 +65,6 @@ states.
 """
 from __future__ import annotations
 
-import itertools
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Dict, Mapping, Optional, Tuple
@@ -75,6 +74,7 @@ import numpy as np
 from cfrkit.games.base import CHANCE, GameError
 from cfrkit.poker.agent import HandStrategy, PokerAgent
 from cfrkit.solvers.public.games import HoldemPublicGame
+from cfrkit.solvers.public import leaf_functions
 from cfrkit.solvers.public.resolving import ResolveResult, board_resolve_supported, resolve, resolve_board
 from cfrkit.solvers.public.tree import LEAF, PublicNode, build_public_tree
 
@@ -90,165 +90,15 @@ DEFAULT_BET_SIZING: Dict[str, Dict[int, list]] = {
 }
 
 
-# ============================================================================ check-down values
-def _pair_compat() -> np.ndarray:
-    from cfrkit.cards.hands import HOLE_PAIRS
-
-    hp = np.asarray(HOLE_PAIRS)
-    share = np.zeros((1326, 1326), dtype=bool)
-    for a in range(2):
-        for b in range(2):
-            share |= hp[:, a][:, None] == hp[:, b][None, :]
-    return ~share
-
-
-_COMPAT: Optional[np.ndarray] = None
-_PREFLOP_CACHE: Dict[Tuple[int, int], np.ndarray] = {}
-
-
-def _compat() -> np.ndarray:
-    global _COMPAT
-    if _COMPAT is None:
-        _COMPAT = _pair_compat()
-    return _COMPAT
-
-
-def _accumulate_signs(strengths: np.ndarray, out: np.ndarray, counts: Optional[np.ndarray] = None) -> None:
-    """Add ``sign(s[h] - s[h'])`` over both-unblocked pairs for every strength row (int32[R, 1326])."""
-    for s in strengths:
-        s16 = s.astype(np.int16)
-        d = np.sign(np.subtract.outer(s16, s16)).astype(np.int8)
-        blocked = s16 == 0
-        d[blocked] = 0
-        d[:, blocked] = 0
-        out += d
-        if counts is not None:
-            valid = (~blocked).astype(np.int16)
-            counts += np.multiply.outer(valid, valid)
-
-
-def showdown_sign_matrix(board, num_samples: int = 500, seed: int = 0, flop_samples: Optional[int] = None) -> np.ndarray:
-    """float32[1326, 1326]: expected ``sign(strength(h) - strength(h'))`` over the board's run-outs.
-
-    Exact (every run-out) for 3- to 5-card boards unless ``flop_samples`` is set (a 3-card board then
-    uses that many sampled turn-river run-outs); for an empty board (preflop) the mean over
-    ``num_samples`` random 5-card boards.  Sampled run-outs are averaged per pair over the run-outs
-    disjoint from both hands.  Pairs that share a card (with each other or the board) get 0.  A
-    player who has ``x`` chips in a pot that is checked down has cfvs ``x * (opp_reach @ M.T)``.
-    """
-    from cfrkit.cards.equity import board_strengths_batch
-
-    board = [int(c) for c in board]
-    compat = _compat()
-    if len(board) not in (0, 3, 4, 5):
-        raise GameError(f"check-down values need a board of 0, 3, 4 or 5 cards, got {len(board)}")
-    rng = np.random.default_rng(seed)
-    sampled = not board or (len(board) == 3 and flop_samples is not None)
-    if not board:
-        key = (int(num_samples), int(seed))
-        if key in _PREFLOP_CACHE:
-            return _PREFLOP_CACHE[key]
-        runouts = np.array([rng.choice(52, 5, replace=False) for _ in range(int(num_samples))], dtype=np.uint8)
-    else:
-        rest = [c for c in range(52) if c not in board]
-        k = 5 - len(board)
-        runouts = np.array([board + list(r) for r in itertools.combinations(rest, k)], dtype=np.uint8).reshape(-1, 5)
-        if sampled and int(flop_samples) < len(runouts):
-            runouts = runouts[rng.choice(len(runouts), int(flop_samples), replace=False)]
-    total = np.zeros((1326, 1326), dtype=np.int32)
-    counts = np.zeros((1326, 1326), dtype=np.int32) if sampled else None
-    for chunk in range(0, len(runouts), 64):
-        _accumulate_signs(board_strengths_batch(runouts[chunk:chunk + 64]), total, counts)
-    if sampled:
-        m = np.where(counts > 0, total / np.maximum(counts, 1), 0.0).astype(np.float32) * compat
-        if not board:
-            _PREFLOP_CACHE[(int(num_samples), int(seed))] = m
-        return m
-    # every pair disjoint from the board and from each other meets the same number of run-outs
-    n = 1
-    for j in range(k):
-        n = n * (52 - len(board) - 4 - j) // (j + 1)
-    return (total / float(n)).astype(np.float32) * compat
-
-
-class CheckdownValues:
-    """Leaf values of a pot checked down from the leaf's board (exact when both players are all in).
-
-    A leaf value function (``fn(leaves, reach0, reach1, backend) -> (v0, v1)``, chips) for leaves that
-    are chance states (cards still to come) or decisions: each player's cfvs are its chips in times the
-    expected showdown sign against the opponent's reach (:func:`showdown_sign_matrix`, cached per board).
-    """
-
-    def __init__(self, preflop_boards: int = 500, seed: int = 0, cache_boards: int = 8,
-                 flop_samples: Optional[int] = None):
-        self.preflop_boards, self.seed = int(preflop_boards), int(seed)
-        self.flop_samples = flop_samples
-        self._last = None
-        self.cache_boards = int(cache_boards)
-        self._cache: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
-
-    def matrix(self, board) -> np.ndarray:
-        """float32[1326, 1326] sign matrix of ``board`` (cached, most recent boards kept)."""
-        key = tuple(sorted(int(c) for c in board))
-        m = self._cache.get(key)
-        if m is None:
-            m = showdown_sign_matrix(key, self.preflop_boards, self.seed, self.flop_samples)
-            self._cache[key] = m
-            while len(self._cache) > self.cache_boards:
-                self._cache.popitem(last=False)
-        else:
-            self._cache.move_to_end(key)
-        return m
-
-    def __call__(self, leaves, reach0, reach1, backend):
-        be = backend
-        r0, r1 = be.to_numpy(reach0), be.to_numpy(reach1)
-        # CFR with alternating updates changes one player's reach between calls: each side's values
-        # depend only on the other side's reach, so the unchanged side is reused (half the products)
-        key = tuple((tuple(n.board), tuple(n.contrib)) for n in leaves)   # what the values depend on, with the reach
-        last = self._last
-        if last is not None and last[0] == key and last[1].shape == r0.shape:
-            same0, same1 = np.array_equal(last[1], r0), np.array_equal(last[2], r1)
-        else:
-            same0 = same1 = False
-        v0, v1 = self._compute(leaves, r0, r1, need0=not same1, need1=not same0)
-        if same1:
-            v0 = last[3]
-        if same0:
-            v1 = last[4]
-        self._last = (key, r0.copy(), r1.copy(), v0, v1)
-        return be.asarray(v0.copy()), be.asarray(v1.copy())
-
-    def _compute(self, leaves, r0, r1, need0: bool = True, need1: bool = True):
-        v0, v1 = np.zeros_like(r0), np.zeros_like(r1)
-        groups: Dict[tuple, list] = {}
-        for k, leaf in enumerate(leaves):
-            groups.setdefault(tuple(sorted(leaf.board)), []).append(k)
-        H = r0.shape[-1]
-        for board, idx in groups.items():
-            if len(board) == 5:   # complete board: the cards package's O(H) showdown kernel
-                from cfrkit.cards.equity import board_strengths, showdown_values
-
-                st = board_strengths(board)
-                for k in idx:
-                    c0, c1 = leaves[k].contrib
-                    if need0:
-                        v0[k] = c0 * showdown_values(st, r1[k])
-                    if need1:
-                        v1[k] = c1 * showdown_values(st, r0[k])
-                continue
-            mt = self.matrix(board).T
-            c0 = np.array([leaves[k].contrib[0] for k in idx])[:, None, None]
-            c1 = np.array([leaves[k].contrib[1] for k in idx])[:, None, None]
-            # float32 products (the matrix is a mean of signs): one per board for every leaf and batch element
-            if need0:
-                v0[idx] = c0 * (r1[idx].reshape(-1, H).astype(np.float32) @ mt).reshape(r1[idx].shape)
-            if need1:
-                v1[idx] = c1 * (r0[idx].reshape(-1, H).astype(np.float32) @ mt).reshape(r0[idx].shape)
-        return v0, v1
-
-
 def __getattr__(name):
+    # the check-down values moved to the solvers' LeafValues implementations (cfrkit.solvers.public.leaf_functions):
+    # the old import path warns for one release
+    if name in ("CheckdownValues", "showdown_sign_matrix"):
+        import warnings
+
+        warnings.warn(f"cfrkit.agents.holdem_deepstack.{name} moved to cfrkit.solvers.public.leaf_functions.{name}",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(leaf_functions, name)
     # FlopNetPreflopValues moved to the value-net layer (cfrkit.value_nets.holdem.leaf_values); the old import
     # path still works, lazily (that module needs torch, this one does not)
     if name == "FlopNetPreflopValues":
@@ -281,7 +131,7 @@ class LookaheadHoldemGame(HoldemPublicGame):
         from cfrkit.games.holdem.game import HoldemState
 
         if isinstance(state, HoldemState) and state.round == 0 and not state.is_terminal() \
-                and state._dealt >= self.game._num_hole and state.game == self.game:
+                and state.hole_cards_dealt and state.game == self.game:
             return
         super().check_state(state)
 
@@ -427,7 +277,7 @@ class HoldemDeepStackAgent(PokerAgent):
                 raise GameError(f"bet_sizing keys are streets {STREETS}, got {street!r}")
             sizing[street] = s
         self.bet_sizing = sizing
-        self.checkdown = CheckdownValues(preflop_boards, seed=0 if seed is None else int(seed),
+        self.checkdown = leaf_functions.CheckdownValues(preflop_boards, seed=0 if seed is None else int(seed),
                                          flop_samples=flop_runouts)
         if self.preflop_flops and "preflop" not in fns and "flop" in fns:
             from cfrkit.value_nets.holdem.leaf_values import FlopNetPreflopValues
@@ -491,7 +341,7 @@ class HoldemDeepStackAgent(PokerAgent):
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self.checkdown._last = None
+        self.checkdown.reset()
 
     # ------------------------------------------------------------------ solving
     def _pgame(self, state) -> LookaheadHoldemGame:
@@ -580,11 +430,7 @@ class HoldemDeepStackAgent(PokerAgent):
         else:
             base = self._initial_record(hist[:nh])
         rel = pub[len(base.root):]
-        tree = base.result.tree
-        k = len(rel)
-        while k > 0 and tuple(rel[:k]) not in tree._by_history:
-            k -= 1
-        node = tree.node_at(rel[:k])
+        node, k = base.result.tree.deepest_node(rel)
         if k == len(rel) and node.index == 0:
             rec = base
         else:

@@ -54,6 +54,8 @@ def add_parser(sub) -> None:
     t = _street_action(acts, "train", "train one street's net on OUT/data_<street> and put it into OUT/nets",
                        "run directory (OUT/<street>.pt, OUT/<street>.pt.last, OUT/nets); rerun to resume")
     _train_options(t)
+    t.add_argument("--device", default=None, help="torch device of the training: auto (cuda when present), cpu, "
+                                                  "cuda, cuda:N (default cpu)")
     t.set_defaults(func=run_train)
 
 
@@ -82,7 +84,9 @@ def _data_options(p) -> None:
     p.add_argument("--backend", choices=("board", "board64", "numpy", "torch"), default=None,
                    help="solver of the data: board (compiled CPU solvers), board64, numpy or torch (RangeSolver; "
                         "torch on CUDA when present). Default: torch with CUDA, else board")
-    p.add_argument("--device", default=None, help="torch device of the numpy/torch backends (default: cuda if present)")
+    p.add_argument("--device", default=None,
+                   help="torch device (auto, cpu, cuda, cuda:N) of the numpy/torch backends and, for 'nets', of the "
+                        "training (default: the data's torch backend on cuda if present, the training on the cpu)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--ray", metavar="ADDRESS", default=None, help="generate shards on a Ray cluster (auto, local, ...)")
 
@@ -171,7 +175,7 @@ def run_train(args) -> int:
     _check_run_options(args)
     code, summary = _run(args, lambda: train_net(
         args.street, args.out, preset, seed=args.seed, progress=not args.no_progress, threads=args.threads,
-        max_seconds=_train_seconds(args)))
+        max_seconds=_train_seconds(args), device=args.device))
     if summary is not None:
         print(step_line("train", args.street, summary, preset, args.out) + f"; nets: {nets_dir(args.out)}")
     return code

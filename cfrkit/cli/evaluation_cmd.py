@@ -66,12 +66,10 @@ def add_parser(sub) -> None:
     _agent_options(m, "b-")
     m.set_defaults(func=run_match)
 
-    lb = sub.add_parser("lbr", help="local best response (lower bound on an agent's exploitability)",
-                        description="Local Best Response (Lisy & Bowling 2017) against an agent: LBR plays both seats "
-                                    "on the same cards; result in mbb/game with a 95%% interval. Checkpointed after "
-                                    "every chunk of deals; run again to resume.")
-    lb.add_argument("agent")
-    lb.add_argument("--game", default="holdem")
+    lb = _target_parser(sub, "lbr", "local best response (lower bound on an agent's exploitability)",
+                        "Local Best Response (Lisy & Bowling 2017) against an agent: LBR plays both seats on the "
+                        "same cards; result in mbb/game with a 95%% interval. Checkpointed after every chunk of "
+                        "deals; run again to resume.", game="holdem")
     lb.add_argument("--bets", default="FCPA", help="FC, FCPA or pot fractions such as 0.5,1,A (default FCPA)")
     lb.add_argument("--rounds", default=None, help="rounds where LBR acts, 1-based (default: all, e.g. 1-4)")
     lb.add_argument("--hands", type=int, default=1000, help="deals, each played in both seats (default 1000)")
@@ -82,18 +80,13 @@ def add_parser(sub) -> None:
     _checkpoint_options(lb, "lbr-<agent>-<bets>-<rounds>-s<seed>.npz")
     lb.add_argument("--flop-samples", type=int, default=None, help="sampled flop runouts (default: exact)")
     lb.add_argument("--preflop-samples", type=int, default=1000, help="sampled boards for preflop equities")
-    lb.add_argument("--json", action="store_true")
-    _agent_options(lb)
     lb.add_argument("--seed-agent", type=int, default=None, help="agent's random seed")
-    lb.add_argument("--iterations", type=int, default=200, help="re-solve iterations of the Leduc deepstack agent")
-    lb.set_defaults(func=run_lbr_cmd)
+    _target_options(lb, "re-solve iterations of the Leduc deepstack agent", run_lbr_cmd)
 
-    d = sub.add_parser("drl-br", help="deep-RL best response (DQN) to an agent, then a head-to-head estimate",
-                       description="Train a double DQN (dueling, n-step, replay, target network) against a fixed agent, "
-                                   "then play it head to head (duplicate; AIVAT when the agent's strategy is known). "
-                                   "Checkpointed; run again with a larger --steps to continue.")
-    d.add_argument("agent")
-    d.add_argument("--game", default="leduc")
+    d = _target_parser(sub, "drl-br", "deep-RL best response (DQN) to an agent, then a head-to-head estimate",
+                       "Train a double DQN (dueling, n-step, replay, target network) against a fixed agent, then "
+                       "play it head to head (duplicate; AIVAT when the agent's strategy is known). Checkpointed; "
+                       "run again with a larger --steps to continue.", game="leduc")
     d.add_argument("--steps", type=int, default=20000, help="learner decisions in total (default 20000)")
     d.add_argument("--bets", default="0.5,1,A", help="raise sizes: pot fractions and A (default 0.5,1,A)")
     d.add_argument("--eval-hands", type=int, default=2000, help="deals of the evaluation match (duplicate)")
@@ -101,10 +94,23 @@ def add_parser(sub) -> None:
     d.add_argument("--device", default=None, help="cpu or cuda (default: cuda when present)")
     _checkpoint_options(d, "drl-br-<agent>-<game>-s<seed>.pt")
     d.add_argument("--exact", action="store_true", help="also the exact value of the learner (Leduc)")
-    d.add_argument("--json", action="store_true")
-    _agent_options(d)
-    d.add_argument("--iterations", type=int, default=200, help="re-solve iterations of the deepstack agent")
-    d.set_defaults(func=run_drl_br)
+    _target_options(d, "re-solve iterations of the deepstack agent", run_drl_br)
+
+
+def _target_parser(sub, name: str, help: str, description: str, game: str):
+    """The parser of a best-response command: its target agent (a registry name) and the game."""
+    p = sub.add_parser(name, help=help, description=description)
+    p.add_argument("agent", help="the agent to best-respond to (a registry name, e.g. blueprint:bp.npz)")
+    p.add_argument("--game", default=game, help=f"game (default {game})")
+    return p
+
+
+def _target_options(p, iterations_help: str, func) -> None:
+    """Options of a best-response command about its target agent (JSON output, the agent's options)."""
+    p.add_argument("--json", action="store_true")
+    _agent_options(p)
+    p.add_argument("--iterations", type=int, default=200, help=iterations_help)
+    p.set_defaults(func=func)
 
 
 def _safe(text: str) -> str:

@@ -57,21 +57,13 @@ def add_parser(sub) -> None:
     c.add_argument("--archive", help="a MAP-Elites checkpoint: use its valid elites")
     c.add_argument("--top", type=int, default=20, help="with --archive: the best N elites")
     c.add_argument("--players", type=int, default=2)
-    c.add_argument("--games", type=int, default=200, help="games per pair")
-    c.add_argument("--seed", type=int, default=0)
-    c.add_argument("--png", help="write a heatmap here")
-    c.add_argument("--json", help="write the table here")
-    c.set_defaults(func=run_crosstable)
+    _pair_games_options(c, 200, "write a heatmap here", "write the table here", run_crosstable)
 
     d = hs.add_parser("diversity", help="intra-run (one archive) and cross-run (two archives) diversity metrics")
     d.add_argument("archives", nargs="+", help="one or two MAP-Elites checkpoints")
     d.add_argument("--top", type=int, default=50, help="intra-run: the best N valid elites")
-    d.add_argument("--games", type=int, default=100, help="games per pair")
     d.add_argument("--state-games", type=int, default=5, help="self-play games per agent recording states")
-    d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--png", help="intra-run crosstable heatmap")
-    d.add_argument("--json", help="write the metrics here")
-    d.set_defaults(func=run_diversity)
+    _pair_games_options(d, 100, "intra-run crosstable heatmap", "write the metrics here", run_diversity)
 
     a = hs.add_parser("adhoc", help="the Hanabi challenge's ad-hoc protocol")
     a.add_argument("--challenger", default="pool:IGGI,Piers,Outer,Internal,VanDenBergh",
@@ -83,6 +75,15 @@ def add_parser(sub) -> None:
     a.add_argument("--warmup-games", type=int, default=10)
     a.add_argument("--seed", type=int, default=0)
     a.set_defaults(func=run_adhoc)
+
+
+def _pair_games_options(p, games: int, png_help: str, json_help: str, func) -> None:
+    """Options of a command that plays every pair of agents: games per pair, seed, PNG and JSON outputs."""
+    p.add_argument("--games", type=int, default=games, help=f"games per pair (default {games})")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--png", help=png_help)
+    p.add_argument("--json", help=json_help)
+    p.set_defaults(func=func)
 
 
 def _agent(text: str):

@@ -2,6 +2,22 @@
 from __future__ import annotations
 
 
+# the server's limits: flag, type, default (None: the server's), lowest accepted value, help
+_LIMITS = (
+    ("--max-matches", int, None, 0,
+     "matches running at once (default 5000, or half the descriptor budget under a low ulimit -n)"),
+    ("--max-per-address", int, 256, 1, "connections open at once from one address (default 256)"),
+    ("--max-plays-per-address", int, 16, 0,
+     "running matches one address may start with 'play' without the operator token (default 16)"),
+    ("--idle-timeout", float, 120.0, 0.001, "seconds a connection without a seat may stay silent (default 120)"),
+    ("--match-idle-timeout", float, 900.0, 0.001,
+     "seconds a match may have none of its remote players connected before it expires (default 900)"),
+    ("--rate", float, None, 0.001,
+     "messages per second a connection may send; faster ones are read later, never dropped (default 200)"),
+    ("--burst", float, None, 1, "burst of the rate limit, messages (default 400)"),
+)
+
+
 def add_parser(sub) -> None:
     import argparse
 
@@ -19,8 +35,6 @@ def add_parser(sub) -> None:
     p.add_argument("--http-port", type=int, default=8080, help="HTTP + WebSocket port (default 8080; -1 = off)")
     p.add_argument("--policy", action="append", default=[], metavar="NAME=PATH",
                    help="offer a policy file as the house agent 'policy:NAME' (repeatable)")
-    p.add_argument("--max-matches", type=int, default=None,
-                   help="matches running at once (default 5000, or half the descriptor budget under a low ulimit -n)")
     p.add_argument("--workers", type=int, default=1,
                    help="server processes sharing the ports and the database, one core each (default 1)")
     p.add_argument("--operator-token", default=None,
@@ -29,18 +43,8 @@ def add_parser(sub) -> None:
     p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                    help="also accept WebSocket connections from pages of ORIGIN (e.g. https://play.example.org; "
                         "repeatable); the server's own page is always accepted")
-    p.add_argument("--max-per-address", type=int, default=256,
-                   help="connections open at once from one address (default 256)")
-    p.add_argument("--max-plays-per-address", type=int, default=16,
-                   help="running matches one address may start with 'play' without the operator token (default 16)")
-    p.add_argument("--idle-timeout", type=float, default=120.0,
-                   help="seconds a connection without a seat may stay silent (default 120)")
-    p.add_argument("--match-idle-timeout", type=float, default=900.0,
-                   help="seconds a match may have none of its remote players connected before it expires (default 900)")
-    p.add_argument("--rate", type=float, default=None,
-                   help="messages per second a connection may send; faster ones are read later, never dropped "
-                        "(default 200)")
-    p.add_argument("--burst", type=float, default=None, help="burst of the rate limit, messages (default 400)")
+    for flag, kind, default, _low, text in _LIMITS:
+        p.add_argument(flag, type=kind, default=default, help=text)
     p.set_defaults(func=run_serve)
 
     r = sub.add_parser("results", help="per-agent mbb/h with 95%% intervals, leaderboard, PNG of winnings",
@@ -113,11 +117,8 @@ def run_serve(args) -> int:
     for flag, value in (("--port", args.port), ("--acpc-port", args.acpc_port), ("--http-port", args.http_port)):
         if not -1 <= value <= 65535 or flag == "--port" and value < 0:
             raise CliError(f"{flag} must be a TCP port 0..65535{'' if flag == '--port' else ' or -1 (off)'}, got {value}")
-    for flag, value, low in (("--max-matches", args.max_matches, 0), ("--max-per-address", args.max_per_address, 1),
-                             ("--max-plays-per-address", args.max_plays_per_address, 0),
-                             ("--idle-timeout", args.idle_timeout, 0.001),
-                             ("--match-idle-timeout", args.match_idle_timeout, 0.001),
-                             ("--rate", args.rate, 0.001), ("--burst", args.burst, 1)):
+    for flag, _kind, _default, low, _text in _LIMITS:
+        value = getattr(args, flag[2:].replace("-", "_"))
         if value is not None and not value >= low:
             raise CliError(f"{flag} must be at least {low:g}, got {value:g}")
     # descriptors: use what the hard limit allows (the server budgets connections and seats below it)

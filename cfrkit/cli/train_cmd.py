@@ -30,7 +30,6 @@ def add_parser(sub) -> None:
     h.add_argument("--epochs", type=int, default=4)
     h.add_argument("--minibatch", type=int, default=2048)
     h.add_argument("--entropy-coef", type=float, default=0.01)
-    h.add_argument("--seed", type=int, default=0)
     _common(h, eval_default=500)
     h.set_defaults(func=run_hanabi_ippo)
 
@@ -44,18 +43,12 @@ def add_parser(sub) -> None:
     r.add_argument("--n-step", type=int, default=3, help="n-step returns (default 3; the challenge used 1)")
     r.add_argument("--noisy", action=argparse.BooleanOptionalAction, default=True,
                    help="noisy nets (default); --no-noisy: epsilon-greedy annealed to 0 as the challenge")
-    r.add_argument("--seed", type=int, default=0)
     _common(r, eval_default=500)
     r.set_defaults(func=run_hanabi_rainbow)
 
-    e = acts.add_parser("hanabi-eval", help="self-play report and ad-hoc protocol of a trained Hanabi learner")
-    e.add_argument("run", help="run directory or checkpoint.pt")
-    e.add_argument("--games", type=int, default=1000)
-    e.add_argument("--seed", type=int, default=0)
+    e = _eval_parser(acts, "hanabi-eval", "self-play report and ad-hoc protocol of a trained Hanabi learner",
+                     "--games", 200, "ad-hoc trials per hold-out team", run_hanabi_eval)
     e.add_argument("--adhoc", default=None, help="comma-separated hold-out rule agents, e.g. IGGI,Piers,Outer")
-    e.add_argument("--trials", type=int, default=200, help="ad-hoc trials per hold-out team")
-    e.add_argument("--device", default="auto")
-    e.set_defaults(func=run_hanabi_eval)
 
     m = acts.add_parser("symmtom-maddpg", help="MADDPG / RMADDPG / MADDPG-CE/GE/EE/Oracle on the batched env")
     m.add_argument("--out", required=True, help=_OUT_HELP)
@@ -74,21 +67,28 @@ def add_parser(sub) -> None:
     m.add_argument("--updates", type=int, default=0,
                    help="gradient steps per iteration instead of --update-every (default 0: use --update-every)")
     m.add_argument("--warmup", type=int, default=25_600, help="joint steps in the replay before the first update")
-    m.add_argument("--seed", type=int, default=0)
     _common(m, eval_default=200)
     m.set_defaults(func=run_symmtom_maddpg)
 
-    s = acts.add_parser("symmtom-eval", help="Table 1 reward and theory-of-mind tests of a trained SymmToM learner")
-    s.add_argument("run", help="run directory or checkpoint.pt")
-    s.add_argument("--episodes", type=int, default=1000)
-    s.add_argument("--seed", type=int, default=0)
+    s = _eval_parser(acts, "symmtom-eval", "Table 1 reward and theory-of-mind tests of a trained SymmToM learner",
+                     "--episodes", 100, "trials per theory-of-mind test", run_symmtom_eval)
     s.add_argument("--tom", action="store_true", help="also run the paper's four theory-of-mind tests")
-    s.add_argument("--trials", type=int, default=100)
-    s.add_argument("--device", default="auto")
-    s.set_defaults(func=run_symmtom_eval)
 
 
 _OUT_HELP = "run directory (checkpoint.pt, scalars.csv); rerun to resume"
+
+
+def _eval_parser(acts, name: str, help: str, count_flag: str, trials: int, trials_help: str, func):
+    """The parser of an evaluation command: a trained run, how many games (``count_flag``, default 1000),
+    seed, trials and device."""
+    p = acts.add_parser(name, help=help)
+    p.add_argument("run", help="run directory or checkpoint.pt")
+    p.add_argument(count_flag, type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--trials", type=int, default=trials, help=f"{trials_help} (default {trials})")
+    p.add_argument("--device", default="auto")
+    p.set_defaults(func=func)
+    return p
 
 
 def _hanabi_run_options(p) -> None:
@@ -102,6 +102,8 @@ def _hanabi_run_options(p) -> None:
 
 
 def _common(p, eval_default: int) -> None:
+    """Seed, evaluation, checkpoint and device options of a training command."""
+    p.add_argument("--seed", type=int, default=0)
     p.add_argument("--eval-every", type=int, default=10, help="greedy evaluation every N iterations (0: never)")
     p.add_argument("--eval-games", type=int, default=eval_default)
     p.add_argument("--checkpoint-every", type=int, default=10)

@@ -284,6 +284,28 @@ class State(ABC):
     def information_state_tensor(self, player: Optional[int] = None) -> np.ndarray:
         raise NotImplementedError(f"{self.game.short_name} defines no information-state tensor")
 
+    def card_tensor(self, player: Optional[int], cards: Sequence[int]) -> Tuple[int, np.ndarray]:
+        """``(player, tensor)``: a zero float32 tensor of the game's information-state shape with the one-hot
+        of ``player`` (default: the player to act; first ``num_players`` entries) and of its private card
+        ``cards[player]`` (next ``num_cards`` entries; left out while not dealt) set, for card games whose
+        tensors start that way and fill the rest themselves."""
+        player, card = self.player_card(player, cards)
+        g = self.game
+        out = np.zeros(g.information_state_tensor_shape(), dtype=np.float32)
+        out[player] = 1
+        if card is not None:
+            out[g.num_players + card] = 1
+        return player, out
+
+    def player_card(self, player: Optional[int], cards: Sequence[int]) -> Tuple[int, Optional[int]]:
+        """``(player, its private card cards[player])``, the card None while not dealt; ``player`` defaults
+        to the player to act.  GameError at chance and terminal nodes (no player to ask about)."""
+        if player is None:
+            player = self.current_player()
+        if player < 0:
+            raise GameError("an information state needs a player at chance or terminal nodes")
+        return player, (cards[player] if player < len(cards) else None)
+
     def observation_string(self, player: Optional[int] = None) -> str:
         """What ``player`` observes now (defaults to the information state)."""
         return self.information_state_string(player)
@@ -358,6 +380,13 @@ class State(ABC):
             raise IllegalActionError(f"action {action} is not legal for {who}; legal: {names}")
         self._apply_action(int(action))
         self._history.append(int(action))
+
+    def apply_trusted(self, action: int) -> None:
+        """Apply ``action`` in place without checking it, for callers that have checked it already (the
+        platform server's decisions, the cards of a seeded deal): an illegal action corrupts the state."""
+        action = int(action)
+        self._apply_action(action)
+        self._history.append(action)
 
     def apply_actions(self, actions: Sequence[int]) -> None:
         """Apply one action per player at a simultaneous node."""

@@ -116,21 +116,12 @@ class KuhnState(State):
         return [(pot if p == winner else 0.0) - contributed[p] for p in range(n)]
 
     def information_state_string(self, player: Optional[int] = None) -> str:
-        if player is None:
-            player = self.current_player()
-        if player < 0:
-            raise GameError("information_state_string needs a player at chance or terminal nodes")
-        card = self.cards[player] if player < len(self.cards) else "?"
-        return f"{card}" + "".join("pb"[b] for b in self.bets)
+        card = self.player_card(player, self.cards)[1]
+        return f"{'?' if card is None else card}" + "".join("pb"[b] for b in self.bets)
 
     def information_state_tensor(self, player: Optional[int] = None) -> np.ndarray:
-        if player is None:
-            player = self.current_player()
+        player, out = self.card_tensor(player, self.cards)
         g = self.game
-        out = np.zeros(g.information_state_tensor_shape(), dtype=np.float32)
-        out[player] = 1
-        if player < len(self.cards):
-            out[g.num_players + self.cards[player]] = 1
         base = g.num_players + g.num_cards
         for i, b in enumerate(self.bets):
             out[base + 2 * i + b] = 1

@@ -186,11 +186,8 @@ class LeducStateBase(State):
         return "/".join("".join(self._action_code(a) for a in r) for r in self.rounds[: self.round + 1])
 
     def information_state_string(self, player: Optional[int] = None) -> str:
-        if player is None:
-            player = self.current_player()
-        if player < 0:
-            raise GameError("information_state_string needs a player at chance or terminal nodes")
-        card = self.private[player] if player < len(self.private) else "?"
+        player, card = self.player_card(player, self.private)
+        card = "?" if card is None else card
         public = self.public if self.public >= 0 else "?"
         return f"p{player}:{card}:{public}:{self._betting_string()}"
 
@@ -218,13 +215,8 @@ class LeducState(LeducStateBase):
         return "fcr"[action]
 
     def information_state_tensor(self, player: Optional[int] = None) -> np.ndarray:
-        if player is None:
-            player = self.current_player()
+        player, out = self.card_tensor(player, self.private)
         g = self.game
-        out = np.zeros(g.information_state_tensor_shape(), dtype=np.float32)
-        out[player] = 1
-        if player < len(self.private):
-            out[2 + self.private[player]] = 1
         if self.public >= 0:
             out[2 + g.num_cards + self.public] = 1
         base = 2 + 2 * g.num_cards

@@ -31,7 +31,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Deque, Dict, List, Optional, Sequence
 
-from cfrkit.games.base import CHANCE, TERMINAL, GameError
+from cfrkit.games.base import GameError
 from cfrkit.games.holdem.deals import deal_for_hand
 from cfrkit.games.holdem.definition import list_definitions
 from cfrkit.games.holdem.game import DEFAULT_DEFINITION, HoldemGame
@@ -41,6 +41,7 @@ from cfrkit.platform import protocol as P
 from cfrkit.platform.jsonlines import dumps as _dumps
 from cfrkit.platform.schedule import hand_plan, player_of_seat, round_up_hands
 from cfrkit.platform.storage import Store
+from cfrkit.poker.match import HandDriver
 
 log = logging.getLogger("cfrkit.platform")
 
@@ -140,14 +141,6 @@ def _rss_mb() -> float:
             return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
     except OSError:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-def _apply_validated(state, action: int) -> None:
-    """``state.apply_action(action)`` for an action the server has already checked (``decide``
-    returns legal actions only; chance cards come from the seeded deal), without checking it again."""
-    action = int(action)
-    state._apply_action(action)
-    state._history.append(action)
 
 
 #: decisions whose time limit is at least this long are timed by the server's sweep (every
@@ -572,23 +565,19 @@ class Match:
         pos = player_of_seat(seat_of)
         if deal_index != self._deal_index:  # duplicate mode plays each deal n times in a row: deal it once
             self._deal_index, self._cards = deal_index, deal_for_hand(self.game, self.seed, deal_index)
-        cards = self._cards
-        state = self.game.new_initial_state()
+        # the play layer's hand (one definition of dealing, legality and chips), driven from this
+        # event loop; trusted: the deal's cards are distinct by construction and decide() returns
+        # legal actions only, so nothing is checked twice
+        house = [slot.agent for slot in self.slots if slot.agent is not None]
+        driver = HandDriver(self.game, self._cards, resets=house, trusted=True)
+        state = driver.state
         self.state, self.hand, self.faults = state, i, []
-        for slot in self.slots:
-            if slot.agent is not None:
-                slot.agent.new_hand()
         self._names = [self.slots[pos[s]].name for s in range(self.n)]
-        k = 0
         last: Optional[Slot] = None
         resumed = time.perf_counter()
         while True:
-            seat = state.current_player()
-            if seat == CHANCE:  # the deal's cards: distinct cards of the deck by construction
-                _apply_validated(state, cards[k])
-                k += 1
-                continue
-            if seat == TERMINAL:
+            seat = driver.next_decision()
+            if seat is None:
                 break
             slot = self.slots[pos[seat]]
             if slot.kind != "house":
@@ -608,9 +597,9 @@ class Match:
             if slot.kind != "house":
                 resumed = time.perf_counter()
                 last = slot
-            _apply_validated(state, action)  # decide() returns legal actions only
+            driver.apply(seat, action)
             self.server.stats.actions += 1
-        returns = state.returns()
+        returns = driver.finish().returns()
         player_returns = [returns[seat_of[j]] for j in range(self.n)]
         names = self.names_by_seat()
         # the ACPC line is the stored record (cards, betting, chips); the PHH text is derived from it

@@ -28,6 +28,8 @@ import socket
 import time
 from typing import Dict, List, Optional
 
+from cfrkit.games.base import GameError
+
 log = logging.getLogger("cfrkit.platform")
 
 _HEADER_LIMIT = 1 << 18
@@ -45,13 +47,19 @@ def _die_with_parent() -> None:
         pass
 
 
-def _reserve(host: str, port: int) -> socket.socket:
-    """Bind (without listening) a SO_REUSEPORT socket: fixes the port number for the workers."""
+def _reserve(host: str, port: int, reserved: List[socket.socket]) -> int:
+    """Bind (without listening) a SO_REUSEPORT socket, appended to ``reserved``: fixes the port number
+    for the workers; returns it (the one the system chose for ``port`` 0).  GameError if it is taken."""
     s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    s.bind((host, port))
-    return s
+    try:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        s.bind((host, port))
+    except OSError as exc:
+        s.close()
+        raise GameError(f"cannot bind {host}:{port}: {exc}") from None
+    reserved.append(s)
+    return s.getsockname()[1]
 
 
 def _run_worker(k: int, n: int, tag: str, parent: int, kwargs: Dict, ready_fd: int) -> None:
@@ -129,26 +137,15 @@ def serve_workers(workers: int, db_path: str, host: str, port: int, acpc_port: O
     """Run ``workers`` server processes until SIGTERM / SIGINT (the supervisor; returns 0).
 
     ``on_ready(bound)`` is called once every worker listens (``bound``: door -> port)."""
-    from cfrkit.games.base import GameError
     from cfrkit.platform.storage import Store
 
     if workers < 2:
         raise GameError("serve_workers needs at least 2 workers")
     Store(db_path).close()  # create the schema once, before the workers open the file
     reserved: List[socket.socket] = []
-    try:
-        json_sock = _reserve(host, port)
-    except OSError as exc:
-        raise GameError(f"cannot bind {host}:{port}: {exc}") from None
-    reserved.append(json_sock)
-    port = json_sock.getsockname()[1]
+    port = _reserve(host, port, reserved)
     if acpc_port is not None:
-        try:
-            acpc_sock = _reserve(host, acpc_port)
-        except OSError as exc:
-            raise GameError(f"cannot bind {host}:{acpc_port}: {exc}") from None
-        reserved.append(acpc_sock)
-        acpc_port = acpc_sock.getsockname()[1]
+        acpc_port = _reserve(host, acpc_port, reserved)
     kwargs = dict(server_kwargs, db_path=db_path, host=host, port=port, acpc_port=acpc_port, http_port=http_port)
     tag = f"{os.getpid()}-{time.monotonic_ns()}"
     parent = os.getpid()

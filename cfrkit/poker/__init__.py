@@ -19,14 +19,14 @@ and :mod:`cfrkit.platform`, and imports none of them.
 from cfrkit.poker.agent import (DEFAULT_TIME_LIMIT, AgentInterfaceError, CheckedAgent, HandStrategy, PokerAgent,
                                 agent_name)
 from cfrkit.poker.logs import AcpcLogWriter, PhhLogWriter
-from cfrkit.poker.match import (Estimate, Hand, MatchInfo, MatchObserver, MatchResult, ProgressObserver, estimate,
+from cfrkit.poker.match import (Estimate, Hand, HandDriver, MatchInfo, MatchObserver, MatchResult, ProgressObserver, estimate,
                                 play_hand, play_match)
 from cfrkit.poker.registry import RegistryError, agent_help, agent_names, make_agent, register_agent
 from cfrkit.poker.schedule import Seating, hand_plan, player_of_seat, round_up_hands, seatings
 from cfrkit.poker.view import HoldemView, LeducView, PokerView, poker_view
 
 __all__ = ["AcpcLogWriter", "AgentInterfaceError", "CheckedAgent", "DEFAULT_TIME_LIMIT", "Estimate", "Hand",
-           "HandStrategy", "HoldemView", "LeducView", "MatchInfo", "MatchObserver", "MatchResult", "PhhLogWriter",
+           "HandDriver", "HandStrategy", "HoldemView", "LeducView", "MatchInfo", "MatchObserver", "MatchResult", "PhhLogWriter",
            "PokerAgent", "PokerView", "ProgressObserver", "RegistryError", "Seating", "agent_help", "agent_name",
            "agent_names", "estimate", "hand_plan", "make_agent", "play_hand", "play_match", "player_of_seat",
            "poker_view", "register_agent", "round_up_hands", "seatings"]

@@ -36,7 +36,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from cfrkit.games.base import Game, GameError, IllegalActionError, State
+from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError, IllegalActionError, State
 from cfrkit.games.registry import load
 from cfrkit.poker.agent import DEFAULT_TIME_LIMIT, AgentInterfaceError, CheckedAgent, agent_name
 from cfrkit.poker.schedule import seatings
@@ -200,48 +200,114 @@ def _distinct(agents: Sequence[Any]) -> List[Any]:
     return out
 
 
-def _play(game: Game, seat_agents: Sequence[Any], cards: Sequence[int], hand: Hand, hooks: _Hooks,
-          view: Optional[PokerView], resets: Sequence[Any]) -> State:
-    state = game.new_initial_state()
-    hand.state = state
-    for ag in resets:
-        ag.new_hand()
-    for f in hooks.hand_start:
-        f(hand)
-    k = 0
-    ncards = len(cards)
-    before_chance, after_chance, decision, on_action = (hooks.before_chance, hooks.after_chance, hooks.decision,
-                                                        hooks.action)
-    while not state.is_terminal():
-        if state.is_chance_node():
-            for f in before_chance:
-                f(hand, state)
-            while state.is_chance_node():
-                if k >= ncards:
-                    raise GameError(f"the deal ran out of cards after {k}")
-                state.apply_action(int(cards[k]))
-                k += 1
-            for f in after_chance:
-                f(hand, state)
-            continue
+class HandDriver:
+    """One hand played step by step: the one definition of how cfrkit plays a hand (dealing the chance
+    outcomes, legality, chips, the observers' hooks).  :func:`play_hand` and :func:`play_match` drive it
+    synchronously; the platform server drives it from its event loop, awaiting remote decisions between
+    the steps::
+
+        driver = HandDriver(game, cards, hand, hooks)
+        while (seat := driver.next_decision()) is not None:   # deals cards up to the next decision
+            driver.apply(seat, agent_of[seat].act(driver.state))
+        state = driver.finish()                              # terminal; state.returns(): chips per seat
+
+    Args:
+        game: the game; ``cards``: its chance outcomes in dealing order (GameError when they run out).
+        hand: the :class:`Hand` the hooks get (None: no hooks, as the server).
+        hooks: the match's bound observer hooks (``_Hooks``; default none).
+        view: the game's poker view, for legality errors naming the agent (None: the engine's own errors).
+        resets: agents whose ``new_hand`` is called first (each once).
+        trusted: apply actions and cards unchecked (:meth:`State.apply_trusted`), for a caller that
+            passes legal actions only (the server checks every answer before applying it).
+    """
+
+    __slots__ = ("state", "hand", "cards", "hooks", "view", "trusted", "_k")
+
+    def __init__(self, game: Game, cards: Sequence[int], hand: Optional[Hand] = None, hooks: "_Hooks" = None,
+                 view: Optional[PokerView] = None, resets: Sequence[Any] = (), trusted: bool = False):
+        self.state = state = game.new_initial_state()
+        self.hand, self.cards, self.view, self.trusted = hand, cards, view, bool(trusted)
+        self.hooks = hooks = _NO_HOOKS if hooks is None else hooks
+        self._k = 0
+        if hand is not None:
+            hand.state = state
+        for ag in resets:
+            ag.new_hand()
+        for f in hooks.hand_start:
+            f(hand)
+
+    def next_decision(self) -> Optional[int]:
+        """Deal the chance outcomes up to the next decision (hooks ``before_chance`` / ``after_chance``
+        around each run of chance nodes, then ``decision``); the seat to act, or None once the hand is over."""
+        state, hooks = self.state, self.hooks
         p = state.current_player()
-        for f in decision:
-            f(hand, state, p)
-        agent = seat_agents[p]
-        action = agent.act(state)
+        if p == CHANCE:
+            for f in hooks.before_chance:
+                f(self.hand, state)
+            cards, k = self.cards, self._k
+            while p == CHANCE:
+                if k >= len(cards):
+                    raise GameError(f"the deal ran out of cards after {k}")
+                if self.trusted:
+                    state.apply_trusted(cards[k])
+                else:
+                    state.apply_action(int(cards[k]))
+                k += 1
+                p = state.current_player()
+            self._k = k
+            for f in hooks.after_chance:
+                f(self.hand, state)
+        if p == TERMINAL:
+            return None
+        for f in hooks.decision:
+            f(self.hand, state, p)
+        return p
+
+    def apply(self, seat: int, action: int, agent: Any = None) -> None:
+        """Apply ``action`` of ``seat`` (the seat :meth:`next_decision` returned), answered by ``agent``
+        (named in errors); hook ``action`` sees legal actions only.  An illegal action raises
+        :class:`~cfrkit.poker.agent.AgentInterfaceError` (with a view) or the engine's IllegalActionError."""
+        state, view = self.state, self.view
+        on_action = self.hooks.action
         if on_action:
             # observers see legal actions only; without them the engine's own check below suffices
             if view is not None and not view.legal(state, action):
                 raise _illegal(agent, view, state, action)
             for f in on_action:
-                f(hand, state, p, action)
+                f(self.hand, state, seat, action)
+        if self.trusted:
+            state.apply_trusted(action)
+            return
         try:
             state.apply_action(action)
         except IllegalActionError:
             if view is None:
                 raise
             raise _illegal(agent, view, state, action) from None
-    return state
+
+    def finish(self) -> State:
+        """The terminal state, after setting the hand's ``returns`` (chips per seat) and ``payoffs``
+        (per agent) and calling hook ``hand_end``."""
+        state, hand = self.state, self.hand
+        if not state.is_terminal():
+            raise GameError("the hand is not over: call next_decision until it returns None")
+        if hand is not None:
+            hand.returns = returns = [float(x) for x in state.returns()]
+            hand.payoffs = [returns[s] for s in hand.seat_of_player]
+            for f in self.hooks.hand_end:
+                f(hand)
+        return state
+
+
+def _play(game: Game, seat_agents: Sequence[Any], cards: Sequence[int], hand: Hand, hooks: _Hooks,
+          view: Optional[PokerView], resets: Sequence[Any]) -> State:
+    driver = HandDriver(game, cards, hand, hooks, view, resets)
+    seat = driver.next_decision()
+    while seat is not None:
+        agent = seat_agents[seat]
+        driver.apply(seat, agent.act(driver.state), agent)
+        seat = driver.next_decision()
+    return driver.finish()
 
 
 def _illegal(agent, view: PokerView, state: State, action: int) -> GameError:
@@ -269,12 +335,7 @@ def play_hand(game: "str | Game", seat_agents: Sequence[Any], cards: Sequence[in
     hand = Hand(int(number), int(deal), seats, seats, cards, seat_agents,
                 tuple(agent_name(a) for a in seat_agents))
     hooks = _Hooks(observers) if observers else _NO_HOOKS
-    state = _play(game, seat_agents, cards, hand, hooks, view, _distinct(seat_agents))
-    hand.returns = [float(x) for x in state.returns()]
-    hand.payoffs = list(hand.returns)
-    for f in hooks.hand_end:
-        f(hand)
-    return state
+    return _play(game, seat_agents, cards, hand, hooks, view, _distinct(seat_agents))
 
 
 # ============================================================================ the match
@@ -501,14 +562,10 @@ def play_match(game: "str | Game", agents: Sequence[Any], hands: int, *, seed: i
             resets = _distinct(by_seat) if shared else by_seat
             hand = Hand(seating.hand, seating.deal, seating.seat_of_player, seating.player_of_seat, cards, by_seat,
                         [names[j] for j in seating.player_of_seat])
-            state = _play(g, by_seat, cards, hand, hooks, view, resets)
-            hand.returns = returns = [float(x) for x in state.returns()]
-            hand.payoffs = [returns[s] for s in seating.seat_of_player]
+            _play(g, by_seat, cards, hand, hooks, view, resets)
             payoffs.append(hand.payoffs)
             deal_of.append(seating.deal)
             seats.append(seating.seat_of_player)
-            for f in hooks.hand_end:
-                f(hand)
         result = MatchResult(game=g.game_string(), agents=names, deals=hands, seed=int(seed),
                              duplicate=bool(duplicate), big_blind=view.big_blind,
                              payoffs=np.array(payoffs, dtype=np.float64).reshape(total, n),

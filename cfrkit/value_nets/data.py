@@ -29,7 +29,8 @@ from cfrkit.games.base import Game, GameError
 from cfrkit.games.registry import load
 from cfrkit.policy import PolicyFileError, check_array, load_npz_checked, save_npz_atomic
 from cfrkit.solvers.public.games import LeducPublicGame, public_game_for
-from cfrkit.solvers.public.tree import DECISION, RangeSolver, build_public_tree
+from cfrkit.solvers.public.public_tree import DECISION, build_public_tree
+from cfrkit.solvers.public.solver import SubgameSolver
 from cfrkit.value_nets.model import ValueNetFileError
 
 SHARD_MAGIC = "cfrkit-valuenet-shard"
@@ -91,17 +92,12 @@ def solve_situations(game: Game, boards: np.ndarray, contribs: np.ndarray, range
     for board, contrib in keys:
         idx = np.nonzero((boards == board) & (contribs == contrib))[0]
         tree = build_public_tree(pgame, pgame.round_start_state(int(board), contrib))
-        solver = RangeSolver(tree, ranges=ranges[idx], algorithm="cfr+", skip=skip, backend=backend, device=device)
+        solver = SubgameSolver(tree, ranges[idx], backend=backend, algorithm="cfr+", skip=skip, device=device)
         solver.run(iterations)
-        be = solver.be
         pot = 2.0 * contrib
-        if targets == "average_values":
-            avg = be.to_numpy(solver.average_root_values())
-            values[idx, 0], values[idx, 1] = avg[:, 0] / pot, avg[:, 1] / pot
-        else:
-            vals, _ = solver.node_values()
-            values[idx, 0] = be.to_numpy(vals[0][0]) / pot
-            values[idx, 1] = be.to_numpy(vals[0][1]) / pot
+        # (B, 2, H) chips: averaged over the iterations after skip, or the average strategy's cfvs
+        avg = solver.average_root_cfvs() if targets == "average_values" else solver.root_cfvs()
+        values[idx, 0], values[idx, 1] = avg[:, 0] / pot, avg[:, 1] / pot
     return values
 
 
@@ -233,9 +229,15 @@ def pending_shards(out_dir: str, num_samples: int, shard_size: int, load_header,
 
 
 def run_shard_jobs(jobs: Sequence[tuple], fn, num_shards: int, workers: Optional[int] = None,
-                   ray_address: Optional[str] = None, progress: bool = True, desc: str = "datagen shards") -> None:
-    """Run ``fn(*job)`` for every job: on Ray (``ray_address``), in this process (``workers == 1`` or a
-    single job) or in ``workers`` processes (default: all cores), with a progress bar over ``num_shards``."""
+                   ray_address: Optional[str] = None, progress: bool = True, desc: str = "datagen shards",
+                   gpus_per_task: float = 0.0) -> None:
+    """Run ``fn(*job)`` for every job: on Ray (``ray_address``; each task requests ``gpus_per_task`` GPUs, so on a
+    GPU cluster Ray places it on a GPU node and makes that GPU its ``cuda``; fractions share a GPU), in this
+    process (``workers == 1`` or a single job) or in ``workers`` processes (default: all cores), with a progress
+    bar over ``num_shards``."""
+    gpus_per_task = float(gpus_per_task)
+    if not gpus_per_task >= 0:
+        raise ValueError(f"gpus_per_task must be >= 0, got {gpus_per_task}")
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -243,7 +245,7 @@ def run_shard_jobs(jobs: Sequence[tuple], fn, num_shards: int, workers: Optional
         bar = tqdm(total=num_shards, initial=num_shards - len(jobs), desc=desc, unit="shard")
     try:
         if ray_address is not None:
-            _run_ray(jobs, ray_address, bar, fn=fn)
+            _run_ray(jobs, ray_address, bar, fn=fn, gpus_per_task=gpus_per_task)
         elif workers == 1 or len(jobs) <= 1:
             for job in jobs:
                 fn(*job)
@@ -353,13 +355,23 @@ def _worker_init(parent_pid: int) -> None:
     threading.Thread(target=watchdog, daemon=True).start()
 
 
-def _run_ray(jobs, address: str, bar, fn=None) -> None:
+def _ray_remote(fn, gpus_per_task: float = 0.0):
+    """``fn`` as a Ray remote function; ``num_gpus=gpus_per_task`` when positive (Ray then schedules the task on
+    a node with that much free GPU and sets its ``CUDA_VISIBLE_DEVICES``; without it a task on a GPU cluster runs
+    on the CPU)."""
+    import ray
+
+    return ray.remote(num_gpus=gpus_per_task)(fn) if gpus_per_task > 0 else ray.remote(fn)
+
+
+def _run_ray(jobs, address: str, bar, fn=None, gpus_per_task: float = 0.0) -> None:
     """Run ``fn`` (default :func:`make_shard`) jobs as Ray tasks on the cluster at ``address``
-    (Ray's own address strings: ``"auto"``, ``"local"`` for a new local instance, ``ray://...``)."""
+    (Ray's own address strings: ``"auto"``, ``"local"`` for a new local instance, ``ray://...``), each requesting
+    ``gpus_per_task`` GPUs (:func:`_ray_remote`)."""
     import ray
 
     ray.init(address=address, ignore_reinit_error=True)
-    remote = ray.remote(fn or make_shard)
+    remote = _ray_remote(fn or make_shard, gpus_per_task)
     pending = [remote.remote(*job) for job in jobs]
     while pending:
         done, pending = ray.wait(pending, num_returns=1)

@@ -17,8 +17,21 @@ from cfrkit.value_nets.bucketing import Bucketer
 from cfrkit.value_nets.model import ValueNet
 
 
+def net_for_leaves(model: ValueNet, bucketer, device: str, empty_range: str) -> Tuple[ValueNet, torch.dtype]:
+    """``(model on device in eval mode, its parameter dtype)`` for a leaf function, after checking that
+    ``empty_range`` is "uniform" or "zeros" and that the net has the bucketer's number of buckets."""
+    if empty_range not in ("uniform", "zeros"):
+        raise ValueError(f"empty_range must be 'uniform' or 'zeros', got {empty_range!r}")
+    if model.num_buckets != bucketer.num_buckets:
+        raise ValueError(f"network has {model.num_buckets} buckets, bucketer {bucketer.num_buckets}")
+    tensors = list(model.parameters()) + list(model.buffers())
+    return model.to(device).eval(), (tensors[0].dtype if tensors else torch.float32)
+
+
 class NetLeafValues:
-    """Leaf value function backed by a value net (see module docstring).
+    """Leaf value function backed by a value net (see module docstring): a
+    :class:`~cfrkit.solvers.public.leaf_values.LeafValues` (``fn(leaves, reach0, reach1, backend) -> (v0, v1)``,
+    ``(L, B, H)`` chips).
 
     ``empty_range``: what the net gets for a player whose reach at a leaf is zero for every hand (CFR
     meets this whenever a player's current strategy never takes the actions leading to the leaf; that
@@ -29,17 +42,11 @@ class NetLeafValues:
 
     def __init__(self, model: ValueNet, bucketer: Bucketer, stack: float, device: str = "cpu",
                  empty_range: str = "uniform"):
-        if empty_range not in ("uniform", "zeros"):
-            raise ValueError(f"empty_range must be 'uniform' or 'zeros', got {empty_range!r}")
+        self.model, self.dtype = net_for_leaves(model, bucketer, device, empty_range)
         self.empty_range = empty_range
-        if model.num_buckets != bucketer.num_buckets:
-            raise ValueError(f"network has {model.num_buckets} buckets, bucketer {bucketer.num_buckets}")
-        self.model = model.to(device).eval()
         self.bucketer = bucketer
         self.stack = float(stack)
         self.device = device
-        tensors = list(model.parameters()) + list(model.buffers())
-        self.dtype = tensors[0].dtype if tensors else torch.float32
         self._mats: Dict[Tuple[int, ...], torch.Tensor] = {}
         self.calls = 0
 

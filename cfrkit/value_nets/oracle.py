@@ -8,7 +8,7 @@ fraction x stack) and solving it with CFR+, exactly as the training data are mad
 :class:`~cfrkit.value_nets.leaf_values.NetLeafValues` it separates errors of the interface (units,
 normalisation, bucketing, player order) from errors of the network: with the interface right, a
 depth-limited solve with this model at the leaves equals one with
-:class:`~cfrkit.solvers.public.resolving.SolvedLeafValues` (exact leaves) to rounding.
+:class:`~cfrkit.solvers.public.leaf_functions.ExactContinuationValues` (exact leaves) to rounding.
 """
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ import torch
 from torch import nn
 
 from cfrkit.solvers.public.games import public_game_for
-from cfrkit.solvers.public.tree import RangeSolver, build_public_tree
+from cfrkit.solvers.public.public_tree import build_public_tree
+from cfrkit.solvers.public.solver import SubgameSolver
 from cfrkit.value_nets.bucketing import LeducBucketer
 
 
@@ -72,15 +73,12 @@ class SolvedBucketModel(nn.Module):
                 if not ok.any():
                     continue
                 idx, hand_ranges = idx[ok], hand_ranges[ok]
-                solver = RangeSolver(self._tree(board, float(contrib)), ranges=hand_ranges, algorithm="cfr+",
-                                     skip=self.skip)
+                solver = SubgameSolver(self._tree(board, float(contrib)), hand_ranges, backend="numpy",
+                                       algorithm="cfr+", skip=self.skip)
                 solver.run(self.iterations)
                 self.solves += 1
-                if self.targets == "average_values":
-                    vals = solver.be.to_numpy(solver.average_root_values())
-                else:
-                    nv, _ = solver.node_values()
-                    vals = np.stack([solver.be.to_numpy(nv[0][0]), solver.be.to_numpy(nv[0][1])], 1)
+                # (B, 2, H) chips
+                vals = solver.average_root_cfvs() if self.targets == "average_values" else solver.root_cfvs()
                 pot = 2.0 * float(contrib)
                 for p in (0, 1):
                     out[idx, p * M + rank * C:p * M + (rank + 1) * C] = vals[:, p] / pot

@@ -27,7 +27,7 @@ Ganzfried & Sandholm (IJCAI 2013): for sizes ``A < x < B`` (pot fractions),
 from __future__ import annotations
 
 import random
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from cfrkit.games.base import CHANCE, Game, GameError, State
 from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemGame, HoldemState, raise_action, raise_amount
@@ -72,6 +72,26 @@ def pseudo_harmonic_probability(a: float, b: float, x: float) -> float:
     if x >= b:
         return 0.0
     return (b - x) * (1.0 + a) / ((b - a) * (1.0 + x))
+
+
+def pseudo_harmonic_mapping(sizes: Sequence[Tuple[float, int]], x: float) -> List[Tuple[int, float]]:
+    """Map a bet of ``x`` pots onto abstract bets: ``sizes`` are ``(pot fraction, action)`` sorted by
+    fraction (non-empty); returns ``[(action, probability)]``: below the smallest size the smallest,
+    above the largest the largest, on a size that size, else its two neighbours with
+    :func:`pseudo_harmonic_probability`."""
+    if x <= sizes[0][0]:
+        return [(sizes[0][1], 1.0)]
+    if x >= sizes[-1][0]:
+        return [(sizes[-1][1], 1.0)]
+    for (pa, aa), (pb, ab) in zip(sizes, sizes[1:]):
+        if pa <= x <= pb:
+            if x == pa:
+                return [(aa, 1.0)]
+            if x == pb:
+                return [(ab, 1.0)]
+            prob = pseudo_harmonic_probability(pa, pb, x)
+            return [(aa, prob), (ab, 1.0 - prob)]
+    raise AssertionError("unreachable: sizes are sorted")
 
 
 class AbstractHoldemGame(Game):
@@ -218,20 +238,7 @@ class AbstractHoldemState(State):
         targets = self.raise_targets()
         if not targets:
             raise GameError("no raise is legal here, so there is nothing to translate a raise to")
-        sizes = [(pots, a) for a, _, pots in targets]
-        if x <= sizes[0][0]:
-            return [(sizes[0][1], 1.0)]
-        if x >= sizes[-1][0]:
-            return [(sizes[-1][1], 1.0)]
-        for (pa, aa), (pb, ab) in zip(sizes, sizes[1:]):
-            if pa <= x <= pb:
-                if x == pa:
-                    return [(aa, 1.0)]
-                if x == pb:
-                    return [(ab, 1.0)]
-                prob = pseudo_harmonic_probability(pa, pb, x)
-                return [(aa, prob), (ab, 1.0 - prob)]
-        raise AssertionError("unreachable: sizes are sorted")
+        return pseudo_harmonic_mapping([(pots, a) for a, _, pots in targets], x)
 
     def translate_action(self, inner_action: int, rng: Optional[random.Random] = None) -> int:
         """An abstract action for an action of the underlying game (raises sampled by :meth:`translate_raise`;

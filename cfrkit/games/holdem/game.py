@@ -231,10 +231,17 @@ class HoldemState(State):
         return sum(1 for f in self.folded if not f)
 
     # ------------------------------------------------------------------ flow
-    def _cards_needed(self) -> int:
+    def cards_needed(self) -> int:
+        """Cards chance deals before the next decision: the hole cards not dealt yet, else the current
+        round's board cards not dealt yet (0 at a decision)."""
         if self._dealt < self.game._num_hole:
             return self.game._num_hole - self._dealt
         return self.game._board_after[self.round] - len(self.board)
+
+    @property
+    def hole_cards_dealt(self) -> bool:
+        """Whether every player's hole cards are dealt."""
+        return self._dealt >= self.game._num_hole
 
     def current_player(self) -> int:
         if self._terminal:
@@ -260,7 +267,7 @@ class HoldemState(State):
         else:
             self.board.append(card)
         self._dealt += 1
-        if self._cards_needed() == 0:
+        if self.cards_needed() == 0:
             self._begin_round()
 
     def _begin_round(self) -> None:
@@ -296,7 +303,7 @@ class HoldemState(State):
             return
         self.round += 1
         self.actions.append([])
-        if self._cards_needed() == 0:
+        if self.cards_needed() == 0:
             self._begin_round()
 
     # ------------------------------------------------------------------ legality

@@ -515,9 +515,9 @@ def replay_phh(text: str, source: str = "<phh>") -> ReplayResult:
                     if state.current_player() != CHANCE or state.is_terminal():
                         return failed(f"{where}: board dealt while the betting is not over")
                     cards = parse_cards(tokens[2])
-                    if len(cards) != state._cards_needed():
+                    if len(cards) != state.cards_needed():
                         return failed(f"{where}: {len(cards)} board cards dealt, the round needs "
-                                      f"{state._cards_needed()}")
+                                      f"{state.cards_needed()}")
                     for c in cards:
                         state.apply_action(c)
                 continue  # hole cards were dealt above

@@ -1,8 +1,32 @@
 """Range solvers on public trees of poker subgames (DeepStack's lookahead, postflop-solver's spots).
 
-:mod:`games` gives the public view of a poker game (Leduc, hold'em from any protocol state, hand-built
-river spots); :mod:`tree` builds public trees and solves them with range-vectorised CFR+/DCFR on numpy
-or torch (:class:`~cfrkit.solvers.public.tree.RangeSolver`); :mod:`flat_range_cfr` runs the same
-algorithm compiled to C for hold'em river and turn trees; :mod:`resolving` re-solves with the CFR-D
-gadget; :mod:`terminal_values` computes fold and showdown values with card removal.
+**The entry point is** :class:`~cfrkit.solvers.public.solver.SubgameSolver`: give it a public tree
+(:func:`build_public_tree` over a public game of :mod:`.games` or :mod:`.postflop_game`), ranges, a backend
+(``"numpy"``, ``"torch"``, ``"compiled"``; ``"auto"`` by default), a storage (``"float64"``, ``"float32"``,
+``"16bit"``) and threads, plus :class:`~cfrkit.solvers.public.leaf_values.LeafValues` for a depth-limited tree.
+It runs N iterations (:meth:`~SubgameSolver.run`) or to a target exploitability in % of the pot
+(:meth:`~SubgameSolver.solve`) and answers the average strategy (``{node: (B, A, H)}``), root and per-node
+counterfactual values (chips) and the exploitability, whichever engine runs it (the table in
+``docs/range_solver.md`` and :mod:`.solver`)::
+
+    from cfrkit.solvers.public import SubgameSolver, build_public_tree
+    solver = SubgameSolver(build_public_tree(pgame), ranges, storage="float32", threads=2)
+    solver.solve(0.3)                       # to 0.3% of the pot
+    strategy = solver.average_strategy()    # {decision node: (1, A, 1326)}
+
+Below it (implementation details, not to be constructed by callers outside this package):
+:class:`~.tree.RangeSolver` (numpy/torch), :class:`~.flat_range_cfr.FlatRangeSolver`,
+:class:`~.board_range_cfr.BoardRangeSolver` and :class:`~.board_leaf_cfr.BoardLeafSolver` (compiled).
+Layers inside the package (low to high): :mod:`.games`, :mod:`.public_tree`, :mod:`.leaf_values` (the
+protocol), :mod:`.allin` and :mod:`.terminal_values`; the engines; :mod:`.leaf_functions` (exact continuation,
+check-down, all-in equity); :mod:`.solver` (the front); :mod:`.resolving` (CFR-D re-solving) and :mod:`.spot`
+(postflop spots for people).
 """
+from cfrkit.solvers.public.leaf_functions import AllinEquityValues, CheckdownValues, ExactContinuationValues
+from cfrkit.solvers.public.leaf_values import BucketedLeafValues, LeafValues, SplitLeafValues
+from cfrkit.solvers.public.public_tree import PublicNode, PublicTree, build_public_tree
+from cfrkit.solvers.public.solver import SubgameSolver, choose_engine
+
+__all__ = ["SubgameSolver", "choose_engine", "LeafValues", "BucketedLeafValues", "SplitLeafValues",
+           "ExactContinuationValues", "CheckdownValues", "AllinEquityValues", "PublicNode", "PublicTree",
+           "build_public_tree"]

@@ -23,85 +23,17 @@ for all): the hold'em datagen's groups.  Units: chips.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, Optional
 
 import numpy as np
 
 from cfrkit.games.base import GameError
-from cfrkit.solvers.public.board_range_cfr import BoardLayout, BoardRangeSolver, _kernel
-from cfrkit.solvers.public.tree import CHANCE_NODE, SHOWDOWN_NODE, PublicTree
+from cfrkit.solvers.public.allin import allin_equity_matrix, allin_runouts  # noqa: F401  (re-exported)
+from cfrkit.solvers.public.board_range_cfr import BoardLayout, BoardRangeSolver, kernel_module
+from cfrkit.solvers.public.leaf_values import BucketedLeafValues, SplitLeafValues, check_leaf_values
+from cfrkit.solvers.public.public_tree import PublicTree, root_ranges
 
 LEAF_ALGORITHMS = {"cfr+": 0, "dcfr": 1}
-
-_MATRIX_CACHE: "OrderedDict[Tuple[int, ...], np.ndarray]" = OrderedDict()
-_MATRIX_CACHE_SIZE = 4
-
-
-def allin_runouts(tree: PublicTree, node: int) -> List[Tuple[Tuple[int, ...], float]]:
-    """Run-outs of the all-in chance node ``node``: ``(river board, probability given both hands)``, boards
-    that differ only in the order of the dealt cards merged (their probabilities added)."""
-    nodes, pg = tree.nodes, tree.pgame
-    out: Dict[Tuple[int, ...], float] = {}
-    stack = [(node, 1.0)]
-    while stack:
-        i, w = stack.pop()
-        n = nodes[i]
-        if n.kind == CHANCE_NODE:
-            cw = pg.chance_weight(n.board)
-            stack.extend((c, w * cw) for c in n.children)
-        elif n.kind == SHOWDOWN_NODE:
-            key = tuple(sorted(int(c) for c in n.board))
-            out[key] = out.get(key, 0.0) + w
-        else:
-            raise GameError(f"node {i} ({n.kind}) below an all-in run-out")
-    return sorted(out.items())
-
-
-def allin_equity_matrix(tree: PublicTree, node: int, pairs: np.ndarray) -> np.ndarray:
-    """All-in equity matrix ``(H, H)`` float64 of the hands ``pairs`` (pair indices, none touching the root
-    board) for the all-in chance node ``node`` of ``tree``: ``M[i, j]`` = P(i beats j) - P(j beats i) over the
-    node's run-outs to the river given both hands (exact enumeration of the tree's own run-outs, with its
-    chance probabilities: 1/44 per river card on a full-deck turn), 0 for hands sharing a card.  Player p's
-    value of the all-in terminal is ``contribution_p x M @ opponent_reach`` (chips).  Cached for the last
-    few boards.
-    """
-    pg = tree.pgame
-    root = tuple(int(c) for c in tree.nodes[node].board)
-    runouts = allin_runouts(tree, node)
-    key = (root, tuple(int(p) for p in pairs), tuple(runouts))
-    hit = _MATRIX_CACHE.get(key)
-    if hit is not None:
-        _MATRIX_CACHE.move_to_end(key)
-        return hit
-    cards = np.ascontiguousarray(pg.hand_cards[pairs], dtype=np.int64)
-    R, H = len(runouts), len(pairs)
-    strengths = np.zeros((R, H), dtype=np.int32)
-    live = np.ones((R, H), dtype=np.uint8)
-    out = np.zeros((H, H))
-    weights = np.array([w for _, w in runouts])
-    for r, (board, _) in enumerate(runouts):
-        strengths[r] = np.asarray(pg.strengths(board))[pairs]
-        for c in set(board) - set(root):
-            live[r] &= (cards[:, 0] != c) & (cards[:, 1] != c)
-    # run-outs of equal probability (all of them on a full deck) in one kernel call each
-    for w in np.unique(weights):
-        sel = np.flatnonzero(weights == w)
-        out += _kernel(np.float64).allin_matrix(cards, np.ascontiguousarray(strengths[sel]),
-                                                np.ascontiguousarray(live[sel]), float(w))
-    _MATRIX_CACHE[key] = out
-    while len(_MATRIX_CACHE) > _MATRIX_CACHE_SIZE:
-        _MATRIX_CACHE.popitem(last=False)
-    return out
-
-
-def _is_holdem_net(fn) -> bool:
-    """Whether ``fn`` is a hold'em value net's leaf function (without importing torch otherwise)."""
-    import sys
-
-    mod = sys.modules.get("cfrkit.value_nets.holdem.leaf_values")
-    return mod is not None and isinstance(fn, mod.HoldemNetLeafValues)
-
 
 def _one_blas_thread():
     """Context limiting BLAS to one thread (the all-in products are small: a threaded BLAS on a loaded
@@ -181,8 +113,7 @@ class LeafSession:
         self.leaves = [k for k in layout.ext_nodes if kinds[k] == 4]
         if self.leaves and leaf_values is None:
             raise ValueError("the tree is depth-limited (has leaves): pass leaf_values")
-        if leaf_values is not None and not callable(leaf_values):
-            raise ValueError("leaf_values must be callable: fn(leaf_nodes, reach0, reach1, backend)")
+        check_leaf_values(leaf_values)
         if int(batch) < 1:
             raise ValueError(f"batch must be >= 1, got {batch}")
         self.leaf_values = leaf_values
@@ -233,15 +164,15 @@ class LeafSession:
             self._full = None
 
     def _net_setup(self, fn, net_idx) -> None:
-        """Direct path for :class:`~cfrkit.value_nets.holdem.leaf_values.HoldemNetLeafValues` on the leaves
+        """Direct path for a :class:`~cfrkit.solvers.public.leaf_values.BucketedLeafValues` on the leaves
         ``net_idx``: their bucket ids in the ext layout, so each pass sums the reach per (leaf, bucket) in the
         kernel and gathers the net's bucket values back (no 1326-wide arrays); the same computation as
-        ``fn.evaluate``.  Positions of the other leaves go to a dump row (summed into a dropped cell, gathered
+        the function's own call.  Positions of the other leaves go to a dump row (summed into a dropped cell, gathered
         as 0, then overwritten by the generic call)."""
-        M = fn.model.num_buckets
+        M = int(fn.num_buckets)
         Ln = len(net_idx)
         net_nodes = [self.leaf_nodes[i] for i in net_idx]
-        ids = np.stack([fn.bucket_ids(n.board).cpu().numpy() for n in net_nodes])  # (Ln, 1326), M = blocked
+        ids = np.stack([np.asarray(fn.leaf_bucket_ids(n.board), dtype=np.int64) for n in net_nodes])  # M = blocked
         present = np.zeros((Ln, M + 1))
         present[np.arange(Ln)[:, None], ids] = 1.0
         present = present[:, :M]
@@ -265,17 +196,15 @@ class LeafSession:
             "rows": np.ascontiguousarray(rows, dtype=np.int64),
             "cells": np.zeros((B, (Ln + 1) * (M + 1))),
             "uniform": uniform,
-            "frac": np.broadcast_to((contribs / fn.stack)[None, :, None], (B, Ln, 1)), "pots": 2.0 * contribs,
+            "contribs": np.ascontiguousarray(np.tile(contribs, B)), "pots": 2.0 * contribs,
             "table": np.zeros((B, Ln + 1, M + 1)), "scale": np.zeros((B, Ln + 1)), "normed": [None, None],
             "mass": [None, None]}
 
     def _fill_net(self, player: int, fresh) -> None:
-        import torch
-
         net, E, s, B = self._net, self.E, self.leaf_start, self.B
         M, flat, L = net["M"], net["flat"], net["Ln"]
         normed, mass = net["normed"], net["mass"]
-        kern, cells = _kernel(self.dtype), net["cells"]
+        kern, cells = kernel_module(self.dtype), net["cells"]
         for q in (0, 1):
             if q not in fresh and normed[q] is not None:
                 continue  # q's strategy has not changed since the last pass: same bucketed range
@@ -287,17 +216,14 @@ class LeafSession:
             if net["uniform"] is not None:
                 n = np.where(tot > 0, n, net["uniform"][None])
             normed[q], mass[q] = n, tot[:, :, 0]
-        fn = net["fn"]
-        x = np.concatenate([normed[0], normed[1], net["frac"]], 2).reshape(B * L, 2 * M + 1)
-        with torch.no_grad():
-            out = fn.model(torch.as_tensor(x, dtype=fn.dtype, device=fn.device)).reshape(B, L, 2, M)[:, :, player]
-            out = out.double().cpu().numpy()
+        # one call of the net for every leaf and spot (BucketedLeafValues.bucket_values: fractions of the pot)
+        out = net["fn"].bucket_values(normed[0].reshape(B * L, M), normed[1].reshape(B * L, M), net["contribs"])
+        out = np.asarray(out, dtype=np.float64).reshape(B, L, 2, M)[:, :, player]
         table, scale = net["table"], net["scale"]
         table[:, :L, :M] = out
         np.multiply(net["pots"][None], mass[1 - player], out=scale[:, :L])
         for b in range(B):
             kern.bucket_gather(table[b].reshape(-1), flat, net["rows"], scale[b], self.values[b, s:])
-        fn.calls += 1
 
     def _fill_generic(self, player: int) -> None:
         E, B, s, full = self.E, self.B, self.leaf_start, self._full
@@ -336,14 +262,15 @@ class LeafSession:
 
 def _net_group(fn, leaf_nodes):
     """``(net function, leaf indices)`` that :class:`LeafSession`'s direct net path can take: all leaves for a
-    hold'em value net's leaf function; for a leaf function with ``split_leaves(leaf_nodes) -> [(fn, indices),
-    ...]`` (a partition of the leaves by the function that values them, e.g. the DeepStack agent's next-street
-    net and its check-down values), the leaves of its one hold'em value net; else ``(None, [])``."""
-    if _is_holdem_net(fn):
+    :class:`~cfrkit.solvers.public.leaf_values.BucketedLeafValues` (a hold'em value net); for a
+    :class:`~cfrkit.solvers.public.leaf_values.SplitLeafValues` (a partition of the leaves by the function that
+    values them, e.g. the DeepStack agent's next-street net and its check-down values), the leaves of its one
+    bucketed net; else ``(None, [])``."""
+    if isinstance(fn, BucketedLeafValues):
         return fn, list(range(len(leaf_nodes)))
-    split = getattr(fn, "split_leaves", None)
-    if callable(split):
-        nets = [(f, sorted(int(i) for i in idx)) for f, idx in split(leaf_nodes) if len(idx) and _is_holdem_net(f)]
+    if isinstance(fn, SplitLeafValues):
+        nets = [(f, sorted(int(i) for i in idx)) for f, idx in fn.split_leaves(leaf_nodes)
+                if len(idx) and isinstance(f, BucketedLeafValues)]
         if len(nets) == 1:
             return nets[0]
     return None, []
@@ -385,18 +312,10 @@ class BoardLeafSolver(BoardRangeSolver):
         self.threads, self.dtype, self.algorithm, self.skip = 1, np.dtype(dtype), algorithm, int(skip)
         self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
         self.tree = tree
-        mask = tree.pgame.hand_mask(tree.root.board)
-        if ranges is None:
-            ranges = np.broadcast_to(mask / mask.sum(), (2, len(mask)))
-        ranges = np.asarray(ranges, dtype=np.float64)
+        ranges = root_ranges(tree, ranges, batched=True)
         self.batched = ranges.ndim == 3
         if ranges.ndim == 2:
             ranges = ranges[None]
-        if ranges.ndim != 3 or ranges.shape[1:] != (2, tree.num_hands) or len(ranges) == 0:
-            raise ValueError(f"ranges must have shape (2, {tree.num_hands}) or (B, 2, {tree.num_hands}), "
-                             f"got {ranges.shape}")
-        if not np.all(np.isfinite(ranges)) or ranges.min() < 0:
-            raise ValueError("ranges must be finite and non-negative")
         self.layout = layout = BoardLayout.of(tree, False, leaves=True)
         if layout.num_ext == 0 and not allow_no_ext:
             raise ValueError("the tree has no leaf or all-in node: use BoardRangeSolver")
@@ -411,7 +330,7 @@ class BoardLeafSolver(BoardRangeSolver):
         self._ssum_all = np.zeros((B, layout.num_entries), dtype=self.dtype)
         self.regrets, self.strategy_sum = self._regrets_all[0], self._ssum_all[0]  # spot 0 (BoardRangeSolver API)
         self.session = s = LeafSession(layout, leaf_values, self.dtype, fast_nets, batch=B)
-        kern = _kernel(self.dtype)
+        kern = kernel_module(self.dtype)
         if layout.num_ext == 0:
             # no external node: the kernel never reads these (it refuses empty buffers)
             ext_reach, ext_vals = np.zeros((B, 2), dtype=self.dtype), np.zeros((B, 1), dtype=self.dtype)

@@ -26,12 +26,14 @@ from typing import ClassVar, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from cfrkit._kernels import default_threads
 from cfrkit.games.base import GameError
-from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR, _spread_cards
-from cfrkit.solvers.public.tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
+from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR, fill_kernel_node
+from cfrkit.solvers.public.public_tree import (CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree,
+                                               root_ranges)
 
 
-def _kernel(dtype=np.float64):
+def kernel_module(dtype=np.float64):
     """The kernel build for the storage type: float64 (``range_cfr_board``) or float32 (``range_cfr_board32``)."""
     if np.dtype(dtype) == np.float32:
         from cfrkit._kernels import range_cfr_board32
@@ -40,6 +42,9 @@ def _kernel(dtype=np.float64):
     from cfrkit._kernels import range_cfr_board
 
     return range_cfr_board
+
+
+_kernel = kernel_module  # old private name (benchmarks)
 
 
 def _swap_suits(card: int, a: int, b: int) -> int:
@@ -88,6 +93,7 @@ class BoardLayout:
         self.tree = tree
         self.pot = float(tree.root.pot)
         hc = pg.hand_cards
+        hc64 = np.ascontiguousarray(hc, dtype=np.int64)
         pair_of = np.full((52, 52), -1, dtype=np.int64)
         pair_of[hc[:, 0], hc[:, 1]] = np.arange(len(hc))
         pair_of[hc[:, 1], hc[:, 0]] = np.arange(len(hc))
@@ -119,7 +125,8 @@ class BoardLayout:
                 live = np.nonzero(pg.hand_mask(key) > 0)[0]
                 if len(key) == 5:
                     st = np.asarray(pg.strengths(key), dtype=np.int64)
-                    pairs = _spread_cards(live[np.argsort(st[live], kind="stable")], st, hc)
+                    pairs = kernel_module().spread_cards(
+                        np.ascontiguousarray(live[np.argsort(st[live], kind="stable")], dtype=np.int64), st, hc64)
                     runs = np.flatnonzero(np.r_[True, np.diff(st[pairs]) != 0])
                     space_groups.append(np.r_[runs, len(pairs)])
                 else:
@@ -221,13 +228,12 @@ class BoardLayout:
             if old in allin:
                 self.node_type[new] = 5
                 self.amount[new] = n.contrib
-            elif n.kind == LEAF:
+                continue
+            if n.kind == LEAF:
                 self.node_type[new] = 4
-            elif n.kind == CHANCE_NODE:
-                self.node_type[new] = 3
-                self.child_start[new] = new_of[n.children[0]]
-                self.num_children[new] = len(n.children)
-                self.amount[new, 0] = pg.chance_weight(n.board)
+                continue
+            fill_kernel_node(self, new, n, new_of, pg)
+            if n.kind == CHANCE_NODE:
                 last: Dict[int, int] = {}  # canonical child -> last copy in its chain
                 for ch in n.children:
                     if ch in copy_of:
@@ -235,20 +241,9 @@ class BoardLayout:
                         self.iso_next[last.get(canon, canon)] = new_of[ch]
                         last[canon] = new_of[ch]
             elif n.kind == DECISION:
-                self.node_type[new] = 0
-                self.node_player[new] = n.player
-                self.child_start[new] = new_of[n.children[0]]
-                self.num_children[new] = len(n.children)
                 self.node_offset[new] = offset
                 self.node_of[old] = new
                 offset += len(n.children) * int(sizes[spaces[new]])
-            elif n.kind == FOLD_NODE:
-                self.node_type[new] = 1
-                for p in (0, 1):
-                    self.amount[new, p] = -n.contrib[p] if n.folder == p else n.contrib[1 - p]
-            else:
-                self.node_type[new] = 2
-                self.amount[new] = n.contrib
         self.num_nodes = N
         self.num_entries = offset
         # leaf mode: hands of the all-in nodes (root space, first) and of the leaves in ext_vals
@@ -366,7 +361,9 @@ class BoardRangeSolver:
             default uniform over the live pairs.
         algorithm: ``"dcfr"``, ``"cfr+"`` or ``"dcfr-postflop"`` (as :class:`FlatRangeSolver`).
         dtype: ``"float32"`` (default) or ``"float64"`` storage; sweeps accumulate in double.
-        threads: OpenMP threads over the dealt cards of chance nodes (same iterates for any count).
+        threads: OpenMP threads over the dealt cards of chance nodes (same iterates for any count); ``None``
+            (default): the cores this process may use (:func:`cfrkit._kernels.default_threads`).  Waiting
+            threads sleep instead of spinning (``OMP_WAIT_POLICY=passive``, see :mod:`cfrkit._kernels`).
         isomorphism: share the subtrees of isomorphic dealt cards (``None``: when the ranges are
             suit-symmetric; ``True`` raises if they are not).
         compression: 16-bit storage (postflop-solver's): regrets as int16 and strategy sums as uint16, each
@@ -380,8 +377,10 @@ class BoardRangeSolver:
 
     def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "dcfr", alpha: float = DEFAULT_DCFR["alpha"],
                  beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"], dtype: str = "float32",
-                 threads: int = 1, isomorphism: Optional[bool] = None, compression: bool = False,
+                 threads: Optional[int] = None, isomorphism: Optional[bool] = None, compression: bool = False,
                  rounding: str = "stochastic"):
+        if threads is None:
+            threads = default_threads()
         if int(threads) < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
         if np.dtype(dtype) not in (np.float64, np.float32):
@@ -395,13 +394,7 @@ class BoardRangeSolver:
         self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
         self.tree = tree
         mask = tree.pgame.hand_mask(tree.root.board)
-        if ranges is None:
-            ranges = np.broadcast_to(mask / mask.sum(), (2, len(mask)))
-        ranges = np.asarray(ranges, dtype=np.float64)
-        if ranges.shape != (2, tree.num_hands):
-            raise ValueError(f"ranges must have shape (2, {tree.num_hands}), got {ranges.shape}")
-        if not np.all(np.isfinite(ranges)) or ranges.min() < 0:
-            raise ValueError("ranges must be finite and non-negative")
+        ranges = root_ranges(tree, ranges)
         layout = BoardLayout.of(tree, isomorphism is not False)
         if layout.swaps and not layout.symmetric(ranges * mask):
             if isomorphism:
@@ -443,7 +436,7 @@ class BoardRangeSolver:
         if target is not None and check_every == 0:
             raise ValueError("a target needs check_every > 0")
         out = np.zeros(max(iterations // check_every if check_every > 0 else 0, 1))
-        done, written = _kernel(self.dtype).solve(
+        done, written = kernel_module(self.dtype).solve(
             self.layout.layout, self.ranges, *self._stored(), self.iterations + 1, iterations,
             ALGORITHMS[self.algorithm], self.alpha, self.beta, self.gamma, check_every,
             -1.0 if target is None else float(target), out, self.threads, self._compressed,
@@ -464,7 +457,7 @@ class BoardRangeSolver:
 
     def exploitability(self) -> float:
         """Exploitability (chips) of the average strategy: (BR_0 + BR_1) / 2, the ranges as the deal."""
-        return float(_kernel(self.dtype).exploitability(self.layout.layout, self.ranges, self._stored()[1],
+        return float(kernel_module(self.dtype).exploitability(self.layout.layout, self.ranges, self._stored()[1],
                                                        self.threads, self._compressed))
 
     def _block(self, kernel_node: int, source: np.ndarray) -> np.ndarray:

@@ -31,7 +31,6 @@ needs about 3% fewer iterations to 0.1% of the pot and ``beta=0.5`` about 15% mo
 """
 from __future__ import annotations
 
-import os
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
@@ -40,15 +39,16 @@ from typing import ClassVar, Dict, List, Optional
 
 import numpy as np
 
+from cfrkit._kernels import default_threads
 from cfrkit.games.base import GameError
-from cfrkit.solvers.public.tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
+from cfrkit.solvers.public.public_tree import CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree
 
 DEFAULT_DCFR = {"alpha": 1.5, "beta": 0.0, "gamma": 2.0}
 # kernel modes: CFR+, DCFR (alpha, beta, gamma), postflop-solver's DCFR (fixed weights, see FlatRangeSolver)
 ALGORITHMS = {"cfr+": 0, "dcfr": 1, "dcfr-postflop": 2}
 
 
-def _kernel(dtype=np.float64):
+def kernel_module(dtype=np.float64):
     """The kernel build for the storage type: float64 (``range_cfr``) or float32 (``range_cfr32``)."""
     if np.dtype(dtype) == np.float32:
         from cfrkit._kernels import range_cfr32
@@ -59,7 +59,7 @@ def _kernel(dtype=np.float64):
     return range_cfr
 
 
-def _spread_cards(hands: np.ndarray, strengths: np.ndarray, hand_cards: np.ndarray) -> np.ndarray:
+def spread_cards(hands: np.ndarray, strengths: np.ndarray, hand_cards: np.ndarray) -> np.ndarray:
     """Reorder hands within each run of equal strength so that neighbours rarely share a card.
 
     The showdown sweep adds every hand's mass to per-card sums in this order; consecutive updates
@@ -85,6 +85,9 @@ def _spread_cards(hands: np.ndarray, strengths: np.ndarray, hand_cards: np.ndarr
             out.append(int(todo[m]))
         i = j
     return np.asarray(out, dtype=hands.dtype)
+
+
+_kernel = kernel_module  # old private name (benchmarks)
 
 
 class FlatTree:
@@ -150,35 +153,21 @@ class FlatTree:
         chance_child_card: Dict[int, int] = {}  # new index of a chance child -> dealt card
         for new, old in enumerate(order):
             n = tree.nodes[old]
+            fill_kernel_node(self, new, n, new_of, pg)
             if n.kind == CHANCE_NODE:
-                self.node_type[new] = 3
-                self.child_start[new] = new_of[n.children[0]]
-                self.num_children[new] = len(n.children)
-                self.amount[new, 0] = pg.chance_weight(n.board)
                 for card, ch in zip(n.actions, n.children):
                     chance_cards.setdefault(int(card), len(chance_cards))
                     chance_child_card[new_of[ch]] = int(card)
             elif n.kind == DECISION:
-                self.node_type[new] = 0
-                self.node_player[new] = n.player
-                self.child_start[new] = new_of[n.children[0]]
-                self.num_children[new] = len(n.children)
                 self.node_slot[new] = slots
                 self.slot_of[old] = slots
                 self.actions_of[old] = len(n.children)
                 slots += len(n.children)
-            elif n.kind == FOLD_NODE:
-                self.node_type[new] = 1
-                for p in (0, 1):
-                    self.amount[new, p] = -n.contrib[p] if n.folder == p else n.contrib[1 - p]
-            else:
-                self.node_type[new] = 2
-                self.amount[new] = n.contrib
         self.slots = slots
         # the kernel works on the live hands (no card on the board) sorted by showdown strength
         strengths = np.asarray(pg.strengths(board), dtype=np.int64)
         live = np.nonzero(self.mask > 0)[0]
-        self.hands = _spread_cards(live[np.argsort(strengths[live], kind="stable")], strengths, pg.hand_cards)
+        self.hands = spread_cards(live[np.argsort(strengths[live], kind="stable")], strengths, pg.hand_cards)
         self.strength = np.ascontiguousarray(strengths[self.hands], dtype=np.int32)
         self.hand_cards = np.ascontiguousarray(pg.hand_cards[self.hands], dtype=np.int32)
         # chance children: hand masks (kernel hand order) of the dealt cards
@@ -204,7 +193,7 @@ class FlatTree:
                 b = board_ids[key] = len(board_ids) + 1
                 st = np.asarray(pg.strengths(n.board), dtype=np.int64)
                 live_b = self.hands[pg.hand_mask(n.board)[self.hands] > 0]
-                pairs = _spread_cards(live_b[np.argsort(st[live_b], kind="stable")], st, pg.hand_cards)
+                pairs = spread_cards(live_b[np.argsort(st[live_b], kind="stable")], st, pg.hand_cards)
                 perms.append(position[pairs])
                 s_sorted = st[pairs]
                 runs = np.flatnonzero(np.r_[True, np.diff(s_sorted) != 0])
@@ -323,7 +312,7 @@ class FlatRangeSolver:
             raise ValueError("a target needs check_every > 0")
         n_checks = iterations // check_every if check_every > 0 else 0
         out = np.zeros(max(n_checks, 1))
-        done, written = _kernel(self.dtype).solve(*self._args(), self.ranges, self.regrets, self.strategy_sum, self.locked,
+        done, written = kernel_module(self.dtype).solve(*self._args(), self.ranges, self.regrets, self.strategy_sum, self.locked,
                                         self.iterations + 1, iterations, ALGORITHMS[self.algorithm], self.alpha,
                                         self.beta, self.gamma, check_every,
                                         -1.0 if target is None else float(target), out, self.threads)
@@ -388,7 +377,7 @@ class FlatRangeSolver:
         ``strategies``: ``{decision node: (A, H) or (1, A, H)}`` over all pairs of the game, as returned by
         :meth:`average_strategy` or :meth:`RangeSolver.to_numpy_strategy`.
         """
-        return float(_kernel(self.dtype).exploitability(*self._args(), self.ranges,
+        return float(kernel_module(self.dtype).exploitability(*self._args(), self.ranges,
                                                        self._slots_of(strategies).astype(self.dtype)))
 
     def root_values(self, strategies: Optional[Dict[int, np.ndarray]] = None) -> np.ndarray:
@@ -396,7 +385,7 @@ class FlatRangeSolver:
 
         Same normalisation as :meth:`RangeSolver.root_values`: ``sum_h range_p(h) * cfv_p(h) / Z``.
         """
-        cfv = _kernel(self.dtype).root_values(*self._args(), self.ranges, self._slots_of(strategies).astype(self.dtype))
+        cfv = kernel_module(self.dtype).root_values(*self._args(), self.ranges, self._slots_of(strategies).astype(self.dtype))
         # Z: mass of card-compatible hand pairs (opponent mass compatible with each hand, card-removal sums)
         opp = self.ranges[1]
         per_card = np.zeros(52)
@@ -406,16 +395,54 @@ class FlatRangeSolver:
         z = float(self.ranges[0] @ compatible)
         return (self.ranges * cfv).sum(1) / z if z > 0 else np.zeros(2)
 
-    def average_strategy(self) -> Dict[int, np.ndarray]:
-        """``(1, A, H)`` average strategy per decision node (original tree indices)."""
-        avg = self._average_slots()
+    def root_cfvs(self, strategies: Optional[Dict[int, np.ndarray]] = None) -> np.ndarray:
+        """Both players' root cfvs ``(2, H)`` (chips, over all pairs of the game; 0 on pairs touching the board)
+        under ``strategies`` (``{decision: (A, H) or (1, A, H)}``; default: the average strategy)."""
+        cfv = kernel_module(self.dtype).root_values(*self._args(), self.ranges,
+                                                    self._slots_of(strategies).astype(self.dtype))
+        out = np.zeros((2, self.num_hands))
+        out[:, self.hands] = cfv
+        return out
+
+    def set_average_strategy(self, strategies: Dict[int, np.ndarray]) -> None:
+        """Make ``strategies`` (``{decision: (A, H) or (1, A, H)}`` over all pairs, every decision) the average
+        strategy: the strategy sums become the strategies themselves (a saved spot reloaded)."""
+        self.strategy_sum[:] = self._slots_of(strategies)
+
+    def _strategy_dict(self, slots: np.ndarray) -> Dict[int, np.ndarray]:
         out = {}
         for old, s in self.flat.slot_of.items():
             A = self.flat.actions_of[old]
             full = np.full((1, A, self.num_hands), 1.0 / A)
-            full[0][:, self.hands] = avg[s:s + A]
+            full[0][:, self.hands] = slots[s:s + A]
             out[old] = full
         return out
+
+    def average_strategy(self) -> Dict[int, np.ndarray]:
+        """``(1, A, H)`` average strategy per decision node (original tree indices)."""
+        return self._strategy_dict(self._average_slots())
+
+    def current_strategy(self) -> Dict[int, np.ndarray]:
+        """``(1, A, H)`` current (regret-matched, locks applied) strategy per decision node."""
+        return self._strategy_dict(self.sigma)
+
+
+def fill_kernel_node(layout, new: int, n, new_of: Dict[int, int], pgame) -> None:
+    """Write public node ``n`` (a decision, chance, fold or showdown node) as kernel node ``new`` of
+    ``layout``, whose arrays ``node_type``, ``node_player``, ``child_start``, ``num_children`` and
+    ``amount`` (``(N, 2)``: chips of a terminal, the deal probability of a chance node in column 0) the
+    compiled range-CFR kernels read; ``new_of`` maps public-tree indices to kernel indices."""
+    if n.kind in (CHANCE_NODE, DECISION):
+        layout.child_start[new] = new_of[n.children[0]]
+        layout.num_children[new] = len(n.children)
+        if n.kind == CHANCE_NODE:
+            layout.node_type[new] = 3
+            layout.amount[new, 0] = pgame.chance_weight(n.board)
+        else:
+            layout.node_type[new] = 0
+            layout.node_player[new] = n.player
+    else:
+        layout.node_type[new], layout.amount[new] = n.terminal_code()
 
 
 @dataclass
@@ -449,7 +476,7 @@ def solve_many(tree: PublicTree, ranges: np.ndarray, max_iterations: int, thread
     each spot stops on its own at the first check (every ``check_every`` iterations, in the kernel)
     where its exploitability is at most ``target_fraction`` of the root pot, or after
     ``max_iterations``.  The kernel releases the GIL, so spots run in parallel on ``threads``
-    threads (default: all cores).  ``solver_kwargs`` go to :class:`FlatRangeSolver`.  River and turn
+    threads (default: the cores this process may use).  ``solver_kwargs`` go to :class:`FlatRangeSolver`.  River and turn
     trees alike; every spot holds its own ``(slots, hands)`` arrays (about 0.4 GB per spot on a deep
     turn tree of 11k nodes), so batch turn spots accordingly.
     """
@@ -469,7 +496,7 @@ def solve_many(tree: PublicTree, ranges: np.ndarray, max_iterations: int, thread
             return s.exploitability()
         return s.solve(target_fraction, check_every=check_every, max_iterations=max_iterations)
 
-    with ThreadPoolExecutor(max_workers=threads or os.cpu_count()) as pool:
+    with ThreadPoolExecutor(max_workers=threads or default_threads()) as pool:
         expl = np.array(list(pool.map(work, solvers)))
     pot = solvers[0].pot if solvers else float(tree.root.pot)
     reached = expl <= target_fraction * pot if target_fraction is not None else np.ones(len(solvers), bool)

@@ -23,7 +23,22 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from cfrkit.cards.equity import board_strengths
 from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError, State
+
+
+def cached_strengths(cache: dict, board: Tuple[int, ...]) -> np.ndarray:
+    """int64[1326] showdown strength (hand class, higher wins; 0 if blocked) of every pair on a river
+    ``board``, zeros before the river (heads-up showdowns only happen on complete boards); memoised in
+    ``cache`` under the key ``board``."""
+    s = cache.get(board)
+    if s is None:
+        if len(board) == 5:
+            s = board_strengths(board).astype(np.int64)
+        else:
+            s = np.zeros(1326, dtype=np.int64)
+        cache[board] = s
+    return s
 
 
 class PublicPokerGame:
@@ -47,6 +62,11 @@ class PublicPokerGame:
 
     def hands_blocked_by(self, card: int) -> np.ndarray:
         return (self.hand_cards == card).any(axis=1)
+
+    def public_key(self, ps) -> str:
+        """Key of a public state: its public actions (bets and board cards) joined by commas; games whose
+        states are protocol states override it."""
+        return ",".join(map(str, ps.history))
 
 
 class ProtocolPublicGame(PublicPokerGame):
@@ -302,9 +322,6 @@ class RiverPublicGame(PublicPokerGame):
     def strengths(self, board: Sequence[int]) -> np.ndarray:
         return self._strengths
 
-    def public_key(self, ps: RiverState) -> str:
-        return ",".join(map(str, ps.history))
-
     def action_label(self, ps: RiverState, action: int) -> str:
         if action == FOLD:
             return "fold"
@@ -435,7 +452,7 @@ class HoldemPublicGame(ProtocolPublicGame):
             raise GameError(f"state belongs to {state.game.game_string()!r}, not {self.game.game_string()!r}")
         if state.is_terminal():
             raise GameError("the state is terminal: there is no subgame to build")
-        if state._dealt < self.game._num_hole or state.round == 0:
+        if not state.hole_cards_dealt or state.round == 0:
             raise GameError("preflop state: hold'em public trees start on the flop, turn or river "
                             f"(betting so far: {state.betting_string()!r})")
         if len(state.board) < 3:
@@ -523,17 +540,7 @@ class HoldemPublicGame(ProtocolPublicGame):
     def strengths(self, board: Sequence[int]) -> np.ndarray:
         """Showdown strength (hand class, higher wins; 0 if blocked) of every pair on a river ``board``;
         zeros before the river (heads-up showdowns only happen on complete boards)."""
-        board = tuple(int(c) for c in board)
-        s = self._strengths.get(board)
-        if s is None:
-            if len(board) == 5:
-                from cfrkit.cards.equity import board_strengths
-
-                s = board_strengths(board).astype(np.int64)
-            else:
-                s = np.zeros(1326, dtype=np.int64)
-            self._strengths[board] = s
-        return s
+        return cached_strengths(self._strengths, tuple(int(c) for c in board))
 
     def public_key(self, ps: State) -> str:
         return ps.public_state_string()

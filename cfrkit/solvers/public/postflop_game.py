@@ -34,7 +34,7 @@ import numpy as np
 
 from cfrkit.games.base import GameError
 from cfrkit.solvers.public.bet_sizing import ALLIN, CHIPS, GEOMETRIC, POT, PREV_BET, StreetSizes
-from cfrkit.solvers.public.games import PublicPokerGame, holdem_hands
+from cfrkit.solvers.public.games import PublicPokerGame, cached_strengths, holdem_hands
 
 FOLD, CHECK, CALL, BET_BASE = 0, 1, 2, 3
 STREETS = ("flop", "turn", "river")
@@ -138,6 +138,9 @@ class PostflopPublicGame(PublicPokerGame):
         in_deck[list(self.deck)] = True
         self._deck_mask = in_deck[self.hand_cards].all(axis=1).astype(np.float64)
         self._strengths: Dict[Tuple[int, ...], np.ndarray] = {}
+        # the actions offered depend on the betting state only, not on the cards: a flop tree repeats each
+        # turn and river betting sequence under every dealt card (about 2000 times), so they are computed once
+        self._actions: Dict[tuple, List[int]] = {}
 
     # -------------------------------------------------------------- structure
     def street_of(self, board: Sequence[int]) -> str:
@@ -257,10 +260,12 @@ class PostflopPublicGame(PublicPokerGame):
         return kept[::-1]
 
     def actions(self, ps: PostflopState) -> List[int]:
-        out = []
-        for kind, amount in self.bet_amounts(ps):
-            out.append({"fold": FOLD, _CHECK: CHECK, _CALL: CALL}.get(kind, BET_BASE + amount))
-        return out
+        key = (len(ps.board), ps.player, ps.stack, ps.prev_amount, ps.prev_action, ps.allin, ps.num_bets)
+        out = self._actions.get(key)
+        if out is None:
+            out = self._actions[key] = [{"fold": FOLD, _CHECK: CHECK, _CALL: CALL}.get(kind, BET_BASE + amount)
+                                        for kind, amount in self.bet_amounts(ps)]
+        return list(out)
 
     def child(self, ps: PostflopState, action: int) -> PostflopState:
         action = int(action)
@@ -315,20 +320,7 @@ class PostflopPublicGame(PublicPokerGame):
     # -------------------------------------------------------------- showdown and labels
     def strengths(self, board: Sequence[int]) -> np.ndarray:
         """Showdown strength of every pair on a 5-card ``board`` (zeros before the river)."""
-        key = tuple(sorted(int(c) for c in board))
-        s = self._strengths.get(key)
-        if s is None:
-            if len(key) == 5:
-                from cfrkit.cards.equity import board_strengths
-
-                s = board_strengths(key).astype(np.int64)
-            else:
-                s = np.zeros(1326, dtype=np.int64)
-            self._strengths[key] = s
-        return s
-
-    def public_key(self, ps: PostflopState) -> str:
-        return ",".join(map(str, ps.history))
+        return cached_strengths(self._strengths, tuple(sorted(int(c) for c in board)))
 
     def action_label(self, ps: PostflopState, action: int) -> str:
         if action == FOLD:

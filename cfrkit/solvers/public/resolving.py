@@ -10,66 +10,39 @@ latter are what continual re-solving carries to its next decision: they bound wh
 get, including with hands its own average strategy never brings to a node (whose cfvs under the
 average strategy are those of an arbitrary default strategy and would make the next gadget unsafe).
 
-Leaf value functions for depth-limited trees (``fn(leaves, reach0, reach1, backend) -> (v0, v1)``,
+Both re-solvers run :class:`~cfrkit.solvers.public.solver.SubgameSolver` (``resolve``: numpy/torch,
+``resolve_board``: the compiled depth-limited engine) through its public methods.  Depth-limited trees take
+:class:`~cfrkit.solvers.public.leaf_values.LeafValues` (``fn(leaves, reach0, reach1, backend) -> (v0, v1)``,
 arrays ``(L, B, H)``, chips):
 
-* :class:`SolvedLeafValues` -- the exact continuation: every leaf's subgame (to the end of the game)
+* :class:`~cfrkit.solvers.public.leaf_functions.ExactContinuationValues` (old name ``SolvedLeafValues``,
+  still importable from here) -- the exact continuation: every leaf's subgame (to the end of the game)
   is solved with CFR+ for the leaf's ranges; what a perfect value network would return.
 * :class:`cfrkit.value_nets.leaf_values.NetLeafValues` -- a trained DeepStack value network.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Dict, List, Optional
 
 import numpy as np
 
-from cfrkit.solvers.public.tree import PublicNode, PublicTree, RangeSolver, build_public_tree
+from cfrkit.solvers.public.leaf_functions import ExactContinuationValues
+from cfrkit.solvers.public.public_tree import PublicTree, build_public_tree
+from cfrkit.solvers.public.solver import SubgameSolver
+from cfrkit.solvers.public.tree import RangeSolver  # the engine type ResolveResult.solver holds
 
 
-class SolvedLeafValues:
-    """Exact continuation values: solve each leaf's subgame for the given ranges (CFR+, ``iterations``).
+def __getattr__(name):
+    # SolvedLeafValues is now ExactContinuationValues (cfrkit.solvers.public.leaf_functions): the old name warns
+    # for one release
+    if name == "SolvedLeafValues":
+        import warnings
 
-    ``targets="average_values"`` (default, DeepStack's) returns the leaf cfvs averaged over the
-    iterations after ``skip``; ``"average_strategy"`` the cfvs of the average strategy, which gives a
-    hand with zero reach at the leaf the value of the uniform default strategy (far too low), so the
-    outer solve never learns to bring that hand there.
-    """
-
-    def __init__(self, pgame, iterations: int = 300, skip: int = 0, algorithm: str = "cfr+",
-                 targets: str = "average_values"):
-        if targets not in ("average_values", "average_strategy"):
-            raise ValueError(f"targets must be 'average_values' or 'average_strategy', got {targets!r}")
-        self.targets = targets
-        self.pgame = pgame
-        self.iterations, self.skip, self.algorithm = int(iterations), int(skip), algorithm
-        self._trees: Dict[Any, PublicTree] = {}
-
-    def _tree(self, node: PublicNode) -> PublicTree:
-        key = (node.board, node.contrib, self.pgame.public_key(node.state))
-        tree = self._trees.get(key)
-        if tree is None:
-            tree = build_public_tree(self.pgame, node.state)
-            self._trees[key] = tree
-        return tree
-
-    def __call__(self, leaves: List[PublicNode], reach0, reach1, backend):
-        be = backend
-        out0, out1 = [], []
-        for k, leaf in enumerate(leaves):
-            tree = self._tree(leaf)
-            ranges = np.stack([be.to_numpy(reach0[k]), be.to_numpy(reach1[k])], 1)  # (B, 2, H)
-            solver = RangeSolver(tree, ranges=ranges, algorithm=self.algorithm, skip=self.skip)
-            solver.run(self.iterations)
-            if self.targets == "average_values":
-                avg = solver.average_root_values()
-                out0.append(avg[:, 0])
-                out1.append(avg[:, 1])
-            else:
-                vals, _ = solver.node_values()
-                out0.append(vals[0][0])
-                out1.append(vals[0][1])
-        return be.asarray(np.stack(out0)), be.asarray(np.stack(out1))
+        warnings.warn("cfrkit.solvers.public.resolving.SolvedLeafValues is now "
+                      "cfrkit.solvers.public.leaf_functions.ExactContinuationValues", DeprecationWarning, stacklevel=2)
+        return ExactContinuationValues
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -88,15 +61,6 @@ class ResolveResult:
 
     def root_strategy(self) -> np.ndarray:
         return self.strategy[0]
-
-
-def _pair_np(be, pair):
-    """``(B, 2, H)`` numpy array of a node's ``(player 0, player 1)`` arrays; None for a node below an all-in node."""
-    return None if pair is None or pair[0] is None else np.stack([be.to_numpy(pair[0]), be.to_numpy(pair[1])], 1)
-
-
-def _one_np(be, v):
-    return None if v is None else be.to_numpy(v)
 
 
 def _checked_resolve_tree(pgame, state, tree, opp_cfvs, opp_range, skip: int, iterations: int, depth_limit,
@@ -139,19 +103,13 @@ def resolve(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_range=N
     ranges = np.empty((B, 2, H))
     ranges[:, own_player] = own
     ranges[:, opp] = other
-    solver = RangeSolver(tree, ranges=ranges, algorithm=algorithm, skip=skip, average=average,
-                         leaf_values=leaf_values, gadget=gadget, backend=backend, device=device,
-                         track_node_values=True)
-    solver.run(iterations)
-    strategy = solver.average_strategy()
-    vals, reach = solver.node_values(strategy)
-    be = solver.be
-    leaf_vals = solver._leaf_values(reach)
-    br = solver._backward(reach, opp, strategy, leaf_vals, best_response=True)
-    values = [_pair_np(be, v) for v in vals]
-    reaches = [_pair_np(be, r) for r in reach]
-    return ResolveResult(tree, solver, solver.to_numpy_strategy(strategy), values, reaches,
-                         [_one_np(be, v) for v in br], [_one_np(be, v) for v in solver.average_node_values(opp)])
+    front = SubgameSolver(tree, ranges, backend=backend, algorithm=algorithm, skip=skip, average=average,
+                          leaf_values=leaf_values, gadget=gadget, device=device, track_node_values=True)
+    front.run(iterations)
+    strategy = front.average_strategy()
+    values, reaches = front.node_values(strategy)
+    br = front.best_response_node_values(opp, strategy)
+    return ResolveResult(tree, front.engine, strategy, values, reaches, br, front.average_node_values(opp))
 
 
 def board_resolve_supported(tree: PublicTree) -> bool:
@@ -180,8 +138,6 @@ def resolve_board(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_r
     DeepStack agent's) go through the solver's direct batched net path (same values as the generic call, up
     to float rounding); False forces the generic call.  Units: chips.
     """
-    from cfrkit.solvers.public.board_leaf_cfr import BoardLeafSolver
-
     if algorithm not in ("cfr+", "dcfr"):
         raise ValueError(f"unknown algorithm {algorithm!r}; choose 'cfr+' or 'dcfr'")
     tree = _checked_resolve_tree(pgame, state, tree, opp_cfvs, opp_range, skip, iterations, depth_limit, leaf_values)
@@ -199,19 +155,12 @@ def resolve_board(pgame, state, own_player: int, own_range, opp_cfvs=None, opp_r
         ranges[opp] = np.asarray(opp_range, dtype=np.float64) * mask
     else:
         gadget = (opp, np.asarray(opp_cfvs, dtype=np.float64))
-    solver = BoardLeafSolver(tree, ranges=ranges, leaf_values=leaf_values, algorithm=algorithm, skip=skip,
-                             dtype=dtype, gadget=gadget, allow_no_ext=True, fast_nets=fast_nets)
-    solver.run(iterations)
-    strategy = solver.average_strategy()                       # node -> (1, A, H)
-    if gadget is not None:
-        ranges[opp] = solver.gadget_range() * mask
-    # per-node values, reach and the opponent's best response: one numpy pass with the average strategy
-    ref = RangeSolver(tree, ranges=ranges, algorithm=algorithm, leaf_values=leaf_values)
-    be = ref.be
-    strat = {i: be.asarray(np.ascontiguousarray(np.transpose(s, (1, 0, 2)))) for i, s in strategy.items()}
-    vals, reach = ref.node_values(strat)
-    leaf_vals = ref._leaf_values(reach)
-    br = [_one_np(be, v) for v in ref._backward(reach, opp, strat, leaf_vals, best_response=True)]
-    values = [_pair_np(be, v) for v in vals]
-    reaches = [_pair_np(be, r) for r in reach]
-    return ResolveResult(tree, solver, strategy, values, reaches, br, br)
+    front = SubgameSolver(tree, ranges, backend="compiled", storage=dtype, leaf_values=leaf_values,
+                          algorithm=algorithm, skip=skip, gadget=gadget, kernel="leaf", fast_nets=fast_nets)
+    front.run(iterations)
+    strategy = front.average_strategy()                        # node -> (1, A, H)
+    # per-node values, reach and the opponent's best response: one numpy pass with the average strategy (the
+    # gadget player's root reach its final follow range)
+    values, reaches = front.node_values(strategy)
+    br = front.best_response_node_values(opp, strategy)
+    return ResolveResult(tree, front.engine, strategy, values, reaches, br, br)

@@ -26,13 +26,15 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from cfrkit.cards.encoding import cards_to_string
+from cfrkit.cards.encoding import as_card_ids, cards_to_string
+from cfrkit.cards.equity import ehs
 from cfrkit.cards.evaluator import CATEGORY_NAMES, evaluate_batch, hand_category
 from cfrkit.cards.hands import HOLE_PAIRS, NUM_PAIRS, PAIR_STRINGS
 from cfrkit.cards.ranges import CLASS_LABELS, PAIR_CLASSES, range_vector
 from cfrkit.games.base import GameError
-from cfrkit.solvers.public.flat_range_cfr import FlatRangeSolver
+from cfrkit.policy import PolicyFileError, load_npz_checked, save_npz_atomic
 from cfrkit.solvers.public.postflop_game import PostflopPublicGame
+from cfrkit.solvers.public.solver import SubgameSolver
 from cfrkit.solvers.public.tree import CHANCE_NODE, DECISION, PublicNode, build_public_tree
 
 SPOT_MAGIC = "cfrkit-spot"
@@ -60,7 +62,7 @@ class SpotResult:
     """A solved spot (see the module docstring).  Chips throughout; EVs are what a hand expects to
     take from the pot (its share of the starting pot plus chips won, minus chips it puts in)."""
 
-    def __init__(self, game: PostflopPublicGame, tree, solver: FlatRangeSolver, ranges: np.ndarray,
+    def __init__(self, game: PostflopPublicGame, tree, solver: SubgameSolver, ranges: np.ndarray,
                  params: Dict, seconds: float):
         self.game, self.tree, self.solver = game, tree, solver
         self.ranges = ranges
@@ -152,17 +154,14 @@ class SpotResult:
         """float64[1326]: each hand's expected chips from the pot at the root under the solved
         strategies (NaN outside the player's range)."""
         if self._values is None:
-            cfv = self.solver.flat_root_cfvs() if hasattr(self.solver, "flat_root_cfvs") else None
-            self._values = cfv if cfv is not None else self._root_cfvs()
+            self._values = self._root_cfvs()
         out = self._values[player].copy()
         out[self.ranges[player] <= 0] = np.nan
         return out
 
     def _root_cfvs(self) -> np.ndarray:
-        from cfrkit.solvers.public.flat_range_cfr import _kernel
-
-        s = self.solver
-        cfv = _kernel().root_values(*s._args(), s.ranges, s._slots_of(None))  # (2, live hands)
+        s = self.solver.engine   # the flat kernel's solver: ranges, hands and cards in its live-hand order
+        cfv = self.solver.root_cfvs()[:, s.hands]  # (2, live hands), chips
         out = np.zeros((2, NUM_PAIRS))
         for p in range(2):
             opp = s.ranges[1 - p]
@@ -177,8 +176,6 @@ class SpotResult:
     def equities(self, player: int) -> np.ndarray:
         """float64[1326]: each hand's showdown equity against the other player's root range, averaged
         over the remaining board cards (E[HS]); NaN outside the player's range."""
-        from cfrkit.cards.equity import ehs
-
         out = ehs(list(self.game.board_cards), self.ranges[1 - player])
         out = np.asarray(out, dtype=np.float64).copy()
         out[self.ranges[player] <= 0] = np.nan
@@ -271,8 +268,6 @@ class SpotResult:
     # ------------------------------------------------------------------ persistence
     def save(self, path: str) -> None:
         """Write the spot (parameters, ranges, average strategy) to ``path`` (.npz), atomically."""
-        from cfrkit.policy import save_npz_atomic
-
         header = {"magic": SPOT_MAGIC, "version": 1, "params": self.params, "iterations": self.iterations,
                   "seconds": self.seconds}
         nodes = sorted(self._strategy)
@@ -320,27 +315,24 @@ def solve_spot(board, oop_range, ip_range, pot: int, stack: int, bet_sizes="33%,
         if ranges[p].sum() <= 0:
             raise GameError(f"{PLAYER_NAMES[p]}'s range holds no hand that the board leaves possible")
     start = time.perf_counter()
-    solver = FlatRangeSolver(tree, ranges=ranges, algorithm=algorithm)
-    solver.solve(target_fraction=target / 100.0, check_every=check_every, max_iterations=max_iterations)
+    solver = SubgameSolver(tree, ranges, backend="compiled", kernel="flat", algorithm=algorithm)
+    solver.solve(target, max_iterations=max_iterations, check_every=check_every)
     return SpotResult(game, tree, solver, ranges, params, time.perf_counter() - start)
 
 
 def load_spot(path: str) -> SpotResult:
     """A :class:`SpotResult` saved by :meth:`SpotResult.save` (PolicyFileError for a bad file)."""
-    from cfrkit.policy import PolicyFileError, load_npz_checked
-
     header, arrays = load_npz_checked(path, SPOT_MAGIC, ("ranges", "nodes"))
     try:
         params = dict(header["params"])
         game, tree = _build(params)
-        solver = FlatRangeSolver(tree, ranges=np.asarray(arrays["ranges"], dtype=np.float64),
-                                 algorithm=params.get("algorithm", "dcfr"))
+        solver = SubgameSolver(tree, np.asarray(arrays["ranges"], dtype=np.float64), backend="compiled",
+                               kernel="flat", algorithm=params.get("algorithm", "dcfr"))
         avg = {}
         for n in arrays["nodes"].tolist():
             avg[n] = np.asarray(arrays[f"s{n}"], dtype=np.float64)[None]
-        slots = solver._slots_of(avg)
-        solver.strategy_sum[:] = slots  # the average strategy is the normalised strategy sum
-        solver.iterations = int(header.get("iterations", 0))
+        solver.set_average_strategy(avg)  # the average strategy is the normalised strategy sum
+        solver.engine.iterations = int(header.get("iterations", 0))
     except (KeyError, TypeError, ValueError, GameError) as exc:
         raise PolicyFileError(f"{path}: not a usable spot file ({type(exc).__name__}: {exc})") from None
     return SpotResult(game, tree, solver, solver_ranges(arrays), params, float(header.get("seconds", 0.0)))
@@ -351,8 +343,6 @@ def solver_ranges(arrays) -> np.ndarray:
 
 
 def _board_ids(board) -> List[int]:
-    from cfrkit.cards.encoding import as_card_ids
-
     ids = as_card_ids(board)
     if len(ids) not in (3, 4, 5):
         raise GameError(f"a spot's board has 3, 4 or 5 cards, got {len(ids)}")

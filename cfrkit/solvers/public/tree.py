@@ -33,134 +33,19 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from cfrkit.games.base import Game, GameError, State
+from cfrkit.games.base import GameError
+from cfrkit.policy import TabularPolicy
+from cfrkit.solvers.public.allin import allin_equity_matrix, allin_runouts
 from cfrkit.solvers.public.array_backend import make_backend
-from cfrkit.solvers.public.games import PublicPokerGame, public_game_for
+from cfrkit.solvers.public.public_tree import (  # noqa: F401  (re-exported: the tree types' old home)
+    ALLIN_NODE, CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicNode, PublicTree, build_public_tree,
+    root_ranges,
+)
 from cfrkit.solvers.public.terminal_values import make_terminal
-
-DECISION, CHANCE_NODE, FOLD_NODE, SHOWDOWN_NODE, LEAF = "decision", "chance", "fold", "showdown", "leaf"
-ALLIN_NODE = "allin"  # RangeSolver's role of an all-in run-out's chance node valued by an equity matrix
-
-
-@dataclass
-class PublicNode:
-    """One public state of the subgame (see module docstring)."""
-
-    index: int
-    kind: str
-    state: Any
-    parent: int = -1
-    depth: int = 0
-    history: Tuple[int, ...] = ()  # public actions (betting actions and board cards) from the subgame root
-    player: int = -1
-    actions: Tuple[int, ...] = ()  # betting actions (decision) or board cards (chance) of the children
-    children: List[int] = field(default_factory=list)
-    contrib: Tuple[float, float] = (0.0, 0.0)
-    board: Tuple[int, ...] = ()
-    folder: int = -1
-
-    @property
-    def pot(self) -> float:
-        return self.contrib[0] + self.contrib[1]
-
-
-class PublicTree:
-    """Nodes of a public subgame tree in pre-order (parents before children)."""
-
-    def __init__(self, pgame: PublicPokerGame, nodes: List[PublicNode]):
-        self.pgame = pgame
-        self.nodes = nodes
-        self.num_hands = pgame.num_hands
-        self.decision_nodes = [n.index for n in nodes if n.kind == DECISION]
-        self.leaf_nodes = [n.index for n in nodes if n.kind == LEAF]
-        self._by_history = {n.history: n.index for n in nodes}
-
-    @property
-    def root(self) -> PublicNode:
-        return self.nodes[0]
-
-    def __len__(self) -> int:
-        return len(self.nodes)
-
-    def node_at(self, history: Sequence[int]) -> PublicNode:
-        """Node reached from the root by public ``history`` (betting actions and board cards)."""
-        idx = self._by_history.get(tuple(int(a) for a in history))
-        if idx is None:
-            raise GameError(f"public history {list(history)} is not in this public tree")
-        return self.nodes[idx]
-
-    def counts(self) -> Dict[str, int]:
-        out: Dict[str, int] = {}
-        for n in self.nodes:
-            out[n.kind] = out.get(n.kind, 0) + 1
-        return out
-
-
-def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[State] = None,
-                      depth_limit: bool = False, max_nodes: int = 2_000_000, bet_sizing=None) -> PublicTree:
-    """Public tree of the subgame rooted at ``state`` (default: the start of the betting).
-
-    ``depth_limit=True`` stops at the end of the root's betting round: the board card(s) dealt next
-    are chance children and the first public state of the next round is a ``leaf`` node (its values
-    come from a leaf value function).  Terminals after all-in calls are kept (with their board run-outs;
-    :class:`RangeSolver` values each run-out as one node by default, see its ``allin_equity``).
-    Hold'em needs a ``state`` on the flop, turn or river; ``bet_sizing`` (pot fractions per number of
-    bets in the round, e.g. ``{1: [0.5, 1.0], 2: [1.0]}``) is passed to
-    :func:`~cfrkit.solvers.public.games.public_game_for` when a protocol game is given.
-    """
-    if isinstance(game_or_pgame, PublicPokerGame):
-        if bet_sizing is not None:
-            raise GameError("bet_sizing is a setting of the public game: pass it to its constructor")
-        pgame = game_or_pgame
-    else:
-        pgame = public_game_for(game_or_pgame, bet_sizing)
-    if state is not None and hasattr(pgame, "bet_state_of") and len(getattr(state, "private", ())) >= 2:
-        root_state = pgame.bet_state_of(state)
-    else:
-        root_state = pgame.root(state)
-    root_round = pgame.round(root_state)
-    nodes: List[PublicNode] = []
-
-    def add(ps, parent: int, depth: int, history: Tuple[int, ...]) -> int:
-        if len(nodes) >= max_nodes:
-            raise GameError(f"public tree exceeds {max_nodes} nodes; use a coarser bet-size abstraction")
-        idx = len(nodes)
-        kind = pgame.kind(ps)
-        contrib = pgame.contributions(ps)
-        board = tuple(pgame.board(ps))
-        node = PublicNode(idx, kind, ps, parent, depth, history, contrib=contrib, board=board)
-        nodes.append(node)
-        if kind == "terminal":
-            node.folder = pgame.folder(ps)
-            node.kind = FOLD_NODE if node.folder >= 0 else SHOWDOWN_NODE
-            if node.kind == SHOWDOWN_NODE and abs(contrib[0] - contrib[1]) > 1e-9:
-                raise GameError(f"showdown with unequal contributions {contrib}")
-            return idx
-        if kind == "decision" and depth_limit and pgame.round(ps) > root_round:
-            node.kind = LEAF
-            return idx
-        if kind == "chance":
-            node.kind = CHANCE_NODE
-            cards = tuple(pgame.chance_cards(ps))
-            node.actions = cards
-            for c in cards:
-                node.children.append(add(pgame.chance_child(ps, c), idx, depth + 1, history + (c,)))
-            return idx
-        node.kind = DECISION
-        node.player = pgame.player(ps)
-        acts = tuple(pgame.actions(ps))
-        node.actions = acts
-        for a in acts:
-            node.children.append(add(pgame.child(ps, a), idx, depth + 1, history + (a,)))
-        return idx
-
-    add(root_state, -1, 0, ())
-    return PublicTree(pgame, nodes)
 
 
 # ====================================================================================== all-in run-outs
@@ -171,7 +56,7 @@ _ALLIN_DEVICE_CACHE_SIZE = 4
 def allin_equity_supported(pgame) -> bool:
     """Whether :class:`RangeSolver`'s ``allin_equity`` can value ``pgame``'s all-in run-outs: 52-card hold'em
     (``hand_cards`` of shape ``(1326, 2)``, the equity kernel of
-    :func:`~cfrkit.solvers.public.board_leaf_cfr.allin_equity_matrix`)."""
+    :func:`~cfrkit.solvers.public.allin.allin_equity_matrix`)."""
     cards = getattr(pgame, "hand_cards", None)
     return cards is not None and np.asarray(cards).shape == (1326, 2) and hasattr(pgame, "strengths")
 
@@ -206,13 +91,11 @@ def _allin_nodes(tree: PublicTree, allin_equity: Optional[bool]) -> Tuple[List[i
 def _allin_groups(tree: PublicTree, allin: List[int], be) -> List[Tuple[Any, List[int]]]:
     """``[(M^T, nodes)]``: the all-in nodes grouped by their board and run-outs, with the transposed all-in equity
     matrix ``(1326, 1326)`` of each group (0 for hands touching the node's board) in the backend's dtype on its
-    device.  The matrices come from :func:`~cfrkit.solvers.public.board_leaf_cfr.allin_equity_matrix` (exact
+    device.  The matrices come from :func:`~cfrkit.solvers.public.allin.allin_equity_matrix` (exact
     enumeration of the node's run-outs, with the tree's chance probabilities) and stay cached on the device for the
     last few boards, so a datagen solving many groups of one board builds and moves each matrix once."""
     if not allin:
         return []
-    from cfrkit.solvers.public.board_leaf_cfr import allin_equity_matrix, allin_runouts
-
     groups: Dict[Any, List[int]] = {}
     for i in allin:
         n = tree.nodes[i]
@@ -268,7 +151,7 @@ class RangeSolver:
             left: a player is all in and the rest of the board is dealt to a showdown) as ONE terminal:
             player ``p``'s cfv of hand ``h`` there is ``contrib_p x sum_o M[h, o] x opponent_reach(o)`` (chips)
             with ``M`` the all-in equity matrix of the node's board
-            (:func:`~cfrkit.solvers.public.board_leaf_cfr.allin_equity_matrix`: P(h wins) - P(o wins) over
+            (:func:`~cfrkit.solvers.public.allin.allin_equity_matrix`: P(h wins) - P(o wins) over
             every run-out, with card removal), one dense ``(B K, 1326) x (1326, 1326)`` product per pass for
             the ``K`` all-in nodes of a board (a matmul on the device with torch).  The run-out subtrees are
             then never visited (no terminal kernels per run-out board, no set-up for them).  Exact: the same
@@ -302,17 +185,9 @@ class RangeSolver:
         self.leaf_values = leaf_values
         H = tree.num_hands
         root_mask = self.pgame.hand_mask(tree.root.board)
-        if ranges is None:
-            ranges = np.broadcast_to(root_mask / root_mask.sum(), (2, H))
-        if isinstance(ranges, np.ndarray) or not hasattr(ranges, "shape"):
-            ranges = np.asarray(ranges, dtype=np.float64)
-            if ranges.ndim == 2:
-                ranges = ranges[None]
-            if ranges.ndim != 3 or ranges.shape[1:] != (2, H):
-                raise ValueError(f"ranges must have shape (2, {H}) or (B, 2, {H}), got {ranges.shape}")
-            if (ranges < 0).any() or not np.isfinite(ranges).all():
-                raise ValueError("ranges must be finite and non-negative")
-            ranges = ranges * root_mask
+        if ranges is None or isinstance(ranges, np.ndarray) or not hasattr(ranges, "shape"):
+            ranges = root_ranges(tree, ranges, batched=True)
+            ranges = (ranges[None] if ranges.ndim == 2 else ranges) * root_mask
         self.ranges = be.asarray(ranges)
         self.B = int(self.ranges.shape[0])
         self.gadget_player = -1
@@ -652,10 +527,18 @@ class RangeSolver:
 
     def best_response_values(self, player: int, strategies: Optional[Dict[int, Any]] = None, root_ranges=None):
         """Root cfvs ``(B, H)`` of ``player``'s best response to the opponent's ``strategies`` (default: average)."""
+        return self.best_response_node_values(player, strategies, root_ranges)[0]
+
+    def best_response_node_values(self, player: int, strategies: Optional[Dict[int, Any]] = None,
+                                  root_ranges=None) -> List[Any]:
+        """Cfvs ``(B, H)`` (chips) of ``player``'s best response to the opponent's ``strategies`` (default: the
+        average strategy; the solver's layout ``(A, B, H)``) at every node (None below all-in nodes): what an
+        opponent can get at each node, the CFR-D gadget's carry between re-solves.  With a gadget the root reach
+        of the gadget player is its current follow range unless ``root_ranges`` is given."""
         strategies = self.average_strategy() if strategies is None else strategies
         reach = self._forward_with_root(strategies, root_ranges)
         leaf_vals = self._leaf_values(reach)
-        return self._backward(reach, player, strategies, leaf_vals, best_response=True)[0]
+        return self._backward(reach, player, strategies, leaf_vals, best_response=True)
 
     def root_ranges(self):
         r0, r1 = self._root_reach()
@@ -709,8 +592,6 @@ class RangeSolver:
 def strategy_to_policy(tree: PublicTree, strategies: Dict[int, np.ndarray], batch_index: int = 0,
                        players: Sequence[int] = (0, 1), policy=None):
     """Write a public-tree strategy (for games with information-state keys) into a TabularPolicy."""
-    from cfrkit.policy import TabularPolicy
-
     pgame = tree.pgame
     if not hasattr(pgame, "infoset_key"):
         raise GameError(f"{type(pgame).__name__} has no information-state keys")

@@ -4,7 +4,7 @@ See docs/deepstack.md ("Hold'em value nets").  The interface for re-solving agen
 
     from cfrkit.value_nets.holdem import HoldemValueNets
     nets = HoldemValueNets.load("nets/")
-    RangeSolver(flop_tree, leaf_values=nets.leaf_values("turn"), ...)
+    SubgameSolver(flop_tree, ranges, leaf_values=nets.leaf_values("turn"), ...)   # cfrkit.solvers.public
 """
 from cfrkit.value_nets.holdem.nets import HoldemValueNets, train_street_net
 

@@ -10,8 +10,10 @@ take their values from the river net; **flop** situations likewise with the turn
 Turn and flop situations go by default to the compiled
 :class:`~cfrkit.solvers.public.board_leaf_cfr.BoardLeafSolver` (``backend="board"``, float32;
 ``"board64"`` in float64: the same iterates as ``RangeSolver``, all-in lines by an equity matrix per
-board); ``backend="numpy"`` / ``"torch"`` run ``RangeSolver`` on a whole group of situations (same board
-and pot) as one batch (torch uses CUDA when present), on every round, the river included.
+board); ``backend="numpy"`` runs ``RangeSolver`` on a whole group of situations (same board and pot) as one
+batch, on every round, the river included; ``backend="torch"`` runs the same iterates with ALL groups of a
+shard batched into one solve per tree shape (:mod:`cfrkit.solvers.public.torch_batch`: boards, pots, chance
+masks, leaf boards and all-in matrices per row; CUDA when present, float32 there, float64 on the CPU).
 
 **Preflop** situations (DeepStack's auxiliary net: the chance state before the flop cards, empty board,
 both players in for the same chips) need no solve: the target is a forward pass, the flop net averaged
@@ -57,6 +59,10 @@ import numpy as np
 from cfrkit.games.base import GameError
 from cfrkit.games.registry import load
 from cfrkit.policy import PolicyFileError, check_array, load_npz_checked, save_npz_atomic
+from cfrkit.solvers.public.flat_range_cfr import solve_many
+from cfrkit.solvers.public.games import HoldemPublicGame, normalize_bet_sizing
+from cfrkit.solvers.public.public_tree import build_public_tree
+from cfrkit.solvers.public.solver import SubgameSolver
 from cfrkit.value_nets.data import open_dataset_dir, pending_shards, run_shard_jobs, shard_path, write_dataset_meta
 from cfrkit.value_nets.holdem.bucketing import holdem_bucketer_from_dict, make_bucketer
 from cfrkit.value_nets.holdem.situations import group_slices, sample_situations, street_start_state
@@ -71,8 +77,6 @@ DEFAULT_SIZING = ((1.0,), (1.0,), ())  # pot bets, one pot raise, then fold/call
 
 
 def _sizing_list(bet_sizing) -> List[List[float]]:
-    from cfrkit.solvers.public.games import normalize_bet_sizing
-
     return [list(level) for level in normalize_bet_sizing(DEFAULT_SIZING if bet_sizing is None else bet_sizing)]
 
 
@@ -107,9 +111,6 @@ def bucket_arrays(bucketer, boards: np.ndarray, contribs: np.ndarray, ranges: np
 
 
 def _tree(game, bet_sizing, board, contrib, depth_limit: bool):
-    from cfrkit.solvers.public.games import HoldemPublicGame
-    from cfrkit.solvers.public.tree import build_public_tree
-
     pgame = HoldemPublicGame(game, bet_sizing)
     return build_public_tree(pgame, street_start_state(game, board, contrib), depth_limit=depth_limit)
 
@@ -118,14 +119,9 @@ def solve_river_group(game, bet_sizing, board, contrib: float, ranges: np.ndarra
                       threads: int = 1) -> np.ndarray:
     """Pot-fraction root cfvs ``(B, 2, 1326)`` of river situations sharing ``board`` and ``contrib``
     (compiled DCFR, ``iterations`` each; cfvs of the average strategy)."""
-    from cfrkit.solvers.public.flat_range_cfr import _kernel, solve_many
-
     tree = _tree(game, bet_sizing, board, contrib, depth_limit=False)
     batch = solve_many(tree, ranges, max_iterations=iterations, threads=threads)
-    out = np.zeros((len(ranges), 2, 1326))
-    for b, s in enumerate(batch.solvers):
-        cfv = _kernel(s.dtype).root_values(*s._args(), s.ranges, s._average_slots().astype(s.dtype))
-        out[b][:, s.hands] = cfv
+    out = np.stack([s.root_cfvs() for s in batch.solvers])   # (B, 2, 1326) chips, average strategies
     return out / (2.0 * contrib)
 
 
@@ -138,12 +134,51 @@ def solve_river_group_range(game, bet_sizing, board, contrib: float, ranges: np.
     over the iterations after ``skip`` (CFR+ by default)."""
     if backend not in ("numpy", "torch"):
         raise ValueError(f"the river RangeSolver path runs on backend 'numpy' or 'torch', not {backend!r}")
-    from cfrkit.solvers.public.tree import RangeSolver
-
     tree = _tree(game, bet_sizing, board, contrib, depth_limit=False)
-    solver = RangeSolver(tree, ranges=ranges, algorithm=algorithm, skip=skip, backend=backend, device=device)
+    solver = SubgameSolver(tree, np.asarray(ranges).reshape(-1, 2, 1326), backend=backend, algorithm=algorithm,
+                           skip=skip, device=device)
     solver.run(iterations)
-    return solver.be.to_numpy(solver.average_root_values()) / (2.0 * contrib)
+    return solver.average_root_cfvs() / (2.0 * contrib)
+
+
+def solve_river_groups_torch(game, bet_sizing, situations, iterations: int, skip: int,
+                             device: Optional[str] = None, algorithm: str = "cfr+") -> np.ndarray:
+    """Pot-fraction root cfvs ``(N, 2, 1326)`` of river ``situations``, EVERY group in one batched torch solve
+    (:func:`~cfrkit.solvers.public.torch_batch.solve_river_trees`: trees of one shape side by side, boards and pots
+    per row, batches sized from the device's free memory; float32 on CUDA, float64 on the CPU): the iterates and
+    targets of :func:`solve_river_group_range` per group, without a Python loop over groups in the solve."""
+    from cfrkit.solvers.public.torch_batch import solve_river_trees
+
+    slices = list(group_slices(situations.groups))
+    trees = [_tree(game, bet_sizing, situations.boards[idx[0]], float(situations.contribs[idx[0]]), False)
+             for idx in slices]
+    vals = solve_river_trees(trees, [situations.ranges[idx] for idx in slices], iterations, skip, algorithm,
+                             device=device)
+    values = np.zeros_like(situations.ranges, dtype=np.float64)
+    for idx, v in zip(slices, vals):
+        values[idx] = v / (2.0 * float(situations.contribs[idx[0]]))
+    return values
+
+
+def solve_groups_with_leaves_torch(game, bet_sizing, situations, iterations: int, skip: int, leaf_values,
+                                   device: Optional[str] = None, algorithm: str = "cfr+") -> np.ndarray:
+    """Pot-fraction root cfvs ``(N, 2, 1326)`` of turn / flop ``situations``, EVERY group in one batched torch solve
+    (:func:`~cfrkit.solvers.public.torch_batch.solve_leaf_trees`: depth-limited trees of one shape side by side,
+    boards, pots, chance masks, leaf boards and all-in matrices per row, one net call per pass for all leaves and
+    rows; batches sized from the device's free memory; float32 on CUDA, float64 on the CPU): the iterates and
+    targets of :func:`solve_group_with_leaves` with ``backend="torch"`` per group, without a Python loop over groups
+    in the solve."""
+    from cfrkit.solvers.public.torch_batch import solve_leaf_trees
+
+    slices = list(group_slices(situations.groups))
+    trees = [_tree(game, bet_sizing, situations.boards[idx[0]], float(situations.contribs[idx[0]]), True)
+             for idx in slices]
+    vals = solve_leaf_trees(trees, [situations.ranges[idx] for idx in slices], leaf_values, iterations, skip,
+                            algorithm, device=device)
+    values = np.zeros_like(situations.ranges, dtype=np.float64)
+    for idx, v in zip(slices, vals):
+        values[idx] = v / (2.0 * float(situations.contribs[idx[0]]))
+    return values
 
 
 def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.ndarray, iterations: int,
@@ -160,19 +195,15 @@ def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     tree = _tree(game, bet_sizing, board, contrib, depth_limit=True)
+    ranges = np.asarray(ranges).reshape(-1, 2, 1326)
     if backend in ("board", "board64"):
-        from cfrkit.solvers.public.board_leaf_cfr import BoardLeafSolver
-
-        solver = BoardLeafSolver(tree, ranges=np.asarray(ranges).reshape(-1, 2, 1326), leaf_values=leaf_values,
-                                 algorithm=algorithm, skip=skip, dtype="float32" if backend == "board" else "float64")
-        solver.run(iterations)
-        return solver.average_root_values() / (2.0 * contrib)
-    from cfrkit.solvers.public.tree import RangeSolver
-
-    solver = RangeSolver(tree, ranges=ranges, algorithm=algorithm, skip=skip, leaf_values=leaf_values,
-                         backend=backend, device=device, allin_equity=True)
+        solver = SubgameSolver(tree, ranges, backend="compiled", storage="float32" if backend == "board" else "float64",
+                               leaf_values=leaf_values, algorithm=algorithm, skip=skip, kernel="leaf")
+    else:   # all-in lines by the board's equity matrix: RangeSolver's default on 52-card hold'em trees
+        solver = SubgameSolver(tree, ranges, backend=backend, leaf_values=leaf_values, algorithm=algorithm,
+                               skip=skip, device=device)
     solver.run(iterations)
-    return solver.be.to_numpy(solver.average_root_values()) / (2.0 * contrib)
+    return solver.average_root_cfvs() / (2.0 * contrib)
 
 
 def solve_situations(game, situations, iterations: int, skip: int = 0, bet_sizing=None, leaf_values=None,
@@ -180,11 +211,17 @@ def solve_situations(game, situations, iterations: int, skip: int = 0, bet_sizin
     """Pot-fraction root cfvs ``(N, 2, 1326)`` of every situation, one solve per group.
 
     River: the compiled solver (:func:`solve_river_group`; ``skip`` unused) with ``backend`` ``"board"`` /
-    ``"board64"``, ``RangeSolver`` (:func:`solve_river_group_range`, on ``device``) with ``"numpy"`` /
-    ``"torch"``; flop/turn: the ``backend`` of :func:`solve_group_with_leaves` with ``leaf_values``."""
+    ``"board64"``, ``RangeSolver`` (:func:`solve_river_group_range`) with ``"numpy"``, all groups batched on
+    ``device`` (:func:`solve_river_groups_torch`, the same iterates) with ``"torch"``; flop/turn: the ``backend``
+    of :func:`solve_group_with_leaves` with ``leaf_values``, all groups batched on ``device``
+    (:func:`solve_groups_with_leaves_torch`, the same iterates) with ``"torch"``."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     bet_sizing = _sizing_list(bet_sizing)
+    if situations.street == "river" and backend == "torch":  # all groups in one batched solve (GPU-sized)
+        return solve_river_groups_torch(game, bet_sizing, situations, iterations, skip, device)
+    if situations.street in ("turn", "flop") and backend == "torch" and leaf_values is not None:
+        return solve_groups_with_leaves_torch(game, bet_sizing, situations, iterations, skip, leaf_values, device)
     values = np.zeros_like(situations.ranges)
     for idx in group_slices(situations.groups):
         board, contrib, r = situations.boards[idx[0]], float(situations.contribs[idx[0]]), situations.ranges[idx]
@@ -252,7 +289,11 @@ def make_holdem_shard(path: str, settings: Dict[str, Any], index: int, count: in
     if LEAF_STREET[street] is not None:
         from cfrkit.value_nets.holdem.nets import HoldemValueNets
 
-        nets = HoldemValueNets.load(settings["leaf_nets"], device=settings.get("device") or "cpu")
+        device = settings.get("device")
+        if device is None and settings["backend"] == "torch":   # the solver's own default: cuda when present
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        # the leaf nets on the solver's device: the torch solvers' leaf reaches never leave it
+        nets = HoldemValueNets.load(settings["leaf_nets"], device=device or "cpu")
         leaf_fn = nets.leaf_values(LEAF_STREET[street])
     if street == "preflop":
         values = preflop_targets(leaf_fn, sit, settings["flops"], seed)
@@ -268,6 +309,12 @@ def make_holdem_shard(path: str, settings: Dict[str, Any], index: int, count: in
                     ranges=sit.ranges.astype(np.float32), values=values.astype(np.float32),
                     inputs=inputs, targets=targets, mask=mask)
     return {"wall_seconds": wall, "cpu_seconds": cpu, "count": count}
+
+
+def default_gpus_per_task(backend: str, device: Optional[str]) -> float:
+    """GPUs a Ray shard task requests by default: 1 when the torch path is asked for CUDA (``device`` ``"cuda"`` or
+    ``"cuda:N"``; inside the task Ray's ``CUDA_VISIBLE_DEVICES`` makes its GPU ``cuda``), else 0."""
+    return 1.0 if backend == "torch" and device is not None and str(device).startswith("cuda") else 0.0
 
 
 def settings_digest(settings: Dict[str, Any]) -> str:
@@ -296,7 +343,8 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
                             bet_sizing=None, buckets: str = "auto", num_buckets: Optional[int] = None,
                             leaf_nets: Optional[str] = None, game: str = "holdem", workers: Optional[int] = None,
                             ray_address: Optional[str] = None, backend: str = "board", device: Optional[str] = None,
-                            progress: bool = True, flops: int = DEFAULT_PREFLOP_FLOPS) -> Dict[str, Any]:
+                            progress: bool = True, flops: int = DEFAULT_PREFLOP_FLOPS,
+                            gpus_per_task: Optional[float] = None) -> Dict[str, Any]:
     """Write ``ceil(num_samples / shard_size)`` shards of ``street`` situations to ``out_dir`` (resumable).
 
     ``leaf_nets``: a :class:`~cfrkit.value_nets.holdem.nets.HoldemValueNets` directory holding the net
@@ -305,7 +353,9 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
     own weighting).  ``backend``: the solver (``"board"``: compiled, float32 on turn/flop, default; ``"board64"``;
     ``"numpy"`` / ``"torch"``: ``RangeSolver`` on every round, see :func:`solve_situations`).  ``street="preflop"``: the auxiliary net's data, targets the flop
     net of ``leaf_nets`` averaged over ``flops`` sampled flops per group (:func:`preflop_targets`; no solve,
-    ``iterations``, ``skip``, ``backend`` and ``bet_sizing`` unused).  Returns a summary
+    ``iterations``, ``skip``, ``backend`` and ``bet_sizing`` unused).  ``gpus_per_task``: the GPUs each Ray task
+    requests (:func:`~cfrkit.value_nets.data.run_shard_jobs`; default :func:`default_gpus_per_task`: 1 when
+    ``backend="torch"`` and ``device`` is CUDA, else 0; a fraction shares a GPU between tasks).  Returns a summary
     (shards, samples generated now, wall/CPU seconds, situations per second).
     """
     if street not in LEAF_STREET:
@@ -320,8 +370,6 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
     if not 0 <= skip < iterations:
         raise ValueError(f"need 0 <= skip < iterations, got skip={skip}")
     g = load(game)
-    from cfrkit.solvers.public.games import HoldemPublicGame
-
     HoldemPublicGame(g)  # GameError for a game without hold'em public trees
     if LEAF_STREET[street] is not None and leaf_nets is None:
         raise GameError(f"{street} data need the {LEAF_STREET[street]} net at the leaves: pass leaf_nets "
@@ -331,6 +379,9 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
             import ray  # noqa: F401
         except ImportError:
             raise GameError("Ray is not installed (pip install ray)") from None
+    gpus_per_task = default_gpus_per_task(backend, device) if gpus_per_task is None else float(gpus_per_task)
+    if not gpus_per_task >= 0:
+        raise ValueError(f"gpus_per_task must be >= 0, got {gpus_per_task}")
     bucketer = make_bucketer(street, buckets, num_buckets)
     settings = {"game": g.game_string(), "street": street, "shard_size": int(shard_size), "iterations": int(iterations),
                 "skip": skip, "seed": int(seed), "group": int(group), "bet_sizing": _sizing_list(bet_sizing),
@@ -357,7 +408,8 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
                                       is_current)
     jobs = [(path, settings, i, count) for i, path, count in todo]
     t0, c0 = time.perf_counter(), time.process_time()
-    run_shard_jobs(jobs, make_holdem_shard, num_shards, workers, ray_address, progress, f"{street} datagen shards")
+    run_shard_jobs(jobs, make_holdem_shard, num_shards, workers, ray_address, progress, f"{street} datagen shards",
+                   gpus_per_task=gpus_per_task)
     wall = time.perf_counter() - t0
     made = sum(job[3] for job in jobs)
     fresh = {job[0] for job in jobs}

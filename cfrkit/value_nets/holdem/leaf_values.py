@@ -16,17 +16,22 @@ sampled flops (:class:`FlopNetPreflopValues`, the auxiliary net's training targe
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Dict, List, Tuple
 
 import numpy as np
 import torch
 
 from cfrkit.games.base import GameError
+from cfrkit.value_nets.leaf_values import net_for_leaves
 from cfrkit.value_nets.model import ValueNet
 
 
 class HoldemNetLeafValues:
-    """``fn(leaf_nodes, reach0, reach1, backend) -> (values0, values1)`` (``(L, B, 1326)`` chips) for ``RangeSolver``.
+    """A hold'em value net as :class:`~cfrkit.solvers.public.leaf_values.LeafValues`: ``fn(leaf_nodes, reach0,
+    reach1, backend) -> (values0, values1)`` (``(L, B, 1326)`` chips), and as
+    :class:`~cfrkit.solvers.public.leaf_values.BucketedLeafValues` (``num_buckets``, ``empty_range``,
+    :meth:`leaf_bucket_ids`, :meth:`bucket_values`) for the compiled solver's direct path.
 
     Args:
         model: the street's :class:`ValueNet` (``num_buckets`` = the bucketer's).
@@ -40,11 +45,7 @@ class HoldemNetLeafValues:
 
     def __init__(self, model: ValueNet, bucketer, stack: float, street: str, device: str = "cpu",
                  empty_range: str = "uniform"):
-        if empty_range not in ("uniform", "zeros"):
-            raise ValueError(f"empty_range must be 'uniform' or 'zeros', got {empty_range!r}")
-        if model.num_buckets != bucketer.num_buckets:
-            raise ValueError(f"network has {model.num_buckets} buckets, bucketer {bucketer.num_buckets}")
-        self.model = model.to(device).eval()
+        self.model, self.dtype = net_for_leaves(model, bucketer, device, empty_range)
         self.bucketer = bucketer
         self.stack = float(stack)
         self.street = street
@@ -53,10 +54,37 @@ class HoldemNetLeafValues:
         self.board_size = {"preflop": 0, "flop": 3, "turn": 4, "river": 5}[street]
         self.device = device
         self.empty_range = empty_range
-        tensors = list(model.parameters()) + list(model.buffers())
-        self.dtype = tensors[0].dtype if tensors else torch.float32
         self._ids: Dict[Tuple[int, ...], torch.Tensor] = {}
+        self._leaf_cache: "OrderedDict[Tuple[int, ...], tuple]" = OrderedDict()
         self.calls = 0
+
+    @property
+    def num_buckets(self) -> int:
+        """Buckets per board (``M``; the net's input has ``2 M + 1`` entries)."""
+        return int(self.model.num_buckets)
+
+    def leaf_bucket_ids(self, board) -> np.ndarray:
+        """``(1326,)`` int64 bucket id per pair on ``board``, pairs touching it in bucket ``num_buckets``
+        (:class:`~cfrkit.solvers.public.leaf_values.BucketedLeafValues`)."""
+        return self.bucket_ids(board).cpu().numpy()
+
+    @torch.no_grad()
+    def bucket_values(self, ranges0: np.ndarray, ranges1: np.ndarray, contribs) -> np.ndarray:
+        """``(N, 2, M)`` float64 bucket values as fractions of the pot per unit of opponent reach mass (the net's
+        output) for ``N`` leaves with normalised bucket ranges ``ranges0, ranges1`` ``(N, M)`` and ``contribs``
+        ``(N,)`` chips per player; the direct path of the compiled depth-limited solver
+        (:class:`~cfrkit.solvers.public.leaf_values.BucketedLeafValues`)."""
+        r0, r1 = np.asarray(ranges0, dtype=np.float64), np.asarray(ranges1, dtype=np.float64)
+        M = self.num_buckets
+        if r0.ndim != 2 or r0.shape != r1.shape or r0.shape[1] != M:
+            raise ValueError(f"bucket ranges must be (N, {M}) each, got {r0.shape} and {r1.shape}")
+        frac = np.asarray(contribs, dtype=np.float64).reshape(-1, 1) / self.stack
+        if len(frac) != len(r0):
+            raise ValueError(f"{len(frac)} contributions for {len(r0)} leaves")
+        x = np.concatenate([r0, r1, frac], 1)
+        out = self.model(torch.as_tensor(x, dtype=self.dtype, device=self.device)).reshape(len(r0), 2, M)
+        self.calls += 1
+        return out.double().cpu().numpy()
 
     def bucket_ids(self, board) -> torch.Tensor:
         """``(1326,)`` bucket id per pair, blocked pairs in the extra bucket ``M`` (dropped)."""
@@ -70,14 +98,34 @@ class HoldemNetLeafValues:
             t = self._ids[key] = torch.as_tensor(b, device=self.device)
         return t
 
+    def _present(self, ids: torch.Tensor) -> torch.Tensor:
+        """``(L, M)`` uniform range over the buckets on each leaf's board (the input for a player without reach)."""
+        M = self.model.num_buckets
+        present = torch.zeros((ids.shape[0], M + 1), dtype=self.dtype, device=self.device)
+        present.scatter_(1, ids, 1.0)
+        present = present[:, :M]
+        return present / present.sum(-1, keepdim=True).clamp(min=1.0)
+
     @torch.no_grad()
     def evaluate(self, boards: List, contribs, r0: torch.Tensor, r1: torch.Tensor):
         """Core: ``boards`` (L), ``contribs (L,)`` chips per player, reach ``(L, B, H)`` -> values ``(L, B, H)`` chips."""
+        ids = torch.stack([self.bucket_ids(b) for b in boards])
+        contribs = torch.as_tensor(np.asarray(contribs, dtype=np.float64), dtype=self.dtype, device=self.device)
+        return self._evaluate(ids, contribs, self._present(ids) if self.empty_range == "uniform" else None, r0, r1)
+
+    @torch.no_grad()
+    def _evaluate(self, ids: torch.Tensor, contribs: torch.Tensor, uniform, r0: torch.Tensor, r1: torch.Tensor):
+        """:meth:`evaluate` on the leaves' bucket ids ``(L, H)``, contributions ``(L,)`` and uniform ranges ``(L, M)``
+        as tensors on the device (no Python loop over leaves)."""
         L, B, H = r0.shape
         M = self.model.num_buckets
-        ids = torch.stack([self.bucket_ids(b) for b in boards])[:, None, :].expand(L, B, H)
-        contribs = torch.as_tensor(np.asarray(contribs, dtype=np.float64), dtype=self.dtype, device=self.device)
-        pots = 2.0 * contribs
+        if ids.dim() == 2:          # one board per leaf; (L, B, H) per-row boards from row_evaluator
+            ids = ids[:, None, :].expand(L, B, H)
+        if contribs.dim() == 1:
+            contribs = contribs[:, None]
+        if uniform is not None and uniform.dim() == 2:
+            uniform = uniform[:, None, :]
+        pots = 2.0 * contribs                                       # (L, 1) or (L, B)
 
         def bucketed(r):
             out = torch.zeros((L, B, M + 1), dtype=self.dtype, device=self.device)
@@ -88,20 +136,70 @@ class HoldemNetLeafValues:
         s0, s1 = b0.sum(-1, keepdim=True), b1.sum(-1, keepdim=True)
         n0 = b0 / torch.where(s0 > 0, s0, torch.ones_like(s0))
         n1 = b1 / torch.where(s1 > 0, s1, torch.ones_like(s1))
-        if self.empty_range == "uniform":
-            present = torch.zeros((L, M + 1), dtype=self.dtype, device=self.device)
-            present.scatter_(1, ids[:, 0, :], 1.0)
-            present = present[:, :M]
-            uniform = (present / present.sum(-1, keepdim=True).clamp(min=1.0))[:, None, :]
+        if uniform is not None:
             n0 = torch.where(s0 > 0, n0, uniform)
             n1 = torch.where(s1 > 0, n1, uniform)
-        frac = (contribs / self.stack)[:, None, None].expand(L, B, 1)
+        frac = (contribs / self.stack)[:, :, None].expand(L, B, 1)
         x = torch.cat([n0, n1, frac], -1).reshape(L * B, -1)
         out = self.model(x).reshape(L, B, 2, M)
         zero = torch.zeros((L, B, 1), dtype=self.dtype, device=self.device)
-        v0 = torch.gather(torch.cat([out[:, :, 0], zero], -1), 2, ids) * pots[:, None, None] * s1
-        v1 = torch.gather(torch.cat([out[:, :, 1], zero], -1), 2, ids) * pots[:, None, None] * s0
+        v0 = torch.gather(torch.cat([out[:, :, 0], zero], -1), 2, ids) * pots[:, :, None] * s1
+        v1 = torch.gather(torch.cat([out[:, :, 1], zero], -1), 2, ids) * pots[:, :, None] * s0
         return v0, v1
+
+    def row_evaluator(self, leaves: List[List], row_tree):
+        """Leaf values of many trees batched by rows (the batched datagen solver,
+        :class:`~cfrkit.solvers.public.torch_batch.MultiBoardLeafSolver`): ``leaves`` per tree its ``L`` leaf nodes
+        (same positions in every tree, boards and pots differ), ``row_tree (B,)`` the tree of each row.  Returns
+        ``fn(r0, r1) -> (v0, v1)``: reaches ``(L, B, 1326)`` (any device/dtype) to values ``(L, B, 1326)`` chips on
+        this net's device and dtype, one forward pass over all ``L x B`` leaf rows.  Bucket ids, pots and uniform
+        ranges per (leaf, row) are built once here (``8 L B 1326`` bytes of ids)."""
+        if not leaves or any(len(lv) != len(leaves[0]) for lv in leaves):
+            raise ValueError("row_evaluator needs the same number of leaves for every tree")
+        for lv in leaves:
+            for leaf in lv:
+                if abs(leaf.contrib[0] - leaf.contrib[1]) > 1e-9:
+                    raise GameError(f"leaf {leaf.index} has unequal contributions {leaf.contrib}")
+        T, L = len(leaves), len(leaves[0])
+        ids = torch.stack([torch.stack([self.bucket_ids(leaf.board) for leaf in lv]) for lv in leaves], 1)  # (L, T, H)
+        contribs = torch.as_tensor(np.asarray([[leaf.contrib[0] for leaf in lv] for lv in leaves], dtype=np.float64).T,
+                                   dtype=self.dtype, device=self.device)                                  # (L, T)
+        rt = torch.as_tensor(np.asarray(row_tree, dtype=np.int64), device=self.device)
+        if rt.numel() and (int(rt.min()) < 0 or int(rt.max()) >= T):
+            raise ValueError(f"row_tree must index the {T} trees")
+        uniform = None
+        if self.empty_range == "uniform":
+            uniform = self._present(ids.reshape(L * T, -1)).reshape(L, T, -1)[:, rt]                      # (L, B, M)
+        ids, contribs = ids[:, rt], contribs[:, rt]
+
+        def fn(r0, r1):
+            self.calls += 1
+            return self._evaluate(ids, contribs, uniform, r0.to(device=self.device, dtype=self.dtype),
+                                  r1.to(device=self.device, dtype=self.dtype))
+
+        return fn
+
+    def _leaf_inputs(self, leaves: List):
+        """``(ids (L, H), contribs (L,), uniform (L, M) or None)`` of ``leaves`` on the device, built once per set of
+        leaf nodes: a solver passes the same nodes every pass, so the per-leaf Python work (board keys, bucket-id
+        lookups, the contribution check) runs once per tree instead of twice per iteration.  The cache keeps the
+        nodes it was built from (so their ``id`` s stay unique) and the last few sets."""
+        key = tuple(map(id, leaves))
+        hit = self._leaf_cache.get(key)
+        if hit is not None:
+            self._leaf_cache.move_to_end(key)
+            return hit[1:]
+        for leaf in leaves:
+            if abs(leaf.contrib[0] - leaf.contrib[1]) > 1e-9:
+                raise GameError(f"leaf {leaf.index} has unequal contributions {leaf.contrib}")
+        ids = torch.stack([self.bucket_ids(leaf.board) for leaf in leaves])
+        contribs = torch.as_tensor(np.asarray([leaf.contrib[0] for leaf in leaves], dtype=np.float64),
+                                   dtype=self.dtype, device=self.device)
+        uniform = self._present(ids) if self.empty_range == "uniform" else None
+        self._leaf_cache[key] = (list(leaves), ids, contribs, uniform)
+        while len(self._leaf_cache) > 8:
+            self._leaf_cache.popitem(last=False)
+        return ids, contribs, uniform
 
     def __call__(self, leaves: List, reach0, reach1, backend):
         self.calls += 1
@@ -111,10 +209,8 @@ class HoldemNetLeafValues:
         else:
             r0 = reach0.to(device=self.device, dtype=self.dtype)
             r1 = reach1.to(device=self.device, dtype=self.dtype)
-        for leaf in leaves:
-            if abs(leaf.contrib[0] - leaf.contrib[1]) > 1e-9:
-                raise GameError(f"leaf {leaf.index} has unequal contributions {leaf.contrib}")
-        v0, v1 = self.evaluate([leaf.board for leaf in leaves], [leaf.contrib[0] for leaf in leaves], r0, r1)
+        ids, contribs, uniform = self._leaf_inputs(leaves)
+        v0, v1 = self._evaluate(ids, contribs, uniform, r0, r1)
         if backend.name == "numpy":
             return v0.double().cpu().numpy(), v1.double().cpu().numpy()
         return backend.asarray(v0), backend.asarray(v1)

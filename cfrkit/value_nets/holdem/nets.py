@@ -8,7 +8,7 @@ format, metadata: bucketer, stack, game, data settings, validation loss)::
     nets = HoldemValueNets.load("nets/")          # ValueNetFileError if missing or corrupted
     nets.streets                                  # e.g. ("turn", "river")
     fn = nets.leaf_values("river")                # leaves on the river: a turn re-solve's tree
-    RangeSolver(turn_tree, leaf_values=fn, ...)   # fn(leaf_nodes, reach0, reach1, backend) -> (v0, v1), chips
+    SubgameSolver(turn_tree, ranges, leaf_values=fn)   # fn: a LeafValues, (L, B, 1326) chips
 
 ``leaf_values(street)`` takes the street of the *leaves*: a flop re-solve uses ``leaf_values("turn")``, a
 preflop re-solve ``leaf_values("preflop")`` (the auxiliary net; its leaves have an empty board).
@@ -22,7 +22,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from cfrkit._io import atomic_open
+from cfrkit._io import atomic_open, read_json_manifest
 from cfrkit.value_nets.holdem.bucketing import holdem_bucketer_from_dict
 from cfrkit.value_nets.holdem.leaf_values import HoldemNetLeafValues
 from cfrkit.value_nets.model import ValueNet, ValueNetFileError, load_checkpoint, save_checkpoint
@@ -71,8 +71,9 @@ class HoldemValueNets:
             raise ValueNetFileError(f"no {street} value net (nets present: {have})")
 
     def leaf_values(self, street: str, empty_range: str = "uniform") -> HoldemNetLeafValues:
-        """Leaf value function for ``RangeSolver(leaf_values=...)`` on depth-limited ``HoldemPublicGame``
-        trees whose leaves are on ``street`` (chips; see :class:`HoldemNetLeafValues`)."""
+        """:class:`~cfrkit.solvers.public.leaf_values.LeafValues` for ``SubgameSolver(leaf_values=...)`` on
+        depth-limited ``HoldemPublicGame`` trees whose leaves are on ``street`` (chips; see
+        :class:`HoldemNetLeafValues`)."""
         key = f"{street}:{empty_range}"
         if key not in self._leaf:
             self._need(street)
@@ -117,15 +118,7 @@ class HoldemValueNets:
         """Open a directory written by :meth:`save`; :class:`ValueNetFileError` (one line) if it is missing,
         incomplete, corrupted or not a set of hold'em value nets."""
         path = os.path.join(str(directory), MANIFEST)
-        if not os.path.isdir(directory):
-            raise ValueNetFileError(f"no hold'em value nets at {directory}: not a directory")
-        try:
-            with open(path) as f:
-                man = json.load(f)
-        except FileNotFoundError:
-            raise ValueNetFileError(f"{directory} holds no hold'em value nets ({MANIFEST} missing)") from None
-        except (OSError, ValueError) as exc:
-            raise ValueNetFileError(f"{path}: damaged manifest ({type(exc).__name__})") from None
+        man = read_json_manifest(directory, MANIFEST, ValueNetFileError, "hold'em value nets")
         if not isinstance(man, dict) or man.get("kind") != KIND or not isinstance(man.get("streets"), list):
             raise ValueNetFileError(f"{path} is not a cfrkit hold'em value-nets manifest")
         models, extras = {}, {}
@@ -152,7 +145,7 @@ def train_street_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] 
                      epochs: int = 200, batch_size: int = 1000, lr: float = 1e-3, val_fraction: float = 0.1,
                      patience: int = 20, seed: int = 0, max_seconds: Optional[float] = None, resume: bool = False,
                      batchnorm: bool = True, progress: bool = True, threads: int = 1,
-                     val_mask: Optional[np.ndarray] = None) -> Dict[str, Any]:
+                     val_mask: Optional[np.ndarray] = None, device: Optional[str] = None) -> Dict[str, Any]:
     """Train one street's net on a hold'em dataset (:func:`~cfrkit.value_nets.holdem.datagen.load_holdem_dataset`).
 
     DeepStack's recipe: Huber loss over the buckets on each sample's board, Adam (learning rate cut
@@ -161,7 +154,9 @@ def train_street_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] 
     ``out_path + ".last"`` (``resume=True`` continues from it).  The validation set is whole groups of
     situations (same board and pot), so its loss is the error on boards the net has not seen, or exactly
     the samples of ``val_mask`` when given.  Defaults: 3 x 500 hidden units with
-    BatchNorm and PReLU, batch 1000 (DeepStack's).
+    BatchNorm and PReLU, batch 1000 (DeepStack's).  ``device``: the torch device of the data and the model
+    (default the CPU; ``"cuda"`` on a GPU: the whole dataset is copied there once, float32); the checkpoints load
+    on any device.
     """
     from cfrkit.games.registry import load
     from cfrkit.value_nets.train import train_on_arrays
@@ -183,7 +178,7 @@ def train_street_net(data: Dict[str, Any], out_path: str, hidden: Sequence[int] 
                               groups=groups, val_mask=val_mask,
                               epochs=epochs, batch_size=batch_size, lr=lr, val_fraction=val_fraction,
                               patience=patience, seed=seed, max_seconds=max_seconds, resume=resume,
-                              batchnorm=batchnorm, progress=progress, threads=threads,
+                              batchnorm=batchnorm, progress=progress, threads=threads, device=device,
                               desc=f"train {settings['street']} net")
     return summary
 

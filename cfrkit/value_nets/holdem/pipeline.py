@@ -199,6 +199,27 @@ def default_backend() -> str:
     return "torch" if torch.cuda.is_available() else "board"
 
 
+def resolve_device(device: Optional[str]) -> Optional[str]:
+    """A torch device string checked here (one-line ``ValueError`` instead of a failure deep in a worker): ``None``
+    stays ``None`` (each step's default: the data's torch backend takes cuda when present, training the CPU),
+    ``"auto"`` is ``"cuda"`` when CUDA is present, else ``"cpu"``; ``"cpu"``, ``"cuda"``, ``"cuda:N"`` as given
+    (CUDA ones only where CUDA is present)."""
+    if device is None:
+        return None
+    dev = str(device)
+    if dev == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    try:
+        parsed = torch.device(dev)
+    except RuntimeError:
+        raise ValueError(f"unknown device {device!r}; use auto, cpu, cuda or cuda:N") from None
+    if parsed.type not in ("cpu", "cuda"):
+        raise ValueError(f"device {device!r}: only cpu and cuda are supported")
+    if parsed.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r}: CUDA is not available on this machine (use cpu or auto)")
+    return dev
+
+
 def data_dir(out_dir: str, street: str) -> str:
     """``OUT/data_<street>``: the shards of ``street``."""
     return os.path.join(out_dir, f"data_{_street(street)}")
@@ -252,7 +273,8 @@ def generate_data(street: str, out_dir: str, preset: "str | PipelinePreset" = "t
 
 
 def train_net(street: str, out_dir: str, preset: "str | PipelinePreset" = "tiny", *, seed: int = 0,
-              max_seconds: Optional[float] = None, progress: bool = True, threads: int = 1) -> Dict[str, Any]:
+              max_seconds: Optional[float] = None, progress: bool = True, threads: int = 1,
+              device: Optional[str] = None) -> Dict[str, Any]:
     """Train the ``street`` net on ``OUT/data_<street>`` and put it into ``OUT/nets`` (made if missing).
 
     DeepStack's recipe (:func:`~cfrkit.value_nets.holdem.nets.train_street_net`): ``preset.hidden`` widths,
@@ -262,15 +284,18 @@ def train_net(street: str, out_dir: str, preset: "str | PipelinePreset" = "tiny"
     line), then ``OUT/nets/<street>.pt`` and ``OUT/nets/nets.json``.  ``max_seconds``: wall-clock limit of
     this call's training.  Returns the training summary (``best_val_loss``, ``best_epoch``, ``epochs_run``,
     ``samples``, ``split``, ``history``, ``seconds``) plus ``buckets``, ``net_sha256`` (of the adopted net) and
-    ``complete`` (False when ``max_seconds`` stopped it before early stopping or the last epoch).
+    ``complete`` (False when ``max_seconds`` stopped it before early stopping or the last epoch).  ``device``:
+    where the training runs (:func:`resolve_device`; default the CPU, ``"auto"``/``"cuda"`` a GPU); the net and
+    its resume state load on any device, so a run may continue on another.
     """
     street = _street(street)
     preset = get_preset(preset)
+    device = resolve_device(device) or "cpu"
     data = load_holdem_dataset(data_dir(out_dir, street))
     ck = checkpoint_path(out_dir, street)
     summary = train_street_net(data, ck, hidden=preset.hidden, epochs=preset.epochs, batch_size=TRAIN_BATCH,
                                patience=TRAIN_PATIENCE, seed=int(seed), max_seconds=max_seconds, resume=True,
-                               progress=progress, threads=threads)
+                               progress=progress, threads=threads, device=device)
     nets = _open_nets(out_dir, data["settings"]["game"])
     nets.set_net(street, ck)
     nets.save(nets_dir(out_dir))
@@ -378,6 +403,8 @@ def build_nets(out_dir: str, preset: "str | PipelinePreset" = "tiny", streets: "
 
     ``backend``: the data's solver (:func:`generate_data`; default torch on CUDA, else the compiled ``board``);
     ``ray``: a Ray address for the shards (``"local"`` starts one here), ``workers``: processes otherwise;
+    ``device`` (:func:`resolve_device`): the data's numpy/torch solvers and the training (None: the data's torch
+    backend on cuda when present, the training on the CPU; ``"auto"``: cuda for both when present);
     ``max_train_seconds``: wall-clock limit of each street's training in this call; a street whose training
     stops at the limit ends the call (``report["stopped_at"]``): the next call continues that training, and the
     later streets' data wait for the finished net.  ``on_step(kind, street,
@@ -393,6 +420,7 @@ def build_nets(out_dir: str, preset: "str | PipelinePreset" = "tiny", streets: "
     """
     preset = get_preset(preset)
     order = parse_streets(streets)
+    device = resolve_device(device)
     backend = backend or default_backend()
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -422,7 +450,7 @@ def build_nets(out_dir: str, preset: "str | PipelinePreset" = "tiny", streets: "
             step("skip", street, old)
         else:
             summary = train_net(street, out_dir, preset, seed=seed, max_seconds=max_train_seconds,
-                                progress=progress, threads=threads)
+                                progress=progress, threads=threads, device=device)
             step("train", street, summary)
             report["rounds"][street] = {
                 "situations": gen["situations"], "iterations": preset.street_iterations(street),

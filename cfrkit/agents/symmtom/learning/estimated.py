@@ -43,7 +43,7 @@ from torch import nn
 from cfrkit.agents.rl import LearnerError
 from cfrkit.agents.symmtom.base import SymmToMAgent
 from cfrkit.agents.symmtom.learning.maddpg import MADDPGTrainer
-from cfrkit.agents.symmtom.learning.networks import Actor, Critic
+from cfrkit.agents.symmtom.learning.networks import Actor, Critic, softmax
 from cfrkit.agents.symmtom.learning.settings import MADDPGSettings
 from cfrkit.games.symmtom.batched import BatchedSymmToM
 from cfrkit.games.symmtom.core import SymmToMConfig, hears
@@ -146,7 +146,7 @@ class EstimatedKnowledge(nn.Module):
         other = cols[:, self.others]                                    # (M, l, n-1, c)
         mask = torch.gather(H, 2, self.others[None].expand(M, n, n - 1))  # (M, l, n-1): H[l, m]
         inp = torch.cat([cols, torch.cat([other * mask[..., None], mask[..., None]], -1).reshape(M, n, -1)], -1)
-        return torch.softmax(self.f1(inp), -1)
+        return softmax(self.f1(inp))
 
     def forward(self, k_prev: torch.Tensor, ev: torch.Tensor) -> torch.Tensor:
         n, c, M = self.n, self.c, ev.shape[0]

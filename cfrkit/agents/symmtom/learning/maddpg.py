@@ -41,8 +41,9 @@ from cfrkit.agents.rl import LearnerError, default_device
 from cfrkit.agents.rl.tensor_replay import TensorReplay
 from cfrkit.agents.symmtom.base import SymmToMAgent
 from cfrkit.agents.symmtom.knowledge import KnowledgeTracker
+from cfrkit.agents.symmtom.learning.flat import FlatAdam, flatten_parameters
 from cfrkit.agents.symmtom.learning.knowledge import BatchedKnowledge
-from cfrkit.agents.symmtom.learning.networks import Actor, Critic
+from cfrkit.agents.symmtom.learning.networks import Actor, Critic, softmax
 from cfrkit.agents.symmtom.learning.settings import VARIANTS, MADDPGSettings, episode_seed
 from cfrkit.games.symmtom.batched import BatchedSymmToM
 from cfrkit.games.symmtom.core import NUM_MOVES, SymmToMConfig
@@ -64,11 +65,12 @@ def _gumbel_argmax(logits: torch.Tensor) -> torch.Tensor:
     return (logits + _gumbel_noise(logits)).argmax(-1)
 
 
-def _gumbel_hard(logits: torch.Tensor) -> torch.Tensor:
+def _gumbel_hard(logits: torch.Tensor, eye: torch.Tensor) -> torch.Tensor:
     """Straight-through Gumbel-softmax (temperature 1): a one-hot sample forward, the softmax's gradient
-    backward -- ``torch.nn.functional.gumbel_softmax(hard=True)``'s estimator."""
-    soft = torch.softmax(logits + _gumbel_noise(logits), -1)
-    hard = F.one_hot(soft.argmax(-1), logits.shape[-1]).to(soft.dtype)
+    backward -- ``torch.nn.functional.gumbel_softmax(hard=True)``'s estimator.  ``eye``: the (k, k)
+    identity, whose rows are the one-hot vectors (one gather instead of one_hot's zeros, scatter, cast)."""
+    soft = softmax(logits + _gumbel_noise(logits))
+    hard = eye.index_select(0, soft.argmax(-1))
     return hard - soft.detach() + soft
 
 
@@ -92,6 +94,10 @@ class MADDPGTrainer:
         self._build_networks()
         self.rng = np.random.default_rng(settings.seed + 1)
         self.replay = TensorReplay(settings.buffer, self._replay_fields(), self.device)
+        # one-hot rows: _eye_m / _eye_p for each head; _joint[m c + p] = [one-hot m, one-hot p] (the critic's action)
+        self._eye_m = torch.eye(NUM_MOVES, device=self.device)
+        self._eye_p = torch.eye(c, device=self.device)
+        self._joint = torch.cat([self._eye_m.repeat_interleave(c, 0), self._eye_p.repeat(NUM_MOVES, 1)], 1)
         self.order = torch.tensor([[k] + [j for j in range(n) if j != k] for k in range(n)], device=self.device)
         self._order_flat = self.order.reshape(-1)
         self.iteration = 0
@@ -108,16 +114,18 @@ class MADDPGTrainer:
         self._finish_networks()
 
     def _finish_networks(self) -> None:
-        """Targets, optimisers (multi-tensor Adam: one kernel per step, not one per parameter)."""
+        """Targets and optimisers.  Each network's parameters are views of one flat vector
+        (:mod:`.flat`), so Adam, clipping and the soft target update are single-tensor operations."""
         s = self.settings
+        flats = [flatten_parameters(self.actor), flatten_parameters(self.critic)]
         self.actor_target = copy.deepcopy(self.actor)
         self.critic_target = copy.deepcopy(self.critic)
         for net in (self.actor_target, self.critic_target):
             net.requires_grad_(False)
-        self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=s.lr, foreach=True)
-        self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=s.lr, foreach=True)
-        self._pairs = [(list(self.actor_target.parameters()), list(self.actor.parameters())),
-                       (list(self.critic_target.parameters()), list(self.critic.parameters()))]
+        self.actor_opt = FlatAdam(self.actor, flats[0], s.lr, s.max_grad_norm)
+        self.critic_opt = FlatAdam(self.critic, flats[1], s.lr, s.max_grad_norm)
+        self._pairs = [(flatten_parameters(self.actor_target), flats[0]),
+                       (flatten_parameters(self.critic_target), flats[1])]
 
     def _replay_fields(self) -> Dict[str, Tuple[tuple, torch.dtype]]:
         n, f32 = self.config.agents, torch.float32
@@ -161,8 +169,7 @@ class MADDPGTrainer:
         lm, lp, h2 = self.actor(x, h)
         if greedy:
             return lm.argmax(-1), lp.argmax(-1), h2
-        return (torch.multinomial(torch.softmax(lm, -1), 1).squeeze(1),
-                torch.multinomial(torch.softmax(lp, -1), 1).squeeze(1), h2)
+        return (torch.multinomial(softmax(lm), 1).squeeze(1), torch.multinomial(softmax(lp), 1).squeeze(1), h2)
 
     def _act(self, x: np.ndarray, h: np.ndarray, greedy: bool) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """numpy wrapper of :meth:`_policy`: x (B, n, D), h (B, n, H) -> moves (B, n), pieces (B, n), new h."""
@@ -230,7 +237,8 @@ class MADDPGTrainer:
 
     def _onehot(self, moves: torch.Tensor, pieces: torch.Tensor) -> torch.Tensor:
         """(M, n) move and piece ids -> (M, n, 5 + c) float one-hot actions (the critic's input)."""
-        return torch.cat([F.one_hot(moves, NUM_MOVES), F.one_hot(pieces, self.config.pieces)], -1).float()
+        ids = moves * self.config.pieces + pieces
+        return self._joint.index_select(0, ids.reshape(-1)).reshape(ids.shape + (self._joint.shape[1],))
 
     def _actor_inputs(self, b: Dict[str, torch.Tensor], nxt: bool) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
         """The actor's (input, hidden state) for a replay batch at t (or t+1 with ``nxt``), agents flattened."""
@@ -241,7 +249,7 @@ class MADDPGTrainer:
     def _sample_actions(self, actor, x: torch.Tensor, h: Optional[torch.Tensor]):
         """Straight-through Gumbel-softmax samples of both heads (M, 5 + c), and the logits."""
         lm, lp, _ = actor(x, h)
-        return torch.cat([_gumbel_hard(lm), _gumbel_hard(lp)], -1), lm, lp
+        return torch.cat([_gumbel_hard(lm, self._eye_m), _gumbel_hard(lp, self._eye_p)], -1), lm, lp
 
     def update(self) -> Dict[str, float]:
         """One gradient step of critic then actor on ``batch`` (transition, ego agent) rows."""
@@ -257,27 +265,17 @@ class MADDPGTrainer:
         xe = self._ego(b["x"])
         q = self.critic(xe, self._ego(a))
         critic_loss = F.mse_loss(q, y)
-        self.critic_opt.zero_grad(set_to_none=True)
-        critic_loss.backward()
-        torch.nn.utils.clip_grad_norm_(self.critic.parameters(), s.max_grad_norm, foreach=True)
-        self.critic_opt.step()
+        self.critic_opt.step(critic_loss)
 
         new_a, lm, lp = self._sample_actions(self.actor, *self._actor_inputs(b, False))
         ae = a[:, self.order]                                        # (M, n_ego, n, A)
         ae = torch.cat([new_a.reshape(M, n, 1, -1), ae[:, :, 1:]], 2).reshape(M * n, -1)
-        # the critic is fixed in the actor's step: no gradient into its weights (saves a third of the pass)
-        self.critic.requires_grad_(False)
-        try:
-            actor_loss = -self.critic(xe, ae).mean() + s.logit_reg * (lm.pow(2).mean() + lp.pow(2).mean())
-            self.actor_opt.zero_grad(set_to_none=True)
-            actor_loss.backward()
-        finally:
-            self.critic.requires_grad_(True)
-        torch.nn.utils.clip_grad_norm_(self.actor.parameters(), s.max_grad_norm, foreach=True)
-        self.actor_opt.step()
+        # the critic is fixed in the actor's step: FlatAdam takes the gradient of the actor's parameters only
+        actor_loss = -self.critic(xe, ae).mean() + s.logit_reg * (lm.pow(2).mean() + lp.pow(2).mean())
+        self.actor_opt.step(actor_loss)
         with torch.no_grad():
             for target, online in self._pairs:
-                torch._foreach_lerp_(target, online, s.tau)          # target += tau (online - target)
+                target.lerp_(online, s.tau)                          # target += tau (online - target)
         return {"critic_loss": float(critic_loss.detach()), "actor_loss": float(actor_loss.detach()),
                 "q": float(q.detach().mean())}
 

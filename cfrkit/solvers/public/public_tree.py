@@ -1,0 +1,176 @@
+"""Public trees of poker subgames: node kinds, :class:`PublicNode`, :class:`PublicTree`, :func:`build_public_tree`.
+
+The bottom of :mod:`cfrkit.solvers.public`: it imports only the games layer and :mod:`.games` (public views of
+poker games), so every solver module (numpy/torch :mod:`.tree`, the compiled :mod:`.flat_range_cfr`,
+:mod:`.board_range_cfr`, :mod:`.board_leaf_cfr`) and the all-in equity module :mod:`.allin` build on it
+without importing each other.
+
+A *public tree* has one node per public state of a subgame: betting decisions, board chance and
+fold/showdown terminals, plus *leaves* where a depth-limited tree stops (the start of the next betting round,
+after the board card).  Contributions (``PublicNode.contrib``) are chips per player.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from cfrkit.games.base import Game, GameError, State
+from cfrkit.solvers.public.games import PublicPokerGame, public_game_for
+
+DECISION, CHANCE_NODE, FOLD_NODE, SHOWDOWN_NODE, LEAF = "decision", "chance", "fold", "showdown", "leaf"
+ALLIN_NODE = "allin"  # RangeSolver's role of an all-in run-out's chance node valued by an equity matrix
+
+
+@dataclass
+class PublicNode:
+    """One public state of the subgame (see module docstring)."""
+
+    index: int
+    kind: str
+    state: Any
+    parent: int = -1
+    depth: int = 0
+    history: Tuple[int, ...] = ()  # public actions (betting actions and board cards) from the subgame root
+    player: int = -1
+    actions: Tuple[int, ...] = ()  # betting actions (decision) or board cards (chance) of the children
+    children: List[int] = field(default_factory=list)
+    contrib: Tuple[float, float] = (0.0, 0.0)
+    board: Tuple[int, ...] = ()
+    folder: int = -1
+
+    @property
+    def pot(self) -> float:
+        return self.contrib[0] + self.contrib[1]
+
+    def terminal_code(self) -> Tuple[int, Tuple[float, float]]:
+        """(kernel node type, amount pair) of a terminal node, as the compiled range-CFR kernels read
+        them: fold (1, chips each player wins: -own contribution for the folder, the folder's for the
+        other), showdown (2, contributions, chips; the kernels pay them by strength)."""
+        if self.kind == FOLD_NODE:
+            return 1, tuple(-self.contrib[p] if self.folder == p else self.contrib[1 - p] for p in (0, 1))
+        return 2, self.contrib
+
+
+class PublicTree:
+    """Nodes of a public subgame tree in pre-order (parents before children)."""
+
+    def __init__(self, pgame: PublicPokerGame, nodes: List[PublicNode]):
+        self.pgame = pgame
+        self.nodes = nodes
+        self.num_hands = pgame.num_hands
+        self.decision_nodes = [n.index for n in nodes if n.kind == DECISION]
+        self.leaf_nodes = [n.index for n in nodes if n.kind == LEAF]
+        self._by_history = {n.history: n.index for n in nodes}
+
+    @property
+    def root(self) -> PublicNode:
+        return self.nodes[0]
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def has_history(self, history: Sequence[int]) -> bool:
+        """Whether public ``history`` (betting actions and board cards from the root) leads to a node of this tree."""
+        return tuple(int(a) for a in history) in self._by_history
+
+    def node_at(self, history: Sequence[int]) -> PublicNode:
+        """Node reached from the root by public ``history`` (betting actions and board cards)."""
+        idx = self._by_history.get(tuple(int(a) for a in history))
+        if idx is None:
+            raise GameError(f"public history {list(history)} is not in this public tree")
+        return self.nodes[idx]
+
+    def deepest_node(self, history: Sequence[int]) -> Tuple[PublicNode, int]:
+        """``(node, k)``: the node of the longest prefix ``history[:k]`` in this tree (the root when none
+        is; ``k == len(history)`` when the whole history is), where play left a depth-limited tree."""
+        k = len(history)
+        while k > 0 and not self.has_history(history[:k]):
+            k -= 1
+        return self.node_at(history[:k]), k
+
+    def counts(self) -> Dict[str, int]:
+        out: Dict[str, int] = {}
+        for n in self.nodes:
+            out[n.kind] = out.get(n.kind, 0) + 1
+        return out
+
+
+def root_ranges(tree: "PublicTree", ranges=None, batched: bool = False) -> np.ndarray:
+    """Checked float64 root reach of ``tree``: ``(2, H)``, or also ``(B, 2, H)`` (``B >= 1`` spots) when
+    ``batched`` (``H = tree.num_hands``); ``None`` gives the uniform range over the root board's live pairs.
+    Raises ValueError on another shape or on negative or non-finite entries."""
+    H = tree.num_hands
+    if ranges is None:
+        mask = tree.pgame.hand_mask(tree.root.board)
+        ranges = np.broadcast_to(mask / mask.sum(), (2, len(mask)))
+    ranges = np.asarray(ranges, dtype=np.float64)
+    if not (ranges.shape == (2, H) or (batched and ranges.ndim == 3 and ranges.shape[1:] == (2, H) and len(ranges))):
+        shapes = f"(2, {H}) or (B, 2, {H})" if batched else f"(2, {H})"
+        raise ValueError(f"ranges must have shape {shapes}, got {ranges.shape}")
+    if not np.all(np.isfinite(ranges)) or ranges.min() < 0:
+        raise ValueError("ranges must be finite and non-negative")
+    return ranges
+
+
+def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[State] = None,
+                      depth_limit: bool = False, max_nodes: int = 2_000_000, bet_sizing=None) -> PublicTree:
+    """Public tree of the subgame rooted at ``state`` (default: the start of the betting).
+
+    ``depth_limit=True`` stops at the end of the root's betting round: the board card(s) dealt next
+    are chance children and the first public state of the next round is a ``leaf`` node (its values
+    come from a leaf value function).  Terminals after all-in calls are kept (with their board run-outs;
+    :class:`RangeSolver` values each run-out as one node by default, see its ``allin_equity``).
+    Hold'em needs a ``state`` on the flop, turn or river; ``bet_sizing`` (pot fractions per number of
+    bets in the round, e.g. ``{1: [0.5, 1.0], 2: [1.0]}``) is passed to
+    :func:`~cfrkit.solvers.public.games.public_game_for` when a protocol game is given.
+    """
+    if isinstance(game_or_pgame, PublicPokerGame):
+        if bet_sizing is not None:
+            raise GameError("bet_sizing is a setting of the public game: pass it to its constructor")
+        pgame = game_or_pgame
+    else:
+        pgame = public_game_for(game_or_pgame, bet_sizing)
+    if state is not None and hasattr(pgame, "bet_state_of") and len(getattr(state, "private", ())) >= 2:
+        root_state = pgame.bet_state_of(state)
+    else:
+        root_state = pgame.root(state)
+    root_round = pgame.round(root_state)
+    nodes: List[PublicNode] = []
+
+    def add(ps, parent: int, depth: int, history: Tuple[int, ...]) -> int:
+        if len(nodes) >= max_nodes:
+            raise GameError(f"public tree exceeds {max_nodes} nodes; use a coarser bet-size abstraction")
+        idx = len(nodes)
+        kind = pgame.kind(ps)
+        contrib = pgame.contributions(ps)
+        board = tuple(pgame.board(ps))
+        node = PublicNode(idx, kind, ps, parent, depth, history, contrib=contrib, board=board)
+        nodes.append(node)
+        if kind == "terminal":
+            node.folder = pgame.folder(ps)
+            node.kind = FOLD_NODE if node.folder >= 0 else SHOWDOWN_NODE
+            if node.kind == SHOWDOWN_NODE and abs(contrib[0] - contrib[1]) > 1e-9:
+                raise GameError(f"showdown with unequal contributions {contrib}")
+            return idx
+        if kind == "decision" and depth_limit and pgame.round(ps) > root_round:
+            node.kind = LEAF
+            return idx
+        if kind == "chance":
+            node.kind = CHANCE_NODE
+            cards = tuple(pgame.chance_cards(ps))
+            node.actions = cards
+            for c in cards:
+                node.children.append(add(pgame.chance_child(ps, c), idx, depth + 1, history + (c,)))
+            return idx
+        node.kind = DECISION
+        node.player = pgame.player(ps)
+        acts = tuple(pgame.actions(ps))
+        node.actions = acts
+        for a in acts:
+            node.children.append(add(pgame.child(ps, a), idx, depth + 1, history + (a,)))
+        return idx
+
+    add(root_state, -1, 0, ())
+    return PublicTree(pgame, nodes)
