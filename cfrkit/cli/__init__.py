@@ -23,6 +23,7 @@ _COMMAND_MODULES = [
     "cfrkit.cli.show_cmd",
     "cfrkit.cli.spot_cmd",
     "cfrkit.cli.evaluation_cmd",
+    "cfrkit.cli.ladder_cmd",
     "cfrkit.cli.platform_cmd",
     "cfrkit.cli.abstraction_cmd",
     "cfrkit.cli.blueprint_cmd",

@@ -73,11 +73,15 @@ def add_parser(sub) -> None:
     t.add_argument("--checkpoint-minutes", type=float, default=10.0, help="save every this many minutes "
                                                                           "(default 10; 0: only at the end)")
     t.add_argument("--eval-minutes", type=float, default=0.0,
-                   help="every this many minutes play duplicate matches against --eval-opponents and save a "
-                        "strategy snapshot PATH.itN.npz (default 0: off)")
+                   help="every this many minutes play the current strategy against --eval-opponents (duplicate "
+                        "+ AIVAT, the same deals each time) and optionally LBR, and save a strategy snapshot "
+                        "PATH.itN.npz (default 0: off)")
     t.add_argument("--eval-deals", type=int, default=200, help="duplicate deals per opponent per evaluation")
-    t.add_argument("--eval-opponents", default="always-call,fixed-range-raiser",
-                   help=f"comma-separated, from {', '.join(EVAL_OPPONENTS)}")
+    t.add_argument("--eval-opponents", default="rule-based",
+                   help="comma-separated fixed references, agent specs of the registry (default rule-based: A^R)")
+    t.add_argument("--eval-lbr", default=None, metavar="BETS/ROUNDS",
+                   help="also LBR against the strategy at each evaluation, e.g. FCPA/1-4 or FC/3-4 (default off)")
+    t.add_argument("--eval-lbr-deals", type=int, default=200, help="LBR deals per evaluation (default 200)")
     t.add_argument("--no-progress", action="store_true")
     t.set_defaults(func=run_train)
 
@@ -87,24 +91,31 @@ def add_parser(sub) -> None:
 
     q = bs.add_parser("play", help="a blueprint against a simple agent (duplicate deals)")
     q.add_argument("path")
-    q.add_argument("--opponent", default="always-call", help=f"one of {', '.join(EVAL_OPPONENTS)}")
+    q.add_argument("--opponent", default="always-call", help="an agent spec of the registry (default always-call)")
     q.add_argument("--deals", type=int, default=500, help="deals, each played in both seats (default 500)")
     q.add_argument("--seed", type=int, default=0)
     q.set_defaults(func=run_play)
 
 
 def _check_opponent(name: str) -> str:
-    if name not in EVAL_OPPONENTS:
-        raise CliError(f"unknown opponent {name!r}; use {', '.join(EVAL_OPPONENTS)}")
+    from cfrkit.poker.registry import RegistryError, agent_entry, agent_names, parse_spec
+
+    try:
+        agent_entry(parse_spec(name)[0])
+    except RegistryError:
+        raise CliError(f"unknown opponent {name!r}; use an agent of the registry: {', '.join(agent_names())}") \
+            from None
     return name
 
 
-def make_evaluator(deals: int, opponents, seed: int = 12345):
-    """``evaluate(trainer) -> {opponent: {mbb_per_hand, ci95, ...}}`` for periodic evaluations
-    (:func:`cfrkit.agents.blueprint.blueprint_evaluator`)."""
-    from cfrkit.agents.blueprint import blueprint_evaluator
+def make_evaluator(deals: int, opponents, seed: int = 12345, lbr=None, lbr_deals: int = 200):
+    """``evaluate(trainer) -> {opponent: {mbb_per_hand, ci95, estimator, ...}}`` for periodic evaluations:
+    duplicate + AIVAT against fixed references and optionally LBR
+    (:func:`cfrkit.evaluation.ladder.training_evaluator`, the ladder's blocks)."""
+    from cfrkit.evaluation.ladder import training_evaluator
 
-    return blueprint_evaluator(deals, [_check_opponent(o) for o in opponents], seed=seed)
+    return training_evaluator([_check_opponent(o) for o in opponents], deals, seed=seed, lbr=lbr,
+                              lbr_deals=lbr_deals)
 
 
 #: what ``train`` uses for a new run when an option is not given (a resumed run takes the file's values)
@@ -175,13 +186,17 @@ def run_train(args) -> int:
         args.bets, args.raise_cap = bets, cap if cap is not None else args.raise_cap
     if args.iterations is None and args.minutes is None:
         raise CliError("give --iterations or --minutes")
-    for name in ("iterations", "minutes", "threads", "boards_per_iteration", "eval_deals", "discount_every"):
+    for name in ("iterations", "minutes", "threads", "boards_per_iteration", "eval_deals", "eval_lbr_deals",
+                 "discount_every"):
         v = getattr(args, name)
         if v is not None and v <= 0:
             raise CliError(f"--{name.replace('_', '-')} must be positive, got {v}")
     opponents = [o.strip() for o in args.eval_opponents.split(",") if o.strip()]
     for o in opponents:
         _check_opponent(o)
+    # built now: a bad reference or LBR setting fails before the abstract game is built
+    evaluate = make_evaluator(args.eval_deals, opponents, lbr=args.eval_lbr, lbr_deals=args.eval_lbr_deals) \
+        if args.eval_minutes else None
     if os.path.exists(args.path):
         algorithm = check_resume_arguments(args)
         cls = {"es-mccfr": ESMCCFRTrainer, "pluribus": PluribusTrainer}.get(algorithm, BlueprintTrainer)
@@ -236,7 +251,6 @@ def run_train(args) -> int:
         print(f"abstract game: {trainer.tree.num_nodes} betting nodes, {trainer.num_information_sets()} information "
               f"sets, {trainer.total} (information set, action) entries, {trainer.memory_bytes() / 2**20:.1f} MiB "
               f"of regrets and strategy sums")
-    evaluate = make_evaluator(args.eval_deals, opponents) if args.eval_minutes else None
     try:
         status = train(trainer, args.path, TrainConfig(iterations=args.iterations, minutes=args.minutes,
                                                        checkpoint_minutes=args.checkpoint_minutes,

@@ -1,0 +1,512 @@
+"""The ladder: every pair of agents, duplicate + AIVAT, resumable, parallel, stored in the platform's SQLite.
+
+::
+
+    from cfrkit.platform.ladder import run_ladder, plot_ladder
+    res = run_ladder(["rule-based", "blueprint:bp.npz", "always-call", "random"], deals=2000,
+                     db="ladder/ladder.db", processes=2, seed=0)
+    print(res.crosstable.text())        # mbb/h +- 95% per pair, and each agent's rating
+    plot_ladder(res.crosstable, "ladder/ladder.png")
+
+**Blocks.**  Each pair (its agents in a canonical order: the specs sorted, so the order on the
+command line does not matter) plays ``deals`` seeded deals in blocks of ``block`` deals
+(:func:`cfrkit.evaluation.ladder.play_block`, the match runner's ``first_deal``), each deal twice
+with the seats swapped.  A block is one stored match of the platform database (id
+``ladder-<pair hash>-<block>``, agents named by their labels) written by the platform's
+:class:`~cfrkit.platform.storage.StoreObserver`, so ``cfrkit results --db FILE`` reads the ladder's
+hands like any other match; its per-deal values (duplicate and AIVAT, mbb/h) go to the table
+``ladder_blocks`` of the same file once the block is complete: that row is what makes a block done.
+
+**Resuming.**  A run plays only the blocks without a row.  A block interrupted half-way (Ctrl-C, a
+killed worker) left its hands as a match in state ``error`` (or ``running``) but no row: the next run
+deletes that match and plays the block again from its seeded deal, so no deal is counted twice, in the
+ladder or in ``cfrkit results``.  Deals and agent seeds depend only on (seed, pair, block), never on
+which process ran a block or what ran before, so an interrupted and resumed ladder ends with the same
+numbers as an uninterrupted one (tested).  A larger ``deals`` continues a finished ladder.  One run
+per database at a time.
+
+**Parallel.**  Blocks run in ``processes`` worker processes (spawn) or as Ray tasks
+(``ray_address``: ``"local"`` or a cluster address; the database path must be reachable by the
+workers, which write their blocks themselves: SQLite in WAL mode, as the platform's server workers
+do).  Blocks are handed out pair by pair in rounds (block 0 of every pair, then block 1, ...), so a
+run stopped early (``minutes``, Ctrl-C) has every pair at about the same number of deals.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import pickle
+import random
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from cfrkit.evaluation.ladder import Crosstable, derived_seed, pair_result, play_block, supports_aivat
+from cfrkit.games.base import GameError
+from cfrkit.games.holdem.game import HoldemGame
+from cfrkit.platform.storage import Store, StoreObserver
+from cfrkit.poker.registry import make_agent, parse_spec
+from cfrkit.poker.view import poker_view
+
+__all__ = ["LadderError", "LadderResult", "agent_labels", "ladder_crosstable", "plot_ladder", "run_ladder"]
+
+LADDER_SCHEMA = """
+CREATE TABLE IF NOT EXISTS ladder_blocks (
+    pair TEXT NOT NULL, block INTEGER NOT NULL, first_deal INTEGER NOT NULL, deals INTEGER NOT NULL,
+    match_id TEXT NOT NULL, duplicate BLOB NOT NULL, aivat BLOB, hands INTEGER NOT NULL,
+    cpu_seconds REAL NOT NULL, finished REAL NOT NULL, PRIMARY KEY (pair, block));
+"""
+
+
+class LadderError(GameError):
+    """A ladder that cannot run as asked (too few or repeated agents, bad sizes, a bad database)."""
+
+
+# ---------------------------------------------------------------------- agents and pairs
+def agent_labels(specs: Sequence[str]) -> List[str]:
+    """Short display names of agent specs, also the names stored with the hands (ACPC log lines, so
+    no ``:`` or ``|``): ``NAME[ARGUMENT]``, a file argument shown by its base name without extension
+    (``blueprint:/runs/bp_s0.npz`` -> ``blueprint[bp_s0]``); the whole argument where two would collide."""
+    def label(spec: str, short: bool) -> str:
+        name, arg = parse_spec(spec)
+        if arg is None:
+            return name
+        if short and ("/" in arg or arg.endswith(".npz")):
+            arg = os.path.splitext(os.path.basename(arg))[0]
+        return f"{name}[{arg}]".replace(":", "=").replace("|", "/")
+
+    labels = [label(s, True) for s in specs]
+    if len(set(labels)) < len(labels):
+        labels = [label(s, False) for s in specs]
+    if len(set(labels)) < len(labels):
+        raise LadderError(f"agents {', '.join(specs)} do not have distinct names")
+    return labels
+
+
+@dataclass(frozen=True)
+class _Pair:
+    a: int          # indices into the ladder's specs, a's spec sorts first
+    b: int
+    key: str        # identity of the pair's match in the database (game, seed, specs, estimator, block size)
+    deal_seed: int
+    aivat: bool
+
+    @property
+    def match_prefix(self) -> str:
+        return "ladder-" + hashlib.blake2b(self.key.encode(), digest_size=6).hexdigest()
+
+
+def _pairs(specs: Sequence[str], game_string: str, seed: int, block: int, aivat_ok: Sequence[bool],
+           aivat: bool) -> List[_Pair]:
+    out = []
+    n = len(specs)
+    for i in range(n):
+        for j in range(i + 1, n):
+            a, b = sorted((i, j), key=lambda k: specs[k])
+            use = bool(aivat and aivat_ok[a] and aivat_ok[b])
+            key = json.dumps({"game": game_string, "seed": int(seed), "a": specs[a], "b": specs[b],
+                              "estimator": "aivat" if use else "duplicate", "block": int(block)}, sort_keys=True)
+            out.append(_Pair(a, b, key, derived_seed("deals", seed, specs[a], specs[b]), use))
+    return out
+
+
+# ---------------------------------------------------------------------- the database
+def _open(db: str) -> Store:
+    try:
+        store = Store(db)
+        store.db.executescript(LADDER_SCHEMA)
+    except sqlite3.DatabaseError as exc:
+        raise LadderError(f"{db}: not a usable database ({exc})") from None
+    return store
+
+
+def _done_blocks(store: Store, key: str) -> Dict[int, tuple]:
+    rows = store.db.execute("SELECT block, first_deal, deals, duplicate, aivat, hands, cpu_seconds FROM ladder_blocks "
+                            "WHERE pair=? ORDER BY block", (key,)).fetchall()
+    return {int(r[0]): r for r in rows}
+
+
+def _forget_match(store: Store, match_id: str) -> None:
+    """Delete an unfinished block's match (its hands, players and totals) so it can be played again;
+    the platform tables are those of :data:`cfrkit.platform.storage.SCHEMA`."""
+    with store.db:
+        store.db.execute("BEGIN IMMEDIATE")
+        for table in ("hands", "players", "results"):
+            store.db.execute(f"DELETE FROM {table} WHERE match_id=?", (match_id,))
+        store.db.execute("DELETE FROM matches WHERE id=?", (match_id,))
+
+
+# ---------------------------------------------------------------------- one block (runs in a worker)
+_AGENTS: Dict[Tuple[str, str], Any] = {}   # per process: built agents, reused by later blocks
+_SEEDED: Dict[Tuple[str, str], bool] = {}
+_STORES: Dict[str, Store] = {}
+
+
+def _agent(spec: str, game_string: str, seed: int):
+    """The agent ``spec`` as if built with ``seed``.  An agent whose randomness is an ``rng`` attribute
+    (``random.Random`` or numpy ``Generator``) is built once per process and reseeded for each block
+    (a blueprint file is loaded once); one that does not depend on its seed is reused as it is; any
+    other is built afresh for each block."""
+    key = (spec, game_string)
+    cached = _AGENTS.get(key)
+    if cached is not None:
+        rng = getattr(cached, "rng", None)
+        if isinstance(rng, random.Random):
+            rng.seed(seed)
+            return cached
+        if isinstance(rng, np.random.Generator):
+            cached.rng = np.random.default_rng(seed)
+            return cached
+        if not _depends_on_seed(spec, game_string):
+            return cached
+    agent = make_agent(spec, game=game_string, seed=seed)
+    _AGENTS[key] = agent
+    return agent
+
+
+def _depends_on_seed(spec: str, game_string: str) -> bool:
+    """Whether two seeds give agents ``spec`` that differ (compared pickled; unpicklable: assume so)."""
+    key = (spec, game_string)
+    if key not in _SEEDED:
+        a, b = (make_agent(spec, game=game_string, seed=s) for s in (1, 2))
+        try:
+            _SEEDED[key] = pickle.dumps(a) != pickle.dumps(b)
+        except Exception:  # an agent pickle cannot take: rebuilding per block is always right
+            _SEEDED[key] = True
+    return _SEEDED[key]
+
+
+def ladder_block(task: dict) -> dict:
+    """Play one block of one pair and store it (the worker function; ``task`` from :func:`run_ladder`).
+
+    Deletes a match left by an interrupted earlier try of the block, plays the block with a
+    :class:`~cfrkit.platform.storage.StoreObserver` attached, then writes the block's row.  Returns
+    ``{"pair", "block", "hands", "cpu_seconds"}``."""
+    db = task["db"]
+    store = _STORES.get(db)
+    if store is None:
+        store = _STORES[db] = _open(db)
+    match_id = task["match_id"]
+    if store.db.execute("SELECT 1 FROM ladder_blocks WHERE pair=? AND block=?",
+                        (task["pair"], task["block"])).fetchone():
+        return {"pair": task["pair"], "block": task["block"], "hands": 0, "cpu_seconds": 0.0}
+    _forget_match(store, match_id)
+    game = task["game"]
+    a = _agent(task["spec_a"], game, derived_seed("agent", task["seed"], task["spec_a"], task["pair"], task["block"]))
+    b = _agent(task["spec_b"], game, derived_seed("agent", task["seed"], task["spec_b"], task["pair"], task["block"]))
+    # the stored names are the ladder's labels (two blueprints would both be "blueprint")
+    names = (getattr(a, "name", None), getattr(b, "name", None))
+    a.name, b.name = task["label_a"], task["label_b"]
+    try:
+        blk = play_block(game, a, b, task["first_deal"], task["deals"], task["deal_seed"], aivat=task["aivat"],
+                         observers=[StoreObserver(store, match_id, batch=256)], time_limit=task["time_limit"])
+    finally:
+        for agent, name in zip((a, b), names):
+            if name is None:
+                del agent.name
+            else:
+                agent.name = name
+    with store.db:
+        store.db.execute("BEGIN IMMEDIATE")
+        store.db.execute("INSERT INTO ladder_blocks(pair, block, first_deal, deals, match_id, duplicate, aivat, hands, "
+                         "cpu_seconds, finished) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                         (task["pair"], task["block"], blk.first_deal, blk.deals, match_id,
+                          blk.duplicate.astype("<f8").tobytes(),
+                          None if blk.aivat is None else blk.aivat.astype("<f8").tobytes(), blk.hands,
+                          blk.cpu_seconds, time.time()))
+    return {"pair": task["pair"], "block": task["block"], "hands": blk.hands, "cpu_seconds": blk.cpu_seconds}
+
+
+# ---------------------------------------------------------------------- the run
+@dataclass
+class LadderResult:
+    """A ladder run: the :class:`~cfrkit.evaluation.ladder.Crosstable` over every stored block (up to
+    ``deals`` per pair), and what this run played: ``hands``, ``blocks``, ``seconds`` (wall) and
+    ``cpu_seconds`` (the blocks' process time, summed over workers); ``complete``: every pair has its
+    ``deals``; ``db``: the database."""
+
+    crosstable: Crosstable
+    deals: int
+    hands: int
+    blocks: int
+    seconds: float
+    cpu_seconds: float
+    complete: bool
+    db: str
+    stored_blocks: int = 0
+    agents: List[str] = field(default_factory=list)
+
+    @property
+    def hands_per_second(self) -> float:
+        return self.hands / self.seconds if self.seconds > 0 else float("nan")
+
+    @property
+    def hands_per_cpu_second(self) -> float:
+        return self.hands / self.cpu_seconds if self.cpu_seconds > 0 else float("nan")
+
+    def summary(self) -> str:
+        done = "complete" if self.complete else "incomplete: run again to continue"
+        lines = [self.crosstable.text(), "",
+                 f"this run: {self.hands} hands in {self.blocks} blocks, {self.seconds:.1f} s wall "
+                 f"({self.hands_per_second:.1f} hands/s), {self.cpu_seconds:.1f} CPU s "
+                 f"({self.hands_per_cpu_second:.1f} hands per CPU s); {self.stored_blocks} blocks stored in "
+                 f"{self.db} ({done})"]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        out = self.crosstable.to_dict()
+        out.update({"specs": self.agents, "deals": self.deals, "complete": self.complete, "db": self.db,
+                    "run": {"hands": self.hands, "blocks": self.blocks, "seconds": self.seconds,
+                            "cpu_seconds": self.cpu_seconds}})
+        return out
+
+
+def _check(specs: Sequence[str], deals: int, block: int, processes: int) -> List[str]:
+    specs = [str(s).strip() for s in specs]
+    if len(specs) < 2:
+        raise LadderError(f"a ladder needs at least two agents, got {len(specs)}")
+    seen = set()
+    for s in specs:
+        if s in seen:
+            raise LadderError(f"agent {s!r} is listed twice")
+        seen.add(s)
+    for name, v in (("deals", deals), ("block", block), ("processes", processes)):
+        if int(v) <= 0:
+            raise LadderError(f"{name} must be positive, got {v}")
+    return specs
+
+
+def _setup(specs, deals, block, game, seed, aivat, processes=1):
+    specs = _check(specs, deals, block, processes)
+    view = poker_view(game)
+    game_string = view.game.game_string()
+    if not isinstance(view.game, HoldemGame):
+        raise LadderError(f"the ladder stores its hands in the platform database, which holds hold'em matches, "
+                          f"not {game_string!r}")
+    # build every agent once now: an unknown name, a missing file or a game mismatch fails before any hand
+    built = [make_agent(s, game=view.game, seed=0) for s in specs]
+    pairs = _pairs(specs, game_string, seed, block, [supports_aivat(a) for a in built], aivat)
+    return specs, view, game_string, pairs
+
+
+def ladder_crosstable(db: str, specs: Sequence[str], deals: int, *, game="holdem", seed: int = 0, block: int = 50,
+                      aivat: bool = True) -> Tuple[Crosstable, bool, int]:
+    """The crosstable of a ladder's stored blocks (the first ``ceil(deals / block)`` blocks of each
+    pair), read from ``db``; ``(crosstable, complete, stored blocks)``.  Nothing is played."""
+    specs, view, game_string, pairs = _setup(specs, deals, block, game, seed, aivat)
+    store = _open(db)
+    try:
+        return _crosstable(store, specs, pairs, deals, block)
+    finally:
+        store.close()
+
+
+def _crosstable(store: Store, specs, pairs: List[_Pair], deals: int, block: int) -> Tuple[Crosstable, bool, int]:
+    nblocks = -(-deals // block)
+    labels = agent_labels(specs)
+    results = {}
+    complete = True
+    stored = 0
+    for p in pairs:
+        done = _done_blocks(store, p.key)
+        rows = [done[k] for k in range(nblocks) if k in done]
+        stored += len(rows)
+        complete &= len(rows) == nblocks
+        if not rows:
+            continue
+        dup = np.concatenate([np.frombuffer(r[3], dtype="<f8") for r in rows])
+        av = np.concatenate([np.frombuffer(r[4], dtype="<f8") for r in rows]) if p.aivat else None
+        results[(p.a, p.b)] = pair_result(labels[p.a], labels[p.b], dup, av)
+    return Crosstable(labels, results), complete, stored
+
+
+def _schedule(store: Store, pairs: List[_Pair], nblocks: int) -> Iterator[Tuple[_Pair, int]]:
+    done = {p.key: _done_blocks(store, p.key) for p in pairs}
+    for k in range(nblocks):
+        for p in pairs:
+            if k not in done[p.key]:
+                yield p, k
+
+
+def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed: int = 0, block: int = 50,
+               processes: int = 1, ray_address: Optional[str] = None, aivat: bool = True,
+               minutes: Optional[float] = None, progress: bool = False,
+               time_limit: float = float("inf"), stop: Optional[Callable[[], bool]] = None) -> LadderResult:
+    """Play every pair of ``specs`` (registry specs, at least two) over ``deals`` duplicate deals each
+    (rounded up to whole blocks of ``block`` deals; each deal is 2 hands), storing hands and blocks in
+    the SQLite file ``db``; blocks already stored are not played again (see the module docstring).
+
+    Args:
+        game: heads-up hold'em (any 2-player hold'em definition; the platform stores hold'em only).
+        seed: ladder seed: each pair's deal seed and each block's agent seeds derive from it.
+        processes: worker processes (1: in this process); ``ray_address``: Ray instead.
+        aivat: AIVAT for the pairs whose two agents support it (else duplicate everywhere, faster).
+        minutes: start no new block after this many minutes (finished blocks are kept).
+        stop: called between blocks; once it returns True no new block starts (the CLI's SIGTERM /
+            first Ctrl-C), the blocks under way finish and the result covers what is stored.
+        progress: a tqdm bar over the blocks to play.
+        time_limit: seconds an agent may take per answer.
+
+    Returns a :class:`LadderResult`.  Ctrl-C stops the run; finished blocks stay stored (the
+    ``KeyboardInterrupt`` propagates).  Raises :class:`LadderError` / ``RegistryError`` (one line)
+    for bad input before any hand is played.
+    """
+    deals, block, processes = int(deals), int(block), int(processes)
+    specs, view, game_string, pairs = _setup(specs, deals, block, game, seed, aivat, processes)
+    labels = agent_labels(specs)
+    nblocks = -(-deals // block)
+    store = _open(db)
+    todo = list(_schedule(store, pairs, nblocks))
+    tasks = [{"db": os.path.abspath(db), "game": game_string, "seed": int(seed), "pair": p.key, "block": k,
+              "match_id": f"{p.match_prefix}-{k:05d}", "spec_a": specs[p.a], "spec_b": specs[p.b],
+              "label_a": labels[p.a], "label_b": labels[p.b], "first_deal": k * block, "deals": block,
+              "deal_seed": p.deal_seed, "aivat": p.aivat, "time_limit": float(time_limit)} for p, k in todo]
+    deadline = None if minutes is None else time.monotonic() + 60.0 * float(minutes)
+    bar = None
+    if progress and tasks:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(tasks), desc=f"ladder of {len(specs)} agents", unit="block")
+    played = {"hands": 0, "blocks": 0, "cpu": 0.0}
+
+    def finish(out: dict) -> None:
+        played["hands"] += out["hands"]
+        played["blocks"] += 1 if out["hands"] else 0
+        played["cpu"] += out["cpu_seconds"]
+        if bar is not None:
+            bar.update(1)
+
+    def more() -> bool:
+        if stop is not None and stop():
+            return False
+        return deadline is None or time.monotonic() < deadline
+
+    t0 = time.perf_counter()
+    try:
+        if ray_address:
+            _run_ray(tasks, processes, ray_address, finish, more)
+        elif processes > 1 and len(tasks) > 1:
+            _run_processes(tasks, processes, finish, more)
+        else:
+            for t in tasks:
+                if not more():
+                    break
+                finish(ladder_block(t))
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = time.perf_counter() - t0
+    table, complete, stored = _crosstable(store, specs, pairs, deals, block)
+    store.close()
+    return LadderResult(table, nblocks * block, played["hands"], played["blocks"], seconds, played["cpu"], complete,
+                        str(db), stored, list(specs))
+
+
+def _run_processes(tasks: List[dict], processes: int, finish, more) -> None:
+    import multiprocessing as mp
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    pool = ProcessPoolExecutor(max_workers=processes, mp_context=mp.get_context("spawn"))
+    queue = iter(tasks)
+    running = set()
+    try:
+        # two blocks in flight per worker: a worker never waits for the parent, and a stop (minutes,
+        # Ctrl-C) leaves few blocks to finish
+        for t in queue:
+            running.add(pool.submit(ladder_block, t))
+            if len(running) >= 2 * processes:
+                break
+        while running:
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                finish(fut.result())
+                if more():
+                    nxt = next(queue, None)
+                    if nxt is not None:
+                        running.add(pool.submit(ladder_block, nxt))
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _run_ray(tasks: List[dict], processes: int, address: str, finish, more) -> None:
+    try:
+        import ray  # an optional extra, loaded only for --ray
+    except ImportError:  # pragma: no cover - ray is an extra
+        raise LadderError("Ray is not installed (pip install 'cfrkit[distributed]')") from None
+    started = False
+    if not ray.is_initialized():
+        if address == "local":
+            ray.init(num_cpus=max(1, processes), include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(address=address, log_to_driver=False)
+        started = True
+    try:
+        remote = ray.remote(num_cpus=1)(ladder_block)
+        queue = iter(tasks)
+        pending = [remote.remote(t) for _, t in zip(range(2 * max(1, processes)), queue)]
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for r in ready:
+                finish(ray.get(r))
+                if more():
+                    nxt = next(queue, None)
+                    if nxt is not None:
+                        pending.append(remote.remote(nxt))
+    finally:
+        if started:
+            ray.shutdown()
+
+
+# ---------------------------------------------------------------------- the picture
+def plot_ladder(table: Crosstable, path: str, title: Optional[str] = None) -> str:
+    """PNG: the crosstable as a heat map (mbb/h of the row agent, +- 95% in each cell) beside the
+    ratings with their 95% intervals.  Needs matplotlib (extra ``plots``)."""
+    try:
+        import matplotlib  # an optional extra: only the picture needs it
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise LadderError("the ladder's PNG needs matplotlib (pip install 'cfrkit[plots]')") from None
+    order = table.order()
+    names = [table.names[i] for i in order]
+    mean, ci = table.matrix()
+    mean, ci = mean[np.ix_(order, order)], ci[np.ix_(order, order)]
+    n = len(names)
+    fig, (ax, axr) = plt.subplots(1, 2, figsize=(6 + 1.3 * n, 1.2 + 0.75 * n),
+                                  gridspec_kw={"width_ratios": [max(n, 2), 3]})
+    finite = np.abs(mean[np.isfinite(mean)])
+    lim = float(np.percentile(finite, 90)) if finite.size else 1.0
+    im = ax.imshow(np.nan_to_num(mean), cmap="RdBu", vmin=-max(lim, 1.0), vmax=max(lim, 1.0))
+    for i in range(n):
+        for j in range(n):
+            if np.isfinite(mean[i, j]):
+                dark = abs(mean[i, j]) > 0.6 * max(lim, 1.0)   # white on the saturated cells
+                ax.text(j, i, f"{mean[i, j]:+.0f}\n+-{ci[i, j]:.0f}", ha="center", va="center", fontsize=7,
+                        color="white" if dark else "black")
+    ax.set_xticks(range(n), names, rotation=35, ha="right", fontsize=8)
+    ax.set_yticks(range(n), names, fontsize=8)
+    ax.set_title("row vs column, mbb/h (95%)", fontsize=9)
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    r = [table.ratings[i] for i in order]
+    y = np.arange(n)
+    axr.errorbar([x.mean for x in r], y, xerr=[x.ci95 if math.isfinite(x.ci95) else 0 for x in r], fmt="o",
+                 capsize=3)
+    axr.axvline(0, color="grey", lw=0.5)
+    axr.set_yticks(y, names, fontsize=8)
+    axr.invert_yaxis()
+    axr.set_xlabel("mbb/h against the field (95%)", fontsize=8)
+    axr.set_title("rating", fontsize=9)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

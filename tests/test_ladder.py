@@ -1,0 +1,311 @@
+"""The ladder (cfrkit.evaluation.ladder, cfrkit.platform.ladder, `cfrkit ladder`): resume, symmetry, the
+rating's interval, errors, the command line."""
+import json
+import math
+import os
+import sqlite3
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cfrkit.platform.ladder as ladder_mod
+from cfrkit.cli import main
+from cfrkit.evaluation.ladder import Crosstable, pair_result, play_block
+from cfrkit.games.base import GameError
+from cfrkit.platform.ladder import LadderError, run_ladder
+from cfrkit.platform.results import agent_results
+from cfrkit.platform.storage import Store
+from cfrkit.poker import MatchObserver, make_agent
+from cfrkit.poker.registry import RegistryError
+
+AGENTS = ["rule-based", "always-call", "random"]   # an AIVAT pair, and two duplicate pairs with a seeded agent
+
+
+class _StopAfter(MatchObserver):
+    """Ctrl-C in the middle of a block: KeyboardInterrupt after ``hands`` hands."""
+
+    def __init__(self, hands):
+        self.left = hands
+
+    def hand_end(self, hand):
+        self.left -= 1
+        if self.left == 0:
+            raise KeyboardInterrupt
+
+
+def _pairs(res):
+    return {(p.a, p.b): p for p in res.crosstable.pairs.values()}
+
+
+def _values(db):
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT pair, block, duplicate, aivat FROM ladder_blocks ORDER BY pair, block").fetchall()
+    return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+
+def test_interrupted_and_resumed_ladder_equals_an_uninterrupted_one(tmp_path, monkeypatch):
+    whole = run_ladder(AGENTS, 30, str(tmp_path / "whole.db"), block=10, seed=3)
+    assert whole.complete and whole.blocks == 9 and whole.hands == 9 * 20
+
+    db = str(tmp_path / "resumed.db")
+    real = ladder_mod.play_block
+    calls = {"n": 0}
+
+    def interrupted(game, a, b, first_deal, deals, seed, aivat=True, observers=(), time_limit=float("inf")):
+        calls["n"] += 1
+        if calls["n"] == 5:  # the fifth block stops after 7 of its 20 hands
+            observers = list(observers) + [_StopAfter(7)]
+        return real(game, a, b, first_deal, deals, seed, aivat=aivat, observers=observers, time_limit=time_limit)
+
+    monkeypatch.setattr(ladder_mod, "play_block", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_ladder(AGENTS, 20, db, block=10, seed=3)
+    monkeypatch.setattr(ladder_mod, "play_block", real)
+    store = Store(db)
+    try:
+        # the finished blocks are kept; the broken block's hands are there but not counted as a block
+        assert len(_values(db)) == 4
+        statuses = [store.match(m)["status"] for m in store.match_ids()]
+        assert statuses.count("finished") == 4 and statuses.count("error") == 1
+    finally:
+        store.close()
+
+    part = run_ladder(AGENTS, 20, db, block=10, seed=3)        # resume: the 2 blocks left, nothing replayed
+    assert part.complete and part.blocks == 2
+    rest = run_ladder(AGENTS, 30, db, block=10, seed=3)        # more deals continue the finished ladder
+    assert rest.blocks == 3 and rest.complete
+    again = run_ladder(list(reversed(AGENTS)), 30, db, block=10, seed=3)   # agent order does not matter
+    assert again.blocks == 0
+
+    # the same per-deal values, bit for bit, and the same crosstable
+    assert _values(db) == _values(str(tmp_path / "whole.db"))
+    for key, p in _pairs(whole).items():
+        q = _pairs(rest)[key]
+        assert (q.estimator, q.deals, q.estimate.mean, q.estimate.ci95) == (p.estimator, p.deals, p.estimate.mean,
+                                                                           p.estimate.ci95)
+    assert _pairs(whole)[("always-call", "rule-based")].aivat is not None
+    assert _pairs(whole)[("random", "rule-based")].aivat is None
+    # no deal counted twice in the platform tables either (what `cfrkit results` reads)
+    store = Store(db)
+    try:
+        assert len(store.match_ids()) == 9
+        assert {r.name: r.hands for r in agent_results(store)} == {a: 2 * 30 * 2 for a in AGENTS}
+        for mid in store.match_ids():
+            assert [h["hand"] for h in store.hands(mid)] == list(range(20))
+    finally:
+        store.close()
+
+
+def test_crosstable_is_antisymmetric_and_a_pair_reversed_is_its_negation():
+    a, b = make_agent("rule-based"), make_agent("fixed-range-raiser")
+    ab = play_block("holdem", a, b, 5, 6, seed=11, aivat=True)
+    ba = play_block("holdem", b, a, 5, 6, seed=11, aivat=True)
+    np.testing.assert_allclose(ab.duplicate, -ba.duplicate, atol=1e-9)
+    np.testing.assert_allclose(ab.aivat, -ba.aivat, atol=1e-6)
+    assert ab.hands == 12 and np.any(ab.duplicate != 0)
+    table = Crosstable(["A", "B", "C"], {(0, 1): pair_result("A", "B", ab.duplicate, ab.aivat),
+                                         (2, 1): pair_result("C", "B", ba.duplicate)})
+    mean, ci = table.matrix()
+    assert np.allclose(mean, -mean.T, equal_nan=True) and np.allclose(ci, ci.T, equal_nan=True)
+    assert table.cell(1, 0).estimate.mean == -table.cell(0, 1).estimate.mean
+    assert math.isnan(mean[0, 2]) and table.cell(0, 2) is None
+
+
+def test_a_pair_reports_the_less_variable_of_its_unbiased_estimators():
+    rng = np.random.default_rng(1)
+    dup = rng.normal(100, 1000, 500)
+    calm = dup + rng.normal(0, 10, 500) - 0.9 * (dup - dup.mean())   # AIVAT with a good value function
+    wild = dup + rng.normal(0, 3000, 500)                             # AIVAT with a bad one
+    good, bad, none = pair_result("a", "b", dup, calm), pair_result("a", "b", dup, wild), pair_result("a", "b", dup)
+    assert good.estimator == "aivat" and good.estimate is good.aivat and good.variance_reduction() > 50
+    assert bad.estimator == "duplicate" and bad.estimate is bad.duplicate and bad.variance_reduction() < 1
+    assert none.estimator == "duplicate" and none.aivat is None and none.variance_reduction() is None
+    assert good.estimate.n == 500 and good.deals == 500 and good.hands == 1000
+    with pytest.raises(GameError, match="AIVAT values"):
+        pair_result("a", "b", dup, wild[:10])
+
+
+def test_rating_is_the_field_mean_and_its_interval_covers_95_percent():
+    rng = np.random.default_rng(0)
+    strength = np.array([300.0, 100.0, -50.0, -350.0])          # true additive strengths (mbb/h)
+    noise = np.array([[0, 900, 2500, 400], [0, 0, 1500, 3000], [0, 0, 0, 700], [0, 0, 0, 0]], dtype=float)
+    names = ["a", "b", "c", "d"]
+    truth = [np.mean([strength[i] - strength[j] for j in range(4) if j != i]) for i in range(4)]
+    inside = np.zeros(4)
+    trials = 400
+    for t in range(trials):
+        pairs = {}
+        for i in range(4):
+            for j in range(i + 1, 4):
+                deals = int(rng.integers(40, 120))
+                pairs[(i, j)] = pair_result(names[i], names[j],
+                                            rng.normal(strength[i] - strength[j], noise[i, j], deals))
+        table = Crosstable(names, pairs)
+        for i, r in enumerate(table.ratings):
+            inside[i] += abs(r.mean - truth[i]) <= r.ci95
+        if t == 0:  # the formula: the mean of the pair means, sqrt of the summed pair variances over k
+            r = table.ratings[1]
+            cells = [table.cell(1, j) for j in (0, 2, 3)]
+            assert r.mean == pytest.approx(np.mean([c.estimate.mean for c in cells]))
+            assert r.ci95 == pytest.approx(1.959964 * math.sqrt(sum(c.se ** 2 for c in cells)) / 3)
+            assert r.pairs == 3
+    coverage = inside / trials
+    assert np.all(coverage > 0.91) and np.all(coverage < 0.99), coverage
+
+
+@pytest.mark.parametrize("specs,deals,message", [
+    (["rule-based", "no-such-bot"], 10, "unknown agent 'no-such-bot'"),
+    (["rule-based"], 10, "at least two agents"),
+    (["always-call", "always-call"], 10, "listed twice"),
+    (["always-call", "random"], 0, "deals must be positive"),
+])
+def test_bad_ladders_fail_before_playing(tmp_path, specs, deals, message):
+    with pytest.raises((LadderError, RegistryError), match=message):
+        run_ladder(specs, deals, str(tmp_path / "l.db"))
+    with pytest.raises(LadderError, match="hold'em matches"):
+        run_ladder(["always-call", "random"], 10, str(tmp_path / "l.db"), game="leduc")
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["ladder", "always-call", "nope", "--hands", "4"], "unknown agent 'nope'"),
+    (["ladder", "always-call", "random", "--hands", "0"], "--hands must be positive"),
+    (["ladder", "always-call", "random", "--hands", "4", "--block", "-1"], "--block must be positive"),
+    (["ladder", "always-call", "random", "--hands", "4", "--db", "/nonexistent/dir/l.db", "--no-png"],
+     "does not exist"),
+    (["ladder", "always-call", "blueprint:/nonexistent.npz", "--hands", "4"], "blueprint"),
+    (["blueprint", "train", "bp.npz", "--iterations", "1", "--eval-minutes", "1", "--eval-lbr", "FCQ/1-4"],
+     "bad LBR bet set"),
+    (["blueprint", "train", "bp.npz", "--iterations", "1", "--eval-minutes", "1", "--eval-opponents", "nobody"],
+     "unknown opponent 'nobody'"),
+])
+def test_cli_errors_are_one_line(tmp_path, capsys, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err and "Traceback" not in err
+    assert not os.path.exists(tmp_path / "bp.npz")
+
+
+def test_cli_tiny_ladder_in_a_subprocess(tmp_path):
+    pytest.importorskip("matplotlib")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                        os.environ.get("PYTHONPATH", "")]))
+    out = tmp_path / "lad"
+    cmd = [sys.executable, "-m", "cfrkit", "ladder", "always-call", "fixed-range-raiser", "random", "--hands", "4",
+           "--block", "2", "--out", str(out), "--json", "--seed", "1"]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(proc.stdout)
+    assert len(res["pairs"]) == 3 and all(p["deals"] == 4 and p["hands"] == 8 for p in res["pairs"])
+    assert res["run"]["hands"] == 3 * 8 and res["complete"]
+    assert {r["name"] for r in res["ratings"]} == {"always-call", "fixed-range-raiser", "random"}
+    # ratings are the field means of the pairs
+    means = {(p["a"], p["b"]): p["estimate"]["mean"] for p in res["pairs"]}
+    for r in res["ratings"]:
+        mine = [m if a == r["name"] else -m for (a, b), m in means.items() if r["name"] in (a, b)]
+        assert r["mean"] == pytest.approx(np.mean(mine))
+    assert (out / "ladder.png").stat().st_size > 1000 and (out / "ladder.json").exists()
+    # `cfrkit results` reads the ladder's database
+    proc = subprocess.run([sys.executable, "-m", "cfrkit", "results", "--db", str(out / "ladder.db")], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "fixed-range-raiser" in proc.stdout and "6 matches" in proc.stdout
+    # run again: nothing left to play, the same table
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    again = json.loads(proc.stdout)
+    assert again["run"]["hands"] == 0 and again["pairs"] == res["pairs"]
+
+
+@pytest.mark.slow
+def test_blocks_in_worker_processes_give_the_in_process_values(tmp_path):
+    specs = ["always-call", "fixed-range-raiser", "random"]
+    one = run_ladder(specs, 12, str(tmp_path / "one.db"), block=3, seed=5)
+    two = run_ladder(specs, 12, str(tmp_path / "two.db"), block=3, seed=5, processes=2)
+    assert two.blocks == one.blocks == 12 and two.complete
+    assert _values(str(tmp_path / "one.db")) == _values(str(tmp_path / "two.db"))
+
+
+@pytest.fixture(scope="module")
+def tiny_trainer(tmp_path_factory):
+    from cfrkit.solvers.blueprint.trainer import BlueprintTrainer
+
+    path = str(tmp_path_factory.mktemp("bp") / "bp.npz")
+    tr = BlueprintTrainer("holdem(stacks=400;400)", "0.5+1", 1, abstraction="ehs:169,2,2,2", seed=1)
+    tr.iterate(1)
+    tr.save(path)
+    return tr, path
+
+
+def test_training_evaluator_uses_aivat_blocks_and_lbr_on_fixed_deals(tiny_trainer):
+    from cfrkit.evaluation.ladder import training_evaluator
+
+    trainer, _ = tiny_trainer
+    evaluate = training_evaluator(["always-call", "random"], 3, seed=1, lbr="FC/3-4", lbr_deals=2)
+    report = evaluate(trainer)
+    assert set(report) == {"always-call", "random", "lbr FC/3-4"}
+    assert report["always-call"]["estimator"] in ("aivat", "duplicate") and report["random"]["estimator"] == "duplicate"
+    assert report["always-call"]["hands"] == 6 and report["lbr FC/3-4"]["deals"] == 2
+    assert evaluate(trainer) == report        # the same deals and seeds at every evaluation
+    with pytest.raises(RegistryError, match="unknown agent"):
+        training_evaluator(["nobody"], 3)
+    with pytest.raises(ValueError):
+        training_evaluator(["always-call"], 3, lbr="FCQ/1-4")
+
+
+def test_a_blueprint_in_the_ladder_is_stored_under_its_file_name(tiny_trainer, tmp_path):
+    _, path = tiny_trainer
+    db = str(tmp_path / "bp.db")
+    res = run_ladder([f"blueprint:{path}", "always-call", "random"], 4, db, game="holdem(stacks=400;400)", block=2)
+    assert res.complete and res.crosstable.names[0] == "blueprint[bp]"
+    assert res.crosstable.cell(0, 1).aivat is not None and res.crosstable.cell(0, 2).aivat is None
+    store = Store(db)
+    try:
+        assert {r.name for r in agent_results(store)} == {"blueprint[bp]", "always-call", "random"}
+    finally:
+        store.close()
+
+
+@pytest.mark.slow
+def test_blocks_as_ray_tasks_give_the_in_process_values(tmp_path):
+    pytest.importorskip("ray")
+    specs = ["always-call", "fixed-range-raiser", "random"]
+    run_ladder(specs, 4, str(tmp_path / "one.db"), block=2, seed=1)
+    ray = run_ladder(specs, 4, str(tmp_path / "ray.db"), block=2, seed=1, ray_address="local", processes=2)
+    assert ray.blocks == 6 and ray.complete
+    assert _values(str(tmp_path / "one.db")) == _values(str(tmp_path / "ray.db"))
+
+
+def test_sigterm_finishes_the_block_under_way_and_keeps_the_table(tmp_path):
+    import signal
+    import time
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                        os.environ.get("PYTHONPATH", "")]))
+    out = tmp_path / "lad"
+    proc = subprocess.Popen([sys.executable, "-m", "cfrkit", "ladder", "always-call", "fixed-range-raiser", "random",
+                             "--hands", "4000", "--block", "4", "--out", str(out), "--no-png", "--no-progress"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    db = out / "ladder.db"
+    deadline = time.time() + 120
+    while time.time() < deadline:   # wait for the first stored blocks
+        time.sleep(0.5)
+        if db.exists():
+            try:
+                with sqlite3.connect(str(db)) as con:
+                    if con.execute("SELECT count(*) FROM ladder_blocks").fetchone()[0] >= 3:
+                        break
+            except sqlite3.OperationalError:
+                pass
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM, stderr
+    assert "stopped by signal" in stdout and "crosstable" in stdout and (out / "ladder.json").exists()
+    store = Store(str(db))
+    try:  # graceful: the block under way finished, so every stored match is a finished block
+        statuses = {store.match(m)["status"] for m in store.match_ids()}
+        assert statuses == {"finished"}
+        with sqlite3.connect(str(db)) as con:
+            assert con.execute("SELECT count(*) FROM ladder_blocks").fetchone()[0] == len(store.match_ids())
+    finally:
+        store.close()
