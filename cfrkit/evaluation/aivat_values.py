@@ -43,7 +43,7 @@ __all__ = ["TableValueFunction", "fit_value_table", "preflop_deciles"]
 _POT_BINS = 10      # log2(pot / big blind) bins: 1 bb .. 512+ bb
 _EQ_BINS = 10       # showdown-equity bins on the flop, turn and river
 _DECILES = 10       # preflop hand-strength classes per player (equal-count, by equity against a random hand)
-_SHRINK = 200.0     # ridge: pseudo-rows of the median squared pot (the pilot has few hands per feature)
+_SHRINK = 5.0       # ridge: pseudo-rows per feature pulling its weight towards 0 (the equity value)
 
 _PREFLOP_CACHE: Dict[int, Tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
@@ -164,6 +164,7 @@ class TableValueFunction:
             raise GameError(f"w has shape {self.w.shape}; this game's model has {self.num_features} features")
         self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), 27]))
         self.seating = 0
+        self.validation: Dict[float, float] = {}  # set by fit_value_table: weight factor -> held-out AIVAT std
         self._hands_key = None
         self._eq: Dict[tuple, float] = {}
         self._flops: Optional[np.ndarray] = None
@@ -204,6 +205,39 @@ class TableValueFunction:
             w, t, l = _kernel.hand_vs_hand_counts(a, b, c, d, np.array(board, dtype=np.uint8))
             hit = self._eq[board] = (w + 0.5 * t) / (w + t + l)
         return hit
+
+    def _next_card_eqs(self, hole, board: Tuple[int, ...]) -> np.ndarray:
+        """float64[cards left]: exact equity after each possible turn (3-card board) or river (4-card
+        board), in card order; one batched evaluation (and cached for the child states' values)."""
+        from cfrkit.cards.evaluator import evaluate_batch
+
+        key = ("next",) + board
+        hit = self._eq.get(key)
+        if hit is not None:
+            return hit
+        dead = set(hole[0]) | set(hole[1]) | set(board)
+        rest = np.array([c for c in range(52) if c not in dead], dtype=np.uint8)
+        fixed = np.array(board, dtype=np.uint8)
+        if len(board) == 4:  # river: win / tie / loss per card
+            nxt = rest[:, None]
+        else:  # turn: every (turn, river) pair, the river averaged out per turn
+            t, r = np.meshgrid(np.arange(rest.size), np.arange(rest.size), indexing="ij")
+            keep = t != r
+            nxt = np.stack([rest[t[keep]], rest[r[keep]]], axis=1)
+        rows = nxt.shape[0]
+        cards = np.empty((2 * rows, 2 + len(board) + nxt.shape[1]), dtype=np.uint8)
+        cards[:rows, :2] = hole[0]
+        cards[rows:, :2] = hole[1]
+        cards[:, 2:2 + len(board)] = fixed
+        cards[:rows, 2 + len(board):] = nxt
+        cards[rows:, 2 + len(board):] = nxt
+        v = evaluate_batch(cards)
+        score = np.where(v[:rows] > v[rows:], 1.0, np.where(v[:rows] == v[rows:], 0.5, 0.0))
+        eqs = score if len(board) == 4 else score.reshape(rest.size, rest.size - 1).mean(axis=1)
+        for c, e in zip(rest.tolist(), eqs.tolist()):
+            self._eq[board + (c,)] = e
+        self._eq[key] = eqs
+        return eqs
 
     def _sample_flops(self, hole) -> None:
         if self._flops is not None:
@@ -292,8 +326,7 @@ class TableValueFunction:
             self._sample_flops(hole)
             eqs = self._flop_eq
         else:
-            dead = set(hole[0]) | set(hole[1]) | set(board)
-            eqs = np.array([self._holdem_eq(hole, board + (x,)) for x in range(52) if x not in dead])
+            eqs = self._next_card_eqs(hole, board)
         nxt = {0: 1, 3: 2, 4: 3}[len(board)]  # the round the run deals (the engine may have advanced ``round``)
         from cfrkit.cards.hands import pair_index
 
@@ -362,22 +395,36 @@ class _Recorder(MatchObserver):
 
 
 def fit_value_table(game, agents: Sequence, deals: int, *, seed: int = 1_000_003, samples: int = 48,
-                    shrink: float = _SHRINK, view: Optional[PokerView] = None, **shape) -> TableValueFunction:
+                    shrink: float = _SHRINK, validate: float = 0.25, scales: Sequence[float] = (1.0, 0.5, 0.25, 0.0),
+                    view: Optional[PokerView] = None, **shape) -> TableValueFunction:
     """Fit a :class:`TableValueFunction` for ``agents`` (``agents[0]``'s side) on a pilot match.
 
     Plays ``deals`` duplicate deals (match seed ``seed``: use another seed than the evaluation match's,
     so the values do not depend on the hands they evaluate) and fits ``w`` by ridge least squares of
     seat 0's final winnings ``u0`` on ``pot * eq - c0 + pot * w . phi`` over every decision state
-    visited (chips; ridge ``shrink`` times the median squared pot).  ``shape``: ``classes``,
-    ``eq_bins``, ``pot_bins`` of :class:`TableValueFunction`.
+    visited (chips; each feature's column scaled to unit root-mean-square, ridge ``shrink``).
+    The last ``validate`` fraction of the pilot deals is held out: it is played with AIVAT once per
+    factor in ``scales`` (``w`` times the factor; 0 is the equity value) and the factor with the
+    lowest AIVAT standard deviation is kept (``vf.validation``: factor -> std in chips per hand), so
+    a table that generalises badly (sparse pilot, mixed strategies) falls back towards the equity
+    value.  The choice uses pilot hands only, so the evaluation match stays unbiased.  ``shape``:
+    ``classes``, ``eq_bins``, ``pot_bins`` of :class:`TableValueFunction`.
     """
+    from cfrkit.evaluation.aivat import AivatObserver
+
     from scipy.sparse import csr_matrix
     from scipy.sparse.linalg import lsqr
 
     view = view or poker_view(game)
     vf = TableValueFunction(view, samples=samples, seed=seed, **shape)
+    if not 0.0 <= validate < 1.0:
+        raise GameError(f"validate must be in [0, 1), got {validate}")
+    held = int(round(int(deals) * validate)) if scales else 0
+    fit_deals = int(deals) - held
+    if fit_deals < 1:
+        raise GameError(f"a pilot of {deals} deals leaves none to fit on")
     rec = _Recorder(vf)
-    play_match(view.game, list(agents), int(deals), seed=int(seed), duplicate=True, observers=[rec],
+    play_match(view.game, list(agents), fit_deals, seed=int(seed), duplicate=True, observers=[rec],
                time_limit=float("inf"))
     if not rec.rows:
         raise GameError("the pilot match visited no decision state")
@@ -387,7 +434,22 @@ def fit_value_table(game, agents: Sequence, deals: int, *, seed: int = 1_000_003
     cols = np.concatenate([i for i, _ in rec.rows])
     vals = np.concatenate([v for _, v in rec.rows]) * np.repeat(pots, lengths)  # pot * phi: chips per unit of w
     indptr = np.concatenate([[0], np.cumsum(lengths)])
-    design = csr_matrix((vals, cols, indptr), shape=(len(rec.rows), vf.num_features))
-    damp = math.sqrt(shrink) * float(np.median(pots))
-    vf.w = lsqr(design, target, damp=damp, atol=1e-10, btol=1e-10, iter_lim=5000)[0]
+    # columns scaled to unit root-mean-square, so the ridge pulls a feature seen in n rows by n / (n + shrink)
+    # whatever its size (a small-pot preflop feature as much as a big-pot river one)
+    count = np.bincount(cols, minlength=vf.num_features)
+    norm = np.sqrt(np.bincount(cols, weights=vals * vals, minlength=vf.num_features) / np.maximum(count, 1))
+    norm[norm == 0] = 1.0
+    design = csr_matrix((vals / norm[cols], cols, indptr), shape=(len(rec.rows), vf.num_features))
+    vf.w = lsqr(design, target, damp=math.sqrt(shrink), atol=1e-10, btol=1e-10, iter_lim=5000)[0] / norm
+    vf.validation = {}
+    if held > 0:
+        fitted = vf.w.copy()
+        for factor in scales:
+            vf.w = fitted * float(factor)
+            obs = AivatObserver(vf)
+            play_match(view.game, list(agents), held, seed=int(seed), duplicate=True, first_deal=fit_deals,
+                       observers=[obs], time_limit=float("inf"))
+            vf.validation[float(factor)] = float(np.std(obs.values))
+        best = min(vf.validation, key=vf.validation.get)
+        vf.w = fitted * best
     return vf
