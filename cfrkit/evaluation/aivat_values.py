@@ -142,12 +142,10 @@ class TableValueFunction:
         if self.holdem:
             from cfrkit.cards.isomorphism import pair_preflop_classes
 
-            self.cls, self.joint, strength = preflop_deciles(self.nc)
             self.hand_class = np.asarray(pair_preflop_classes(), dtype=np.int64)
             self.k = 169
-            counts = np.bincount(self.hand_class, minlength=169)
-            self.p_class = counts / 1326.0  # each seat's class marginal over the deals
-            self.eq_class = np.bincount(self.hand_class, weights=strength, minlength=169) / counts
+            self.p_class = np.bincount(self.hand_class, minlength=169) / 1326.0  # each seat's class marginal
+            self._preflop_tables = None  # (deciles, joint, class equities): loaded at the first preflop use
         else:
             self.hand_class = np.arange(view.num_hands, dtype=np.int64)
             self.k = int(view.num_hands)
@@ -169,6 +167,14 @@ class TableValueFunction:
         self._eq: Dict[tuple, float] = {}
         self._flops: Optional[np.ndarray] = None
         self._flop_eq: Optional[np.ndarray] = None
+
+    def _preflop(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(strength decile per pair, exact decile-pair joint, exact class equity against a random hand)."""
+        if self._preflop_tables is None:
+            cls, joint, strength = preflop_deciles(self.nc)
+            counts = np.bincount(self.hand_class, minlength=169)
+            self._preflop_tables = (cls, joint, np.bincount(self.hand_class, weights=strength, minlength=169) / counts)
+        return self._preflop_tables
 
     # ------------------------------------------------------------------ per hand
     def hand_start(self, hand: Hand) -> None:
@@ -286,7 +292,8 @@ class TableValueFunction:
             p0 = c0 = hole[0][0]
             p1 = c1 = hole[1][0]
         if self.holdem and r == 0:
-            cell = int(self.cls[p0]) * self.nc + int(self.cls[p1])
+            cls = self._preflop()[0]
+            cell = int(cls[p0]) * self.nc + int(cls[p1])
         else:
             cell = min(self.ne - 1, int(eq * self.ne))
         e = eq - 0.5
@@ -314,9 +321,10 @@ class TableValueFunction:
         k = self.k
         if hole is None:  # the hole cards: exact class marginals, class-pair joint and class equities
             w = self.w[self._base(0, pot):]
-            p, dev = self.p_class, self.eq_class - 0.5
+            _, joint, eq_class = self._preflop()
+            p, dev = self.p_class, eq_class - 0.5
             extra = (float(p @ w[:k]) + float(p @ w[k:2 * k]) + float((p * dev) @ w[2 * k:3 * k])
-                     - float((p * dev) @ w[3 * k:4 * k]) + float(self.joint.ravel() @ w[4 * k:4 * k + self.nc ** 2]))
+                     - float((p * dev) @ w[3 * k:4 * k]) + float(joint.ravel() @ w[4 * k:4 * k + self.nc ** 2]))
             return pot * (0.5 + extra) - c0
         self._new_hands(hole)
         board = tuple(int(x) for x in state.board)
