@@ -30,12 +30,21 @@ Leduc-family games enumerate every chance outcome exactly (:meth:`TableValueFunc
 from __future__ import annotations
 
 import math
+import os
+from itertools import combinations, islice
 from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.linalg import lsqr
 
+from cfrkit.cards.equity import _kernel
+from cfrkit.cards.evaluator import evaluate_batch
+from cfrkit.cards.hands import HOLE_PAIRS, pair_index
+from cfrkit.cards.isomorphism import pair_preflop_classes
+from cfrkit.evaluation.aivat import AivatObserver
 from cfrkit.games.base import GameError
-from cfrkit.poker.match import Hand, MatchInfo, MatchObserver, play_match
+from cfrkit.poker.match import Hand, MatchObserver, play_match
 from cfrkit.poker.view import HoldemView, PokerView, poker_view
 
 __all__ = ["TableValueFunction", "fit_value_table", "preflop_deciles"]
@@ -52,11 +61,6 @@ def preflop_equity_vs_random() -> np.ndarray:
     """float64[1326]: each hole pair's exact preflop equity (win + tie / 2) against a uniformly random
     hand, over all 2,598,960 boards (card removal exact).  About 40 CPU seconds once, then read from
     ``$CFRKIT_CACHE`` (default ``~/.cache/cfrkit``)/aivat/preflop_vs_random.npy."""
-    import os
-    from itertools import combinations, islice
-
-    from cfrkit.cards.equity import _kernel
-
     cache = os.environ.get("CFRKIT_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "cfrkit"))
     path = os.path.join(cache, "aivat", "preflop_vs_random.npy")
     if os.path.exists(path):
@@ -92,8 +96,6 @@ def preflop_deciles(num_classes: int = _DECILES) -> Tuple[np.ndarray, np.ndarray
     hit = _PREFLOP_CACHE.get(num_classes)
     if hit is not None:
         return hit
-    from cfrkit.cards.hands import HOLE_PAIRS
-
     strength = preflop_equity_vs_random()
     order = np.argsort(strength, kind="stable")
     cls = np.empty(1326, dtype=np.int64)
@@ -140,8 +142,6 @@ class TableValueFunction:
         self.rounds = view.num_rounds()
         self.bb = float(view.big_blind)
         if self.holdem:
-            from cfrkit.cards.isomorphism import pair_preflop_classes
-
             self.hand_class = np.asarray(pair_preflop_classes(), dtype=np.int64)
             self.k = 169
             self.p_class = np.bincount(self.hand_class, minlength=169) / 1326.0  # each seat's class marginal
@@ -200,8 +200,6 @@ class TableValueFunction:
 
     # ------------------------------------------------------------------ equity (seat 0 vs seat 1, exact or sampled)
     def _holdem_eq(self, hole, board: Tuple[int, ...]) -> float:
-        from cfrkit.cards.equity import _kernel
-
         if len(board) == 0:
             self._sample_flops(hole)
             return float(self._flop_eq.mean())
@@ -215,8 +213,6 @@ class TableValueFunction:
     def _next_card_eqs(self, hole, board: Tuple[int, ...]) -> np.ndarray:
         """float64[cards left]: exact equity after each possible turn (3-card board) or river (4-card
         board), in card order; one batched evaluation (and cached for the child states' values)."""
-        from cfrkit.cards.evaluator import evaluate_batch
-
         key = ("next",) + board
         hit = self._eq.get(key)
         if hit is not None:
@@ -284,8 +280,6 @@ class TableValueFunction:
         base = self._base(r, pot)
         k = self.k
         if self.holdem:
-            from cfrkit.cards.hands import pair_index
-
             p0, p1 = pair_index(*hole[0]), pair_index(*hole[1])
             c0, c1 = int(self.hand_class[p0]), int(self.hand_class[p1])
         else:
@@ -336,8 +330,6 @@ class TableValueFunction:
         else:
             eqs = self._next_card_eqs(hole, board)
         nxt = {0: 1, 3: 2, 4: 3}[len(board)]  # the round the run deals (the engine may have advanced ``round``)
-        from cfrkit.cards.hands import pair_index
-
         ca = int(self.hand_class[pair_index(*hole[0])])
         cb = int(self.hand_class[pair_index(*hole[1])])
         w = self.w[self.seating * self.per_seating + int(self.offset[nxt]) + self._pot_bin(pot) * self.group[nxt]:]
@@ -418,10 +410,6 @@ def fit_value_table(game, agents: Sequence, deals: int, *, seed: int = 1_000_003
     value.  The choice uses pilot hands only, so the evaluation match stays unbiased.  ``shape``:
     ``classes``, ``eq_bins``, ``pot_bins`` of :class:`TableValueFunction`.
     """
-    from cfrkit.evaluation.aivat import AivatObserver
-
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.linalg import lsqr
 
     view = view or poker_view(game)
     vf = TableValueFunction(view, samples=samples, seed=seed, **shape)
