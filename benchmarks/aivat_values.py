@@ -1,25 +1,59 @@
 """AIVAT with fitted value functions (issue 27): standard deviation and hands/s against plain counting.
 
     python benchmarks/aivat_values.py PAIR [PAIR ...] [--pilot 3000] [--deals 5000] [--before-deals 500]
+                                      [--parallel-deals 0]
 
 ``PAIR`` is two registry specs joined by ``,`` (``blueprint:/work/runs/bp_s0.npz,rule-based``).  For
 each pair: a value table (:func:`cfrkit.evaluation.aivat_values.fit_value_table`) is fitted on a
 pilot of ``--pilot`` duplicate deals (seed 1000003), then a duplicate match of ``--deals`` deals
 (seed 0) is played with AIVAT on that table; ``--before-deals`` deals are played with the equity value
 function (the one AIVAT used before) for the before/after speed and its std.  Prints per-hand
-standard deviations (mbb) of plain, duplicate and AIVAT and hands per CPU second.
+standard deviations (mbb) of plain, duplicate and AIVAT and hands per CPU second; with
+``--parallel-deals N`` also N deals split over 2 processes by ``first_deal`` (wall and CPU rates).
 """
 import argparse
 import json
+import multiprocessing as mp
+import os
+import tempfile
 import time
 
 from cfrkit.evaluation.aivat import AivatObserver, EquityValueFunction
-from cfrkit.evaluation.aivat_values import fit_value_table
+from cfrkit.evaluation.aivat_values import TableValueFunction, fit_value_table
 from cfrkit.poker import make_agent, play_match
 from cfrkit.poker.view import poker_view
 
 
-def run(pair: str, pilot: int, deals: int, before_deals: int) -> dict:
+def _part(args):
+    """One process's share of a parallel match: (hands played, CPU seconds)."""
+    specs, path, first, deals = args
+    agents = [make_agent(s, game="holdem", seed=i + 1) for i, s in enumerate(specs)]
+    vf = TableValueFunction.load(path, seed=first)
+    play_match("holdem", agents, 1, seed=1, duplicate=True, time_limit=float("inf"))  # loads tables
+    t = time.process_time()
+    r = play_match("holdem", agents, deals, seed=0, duplicate=True, first_deal=first,
+                   observers=[AivatObserver(vf)], time_limit=float("inf"))
+    return r.hands_played, time.process_time() - t
+
+
+def parallel_speed(specs, vf, deals: int, processes: int) -> dict:
+    """Duplicate + AIVAT split over ``processes`` by ``first_deal``: wall and per-process CPU rates."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "vf.npz")
+        vf.save(path)
+        share = [deals // processes + (i < deals % processes) for i in range(processes)]
+        firsts = [sum(share[:i]) for i in range(processes)]
+        with mp.Pool(processes) as pool:
+            t = time.perf_counter()
+            out = pool.map(_part, [(specs, path, f, n) for f, n in zip(firsts, share)])
+            wall = time.perf_counter() - t
+    hands = sum(h for h, _ in out)
+    return {"processes": processes, "hands": hands, "hands_per_wall_s": hands / wall,
+            "hands_per_cpu_s_per_process": [h / c for h, c in out],
+            "capacity_on_free_cores": sum(h / c for h, c in out)}
+
+
+def run(pair: str, pilot: int, deals: int, before_deals: int, parallel_deals: int = 0) -> dict:
     specs = pair.split(",")
     agents = [make_agent(s, game="holdem", seed=i + 1) for i, s in enumerate(specs)]
     play_match("holdem", agents, 2, seed=99, duplicate=True, time_limit=float("inf"))  # loads tables
@@ -48,6 +82,8 @@ def run(pair: str, pilot: int, deals: int, before_deals: int) -> dict:
     t = time.process_time()
     n = play_match("holdem", agents, min(deals, 2000), seed=0, duplicate=True, time_limit=float("inf"))
     out["no_aivat_hands_per_cpu_s"] = n.hands_played / (time.process_time() - t)
+    if parallel_deals:
+        out["parallel"] = parallel_speed(specs, vf, parallel_deals, 2)
     return out
 
 
@@ -57,9 +93,12 @@ def main() -> None:
     parser.add_argument("--pilot", type=int, default=3000)
     parser.add_argument("--deals", type=int, default=5000)
     parser.add_argument("--before-deals", type=int, default=500)
+    parser.add_argument("--parallel-deals", type=int, default=0,
+                        help="also play this many deals split over 2 processes (first_deal) and time them")
     args = parser.parse_args()
     for pair in args.pairs:
-        print(json.dumps(run(pair, args.pilot, args.deals, args.before_deals), indent=1), flush=True)
+        print(json.dumps(run(pair, args.pilot, args.deals, args.before_deals, args.parallel_deals), indent=1),
+              flush=True)
 
 
 if __name__ == "__main__":
