@@ -129,6 +129,9 @@ class AivatObserver(MatchObserver):
         self.values = []
 
     def hand_start(self, hand: Hand) -> None:
+        start = getattr(self.vf, "hand_start", None)
+        if start is not None:  # value functions that depend on the seating (fitted tables)
+            start(hand)
         self._tracker = AivatTracker(self.vf)
 
     def before_chance(self, hand: Hand, state) -> None:
