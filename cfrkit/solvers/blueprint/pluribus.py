@@ -287,18 +287,6 @@ class PluribusTrainer(ESMCCFRTrainer):
         self.strategy_sum[:] = sums
         return nodes
 
-    def close(self) -> None:
-        """Stop the thread pool and Ray actors (if any)."""
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
-        if self._ray_actors is not None:
-            import ray  # optional dependency
-
-            for a in self._ray_actors:
-                ray.kill(a)
-            self._ray_actors = None
-
     # ------------------------------------------------------------------ strategy and files
     def _settings(self) -> Dict:
         return {"deals_per_board": self.deals_per_board, "prune": self.prune, "prune_warmup": self.prune_warmup,

@@ -293,11 +293,16 @@ class MultiBoardRiverSolver:
         return reach
 
     def _backward(self, reach, player: int, t: int):
-        torch = self.torch
         values: List[Any] = [None] * len(self.nodes)
         term = self._terminal_values(reach, player)
         for i, v in term.items():
             values[i] = v
+        return self._decision_pass(values, player, t)
+
+    def _decision_pass(self, values: List[Any], player: int, t: int) -> List[Any]:
+        """Values of the decision nodes from their children's (bottom up, in place in ``values``) and ``player``'s
+        regret update (CFR+ floor or DCFR discounting at iteration ``t``); the terminal and chance values are set."""
+        torch = self.torch
         if self.algorithm == "dcfr":
             pos = t ** self.alpha / (t ** self.alpha + 1.0)
             neg = t ** self.beta / (t ** self.beta + 1.0)
@@ -510,7 +515,6 @@ class MultiBoardLeafSolver(MultiBoardRiverSolver):
         return r0, r1
 
     def _backward(self, reach, player: int, t: int, leaf=None):
-        torch = self.torch
         values: List[Any] = [None] * len(self.nodes)
         for i, v in self._terminal_values(reach, player).items():
             values[i] = v
@@ -521,25 +525,7 @@ class MultiBoardLeafSolver(MultiBoardRiverSolver):
             v = leaf[player][start:start + C]
             values[i] = (v * self._chance_mask[i]).sum(0) * self._chance_w[i]
             start += C
-        if self.algorithm == "dcfr":
-            pos = t ** self.alpha / (t ** self.alpha + 1.0)
-            neg = t ** self.beta / (t ** self.beta + 1.0)
-        for i in reversed(self.decisions):
-            n = self.nodes[i]
-            child = torch.stack([values[c] for c in n.children], 0)           # (A, B, H)
-            if n.player != player:
-                values[i] = child.sum(0)
-                continue
-            v = (self.sigma[i] * child).sum(0)
-            values[i] = v
-            r = self.regrets[i]
-            r += child
-            r -= v[None]
-            if self.algorithm == "cfr+":
-                r.clamp_(min=0.0)
-            else:
-                r.mul_(torch.where(r > 0, pos, neg))
-        return values
+        return self._decision_pass(values, player, t)
 
     def iterate(self, count: int = 1) -> None:
         """Run ``count`` iterations (alternating: player 0's pass, then player 1's; leaf values once per pass)."""
