@@ -46,6 +46,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 import numpy as np
 
+from cfrkit._ray import ray_session
 from cfrkit.evaluation.ladder import Crosstable, derived_seed, pair_result, play_block, supports_aivat
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import HoldemGame
@@ -436,18 +437,7 @@ def _run_processes(tasks: List[dict], processes: int, finish, more) -> None:
 
 
 def _run_ray(tasks: List[dict], processes: int, address: str, finish, more) -> None:
-    try:
-        import ray  # an optional extra, loaded only for --ray
-    except ImportError:  # pragma: no cover - ray is an extra
-        raise LadderError("Ray is not installed (pip install 'cfrkit[distributed]')") from None
-    started = False
-    if not ray.is_initialized():
-        if address == "local":
-            ray.init(num_cpus=max(1, processes), include_dashboard=False, log_to_driver=False)
-        else:
-            ray.init(address=address, log_to_driver=False)
-        started = True
-    try:
+    with ray_session(address, processes, LadderError) as ray:
         remote = ray.remote(num_cpus=1)(ladder_block)
         queue = iter(tasks)
         pending = [remote.remote(t) for _, t in zip(range(2 * max(1, processes)), queue)]
@@ -459,9 +449,6 @@ def _run_ray(tasks: List[dict], processes: int, address: str, finish, more) -> N
                     nxt = next(queue, None)
                     if nxt is not None:
                         pending.append(remote.remote(nxt))
-    finally:
-        if started:
-            ray.shutdown()
 
 
 # ---------------------------------------------------------------------- the picture

@@ -25,6 +25,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from cfrkit._io import atomic_open, remove_stale_temp_files_in
+from cfrkit._ray import import_ray
 from cfrkit.games.base import Game, GameError
 from cfrkit.games.registry import load
 from cfrkit.policy import PolicyFileError, check_array, load_npz_checked, save_npz_atomic
@@ -272,10 +273,7 @@ def generate_dataset(out_dir: str, game: "str | Game", num_samples: int, shard_s
         raise GameError(f"value-net data generation is implemented for the Leduc family (leduc, leduc_nolimit), "
                         f"not {game.short_name!r}")
     if ray_address is not None:
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            raise GameError("--ray needs the 'ray' package (pip install ray)") from None
+        import_ray(GameError)   # a one-line error now, not after the first shard
     if num_samples <= 0 or shard_size <= 0 or iterations <= 0 or not 0 <= skip < iterations:
         raise ValueError("need num_samples > 0, shard_size > 0, iterations > 0 and 0 <= skip < iterations")
     settings = {"game": game.game_string(), "shard_size": shard_size, "iterations": iterations, "skip": skip,

@@ -56,6 +56,7 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
+from cfrkit._ray import import_ray
 from cfrkit.games.base import GameError
 from cfrkit.games.registry import load
 from cfrkit.policy import PolicyFileError, check_array, load_npz_checked, save_npz_atomic
@@ -375,10 +376,7 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
         raise GameError(f"{street} data need the {LEAF_STREET[street]} net at the leaves: pass leaf_nets "
                         f"(a HoldemValueNets directory)")
     if ray_address is not None:
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            raise GameError("Ray is not installed (pip install ray)") from None
+        import_ray(GameError)   # a one-line error now, not after the first shard
     gpus_per_task = default_gpus_per_task(backend, device) if gpus_per_task is None else float(gpus_per_task)
     if not gpus_per_task >= 0:
         raise ValueError(f"gpus_per_task must be >= 0, got {gpus_per_task}")
