@@ -51,7 +51,8 @@ def workloads(blueprint: str | None):
                      "--skip-restart"],
     }
     if blueprint:
-        jobs["lbr-blueprint"] = [py, "-m", "cfrkit", "lbr", f"blueprint:{os.path.abspath(blueprint)}",
+        # "blueprint --policy FILE": the spelling both the old CLI and the registry accept
+        jobs["lbr-blueprint"] = [py, "-m", "cfrkit", "lbr", "blueprint", "--policy", os.path.abspath(blueprint),
                                  "--bets", "FCPA", "--rounds", "1-4", "--hands", "100", "--processes", "1",
                                  "--seed", "1", "--no-checkpoint"]
     return jobs

@@ -44,27 +44,25 @@ def add_parser(sub) -> None:
     _train_options(n)
     n.set_defaults(func=run_nets)
 
-    d = _street_action(acts, "data", "generate one street's data (turn/flop/preflop need the previous street's net)",
-                       "run directory (shards go to OUT/data_<street>; resumable)")
-    _data_options(d)
-    d.add_argument("--leaf-nets", default=None, help="nets directory with the previous street's net "
-                                                     "(default OUT/nets)")
-    d.set_defaults(func=run_data)
-
-    t = _street_action(acts, "train", "train one street's net on OUT/data_<street> and put it into OUT/nets",
-                       "run directory (OUT/<street>.pt, OUT/<street>.pt.last, OUT/nets); rerun to resume")
-    _train_options(t)
-    t.add_argument("--device", default=None, help="torch device of the training: auto (cuda when present), cpu, "
-                                                  "cuda, cuda:N (default cpu)")
-    t.set_defaults(func=run_train)
+    _street_action(acts, "data", "generate one street's data (turn/flop/preflop need the previous street's net)",
+                   "run directory (shards go to OUT/data_<street>; resumable)", _data_options,
+                   ("--leaf-nets", "nets directory with the previous street's net (default OUT/nets)"), run_data)
+    _street_action(acts, "train", "train one street's net on OUT/data_<street> and put it into OUT/nets",
+                   "run directory (OUT/<street>.pt, OUT/<street>.pt.last, OUT/nets); rerun to resume", _train_options,
+                   ("--device", "torch device of the training: auto (cuda when present), cpu, cuda, cuda:N "
+                                "(default cpu)"), run_train)
 
 
-def _street_action(acts, name: str, help: str, out_help: str):
+def _street_action(acts, name: str, help: str, out_help: str, add_options, extra, func) -> None:
+    """One per-street action: ``street out`` positionals, the preset options, ``add_options``' group, one ``extra``
+    ``(flag, help)`` option (default None) and ``func`` as its handler."""
     p = acts.add_parser(name, help=help)
     p.add_argument("street", choices=STREETS)
     p.add_argument("out", help=out_help)
     _preset_options(p)
-    return p
+    add_options(p)
+    p.add_argument(extra[0], default=None, help=extra[1])
+    p.set_defaults(func=func)
 
 
 def _preset_options(p) -> None:
