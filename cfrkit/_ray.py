@@ -6,7 +6,7 @@ Address strings are Ray's own, plus ``"local"``: a new local instance with a giv
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Iterator, Type
+from typing import Any, Iterator, Tuple, Type
 
 INSTALL_HINT = "Ray is not installed (pip install 'cfrkit[distributed]')"
 
@@ -20,18 +20,24 @@ def import_ray(error: Type[Exception] = ImportError):
     return ray
 
 
+def join_ray(address: str, num_cpus: int = 1, error: Type[Exception] = ImportError) -> Tuple[Any, bool]:
+    """``(ray, started)``: ``ray`` joined to the cluster at ``address`` (``"local"`` or ``""``: a new local instance
+    with ``num_cpus`` CPUs, no dashboard); ``started`` is True when this call started the session (a session
+    already running is joined as it is)."""
+    ray = import_ray(error)
+    if ray.is_initialized():
+        return ray, False
+    if address in ("local", ""):
+        ray.init(num_cpus=max(1, int(num_cpus)), include_dashboard=False, log_to_driver=False)
+    else:
+        ray.init(address=address, log_to_driver=False)
+    return ray, True
+
+
 @contextmanager
 def ray_session(address: str, num_cpus: int = 1, error: Type[Exception] = ImportError) -> Iterator:
-    """Yield ``ray`` joined to the cluster at ``address`` (``"local"``: a new local instance with ``num_cpus``
-    CPUs, no dashboard).  A session this call started is shut down on exit; one already running is left alone."""
-    ray = import_ray(error)
-    started = False
-    if not ray.is_initialized():
-        if address == "local":
-            ray.init(num_cpus=max(1, int(num_cpus)), include_dashboard=False, log_to_driver=False)
-        else:
-            ray.init(address=address, log_to_driver=False)
-        started = True
+    """Yield ``ray`` joined as :func:`join_ray` does; a session this call started is shut down on exit."""
+    ray, started = join_ray(address, num_cpus, error)
     try:
         yield ray
     finally:

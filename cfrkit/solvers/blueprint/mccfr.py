@@ -195,16 +195,27 @@ class ESMCCFRTrainer(BlueprintTrainer):
         """Resume an es-mccfr checkpoint (same refusals as :meth:`BlueprintTrainer.load`, and a CFR+ file is
         refused)."""
         header, data, tree, spec = cls._open_for_resume(path, abstraction)
-        m = header.get("mccfr")
-        if not isinstance(m, dict):
-            raise BlueprintError(f"{path}: the es-mccfr settings are missing from the header (corrupt file)")
+        m = sampling_settings(path, header, "mccfr", "es-mccfr")
         try:
-            trainer = cls(game=header["game"], bets=header["bets"], raise_cap=header["raise_cap"], abstraction=spec,
-                          seed=header["seed"], deals_per_board=m["deals_per_board"], prune=m["prune"],
-                          prune_warmup=m["prune_warmup"], prune_probability=m["prune_probability"],
-                          prune_threshold=m["prune_threshold"], regret_floor=m["regret_floor"], board=m["board"],
-                          hand_weights=m["hand_weights"], tree=tree, workers=workers, ray_address=ray_address,
-                          boards_per_iteration=boards_per_iteration)
+            trainer = cls(abstraction=spec, tree=tree, workers=workers, ray_address=ray_address,
+                          boards_per_iteration=boards_per_iteration, **sampled_trainer_keywords(header, m))
         except (KeyError, TypeError) as exc:
             raise BlueprintError(f"{path}: damaged es-mccfr settings in the header ({exc})") from None
         return trainer._restore(path, header, data)
+
+
+def sampling_settings(path: str, header: Dict, key: str, label: str) -> Dict:
+    """The sampling trainer's settings stored under ``header[key]`` of a checkpoint; :class:`BlueprintError`
+    (naming ``label``) when they are missing."""
+    m = header.get(key)
+    if not isinstance(m, dict):
+        raise BlueprintError(f"{path}: the {label} settings are missing from the header (corrupt file)")
+    return m
+
+
+def sampled_trainer_keywords(header: Dict, m: Dict) -> Dict:
+    """Constructor keywords shared by the sampling trainers (ES-MCCFR and its Pluribus recipe), read from a
+    checkpoint's header and its settings ``m``; ``KeyError`` when one is missing."""
+    keys = ("deals_per_board", "prune", "prune_warmup", "prune_probability", "prune_threshold", "regret_floor",
+            "board", "hand_weights")
+    return dict({k: header[k] for k in ("game", "bets", "raise_cap", "seed")}, **{k: m[k] for k in keys})

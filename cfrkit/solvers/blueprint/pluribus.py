@@ -53,12 +53,14 @@ from typing import Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from cfrkit._io import atomic_open
+from cfrkit._ray import import_ray, join_ray
 from cfrkit.solvers.blueprint.abstraction_spec import DEFAULT_ABSTRACTION, abstraction_from_spec
 from cfrkit.solvers.blueprint.betting_tree import (DEFAULT_BETS, DEFAULT_GAME, DEFAULT_RAISE_CAP, BettingTree,
                                                    BlueprintError)
 from cfrkit.solvers.blueprint.boards import sample_boards
-from cfrkit.solvers.blueprint.mccfr import ESMCCFRTrainer, sample_deals
-from cfrkit.solvers.blueprint.trainer import _TREE_FIELDS, TrainStats
+from cfrkit.solvers.blueprint.mccfr import (ESMCCFRTrainer, sample_deals, sampled_trainer_keywords,
+                                           sampling_settings)
+from cfrkit.solvers.blueprint.trainer import _TREE_FIELDS, TrainStats, check_abstraction
 
 REGRET_STORAGES = ("int32", "float32")
 AVERAGES = ("preflop", "all")
@@ -251,14 +253,9 @@ class PluribusTrainer(ESMCCFRTrainer):
 
     # ------------------------------------------------------------------ Ray
     def _ray_iteration(self, it: int, boards: np.ndarray, prune_p: float) -> int:
-        import ray  # optional dependency, imported only for Ray runs
-
+        ray = import_ray(BlueprintError)
         if self._ray_actors is None:
-            if not ray.is_initialized():
-                if self.ray_address in ("local", ""):
-                    ray.init(num_cpus=self.threads, include_dashboard=False, log_to_driver=False)
-                else:
-                    ray.init(address=self.ray_address, log_to_driver=False)
+            join_ray(self.ray_address, self.threads, BlueprintError)   # the session stays for the trainer's life
             actor_cls = ray.remote(num_cpus=1)(_RayPluribusWorker)
             spec = None if self.abstraction_spec.startswith("object:") else self.abstraction_spec
             payload = None if spec is not None else self.abstraction
@@ -362,18 +359,11 @@ class PluribusTrainer(ESMCCFRTrainer):
              boards_per_iteration: Optional[int] = None, workers: Optional[int] = None) -> "PluribusTrainer":
         """Resume a pluribus checkpoint (same refusals as :meth:`BlueprintTrainer.load`; other algorithms'
         files are refused)."""
-        from cfrkit.solvers.blueprint.trainer import check_abstraction
-
         header, data, tree, spec = cls._open_for_resume(path, abstraction, arrays=("regrets", "averaged_sums"))
-        m = header.get("pluribus")
-        if not isinstance(m, dict):
-            raise BlueprintError(f"{path}: the pluribus settings are missing from the header (corrupt file)")
+        m = sampling_settings(path, header, "pluribus", "pluribus")
         try:
-            trainer = cls(game=header["game"], bets=header["bets"], raise_cap=header["raise_cap"], abstraction=spec,
-                          seed=header["seed"], deals_per_board=m["deals_per_board"], prune=m["prune"],
-                          prune_warmup=m["prune_warmup"], prune_probability=m["prune_probability"],
-                          prune_threshold=m["prune_threshold"], regret_floor=m["regret_floor"], board=m["board"],
-                          hand_weights=m["hand_weights"], tree=tree, threads=workers or threads,
+            trainer = cls(abstraction=spec, tree=tree, threads=workers or threads,
+                          **sampled_trainer_keywords(header, m),
                           ray_address=ray_address,
                           boards_per_iteration=boards_per_iteration or (
                               (workers or threads) if (workers or threads) > 1 else header["boards_per_iteration"]),

@@ -27,6 +27,7 @@ from typing import Callable, Dict, List, Optional
 import numpy as np
 
 from cfrkit._io import atomic_open
+from cfrkit._ray import import_ray, join_ray
 from cfrkit.solvers.blueprint.abstraction_spec import (DEFAULT_ABSTRACTION, abstraction_fingerprint,
                                                        abstraction_from_spec, check_holdem_abstraction)
 from cfrkit.solvers.blueprint.betting_tree import (DEFAULT_BETS, DEFAULT_GAME, DEFAULT_RAISE_CAP, BettingTree,
@@ -191,14 +192,9 @@ class BlueprintTrainer:
 
     # ------------------------------------------------------------------ Ray
     def _ray_deltas(self, boards, traverser, weight):
-        import ray
-
+        ray = import_ray(BlueprintError)
         if self._ray_actors is None:
-            if not ray.is_initialized():
-                if self.ray_address in ("local", ""):
-                    ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False)
-                else:
-                    ray.init(address=self.ray_address, log_to_driver=False)
+            join_ray(self.ray_address, self.workers, BlueprintError)   # the session stays for the trainer's life
             actor_cls = ray.remote(num_cpus=1)(_RayBoardWorker)
             spec = self.abstraction_spec if not self.abstraction_spec.startswith("object:") else None
             payload = None if spec is not None else self.abstraction
