@@ -81,7 +81,8 @@ def add_parser(sub) -> None:
     lb.add_argument("--chunk", type=int, default=25, help="deals per task and checkpoint (default 25)")
     _checkpoint_options(lb, "lbr-<agent>-<bets>-<rounds>-s<seed>.npz")
     lb.add_argument("--flop-samples", type=int, default=None, help="sampled flop runouts (default: exact)")
-    lb.add_argument("--preflop-samples", type=int, default=1000, help="sampled boards for preflop equities")
+    lb.add_argument("--preflop-samples", type=int, default=None,
+                    help="sampled boards for preflop equities (default: the exact preflop equity table)")
     lb.add_argument("--json", action="store_true")
     _agent_options(lb)
     lb.add_argument("--seed-agent", type=int, default=None, help="agent's random seed")

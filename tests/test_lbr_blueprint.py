@@ -1,0 +1,145 @@
+"""LBR against a blueprint (A^C), issue 27: the range LBR tracks is the agent's real play (sampled ``act``
+against ``hand_strategy``, through bet translation and bucket lookup, on every street), and the
+check/call prefix of the 3-4 settings.
+
+The blueprint is a small one (400-chip stacks, E[HS] 169/6/6/6, 30 iterations: seconds to train);
+``CFRKIT_LBR_BLUEPRINT=path.npz`` runs the same checks against another blueprint file.
+"""
+import os
+
+import numpy as np
+import pytest
+
+from cfrkit.agents.blueprint import BlueprintAgent
+from cfrkit.evaluation.lbr import LBRPlayer, settings_from
+from cfrkit.poker.agent import CheckedAgent
+from cfrkit.poker.match import MatchObserver, play_match
+from cfrkit.poker.view import poker_view
+
+SMALL_GAME = "holdem(stacks=2000;2000)"
+
+
+@pytest.fixture(scope="module")
+def blueprint(tmp_path_factory):
+    path = os.environ.get("CFRKIT_LBR_BLUEPRINT")
+    if path:
+        return path
+    from cfrkit.solvers.blueprint.betting_tree import build_betting_tree
+    from cfrkit.solvers.blueprint.trainer import BlueprintTrainer
+
+    tr = BlueprintTrainer(SMALL_GAME, "0.5+1", 2, abstraction="ehs:169,6,6,6", seed=1,
+                          tree=build_betting_tree(SMALL_GAME, "0.5+1", 2))
+    tr.iterate(20)
+    out = str(tmp_path_factory.mktemp("bp") / "bp.npz")
+    tr.save(out)
+    return out
+
+
+class _Audit(MatchObserver):
+    """At each of the agent's decisions: its ``act`` sampled ``n`` times against its ``hand_strategy`` row for
+    the hand it holds, and after its action LBR's range against the prior times that action's column."""
+
+    def __init__(self, agent, lbr, n):
+        self.agent, self.lbr, self.n = agent, lbr, n
+        self.rounds = set()
+        self.worst = 0.0
+        self.checked = 0
+        self.translated = 0
+
+    def decision(self, hand, state, seat):
+        if seat == self.lbr.seat:
+            return
+        view = self.lbr.view
+        hs = self.agent.hand_strategy(state)
+        row = hs.probs[view.hand_of(state, seat)]
+        counts = {}
+        for _ in range(self.n):
+            a = self.agent.act(state)
+            counts[a] = counts.get(a, 0) + 1
+        assert set(counts) <= {int(a) for a, q in zip(hs.actions, row) if q > 0}, "act took an action of probability 0"
+        for a, q in zip(hs.actions, row):
+            z = abs(counts.get(int(a), 0) / self.n - q) / max(np.sqrt(q * (1 - q) / self.n), 1e-3)
+            self.worst = max(self.worst, z)
+        self.rounds.add(int(state.round))
+        self.checked += 1
+        self.translated += any(a > 1 for a in state.history()[4:])  # the agent faces or made a raise
+        self.prior = self.lbr.range.copy()
+        self.hs = hs
+
+    def action(self, hand, state, seat, action):
+        if seat == self.lbr.seat:
+            return
+        expect = self.prior * self.hs.probability_of(action)
+        expect /= expect.sum()
+        # the observers run in order: LBR's own update came first
+        assert np.allclose(self.lbr.range, expect, atol=1e-12)
+
+
+@pytest.mark.parametrize("bets", ["FCPA", "0.7,A"])
+def test_lbr_range_is_the_agents_real_play(blueprint, bets):
+    agent = BlueprintAgent(blueprint, seed=5)
+    view = poker_view(agent.game)
+    checked = CheckedAgent(agent, view, float("inf"))
+    lbr = LBRPlayer(view, checked, settings_from(bets, "1-4"))
+    audit = _Audit(agent, lbr, 400)
+    play_match(view.game, [lbr, checked], 12, seed=3, duplicate=True, observers=[lbr, audit],
+               time_limit=float("inf"))
+    assert audit.checked >= 20 and audit.translated >= 3
+    assert audit.rounds == {0, 1, 2, 3}, f"agent decisions seen only in rounds {sorted(audit.rounds)}"
+    assert audit.worst < 5.0  # 400 samples per decision: any real mismatch is tens of standard errors
+
+
+def test_hypothetical_queries_do_not_change_the_agents_play(blueprint):
+    """LBR asks the agent how it would answer bets LBR then does not make; those questions must leave the
+    agent's strategy at the real states unchanged (no off-tree flag, no remembered translation)."""
+    from cfrkit.evaluation.lbr import bet_actions
+    from cfrkit.games.holdem.game import CALL
+
+    probe = BlueprintAgent(blueprint, seed=11)
+    quiet = BlueprintAgent(blueprint, seed=11)
+    view = poker_view(probe.game)
+    compared = 0
+    for deal in range(6):
+        state = view.game.new_initial_state()
+        for c in view.deal(7, deal)[:4]:
+            state.apply_action(c)
+        probe.new_hand()
+        quiet.new_hand()
+        # seat 0 is LBR and always calls; before each call it asks about its pot / all-in bets
+        while not state.is_terminal() and len(state.board) < 5:
+            if state.is_chance_node():
+                state.apply_action(view.deal(7, deal)[4 + len(state.board)])
+                continue
+            if state.current_player() == 0:
+                for a in bet_actions(view, state, (0.7, 1.0, float("inf"))):
+                    child = state.clone()
+                    child.apply_action(a)
+                    if not child.is_terminal() and child.current_player() == 1:
+                        probe.hand_action_probability(child, 0)
+                state.apply_action(CALL)
+                continue
+            a = probe.hand_strategy(state)
+            b = quiet.hand_strategy(state)
+            assert np.array_equal(a.actions, b.actions) and np.allclose(a.probs, b.probs)
+            compared += 1
+            state.apply_action(CALL)
+    assert compared >= 6
+
+
+def test_check_call_prefix_never_folds_or_raises(blueprint):
+    """In the rounds LBR does not think in (FCPA/3-4: preflop and flop) it checks or calls whatever it faces,
+    as Lisy and Bowling's LBR does; from the turn on it may fold and bet."""
+    agent = BlueprintAgent(blueprint, seed=2)
+    view = poker_view(agent.game)
+    checked = CheckedAgent(agent, view, float("inf"))
+    lbr = LBRPlayer(view, checked, settings_from("FCPA", "3-4"))
+    seen = {0: set(), 1: set(), 2: set(), 3: set()}
+
+    class Log(MatchObserver):
+        def action(self, hand, state, seat, action):
+            if seat == lbr.seat:
+                seen[int(state.round)].add(int(action))
+
+    play_match(view.game, [lbr, checked], 30, seed=1, duplicate=True, observers=[lbr, Log()], time_limit=float("inf"))
+    assert seen[0] == {1} and seen[1] <= {1}
+    assert seen[2] | seen[3] - {1}, "LBR never bet or folded on the turn or river"
