@@ -143,3 +143,120 @@ def test_check_call_prefix_never_folds_or_raises(blueprint):
     play_match(view.game, [lbr, checked], 30, seed=1, duplicate=True, observers=[lbr, Log()], time_limit=float("inf"))
     assert seen[0] == {1} and seen[1] <= {1}
     assert seen[2] | seen[3] - {1}, "LBR never bet or folded on the turn or river"
+
+
+# ---------------------------------------------------------------------------------------------- exact on the river
+class _RiverCaller:
+    """Checks when checked to; facing a bet folds with probability ``fold[h]`` and calls otherwise."""
+
+    name = "river-caller"
+
+    def __init__(self, fold):
+        self.fold = np.asarray(fold, dtype=np.float64)
+
+    def new_hand(self):
+        pass
+
+    def hand_strategy(self, state):
+        from cfrkit.poker.agent import HandStrategy, board_live
+
+        live = board_live(state)
+        if state.call_amount(state.current_player()) > 0:
+            return HandStrategy(np.array([0, 1]), np.stack([self.fold * live, (1 - self.fold) * live], 1))
+        return HandStrategy(np.array([1]), live[:, None])
+
+    def act(self, state):
+        return 1
+
+
+def _river_solver_values(tree, agent_range, fold, lbr_choice=None):
+    """(best-response chips of seat 0 per hand, seat 0's chips per hand playing ``lbr_choice`` (root action
+    per hand) or None): cfvs of the range solver divided by the agent's compatible mass."""
+    from cfrkit.cards.hands import blocked_pairs
+    from cfrkit.solvers.public.tree import RangeSolver
+
+    board = list(tree.nodes[0].board)
+    live = (~blocked_pairs(board)).astype(float)
+    ranges = np.stack([live, agent_range * live])[None]
+    strategies = {}
+    for n in tree.nodes:
+        if n.kind != "decision":
+            continue
+        s = np.zeros((len(n.actions), 1, 1326))  # (actions, batch, hands)
+        if n.player == 1:
+            if 0 in n.actions:  # facing a bet: fold or call
+                s[n.actions.index(0), 0] = fold
+                s[n.actions.index(1), 0] = 1 - fold
+            else:
+                s[n.actions.index(1), 0] = 1.0
+        else:
+            s[n.actions.index(1), 0] = 1.0
+            if n.index == 0 and lbr_choice is not None:
+                s[:] = 0.0
+                for h, a in enumerate(lbr_choice):
+                    s[n.actions.index(a), 0, h] = 1.0
+        strategies[n.index] = s
+    solver = RangeSolver(tree, ranges=ranges)
+    mass = np.array([agent_range[~blocked_pairs(board + list(_pair(h)))].sum() if live[h] else 0.0
+                     for h in range(1326)])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        br = np.asarray(solver.best_response_values(0, strategies, root_ranges=ranges))[0] / mass
+        played = None
+        if lbr_choice is not None:
+            vals, _ = solver.node_values(strategies, root_ranges=ranges)
+            played = np.asarray(vals[0][0])[0] / mass
+    return br, played
+
+
+def _pair(h):
+    from cfrkit.cards.hands import HOLE_PAIRS
+
+    return [int(c) for c in HOLE_PAIRS[h]]
+
+
+@pytest.mark.parametrize("hand_dependent", [False, True])
+def test_river_lbr_against_call_or_fold_agents_vs_range_solver_best_response(hand_dependent):
+    """River, LBR first to act with check / pot / all-in, the agent only checks, calls or folds.  With a fold
+    probability that does not depend on the agent's hand LBR's one-step look-ahead is exact: its value for
+    every hand equals the range solver's best response (same actions); with hand-dependent folding LBR's
+    equity is the whole range's, not the calling range's, so it can only be below the best response."""
+    from cfrkit.cards.hands import blocked_pairs
+    from cfrkit.evaluation.lbr import lbr_decision
+    from cfrkit.games import load
+    from cfrkit.games.holdem.matchstate import state_from_matchstate
+    from cfrkit.solvers.public.tree import build_public_tree
+
+    game = load("holdem")
+    view = poker_view(game)
+    state = state_from_matchstate(game, "MATCHSTATE:0:0:cc/cc/cc/:AsAh|/KdQc7h/5s/4c")
+    tree = build_public_tree(game, state, bet_sizing={1: [1.0]})
+    assert tree.nodes[0].player == 0 and set(tree.nodes[0].actions) == {1, 302, 20002}
+    gen = np.random.default_rng(4)
+    board = list(state.board)
+    live = ~blocked_pairs(board)
+    agent_range = gen.random(1326) * live
+    if hand_dependent:  # like a real agent: weak hands fold, strong hands call
+        from cfrkit.cards.equity import board_strengths
+
+        strength = board_strengths(board).astype(float)
+        fold = np.clip(1.0 - (strength - strength[live].min()) / np.ptp(strength[live]), 0, 1) * live
+    else:
+        fold = np.full(1326, 0.35)
+    agent = CheckedAgent(_RiverCaller(fold), view, float("inf"))
+    settings = settings_from("FCPA", "1-4")
+    hands = gen.choice(np.flatnonzero(live), 40, replace=False)
+    choice = np.ones(1326, dtype=np.int64)
+    estimate = {}
+    for h in hands:
+        d = lbr_decision(view, agent, view.with_hand(state, 0, int(h)), 0, agent_range, settings)
+        choice[h] = d.action
+        estimate[h] = d.utilities[d.action] - 100.0  # LBR counts from its 100 chips in; the solver in net chips
+    br, played = _river_solver_values(tree, agent_range, fold, choice)
+    assert len(set(choice[hands].tolist())) >= 2  # some hands bet, some check
+    for h in hands:
+        assert played[h] <= br[h] + 1e-9
+        if not hand_dependent:
+            assert estimate[h] == pytest.approx(br[h], abs=1e-6)
+            assert played[h] == pytest.approx(br[h], abs=1e-6)
+    if hand_dependent:
+        assert any(played[h] < br[h] - 1.0 for h in hands)  # the bound is not tight here
