@@ -214,12 +214,13 @@ def _pair(h):
     return [int(c) for c in HOLE_PAIRS[h]]
 
 
-@pytest.mark.parametrize("hand_dependent", [False, True])
-def test_river_lbr_against_call_or_fold_agents_vs_range_solver_best_response(hand_dependent):
+@pytest.mark.parametrize("hand_dependent,calling_range", [(False, False), (True, False), (True, True)])
+def test_river_lbr_against_call_or_fold_agents_vs_range_solver_best_response(hand_dependent, calling_range):
     """River, LBR first to act with check / pot / all-in, the agent only checks, calls or folds.  With a fold
     probability that does not depend on the agent's hand LBR's one-step look-ahead is exact: its value for
     every hand equals the range solver's best response (same actions); with hand-dependent folding LBR's
-    equity is the whole range's, not the calling range's, so it can only be below the best response."""
+    equity is the whole range's, not the calling range's, so it can only be below the best response, unless it
+    values calls with the calling range's equity (``calling_range=True``): then it is exact again."""
     from cfrkit.cards.hands import blocked_pairs
     from cfrkit.evaluation.lbr import lbr_decision
     from cfrkit.games import load
@@ -243,7 +244,7 @@ def test_river_lbr_against_call_or_fold_agents_vs_range_solver_best_response(han
     else:
         fold = np.full(1326, 0.35)
     agent = CheckedAgent(_RiverCaller(fold), view, float("inf"))
-    settings = settings_from("FCPA", "1-4")
+    settings = settings_from("FCPA", "1-4", calling_range=calling_range)
     hands = gen.choice(np.flatnonzero(live), 40, replace=False)
     choice = np.ones(1326, dtype=np.int64)
     estimate = {}
@@ -255,8 +256,8 @@ def test_river_lbr_against_call_or_fold_agents_vs_range_solver_best_response(han
     assert len(set(choice[hands].tolist())) >= 2  # some hands bet, some check
     for h in hands:
         assert played[h] <= br[h] + 1e-9
-        if not hand_dependent:
+        if calling_range or not hand_dependent:
             assert estimate[h] == pytest.approx(br[h], abs=1e-6)
             assert played[h] == pytest.approx(br[h], abs=1e-6)
-    if hand_dependent:
+    if hand_dependent and not calling_range:
         assert any(played[h] < br[h] - 1.0 for h in hands)  # the bound is not tight here

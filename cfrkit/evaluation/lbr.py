@@ -61,13 +61,18 @@ class LBRSettings:
 
     ``flop_samples``: None for exact flop equities, else that many sampled runouts;
     ``preflop_samples``: None for the exact preflop equity table in hold'em
-    (:mod:`cfrkit.cards.preflop`), else that many sampled boards (the method before issue 27).
+    (:mod:`cfrkit.cards.preflop`), else that many sampled boards (the method before issue 27);
+    ``calling_range``: value a called bet with the equity against the hands that do not fold (the
+    range weighted by ``1 - P(fold | hand)``) instead of the whole range as Lisy and Bowling do
+    (exact on the river against agents that only call or fold; still a real strategy, so still a
+    lower bound; label suffix ``+cr``).
     """
 
     bets: Tuple[float, ...] = (1.0, ALL_IN)
     rounds: Tuple[int, ...] = (0, 1, 2, 3)
     flop_samples: Optional[int] = None
     preflop_samples: Optional[int] = None
+    calling_range: bool = False
 
     def label(self) -> str:
         if not self.bets:
@@ -78,7 +83,7 @@ class LBRSettings:
             b = ",".join("A" if x == ALL_IN else f"{x:g}" for x in self.bets)
         r = sorted(self.rounds)
         rounds = f"{r[0] + 1}-{r[-1] + 1}" if r == list(range(r[0], r[-1] + 1)) else ",".join(str(x + 1) for x in r)
-        return f"{b}/{rounds}"
+        return f"{b}/{rounds}" + ("+cr" if self.calling_range else "")
 
 
 def parse_bets(spec: str) -> Tuple[float, ...]:
@@ -201,10 +206,15 @@ def lbr_decision(view: PokerView, agent: CheckedAgent, state, seat: int, agent_r
     rnd = view.round_of(state)
     if view.game.short_name == "holdem" and not (rnd == 0 and settings.preflop_samples is not None):
         engine = equity if equity is not None else RangeEquity(settings.flop_samples)
-        wp, err = engine.equity(hand, w, view.public_cards(state), seed=seed)
+
+        def equity_against(weights):
+            return engine.equity(hand, weights, view.public_cards(state), seed=seed)
     else:
         samples = settings.preflop_samples if rnd == 0 and view.game.short_name == "holdem" else None
-        wp, err = view.equity_vs_range(state, hand, w, samples=samples, seed=seed)
+
+        def equity_against(weights):
+            return view.equity_vs_range(state, hand, weights, samples=samples, seed=seed)
+    wp, err = equity_against(w)
     if not math.isfinite(wp):
         return LBRDecision(CALL, {}, wp, err)
     c = view.contributions(state)
@@ -224,8 +234,13 @@ def lbr_decision(view: PokerView, agent: CheckedAgent, state, seat: int, agent_r
         else:
             fold = agent.hand_action_probability(child, FOLD)
             fp = float(np.dot(w, fold))
+        wp_called = wp
+        if settings.calling_range and 0.0 < fp < 1.0:
+            # the hands that go on are not the whole range: weigh each by its probability of not folding
+            wp_called, e = equity_against(w * (1.0 - fold))
+            err = max(err, e)
         called = min(t, opp_stack)
-        utils[a] = fp * (m + o) + (1.0 - fp) * (wp * 2.0 * called - (called - m))
+        utils[a] = fp * (m + o) + (1.0 - fp) * (wp_called * 2.0 * called - (called - m))
     if view.legal(state, FOLD):
         utils[FOLD] = 0.0
     best = max(utils, key=lambda a: (utils[a], a == CALL, a != FOLD))
