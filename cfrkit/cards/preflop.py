@@ -7,7 +7,7 @@ permutation of the suits and ``E[j, h] = 1 - E[h, j]``, so the table is built fr
 canonical matchups (:func:`canonical_matchups`), each enumerated exactly by the equity kernel's
 ``hand_vs_hand_counts`` (about 5 ms on an idle core, threads release the GIL): about two minutes on
 two idle cores.  It is built at first use (with a progress bar) and cached as
-``$CFRKIT_CACHE/preflop_equity_v1.npy`` (default ``~/.cache/cfrkit``), 7 MiB of float32.
+``$CFRKIT_TABLES/preflop_equity_v1.npy`` (default ``~/.cache/cfrkit``), 7 MiB of float32.
 
 :func:`preflop_equity_vs_range` turns it into the equity of one pair (or all pairs) against a range,
 which is what LBR needs preflop instead of sampled boards.
@@ -33,8 +33,10 @@ _TABLE: Optional[np.ndarray] = None
 
 
 def cache_dir() -> str:
-    """Directory of cfrkit's cached tables: ``$CFRKIT_CACHE`` or ``~/.cache/cfrkit``."""
-    return os.environ.get("CFRKIT_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "cfrkit"))
+    """Directory of the table: ``$CFRKIT_TABLES`` or ``~/.cache/cfrkit``.  Not ``$CFRKIT_CACHE`` (the
+    compiled-tree cache, which test sessions point at a fresh directory): the table is the same data
+    on every run, so every session of a machine shares one copy."""
+    return os.environ.get("CFRKIT_TABLES", os.path.join(os.path.expanduser("~"), ".cache", "cfrkit"))
 
 
 def preflop_compatible() -> np.ndarray:
