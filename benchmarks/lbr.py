@@ -1,11 +1,16 @@
 """LBR in heads-up no-limit hold'em (50/100, 200 bb) against simple agents, four settings.
 
     python benchmarks/lbr.py [--deals 40] [--processes 2] [--agents always-fold,always-call,random,fixed-range-raiser]
+    python benchmarks/lbr.py --agents blueprint:/work/runs/bp_s0.npz --deals 2000 [--settings FC/1-4,FCPA/3-4]
+                             [--calling-range] [--preflop-samples 1000]
     python benchmarks/lbr.py --leduc [--deepstack-iterations 100]
 
 Prints a markdown table of LBR's winnings (mbb/g, 95% interval) under FC/1-4, FC/3-4, FCPA/1-4 and
 FCPA/3-4 beside the published figures of the DeepStack supplement (always-fold, Slumbot 2016,
-DeepStack), and LBR's speed in hands/s per setting (all agents, ``--processes`` worker processes).
+DeepStack), and LBR's speed per setting (all agents, ``--processes`` worker processes): hands per
+wall second and hands per CPU second (this process and its finished workers, ``resource.getrusage``;
+the machine is shared, so CPU seconds are the steadier figure), with the load average.
+``--preflop-samples 1000`` reproduces the method before issue 27 (1,000 sampled boards preflop).
 No public LBR runs on real no-limit betting to time against (PokerRL's runs on discretised games
 only and is not installed), so there is no peer ratio.
 
@@ -14,6 +19,8 @@ the exact best response, for uniform random, CFR+ after 10 / 100 / 1000 iteratio
 agent (exact leaf values, ``--deepstack-iterations`` per re-solve), in mbb/g.
 """
 import argparse
+import os
+import resource
 import time
 
 PUBLISHED = {  # DeepStack supplement, LBR columns in its order; see docs/evaluation.md on the column mapping
@@ -30,6 +37,10 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--agents", default="always-fold,always-call,random,fixed-range-raiser")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--settings", default=",".join(SETTINGS), help="comma-separated LBR settings")
+    parser.add_argument("--calling-range", action="store_true", help="LBR values called bets against the calling range")
+    parser.add_argument("--preflop-samples", type=int, default=None, help="sampled preflop boards (default: exact table)")
+    parser.add_argument("--chunk", type=int, default=None, help="deals per task (default deals / (2 processes))")
     parser.add_argument("--leduc", action="store_true", help="exact LBR vs exact BR on the Leduc family instead")
     parser.add_argument("--deepstack-iterations", type=int, default=100)
     args = parser.parse_args()
@@ -41,34 +52,49 @@ def main() -> None:
     from cfrkit.evaluation.lbr import run_lbr, settings_from
 
     names = args.agents.split(",")
+    settings = args.settings.split(",")
     cells = {}
-    speed = {s: [0, 0.0] for s in SETTINGS}
+    speed = {s: [0, 0.0, 0.0] for s in settings}
     for name in names:
-        for setting in SETTINGS:
+        agent = make_agent(name, seed=1)
+        for setting in settings:
             bets, rounds = setting.split("/")
-            start = time.perf_counter()
-            res = run_lbr(make_agent(name, seed=1), "holdem", args.deals, settings_from(bets, rounds), seed=args.seed,
-                          processes=args.processes, chunk=max(1, args.deals // (2 * args.processes)))
-            took = time.perf_counter() - start
+            start, cpu = time.perf_counter(), _cpu_seconds()
+            res = run_lbr(agent, getattr(agent, "game", "holdem"), args.deals,
+                          settings_from(bets, rounds, calling_range=args.calling_range,
+                                        preflop_samples=args.preflop_samples),
+                          seed=args.seed, processes=args.processes,
+                          chunk=args.chunk or max(1, args.deals // (2 * args.processes)))
+            took, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
             speed[setting][0] += 2 * args.deals
             speed[setting][1] += took
+            speed[setting][2] += cpu
             cells[(name, setting)] = res
             print(f"{name:20s} {setting:9s} {res.mbb_per_game:+9.0f} +- {res.ci95:7.0f} mbb/g  "
-                  f"({2 * args.deals} hands, {took:.1f} s)", flush=True)
+                  f"(seats {res.seat_mbb[0]:+.0f} / {res.seat_mbb[1]:+.0f}; {2 * args.deals} hands, {took:.1f} s, "
+                  f"{cpu:.1f} CPU s, load {os.getloadavg()[0]:.1f})", flush=True)
     print()
-    print("| agent | " + " | ".join(SETTINGS) + " |")
-    print("|---|" + "---|" * len(SETTINGS))
+    print("| agent | " + " | ".join(settings) + " |")
+    print("|---|" + "---|" * len(settings))
     for name in names:
-        row = [f"{cells[(name, s)].mbb_per_game:+.0f} +- {cells[(name, s)].ci95:.0f}" for s in SETTINGS]
+        row = [f"{cells[(name, s)].mbb_per_game:+.0f} +- {cells[(name, s)].ci95:.0f}" for s in settings]
         print(f"| {name} (cfrkit, {args.deals} deals) | " + " | ".join(row) + " |")
-    for name, vals in PUBLISHED.items():
-        print(f"| {name} (published) | " + " | ".join(f"{v:,}" for v in vals) + " |")
+    if settings == list(SETTINGS):
+        for name, vals in PUBLISHED.items():
+            print(f"| {name} (published) | " + " | ".join(f"{v:,}" for v in vals) + " |")
     print()
-    print("| LBR setting | hands/s (" + f"{args.processes} processes) |")
-    print("|---|---|")
-    for s in SETTINGS:
-        n, t = speed[s]
-        print(f"| {s} | {n / t:.1f} |")
+    print("| LBR setting | hands/s (" + f"{args.processes} processes) | hands per CPU second |")
+    print("|---|---|---|")
+    for s in settings:
+        n, t, c = speed[s]
+        print(f"| {s} | {n / t:.1f} | {n / max(c, 1e-9):.1f} |")
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and its reaped children (the worker processes of finished runs)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def leduc_table(ds_iterations: int) -> None:

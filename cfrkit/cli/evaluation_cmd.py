@@ -79,7 +79,10 @@ def add_parser(sub) -> None:
     lb.add_argument("--chunk", type=int, default=25, help="deals per task and checkpoint (default 25)")
     _checkpoint_options(lb, "lbr-<agent>-<bets>-<rounds>-s<seed>.npz")
     lb.add_argument("--flop-samples", type=int, default=None, help="sampled flop runouts (default: exact)")
-    lb.add_argument("--preflop-samples", type=int, default=1000, help="sampled boards for preflop equities")
+    lb.add_argument("--preflop-samples", type=int, default=None,
+                    help="sampled boards for preflop equities (default: the exact preflop equity table)")
+    lb.add_argument("--calling-range", action="store_true",
+                    help="value a called bet with the equity against the hands that do not fold (not the whole range)")
     lb.add_argument("--seed-agent", type=int, default=None, help="agent's random seed")
     _target_options(lb, "re-solve iterations of the Leduc deepstack agent", run_lbr_cmd)
 
@@ -146,10 +149,12 @@ def run_lbr_cmd(args) -> int:
     view = poker_view(game)
     rounds = args.rounds or f"1-{view.num_rounds()}"
     settings = LBRSettings(parse_bets(args.bets), parse_rounds(rounds, view.num_rounds()),
-                           flop_samples=args.flop_samples, preflop_samples=args.preflop_samples)
+                           flop_samples=args.flop_samples, preflop_samples=args.preflop_samples,
+                           calling_range=args.calling_range)
     agent = make_agent(args.agent, game=game, seed=args.seed_agent, defaults={"iterations": args.iterations},
                        **agent_options(args))
-    checkpoint = _checkpoint_file(args, f"lbr-{args.agent}-{args.bets}-{rounds}-s{args.seed}.npz")
+    cr = "-cr" if args.calling_range else ""
+    checkpoint = _checkpoint_file(args, f"lbr-{args.agent}-{args.bets}-{rounds}{cr}-s{args.seed}.npz")
     res = run_lbr(agent, game, args.hands, settings, seed=args.seed, processes=args.processes, ray_address=args.ray,
                   chunk=args.chunk, checkpoint=checkpoint, progress=not args.json)
     if args.json:

@@ -6,9 +6,10 @@ it takes) and, at each of its own decisions in the rounds it is allowed to think
 action with the highest value under the assumption that the rest of the hand is checked / called
 down, from:
 
-* ``wp``: its equity (win + tie / 2) against the range over the board cards to come, exact on the
-  turn and river and (by default) on the flop, from sampled boards preflop (or on the flop when
-  ``flop_samples`` is set; the standard error is measured and reported);
+* ``wp``: its equity (win + tie / 2) against the range over the board cards to come, exact in every
+  round by default (hold'em: the exact preflop table of :mod:`cfrkit.cards.preflop`, and the
+  runout kernels of :mod:`cfrkit.cards.range_equity` after the flop); with ``flop_samples`` /
+  ``preflop_samples`` set, from that many sampled boards (the standard error is measured and reported);
 * for each bet size ``a`` of its bet set, the agent's probability ``fp`` of folding to it
   (range-weighted ``hand_action_probability(state after a, fold)``).
 
@@ -43,6 +44,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from cfrkit.cards.range_equity import RangeEquity
 from cfrkit.games.base import GameError
 from cfrkit.poker.agent import DEFAULT_TIME_LIMIT, AgentInterfaceError, CheckedAgent, agent_name
 from cfrkit.poker.match import Hand, MatchObserver, play_match
@@ -58,13 +60,19 @@ class LBRSettings:
     """LBR's bet set (pot fractions, ``inf`` = all-in), the 0-based rounds it acts in, and sampling.
 
     ``flop_samples``: None for exact flop equities, else that many sampled runouts;
-    ``preflop_samples``: sampled boards for preflop equities.
+    ``preflop_samples``: None for the exact preflop equity table in hold'em
+    (:mod:`cfrkit.cards.preflop`), else that many sampled boards (the method before issue 27);
+    ``calling_range``: value a called bet with the equity against the hands that do not fold (the
+    range weighted by ``1 - P(fold | hand)``) instead of the whole range as Lisy and Bowling do
+    (exact on the river against agents that only call or fold; still a real strategy, so still a
+    lower bound; label suffix ``+cr``).
     """
 
     bets: Tuple[float, ...] = (1.0, ALL_IN)
     rounds: Tuple[int, ...] = (0, 1, 2, 3)
     flop_samples: Optional[int] = None
-    preflop_samples: int = 1000
+    preflop_samples: Optional[int] = None
+    calling_range: bool = False
 
     def label(self) -> str:
         if not self.bets:
@@ -75,7 +83,7 @@ class LBRSettings:
             b = ",".join("A" if x == ALL_IN else f"{x:g}" for x in self.bets)
         r = sorted(self.rounds)
         rounds = f"{r[0] + 1}-{r[-1] + 1}" if r == list(range(r[0], r[-1] + 1)) else ",".join(str(x + 1) for x in r)
-        return f"{b}/{rounds}"
+        return f"{b}/{rounds}" + ("+cr" if self.calling_range else "")
 
 
 def parse_bets(spec: str) -> Tuple[float, ...]:
@@ -179,8 +187,12 @@ class LBRDecision:
 
 
 def lbr_decision(view: PokerView, agent: CheckedAgent, state, seat: int, agent_range: np.ndarray,
-                 settings: LBRSettings, seed: int = 0) -> LBRDecision:
-    """LBR's action at ``state`` (its seat ``seat`` to act) given the agent's range (see module doc)."""
+                 settings: LBRSettings, seed: int = 0, equity: Optional[RangeEquity] = None) -> LBRDecision:
+    """LBR's action at ``state`` (its seat ``seat`` to act) given the agent's range (see module doc).
+
+    ``equity``: the hold'em equity engine to use (a :class:`~cfrkit.cards.range_equity.RangeEquity`
+    kept across decisions shares its runout strengths); None makes one for this call.
+    """
     if view.round_of(state) not in settings.rounds:
         return LBRDecision(CALL, {}, float("nan"), 0.0)
     hand = view.hand_of(state, seat)
@@ -192,12 +204,17 @@ def lbr_decision(view: PokerView, agent: CheckedAgent, state, seat: int, agent_r
         return LBRDecision(CALL, {}, float("nan"), 0.0)
     w /= total
     rnd = view.round_of(state)
-    samples = None
-    if rnd == 0 and view.game.short_name == "holdem":
-        samples = settings.preflop_samples
-    elif rnd == 1 and view.game.short_name == "holdem":
-        samples = settings.flop_samples
-    wp, err = view.equity_vs_range(state, hand, w, samples=samples, seed=seed)
+    if view.game.short_name == "holdem" and not (rnd == 0 and settings.preflop_samples is not None):
+        engine = equity if equity is not None else RangeEquity(settings.flop_samples)
+
+        def equity_against(weights):
+            return engine.equity(hand, weights, view.public_cards(state), seed=seed)
+    else:
+        samples = settings.preflop_samples if rnd == 0 and view.game.short_name == "holdem" else None
+
+        def equity_against(weights):
+            return view.equity_vs_range(state, hand, weights, samples=samples, seed=seed)
+    wp, err = equity_against(w)
     if not math.isfinite(wp):
         return LBRDecision(CALL, {}, wp, err)
     c = view.contributions(state)
@@ -217,8 +234,13 @@ def lbr_decision(view: PokerView, agent: CheckedAgent, state, seat: int, agent_r
         else:
             fold = agent.hand_action_probability(child, FOLD)
             fp = float(np.dot(w, fold))
+        wp_called = wp
+        if settings.calling_range and 0.0 < fp < 1.0:
+            # the hands that go on are not the whole range: weigh each by its probability of not folding
+            wp_called, e = equity_against(w * (1.0 - fold))
+            err = max(err, e)
         called = min(t, opp_stack)
-        utils[a] = fp * (m + o) + (1.0 - fp) * (wp * 2.0 * called - (called - m))
+        utils[a] = fp * (m + o) + (1.0 - fp) * (wp_called * 2.0 * called - (called - m))
     if view.legal(state, FOLD):
         utils[FOLD] = 0.0
     best = max(utils, key=lambda a: (utils[a], a == CALL, a != FOLD))
@@ -244,6 +266,8 @@ class LBRPlayer(MatchObserver):
         self.settings = settings
         self.errors: List[float] = []
         self.seat = 0
+        # runout strengths are shared by both seats of a deal and every decision on a street
+        self.equity = RangeEquity(settings.flop_samples) if view.game.short_name == "holdem" else None
 
     def hand_start(self, hand: Hand) -> None:
         self.seat = hand.seat_of_player[0]
@@ -259,7 +283,7 @@ class LBRPlayer(MatchObserver):
 
     def act(self, state) -> int:
         d = lbr_decision(self.view, self.agent, state, self.seat, self.range, self.settings,
-                         seed=self.seed * 1000 + self.decisions)
+                         seed=self.seed * 1000 + self.decisions, equity=self.equity)
         self.decisions += 1
         self.max_err = max(self.max_err, d.equity_error)
         return d.action
