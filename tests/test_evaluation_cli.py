@@ -40,8 +40,43 @@ def test_drl_br_command_runs_and_resumes(tmp_path, capsys):
     (["lbr", "random", "--rounds", "1-5", "--hands", "2", "--no-checkpoint"], "must lie in 1..4"),
     (["match", "random", "nobody", "--hands", "2"], "unknown agent 'nobody'"),
     (["match", "random", "random", "--game", "kuhn", "--hands", "2"], "not a two-player poker game"),
+    (["match", "random", "random", "--game", "leduc", "--hands", "2", "--time-limit", "-1"],
+     "--time-limit must be a positive number of seconds, got -1"),
+    (["match", "random", "random", "--game", "leduc", "--hands", "2", "--time-limit", "0"],
+     "--time-limit must be a positive number"),
+    (["match", "deepstack-holdem:/no/such/nets", "always-call", "--hands", "1"], "no hold'em value nets directory"),
 ])
 def test_bad_input_one_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
+
+
+def test_play_match_refuses_a_non_positive_time_limit():
+    from cfrkit.games.base import GameError
+    from cfrkit.poker.match import play_match
+    from cfrkit.poker.registry import make_agent
+
+    agents = [make_agent("always-call", game="leduc"), make_agent("random", game="leduc", seed=1)]
+    for bad in (0, -5, float("nan")):
+        with pytest.raises(GameError, match="time_limit must be a positive"):
+            play_match("leduc", agents, 2, time_limit=bad)
+    assert play_match("leduc", agents, 2, time_limit=float("inf")).hands_played == 4  # inf: no limit
+
+
+def test_match_deepstack_holdem_says_what_it_uses_before_the_first_hand(monkeypatch, capsys):
+    """Without nets A^D sat at 0% for a minute without a word: one line names its leaf values first."""
+    import cfrkit.evaluation.headtohead as h2h
+
+    class FirstHand(Exception):
+        pass
+
+    def first_hand(*args, **kwargs):  # stands in for the match: everything printed so far came before it
+        raise FirstHand
+
+    monkeypatch.setattr(h2h, "head_to_head", first_hand)
+    with pytest.raises(FirstHand):
+        main(["match", "deepstack-holdem:iterations=50", "always-call", "--hands", "1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("agent A (deepstack-holdem:iterations=50): leaf values: check-down")
+    assert "no value nets" in err[0] and "50 iterations" in err[0] and "seconds" in err[0]

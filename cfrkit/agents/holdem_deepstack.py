@@ -257,6 +257,7 @@ class HoldemDeepStackAgent(PokerAgent):
         self.fast_nets = bool(fast_nets)
         self.solver_used: Dict[str, int] = {"board": 0, "numpy": 0}
         fns: Dict[str, object] = {}
+        self.nets_dir = nets
         if nets is not None:
             fns.update(load_nets_leaf_values(nets, self.game))
         if not preflop_net or int(preflop_flops) > 0:
@@ -322,6 +323,15 @@ class HoldemDeepStackAgent(PokerAgent):
             else:
                 args[k] = v
         return cls(seed=seed, **args)
+
+    def describe_leaves(self) -> str:
+        """One line naming the leaf values each street's re-solve uses (nets from which directory, or
+        check-down equity), and the cost of a decision: what a command prints before the first hand."""
+        netted = [s for s in STREETS if s in self.leaf_values]
+        where = f"value nets from {self.nets_dir}" if self.nets_dir is not None else "the given value functions"
+        what = (f"leaf values: {where} at the {', '.join(netted)} leaves, check-down equity elsewhere"
+                if netted else "leaf values: check-down equity (no value nets given)")
+        return f"{what}; each decision re-solves ({self.iterations} iterations) and takes seconds"
 
     def check_game(self, game) -> None:
         if getattr(game, "definition", None) != self.game.definition:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 HOLDEM_AGENTS = "random, always-call, always-fold, fixed-range-raiser, rule-based, policy:PATH, blueprint:PATH, " \
                 "deepstack-holdem:OPTIONS"
@@ -127,9 +128,15 @@ def run_match(args) -> int:
 
     if args.hands <= 0:
         raise CliError("--hands must be positive")
+    if not args.time_limit > 0:  # NaN fails this too
+        raise CliError(f"--time-limit must be a positive number of seconds, got {args.time_limit:g}")
     game = _game(args.game)
     a = make_agent(args.agent_a, game=game, seed=args.seed, **agent_options(args, "a-"))
     b = make_agent(args.agent_b, game=game, seed=args.seed + 1, **agent_options(args, "b-"))
+    for seat, spec, agent in (("A", args.agent_a, a), ("B", args.agent_b, b)):
+        describe = getattr(agent, "describe_leaves", None)  # slow re-solving agents say what they use first
+        if describe is not None:
+            print(f"agent {seat} ({spec}): {describe()}", file=sys.stderr, flush=True)
     res = head_to_head(game, [a, b], args.hands, seed=args.seed, duplicate=args.duplicate, aivat=args.aivat,
                        acpc_log=args.acpc_log, phh_log=args.phh_log, progress=not args.json,
                        time_limit=args.time_limit)

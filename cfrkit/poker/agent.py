@@ -141,6 +141,8 @@ class CheckedAgent:
         self.view = view
         self.name = agent_name(agent)
         self.time_limit = float(time_limit)
+        if not self.time_limit > 0:  # NaN fails this too; inf means no limit
+            raise GameError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
         self._untimed = self.time_limit == float("inf")
         self.tolerance = float(tolerance)
         self.exact_support = bool(getattr(agent, "exact_support", True))

@@ -526,6 +526,8 @@ def play_match(game: "str | Game", agents: Sequence[Any], hands: int, *, seed: i
     first_deal = int(first_deal)
     if first_deal < 0:
         raise GameError(f"first_deal must be >= 0, got {first_deal}")
+    if not float(time_limit) > 0:  # NaN fails this too; float("inf") means no limit
+        raise GameError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     for a in agents:
         check = getattr(a, "check_game", None)
         if check is not None:

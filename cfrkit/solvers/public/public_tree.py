@@ -12,7 +12,7 @@ after the board card).  Contributions (``PublicNode.contrib``) are chips per pla
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -115,7 +115,8 @@ def root_ranges(tree: "PublicTree", ranges=None, batched: bool = False) -> np.nd
 
 
 def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[State] = None,
-                      depth_limit: bool = False, max_nodes: int = 2_000_000, bet_sizing=None) -> PublicTree:
+                      depth_limit: bool = False, max_nodes: int = 2_000_000, bet_sizing=None,
+                      progress: Optional[Callable[[int], None]] = None) -> PublicTree:
     """Public tree of the subgame rooted at ``state`` (default: the start of the betting).
 
     ``depth_limit=True`` stops at the end of the root's betting round: the board card(s) dealt next
@@ -125,6 +126,7 @@ def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[S
     Hold'em needs a ``state`` on the flop, turn or river; ``bet_sizing`` (pot fractions per number of
     bets in the round, e.g. ``{1: [0.5, 1.0], 2: [1.0]}``) is passed to
     :func:`~cfrkit.solvers.public.games.public_game_for` when a protocol game is given.
+    ``progress(nodes_built)`` is called every 4096 nodes (a progress bar on large trees).
     """
     if isinstance(game_or_pgame, PublicPokerGame):
         if bet_sizing is not None:
@@ -143,6 +145,8 @@ def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[S
         if len(nodes) >= max_nodes:
             raise GameError(f"public tree exceeds {max_nodes} nodes; use a coarser bet-size abstraction")
         idx = len(nodes)
+        if progress is not None and idx % 4096 == 0:
+            progress(idx)
         kind = pgame.kind(ps)
         contrib = pgame.contributions(ps)
         board = tuple(pgame.board(ps))

@@ -21,8 +21,9 @@ Player 0 is out of position (OOP, acts first on each street), player 1 in positi
 from __future__ import annotations
 
 import json
+import math
 import time
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -38,6 +39,10 @@ from cfrkit.solvers.public.solver import SubgameSolver
 from cfrkit.solvers.public.tree import CHANCE_NODE, DECISION, PublicNode, build_public_tree
 
 SPOT_MAGIC = "cfrkit-spot"
+# Peak bytes of solve_spot per (public node, live hand): about six float64 arrays of that shape (regrets,
+# strategy sums, the exploitability and root-value passes); tracemalloc peaks of a 20-iteration solve: 48.5
+# (river, 45 nodes) and 37.8 (turn, 6,333 nodes) bytes, so 50 errs high.
+BYTES_PER_NODE_HAND = 50
 PLAYER_NAMES = ("OOP", "IP")
 
 
@@ -74,6 +79,7 @@ class SpotResult:
         self.exploitability = float(solver.exploitability())
         self.exploitability_pct = 100.0 * self.exploitability / self.pot
         self._values: Optional[np.ndarray] = None
+        self.stopped = False  # True when solve_spot's stop hook ended the solve before the target
 
     # ------------------------------------------------------------------ navigation
     @property
@@ -277,18 +283,63 @@ class SpotResult:
         save_npz_atomic(path, header=header, **arrays)
 
 
-def _build(params: Dict):
-    game = PostflopPublicGame(params["board"], params["pot"], params["stack"], _from_plain(params["bet_sizes"]),
+def _game(params: Dict) -> PostflopPublicGame:
+    return PostflopPublicGame(params["board"], params["pot"], params["stack"], _from_plain(params["bet_sizes"]),
                               add_allin_threshold=params["add_allin_threshold"],
                               force_allin_threshold=params["force_allin_threshold"],
                               merging_threshold=params["merging_threshold"])
-    return game, build_public_tree(game)
+
+
+def _build(params: Dict, progress: Optional[Callable[[int], None]] = None):
+    game = _game(params)
+    return game, build_public_tree(game, progress=progress)
+
+
+def _count_nodes(game: PostflopPublicGame) -> int:
+    """Nodes of the public tree without building it: every card of a chance node leads to the same
+    betting tree (bet sizes depend on pot and stacks only), so one card is walked and multiplied."""
+    def count(ps) -> int:
+        kind = game.kind(ps)
+        if kind == "terminal":
+            return 1
+        if kind == "chance":
+            cards = game.chance_cards(ps)
+            return 1 + len(cards) * count(game.chance_child(ps, cards[0]))
+        return 1 + sum(count(game.child(ps, a)) for a in game.actions(ps))
+    return count(game.root())
+
+
+def _spot_params(board, pot, stack, bet_sizes, add_allin_threshold, force_allin_threshold, merging_threshold,
+                 algorithm) -> Dict:
+    for name, value in (("pot", pot), ("stack", stack)):  # chips are whole: 100.7 is refused, not truncated
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                or value != int(value) or value <= 0:
+            raise GameError(f"{name} must be a positive whole number of chips, got {value!r}")
+    return {"board": cards_to_string(_board_ids(board), ""), "pot": int(pot), "stack": int(stack),
+            "bet_sizes": _plain(bet_sizes), "add_allin_threshold": float(add_allin_threshold),
+            "force_allin_threshold": float(force_allin_threshold), "merging_threshold": float(merging_threshold),
+            "algorithm": algorithm}
+
+
+def estimate_spot(board, pot: int, stack: int, bet_sizes="33%, 75%, a", add_allin_threshold: float = 1.5,
+                  force_allin_threshold: float = 0.15, merging_threshold: float = 0.1) -> Dict[str, int]:
+    """Size of :func:`solve_spot`'s problem before building it (same arguments): ``nodes`` of the public
+    tree, live ``hands`` (pairs the board leaves) and ``bytes``, the estimated peak memory of the solve
+    (``nodes * hands * BYTES_PER_NODE_HAND``; errs high).  Walks the betting tree once per street."""
+    params = _spot_params(board, pot, stack, bet_sizes, add_allin_threshold, force_allin_threshold,
+                          merging_threshold, "dcfr")
+    game = _game(params)
+    nodes = _count_nodes(game)
+    hands = math.comb(52 - len(game.board_cards), 2)
+    return {"nodes": nodes, "hands": hands, "bytes": nodes * hands * BYTES_PER_NODE_HAND}
 
 
 def solve_spot(board, oop_range, ip_range, pot: int, stack: int, bet_sizes="33%, 75%, a",
                target: float = 0.5, max_iterations: int = 1000, algorithm: str = "dcfr",
                check_every: int = 10, add_allin_threshold: float = 1.5, force_allin_threshold: float = 0.15,
-               merging_threshold: float = 0.1) -> SpotResult:
+               merging_threshold: float = 0.1, on_build: Optional[Callable[[int], None]] = None,
+               on_block: Optional[Callable[[int, float], None]] = None,
+               stop: Optional[Callable[[], bool]] = None) -> SpotResult:
     """Solve a postflop spot to ``target`` % of the starting pot (exploitability) and report it.
 
     ``board``: ``"Ks7h2d"`` (flop), 4 or 5 cards (turn, river).  Ranges: range strings
@@ -298,26 +349,40 @@ def solve_spot(board, oop_range, ip_range, pot: int, stack: int, bet_sizes="33%,
     ``{"flop": ..., "turn": ..., "river": ...}``, a ``(bets, raises)`` pair or ``{"oop": ..., "ip": ...}``
     (see :mod:`cfrkit.solvers.public.bet_sizing`).  The all-in thresholds are postflop-solver's (its
     examples' values by default).  Stops after ``max_iterations`` if the target is not reached.
+
+    Hooks (for a command line): ``on_build(nodes_built)`` every 4096 nodes while the tree is built;
+    ``on_block(iterations, exploitability_pct)`` after each block of ``check_every`` iterations; ``stop()``
+    is asked before each block and, when true, ends the solve there (the result then holds the
+    iterations run so far, ``result.stopped`` is True).
     """
     if not target > 0:
         raise GameError(f"target must be a positive % of the pot, got {target}")
-    for name, value in (("pot", pot), ("stack", stack)):  # chips are whole: 100.7 is refused, not truncated
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                or value != int(value) or value <= 0:
-            raise GameError(f"{name} must be a positive whole number of chips, got {value!r}")
-    params = {"board": cards_to_string(_board_ids(board), ""), "pot": int(pot), "stack": int(stack),
-              "bet_sizes": _plain(bet_sizes), "add_allin_threshold": float(add_allin_threshold),
-              "force_allin_threshold": float(force_allin_threshold), "merging_threshold": float(merging_threshold),
-              "algorithm": algorithm}
-    game, tree = _build(params)
+    params = _spot_params(board, pot, stack, bet_sizes, add_allin_threshold, force_allin_threshold,
+                          merging_threshold, algorithm)
+    game, tree = _build(params, on_build)
     ranges = np.stack([range_vector(oop_range, game.board_cards), range_vector(ip_range, game.board_cards)])
     for p in range(2):
         if ranges[p].sum() <= 0:
             raise GameError(f"{PLAYER_NAMES[p]}'s range holds no hand that the board leaves possible")
     start = time.perf_counter()
     solver = SubgameSolver(tree, ranges, backend="compiled", kernel="flat", algorithm=algorithm)
-    solver.solve(target, max_iterations=max_iterations, check_every=check_every)
-    return SpotResult(game, tree, solver, ranges, params, time.perf_counter() - start)
+    stopped = False
+    if on_block is None and stop is None:
+        solver.solve(target, max_iterations=max_iterations, check_every=check_every)
+    else:  # block by block, so that a hook sees each block and a stop lands between two
+        while solver.iterations < max_iterations:
+            if stop is not None and stop():
+                stopped = True
+                break
+            solver.run(min(int(check_every), max_iterations - solver.iterations))
+            pct = float(solver.exploitability_percent())
+            if on_block is not None:
+                on_block(solver.iterations, pct)
+            if pct <= target:
+                break
+    result = SpotResult(game, tree, solver, ranges, params, time.perf_counter() - start)
+    result.stopped = stopped
+    return result
 
 
 def load_spot(path: str) -> SpotResult:
