@@ -37,14 +37,13 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from cfrkit.agents.rl import LearnerError
 from cfrkit.agents.symmtom.base import SymmToMAgent
 from cfrkit.agents.symmtom.learning.maddpg import MADDPGTrainer
 from cfrkit.agents.symmtom.learning.networks import Actor, Critic, softmax
-from cfrkit.agents.symmtom.learning.settings import MADDPGSettings
+from cfrkit.agents.symmtom.learning.settings import MADDPGSettings, check_setting
 from cfrkit.games.symmtom.batched import BatchedSymmToM
 from cfrkit.games.symmtom.core import SymmToMConfig, hears
 
@@ -278,9 +277,7 @@ class EEAgent(SymmToMAgent):
 
     def reset(self, view) -> None:
         cfg = view.config
-        if (cfg.agents, cfg.pieces) != (self.config.agents, self.config.pieces):
-            raise LearnerError(f"agent trained with n={self.config.agents}, c={self.config.pieces}; "
-                               f"environment has n={cfg.agents}, c={cfg.pieces}")
+        check_setting(self.config, cfg)
         if cfg.oracle:
             raise LearnerError("MADDPG-EE plays the paper's observation (an environment with oracle=False)")
         self.k = None

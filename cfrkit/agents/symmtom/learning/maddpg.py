@@ -44,7 +44,7 @@ from cfrkit.agents.symmtom.knowledge import KnowledgeTracker
 from cfrkit.agents.symmtom.learning.flat import FlatAdam, flatten_parameters
 from cfrkit.agents.symmtom.learning.knowledge import BatchedKnowledge
 from cfrkit.agents.symmtom.learning.networks import Actor, Critic, softmax
-from cfrkit.agents.symmtom.learning.settings import VARIANTS, MADDPGSettings, episode_seed
+from cfrkit.agents.symmtom.learning.settings import VARIANTS, MADDPGSettings, check_setting, episode_seed
 from cfrkit.games.symmtom.batched import BatchedSymmToM
 from cfrkit.games.symmtom.core import NUM_MOVES, SymmToMConfig
 
@@ -344,9 +344,7 @@ class LearnedSymmToMAgent(SymmToMAgent):
 
     def reset(self, view) -> None:
         cfg = view.config
-        if (cfg.agents, cfg.pieces) != (self.config.agents, self.config.pieces):
-            raise LearnerError(f"agent trained with n={self.config.agents}, c={self.config.pieces}; "
-                               f"environment has n={cfg.agents}, c={cfg.pieces}")
+        check_setting(self.config, cfg)
         self.h = None
         if self.mode:
             self.tracker = KnowledgeTracker(view, self.mode)

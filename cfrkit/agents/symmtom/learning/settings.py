@@ -53,3 +53,11 @@ class MADDPGSettings:
 def episode_seed(seed: int, index: int) -> int:
     """The environment seed of batch ``index`` of a run seeded ``seed``."""
     return int((int(seed) * 1_000_003 + int(index) * 7_919 + 1) % (2 ** 63))
+
+
+def check_setting(trained, view_config) -> None:
+    """Refuse (:class:`LearnerError`, one line) to play an environment whose agent and piece counts differ from
+    ``trained``, the configuration a learned agent was trained on."""
+    if (view_config.agents, view_config.pieces) != (trained.agents, trained.pieces):
+        raise LearnerError(f"agent trained with n={trained.agents}, c={trained.pieces}; "
+                           f"environment has n={view_config.agents}, c={view_config.pieces}")
