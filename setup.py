@@ -39,7 +39,7 @@ setup(
     long_description_content_type="text/markdown",
     python_requires=">=3.9",
     packages=find_packages(include=["cfrkit", "cfrkit.*"]),
-    package_data={"cfrkit.platform": ["static/*.html"]},
+    package_data={"cfrkit.platform": ["static/*.html"], "cfrkit.cards": ["data/*.npy"]},
     ext_modules=cythonize(
         kernel_extensions(),
         language_level=3,

@@ -7,10 +7,11 @@ import pytest
 from cfrkit.cards import parse_cards
 from cfrkit.cards.equity import hand_vs_hand_equity, range_vs_range_equity
 from cfrkit.cards.hands import HOLE_PAIRS, pair_index_of
-from cfrkit.cards.preflop import TABLE_FILE, _matchup_keys, cache_dir, canonical_matchups, preflop_equity_table
+from cfrkit.cards.preflop import (BOARDS, MATCHUP_FILE, TABLE_FILE, _matchup_keys, cache_dir, canonical_matchups,
+                                  preflop_equity_table, table_from_matchup_counts)
 from cfrkit.cards.range_equity import RangeEquity
 
-CACHED = os.path.exists(os.path.join(cache_dir(), TABLE_FILE))
+CACHED = os.path.exists(os.path.join(cache_dir(), TABLE_FILE)) or os.path.exists(MATCHUP_FILE)
 
 
 def test_canonical_matchups_are_the_suit_classes():
@@ -36,6 +37,29 @@ def test_each_matchup_has_its_class_representatives_exact_equity():
         direct = hand_vs_hand_equity(list(HOLE_PAIRS[h]), list(HOLE_PAIRS[j]))[0]
         assert direct == pytest.approx(1 - rep if flipped[h, j] else rep, abs=1e-12)
     assert key[pair_index_of("AsAh"), pair_index_of("AsKd")] == -1  # a shared card: no matchup
+
+
+def test_shipped_matchup_counts_are_exact_enumerations():
+    """The shipped counts (what the table is expanded from on a new machine) equal a fresh enumeration of
+    2 * wins + ties over all boards, on sampled canonical matchups, and expand to a table that agrees."""
+    from cfrkit._kernels import equity as kernel
+
+    counts = np.load(MATCHUP_FILE)
+    matchups = canonical_matchups()
+    assert counts.shape == (len(matchups),) == (47008,)
+    rng = np.random.default_rng(7)
+    sample = np.r_[0, len(matchups) - 1, rng.choice(len(matchups), 6, replace=False)]
+    empty = np.zeros(0, dtype=np.uint8)
+    for i in sample:
+        a, b, c, d = (int(x) for x in matchups[i])
+        w, t, lose = kernel.hand_vs_hand_counts(a, b, c, d, empty)
+        assert w + t + lose == BOARDS
+        assert counts[i] == 2 * w + t, (i, matchups[i])
+    table = table_from_matchup_counts(counts)
+    i, j = pair_index_of("AsAh"), pair_index_of("KdKc")
+    assert table[i, j] == pytest.approx(hand_vs_hand_equity("AsAh", "KdKc")[0], abs=1e-6)
+    with pytest.raises(ValueError):
+        table_from_matchup_counts(counts[:-1])
 
 
 @pytest.mark.slow

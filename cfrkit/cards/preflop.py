@@ -5,9 +5,12 @@
 that share a card are 0 (see :func:`preflop_compatible`).  Equity depends on the matchup only up to a
 permutation of the suits and ``E[j, h] = 1 - E[h, j]``, so the table is built from the 47,008
 canonical matchups (:func:`canonical_matchups`), each enumerated exactly by the equity kernel's
-``hand_vs_hand_counts`` (about 5 ms on an idle core, threads release the GIL): about two minutes on
-two idle cores.  It is built at first use (with a progress bar) and cached as
-``$CFRKIT_TABLES/preflop_equity_v1.npy`` (default ``~/.cache/cfrkit``), 7 MiB of float32.
+``hand_vs_hand_counts`` (about 5 ms on an idle core, threads release the GIL): minutes on two cores.
+So that no user waits for that, the package ships the result per canonical matchup as exact integers
+(``cards/data/preflop_matchups_v1.npy``: ``2 * wins + ties`` over the 1,712,304 boards, 188 KiB, written by
+:func:`write_matchup_counts`); the table is expanded from it in about a second at first use and cached as
+``$CFRKIT_TABLES/preflop_equity_v1.npy`` (default ``~/.cache/cfrkit``), 7 MiB of float32.  Without the
+shipped file it is enumerated (with a progress bar).
 
 :func:`preflop_equity_vs_range` turns it into the equity of one pair (or all pairs) against a range,
 which is what LBR needs preflop instead of sampled boards.
@@ -29,6 +32,10 @@ except ImportError as exc:  # pragma: no cover - only without a build
     raise ImportError("cfrkit's equity kernel is not built; run `python setup.py build_ext --inplace`") from exc
 
 TABLE_FILE = "preflop_equity_v1.npy"
+#: the shipped exact counts per canonical matchup (order of :func:`canonical_matchups`)
+MATCHUP_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "preflop_matchups_v1.npy")
+#: boards of the 48 cards left after two hole pairs: C(48, 5)
+BOARDS = 1_712_304
 _TABLE: Optional[np.ndarray] = None
 
 
@@ -119,19 +126,49 @@ def build_preflop_equity_table(threads: Optional[int] = None, progress: bool = T
     finally:
         if bar is not None:
             bar.close()
+    return _expand(key, flipped, uniq, inverse, values)
+
+
+def _expand(key, flipped, uniq, inverse, values) -> np.ndarray:
+    """The 1326 x 1326 float32 table from the equities ``values`` of the live canonical keys (``uniq >= 0``)."""
     per_key = np.zeros(len(uniq))
-    per_key[live] = values
+    per_key[uniq >= 0] = values
     eq = per_key[inverse]
     eq = np.where(flipped, 1.0 - eq, eq)
     eq[key < 0] = 0.0
     return eq.astype(np.float32)
 
 
-def preflop_equity_table(build: bool = True, progress: bool = True) -> np.ndarray:
-    """The cached exact table (float32[1326, 1326], read-only), built and saved at first use.
+def table_from_matchup_counts(counts: np.ndarray) -> np.ndarray:
+    """The table from ``counts`` (int[47,008]: ``2 * wins + ties`` of each canonical matchup of
+    :func:`canonical_matchups`, in its order, over all :data:`BOARDS` boards); ``ValueError`` for a wrong
+    shape or a count outside ``0 .. 2 * BOARDS``."""
+    key, flipped = _matchup_keys()
+    uniq, inverse = np.unique(key, return_inverse=True)
+    live = int((uniq >= 0).sum())
+    counts = np.asarray(counts)
+    if counts.shape != (live,) or counts.dtype.kind not in "iu" or counts.min() < 0 or counts.max() > 2 * BOARDS:
+        raise ValueError(f"expected {live} integer counts in 0..{2 * BOARDS}, got shape {counts.shape}")
+    return _expand(key, flipped, uniq, inverse.reshape(key.shape), counts.astype(np.float64) / (2 * BOARDS))
 
-    With ``build=False`` a missing cache raises ``FileNotFoundError`` instead of building (about two
-    minutes on two idle cores).
+
+def write_matchup_counts(table: np.ndarray, path: str = MATCHUP_FILE) -> np.ndarray:
+    """Write the shipped counts file from an exact ``table`` (as :func:`build_preflop_equity_table` gives):
+    each canonical matchup's ``2 * wins + ties``, recovered exactly by rounding (float32 keeps ~1e-7 of
+    the equity, the counts' step is 1 / 3,424,608).  Returns the counts."""
+    m = canonical_matchups()
+    rows = PAIR_INDEX_TABLE[m[:, 0], m[:, 1]]
+    cols = PAIR_INDEX_TABLE[m[:, 2], m[:, 3]]
+    counts = np.rint(table[rows, cols].astype(np.float64) * 2 * BOARDS).astype(np.uint32)
+    np.save(path, counts)
+    return counts
+
+
+def preflop_equity_table(build: bool = True, progress: bool = True) -> np.ndarray:
+    """The exact table (float32[1326, 1326], read-only): from the cache, else expanded from the shipped
+    matchup counts, else enumerated (minutes); saved to the cache at first use.
+
+    With ``build=False`` and neither file, ``FileNotFoundError`` instead of enumerating.
     """
     global _TABLE
     if _TABLE is not None:
@@ -142,11 +179,15 @@ def preflop_equity_table(build: bool = True, progress: bool = True) -> np.ndarra
         table = np.load(path)
         if table.shape != (NUM_PAIRS, NUM_PAIRS) or table.dtype != np.float32:
             table = None  # a damaged or foreign file: rebuild
+    cached = table is not None
+    if table is None and os.path.exists(MATCHUP_FILE):
+        table = table_from_matchup_counts(np.load(MATCHUP_FILE))   # the shipped exact counts: about a second
     if table is None:
         if not build:
             raise FileNotFoundError(f"no preflop equity table at {path}; build it with "
                                     f"cfrkit.cards.preflop.preflop_equity_table()")
         table = build_preflop_equity_table(progress=progress)
+    if not cached:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp.npy"
         np.save(tmp, table)
