@@ -53,6 +53,8 @@ setup(
     install_requires=[
         "numpy>=1.24",
         "scikit-learn>=1.2",
+        # sparse least squares of the AIVAT value table (evaluation/aivat_values.py)
+        "scipy>=1.9",
         "POT>=0.9",
         "tqdm>=4.60",
         # the multi-agent environments are PettingZoo environments with Gymnasium spaces

@@ -1,5 +1,4 @@
 """AIVAT with fitted value functions (issue 27): exact unbiasedness on Leduc, exact chance expectations in hold'em."""
-import os
 from types import SimpleNamespace
 
 import numpy as np
@@ -191,8 +190,6 @@ def test_holdem_flop_expectation_is_an_unbiased_sample_mean():
     assert np.std(estimates) > 0
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("CFRKIT_LONG"), reason="40 CPU seconds over all boards; CFRKIT_LONG=1")
 def test_preflop_class_equities_are_exact():
     from cfrkit.cards.hands import pair_index_of
     from cfrkit.evaluation.aivat_values import preflop_equity_vs_random

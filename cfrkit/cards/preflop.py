@@ -129,17 +129,17 @@ def build_preflop_equity_table(threads: Optional[int] = None, progress: bool = T
     return _expand(key, flipped, uniq, inverse, values)
 
 
-def _expand(key, flipped, uniq, inverse, values) -> np.ndarray:
-    """The 1326 x 1326 float32 table from the equities ``values`` of the live canonical keys (``uniq >= 0``)."""
+def _expand(key, flipped, uniq, inverse, values, dtype=np.float32) -> np.ndarray:
+    """The 1326 x 1326 table (``dtype``) from the equities ``values`` of the live canonical keys (``uniq >= 0``)."""
     per_key = np.zeros(len(uniq))
     per_key[uniq >= 0] = values
     eq = per_key[inverse]
     eq = np.where(flipped, 1.0 - eq, eq)
     eq[key < 0] = 0.0
-    return eq.astype(np.float32)
+    return eq.astype(dtype, copy=False)
 
 
-def table_from_matchup_counts(counts: np.ndarray) -> np.ndarray:
+def table_from_matchup_counts(counts: np.ndarray, dtype=np.float32) -> np.ndarray:
     """The table from ``counts`` (int[47,008]: ``2 * wins + ties`` of each canonical matchup of
     :func:`canonical_matchups`, in its order, over all :data:`BOARDS` boards); ``ValueError`` for a wrong
     shape or a count outside ``0 .. 2 * BOARDS``."""
@@ -149,7 +149,19 @@ def table_from_matchup_counts(counts: np.ndarray) -> np.ndarray:
     counts = np.asarray(counts)
     if counts.shape != (live,) or counts.dtype.kind not in "iu" or counts.min() < 0 or counts.max() > 2 * BOARDS:
         raise ValueError(f"expected {live} integer counts in 0..{2 * BOARDS}, got shape {counts.shape}")
-    return _expand(key, flipped, uniq, inverse.reshape(key.shape), counts.astype(np.float64) / (2 * BOARDS))
+    return _expand(key, flipped, uniq, inverse.reshape(key.shape), counts.astype(np.float64) / (2 * BOARDS), dtype)
+
+
+def preflop_equity_vs_random() -> np.ndarray:
+    """float64[1326]: each pair's exact preflop equity (win + tie / 2) against a uniformly random hand (every
+    compatible pair, every board: each compatible pair has the same :data:`BOARDS` boards, so this is the row
+    mean of the table), computed in float64 from the shipped counts (about a second; AA: 0.8520)."""
+    if os.path.exists(MATCHUP_FILE):
+        table = table_from_matchup_counts(np.load(MATCHUP_FILE), dtype=np.float64)
+    else:
+        table = preflop_equity_table().astype(np.float64)
+    compat = preflop_compatible()
+    return (table * compat).sum(axis=1) / compat.sum(axis=1)
 
 
 def write_matchup_counts(table: np.ndarray, path: str = MATCHUP_FILE) -> np.ndarray:

@@ -30,14 +30,13 @@ Leduc-family games enumerate every chance outcome exactly (:meth:`TableValueFunc
 from __future__ import annotations
 
 import math
-import os
-from itertools import combinations, islice
 from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.linalg import lsqr
 
+from cfrkit.cards import preflop as cards_preflop
 from cfrkit.cards.equity import _kernel
 from cfrkit.cards.evaluator import evaluate_batch
 from cfrkit.cards.hands import HOLE_PAIRS, pair_index
@@ -59,33 +58,9 @@ _PREFLOP_CACHE: Dict[int, Tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
 def preflop_equity_vs_random() -> np.ndarray:
     """float64[1326]: each hole pair's exact preflop equity (win + tie / 2) against a uniformly random
-    hand, over all 2,598,960 boards (card removal exact).  About 40 CPU seconds once, then read from
-    ``$CFRKIT_CACHE`` (default ``~/.cache/cfrkit``)/aivat/preflop_vs_random.npy."""
-    cache = os.environ.get("CFRKIT_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "cfrkit"))
-    path = os.path.join(cache, "aivat", "preflop_vs_random.npy")
-    if os.path.exists(path):
-        eq = np.load(path)
-        if eq.shape == (1326,) and np.all((eq > 0) & (eq < 1)):
-            return eq
-    win = np.zeros(1326)
-    tie = np.zeros(1326)
-    compat = np.zeros(1326)
-    boards = combinations(range(52), 5)
-    uniform = np.ones(1326)
-    while True:
-        chunk = np.array(list(islice(boards, 200_000)), dtype=np.uint8)
-        if chunk.size == 0:
-            break
-        _, _, _, _, w, t, c = _kernel.accumulate_runouts(np.ascontiguousarray(chunk), uniform, 0)
-        win += w
-        tie += t
-        compat += c
-    eq = (win + 0.5 * tie) / compat
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = path + f".{os.getpid()}.npy"
-    np.save(tmp, eq)
-    os.replace(tmp, path)  # atomic: parallel processes may build it at once
-    return eq
+    hand, over all boards (card removal exact): :func:`cfrkit.cards.preflop.preflop_equity_vs_random`, from
+    the shipped exact matchup counts in about a second (it was enumerated here, 40 CPU seconds, before)."""
+    return cards_preflop.preflop_equity_vs_random()
 
 
 def preflop_deciles(num_classes: int = _DECILES) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
