@@ -28,6 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from cfrkit._deprecated import deprecated_alias
+from cfrkit.agents.blueprint_values import BlueprintValueFunction
 from cfrkit.cards.hands import NUM_PAIRS, pair_index
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.abstraction import pseudo_harmonic_mapping
@@ -234,6 +235,21 @@ class BlueprintAgent(PokerAgent):
         np.add.at(merged.T, column, rows.T)
         probs[live] = merged
         return HandStrategy(actions, probs)
+
+    def aivat_value_function(self, view, flops: int = 32, boards: int = 24, seed: int = 0):
+        """The blueprint's own self-play values as an AIVAT value function (seat 0's chips; see
+        :mod:`cfrkit.agents.blueprint_values`), or None when its table would be too large (the AIVAT
+        observer then uses the check-down equity value).  Built once per agent (a few CPU seconds)."""
+        cached = getattr(self, "_value_function", None)
+        if cached is not None and cached.view is view:
+            return cached
+        try:
+            vf = BlueprintValueFunction(self.blueprint, view, self.translate_raise, boards=boards, flops=flops,
+                                        seed=seed)
+        except GameError:
+            return None
+        self._value_function = vf
+        return vf
 
     def act(self, state: HoldemState) -> int:
         p = state.current_player()

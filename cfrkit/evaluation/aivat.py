@@ -104,8 +104,9 @@ class AivatTracker:
 class AivatObserver(MatchObserver):
     """AIVAT on the match runner: a :class:`AivatTracker` per hand, ``"aivat"`` added to the result.
 
-    ``value_function``: ``value(state)`` of player 0 in chips; default: ``agents[0]``'s
-    ``aivat_value_function(view)`` when it has one (pass ``agent``), else :class:`EquityValueFunction`.
+    ``value_function``: ``value(state)`` of player 0 in chips; default: the first of ``agent`` (one agent
+    or a sequence, e.g. the match's agents) whose ``aivat_value_function(view)`` gives one (e.g. a
+    blueprint's self-play values, :mod:`cfrkit.agents.blueprint_values`), else :class:`EquityValueFunction`.
     Known decisions are those of agents with ``exact_support`` and ``hand_strategy``; the agent's
     ``hand_strategy`` is asked before it acts, and an action outside its support is an error.
     """
@@ -123,8 +124,11 @@ class AivatObserver(MatchObserver):
             raise GameError(f"AIVAT here is for two-player games, not {match.game.game_string()!r}")
         self.view = match.view
         vf = self.value_function
-        if vf is None and self.agent is not None and hasattr(self.agent, "aivat_value_function"):
-            vf = self.agent.aivat_value_function(match.view)
+        # the first agent (``agent`` may be a sequence, agents[0] first) that offers a value function
+        candidates = self.agent if isinstance(self.agent, (list, tuple)) else [self.agent]
+        for agent in candidates:
+            if vf is None and agent is not None and hasattr(agent, "aivat_value_function"):
+                vf = agent.aivat_value_function(match.view)
         self.vf = vf if vf is not None else EquityValueFunction(match.view)
         self.values = []
 

@@ -45,11 +45,11 @@ __all__ = ["Estimate", "MatchResult", "estimate", "exact_match_value", "head_to_
 
 def match_observers(agents: Sequence, aivat: bool = False, value_function=None, acpc_log: Optional[str] = None,
                     phh_log: Optional[str] = None, observers: Sequence = ()) -> list:
-    """The observers a head-to-head match attaches: AIVAT (``value_function``, else ``agents[0]``'s
-    ``aivat_value_function``, else check-down equity), ACPC and PHH logs, then ``observers``."""
+    """The observers a head-to-head match attaches: AIVAT (``value_function``, else the first agent's
+    ``aivat_value_function`` that gives one, else check-down equity), ACPC and PHH logs, then ``observers``."""
     out = []
     if aivat:
-        out.append(AivatObserver(value_function, agent=agents[0] if agents else None))
+        out.append(AivatObserver(value_function, agent=list(agents)))
     if acpc_log:
         out.append(AcpcLogWriter(acpc_log))
     if phh_log:
