@@ -130,13 +130,10 @@ class BlueprintAgent(PokerAgent):
                 self._all_in = bool(t.kind[node] == SHOWDOWN)
                 return None
             first = int(t.child_start[node])
-            kids = range(first, first + int(t.num_children[node]))
             if action in (FOLD, CALL):
-                want = ACTION_FOLD if action == FOLD else ACTION_CALL
-                match = [c for c in kids if t.action_kind[c] == want]
-                if not match:
+                child = t.child_of_kind(node, ACTION_FOLD if action == FOLD else ACTION_CALL)
+                if child is None:
                     return None
-                child = match[0]
             else:
                 memo = self._choices.get(index)  # (real action, abstract child) chosen or sampled before
                 if memo is not None and memo[0] == action and first <= memo[1] < first + t.num_children[node]:

@@ -31,9 +31,8 @@ import numpy as np
 
 from cfrkit.cards.hands import HOLE_PAIRS, pair_index
 from cfrkit.games.base import GameError
-from cfrkit.games.holdem.abstraction import pseudo_harmonic_mapping
 from cfrkit.games.holdem.game import CALL, FOLD, raise_amount
-from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, ACTION_RAISE, DECISION,
+from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, DECISION,
                                                    FOLD_TERMINAL, SHOWDOWN)
 
 __all__ = ["blueprint_values", "bucket_transitions", "BlueprintValueFunction"]
@@ -149,14 +148,10 @@ class BlueprintValueFunction:
                 continue
             if t.kind[node] != DECISION or t.player[node] != real.current_player():
                 return None
-            first = int(t.child_start[node])
-            kids = range(first, first + int(t.num_children[node]))
             if action in (FOLD, CALL):
-                want = ACTION_FOLD if action == FOLD else ACTION_CALL
-                match = [c for c in kids if t.action_kind[c] == want]
-                if not match:
+                child = t.child_of_kind(node, ACTION_FOLD if action == FOLD else ACTION_CALL)
+                if child is None:
                     return None
-                child = match[0]
             else:
                 choices = self.translate_raise(node, real, raise_amount(action))
                 if not choices:

@@ -96,6 +96,18 @@ class BettingTree:
         slot[self.kind != DECISION] = -1
         return slot, int(sizes.sum())
 
+    def children(self, node: int) -> range:
+        """The ids of ``node``'s children (contiguous)."""
+        first = int(self.child_start[node])
+        return range(first, first + int(self.num_children[node]))
+
+    def child_of_kind(self, node: int, kind: int) -> Optional[int]:
+        """``node``'s first child reached by an action of ``kind`` (``ACTION_FOLD`` / ``ACTION_CALL``), or None."""
+        for c in self.children(node):
+            if self.action_kind[c] == kind:
+                return c
+        return None
+
     def fingerprint(self) -> str:
         """A digest of the rules and every array (checkpoints and agents compare it)."""
         h = hashlib.sha256(json.dumps([self.game_string, self.bets, self.raise_cap]).encode())
