@@ -18,12 +18,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db: str, port: int, http_port: int = -1, acpc_port: int = -1, timeout: float = 90.0):
-    """``python -m cfrkit serve`` in a subprocess; returns the Popen once the JSON door answers."""
+def start_server(db: str, port: int, http_port: int = -1, acpc_port: int = -1, timeout: float = 90.0,
+                 extra=(), preexec_fn=None):
+    """``python -m cfrkit serve`` in a subprocess (``extra`` flags; ``preexec_fn`` run in the child before it
+    starts, e.g. a resource limit); returns the Popen once the JSON door answers."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen([sys.executable, "-m", "cfrkit", "serve", "--db", str(db), "--port", str(port),
-                             "--http-port", str(http_port), "--acpc-port", str(acpc_port)],
-                            cwd=str(ROOT), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                             "--http-port", str(http_port), "--acpc-port", str(acpc_port), *extra],
+                            cwd=str(ROOT), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            preexec_fn=preexec_fn)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -20,7 +20,7 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from platform_helpers import ROOT, free_port  # noqa: E402
+from platform_helpers import ROOT, free_port, start_server  # noqa: E402
 
 from cfrkit.platform.server import Server
 from cfrkit.platform.storage import Store
@@ -225,22 +225,7 @@ def _serve_low_ulimit(db, port, nofile, *extra):
     def limit():
         resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, "-m", "cfrkit", "serve", "--db", str(db), "--port", str(port),
-                             "--http-port", "-1", "--acpc-port", "-1", *extra], cwd=str(ROOT), env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=limit)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited {proc.returncode}: {proc.stdout.read().decode()[-3000:]}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
-                if s.makefile().readline().startswith('{"type":"hello"'):
-                    return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("server did not start")
+    return start_server(str(db), port, extra=extra, timeout=60.0, preexec_fn=limit)
 
 
 def _stop(proc):
