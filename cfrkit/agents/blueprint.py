@@ -21,7 +21,9 @@ with the seats swapped); :func:`duplicate_match` is its deprecated predecessor.
 """
 from __future__ import annotations
 
+import copy
 import random
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -29,7 +31,7 @@ import numpy as np
 
 from cfrkit._deprecated import deprecated_alias
 from cfrkit.agents.blueprint_values import BlueprintValueFunction
-from cfrkit.cards.hands import NUM_PAIRS, pair_index
+from cfrkit.cards.hands import NUM_PAIRS, blocked_pairs, pair_index
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.abstraction import pseudo_harmonic_mapping
 from cfrkit.games.holdem.game import CALL, FOLD, HoldemState, raise_action, raise_amount
@@ -63,12 +65,57 @@ class BlueprintAgent(PokerAgent):
         self._committed = False
         self._all_in = False
         self._candidates = None
+        self._reset_caches()
+
+    def _reset_caches(self) -> None:
+        # per hand: history -> (node or None, all-in flag) of abstract_node, and history -> (node, real
+        # state) of the walks that stayed on the tree, so a later call walks only the new actions
+        self._nodes: Dict[Tuple[int, ...], Tuple[Optional[int], bool]] = {}
+        self._walks: Dict[Tuple[int, ...], Tuple[int, HoldemState]] = {}
+        # across hands (small LRUs): node -> float64[buckets of its round, children] average strategy,
+        # (round, board) -> bucket of every pair, board -> pairs disjoint from it
+        self._tables: "OrderedDict[int, np.ndarray]" = OrderedDict()
+        self._buckets: "OrderedDict[Tuple[int, Tuple[int, ...]], np.ndarray]" = OrderedDict()
+        self._live: "OrderedDict[Tuple[int, ...], np.ndarray]" = OrderedDict()
+
+    def __deepcopy__(self, memo):
+        # the blueprint (tree, strategy, abstraction) is never written after loading: share it, copy the
+        # per-hand state and the generator (LBR copies the agent for every chunk of deals)
+        new = BlueprintAgent.__new__(BlueprintAgent)
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            if key in ("blueprint", "tree", "game", "_candidates"):
+                setattr(new, key, value)
+            elif key not in ("_tables", "_buckets", "_live", "_nodes", "_walks"):
+                setattr(new, key, copy.deepcopy(value, memo))
+        new._reset_caches()
+        return new
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        for key in ("_tables", "_buckets", "_live", "_nodes", "_walks"):
+            state.pop(key, None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._reset_caches()
 
     # ------------------------------------------------------------------ bookkeeping
     def new_hand(self) -> None:
         self._choices = {}
         self._off_tree = False
         self._committed = False
+        self._nodes = {}
+        self._walks = {}
+
+    def _remember_choice(self, index: int, choice: Tuple[int, int]) -> None:
+        """Set the abstract child played for the action at history ``index``; cached walks through that
+        index may have used another and are dropped."""
+        if self._choices.get(index) != choice:
+            self._nodes = {h: v for h, v in self._nodes.items() if len(h) <= index}
+            self._walks = {h: v for h, v in self._walks.items() if len(h) <= index}
+        self._choices[index] = choice
 
     def check_game(self, game) -> None:
         """Raise ``GameError`` unless ``game`` has the rules the blueprint was trained for."""
@@ -116,15 +163,36 @@ class BlueprintAgent(PokerAgent):
         return raise_action(min(rng[1], max(rng[0], target)))
 
     def abstract_node(self, state: HoldemState) -> Optional[int]:
-        """The betting node that follows ``state``'s hand, or None when the abstract tree cannot."""
+        """The betting node that follows ``state``'s hand, or None when the abstract tree cannot.
+
+        Results are cached per hand by history, and a new history is walked from the longest cached
+        prefix (the same walk, and the same sampled translations, as a walk from the root)."""
         self.check_game(state.game)
+        history = tuple(state.history())
+        hit = self._nodes.get(history)
+        if hit is not None:
+            self._all_in = hit[1]
+            return hit[0]
+        node = self._walk(state, history)
+        self._nodes[history] = (node, self._all_in)
+        return node
+
+    def _walk(self, state: HoldemState, history: Tuple[int, ...]) -> Optional[int]:
         t = self.tree
-        real = state.game.new_initial_state()
-        node = 0
+        start = len(history)
+        while start > 0 and history[:start] not in self._walks:
+            start -= 1
+        if start:
+            node, real = self._walks[history[:start]]
+            real = real.clone()
+        else:
+            real = state.game.new_initial_state()
+            node = 0
         self._all_in = False
-        for index, action in enumerate(state.history()):
+        for index in range(start, len(history)):
+            action = history[index]
             if real.is_chance_node():
-                real.apply_action(action)
+                real.apply_trusted(action)  # the actions of a real state's history are legal
                 continue
             if t.kind[node] != DECISION or t.player[node] != real.current_player() or t.round[node] != real.round:
                 self._all_in = bool(t.kind[node] == SHOWDOWN)
@@ -143,12 +211,13 @@ class BlueprintAgent(PokerAgent):
                     if not choices:
                         return None
                     child = self._sample(choices)
-                    self._choices[index] = (int(action), child)
-            real.apply_action(action)
+                    self._remember_choice(index, (int(action), child))
+            real.apply_trusted(action)
             node = child
         if t.kind[node] != DECISION or t.player[node] != real.current_player() or t.round[node] != real.round:
             self._all_in = bool(t.kind[node] == SHOWDOWN)
             return None
+        self._walks[history] = (node, real)
         return node
 
     def _sample(self, choices: List[Tuple[int, float]]) -> int:
@@ -211,26 +280,50 @@ class BlueprintAgent(PokerAgent):
             column.append(actions.index(a))
         return np.asarray(actions, dtype=np.int64), np.asarray(column, dtype=np.int64)
 
+    @staticmethod
+    def _lru(cache: "OrderedDict", key, make, size: int = 64):
+        hit = cache.get(key)
+        if hit is None:
+            hit = cache[key] = make()
+            if len(cache) > size:
+                cache.popitem(last=False)
+        else:
+            cache.move_to_end(key)
+        return hit
+
+    def _table(self, node: int) -> np.ndarray:
+        """float64[buckets of the node's round, children]: the average strategy of every bucket (rows are
+        computed independently, so a row equals ``probabilities(node, [bucket])``)."""
+        nb = int(self.blueprint.num_buckets[int(self.tree.round[node])])
+        return self._lru(self._tables, node, lambda: self.blueprint.probabilities(node, np.arange(nb)), 4096)
+
+    def _board_buckets(self, node: int, board: Tuple[int, ...]) -> np.ndarray:
+        r = int(self.tree.round[node])
+        return self._lru(self._buckets, (r, board),
+                         lambda: np.asarray(self.blueprint.abstraction.buckets_for_board(r, list(board))))
+
+    def _live_pairs(self, board: Tuple[int, ...]) -> np.ndarray:
+        return self._lru(self._live, board, lambda: ~blocked_pairs(list(board)) if board else
+                         np.ones(NUM_PAIRS, dtype=bool))
+
     def hand_strategy(self, state: HoldemState) -> HandStrategy:
         """The strategy at ``state`` for all 1326 hands (rows of hands touching the board are zero)."""
         node = self._node_or_none(state)
-        board = list(state.board)
-        live = np.ones(NUM_PAIRS, dtype=bool)
-        if board:
-            from cfrkit.cards.hands import blocked_pairs
-
-            live = ~blocked_pairs(board)
+        board = tuple(state.board)
+        live = self._live_pairs(board)
         if node is None:
             probs = np.zeros((NUM_PAIRS, 1))
             probs[live, 0] = 1.0
             return HandStrategy(np.array([CALL], dtype=np.int64), probs)
-        buckets = np.asarray(self.blueprint.abstraction.buckets_for_board(int(self.tree.round[node]), board))
-        rows = self.blueprint.probabilities(node, buckets[live])
+        rows = self._table(node)[self._board_buckets(node, board)[live]]
         actions, column = self._support(node, state)
         probs = np.zeros((NUM_PAIRS, actions.size))
-        merged = np.zeros((rows.shape[0], actions.size))
-        np.add.at(merged.T, column, rows.T)
-        probs[live] = merged
+        if actions.size == column.size:  # one real action per abstract child: columns in order
+            probs[live] = rows
+        else:  # children clamped to the same real size share its column
+            merged = np.zeros((rows.shape[0], actions.size))
+            np.add.at(merged.T, column, rows.T)
+            probs[live] = merged
         return HandStrategy(actions, probs)
 
     def aivat_value_function(self, view, flops: int = 32, boards: int = 24, seed: int = 0):
@@ -254,13 +347,12 @@ class BlueprintAgent(PokerAgent):
         if node is None:
             return CALL
         hole = state.hole[p]
-        bucket = int(self.blueprint.abstraction.buckets_for_board(int(self.tree.round[node]),
-                                                                  list(state.board))[pair_index(*hole)])
-        row = self.blueprint.probabilities(node, [bucket])[0]
+        bucket = int(self._board_buckets(node, tuple(state.board))[pair_index(*hole)])
+        row = self._table(node)[bucket]
         first = int(self.tree.child_start[node])
         child = self._sample([(first + i, float(q)) for i, q in enumerate(row)])
         action = self.real_action(child, state)
-        self._choices[len(state.history())] = (action, child)
+        self._remember_choice(len(state.history()), (action, child))
         return action
 
 
