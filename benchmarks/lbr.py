@@ -4,6 +4,8 @@
     python benchmarks/lbr.py --agents blueprint:/work/runs/bp_s0.npz --deals 2000 [--settings FC/1-4,FCPA/3-4]
                              [--calling-range] [--preflop-samples 1000]
     python benchmarks/lbr.py --leduc [--deepstack-iterations 100]
+    python benchmarks/lbr.py --agents blueprint:/work/runs/bp2h/bp2h.npz --deals 50000 --chunk 2500 \
+                             --checkpoint-dir lbr-bp2h        # resumable: run the same command again
 
 Prints a markdown table of LBR's winnings (mbb/g, 95% interval) under FC/1-4, FC/3-4, FCPA/1-4 and
 FCPA/3-4 beside the published figures of the DeepStack supplement (always-fold, Slumbot 2016,
@@ -11,6 +13,12 @@ DeepStack), and LBR's speed per setting (all agents, ``--processes`` worker proc
 wall second and hands per CPU second (this process and its finished workers, ``resource.getrusage``;
 the machine is shared, so CPU seconds are the steadier figure), with the load average.
 ``--preflop-samples 1000`` reproduces the method before issue 27 (1,000 sampled boards preflop).
+``--checkpoint-dir DIR``: each (agent, setting) keeps its finished chunks in
+``DIR/<agent>-<setting>.npz`` (:func:`cfrkit.evaluation.lbr.run_lbr`'s checkpoint), so a killed run
+resumes and more ``--deals`` extend the same deals; hands/s then count the chunks run this time only.
+Each result line also gives the per-deal standard deviation (mbb/g) and the deals its interval
+needs to reach +-``--target`` mbb/g (1.96 sd / sqrt(n)).  ``--startup``: time a run of one deal
+per worker first (process start, imports, the agent sent to each worker).
 No public LBR runs on real no-limit betting to time against (PokerRL's runs on discretised games
 only and is not installed), so there is no peer ratio.
 
@@ -19,6 +27,7 @@ the exact best response, for uniform random, CFR+ after 10 / 100 / 1000 iteratio
 agent (exact leaf values, ``--deepstack-iterations`` per re-solve), in mbb/g.
 """
 import argparse
+import math
 import os
 import resource
 import time
@@ -43,6 +52,9 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=None, help="deals per task (default deals / (2 processes))")
     parser.add_argument("--leduc", action="store_true", help="exact LBR vs exact BR on the Leduc family instead")
     parser.add_argument("--deepstack-iterations", type=int, default=100)
+    parser.add_argument("--checkpoint-dir", default=None, help="resumable: one checkpoint per agent and setting")
+    parser.add_argument("--target", type=float, default=150.0, help="interval half-width (mbb/g) to size runs for")
+    parser.add_argument("--startup", action="store_true", help="time the worker start-up alone first")
     args = parser.parse_args()
     if args.leduc:
         leduc_table(args.deepstack_iterations)
@@ -57,22 +69,38 @@ def main() -> None:
     speed = {s: [0, 0.0, 0.0] for s in settings}
     for name in names:
         agent = make_agent(name, seed=1)
+        if args.startup and args.processes > 1:
+            start, cpu = time.perf_counter(), _cpu_seconds()
+            run_lbr(agent, getattr(agent, "game", "holdem"), args.processes, settings_from("FC", "4"),
+                    seed=args.seed, processes=args.processes, chunk=1)
+            print(f"{name:20s} start-up of {args.processes} workers and one deal each: "
+                  f"{time.perf_counter() - start:.1f} s, {_cpu_seconds() - cpu:.1f} CPU s, "
+                  f"load {os.getloadavg()[0]:.1f}", flush=True)
         for setting in settings:
             bets, rounds = setting.split("/")
+            lbr_settings = settings_from(bets, rounds, calling_range=args.calling_range,
+                                         preflop_samples=args.preflop_samples)
+            checkpoint = None
+            if args.checkpoint_dir:
+                os.makedirs(args.checkpoint_dir, exist_ok=True)
+                label = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f"{name}-{lbr_settings.label()}")
+                checkpoint = os.path.join(args.checkpoint_dir, f"{label}-s{args.seed}.npz")
             start, cpu = time.perf_counter(), _cpu_seconds()
-            res = run_lbr(agent, getattr(agent, "game", "holdem"), args.deals,
-                          settings_from(bets, rounds, calling_range=args.calling_range,
-                                        preflop_samples=args.preflop_samples),
+            res = run_lbr(agent, getattr(agent, "game", "holdem"), args.deals, lbr_settings,
                           seed=args.seed, processes=args.processes,
-                          chunk=args.chunk or max(1, args.deals // (2 * args.processes)))
+                          chunk=args.chunk or max(1, args.deals // (2 * args.processes)), checkpoint=checkpoint)
             took, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
-            speed[setting][0] += 2 * args.deals
+            hands = int(round(res.hands_per_second * took)) if checkpoint else 2 * args.deals
+            speed[setting][0] += hands
             speed[setting][1] += took
             speed[setting][2] += cpu
             cells[(name, setting)] = res
+            sd = res.ci95 * math.sqrt(res.deals) / 1.96
+            need = math.ceil((1.96 * sd / args.target) ** 2) if math.isfinite(sd) else float("nan")
             print(f"{name:20s} {setting:9s} {res.mbb_per_game:+9.0f} +- {res.ci95:7.0f} mbb/g  "
-                  f"(seats {res.seat_mbb[0]:+.0f} / {res.seat_mbb[1]:+.0f}; {2 * args.deals} hands, {took:.1f} s, "
-                  f"{cpu:.1f} CPU s, load {os.getloadavg()[0]:.1f})", flush=True)
+                  f"(seats {res.seat_mbb[0]:+.0f} / {res.seat_mbb[1]:+.0f}; {res.deals} deals, per-deal sd {sd:,.0f}, "
+                  f"+-{args.target:g} needs {need:,} deals; {hands} hands run in {took:.1f} s = "
+                  f"{hands / max(took, 1e-9):.1f} hands/s, {cpu:.1f} CPU s, load {os.getloadavg()[0]:.1f})", flush=True)
     print()
     print("| agent | " + " | ".join(settings) + " |")
     print("|---|" + "---|" * len(settings))
@@ -87,7 +115,7 @@ def main() -> None:
     print("|---|---|---|")
     for s in settings:
         n, t, c = speed[s]
-        print(f"| {s} | {n / t:.1f} | {n / max(c, 1e-9):.1f} |")
+        print(f"| {s} | {n / max(t, 1e-9):.1f} | {n / max(c, 1e-9):.1f} |")
 
 
 def _cpu_seconds() -> float:

@@ -81,7 +81,7 @@ class BlueprintAgent(PokerAgent):
     def __deepcopy__(self, memo):
         # the blueprint (tree, strategy, abstraction) is never written after loading: share it, copy the
         # per-hand state and the generator (LBR copies the agent for every chunk of deals)
-        new = BlueprintAgent.__new__(BlueprintAgent)
+        new = type(self).__new__(type(self))
         memo[id(self)] = new
         for key, value in self.__dict__.items():
             if key in ("blueprint", "tree", "game", "_candidates"):

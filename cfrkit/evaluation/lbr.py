@@ -452,8 +452,10 @@ def run_lbr(agent, game, deals: int, settings: LBRSettings = LBRSettings(), seed
             import multiprocessing as mp
             from concurrent.futures import ProcessPoolExecutor, as_completed
 
-            with ProcessPoolExecutor(max_workers=processes, mp_context=mp.get_context("spawn")) as pool:
-                futures = {pool.submit(lbr_deals, agent, game_string, seed, chunks[k][0], chunks[k][1], settings,
+            # the agent (a blueprint: tens of MB) goes to each worker once, not with every chunk
+            with ProcessPoolExecutor(max_workers=min(processes, len(todo)), mp_context=mp.get_context("spawn"),
+                                     initializer=_set_worker_agent, initargs=(agent,)) as pool:
+                futures = {pool.submit(_worker_deals, game_string, seed, chunks[k][0], chunks[k][1], settings,
                                        time_limit): k for k in todo}
                 for fut in as_completed(futures):
                     finish(futures[fut], fut.result())
@@ -465,6 +467,19 @@ def run_lbr(agent, game, deals: int, settings: LBRSettings = LBRSettings(), seed
             bar.close()
     seconds = time.perf_counter() - start_time
     return _summarise(view, name, settings, values[:, :2], values[:, 2], seconds, timed)
+
+
+_WORKER_AGENT = None
+
+
+def _set_worker_agent(agent) -> None:
+    """Pool initializer: the agent every chunk of this worker process copies."""
+    global _WORKER_AGENT
+    _WORKER_AGENT = agent
+
+
+def _worker_deals(game_string, seed, start, stop, settings, time_limit):
+    return lbr_deals(_WORKER_AGENT, game_string, seed, start, stop, settings, time_limit)
 
 
 def _run_ray(agent, game_string, seed, settings, time_limit, chunks, todo, processes, address, finish):
