@@ -55,6 +55,8 @@ def main() -> None:
     parser.add_argument("--checkpoint-dir", default=None, help="resumable: one checkpoint per agent and setting")
     parser.add_argument("--target", type=float, default=150.0, help="interval half-width (mbb/g) to size runs for")
     parser.add_argument("--startup", action="store_true", help="time the worker start-up alone first")
+    parser.add_argument("--start-method", default="spawn", choices=("spawn", "fork", "forkserver"),
+                        help="how worker processes start (fork: nearly free, POSIX only)")
     args = parser.parse_args()
     if args.leduc:
         leduc_table(args.deepstack_iterations)
@@ -72,7 +74,7 @@ def main() -> None:
         if args.startup and args.processes > 1:
             start, cpu = time.perf_counter(), _cpu_seconds()
             run_lbr(agent, getattr(agent, "game", "holdem"), args.processes, settings_from("FC", "4"),
-                    seed=args.seed, processes=args.processes, chunk=1)
+                    seed=args.seed, processes=args.processes, chunk=1, start_method=args.start_method)
             print(f"{name:20s} start-up of {args.processes} workers and one deal each: "
                   f"{time.perf_counter() - start:.1f} s, {_cpu_seconds() - cpu:.1f} CPU s, "
                   f"load {os.getloadavg()[0]:.1f}", flush=True)
@@ -88,7 +90,8 @@ def main() -> None:
             start, cpu = time.perf_counter(), _cpu_seconds()
             res = run_lbr(agent, getattr(agent, "game", "holdem"), args.deals, lbr_settings,
                           seed=args.seed, processes=args.processes,
-                          chunk=args.chunk or max(1, args.deals // (2 * args.processes)), checkpoint=checkpoint)
+                          chunk=args.chunk or max(1, args.deals // (2 * args.processes)), checkpoint=checkpoint,
+                          start_method=args.start_method)
             took, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
             hands = int(round(res.hands_per_second * took)) if checkpoint else 2 * args.deals
             speed[setting][0] += hands

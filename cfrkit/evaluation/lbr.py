@@ -385,7 +385,7 @@ def _save_checkpoint(path, header, values, done):
 def run_lbr(agent, game, deals: int, settings: LBRSettings = LBRSettings(), seed: int = 0,
             processes: int = 1, ray_address: Optional[str] = None, chunk: int = 25,
             checkpoint: Optional[str] = None, progress: bool = False,
-            time_limit: float = DEFAULT_TIME_LIMIT) -> LBRResult:
+            time_limit: float = DEFAULT_TIME_LIMIT, start_method: str = "spawn") -> LBRResult:
     """LBR against ``agent`` over ``deals`` deals (2 hands each, one per seat) of ``game``.
 
     Args:
@@ -394,6 +394,10 @@ def run_lbr(agent, game, deals: int, settings: LBRSettings = LBRSettings(), seed
         settings: bet set and rounds (:func:`settings_from`).
         seed: deal seed (deal ``i`` = ``deal_for_hand(game, seed, i)``).
         processes: worker processes on this machine (1 = in this process).
+        start_method: how they start: ``"spawn"`` (a fresh interpreter: imports and the agent sent
+            once per worker, about a CPU second in all) or ``"fork"`` (POSIX: a copy of this process,
+            nearly free; only safe when this process runs no other threads).  The results are the
+            same (every chunk copies the agent first).
         ray_address: run chunks as Ray tasks: ``"local"`` starts a local instance with ``processes``
             CPUs, anything else is passed to ``ray.init(address=...)``.
         chunk: deals per task (the checkpoint's granularity).
@@ -452,8 +456,11 @@ def run_lbr(agent, game, deals: int, settings: LBRSettings = LBRSettings(), seed
             import multiprocessing as mp
             from concurrent.futures import ProcessPoolExecutor, as_completed
 
+            if start_method not in mp.get_all_start_methods():
+                raise GameError(f"start_method must be one of {mp.get_all_start_methods()}, got {start_method!r}")
+
             # the agent (a blueprint: tens of MB) goes to each worker once, not with every chunk
-            with ProcessPoolExecutor(max_workers=min(processes, len(todo)), mp_context=mp.get_context("spawn"),
+            with ProcessPoolExecutor(max_workers=min(processes, len(todo)), mp_context=mp.get_context(start_method),
                                      initializer=_set_worker_agent, initargs=(agent,)) as pool:
                 futures = {pool.submit(_worker_deals, game_string, seed, chunks[k][0], chunks[k][1], settings,
                                        time_limit): k for k in todo}
