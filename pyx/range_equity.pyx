@@ -226,3 +226,93 @@ def hand_vs_range_rows(const int[:, ::1] strengths, int hand, const double[::1] 
             t_[b] = tw
             c_[b] = cw
     return win, tie, compat
+
+
+def uniform_river_ehs(const int32_t[:, ::1] strengths):
+    """E[HS] of every pair against a uniform opponent, averaged over the complete boards of
+    ``strengths`` (int32[B, 1326] from :func:`river_strengths`): float64[1326], NaN where a pair is
+    blocked on every board.
+
+    On each board a live pair's hand strength is (wins + ties / 2) / 990 over the 990 opponent pairs
+    disjoint from it and the board, counted exactly (one radix sort of the 1081 live pairs, then a
+    sweep with per-card counts for card removal); the strengths are summed over the boards in order
+    and divided by the number of boards where the pair is live -- the same floating-point operations,
+    in the same order, as the numpy code of ``EHSAbstraction.ehs`` (tested bit for bit).
+    """
+    cdef Py_ssize_t nb = strengths.shape[0], b
+    if strengths.shape[1] != NUM_PAIRS:
+        raise ValueError("strengths must be (B, 1326)")
+    total_arr = np.zeros(NUM_PAIRS)
+    count_arr = np.zeros(NUM_PAIRS, dtype=np.int64)
+    cdef double[::1] total = total_arr
+    cdef int64_t[::1] count = count_arr
+    cdef int32_t order[1326]
+    cdef int32_t tmp[1326]
+    cdef int32_t cnt_lo[129]
+    cdef int32_t cnt_hi[65]
+    cdef int32_t below[52]      # per card: live pairs holding it with a smaller class (swept so far)
+    cdef int32_t same[52]       # per card: pairs holding it in the current class
+    cdef const int32_t *s
+    cdef int i, n, t, c, h, g0, g1, k, win, tie, live_pairs, compat
+    with nogil:
+        for b in range(nb):
+            s = &strengths[b, 0]
+            memset(cnt_lo, 0, sizeof(cnt_lo))
+            memset(cnt_hi, 0, sizeof(cnt_hi))
+            n = 0
+            for i in range(NUM_PAIRS):
+                if s[i] > 0:
+                    cnt_lo[(s[i] & 127) + 1] += 1
+                    cnt_hi[(s[i] >> 7) + 1] += 1
+                    n += 1
+            for i in range(128):
+                cnt_lo[i + 1] += cnt_lo[i]
+            for i in range(64):
+                cnt_hi[i + 1] += cnt_hi[i]
+            for i in range(NUM_PAIRS):
+                if s[i] > 0:
+                    c = s[i] & 127
+                    tmp[cnt_lo[c]] = i
+                    cnt_lo[c] += 1
+            for t in range(n):
+                h = tmp[t]
+                c = s[h] >> 7
+                order[cnt_hi[c]] = h
+                cnt_hi[c] += 1
+            # a live pair meets C(live cards - 2, 2) opponents: 990 on a 5-card board (47 cards left)
+            live_pairs = n
+            compat = 0
+            if n > 0:
+                for i in range(52):
+                    below[i] = 0
+                    same[i] = 0
+                # the number of live cards k solves k (k - 1) / 2 = n
+                k = 2
+                while k * (k - 1) // 2 < n:
+                    k += 1
+                compat = (k - 2) * (k - 3) // 2
+            g0 = 0
+            while g0 < n:
+                g1 = g0
+                while g1 < n and s[order[g1]] == s[order[g0]]:
+                    h = order[g1]
+                    same[_C1[h]] += 1
+                    same[_C2[h]] += 1
+                    g1 += 1
+                for t in range(g0, g1):
+                    h = order[t]
+                    win = g0 - below[_C1[h]] - below[_C2[h]]
+                    tie = (g1 - g0) - same[_C1[h]] - same[_C2[h]] + 1
+                    total[h] += (<double>win + 0.5 * <double>tie) / <double>compat
+                    count[h] += 1
+                for t in range(g0, g1):
+                    h = order[t]
+                    below[_C1[h]] += 1
+                    below[_C2[h]] += 1
+                    same[_C1[h]] = 0
+                    same[_C2[h]] = 0
+                g0 = g1
+    out = np.full(NUM_PAIRS, np.nan)
+    seen = count_arr > 0
+    out[seen] = total_arr[seen] / count_arr[seen]
+    return out

@@ -155,3 +155,62 @@ def test_deepcopy_shares_the_blueprint_and_copies_the_generator(blueprint):  # n
     twin = copy.deepcopy(agent)
     assert twin.blueprint is agent.blueprint and type(twin) is BlueprintAgent
     assert twin.rng is not agent.rng and twin.rng.random() == agent.rng.random()
+
+
+def test_forked_workers_give_the_in_process_values(blueprint):  # noqa: F811
+    """Chunks run in forked workers (the agent sent once per worker) equal the run in this process."""
+    import multiprocessing as mp
+
+    from cfrkit.evaluation.lbr import run_lbr
+    from cfrkit.games.base import GameError
+
+    agent = BlueprintAgent(blueprint, seed=5)
+    settings = settings_from("FCPA", "3-4")
+    here = run_lbr(agent, SMALL_GAME, 8, settings, seed=2, chunk=3)
+    if "fork" in mp.get_all_start_methods():
+        forked = run_lbr(agent, SMALL_GAME, 8, settings, seed=2, chunk=3, processes=2, start_method="fork")
+        assert np.array_equal(here.values, forked.values)
+    with pytest.raises(GameError, match="start_method"):
+        run_lbr(agent, SMALL_GAME, 8, settings, seed=2, chunk=3, processes=2, start_method="teleport")
+
+
+def _numpy_ehs(rivers, board):
+    """``EHSAbstraction.ehs``'s numpy formula before the kernel (showdown masses against the uniform range)."""
+    from cfrkit.cards.equity import showdown_masses
+
+    strengths = board_strengths_batch(rivers)
+    win, lose, compat = showdown_masses(strengths, (strengths > 0).astype(np.float64))
+    tie = compat - win - lose
+    with np.errstate(invalid="ignore", divide="ignore"):
+        hs = np.where(compat > 0, (win + 0.5 * tie) / np.where(compat > 0, compat, 1), np.nan)
+    live = strengths > 0
+    counts = live.sum(axis=0)
+    out = np.where(counts > 0, np.where(live, hs, 0.0).sum(axis=0) / np.maximum(counts, 1), np.nan)
+    out[blocked_pairs(list(board))] = np.nan
+    return out
+
+
+def test_ehs_kernel_is_the_numpy_formula_bit_for_bit(monkeypatch):
+    """The blueprint's buckets come from E[HS] percentiles, so E[HS] must not move by one ulp."""
+    import cfrkit.abstraction.ehs_abstraction as ehs_module
+    from cfrkit.abstraction.ehs_abstraction import EHSAbstraction
+
+    abstraction = EHSAbstraction((169, 8, 8, 8), calibration_boards=4)
+    seen = []
+    real = ehs_module._range_kernel.river_strengths
+
+    class Spy:
+        uniform_river_ehs = staticmethod(ehs_module._range_kernel.uniform_river_ehs)
+
+        @staticmethod
+        def river_strengths(rivers):
+            seen.append(np.array(rivers))
+            return real(rivers)
+
+    monkeypatch.setattr(ehs_module, "_range_kernel", Spy)
+    rng = np.random.default_rng(12)
+    for n in (3, 3, 3, 4, 4, 4, 5, 5):
+        board = tuple(int(c) for c in rng.choice(52, n, replace=False))
+        got = abstraction.ehs(board)
+        assert np.array_equal(got, _numpy_ehs(seen[-1], board), equal_nan=True), board
+    assert len(seen) == 8

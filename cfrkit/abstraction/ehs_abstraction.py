@@ -21,7 +21,7 @@ from typing import Sequence, Tuple
 import numpy as np
 
 from cfrkit.cards.encoding import as_card_ids
-from cfrkit.cards.equity import board_strengths_batch, showdown_masses
+from cfrkit._kernels import range_equity as _range_kernel
 from cfrkit.cards.hands import HOLE_PAIRS, blocked_pairs, pair_index
 
 BOARD_CARDS = (0, 3, 4, 5)
@@ -129,16 +129,9 @@ class EHSAbstraction:
                 keys = gen.random((count, rest.size))
                 extra = rest[np.argsort(keys, axis=1)[:, :need]]
             rivers = np.concatenate([np.broadcast_to(ids, (extra.shape[0], ids.size)), extra], axis=1)
-        strengths = board_strengths_batch(rivers.astype(np.uint8))
-        uniform = (strengths > 0).astype(np.float64)
-        win, lose, compat = showdown_masses(strengths, uniform)
-        tie = compat - win - lose
-        with np.errstate(invalid="ignore", divide="ignore"):
-            hs = np.where(compat > 0, (win + 0.5 * tie) / np.where(compat > 0, compat, 1), np.nan)
-        live = strengths > 0
-        counts = live.sum(axis=0)
-        total = np.where(live, hs, 0.0).sum(axis=0)
-        out = np.where(counts > 0, total / np.maximum(counts, 1), np.nan)
+        # exact win / tie counts against the uniform opponent on each river, averaged over the rivers in
+        # one kernel pass (bit for bit the numpy formula it replaced: tests/test_lbr_speed.py)
+        out = _range_kernel.uniform_river_ehs(_range_kernel.river_strengths(np.ascontiguousarray(rivers, dtype=np.uint8)))
         out[blocked_pairs(ids.tolist())] = np.nan
         return out
 
