@@ -25,13 +25,19 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 
 from cfrkit.cards.equity import board_strengths_batch, runout_boards
-from cfrkit.cards.hands import HOLE_PAIRS, NUM_PAIRS, blocked_pairs
+from cfrkit.cards.hands import HOLE_PAIRS, NUM_PAIRS
 from cfrkit.cards.preflop import preflop_equity_table
 
 try:
     from cfrkit._kernels import range_equity as _kernel
 except ImportError as exc:  # pragma: no cover - only without a build
     raise ImportError("cfrkit's range_equity kernel is not built; run `python setup.py build_ext --inplace`") from exc
+
+
+# _HOLDS[c, j]: pair j holds card c (a per-query blocked mask is a few rows' "or", no id parsing)
+_HOLDS = np.zeros((52, NUM_PAIRS), dtype=bool)
+_HOLDS[HOLE_PAIRS[:, 0], np.arange(NUM_PAIRS)] = True
+_HOLDS[HOLE_PAIRS[:, 1], np.arange(NUM_PAIRS)] = True
 
 
 class RangeEquity:
@@ -95,7 +101,9 @@ class RangeEquity:
         mine = [int(c) for c in HOLE_PAIRS[h]]
         if set(mine) & set(board):
             raise ValueError("the hand shares a card with the board")
-        w[blocked_pairs(mine + list(board))] = 0.0
+        if min(board, default=0) < 0 or max(board, default=0) > 51 or len(set(board)) < len(board):
+            raise ValueError(f"board cards must be distinct ids 0..51, got {board}")
+        w[_HOLDS[mine + list(board)].any(axis=0)] = 0.0
         total = w.sum()
         if not total > 0:
             return float("nan"), 0.0

@@ -197,8 +197,7 @@ def lbr_decision(view: PokerView, agent: CheckedAgent, state, seat: int, agent_r
         return LBRDecision(CALL, {}, float("nan"), 0.0)
     hand = view.hand_of(state, seat)
     w = np.array(agent_range, dtype=np.float64)
-    w[view.blocked(view.hand_cards(hand))] = 0.0
-    w[view.blocked(view.public_cards(state))] = 0.0
+    w[view.blocked(list(view.hand_cards(hand)) + list(view.public_cards(state)))] = 0.0
     total = w.sum()
     if total <= 0:
         return LBRDecision(CALL, {}, float("nan"), 0.0)
