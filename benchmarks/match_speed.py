@@ -8,6 +8,7 @@ worker's agents are after its first block (caches of A^R's tables, blueprint buc
     python benchmarks/match_speed.py rule-based fixed-range-raiser always-call \\
         blueprint:/work/runs/bp_s0.npz blueprint:/work/runs/bp_s1.npz --deals 200
     python benchmarks/match_speed.py rule-based always-call --deals 200 --profile prof.txt   # cProfile
+    python benchmarks/match_speed.py rule-based always-call --store /tmp/bench.db   # hands stored as the ladder does
 """
 import argparse
 import cProfile
@@ -19,6 +20,7 @@ import time
 
 from cfrkit.evaluation.ladder import derived_seed, play_block, supports_aivat
 from cfrkit.platform.ladder import agent_labels
+from cfrkit.platform.storage import Store, StoreObserver
 from cfrkit.poker.registry import make_agent
 
 
@@ -31,7 +33,13 @@ def main() -> None:
     ap.add_argument("--no-plain", action="store_true", help="skip the blocks without AIVAT")
     ap.add_argument("--profile", default=None, help="write a cProfile summary (cumulative, top 40) per pair here")
     ap.add_argument("--json", default=None, help="write the rows here")
+    ap.add_argument("--store", default=None, help="attach the ladder's StoreObserver, writing to this SQLite file")
     args = ap.parse_args()
+    store = Store(args.store) if args.store else None
+    counter = itertools.count()
+
+    def observers():
+        return [StoreObserver(store, f"bench-{next(counter)}", batch=256)] if store is not None else []
     labels = agent_labels(args.agents)
     rows = []
     prof_out = []
@@ -49,7 +57,9 @@ def main() -> None:
             t0 = time.process_time()
             if prof:
                 prof.enable()
-            blk = play_block("holdem", a, b, 0, args.deals, seed, aivat=aivat)
+            # other deals for each estimator: a replayed deal would find the agents' per-board caches warm
+            blk = play_block("holdem", a, b, 10 ** 5 if aivat else 0, args.deals, seed, aivat=aivat,
+                             observers=observers())
             if prof:
                 prof.disable()
             cpu = time.process_time() - t0

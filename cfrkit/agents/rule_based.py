@@ -374,6 +374,11 @@ class RuleBasedAgent(PokerAgent):
         actions, choice = self._table(state)
         return int(actions[choice[pair]])
 
+    def own_strategy(self, state: HoldemState):
+        """``(actions int64[1], probs float64[1])``: the pure action :meth:`act` plays with the hand held
+        (its row of :meth:`hand_strategy`; postflop from that hand's features only, not 1326 hands')."""
+        return np.array([self.act(state)], dtype=np.int64), np.ones(1)
+
     def hand_strategy(self, state: HoldemState) -> HandStrategy:
         actions, choice = self._table(state)
         probs = np.zeros((_NUM_PAIRS, len(actions)))

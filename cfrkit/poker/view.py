@@ -43,6 +43,10 @@ class PokerView:
     def hand_of(self, state: State, player: int) -> int:
         raise NotImplementedError
 
+    def hands_dealt(self, state: State) -> bool:
+        """Whether both players' private hands are dealt in ``state``."""
+        raise NotImplementedError
+
     def with_hand(self, state: State, player: int, hand: int) -> State:
         """A copy of ``state`` where ``player`` holds ``hand`` (the other cards unchanged)."""
         raise NotImplementedError
@@ -120,10 +124,15 @@ class HoldemView(PokerView):
         self._equity_cache: dict = {}
 
     def hand_of(self, state, player: int) -> int:
-        from cfrkit.cards.hands import pair_index
+        a, b = state.hole[player]  # card ids of a dealt state: distinct and in range by construction
+        a, b = int(a), int(b)
+        if a > b:
+            a, b = b, a
+        return b * (b - 1) // 2 + a  # the pair index of cfrkit.cards.hands
 
-        a, b = state.hole[player]
-        return pair_index(a, b)
+    def hands_dealt(self, state) -> bool:
+        hole = state.hole
+        return len(hole[0]) == 2 and len(hole[1]) == 2
 
     def with_hand(self, state, player: int, hand: int):
         from cfrkit.cards.hands import HOLE_PAIRS
@@ -251,6 +260,9 @@ class LeducView(PokerView):
 
     def hand_of(self, state, player: int) -> int:
         return int(state.private[player])
+
+    def hands_dealt(self, state) -> bool:
+        return len(state.private) >= 2  # the deal appends the private cards one by one
 
     def with_hand(self, state, player: int, hand: int):
         new = state.clone()
