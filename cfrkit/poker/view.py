@@ -124,11 +124,15 @@ class HoldemView(PokerView):
         self._equity_cache: dict = {}
 
     def hand_of(self, state, player: int) -> int:
-        a, b = state.hole[player]  # card ids of a dealt state: distinct and in range by construction
+        a, b = state.hole[player]
         a, b = int(a), int(b)
         if a > b:
             a, b = b, a
-        return b * (b - 1) // 2 + a  # the pair index of cfrkit.cards.hands
+        if not 0 <= a < b < 52:  # not two distinct card ids: pair_index's error
+            from cfrkit.cards.hands import pair_index
+
+            return pair_index(a, b)
+        return b * (b - 1) // 2 + a  # the pair index of cfrkit.cards.hands, without its checks
 
     def hands_dealt(self, state) -> bool:
         hole = state.hole
