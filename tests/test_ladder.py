@@ -309,3 +309,54 @@ def test_sigterm_finishes_the_block_under_way_and_keeps_the_table(tmp_path):
             assert con.execute("SELECT count(*) FROM ladder_blocks").fetchone()[0] == len(store.match_ids())
     finally:
         store.close()
+
+
+def test_a_block_whose_worker_was_killed_is_played_again_on_resume(tmp_path):
+    # a hard kill (no match_end): the block's match stays 'running' with its hands and no block row
+    whole = run_ladder(AGENTS, 20, str(tmp_path / "whole.db"), block=10, seed=3)
+    db = str(tmp_path / "killed.db")
+    script = f"""
+import os
+import cfrkit.platform.ladder as L
+from cfrkit.poker import MatchObserver
+
+class Kill(MatchObserver):
+    def __init__(self, store):
+        self.store, self.n = store, 0
+    def hand_end(self, hand):
+        self.n += 1
+        if self.n == 7:
+            for obs in self.store:
+                obs._flush()           # the block's first hands reached the database
+            os._exit(9)
+
+real = L.play_block
+def play(game, a, b, first_deal, deals, seed, aivat=True, observers=(), time_limit=float("inf")):
+    if first_deal == 10:   # the first pair's second block
+        observers = list(observers) + [Kill([o for o in observers if hasattr(o, "_flush")])]
+    return real(game, a, b, first_deal, deals, seed, aivat=aivat, observers=observers, time_limit=time_limit)
+L.play_block = play
+L.run_ladder({AGENTS!r}, 20, {db!r}, block=10, seed=3)
+"""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                        os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 9, proc.stderr
+    store = Store(db)
+    try:
+        statuses = [store.match(m)["status"] for m in store.match_ids()]
+        assert statuses.count("finished") == 3 and statuses.count("running") == 1 and len(_values(db)) == 3
+        killed = [m for m in store.match_ids() if store.match(m)["status"] == "running"][0]
+        assert len(store.hands(killed)) == 7
+    finally:
+        store.close()
+    rest = run_ladder(AGENTS, 20, db, block=10, seed=3)      # the killed block again, then the two left
+    assert rest.complete and rest.blocks == 3
+    assert _values(db) == _values(str(tmp_path / "whole.db"))
+    store = Store(db)
+    try:  # the killed try's hands are gone: every deal counted once
+        assert {store.match(m)["status"] for m in store.match_ids()} == {"finished"} and len(store.match_ids()) == 6
+        assert {r.name: r.hands for r in agent_results(store)} == {a: 2 * 20 * 2 for a in AGENTS}
+    finally:
+        store.close()
+    assert whole.complete

@@ -108,6 +108,21 @@ class AlwaysCallAgent(PokerAgent):
     def hand_strategy(self, state: HoldemState) -> HandStrategy:
         return uniform_strategy(state, [CALL], [1.0])
 
+    def own_strategy(self, state: HoldemState):
+        """``(actions, probs)`` of the hand held: check / call with probability 1."""
+        return _PURE_CALL
+
+
+#: the pure strategy (actions int64[1], probs float64[1]) of a check / call, shared (read-only)
+_PURE_CALL = (np.array([CALL], dtype=np.int64), np.ones(1))
+for _a in _PURE_CALL:
+    _a.setflags(write=False)
+
+
+def _pure(action: int):
+    """``(actions, probs)`` of a pure strategy playing ``action``."""
+    return np.array([int(action)], dtype=np.int64), np.ones(1)
+
 
 class AlwaysFoldAgent(PokerAgent):
     """Folds whenever folding is legal, checks otherwise (the LBR sanity check: 750 mbb/g in HUNL)."""
@@ -119,6 +134,10 @@ class AlwaysFoldAgent(PokerAgent):
 
     def hand_strategy(self, state: HoldemState) -> HandStrategy:
         return uniform_strategy(state, [self.act(state)], [1.0])
+
+    def own_strategy(self, state: HoldemState):
+        """``(actions, probs)`` of the hand held: the pure action of :meth:`act`."""
+        return _pure(self.act(state))
 
 
 def parse_range(text: str) -> Set[str]:
@@ -226,6 +245,13 @@ class FixedRangeRaiser(PokerAgent):
         if not self.in_range(state, view.player):
             return FOLD if view.can_fold else CALL
         return self._raise(state)
+
+    def own_strategy(self, state: HoldemState):
+        """``(actions, probs)`` of the hand held: the pure action of :meth:`act` (the row of
+        :meth:`hand_strategy` for that hand, without the other 1325)."""
+        if state.d.num_hole_cards != 2:
+            raise AgentInterfaceError(f"agent {self.name!r} gives hand strategies for 2-card hold'em only")
+        return _pure(self.act(state))
 
     def range_mask(self) -> np.ndarray:
         """bool[1326]: the hole pairs in the agent's range."""

@@ -348,15 +348,18 @@ class RuleBasedAgent(PokerAgent):
         # the rules are deterministic and keep no state, so every A^R shares one table cache (a
         # server seats one A^R per match: they all meet the same preflop spots)
         self._cache = _TABLES
+        self._last: Optional[tuple] = None  # (table key, pair, action) of the last postflop row answer
 
     def __getstate__(self):  # the shared cache stays behind (a pickled agent uses the receiver's)
         state = dict(self.__dict__)
         state.pop("_cache", None)
+        state.pop("_last", None)
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._cache = _TABLES
+        self._last = None
 
     # -------------------------------------------------------------- public interface
     def act(self, state: HoldemState) -> int:
@@ -364,15 +367,29 @@ class RuleBasedAgent(PokerAgent):
         hole = state.hole[p]
         if not self._texas(state) or len(hole) != 2:
             return CALL
-        from cfrkit.cards.hands import pair_index
-
-        pair = pair_index(hole[0], hole[1])
-        if state.round > 0 and self._table_key(state) not in self._cache:
-            # postflop the rules need this hand's row only: features of one pair, not of 1326
-            actions, choice = self._postflop(state, p, rows=np.array([pair]))
-            return int(actions[choice[0]])
+        a, b = int(hole[0]), int(hole[1])  # dealt cards: distinct card ids
+        if a > b:
+            a, b = b, a
+        pair = b * (b - 1) // 2 + a  # cfrkit.cards.hands.pair_index
+        if state.round > 0:
+            key = self._table_key(state)
+            if key not in self._cache:
+                # postflop the rules need this hand's row only: features of one pair, not of 1326; the
+                # last answer is kept, as AIVAT asks own_strategy and then act at the same decision
+                last = self._last
+                if last is not None and last[0] == key and last[1] == pair:
+                    return last[2]
+                actions, choice = self._postflop(state, p, rows=np.array([pair]))
+                action = int(actions[choice[0]])
+                self._last = (key, pair, action)
+                return action
         actions, choice = self._table(state)
         return int(actions[choice[pair]])
+
+    def own_strategy(self, state: HoldemState):
+        """``(actions int64[1], probs float64[1])``: the pure action :meth:`act` plays with the hand held
+        (its row of :meth:`hand_strategy`; postflop from that hand's features only, not 1326 hands')."""
+        return np.array([self.act(state)], dtype=np.int64), np.ones(1)
 
     def hand_strategy(self, state: HoldemState) -> HandStrategy:
         actions, choice = self._table(state)

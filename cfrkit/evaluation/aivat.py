@@ -24,12 +24,12 @@ it follows every hand and adds the ``"aivat"`` estimator to the result.
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import numpy as np
 
 from cfrkit.games.base import GameError
-from cfrkit.poker.agent import AgentInterfaceError
+from cfrkit.poker.agent import AgentInterfaceError, CheckedAgent
 from cfrkit.poker.match import Hand, MatchInfo, MatchObserver
 from cfrkit.poker.view import PokerView
 
@@ -44,10 +44,7 @@ class EquityValueFunction:
         if state.is_terminal():
             return float(state.returns()[0])
         c = self.view.contributions(state)
-        if self._cards_missing(state):
-            eq = 0.5
-        else:
-            eq = self.view.equity_hands(state)
+        eq = self.view.equity_hands(state) if self.view.hands_dealt(state) else 0.5
         return eq * (c[0] + c[1]) - c[0]
 
     def chance_expectation(self, state) -> float:
@@ -55,12 +52,7 @@ class EquityValueFunction:
         return self.value(state)
 
     def _cards_missing(self, state) -> bool:
-        try:
-            self.view.hand_of(state, 0)
-            self.view.hand_of(state, 1)
-        except (IndexError, ValueError, TypeError):
-            return True
-        return False
+        return not self.view.hands_dealt(state)
 
 
 class AivatTracker:
@@ -87,6 +79,12 @@ class AivatTracker:
         self._pending = None
 
     def decision(self, state, actions: np.ndarray, probs: np.ndarray, taken: int) -> None:
+        """Add the term ``v(h taken) - sum_a probs[a] v(h a)`` (``actions`` int[A], ``probs`` float[A]: the
+        acting hand's strategy; only actions of positive probability are valued)."""
+        support = [(int(a), float(q)) for a, q in zip(actions, probs) if q > 0]
+        if len(support) == 1 and support[0][1] == 1.0 and support[0][0] == int(taken):
+            # a pure decision: its term is v - 1.0 * v = 0.0 exactly, so the child's value is not needed
+            return
         values = {}
         expected = 0.0
         for a, q in zip(actions, probs):
@@ -107,8 +105,10 @@ class AivatObserver(MatchObserver):
     ``value_function``: ``value(state)`` of player 0 in chips; default: the first of ``agent`` (one agent
     or a sequence, e.g. the match's agents) whose ``aivat_value_function(view)`` gives one (e.g. a
     blueprint's self-play values, :mod:`cfrkit.agents.blueprint_values`), else :class:`EquityValueFunction`.
-    Known decisions are those of agents with ``exact_support`` and ``hand_strategy``; the agent's
-    ``hand_strategy`` is asked before it acts, and an action outside its support is an error.
+    Known decisions are those of agents with ``exact_support`` and ``hand_strategy`` (or
+    ``own_strategy``); before the agent acts its strategy for the hand it holds is asked
+    (:meth:`~cfrkit.poker.agent.CheckedAgent.own_strategy`: one row, not all 1326), and an action
+    outside its support is an error.  A pure decision (one action of probability 1) adds exactly 0.
     """
 
     def __init__(self, value_function=None, agent=None):
@@ -118,6 +118,7 @@ class AivatObserver(MatchObserver):
         self.values: List[float] = []
         self._tracker: Optional[AivatTracker] = None
         self._pending = None
+        self._wrapped: Dict[int, CheckedAgent] = {}
 
     def match_start(self, match: MatchInfo) -> None:
         if match.game.num_players != 2:
@@ -144,29 +145,41 @@ class AivatObserver(MatchObserver):
     def after_chance(self, hand: Hand, state) -> None:
         self._tracker.after_chance(state)
 
+    def _checked(self, agent) -> CheckedAgent:
+        """``agent`` as a :class:`CheckedAgent` (the match runner passes checked agents; ``play_hand`` may not)."""
+        if isinstance(agent, CheckedAgent):
+            return agent
+        key = id(agent)
+        hit = self._wrapped.get(key)
+        if hit is None or hit.agent is not agent:
+            hit = self._wrapped[key] = CheckedAgent(agent, self.view)
+        return hit
+
     def decision(self, hand: Hand, state, seat: int) -> None:
         agent = hand.seat_agents[seat]
         self._pending = None
         inner = getattr(agent, "agent", agent)
-        if not getattr(agent, "exact_support", True) or not hasattr(inner, "hand_strategy"):
+        if not getattr(agent, "exact_support", True) or not (hasattr(inner, "hand_strategy")
+                                                            or hasattr(inner, "own_strategy")):
             return
         try:
-            self._pending = agent.hand_strategy(state)
+            # only the row of the hand the agent holds enters AIVAT's term: not all 1326 rows
+            self._pending = self._checked(agent).own_strategy(state)
         except AgentInterfaceError as exc:  # an agent without the interface: no correction at its decisions
             if "does not provide" not in str(exc):
                 raise
 
     def action(self, hand: Hand, state, seat: int, action: int) -> None:
-        hs = self._pending
-        if hs is None:
+        pending = self._pending
+        if pending is None:
             return
         self._pending = None
-        row = hs.probs[self.view.hand_of(state, seat)]
-        if not np.any((hs.actions == action) & (row > 0)):
+        actions, row = pending
+        if not np.any((actions == action) & (row > 0)):
             agent = hand.seat_agents[seat]
             raise AgentInterfaceError(f"agent {getattr(agent, 'name', agent)!r} at {self.view.describe(state)}: "
                                       f"act played {action}, which its hand_strategy gives probability 0")
-        self._tracker.decision(state, hs.actions, row, action)
+        self._tracker.decision(state, actions, row, action)
 
     def hand_end(self, hand: Hand) -> None:
         # the tracker's correction is player 0's; agents[0]'s value is its seat's sign of it

@@ -18,8 +18,8 @@ together are the same match.  Per deal the block keeps A's winnings averaged ove
 **Which estimator a pair reports.**  AIVAT is run when both agents answer ``hand_strategy`` with an
 exact support (A^R, blueprints, always-call, fixed-range-raiser): then every decision gets its
 control variate.  Otherwise (random in no-limit: its raise sizes are not a finite support) only
-duplicate is run (AIVAT makes a pair 3.6-33x slower, for the chance terms alone there).  Where
-both were run the pair reports the one with the smaller per-deal variance on its deals: both are
+duplicate is run (AIVAT costs a pair 1.1-2.2x the CPU of duplicate alone, here for the chance terms
+alone).  Where both were run the pair reports the one with the smaller per-deal variance on its deals: both are
 unbiased, and with the check-down equity value function AIVAT's terms at big bets can add more
 variance than they remove (measured: two blueprints against each other, benchmarks/RESULTS.md).  Choosing by
 the sample variances of the same deals leaves the mean unbiased; it can only narrow the interval's

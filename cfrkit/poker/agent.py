@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Tuple
 
 import numpy as np
 
@@ -93,6 +94,12 @@ class PokerAgent:
         """float64[1326]: probability that the agent, holding each pair, takes ``action`` at ``state``."""
         return self.hand_strategy(state).probability_of(action)
 
+    # Optional, for agents that can answer it faster than ``hand_strategy``:
+    #     own_strategy(state) -> (actions int64[A], probs float64[A])
+    # the strategy of the hand the agent holds in ``state`` (the row of ``hand_strategy`` for that
+    # hand, zero-probability actions may be left out).  AIVAT needs no more at a known decision;
+    # :meth:`CheckedAgent.own_strategy` answers it from ``hand_strategy`` for agents without it.
+
 
 def board_live(state: HoldemState) -> np.ndarray:
     """float64[1326]: 1 for pairs disjoint from the board, 0 for pairs sharing a card with it."""
@@ -114,6 +121,26 @@ DEFAULT_TIME_LIMIT = 60.0
 def agent_name(agent) -> str:
     """The display name of ``agent``: its ``name`` attribute, else its class name."""
     return str(getattr(agent, "name", type(agent).__name__))
+
+
+_OWN_STRATEGY_CURRENT: dict = {}
+
+
+def _defined_in(cls: type, name: str):
+    """The class of ``cls``'s method resolution order that defines ``name`` (None if none does)."""
+    return next((k for k in cls.__mro__ if name in vars(k)), None)
+
+
+def _own_strategy_current(cls: type) -> bool:
+    """Whether ``cls``'s ``own_strategy`` may stand for its ``hand_strategy``: it is defined in the class
+    that defines ``hand_strategy`` or below it, so a subclass that overrides ``hand_strategy`` alone
+    (another strategy) is not answered by an inherited ``own_strategy`` of the old one."""
+    hit = _OWN_STRATEGY_CURRENT.get(cls)
+    if hit is None:
+        own, full = _defined_in(cls, "own_strategy"), _defined_in(cls, "hand_strategy")
+        hit = own is not None and (full is None or issubclass(own, full))
+        _OWN_STRATEGY_CURRENT[cls] = hit
+    return hit
 
 
 class CheckedAgent:
@@ -215,6 +242,49 @@ class CheckedAgent:
             if u and not self.view.legal(state, int(a)):
                 raise self._fail(state, f"hand_strategy puts probability on illegal action {int(a)}")
         return HandStrategy(actions.astype(np.int64), probs)
+
+    def own_strategy(self, state) -> Tuple[np.ndarray, np.ndarray]:
+        """``(actions int64[A], probs float64[A])``: the strategy of the hand the player to act holds in
+        ``state`` -- the agent's ``own_strategy`` when it has one, else its ``hand_strategy`` row of that
+        hand.  Checked as that row would be (shapes, finite non-negative probabilities summing to one,
+        probability only on legal actions, the time limit); the other hands' rows are not asked for or
+        checked (AIVAT uses this one row per decision)."""
+        fn = getattr(self.agent, "own_strategy", None) if _own_strategy_current(type(self.agent)) else None
+        if fn is None:
+            fn = getattr(self.agent, "hand_strategy", None)
+            if fn is None:
+                raise AgentInterfaceError(f"agent {self.name!r} does not provide hand_strategy(state), which this "
+                                          f"evaluator needs")
+            hs = self._timed(state, "hand_strategy", fn, state)
+            if not isinstance(hs, HandStrategy):
+                raise self._fail(state, f"hand_strategy returned {type(hs).__name__}, not a HandStrategy")
+            actions = np.asarray(hs.actions)
+            all_probs = np.asarray(hs.probs)
+            if actions.ndim != 1 or all_probs.shape != (self.view.num_hands, actions.size):
+                raise self._fail(state, f"hand_strategy gave actions {actions.shape} and probs {all_probs.shape}; "
+                                        f"expected probs of shape ({self.view.num_hands}, {actions.size})")
+            probs = np.asarray(all_probs[self.view.hand_of(state, state.current_player())], dtype=np.float64)
+            what = "hand_strategy"
+        else:
+            out = self._timed(state, "own_strategy", fn, state)
+            try:
+                actions, probs = out
+            except (TypeError, ValueError):
+                raise self._fail(state, f"own_strategy returned {type(out).__name__}, not (actions, probs)") from None
+            actions = np.asarray(actions)
+            probs = np.asarray(probs, dtype=np.float64)
+            what = "own_strategy"
+            if actions.ndim != 1 or probs.shape != actions.shape:
+                raise self._fail(state, f"own_strategy gave actions {actions.shape} and probs {probs.shape}")
+        if not np.isfinite(probs).all() or (probs < -self.tolerance).any():
+            raise self._fail(state, f"{what} has negative or non-finite probabilities for the hand held")
+        total = float(probs.sum())
+        if abs(total - 1.0) > 1e-4:
+            raise self._fail(state, f"{what} probabilities of the hand held sum to {total:.6g}, not 1")
+        for a, q in zip(actions.tolist(), probs.tolist()):
+            if q > 0 and not self.view.legal(state, int(a)):
+                raise self._fail(state, f"{what} puts probability on illegal action {int(a)}")
+        return actions.astype(np.int64, copy=False), probs
 
     def hand_action_probability(self, state, action: int) -> np.ndarray:
         fn = getattr(self.agent, "hand_action_probability", None)

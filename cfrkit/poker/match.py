@@ -219,14 +219,19 @@ class HandDriver:
         resets: agents whose ``new_hand`` is called first (each once).
         trusted: apply actions and cards unchecked (:meth:`State.apply_trusted`), for a caller that
             passes legal actions only (the server checks every answer before applying it).
+        trusted_cards: apply the cards unchecked only (:func:`play_match`: a seeded deal of the view).
+            With observers of ``action`` attached, an action is checked once, by the view, before they see it.
     """
 
-    __slots__ = ("state", "hand", "cards", "hooks", "view", "trusted", "_k")
+    __slots__ = ("state", "hand", "cards", "hooks", "view", "trusted", "trusted_cards", "_k")
 
     def __init__(self, game: Game, cards: Sequence[int], hand: Optional[Hand] = None, hooks: "_Hooks" = None,
-                 view: Optional[PokerView] = None, resets: Sequence[Any] = (), trusted: bool = False):
+                 view: Optional[PokerView] = None, resets: Sequence[Any] = (), trusted: bool = False,
+                 trusted_cards: bool = False):
         self.state = state = game.new_initial_state()
         self.hand, self.cards, self.view, self.trusted = hand, cards, view, bool(trusted)
+        # the cards of a seeded deal (PokerView.deal) are distinct cards of the deck by construction
+        self.trusted_cards = bool(trusted or trusted_cards)
         self.hooks = hooks = _NO_HOOKS if hooks is None else hooks
         self._k = 0
         if hand is not None:
@@ -248,7 +253,7 @@ class HandDriver:
             while p == CHANCE:
                 if k >= len(cards):
                     raise GameError(f"the deal ran out of cards after {k}")
-                if self.trusted:
+                if self.trusted_cards:
                     state.apply_trusted(cards[k])
                 else:
                     state.apply_action(int(cards[k]))
@@ -271,8 +276,13 @@ class HandDriver:
         on_action = self.hooks.action
         if on_action:
             # observers see legal actions only; without them the engine's own check below suffices
-            if view is not None and not view.legal(state, action):
-                raise _illegal(agent, view, state, action)
+            if view is not None:
+                if not view.legal(state, action):
+                    raise _illegal(agent, view, state, action)
+                for f in on_action:
+                    f(self.hand, state, seat, action)
+                state.apply_trusted(action)  # checked just above: not again
+                return
             for f in on_action:
                 f(self.hand, state, seat, action)
         if self.trusted:
@@ -300,8 +310,8 @@ class HandDriver:
 
 
 def _play(game: Game, seat_agents: Sequence[Any], cards: Sequence[int], hand: Hand, hooks: _Hooks,
-          view: Optional[PokerView], resets: Sequence[Any]) -> State:
-    driver = HandDriver(game, cards, hand, hooks, view, resets)
+          view: Optional[PokerView], resets: Sequence[Any], trusted_cards: bool = False) -> State:
+    driver = HandDriver(game, cards, hand, hooks, view, resets, trusted_cards=trusted_cards)
     seat = driver.next_decision()
     while seat is not None:
         agent = seat_agents[seat]
@@ -564,7 +574,7 @@ def play_match(game: "str | Game", agents: Sequence[Any], hands: int, *, seed: i
             resets = _distinct(by_seat) if shared else by_seat
             hand = Hand(seating.hand, seating.deal, seating.seat_of_player, seating.player_of_seat, cards, by_seat,
                         [names[j] for j in seating.player_of_seat])
-            _play(g, by_seat, cards, hand, hooks, view, resets)
+            _play(g, by_seat, cards, hand, hooks, view, resets, trusted_cards=True)
             payoffs.append(hand.payoffs)
             deal_of.append(seating.deal)
             seats.append(seating.seat_of_player)
