@@ -87,13 +87,15 @@ def main() -> None:
                 os.makedirs(args.checkpoint_dir, exist_ok=True)
                 label = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f"{name}-{lbr_settings.label()}")
                 checkpoint = os.path.join(args.checkpoint_dir, f"{label}-s{args.seed}.npz")
+            chunk = args.chunk or max(1, args.deals // (2 * args.processes))
+            resumed = _finished_deals(checkpoint, args.deals, chunk)
             start, cpu = time.perf_counter(), _cpu_seconds()
             res = run_lbr(agent, getattr(agent, "game", "holdem"), args.deals, lbr_settings,
                           seed=args.seed, processes=args.processes,
-                          chunk=args.chunk or max(1, args.deals // (2 * args.processes)), checkpoint=checkpoint,
+                          chunk=chunk, checkpoint=checkpoint,
                           start_method=args.start_method)
             took, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
-            hands = int(round(res.hands_per_second * took)) if checkpoint else 2 * args.deals
+            hands = 2 * (args.deals - resumed)
             speed[setting][0] += hands
             speed[setting][1] += took
             speed[setting][2] += cpu
@@ -119,6 +121,22 @@ def main() -> None:
     for s in settings:
         n, t, c = speed[s]
         print(f"| {s} | {n / max(t, 1e-9):.1f} | {n / max(c, 1e-9):.1f} |")
+
+
+def _finished_deals(checkpoint, deals: int, chunk: int) -> int:
+    """Deals a run of ``deals`` in chunks of ``chunk`` takes from ``checkpoint`` (run_lbr's reuse rule: a
+    finished chunk with the same bounds)."""
+    if not checkpoint or not os.path.exists(checkpoint):
+        return 0
+    import numpy as np
+
+    with np.load(checkpoint) as data:
+        done, old_deals = data["done"], len(data["values"])
+    count = 0
+    for k, s in enumerate(range(0, deals, chunk)):
+        if k < len(done) and done[k] and min(old_deals, s + chunk) == min(deals, s + chunk):
+            count += min(deals, s + chunk) - s
+    return count
 
 
 def _cpu_seconds() -> float:
