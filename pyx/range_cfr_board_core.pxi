@@ -232,19 +232,19 @@ cdef extern from *:
        reach rows X (stride Hp) of one board's all-in nodes, M (H rows, stride Hp; Hp a multiple of 8, rows and
        reach zero beyond the H hands).  Per (k, i): the products summed over j in the lanes of a 32-byte vector
        (a multiplication then an addition, never fused), then the lanes in double in a fixed order: the result
-       depends neither on the thread count nor on the row split.  Four reach rows per load of a matrix row. */
+       depends neither on the thread count nor on the row split.  Four reach rows per pass over a matrix row. */
     typedef rc_real rcb_vw __attribute__((vector_size(32), aligned(sizeof(rc_real))));
     RC_VECTOR static void rcb_allin_rows(const rc_real* restrict M, int Hp, int i0, int i1, const rc_real* restrict X,
                                          int K, const double* restrict amt, rc_real* const* restrict outs) {
         const int W = 32 / (int)sizeof(rc_real), J = Hp / W;
-        for (int k0 = 0; k0 < K; k0 += 4) {
-            int kn = K - k0 < 4 ? K - k0 : 4;
-            const rcb_vw* x0 = (const rcb_vw*)(X + (long)k0 * Hp);
-            const rcb_vw* x1 = (const rcb_vw*)(X + (long)(k0 + (kn > 1 ? 1 : 0)) * Hp);
-            const rcb_vw* x2 = (const rcb_vw*)(X + (long)(k0 + (kn > 2 ? 2 : 0)) * Hp);
-            const rcb_vw* x3 = (const rcb_vw*)(X + (long)(k0 + (kn > 3 ? 3 : 0)) * Hp);
-            for (int i = i0; i < i1; i++) {
-                const rcb_vw* m = (const rcb_vw*)(M + (long)i * Hp);
+        for (int i = i0; i < i1; i++) {  /* the matrix row stays in L1 while every reach row passes over it */
+            const rcb_vw* m = (const rcb_vw*)(M + (long)i * Hp);
+            for (int k0 = 0; k0 < K; k0 += 4) {
+                int kn = K - k0 < 4 ? K - k0 : 4;
+                const rcb_vw* x0 = (const rcb_vw*)(X + (long)k0 * Hp);
+                const rcb_vw* x1 = (const rcb_vw*)(X + (long)(k0 + (kn > 1 ? 1 : 0)) * Hp);
+                const rcb_vw* x2 = (const rcb_vw*)(X + (long)(k0 + (kn > 2 ? 2 : 0)) * Hp);
+                const rcb_vw* x3 = (const rcb_vw*)(X + (long)(k0 + (kn > 3 ? 3 : 0)) * Hp);
                 rcb_vw a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
                 for (int j = 0; j < J; j++) {
                     rcb_vw mm = m[j];
