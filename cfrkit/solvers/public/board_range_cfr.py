@@ -167,6 +167,8 @@ class BoardLayout:
             for n in nodes:
                 if n.kind == CHANCE_NODE and not open_below[n.index] and nodes[n.parent].kind == DECISION:
                     if abs(n.contrib[0] - n.contrib[1]) > 1e-9:
+                        if not leaves:  # the full-tree solver walks such a run-out instead
+                            continue
                         raise GameError(f"all-in run-out at node {n.index} with unequal contributions {n.contrib}")
                     allin.add(n.index)
         self.allin_nodes = sorted(allin)
@@ -469,6 +471,11 @@ class BoardRangeSolver:
     def storage_bytes(self) -> int:
         """Bytes of the regrets and strategy sums (and their scales with 16-bit storage)."""
         return self.regrets.nbytes + self.strategy_sum.nbytes + (self.scales.nbytes if self.compression else 0)
+
+    @property
+    def allin_bytes(self) -> int:
+        """Bytes of the all-in equity matrices (0 without all-in run-outs or with ``allin_equity=False``)."""
+        return 0 if self._allin is None else int(self._allin[3].nbytes)
 
     def _stored(self):
         return (self._dummy, self._dummy) if self.compression else (self.regrets, self.strategy_sum)
