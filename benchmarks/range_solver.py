@@ -186,7 +186,8 @@ def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations
         lay = solver.layout
         mem = lay.kernel_bytes(np.dtype(dtype).itemsize)
         mem["per_action"] = solver.storage_bytes
-        mem["total"] = mem["per_action"] + mem["maps"] + mem["scratch"]
+        mem["allin"] = solver.allin_bytes   # equity matrices of the all-in run-outs
+        mem["total"] = mem["per_action"] + mem["maps"] + mem["scratch"] + mem["allin"]
         slots, cells = int(sum(lay.num_children[lay.node_type == 0])), len(tree) * hands
     return {"spot": spot, "algorithm": algorithm, "dtype": dtype + (f"+16bit ({rounding})" if compression else ""),
             "solver": solver_kind, "threads": threads, "action_tree": action_tree_counts(game), "nodes": tree.counts(),

@@ -228,6 +228,40 @@ cdef extern from *:
     static void rcb_zero_lane(rc_real* restrict dst, int lane, int H) {
         for (int k = 0; k < H; k++) dst[4 * k + lane] = 0;
     }
+    /* All-in run-outs by equity matrix (BoardRangeSolver): rows [i0, i1) of out_k = amt_k x M @ X_k for the K
+       reach rows X (stride Hp) of one board's all-in nodes, M (H rows, stride Hp; Hp a multiple of 8, rows and
+       reach zero beyond the H hands).  Per (k, i): the products summed over j in the lanes of a 32-byte vector
+       (a multiplication then an addition, never fused), then the lanes in double in a fixed order: the result
+       depends neither on the thread count nor on the row split.  Four reach rows per pass over a matrix row. */
+    typedef rc_real rcb_vw __attribute__((vector_size(32), aligned(sizeof(rc_real))));
+    RC_VECTOR static void rcb_allin_rows(const rc_real* restrict M, int Hp, int i0, int i1, const rc_real* restrict X,
+                                         int K, const double* restrict amt, rc_real* const* restrict outs) {
+        const int W = 32 / (int)sizeof(rc_real), J = Hp / W;
+        for (int i = i0; i < i1; i++) {  /* the matrix row stays in L1 while every reach row passes over it */
+            const rcb_vw* m = (const rcb_vw*)(M + (long)i * Hp);
+            for (int k0 = 0; k0 < K; k0 += 4) {
+                int kn = K - k0 < 4 ? K - k0 : 4;
+                const rcb_vw* x0 = (const rcb_vw*)(X + (long)k0 * Hp);
+                const rcb_vw* x1 = (const rcb_vw*)(X + (long)(k0 + (kn > 1 ? 1 : 0)) * Hp);
+                const rcb_vw* x2 = (const rcb_vw*)(X + (long)(k0 + (kn > 2 ? 2 : 0)) * Hp);
+                const rcb_vw* x3 = (const rcb_vw*)(X + (long)(k0 + (kn > 3 ? 3 : 0)) * Hp);
+                rcb_vw a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+                for (int j = 0; j < J; j++) {
+                    rcb_vw mm = m[j];
+                    a0 += mm * x0[j];
+                    a1 += mm * x1[j];
+                    a2 += mm * x2[j];
+                    a3 += mm * x3[j];
+                }
+                rcb_vw acc[4] = {a0, a1, a2, a3};
+                for (int q = 0; q < kn; q++) {
+                    double t = 0.0;
+                    for (int l = 0; l < W; l++) t += (double)acc[q][l];
+                    outs[k0 + q][i] = (rc_real)(amt[k0 + q] * t);
+                }
+            }
+        }
+    }
     /* one row of an all-in equity matrix for one run-out: row[j] += wl[j] * sign(si - s[j]) (wl = weight x live) */
     static void rcb_sign_accumulate(double* restrict row, const int* restrict s, const double* restrict wl, int si,
                                     int H) {
@@ -240,6 +274,8 @@ cdef extern from *:
     void rcb_deinterleave(rc_real* dst, const rc_real* src, int lane, int H) nogil
     void rcb_zero_lane(rc_real* dst, int lane, int H) nogil
     void rcb_sign_accumulate(double* row, const int* s, const double* wl, int si, int H) nogil
+    void rcb_allin_rows(const rc_real* M, int Hp, int i0, int i1, const rc_real* X, int K, const double* amt,
+                        rc_real** outs) nogil
     void rcb_decode_i16(rc_real* out, const short* q, double scale, long n) nogil
     void rcb_decode_u16(rc_real* out, const unsigned short* q, double scale, long n) nogil
     unsigned int rcb_hash(unsigned int x) nogil
@@ -322,6 +358,22 @@ cdef struct BTree:
     rc_real* sd_lose              # (threads, 4 Hmax): sweep scratch
     double* sd_full               # (threads, 4 ceil(sd_max / 4), 53): per-card opponent mass and total per showdown
     rc_real* sd_strats            # (threads, sd_dmax, sd_amax, Hmax): the opponent's strategies of the subtree
+    # all-in run-outs by equity matrix (BoardRangeSolver, see _allin_values): ALLIN nodes valued in each pass
+    # before the walk, all nodes of one board in one product with its matrix; the walk reads ext_vals
+    int al_K                      # all-in nodes valued so (0: none)
+    const int* al_node            # (K,) kernel node of each slot, slots grouped by board
+    const int* al_slot            # (N,) slot of an ALLIN node, -1 elsewhere
+    const unsigned char* above_al  # (N,) 1 where the subtree holds an ALLIN node (_allin_collect walks only there)
+    int al_G                      # boards (groups of slots)
+    const int* al_group_start     # (G + 1,) slots of group g
+    const long long* al_mat_off   # (G,) first entry of group g's matrix (H_g rows of Hp) in al_mats
+    int al_Hp                     # row stride of the matrices and reach rows (multiple of 8)
+    const rc_real* al_mats
+    int al_C                      # row chunks of the products (the tasks of one parallel loop)
+    const int* al_chunks          # (C, 3): group, first row, end row
+    rc_real* al_reach             # (K, Hp) opponent reach at each ALLIN node (zero beyond its hands)
+    double* al_amt                # (K,) p's payoff multiplier at each (the pass's player)
+    rc_real** al_outs             # (K,) where each node's values go: ext_vals + ext_off[node]
 
 
 cdef inline int _H(BTree* t, int n) noexcept nogil:
@@ -646,6 +698,77 @@ cdef void _collect(BTree* t, int n, int p, const rc_real* opp, const rc_real* ow
             _collect(t, c, p, reach, own, rest, mode, regrets, ssum)
 
 
+cdef void _allin_collect(BTree* t, int n, int p, const rc_real* opp, rc_real* stack, int mode,
+                         const rc_real* regrets, const rc_real* ssum) noexcept nogil:
+    """The opponent's reach at every ALLIN node below ``n`` into ``t.al_reach``, formed as :func:`_walk` forms it
+    on the way down (p's updates do not change the opponent's strategies).  Subtrees without one are skipped."""
+    cdef int H = _H(t, n), A, a, c, cs, Hc
+    cdef int ty = t.node_type[n]
+    cdef rc_real* strat
+    cdef rc_real* reach
+    cdef rc_real* scratch
+    cdef rc_real* dec
+    cdef rc_real* rest
+    if not t.above_al[n]:
+        return
+    if ty == ALLIN:
+        memcpy(t.al_reach + <Py_ssize_t>t.al_slot[n] * t.al_Hp, opp, H * sizeof(rc_real))
+        return
+    A = t.num_children[n]
+    cs = t.child_start[n]
+    if ty == CHANCE:
+        for a in range(A):
+            c = cs + a
+            if t.is_copy[c] or not t.above_al[c]:
+                continue
+            Hc = _H(t, c)
+            rcb_gather(stack, opp, t.maps + t.child_map[c], Hc)
+            _allin_collect(t, c, p, stack, stack + Hc, mode, regrets, ssum)
+        return
+    if ty != DECISION:
+        return
+    if t.node_player[n] == p:
+        for a in range(A):
+            _allin_collect(t, cs + a, p, opp, stack, mode, regrets, ssum)
+        return
+    strat = stack
+    reach = stack + <Py_ssize_t>A * H
+    scratch = reach + H
+    dec = scratch + 3 * H
+    rest = dec + (<Py_ssize_t>2 * A * H if t.compressed else 0)
+    _node_strategy(t, n, mode, regrets, ssum, strat, scratch, dec)
+    for a in range(A):
+        c = cs + a
+        if t.above_al[c]:
+            rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
+            _allin_collect(t, c, p, reach, rest, mode, regrets, ssum)
+
+
+cdef void _allin_values(BTree* t, int p, const rc_real* opp, int mode, const rc_real* regrets,
+                        const rc_real* ssum) noexcept nogil:
+    """p's values at every ALLIN node (``contribution_p x M @ opponent reach``, M its board's equity matrix) into
+    ext_vals, where :func:`_walk` reads them: the opponent's reach collected first, then one product per board
+    (row chunks in parallel; each value is computed the same way whatever the threads)."""
+    cdef int k, ch, g, s0
+    _allin_collect(t, 0, p, opp, t.stacks, mode, regrets, ssum)
+    for k in range(t.al_K):
+        t.al_amt[k] = t.amount[2 * t.al_node[k] + p]
+    if t.threads > 1:
+        for ch in prange(t.al_C, num_threads=t.threads, schedule="dynamic"):
+            g = t.al_chunks[3 * ch]
+            s0 = t.al_group_start[g]
+            rcb_allin_rows(t.al_mats + t.al_mat_off[g], t.al_Hp, t.al_chunks[3 * ch + 1], t.al_chunks[3 * ch + 2],
+                           t.al_reach + <Py_ssize_t>s0 * t.al_Hp, t.al_group_start[g + 1] - s0, t.al_amt + s0,
+                           t.al_outs + s0)
+    else:
+        for ch in range(t.al_C):
+            g = t.al_chunks[3 * ch]
+            s0 = t.al_group_start[g]
+            rcb_allin_rows(t.al_mats + t.al_mat_off[g], t.al_Hp, t.al_chunks[3 * ch + 1], t.al_chunks[3 * ch + 2],
+                           t.al_reach + <Py_ssize_t>s0 * t.al_Hp, t.al_group_start[g + 1] - s0, t.al_amt + s0,
+                           t.al_outs + s0)
+
+
 cdef void _pass(BTree* t, int p, const rc_real* opp, const rc_real* own, rc_real* out, int mode, rc_real* regrets,
                 rc_real* ssum, double w, int dcfr, double pos, double neg) noexcept nogil:
     """One pass of player ``p`` from the root (:func:`_walk`'s values ``out``, updates in MODE_SOLVE).
@@ -662,6 +785,8 @@ cdef void _pass(BTree* t, int p, const rc_real* opp, const rc_real* own, rc_real
     cdef rc_real* tstack
     cdef rc_real* copp
     cdef rc_real* cown
+    if t.al_K > 0:
+        _allin_values(t, p, opp, mode, regrets, ssum)
     if t.threads <= 1 or t.ntop == 0:
         _walk(t, 0, p, opp, own, out, t.stacks, mode, regrets, ssum, w, dcfr, pos, neg, 0)
         return
@@ -786,8 +911,14 @@ cdef class _Workspace:
     cdef long long[::1] top_task
     cdef unsigned char[::1] above_top
     cdef double[::1] sd_full
+    cdef object allin_arrays
+    cdef rc_real[::1] al_reach, al_vals
+    cdef double[::1] al_amt
+    cdef unsigned char[::1] above_al
+    cdef int[::1] al_slot
+    cdef Py_ssize_t[::1] al_outs
 
-    def __init__(self, tuple layout, int threads, bint allow_ext=False):
+    def __init__(self, tuple layout, int threads, bint allow_ext=False, tuple allin=None):
         cdef const int[::1] node_type, node_player, child_start, num_children, node_space, space_start
         cdef const int[::1] space_group_start, space_groups, maps, iso_next, is_copy
         cdef const int[:, ::1] space_cards
@@ -805,7 +936,8 @@ cdef class _Workspace:
                 raise ValueError("per-node arrays of the board layout differ in length")
         if amount.shape[0] != N or amount.shape[1] != 2 or N == 0 or node_type[0] != DECISION:
             raise ValueError("bad board layout: amount must be (N, 2) and the root a decision")
-        if not allow_ext and np.any(np.asarray(node_type) >= LEAF):
+        if not allow_ext and np.any(np.asarray(node_type) == LEAF) or (
+                not allow_ext and allin is None and np.any(np.asarray(node_type) == ALLIN)):
             raise ValueError("the layout has leaf or all-in nodes (a depth-limited tree): solve it with "
                              "BoardLeafSolver (cfrkit.solvers.public.board_leaf_cfr), which supplies their values")
         threads = max(1, threads)
@@ -862,6 +994,73 @@ cdef class _Workspace:
         self.t.sd_lose = &self.sd_lose[0]
         self.t.sd_full = &self.sd_full[0]
         self.t.sd_strats = &self.sd_strats[0]
+        self.t.al_K = 0
+        if allin is not None:
+            self.set_allin(allin)
+
+    def set_allin(self, tuple allin):
+        """Value the ALLIN nodes by equity matrix in every pass (see _allin_values).  ``allin``: ``(ext_off (N,)
+        int64: each ALLIN node's first hand in ext_vals, node (K,) int32: the ALLIN nodes grouped by board,
+        group_start (G + 1,) int32, mats (rc_real): each board's matrix, H_g rows of stride Hp, mat_off (G,)
+        int64, Hp, chunks (C, 3) int32: group, first row, end row)``."""
+        cdef const long long[::1] ext_off
+        cdef const int[::1] node, group_start
+        cdef const rc_real[::1] mats
+        cdef const long long[::1] mat_off
+        cdef const int[:, ::1] chunks
+        cdef int Hp, K, G, k, n, c, g, N = self.t.N
+        cdef long long E = 0
+        ext_off, node, group_start, mats, mat_off, Hp, chunks = allin
+        K = node.shape[0]
+        G = group_start.shape[0] - 1
+        if ext_off.shape[0] != N or K == 0 or G < 1 or group_start[G] != K or mat_off.shape[0] != G \
+                or Hp % 8 or Hp < self.t.Hmax or chunks.shape[1] != 3:
+            raise ValueError("bad all-in layout: need ext_off (N,), nodes grouped by board, Hp a multiple of 8")
+        for k in range(K):
+            n = node[k]
+            if n < 0 or n >= N or self.t.node_type[n] != ALLIN or ext_off[n] < 0:
+                raise ValueError(f"all-in slot {k}: kernel node {n} is not an ALLIN node with hands in ext_vals")
+            E = max(E, ext_off[n] + _H(&self.t, n))
+        for c in range(chunks.shape[0]):
+            g = chunks[c, 0]
+            if g < 0 or g >= G or chunks[c, 1] < 0 or chunks[c, 2] > _H(&self.t, node[group_start[g]]) \
+                    or mat_off[g] + <long long>chunks[c, 2] * Hp > mats.shape[0]:
+                raise ValueError(f"all-in row chunk {c} outside its board's matrix")
+        self.allin_arrays = allin
+        self.al_slot = np.full(N, -1, dtype=np.int32)
+        self.above_al = np.zeros(N, dtype=np.uint8)
+        for k in range(K):
+            self.al_slot[node[k]] = k
+            self.above_al[node[k]] = 1
+        for n in range(N - 1, -1, -1):  # children come after their parent
+            if self.t.is_copy[n] or self.t.node_type[n] not in (DECISION, CHANCE):
+                continue
+            for c in range(self.t.child_start[n], self.t.child_start[n] + self.t.num_children[n]):
+                if self.above_al[c]:
+                    self.above_al[n] = 1
+        self.al_reach = np.zeros(K * Hp, dtype=REAL)
+        self.al_vals = np.zeros(max(E, 1), dtype=REAL)
+        self.al_amt = np.zeros(K)
+        self.al_outs = np.zeros(K, dtype=np.intp)
+        for k in range(K):
+            self.al_outs[k] = <Py_ssize_t>(&self.al_vals[0] + ext_off[node[k]])
+        self.t.ext_off = &ext_off[0]
+        self.t.E = E
+        self.t.ext_vals = &self.al_vals[0]
+        self.t.al_K = K
+        self.t.al_node = &node[0]
+        self.t.al_slot = &self.al_slot[0]
+        self.t.above_al = &self.above_al[0]
+        self.t.al_G = G
+        self.t.al_group_start = &group_start[0]
+        self.t.al_mat_off = &mat_off[0]
+        self.t.al_Hp = Hp
+        self.t.al_mats = &mats[0]
+        self.t.al_C = chunks.shape[0]
+        self.t.al_chunks = &chunks[0, 0]
+        self.t.al_reach = &self.al_reach[0]
+        self.t.al_amt = &self.al_amt[0]
+        self.t.al_outs = <rc_real**>&self.al_outs[0]
 
     def _top_tasks(self, int threads):
         """The top chance nodes (no chance node above them) and their children, the tasks of _pass's parallel
@@ -926,7 +1125,8 @@ cdef class _Workspace:
 
 def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_real[::1] strategy_sum,
           int start_iteration, int max_iterations, int dcfr, double alpha, double beta, double gamma, int check_every,
-          double target, double[::1] expl_out, int threads=1, tuple compressed=None, int stochastic=0):
+          double target, double[::1] expl_out, int threads=1, tuple compressed=None, int stochastic=0,
+          tuple allin=None):
     """Run up to ``max_iterations`` alternating updates from ``start_iteration`` (1-based) on ``threads``
     OpenMP threads (over the children of chance nodes; results do not depend on the thread count).
 
@@ -937,9 +1137,10 @@ def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_r
     2 postflop-solver's DCFR.  ``compressed``: ``(int16 regrets, uint16 strategy sums, float32 regret scales,
     float32 sum scales)`` for 16-bit storage (``regrets``/``strategy_sum`` are then unused), rounded
     stochastically when ``stochastic`` (keyed by iteration, player and node: a resumed run continues the same
-    sequence) else to nearest.  Returns ``(iterations_run, checks_written)``.
+    sequence) else to nearest.  ``allin``: all-in run-outs by equity matrix (see _Workspace.set_allin).  Returns
+    ``(iterations_run, checks_written)``.
     """
-    cdef _Workspace ws = _Workspace(layout, threads)
+    cdef _Workspace ws = _Workspace(layout, threads, False, allin)
     if compressed is not None:
         ws.set_compressed(*compressed)
         ws.t.stochastic = 1 if stochastic else 0
@@ -987,9 +1188,9 @@ def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_r
 
 
 def exploitability(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] strategy_sum, int threads=1,
-                   tuple compressed=None):
+                   tuple compressed=None, tuple allin=None):
     """Exploitability (chips) of the average strategy of ``strategy_sum`` (normalised per node and hand)."""
-    cdef _Workspace ws = _Workspace(layout, threads)
+    cdef _Workspace ws = _Workspace(layout, threads, False, allin)
     if compressed is not None:
         ws.set_compressed(*compressed)
     cdef BTree* t = &ws.t
@@ -1005,9 +1206,9 @@ def exploitability(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] stra
 
 
 def root_best_values(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] strategy_sum, int player,
-                     int threads=1):
+                     int threads=1, tuple allin=None):
     """Root counterfactual values ``(H0,)`` of ``player``'s best response to the average strategy."""
-    cdef _Workspace ws = _Workspace(layout, threads)
+    cdef _Workspace ws = _Workspace(layout, threads, False, allin)
     cdef BTree* t = &ws.t
     cdef int H0 = t.space_start[t.node_space[0] + 1] - t.space_start[t.node_space[0]]
     root = np.zeros(H0, dtype=REAL)

@@ -313,3 +313,77 @@ def test_16bit_stochastic_storage_is_reproducible_and_converges(flop):
     assert e_sr <= e_near * 1.05 and e_sr == pytest.approx(e32, rel=0.25)
     with pytest.raises(ValueError, match="rounding"):
         BoardRangeSolver(tree, ranges=ranges, compression=True, rounding="up")
+
+
+def test_allin_run_outs_by_matrix_equal_walked_run_outs(flop):
+    """All-in run-outs valued by equity matrix (the default) against the same run-outs walked board by board:
+    the first iterate equal (every decision's regrets and strategy sums, 1e-9), the kernel's exploitability of a
+    later profile equal to the flat solver's independent evaluation of it, 1 and 2 threads bitwise equal; a tree
+    without all-in run-outs cannot ask for them."""
+    g, tree, ranges = flop
+    walked = BoardRangeSolver(tree, ranges=ranges, dtype="float64", allin_equity=False)
+    matrix = BoardRangeSolver(tree, ranges=ranges, dtype="float64")
+    assert np.sum(matrix.layout.node_type == 5) >= 2 and not np.any(walked.layout.node_type == 5)
+    assert matrix.layout.num_nodes < walked.layout.num_nodes
+    walked.run(1)
+    matrix.run(1)
+    for node, kw in walked.layout.node_of.items():
+        km = matrix.layout.node_of[node]
+        for src in ("regrets", "strategy_sum"):
+            np.testing.assert_allclose(matrix._block(km, getattr(matrix, src)), walked._block(kw, getattr(walked, src)),
+                                       rtol=1e-9, atol=1e-9)
+    assert matrix.exploitability() == pytest.approx(walked.exploitability(), rel=1e-9)
+    matrix.run(9)
+    assert matrix.exploitability() == pytest.approx(
+        FlatRangeSolver(tree, ranges=ranges).exploitability(matrix.average_strategy()), rel=1e-9)
+    two = BoardRangeSolver(tree, ranges=ranges, dtype="float64", threads=2)
+    one = BoardRangeSolver(tree, ranges=ranges, dtype="float64", threads=1)
+    two.run(4)
+    one.run(4)
+    assert np.array_equal(one.regrets, two.regrets) and np.array_equal(one.strategy_sum, two.strategy_sum)
+    assert one.exploitability() == two.exploitability()
+    river = build_public_tree(PostflopPublicGame("AsJd8h5c2d", 1000, 2000, "50%, a"))
+    with pytest.raises(ValueError, match="all-in run-out"):
+        BoardRangeSolver(river, allin_equity=True)
+
+
+# Issue 30's flop spot (Qs Jh 2h, pot 200, stack 900, "50%, a" on every street, full ranges, DCFR) on a reduced
+# deck: its exploitability (% of the pot) after N iterations as the kernel gave it before the speed work of
+# issue 30 (main at bed6dd3).  The run-outs walked board by board keep that arithmetic (equal to 1e-12); valued
+# by equity matrix they are equal up to the rounding of the matrix sums, which regret matching turns into
+# different (equally good) iterates at exact ties between actions: full ranges have many, and there two
+# independent engines (FlatRangeSolver and BoardRangeSolver) part ways by as much after 20 iterations.
+FLOP_SPOT = ("QsJh2h", 200, 900, "50%, a")
+FLOP_REFERENCE = {
+    ("QsJh2hAsKdTc9c8s7h6d5c4s3hAh", 20): {"float32": 10.931911178847818, "float64": 10.787174509509862},
+    ("QsJh2hAsKdTc9c8s7h6d5c4s3hAhKcQdJcTd9h8d", 30): {"float32": 6.199902499550117, "float64": 6.190409545308819},
+}
+
+
+def _check_flop_spot(deck: str, iterations: int, threads=(1, 2)):
+    from cfrkit.solvers.public import SubgameSolver
+
+    tree = build_public_tree(PostflopPublicGame(*FLOP_SPOT, deck=parse_cards(deck)))
+    for storage, ref in FLOP_REFERENCE[(deck, iterations)].items():
+        walked = BoardRangeSolver(tree, dtype=storage, threads=1, allin_equity=False)
+        walked.run(iterations)
+        assert 100 * walked.exploitability() / walked.pot == pytest.approx(ref, rel=1e-12, abs=0)
+        got = []
+        for n in (threads if storage == "float32" else threads[:1]):
+            front = SubgameSolver(tree, storage=storage, threads=n)   # the default engine: matrix run-outs
+            assert front.engine_name == "BoardRangeSolver" and np.any(front.engine.layout.node_type == 5)
+            front.run(iterations)
+            got.append(front.exploitability_percent())
+        assert got == [got[0]] * len(got)   # any thread count: the same iterates
+        assert got[0] == pytest.approx(ref, rel=0.05)
+
+
+def test_flop_spot_exploitability_after_n_iterations_unchanged():
+    """Short form (14 cards, 20 iterations): see FLOP_REFERENCE."""
+    _check_flop_spot("QsJh2hAsKdTc9c8s7h6d5c4s3hAh", 20)
+
+
+@pytest.mark.slow  # 20 cards, 30 iterations: a minute on a loaded machine
+@pytest.mark.skipif(not os.environ.get("CFRKIT_LONG"), reason="long check: set CFRKIT_LONG=1")
+def test_flop_spot_exploitability_after_n_iterations_unchanged_long():
+    _check_flop_spot("QsJh2hAsKdTc9c8s7h6d5c4s3hAhKcQdJcTd9h8d", 30)

@@ -44,17 +44,19 @@ def allin_runouts(tree: PublicTree, node: int) -> List[Tuple[Tuple[int, ...], fl
     return sorted(out.items())
 
 
-def allin_equity_matrix(tree: PublicTree, node: int, pairs: np.ndarray) -> np.ndarray:
+def allin_equity_matrix(tree: PublicTree, node: int, pairs: np.ndarray, cache: bool = True) -> np.ndarray:
     """All-in equity matrix ``(H, H)`` float64 of the hands ``pairs`` (pair indices, none touching the root
     board) for the all-in chance node ``node`` of ``tree``: ``M[i, j]`` = P(i beats j) - P(j beats i) over the
     node's run-outs to the river given both hands (exact enumeration of the tree's own run-outs, with its
     chance probabilities: 1/44 per river card on a full-deck turn), 0 for hands sharing a card.  Player p's
     value of the all-in terminal is ``contribution_p x M @ opponent_reach`` (chips).  Cached for the last
-    few boards.
+    few boards (``cache=False``: neither read nor kept, for a caller that keeps its own copy).
     """
     pg = tree.pgame
     root = tuple(int(c) for c in tree.nodes[node].board)
     runouts = allin_runouts(tree, node)
+    if not cache:
+        return _matrix_of_runouts(pg, root, pairs, runouts)
     key = (root, tuple(int(p) for p in pairs), tuple(runouts))
     hit = _MATRIX_CACHE.get(key)
     if hit is not None:
@@ -74,7 +76,7 @@ def _matrix_of_runouts(pgame, root: Tuple[int, ...], pairs: np.ndarray, runouts)
     R, H = len(runouts), len(pairs)
     strengths = np.zeros((R, H), dtype=np.int32)
     live = np.ones((R, H), dtype=np.uint8)
-    out = np.zeros((H, H))
+    out = None
     weights = np.array([w for _, w in runouts])
     for r, (board, _) in enumerate(runouts):
         strengths[r] = np.asarray(pgame.strengths(board))[pairs]
@@ -82,9 +84,13 @@ def _matrix_of_runouts(pgame, root: Tuple[int, ...], pairs: np.ndarray, runouts)
             live[r] &= (cards[:, 0] != c) & (cards[:, 1] != c)
     for w in np.unique(weights):   # run-outs of equal probability in one kernel call each
         sel = np.flatnonzero(weights == w)
-        out += range_cfr_board.allin_matrix(cards, np.ascontiguousarray(strengths[sel]),
+        part = range_cfr_board.allin_matrix(cards, np.ascontiguousarray(strengths[sel]),
                                             np.ascontiguousarray(live[sel]), float(w))
-    return out
+        if out is None:
+            out = part
+        else:
+            out += part
+    return out if out is not None else np.zeros((H, H))
 
 
 def runout_equity_matrix(pgame, board: Sequence[int]) -> np.ndarray:

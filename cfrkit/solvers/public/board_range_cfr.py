@@ -28,6 +28,7 @@ import numpy as np
 
 from cfrkit._kernels import default_threads
 from cfrkit.games.base import GameError
+from cfrkit.solvers.public.allin import allin_equity_matrix, allin_runouts
 from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR, fill_kernel_node
 from cfrkit.solvers.public.public_tree import (CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree,
                                                root_ranges)
@@ -66,14 +67,15 @@ class BoardLayout:
     _cache: ClassVar[weakref.WeakKeyDictionary] = weakref.WeakKeyDictionary()
 
     @classmethod
-    def of(cls, tree: PublicTree, isomorphism: bool = True, leaves: bool = False) -> "BoardLayout":
+    def of(cls, tree: PublicTree, isomorphism: bool = True, leaves: bool = False,
+           allin: bool = False) -> "BoardLayout":
         per_tree = cls._cache.setdefault(tree, {})
-        key = (bool(isomorphism) and not leaves, bool(leaves))
+        key = (bool(isomorphism) and not leaves, bool(leaves), bool(allin) or bool(leaves))
         if key not in per_tree:
             per_tree[key] = cls(tree, *key)
         return per_tree[key]
 
-    def __init__(self, tree: PublicTree, isomorphism: bool = True, leaves: bool = False):
+    def __init__(self, tree: PublicTree, isomorphism: bool = True, leaves: bool = False, allin: bool = False):
         kinds = {n.kind for n in tree.nodes}
         if LEAF in kinds and not leaves:
             raise GameError("BoardRangeSolver cannot solve depth-limited trees (leaf nodes need a value function); "
@@ -82,6 +84,7 @@ class BoardLayout:
         if leaves and isomorphism:
             raise GameError("internal: the leaf layout has no suit isomorphism (leaf values need not be symmetric)")
         self.leaves = bool(leaves)
+        self.allin = bool(allin) or self.leaves
         if tree.root.kind != DECISION:
             raise GameError("BoardRangeSolver needs a decision at the root of the tree")
         pg = tree.pgame
@@ -154,16 +157,18 @@ class BoardLayout:
             return m
 
         nodes = tree.nodes
-        # leaf mode: a chance node right after a betting action whose subtree has no decision and no leaf is an
-        # all-in run-out, laid out as one ALLIN node (equity matrix) instead of its run-out boards
+        # leaf mode (and allin=True): a chance node right after a betting action whose subtree has no decision and
+        # no leaf is an all-in run-out, laid out as one ALLIN node (equity matrix) instead of its run-out boards
         allin = set()
-        if leaves:
+        if self.allin:
             open_below = [False] * len(nodes)
             for n in reversed(nodes):
                 open_below[n.index] = n.kind in (DECISION, LEAF) or any(open_below[c] for c in n.children)
             for n in nodes:
                 if n.kind == CHANCE_NODE and not open_below[n.index] and nodes[n.parent].kind == DECISION:
                     if abs(n.contrib[0] - n.contrib[1]) > 1e-9:
+                        if not leaves:  # the full-tree solver walks such a run-out instead
+                            continue
                         raise GameError(f"all-in run-out at node {n.index} with unequal contributions {n.contrib}")
                     allin.add(n.index)
         self.allin_nodes = sorted(allin)
@@ -373,12 +378,19 @@ class BoardRangeSolver:
             and node, so runs are reproducible whatever the threads) or ``"nearest"`` (postflop-solver's).  To
             nearest drops every update smaller than half a step of its node's scale, and the solve stalls
             near 0.1% of the pot on the turn and above it on the flop; stochastic rounding keeps converging.
+        allin_equity: value each called all-in's run-out (a chance node after a betting action with no decision
+            below) as one terminal, ``contribution_p x M @ opponent reach`` with ``M`` its board's all-in
+            equity matrix (:func:`~cfrkit.solvers.public.allin.allin_equity_matrix`, exact enumeration), all
+            all-in nodes of a board in one product per pass, instead of walking its run-out boards one showdown
+            sweep each.  The same values up to float rounding (the sums run in another order); ``None``
+            (default) = on when the tree has all-in run-outs.  Each board holding all-in nodes keeps its
+            ``(H, H)`` matrix in the storage type (5 MB on a turn spot in float32).
     """
 
     def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "dcfr", alpha: float = DEFAULT_DCFR["alpha"],
                  beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"], dtype: str = "float32",
                  threads: Optional[int] = None, isomorphism: Optional[bool] = None, compression: bool = False,
-                 rounding: str = "stochastic"):
+                 rounding: str = "stochastic", allin_equity: Optional[bool] = None):
         if threads is None:
             threads = default_threads()
         if int(threads) < 1:
@@ -395,12 +407,17 @@ class BoardRangeSolver:
         self.tree = tree
         mask = tree.pgame.hand_mask(tree.root.board)
         ranges = root_ranges(tree, ranges)
-        layout = BoardLayout.of(tree, isomorphism is not False)
+        use_allin = allin_equity is not False
+        layout = BoardLayout.of(tree, isomorphism is not False, allin=use_allin)
         if layout.swaps and not layout.symmetric(ranges * mask):
             if isomorphism:
                 raise ValueError("isomorphism=True needs suit-symmetric ranges")
-            layout = BoardLayout.of(tree, False)
+            layout = BoardLayout.of(tree, False, allin=use_allin)
+        if allin_equity and not np.any(layout.node_type == 5):
+            raise ValueError("allin_equity=True: the tree has no all-in run-out (a chance node after a betting "
+                             "action with no decision below)")
         self.layout = layout
+        self._allin = self._allin_tables()
         self.pot = layout.pot
         self.hands = layout.root_pairs
         self.ranges = np.ascontiguousarray(ranges[:, self.hands], dtype=self.dtype)
@@ -419,10 +436,46 @@ class BoardRangeSolver:
             self._compressed = None
         self.iterations = 0
 
+    def _allin_tables(self):
+        """The kernel's all-in tables (see ``set_allin`` in the kernel), or None without ALLIN nodes: the ALLIN
+        nodes grouped by board, one equity matrix per board (rows padded to a multiple of 8 hands), rows in
+        chunks of 64 (the tasks of the threads)."""
+        lay, tree = self.layout, self.tree
+        nodes = np.flatnonzero(lay.node_type == 5)
+        if not len(nodes):
+            return None
+        spaces = lay.node_space[nodes]
+        nodes = nodes[np.argsort(spaces, kind="stable")]
+        spaces = lay.node_space[nodes]
+        Hp = -(-max(len(p) for p in lay.space_pairs) // 8) * 8
+        mats, mat_off, group_start, chunks, off = [], [], [0], [], 0
+        for g, s in enumerate(np.unique(spaces)):
+            sel = nodes[spaces == s]
+            runouts = allin_runouts(tree, lay.order[sel[0]])
+            if any(allin_runouts(tree, lay.order[k]) != runouts for k in sel[1:]):
+                raise GameError(f"internal: all-in nodes on board space {s} with different run-outs")
+            pairs = lay.space_pairs[s]
+            H = len(pairs)
+            block = np.zeros((H, Hp), dtype=self.dtype)
+            block[:, :H] = allin_equity_matrix(tree, lay.order[sel[0]], pairs, cache=False)
+            mats.append(block.ravel())
+            mat_off.append(off)
+            off += block.size
+            group_start.append(group_start[-1] + len(sel))
+            chunks.extend((g, i, min(i + 64, H)) for i in range(0, H, 64))
+        return (lay.ext_off, np.ascontiguousarray(nodes, dtype=np.int32), np.asarray(group_start, dtype=np.int32),
+                np.ascontiguousarray(np.concatenate(mats)), np.asarray(mat_off, dtype=np.int64), int(Hp),
+                np.ascontiguousarray(chunks, dtype=np.int32))
+
     @property
     def storage_bytes(self) -> int:
         """Bytes of the regrets and strategy sums (and their scales with 16-bit storage)."""
         return self.regrets.nbytes + self.strategy_sum.nbytes + (self.scales.nbytes if self.compression else 0)
+
+    @property
+    def allin_bytes(self) -> int:
+        """Bytes of the all-in equity matrices (0 without all-in run-outs or with ``allin_equity=False``)."""
+        return 0 if self._allin is None else int(self._allin[3].nbytes)
 
     def _stored(self):
         return (self._dummy, self._dummy) if self.compression else (self.regrets, self.strategy_sum)
@@ -440,7 +493,7 @@ class BoardRangeSolver:
             self.layout.layout, self.ranges, *self._stored(), self.iterations + 1, iterations,
             ALGORITHMS[self.algorithm], self.alpha, self.beta, self.gamma, check_every,
             -1.0 if target is None else float(target), out, self.threads, self._compressed,
-            self.rounding == "stochastic")
+            self.rounding == "stochastic", self._allin)
         self.iterations += done
         return out[:written]
 
@@ -458,7 +511,7 @@ class BoardRangeSolver:
     def exploitability(self) -> float:
         """Exploitability (chips) of the average strategy: (BR_0 + BR_1) / 2, the ranges as the deal."""
         return float(kernel_module(self.dtype).exploitability(self.layout.layout, self.ranges, self._stored()[1],
-                                                       self.threads, self._compressed))
+                                                              self.threads, self._compressed, self._allin))
 
     def _block(self, kernel_node: int, source: np.ndarray) -> np.ndarray:
         """``(A, H)`` block of a kernel decision in ``source`` (regrets or strategy sums), decoded if 16-bit."""
