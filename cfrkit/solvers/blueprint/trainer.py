@@ -420,6 +420,10 @@ def train(trainer: BlueprintTrainer, path: str, config: TrainConfig,
     last_save = start
     last_eval = start
     status = "done"
+    # iterations per call: doubled while a call takes under 0.25 s, halved above 1 s, so that cheap iterations
+    # (sampling trainers: a few ms) run in long kernel calls while signals, checkpoints and evaluations are
+    # still seen within about a second; the iterations run are the same whatever the chunking
+    step = 1
     try:
         while True:
             if config.iterations is not None and trainer.iterations >= config.iterations:
@@ -430,11 +434,13 @@ def train(trainer: BlueprintTrainer, path: str, config: TrainConfig,
             if stop["signal"] is not None:
                 status = "interrupted"
                 break
+            n = step if config.iterations is None else min(step, config.iterations - trainer.iterations)
             before_nodes, t0 = trainer.stats.nodes, time.perf_counter()
-            trainer.iterate(1)
+            trainer.iterate(n)
+            dt = max(time.perf_counter() - t0, 1e-9)
+            step = min(2 * step, 1 << 16) if dt < 0.25 else max(1, step // 2) if dt > 1.0 else step
             if bar is not None:
-                dt = max(time.perf_counter() - t0, 1e-9)
-                bar.update(1)
+                bar.update(n)
                 bar.set_postfix(nodes_per_s=f"{(trainer.stats.nodes - before_nodes) / dt:.3g}", refresh=False)
             now = time.monotonic()
             if config.eval_minutes and evaluate is not None and now - last_eval >= 60 * config.eval_minutes:
