@@ -163,3 +163,49 @@ def test_threads_on_kernel_lookups_converge(tmp_path, small_tree, compiled):  # 
     finally:
         tr.close()
     assert tr.iterations == 400 and _exploitability(tr, small_tree, compiled) < 14.0
+
+
+PL_OPTS = ["--algorithm", "pluribus", "--game", SMALL_GAME, "--bets", "0.5+1@1", "--abstraction", "ehs:169,5,5,5",
+           "--deals-per-board", "8", "--discount-every", "3", "--discount-until", "1000000", "--prune-warmup", "5",
+           "--no-progress"]
+
+
+@pytest.mark.slow
+def test_sigterm_then_resume_equals_one_run(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from cfrkit.cli import main as cli_main
+    from cfrkit.solvers.blueprint.trainer import read_checkpoint
+
+    a, b = str(tmp_path / "a.npz"), str(tmp_path / "b.npz")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    with open(tmp_path / "log.txt", "w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "cfrkit", "blueprint", "train", a, "--minutes", "5",
+                                 "--checkpoint-minutes", "0.002"] + PL_OPTS, stdout=log, stderr=log, env=env,
+                                start_new_session=True)
+        deadline = time.monotonic() + 120
+        while not os.path.exists(a) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+        time.sleep(1.0)  # interrupt in the middle of the discount phase (every 3 iterations)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 128 + signal.SIGTERM
+    header, _ = read_checkpoint(a, arrays=())
+    k = int(header["iterations"])
+    assert k > 5 and header["cpu_seconds"] > 0
+    assert cli_main(["blueprint", "train", b, "--iterations", str(k + 7)] + PL_OPTS) == 0
+    assert cli_main(["blueprint", "train", a, "--iterations", str(k + 7), "--no-progress"]) == 0
+    ra, rb = PluribusTrainer.load(a), PluribusTrainer.load(b)
+    assert ra.iterations == rb.iterations == k + 7 and ra.stats.nodes == rb.stats.nodes
+    assert np.array_equal(ra.regrets, rb.regrets) and np.array_equal(ra.strategy_sum, rb.strategy_sum)
+    # a CPU budget is a total over the file's history
+    c = str(tmp_path / "c.npz")
+    assert cli_main(["blueprint", "train", c, "--cpu-minutes", "0.01"] + PL_OPTS) == 0
+    used = PluribusTrainer.load(c).stats.cpu_seconds
+    assert used >= 0.6
+    assert cli_main(["blueprint", "train", c, "--cpu-minutes", "0.01", "--no-progress"]) == 0
+    assert PluribusTrainer.load(c).stats.cpu_seconds == used

@@ -70,7 +70,7 @@ from cfrkit.solvers.blueprint.betting_tree import (DEFAULT_BETS, DEFAULT_GAME, D
 from cfrkit.solvers.blueprint.boards import sample_boards
 from cfrkit.solvers.blueprint.mccfr import (ESMCCFRTrainer, sample_deals, sampled_trainer_keywords,
                                            sampling_settings)
-from cfrkit.solvers.blueprint.trainer import _TREE_FIELDS, TrainStats, check_abstraction
+from cfrkit.solvers.blueprint.trainer import _TREE_FIELDS, check_abstraction, stats_from_header
 
 REGRET_STORAGES = ("int32", "float32")
 #: ``kernel``: boards, deals and table lookups in the kernel (new runs); ``numpy``: numpy boards and deals,
@@ -488,8 +488,7 @@ class PluribusTrainer(ESMCCFRTrainer):
                                  f"({trainer.total} {trainer.regret_storage} regrets; corrupt file)")
         trainer.regrets = np.ascontiguousarray(regrets)
         trainer.strategy_sum = np.ascontiguousarray(sums)
-        trainer.stats = TrainStats(int(header["iterations"]), int(header["nodes"]), float(header["seconds"]),
-                                   list(header.get("evaluations", [])))
+        trainer.stats = stats_from_header(header)
         return trainer
 
 
