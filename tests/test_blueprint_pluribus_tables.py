@@ -209,3 +209,10 @@ def test_sigterm_then_resume_equals_one_run(tmp_path):
     assert used >= 0.6
     assert cli_main(["blueprint", "train", c, "--cpu-minutes", "0.01", "--no-progress"]) == 0
     assert PluribusTrainer.load(c).stats.cpu_seconds == used
+
+
+def test_card_abstraction_offers_tables_only_for_four_full_deck_rounds(tmp_path):
+    from cfrkit.abstraction.build import build_abstraction
+
+    pre = build_abstraction((169,), str(tmp_path / "pre"), progress=False)
+    assert pre.bucket_tables() is None  # one round: not a hold'em blueprint's abstraction
