@@ -32,8 +32,10 @@ Results go to ``benchmarks/results/blueprint_threads.json``.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -189,7 +191,8 @@ def main(argv=None):
             from test_blueprint_pluribus_tables import TableAbstraction, _tables
 
             buckets = tuple(int(b) for b in args.synthetic.split(","))
-            tmp = tempfile.mkdtemp(prefix="blueprint_threads_")
+            tmp = tempfile.mkdtemp(prefix="blueprint_threads_")  # sparse files: removed at exit
+            atexit.register(shutil.rmtree, tmp, True)
             table = TableAbstraction(_tables(Path(tmp), buckets), buckets)
             out["abstraction"] = f"synthetic:{args.synthetic}"
         else:
