@@ -189,11 +189,13 @@ def stage_eval(args, state: State) -> None:
             done = state.data["lbr"].get(key)
             if done and done["deals"] >= args.lbr_deals:
                 continue
-            c0 = time.process_time() + _child_cpu()
+            c0, w0 = time.process_time() + _child_cpu(), time.perf_counter()
             res = run_lbr(BlueprintAgent(strategies[k], seed=args.seed + 3), game, args.lbr_deals,
                           settings_from(bets, rounds or "1-4"), seed=args.seed + 11, processes=args.processes,
                           checkpoint=os.path.join(lbr_dir, f"{k}_{setting.replace('/', '_')}.npz"))
-            state.data["lbr"][key] = dict(res.to_dict(), cpu_s=time.process_time() + _child_cpu() - c0)
+            # cpu_s counts LBR's worker processes only once they have exited; wall_s is the steadier bound
+            state.data["lbr"][key] = dict(res.to_dict(), cpu_s=time.process_time() + _child_cpu() - c0,
+                                          wall_s=time.perf_counter() - w0)
             state.save()
             print(f"LBR {setting} vs {k}: {res.mbb_per_game:+.0f} +- {res.ci95:.0f} mbb/g ({res.deals} deals)",
                   flush=True)
