@@ -300,7 +300,8 @@ def run_info(args) -> int:
           f"raise cap {header['raise_cap']}, "
           f"abstraction {header['abstraction']} (buckets {header['num_buckets']})")
     print(f"  {len(kinds)} betting nodes ({int((kinds == 0).sum())} decisions), {header['total_slots']} entries; "
-          f"{header['iterations']} iterations, {header['seconds']:.0f} s, seed {header['seed']}, "
+          f"{header['iterations']} iterations, {header['seconds']:.0f} s ({header.get('cpu_seconds', 0):.0f} CPU s), "
+          f"seed {header['seed']}, "
           f"{header['boards_per_iteration']} boards per iteration"
           + (", strategy only" if header.get("strategy_only") else ""))
     for e in header.get("evaluations", []):
