@@ -92,6 +92,15 @@ class CardAbstraction:
             self._centres[r] = np.load(path) if os.path.exists(path) else None
         return self._centres[r]
 
+    def bucket_tables(self) -> Optional[List[np.ndarray]]:
+        """The four rounds' uint16 bucket tables, indexed by each round's suit-isomorphism index
+        (:func:`~cfrkit.cards.isomorphism.holdem_indexer`; read-only memory maps of the files), for
+        kernels that look buckets up themselves; ``None`` unless every round of a full-deck hold'em
+        abstraction is stored as a table (a river stored as centres needs features per lookup)."""
+        if not self.params.full_deck or self.num_rounds != 4 or sorted(self._tables) != [0, 1, 2, 3]:
+            return None
+        return [self._tables[r] for r in range(4)]
+
     def bucket(self, round_: int, hole, board=()) -> int:
         """Bucket of one hand: ``hole`` two cards, ``board`` the round's board cards (strings or ids)."""
         r = self._round(round_)

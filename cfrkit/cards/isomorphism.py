@@ -78,6 +78,13 @@ class HandIndexer:
         """Number of isomorphism classes of hands dealt through round ``round_`` (0-based)."""
         return self._table(round_)[3]
 
+    def index_tables(self, round_: int):
+        """``(sizes int32[r + 1], keys int64[c], offsets int64[c])`` of round ``round_``: what the compiled
+        index function reads (cards per round, sorted configuration keys, their first indices); for kernels
+        that index hands themselves (the blueprint trainer's bucket-table lookups)."""
+        sizes, keys, offsets, _ = self._table(round_)
+        return sizes, keys, offsets
+
     def cards_in_round(self, round_: int) -> int:
         """Total cards dealt through round ``round_``."""
         return sum(self.rounds[: self._check_round(round_) + 1])

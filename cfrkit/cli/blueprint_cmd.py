@@ -42,6 +42,9 @@ def add_parser(sub) -> None:
                         "or default")
     t.add_argument("--iterations", type=int, default=None, help="stop at this many iterations in total")
     t.add_argument("--minutes", type=float, default=None, help="stop after this many minutes (this session)")
+    t.add_argument("--cpu-minutes", type=float, default=None,
+                   help="stop when the file's training has used this many process CPU minutes in total (all "
+                        "threads, resumes included): equal budgets on a shared machine")
     t.add_argument("--seed", type=int, default=None, help="seed of the board sampling (default 0)")
     t.add_argument("--algorithm", choices=ALGORITHMS, default=None,
                    help="cfr+ (default: public chance sampling CFR+, vectors over hands) or es-mccfr (external "
@@ -184,9 +187,9 @@ def run_train(args) -> int:
         if cap is not None and args.raise_cap is not None and cap != args.raise_cap:
             raise CliError(f"--bets {args.bets!r} sets raise cap {cap}, --raise-cap says {args.raise_cap}")
         args.bets, args.raise_cap = bets, cap if cap is not None else args.raise_cap
-    if args.iterations is None and args.minutes is None:
-        raise CliError("give --iterations or --minutes")
-    for name in ("iterations", "minutes", "threads", "boards_per_iteration", "eval_deals", "eval_lbr_deals",
+    if args.iterations is None and args.minutes is None and args.cpu_minutes is None:
+        raise CliError("give --iterations, --minutes or --cpu-minutes")
+    for name in ("iterations", "minutes", "cpu_minutes", "threads", "boards_per_iteration", "eval_deals", "eval_lbr_deals",
                  "discount_every"):
         v = getattr(args, name)
         if v is not None and v <= 0:
@@ -253,6 +256,7 @@ def run_train(args) -> int:
               f"of regrets and strategy sums")
     try:
         status = train(trainer, args.path, TrainConfig(iterations=args.iterations, minutes=args.minutes,
+                                                       cpu_minutes=args.cpu_minutes,
                                                        checkpoint_minutes=args.checkpoint_minutes,
                                                        eval_minutes=args.eval_minutes,
                                                        progress=not args.no_progress), evaluate=evaluate)
@@ -296,7 +300,8 @@ def run_info(args) -> int:
           f"raise cap {header['raise_cap']}, "
           f"abstraction {header['abstraction']} (buckets {header['num_buckets']})")
     print(f"  {len(kinds)} betting nodes ({int((kinds == 0).sum())} decisions), {header['total_slots']} entries; "
-          f"{header['iterations']} iterations, {header['seconds']:.0f} s, seed {header['seed']}, "
+          f"{header['iterations']} iterations, {header['seconds']:.0f} s ({header.get('cpu_seconds', 0):.0f} CPU s), "
+          f"seed {header['seed']}, "
           f"{header['boards_per_iteration']} boards per iteration"
           + (", strategy only" if header.get("strategy_only") else ""))
     for e in header.get("evaluations", []):

@@ -18,6 +18,15 @@ an uninterrupted one exactly):
   (0.95): the traverser's actions with regret below ``prune_threshold`` chips are skipped, except on the river
   and before terminals; regrets are floored at ``regret_floor`` so a pruned action can come back.
 
+**Board preparation without the GIL** (``sampler="kernel"``, every new run): the board of ``(seed, iteration,
+board index)``, the hole-card deals and -- for card abstractions with bucket tables (``bucket_tables()``: the
+EMD / potential-aware builds of :mod:`cfrkit.abstraction`, memory-mapped) -- each dealt hand's bucket on every
+street and its river strength are computed in the kernel (:func:`run_boards`), so a thread holds the GIL only
+to start a run of iterations; abstractions without tables (the E[HS] stand-in) compute the board's buckets in
+Python and pass them in, drawing the same boards and deals.  One thread runs the iterations between two
+discounts in one kernel call.  Files written before this sampler (no ``sampler`` in their settings) keep the
+numpy sampler they were trained with (``sampler="numpy"``), so they resume exactly.
+
 **Compact regrets** (``regret_storage="int32"``, the default): int32 chips, rounded to the nearest chip and
 clamped to ``[regret_floor, regret_ceiling]`` -- Pluribus' choice.  Why int32 and not 16 bits with a
 per-information-set scale (postflop-solver): external sampling adds one sampled counterfactual value at a
@@ -54,15 +63,19 @@ import numpy as np
 
 from cfrkit._io import atomic_open
 from cfrkit._ray import import_ray, join_ray
+from cfrkit.cards.isomorphism import holdem_indexer
 from cfrkit.solvers.blueprint.abstraction_spec import DEFAULT_ABSTRACTION, abstraction_from_spec
 from cfrkit.solvers.blueprint.betting_tree import (DEFAULT_BETS, DEFAULT_GAME, DEFAULT_RAISE_CAP, BettingTree,
                                                    BlueprintError)
 from cfrkit.solvers.blueprint.boards import sample_boards
 from cfrkit.solvers.blueprint.mccfr import (ESMCCFRTrainer, sample_deals, sampled_trainer_keywords,
                                            sampling_settings)
-from cfrkit.solvers.blueprint.trainer import _TREE_FIELDS, TrainStats, check_abstraction
+from cfrkit.solvers.blueprint.trainer import _TREE_FIELDS, check_abstraction, stats_from_header
 
 REGRET_STORAGES = ("int32", "float32")
+#: ``kernel``: boards, deals and table lookups in the kernel (new runs); ``numpy``: numpy boards and deals,
+#: buckets in Python (files written before the kernel sampler, resumed exactly)
+SAMPLERS = ("kernel", "numpy")
 AVERAGES = ("preflop", "all")
 #: int32 regrets saturate here (chips): far above any regret a 20000-chip game reaches in the discount phase
 INT32_CEILING = 2_000_000_000.0
@@ -131,6 +144,10 @@ class PluribusTrainer(ESMCCFRTrainer):
         prune: pruning after ``prune_warmup`` iterations (on by default, as Pluribus).
         regret_ceiling: int32 saturation (chips).
         ray_address: run boards on Ray actors (``threads`` of them; ``"local"`` starts a local Ray).
+        sampler: ``"kernel"`` (boards, deals and bucket-table lookups in the kernel, without the GIL) or
+            ``"numpy"`` (the sampler of files written before it; resumed files keep theirs).
+        table_lookups: read the abstraction's bucket tables in the kernel when it has them (``False`` computes
+            the buckets in Python: the same numbers, slower; for tests and measurements).
     """
 
     algorithm = "pluribus"
@@ -142,7 +159,7 @@ class PluribusTrainer(ESMCCFRTrainer):
                  tree: Optional[BettingTree] = None, threads: int = 1, ray_address: Optional[str] = None,
                  boards_per_iteration: Optional[int] = None, regret_storage: str = "int32", average: str = "preflop",
                  discount_every: int = 100, discount_until: int = 10_000, regret_ceiling: float = INT32_CEILING,
-                 allocate: bool = True):
+                 allocate: bool = True, sampler: str = "kernel", table_lookups: bool = True):
         super().__init__(game, bets, raise_cap, abstraction, seed, deals_per_board, prune, prune_warmup,
                          prune_probability, prune_threshold, regret_floor, board, hand_weights, tree, _allocate=False)
         if int(threads) < 1:
@@ -156,6 +173,8 @@ class PluribusTrainer(ESMCCFRTrainer):
             raise BlueprintError(f"regret_ceiling must be positive (and below 2^31 for int32), got {regret_ceiling}")
         if regret_storage == "int32" and self.regret_floor < -(2**31 - 1):
             raise BlueprintError(f"regret_floor {self.regret_floor} does not fit int32 regrets")
+        if sampler not in SAMPLERS:
+            raise BlueprintError(f"sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
         if int(self.worker.max_actions) > 256:
             raise BlueprintError("more than 256 actions at a node; use fewer bet sizes")
         self.threads = int(threads)
@@ -169,6 +188,8 @@ class PluribusTrainer(ESMCCFRTrainer):
         self.discount_every = int(discount_every)
         self.discount_until = int(discount_until)
         self.regret_ceiling = float(regret_ceiling)
+        self.sampler = sampler
+        self.tables = self._bucket_tables() if sampler == "kernel" and table_lookups else None
         self.slot, self.total, self.avg_slot, self.avg_total = table_layout(self.tree, self.num_buckets, average)
         self.regrets = np.zeros(0, dtype=np.int32)
         self.strategy_sum = np.zeros(0, dtype=np.float32)
@@ -193,7 +214,46 @@ class PluribusTrainer(ESMCCFRTrainer):
         return int(self.regrets.nbytes + self.strategy_sum.nbytes)
 
     # ------------------------------------------------------------------ iterations
-    def _board_job(self, it: int, b: int, board: np.ndarray, prune_p: float, regrets, sums, root_values) -> int:
+    def _bucket_tables(self):
+        """The kernel's view of the abstraction's bucket tables, or ``None`` when it has none."""
+        get = getattr(self.abstraction, "bucket_tables", None)
+        tables = get() if callable(get) else None
+        if tables is None:
+            return None
+        indexer = holdem_indexer()
+        return _kernel().BucketTables(tables, [indexer.index_tables(r) for r in range(4)], self.num_buckets)
+
+    @property
+    def kernel_lookups(self) -> bool:
+        """True when boards, deals and bucket lookups all run in the kernel (threads scale)."""
+        return self.tables is not None
+
+    def _kernel_args(self):
+        t = self.tree
+        return (t.kind, t.player, t.round, t.child_start, t.num_children, t.spent, self.slot, self.avg_slot,
+                self.worker.max_actions, self.worker.max_depth)
+
+    def _run(self, regrets, sums, it_start: int, it_end: int, first: int, step: int, roots, boards=None,
+             **given) -> int:
+        """:func:`run_boards` over iterations ``[it_start, it_end)`` and boards ``first, first + step, ... <
+        boards`` (default ``boards_per_iteration``)."""
+        return int(_kernel().run_boards(
+            *self._kernel_args(), regrets, sums, self.seed, it_start, it_end,
+            self.boards_per_iteration if boards is None else boards, first, step,
+            self.deals_per_board, self.prune_warmup, self.prune_probability if self.prune else 0.0,
+            self.prune_threshold, self.regret_floor, self.regret_ceiling, fixed_board=self.board,
+            hand_weights=self.hand_weights, root_values=roots, **given))
+
+    def _single_board(self, it: int, b: int, regrets, sums, roots) -> int:
+        """Board ``b`` of iteration ``it`` with the kernel sampler (tables in the kernel, or buckets from Python)."""
+        if self.tables is not None:
+            return self._run(regrets, sums, it, it + 1, b, 1, roots, boards=b + 1, tables=self.tables)
+        board = self.board if self.board is not None else _kernel().sample_board(self.seed, it, b)
+        bucket, strength = self.board_arrays(board)
+        return self._run(regrets, sums, it, it + 1, b, 1, roots, boards=b + 1, bucket=bucket, strength=strength)
+
+    def _numpy_board_job(self, it: int, b: int, board: np.ndarray, prune_p: float, regrets, sums, root_values) -> int:
+        """Board ``b`` of iteration ``it`` with the numpy sampler of earlier files."""
         rng = np.random.default_rng(np.random.SeedSequence([self.seed, it, b, 0x5EED]))
         deals = sample_deals(rng, board, self.deals_per_board, self.hand_weights)
         kernel_seed = int(rng.integers(0, 2**63))
@@ -208,30 +268,75 @@ class PluribusTrainer(ESMCCFRTrainer):
         """uint8[boards_per_iteration, 5]: the boards of iteration ``it``."""
         if self.board is not None:
             return np.repeat(self.board[None, :], self.boards_per_iteration, axis=0)
-        return sample_boards(self.seed, it, self.boards_per_iteration)
+        if self.sampler == "numpy":
+            return sample_boards(self.seed, it, self.boards_per_iteration)
+        return np.stack([_kernel().sample_board(self.seed, it, b) for b in range(self.boards_per_iteration)])
+
+    def _segment_end(self, it: int, end: int) -> int:
+        """Last iteration of the run that starts at ``it``: ``end``, or the next discount before it."""
+        if self.discount_until > 0 and it <= self.discount_until:
+            due = -(-it // self.discount_every) * self.discount_every
+            return min(end, due)
+        return end
 
     def iterate(self, count: int = 1) -> None:
-        """Run ``count`` more iterations (then the discount, when one is due)."""
+        """Run ``count`` more iterations (each followed by its discount, when one is due).
+
+        With bucket tables in the kernel the iterations between two discounts run in one kernel call per
+        thread (each thread takes every ``threads``-th board of each iteration); otherwise one iteration at a
+        time.  One thread gives the same tables either way."""
         if self.regrets.size != self.total:
             raise BlueprintError("the tables are not allocated (call allocate())")
-        for _ in range(int(count)):
+        end = self.stats.iterations + int(count)
+        while self.stats.iterations < end:
             it = self.stats.iterations + 1
             start = time.perf_counter()
-            boards = self.boards_of(it)
-            prune_p = self.prune_probability if self.prune and it > self.prune_warmup else 0.0
-            if self.ray_address is not None:
-                nodes = self._ray_iteration(it, boards, prune_p)
-            elif self._pool is not None and len(boards) > 1:
-                jobs = [self._pool.submit(self._board_job, it, b, board, prune_p, self.regrets, self.strategy_sum,
-                                          None) for b, board in enumerate(boards)]
-                nodes = sum(j.result() for j in jobs)
+            if self.tables is not None and self.ray_address is None:
+                stop = self._segment_end(it, end)
+                nodes = self._table_segment(it, stop)
             else:
-                nodes = sum(self._board_job(it, b, board, prune_p, self.regrets, self.strategy_sum,
-                                            self.root_value_sum) for b, board in enumerate(boards))
+                stop = it
+                nodes = self._iteration(it)
             self.stats.nodes += nodes
-            self._maybe_discount(it)
+            self._maybe_discount(stop)
             self.stats.seconds += time.perf_counter() - start
-            self.stats.iterations = it
+            self.stats.iterations = stop
+
+    def _table_segment(self, it: int, stop: int) -> int:
+        """Iterations ``it .. stop`` with every lookup in the kernel (one call per thread, no GIL held)."""
+        workers = min(self.threads, self.boards_per_iteration)
+        if self._pool is None or workers == 1:
+            return self._run(self.regrets, self.strategy_sum, it, stop + 1, 0, 1, self.root_value_sum,
+                             tables=self.tables)
+        roots = [np.zeros(2) for _ in range(workers)]
+        jobs = [self._pool.submit(self._run, self.regrets, self.strategy_sum, it, stop + 1, j, workers, roots[j],
+                                  tables=self.tables) for j in range(workers)]
+        nodes = sum(j.result() for j in jobs)
+        for r in roots:
+            self.root_value_sum += r
+        return nodes
+
+    def _iteration(self, it: int) -> int:
+        """One iteration board by board (Ray, abstractions without tables, or the numpy sampler)."""
+        prune_p = self.prune_probability if self.prune and it > self.prune_warmup else 0.0
+        if self.ray_address is not None:
+            return self._ray_iteration(it, prune_p)
+        boards = self.boards_of(it) if self.sampler == "numpy" else None
+
+        def job(b: int, roots) -> int:
+            if boards is not None:
+                return self._numpy_board_job(it, b, boards[b], prune_p, self.regrets, self.strategy_sum, roots)
+            return self._single_board(it, b, self.regrets, self.strategy_sum, roots)
+        B = self.boards_per_iteration
+        if self._pool is not None and B > 1:
+            # the root-value sums are not shared between threads (they would race); each board keeps its own
+            roots = [np.zeros(2) for _ in range(B)]
+            jobs = [self._pool.submit(job, b, roots[b]) for b in range(B)]
+            nodes = sum(j.result() for j in jobs)
+            for r in roots:
+                self.root_value_sum += r
+            return nodes
+        return sum(job(b, self.root_value_sum) for b in range(B))
 
     def discount_factor(self, it: int) -> Optional[float]:
         """The Linear-CFR factor applied after iteration ``it`` (``None`` when no discount is due)."""
@@ -245,14 +350,21 @@ class PluribusTrainer(ESMCCFRTrainer):
         if f is None:
             return
         k = _kernel()
-        if self.regrets.dtype == np.int32:
-            k.discount_int32(self.regrets, f)
-        else:
-            k.discount_float32(self.regrets, f)
-        k.discount_float32(self.strategy_sum, f)
+        jobs = [(k.discount_int32 if self.regrets.dtype == np.int32 else k.discount_float32, self.regrets),
+                (k.discount_float32, self.strategy_sum)]
+        if self._pool is None:
+            for fn, values in jobs:
+                fn(values, f)
+            return
+        # a pass over the whole table (1.5 GiB at 169/1000/1000/1000 with rich bets) that every thread waits
+        # for: split over the threads (the kernel releases the GIL; the result is elementwise, the same)
+        parts = [self._pool.submit(fn, chunk, f) for fn, values in jobs
+                 for chunk in np.array_split(values, self.threads)]
+        for part in parts:
+            part.result()
 
     # ------------------------------------------------------------------ Ray
-    def _ray_iteration(self, it: int, boards: np.ndarray, prune_p: float) -> int:
+    def _ray_iteration(self, it: int, prune_p: float) -> int:
         ray = import_ray(BlueprintError)
         if self._ray_actors is None:
             join_ray(self.ray_address, self.threads, BlueprintError)   # the session stays for the trainer's life
@@ -263,6 +375,7 @@ class PluribusTrainer(ESMCCFRTrainer):
             self._ray_actors = [actor_cls.remote(self.tree, spec, payload, self.seed, settings)
                                 for _ in range(self.threads)]
         reg_ref, sum_ref = ray.put(self.regrets), ray.put(self.strategy_sum)
+        boards = self.boards_of(it)
         index = np.arange(len(boards))
         parts = [p for p in np.array_split(index, min(len(self._ray_actors), len(boards))) if p.size]
         futures = [actor.run.remote(it, boards[p], p, prune_p, reg_ref, sum_ref)
@@ -291,7 +404,7 @@ class PluribusTrainer(ESMCCFRTrainer):
                 "regret_floor": self.regret_floor, "regret_ceiling": self.regret_ceiling,
                 "regret_storage": self.regret_storage, "average": self.average,
                 "discount_every": self.discount_every, "discount_until": self.discount_until,
-                "board": None if self.board is None else [int(c) for c in self.board],
+                "sampler": self.sampler, "board": None if self.board is None else [int(c) for c in self.board],
                 "hand_weights": None if self.hand_weights is None else self.hand_weights.tolist()}
 
     def header(self) -> Dict:
@@ -369,7 +482,8 @@ class PluribusTrainer(ESMCCFRTrainer):
                               (workers or threads) if (workers or threads) > 1 else header["boards_per_iteration"]),
                           regret_storage=m["regret_storage"], average=m["average"],
                           discount_every=m["discount_every"], discount_until=m["discount_until"],
-                          regret_ceiling=m["regret_ceiling"], allocate=False)
+                          regret_ceiling=m["regret_ceiling"], allocate=False,
+                          sampler=m.get("sampler", "numpy"))  # files from before the kernel sampler: numpy
         except (KeyError, TypeError) as exc:
             raise BlueprintError(f"{path}: damaged pluribus settings in the header ({exc})") from None
         check_abstraction(path, header, trainer.abstraction_id, trainer.num_buckets)
@@ -381,8 +495,7 @@ class PluribusTrainer(ESMCCFRTrainer):
                                  f"({trainer.total} {trainer.regret_storage} regrets; corrupt file)")
         trainer.regrets = np.ascontiguousarray(regrets)
         trainer.strategy_sum = np.ascontiguousarray(sums)
-        trainer.stats = TrainStats(int(header["iterations"]), int(header["nodes"]), float(header["seconds"]),
-                                   list(header.get("evaluations", [])))
+        trainer.stats = stats_from_header(header)
         return trainer
 
 
@@ -403,13 +516,17 @@ class _RayPluribusWorker:
             prune_probability=s["prune_probability"], prune_threshold=s["prune_threshold"],
             regret_floor=s["regret_floor"], board=s["board"], hand_weights=s["hand_weights"],
             regret_storage=s["regret_storage"], average=s["average"], discount_every=s["discount_every"],
-            discount_until=s["discount_until"], regret_ceiling=s["regret_ceiling"], allocate=False)
+            discount_until=s["discount_until"], regret_ceiling=s["regret_ceiling"], allocate=False,
+            sampler=s.get("sampler", "numpy"))
 
     def run(self, it, boards, indices, prune_p, regrets, sums):
         reg, sm = regrets.copy(), sums.copy()
         roots = np.zeros(2)
         nodes = 0
         for b, board in zip(indices, boards):
-            nodes += self.trainer._board_job(it, int(b), board, prune_p, reg, sm, roots)
+            if self.trainer.sampler == "numpy":
+                nodes += self.trainer._numpy_board_job(it, int(b), board, prune_p, reg, sm, roots)
+            else:
+                nodes += self.trainer._single_board(it, int(b), reg, sm, roots)
         wide = np.int64 if reg.dtype == np.int32 else np.float64
         return (np.subtract(reg, regrets, dtype=wide), np.subtract(sm, sums, dtype=np.float64), nodes, roots)

@@ -88,12 +88,20 @@ class BoardWorker:
 
 @dataclass
 class TrainStats:
-    """Counters of a run (kept across resumes): iterations, tree nodes visited, seconds of training."""
+    """Counters of a run (kept across resumes): iterations, tree nodes visited, seconds of training (wall),
+    evaluations, and process CPU seconds of training (all threads; counted by :func:`train`)."""
 
     iterations: int = 0
     nodes: int = 0
     seconds: float = 0.0
     evaluations: List[Dict] = field(default_factory=list)
+    cpu_seconds: float = 0.0
+
+
+def stats_from_header(header: Dict) -> TrainStats:
+    """The counters a checkpoint's header records (``cpu_seconds`` is 0 in files from before it)."""
+    return TrainStats(int(header["iterations"]), int(header["nodes"]), float(header["seconds"]),
+                      list(header.get("evaluations", [])), float(header.get("cpu_seconds", 0.0)))
 
 
 class BlueprintTrainer:
@@ -239,7 +247,8 @@ class BlueprintTrainer:
                 "abstraction_id": self.abstraction_id, "num_buckets": list(self.num_buckets),
                 "seed": self.seed, "boards_per_iteration": self.boards_per_iteration,
                 "iterations": self.stats.iterations, "nodes": self.stats.nodes, "seconds": self.stats.seconds,
-                "evaluations": self.stats.evaluations, "total_slots": self.total}
+                "cpu_seconds": self.stats.cpu_seconds, "evaluations": self.stats.evaluations,
+                "total_slots": self.total}
 
     def save(self, path: str, strategy_only: bool = False) -> None:
         """Write a checkpoint atomically (temporary file, then rename): tree, regrets, strategy sums, counters.
@@ -295,8 +304,7 @@ class BlueprintTrainer:
                                  f"abstraction ({trainer.total} entries)")
         trainer.regrets = np.ascontiguousarray(regrets)
         trainer.strategy_sum = np.ascontiguousarray(strategy)
-        trainer.stats = TrainStats(int(header["iterations"]), int(header["nodes"]), float(header["seconds"]),
-                                   list(header.get("evaluations", [])))
+        trainer.stats = stats_from_header(header)
         return trainer
 
 
@@ -375,10 +383,14 @@ class _RayBoardWorker(BoardWorker):
 # ---------------------------------------------------------------------- long runs
 @dataclass
 class TrainConfig:
-    """How long to train and when to save and evaluate (minutes of wall time; 0 disables)."""
+    """How long to train and when to save and evaluate (minutes of wall time; 0 disables).
+
+    ``iterations`` and ``cpu_minutes`` are totals over the file's whole history (resumes included; CPU of the
+    training process, all threads), ``minutes`` is wall time of this session."""
 
     iterations: Optional[int] = None
     minutes: Optional[float] = None
+    cpu_minutes: Optional[float] = None
     checkpoint_minutes: float = 10.0
     eval_minutes: float = 0.0
     snapshot_on_eval: bool = True
@@ -391,14 +403,18 @@ def train(trainer: BlueprintTrainer, path: str, config: TrainConfig,
     ``path`` every ``checkpoint_minutes``, at the end and on SIGINT / SIGTERM (then it returns
     ``"interrupted"``); every ``eval_minutes`` calls ``evaluate(trainer)`` and records the result with the
     iteration count and training seconds (and saves a strategy-only snapshot beside ``path``)."""
-    if config.iterations is None and config.minutes is None:
-        raise BlueprintError("give a number of iterations or of minutes to train")
+    if config.iterations is None and config.minutes is None and config.cpu_minutes is None:
+        raise BlueprintError("give a number of iterations, of minutes or of CPU minutes to train")
     stop = {"signal": None}
     #: the signal that interrupted the last train() (the CLI exits 128 + it: 130 SIGINT, 143 SIGTERM)
     trainer.stop_signal = None
     if config.iterations is not None and trainer.iterations >= config.iterations:
         log(f"blueprint: {path} has {trainer.iterations} iterations already, which is at least --iterations "
             f"{config.iterations} (a total): nothing to run")
+        return "done"
+    if config.cpu_minutes is not None and trainer.stats.cpu_seconds >= 60 * config.cpu_minutes:
+        log(f"blueprint: {path} has {trainer.stats.cpu_seconds / 60:.1f} CPU minutes of training already, at least "
+            f"--cpu-minutes {config.cpu_minutes} (a total): nothing to run")
         return "done"
 
     def handler(signum, frame):
@@ -420,6 +436,10 @@ def train(trainer: BlueprintTrainer, path: str, config: TrainConfig,
     last_save = start
     last_eval = start
     status = "done"
+    # iterations per call: doubled while a call takes under 0.25 s, halved above 1 s, so that cheap iterations
+    # (sampling trainers: a few ms) run in long kernel calls while signals, checkpoints and evaluations are
+    # still seen within about a second; the iterations run are the same whatever the chunking
+    step = 1
     try:
         while True:
             if config.iterations is not None and trainer.iterations >= config.iterations:
@@ -427,14 +447,19 @@ def train(trainer: BlueprintTrainer, path: str, config: TrainConfig,
             now = time.monotonic()
             if config.minutes is not None and now - start >= 60 * config.minutes:
                 break
+            if config.cpu_minutes is not None and trainer.stats.cpu_seconds >= 60 * config.cpu_minutes:
+                break
             if stop["signal"] is not None:
                 status = "interrupted"
                 break
-            before_nodes, t0 = trainer.stats.nodes, time.perf_counter()
-            trainer.iterate(1)
+            n = step if config.iterations is None else min(step, config.iterations - trainer.iterations)
+            before_nodes, t0, c0 = trainer.stats.nodes, time.perf_counter(), time.process_time()
+            trainer.iterate(n)
+            dt = max(time.perf_counter() - t0, 1e-9)
+            trainer.stats.cpu_seconds += time.process_time() - c0
+            step = min(2 * step, 1 << 16) if dt < 0.25 else max(1, step // 2) if dt > 1.0 else step
             if bar is not None:
-                dt = max(time.perf_counter() - t0, 1e-9)
-                bar.update(1)
+                bar.update(n)
                 bar.set_postfix(nodes_per_s=f"{(trainer.stats.nodes - before_nodes) / dt:.3g}", refresh=False)
             now = time.monotonic()
             if config.eval_minutes and evaluate is not None and now - last_eval >= 60 * config.eval_minutes:
@@ -452,8 +477,9 @@ def train(trainer: BlueprintTrainer, path: str, config: TrainConfig,
     if status == "done" and evaluate is not None and config.eval_minutes:
         _evaluate(trainer, path, config, evaluate, log)
         trainer.save(path)
-    log(f"blueprint: {trainer.iterations} iterations, {trainer.stats.seconds:.0f} s of training, "
-        f"{trainer.stats.nodes / max(trainer.stats.seconds, 1e-9):.3g} nodes/s; saved {path}"
+    log(f"blueprint: {trainer.iterations} iterations, {trainer.stats.seconds:.0f} s of training "
+        f"({trainer.stats.cpu_seconds:.0f} CPU s), {trainer.stats.nodes / max(trainer.stats.seconds, 1e-9):.3g} "
+        f"nodes/s; saved {path}"
         + (" (interrupted)" if status == "interrupted" else ""))
     return status
 
