@@ -3,7 +3,7 @@
     python benchmarks/blueprint.py sizes                          # tree, information sets, bytes per round
     python benchmarks/blueprint.py speed --raise-cap 1 --iterations 30
     python benchmarks/blueprint.py match BP.npz --deals 10000     # vs always-call, random, fixed-range-raiser
-    python benchmarks/blueprint.py curve BP.npz --deals 1000      # every snapshot BP.itN.npz vs always-call
+    python benchmarks/blueprint.py curve BP.npz --deals 1000      # every snapshot BP.itN.npz vs always-call, AIVAT
 
 The duplicate matches are the runner's (``cfrkit.poker.play_match(duplicate=True)``: seeded deals of
 ``cfrkit.games.holdem.deals.deal_for_hand``, each played twice with the seats swapped); results in
@@ -106,26 +106,69 @@ def cmd_match(args):
     _save(f"match_{args.tag}" if args.tag else "match", results)
 
 
-def cmd_curve(args):
-    from cfrkit.agents.blueprint import BlueprintAgent, match_summary
+def _curve_point(task):
+    """One (snapshot, reference) point of the curve: the ladder's duplicate + AIVAT block on fixed deals."""
+    from cfrkit.agents.blueprint import BlueprintAgent
+    from cfrkit.evaluation.ladder import derived_seed, pair_result, play_block, supports_aivat
     from cfrkit.games.registry import load
-    from cfrkit.poker import play_match
+    from cfrkit.poker import make_agent
+
+    path, spec, deals, seed = task
+    agent = BlueprintAgent(path, seed=seed)
+    game = load(agent.tree.game_string)
+    ref = make_agent(spec, game=game, seed=derived_seed(seed, spec))
+    block = play_block(game, agent, ref, 0, deals, seed, aivat=supports_aivat(agent) and supports_aivat(ref))
+    pr = pair_result(os.path.basename(path), spec, block.duplicate, block.aivat)
+    return {"path": path, "reference": spec, "iterations": agent.blueprint.header.get("iterations"),
+            "train_seconds": round(float(agent.blueprint.header.get("seconds", 0.0)), 1),
+            "estimator": pr.estimator, "mbb_per_hand": round(pr.estimate.mean, 1), "ci95": round(pr.estimate.ci95, 1),
+            "duplicate": round(pr.duplicate.mean, 1), "duplicate_ci95": round(pr.duplicate.ci95, 1),
+            "variance_reduction": pr.variance_reduction(), "deals": deals, "cpu_s": round(block.cpu_seconds, 1),
+            "dup_per_deal": block.duplicate.tolist(),
+            "aivat_per_deal": None if block.aivat is None else block.aivat.tolist()}
+
+
+def cmd_curve(args):
+    """Strength against training time: every snapshot ``BP.itN.npz`` and ``BP.npz`` itself against each
+    reference on the same seeded duplicate deals (AIVAT where both sides give their strategy, else
+    duplicate: :func:`cfrkit.evaluation.ladder.play_block`), so points share the cards' luck.  Prints
+    mbb/hand of the snapshot with 95% intervals and, per reference, the last-minus-first difference with
+    its paired 95% interval (same deals)."""
+    from concurrent.futures import ProcessPoolExecutor
 
     root, ext = os.path.splitext(args.path)
     snaps = sorted(glob.glob(f"{root}.it*{ext}"), key=lambda p: int(re.search(r"\.it(\d+)", p).group(1)))
     snaps.append(args.path)
-    rows = []
-    for path in snaps:
-        agent = BlueprintAgent(path, seed=args.seed)
-        game = load(agent.tree.game_string)
-        row = {"path": os.path.basename(path), "iterations": agent.blueprint.header["iterations"],
-               "train_seconds": round(agent.blueprint.header["seconds"], 1)}
-        for name, make in _opponents(args.opponents, args.seed + 1, game).items():
-            row[name] = match_summary(play_match(game, [agent, make()], args.deals, seed=args.seed, duplicate=True,
-                                                 time_limit=float("inf")))
-        rows.append(row)
-        print(json.dumps(row), flush=True)
-    _save("curve", rows)
+    tasks = [(p, ref, args.deals, args.seed) for p in snaps for ref in args.opponents]
+    if args.processes > 1:
+        with ProcessPoolExecutor(args.processes) as pool:
+            points = list(pool.map(_curve_point, tasks))
+    else:
+        points = [_curve_point(t) for t in tasks]
+    print("| iterations | training s | " + " | ".join(args.opponents) + " |")
+    print("|---|---|" + "---|" * len(args.opponents))
+    by = {(pt["path"], pt["reference"]): pt for pt in points}
+    for p in snaps:
+        first = by[(p, args.opponents[0])]
+        cells = [f"{by[(p, r)]['mbb_per_hand']:+.0f} +- {by[(p, r)]['ci95']:.0f} ({by[(p, r)]['estimator']})"
+                 for r in args.opponents]
+        print(f"| {first['iterations']} | {first['train_seconds']:.0f} | " + " | ".join(cells) + " |")
+    summary = {}
+    for r in args.opponents:
+        a, b = by[(snaps[0], r)], by[(snaps[-1], r)]
+        key = "aivat_per_deal" if a["aivat_per_deal"] is not None and b["aivat_per_deal"] is not None \
+            else "dup_per_deal"
+        d = np.asarray(b[key]) - np.asarray(a[key])
+        if d.size > 1:
+            ci = 1.96 * d.std(ddof=1) / np.sqrt(d.size)
+            summary[r] = {"last_minus_first": round(float(d.mean()), 1), "paired_ci95": round(float(ci), 1),
+                          "widest_point_ci95": max(by[(p, r)]["ci95"] for p in snaps)}
+            print(f"{r}: last - first {d.mean():+.0f} +- {ci:.0f} mbb/hand (paired, same deals); widest point "
+                  f"interval +-{summary[r]['widest_point_ci95']:.0f}")
+    for pt in points:
+        pt.pop("dup_per_deal")
+        pt.pop("aivat_per_deal")
+    _save("curve", {"points": points, "summary": summary, "load_average": _load_avg()})
 
 
 def main(argv=None):
@@ -157,6 +200,7 @@ def main(argv=None):
     c.add_argument("--deals", type=int, default=1000)
     c.add_argument("--opponents", nargs="+", default=["always-call"])
     c.add_argument("--seed", type=int, default=2027)
+    c.add_argument("--processes", type=int, default=1)
     c.set_defaults(func=cmd_curve)
     args = p.parse_args(argv)
     args.func(args)
