@@ -44,7 +44,9 @@ class FlatAdam:
 
     def step(self, loss: torch.Tensor) -> None:
         """Back-propagate ``loss`` into the parameters only, clip the gradient's L2 norm, one Adam step."""
-        grads = torch.autograd.grad(loss, self.params)
+        # a parameter may be unused in one step (MADDPG-EE's f_1 when no speaker in the batch was
+        # heard out of the ego's range): its gradient is zero, as backward() would leave it
+        grads = torch.autograd.grad(loss, self.params, allow_unused=True, materialize_grads=True)
         g = torch.cat([x.reshape(-1) for x in grads])
         # clip_grad_norm_'s rule: scale by max / (norm + 1e-6) when that is below 1
         coef = (self.max_grad_norm / (torch.linalg.vector_norm(g) + 1e-6)).clamp_(max=1.0)
