@@ -43,7 +43,7 @@ from cfrkit.agents.symmtom.base import SymmToMAgent
 from cfrkit.agents.symmtom.knowledge import KnowledgeTracker
 from cfrkit.agents.symmtom.learning.flat import FlatAdam, flatten_parameters
 from cfrkit.agents.symmtom.learning.knowledge import BatchedKnowledge
-from cfrkit.agents.symmtom.learning.networks import Actor, Critic, softmax
+from cfrkit.agents.symmtom.learning.networks import Actor, Critic, CriticPass, softmax
 from cfrkit.agents.symmtom.learning.settings import VARIANTS, MADDPGSettings, check_setting, episode_seed
 from cfrkit.games.symmtom.batched import BatchedSymmToM
 from cfrkit.games.symmtom.core import NUM_MOVES, SymmToMConfig
@@ -262,22 +262,31 @@ class MADDPGTrainer:
             a2 = self._onehot(_gumbel_argmax(lm2), _gumbel_argmax(lp2))
             q2 = self.critic_target(self._ego(b["x2"]), self._ego(a2.reshape(M, n, -1)))
             y = b["r"].reshape(-1) + s.gamma * (1 - b["done"]).repeat_interleave(n) * q2
+        # critic and the critic's part of the actor step by hand (networks.CriticPass): the same
+        # gradients as autograd's, without its graph; the actor's own gradient stays with autograd
         xe = self._ego(b["x"])
-        q = self.critic(xe, self._ego(a))
-        critic_loss = F.mse_loss(q, y)
-        self.critic_opt.step(critic_loss)
+        cp = CriticPass(self.critic, xe, self._ego(a))
+        with torch.no_grad():
+            err = cp.q - y
+            critic_loss, q_mean = err.pow(2).mean(), cp.q.mean()
+            self.critic_opt.step_grad(cp.parameter_grad(err * (2.0 / err.numel()), torch.empty_like(self.critic_opt.flat)))
 
         new_a, lm, lp = self._sample_actions(self.actor, *self._actor_inputs(b, False))
-        ae = a[:, self.order]                                        # (M, n_ego, n, A)
-        ae = torch.cat([new_a.reshape(M, n, 1, -1), ae[:, :, 1:]], 2).reshape(M * n, -1)
-        # the critic is fixed in the actor's step: FlatAdam takes the gradient of the actor's parameters only
-        actor_loss = -self.critic(xe, ae).mean() + s.logit_reg * (lm.pow(2).mean() + lp.pow(2).mean())
-        self.actor_opt.step(actor_loss)
+        A = new_a.shape[1]
+        with torch.no_grad():
+            ae = a[:, self.order]                                    # (M, n_ego, n, A)
+            ae = torch.cat([new_a.detach().reshape(M, n, 1, -1), ae[:, :, 1:]], 2).reshape(M * n, -1)
+            cp = CriticPass(self.critic, xe, ae)                     # the critic just stepped, fixed here
+            q_new = cp.q
+            d_new_a = cp.action_grad(torch.full_like(q_new, -1.0 / q_new.numel()), slice(0, A))
+        reg = s.logit_reg * (lm.pow(2).mean() + lp.pow(2).mean())
+        # d(-mean Q)/d(actor) through the ego's action: the surrogate (new_a . dQ/da) has that gradient
+        self.actor_opt.step((new_a * d_new_a).sum() + reg)
+        actor_loss = -q_new.mean() + reg.detach()
         with torch.no_grad():
             for target, online in self._pairs:
                 target.lerp_(online, s.tau)                          # target += tau (online - target)
-        return {"critic_loss": float(critic_loss.detach()), "actor_loss": float(actor_loss.detach()),
-                "q": float(q.detach().mean())}
+        return {"critic_loss": float(critic_loss), "actor_loss": float(actor_loss), "q": float(q_mean)}
 
     def updates_due(self, num_envs: int) -> int:
         """Gradient steps owed after ``num_envs`` more episodes (0 before the warm-up is reached)."""

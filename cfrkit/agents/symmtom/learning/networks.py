@@ -76,3 +76,61 @@ class Critic(nn.Module):
         z = torch.addmm(F.linear(a, w[:, nx:], first.bias), x, w[:, :nx].t())
         z = torch.relu(second(torch.relu(z)))
         return last(z).squeeze(-1)
+
+
+def _relu_backward(grad: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    """ReLU's backward from its output: ``grad`` where ``out > 0``, else 0 (autograd's own kernel)."""
+    return torch.ops.aten.threshold_backward(grad, out, 0.0)
+
+
+class CriticPass:
+    """One forward pass of a :class:`Critic` kept for a hand-written backward (no autograd graph).
+
+    The critic is two ReLU layers and a linear output; its backward is five small matrix products,
+    so writing it out saves the autograd engine's bookkeeping in every gradient step (the update's
+    largest cost besides the matrix products themselves).  ``x`` (B, n F) features and ``a``
+    (B, n A) actions, ego first; ``q`` (B,).
+    """
+
+    def __init__(self, critic: Critic, x: torch.Tensor, a: torch.Tensor):
+        first, second, last = critic.net[0], critic.net[2], critic.net[4]
+        self.critic, self.x, self.a = critic, x, a
+        w = first.weight
+        nx = x.shape[-1]
+        self.nx = nx
+        with torch.no_grad():
+            self.h1 = torch.relu(torch.addmm(F.linear(a, w[:, nx:], first.bias), x, w[:, :nx].t()))
+            self.h2 = torch.relu(torch.addmm(second.bias, self.h1, second.weight.t()))
+            self.q = torch.addmv(last.bias, self.h2, last.weight[0])
+
+    def _hidden_grads(self, dq: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        """dq (B,) -> gradients at the two pre-activations (B, H) each."""
+        second, last = self.critic.net[2], self.critic.net[4]
+        dz2 = _relu_backward(dq[:, None] * last.weight, self.h2)
+        dz1 = _relu_backward(dz2.mm(second.weight), self.h1)
+        return dz1, dz2
+
+    def parameter_grad(self, dq: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+        """The gradient of ``sum(dq * q)`` with respect to the critic's parameters, written into ``out``,
+        a flat vector in ``critic.parameters()`` order (:func:`~.flat.flatten_parameters`'s layout)."""
+        first, second = self.critic.net[0], self.critic.net[2]
+        dz1, dz2 = self._hidden_grads(dq)
+        H, nin = first.weight.shape
+        views, offset = [], 0
+        for p in self.critic.parameters():
+            views.append(out[offset:offset + p.numel()].view_as(p))
+            offset += p.numel()
+        gw1, gb1, gw2, gb2, gw3, gb3 = views
+        gw1[:, :self.nx] = dz1.t().mm(self.x)
+        gw1[:, self.nx:] = dz1.t().mm(self.a)
+        torch.sum(dz1, 0, out=gb1)
+        torch.mm(dz2.t(), self.h1, out=gw2)
+        torch.sum(dz2, 0, out=gb2)
+        torch.mv(self.h2.t(), dq, out=gw3[0])
+        gb3.fill_(dq.sum())
+        return out
+
+    def action_grad(self, dq: torch.Tensor, columns: slice) -> torch.Tensor:
+        """The gradient of ``sum(dq * q)`` with respect to ``a[:, columns]`` (B, k)."""
+        dz1, _ = self._hidden_grads(dq)
+        return dz1.mm(self.critic.net[0].weight[:, self.nx:][:, columns])
