@@ -43,7 +43,7 @@ from cfrkit.agents.symmtom.base import SymmToMAgent
 from cfrkit.agents.symmtom.knowledge import KnowledgeTracker
 from cfrkit.agents.symmtom.learning.flat import FlatAdam, flatten_parameters
 from cfrkit.agents.symmtom.learning.knowledge import BatchedKnowledge
-from cfrkit.agents.symmtom.learning.networks import Actor, Critic, CriticPass, softmax
+from cfrkit.agents.symmtom.learning.networks import Actor, ActorPass, Critic, CriticPass, softmax
 from cfrkit.agents.symmtom.learning.settings import VARIANTS, MADDPGSettings, check_setting, episode_seed
 from cfrkit.games.symmtom.batched import BatchedSymmToM
 from cfrkit.games.symmtom.core import NUM_MOVES, SymmToMConfig
@@ -271,7 +271,16 @@ class MADDPGTrainer:
             critic_loss, q_mean = err.pow(2).mean(), cp.q.mean()
             self.critic_opt.step_grad(cp.parameter_grad(err * (2.0 / err.numel()), torch.empty_like(self.critic_opt.flat)))
 
-        new_a, lm, lp = self._sample_actions(self.actor, *self._actor_inputs(b, False))
+        manual = type(self.actor) is Actor and not self.recurrent
+        if manual:       # feed-forward actor: its step by hand too (networks.ActorPass)
+            xa, _ = self._actor_inputs(b, False)
+            with torch.no_grad():
+                noise_m = _gumbel_noise(torch.empty(xa.shape[0], NUM_MOVES, device=self.device))
+                noise_p = _gumbel_noise(torch.empty(xa.shape[0], self.config.pieces, device=self.device))
+            ap = ActorPass(self.actor, xa, (noise_m, noise_p), self._eye_m, self._eye_p)
+            new_a = ap.new_a
+        else:
+            new_a, lm, lp = self._sample_actions(self.actor, *self._actor_inputs(b, False))
         A = new_a.shape[1]
         with torch.no_grad():
             ae = a[:, self.order]                                    # (M, n_ego, n, A)
@@ -279,9 +288,14 @@ class MADDPGTrainer:
             cp = CriticPass(self.critic, xe, ae)                     # the critic just stepped, fixed here
             q_new = cp.q
             d_new_a = cp.action_grad(torch.full_like(q_new, -1.0 / q_new.numel()), slice(0, A))
-        reg = s.logit_reg * (lm.pow(2).mean() + lp.pow(2).mean())
-        # d(-mean Q)/d(actor) through the ego's action: the surrogate (new_a . dQ/da) has that gradient
-        self.actor_opt.step((new_a * d_new_a).sum() + reg)
+        if manual:
+            with torch.no_grad():
+                reg = ap.regulariser(s.logit_reg)
+                self.actor_opt.step_grad(ap.parameter_grad(d_new_a, s.logit_reg, torch.empty_like(self.actor_opt.flat)))
+        else:
+            reg = s.logit_reg * (lm.pow(2).mean() + lp.pow(2).mean())
+            # d(-mean Q)/d(actor) through the ego's action: the surrogate (new_a . dQ/da) has that gradient
+            self.actor_opt.step((new_a * d_new_a).sum() + reg)
         actor_loss = -q_new.mean() + reg.detach()
         with torch.no_grad():
             for target, online in self._pairs:

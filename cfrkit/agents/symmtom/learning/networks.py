@@ -134,3 +134,57 @@ class CriticPass:
         """The gradient of ``sum(dq * q)`` with respect to ``a[:, columns]`` (B, k)."""
         dz1, _ = self._hidden_grads(dq)
         return dz1.mm(self.critic.net[0].weight[:, self.nx:][:, columns])
+
+
+class ActorPass:
+    """The actor step of a feed-forward :class:`Actor` by hand: forward, straight-through
+    Gumbel-softmax samples of both heads, and the parameter gradient of
+    ``sum(new_a * d_a) + logit_reg * (mean(move logits^2) + mean(piece logits^2))`` -- the actor loss
+    whose critic part has gradient ``d_a`` at the sampled actions (:meth:`CriticPass.action_grad`).
+    Autograd's result for the same noise, without its graph (the recurrent and EE actors keep autograd).
+    """
+
+    def __init__(self, actor: Actor, x: torch.Tensor, noise: Tuple[torch.Tensor, torch.Tensor],
+                 eye_m: torch.Tensor, eye_p: torch.Tensor):
+        if actor.recurrent:
+            raise ValueError("ActorPass is for the feed-forward actor; the recurrent one uses autograd")
+        self.actor, self.x = actor, x
+        with torch.no_grad():
+            self.h1 = torch.relu(torch.addmm(actor.fc1.bias, x, actor.fc1.weight.t()))
+            self.h2 = torch.relu(torch.addmm(actor.core.bias, self.h1, actor.core.weight.t()))
+            self.lm = torch.addmm(actor.move.bias, self.h2, actor.move.weight.t())
+            self.lp = torch.addmm(actor.piece.bias, self.h2, actor.piece.weight.t())
+            self.soft_m = softmax(self.lm + noise[0])
+            self.soft_p = softmax(self.lp + noise[1])
+            # straight-through: the one-hot sample forward (hard - soft + soft, as autograd's estimator)
+            hm = eye_m.index_select(0, self.soft_m.argmax(-1))
+            hp = eye_p.index_select(0, self.soft_p.argmax(-1))
+            self.new_a = torch.cat([hm - self.soft_m + self.soft_m, hp - self.soft_p + self.soft_p], -1)
+
+    def regulariser(self, logit_reg: float) -> torch.Tensor:
+        return logit_reg * (self.lm.pow(2).mean() + self.lp.pow(2).mean())
+
+    def parameter_grad(self, d_a: torch.Tensor, logit_reg: float, out: torch.Tensor) -> torch.Tensor:
+        """Gradient (into the flat ``out``, ``actor.parameters()`` order) for the critic's ``d_a`` (B, 5 + c)."""
+        a = self.actor
+        k = self.lm.shape[1]
+        dm, dp = d_a[:, :k], d_a[:, k:]
+        # softmax backward, then the regulariser's 2 reg l / numel
+        dlm = self.soft_m * (dm - (dm * self.soft_m).sum(-1, keepdim=True)) + (2 * logit_reg / self.lm.numel()) * self.lm
+        dlp = self.soft_p * (dp - (dp * self.soft_p).sum(-1, keepdim=True)) + (2 * logit_reg / self.lp.numel()) * self.lp
+        views, offset = [], 0
+        for p in a.parameters():
+            views.append(out[offset:offset + p.numel()].view_as(p))
+            offset += p.numel()
+        gw1, gb1, gwc, gbc, gwm, gbm, gwp, gbp = views
+        torch.mm(dlm.t(), self.h2, out=gwm)
+        torch.sum(dlm, 0, out=gbm)
+        torch.mm(dlp.t(), self.h2, out=gwp)
+        torch.sum(dlp, 0, out=gbp)
+        dz2 = _relu_backward(torch.addmm(dlm.mm(a.move.weight), dlp, a.piece.weight), self.h2)
+        torch.mm(dz2.t(), self.h1, out=gwc)
+        torch.sum(dz2, 0, out=gbc)
+        dz1 = _relu_backward(dz2.mm(a.core.weight), self.h1)
+        torch.mm(dz1.t(), self.x, out=gw1)
+        torch.sum(dz1, 0, out=gb1)
+        return out
