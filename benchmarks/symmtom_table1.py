@@ -485,7 +485,7 @@ def format_curves(res, n: int, w: int, c: int) -> str:
     if not models:
         return ""
     points = sorted({p["episodes"] for m in models for p in res[(m, n, w, c)]["curve"]})
-    lines = [f"| episodes | " + " | ".join(m for m in models) + " |", "|---:|" + "---:|" * len(models)]
+    lines = ["| episodes | " + " | ".join(m for m in models) + " |", "|---:|" + "---:|" * len(models)]
     for e in points:
         row = []
         for m in models:

@@ -35,7 +35,6 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from cfrkit.agents.rl import LearnerError, default_device
 from cfrkit.agents.rl.tensor_replay import TensorReplay

@@ -113,9 +113,7 @@ class CriticPass:
     def parameter_grad(self, dq: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
         """The gradient of ``sum(dq * q)`` with respect to the critic's parameters, written into ``out``,
         a flat vector in ``critic.parameters()`` order (:func:`~.flat.flatten_parameters`'s layout)."""
-        first, second = self.critic.net[0], self.critic.net[2]
         dz1, dz2 = self._hidden_grads(dq)
-        H, nin = first.weight.shape
         views, offset = [], 0
         for p in self.critic.parameters():
             views.append(out[offset:offset + p.numel()].view_as(p))
