@@ -42,7 +42,7 @@ from torch import nn
 from cfrkit.agents.rl import LearnerError
 from cfrkit.agents.symmtom.base import SymmToMAgent
 from cfrkit.agents.symmtom.learning.maddpg import MADDPGTrainer
-from cfrkit.agents.symmtom.learning.networks import Actor, Critic, softmax
+from cfrkit.agents.symmtom.learning.networks import Actor, ActorPass, Critic, softmax
 from cfrkit.agents.symmtom.learning.settings import MADDPGSettings, check_setting
 from cfrkit.games.symmtom.batched import BatchedSymmToM
 from cfrkit.games.symmtom.core import SymmToMConfig, hears
@@ -280,6 +280,33 @@ class EETrainer(MADDPGTrainer):
         M, n = b["x"].shape[:2]
         x, e, h = (b["x2"], b["e2"], b["h2"]) if nxt else (b["x"], b["e"], b["h"])
         return torch.cat([x[..., :self.obs_size], e], -1).reshape(M * n, -1), h.reshape(M * n, -1)
+
+    def _actor_step(self, b: Dict[str, torch.Tensor]):
+        """EE's actor step: K (with f_1) by autograd, the policy on ``[observation, K]`` by hand
+        (:class:`~.networks.ActorPass`), whose input gradient at K is back-propagated into f_1."""
+        s = self.settings
+        x, h = self._actor_inputs(b, False)
+        obs, ev = x[:, :self.obs_size], x[:, self.obs_size:]
+        k = self.actor.knowledge(h, ev)
+        xin = torch.cat([obs, k.detach()], -1)
+        ap = ActorPass(self.actor.policy, xin, self._gumbel_pair(x.shape[0]), self._eye_m, self._eye_p)
+        f1 = list(self.actor.knowledge.parameters())
+        n_f1 = sum(p.numel() for p in f1)
+
+        def apply(d_new_a: torch.Tensor) -> torch.Tensor:
+            g = torch.empty_like(self.actor_opt.flat)      # EEActor's order: knowledge (f_1), then policy
+            with torch.no_grad():
+                _, dx = ap.parameter_grad(d_new_a, s.logit_reg, g[n_f1:], input_grad=True)
+            if k.requires_grad:
+                gk = torch.autograd.grad(k, f1, grad_outputs=dx[:, self.obs_size:], allow_unused=True,
+                                         materialize_grads=True)
+            else:       # no live (row, speaker) pair in the batch: f_1 took no part, zero gradient
+                gk = [torch.zeros_like(p) for p in f1]
+            with torch.no_grad():
+                g[:n_f1] = torch.cat([t.reshape(-1) for t in gk])
+                self.actor_opt.step_grad(g)
+                return ap.regulariser(s.logit_reg)
+        return ap.new_a, apply
 
     def make_agent(self) -> "EEAgent":
         """A single-episode MADDPG-EE agent (greedy) for :func:`play_episode` and the theory-of-mind tests."""

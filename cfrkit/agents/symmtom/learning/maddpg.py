@@ -250,6 +250,35 @@ class MADDPGTrainer:
         lm, lp, _ = actor(x, h)
         return torch.cat([_gumbel_hard(lm, self._eye_m), _gumbel_hard(lp, self._eye_p)], -1), lm, lp
 
+    def _gumbel_pair(self, rows: int) -> Tuple[torch.Tensor, torch.Tensor]:
+        """Gumbel noise for the move and piece heads, drawn in that order (as :func:`_gumbel_hard` draws it)."""
+        with torch.no_grad():
+            return (_gumbel_noise(torch.empty(rows, NUM_MOVES, device=self.device)),
+                    _gumbel_noise(torch.empty(rows, self.config.pieces, device=self.device)))
+
+    def _actor_step(self, b: Dict[str, torch.Tensor]):
+        """The actor's sampled actions (straight-through Gumbel-softmax) on batch ``b`` and a function
+        that, given the critic's gradient at them, steps the actor and returns the logit regulariser."""
+        s = self.settings
+        if type(self.actor) is Actor and not self.recurrent:     # feed-forward: by hand (networks.ActorPass)
+            xa, _ = self._actor_inputs(b, False)
+            ap = ActorPass(self.actor, xa, self._gumbel_pair(xa.shape[0]), self._eye_m, self._eye_p)
+
+            def apply(d_new_a: torch.Tensor) -> torch.Tensor:
+                with torch.no_grad():
+                    self.actor_opt.step_grad(ap.parameter_grad(d_new_a, s.logit_reg,
+                                                               torch.empty_like(self.actor_opt.flat)))
+                    return ap.regulariser(s.logit_reg)
+            return ap.new_a, apply
+        new_a, lm, lp = self._sample_actions(self.actor, *self._actor_inputs(b, False))
+
+        def apply(d_new_a: torch.Tensor) -> torch.Tensor:
+            reg = s.logit_reg * (lm.pow(2).mean() + lp.pow(2).mean())
+            # d(-mean Q)/d(actor) through the ego's action: the surrogate (new_a . dQ/da) has that gradient
+            self.actor_opt.step((new_a * d_new_a).sum() + reg)
+            return reg.detach()
+        return new_a, apply
+
     def update(self) -> Dict[str, float]:
         """One gradient step of critic then actor on ``batch`` (transition, ego agent) rows."""
         s, n = self.settings, self.config.agents
@@ -262,7 +291,7 @@ class MADDPGTrainer:
             q2 = self.critic_target(self._ego(b["x2"]), self._ego(a2.reshape(M, n, -1)))
             y = b["r"].reshape(-1) + s.gamma * (1 - b["done"]).repeat_interleave(n) * q2
         # critic and the critic's part of the actor step by hand (networks.CriticPass): the same
-        # gradients as autograd's, without its graph; the actor's own gradient stays with autograd
+        # gradients as autograd's, without its graph; the actor's own part: _actor_step
         xe = self._ego(b["x"])
         cp = CriticPass(self.critic, xe, self._ego(a))
         with torch.no_grad():
@@ -270,16 +299,7 @@ class MADDPGTrainer:
             critic_loss, q_mean = err.pow(2).mean(), cp.q.mean()
             self.critic_opt.step_grad(cp.parameter_grad(err * (2.0 / err.numel()), torch.empty_like(self.critic_opt.flat)))
 
-        manual = type(self.actor) is Actor and not self.recurrent
-        if manual:       # feed-forward actor: its step by hand too (networks.ActorPass)
-            xa, _ = self._actor_inputs(b, False)
-            with torch.no_grad():
-                noise_m = _gumbel_noise(torch.empty(xa.shape[0], NUM_MOVES, device=self.device))
-                noise_p = _gumbel_noise(torch.empty(xa.shape[0], self.config.pieces, device=self.device))
-            ap = ActorPass(self.actor, xa, (noise_m, noise_p), self._eye_m, self._eye_p)
-            new_a = ap.new_a
-        else:
-            new_a, lm, lp = self._sample_actions(self.actor, *self._actor_inputs(b, False))
+        new_a, apply = self._actor_step(b)
         A = new_a.shape[1]
         with torch.no_grad():
             ae = a[:, self.order]                                    # (M, n_ego, n, A)
@@ -287,14 +307,7 @@ class MADDPGTrainer:
             cp = CriticPass(self.critic, xe, ae)                     # the critic just stepped, fixed here
             q_new = cp.q
             d_new_a = cp.action_grad(torch.full_like(q_new, -1.0 / q_new.numel()), slice(0, A))
-        if manual:
-            with torch.no_grad():
-                reg = ap.regulariser(s.logit_reg)
-                self.actor_opt.step_grad(ap.parameter_grad(d_new_a, s.logit_reg, torch.empty_like(self.actor_opt.flat)))
-        else:
-            reg = s.logit_reg * (lm.pow(2).mean() + lp.pow(2).mean())
-            # d(-mean Q)/d(actor) through the ego's action: the surrogate (new_a . dQ/da) has that gradient
-            self.actor_opt.step((new_a * d_new_a).sum() + reg)
+        reg = apply(d_new_a)
         actor_loss = -q_new.mean() + reg.detach()
         with torch.no_grad():
             for target, online in self._pairs:

@@ -162,8 +162,10 @@ class ActorPass:
     def regulariser(self, logit_reg: float) -> torch.Tensor:
         return logit_reg * (self.lm.pow(2).mean() + self.lp.pow(2).mean())
 
-    def parameter_grad(self, d_a: torch.Tensor, logit_reg: float, out: torch.Tensor) -> torch.Tensor:
-        """Gradient (into the flat ``out``, ``actor.parameters()`` order) for the critic's ``d_a`` (B, 5 + c)."""
+    def parameter_grad(self, d_a: torch.Tensor, logit_reg: float, out: torch.Tensor,
+                       input_grad: bool = False):
+        """Gradient (into the flat ``out``, ``actor.parameters()`` order) for the critic's ``d_a`` (B, 5 + c);
+        with ``input_grad`` also the gradient with respect to the input ``x`` (returns ``(out, dx)``)."""
         a = self.actor
         k = self.lm.shape[1]
         dm, dp = d_a[:, :k], d_a[:, k:]
@@ -185,4 +187,4 @@ class ActorPass:
         dz1 = _relu_backward(dz2.mm(a.core.weight), self.h1)
         torch.mm(dz1.t(), self.x, out=gw1)
         torch.sum(dz1, 0, out=gb1)
-        return out
+        return (out, dz1.mm(a.fc1.weight)) if input_grad else out
