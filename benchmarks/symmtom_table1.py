@@ -279,8 +279,10 @@ def aggregate(runs: List[dict]) -> dict:
     means = np.array([r["table"]["mean"] for r in runs])
     std = float(means.std(ddof=1)) if len(runs) > 1 else runs[0]["table"]["std"]
     common = set.intersection(*[{p["episodes"] for p in r["curve"]} for r in runs])
-    curve = [{"episodes": e, "eval_reward": float(np.mean([p["eval_reward"] for r in runs for p in r["curve"]
-                                                          if p["episodes"] == e]))} for e in sorted(common)]
+    curve = []
+    for e in sorted(common):
+        v = [p["eval_reward"] for r in runs for p in r["curve"] if p["episodes"] == e]
+        curve.append({"episodes": e, "eval_reward": float(np.mean(v)), "min": float(min(v)), "max": float(max(v))})
     return {"table": {"mean": float(means.mean()), "std": std}, "seeds": sorted(r["seed"] for r in runs),
             "episodes": min(r["episodes"] for r in runs), "episodes_total": sum(r["episodes"] for r in runs),
             "cpu_seconds": sum(r["cpu_seconds"] for r in runs), "wall_seconds": sum(r["wall_seconds"] for r in runs),
@@ -290,6 +292,78 @@ def aggregate(runs: List[dict]) -> dict:
 def load_results(out: str = OUT, episodes: Optional[int] = None) -> Dict[Tuple[str, int, int, int], dict]:
     """Every (model, n, w, c) cell aggregated over its seeds (:func:`aggregate`)."""
     return {k: aggregate(v) for k, v in load_runs(out, episodes).items()}
+
+
+def load_in_progress(out: str = OUT) -> Dict[Tuple[str, int, int, int], List[dict]]:
+    """Runs with a resumable checkpoint beyond their finished JSON (or without one): the bench state
+    saved with the checkpoint (curve so far, best greedy evaluation on ``eval_episodes`` episodes),
+    grouped by (model, n, w, c).  Loading reads the whole checkpoint (replay included: seconds)."""
+    from cfrkit.agents.rl import load_checkpoint
+
+    res: Dict[Tuple[str, int, int, int], List[dict]] = {}
+    ckdir = os.path.join(out, "ckpt")
+    if not os.path.isdir(ckdir):
+        return res
+    for f in sorted(os.listdir(ckdir)):
+        if not f.endswith(".pt") or f.endswith(".actors.pt"):
+            continue
+        name = f[:-3]
+        try:
+            model, n, w, c, seed = name.rsplit("_", 4)
+            key = (model, int(n[1:]), int(w[1:]), int(c[1:]))
+            seed = int(seed[1:])
+        except ValueError:
+            continue
+        try:
+            payload = load_checkpoint(os.path.join(ckdir, f))
+        except Exception as exc:   # a checkpoint being written right now; say so, go on
+            print(f"(in progress: {f} unreadable now: {type(exc).__name__})")
+            continue
+        bench, episodes = payload["bench"], int(payload["trainer"]["episodes"])
+        done = _load_json(os.path.join(out, name + ".json"))
+        if done is not None and done["episodes"] >= episodes:
+            continue
+        res.setdefault(key, []).append({"seed": seed, "episodes": episodes, "curve": bench["curve"],
+                                        "best_eval_reward": bench["best_reward"],
+                                        "best_iteration": bench["best_iteration"],
+                                        "cpu_seconds": float(payload["trainer"]["cpu_seconds"])})
+    return res
+
+
+def heuristic_rewards(out: str = OUT, episodes: int = 1000) -> Dict[Tuple[int, int, int], Tuple[float, float]]:
+    """cfrkit's heuristic agent (the paper's baseline) in self-play: (mean, std over episodes) of the
+    reward per agent per setting, ``episodes`` episodes each; cached in ``<out>/heuristic.json``."""
+    from cfrkit.evaluation.symmtom_eval import evaluate_setting
+
+    path = os.path.join(out, "heuristic.json")
+    cache = _load_json(path) or {}
+    res = {}
+    for (n, w, c) in SETTINGS:
+        key = f"{n}/{w}/{c}/{episodes}"
+        if key not in cache:
+            r = evaluate_setting("heuristic", n, w, c, episodes)
+            cache[key] = [r.mean, r.std]
+            if os.path.isdir(out):
+                _write_json(path, cache)
+        res[(n, w, c)] = tuple(cache[key])
+    return res
+
+
+def paper_differences(res: Dict[Tuple[str, int, int, int], dict]) -> List[dict]:
+    """The learned cells whose mean over seeds differs from the paper's mean by more than the paper's
+    own std (across its 9 seeds), in Table 1's order: model, setting, ours, paper mean and std, and
+    the difference in units of the paper's std (inf where the paper's std is 0)."""
+    out = []
+    for m in ("oracle", "maddpg", "rmaddpg", "ce", "ge", "ee"):
+        for col, (n, w, c) in enumerate(SETTINGS):
+            d = res.get((m, n, w, c))
+            if d is None:
+                continue
+            mean, (pm, ps) = d["table"]["mean"], PAPER[m][col]
+            if abs(mean - pm) > ps:
+                out.append({"model": m, "setting": f"{n}/{w}/{c}", "ours": mean, "paper": pm, "paper_std": ps,
+                            "seeds": len(d["seeds"]), "z": (mean - pm) / ps if ps else float("inf") * np.sign(mean - pm)})
+    return out
 
 
 def cmd_rate(args) -> int:
@@ -342,8 +416,11 @@ def random_policy_reward(n: int, w: int, c: int, episodes: int = 1000, seed: int
     return float(per_episode.mean()), float(per_episode.std(ddof=1))
 
 
-def format_report(res: Dict[Tuple[str, int, int, int], dict]) -> str:
-    """Table 1 (paper's layout) with paper rows, cfrkit learned rows, budgets and wall time per setting."""
+def format_report(res: Dict[Tuple[str, int, int, int], dict],
+                  heuristic: Optional[Dict[Tuple[int, int, int], Tuple[float, float]]] = None) -> str:
+    """Table 1 (paper's layout) with paper rows, cfrkit learned rows (mean over seeds [std across
+    seeds; with one seed, std over its 1,000 scoring episodes]), the heuristic, budgets and time per
+    setting.  A learned cell more than the paper's std above (below) the paper's mean is marked ^ (v)."""
     cols = [f"{n}/{w}/{'n' if c == n else str(c // n) + 'n'}" for (n, w, c) in SETTINGS]
     lines = ["| agent (n/w/c) | " + " | ".join(cols) + " |", "|---|" + "---|" * len(SETTINGS)]
     lines.append("| paper: Heuristic (1000 trials) | " + " | ".join(_cell(*x) for x in PAPER["heuristic"]) + " |")
@@ -353,9 +430,18 @@ def format_report(res: Dict[Tuple[str, int, int, int], dict]) -> str:
         row = []
         for (n, w, c) in SETTINGS:
             d = res.get((m, n, w, c))
-            row.append("-" if d is None else f"{d['table']['mean']:.1f} [{d['table']['std']:.1f}]")
+            if d is None:
+                row.append("-")
+                continue
+            pm, ps = PAPER[m][SETTINGS.index((n, w, c))]
+            mean = d["table"]["mean"]
+            flag = "^" if mean - pm > ps else ("v" if pm - mean > ps else "")
+            row.append(f"{mean:.1f} [{d['table']['std']:.1f}]{flag}")
         if any(x != "-" for x in row):
             lines.append(f"| cfrkit: {LABELS[m]} | " + " | ".join(row) + " |")
+    if heuristic:
+        lines.append("| cfrkit: heuristic (self-play) | " + " | ".join(
+            "{:.1f} [{:.1f}]".format(*heuristic[s]) for s in SETTINGS) + " |")
     lines.append("| cfrkit: uniformly random policy | " + " | ".join(
         "{:.1f} [{:.1f}]".format(*random_policy_reward(n, w, c)) for (n, w, c) in SETTINGS) + " |")
     # best learned imperfect-information model per column (not the oracle), as the paper's bold
@@ -380,13 +466,26 @@ def format_report(res: Dict[Tuple[str, int, int, int], dict]) -> str:
     return "\n".join(lines)
 
 
+def format_in_progress(prog: Dict[Tuple[str, int, int, int], List[dict]]) -> str:
+    """Unfinished runs: episodes so far, best and last greedy evaluation (the curve's, on its
+    ``eval_episodes`` fixed episodes, not the 1,000-episode Table 1 score), training CPU so far."""
+    lines = ["| run (model n/w/c seed) | episodes | best greedy eval (curve) | last greedy eval | training CPU s |",
+             "|---|---:|---:|---:|---:|"]
+    for (m, n, w, c), runs in sorted(prog.items()):
+        for r in sorted(runs, key=lambda r: r["seed"]):
+            last = r["curve"][-1]["eval_reward"] if r["curve"] else float("nan")
+            lines.append(f"| {m} {n}/{w}/{c} s{r['seed']} | {r['episodes']} | {r['best_eval_reward']:.1f} | "
+                         f"{last:.1f} | {r['cpu_seconds']:.0f} |")
+    return "\n".join(lines)
+
+
 def format_curves(res, n: int, w: int, c: int) -> str:
     """Greedy reward per agent (200 fixed episodes) against training episodes, one column per model."""
     models = [m for m in MODELS if (m, n, w, c) in res]
     if not models:
         return ""
     points = sorted({p["episodes"] for m in models for p in res[(m, n, w, c)]["curve"]})
-    lines = [f"| episodes | " + " | ".join(m for m in models) + " |", "|---:|" + "---:|" * len(models)]
+    lines = ["| episodes | " + " | ".join(m for m in models) + " |", "|---:|" + "---:|" * len(models)]
     for e in points:
         row = []
         for m in models:
@@ -396,9 +495,10 @@ def format_curves(res, n: int, w: int, c: int) -> str:
     return "\n".join(lines)
 
 
-def plot_curves(res, path: str) -> None:
+def plot_curves(res, path: str, prog: Optional[Dict[Tuple[str, int, int, int], List[dict]]] = None) -> None:
     """Training curves of every setting (greedy reward per agent on 200 fixed episodes against
-    training episodes, one line per model; the paper's Table 1 value of each model dotted) as a PNG."""
+    training episodes, one line per model: the mean over seeds, shaded between the lowest and the
+    highest seed; unfinished runs dashed; the paper's Table 1 value of each model dotted) as a PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -409,34 +509,58 @@ def plot_curves(res, path: str) -> None:
     for ax, (col, (n, w, c)) in zip(axes.flat, enumerate(SETTINGS)):
         for m in MODELS:
             d = res.get((m, n, w, c))
-            if d is None:
-                continue
-            ax.plot([p["episodes"] for p in d["curve"]], [p["eval_reward"] for p in d["curve"]],
-                    color=colors[m], label=m, lw=1.2)
+            if d is not None:
+                x = [p["episodes"] for p in d["curve"]]
+                ax.plot(x, [p["eval_reward"] for p in d["curve"]], color=colors[m],
+                        label=f"{m} ({len(d['seeds'])} seeds)", lw=1.2)
+                if len(d["seeds"]) > 1:
+                    ax.fill_between(x, [p["min"] for p in d["curve"]], [p["max"] for p in d["curve"]],
+                                    color=colors[m], alpha=0.15, lw=0)
+            for r in (prog or {}).get((m, n, w, c), []):
+                ax.plot([p["episodes"] for p in r["curve"]], [p["eval_reward"] for p in r["curve"]],
+                        color=colors[m], ls="--", lw=1.0, label=f"{m} s{r['seed']} (running)")
             ax.axhline(PAPER[m][col][0], color=colors[m], ls=":", lw=0.8)
         ax.set_title(f"n={n} w={w} c={c}", fontsize=9)
         ax.tick_params(labelsize=7)
-    axes[0, 0].legend(fontsize=7)
-    fig.supxlabel("training episodes (one seed)")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=6)
+    fig.supxlabel("training episodes")
     for ax in axes[:, 0]:
         ax.set_ylabel("greedy reward per agent\n(dotted: paper, 60,000 episodes)", fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=80)
+    plt.close(fig)
 
 
 def cmd_report(args) -> int:
     res = load_results(args.out, args.episodes)
-    if not res:
+    prog = load_in_progress(args.out) if args.in_progress else {}
+    if not res and not prog:
         print(f"no results in {args.out}: run `run` first")
         return 1
-    print(format_report(res))
-    if args.plot:
-        plot_curves(res, args.plot)
-        print(f"(curves: {args.plot})")
+    heuristic = heuristic_rewards(args.out, args.heuristic_episodes) if args.heuristic_episodes else None
+    if res:
+        print(format_report(res, heuristic))
+        diffs = paper_differences(res)
+        cells = sum(1 for k in res if k[0] in MODELS)
+        print(f"\nCells more than the paper's std from the paper's mean (^ above, v below): {len(diffs)} of {cells}")
+        for d in diffs:
+            z = "paper std 0" if not np.isfinite(d["z"]) else f"{d['z']:+.1f} paper std"
+            print(f"  {d['model']} {d['setting']}: {d['ours']:.1f} vs {d['paper']} [{d['paper_std']}] ({z}; "
+                  f"{d['seeds']} seed{'s' if d['seeds'] > 1 else ''})")
+    if prog:
+        print("\nUnfinished runs (from their checkpoints):")
+        print(format_in_progress(prog))
+    plot = args.plot or os.path.join(args.out, f"curves_{args.episodes or 'latest'}.png")
+    if args.plot != "none":
+        plot_curves(res, plot, prog)
+        print(f"(curves: {plot})")
     if args.curves:
         for (n, w, c) in _parse_settings(args.curves):
             print(f"\nTraining curve n={n} w={w} c={c}:")
             print(format_curves(res, n, w, c))
+    if not res:
+        return 0
     # relative statements in the paper's sense: mean over settings of A_i / B_i
     def ratio(a, b):
         pairs = [(res[(a,) + s]["table"]["mean"], res[(b,) + s]["table"]["mean"]) for s in SETTINGS
@@ -539,7 +663,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     q.add_argument("--curves", default=None, help="also print training curves for these settings (n/w/c,...|all)")
     q.add_argument("--episodes", type=int, default=None,
                    help="report every run at this budget stage (default: each run's latest)")
-    q.add_argument("--plot", default=None, help="also draw every setting's training curves into this PNG")
+    q.add_argument("--plot", default=None,
+                   help="PNG of every setting's training curves (default <out>/curves_<episodes|latest>.png; none: no plot)")
+    q.add_argument("--in-progress", action="store_true",
+                   help="also list unfinished runs from their checkpoints (and draw their curves dashed)")
+    q.add_argument("--heuristic-episodes", type=int, default=1000,
+                   help="episodes of cfrkit's heuristic per setting for its row (cached in <out>/heuristic.json; 0: no row)")
     q.set_defaults(func=cmd_report)
     m = sub.add_parser("tom", help="theory-of-mind tests on the trained agents (best checkpoints)")
     m.add_argument("--models", default="ce,ee,oracle")
@@ -552,6 +681,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     m.add_argument("--out", default=OUT)
     m.set_defaults(func=cmd_tom)
     args = p.parse_args(argv)
+    if getattr(args, "heuristic_episodes", 0) < 0:
+        raise SystemExit("--heuristic-episodes must be >= 0")
     for name in ("eval_every", "eval_episodes", "final_episodes", "threads", "trials", "train_episodes", "seeds"):
         if getattr(args, name, 1) < 1:
             raise SystemExit(f"--{name.replace('_', '-')} must be >= 1")

@@ -40,8 +40,8 @@ def _pair(cfg, B, seed):
 
 
 class _NoS2(EstimatedKnowledge):
-    def speech(self, kp, H):   # U = 0: no estimated speech
-        return torch.zeros(kp.shape[0], self.n, self.c)
+    def speech_at(self, kp, H, r, l):   # U = 0: no estimated speech
+        return torch.zeros(r.shape[0], self.c)
 
 
 @pytest.mark.parametrize("n,w,c,steps", [(3, 4, 3, 60), (4, 4, 8, 20)])
@@ -97,6 +97,42 @@ def test_ee_s2_is_a_probability_on_unwitnessed_encounters_and_gets_gradient():
     assert torch.allclose(k[:, 1], torch.maximum(Fm[:, 1], u[2]), atol=1e-6)   # 1 heard only 2
     k.sum().backward()
     assert model.f1[0].weight.grad.abs().sum() > 0
+
+
+def _dense_k(model, k_prev, ev):
+    """The K update with f_1 on every (row, speaker) pair (the formula as written; the module
+    evaluates f_1 only where some agent heard a speaker out of my range)."""
+    n, c, M = model.n, model.c, ev.shape[0]
+    X, W, H, Bf, Fm = model.split(ev)
+    kp = k_prev.reshape(M, c, n)
+    U = model.speech(kp, H)                                                   # (M, l, c)
+    s2 = 1 - torch.prod(1 - W[:, None, :, :] * U.transpose(1, 2)[:, :, None, :], dim=-1)
+    keep = (1 - Bf * torch.prod(kp, dim=1))[:, None, :]
+    return (Fm + (1 - Fm) * keep * (1 - (1 - kp) * (1 - X) * (1 - s2))).clamp(0, 1).reshape(M, c * n)
+
+
+@pytest.mark.parametrize("n,w,c", [(3, 4, 3), (4, 6, 8)])
+def test_ee_k_on_live_speakers_only_equals_the_dense_formula(n, w, c):
+    """f_1 evaluated only on the (row, speaker) pairs with an unwitnessed encounter gives the same K
+    and the same gradient of f_1 as evaluating it on every pair (replay rows of random play)."""
+    t = make_trainer(SymmToMConfig(agents=n, width=w, pieces=c), MADDPGSettings(variant="ee", warmup=100, seed=1))
+    t.play(32, 3, greedy=False, store=True)
+    b = t.replay.sample(t.rng, 512)
+    x, h = t._actor_inputs(b, False)
+    ev = x[:, t.obs_size:]
+    model = t.actor.knowledge
+    _, W, _, _, _ = model.split(ev)
+    live = (W.amax(1) > 0).float().mean()
+    assert 0.01 < live < 0.9                  # some pairs skipped, some not: the check is not vacuous
+    weights = torch.rand(n * c)
+    k = model(h, ev)
+    ref = _dense_k(model, h, ev)
+    assert torch.allclose(k, ref, atol=1e-6)
+    g = torch.autograd.grad((k * weights).sum(), list(model.parameters()))
+    g_ref = torch.autograd.grad((ref * weights).sum(), list(model.parameters()))
+    assert max(float(x.abs().max()) for x in g_ref) > 1e-3
+    for a, r in zip(g, g_ref):
+        assert torch.allclose(a, r, rtol=1e-4, atol=1e-6)
 
 
 TINY = SymmToMConfig(agents=2, width=4, pieces=2, steps=8)

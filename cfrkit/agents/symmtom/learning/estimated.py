@@ -42,7 +42,7 @@ from torch import nn
 from cfrkit.agents.rl import LearnerError
 from cfrkit.agents.symmtom.base import SymmToMAgent
 from cfrkit.agents.symmtom.learning.maddpg import MADDPGTrainer
-from cfrkit.agents.symmtom.learning.networks import Actor, Critic, softmax
+from cfrkit.agents.symmtom.learning.networks import Actor, ActorPass, Critic, softmax
 from cfrkit.agents.symmtom.learning.settings import MADDPGSettings, check_setting
 from cfrkit.games.symmtom.batched import BatchedSymmToM
 from cfrkit.games.symmtom.core import SymmToMConfig, hears
@@ -139,24 +139,45 @@ class EstimatedKnowledge(nn.Module):
         return X, W, H, Bf, Fm
 
     def speech(self, kp: torch.Tensor, H: torch.Tensor) -> torch.Tensor:
-        """U (M, n, c): the estimated distribution of the piece each agent l uttered."""
+        """U (M, n, c): the estimated distribution of the piece each agent l uttered (every row and speaker;
+        :meth:`forward` evaluates only the speakers it needs, :meth:`speech_at`)."""
         M, c, n = kp.shape
+        r = torch.arange(M, device=kp.device).repeat_interleave(n)
+        l = torch.arange(n, device=kp.device).repeat(M)
+        return self.speech_at(kp, H, r, l).reshape(M, n, c)
+
+    def speech_at(self, kp: torch.Tensor, H: torch.Tensor, r: torch.Tensor, l: torch.Tensor) -> torch.Tensor:
+        """U (P, c) for the P (row ``r``, speaker ``l``) pairs: ``softmax(f_1(K[:, l], H_lm K[:, m], H_lm))``,
+        kp (M, c, n) the previous K, H (M, n, n) the in-range matrix."""
         cols = kp.transpose(1, 2)                                       # (M, l, c)
-        other = cols[:, self.others]                                    # (M, l, n-1, c)
-        mask = torch.gather(H, 2, self.others[None].expand(M, n, n - 1))  # (M, l, n-1): H[l, m]
-        inp = torch.cat([cols, torch.cat([other * mask[..., None], mask[..., None]], -1).reshape(M, n, -1)], -1)
+        others = self.others.index_select(0, l)                         # (P, n-1)
+        own = cols[r, l]                                                # (P, c)
+        other = cols[r[:, None], others]                                # (P, n-1, c)
+        mask = H[r[:, None], l[:, None], others][..., None]             # (P, n-1, 1): H[l, m]
+        inp = torch.cat([own, torch.cat([other * mask, mask], -1).reshape(own.shape[0], -1)], -1)
         return softmax(self.f1(inp))
 
     def forward(self, k_prev: torch.Tensor, ev: torch.Tensor) -> torch.Tensor:
         n, c, M = self.n, self.c, ev.shape[0]
         X, W, H, Bf, Fm = self.split(ev)
         kp = k_prev.reshape(M, c, n)
-        U = self.speech(kp, H)                                          # (M, l, c)
-        # S2[i, j] = 1 - prod_l (1 - W[j, l] U[l, i])
-        s2 = 1 - torch.prod(1 - W[:, None, :, :] * U.transpose(1, 2)[:, :, None, :], dim=-1)   # (M, c, j)
         E = torch.prod(kp, dim=1)                                       # (M, j)
         keep = (1 - Bf * E)[:, None, :]
-        k = Fm + (1 - Fm) * keep * (1 - (1 - kp) * (1 - X) * (1 - s2))
+        rest = (1 - kp) * (1 - X)                                       # (M, c, j): 1 - (K' v S0 v S1)
+        # S[2] only where it can be non-zero: speakers l that someone heard out of my range
+        # (W[:, l] != 0).  Elsewhere 1 - W U = 1 exactly, so this equals the product over every row
+        # and speaker; f_1 runs on those pairs only (typically 3-20% of them), in training and acting.
+        live = W.amax(1) > 0                                            # (M, l)
+        rows = live.any(1).nonzero().squeeze(1)                         # (R,)
+        if rows.numel():
+            ri, l = live.index_select(0, rows).nonzero(as_tuple=True)   # pairs, ri indexes rows
+            U = self.speech_at(kp, H, rows.index_select(0, ri), l)      # (P, c)
+            Ur = U.new_zeros(rows.numel(), n, c).index_put((ri, l), U)  # (R, l, c); 0 where not live
+            Wr = W.index_select(0, rows)                                # (R, j, l)
+            # 1 - S2[i, j] = prod_l (1 - W[j, l] U[l, i])
+            no_s2 = torch.prod(1 - Wr[:, None, :, :] * Ur.transpose(1, 2)[:, :, None, :], dim=-1)   # (R, c, j)
+            rest = rest.index_put((rows,), rest.index_select(0, rows) * no_s2)
+        k = Fm + (1 - Fm) * keep * (1 - rest)
         return k.clamp(0.0, 1.0).reshape(M, c * n)
 
 
@@ -259,6 +280,33 @@ class EETrainer(MADDPGTrainer):
         M, n = b["x"].shape[:2]
         x, e, h = (b["x2"], b["e2"], b["h2"]) if nxt else (b["x"], b["e"], b["h"])
         return torch.cat([x[..., :self.obs_size], e], -1).reshape(M * n, -1), h.reshape(M * n, -1)
+
+    def _actor_step(self, b: Dict[str, torch.Tensor]):
+        """EE's actor step: K (with f_1) by autograd, the policy on ``[observation, K]`` by hand
+        (:class:`~.networks.ActorPass`), whose input gradient at K is back-propagated into f_1."""
+        s = self.settings
+        x, h = self._actor_inputs(b, False)
+        obs, ev = x[:, :self.obs_size], x[:, self.obs_size:]
+        k = self.actor.knowledge(h, ev)
+        xin = torch.cat([obs, k.detach()], -1)
+        ap = ActorPass(self.actor.policy, xin, self._gumbel_pair(x.shape[0]), self._eye_m, self._eye_p)
+        f1 = list(self.actor.knowledge.parameters())
+        n_f1 = sum(p.numel() for p in f1)
+
+        def apply(d_new_a: torch.Tensor) -> torch.Tensor:
+            g = torch.empty_like(self.actor_opt.flat)      # EEActor's order: knowledge (f_1), then policy
+            with torch.no_grad():
+                _, dx = ap.parameter_grad(d_new_a, s.logit_reg, g[n_f1:], input_grad=True)
+            if k.requires_grad:
+                gk = torch.autograd.grad(k, f1, grad_outputs=dx[:, self.obs_size:], allow_unused=True,
+                                         materialize_grads=True)
+            else:       # no live (row, speaker) pair in the batch: f_1 took no part, zero gradient
+                gk = [torch.zeros_like(p) for p in f1]
+            with torch.no_grad():
+                g[:n_f1] = torch.cat([t.reshape(-1) for t in gk])
+                self.actor_opt.step_grad(g)
+                return ap.regulariser(s.logit_reg)
+        return ap.new_a, apply
 
     def make_agent(self) -> "EEAgent":
         """A single-episode MADDPG-EE agent (greedy) for :func:`play_episode` and the theory-of-mind tests."""

@@ -44,8 +44,13 @@ class FlatAdam:
 
     def step(self, loss: torch.Tensor) -> None:
         """Back-propagate ``loss`` into the parameters only, clip the gradient's L2 norm, one Adam step."""
-        grads = torch.autograd.grad(loss, self.params)
-        g = torch.cat([x.reshape(-1) for x in grads])
+        # a parameter may be unused in one step (MADDPG-EE's f_1 when no speaker in the batch was
+        # heard out of the ego's range): its gradient is zero, as backward() would leave it
+        grads = torch.autograd.grad(loss, self.params, allow_unused=True, materialize_grads=True)
+        self.step_grad(torch.cat([x.reshape(-1) for x in grads]))
+
+    def step_grad(self, g: torch.Tensor) -> None:
+        """Clip the flat gradient ``g`` (modified in place) by its L2 norm, then one Adam step."""
         # clip_grad_norm_'s rule: scale by max / (norm + 1e-6) when that is below 1
         coef = (self.max_grad_norm / (torch.linalg.vector_norm(g) + 1e-6)).clamp_(max=1.0)
         self.flat.grad = g.mul_(coef)

@@ -2,7 +2,7 @@
 
 :class:`BatchedKnowledge` runs :class:`cfrkit.agents.symmtom.belief.KnowledgeTracker`'s update for
 every agent of every episode of a :class:`~cfrkit.games.symmtom.batched.BatchedSymmToM` at once
-(bit masks in int64 arrays; loops only over agents and pieces), so training sees exactly the K that
+(bit masks in int64 arrays; all agents, speakers and listeners at once, no Python loop), so training sees exactly the K that
 the single-episode agent sees at evaluation time (``tests/test_learners_symmtom.py`` checks that
 they agree step for step).  K[k] is agent k's belief: ``sure`` (exact part: first-hand pieces,
 S[0], S[1], forgetting) and ``guess`` (GE's S[2], withdrawn on a contradicting speaking reward).
@@ -65,66 +65,52 @@ class BatchedKnowledge:
                     & (np.abs(cols[:, :, None] - cols[:, None, :]) <= h)
                     & ~np.eye(n, dtype=bool)[None])                       # (B, j, l) symmetric
         on_base = (rows == env.base_rows) & (cols == env.base_cols)       # (B, n)
-        bit_of = np.where(spoken >= 0, np.left_shift(1, np.maximum(spoken, 0)), 0).astype(np.int64)
-        for k in range(n):
-            prev = self.sure[:, k] | self.guess[:, k]                     # (B, j)
-            prev_own = self.sure[:, k, k]
-            sure = self.sure[:, k].copy()
-            guess = self.guess[:, k].copy()
-            # hearing reward (exact) -> speaking reward
-            hearing = np.zeros(len(rows), dtype=np.int64)
-            for l in range(n):
-                if l == k:
-                    continue
-                heard = in_range[:, k, l] & (spoken[:, l] >= 0)
-                hearing += heard & ((prev_own & bit_of[:, l]) == 0)
-            recharged = on_base[:, k] & (prev_own == self.full)
-            speaking = rewards[:, k] - hearing - recharged * self.recharge
-            # S[0]
-            bit = bit_of[:, k]
-            said = spoken[:, k] >= 0
-            listeners = in_range[:, k, :]                                  # (B, j)
-            contradicted = said & listeners.any(1) & (speaking == 0)
-            drop = contradicted[:, None] & listeners & ((prev & bit[:, None]) == 0)
-            guess = np.where(drop, 0, guess)
-            sure = sure | np.where(said[:, None] & listeners, bit[:, None], 0)
-            # S[1]
-            for l in range(n):
-                if l == k:
-                    continue
-                heard = in_range[:, k, l] & (spoken[:, l] >= 0)
-                b = np.where(heard, bit_of[:, l], 0)
-                sure[:, k] |= b
-                sure[:, l] |= b
-                sure |= np.where(in_range[:, l, :], b[:, None], 0)
-            # S[2] (greedy encounter)
-            if self.mode == "ge":
-                for l in range(n):
-                    if l == k:
-                        continue
-                    lst = in_range[:, l, :]                                # listeners of l (B, j)
-                    active = ~in_range[:, k, l] & lst.any(1)
-                    best = np.full(len(rows), -1, dtype=np.int64)
-                    best_count = lst.sum(1)
-                    for q in range(c):
-                        knows_q = ((prev[:, l] >> q) & 1).astype(bool)
-                        count = (lst & (((prev >> q) & 1) == 1)).sum(1)
-                        better = active & knows_q & (count < best_count)
-                        best = np.where(better, q, best)
-                        best_count = np.where(better, count, best_count)
-                    has = best >= 0
-                    b = np.where(has, np.left_shift(1, np.maximum(best, 0)), 0).astype(np.int64)
-                    add = has[:, None] & lst & (np.arange(n)[None] != k) & ((sure & b[:, None]) == 0)
-                    guess |= np.where(add, b[:, None], 0)
-            # forgetting
-            full_before = prev == self.full
-            full_before[:, k] = prev_own == self.full
-            forget = on_base & full_before
-            sure = np.where(forget, self.first, sure)
-            guess = np.where(forget, 0, guess)
-            guess &= ~sure
-            self.sure[:, k] = sure
-            self.guess[:, k] = guess
+        bit_of = np.where(spoken >= 0, np.left_shift(1, np.maximum(spoken, 0)), 0).astype(np.int64)   # (B, l)
+        # every observer k at once (axis 1), speakers l and listeners j on the next axes; no Python loop
+        ar = np.arange(n)
+        sure, guess = self.sure, self.guess
+        prev = sure | guess                                               # (B, k, j)
+        prev_own = sure[:, ar, ar]                                        # (B, k)
+        # hearing reward (exact) -> speaking reward
+        heard = in_range & (spoken >= 0)[:, None, :]                      # (B, k, l): k heard l speak
+        hearing = (heard & ((prev_own[:, :, None] & bit_of[:, None, :]) == 0)).sum(2)
+        recharged = on_base & (prev_own == self.full)
+        speaking = rewards - hearing - recharged * self.recharge          # (B, k)
+        # S[0]
+        said = spoken >= 0                                                # (B, k)
+        bit = bit_of[:, :, None]                                          # (B, k, 1)
+        contradicted = said & in_range.any(2) & (speaking == 0)
+        drop = contradicted[:, :, None] & in_range & ((prev & bit) == 0)
+        guess = np.where(drop, 0, guess)
+        sure = sure | np.where(said[:, :, None] & in_range, bit, 0)
+        # S[1]: what k heard from l reached k, l and everyone in l's range
+        b = np.where(heard, bit_of[:, None, :], 0)                        # (B, k, l)
+        sure |= b
+        sure[:, ar, ar] |= np.bitwise_or.reduce(b, axis=2)
+        sure |= np.bitwise_or.reduce(np.where(in_range[:, None, :, :], b[:, :, :, None], 0), axis=2)
+        # S[2] (greedy encounter): for every speaker l out of k's range, the piece l knows that the
+        # fewest of l's listeners know (by k's belief; the lowest such piece on a tie), if fewer than all
+        if self.mode == "ge":
+            pieces = np.arange(c, dtype=np.int64)
+            knows = (prev[:, :, :, None] >> pieces) & 1                   # (B, k, j, q)
+            count = np.einsum("blj,bkjq->bklq", in_range.astype(np.int64), knows)
+            listeners = in_range.sum(2)                                   # (B, l)
+            active = ~in_range & in_range.any(2)[:, None, :] & (ar[:, None] != ar[None, :])[None]   # (B, k, l)
+            eligible = active[..., None] & (knows == 1) & (count < listeners[:, None, :, None])      # (B, k, l, q)
+            best = np.where(eligible, count, np.iinfo(np.int64).max).argmin(3)                       # first minimum
+            has = eligible.any(3)
+            bl = np.where(has, np.left_shift(1, best), 0)                 # (B, k, l)
+            add = (has[..., None] & in_range[:, None, :, :] & (ar[None, :, None, None] != ar[None, None, None, :])
+                   & ((sure[:, :, None, :] & bl[..., None]) == 0))        # (B, k, l, j)
+            guess = guess | np.bitwise_or.reduce(np.where(add, bl[..., None], 0), axis=2)
+        # forgetting: j on its base with every piece (k's own column: k's exact knowledge)
+        full_before = prev == self.full
+        full_before[:, ar, ar] = prev_own == self.full
+        forget = on_base[:, None, :] & full_before
+        sure = np.where(forget, self.first[:, None, :], sure)
+        guess = np.where(forget, 0, guess)
+        self.sure = sure
+        self.guess = guess & ~sure
 
     def believed(self) -> np.ndarray:
         """(B, k, j) bit masks: pieces agent k believes j knows."""

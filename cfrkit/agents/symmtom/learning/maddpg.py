@@ -35,7 +35,6 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from cfrkit.agents.rl import LearnerError, default_device
 from cfrkit.agents.rl.tensor_replay import TensorReplay
@@ -43,7 +42,7 @@ from cfrkit.agents.symmtom.base import SymmToMAgent
 from cfrkit.agents.symmtom.knowledge import KnowledgeTracker
 from cfrkit.agents.symmtom.learning.flat import FlatAdam, flatten_parameters
 from cfrkit.agents.symmtom.learning.knowledge import BatchedKnowledge
-from cfrkit.agents.symmtom.learning.networks import Actor, Critic, softmax
+from cfrkit.agents.symmtom.learning.networks import Actor, ActorPass, Critic, CriticPass, softmax
 from cfrkit.agents.symmtom.learning.settings import VARIANTS, MADDPGSettings, check_setting, episode_seed
 from cfrkit.games.symmtom.batched import BatchedSymmToM
 from cfrkit.games.symmtom.core import NUM_MOVES, SymmToMConfig
@@ -251,6 +250,35 @@ class MADDPGTrainer:
         lm, lp, _ = actor(x, h)
         return torch.cat([_gumbel_hard(lm, self._eye_m), _gumbel_hard(lp, self._eye_p)], -1), lm, lp
 
+    def _gumbel_pair(self, rows: int) -> Tuple[torch.Tensor, torch.Tensor]:
+        """Gumbel noise for the move and piece heads, drawn in that order (as :func:`_gumbel_hard` draws it)."""
+        with torch.no_grad():
+            return (_gumbel_noise(torch.empty(rows, NUM_MOVES, device=self.device)),
+                    _gumbel_noise(torch.empty(rows, self.config.pieces, device=self.device)))
+
+    def _actor_step(self, b: Dict[str, torch.Tensor]):
+        """The actor's sampled actions (straight-through Gumbel-softmax) on batch ``b`` and a function
+        that, given the critic's gradient at them, steps the actor and returns the logit regulariser."""
+        s = self.settings
+        if type(self.actor) is Actor and not self.recurrent:     # feed-forward: by hand (networks.ActorPass)
+            xa, _ = self._actor_inputs(b, False)
+            ap = ActorPass(self.actor, xa, self._gumbel_pair(xa.shape[0]), self._eye_m, self._eye_p)
+
+            def apply(d_new_a: torch.Tensor) -> torch.Tensor:
+                with torch.no_grad():
+                    self.actor_opt.step_grad(ap.parameter_grad(d_new_a, s.logit_reg,
+                                                               torch.empty_like(self.actor_opt.flat)))
+                    return ap.regulariser(s.logit_reg)
+            return ap.new_a, apply
+        new_a, lm, lp = self._sample_actions(self.actor, *self._actor_inputs(b, False))
+
+        def apply(d_new_a: torch.Tensor) -> torch.Tensor:
+            reg = s.logit_reg * (lm.pow(2).mean() + lp.pow(2).mean())
+            # d(-mean Q)/d(actor) through the ego's action: the surrogate (new_a . dQ/da) has that gradient
+            self.actor_opt.step((new_a * d_new_a).sum() + reg)
+            return reg.detach()
+        return new_a, apply
+
     def update(self) -> Dict[str, float]:
         """One gradient step of critic then actor on ``batch`` (transition, ego agent) rows."""
         s, n = self.settings, self.config.agents
@@ -262,22 +290,29 @@ class MADDPGTrainer:
             a2 = self._onehot(_gumbel_argmax(lm2), _gumbel_argmax(lp2))
             q2 = self.critic_target(self._ego(b["x2"]), self._ego(a2.reshape(M, n, -1)))
             y = b["r"].reshape(-1) + s.gamma * (1 - b["done"]).repeat_interleave(n) * q2
+        # critic and the critic's part of the actor step by hand (networks.CriticPass): the same
+        # gradients as autograd's, without its graph; the actor's own part: _actor_step
         xe = self._ego(b["x"])
-        q = self.critic(xe, self._ego(a))
-        critic_loss = F.mse_loss(q, y)
-        self.critic_opt.step(critic_loss)
+        cp = CriticPass(self.critic, xe, self._ego(a))
+        with torch.no_grad():
+            err = cp.q - y
+            critic_loss, q_mean = err.pow(2).mean(), cp.q.mean()
+            self.critic_opt.step_grad(cp.parameter_grad(err * (2.0 / err.numel()), torch.empty_like(self.critic_opt.flat)))
 
-        new_a, lm, lp = self._sample_actions(self.actor, *self._actor_inputs(b, False))
-        ae = a[:, self.order]                                        # (M, n_ego, n, A)
-        ae = torch.cat([new_a.reshape(M, n, 1, -1), ae[:, :, 1:]], 2).reshape(M * n, -1)
-        # the critic is fixed in the actor's step: FlatAdam takes the gradient of the actor's parameters only
-        actor_loss = -self.critic(xe, ae).mean() + s.logit_reg * (lm.pow(2).mean() + lp.pow(2).mean())
-        self.actor_opt.step(actor_loss)
+        new_a, apply = self._actor_step(b)
+        A = new_a.shape[1]
+        with torch.no_grad():
+            ae = a[:, self.order]                                    # (M, n_ego, n, A)
+            ae = torch.cat([new_a.detach().reshape(M, n, 1, -1), ae[:, :, 1:]], 2).reshape(M * n, -1)
+            cp = CriticPass(self.critic, xe, ae)                     # the critic just stepped, fixed here
+            q_new = cp.q
+            d_new_a = cp.action_grad(torch.full_like(q_new, -1.0 / q_new.numel()), slice(0, A))
+        reg = apply(d_new_a)
+        actor_loss = -q_new.mean() + reg.detach()
         with torch.no_grad():
             for target, online in self._pairs:
                 target.lerp_(online, s.tau)                          # target += tau (online - target)
-        return {"critic_loss": float(critic_loss.detach()), "actor_loss": float(actor_loss.detach()),
-                "q": float(q.detach().mean())}
+        return {"critic_loss": float(critic_loss), "actor_loss": float(actor_loss), "q": float(q_mean)}
 
     def updates_due(self, num_envs: int) -> int:
         """Gradient steps owed after ``num_envs`` more episodes (0 before the warm-up is reached)."""
