@@ -221,11 +221,11 @@ def test_aivat_observer_on_agents_without_a_checked_wrapper():
     assert obs.values == [fast.aivat_values[2]]
 
 
-def test_blueprint_own_strategy_and_action_probability_are_its_hand_strategy_bit_for_bit():
+def test_blueprint_own_strategy_is_its_hand_strategy_row_bit_for_bit():
     """Two blueprint agents with one seed follow the same hands against a random bettor (its raises are
     translated and sampled, often to an all-in that takes the hand off the tree): one is asked
-    ``hand_strategy``, the other ``own_strategy`` and ``hand_action_probability``, at every decision of
-    either seat; rows, columns, actions and sampled plays are equal.  Stacks of 10 big blinds, so abstract raises clamped to one real size
+    ``hand_strategy``, the other ``own_strategy``, at every decision of either seat; rows, actions and
+    sampled plays are equal.  Stacks of 10 big blinds, so abstract raises clamped to one real size
     (merged columns) happen."""
     game = load("holdem(stacks=1000;1000)")
     tr = BlueprintTrainer(game.game_string(), "0.5+1", 2, abstraction="ehs:169,2,2,2", seed=1)
@@ -250,8 +250,6 @@ def test_blueprint_own_strategy_and_action_probability_are_its_hand_strategy_bit
                 actions, probs = own.own_strategy(state)
                 assert np.array_equal(actions, hs.actions)
                 assert np.array_equal(probs, hs.probs[pair_index(*state.hole[p])])   # bit for bit
-                for a in hs.actions.tolist() + [0, 1, 2]:    # LBR's range update: one column, bit for bit
-                    assert np.array_equal(own.hand_action_probability(state, a), hs.probability_of(a))
                 streets.add(len(state.board))
                 node = own._node_or_none(state)
                 merged += node is not None and actions.size < int(own.tree.num_children[node])

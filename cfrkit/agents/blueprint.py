@@ -326,29 +326,6 @@ class BlueprintAgent(PokerAgent):
             probs[live] = merged
         return HandStrategy(actions, probs)
 
-    def hand_action_probability(self, state: HoldemState, action: int) -> np.ndarray:
-        """float64[1326]: probability that each hand plays ``action`` at ``state`` (0 for hands touching the
-        board), bit for bit the :meth:`hand_strategy` column of ``action``: only the children playing that
-        real action are gathered (what LBR's range update asks)."""
-        node = self._node_or_none(state)
-        live = self._live_pairs(tuple(state.board))
-        out = np.zeros(NUM_PAIRS)
-        if node is None:
-            if int(action) == CALL:
-                out[live] = 1.0
-            return out
-        actions, column = self._support(node, state)
-        hits = np.flatnonzero(actions == int(action))
-        if hits.size == 0:
-            return out
-        table = self._table(node)
-        children = np.flatnonzero(column == hits[0])
-        col = table[:, children[0]] if children.size == 1 else 0.0 + table[:, children[0]]
-        for i in children[1:]:  # children clamped to the same real size: hand_strategy's sum, in order
-            col = col + table[:, i]
-        out[live] = col[self._board_buckets(node, tuple(state.board))[live]]
-        return out
-
     def own_strategy(self, state: HoldemState) -> Tuple[np.ndarray, np.ndarray]:
         """``(actions int64[A], probs float64[A])``: the strategy of the hand the player to act holds, equal
         bit for bit to that hand's :meth:`hand_strategy` row (same actions, same sampled translations) but
