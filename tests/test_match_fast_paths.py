@@ -219,3 +219,47 @@ def test_aivat_observer_on_agents_without_a_checked_wrapper():
     fast = head_to_head(game, [RuleBasedAgent(), AlwaysCallAgent()], 2, seed=3, aivat=True,
                         value_function=EquityValueFunction(view))
     assert obs.values == [fast.aivat_values[2]]
+
+
+def test_blueprint_own_strategy_is_its_hand_strategy_row_bit_for_bit():
+    """Two blueprint agents with one seed follow the same hands against a random bettor (its raises are
+    translated and sampled, often to an all-in that takes the hand off the tree): one is asked
+    ``hand_strategy``, the other ``own_strategy``, at every decision of either seat; rows, actions and
+    sampled plays are equal.  Stacks of 10 big blinds, so abstract raises clamped to one real size
+    (merged columns) happen."""
+    game = load("holdem(stacks=1000;1000)")
+    tr = BlueprintTrainer(game.game_string(), "0.5+1", 2, abstraction="ehs:169,2,2,2", seed=1)
+    tr.iterate(2)
+    strategy = BlueprintStrategy.from_trainer(tr)
+    full, own = BlueprintAgent(strategy, seed=9), BlueprintAgent(strategy, seed=9)
+    opponent = RandomAgent(4)
+    streets, merged, translated, off_tree = set(), 0, 0, 0
+    for deal in range(40):
+        cards = deal_for_hand(game, 31, deal)
+        for seat in (0, 1):
+            full.new_hand()
+            own.new_hand()
+            state, k = game.new_initial_state(), 0
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    state.apply_action(cards[k])
+                    k += 1
+                    continue
+                p = state.current_player()
+                hs = full.hand_strategy(state)
+                actions, probs = own.own_strategy(state)
+                assert np.array_equal(actions, hs.actions)
+                assert np.array_equal(probs, hs.probs[pair_index(*state.hole[p])])   # bit for bit
+                streets.add(len(state.board))
+                node = own._node_or_none(state)
+                merged += node is not None and actions.size < int(own.tree.num_children[node])
+                if p == seat:
+                    action = full.act(state)
+                    assert own.act(state) == action
+                else:
+                    action = opponent.act(state)
+                    translated += action > 1
+                state.apply_action(action)
+            off_tree += own._off_tree
+    assert streets == {0, 3, 4, 5} and merged > 0 and translated > 20 and off_tree > 0
+    assert own.off_tree_hands == full.off_tree_hands and own.rng.random() == full.rng.random()

@@ -326,6 +326,23 @@ class BlueprintAgent(PokerAgent):
             probs[live] = merged
         return HandStrategy(actions, probs)
 
+    def own_strategy(self, state: HoldemState) -> Tuple[np.ndarray, np.ndarray]:
+        """``(actions int64[A], probs float64[A])``: the strategy of the hand the player to act holds, equal
+        bit for bit to that hand's :meth:`hand_strategy` row (same actions, same sampled translations) but
+        one bucket's row instead of 1326 (what the AIVAT observer asks at each decision)."""
+        node = self._node_or_none(state)
+        if node is None:
+            return np.array([CALL], dtype=np.int64), np.ones(1)
+        hole = state.hole[state.current_player()]
+        row = self._table(node)[int(self._board_buckets(node, tuple(state.board))[pair_index(*hole)])]
+        actions, column = self._support(node, state)
+        if actions.size == column.size:
+            return actions, row.copy()
+        probs = np.zeros(actions.size)
+        for c, q in zip(column.tolist(), row.tolist()):  # hand_strategy's np.add.at: children in order
+            probs[c] += q
+        return actions, probs
+
     def aivat_value_function(self, view, flops: int = 32, boards: int = 24, seed: int = 0):
         """The blueprint's own self-play values as an AIVAT value function (seat 0's chips; see
         :mod:`cfrkit.agents.blueprint_values`), or None when its table would be too large (the AIVAT
