@@ -37,7 +37,7 @@ hands).  So AIVAT stays unbiased; the approximations cost variance only.  A stat
 """
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 import numpy as np
 
@@ -191,9 +191,16 @@ class BlueprintValueFunction:
     ``flops``: boards sampled per flop or turn expectation (every card when fewer are left); ``seed``: both
     samplers' seed.  ``translate_raise``: the agent's translation (``BlueprintAgent.translate_raise``), so the
     tree follows the hand as the agent does (the most likely abstract size of a translated raise).
+
+    ``lookahead`` (default True): the tables model both seats by this blueprint; in a match the AIVAT observer
+    calls :meth:`hand_start`, and at a decision of a seat whose agent is known but is *not* this blueprint
+    (A^R, a simple agent, another blueprint) the value is one step of that agent's own strategy for its
+    actual hand, ``v(h) = sum_a sigma(a | h) v_table(h a)`` (see :meth:`policy_of`).  That is still a
+    function of the history only, and ``chance_expectation`` averages the same ``v``, so AIVAT stays unbiased.
     """
 
-    def __init__(self, strategy, view, translate_raise, boards: int = 24, flops: int = 16, seed: int = 0):
+    def __init__(self, strategy, view, translate_raise, boards: int = 24, flops: int = 16, seed: int = 0,
+                 lookahead: bool = True):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
         self.strategy = strategy
@@ -206,6 +213,8 @@ class BlueprintValueFunction:
         self.table = blueprint_values(strategy, self.trans)
         self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), 2727]))
         self._deal_value: Optional[float] = None
+        self.lookahead = bool(lookahead)
+        self._policy: List[Optional[Callable]] = [None, None]
 
     # ------------------------------------------------------------------ mapping
     def node_of(self, state) -> Optional[int]:
@@ -247,8 +256,54 @@ class BlueprintValueFunction:
         return self.table.value(node, b0, b1, _equity(hole[0], hole[1], board))
 
     # ------------------------------------------------------------------ the value function
+    def hand_start(self, hand) -> None:
+        """Called by the AIVAT observer at every hand: which seats get the one-step lookahead."""
+        self._policy = [self.policy_of(a) if self.lookahead else None for a in hand.seat_agents]
+
+    def policy_of(self, agent) -> Optional[Callable]:
+        """``f(state) -> (actions, probs)`` for the actual hand of ``agent``'s seat, or None when ``agent`` is
+        this blueprint (the tables already model it) or its strategy is unknown or costly to ask.
+
+        Any such ``f`` keeps AIVAT unbiased (it only shapes ``v``), so it must merely be cheap and free of side
+        effects: another blueprint by its tree, strategy and translation (the most likely abstract size, never
+        the agent's own sampler or off-tree flags); an agent with ``pure_strategy`` by ``act`` (one hand);
+        others by the actual hand's row of ``hand_strategy``.  Agents with ``costly_strategy`` (A^D: a re-solve
+        per state) get none.
+        """
+        inner = getattr(agent, "agent", agent)
+        if getattr(inner, "blueprint", None) is self.strategy:
+            return None
+        if (not getattr(agent, "exact_support", True) or not hasattr(inner, "hand_strategy")
+                or getattr(inner, "costly_strategy", False)):
+            return None
+        if all(hasattr(inner, x) for x in ("blueprint", "translate_raise", "real_action")):
+            return _BlueprintPolicy(inner)
+        if getattr(inner, "pure_strategy", False):
+            return lambda state: (np.array([int(inner.act(state))]), np.ones(1))
+
+        def row(state):
+            hs = inner.hand_strategy(state)
+            return hs.actions, hs.probs[pair_index(*state.hole[state.current_player()])]
+        return row
+
     def value(self, state) -> float:
         """Seat 0's value of ``state`` in chips (exact winnings at a terminal)."""
+        if not state.is_terminal() and not state.is_chance_node():
+            policy = self._policy[state.current_player()]
+            if policy is not None and len(state.hole[1]) == 2:
+                got = policy(state)
+                if got is not None:
+                    total = 0.0
+                    for a, q in zip(*got):
+                        if q > 0:
+                            child = state.clone()
+                            child.apply_action(int(a))
+                            total += float(q) * self.table_value(child)
+                    return total
+        return self.table_value(state)
+
+    def table_value(self, state) -> float:
+        """Seat 0's value of ``state`` in chips from the tables alone (no lookahead)."""
         if state.is_terminal():
             return float(state.returns()[0])
         hole = state.hole
@@ -295,7 +350,16 @@ class BlueprintValueFunction:
         else:  # flops: each a uniform draw of three cards, unbiased
             picks = np.argsort(self.rng.random((self.flops, rest.size)), axis=1)[:, :need]
             boards = [board + [int(c) for c in rest[p]] for p in picks]
-        return float(np.mean([self._on_board(node, bd, hole) for bd in boards]))
+        nxt = int(self.tree.player[node])  # who acts first after the cards
+        if self._policy[nxt] is None:
+            return float(np.mean([self._on_board(node, bd, hole) for bd in boards]))
+        total = 0.0  # the lookahead seat acts first: the same v as value() on every dealt state
+        for bd in boards:
+            child = state.clone()
+            for c in bd[len(board):]:
+                child.apply_action(int(c))
+            total += self.value(child)
+        return total / len(boards)
 
     def _deal(self) -> float:
         """The exact expectation over the deal: ``E[D0[b(h0), b(h1)] + S0[b(h0), b(h1)] * eq(h0, h1)]`` over
@@ -315,3 +379,33 @@ class BlueprintValueFunction:
             d, s = self.table.ds(0)
             self._deal_value = float((np.sum(joint * d) + np.sum(eqw * s)) / joint.sum())
         return self._deal_value
+
+
+class _BlueprintPolicy:
+    """Another blueprint agent's strategy for the actual hand at a state, without touching the agent (its
+    translation sampler, memo and off-tree flags): the tree walk of :meth:`BlueprintValueFunction.node_of` with
+    that agent's tree and translation; None (no lookahead) where its tree cannot follow the hand."""
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.nodes = BlueprintValueFunction.node_of.__get__(_Walker(agent.tree, agent.translate_raise))
+
+    def __call__(self, state):
+        a = self.agent
+        node = self.nodes(state)
+        if node is None or a.tree.kind[node] != DECISION or a.tree.round[node] != state.round:
+            return None
+        p = state.current_player()
+        b = a.blueprint.abstraction.buckets_for_board(int(a.tree.round[node]), list(state.board))
+        row = a.blueprint.probabilities(node, [int(b[pair_index(*state.hole[p])])])[0]
+        first = int(a.tree.child_start[node])
+        acts = np.array([a.real_action(first + i, state) for i in range(row.size)], dtype=np.int64)
+        return acts, row
+
+
+class _Walker:
+    """The attributes :meth:`BlueprintValueFunction.node_of` reads."""
+
+    def __init__(self, tree, translate_raise):
+        self.tree = tree
+        self.translate_raise = translate_raise
