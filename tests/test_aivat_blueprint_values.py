@@ -184,29 +184,66 @@ def test_aivat_mean_agrees_with_counting_and_a_biased_chance_term_is_caught(agen
     assert gap(bad) > 4.0
 
 
-def test_lookahead_is_one_step_of_the_known_agents_own_strategy(agent, vf, monkeypatch):
+def _street_reference(vf, state, policies):
+    """Seat 0's value with the rest of the street played by ``policies[seat](state) -> (actions, probs)``, the
+    tables after a round-closing call (an independent recursion for the lookahead's check)."""
+    if state.is_terminal():
+        return float(state.returns()[0])
+    if state.is_chance_node():
+        return vf.table_value(state)
+    acts, probs = policies[state.current_player()](state)
+    total = 0.0
+    for a, q in zip(acts, probs):
+        if q > 0:
+            child = state.clone()
+            child.apply_action(int(a))
+            total += q * _street_reference(vf, child, policies)
+    return total
+
+
+def test_lookahead_plays_the_known_agents_own_strategies(agent, vf, monkeypatch):
     from types import SimpleNamespace
 
     game = load(GAME)
     ar = make_agent("rule-based", game=game, seed=1)
-    vf.hand_start(SimpleNamespace(seat_agents=[ar, agent]))  # A^R in seat 0: first to act after the flop
+    twin = BlueprintAgent(agent.blueprint, seed=7)  # the owner's strategy, asked through the agent itself
+
+    def own(state):
+        hs = twin.hand_strategy(state)
+        return hs.actions, hs.probs[pair_index(*state.hole[state.current_player()])]
+
+    def ar_policy(state):
+        return [ar.act(state)], [1.0]
+
     try:
-        assert vf._policy[1] is None and vf._policy[0] is not None  # the owner is modelled by the tables
-        state = _hand_to([CALL, CALL], [0, 13, 1, 14, 20, 30, 40])
-        assert state.current_player() == 0
-        a = ar.act(state)
-        child = state.clone()
-        child.apply_action(a)
-        assert vf.value(state) == pytest.approx(vf.table_value(child), abs=1e-9)
-        assert vf.value(state) != pytest.approx(vf.table_value(state), abs=1e-6)  # the lookahead changes it
-        # the river's expectation averages the same lookahead value over every card
-        state = _hand_to([CALL] * 6, [0, 13, 1, 14, 20, 30, 40, 45])
-        values = []
-        for card, _ in state.chance_outcomes():
-            c = state.clone()
-            c.apply_action(card)
-            values.append(vf.value(c))
-        assert vf.chance_expectation(state) == pytest.approx(np.mean(values), abs=1e-9)
+        for street_from in (4, 1):  # one step at A^R's decisions only; the whole street for both seats
+            monkeypatch.setattr(vf, "street_from", street_from)
+            vf.hand_start(SimpleNamespace(seat_agents=[ar, agent]))  # A^R in seat 0: first to act after the flop
+            assert vf._policy[1] is None and vf._policy[0] is not None  # the owner is modelled by the tables
+            state = _hand_to([CALL, CALL], [0, 13, 1, 14, 20, 30, 40])
+            assert state.current_player() == 0
+            child = state.clone()
+            child.apply_action(ar.act(state))
+            if street_from == 4:
+                assert vf.value(state) == pytest.approx(vf.table_value(child), abs=1e-9)
+            else:
+                twin.new_hand()
+                assert vf.value(state) == pytest.approx(_street_reference(vf, state, [ar_policy, own]), abs=1e-6)
+            assert vf.value(state) != pytest.approx(vf.table_value(state), abs=1e-6)  # the lookahead changes it
+            # the river's expectation averages the same value over every card (enumerated when ``flops`` covers
+            # them, sampled otherwise), whoever acts first
+            monkeypatch.setattr(vf, "flops", 64)
+            for seating in ([ar, agent], [agent, ar]):
+                vf.hand_start(SimpleNamespace(seat_agents=seating))
+                state = _hand_to([CALL] * 6, [0, 13, 1, 14, 20, 30, 40, 45])
+                values = []
+                for card, _ in state.chance_outcomes():
+                    c = state.clone()
+                    c.apply_action(card)
+                    values.append(vf.value(c))
+                assert vf.chance_expectation(state) == pytest.approx(np.mean(values), abs=1e-9)
+        with pytest.raises(GameError, match="street_from"):
+            BlueprintValueFunction(agent.blueprint, poker_view(game), agent.translate_raise, boards=1, street_from=0)
         # another blueprint (a separate strategy object) is followed by its own tree, without touching it
         other = BlueprintAgent(BlueprintStrategy.load(_PATH[0]), seed=5)
         policy = vf.policy_of(other)

@@ -200,7 +200,7 @@ class BlueprintValueFunction:
     """
 
     def __init__(self, strategy, view, translate_raise, boards: int = 24, flops: int = 16, seed: int = 0,
-                 lookahead: bool = True):
+                 lookahead: bool = True, street_from: int = 1):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
         self.strategy = strategy
@@ -215,6 +215,11 @@ class BlueprintValueFunction:
         self._deal_value: Optional[float] = None
         self.lookahead = bool(lookahead)
         self._policy: List[Optional[Callable]] = [None, None]
+        if int(street_from) not in (1, 2, 3, 4):
+            raise GameError(f"street_from must be 1 (flop), 2, 3 (river) or 4 (never), got {street_from}")
+        self.street_from = int(street_from)
+        self._own: List[Optional[Callable]] = [None, None]
+        self._street = False
 
     # ------------------------------------------------------------------ mapping
     def node_of(self, state) -> Optional[int]:
@@ -259,6 +264,12 @@ class BlueprintValueFunction:
     def hand_start(self, hand) -> None:
         """Called by the AIVAT observer at every hand: which seats get the one-step lookahead."""
         self._policy = [self.policy_of(a) if self.lookahead else None for a in hand.seat_agents]
+        self._own = [None, None]
+        if self.street_from < 4 and any(p is not None for p in self._policy):
+            for seat, a in enumerate(hand.seat_agents):
+                if self._policy[seat] is None and getattr(getattr(a, "agent", a), "blueprint", None) is self.strategy:
+                    self._own[seat] = _BlueprintPolicy(getattr(a, "agent", a))
+        self._street = all(self._policy[i] is not None or self._own[i] is not None for i in (0, 1))
 
     def policy_of(self, agent) -> Optional[Callable]:
         """``f(state) -> (actions, probs)`` for the actual hand of ``agent``'s seat, or None when ``agent`` is
@@ -286,8 +297,34 @@ class BlueprintValueFunction:
             return hs.actions, hs.probs[pair_index(*state.hole[state.current_player()])]
         return row
 
+    def _street_value(self, state, depth: int = 0) -> Optional[float]:
+        """The rest of the street's betting played out with both seats' known strategies, the tables at its end
+        (a round-closing call); None where a strategy is unknown (off its tree)."""
+        if state.is_terminal():
+            return float(state.returns()[0])
+        if state.is_chance_node() or depth > 12:
+            return None
+        p = state.current_player()
+        pol = self._policy[p] or self._own[p]
+        got = pol(state) if pol is not None else None
+        if got is None:
+            return None
+        total = 0.0
+        for a, q in zip(*got):
+            if q > 0:
+                child = state.clone()
+                child.apply_action(int(a))
+                v = self._street_value(child, depth + 1)
+                total += float(q) * (self.table_value(child) if v is None else v)
+        return total
+
     def value(self, state) -> float:
         """Seat 0's value of ``state`` in chips (exact winnings at a terminal)."""
+        if (self._street and not state.is_terminal() and not state.is_chance_node()
+                and int(state.round) >= self.street_from):
+            v = self._street_value(state)
+            if v is not None:
+                return v
         if not state.is_terminal() and not state.is_chance_node():
             policy = self._policy[state.current_player()]
             if policy is not None and len(state.hole[1]) == 2:
@@ -343,7 +380,7 @@ class BlueprintValueFunction:
             return self.value(state)
         dead = set(board) | set(hole[0]) | set(hole[1])
         rest = np.array([c for c in range(52) if c not in dead], dtype=np.int64)
-        if need == 1 and (r == 3 or rest.size <= self.flops):
+        if need == 1 and ((r == 3 and not (self._street and self.street_from <= 3)) or rest.size <= self.flops):
             boards = [board + [int(c)] for c in rest]  # every card
         elif need == 1:  # turn cards: a uniform sample without replacement, unbiased for the mean
             boards = [board + [int(c)] for c in rest[np.argsort(self.rng.random(rest.size))[:self.flops]]]
@@ -351,7 +388,7 @@ class BlueprintValueFunction:
             picks = np.argsort(self.rng.random((self.flops, rest.size)), axis=1)[:, :need]
             boards = [board + [int(c) for c in rest[p]] for p in picks]
         nxt = int(self.tree.player[node])  # who acts first after the cards
-        if self._policy[nxt] is None:
+        if self._policy[nxt] is None and not (self._street and r >= self.street_from):
             return float(np.mean([self._on_board(node, bd, hole) for bd in boards]))
         total = 0.0  # the lookahead seat acts first: the same v as value() on every dealt state
         for bd in boards:
