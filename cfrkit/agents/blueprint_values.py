@@ -29,11 +29,19 @@ tree (30,576 decisions, 169/50/50/50 buckets) 2 x 77 million entries, 0.6 GB.
 Chance is approximated only inside the table: :class:`BlueprintValueFunction` maps a real state to the
 abstract node (pseudo-harmonic bet translation, the most likely abstract size) and the two real hands to
 their buckets, and its ``chance_expectation`` uses the TRUE chance distribution given both hands: the river
-exactly (every card), the flop and the turn by ``flops`` boards drawn uniformly without replacement from the
+exactly (every card; ``flops`` of them when the street is played out, below), the flop and the turn by ``flops`` boards drawn uniformly without replacement from the
 cards left by its own generator (an unbiased estimate; every card when there are fewer), the hole cards
 exactly (the joint distribution of the preflop buckets and of the exact equity over all disjoint pairs of
 hands).  So AIVAT stays unbiased; the approximations cost variance only.  A state the tree cannot follow
 (off-tree betting) and all-in run-outs use the check-down equity value ``eq * pot - c0``.
+
+**The agents' own strategies** (:meth:`BlueprintValueFunction.hand_start`, called by the AIVAT observer).  The
+tables model both seats by this blueprint.  When the other seat's agent is known (A^R, a simple agent, another
+blueprint), from round ``street_from`` on (default the flop) the value of a state is the rest of the street's
+betting played out with both agents' strategies for their actual hands, the tables after the round-closing
+call (on the river exact given the two strategies); elsewhere a known non-owner seat gets one step,
+``v(h) = sum_a sigma(a | h) v_table(h a)``.  Both are functions of the history, and the chance expectations
+average the same ``v``, so AIVAT stays unbiased.
 """
 from __future__ import annotations
 
