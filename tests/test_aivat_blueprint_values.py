@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 
 from cfrkit.agents.blueprint import BlueprintAgent
-from cfrkit.agents.blueprint_values import BlueprintValueFunction, _win_matrix, blueprint_values
-from cfrkit.cards.hands import HOLE_PAIRS
+from cfrkit.agents.blueprint_values import BlueprintValueFunction, blueprint_values
+from cfrkit.cards.preflop import preflop_equity_table
+from cfrkit.games.base import GameError
+from cfrkit.cards.hands import HOLE_PAIRS, pair_index
 from cfrkit.evaluation.headtohead import head_to_head
 from cfrkit.games import load
 from cfrkit.games.holdem.game import CALL
@@ -18,6 +20,7 @@ from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
 from cfrkit.solvers.blueprint.trainer import BlueprintTrainer
 
 GAME = "holdem(stacks=400;400)"
+_PATH = [""]  # the trained blueprint's file (a second agent loads its own copy)
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +30,7 @@ def agent(tmp_path_factory):
     tr.iterate(20)
     path = str(tmp_path_factory.mktemp("bpv") / "bp.npz")
     tr.save(path)
+    _PATH[:] = [path]
     return BlueprintAgent(BlueprintStrategy.load(path), seed=0)
 
 
@@ -43,34 +47,55 @@ def test_backward_pass_matches_a_scalar_walk_of_the_tree(agent, vf):
 
     @lru_cache(maxsize=None)
     def ref(n, b0, b1):
+        """(D, S): seat 0's chips with showdowns counted as lost, and the showdown pot (scalar walk)."""
         r = int(t.round[n])
         s0, s1 = float(t.spent[n, 0]), float(t.spent[n, 1])
         if t.kind[n] == FOLD_TERMINAL:
-            return -s0 if t.player[n] == 0 else s1
+            return (-s0 if t.player[n] == 0 else s1), 0.0
         if t.kind[n] != DECISION:
-            return _win_matrix(nb[r])[b0, b1] * (s0 + s1) - s0
+            return -s0, s0 + s1
         sigma = s.probabilities(n, [b0 if t.player[n] == 0 else b1])[0]
-        total = 0.0
+        d = sd = 0.0
         for i in range(int(t.num_children[n])):
             c = int(t.child_start[n]) + i
-            if t.round[c] == r:
-                v = ref(c, b0, b1)
+            if t.round[c] == r or t.kind[c] != DECISION:
+                x, y = ref(c, b0, b1) if t.kind[c] == DECISION else ref(c, 0, 0)
             else:
                 tr = trans[r]
-                v = sum(tr[b0, x] * tr[b1, y] * ref(c, x, y) for x in range(nb[r + 1]) for y in range(nb[r + 1]))
-            total += sigma[i] * v
-        return total
+                x = sum(tr[b0, u] * tr[b1, w] * ref(c, u, w)[0] for u in range(nb[r + 1]) for w in range(nb[r + 1]))
+                y = sum(tr[b0, u] * tr[b1, w] * ref(c, u, w)[1] for u in range(nb[r + 1]) for w in range(nb[r + 1]))
+            d += sigma[i] * x
+            sd += sigma[i] * y
+        return d, sd
 
     fast = blueprint_values(s, trans)
     for b0, b1 in [(0, 0), (168, 3), (40, 120), (100, 100)]:
-        assert fast[0][b0, b1] == pytest.approx(ref(0, b0, b1), abs=1e-6)
-    flop = t.decision_nodes(1)[:5]
-    for n in flop:
-        for b0 in range(nb[1]):
-            for b1 in range(nb[1]):
-                assert fast[n][b0, b1] == pytest.approx(ref(int(n), b0, b1), abs=1e-6)
-    # chips are conserved in expectation: no value beyond a stack
-    assert max(np.abs(v).max() for v in fast) <= 400 + 1e-9
+        d, sd = fast.ds(0)
+        want = ref(0, b0, b1)
+        assert d[b0, b1] == pytest.approx(want[0], abs=1e-3) and sd[b0, b1] == pytest.approx(want[1], abs=1e-3)
+    for n in list(t.decision_nodes(1)[:5]) + list(t.decision_nodes(3)[-5:]):
+        d, sd = fast.ds(int(n))
+        for b0 in range(nb[int(t.round[n])]):
+            for b1 in range(nb[int(t.round[n])]):
+                want = ref(int(n), b0, b1)
+                assert d[b0, b1] == pytest.approx(want[0], abs=1e-3)  # float32 storage
+                assert sd[b0, b1] == pytest.approx(want[1], abs=1e-3)
+    # chips are conserved: a showdown pot is at most both stacks, and seat 0 loses at most its stack
+    for r in range(4):
+        assert fast.S[r].min() >= 0 and fast.S[r].max() <= 800 + 1e-3
+        assert fast.D[r].min() >= -400 - 1e-3 and fast.D[r].max() <= 400 + 1e-3
+    # only decision nodes are stored
+    assert sum(x.shape[0] for x in fast.D) == int((t.kind == DECISION).sum())
+
+
+def test_oversized_tables_are_refused(agent, monkeypatch):
+    import cfrkit.agents.blueprint_values as bv
+
+    monkeypatch.setattr(bv, "_MAX_ENTRIES", 1000)
+    with pytest.raises(GameError, match="more than 1000"):
+        blueprint_values(agent.blueprint, bv.bucket_transitions(agent.blueprint.abstraction, 1))
+    fresh = BlueprintAgent(agent.blueprint, seed=0)
+    assert fresh.aivat_value_function(poker_view(load(GAME)), boards=1) is None  # the observer's equity fallback
 
 
 def _hand_to(actions, cards):
@@ -88,27 +113,31 @@ def _hand_to(actions, cards):
             return state
 
 
-def test_chance_expectations_are_exact(vf):
+def test_chance_expectations_are_exact(vf, monkeypatch):
     hands = [0, 13, 1, 14]  # the engine deals hole cards at chance nodes first
-    # preflop: the joint of the preflop buckets over all disjoint pairs of hands, by brute force
+    # the deal: D + S * eq averaged over every ordered pair of disjoint hands, by brute force over 1326 x 1326
     root = load(GAME).new_initial_state()
     pre = np.asarray(vf.ab.buckets_for_board(0, []))
     pairs = np.asarray(HOLE_PAIRS)
-    disjoint = np.array([[not set(p) & set(q) for q in pairs] for p in pairs[::13]])  # a row subsample
-    assert vf._joint().sum() == pytest.approx(1.0)
-    sub = np.mean([vf.V[0][pre[i * 13], pre[j]] for i in range(disjoint.shape[0]) for j in np.flatnonzero(disjoint[i])])
-    assert abs(vf.chance_expectation(root) - sub) < 0.05 * np.abs(vf.V[0]).max()  # a subsample of rows only
-    # the turn: chance_expectation is the mean of the value over every turn card
-    state = _hand_to([CALL, CALL, CALL, CALL], hands + [20, 30, 40])  # preflop and flop checked through
-    assert state.is_chance_node() and len(state.board) == 3
-    expected = vf.chance_expectation(state)
-    values = []
-    for card, _ in state.chance_outcomes():
-        child = state.clone()
-        child.apply_action(card)
-        assert not child.is_chance_node()
-        values.append(vf.value(child))
-    assert expected == pytest.approx(np.mean(values), abs=1e-9)
+    disjoint = (pairs[:, None, 0] != pairs[None, :, 0]) & (pairs[:, None, 0] != pairs[None, :, 1]) \
+        & (pairs[:, None, 1] != pairs[None, :, 0]) & (pairs[:, None, 1] != pairs[None, :, 1])
+    d, sd = vf.table.ds(0)
+    v = d[pre[:, None], pre[None, :]] + sd[pre[:, None], pre[None, :]] * preflop_equity_table(progress=False)
+    assert vf.chance_expectation(root) == pytest.approx(v[disjoint].mean(), rel=1e-9, abs=1e-6)
+    # the turn (every card when ``flops`` covers them) and the river (always every card): the mean of value
+    monkeypatch.setattr(vf, "flops", 64)
+    for actions, cards in (([CALL] * 4, hands + [20, 30, 40]), ([CALL] * 6, hands + [20, 30, 40, 45])):
+        state = _hand_to(actions, cards)
+        assert state.is_chance_node() and len(state.board) == len(cards) - 4
+        expected = vf.chance_expectation(state)
+        values = []
+        for card, _ in state.chance_outcomes():
+            child = state.clone()
+            child.apply_action(card)
+            assert not child.is_chance_node()
+            values.append(vf.value(child))
+        assert expected == pytest.approx(np.mean(values), abs=1e-9)
+    monkeypatch.undo()
     # the flop: a uniform sample, so its mean over many draws tends to the mean over sampled flops' values
     state = _hand_to([CALL, CALL], hands)
     assert state.is_chance_node() and len(state.board) == 0
@@ -153,3 +182,83 @@ def test_aivat_mean_agrees_with_counting_and_a_biased_chance_term_is_caught(agen
     monkeypatch.setattr(BlueprintValueFunction, "chance_expectation", lambda self, s: real(self, s) + 100.0)
     bad = head_to_head(game, [agent, other], 150, seed=11, duplicate=True, aivat=True)
     assert gap(bad) > 4.0
+
+
+def _street_reference(vf, state, policies):
+    """Seat 0's value with the rest of the street played by ``policies[seat](state) -> (actions, probs)``, the
+    tables after a round-closing call (an independent recursion for the lookahead's check)."""
+    if state.is_terminal():
+        return float(state.returns()[0])
+    if state.is_chance_node():
+        return vf.table_value(state)
+    acts, probs = policies[state.current_player()](state)
+    total = 0.0
+    for a, q in zip(acts, probs):
+        if q > 0:
+            child = state.clone()
+            child.apply_action(int(a))
+            total += q * _street_reference(vf, child, policies)
+    return total
+
+
+def test_lookahead_plays_the_known_agents_own_strategies(agent, vf, monkeypatch):
+    from types import SimpleNamespace
+
+    game = load(GAME)
+    ar = make_agent("rule-based", game=game, seed=1)
+    twin = BlueprintAgent(agent.blueprint, seed=7)  # the owner's strategy, asked through the agent itself
+
+    def own(state):
+        hs = twin.hand_strategy(state)
+        return hs.actions, hs.probs[pair_index(*state.hole[state.current_player()])]
+
+    def ar_policy(state):
+        return [ar.act(state)], [1.0]
+
+    try:
+        for street_from in (4, 1):  # one step at A^R's decisions only; the whole street for both seats
+            monkeypatch.setattr(vf, "street_from", street_from)
+            vf.hand_start(SimpleNamespace(seat_agents=[ar, agent]))  # A^R in seat 0: first to act after the flop
+            assert vf._policy[1] is None and vf._policy[0] is not None  # the owner is modelled by the tables
+            state = _hand_to([CALL, CALL], [0, 13, 1, 14, 20, 30, 40])
+            assert state.current_player() == 0
+            child = state.clone()
+            child.apply_action(ar.act(state))
+            if street_from == 4:
+                assert vf.value(state) == pytest.approx(vf.table_value(child), abs=1e-9)
+            else:
+                twin.new_hand()
+                assert vf.value(state) == pytest.approx(_street_reference(vf, state, [ar_policy, own]), abs=1e-6)
+            assert vf.value(state) != pytest.approx(vf.table_value(state), abs=1e-6)  # the lookahead changes it
+            # the river's expectation averages the same value over every card (enumerated when ``flops`` covers
+            # them, sampled otherwise), whoever acts first
+            monkeypatch.setattr(vf, "flops", 64)
+            for seating in ([ar, agent], [agent, ar]):
+                vf.hand_start(SimpleNamespace(seat_agents=seating))
+                state = _hand_to([CALL] * 6, [0, 13, 1, 14, 20, 30, 40, 45])
+                values = []
+                for card, _ in state.chance_outcomes():
+                    c = state.clone()
+                    c.apply_action(card)
+                    values.append(vf.value(c))
+                assert vf.chance_expectation(state) == pytest.approx(np.mean(values), abs=1e-9)
+        with pytest.raises(GameError, match="street_from"):
+            BlueprintValueFunction(agent.blueprint, poker_view(game), agent.translate_raise, boards=1, street_from=0)
+        # another blueprint (a separate strategy object) is followed by its own tree, without touching it
+        other = BlueprintAgent(BlueprintStrategy.load(_PATH[0]), seed=5)
+        policy = vf.policy_of(other)
+        assert policy is not None
+        state = _hand_to([CALL, CALL], [0, 13, 1, 14, 20, 30, 40])
+        before = (other.off_tree_hands, dict(other._choices), other.rng.getstate())
+        acts, probs = policy(state)
+        hs = other.hand_strategy(state)
+        row = hs.probs[pair_index(*state.hole[0])]
+        for x, q in zip(acts, probs):
+            assert x in hs.actions
+        merged = {int(x): 0.0 for x in hs.actions}
+        for x, q in zip(acts, probs):
+            merged[int(x)] += q
+        assert [merged[int(x)] for x in hs.actions] == pytest.approx(list(row), abs=1e-9)
+        assert (other.off_tree_hands, dict(other._choices)) == before[:2] and other.rng.getstate() == before[2]
+    finally:
+        vf._policy = [None, None]

@@ -343,7 +343,7 @@ class BlueprintAgent(PokerAgent):
             probs[c] += q
         return actions, probs
 
-    def aivat_value_function(self, view, flops: int = 32, boards: int = 24, seed: int = 0):
+    def aivat_value_function(self, view, flops: int = 16, boards: int = 24, seed: int = 0):
         """The blueprint's own self-play values as an AIVAT value function (seat 0's chips; see
         :mod:`cfrkit.agents.blueprint_values`), or None when its table would be too large (the AIVAT
         observer then uses the check-down equity value).  Built once per agent (a few CPU seconds)."""

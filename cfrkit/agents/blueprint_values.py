@@ -1,43 +1,67 @@
 """A blueprint's own expected values as an AIVAT value function (issue 27, A^C).
 
 :func:`blueprint_values` makes one backward pass over the abstract betting tree with the blueprint's
-average strategy for both seats (self-play values):
+average strategy for both seats (self-play values) and stores, for every decision node ``n`` of round
+``r`` and every pair of buckets of that round, two tables (float32[B_r, B_r], seat 0's chips):
 
-    V[n][b0, b1]  = seat 0's expected chips at node ``n`` when seat 0 holds bucket ``b0`` and seat 1
-                    bucket ``b1`` of round ``round[n]``  (float64[B_r, B_r] per node)
+    D[n][b0, b1] = E[ seat 0's winnings, with every showdown counted as a loss of its stake ]
+    S[n][b0, b1] = E[ the pot at the showdown, zero when the hand ends in a fold ]
 
-* a fold terminal: ``+spent[1]`` or ``-spent[0]``; a showdown: ``W_r[b0, b1] * pot - spent[0]``
-  where ``W_r`` is an approximate win probability from the bucket order (the EHS abstractions number
-  buckets weakest first): ``1/2 + (q0 - q1)`` clipped to [0, 1], ``q`` the bucket's quantile;
-* a decision of seat ``p``: ``sum_a sigma(a | n, b_p) V[child_a]`` (numpy over buckets);
-* a call that closes a round: ``T_r V[next] T_r^T``, ``T_r[b, b']`` the abstraction's transition
-  statistics ``P(bucket b' next round | bucket b this round)``, estimated at load from ``boards``
-  sampled boards (each player's transition taken independently of the other's).
+so that the value of a real state at ``n`` with hands ``h0``, ``h1`` on the real board is
+
+    v = D[n][b(h0), b(h1)] + S[n][b(h0), b(h1)] * eq(h0, h1 | board)
+
+with ``eq`` the exact showdown equity of the two actual hands over the cards to come (preflop: the exact
+hand-against-hand table, :func:`cfrkit.cards.preflop.preflop_equity_table`).  On the river this is the
+blueprint's exact self-play value given the buckets (a showdown pays ``eq * pot - spent0`` and ``eq`` is 0, 1/2
+or 1); earlier it assumes that reaching the showdown is independent of who wins it.  No bucket win-rate model
+enters: the buckets only select the strategy.
+
+* a fold terminal: ``D = +spent[1]`` or ``-spent[0]``, ``S = 0``; a showdown: ``D = -spent[0]``, ``S = pot``;
+* a decision of seat ``p``: ``sum_a sigma(a | n, b_p) X[child_a]`` for ``X`` = ``D``, ``S`` (numpy over buckets);
+* a call that closes a round: ``T_r X[next] T_r^T``, ``T_r[b, b']`` the abstraction's transition statistics
+  ``P(bucket b' next round | bucket b this round)``, estimated at load from ``boards`` sampled boards (each
+  player's transition taken independently of the other's).
+
+Only decision nodes are stored (terminals are computed), one float32 block per round: for the CLI-default cap-2
+tree (30,576 decisions, 169/50/50/50 buckets) 2 x 77 million entries, 0.6 GB.
 
 Chance is approximated only inside the table: :class:`BlueprintValueFunction` maps a real state to the
-abstract node (pseudo-harmonic bet translation, the most likely abstract size) and the two real hands
-to their buckets, and its ``chance_expectation`` uses the TRUE chance distribution given both hands:
-the turn and river exactly (every card), the flop by ``flops`` flops drawn uniformly from the cards
-left by its own generator (an unbiased estimate), the hole cards exactly from the joint distribution
-of the preflop buckets over all disjoint pairs of hands.  So AIVAT stays unbiased; the approximations
-cost variance only.  A state the tree cannot follow (off-tree betting) and all-in run-outs use the
-check-down equity value ``eq * pot - c0``.
+abstract node (pseudo-harmonic bet translation, the most likely abstract size) and the two real hands to
+their buckets, and its ``chance_expectation`` uses the TRUE chance distribution given both hands: the river
+exactly (every card; ``flops`` of them when the street is played out, below), the flop and the turn by ``flops`` boards drawn uniformly without replacement from the
+cards left by its own generator (an unbiased estimate; every card when there are fewer), the hole cards
+exactly (the joint distribution of the preflop buckets and of the exact equity over all disjoint pairs of
+hands).  So AIVAT stays unbiased; the approximations cost variance only.  A state the tree cannot follow
+(off-tree betting) and all-in run-outs use the check-down equity value ``eq * pot - c0``.
+
+**The agents' own strategies** (:meth:`BlueprintValueFunction.hand_start`, called by the AIVAT observer).  The
+tables model both seats by this blueprint.  When the other seat's agent is known (A^R, a simple agent, another
+blueprint), from round ``street_from`` on (default the flop) the value of a state is the rest of the street's
+betting played out with both agents' strategies for their actual hands, the tables after the round-closing
+call (on the river exact given the two strategies); elsewhere a known non-owner seat gets one step,
+``v(h) = sum_a sigma(a | h) v_table(h a)``.  Both are functions of the history, and the chance expectations
+average the same ``v``, so AIVAT stays unbiased.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 import numpy as np
 
+from cfrkit.cards.equity import _kernel
 from cfrkit.cards.hands import HOLE_PAIRS, pair_index
+from cfrkit.cards.preflop import preflop_equity_table
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import CALL, FOLD, raise_amount
 from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, DECISION,
                                                    FOLD_TERMINAL, SHOWDOWN)
 
-__all__ = ["blueprint_values", "bucket_transitions", "BlueprintValueFunction"]
+__all__ = ["blueprint_values", "bucket_transitions", "BlueprintValueTable", "BlueprintValueFunction"]
 
-_MAX_ENTRIES = 50_000_000  # float64 entries of the value table (400 MB): larger abstractions are refused
+# float32 entries of the two tables together (1.2 GB): larger abstractions are refused
+_MAX_ENTRIES = 300_000_000
+_BOARD = (0, 3, 4, 5)
 
 
 def _runs_out(state) -> bool:
@@ -46,12 +70,6 @@ def _runs_out(state) -> bool:
     while s.is_chance_node():
         s.apply_action(int(s.chance_outcomes()[0][0]))
     return s.is_terminal()
-
-
-def _win_matrix(num_buckets: int) -> np.ndarray:
-    """float64[B, B]: approximate P(seat 0 wins) + ties/2 from the buckets' strength quantiles."""
-    q = (np.arange(num_buckets) + 0.5) / num_buckets
-    return np.clip(0.5 + q[:, None] - q[None, :], 0.0, 1.0)
 
 
 def bucket_transitions(abstraction, boards: int = 24, seed: int = 0) -> List[np.ndarray]:
@@ -76,39 +94,101 @@ def bucket_transitions(abstraction, boards: int = 24, seed: int = 0) -> List[np.
     return out
 
 
-def blueprint_values(strategy, transitions: List[np.ndarray]) -> List[Optional[np.ndarray]]:
-    """The backward pass (module doc): ``V[n]`` float64[B_r, B_r] (seat 0's chips) for every node ``n`` of
-    ``strategy.tree`` (terminals too), ``transitions`` from :func:`bucket_transitions`."""
+class BlueprintValueTable:
+    """The tables ``D``, ``S`` of :func:`blueprint_values` (module doc), decision nodes only.
+
+    ``d(n)``, ``s(n)``: float64[B_r, B_r] for any node ``n`` (terminals computed from the tree); ``nbytes``:
+    the memory of the stored blocks.
+    """
+
+    def __init__(self, tree, num_buckets):
+        self.tree = tree
+        self.num_buckets = tuple(int(b) for b in num_buckets)
+        rounds = tree.round.astype(np.int64)
+        dec = tree.kind == DECISION
+        self.row = np.full(tree.num_nodes, -1, dtype=np.int64)
+        self.D: List[np.ndarray] = []
+        self.S: List[np.ndarray] = []
+        for r in range(len(self.num_buckets)):
+            ids = np.flatnonzero(dec & (rounds == r))
+            self.row[ids] = np.arange(ids.size)
+            b = self.num_buckets[r]
+            self.D.append(np.zeros((ids.size, b, b), dtype=np.float32))
+            self.S.append(np.zeros((ids.size, b, b), dtype=np.float32))
+
+    @property
+    def nbytes(self) -> int:
+        return int(sum(x.nbytes for x in self.D) + sum(x.nbytes for x in self.S))
+
+    def _terminal(self, n: int, shape: Tuple[int, int]) -> Tuple[np.ndarray, np.ndarray]:
+        t = self.tree
+        s0, s1 = float(t.spent[n, 0]), float(t.spent[n, 1])
+        if int(t.kind[n]) == FOLD_TERMINAL:
+            return np.full(shape, -s0 if int(t.player[n]) == 0 else s1), np.zeros(shape)
+        return np.full(shape, -s0), np.full(shape, s0 + s1)  # a showdown
+
+    def ds(self, n: int, shape: Optional[Tuple[int, int]] = None) -> Tuple[np.ndarray, np.ndarray]:
+        """``(D[n], S[n])`` float64; a terminal's as constant arrays of ``shape`` (default its round's)."""
+        r = int(self.tree.round[n])
+        if int(self.tree.kind[n]) != DECISION:
+            b = self.num_buckets[r]
+            return self._terminal(n, shape or (b, b))
+        i = int(self.row[n])
+        return self.D[r][i].astype(np.float64), self.S[r][i].astype(np.float64)
+
+    def value(self, n: int, b0: int, b1: int, eq: float) -> float:
+        """``D[n][b0, b1] + S[n][b0, b1] * eq`` in chips (``n`` a decision node)."""
+        r = int(self.tree.round[n])
+        i = int(self.row[n])
+        return float(self.D[r][i, b0, b1]) + float(self.S[r][i, b0, b1]) * eq
+
+
+def blueprint_values(strategy, transitions: List[np.ndarray]) -> BlueprintValueTable:
+    """The backward pass (module doc) over ``strategy.tree``; ``transitions`` from :func:`bucket_transitions`.
+
+    Raises :class:`GameError` when the two float32 tables would exceed 300 million entries.
+    """
     t = strategy.tree
     nb = strategy.num_buckets
     rounds = t.round.astype(np.int64)
-    if int(sum(nb[int(r)] ** 2 for r in rounds)) > _MAX_ENTRIES:
-        raise GameError(f"the blueprint's value table would have more than {_MAX_ENTRIES} entries "
-                        f"(buckets {nb}); use the equity value function")
-    wins = [_win_matrix(b) for b in nb]
-    V: List[Optional[np.ndarray]] = [None] * t.num_nodes
-    for n in range(t.num_nodes - 1, -1, -1):  # children come after their parent
+    dec = np.flatnonzero(t.kind == DECISION)
+    entries = 2 * int(sum(int(nb[int(r)]) ** 2 for r in rounds[dec]))
+    if entries > _MAX_ENTRIES:
+        raise GameError(f"the blueprint's value tables would have {entries} entries, more than {_MAX_ENTRIES} "
+                        f"(buckets {tuple(nb)}); use the equity value function")
+    table = BlueprintValueTable(t, nb)
+    for n in dec[::-1]:  # children come after their parent
+        n = int(n)
         r = int(rounds[n])
-        s0, s1 = float(t.spent[n, 0]), float(t.spent[n, 1])
-        k = int(t.kind[n])
-        if k == FOLD_TERMINAL:
-            V[n] = np.full((nb[r], nb[r]), -s0 if int(t.player[n]) == 0 else s1)
-        elif k == SHOWDOWN:
-            V[n] = wins[r] * (s0 + s1) - s0
-        else:
-            first, m = int(t.child_start[n]), int(t.num_children[n])
-            sigma = strategy.probabilities(n, np.arange(nb[r]))  # [B_r, m]
-            acc = np.zeros((nb[r], nb[r]))
-            for i in range(m):
-                c = first + i
-                vc = V[c]
+        first, m = int(t.child_start[n]), int(t.num_children[n])
+        sigma = strategy.probabilities(n, np.arange(nb[r]))  # [B_r, m]
+        dacc = np.zeros((nb[r], nb[r]))
+        sacc = np.zeros((nb[r], nb[r]))
+        p0 = int(t.player[n]) == 0
+        for i in range(m):
+            c = first + i
+            if int(t.kind[c]) != DECISION:
+                dc, sc = table._terminal(c, (nb[r], nb[r]))
+            else:
+                dc, sc = table.ds(c)
                 if int(rounds[c]) != r:  # a call closing the round: expectation over the next buckets
                     tr = transitions[r]
-                    vc = tr @ vc @ tr.T
-                w = sigma[:, i]
-                acc += vc * (w[:, None] if int(t.player[n]) == 0 else w[None, :])
-            V[n] = acc
-    return V
+                    dc, sc = tr @ dc @ tr.T, tr @ sc @ tr.T
+            w = sigma[:, i][:, None] if p0 else sigma[:, i][None, :]
+            dacc += dc * w
+            sacc += sc * w
+        i = int(table.row[n])
+        table.D[r][i] = dacc
+        table.S[r][i] = sacc
+    return table
+
+
+def _equity(h0, h1, board) -> float:
+    """Exact showdown equity (win + tie / 2) of hand ``h0`` against ``h1`` over the cards to come."""
+    if not board:
+        return float(preflop_equity_table(progress=False)[pair_index(*h0), pair_index(*h1)])
+    w, t, l = _kernel.hand_vs_hand_counts(h0[0], h0[1], h1[0], h1[1], np.asarray(board, dtype=np.uint8))
+    return (w + 0.5 * t) / (w + t + l)
 
 
 class BlueprintValueFunction:
@@ -116,12 +196,19 @@ class BlueprintValueFunction:
 
     ``strategy``: a :class:`~cfrkit.solvers.blueprint.strategy.BlueprintStrategy`; ``view``: the match's
     :class:`~cfrkit.poker.view.HoldemView`; ``boards``: run-outs sampled for the transition statistics;
-    ``flops``: flops sampled per flop expectation; ``seed``: both samplers' seed.  ``translate_raise``:
-    the agent's translation (``BlueprintAgent.translate_raise``), so the tree follows the hand as the
-    agent does (the most likely abstract size of a translated raise).
+    ``flops``: boards sampled per flop or turn expectation (every card when fewer are left); ``seed``: both
+    samplers' seed.  ``translate_raise``: the agent's translation (``BlueprintAgent.translate_raise``), so the
+    tree follows the hand as the agent does (the most likely abstract size of a translated raise).
+
+    ``lookahead`` (default True): the tables model both seats by this blueprint; in a match the AIVAT observer
+    calls :meth:`hand_start`, and at a decision of a seat whose agent is known but is *not* this blueprint
+    (A^R, a simple agent, another blueprint) the value is one step of that agent's own strategy for its
+    actual hand, ``v(h) = sum_a sigma(a | h) v_table(h a)`` (see :meth:`policy_of`).  That is still a
+    function of the history only, and ``chance_expectation`` averages the same ``v``, so AIVAT stays unbiased.
     """
 
-    def __init__(self, strategy, view, translate_raise, boards: int = 24, flops: int = 32, seed: int = 0):
+    def __init__(self, strategy, view, translate_raise, boards: int = 24, flops: int = 16, seed: int = 0,
+                 lookahead: bool = True, street_from: int = 1):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
         self.strategy = strategy
@@ -131,9 +218,16 @@ class BlueprintValueFunction:
         self.translate_raise = translate_raise
         self.flops = int(flops)
         self.trans = bucket_transitions(self.ab, boards, seed)
-        self.V = blueprint_values(strategy, self.trans)
+        self.table = blueprint_values(strategy, self.trans)
         self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), 2727]))
-        self._preflop_joint: Optional[np.ndarray] = None
+        self._deal_value: Optional[float] = None
+        self.lookahead = bool(lookahead)
+        self._policy: List[Optional[Callable]] = [None, None]
+        if int(street_from) not in (1, 2, 3, 4):
+            raise GameError(f"street_from must be 1 (flop), 2, 3 (river) or 4 (never), got {street_from}")
+        self.street_from = int(street_from)
+        self._own: List[Optional[Callable]] = [None, None]
+        self._street = False
 
     # ------------------------------------------------------------------ mapping
     def node_of(self, state) -> Optional[int]:
@@ -169,9 +263,92 @@ class BlueprintValueFunction:
         c = self.view.contributions(state)
         return self.view.equity_hands(state) * (c[0] + c[1]) - c[0]
 
+    def _on_board(self, node: int, board, hole) -> float:
+        r = int(self.tree.round[node])
+        b0, b1 = self._buckets(r, board, hole)
+        return self.table.value(node, b0, b1, _equity(hole[0], hole[1], board))
+
     # ------------------------------------------------------------------ the value function
+    def hand_start(self, hand) -> None:
+        """Called by the AIVAT observer at every hand: which seats get the one-step lookahead."""
+        self._policy = [self.policy_of(a) if self.lookahead else None for a in hand.seat_agents]
+        self._own = [None, None]
+        if self.street_from < 4 and any(p is not None for p in self._policy):
+            for seat, a in enumerate(hand.seat_agents):
+                if self._policy[seat] is None and getattr(getattr(a, "agent", a), "blueprint", None) is self.strategy:
+                    self._own[seat] = _BlueprintPolicy(getattr(a, "agent", a))
+        self._street = all(self._policy[i] is not None or self._own[i] is not None for i in (0, 1))
+
+    def policy_of(self, agent) -> Optional[Callable]:
+        """``f(state) -> (actions, probs)`` for the actual hand of ``agent``'s seat, or None when ``agent`` is
+        this blueprint (the tables already model it) or its strategy is unknown or costly to ask.
+
+        Any such ``f`` keeps AIVAT unbiased (it only shapes ``v``), so it must merely be cheap and free of side
+        effects: another blueprint by its tree, strategy and translation (the most likely abstract size, never
+        the agent's own sampler or off-tree flags); an agent with ``pure_strategy`` by ``act`` (one hand);
+        others by the actual hand's row of ``hand_strategy``.  Agents with ``costly_strategy`` (A^D: a re-solve
+        per state) get none.
+        """
+        inner = getattr(agent, "agent", agent)
+        if getattr(inner, "blueprint", None) is self.strategy:
+            return None
+        if (not getattr(agent, "exact_support", True) or not hasattr(inner, "hand_strategy")
+                or getattr(inner, "costly_strategy", False)):
+            return None
+        if all(hasattr(inner, x) for x in ("blueprint", "translate_raise", "real_action")):
+            return _BlueprintPolicy(inner)
+        if getattr(inner, "pure_strategy", False):
+            return lambda state: (np.array([int(inner.act(state))]), np.ones(1))
+
+        def row(state):
+            hs = inner.hand_strategy(state)
+            return hs.actions, hs.probs[pair_index(*state.hole[state.current_player()])]
+        return row
+
+    def _street_value(self, state, depth: int = 0) -> Optional[float]:
+        """The rest of the street's betting played out with both seats' known strategies, the tables at its end
+        (a round-closing call); None where a strategy is unknown (off its tree)."""
+        if state.is_terminal():
+            return float(state.returns()[0])
+        if state.is_chance_node() or depth > 12:
+            return None
+        p = state.current_player()
+        pol = self._policy[p] or self._own[p]
+        got = pol(state) if pol is not None else None
+        if got is None:
+            return None
+        total = 0.0
+        for a, q in zip(*got):
+            if q > 0:
+                child = state.clone()
+                child.apply_action(int(a))
+                v = self._street_value(child, depth + 1)
+                total += float(q) * (self.table_value(child) if v is None else v)
+        return total
+
     def value(self, state) -> float:
         """Seat 0's value of ``state`` in chips (exact winnings at a terminal)."""
+        if (self._street and not state.is_terminal() and not state.is_chance_node()
+                and int(state.round) >= self.street_from):
+            v = self._street_value(state)
+            if v is not None:
+                return v
+        if not state.is_terminal() and not state.is_chance_node():
+            policy = self._policy[state.current_player()]
+            if policy is not None and len(state.hole[1]) == 2:
+                got = policy(state)
+                if got is not None:
+                    total = 0.0
+                    for a, q in zip(*got):
+                        if q > 0:
+                            child = state.clone()
+                            child.apply_action(int(a))
+                            total += float(q) * self.table_value(child)
+                    return total
+        return self.table_value(state)
+
+    def table_value(self, state) -> float:
+        """Seat 0's value of ``state`` in chips from the tables alone (no lookahead)."""
         if state.is_terminal():
             return float(state.returns()[0])
         hole = state.hole
@@ -181,23 +358,24 @@ class BlueprintValueFunction:
         if node is None or self.tree.kind[node] != DECISION or (state.is_chance_node() and _runs_out(state)):
             return self._equity_value(state)
         r = int(self.tree.round[node])
-        board = list(state.board)
-        if state.is_chance_node() and r > 0 and len(board) < (0, 3, 4, 5)[r]:
-            # a round-closing call: the transition-averaged table at the previous round's buckets
+        board = [int(c) for c in state.board]
+        if state.is_chance_node() and r > 0 and len(board) < _BOARD[r]:
+            # a round-closing call: the transition-averaged tables at the previous round's buckets, and the
+            # equity on the current board (its expectation over the cards to come)
             b0, b1 = self._buckets(r - 1, board, hole)
             tr = self.trans[r - 1]
-            return float(tr[b0] @ self.V[node] @ tr[b1])
-        if len(board) != (0, 3, 4, 5)[r]:
+            d, s = self.table.ds(node)
+            return float(tr[b0] @ d @ tr[b1]) + float(tr[b0] @ s @ tr[b1]) * _equity(hole[0], hole[1], board)
+        if len(board) != _BOARD[r]:
             return self._equity_value(state)
-        b0, b1 = self._buckets(r, board, hole)
-        return float(self.V[node][b0, b1])
+        return self._on_board(node, board, hole)
 
     def chance_expectation(self, state) -> float:
         """``E_c v(state c)`` over the run of chance nodes at ``state`` under the true chance
-        distribution (exact, or the flop by an unbiased sample; see the module doc)."""
+        distribution (exact, or the flop and turn by an unbiased sample; see the module doc)."""
         hole = state.hole
         if len(hole[0]) == 0 and len(hole[1]) == 0:
-            return float(np.sum(self._joint() * self.V[0]))
+            return self._deal()
         if len(hole[0]) < 2 or len(hole[1]) < 2:
             raise GameError("chance_expectation between the two players' hole cards is not supported")
         node = self.node_of(state)
@@ -205,25 +383,33 @@ class BlueprintValueFunction:
             return self._equity_value(state)  # all-in run-out or off the tree: E_c of the equity value is itself
         r = int(self.tree.round[node])
         board = [int(c) for c in state.board]
-        need = (0, 3, 4, 5)[r] - len(board)
+        need = _BOARD[r] - len(board)
         if need <= 0:
             return self.value(state)
         dead = set(board) | set(hole[0]) | set(hole[1])
         rest = np.array([c for c in range(52) if c not in dead], dtype=np.int64)
-        if need == 1:
-            boards = [board + [int(c)] for c in rest]
-        else:
+        if need == 1 and ((r == 3 and not (self._street and self.street_from <= 3)) or rest.size <= self.flops):
+            boards = [board + [int(c)] for c in rest]  # every card
+        elif need == 1:  # turn cards: a uniform sample without replacement, unbiased for the mean
+            boards = [board + [int(c)] for c in rest[np.argsort(self.rng.random(rest.size))[:self.flops]]]
+        else:  # flops: each a uniform draw of three cards, unbiased
             picks = np.argsort(self.rng.random((self.flops, rest.size)), axis=1)[:, :need]
             boards = [board + [int(c) for c in rest[p]] for p in picks]
-        total = 0.0
+        nxt = int(self.tree.player[node])  # who acts first after the cards
+        if self._policy[nxt] is None and not (self._street and r >= self.street_from):
+            return float(np.mean([self._on_board(node, bd, hole) for bd in boards]))
+        total = 0.0  # the lookahead seat acts first: the same v as value() on every dealt state
         for bd in boards:
-            b0, b1 = self._buckets(r, bd, hole)
-            total += float(self.V[node][b0, b1])
+            child = state.clone()
+            for c in bd[len(board):]:
+                child.apply_action(int(c))
+            total += self.value(child)
         return total / len(boards)
 
-    def _joint(self) -> np.ndarray:
-        """float64[B_0, B_0]: the exact joint distribution of the two seats' preflop buckets."""
-        if self._preflop_joint is None:
+    def _deal(self) -> float:
+        """The exact expectation over the deal: ``E[D0[b(h0), b(h1)] + S0[b(h0), b(h1)] * eq(h0, h1)]`` over
+        all ordered pairs of disjoint hands."""
+        if self._deal_value is None:
             nb = self.strategy.num_buckets[0]
             cls = np.asarray(self.ab.buckets_for_board(0, []), dtype=np.int64)
             cards = np.zeros((1326, 52))
@@ -234,5 +420,37 @@ class BlueprintValueFunction:
             onehot = np.zeros((1326, nb))
             onehot[np.arange(1326), cls] = 1.0
             joint = onehot.T @ disjoint @ onehot
-            self._preflop_joint = joint / joint.sum()
-        return self._preflop_joint
+            eqw = onehot.T @ (disjoint * preflop_equity_table(progress=False)) @ onehot
+            d, s = self.table.ds(0)
+            self._deal_value = float((np.sum(joint * d) + np.sum(eqw * s)) / joint.sum())
+        return self._deal_value
+
+
+class _BlueprintPolicy:
+    """Another blueprint agent's strategy for the actual hand at a state, without touching the agent (its
+    translation sampler, memo and off-tree flags): the tree walk of :meth:`BlueprintValueFunction.node_of` with
+    that agent's tree and translation; None (no lookahead) where its tree cannot follow the hand."""
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.nodes = BlueprintValueFunction.node_of.__get__(_Walker(agent.tree, agent.translate_raise))
+
+    def __call__(self, state):
+        a = self.agent
+        node = self.nodes(state)
+        if node is None or a.tree.kind[node] != DECISION or a.tree.round[node] != state.round:
+            return None
+        p = state.current_player()
+        b = a.blueprint.abstraction.buckets_for_board(int(a.tree.round[node]), list(state.board))
+        row = a.blueprint.probabilities(node, [int(b[pair_index(*state.hole[p])])])[0]
+        first = int(a.tree.child_start[node])
+        acts = np.array([a.real_action(first + i, state) for i in range(row.size)], dtype=np.int64)
+        return acts, row
+
+
+class _Walker:
+    """The attributes :meth:`BlueprintValueFunction.node_of` reads."""
+
+    def __init__(self, tree, translate_raise):
+        self.tree = tree
+        self.translate_raise = translate_raise

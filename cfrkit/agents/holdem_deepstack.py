@@ -233,6 +233,9 @@ class HoldemDeepStackAgent(PokerAgent):
     """
 
     name = "deepstack-holdem"
+    #: every hand_strategy at a new state is a re-solve (seconds): AIVAT's value functions must not ask it at
+    #: hypothetical states (the blueprint values' one-step lookahead skips this agent); see docs/evaluation.md
+    costly_strategy = True
 
     def __init__(self, game="holdem", leaf_values: Optional[Mapping[str, object]] = None, nets: Optional[str] = None,
                  iterations: int = 1000, skip: int = 0, algorithm: str = "dcfr", bet_sizing=None,

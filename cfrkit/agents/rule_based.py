@@ -343,6 +343,8 @@ class RuleBasedAgent(PokerAgent):
     """A^R (see the module docstring).  Deterministic: no seed, same state -> same action."""
 
     name = "rule-based"
+    #: act plays the one-hot row of hand_strategy for its own hand (AIVAT's lookahead asks act: one hand)
+    pure_strategy = True
 
     def __init__(self):
         # the rules are deterministic and keep no state, so every A^R shares one table cache (a
