@@ -9,9 +9,19 @@
 
 The tabular names are re-exported here for convenience.
 """
-from cfrkit.solvers.tabular import (ALGORITHMS, CFRSolver, CompiledGame, ExternalSamplingMCCFR, OutcomeSamplingMCCFR,
-                                    TreeTooLargeError, compile_game, estimate_tree_size, load_mccfr, policy_to_slots,
-                                    slots_to_policy)
+import importlib
+
+_TABULAR = ("ALGORITHMS", "CFRSolver", "CompiledGame", "ExternalSamplingMCCFR", "OutcomeSamplingMCCFR", "TreeTooLargeError",
+            "compile_game", "estimate_tree_size", "load_mccfr", "policy_to_slots", "slots_to_policy")
+
+
+def __getattr__(name):
+    """The tabular re-exports, imported on first use (PEP 562): a range solve imports cfrkit.solvers.public only,
+    and the tabular package with its compiled kernels costs ~5 MiB of resident memory."""
+    if name in _TABULAR:
+        return getattr(importlib.import_module("cfrkit.solvers.tabular"), name)
+    raise AttributeError(f"module 'cfrkit.solvers' has no attribute {name!r}")
+
 
 __all__ = ["ALGORITHMS", "CFRSolver", "CompiledGame", "TreeTooLargeError", "compile_game", "estimate_tree_size",
            "policy_to_slots", "slots_to_policy", "ExternalSamplingMCCFR", "OutcomeSamplingMCCFR", "load_mccfr"]

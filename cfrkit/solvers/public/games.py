@@ -19,7 +19,7 @@ rules and chips from the game, bet sizes from a pot-fraction abstraction, turn/r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -62,6 +62,11 @@ class PublicPokerGame:
 
     def hands_blocked_by(self, card: int) -> np.ndarray:
         return (self.hand_cards == card).any(axis=1)
+
+    def children(self, ps) -> List[Tuple[int, Any]]:
+        """``(action, child state)`` for every offered betting action of decision state ``ps``, in
+        :meth:`actions` order (the tree builder's walk; games override it to skip re-checking each action)."""
+        return [(a, self.child(ps, a)) for a in self.actions(ps)]
 
     def public_key(self, ps) -> str:
         """Key of a public state: its public actions (bets and board cards) joined by commas; games whose

@@ -46,7 +46,7 @@ def _round(x: float) -> int:
     return int(math.floor(x + 0.5))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a flop tree holds ~1.2M of them
 class PostflopState:
     """Public state: board, who acts (``player`` 0/1, or -1 at chance and terminal states), chips behind
     (``stack``), the street total of the last bet (``prev_amount``), what the last action was, bets made in
@@ -271,6 +271,13 @@ class PostflopPublicGame(PublicPokerGame):
         action = int(action)
         if action not in self.actions(ps):
             raise GameError(f"action {action} is not offered here; offered: {self.actions(ps)}")
+        return self._child(ps, action)
+
+    def children(self, ps: PostflopState) -> List[Tuple[int, PostflopState]]:
+        """``(action, child state)`` per offered action of ``ps`` (the actions are offered, so not re-checked)."""
+        return [(a, self._child(ps, a)) for a in self.actions(ps)]
+
+    def _child(self, ps: PostflopState, action: int) -> PostflopState:
         p, o = ps.player, 1 - ps.player
         hist = ps.history + (action,)
         river = len(ps.board) == 5

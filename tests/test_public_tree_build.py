@@ -1,0 +1,87 @@
+"""build_public_tree's fast walk (``PublicPokerGame.children``, slotted nodes and states) builds the tree a plain
+walk builds: same nodes in the same pre-order with the same fields (BoardLayout reads only these, so its arrays
+follow).
+
+The reference below walks the public game through its checked interface (``actions`` then ``child`` per action),
+as build_public_tree did before its walk was tuned, on the benchmark's river and turn spots, a reduced-deck flop
+and a depth-limited hold'em tree.
+"""
+from __future__ import annotations
+
+import pytest
+
+from cfrkit.cards.encoding import parse_cards
+from cfrkit.solvers.public.postflop_game import PostflopPublicGame, PostflopState
+from cfrkit.solvers.public.public_tree import (CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE,
+                                               build_public_tree)
+
+
+def reference_nodes(pgame, root_state, depth_limit=False):
+    """Pre-order list of node field dicts, walking ``pgame.actions`` / ``pgame.child`` (checked) per action."""
+    out = []
+    root_round = pgame.round(root_state)
+
+    def walk(ps, parent, depth, history):
+        idx = len(out)
+        rec = dict(index=idx, state=ps, parent=parent, depth=depth, history=history, player=-1, actions=(),
+                   children=[], contrib=tuple(pgame.contributions(ps)), board=tuple(pgame.board(ps)), folder=-1)
+        out.append(rec)
+        kind = pgame.kind(ps)
+        if kind == "terminal":
+            rec["folder"] = pgame.folder(ps)
+            rec["kind"] = FOLD_NODE if rec["folder"] >= 0 else SHOWDOWN_NODE
+        elif kind == "decision" and depth_limit and pgame.round(ps) > root_round:
+            rec["kind"] = LEAF
+        elif kind == "chance":
+            rec["kind"] = CHANCE_NODE
+            rec["actions"] = tuple(pgame.chance_cards(ps))
+            for c in rec["actions"]:
+                rec["children"].append(walk(pgame.chance_child(ps, c), idx, depth + 1, history + (c,)))
+        else:
+            rec["kind"] = DECISION
+            rec["player"] = pgame.player(ps)
+            rec["actions"] = tuple(pgame.actions(ps))
+            for a in rec["actions"]:
+                rec["children"].append(walk(pgame.child(ps, a), idx, depth + 1, history + (a,)))
+        return idx
+
+    walk(root_state, -1, 0, ())
+    return out
+
+
+def assert_same_tree(tree, ref):
+    assert len(tree) == len(ref)
+    for node, rec in zip(tree.nodes, ref):
+        for key, value in rec.items():
+            if key == "state" and not isinstance(value, PostflopState):  # protocol states compare by public key
+                assert tree.pgame.public_key(node.state) == tree.pgame.public_key(value), node.index
+            else:
+                assert getattr(node, key) == value, (node.index, key)
+    assert tree.decision_nodes == [r["index"] for r in ref if r["kind"] == DECISION]
+    for rec in ref[:: max(1, len(ref) // 500)]:
+        assert tree.node_at(rec["history"]).index == rec["index"]
+
+
+SPOTS = [
+    ("AsJd8h5c2d", 1000, 2000, "50%, 100%, a", None),  # the benchmark's river
+    ("8dAs8sKh", 4000, 18000, {"turn": "50%, 100%, a", "river": "100%, a"}, None),  # the benchmark's turn
+    ("AsKhTs", 100, 300, "50%, a", "AsKsQsJsTs9sAhKhQhJh"),  # reduced-deck flop
+]
+
+
+@pytest.mark.parametrize("board,pot,stack,sizes,deck", SPOTS)
+def test_postflop_tree_equals_checked_walk(board, pot, stack, sizes, deck):
+    kw = {} if deck is None else {"deck": parse_cards(deck)}
+    game = PostflopPublicGame(board, pot, stack, sizes, **kw)
+    tree = build_public_tree(game)
+    assert_same_tree(tree, reference_nodes(game, game.root()))
+
+
+def test_leduc_depth_limited_tree_equals_checked_walk():
+    from cfrkit.games import load
+    from cfrkit.solvers.public.games import public_game_for
+
+    pgame = public_game_for(load("leduc"))
+    root = pgame.root(None)
+    for depth_limit in (False, True):
+        assert_same_tree(build_public_tree(pgame, depth_limit=depth_limit), reference_nodes(pgame, root, depth_limit))
