@@ -246,6 +246,8 @@ def test_lookahead_plays_the_known_agents_own_strategies(agent, vf, monkeypatch)
             BlueprintValueFunction(agent.blueprint, poker_view(game), agent.translate_raise, boards=1, street_from=0)
         # another blueprint (a separate strategy object) is followed by its own tree, without touching it
         other = BlueprintAgent(BlueprintStrategy.load(_PATH[0]), seed=5)
+        assert vf.policy_of(other) is None  # not followed unless asked (blueprint_lookahead)
+        vf.blueprint_lookahead = True
         policy = vf.policy_of(other)
         assert policy is not None
         state = _hand_to([CALL, CALL], [0, 13, 1, 14, 20, 30, 40])

@@ -205,10 +205,11 @@ class BlueprintValueFunction:
     (A^R, a simple agent, another blueprint) the value is one step of that agent's own strategy for its
     actual hand, ``v(h) = sum_a sigma(a | h) v_table(h a)`` (see :meth:`policy_of`).  That is still a
     function of the history only, and ``chance_expectation`` averages the same ``v``, so AIVAT stays unbiased.
+    ``blueprint_lookahead`` (default False): whether the lookahead also follows another blueprint.
     """
 
     def __init__(self, strategy, view, translate_raise, boards: int = 24, flops: int = 16, seed: int = 0,
-                 lookahead: bool = True, street_from: int = 1):
+                 lookahead: bool = True, street_from: int = 1, blueprint_lookahead: bool = False):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
         self.strategy = strategy
@@ -222,6 +223,7 @@ class BlueprintValueFunction:
         self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), 2727]))
         self._deal_value: Optional[float] = None
         self.lookahead = bool(lookahead)
+        self.blueprint_lookahead = bool(blueprint_lookahead)
         self._policy: List[Optional[Callable]] = [None, None]
         if int(street_from) not in (1, 2, 3, 4):
             raise GameError(f"street_from must be 1 (flop), 2, 3 (river) or 4 (never), got {street_from}")
@@ -296,7 +298,10 @@ class BlueprintValueFunction:
                 or getattr(inner, "costly_strategy", False)):
             return None
         if all(hasattr(inner, x) for x in ("blueprint", "translate_raise", "real_action")):
-            return _BlueprintPolicy(inner)
+            # off by default: against another blueprint the tables alone reduced the deviation as much (1,615
+            # against 1,664 mbb per deal over 5,000 deals, bp_s0 vs bp_s1) at 2.3x (one step) to 13x (street)
+            # less CPU (benchmarks/RESULTS.md, "AIVAT lookahead per pair")
+            return _BlueprintPolicy(inner) if self.blueprint_lookahead else None
         if getattr(inner, "pure_strategy", False):
             return lambda state: (np.array([int(inner.act(state))]), np.ones(1))
 
