@@ -148,6 +148,8 @@ def cmd_curve(args):
     print("| iterations | training s | " + " | ".join(args.opponents) + " |")
     print("|---|---|" + "---|" * len(args.opponents))
     by = {(pt["path"], pt["reference"]): pt for pt in points}
+    if len(snaps) > 1 and by[(snaps[-1], args.opponents[0])]["iterations"] == by[(snaps[-2], args.opponents[0])]["iterations"]:
+        snaps.pop(-2)  # the trainer's last snapshot is the final file's strategy: one row
     for p in snaps:
         first = by[(p, args.opponents[0])]
         cells = [f"{by[(p, r)]['mbb_per_hand']:+.0f} +- {by[(p, r)]['ci95']:.0f} ({by[(p, r)]['estimator']})"
