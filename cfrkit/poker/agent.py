@@ -215,7 +215,8 @@ class CheckedAgent:
         """The error for ``act`` returning the illegal ``action`` at ``state``."""
         return self._fail(state, f"act returned illegal action {action}")
 
-    def hand_strategy(self, state) -> HandStrategy:
+    def _shaped_hand_strategy(self, state) -> Tuple[np.ndarray, np.ndarray]:
+        """The agent's ``hand_strategy`` as ``(actions[A], probs[num_hands, A])``, timed and shape-checked."""
         fn = getattr(self.agent, "hand_strategy", None)
         if fn is None:
             raise AgentInterfaceError(f"agent {self.name!r} does not provide hand_strategy(state), which this "
@@ -229,6 +230,10 @@ class CheckedAgent:
         if actions.ndim != 1 or probs.shape != (n, actions.size):
             raise self._fail(state, f"hand_strategy gave actions {actions.shape} and probs {probs.shape}; "
                                     f"expected probs of shape ({n}, {actions.size})")
+        return actions, probs
+
+    def hand_strategy(self, state) -> HandStrategy:
+        actions, probs = self._shaped_hand_strategy(state)
         if not np.isfinite(probs).all() or (probs < -self.tolerance).any():
             raise self._fail(state, "hand_strategy has negative or non-finite probabilities")
         live = ~self.view.blocked(self.view.public_cards(state))
@@ -251,19 +256,8 @@ class CheckedAgent:
         checked (AIVAT uses this one row per decision)."""
         fn = getattr(self.agent, "own_strategy", None) if _own_strategy_current(type(self.agent)) else None
         if fn is None:
-            fn = getattr(self.agent, "hand_strategy", None)
-            if fn is None:
-                raise AgentInterfaceError(f"agent {self.name!r} does not provide hand_strategy(state), which this "
-                                          f"evaluator needs")
-            hs = self._timed(state, "hand_strategy", fn, state)
-            if not isinstance(hs, HandStrategy):
-                raise self._fail(state, f"hand_strategy returned {type(hs).__name__}, not a HandStrategy")
-            actions = np.asarray(hs.actions)
-            all_probs = np.asarray(hs.probs)
-            if actions.ndim != 1 or all_probs.shape != (self.view.num_hands, actions.size):
-                raise self._fail(state, f"hand_strategy gave actions {actions.shape} and probs {all_probs.shape}; "
-                                        f"expected probs of shape ({self.view.num_hands}, {actions.size})")
-            probs = np.asarray(all_probs[self.view.hand_of(state, state.current_player())], dtype=np.float64)
+            actions, all_probs = self._shaped_hand_strategy(state)
+            probs = all_probs[self.view.hand_of(state, state.current_player())]
             what = "hand_strategy"
         else:
             out = self._timed(state, "own_strategy", fn, state)
