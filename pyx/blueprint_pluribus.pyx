@@ -184,6 +184,36 @@ cdef double _walk(Ctx* c, int n, int depth) noexcept nogil:
     return _walk(c, c.child_start[n] + child, depth + 1)
 
 
+cdef void _bind_tree(Ctx* c, const signed char[::1] kind, const signed char[::1] player,
+                     const signed char[::1] rnd, const int[::1] child_start, const int[::1] num_children,
+                     const long long[:, ::1] spent, const long long[::1] slot, const long long[::1] avg_slot,
+                     float[::1] strategy_sum, double prune_threshold, double regret_floor,
+                     double regret_ceiling, int max_actions):
+    """Point the context at the flat tree and tables (both entry points; the caller keeps the arrays alive)."""
+    c.kind = &kind[0]
+    c.player = &player[0]
+    c.rnd = &rnd[0]
+    c.child_start = &child_start[0]
+    c.num_children = &num_children[0]
+    c.spent = &spent[0, 0]
+    c.slot = &slot[0]
+    c.avg_slot = &avg_slot[0]
+    c.strategy_sum = &strategy_sum[0]
+    c.prune_threshold = prune_threshold
+    c.regret_floor = regret_floor
+    c.regret_ceiling = regret_ceiling
+    c.max_actions = max_actions
+    c.visited = 0
+
+
+cdef int _alloc_work(Ctx* c, int max_actions, int max_depth) except -1:
+    """The walk's per-depth workspace (freed by the caller)."""
+    c.work = <double*>malloc(sizeof(double) * 2 * max_actions * (max_depth + 2))
+    if c.work == NULL:
+        raise MemoryError("pluribus kernel workspace")
+    return 0
+
+
 def iterate_board(const signed char[::1] kind, const signed char[::1] player, const signed char[::1] rnd,
                   const int[::1] child_start, const int[::1] num_children, const long long[:, ::1] spent,
                   const long long[::1] slot, const long long[::1] avg_slot, int max_actions, int max_depth,
@@ -220,26 +250,12 @@ def iterate_board(const signed char[::1] kind, const signed char[::1] player, co
         raise TypeError("regrets must be an int32 or float32 numpy vector")
     if strategy_sum.shape[0] == 0:
         raise ValueError("strategy_sum must hold at least one entry (pass a 1-entry array when nothing is averaged)")
-    c.kind = &kind[0]
-    c.player = &player[0]
-    c.rnd = &rnd[0]
-    c.child_start = &child_start[0]
-    c.num_children = &num_children[0]
-    c.spent = &spent[0, 0]
-    c.slot = &slot[0]
-    c.avg_slot = &avg_slot[0]
-    c.strategy_sum = &strategy_sum[0]
-    c.prune_threshold = prune_threshold
-    c.regret_floor = regret_floor
-    c.regret_ceiling = regret_ceiling
-    c.max_actions = max_actions
-    c.visited = 0
+    _bind_tree(&c, kind, player, rnd, child_start, num_children, spent, slot, avg_slot, strategy_sum,
+               prune_threshold, regret_floor, regret_ceiling, max_actions)
     sums[0] = 0.0
     sums[1] = 0.0
     _seed(&c, seed)
-    c.work = <double*>malloc(sizeof(double) * 2 * max_actions * (max_depth + 2))
-    if c.work == NULL:
-        raise MemoryError("pluribus kernel workspace")
+    _alloc_work(&c, max_actions, max_depth)
     with nogil:
         for i in range(K):
             h0 = deals[i, 0]
@@ -606,25 +622,11 @@ def run_boards(const signed char[::1] kind, const signed char[::1] player, const
         if hand_weights.shape[0] != NUM_PAIRS:
             raise ValueError("hand_weights must hold 1326 masses")
         hw = &hand_weights[0]
-    c.kind = &kind[0]
-    c.player = &player[0]
-    c.rnd = &rnd[0]
-    c.child_start = &child_start[0]
-    c.num_children = &num_children[0]
-    c.spent = &spent[0, 0]
-    c.slot = &slot[0]
-    c.avg_slot = &avg_slot[0]
-    c.strategy_sum = &strategy_sum[0]
-    c.prune_threshold = prune_threshold
-    c.regret_floor = regret_floor
-    c.regret_ceiling = regret_ceiling
-    c.max_actions = max_actions
-    c.visited = 0
+    _bind_tree(&c, kind, player, rnd, child_start, num_children, spent, slot, avg_slot, strategy_sum,
+               prune_threshold, regret_floor, regret_ceiling, max_actions)
     sums[0] = 0.0
     sums[1] = 0.0
-    c.work = <double*>malloc(sizeof(double) * 2 * max_actions * (max_depth + 2))
-    if c.work == NULL:
-        raise MemoryError("pluribus kernel workspace")
+    _alloc_work(&c, max_actions, max_depth)
     with nogil:
         for it in range(it_start, it_end):
             prune_p = prune_probability if it > prune_warmup else 0.0
