@@ -90,6 +90,53 @@ cdef inline int _rank_class(uint32_t rk) noexcept nogil:
     return _HASH_CLASS[_hash_pos(rk, _ROW_SEED[_hash_row(rk)])]
 
 
+cdef void _board_row(const uint8_t *board, int32_t *row) noexcept nogil:
+    """Hand class of all 1326 pairs on one 5-card board into ``row`` (0 = the pair touches it)."""
+    cdef uint64_t mask = 0, key = KEY_START, pm
+    cdef uint32_t rk
+    cdef int i, j, c, ra, rb, fs, need, n, p
+    cdef int counts[4]
+    cdef int32_t by_ranks[169]
+    counts[0] = 0
+    counts[1] = 0
+    counts[2] = 0
+    counts[3] = 0
+    for j in range(5):
+        c = board[j]
+        mask |= _CARD_BIT[c]
+        key += _CARD_KEY[c]
+        counts[c & 3] += 1
+    rk = <uint32_t>(key & 0xFFFFFFFFu)
+    for ra in range(13):
+        for rb in range(ra, 13):
+            by_ranks[13 * ra + rb] = _rank_class(rk + _RANK_KEY[ra] + _RANK_KEY[rb])
+    cfrkit_gather_ranks(by_ranks, _RANKS, row)
+    # a 5-card board holds at most one suit with 3+ cards: the pairs with 5 - count cards of
+    # that suit can make a flush and are evaluated as cards
+    fs = -1
+    need = 3
+    for j in range(4):
+        if counts[j] >= 3:
+            fs = j
+            need = 5 - counts[j]
+    if fs >= 0:
+        if need == 0:
+            for i in range(NUM_PAIRS):
+                row[i] = eval_key(key + _CARD_KEY[_C1[i]] + _CARD_KEY[_C2[i]],
+                                  mask | _CARD_BIT[_C1[i]] | _CARD_BIT[_C2[i]])
+        else:
+            n = 78 if need == 2 else 585
+            for j in range(n):
+                p = _SUIT_PAIRS[fs][j]
+                pm = _CARD_BIT[_C1[p]] | _CARD_BIT[_C2[p]]
+                if not (mask & pm):
+                    row[p] = eval_key(key + _CARD_KEY[_C1[p]] + _CARD_KEY[_C2[p]], mask | pm)
+    for j in range(5):
+        c = board[j]
+        for i in range(51):
+            row[_CARD_PAIRS[c][i]] = 0
+
+
 def river_strengths(const uint8_t[:, ::1] boards):
     """Hand class of all 1326 pairs on each 5-card board: uint8[B, 5] -> int32[B, 1326] (0 = blocked).
 
@@ -105,56 +152,57 @@ def river_strengths(const uint8_t[:, ::1] boards):
         raise ValueError(f"boards must have shape (B, 5), got ({nb}, {boards.shape[1]})")
     out_arr = np.empty((nb, NUM_PAIRS), dtype=np.int32)
     cdef int32_t[:, ::1] out = out_arr
-    cdef uint64_t mask, key, pm
-    cdef uint32_t rk
-    cdef int i, j, c, ra, rb, fs, need, n, p
-    cdef int counts[4]
-    cdef int32_t by_ranks[169]
-    cdef int32_t *row
     with nogil:
         for b in range(nb):
-            mask = 0
-            key = KEY_START
-            counts[0] = 0
-            counts[1] = 0
-            counts[2] = 0
-            counts[3] = 0
-            for j in range(5):
-                c = boards[b, j]
-                mask |= _CARD_BIT[c]
-                key += _CARD_KEY[c]
-                counts[c & 3] += 1
-            rk = <uint32_t>(key & 0xFFFFFFFFu)
-            for ra in range(13):
-                for rb in range(ra, 13):
-                    by_ranks[13 * ra + rb] = _rank_class(rk + _RANK_KEY[ra] + _RANK_KEY[rb])
-            row = &out[b, 0]
-            cfrkit_gather_ranks(by_ranks, _RANKS, row)
-            # a 5-card board holds at most one suit with 3+ cards: the pairs with 5 - count cards of
-            # that suit can make a flush and are evaluated as cards
-            fs = -1
-            need = 3
-            for j in range(4):
-                if counts[j] >= 3:
-                    fs = j
-                    need = 5 - counts[j]
-            if fs >= 0:
-                if need == 0:
-                    for i in range(NUM_PAIRS):
-                        row[i] = eval_key(key + _CARD_KEY[_C1[i]] + _CARD_KEY[_C2[i]],
-                                          mask | _CARD_BIT[_C1[i]] | _CARD_BIT[_C2[i]])
-                else:
-                    n = 78 if need == 2 else 585
-                    for j in range(n):
-                        p = _SUIT_PAIRS[fs][j]
-                        pm = _CARD_BIT[_C1[p]] | _CARD_BIT[_C2[p]]
-                        if not (mask & pm):
-                            row[p] = eval_key(key + _CARD_KEY[_C1[p]] + _CARD_KEY[_C2[p]], mask | pm)
-            for j in range(5):
-                c = boards[b, j]
-                for i in range(51):
-                    row[_CARD_PAIRS[c][i]] = 0
+            _board_row(&boards[b, 0], &out[b, 0])
     return out_arr
+
+
+def flop_hand_rows(const uint8_t[::1] flop, const int32_t[::1] hands):
+    """:func:`hand_rows` of several pairs over all 1,176 turn-river runouts of a flop, in one pass.
+
+    ``flop``: uint8[3] distinct card ids; ``hands``: int32[K] pair indices.  Returns two
+    int32[K, 1326] arrays (``twice_score``, ``count``), row k equal to
+    ``hand_rows(river_strengths(runout_boards(flop)), hands[k])``: each runout's classes are computed
+    into one cache-resident row and every pair's counts are added from it, so neither the 6 MB
+    strength matrix nor the runout list is built (the two hands of a duplicate deal share the flop).
+    """
+    if flop.shape[0] != 3:
+        raise ValueError(f"flop must hold 3 cards, got {flop.shape[0]}")
+    cdef int k, nh = hands.shape[0], t, r, c
+    cdef uint64_t used = 0
+    for k in range(3):
+        c = flop[k]
+        if c > 51 or (used >> c) & 1:
+            raise ValueError(f"flop cards must be distinct ids 0..51, got {list(flop)}")
+        used |= (<uint64_t>1) << c
+    for k in range(nh):
+        if not 0 <= hands[k] < 1326:
+            raise ValueError(f"hands must be pair indices 0..1325, got {hands[k]}")
+    score_arr = np.zeros((nh, NUM_PAIRS), dtype=np.int32)
+    count_arr = np.zeros((nh, NUM_PAIRS), dtype=np.int32)
+    cdef int32_t[:, ::1] score = score_arr, count = count_arr
+    cdef int32_t row[1326]
+    cdef uint8_t board[5]
+    cdef int sh
+    board[0] = flop[0]
+    board[1] = flop[1]
+    board[2] = flop[2]
+    with nogil:
+        for t in range(52):
+            if (used >> t) & 1:
+                continue
+            for r in range(t + 1, 52):
+                if (used >> r) & 1:
+                    continue
+                board[3] = <uint8_t>t
+                board[4] = <uint8_t>r
+                _board_row(board, row)
+                for k in range(nh):
+                    sh = row[hands[k]]
+                    if sh != 0:
+                        cfrkit_hand_row(row, sh, &score[k, 0], &count[k, 0])
+    return score_arr, count_arr
 
 
 def hand_rows(const int32_t[:, ::1] strengths, int hand):
