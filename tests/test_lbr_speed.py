@@ -254,3 +254,13 @@ def test_ehs_kernel_is_the_numpy_formula_bit_for_bit(monkeypatch):
         got = abstraction.ehs(board)
         assert np.array_equal(got, _numpy_ehs(seen[-1], board), equal_nan=True), board
     assert len(seen) == 8
+
+
+def test_blocked_pairs_is_the_per_card_definition():
+    """The bit-mask ``blocked_pairs`` marks exactly the pairs holding one of the cards (card 51's bit too)."""
+    rng = np.random.default_rng(13)
+    for n in (0, 1, 2, 3, 5, 7):
+        cards = [int(c) for c in rng.choice(52, n, replace=False)] + ([51] if n == 2 else [])
+        want = np.array([bool(set(int(c) for c in HOLE_PAIRS[j]) & set(cards)) for j in range(1326)])
+        got = blocked_pairs(cards)
+        assert got.dtype == bool and np.array_equal(got, want), cards
