@@ -2,8 +2,10 @@
 
 Usage: PYTHONPATH=<checkout> python benchmarks/lbr_fc_cpu.py [DEALS]   (10 warm-up deals first, deals 1000-1009)
 """
-import sys, time, hashlib
-import numpy as np
+import hashlib
+import sys
+import time
+
 import cfrkit
 from cfrkit.poker import make_agent
 from cfrkit.evaluation.lbr import lbr_deals, settings_from
