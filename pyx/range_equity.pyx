@@ -54,7 +54,11 @@ cdef extern from *:
             count[j] += live;
         }
     }
+    static void cfrkit_rank_row(const int32_t *restrict by_ranks, int sh, int32_t *restrict acc) {
+        for (int q = 0; q < 169; q++) acc[q] += 2 * (sh > by_ranks[q]) + (sh == by_ranks[q]);
+    }
     """
+    void cfrkit_rank_row(const int32_t *by_ranks, int sh, int32_t *acc) nogil
     void cfrkit_gather_ranks(const int32_t *by_ranks, const uint8_t *ranks, int32_t *row) nogil
     void cfrkit_hand_row(const int32_t *row, int sh, int32_t *score, int32_t *count) nogil
 
@@ -90,6 +94,53 @@ cdef inline int _rank_class(uint32_t rk) noexcept nogil:
     return _HASH_CLASS[_hash_pos(rk, _ROW_SEED[_hash_row(rk)])]
 
 
+cdef void _board_row(const uint8_t *board, int32_t *row) noexcept nogil:
+    """Hand class of all 1326 pairs on one 5-card board into ``row`` (0 = the pair touches it)."""
+    cdef uint64_t mask = 0, key = KEY_START, pm
+    cdef uint32_t rk
+    cdef int i, j, c, ra, rb, fs, need, n, p
+    cdef int counts[4]
+    cdef int32_t by_ranks[169]
+    counts[0] = 0
+    counts[1] = 0
+    counts[2] = 0
+    counts[3] = 0
+    for j in range(5):
+        c = board[j]
+        mask |= _CARD_BIT[c]
+        key += _CARD_KEY[c]
+        counts[c & 3] += 1
+    rk = <uint32_t>(key & 0xFFFFFFFFu)
+    for ra in range(13):
+        for rb in range(ra, 13):
+            by_ranks[13 * ra + rb] = _rank_class(rk + _RANK_KEY[ra] + _RANK_KEY[rb])
+    cfrkit_gather_ranks(by_ranks, _RANKS, row)
+    # a 5-card board holds at most one suit with 3+ cards: the pairs with 5 - count cards of
+    # that suit can make a flush and are evaluated as cards
+    fs = -1
+    need = 3
+    for j in range(4):
+        if counts[j] >= 3:
+            fs = j
+            need = 5 - counts[j]
+    if fs >= 0:
+        if need == 0:
+            for i in range(NUM_PAIRS):
+                row[i] = eval_key(key + _CARD_KEY[_C1[i]] + _CARD_KEY[_C2[i]],
+                                  mask | _CARD_BIT[_C1[i]] | _CARD_BIT[_C2[i]])
+        else:
+            n = 78 if need == 2 else 585
+            for j in range(n):
+                p = _SUIT_PAIRS[fs][j]
+                pm = _CARD_BIT[_C1[p]] | _CARD_BIT[_C2[p]]
+                if not (mask & pm):
+                    row[p] = eval_key(key + _CARD_KEY[_C1[p]] + _CARD_KEY[_C2[p]], mask | pm)
+    for j in range(5):
+        c = board[j]
+        for i in range(51):
+            row[_CARD_PAIRS[c][i]] = 0
+
+
 def river_strengths(const uint8_t[:, ::1] boards):
     """Hand class of all 1326 pairs on each 5-card board: uint8[B, 5] -> int32[B, 1326] (0 = blocked).
 
@@ -105,56 +156,137 @@ def river_strengths(const uint8_t[:, ::1] boards):
         raise ValueError(f"boards must have shape (B, 5), got ({nb}, {boards.shape[1]})")
     out_arr = np.empty((nb, NUM_PAIRS), dtype=np.int32)
     cdef int32_t[:, ::1] out = out_arr
-    cdef uint64_t mask, key, pm
-    cdef uint32_t rk
-    cdef int i, j, c, ra, rb, fs, need, n, p
-    cdef int counts[4]
-    cdef int32_t by_ranks[169]
-    cdef int32_t *row
     with nogil:
         for b in range(nb):
-            mask = 0
-            key = KEY_START
-            counts[0] = 0
-            counts[1] = 0
-            counts[2] = 0
-            counts[3] = 0
-            for j in range(5):
-                c = boards[b, j]
-                mask |= _CARD_BIT[c]
-                key += _CARD_KEY[c]
-                counts[c & 3] += 1
-            rk = <uint32_t>(key & 0xFFFFFFFFu)
-            for ra in range(13):
-                for rb in range(ra, 13):
-                    by_ranks[13 * ra + rb] = _rank_class(rk + _RANK_KEY[ra] + _RANK_KEY[rb])
-            row = &out[b, 0]
-            cfrkit_gather_ranks(by_ranks, _RANKS, row)
-            # a 5-card board holds at most one suit with 3+ cards: the pairs with 5 - count cards of
-            # that suit can make a flush and are evaluated as cards
-            fs = -1
-            need = 3
-            for j in range(4):
-                if counts[j] >= 3:
-                    fs = j
-                    need = 5 - counts[j]
-            if fs >= 0:
-                if need == 0:
-                    for i in range(NUM_PAIRS):
-                        row[i] = eval_key(key + _CARD_KEY[_C1[i]] + _CARD_KEY[_C2[i]],
-                                          mask | _CARD_BIT[_C1[i]] | _CARD_BIT[_C2[i]])
-                else:
-                    n = 78 if need == 2 else 585
+            _board_row(&boards[b, 0], &out[b, 0])
+    return out_arr
+
+
+def flop_hand_rows(const uint8_t[::1] flop, const int32_t[::1] hands):
+    """:func:`hand_rows` of several pairs over all 1,176 turn-river runouts of a flop, in one pass.
+
+    ``flop``: uint8[3] distinct card ids; ``hands``: int32[K] pair indices.  Returns two
+    int32[K, 1326] arrays (``twice_score``, ``count``), row k equal to
+    ``hand_rows(river_strengths(runout_boards(flop)), hands[k])`` (tested), without the 6 MB strength
+    matrix or the runout list: the rank classes are computed once per (turn rank, river rank), each
+    hand's comparisons are summed per rank combination, and only flush pairs and pairs holding the
+    turn or river card are corrected pair by pair (the two hands of a duplicate deal share the flop).
+    """
+    if flop.shape[0] != 3:
+        raise ValueError(f"flop must hold 3 cards, got {flop.shape[0]}")
+    cdef int k, nh = hands.shape[0], t, r, c
+    cdef uint64_t used = 0
+    for k in range(3):
+        c = flop[k]
+        if c > 51 or (used >> c) & 1:
+            raise ValueError(f"flop cards must be distinct ids 0..51, got {list(flop)}")
+        used |= (<uint64_t>1) << c
+    for k in range(nh):
+        if not 0 <= hands[k] < 1326:
+            raise ValueError(f"hands must be pair indices 0..1325, got {hands[k]}")
+    # Per runout a pair is worth the class of its rank combination unless it can make a flush (then
+    # it is evaluated as cards) or touches the turn or river (then it counts nothing).  So each hand's
+    # comparisons are summed per rank combination (169 entries instead of 1,326 pairs), and only the
+    # flush pairs and the pairs holding the turn or river card are corrected pair by pair.
+    score_arr = np.zeros((nh, NUM_PAIRS), dtype=np.int32)
+    count_arr = np.zeros((nh, NUM_PAIRS), dtype=np.int32)
+    acc_arr = np.zeros((nh, 169), dtype=np.int32)
+    live_arr = np.zeros(nh, dtype=np.int32)
+    sh_arr = np.zeros(nh, dtype=np.int32)
+    cdef int32_t[:, ::1] score = score_arr, count = count_arr, acc = acc_arr
+    cdef int32_t[::1] live = live_arr, shs = sh_arr
+    tables_arr = np.zeros((169, 169), dtype=np.int32)
+    cdef int32_t[:, ::1] tables = tables_arr
+    cdef char done[169]
+    cdef int32_t *by_ranks
+    cdef int32_t fval[1326]
+    cdef int32_t fpair[1326]
+    cdef uint64_t mask, key, pm, fmask = 0, hm
+    cdef uint32_t rk
+    cdef int ra, rb, q, j, p, i, n, nf, fs, need, h, v, base, sh, x
+    cdef int counts[4]
+    cdef int fcounts[4]
+    for q in range(169):
+        done[q] = 0
+    for j in range(4):
+        fcounts[j] = 0
+    for j in range(3):
+        fmask |= _CARD_BIT[flop[j]]
+        fcounts[flop[j] & 3] += 1
+    with nogil:
+        for t in range(52):
+            if (used >> t) & 1:
+                continue
+            for r in range(t + 1, 52):
+                if (used >> r) & 1:
+                    continue
+                mask = fmask | _CARD_BIT[t] | _CARD_BIT[r]
+                key = KEY_START + _CARD_KEY[flop[0]] + _CARD_KEY[flop[1]] + _CARD_KEY[flop[2]] + _CARD_KEY[t] + _CARD_KEY[r]
+                for j in range(4):
+                    counts[j] = fcounts[j]
+                counts[t & 3] += 1
+                counts[r & 3] += 1
+                # the rank classes depend on the turn's and river's ranks only: 91 tables for 1,176 runouts
+                by_ranks = &tables[13 * (t >> 2) + (r >> 2), 0]
+                if not done[13 * (t >> 2) + (r >> 2)]:
+                    done[13 * (t >> 2) + (r >> 2)] = 1
+                    rk = <uint32_t>(key & 0xFFFFFFFFu)
+                    for ra in range(13):
+                        for rb in range(ra, 13):
+                            by_ranks[13 * ra + rb] = _rank_class(rk + _RANK_KEY[ra] + _RANK_KEY[rb])
+                fs = -1
+                need = 3
+                for j in range(4):
+                    if counts[j] >= 3:
+                        fs = j
+                        need = 5 - counts[j]
+                # the flush pairs' classes (the pairs river_strengths evaluates as cards)
+                nf = 0
+                if fs >= 0:
+                    n = NUM_PAIRS if need == 0 else (78 if need == 2 else 585)
                     for j in range(n):
-                        p = _SUIT_PAIRS[fs][j]
+                        p = j if need == 0 else _SUIT_PAIRS[fs][j]
                         pm = _CARD_BIT[_C1[p]] | _CARD_BIT[_C2[p]]
                         if not (mask & pm):
-                            row[p] = eval_key(key + _CARD_KEY[_C1[p]] + _CARD_KEY[_C2[p]], mask | pm)
-            for j in range(5):
-                c = boards[b, j]
-                for i in range(51):
-                    row[_CARD_PAIRS[c][i]] = 0
-    return out_arr
+                            fpair[nf] = p
+                            fval[nf] = eval_key(key + _CARD_KEY[_C1[p]] + _CARD_KEY[_C2[p]], mask | pm)
+                            nf += 1
+                for k in range(nh):
+                    h = hands[k]
+                    hm = _CARD_BIT[_C1[h]] | _CARD_BIT[_C2[h]]
+                    if mask & hm:
+                        shs[k] = 0
+                        continue
+                    sh = by_ranks[_RANKS[h]]
+                    if fs >= 0 and (need == 0 or (((_C1[h] & 3) == fs) + ((_C2[h] & 3) == fs)) >= need):
+                        sh = eval_key(key + _CARD_KEY[_C1[h]] + _CARD_KEY[_C2[h]], mask | hm)
+                    shs[k] = sh
+                    live[k] += 1
+                    cfrkit_rank_row(by_ranks, sh, &acc[k, 0])
+                    for i in range(nf):
+                        p = fpair[i]
+                        base = by_ranks[_RANKS[p]]
+                        v = fval[i]
+                        score[k, p] += (2 * (sh > v) + (sh == v)) - (2 * (sh > base) + (sh == base))
+                    # pairs holding the turn or river card: not live on this runout (the pair of both once)
+                    for x in range(2):
+                        c = t if x == 0 else r
+                        for i in range(51):
+                            p = _CARD_PAIRS[c][i]
+                            if x == 1 and (_CARD_BIT[_C1[p]] | _CARD_BIT[_C2[p]]) == (_CARD_BIT[t] | _CARD_BIT[r]):
+                                continue
+                            base = by_ranks[_RANKS[p]]
+                            score[k, p] -= 2 * (sh > base) + (sh == base)
+                            count[k, p] -= 1
+        for k in range(nh):
+            for j in range(NUM_PAIRS):
+                if (_CARD_BIT[_C1[j]] | _CARD_BIT[_C2[j]]) & fmask:
+                    score[k, j] = 0
+                    count[k, j] = 0
+                else:
+                    score[k, j] += acc[k, _RANKS[j]]
+                    count[k, j] += live[k]
+    return score_arr, count_arr
 
 
 def hand_rows(const int32_t[:, ::1] strengths, int hand):

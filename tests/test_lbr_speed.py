@@ -2,7 +2,8 @@
 
 * ``river_strengths`` (rank classes) equals ``board_strengths_batch`` on every pair of many boards,
   flush-heavy ones included;
-* the flop equity from per-hand integer rows (``hand_rows``) equals the per-runout kernel's;
+* the flop equity from per-hand integer rows (``hand_rows``) equals the per-runout kernel's, and the
+  one-pass rows of several hands (``flop_hand_rows``, both hands of a duplicate deal) equal them;
 * the blueprint agent's caches (walks from cached prefixes, per-node bucket tables, board buckets)
   change nothing: ``hand_strategy`` / ``act`` and LBR's per-deal chips equal those of an agent that
   walks from the root at every call, with LBR on the old equity path.
@@ -62,6 +63,45 @@ def test_flop_rows_give_the_per_runout_equity():
     boards = runout_boards([0, 5, 10])
     score, count = kernel.hand_rows(kernel.river_strengths(boards), 700)
     assert count.max() <= len(boards) and (score <= 2 * count).all() and (score >= 0).all()
+
+
+def test_flop_hand_rows_are_the_matrix_rows_of_each_hand():
+    """The one-pass kernel (runouts enumerated inside, no strength matrix) equals ``hand_rows`` over
+    ``river_strengths(runout_boards(flop))`` for every hand asked, blocked hands (all zeros) included."""
+    rng = np.random.default_rng(11)
+    flops = [tuple(int(c) for c in rng.choice(52, 3, replace=False)) for _ in range(4)] + [(0, 4, 8), (48, 49, 50)]
+    for flop in flops:
+        strengths = kernel.river_strengths(runout_boards(list(flop)))
+        hands = [int(h) for h in rng.choice(1326, 5, replace=False)] + [int(np.flatnonzero(blocked_pairs(flop))[0])]
+        score, count = kernel.flop_hand_rows(np.array(flop, dtype=np.uint8), np.array(hands, dtype=np.int32))
+        assert score.shape == count.shape == (len(hands), 1326)
+        for k, h in enumerate(hands):
+            ref_score, ref_count = kernel.hand_rows(strengths, h)
+            assert np.array_equal(score[k], ref_score) and np.array_equal(count[k], ref_count), (flop, h)
+        assert not score[-1].any() and not count[-1].any()  # the hand touching the flop counts nothing
+    with pytest.raises(ValueError, match="distinct"):
+        kernel.flop_hand_rows(np.array([3, 3, 7], dtype=np.uint8), np.array([0], dtype=np.int32))
+    with pytest.raises(ValueError, match="pair indices"):
+        kernel.flop_hand_rows(np.array([3, 4, 7], dtype=np.uint8), np.array([1326], dtype=np.int32))
+
+
+def test_expected_hands_share_one_pass_and_change_no_equity(monkeypatch):
+    rng = np.random.default_rng(12)
+    board, w = (2, 17, 40), rng.random(1326)
+    free = [int(h) for h in np.flatnonzero(~blocked_pairs(list(board)))]
+    h1, h2 = free[100], next(h for h in free[500:] if not set(HOLE_PAIRS[h]) & set(HOLE_PAIRS[free[100]]))
+    calls = []
+    real = kernel.flop_hand_rows
+    monkeypatch.setattr(kernel, "flop_hand_rows", lambda f, hs: calls.append(list(hs)) or real(f, hs))
+    shared = RangeEquity()
+    shared.expect_hands([h1, h2])
+    got = [shared.equity(h1, w, board), shared.equity(h2, w, board)]
+    assert calls == [[h1, h2]]  # the second hand's query found its rows counted
+    alone = [RangeEquity().equity(h, w, board) for h in (h1, h2)]
+    assert got == alone
+    assert got[0][0] == pytest.approx(_reference_equity(h1, w, board), abs=1e-12)
+    with pytest.raises(ValueError, match="pair indices"):
+        shared.expect_hands([-1])
 
 
 class _PlainAgent(BlueprintAgent):
@@ -214,3 +254,13 @@ def test_ehs_kernel_is_the_numpy_formula_bit_for_bit(monkeypatch):
         got = abstraction.ehs(board)
         assert np.array_equal(got, _numpy_ehs(seen[-1], board), equal_nan=True), board
     assert len(seen) == 8
+
+
+def test_blocked_pairs_is_the_per_card_definition():
+    """The bit-mask ``blocked_pairs`` marks exactly the pairs holding one of the cards (card 51's bit too)."""
+    rng = np.random.default_rng(13)
+    for n in (0, 1, 2, 3, 5, 7):
+        cards = [int(c) for c in rng.choice(52, n, replace=False)] + ([51] if n == 2 else [])
+        want = np.array([bool(set(int(c) for c in HOLE_PAIRS[j]) & set(cards)) for j in range(1326)])
+        got = blocked_pairs(cards)
+        assert got.dtype == bool and np.array_equal(got, want), cards

@@ -32,6 +32,7 @@ def _build_pairs():
 
 HOLE_PAIRS, PAIR_INDEX_TABLE = _build_pairs()
 """HOLE_PAIRS: uint8[1326, 2] (low card, high card); PAIR_INDEX_TABLE: int16[52, 52] (-1 on the diagonal)."""
+_PAIR_BITS = (np.uint64(1) << HOLE_PAIRS[:, 0].astype(np.uint64)) | (np.uint64(1) << HOLE_PAIRS[:, 1].astype(np.uint64))
 
 
 def pair_index(card1: int, card2: int) -> int:
@@ -82,10 +83,11 @@ PAIR_STRINGS: Tuple[str, ...] = tuple(
 
 def blocked_pairs(cards: Iterable[int]) -> np.ndarray:
     """bool[1326]: True for pairs sharing a card with ``cards`` (ids or a card string)."""
-    ids = as_card_ids(cards)
-    dead = np.zeros(52, dtype=bool)
-    dead[ids] = True
-    return dead[HOLE_PAIRS[:, 0]] | dead[HOLE_PAIRS[:, 1]]
+    mask = 0
+    for c in as_card_ids(cards):
+        mask |= 1 << c
+    # one AND over the pairs' card bits (LBR and the agents call this at every public card)
+    return (_PAIR_BITS & np.uint64(mask)) != 0
 
 
 def uniform_range(board=()) -> np.ndarray:

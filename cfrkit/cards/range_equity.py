@@ -10,9 +10,11 @@ with the cards to come dealt uniformly":
   core; the same classes as ``board_strengths_batch``) and kept in a small cache, so the two seats of
   a duplicate deal and every decision on a street share them.  On the turn and river a query is one
   pass of the ``range_equity`` kernel over the runouts.  On an exact flop the first query of a hand
-  counts, per opponent pair, its wins and ties over the runouts (``hand_rows``, exact integers, 0.3
-  ms) and keeps them; that query and every later one of the same hand on that flop is then one
-  O(1326) product (the same equity up to float rounding: tested).
+  counts, per opponent pair, its wins and ties over the runouts (``flop_hand_rows``: the runouts'
+  classes row by row, never stored, exact integers; the pairs declared with :meth:`expect_hands`,
+  e.g. the other hand of a duplicate deal, are counted in the same pass) and keeps them; that query
+  and every later one of the same hand on that flop is then one O(1326) product (the same equity up
+  to float rounding: tested).
 
 Ranges are float64[1326] weights in the pair order of :mod:`cfrkit.cards.hands` (any scale).
 """
@@ -57,6 +59,7 @@ class RangeEquity:
         # (flop, hand) -> float64 (twice its wins + ties, runouts) per opponent pair
         self._rows: "OrderedDict[Tuple[Tuple[int, ...], int], Tuple[np.ndarray, np.ndarray]]" = OrderedDict()
         self._table: Optional[np.ndarray] = None
+        self._expected: list = []  # pairs whose flop rows are counted along with the asked one
 
     def _strengths(self, board: Tuple[int, ...]) -> np.ndarray:
         hit = self._cache.get(board)
@@ -69,18 +72,30 @@ class RangeEquity:
             self._cache.popitem(last=False)
         return s
 
+    def expect_hands(self, hands: Sequence[int]) -> None:
+        """Declare the pairs whose flop equities will be asked next (e.g. both hands of a duplicate
+        deal, which share the board): the first flop query of any of them then counts the flop's
+        runouts for all of them in one kernel pass.  Only speed depends on it, never a result."""
+        hs = [int(h) for h in hands]
+        if any(not 0 <= h < NUM_PAIRS for h in hs):
+            raise ValueError(f"hands must be pair indices 0..1325, got {hands!r}")
+        self._expected = hs
+
     def _hand_rows(self, board: Tuple[int, ...], hand: int) -> Tuple[np.ndarray, np.ndarray]:
         key = (board, hand)
         hit = self._rows.get(key)
         if hit is not None:
             self._rows.move_to_end(key)
             return hit
-        score, count = _kernel.hand_rows(self._strengths(board), hand)
-        rows = (score.astype(np.float64), count.astype(np.float64))
-        self._rows[key] = rows
-        if len(self._rows) > 4 * self._size:
-            self._rows.popitem(last=False)
-        return rows
+        # this hand and the expected ones not blocked by the flop and not counted yet, in one pass
+        todo = [hand] + [h for h in dict.fromkeys(self._expected) if h != hand and (board, h) not in self._rows
+                         and not set(int(c) for c in HOLE_PAIRS[h]) & set(board)]
+        score, count = _kernel.flop_hand_rows(np.array(board, dtype=np.uint8), np.array(todo, dtype=np.int32))
+        for i, h in enumerate(todo):
+            self._rows[(board, h)] = (score[i].astype(np.float64), count[i].astype(np.float64))
+            if len(self._rows) > 4 * self._size:
+                self._rows.popitem(last=False)
+        return self._rows[key]
 
     def equity(self, hand: int, opp_range: np.ndarray, board: Sequence[int] = (),
                seed: int = 0) -> Tuple[float, float]:

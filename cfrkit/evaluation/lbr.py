@@ -274,8 +274,14 @@ class LBRPlayer(MatchObserver):
         self.range = np.ones(self.view.num_hands)
         self.decisions = 0
         self.max_err = 0.0
+        self.expecting = False
 
     def after_chance(self, hand: Hand, state) -> None:
+        if self.equity is not None and not self.expecting and self.view.hands_dealt(state):
+            # both seats' pairs: the other one is LBR's hand in the deal's other seating (same board),
+            # so one kernel pass on the flop serves both; only the engine's caching sees it
+            self.equity.expect_hands([self.view.hand_of(state, 0), self.view.hand_of(state, 1)])
+            self.expecting = True
         public = self.view.public_cards(state)
         if public:
             self.range[self.view.blocked(public)] = 0.0
