@@ -12,7 +12,7 @@ from cfrkit.games.base import GameError
 from cfrkit.cards.hands import HOLE_PAIRS, pair_index
 from cfrkit.evaluation.headtohead import head_to_head
 from cfrkit.games import load
-from cfrkit.games.holdem.game import CALL
+from cfrkit.games.holdem.game import CALL, raise_action
 from cfrkit.poker.registry import make_agent
 from cfrkit.poker.view import poker_view
 from cfrkit.solvers.blueprint.betting_tree import DECISION, FOLD_TERMINAL, build_betting_tree
@@ -233,6 +233,7 @@ def test_lookahead_plays_the_known_agents_own_strategies(agent, vf, monkeypatch)
             # the river's expectation averages the same value over every card (enumerated when ``flops`` covers
             # them, sampled otherwise), whoever acts first
             monkeypatch.setattr(vf, "flops", 64)
+            monkeypatch.setattr(vf, "river_cards", 64)
             for seating in ([ar, agent], [agent, ar]):
                 vf.hand_start(SimpleNamespace(seat_agents=seating))
                 state = _hand_to([CALL] * 6, [0, 13, 1, 14, 20, 30, 40, 45])
@@ -264,3 +265,107 @@ def test_lookahead_plays_the_known_agents_own_strategies(agent, vf, monkeypatch)
         assert (other.off_tree_hands, dict(other._choices)) == before[:2] and other.rng.getstate() == before[2]
     finally:
         vf._policy = [None, None]
+
+
+def test_a_turn_closing_call_is_valued_by_the_river_played_out(agent, vf, monkeypatch):
+    """With both strategies known, the value at a turn-closing call is the mean of the river's values (every
+    card, or an unbiased sample of ``river_cards``), so the river's chance term leaves no residual."""
+    from types import SimpleNamespace
+
+    game = load(GAME)
+    ar = make_agent("rule-based", game=game, seed=1)
+    try:
+        for seating in ([ar, agent], [agent, ar]):
+            agent.new_hand()
+            vf.hand_start(SimpleNamespace(seat_agents=seating))
+            assert vf._street and vf._memo is agent._choices
+            state = _hand_to([CALL] * 6, [0, 13, 1, 14, 20, 30, 40, 45])
+            values = []
+            for card, _ in state.chance_outcomes():
+                c = state.clone()
+                c.apply_action(card)
+                values.append(vf.value(c))
+            monkeypatch.setattr(vf, "river_cards", 64)
+            vf._river = {}
+            assert vf.value(state) == pytest.approx(np.mean(values), abs=1e-9)
+            assert vf.chance_expectation(state) == vf.value(state)  # the same cached mean: zero residual
+            monkeypatch.setattr(vf, "river_exact", False)
+            assert vf.value(state) != pytest.approx(np.mean(values), abs=1e-6)  # the tables' transitions
+            monkeypatch.setattr(vf, "river_exact", True)
+            monkeypatch.setattr(vf, "river_cards", 6)  # a sample of six cards: unbiased for the mean
+            draws = []
+            for _ in range(60):
+                vf._river = {}
+                draws.append(vf.value(state))
+                assert any(abs(draws[-1] - x) > 1e-9 for x in values)  # a mean of several cards, not one
+            se = np.std(values) * np.sqrt((len(values) - 6) / ((len(values) - 1) * 6 * 60))
+            assert abs(np.mean(draws) - np.mean(values)) < 5 * se + 1e-9
+            monkeypatch.undo()
+        with pytest.raises(GameError, match="river_cards"):
+            BlueprintValueFunction(agent.blueprint, poker_view(game), agent.translate_raise, boards=1, river_cards=0)
+    finally:
+        vf.hand_start(SimpleNamespace(seat_agents=[object(), object()]))
+
+
+def test_the_translation_term_is_centred_on_the_owners_draw(agent, vf):
+    """A raise that maps to two abstract sizes: the expectation the observer subtracts is the mean, over the
+    draw the owner then makes, of the value after the draw (exactly, with translate_raise's probabilities)."""
+    from types import SimpleNamespace
+
+    game = load(GAME)
+    ar = make_agent("rule-based", game=game, seed=1)
+    state = _hand_to([raise_action(250)], [0, 13, 1, 14])  # seat 1 raises to 250: between two abstract sizes
+    assert state.current_player() == 0
+    choices = dict(agent.translate_raise(agent.abstract_node(_hand_to([], [0, 13, 1, 14])), _hand_to([], [0, 13, 1, 14]),
+                                         250))
+    assert len(choices) == 2
+    try:
+        seen = {}
+        expects = set()
+        for seed in range(40):
+            owner = BlueprintAgent(agent.blueprint, seed=seed)
+            owner.translate_raise = agent.translate_raise.__func__.__get__(owner)
+            owner.new_hand()
+            vf.hand_start(SimpleNamespace(seat_agents=[owner, ar]))
+            assert vf.translation_expectation(state, 1) is None  # only at the owner's seat
+            expect = vf.translation_expectation(state, 0)
+            expects.add(round(expect, 9))
+            assert not vf.translation_drawn()
+            owner.own_strategy(state)  # the owner walks the history: it draws the raise's size
+            assert vf.translation_drawn()
+            child = owner._choices[4][1]
+            seen.setdefault(child, []).append(vf.value(state))
+            assert vf.translation_expectation(state, 0) is None  # drawn: nothing pending
+        assert len(expects) == 1 and set(seen) == set(choices)
+        for child, vals in seen.items():  # the value after a draw depends only on the size drawn
+            assert max(vals) - min(vals) < 1e-9
+        mean = sum(q * seen[c][0] for c, q in choices.items())
+        assert mean == pytest.approx(expects.pop(), abs=1e-9)
+        assert abs(seen[3][0] - seen[4][0]) > 1e-6  # the draw matters, so the term is not trivially zero
+    finally:
+        vf.hand_start(SimpleNamespace(seat_agents=[object(), object()]))
+
+
+def test_aivat_stays_unbiased_with_translation_and_river_terms(agent, monkeypatch):
+    """A bettor whose raises fall between the blueprint's sizes: the translation terms fire, the AIVAT mean
+    agrees with counting, and a biased translation expectation is caught."""
+    from cfrkit.evaluation.aivat import AivatObserver
+
+    game = load(GAME)
+    other = make_agent("random", game=game, seed=1)  # raises of any size: many between two abstract sizes
+    fired = []
+    real = AivatObserver._translation
+    monkeypatch.setattr(AivatObserver, "_translation", lambda self, s, e: (fired.append(1), real(self, s, e)))
+
+    def gap(res):
+        sign = np.tile([1.0, -1.0], res.payoffs.shape[0] // 2)
+        d = (res.aivat_values - res.payoffs[:, 0]) * sign
+        return abs(d.mean()) / (d.std(ddof=1) / np.sqrt(d.size))
+
+    res = head_to_head(game, [agent, other], 150, seed=5, duplicate=True, aivat=True)
+    assert fired and gap(res) < 4.0
+    tx = BlueprintValueFunction.translation_expectation
+    monkeypatch.setattr(BlueprintValueFunction, "translation_expectation",
+                        lambda self, s, seat: None if tx(self, s, seat) is None else tx(self, s, seat) + 300.0)
+    bad = head_to_head(game, [agent, other], 150, seed=5, duplicate=True, aivat=True)
+    assert gap(bad) > 4.0

@@ -191,6 +191,114 @@ def _equity(h0, h1, board) -> float:
     return (w + 0.5 * t) / (w + t + l)
 
 
+class _Walks:
+    """The abstract node that a real state's betting history leads to, for one tree and translation, cached per
+    history (a new history extends its longest cached prefix by the remaining actions).
+
+    :meth:`walk` is :meth:`cfrkit.agents.blueprint.BlueprintAgent._walk`: a raise takes the abstract child that
+    ``memo`` (an agent's ``_choices``: history index -> (real action, abstract child)) holds for it, else its
+    most likely translation; never the agent's sampler.  Reading an agent's past translations keeps AIVAT unbiased:
+    they are drawn before any term that uses them and independently of the cards and actions to come.  The cache
+    is dropped when the memo changes and at :meth:`reset` (every hand)."""
+
+    def __init__(self, tree, translate_raise):
+        self.tree = tree
+        self.translate_raise = translate_raise
+        self.reset(None)
+
+    def reset(self, memo) -> None:
+        self.memo = memo
+        self._memo_key: tuple = ()
+        self._cache: dict = {}
+
+    def walk(self, state) -> Tuple[Optional[int], bool]:
+        """``(node, all_in)``: the node (None when the tree cannot follow the history) and whether the failure
+        is an abstract all-in (where the blueprint agent only calls)."""
+        history = tuple(state.history())
+        if self.memo:
+            key = tuple(sorted(self.memo.items()))
+            if key != self._memo_key:
+                self._memo_key, self._cache = key, {}
+        hit = self._cache.get(history)
+        if hit is not None:
+            return hit[0], hit[1]
+        start = len(history) - 1
+        while start > 0 and history[:start] not in self._cache:
+            start -= 1
+        if start > 0:
+            node, all_in, real = self._cache[history[:start]]
+            if node is None:
+                self._cache[history] = (None, all_in, None)
+                return None, all_in
+            real = real.clone()
+        else:
+            node, real = 0, state.game.new_initial_state()
+        t = self.tree
+        for index in range(start, len(history)):
+            action = history[index]
+            if real.is_chance_node():
+                real.apply_action(action)
+                continue
+            if t.kind[node] != DECISION or t.player[node] != real.current_player() or t.round[node] != real.round:
+                return self._fail(history, bool(t.kind[node] == SHOWDOWN))
+            first = int(t.child_start[node])
+            if action in (FOLD, CALL):
+                child = t.child_of_kind(node, ACTION_FOLD if action == FOLD else ACTION_CALL)
+                if child is None:
+                    return self._fail(history, False)
+            else:
+                got = self.memo.get(index) if self.memo else None
+                if got is not None and got[0] == action and first <= got[1] < first + int(t.num_children[node]):
+                    child = got[1]
+                else:
+                    choices = self.translate_raise(node, real, raise_amount(action))
+                    if not choices:
+                        return self._fail(history, False)
+                    child = max(choices, key=lambda cp: cp[1])[0]
+            real.apply_action(action)
+            node = int(child)
+        self._cache[history] = (node, False, real)
+        return node, False
+
+    def pending(self, state) -> List[Tuple[int, list]]:
+        """``[(history index, [(abstract child, probability)])]``: the raises along ``state``'s walk that the memo
+        does not hold and that map to more than one abstract size (the agent draws those when it next walks the
+        history); the walk follows their most likely size."""
+        t = self.tree
+        real = state.game.new_initial_state()
+        node = 0
+        out = []
+        for index, action in enumerate(state.history()):
+            if real.is_chance_node():
+                real.apply_action(action)
+                continue
+            if t.kind[node] != DECISION or t.player[node] != real.current_player() or t.round[node] != real.round:
+                return out
+            first = int(t.child_start[node])
+            if action in (FOLD, CALL):
+                child = t.child_of_kind(node, ACTION_FOLD if action == FOLD else ACTION_CALL)
+                if child is None:
+                    return out
+            else:
+                got = self.memo.get(index) if self.memo is not None else None
+                if got is not None and got[0] == action and first <= got[1] < first + int(t.num_children[node]):
+                    child = got[1]
+                else:
+                    choices = self.translate_raise(node, real, raise_amount(action))
+                    if not choices:
+                        return out
+                    if len(choices) > 1:
+                        out.append((index, [(int(c), float(q)) for c, q in choices]))
+                    child = max(choices, key=lambda cp: cp[1])[0]
+            real.apply_action(action)
+            node = int(child)
+        return out
+
+    def _fail(self, history, all_in: bool) -> Tuple[None, bool]:
+        self._cache[history] = (None, all_in, None)
+        return None, all_in
+
+
 class BlueprintValueFunction:
     """Seat 0's value in chips of a real heads-up hold'em state from a blueprint's self-play values.
 
@@ -209,7 +317,9 @@ class BlueprintValueFunction:
     """
 
     def __init__(self, strategy, view, translate_raise, boards: int = 24, flops: int = 16, seed: int = 0,
-                 lookahead: bool = True, street_from: int = 1, blueprint_lookahead: bool = False):
+                 lookahead: bool = True, street_from: int = 1, blueprint_lookahead: bool = False,
+                 follow_owner: bool = True, river_exact: bool = True,
+                 river_cards: int = 12):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
         self.strategy = strategy
@@ -230,32 +340,24 @@ class BlueprintValueFunction:
         self.street_from = int(street_from)
         self._own: List[Optional[Callable]] = [None, None]
         self._street = False
+        self.follow_owner = bool(follow_owner)
+        self.river_exact = bool(river_exact)
+        if int(river_cards) < 1:
+            raise GameError(f"river_cards must be >= 1, got {river_cards}")
+        self.river_cards = int(river_cards)
+        self._memo = None
+        self._owner_seat: Optional[int] = None
+        self._translation_index = -1
+        self._river: dict = {}
+        self._walks = _Walks(self.tree, translate_raise)
 
     # ------------------------------------------------------------------ mapping
     def node_of(self, state) -> Optional[int]:
         """The abstract node the real betting history leads to (a decision or, after a round-closing
-        call, the next round's first decision), or None when the tree cannot follow it."""
-        t = self.tree
-        real = state.game.new_initial_state()
-        node = 0
-        for action in state.history():
-            if real.is_chance_node():
-                real.apply_action(action)
-                continue
-            if t.kind[node] != DECISION or t.player[node] != real.current_player():
-                return None
-            if action in (FOLD, CALL):
-                child = t.child_of_kind(node, ACTION_FOLD if action == FOLD else ACTION_CALL)
-                if child is None:
-                    return None
-            else:
-                choices = self.translate_raise(node, real, raise_amount(action))
-                if not choices:
-                    return None
-                child = max(choices, key=lambda cp: cp[1])[0]
-            real.apply_action(action)
-            node = int(child)
-        return node
+        call, the next round's first decision), or None when the tree cannot follow it.  Raises are
+        translated as the owner agent translated them (its remembered choices, :meth:`hand_start`), others
+        to their most likely abstract size."""
+        return self._walks.walk(state)[0]
 
     def _buckets(self, r: int, board, hole) -> Tuple[int, int]:
         b = self.ab.buckets_for_board(r, list(board))
@@ -272,14 +374,62 @@ class BlueprintValueFunction:
 
     # ------------------------------------------------------------------ the value function
     def hand_start(self, hand) -> None:
-        """Called by the AIVAT observer at every hand: which seats get the one-step lookahead."""
+        """Called by the AIVAT observer at every hand: which seats get the lookahead, and whose translations
+        the tables follow (the one seat whose agent plays this blueprint; its remembered choices)."""
         self._policy = [self.policy_of(a) if self.lookahead else None for a in hand.seat_agents]
         self._own = [None, None]
+        owners = [getattr(a, "agent", a) for a in hand.seat_agents
+                  if getattr(getattr(a, "agent", a), "blueprint", None) is self.strategy]
+        # two agents of this blueprint remember different translations: then the most likely one for both
+        self._memo = getattr(owners[0], "_choices", None) if len(owners) == 1 and self.follow_owner else None
+        self._owner_seat = next((i for i, a in enumerate(hand.seat_agents) if getattr(a, "agent", a) is owners[0]),
+                                None) if self._memo is not None else None
+        self._river = {}
+        self._walks.reset(self._memo)
         if self.street_from < 4 and any(p is not None for p in self._policy):
             for seat, a in enumerate(hand.seat_agents):
                 if self._policy[seat] is None and getattr(getattr(a, "agent", a), "blueprint", None) is self.strategy:
-                    self._own[seat] = _BlueprintPolicy(getattr(a, "agent", a))
+                    self._own[seat] = _BlueprintPolicy(getattr(a, "agent", a), follow=self._memo is not None)
         self._street = all(self._policy[i] is not None or self._own[i] is not None for i in (0, 1))
+
+    def translation_expectation(self, state, seat: int) -> Optional[float]:
+        """Before the owner agent (the one seat playing this blueprint, whose translations the tables follow) is
+        asked at ``state``: the expectation of :meth:`value` over the abstract size it is about to draw for the
+        other seat's last raise (``translate_raise``'s probabilities), or None when it draws none (or several).
+
+        The AIVAT observer then adds the control variate ``value(state) - expectation`` once the draw is made:
+        the draw is a chance event of known distribution, independent of the cards and actions to come."""
+        if self._memo is None or self._owner_seat != seat or state.is_terminal() or state.is_chance_node():
+            return None
+        pending = self._walks.pending(state)
+        if len(pending) != 1:
+            return None
+        index, choices = pending[0]
+        self._translation_index = index
+        action = int(state.history()[index])
+        real = self._memo
+        total = 0.0
+        try:
+            for child, q in choices:
+                memo = dict(real)
+                memo[index] = (action, child)
+                self._use_memo(memo)
+                total += q * self.value(state)
+        finally:
+            self._use_memo(real)
+        return total
+
+    def translation_drawn(self) -> bool:
+        """Whether the owner has drawn the translation of the last :meth:`translation_expectation`."""
+        return self._memo is not None and self._translation_index in self._memo
+
+    def _use_memo(self, memo) -> None:
+        """Value states as if the owner had remembered ``memo`` (the tables' walk and the owner's lookahead)."""
+        self._memo = memo
+        self._walks.reset(memo)
+        for own in self._own:
+            if own is not None and own.follow:
+                own.walks.reset(memo)
 
     def policy_of(self, agent) -> Optional[Callable]:
         """``f(state) -> (actions, probs)`` for the actual hand of ``agent``'s seat, or None when ``agent`` is
@@ -364,6 +514,8 @@ class BlueprintValueFunction:
             return self._equity_value(state)
         r = int(self.tree.round[node])
         board = [int(c) for c in state.board]
+        if state.is_chance_node() and r == 3 and len(board) == 4 and self._river_on():
+            return self._river_mean(state)
         if state.is_chance_node() and r > 0 and len(board) < _BOARD[r]:
             # a round-closing call: the transition-averaged tables at the previous round's buckets, and the
             # equity on the current board (its expectation over the cards to come)
@@ -391,6 +543,8 @@ class BlueprintValueFunction:
         need = _BOARD[r] - len(board)
         if need <= 0:
             return self.value(state)
+        if need == 1 and r == 3 and self._river_on():
+            return self._river_mean(state)
         dead = set(board) | set(hole[0]) | set(hole[1])
         rest = np.array([c for c in range(52) if c not in dead], dtype=np.int64)
         if need == 1 and ((r == 3 and not (self._street and self.street_from <= 3)) or rest.size <= self.flops):
@@ -410,6 +564,29 @@ class BlueprintValueFunction:
                 child.apply_action(int(c))
             total += self.value(child)
         return total / len(boards)
+
+    def _river_on(self) -> bool:
+        """Whether a turn-closing call is valued by its exact river expectation (both strategies known)."""
+        return self.river_exact and self._street and self.street_from <= 3
+
+    def _river_mean(self, state) -> float:
+        """The mean of :meth:`value` over every river card at a turn-closing chance node, so the river's chance
+        term has no residual: the river is played out with both agents' strategies for their actual hands.
+        Cached per hand by history and by the owner's remembered translations (what the river values read)."""
+        key = (tuple(state.history()), tuple(sorted(self._memo.items())) if self._memo else ())
+        hit = self._river.get(key)
+        if hit is None:
+            dead = set(state.board) | set(state.hole[0]) | set(state.hole[1])
+            rest = np.array([c for c in range(52) if c not in dead], dtype=np.int64)
+            if self.river_cards < rest.size:  # a uniform sample without replacement: unbiased for the mean
+                rest = rest[np.argsort(self.rng.random(rest.size))[:self.river_cards]]
+            total = 0.0
+            for c in rest:
+                child = state.clone()
+                child.apply_action(int(c))
+                total += self.value(child)
+            hit = self._river[key] = total / rest.size
+        return hit
 
     def _deal(self) -> float:
         """The exact expectation over the deal: ``E[D0[b(h0), b(h1)] + S0[b(h0), b(h1)] * eq(h0, h1)]`` over
@@ -432,30 +609,34 @@ class BlueprintValueFunction:
 
 
 class _BlueprintPolicy:
-    """Another blueprint agent's strategy for the actual hand at a state, without touching the agent (its
-    translation sampler, memo and off-tree flags): the tree walk of :meth:`BlueprintValueFunction.node_of` with
-    that agent's tree and translation; None (no lookahead) where its tree cannot follow the hand."""
+    """A blueprint agent's strategy for the actual hand at a state, without touching the agent (its translation
+    sampler, memo and off-tree flags): the walk of :func:`_walk` with that agent's tree and translation.
 
-    def __init__(self, agent):
+    ``follow`` (the owner of the value function's tables): the agent's own remembered translations, and where
+    its tree cannot follow the hand what :meth:`~cfrkit.agents.blueprint.BlueprintAgent.own_strategy` does
+    there (call after an abstract all-in, else the nearest node's strategy); otherwise None (no lookahead)."""
+
+    def __init__(self, agent, follow: bool = False):
         self.agent = agent
-        self.nodes = BlueprintValueFunction.node_of.__get__(_Walker(agent.tree, agent.translate_raise))
+        self.follow = bool(follow)
+        self.walks = _Walks(agent.tree, agent.translate_raise)
+        self.walks.reset(getattr(agent, "_choices", None) if self.follow else None)
 
     def __call__(self, state):
         a = self.agent
-        node = self.nodes(state)
-        if node is None or a.tree.kind[node] != DECISION or a.tree.round[node] != state.round:
-            return None
+        node, all_in = self.walks.walk(state)
+        if node is not None and (a.tree.kind[node] != DECISION or a.tree.round[node] != state.round
+                                 or a.tree.player[node] != state.current_player()):
+            node, all_in = None, bool(a.tree.kind[node] == SHOWDOWN)
+        if node is None:
+            if not self.follow:
+                return None
+            node = None if all_in else a.nearest_node(state)
+            if node is None:
+                return np.array([CALL], dtype=np.int64), np.ones(1)
         p = state.current_player()
         b = a.blueprint.abstraction.buckets_for_board(int(a.tree.round[node]), list(state.board))
         row = a.blueprint.probabilities(node, [int(b[pair_index(*state.hole[p])])])[0]
         first = int(a.tree.child_start[node])
         acts = np.array([a.real_action(first + i, state) for i in range(row.size)], dtype=np.int64)
         return acts, row
-
-
-class _Walker:
-    """The attributes :meth:`BlueprintValueFunction.node_of` reads."""
-
-    def __init__(self, tree, translate_raise):
-        self.tree = tree
-        self.translate_raise = translate_raise

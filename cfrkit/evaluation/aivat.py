@@ -162,12 +162,21 @@ class AivatObserver(MatchObserver):
         if not getattr(agent, "exact_support", True) or not (hasattr(inner, "hand_strategy")
                                                             or hasattr(inner, "own_strategy")):
             return
+        translation = getattr(self.vf, "translation_expectation", None)
+        expect = translation(state, seat) if translation is not None else None
         try:
             # only the row of the hand the agent holds enters AIVAT's term: not all 1326 rows
             self._pending = self._checked(agent).own_strategy(state)
         except AgentInterfaceError as exc:  # an agent without the interface: no correction at its decisions
             if "does not provide" not in str(exc):
                 raise
+        if expect is not None and self.vf.translation_drawn():
+            # the agent has drawn its translation of the last raise: a chance event of known distribution
+            self._translation(state, expect)
+
+    def _translation(self, state, expect: float) -> None:
+        """Add the control variate of the agent's draw of a translation (``vf.translation_expectation``)."""
+        self._tracker.correction += float(self.vf.value(state)) - expect
 
     def action(self, hand: Hand, state, seat: int, action: int) -> None:
         pending = self._pending
