@@ -1,10 +1,12 @@
 """AIVAT with a blueprint's own values: deviation and CPU per deal for each lookahead mode (issue 27).
 
-    python benchmarks/aivat_lookahead_modes.py blueprint:BP.npz,rule-based 5000 street,tables [SEED]
+    python benchmarks/aivat_lookahead_modes.py blueprint:BP.npz,rule-based 5000 street,tables [SEED] [VALUES.npz]
 
 Modes: ``tables`` (the value tables alone), ``one-step`` (one step of the other known agent's strategy),
 ``street`` (the rest of the street played out with both known strategies, the default for A^R and simple
-agents).  One duplicate match of DEALS deals per mode (seed SEED, default 7); prints per mode the CPU seconds,
+agents; a turn-closing call valued by the river played out on ``river_cards`` cards; the owner's drawn
+translations followed), ``street-main`` (``street`` without those two), ``street-river44`` (every river card).
+A pair without a blueprint takes the tables of VALUES.npz.  One duplicate match of DEALS deals per mode (seed SEED, default 7); prints per mode the CPU seconds,
 hands per CPU second, the per-deal standard deviation of AIVAT and of duplicate (mbb/h) and variance x CPU per
 deal (lower: narrower intervals per CPU second).
 """
@@ -26,7 +28,11 @@ from cfrkit.poker.view import poker_view  # noqa: E402
 
 #: the value function's options per mode (another blueprint is followed too, to compare its cost)
 MODES = {"tables": dict(lookahead=False), "one-step": dict(street_from=4, blueprint_lookahead=True),
-         "street": dict(blueprint_lookahead=True)}
+         "street": dict(blueprint_lookahead=True),
+         # before the river boundary and the owner's translations (branch aivat-ar): the street mode of main
+         "street-main": dict(blueprint_lookahead=True, follow_owner=False, river_exact=False),
+         "street-river44": dict(blueprint_lookahead=True, river_cards=44),
+         "street-noleaves": dict(blueprint_lookahead=True, river_leaves=False)}
 
 
 def main() -> None:
@@ -36,6 +42,8 @@ def main() -> None:
     seed = int(sys.argv[4]) if len(sys.argv) > 4 else 7
     agents = [make_agent(s, game="holdem", seed=i + 1) for i, s in enumerate(specs)]
     owner = next((a for a in agents if isinstance(a, BlueprintAgent)), None)
+    if owner is None and len(sys.argv) > 5:
+        owner = make_agent("blueprint:" + sys.argv[5], game="holdem", seed=0)
     if owner is None or any(m not in MODES for m in modes):
         raise SystemExit(f"need a blueprint in the pair and modes among {sorted(MODES)}")
     view = poker_view(owner.game)

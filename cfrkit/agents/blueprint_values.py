@@ -42,6 +42,12 @@ betting played out with both agents' strategies for their actual hands, the tabl
 call (on the river exact given the two strategies); elsewhere a known non-owner seat gets one step,
 ``v(h) = sum_a sigma(a | h) v_table(h a)``.  Both are functions of the history, and the chance expectations
 average the same ``v``, so AIVAT stays unbiased.
+
+**The river at the turn's end, and the owner's translations.**  With both strategies known, a turn-closing call is
+valued by the mean of the river's played-out values over ``river_cards`` cards (drawn once per state and abstract
+node; the river's chance expectation returns the same number), and the tables and the owner's lookahead follow the
+abstract sizes the owner agent drew for the other seat's raises (its remembered choices); the draw is corrected as
+a chance event of known probabilities (:meth:`BlueprintValueFunction.translation_expectation`).
 """
 from __future__ import annotations
 
@@ -314,12 +320,20 @@ class BlueprintValueFunction:
     actual hand, ``v(h) = sum_a sigma(a | h) v_table(h a)`` (see :meth:`policy_of`).  That is still a
     function of the history only, and ``chance_expectation`` averages the same ``v``, so AIVAT stays unbiased.
     ``blueprint_lookahead`` (default False): whether the lookahead also follows another blueprint.
+    ``river_exact`` (default True): with both strategies known, a turn-closing call is valued by the mean of the
+    river's played-out values over ``river_cards`` river cards (default 12, a uniform sample without replacement
+    drawn once per state and node; every card when it covers them) instead of the transition-averaged tables;
+    ``river_leaves`` (default True): also at the leaves of the turn's street lookahead (off: only where the value
+    of a turn-closing call is asked directly, far cheaper; still one function of the state, so still unbiased).
+    ``follow_owner`` (default True): the tables and the owner's lookahead follow the abstract sizes the owner agent
+    (the one seat playing this blueprint) drew for raises, and the observer corrects each draw
+    (:meth:`translation_expectation`).
     """
 
     def __init__(self, strategy, view, translate_raise, boards: int = 24, flops: int = 16, seed: int = 0,
                  lookahead: bool = True, street_from: int = 1, blueprint_lookahead: bool = False,
                  follow_owner: bool = True, river_exact: bool = True,
-                 river_cards: int = 12):
+                 river_cards: int = 12, river_leaves: bool = True):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
         self.strategy = strategy
@@ -345,6 +359,7 @@ class BlueprintValueFunction:
         if int(river_cards) < 1:
             raise GameError(f"river_cards must be >= 1, got {river_cards}")
         self.river_cards = int(river_cards)
+        self.river_leaves = bool(river_leaves)
         self._memo = None
         self._owner_seat: Optional[int] = None
         self._translation_index = -1
@@ -478,7 +493,7 @@ class BlueprintValueFunction:
                 child = state.clone()
                 child.apply_action(int(a))
                 v = self._street_value(child, depth + 1)
-                total += float(q) * (self.table_value(child) if v is None else v)
+                total += float(q) * (self.table_value(child, leaf=True) if v is None else v)
         return total
 
     def value(self, state) -> float:
@@ -502,8 +517,9 @@ class BlueprintValueFunction:
                     return total
         return self.table_value(state)
 
-    def table_value(self, state) -> float:
-        """Seat 0's value of ``state`` in chips from the tables alone (no lookahead)."""
+    def table_value(self, state, leaf: bool = False) -> float:
+        """Seat 0's value of ``state`` in chips from the tables alone (no lookahead), except a turn-closing call
+        (:meth:`_river_mean`) unless ``leaf`` (a leaf of the street lookahead) and ``river_leaves`` is off."""
         if state.is_terminal():
             return float(state.returns()[0])
         hole = state.hole
@@ -514,7 +530,8 @@ class BlueprintValueFunction:
             return self._equity_value(state)
         r = int(self.tree.round[node])
         board = [int(c) for c in state.board]
-        if state.is_chance_node() and r == 3 and len(board) == 4 and self._river_on():
+        if (state.is_chance_node() and r == 3 and len(board) == 4 and self._river_on()
+                and (self.river_leaves or not leaf)):
             return self._river_mean(state)
         if state.is_chance_node() and r > 0 and len(board) < _BOARD[r]:
             # a round-closing call: the transition-averaged tables at the previous round's buckets, and the
@@ -572,8 +589,9 @@ class BlueprintValueFunction:
     def _river_mean(self, state) -> float:
         """The mean of :meth:`value` over every river card at a turn-closing chance node, so the river's chance
         term has no residual: the river is played out with both agents' strategies for their actual hands.
-        Cached per hand by history and by the owner's remembered translations (what the river values read)."""
-        key = (tuple(state.history()), tuple(sorted(self._memo.items())) if self._memo else ())
+        Cached per hand by history and abstract node (all that the owner's remembered translations change in
+        the river's values), so the sample is drawn once per state and node."""
+        key = (tuple(state.history()), self.node_of(state))
         hit = self._river.get(key)
         if hit is None:
             dead = set(state.board) | set(state.hole[0]) | set(state.hole[1])
