@@ -276,6 +276,7 @@ def test_a_turn_closing_call_is_valued_by_the_river_played_out(agent, vf, monkey
     ar = make_agent("rule-based", game=game, seed=1)
     try:
         for seating in ([ar, agent], [agent, ar]):
+            monkeypatch.setattr(vf, "river_exact", True)  # off in the agents' default (its CPU)
             agent.new_hand()
             vf.hand_start(SimpleNamespace(seat_agents=seating))
             assert vf._street and vf._memo is agent._choices

@@ -343,16 +343,18 @@ class BlueprintAgent(PokerAgent):
             probs[c] += q
         return actions, probs
 
-    def aivat_value_function(self, view, flops: int = 16, boards: int = 24, seed: int = 0):
+    def aivat_value_function(self, view, flops: int = 16, boards: int = 24, seed: int = 0, river_exact: bool = False):
         """The blueprint's own self-play values as an AIVAT value function (seat 0's chips; see
         :mod:`cfrkit.agents.blueprint_values`), or None when its table would be too large (the AIVAT
-        observer then uses the check-down equity value).  Built once per agent (a few CPU seconds)."""
+        observer then uses the check-down equity value).  Built once per agent (a few CPU seconds).
+        ``river_exact`` off by default: against A^R it cut the per-deal deviation by a tenth at 4.6x the CPU
+        (benchmarks/RESULTS.md, branch aivat-ar)."""
         cached = getattr(self, "_value_function", None)
         if cached is not None and cached.view is view:
             return cached
         try:
             vf = BlueprintValueFunction(self.blueprint, view, self.translate_raise, boards=boards, flops=flops,
-                                        seed=seed)
+                                        seed=seed, river_exact=river_exact)
         except GameError:
             return None
         self._value_function = vf
