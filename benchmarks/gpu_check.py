@@ -29,8 +29,9 @@ the others still run; each writes its rows as it measures them, so a cut-off sec
 
 A rate that could not be measured in full within its budget is extrapolated from a shorter timed run and marked
 ``"extrapolated": true`` (the table shows ``~``); the datagen rows time the set-up and the iterations apart and
-extrapolate the iterations only (the set-up counts once, as in a real datagen run).  A section that cannot run at all (no CUDA for a CUDA run, a
-missing package, the global budget spent) is recorded with its reason, in the JSON and the table.  Timing: CUDA
+extrapolate the iterations only (the set-up counts once, as in a real datagen run).  A section that cannot run at
+all (no CUDA for a CUDA run, a missing package, the global budget spent) is recorded with its reason, in the JSON
+and the table.  Timing: CUDA
 work is synchronised (``torch.cuda.synchronize``) before every clock read; ``perf_counter`` wall seconds.
 Exit status 0 when every asked-for section ran, 1 when one failed, was cut off or was skipped (the JSON and the
 table are written either way), 2 for bad arguments.
