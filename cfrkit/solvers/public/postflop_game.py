@@ -35,8 +35,8 @@ import numpy as np
 from cfrkit.games.base import GameError
 from cfrkit.solvers.public.bet_sizing import ALLIN, CHIPS, GEOMETRIC, POT, PREV_BET, StreetSizes
 from cfrkit.solvers.public.games import PublicPokerGame, cached_strengths, holdem_hands
-from cfrkit.solvers.public.public_tree import (CHANCE_NODE, DECISION, FOLD_NODE, SHOWDOWN_NODE, PublicNode,
-                                               check_node_budget)
+from cfrkit.solvers.public.public_tree import (CHANCE_NODE, DECISION, FOLD_NODE, SHOWDOWN_NODE, DeferredState,
+                                               PublicNode, check_node_budget)
 
 FOLD, CHECK, CALL, BET_BASE = 0, 1, 2, 3
 STREETS = ("flop", "turn", "river")
@@ -307,15 +307,17 @@ class PostflopPublicGame(PublicPokerGame):
 
         Fast path of the builder (a flop tree has ~1.2M nodes): the children of a betting state depend on its
         street, stacks and betting fields only, not on the board or the history, so each distinct betting state
-        is expanded once (:meth:`_child` on a representative) and its children's fields are reused under every
-        board; a node's ``history`` is its state's tuple (one tuple per node, not two) and contributions are
-        one shared tuple per stack pair.  ``progress(nodes_built)`` every 4096 nodes.
+        is expanded once (:meth:`_child` on a representative) and reused under every board.  Nodes share one
+        :class:`~cfrkit.solvers.public.public_tree.DeferredState` per betting state (their
+        :class:`PostflopState` is made from the node's board and history when read) and one contributions tuple
+        per stack pair.  ``progress(nodes_built)`` every 4096 nodes.
         """
         nodes: List[PublicNode] = []
         append = nodes.append
-        State, Node = PostflopState, PublicNode
+        Node = PublicNode
         half, eff = self.starting_pot / 2, self.effective_stack
         contribs: Dict[Tuple[int, int], Tuple[float, float]] = {}
+        deferred: Dict[tuple, DeferredState] = {}
         expansions: Dict[tuple, tuple] = {}
         dealable: Dict[Tuple[int, ...], Tuple[int, ...]] = {}
         deck = self.deck
@@ -326,72 +328,80 @@ class PostflopPublicGame(PublicPokerGame):
                 c = contribs[stack] = (half + eff - stack[0], half + eff - stack[1])
             return c
 
-        def expand(ps):
-            # (actions, ((action, child fields after the board, contributions, node kind), ...)) of decision state
-            # ps; the fields are PostflopState's, the node kind is set for terminal children only
-            key = (len(ps.board), ps.player, ps.stack, ps.prev_amount, ps.prev_action, ps.num_bets, ps.allin)
+        def deferred_of(fields):
+            # fields: PostflopState's fields between board and history
+            d = deferred.get(fields)
+            if d is None:
+                d = deferred[fields] = DeferredState(lambda node, f=fields: PostflopState(node.board, *f, node.history))
+            return d
+
+        def expand(board, fields):
+            # (actions, ((action, child fields, child's deferred state, contributions, terminal kind or None), ..))
+            key = (len(board), fields)
             out = expansions.get(key)
             if out is None:
+                ps = PostflopState(board, *fields)
                 kids = []
                 for a in self.actions(ps):
                     c = self._child(ps, a)
+                    f = (c.kind, c.player, c.stack, c.prev_amount, c.prev_action, c.num_bets, c.allin, c.folder)
                     kind = None
                     if c.kind == "terminal":
                         kind = FOLD_NODE if c.folder >= 0 else SHOWDOWN_NODE
                         if kind == SHOWDOWN_NODE and c.stack[0] != c.stack[1]:
                             raise GameError(f"showdown with unequal contributions {contrib_of(c.stack)}")
-                    kids.append((a, (c.kind, c.player, c.stack, c.prev_amount, c.prev_action, c.num_bets, c.allin,
-                                     c.folder), contrib_of(c.stack), kind))
-                out = expansions[key] = (tuple(a for a, *_ in kids), tuple(kids))
+                    kids.append((a, f, deferred_of(f), contrib_of(c.stack), kind))
+                out = expansions[key] = (tuple(k[0] for k in kids), tuple(kids))
             return out
 
-        def add(ps, parent: int, depth: int, contrib) -> int:
-            # ps: a decision or chance state (terminal children are made by their parent's loop)
+        def add(board, hist, f, parent: int, depth: int, contrib) -> int:
+            # a node of state PostflopState(board, *f, hist): a decision, a chance node or an all-in run-out's
+            # showdown (the other terminals are made by their parent's loop)
             idx = len(nodes)
             if idx >= max_nodes or (progress is not None and not idx & 4095):
                 check_node_budget(idx, max_nodes, progress)
-            board, hist = ps.board, ps.history
+            kind = f[0]
             children: List[int] = []
-            if ps.kind == "terminal":  # an all-in run-out's last card
-                folder = ps.folder
-                if folder < 0 and ps.stack[0] != ps.stack[1]:
+            if kind == "terminal":
+                if f[7] < 0 and f[2][0] != f[2][1]:
                     raise GameError(f"showdown with unequal contributions {contrib}")
-                append(Node(idx, FOLD_NODE if folder >= 0 else SHOWDOWN_NODE, ps, parent, depth, hist, -1, (),
-                            children, contrib, board, folder))
+                append(Node(idx, FOLD_NODE if f[7] >= 0 else SHOWDOWN_NODE, deferred_of(f), parent, depth, hist, -1,
+                            (), children, contrib, board, f[7]))
                 return idx
-            if ps.kind == "chance":
+            if kind == "chance":
                 cards = dealable.get(board)
                 if cards is None:
                     used = set(board)
                     cards = dealable[board] = tuple(c for c in deck if c not in used)
-                append(Node(idx, CHANCE_NODE, ps, parent, depth, hist, -1, cards, children, contrib, board, -1))
-                stack, d1 = ps.stack, depth + 1
-                if ps.allin:
-                    ckind = "chance" if len(board) < 4 else "terminal"
-                    for c in cards:
-                        children.append(add(State(board + (c,), ckind, -1, stack, allin=True, history=hist + (c,)),
-                                            idx, d1, contrib))
+                append(Node(idx, CHANCE_NODE, deferred_of(f), parent, depth, hist, -1, cards, children, contrib,
+                            board, -1))
+                stack, d1 = f[2], depth + 1
+                if f[6]:  # all-in: the run-out's cards, then the showdown
+                    cf = ("chance" if len(board) < 4 else "terminal", -1, stack, 0, _NONE, 0, True, -1)
                 else:
-                    for c in cards:
-                        children.append(add(State(board + (c,), "decision", 0, stack, 0, _CHANCE, 0, False, -1,
-                                                  hist + (c,)), idx, d1, contrib))
+                    cf = ("decision", 0, stack, 0, _CHANCE, 0, False, -1)
+                for c in cards:
+                    children.append(add(board + (c,), hist + (c,), cf, idx, d1, contrib))
                 return idx
-            actions, kids = expand(ps)
-            append(Node(idx, DECISION, ps, parent, depth, hist, ps.player, actions, children, contrib, board, -1))
+            actions, kids = expand(board, f)
+            append(Node(idx, DECISION, deferred_of(f), parent, depth, hist, f[1], actions, children, contrib, board,
+                        -1))
             d1 = depth + 1
-            for a, f, c, kind in kids:
-                if kind is None:
-                    children.append(add(State(board, *f, hist + (a,)), idx, d1, c))
+            for a, cf, cd, c, ckind in kids:
+                if ckind is None:
+                    children.append(add(board, hist + (a,), cf, idx, d1, c))
                     continue
                 k = len(nodes)  # a terminal child, made here (half the nodes of a tree)
                 if k >= max_nodes or (progress is not None and not k & 4095):
                     check_node_budget(k, max_nodes, progress)
-                h = hist + (a,)
-                append(Node(k, kind, State(board, *f, h), idx, d1, h, -1, (), [], c, board, f[7]))
+                append(Node(k, ckind, cd, idx, d1, hist + (a,), -1, (), [], c, board, cf[7]))
                 children.append(k)
             return idx
 
-        add(root, -1, 0, contrib_of(root.stack))
+        f = (root.kind, root.player, root.stack, root.prev_amount, root.prev_action, root.num_bets, root.allin,
+             root.folder)
+        idx = add(root.board, root.history, f, -1, 0, contrib_of(root.stack))
+        nodes[idx].state = root  # the caller's own object at the root
         return nodes
 
     @staticmethod

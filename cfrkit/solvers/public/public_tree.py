@@ -11,7 +11,6 @@ after the board card).  Contributions (``PublicNode.contrib``) are chips per pla
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -23,22 +22,68 @@ DECISION, CHANCE_NODE, FOLD_NODE, SHOWDOWN_NODE, LEAF = "decision", "chance", "f
 ALLIN_NODE = "allin"  # RangeSolver's role of an all-in run-out's chance node valued by an equity matrix
 
 
-@dataclass(slots=True)  # slots: a flop tree has ~1.2M nodes (memory and build time)
-class PublicNode:
-    """One public state of the subgame (see module docstring)."""
+class DeferredState:
+    """A node's game state made on first access from the node's own fields (``make(node) -> state``).
 
-    index: int
-    kind: str
-    state: Any
-    parent: int = -1
-    depth: int = 0
-    history: Tuple[int, ...] = ()  # public actions (betting actions and board cards) from the subgame root
-    player: int = -1
-    actions: Tuple[int, ...] = ()  # betting actions (decision) or board cards (chance) of the children
-    children: List[int] = field(default_factory=list)
-    contrib: Tuple[float, float] = (0.0, 0.0)
-    board: Tuple[int, ...] = ()
-    folder: int = -1
+    Builders of large trees give the nodes one shared :class:`DeferredState` per betting situation instead of
+    one state object each (a flop tree has ~1.2M nodes; the state is read only for labels and keys)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[["PublicNode"], Any]):
+        self.make = make
+
+
+class PublicNode:
+    """One public state of the subgame (see module docstring).
+
+    Fields: ``index``, ``kind``, ``state`` (the game's state; a :class:`DeferredState` given here is resolved on
+    each access), ``parent`` (-1 at the root), ``depth``, ``history`` (public actions -- betting actions and
+    board cards -- from the subgame root), ``player`` (decision nodes; else -1), ``actions`` (betting actions of
+    a decision or board cards of a chance node, one per child), ``children`` (node indices), ``contrib`` (chips
+    put in by each player), ``board``, ``folder`` (fold nodes; else -1)."""
+
+    # slots: a flop tree has ~1.2M nodes (memory and build time)
+    __slots__ = ("index", "kind", "_state", "parent", "depth", "history", "player", "actions", "children",
+                 "contrib", "board", "folder")
+    _FIELDS = ("index", "kind", "state", "parent", "depth", "history", "player", "actions", "children", "contrib",
+               "board", "folder")
+
+    def __init__(self, index: int, kind: str, state: Any, parent: int = -1, depth: int = 0,
+                 history: Tuple[int, ...] = (), player: int = -1, actions: Tuple[int, ...] = (),
+                 children: Optional[List[int]] = None, contrib: Tuple[float, float] = (0.0, 0.0),
+                 board: Tuple[int, ...] = (), folder: int = -1):
+        self.index = index
+        self.kind = kind
+        self._state = state
+        self.parent = parent
+        self.depth = depth
+        self.history = history
+        self.player = player
+        self.actions = actions
+        self.children = [] if children is None else children
+        self.contrib = contrib
+        self.board = board
+        self.folder = folder
+
+    @property
+    def state(self) -> Any:
+        s = self._state
+        return s.make(self) if type(s) is DeferredState else s
+
+    @state.setter
+    def state(self, value: Any) -> None:
+        self._state = value
+
+    def __repr__(self) -> str:
+        return "PublicNode(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
+
+    def __eq__(self, other) -> bool:
+        if type(other) is not PublicNode:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    __hash__ = None  # mutable, compared by value (as the dataclass it was)
 
     @property
     def pot(self) -> float:
