@@ -310,7 +310,7 @@ class PostflopPublicGame(PublicPokerGame):
         is expanded once (:meth:`_child` on a representative) and reused under every board.  Nodes share one
         :class:`~cfrkit.solvers.public.public_tree.DeferredState` per betting state (their
         :class:`PostflopState` is made from the node's board and history when read) and one contributions tuple
-        per stack pair.  ``progress(nodes_built)`` every 4096 nodes.
+        per stack pair, and keep their parent node and action instead of a history tuple (made when read).  ``progress(nodes_built)`` every 4096 nodes.
         """
         nodes: List[PublicNode] = []
         append = nodes.append
@@ -354,9 +354,10 @@ class PostflopPublicGame(PublicPokerGame):
                 out = expansions[key] = (tuple(k[0] for k in kids), tuple(kids))
             return out
 
-        def add(board, hist, f, parent: int, depth: int, contrib) -> int:
-            # a node of state PostflopState(board, *f, hist): a decision, a chance node or an all-in run-out's
-            # showdown (the other terminals are made by their parent's loop)
+        def add(board, up, a, f, parent: int, depth: int, contrib) -> int:
+            # a node of state PostflopState(board, *f, history): a decision, a chance node or an all-in run-out's
+            # showdown (the other terminals are made by their parent's loop); its history is deferred: parent
+            # node ``up`` and action ``a`` (the root's: its tuple)
             idx = len(nodes)
             if idx >= max_nodes or (progress is not None and not idx & 4095):
                 check_node_budget(idx, max_nodes, progress)
@@ -365,42 +366,44 @@ class PostflopPublicGame(PublicPokerGame):
             if kind == "terminal":
                 if f[7] < 0 and f[2][0] != f[2][1]:
                     raise GameError(f"showdown with unequal contributions {contrib}")
-                append(Node(idx, FOLD_NODE if f[7] >= 0 else SHOWDOWN_NODE, deferred_of(f), parent, depth, hist, -1,
-                            (), children, contrib, board, f[7]))
+                append(Node(idx, FOLD_NODE if f[7] >= 0 else SHOWDOWN_NODE, deferred_of(f), parent, depth, up, -1,
+                            (), children, contrib, board, f[7], a))
                 return idx
             if kind == "chance":
                 cards = dealable.get(board)
                 if cards is None:
                     used = set(board)
                     cards = dealable[board] = tuple(c for c in deck if c not in used)
-                append(Node(idx, CHANCE_NODE, deferred_of(f), parent, depth, hist, -1, cards, children, contrib,
-                            board, -1))
+                node = Node(idx, CHANCE_NODE, deferred_of(f), parent, depth, up, -1, cards, children, contrib, board,
+                            -1, a)
+                append(node)
                 stack, d1 = f[2], depth + 1
                 if f[6]:  # all-in: the run-out's cards, then the showdown
                     cf = ("chance" if len(board) < 4 else "terminal", -1, stack, 0, _NONE, 0, True, -1)
                 else:
                     cf = ("decision", 0, stack, 0, _CHANCE, 0, False, -1)
                 for c in cards:
-                    children.append(add(board + (c,), hist + (c,), cf, idx, d1, contrib))
+                    children.append(add(board + (c,), node, c, cf, idx, d1, contrib))
                 return idx
             actions, kids = expand(board, f)
-            append(Node(idx, DECISION, deferred_of(f), parent, depth, hist, f[1], actions, children, contrib, board,
-                        -1))
+            node = Node(idx, DECISION, deferred_of(f), parent, depth, up, f[1], actions, children, contrib, board, -1,
+                        a)
+            append(node)
             d1 = depth + 1
             for a, cf, cd, c, ckind in kids:
                 if ckind is None:
-                    children.append(add(board, hist + (a,), cf, idx, d1, c))
+                    children.append(add(board, node, a, cf, idx, d1, c))
                     continue
                 k = len(nodes)  # a terminal child, made here (half the nodes of a tree)
                 if k >= max_nodes or (progress is not None and not k & 4095):
                     check_node_budget(k, max_nodes, progress)
-                append(Node(k, ckind, cd, idx, d1, hist + (a,), -1, (), [], c, board, cf[7]))
+                append(Node(k, ckind, cd, idx, d1, node, -1, (), [], c, board, cf[7], a))
                 children.append(k)
             return idx
 
         f = (root.kind, root.player, root.stack, root.prev_amount, root.prev_action, root.num_bets, root.allin,
              root.folder)
-        idx = add(root.board, root.history, f, -1, 0, contrib_of(root.stack))
+        idx = add(root.board, root.history, -1, f, -1, 0, contrib_of(root.stack))
         nodes[idx].state = root  # the caller's own object at the root
         return nodes
 

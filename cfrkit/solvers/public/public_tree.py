@@ -39,26 +39,28 @@ class PublicNode:
 
     Fields: ``index``, ``kind``, ``state`` (the game's state; a :class:`DeferredState` given here is resolved on
     each access), ``parent`` (-1 at the root), ``depth``, ``history`` (public actions -- betting actions and
-    board cards -- from the subgame root), ``player`` (decision nodes; else -1), ``actions`` (betting actions of
+    board cards -- from the subgame root; a builder may give the parent's node instead and ``action``, the
+    public action from it, and the tuple is then made when read), ``player`` (decision nodes; else -1), ``actions`` (betting actions of
     a decision or board cards of a chance node, one per child), ``children`` (node indices), ``contrib`` (chips
     put in by each player), ``board``, ``folder`` (fold nodes; else -1)."""
 
     # slots: a flop tree has ~1.2M nodes (memory and build time)
-    __slots__ = ("index", "kind", "_state", "parent", "depth", "history", "player", "actions", "children",
-                 "contrib", "board", "folder")
+    __slots__ = ("index", "kind", "_state", "parent", "depth", "_history", "player", "actions", "children",
+                 "contrib", "board", "folder", "_action")
     _FIELDS = ("index", "kind", "state", "parent", "depth", "history", "player", "actions", "children", "contrib",
                "board", "folder")
 
     def __init__(self, index: int, kind: str, state: Any, parent: int = -1, depth: int = 0,
                  history: Tuple[int, ...] = (), player: int = -1, actions: Tuple[int, ...] = (),
                  children: Optional[List[int]] = None, contrib: Tuple[float, float] = (0.0, 0.0),
-                 board: Tuple[int, ...] = (), folder: int = -1):
+                 board: Tuple[int, ...] = (), folder: int = -1, action: int = -1):
         self.index = index
         self.kind = kind
         self._state = state
         self.parent = parent
         self.depth = depth
-        self.history = history
+        self._history = history  # a tuple, or the parent PublicNode (then _action is the action from it)
+        self._action = action
         self.player = player
         self.actions = actions
         self.children = [] if children is None else children
@@ -74,6 +76,21 @@ class PublicNode:
     @state.setter
     def state(self, value: Any) -> None:
         self._state = value
+
+    @property
+    def history(self) -> Tuple[int, ...]:
+        h = self._history
+        if type(h) is tuple:
+            return h
+        acts = [self._action]  # deferred: walk up to the nearest node holding its tuple
+        while type(h._history) is not tuple:
+            acts.append(h._action)
+            h = h._history
+        return h._history + tuple(reversed(acts))
+
+    @history.setter
+    def history(self, value: Tuple[int, ...]) -> None:
+        self._history = tuple(value)
 
     def __repr__(self) -> str:
         return "PublicNode(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
@@ -114,7 +131,11 @@ class PublicTree:
         # {history: node index}, built on the first look-up: ~100 bytes a node (110 MB on a 1.2M-node flop tree)
         # that a solve from the root never needs
         if self._history_index is None:
-            self._history_index = {n.history: n.index for n in self.nodes}
+            hs: List[Tuple[int, ...]] = []  # pre-order: a deferred history extends its parent's, made just before
+            for n in self.nodes:
+                h = n._history
+                hs.append(h if type(h) is tuple else hs[n.parent] + (n._action,))
+            self._history_index = {h: i for i, h in enumerate(hs)}
         return self._history_index
 
     @property
