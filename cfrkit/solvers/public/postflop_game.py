@@ -310,7 +310,8 @@ class PostflopPublicGame(PublicPokerGame):
         is expanded once (:meth:`_child` on a representative) and reused under every board.  Nodes share one
         :class:`~cfrkit.solvers.public.public_tree.DeferredState` per betting state (their
         :class:`PostflopState` is made from the node's board and history when read) and one contributions tuple
-        per stack pair, and keep their parent node and action instead of a history tuple (made when read).  ``progress(nodes_built)`` every 4096 nodes.
+        per stack pair, and keep their parent node and action instead of a history tuple (made when read);
+        ``children`` are tuples (terminals share the empty one).  ``progress(nodes_built)`` every 4096 nodes.
         """
         nodes: List[PublicNode] = []
         append = nodes.append
@@ -367,7 +368,7 @@ class PostflopPublicGame(PublicPokerGame):
                 if f[7] < 0 and f[2][0] != f[2][1]:
                     raise GameError(f"showdown with unequal contributions {contrib}")
                 append(Node(idx, FOLD_NODE if f[7] >= 0 else SHOWDOWN_NODE, deferred_of(f), parent, depth, up, -1,
-                            (), children, contrib, board, f[7], a))
+                            (), (), contrib, board, f[7], a))
                 return idx
             if kind == "chance":
                 cards = dealable.get(board)
@@ -384,6 +385,7 @@ class PostflopPublicGame(PublicPokerGame):
                     cf = ("decision", 0, stack, 0, _CHANCE, 0, False, -1)
                 for c in cards:
                     children.append(add(board + (c,), node, c, cf, idx, d1, contrib))
+                node.children = tuple(children)
                 return idx
             actions, kids = expand(board, f)
             node = Node(idx, DECISION, deferred_of(f), parent, depth, up, f[1], actions, children, contrib, board, -1,
@@ -397,8 +399,9 @@ class PostflopPublicGame(PublicPokerGame):
                 k = len(nodes)  # a terminal child, made here (half the nodes of a tree)
                 if k >= max_nodes or (progress is not None and not k & 4095):
                     check_node_budget(k, max_nodes, progress)
-                append(Node(k, ckind, cd, idx, d1, node, -1, (), [], c, board, cf[7], a))
+                append(Node(k, ckind, cd, idx, d1, node, -1, (), (), c, board, cf[7], a))
                 children.append(k)
+            node.children = tuple(children)
             return idx
 
         f = (root.kind, root.player, root.stack, root.prev_amount, root.prev_action, root.num_bets, root.allin,
