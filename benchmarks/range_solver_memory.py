@@ -78,7 +78,8 @@ def run_case(case: str, iterations: int, storage: str, root: str = ROOT) -> dict
         cmd = [sys.executable, "-S", "-c", CHILD, case, "0", storage]  # -S: no site (the bare interpreter)
     else:
         cmd = [sys.executable, "-c", CHILD, case, str(iterations), storage]
-    res = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    # cwd: the checkout measured (``python -c`` puts the working directory first on sys.path)
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=root)
     if res.returncode:
         raise SystemExit(f"{case} failed:\n{res.stderr[-2000:]}")
     return json.loads(res.stdout.strip().splitlines()[-1])

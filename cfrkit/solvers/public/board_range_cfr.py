@@ -30,7 +30,7 @@ import numpy as np
 from cfrkit._kernels import default_threads
 from cfrkit.games.base import GameError
 from cfrkit.solvers.public.allin import allin_equity_matrix, allin_runouts
-from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR, fill_kernel_node
+from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR
 from cfrkit.solvers.public.public_tree import (CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree,
                                                root_ranges)
 
@@ -214,45 +214,61 @@ class BoardLayout:
         new_of[np.frombuffer(order, dtype=np.int32)] = np.arange(N, dtype=np.int32)
         self.order = order  # kernel node -> public-tree index (array of int32; indexing gives ints)
         self.copy_of = copy_of
-        self.node_type = np.zeros(N, dtype=np.int32)
-        self.node_player = np.full(N, -1, dtype=np.int32)
-        self.child_start = np.zeros(N, dtype=np.int32)
-        self.num_children = np.zeros(N, dtype=np.int32)
-        self.amount = np.zeros((N, 2))
+        # the kernel's node arrays, written through Python lists (numpy item writes per node cost ~0.3 CPU s on a
+        # flop layout); each node as flat_range_cfr.fill_kernel_node writes it
+        ntype, player, cstart, nchild = [0] * N, [-1] * N, [0] * N, [0] * N
+        amount0, amount1, noffset, copy = [0.0] * N, [0.0] * N, [-1] * N, [0] * N
         self.node_space = np.frombuffer(spaces, dtype=np.int32).copy()
-        self.node_offset = np.full(N, -1, dtype=np.int64)
         self.child_map = np.frombuffer(kmap, dtype=np.int64).copy()
         self.iso_next = np.full(N, -1, dtype=np.int32)
-        self.is_copy = np.zeros(N, dtype=np.int32)
         sizes = np.array([len(p) for p in self.space_pairs], dtype=np.int64)
+        size_of = sizes[self.node_space].tolist()
+        kind_code = {DECISION: 0, CHANCE_NODE: 3, FOLD_NODE: 1, SHOWDOWN_NODE: 2}
         self.node_of: Dict[int, int] = {}
         offset = 0
         for new, old in enumerate(order):
             n = nodes[old]
+            kind = n.kind
             if old in copy_of:
-                self.is_copy[new] = 1
-                self.node_type[new] = 0 if n.kind == DECISION else 3 if n.kind == CHANCE_NODE else (
-                    1 if n.kind == FOLD_NODE else 2)
+                copy[new] = 1
+                ntype[new] = kind_code.get(kind, 2)
                 continue
             if old in allin:
-                self.node_type[new] = 5
-                self.amount[new] = n.contrib
+                ntype[new] = 5
+                amount0[new], amount1[new] = n.contrib
                 continue
-            if n.kind == LEAF:
-                self.node_type[new] = 4
+            if kind == LEAF:
+                ntype[new] = 4
                 continue
-            fill_kernel_node(self, new, n, new_of, pg)
-            if n.kind == CHANCE_NODE:
-                last: Dict[int, int] = {}  # canonical child -> last copy in its chain
-                for ch in n.children:
-                    if ch in copy_of:
-                        canon = new_of[copy_of[ch][0]]
-                        self.iso_next[last.get(canon, canon)] = new_of[ch]
-                        last[canon] = new_of[ch]
-            elif n.kind == DECISION:
-                self.node_offset[new] = offset
-                self.node_of[old] = new
-                offset += len(n.children) * int(sizes[spaces[new]])
+            if kind == DECISION or kind == CHANCE_NODE:
+                children = n.children
+                cstart[new] = int(new_of[children[0]])
+                nchild[new] = len(children)
+                if kind == CHANCE_NODE:
+                    ntype[new] = 3
+                    amount0[new] = pg.chance_weight(n.board)
+                    last: Dict[int, int] = {}  # canonical child -> last copy in its chain
+                    for ch in children:
+                        if ch in copy_of:
+                            canon = int(new_of[copy_of[ch][0]])
+                            self.iso_next[last.get(canon, canon)] = new_of[ch]
+                            last[canon] = int(new_of[ch])
+                else:
+                    ntype[new] = 0
+                    player[new] = n.player
+                    noffset[new] = offset
+                    self.node_of[old] = new
+                    offset += len(children) * size_of[new]
+            else:
+                ntype[new], (amount0[new], amount1[new]) = n.terminal_code()
+        self.node_type = np.asarray(ntype, dtype=np.int32)
+        self.node_player = np.asarray(player, dtype=np.int32)
+        self.child_start = np.asarray(cstart, dtype=np.int32)
+        self.num_children = np.asarray(nchild, dtype=np.int32)
+        self.amount = np.ascontiguousarray(np.column_stack([amount0, amount1]), dtype=np.float64)
+        self.node_offset = np.asarray(noffset, dtype=np.int64)
+        self.is_copy = np.asarray(copy, dtype=np.int32)
+        del ntype, player, cstart, nchild, amount0, amount1, noffset, copy
         self.num_nodes = N
         self.num_entries = offset
         # leaf mode: hands of the all-in nodes (root space, first) and of the leaves in ext_vals
@@ -266,18 +282,21 @@ class BoardLayout:
                 ext += int(sizes[spaces[new]])
         self.num_ext = ext
         # scratch per depth (see _walk): decision (4A + 4) H, chance 3 H_child, showdown H
-        H = sizes[self.node_space]
-        need = np.zeros(N, dtype=np.int64)
+        # (Python lists: per-node numpy slices cost ~0.3 CPU s on a flop layout)
+        H = sizes[self.node_space].tolist()
+        types, copies = self.node_type.tolist(), self.is_copy.tolist()
+        starts, counts = self.child_start.tolist(), self.num_children.tolist()
+        need = [0] * N
         for new in range(N - 1, -1, -1):
-            t = self.node_type[new]
-            if self.is_copy[new]:
+            t = types[new]
+            if copies[new]:
                 continue
-            c0, nc = self.child_start[new], self.num_children[new]
-            below = int(need[c0:c0 + nc].max()) if nc else 0
+            c0, nc = starts[new], counts[new]
             if t == 0:  # strategy, child values, reach, 3 rows of matching scratch, 2 decoded blocks (16-bit)
+                below = max(need[c0:c0 + nc]) if nc else 0
                 need[new] = (4 * nc + 4) * H[new] + max(below, H[new])
             elif t == 3:
-                need[new] = int(max(3 * H[c] + need[c] for c in range(c0, c0 + nc)))
+                need[new] = max(3 * H[c] + need[c] for c in range(c0, c0 + nc))
             elif t == 2:
                 need[new] = H[new]
         self.stack_len = int(need[0]) + 64
@@ -305,17 +324,20 @@ class BoardLayout:
         elsewhere): the opponent's strategies formed for the batches are kept there for the pass."""
         N = self.num_nodes
         nt, cs, nc, cp = self.node_type, self.child_start, self.num_children, self.is_copy
+        has = np.flatnonzero((nc > 0) & (cp == 0))
         parent = np.full(N, -1, dtype=np.int64)
-        has = (nc > 0) & (cp == 0)
-        for n in np.flatnonzero(has):
-            parent[cs[n]:cs[n] + nc[n]] = n
-        pure = np.isin(nt, (0, 1, 2)) & (cp == 0)
-        for n in np.flatnonzero(has)[::-1]:  # children come after their parent (breadth first)
-            if pure[n] and not pure[cs[n]:cs[n] + nc[n]].all():
-                pure[n] = False
+        for n, c0, k in zip(has.tolist(), cs[has].tolist(), nc[has].tolist()):
+            parent[c0:c0 + k] = n
+        ntl, csl, ncl, par = nt.tolist(), cs.tolist(), nc.tolist(), parent.tolist()
+        pure_l = (np.isin(nt, (0, 1, 2)) & (cp == 0)).tolist()
+        for n in has[::-1].tolist():  # children come after their parent (breadth first); lists: per-node numpy
+            if pure_l[n]:             # slices cost ~0.3 CPU s on a flop layout
+                c0 = csl[n]
+                if not all(pure_l[c0:c0 + ncl[n]]):
+                    pure_l[n] = False
+        pure = np.asarray(pure_l, dtype=bool)
         root_of = [-1] * N
         slot, count, dslot, dcount = [-1] * N, [0] * N, [-1] * N, [0] * N
-        ntl, csl, ncl, par = nt.tolist(), cs.tolist(), nc.tolist(), parent.tolist()
         for n in np.flatnonzero(pure).tolist():
             if root_of[n] < 0 and ntl[n] == 0 and (par[n] < 0 or ntl[par[n]] == 3):
                 root_of[n] = n

@@ -40,11 +40,11 @@ class PublicNode:
 
     Fields: ``index``, ``kind``, ``state`` (the game's state; a :class:`DeferredState` given here is resolved on
     each access), ``parent`` (-1 at the root), ``depth``, ``history`` (public actions -- betting actions and
-    board cards -- from the subgame root; a builder may give the parent's node instead and ``action``, the
-    public action from it, and the tuple is then made when read), ``player`` (decision nodes; else -1), ``actions`` (betting actions of
-    a decision or board cards of a chance node, one per child), ``children`` (node indices: a list, or a tuple
-    where a builder makes them so), ``contrib`` (chips
-    put in by each player), ``board``, ``folder`` (fold nodes; else -1)."""
+    board cards -- from the subgame root; a builder may give the parent's node instead, with ``action`` the
+    public action from it, and the tuple is then made when read), ``player`` (decision nodes; else -1),
+    ``actions`` (betting actions of a decision or board cards of a chance node, one per child), ``children``
+    (node indices: a list, or a tuple where a builder makes them so), ``contrib`` (chips put in by each player),
+    ``board``, ``folder`` (fold nodes; else -1)."""
 
     # slots: a flop tree has ~1.2M nodes (memory and build time)
     __slots__ = ("index", "kind", "_state", "parent", "depth", "_history", "player", "actions", "children",
