@@ -66,6 +66,12 @@ class PostflopState:
     history: Tuple[int, ...] = ()
 
 
+def _node_state(node: PublicNode, fields: tuple) -> PostflopState:
+    """The :class:`PostflopState` of a node built by :meth:`PostflopPublicGame.public_nodes`: its board and history
+    with ``fields`` (the state's fields between them)."""
+    return PostflopState(node.board, *fields, node.history)
+
+
 def _parse_board(board) -> Tuple[int, ...]:
     from cfrkit.cards.encoding import parse_cards
 
@@ -333,7 +339,7 @@ class PostflopPublicGame(PublicPokerGame):
             # fields: PostflopState's fields between board and history
             d = deferred.get(fields)
             if d is None:
-                d = deferred[fields] = DeferredState(lambda node, f=fields: PostflopState(node.board, *f, node.history))
+                d = deferred[fields] = DeferredState(_node_state, fields)
             return d
 
         def expand(board, fields):

@@ -24,15 +24,20 @@ ALLIN_NODE = "allin"  # RangeSolver's role of an all-in run-out's chance node va
 
 
 class DeferredState:
-    """A node's game state made on first access from the node's own fields (``make(node) -> state``).
+    """A node's game state made on first access from the node's own fields: ``make(node, data)``.
 
     Builders of large trees give the nodes one shared :class:`DeferredState` per betting situation instead of
-    one state object each (a flop tree has ~1.2M nodes; the state is read only for labels and keys)."""
+    one state object each (a flop tree has ~1.2M nodes; the state is read only for labels and keys).  ``make``
+    should be a module-level function so that trees pickle and copy."""
 
-    __slots__ = ("make",)
+    __slots__ = ("make", "data")
 
-    def __init__(self, make: Callable[["PublicNode"], Any]):
+    def __init__(self, make: Callable[["PublicNode", Any], Any], data: Any):
         self.make = make
+        self.data = data
+
+    def __reduce__(self):
+        return DeferredState, (self.make, self.data)
 
 
 class PublicNode:
@@ -73,7 +78,7 @@ class PublicNode:
     @property
     def state(self) -> Any:
         s = self._state
-        return s.make(self) if type(s) is DeferredState else s
+        return s.make(self, s.data) if type(s) is DeferredState else s
 
     @state.setter
     def state(self, value: Any) -> None:
