@@ -55,6 +55,19 @@ def _swap_suits(card: int, a: int, b: int) -> int:
     return card - s + (b if s == a else a if s == b else s)
 
 
+def _typed(code: str, n: int, fill) -> array:
+    """``array(code)`` of ``n`` times ``fill``: per-node values of a layout in C types (a flop layout has 661K
+    nodes; Python lists of their ints leave ~100 MB of freed heap behind)."""
+    return array(code, [fill]) * n
+
+
+def _typed_of(values: np.ndarray, code: str) -> array:
+    """``values`` as an ``array(code)`` (item access gives Python numbers without numpy's per-item cost)."""
+    out = array(code)
+    out.frombytes(np.ascontiguousarray(values, dtype={"i": np.int32, "q": np.int64}[code]).tobytes())
+    return out
+
+
 class BoardLayout:
     """Per-board hand spaces, maps and offsets of a public tree for the board kernel (see module docstring).
 
@@ -214,15 +227,17 @@ class BoardLayout:
         new_of[np.frombuffer(order, dtype=np.int32)] = np.arange(N, dtype=np.int32)
         self.order = order  # kernel node -> public-tree index (array of int32; indexing gives ints)
         self.copy_of = copy_of
-        # the kernel's node arrays, written through Python lists (numpy item writes per node cost ~0.3 CPU s on a
-        # flop layout); each node as flat_range_cfr.fill_kernel_node writes it
-        ntype, player, cstart, nchild = [0] * N, [-1] * N, [0] * N, [0] * N
-        amount0, amount1, noffset, copy = [0.0] * N, [0.0] * N, [-1] * N, [0] * N
+        # the kernel's node arrays, written through typed arrays (numpy item writes per node cost ~0.3 CPU s on a
+        # flop layout, lists of Python ints leave ~100 MB of freed heap); each node as
+        # flat_range_cfr.fill_kernel_node writes it
+        ntype, cstart, nchild, copy = (_typed("i", N, 0) for _ in range(4))
+        player, noffset = _typed("i", N, -1), _typed("q", N, -1)
+        amount0, amount1 = _typed("d", N, 0.0), _typed("d", N, 0.0)
         self.node_space = np.frombuffer(spaces, dtype=np.int32).copy()
         self.child_map = np.frombuffer(kmap, dtype=np.int64).copy()
         self.iso_next = np.full(N, -1, dtype=np.int32)
         sizes = np.array([len(p) for p in self.space_pairs], dtype=np.int64)
-        size_of = sizes[self.node_space].tolist()
+        size_of = _typed_of(sizes[self.node_space], "q")
         kind_code = {DECISION: 0, CHANCE_NODE: 3, FOLD_NODE: 1, SHOWDOWN_NODE: 2}
         self.node_of: Dict[int, int] = {}
         offset = 0
@@ -261,13 +276,14 @@ class BoardLayout:
                     offset += len(children) * size_of[new]
             else:
                 ntype[new], (amount0[new], amount1[new]) = n.terminal_code()
-        self.node_type = np.asarray(ntype, dtype=np.int32)
-        self.node_player = np.asarray(player, dtype=np.int32)
-        self.child_start = np.asarray(cstart, dtype=np.int32)
-        self.num_children = np.asarray(nchild, dtype=np.int32)
-        self.amount = np.ascontiguousarray(np.column_stack([amount0, amount1]), dtype=np.float64)
-        self.node_offset = np.asarray(noffset, dtype=np.int64)
-        self.is_copy = np.asarray(copy, dtype=np.int32)
+        self.node_type = np.frombuffer(ntype, dtype=np.int32).copy()
+        self.node_player = np.frombuffer(player, dtype=np.int32).copy()
+        self.child_start = np.frombuffer(cstart, dtype=np.int32).copy()
+        self.num_children = np.frombuffer(nchild, dtype=np.int32).copy()
+        self.amount = np.column_stack([np.frombuffer(amount0, dtype=np.float64),
+                                       np.frombuffer(amount1, dtype=np.float64)])
+        self.node_offset = np.frombuffer(noffset, dtype=np.int64).copy()
+        self.is_copy = np.frombuffer(copy, dtype=np.int32).copy()
         del ntype, player, cstart, nchild, amount0, amount1, noffset, copy
         self.num_nodes = N
         self.num_entries = offset
@@ -283,10 +299,10 @@ class BoardLayout:
         self.num_ext = ext
         # scratch per depth (see _walk): decision (4A + 4) H, chance 3 H_child, showdown H
         # (Python lists: per-node numpy slices cost ~0.3 CPU s on a flop layout)
-        H = sizes[self.node_space].tolist()
-        types, copies = self.node_type.tolist(), self.is_copy.tolist()
-        starts, counts = self.child_start.tolist(), self.num_children.tolist()
-        need = [0] * N
+        H = _typed_of(sizes[self.node_space], "q")
+        types, copies = _typed_of(self.node_type, "i"), _typed_of(self.is_copy, "i")
+        starts, counts = _typed_of(self.child_start, "i"), _typed_of(self.num_children, "i")
+        need = _typed("q", N, 0)
         for new in range(N - 1, -1, -1):
             t = types[new]
             if copies[new]:
@@ -328,7 +344,7 @@ class BoardLayout:
         parent = np.full(N, -1, dtype=np.int64)
         for n, c0, k in zip(has.tolist(), cs[has].tolist(), nc[has].tolist()):
             parent[c0:c0 + k] = n
-        ntl, csl, ncl, par = nt.tolist(), cs.tolist(), nc.tolist(), parent.tolist()
+        ntl, csl, ncl, par = _typed_of(nt, "i"), _typed_of(cs, "i"), _typed_of(nc, "i"), _typed_of(parent, "q")
         pure_l = (np.isin(nt, (0, 1, 2)) & (cp == 0)).tolist()
         for n in has[::-1].tolist():  # children come after their parent (breadth first); lists: per-node numpy
             if pure_l[n]:             # slices cost ~0.3 CPU s on a flop layout
@@ -336,8 +352,8 @@ class BoardLayout:
                 if not all(pure_l[c0:c0 + ncl[n]]):
                     pure_l[n] = False
         pure = np.asarray(pure_l, dtype=bool)
-        root_of = [-1] * N
-        slot, count, dslot, dcount = [-1] * N, [0] * N, [-1] * N, [0] * N
+        root_of = _typed("q", N, -1)
+        slot, count, dslot, dcount = _typed("i", N, -1), _typed("i", N, 0), _typed("i", N, -1), _typed("i", N, 0)
         for n in np.flatnonzero(pure).tolist():
             if root_of[n] < 0 and ntl[n] == 0 and (par[n] < 0 or ntl[par[n]] == 3):
                 root_of[n] = n
@@ -352,10 +368,10 @@ class BoardLayout:
                 dcount[r] += 1
                 for c in range(csl[n], csl[n] + ncl[n]):
                     root_of[c] = r
-        root_of = np.asarray(root_of, dtype=np.int64)
-        sd_slot = np.asarray(slot, dtype=np.int32)
-        sd_count = np.asarray(count, dtype=np.int32)
-        dec_slot = np.asarray(dslot, dtype=np.int32)
+        root_of = np.frombuffer(root_of, dtype=np.int64).copy()
+        sd_slot = np.frombuffer(slot, dtype=np.int32).copy()
+        sd_count = np.frombuffer(count, dtype=np.int32).copy()
+        dec_slot = np.frombuffer(dslot, dtype=np.int32).copy()
         single = (sd_slot >= 0) & (sd_count[np.maximum(root_of, 0)] < 2)  # one showdown: swept where it is
         sd_slot[single] = -1
         dec_slot[(dec_slot >= 0) & (sd_count[np.maximum(root_of, 0)] < 2)] = -1
