@@ -30,6 +30,42 @@ cdef extern from *:
         const rc_real zero = 0;
         for (int h = 0; h < H; h++) tot[h] += reg[h] > zero ? reg[h] : zero;
     }
+    /* tot[h] = sum over the A actions of max(regret, 0), actions added in order from 0 (the values of
+       memset + rcb_add_positive per action, bit for bit): all rows read in one loop, so that their cache
+       misses overlap (A streams for the prefetcher) and tot is written once. */
+    RC_VECTOR static void rcb_positive_total(rc_real* restrict tot, const rc_real* restrict rows, int A, int H) {
+        /* x0 = max(r, 0) is never -0, so 0 + x0 = x0: the sums start at the first action (a leading `0 +`
+           keeps GCC from vectorising the loop) */
+        const rc_real zero = 0;
+        const rc_real* restrict r0 = rows;
+        const rc_real* restrict r1 = rows + H;
+        const rc_real* restrict r2 = rows + 2 * (long)H;
+        const rc_real* restrict r3 = rows + 3 * (long)H;
+        if (A == 2) {
+            for (int h = 0; h < H; h++) {
+                rc_real x0 = r0[h] > zero ? r0[h] : zero, x1 = r1[h] > zero ? r1[h] : zero;
+                tot[h] = x0 + x1;
+            }
+        } else if (A == 3) {
+            for (int h = 0; h < H; h++) {
+                rc_real x0 = r0[h] > zero ? r0[h] : zero, x1 = r1[h] > zero ? r1[h] : zero;
+                rc_real x2 = r2[h] > zero ? r2[h] : zero;
+                tot[h] = (x0 + x1) + x2;
+            }
+        } else if (A == 4) {
+            for (int h = 0; h < H; h++) {
+                rc_real x0 = r0[h] > zero ? r0[h] : zero, x1 = r1[h] > zero ? r1[h] : zero;
+                rc_real x2 = r2[h] > zero ? r2[h] : zero, x3 = r3[h] > zero ? r3[h] : zero;
+                tot[h] = ((x0 + x1) + x2) + x3;
+            }
+        } else {
+            memset(tot, 0, (size_t)H * sizeof(rc_real));
+            for (int a = 0; a < A; a++) {
+                const rc_real* restrict ra = rows + (long)a * H;
+                for (int h = 0; h < H; h++) tot[h] += ra[h] > zero ? ra[h] : zero;
+            }
+        }
+    }
     /* no-trapping-math: lets the compiler divide on every lane and select (results are the same) */
     RC_VECTOR __attribute__((optimize("no-trapping-math"))) static void rcb_match_prepare(const rc_real* restrict tot, rc_real* restrict inv, rc_real* restrict uniform,
                                             double inv_actions, int H) {
@@ -218,6 +254,15 @@ cdef extern from *:
             full4[53 * j + 52] = tu[j];
         }
     }
+    /* Ask for a block in L2 ahead of its use (prefetcht1; `write`: the block will be written).  A river
+       subtree's regret and strategy-sum blocks are scattered over the tables and each is first read by one
+       streaming loop, which then waits on the cache misses of its block one after the other; requested all
+       at once at the river root, the misses overlap and the blocks (tens of KB) wait in L2. */
+    static void rcb_prefetch(const void* p, long bytes, int write) {
+        const char* c = (const char*)p;
+        if (write) for (long i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 1, 2);
+        else for (long i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 0, 2);
+    }
     /* lanes in / out of the interleaved layout */
     static void rcb_interleave(rc_real* restrict dst, const rc_real* restrict src, int lane, int H) {
         for (int k = 0; k < H; k++) dst[4 * k + lane] = src[k];
@@ -271,6 +316,7 @@ cdef extern from *:
     void rcb_showdown4(const rc_real* r, rc_real* out, const double* amt, rc_real* lose, const int* groups, int G,
                        const int* cards, double* full4) nogil
     void rcb_interleave(rc_real* dst, const rc_real* src, int lane, int H) nogil
+    void rcb_prefetch(const void* p, long bytes, int write) nogil
     void rcb_deinterleave(rc_real* dst, const rc_real* src, int lane, int H) nogil
     void rcb_zero_lane(rc_real* dst, int lane, int H) nogil
     void rcb_sign_accumulate(double* row, const int* s, const double* wl, int si, int H) nogil
@@ -285,6 +331,7 @@ cdef extern from *:
     void rcb_scatter_add(rc_real* dst, const rc_real* src, const int* map, int n) nogil
     void rcb_sum_rows(rc_real* tot, const rc_real* x, int H) nogil
     void rcb_add_positive(rc_real* tot, const rc_real* reg, int H) nogil
+    void rcb_positive_total(rc_real* tot, const rc_real* rows, int A, int H) nogil
     void rcb_match_prepare(const rc_real* tot, rc_real* inv, rc_real* uniform, double inv_actions, int H) nogil
     void rcb_match(rc_real* srow, const rc_real* reg, const rc_real* inv, const rc_real* uniform, int clip, int H) nogil
     void rcb_update_action(rc_real* ssum, const rc_real* own, const rc_real* srow, double w, rc_real* reg,
@@ -358,6 +405,8 @@ cdef struct BTree:
     rc_real* sd_lose              # (threads, 4 Hmax): sweep scratch
     double* sd_full               # (threads, 4 ceil(sd_max / 4), 53): per-card opponent mass and total per showdown
     rc_real* sd_strats            # (threads, sd_dmax, sd_amax, Hmax): the opponent's strategies of the subtree
+    const int* sub_start          # (N + 1,) batching river root n: its decisions are sub_dec[sub_start[n]:sub_start[n + 1]]
+    const int* sub_dec            # (prefetched at the root, see rcb_prefetch)
     # all-in run-outs by equity matrix (BoardRangeSolver, see _allin_values): ALLIN nodes valued in each pass
     # before the walk, all nodes of one board in one product with its matrix; the walk reads ext_vals
     int al_K                      # all-in nodes valued so (0: none)
@@ -394,7 +443,6 @@ cdef void _node_strategy(BTree* t, int n, int mode, const rc_real* regrets, cons
     cdef rc_real* tot = scratch
     cdef rc_real* inv = scratch + H
     cdef rc_real* uniform = scratch + 2 * H
-    memset(tot, 0, H * sizeof(rc_real))
     if t.compressed:
         if mode == MODE_SOLVE:
             rcb_decode_i16(dec, t.creg + t.node_offset[n], t.reg_scale[n], <long>A * H)
@@ -402,10 +450,10 @@ cdef void _node_strategy(BTree* t, int n, int mode, const rc_real* regrets, cons
             rcb_decode_u16(dec, t.cssum + t.node_offset[n], t.ssum_scale[n], <long>A * H)
     if mode == MODE_SOLVE:
         rows = dec if t.compressed else regrets + t.node_offset[n]
-        for a in range(A):
-            rcb_add_positive(tot, rows + <Py_ssize_t>a * H, H)
+        rcb_positive_total(tot, rows, A, H)
     else:
         rows = dec if t.compressed else ssum + t.node_offset[n]
+        memset(tot, 0, H * sizeof(rc_real))
         for a in range(A):
             rcb_sum_rows(tot, rows + <Py_ssize_t>a * H, H)
     rcb_match_prepare(tot, inv, uniform, 1.0 / A, H)
@@ -451,6 +499,19 @@ cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
             continue
         rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
         _sd_prepass(t, c, p, reach, rest, mode, regrets, ssum, lanes_in, strats, amts)
+
+
+cdef void _prefetch_subtree(BTree* t, int n, int p, const rc_real* regrets, const rc_real* ssum) noexcept nogil:
+    """Request the regret blocks of every decision below river root ``n`` (and the strategy sums of p's, which
+    its update writes) into L2 before the walk reads them (see rcb_prefetch)."""
+    cdef int i, d
+    cdef long nbytes
+    for i in range(t.sub_start[n], t.sub_start[n + 1]):
+        d = t.sub_dec[i]
+        nbytes = <long>t.num_children[d] * _H(t, d) * sizeof(rc_real)
+        rcb_prefetch(regrets + t.node_offset[d], nbytes, t.node_player[d] == p)
+        if t.node_player[d] == p:
+            rcb_prefetch(ssum + t.node_offset[d], nbytes, 1)
 
 
 cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack, int mode, const rc_real* regrets,
@@ -547,6 +608,8 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     A = t.num_children[n]
     cs = t.child_start[n]
     if t.sd_max > 0 and t.sd_count[n] >= 2:
+        if mode == MODE_SOLVE and not t.compressed:
+            _prefetch_subtree(t, n, p, regrets, ssum)
         _sd_batches(t, n, p, opp, stack, mode, regrets, ssum)
     if ty == CHANCE:
         memset(out, 0, H * sizeof(rc_real))
@@ -907,6 +970,7 @@ cdef class _Workspace:
     cdef tuple arrays
     cdef object compressed_arrays
     cdef rc_real[::1] stacks, par_vals, sd_in, sd_out, sd_lose, sd_strats, top_reach
+    cdef int[::1] sub_start, sub_dec
     cdef int[::1] top_id, top_node
     cdef long long[::1] top_task
     cdef unsigned char[::1] above_top
@@ -994,9 +1058,38 @@ cdef class _Workspace:
         self.t.sd_lose = &self.sd_lose[0]
         self.t.sd_full = &self.sd_full[0]
         self.t.sd_strats = &self.sd_strats[0]
+        self._subtree_decisions()
         self.t.al_K = 0
         if allin is not None:
             self.set_allin(allin)
+
+    def _subtree_decisions(self):
+        """The decisions below each batching river root (``sd_count >= 2``; no chance node below it), for
+        _prefetch_subtree."""
+        cdef BTree* t = &self.t
+        cdef int N = t.N
+        start = np.zeros(N + 1, dtype=np.int32)
+        decs = []
+        if t.sd_max > 0:
+            node_type = np.asarray(<int[:N]>t.node_type)
+            child_start = np.asarray(<int[:N]>t.child_start)
+            num_children = np.asarray(<int[:N]>t.num_children)
+            sd_count = np.asarray(<int[:N]>t.sd_count)
+            counts = np.zeros(N, dtype=np.int32)
+            for r in np.flatnonzero(sd_count >= 2):
+                todo, found = [int(r)], []
+                while todo:
+                    n = todo.pop()
+                    if node_type[n] == DECISION:
+                        found.append(n)
+                        todo.extend(range(child_start[n], child_start[n] + num_children[n]))
+                counts[r] = len(found)
+                decs.append(np.asarray(sorted(found), dtype=np.int32))
+            start[1:] = np.cumsum(counts)
+        self.sub_start = start
+        self.sub_dec = np.concatenate(decs) if decs else np.zeros(1, dtype=np.int32)
+        t.sub_start = &self.sub_start[0]
+        t.sub_dec = &self.sub_dec[0]
 
     def set_allin(self, tuple allin):
         """Value the ALLIN nodes by equity matrix in every pass (see _allin_values).  ``allin``: ``(ext_off (N,)
