@@ -26,12 +26,8 @@ cdef extern from *:
     }
     /* Regret matching and the update in the storage type (float32 lanes are twice as many as double ones),
        with one reciprocal per hand instead of a division per action. */
-    RC_VECTOR static void rcb_add_positive(rc_real* restrict tot, const rc_real* restrict reg, int H) {
-        const rc_real zero = 0;
-        for (int h = 0; h < H; h++) tot[h] += reg[h] > zero ? reg[h] : zero;
-    }
-    /* tot[h] = sum over the A actions of max(regret, 0), actions added in order from 0 (the values of
-       memset + rcb_add_positive per action, bit for bit): all rows read in one loop, so that their cache
+    /* tot[h] = sum over the A actions of max(regret, 0), actions added in order from 0 (the values of a
+       zeroed tot plus each action's positive part in turn, bit for bit): all rows read in one loop, so that their cache
        misses overlap (A streams for the prefetcher) and tot is written once. */
     RC_VECTOR static void rcb_positive_total(rc_real* restrict tot, const rc_real* restrict rows, int A, int H) {
         /* x0 = max(r, 0) is never -0, so 0 + x0 = x0: the sums start at the first action (a leading `0 +`
@@ -330,7 +326,6 @@ cdef extern from *:
     void rcb_gather(rc_real* dst, const rc_real* src, const int* map, int n) nogil
     void rcb_scatter_add(rc_real* dst, const rc_real* src, const int* map, int n) nogil
     void rcb_sum_rows(rc_real* tot, const rc_real* x, int H) nogil
-    void rcb_add_positive(rc_real* tot, const rc_real* reg, int H) nogil
     void rcb_positive_total(rc_real* tot, const rc_real* rows, int A, int H) nogil
     void rcb_match_prepare(const rc_real* tot, rc_real* inv, rc_real* uniform, double inv_actions, int H) nogil
     void rcb_match(rc_real* srow, const rc_real* reg, const rc_real* inv, const rc_real* uniform, int clip, int H) nogil
@@ -702,13 +697,16 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
                               regrets + t.node_offset[n] + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, out,
                               dcfr, pos, neg, H)
         return
-    # the opponent acts: its reach splits over the actions, p's values add up
+    # the opponent acts: its reach splits over the actions, p's values add up (the first child's straight into
+    # out; a batched showdown child's values come from the batch buffers, so its reach is not formed)
     for a in range(A):
-        rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
-        _walk(t, cs + a, p, reach, own, childv, rest, mode, regrets, ssum, w, dcfr, pos, neg, nested)
+        c = cs + a
+        if not (t.node_type[c] == SHOWDOWN and t.sd_max > 0 and t.sd_slot[c] >= 0):
+            rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
         if a == 0:
-            memcpy(out, childv, H * sizeof(rc_real))
+            _walk(t, c, p, reach, own, out, rest, mode, regrets, ssum, w, dcfr, pos, neg, nested)
         else:
+            _walk(t, c, p, reach, own, childv, rest, mode, regrets, ssum, w, dcfr, pos, neg, nested)
             rc_add(out, childv, H)
 
 
