@@ -1063,29 +1063,36 @@ cdef class _Workspace:
 
     def _subtree_decisions(self):
         """The decisions below each batching river root (``sd_count >= 2``; no chance node below it), for
-        _prefetch_subtree."""
+        _prefetch_subtree, grouped by root in node order (numpy: this runs at every ``solve`` call)."""
         cdef BTree* t = &self.t
         cdef int N = t.N
         start = np.zeros(N + 1, dtype=np.int32)
-        decs = []
+        decs = np.zeros(1, dtype=np.int32)
         if t.sd_max > 0:
-            node_type = np.asarray(<int[:N]>t.node_type)
-            child_start = np.asarray(<int[:N]>t.child_start)
-            num_children = np.asarray(<int[:N]>t.num_children)
-            sd_count = np.asarray(<int[:N]>t.sd_count)
-            counts = np.zeros(N, dtype=np.int32)
-            for r in np.flatnonzero(sd_count >= 2):
-                todo, found = [int(r)], []
-                while todo:
-                    n = todo.pop()
-                    if node_type[n] == DECISION:
-                        found.append(n)
-                        todo.extend(range(child_start[n], child_start[n] + num_children[n]))
-                counts[r] = len(found)
-                decs.append(np.asarray(sorted(found), dtype=np.int32))
-            start[1:] = np.cumsum(counts)
+            node_type = np.asarray(<const int[:N]>t.node_type)
+            num_children = np.asarray(<const int[:N]>t.num_children)
+            child_start = np.asarray(<const int[:N]>t.child_start)
+            sd_count = np.asarray(<const int[:N]>t.sd_count)
+            parent = np.full(N, -1, dtype=np.int64)
+            inner = np.flatnonzero((num_children > 0) & (np.asarray(<const int[:N]>t.is_copy) == 0))
+            kids = np.repeat(child_start[inner], num_children[inner]) + (
+                np.arange(int(num_children[inner].sum())) - np.repeat(np.cumsum(num_children[inner]) -
+                                                                     num_children[inner], num_children[inner]))
+            parent[kids] = np.repeat(inner, num_children[inner])
+            root = np.where(sd_count >= 2, np.arange(N), -1)
+            while True:  # a river subtree is a few levels deep
+                up = (root < 0) & (parent >= 0)
+                new_root = root.copy()
+                new_root[up] = root[parent[up]]
+                if np.array_equal(new_root, root):
+                    break
+                root = new_root
+            sel = np.flatnonzero((root >= 0) & (node_type == DECISION))
+            sel = sel[np.lexsort((sel, root[sel]))]
+            decs = np.ascontiguousarray(sel, dtype=np.int32) if len(sel) else decs
+            start[1:] = np.cumsum(np.bincount(root[sel], minlength=N))
         self.sub_start = start
-        self.sub_dec = np.concatenate(decs) if decs else np.zeros(1, dtype=np.int32)
+        self.sub_dec = decs
         t.sub_start = &self.sub_start[0]
         t.sub_dec = &self.sub_dec[0]
 
