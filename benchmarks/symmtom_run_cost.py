@@ -69,14 +69,15 @@ def measure(model: str, n: int, w: int, c: int, episodes: int, seed: int = 0) ->
             "loadavg": round(os.getloadavg()[0], 1)}
 
 
-def compare_stacked(model: str, n: int, w: int, c: int, episodes: int, seeds: int) -> dict:
+def compare_stacked(model: str, n: int, w: int, c: int, episodes: int, seeds: int,
+                    stacked_first: bool = False) -> dict:
     """The same ``seeds`` runs trained one after the other (``train_run``) and together
     (``train_stacked``), each into its own scratch directory: whole-process CPU seconds of each."""
     import torch
 
     torch.set_num_threads(1)
     cpu = {}
-    for mode in ("alone", "stacked"):
+    for mode in (("stacked", "alone") if stacked_first else ("alone", "stacked")):
         with tempfile.TemporaryDirectory() as out:
             c0 = _rusage_cpu()
             if mode == "alone":
@@ -89,7 +90,8 @@ def compare_stacked(model: str, n: int, w: int, c: int, episodes: int, seeds: in
     return {"model": model, "setting": f"{n}/{w}/{c}", "episodes": episodes, "seeds": seeds,
             "alone_total_cpu_s": round(cpu["alone"][0], 1), "alone_training_cpu_s": round(cpu["alone"][1], 1),
             "stacked_total_cpu_s": round(cpu["stacked"][0], 1), "stacked_training_cpu_s": round(cpu["stacked"][1], 1),
-            "speedup_total": round(cpu["alone"][0] / cpu["stacked"][0], 3), "loadavg": round(os.getloadavg()[0], 1)}
+            "speedup_total": round(cpu["alone"][0] / cpu["stacked"][0], 3), "stacked_first": stacked_first,
+            "loadavg": round(os.getloadavg()[0], 1)}
 
 
 def main(argv=None) -> int:
@@ -99,6 +101,7 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--stacked", type=int, default=0,
                    help="instead: this many seeds trained alone, then stacked (train_stacked); CPU of each")
+    p.add_argument("--stacked-first", action="store_true", help="with --stacked: time the stacked seeds first")
     args = p.parse_args(argv)
     for item in args.runs.split(","):
         try:
@@ -107,7 +110,7 @@ def main(argv=None) -> int:
         except ValueError:
             raise SystemExit(f"--runs: expected model:n/w/c like ee:4/12/12, got {item!r}") from None
         if args.stacked:
-            print(json.dumps(compare_stacked(model, n, w, c, args.episodes, args.stacked)), flush=True)
+            print(json.dumps(compare_stacked(model, n, w, c, args.episodes, args.stacked, args.stacked_first)), flush=True)
         else:
             print(json.dumps(measure(model, n, w, c, args.episodes, args.seed)), flush=True)
     return 0
