@@ -110,7 +110,8 @@ def main(argv=None) -> int:
         except ValueError:
             raise SystemExit(f"--runs: expected model:n/w/c like ee:4/12/12, got {item!r}") from None
         if args.stacked:
-            print(json.dumps(compare_stacked(model, n, w, c, args.episodes, args.stacked, args.stacked_first)), flush=True)
+            r = compare_stacked(model, n, w, c, args.episodes, args.stacked, args.stacked_first)
+            print(json.dumps(r), flush=True)
         else:
             print(json.dumps(measure(model, n, w, c, args.episodes, args.seed)), flush=True)
     return 0

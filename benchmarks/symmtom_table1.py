@@ -231,7 +231,8 @@ class _Run:
         final_cpu = time.process_time() - c0
         save_checkpoint(self.actors_path, {"model": self.model, "config": [n, w, c], "seed": self.seed,
                                            "episodes": trainer.episodes, "actor": final_actor,
-                                           "best_actor": state["best_actor"], "best_iteration": state["best_iteration"]})
+                                           "best_actor": state["best_actor"],
+                                           "best_iteration": state["best_iteration"]})
         if self.keep_checkpoint:
             save_checkpoint(self.ck_path, {"trainer": trainer_state(), "bench": state})
         elif os.path.exists(self.ck_path):
