@@ -1,7 +1,7 @@
 """Several seeds of one SymmToM run trained together: one gradient step for all of them.
 
-A gradient step of the feed-forward MADDPG family (MADDPG, CE, GE, Oracle) is a few hundred small
-torch operations whose fixed cost per call dominates at the paper's batch of 1,024 rows.  The seeds
+A gradient step of the MADDPG family is a few hundred small torch operations, whose fixed cost per
+call is about a quarter of a step at the paper's batch of 1,024 rows.  The seeds
 of a Table 1 cell are independent runs of the same shapes, so :class:`StackedSeeds` runs their steps
 as one: every seed's parameters become one row of an (S, P) stack for the step, the matrix products
 are batched over seeds (``torch.bmm``), and the per-operation cost is paid once for S seeds.
@@ -14,8 +14,8 @@ the numbers it draws when trained alone.  A stacked step is therefore each seed'
 per-seed products (equal to 1e-5; tests/test_learners_symmtom_stacked.py).  Checkpoints stay one per
 seed, in the single trainer's format (:meth:`StackedSeeds.seed_state_dict`).
 
-RMADDPG and EE (autograd actors) are not stacked: their seeds iterate one after the other in the
-group (same results as alone, no saving).
+RMADDPG and EE (autograd actors): the critic's passes are stacked, and each seed's actor steps
+with its own code (``_actor_step``), fed with the stacked critic's action gradient.
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ __all__ = ["StackedSeeds", "stackable"]
 
 
 def stackable(trainer: MADDPGTrainer) -> bool:
-    """Whether ``trainer``'s gradient step can be stacked (the feed-forward actor's hand-written step)."""
+    """Whether ``trainer``'s actor step can be stacked too (the feed-forward actor's hand-written step)."""
     return type(trainer) is MADDPGTrainer and type(trainer.actor) is Actor and not trainer.recurrent
 
 
@@ -149,7 +149,8 @@ class StackedSeeds:
                     or {**vars(t.settings), "seed": 0} != {**vars(t0.settings), "seed": 0}):
                 raise LearnerError("StackedSeeds: every trainer needs the same variant, setting and settings "
                                    "(only the seed may differ)")
-        self.stacked = stackable(t0) and len(self.trainers) > 1
+        self.stacked = len(self.trainers) > 1
+        self.feed_forward = stackable(t0)      # the actor's step stacked too (else per seed, autograd)
         self.rng = list(rng_states)
 
     @classmethod
@@ -235,32 +236,38 @@ class StackedSeeds:
 
     def update(self) -> torch.Tensor:
         """One gradient step of every seed (each :meth:`MADDPGTrainer.update`, batched over seeds);
-        returns (S, 3) critic loss, actor loss, mean Q."""
+        returns (S, 3) critic loss, actor loss, mean Q.  The critic's passes are always stacked; the
+        actor's too for the feed-forward variants, while RMADDPG's and EE's actors step per seed
+        with their own code (autograd), fed with the stacked critic's action gradient."""
         ts = self.trainers
         t0, S = ts[0], len(ts)
         s_, n, c = t0.settings, t0.config.agents, t0.config.pieces
         M = max(1, s_.batch // n)
         B = M * n
         batches, noise = [], []
-        for s, t in enumerate(ts):            # each seed's sample and noise, in update()'s order of draws
+        for s, t in enumerate(ts):            # each seed's sample and target noise, in update()'s order
             batches.append(t.replay.sample(t.rng, M))
             self._enter(s)
             with torch.no_grad():
-                noise.append([_gumbel_noise(torch.empty(B, k)) for k in (NUM_MOVES, c, NUM_MOVES, c)])
+                kinds = (NUM_MOVES, c, NUM_MOVES, c) if self.feed_forward else (NUM_MOVES, c)
+                noise.append([_gumbel_noise(torch.empty(B, k)) for k in kinds])
             self._leave(s)
         with torch.no_grad():
-            b = {k: torch.stack([x[k] for x in batches]) for k in batches[0]}          # (S, M, ...)
-            nz = [torch.stack([x[i] for x in noise]) for i in range(4)]                # (S, B, k)
-            actor_w = torch.stack([t.actor_opt.flat.detach() for t in ts])
-            actor_t = torch.stack([p.detach() for p in (t._pairs[0][0] for t in ts)])
+            b = {k: torch.stack([x[k] for x in batches]) for k in ("x", "x2", "m", "p", "r", "done")}
+            nz = [torch.stack([x[i] for x in noise]) for i in range(len(noise[0]))]    # (S, B, k)
             critic_t = torch.stack([t._pairs[1][0] for t in ts])
             critic_w = torch.stack([t.critic_opt.flat.detach() for t in ts])
             F = b["x"].shape[-1]
             # target: hard samples of the target actor, the target critic
-            w1, b1, wc, bc, wm, bm, wp, bp = _views(actor_t, t0.actor)
-            h = torch.relu(_linear(torch.relu(_linear(b["x2"].reshape(S, B, F), w1, b1)), wc, bc))
-            m2 = (_linear(h, wm, bm) + nz[0]).argmax(-1)
-            p2 = (_linear(h, wp, bp) + nz[1]).argmax(-1)
+            if self.feed_forward:
+                actor_t = torch.stack([t._pairs[0][0] for t in ts])
+                w1, b1, wc, bc, wm, bm, wp, bp = _views(actor_t, t0.actor)
+                h = torch.relu(_linear(torch.relu(_linear(b["x2"].reshape(S, B, F), w1, b1)), wc, bc))
+                lm2, lp2 = _linear(h, wm, bm), _linear(h, wp, bp)
+            else:
+                out = [t.actor_target(*t._actor_inputs(x, True))[:2] for t, x in zip(ts, batches)]
+                lm2, lp2 = torch.stack([o[0] for o in out]), torch.stack([o[1] for o in out])
+            m2, p2 = (lm2 + nz[0]).argmax(-1), (lp2 + nz[1]).argmax(-1)
             a2 = t0._onehot(m2.reshape(S * M, n), p2.reshape(S * M, n))               # (S M, n, A)
             A = a2.shape[-1]
             xe2 = t0._ego(b["x2"].reshape(S * M, n, F)).reshape(S, B, -1)
@@ -275,18 +282,37 @@ class StackedSeeds:
             g = cp.parameter_grad(err * (2.0 / B))
             for s, t in enumerate(ts):
                 t.critic_opt.step_grad(g[s])
-            # actor step through the critic just stepped
-            ap = _ActorStack(t0.actor, actor_w, b["x"].reshape(S, B, F), (nz[2], nz[3]), t0._eye_m, t0._eye_p)
+        # the actor's sampled actions (straight-through Gumbel-softmax): stacked, or each seed's own step
+        if self.feed_forward:
+            with torch.no_grad():
+                actor_w = torch.stack([t.actor_opt.flat.detach() for t in ts])
+                ap = _ActorStack(t0.actor, actor_w, b["x"].reshape(S, B, F), (nz[2], nz[3]), t0._eye_m, t0._eye_p)
+                new_a = ap.new_a
+        else:
+            applies, new_a = [], []
+            for s, (t, x) in enumerate(zip(ts, batches)):
+                self._enter(s)
+                na, apply = t._actor_step(x)
+                self._leave(s)
+                applies.append(apply)
+                new_a.append(na.detach())
+            new_a = torch.stack(new_a)
+        with torch.no_grad():
+            # the actor's gradient through the critic just stepped
             ae = a[:, t0.order].reshape(S, M, n, n, A)                                # (S, M, ego, n, A)
-            ae = torch.cat([ap.new_a.reshape(S, M, n, 1, A), ae[:, :, :, 1:]], 3).reshape(S, B, -1)
+            ae = torch.cat([new_a.reshape(S, M, n, 1, A), ae[:, :, :, 1:]], 3).reshape(S, B, -1)
             critic_w = torch.stack([t.critic_opt.flat.detach() for t in ts])
             cp = _CriticStack(t0.critic, critic_w, xe, ae)
             q_new = cp.q
             d_new_a = cp.action_grad(torch.full_like(q_new, -1.0 / B), slice(0, A))
-            ga = ap.parameter_grad(d_new_a, s_.logit_reg)
-            for s, t in enumerate(ts):
-                t.actor_opt.step_grad(ga[s])
-            reg = ap.regulariser(s_.logit_reg)
+            if self.feed_forward:
+                ga = ap.parameter_grad(d_new_a, s_.logit_reg)
+                for s, t in enumerate(ts):
+                    t.actor_opt.step_grad(ga[s])
+                reg = ap.regulariser(s_.logit_reg)
+        if not self.feed_forward:
+            reg = torch.stack([apply(d_new_a[s]).detach() for s, apply in enumerate(applies)])
+        with torch.no_grad():
             targets = [p for t in ts for p, _ in t._pairs]
             onlines = [p for t in ts for _, p in t._pairs]
             torch._foreach_lerp_(targets, onlines, s_.tau)                           # target += tau (online - target)
