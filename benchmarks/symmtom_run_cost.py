@@ -9,6 +9,7 @@ table's projection can use the real cost per run.
 
     python benchmarks/symmtom_run_cost.py --runs maddpg:3/6/3,ee:4/12/12 --episodes 12800
     python benchmarks/symmtom_run_cost.py --runs maddpg:4/12/12 --episodes 3840 --stacked 3   # seeds stacked or not
+    python benchmarks/symmtom_run_cost.py --runs ee:4/12/12 --stacked 3 --steps   # gradient steps only
 """
 from __future__ import annotations
 
@@ -94,6 +95,42 @@ def compare_stacked(model: str, n: int, w: int, c: int, episodes: int, seeds: in
             "loadavg": round(os.getloadavg()[0], 1)}
 
 
+def compare_steps(model: str, n: int, w: int, c: int, seeds: int, steps: int = 20, rounds: int = 4) -> dict:
+    """CPU ms of one gradient step of ``seeds`` seeds, stacked (``StackedSeeds.update``) against each
+    seed's own ``update`` in turn, alternated in one process after the warm-up fill (acting excluded;
+    the quick, steadier comparison).  Returns the median per round of each and their ratio."""
+    import numpy as np
+    import torch
+
+    from cfrkit.agents.symmtom.learning import MADDPGSettings, make_trainer
+    from cfrkit.agents.symmtom.learning.stacked import StackedSeeds
+    from cfrkit.games.symmtom import SymmToMConfig
+
+    torch.set_num_threads(1)
+    cfg = SymmToMConfig(agents=n, width=w, pieces=c)
+    group = StackedSeeds.create(lambda st: make_trainer(cfg, st, "cpu"),
+                                [MADDPGSettings(variant=model, seed=s) for s in range(seeds)])
+    for s, t in enumerate(group.trainers):
+        while len(t.replay) < min(t.settings.warmup, t.settings.buffer):
+            group.run_for_seed(s, t.play, t.settings.num_envs, 1000 + t.iteration, False, True)
+            t.iteration += 1
+    group.update()
+    stacked, alone = [], []
+    for _ in range(rounds):
+        c0 = time.process_time()
+        for _ in range(steps):
+            group.update()
+        stacked.append((time.process_time() - c0) / steps)
+        c0 = time.process_time()
+        for _ in range(steps):
+            for s, t in enumerate(group.trainers):
+                group.run_for_seed(s, t.update)
+        alone.append((time.process_time() - c0) / steps)
+    st, al = float(np.median(stacked)), float(np.median(alone))
+    return {"model": model, "setting": f"{n}/{w}/{c}", "seeds": seeds, "stacked_ms": round(1e3 * st, 2),
+            "alone_ms": round(1e3 * al, 2), "speedup": round(al / st, 3), "loadavg": round(os.getloadavg()[0], 1)}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--runs", default="maddpg:3/6/3", help="comma-separated model:n/w/c")
@@ -102,6 +139,8 @@ def main(argv=None) -> int:
     p.add_argument("--stacked", type=int, default=0,
                    help="instead: this many seeds trained alone, then stacked (train_stacked); CPU of each")
     p.add_argument("--stacked-first", action="store_true", help="with --stacked: time the stacked seeds first")
+    p.add_argument("--steps", action="store_true",
+                   help="with --stacked: compare gradient steps only (compare_steps), not whole runs")
     args = p.parse_args(argv)
     for item in args.runs.split(","):
         try:
@@ -109,7 +148,9 @@ def main(argv=None) -> int:
             n, w, c = (int(x) for x in setting.split("/"))
         except ValueError:
             raise SystemExit(f"--runs: expected model:n/w/c like ee:4/12/12, got {item!r}") from None
-        if args.stacked:
+        if args.stacked and args.steps:
+            print(json.dumps(compare_steps(model, n, w, c, args.stacked)), flush=True)
+        elif args.stacked:
             r = compare_stacked(model, n, w, c, args.episodes, args.stacked, args.stacked_first)
             print(json.dumps(r), flush=True)
         else:
