@@ -301,8 +301,8 @@ def train_stacked(model: str, n: int, w: int, c: int, episodes: int, seeds: Sequ
                   eval_every: int = 8, eval_episodes: int = 200, final_episodes: int = 1000, log=print,
                   keep_checkpoint: bool = True, checkpoint_every: int = 50, progress_every: int = 5) -> List[dict]:
     """:func:`train_run` for several seeds of one (setting, model) in one process, their gradient
-    steps stacked (:class:`~cfrkit.agents.symmtom.learning.stacked.StackedSeeds`; RMADDPG and EE
-    iterate seed after seed).  Every seed keeps its own files, checkpoint format, random streams and
+    steps stacked (:class:`~cfrkit.agents.symmtom.learning.stacked.StackedSeeds`; for RMADDPG and
+    EE the critic's part).  Every seed keeps its own files, checkpoint format, random streams and
     JSON (the same as :func:`train_run`'s, plus ``"stacked_seeds"``); runs locked by another process
     or finished are skipped; a seed resumed behind the others first catches up alone.  ``cpu_seconds``
     charges each seed its own acting and 1/S of the stacked gradient steps.  Returns the JSONs written."""
