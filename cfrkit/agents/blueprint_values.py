@@ -45,6 +45,7 @@ average the same ``v``, so AIVAT stays unbiased.
 """
 from __future__ import annotations
 
+import copy
 from typing import Callable, List, Optional, Tuple
 
 import numpy as np
@@ -53,7 +54,7 @@ from cfrkit.cards.equity import _kernel
 from cfrkit.cards.hands import HOLE_PAIRS, pair_index
 from cfrkit.cards.preflop import preflop_equity_table
 from cfrkit.games.base import GameError
-from cfrkit.games.holdem.game import CALL, FOLD, raise_amount
+from cfrkit.games.holdem.game import CALL, FOLD, RAISE, raise_action, raise_amount
 from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, DECISION,
                                                    FOLD_TERMINAL, SHOWDOWN)
 
@@ -218,10 +219,15 @@ class BlueprintValueFunction:
         self.view = view
         self.translate_raise = translate_raise
         self.flops = int(flops)
-        self.trans = bucket_transitions(self.ab, boards, seed)
-        self.table = blueprint_values(strategy, self.trans)
+        self.boards = int(boards)
+        self.seed = int(seed)
+        # what is built once and only read afterwards (transitions, tables, the deal's value, the walks'
+        # memos): :meth:`fresh` shares it with the value functions of later matches
+        self._shared = _Shared(bucket_transitions(self.ab, boards, seed), _NodeWalker(self.tree, translate_raise))
+        self.trans = self._shared.trans
+        self._shared.table = blueprint_values(strategy, self.trans)
+        self.table = self._shared.table
         self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), 2727]))
-        self._deal_value: Optional[float] = None
         self.lookahead = bool(lookahead)
         self.blueprint_lookahead = bool(blueprint_lookahead)
         self._policy: List[Optional[Callable]] = [None, None]
@@ -231,10 +237,33 @@ class BlueprintValueFunction:
         self._own: List[Optional[Callable]] = [None, None]
         self._street = False
 
+    def fresh(self, view) -> "BlueprintValueFunction":
+        """The value function a new one with the same arguments and ``view`` would be (a fresh generator
+        seeded as in ``__init__``, no seats known), sharing this one's tables, transition statistics and
+        memos instead of rebuilding them (seconds per build: a ladder asks for one per block)."""
+        if getattr(view.game, "definition", None) != getattr(self.view.game, "definition", None):
+            raise GameError(f"fresh: {view.game.game_string()!r} is not this value function's game "
+                            f"{self.view.game.game_string()!r}")
+        new = copy.copy(self)
+        new.view = view
+        new.rng = np.random.default_rng(np.random.SeedSequence([self.seed, 2727]))
+        new._policy = [None, None]
+        new._own = [None, None]
+        new._street = False
+        return new
+
+    @property
+    def _deal_value(self) -> Optional[float]:
+        return self._shared.deal_value
+
     # ------------------------------------------------------------------ mapping
     def node_of(self, state) -> Optional[int]:
         """The abstract node the real betting history leads to (a decision or, after a round-closing
         call, the next round's first decision), or None when the tree cannot follow it."""
+        return self._shared.walker.node_of(state)
+
+    def _node_of_history(self, state) -> Optional[int]:
+        """:meth:`node_of` by walking the whole history (the reference of the memoised walk)."""
         t = self.tree
         real = state.game.new_initial_state()
         node = 0
@@ -278,7 +307,7 @@ class BlueprintValueFunction:
         if self.street_from < 4 and any(p is not None for p in self._policy):
             for seat, a in enumerate(hand.seat_agents):
                 if self._policy[seat] is None and getattr(getattr(a, "agent", a), "blueprint", None) is self.strategy:
-                    self._own[seat] = _BlueprintPolicy(getattr(a, "agent", a))
+                    self._own[seat] = self._shared.policy(getattr(a, "agent", a))
         self._street = all(self._policy[i] is not None or self._own[i] is not None for i in (0, 1))
 
     def policy_of(self, agent) -> Optional[Callable]:
@@ -301,7 +330,7 @@ class BlueprintValueFunction:
             # off by default: against another blueprint the tables alone reduced the deviation as much (1,615
             # against 1,664 mbb per deal over 5,000 deals, bp_s0 vs bp_s1) at 2.3x (one step) to 13x (street)
             # less CPU (benchmarks/RESULTS.md, "AIVAT lookahead per pair")
-            return _BlueprintPolicy(inner) if self.blueprint_lookahead else None
+            return self._shared.policy(inner) if self.blueprint_lookahead else None
         if getattr(inner, "pure_strategy", False):
             return lambda state: (np.array([int(inner.act(state))]), np.ones(1))
 
@@ -414,7 +443,7 @@ class BlueprintValueFunction:
     def _deal(self) -> float:
         """The exact expectation over the deal: ``E[D0[b(h0), b(h1)] + S0[b(h0), b(h1)] * eq(h0, h1)]`` over
         all ordered pairs of disjoint hands."""
-        if self._deal_value is None:
+        if self._shared.deal_value is None:
             nb = self.strategy.num_buckets[0]
             cls = np.asarray(self.ab.buckets_for_board(0, []), dtype=np.int64)
             cards = np.zeros((1326, 52))
@@ -427,8 +456,8 @@ class BlueprintValueFunction:
             joint = onehot.T @ disjoint @ onehot
             eqw = onehot.T @ (disjoint * preflop_equity_table(progress=False)) @ onehot
             d, s = self.table.ds(0)
-            self._deal_value = float((np.sum(joint * d) + np.sum(eqw * s)) / joint.sum())
-        return self._deal_value
+            self._shared.deal_value = float((np.sum(joint * d) + np.sum(eqw * s)) / joint.sum())
+        return self._shared.deal_value
 
 
 class _BlueprintPolicy:
@@ -438,7 +467,7 @@ class _BlueprintPolicy:
 
     def __init__(self, agent):
         self.agent = agent
-        self.nodes = BlueprintValueFunction.node_of.__get__(_Walker(agent.tree, agent.translate_raise))
+        self.nodes = _NodeWalker(agent.tree, agent.translate_raise).node_of
 
     def __call__(self, state):
         a = self.agent
@@ -454,8 +483,101 @@ class _BlueprintPolicy:
 
 
 class _Walker:
-    """The attributes :meth:`BlueprintValueFunction.node_of` reads."""
+    """The attributes :meth:`BlueprintValueFunction._node_of_history` reads."""
 
     def __init__(self, tree, translate_raise):
         self.tree = tree
         self.translate_raise = translate_raise
+
+
+def _betting_key(state) -> Optional[Tuple[int, ...]]:
+    """The betting actions of a hold'em state's history (action ids, chance cards left out), or None for a
+    state that does not keep its per-round action list."""
+    rounds = getattr(state, "actions", None)
+    if rounds is None:
+        return None
+    limit = state.d.is_limit
+    return tuple(FOLD if code == "f" else CALL if code == "c" else (RAISE if limit else raise_action(total))
+                 for rnd in rounds for _, code, total in rnd)
+
+
+class _NodeWalker:
+    """:meth:`BlueprintValueFunction.node_of` for one tree and translation, memoised by the betting actions.
+
+    The walk reads only the betting (translation looks at the pot, the stacks and the raise range, never at
+    the cards, and the most likely abstract size is deterministic), so the node of a history is a function of
+    its betting actions alone: one entry per betting line, extended by one action from the line before it,
+    shared by every hand and every sampled board."""
+
+    _LIMIT = 50_000  # entries before the memo is emptied (each holds a small state: about 1 KB)
+
+    def __init__(self, tree, translate_raise):
+        self.tree = tree
+        self.translate_raise = translate_raise
+        self._game = None
+        self._memo = {}
+
+    def node_of(self, state) -> Optional[int]:
+        key = _betting_key(state)
+        if key is None:
+            return BlueprintValueFunction._node_of_history(self, state)
+        if self._game is not state.game:
+            if self._game is None or self._game.definition != state.game.definition:
+                self._memo = {}
+            self._game = state.game
+        hit = self._memo.get(key)
+        if hit is None:
+            if len(self._memo) > self._LIMIT:
+                self._memo = {}
+            hit = self._line(key)
+        return hit[0]
+
+    def _line(self, key: Tuple[int, ...]):
+        """``(node or None, the betting state after the line)`` of a betting line (memoised)."""
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        if not key:
+            hit = self._memo[key] = (0, self._game.new_initial_state())
+            return hit
+        node, real = self._line(key[:-1])
+        if node is None:
+            hit = self._memo[key] = (None, None)
+            return hit
+        t = self.tree
+        real = real.clone()
+        while real.is_chance_node():  # the cards do not matter to the walk: deal any
+            real.apply_trusted(int(real.chance_outcomes()[0][0]))
+        action = key[-1]
+        child = None
+        if t.kind[node] == DECISION and t.player[node] == real.current_player():
+            if action in (FOLD, CALL):
+                child = t.child_of_kind(node, ACTION_FOLD if action == FOLD else ACTION_CALL)
+            else:
+                choices = self.translate_raise(node, real, raise_amount(action))
+                if choices:
+                    child = max(choices, key=lambda cp: cp[1])[0]
+        if child is None:
+            hit = self._memo[key] = (None, None)
+            return hit
+        real.apply_action(action)
+        hit = self._memo[key] = (int(child), real)
+        return hit
+
+
+class _Shared:
+    """What the value functions of one blueprint share across matches (read only once built)."""
+
+    def __init__(self, trans, walker):
+        self.trans = trans
+        self.walker = walker
+        self.table = None
+        self.deal_value: Optional[float] = None
+        self._policies = {}
+
+    def policy(self, agent) -> "_BlueprintPolicy":
+        """The :class:`_BlueprintPolicy` of ``agent``, kept (with its walk memo) for the next hands."""
+        hit = self._policies.get(id(agent))
+        if hit is None or hit.agent is not agent:
+            hit = self._policies[id(agent)] = _BlueprintPolicy(agent)
+        return hit
