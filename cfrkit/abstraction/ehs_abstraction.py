@@ -27,6 +27,34 @@ from cfrkit.cards.hands import HOLE_PAIRS, blocked_pairs, pair_index
 BOARD_CARDS = (0, 3, 4, 5)
 
 
+_TOUCHING = None
+
+
+def _pairs_touching() -> np.ndarray:
+    """bool[1326, 1326]: whether two hole pairs share a card (a pair touches itself); built once."""
+    global _TOUCHING
+    if _TOUCHING is None:
+        onehot = np.zeros((1326, 52), dtype=np.float32)
+        onehot[np.arange(1326), HOLE_PAIRS[:, 0]] = 1.0
+        onehot[np.arange(1326), HOLE_PAIRS[:, 1]] = 1.0
+        _TOUCHING = (onehot @ onehot.T) > 0
+        _TOUCHING.setflags(write=False)
+    return _TOUCHING
+
+
+_TOUCHING_INDEX = None
+
+
+def _pairs_touching_index() -> np.ndarray:
+    """int64[1326, 101]: per pair, the pairs sharing a card with it (itself included); built once."""
+    global _TOUCHING_INDEX
+    if _TOUCHING_INDEX is None:
+        t = _pairs_touching()
+        _TOUCHING_INDEX = np.stack([np.flatnonzero(t[p]) for p in range(1326)])
+        _TOUCHING_INDEX.setflags(write=False)
+    return _TOUCHING_INDEX
+
+
 def preflop_classes() -> np.ndarray:
     """int32[1326]: the 169 lossless preflop classes (pairs 0..12, suited 13..90, offsuit 91..168)."""
     ranks = HOLE_PAIRS // 4
@@ -111,10 +139,32 @@ class EHSAbstraction:
             self._cache.popitem(last=False)
         return out.copy()
 
+    def pair_buckets(self, round_index: int, board, pairs) -> np.ndarray:
+        """int32[K]: the buckets of the pairs ``pairs`` (int[K] pair indices) on ``board``, equal bit for bit
+        to ``buckets_for_board(round_index, board)[pairs]`` but computing the E[HS] of those K pairs only
+        (:meth:`ehs_of_pairs`) when the board is not cached: for callers that need two hands on many boards
+        (AIVAT's sampled flops and turns; a river is computed for all pairs and cached, as
+        :meth:`buckets_for_board` does, being cheaper so)."""
+        r = self._check_round(round_index)
+        pairs = np.asarray(pairs, dtype=np.int64)
+        ids = tuple(sorted(as_card_ids(board)))
+        if len(ids) != BOARD_CARDS[r]:
+            raise ValueError(f"round {r} needs a board of {BOARD_CARDS[r]} cards, got {len(ids)}")
+        if r == 0:
+            return self._preflop[pairs].copy()
+        hit = self._cache.get((r, ids))
+        if hit is not None:
+            return hit[pairs].copy()
+        if r == 3:  # one river: the kernel's pass over all pairs costs less than two pairs' counts (and is cached)
+            return self.buckets_for_board(r, ids)[pairs]
+        values = self.ehs_of_pairs(ids, pairs)
+        out = np.searchsorted(self.edges[r], values, side="right").astype(np.int32)
+        out[np.isnan(values)] = -1  # a pair is live on every river of a board it does not touch
+        return out
+
     # ------------------------------------------------------------------ E[HS]
-    def ehs(self, board: Tuple[int, ...]) -> np.ndarray:
-        """float64[1326]: E[HS] of every pair over river boards extending ``board`` (NaN if blocked)."""
-        ids = np.array(sorted(board), dtype=np.int64)
+    def _rivers(self, ids: np.ndarray) -> np.ndarray:
+        """uint8[B, 5]: the river boards :meth:`ehs` averages over for the sorted board ``ids``."""
         need = 5 - len(ids)
         if need == 0:
             rivers = ids[None, :]
@@ -129,10 +179,47 @@ class EHSAbstraction:
                 keys = gen.random((count, rest.size))
                 extra = rest[np.argsort(keys, axis=1)[:, :need]]
             rivers = np.concatenate([np.broadcast_to(ids, (extra.shape[0], ids.size)), extra], axis=1)
+        return np.ascontiguousarray(rivers, dtype=np.uint8)
+
+    def ehs(self, board: Tuple[int, ...]) -> np.ndarray:
+        """float64[1326]: E[HS] of every pair over river boards extending ``board`` (NaN if blocked)."""
+        ids = np.array(sorted(board), dtype=np.int64)
         # exact win / tie counts against the uniform opponent on each river, averaged over the rivers in
         # one kernel pass (bit for bit the numpy formula it replaced: tests/test_lbr_speed.py)
-        out = _range_kernel.uniform_river_ehs(_range_kernel.river_strengths(np.ascontiguousarray(rivers, dtype=np.uint8)))
+        out = _range_kernel.uniform_river_ehs(_range_kernel.river_strengths(self._rivers(ids)))
         out[blocked_pairs(ids.tolist())] = np.nan
+        return out
+
+    def ehs_of_pairs(self, board: Tuple[int, ...], pairs) -> np.ndarray:
+        """float64[K]: :meth:`ehs` of the pairs ``pairs`` only, bit for bit (NaN for a pair touching the board).
+
+        Every pair's strength on each river is still needed (a hand's strength is against all opponents), but
+        only the K pairs' wins and ties are counted: per river, ``(wins + ties / 2) / C(k - 2, 2)`` over the
+        live opponent pairs disjoint from the pair (``k`` live cards), summed over the rivers in order and
+        divided by their number -- the operations of the kernel ``uniform_river_ehs``, in its order."""
+        ids = np.array(sorted(board), dtype=np.int64)
+        pairs = np.asarray(pairs, dtype=np.int64)
+        strengths = _range_kernel.river_strengths(self._rivers(ids))   # int32[B, 1326], 0 = blocked
+        n = np.count_nonzero(strengths, axis=1)   # live pairs per river
+        k = np.rint((1.0 + np.sqrt(1.0 + 8.0 * n)) / 2.0).astype(np.int64)  # n = k (k - 1) / 2 live pairs
+        compat = ((k - 2) * (k - 3) // 2).astype(np.float64)
+        out = np.full(pairs.size, np.nan)
+        touching = _pairs_touching_index()
+        for i, p in enumerate(pairs.tolist()):
+            own = strengths[:, p]
+            boards = own > 0
+            if not boards.any():
+                continue
+            s = strengths[boards] if not boards.all() else strengths
+            mine = own[boards, None]
+            near = s[:, touching[p]]   # the pairs sharing a card with p (p included): not opponents
+            # live opponents below / equal: all pairs below (blocked ones are 0, below any live strength) less
+            # the blocked, less the touching live ones; equal: blocked pairs never equal a live strength
+            below = (np.count_nonzero(s < mine, axis=1) - (1326 - n[boards])
+                     - np.count_nonzero((near < mine) & (near > 0), axis=1))
+            equal = np.count_nonzero(s == mine, axis=1) - np.count_nonzero(near == mine, axis=1)
+            terms = (below.astype(np.float64) + 0.5 * equal.astype(np.float64)) / compat[boards]
+            out[i] = float(np.cumsum(terms)[-1]) / float(terms.size)  # cumsum: left to right, as the kernel
         return out
 
     def _calibrate(self, r: int) -> np.ndarray:

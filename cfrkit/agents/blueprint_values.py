@@ -55,6 +55,8 @@ from cfrkit.cards.hands import HOLE_PAIRS, pair_index
 from cfrkit.cards.preflop import preflop_equity_table
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import CALL, FOLD, RAISE, raise_action, raise_amount
+# the rule CheckedAgent follows for when own_strategy stands for hand_strategy (one rule for both)
+from cfrkit.poker.agent import _own_strategy_current
 from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, DECISION,
                                                    FOLD_TERMINAL, SHOWDOWN)
 
@@ -184,6 +186,24 @@ def blueprint_values(strategy, transitions: List[np.ndarray]) -> BlueprintValueT
     return table
 
 
+def _two_buckets(ab, cache: dict, r: int, board, hole) -> Tuple[int, int]:
+    """The buckets of both seats' hands on ``board`` in round ``r`` (``ab.buckets_for_board``'s, bit for bit),
+    remembered in ``cache``; an abstraction with ``pair_buckets`` computes the two hands only."""
+    key = (r, tuple(board), tuple(hole[0]), tuple(hole[1]))
+    hit = cache.get(key)
+    if hit is None:
+        pairs = [pair_index(*hole[0]), pair_index(*hole[1])]
+        pair_buckets = getattr(ab, "pair_buckets", None)
+        if pair_buckets is not None:
+            b = pair_buckets(r, list(board), pairs)
+            hit = (int(b[0]), int(b[1]))
+        else:
+            b = ab.buckets_for_board(r, list(board))
+            hit = (int(b[pairs[0]]), int(b[pairs[1]]))
+        _Shared.remember(cache, key, hit)
+    return hit
+
+
 def _equity(h0, h1, board) -> float:
     """Exact showdown equity (win + tie / 2) of hand ``h0`` against ``h1`` over the cards to come."""
     if not board:
@@ -223,7 +243,8 @@ class BlueprintValueFunction:
         self.seed = int(seed)
         # what is built once and only read afterwards (transitions, tables, the deal's value, the walks'
         # memos): :meth:`fresh` shares it with the value functions of later matches
-        self._shared = _Shared(bucket_transitions(self.ab, boards, seed), _NodeWalker(self.tree, translate_raise))
+        self._shared = _Shared(bucket_transitions(self.ab, boards, seed), _NodeWalker(self.tree, translate_raise),
+                               self.ab)
         self.trans = self._shared.trans
         self._shared.table = blueprint_values(strategy, self.trans)
         self.table = self._shared.table
@@ -287,8 +308,25 @@ class BlueprintValueFunction:
         return node
 
     def _buckets(self, r: int, board, hole) -> Tuple[int, int]:
-        b = self.ab.buckets_for_board(r, list(board))
-        return int(b[pair_index(*hole[0])]), int(b[pair_index(*hole[1])])
+        return _two_buckets(self.ab, self._shared.buckets, r, board, hole)
+
+    def _equity(self, hole, board) -> float:
+        key = (tuple(hole[0]), tuple(hole[1]), tuple(board))
+        hit = self._shared.equities.get(key)
+        if hit is None:
+            hit = _equity(hole[0], hole[1], board)
+            self._shared.remember(self._shared.equities, key, hit)
+        return hit
+
+    def _runs_out(self, state) -> bool:
+        key = _betting_key(state)
+        if key is None:
+            return _runs_out(state)
+        hit = self._shared.runs_out.get(key)
+        if hit is None:  # a function of the betting alone (who is all-in), not of the cards
+            hit = _runs_out(state)
+            self._shared.remember(self._shared.runs_out, key, hit)
+        return hit
 
     def _equity_value(self, state) -> float:
         c = self.view.contributions(state)
@@ -297,7 +335,7 @@ class BlueprintValueFunction:
     def _on_board(self, node: int, board, hole) -> float:
         r = int(self.tree.round[node])
         b0, b1 = self._buckets(r, board, hole)
-        return self.table.value(node, b0, b1, _equity(hole[0], hole[1], board))
+        return self.table.value(node, b0, b1, self._equity(hole, board))
 
     # ------------------------------------------------------------------ the value function
     def hand_start(self, hand) -> None:
@@ -317,7 +355,7 @@ class BlueprintValueFunction:
         Any such ``f`` keeps AIVAT unbiased (it only shapes ``v``), so it must merely be cheap and free of side
         effects: another blueprint by its tree, strategy and translation (the most likely abstract size, never
         the agent's own sampler or off-tree flags); an agent with ``pure_strategy`` by ``act`` (one hand);
-        others by the actual hand's row of ``hand_strategy``.  Agents with ``costly_strategy`` (A^D: a re-solve
+        others by ``own_strategy`` (the hand held) or the actual hand's row of ``hand_strategy``.  Agents with ``costly_strategy`` (A^D: a re-solve
         per state) get none.
         """
         inner = getattr(agent, "agent", agent)
@@ -333,6 +371,9 @@ class BlueprintValueFunction:
             return self._shared.policy(inner) if self.blueprint_lookahead else None
         if getattr(inner, "pure_strategy", False):
             return lambda state: (np.array([int(inner.act(state))]), np.ones(1))
+
+        if _own_strategy_current(type(inner)):  # the held hand's row without the other 1325 (the same row)
+            return inner.own_strategy
 
         def row(state):
             hs = inner.hand_strategy(state)
@@ -389,7 +430,7 @@ class BlueprintValueFunction:
         if len(hole[0]) < 2 or len(hole[1]) < 2:
             return self.chance_expectation(state)
         node = self.node_of(state)
-        if node is None or self.tree.kind[node] != DECISION or (state.is_chance_node() and _runs_out(state)):
+        if node is None or self.tree.kind[node] != DECISION or (state.is_chance_node() and self._runs_out(state)):
             return self._equity_value(state)
         r = int(self.tree.round[node])
         board = [int(c) for c in state.board]
@@ -399,7 +440,7 @@ class BlueprintValueFunction:
             b0, b1 = self._buckets(r - 1, board, hole)
             tr = self.trans[r - 1]
             d, s = self.table.ds(node)
-            return float(tr[b0] @ d @ tr[b1]) + float(tr[b0] @ s @ tr[b1]) * _equity(hole[0], hole[1], board)
+            return float(tr[b0] @ d @ tr[b1]) + float(tr[b0] @ s @ tr[b1]) * self._equity(hole, board)
         if len(board) != _BOARD[r]:
             return self._equity_value(state)
         return self._on_board(node, board, hole)
@@ -413,7 +454,7 @@ class BlueprintValueFunction:
         if len(hole[0]) < 2 or len(hole[1]) < 2:
             raise GameError("chance_expectation between the two players' hole cards is not supported")
         node = self.node_of(state)
-        if node is None or self.tree.kind[node] != DECISION or _runs_out(state):
+        if node is None or self.tree.kind[node] != DECISION or self._runs_out(state):
             return self._equity_value(state)  # all-in run-out or off the tree: E_c of the equity value is itself
         r = int(self.tree.round[node])
         board = [int(c) for c in state.board]
@@ -465,20 +506,44 @@ class _BlueprintPolicy:
     translation sampler, memo and off-tree flags): the tree walk of :meth:`BlueprintValueFunction.node_of` with
     that agent's tree and translation; None (no lookahead) where its tree cannot follow the hand."""
 
-    def __init__(self, agent):
+    def __init__(self, agent, buckets: Optional[dict] = None):
         self.agent = agent
         self.nodes = _NodeWalker(agent.tree, agent.translate_raise).node_of
+        self._buckets = {} if buckets is None else buckets  # see _two_buckets
+        self._lines = {}   # betting line -> (node, real actions of its children) or None: the cards do not matter
+        self._rows = {}    # (node, bucket) -> the average strategy's row
 
     def __call__(self, state):
         a = self.agent
-        node = self.nodes(state)
-        if node is None or a.tree.kind[node] != DECISION or a.tree.round[node] != state.round:
+        key = _betting_key(state)
+        hit = self._lines.get(key) if key is not None else None
+        if hit is None:
+            node = self.nodes(state)
+            if node is None or a.tree.kind[node] != DECISION or a.tree.round[node] != state.round:
+                hit = (None, None)
+            else:
+                first = int(a.tree.child_start[node])
+                acts = np.array([a.real_action(first + i, state) for i in range(int(a.tree.num_children[node]))],
+                                dtype=np.int64)
+                acts.setflags(write=False)
+                hit = (node, acts)
+            if key is not None:
+                _Shared.remember(self._lines, key, hit)
+        node, acts = hit
+        if node is None:
             return None
         p = state.current_player()
-        b = a.blueprint.abstraction.buckets_for_board(int(a.tree.round[node]), list(state.board))
-        row = a.blueprint.probabilities(node, [int(b[pair_index(*state.hole[p])])])[0]
-        first = int(a.tree.child_start[node])
-        acts = np.array([a.real_action(first + i, state) for i in range(row.size)], dtype=np.int64)
+        if len(state.hole[1 - p]) == 2:
+            b = _two_buckets(a.blueprint.abstraction, self._buckets, int(a.tree.round[node]), state.board,
+                             state.hole)[p]
+        else:
+            b = int(a.blueprint.abstraction.buckets_for_board(int(a.tree.round[node]),
+                                                               list(state.board))[pair_index(*state.hole[p])])
+        row = self._rows.get((node, b))
+        if row is None:
+            row = a.blueprint.probabilities(node, [b])[0]
+            row.setflags(write=False)
+            _Shared.remember(self._rows, (node, b), row)
         return acts, row
 
 
@@ -568,16 +633,31 @@ class _NodeWalker:
 class _Shared:
     """What the value functions of one blueprint share across matches (read only once built)."""
 
-    def __init__(self, trans, walker):
+    def __init__(self, trans, walker, abstraction):
+        self.abstraction = abstraction
         self.trans = trans
         self.walker = walker
         self.table = None
         self.deal_value: Optional[float] = None
         self._policies = {}
+        # (round, board, hole 0, hole 1) -> the two buckets; (hole 0, hole 1, board) -> equity; betting line ->
+        # whether the cards run out: the duplicate seating and every leaf of a sampled board's street read them
+        self.buckets = {}
+        self.equities = {}
+        self.runs_out = {}
+
+    @staticmethod
+    def remember(cache: dict, key, value, limit: int = 100_000) -> None:
+        """``cache[key] = value``, emptying ``cache`` first when it holds ``limit`` entries."""
+        if len(cache) >= limit:
+            cache.clear()
+        cache[key] = value
 
     def policy(self, agent) -> "_BlueprintPolicy":
         """The :class:`_BlueprintPolicy` of ``agent``, kept (with its walk memo) for the next hands."""
         hit = self._policies.get(id(agent))
         if hit is None or hit.agent is not agent:
-            hit = self._policies[id(agent)] = _BlueprintPolicy(agent)
+            # the owner's abstraction is the tables' one: its hands' buckets are shared with the value function
+            same = getattr(agent.blueprint, "abstraction", None) is self.abstraction
+            hit = self._policies[id(agent)] = _BlueprintPolicy(agent, self.buckets if same else None)
         return hit
