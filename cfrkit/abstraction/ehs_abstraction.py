@@ -21,38 +21,11 @@ from typing import Sequence, Tuple
 import numpy as np
 
 from cfrkit.cards.encoding import as_card_ids
+from cfrkit._kernels import pair_ehs as _pair_ehs_kernel
 from cfrkit._kernels import range_equity as _range_kernel
 from cfrkit.cards.hands import HOLE_PAIRS, blocked_pairs, pair_index
 
 BOARD_CARDS = (0, 3, 4, 5)
-
-
-_TOUCHING = None
-
-
-def _pairs_touching() -> np.ndarray:
-    """bool[1326, 1326]: whether two hole pairs share a card (a pair touches itself); built once."""
-    global _TOUCHING
-    if _TOUCHING is None:
-        onehot = np.zeros((1326, 52), dtype=np.float32)
-        onehot[np.arange(1326), HOLE_PAIRS[:, 0]] = 1.0
-        onehot[np.arange(1326), HOLE_PAIRS[:, 1]] = 1.0
-        _TOUCHING = (onehot @ onehot.T) > 0
-        _TOUCHING.setflags(write=False)
-    return _TOUCHING
-
-
-_TOUCHING_INDEX = None
-
-
-def _pairs_touching_index() -> np.ndarray:
-    """int64[1326, 101]: per pair, the pairs sharing a card with it (itself included); built once."""
-    global _TOUCHING_INDEX
-    if _TOUCHING_INDEX is None:
-        t = _pairs_touching()
-        _TOUCHING_INDEX = np.stack([np.flatnonzero(t[p]) for p in range(1326)])
-        _TOUCHING_INDEX.setflags(write=False)
-    return _TOUCHING_INDEX
 
 
 def preflop_classes() -> np.ndarray:
@@ -143,8 +116,7 @@ class EHSAbstraction:
         """int32[K]: the buckets of the pairs ``pairs`` (int[K] pair indices) on ``board``, equal bit for bit
         to ``buckets_for_board(round_index, board)[pairs]`` but computing the E[HS] of those K pairs only
         (:meth:`ehs_of_pairs`) when the board is not cached: for callers that need two hands on many boards
-        (AIVAT's sampled flops and turns; a river is computed for all pairs and cached, as
-        :meth:`buckets_for_board` does, being cheaper so)."""
+        (AIVAT's sampled flops, turns and rivers)."""
         r = self._check_round(round_index)
         pairs = np.asarray(pairs, dtype=np.int64)
         ids = tuple(sorted(as_card_ids(board)))
@@ -155,8 +127,6 @@ class EHSAbstraction:
         hit = self._cache.get((r, ids))
         if hit is not None:
             return hit[pairs].copy()
-        if r == 3:  # one river: the kernel's pass over all pairs costs less than two pairs' counts (and is cached)
-            return self.buckets_for_board(r, ids)[pairs]
         values = self.ehs_of_pairs(ids, pairs)
         out = np.searchsorted(self.edges[r], values, side="right").astype(np.int32)
         out[np.isnan(values)] = -1  # a pair is live on every river of a board it does not touch
@@ -169,7 +139,8 @@ class EHSAbstraction:
         if need == 0:
             rivers = ids[None, :]
         else:
-            rest = np.setdiff1d(np.arange(52), ids)
+            dead = set(ids.tolist())
+            rest = np.array([c for c in range(52) if c not in dead], dtype=np.int64)  # np.setdiff1d's, faster
             digest = hashlib.sha256(bytes(ids.astype(np.uint8).tolist()) + self.seed.to_bytes(8, "little")).digest()
             gen = np.random.default_rng(int.from_bytes(digest[:8], "little"))
             if need == 1 and self.runouts >= rest.size:
@@ -194,33 +165,12 @@ class EHSAbstraction:
         """float64[K]: :meth:`ehs` of the pairs ``pairs`` only, bit for bit (NaN for a pair touching the board).
 
         Every pair's strength on each river is still needed (a hand's strength is against all opponents), but
-        only the K pairs' wins and ties are counted: per river, ``(wins + ties / 2) / C(k - 2, 2)`` over the
-        live opponent pairs disjoint from the pair (``k`` live cards), summed over the rivers in order and
-        divided by their number -- the operations of the kernel ``uniform_river_ehs``, in its order."""
+        only the K pairs' wins and ties are counted (``pair_ehs.uniform_river_ehs_pairs``: the operations of
+        ``uniform_river_ehs``, in its order)."""
         ids = np.array(sorted(board), dtype=np.int64)
         pairs = np.asarray(pairs, dtype=np.int64)
-        strengths = _range_kernel.river_strengths(self._rivers(ids))   # int32[B, 1326], 0 = blocked
-        n = np.count_nonzero(strengths, axis=1)   # live pairs per river
-        k = np.rint((1.0 + np.sqrt(1.0 + 8.0 * n)) / 2.0).astype(np.int64)  # n = k (k - 1) / 2 live pairs
-        compat = ((k - 2) * (k - 3) // 2).astype(np.float64)
-        out = np.full(pairs.size, np.nan)
-        touching = _pairs_touching_index()
-        for i, p in enumerate(pairs.tolist()):
-            own = strengths[:, p]
-            boards = own > 0
-            if not boards.any():
-                continue
-            s = strengths[boards] if not boards.all() else strengths
-            mine = own[boards, None]
-            near = s[:, touching[p]]   # the pairs sharing a card with p (p included): not opponents
-            # live opponents below / equal: all pairs below (blocked ones are 0, below any live strength) less
-            # the blocked, less the touching live ones; equal: blocked pairs never equal a live strength
-            below = (np.count_nonzero(s < mine, axis=1) - (1326 - n[boards])
-                     - np.count_nonzero((near < mine) & (near > 0), axis=1))
-            equal = np.count_nonzero(s == mine, axis=1) - np.count_nonzero(near == mine, axis=1)
-            terms = (below.astype(np.float64) + 0.5 * equal.astype(np.float64)) / compat[boards]
-            out[i] = float(np.cumsum(terms)[-1]) / float(terms.size)  # cumsum: left to right, as the kernel
-        return out
+        strengths = _range_kernel.river_strengths(self._rivers(ids))
+        return _pair_ehs_kernel.uniform_river_ehs_pairs(strengths, pairs)
 
     def _calibrate(self, r: int) -> np.ndarray:
         gen = np.random.default_rng([self.seed, r])

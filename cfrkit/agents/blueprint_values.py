@@ -257,6 +257,8 @@ class BlueprintValueFunction:
         self.street_from = int(street_from)
         self._own: List[Optional[Callable]] = [None, None]
         self._street = False
+        self._args = dict(flops=self.flops, lookahead=self.lookahead, blueprint_lookahead=self.blueprint_lookahead,
+                          street_from=self.street_from)
 
     def fresh(self, view) -> "BlueprintValueFunction":
         """The value function a new one with the same arguments and ``view`` would be (a fresh generator
@@ -266,6 +268,7 @@ class BlueprintValueFunction:
             raise GameError(f"fresh: {view.game.game_string()!r} is not this value function's game "
                             f"{self.view.game.game_string()!r}")
         new = copy.copy(self)
+        new.__dict__.update(self._args)  # the arguments' settings, whatever was changed on this one since
         new.view = view
         new.rng = np.random.default_rng(np.random.SeedSequence([self.seed, 2727]))
         new._policy = [None, None]
