@@ -60,16 +60,17 @@ def test_pair_buckets_are_the_board_buckets_bit_for_bit():
 def _plain(monkeypatch):
     """Switch the value function to its plain paths: the history walk from the root, the full board's
     buckets, the kernel's equity per call, the run-out played out, the other blueprint asked afresh."""
-    monkeypatch.setattr(bv._NodeWalker, "node_of", lambda self, state: bv.BlueprintValueFunction._node_of_history(self, state))
+    monkeypatch.setattr(bv._NodeWalker, "node_of",
+                        lambda self, state, key=None: bv.BlueprintValueFunction._node_of_history(self, state))
 
     def two_buckets(ab, cache, r, board, hole):
         b = ab.buckets_for_board(r, list(board))
         return int(b[pair_index(*hole[0])]), int(b[pair_index(*hole[1])])
     monkeypatch.setattr(bv, "_two_buckets", two_buckets)
     monkeypatch.setattr(bv.BlueprintValueFunction, "_equity", lambda self, hole, board: bv._equity(hole[0], hole[1], board))
-    monkeypatch.setattr(bv.BlueprintValueFunction, "_runs_out", lambda self, state: bv._runs_out(state))
+    monkeypatch.setattr(bv.BlueprintValueFunction, "_runs_out", lambda self, state, key=None: bv._runs_out(state))
 
-    def policy_call(self, state):
+    def policy_call(self, state, key=None):
         a = self.agent
         node = self.nodes(state)
         if node is None or a.tree.kind[node] != bv.DECISION or a.tree.round[node] != state.round:
@@ -79,6 +80,7 @@ def _plain(monkeypatch):
         first = int(a.tree.child_start[node])
         return np.array([a.real_action(first + i, state) for i in range(row.size)], dtype=np.int64), row
     monkeypatch.setattr(bv._BlueprintPolicy, "__call__", policy_call)
+    monkeypatch.setattr(bv._Shared, "remember", staticmethod(lambda cache, key, value, limit=0: None))  # no memo
 
     def rebuilt(self, view, flops=16, boards=24, seed=0):  # a new value function (new tables) per match
         return bv.BlueprintValueFunction(self.blueprint, view, self.translate_raise, boards=boards, flops=flops, seed=seed)

@@ -321,8 +321,9 @@ class BlueprintValueFunction:
             self._shared.remember(self._shared.equities, key, hit)
         return hit
 
-    def _runs_out(self, state) -> bool:
-        key = _betting_key(state)
+    def _runs_out(self, state, key=None) -> bool:
+        if key is None:
+            key = _betting_key(state)
         if key is None:
             return _runs_out(state)
         hit = self._shared.runs_out.get(key)
@@ -383,25 +384,38 @@ class BlueprintValueFunction:
             return hs.actions, hs.probs[pair_index(*state.hole[state.current_player()])]
         return row
 
-    def _street_value(self, state, depth: int = 0) -> Optional[float]:
+    def _street_value(self, state, depth: int = 0, key=None) -> Optional[float]:
         """The rest of the street's betting played out with both seats' known strategies, the tables at its end
-        (a round-closing call); None where a strategy is unknown (off its tree)."""
+        (a round-closing call); None where a strategy is unknown (off its tree).  ``key``: the state's betting
+        line (:func:`_betting_key`), passed down so that each child's is one action longer."""
         if state.is_terminal():
             return float(state.returns()[0])
         if state.is_chance_node() or depth > 12:
             return None
+        if key is None:
+            key = _betting_key(state)
         p = state.current_player()
         pol = self._policy[p] or self._own[p]
-        got = pol(state) if pol is not None else None
+        if pol is None:
+            return None
+        got = pol(state, key) if isinstance(pol, _BlueprintPolicy) else pol(state)
         if got is None:
             return None
         total = 0.0
+        legal = self._shared.legal
         for a, q in zip(*got):
             if q > 0:
+                a = int(a)
                 child = state.clone()
-                child.apply_action(int(a))
-                v = self._street_value(child, depth + 1)
-                total += float(q) * (self.table_value(child) if v is None else v)
+                ckey = None if key is None else key + (a,)
+                if ckey is not None and ckey in legal:  # legality is a matter of the betting line: checked once
+                    child.apply_trusted(a)
+                else:
+                    child.apply_action(a)
+                    if ckey is not None:
+                        _Shared.remember(legal, ckey, True)
+                v = self._street_value(child, depth + 1, ckey)
+                total += float(q) * (self.table_value(child, ckey) if v is None else v)
         return total
 
     def value(self, state) -> float:
@@ -425,15 +439,16 @@ class BlueprintValueFunction:
                     return total
         return self.table_value(state)
 
-    def table_value(self, state) -> float:
-        """Seat 0's value of ``state`` in chips from the tables alone (no lookahead)."""
+    def table_value(self, state, key=None) -> float:
+        """Seat 0's value of ``state`` in chips from the tables alone (no lookahead); ``key``: the state's
+        betting line when the caller knows it."""
         if state.is_terminal():
             return float(state.returns()[0])
         hole = state.hole
         if len(hole[0]) < 2 or len(hole[1]) < 2:
             return self.chance_expectation(state)
-        node = self.node_of(state)
-        if node is None or self.tree.kind[node] != DECISION or (state.is_chance_node() and self._runs_out(state)):
+        node = self._shared.walker.node_of(state, key)
+        if node is None or self.tree.kind[node] != DECISION or (state.is_chance_node() and self._runs_out(state, key)):
             return self._equity_value(state)
         r = int(self.tree.round[node])
         board = [int(c) for c in state.board]
@@ -516,9 +531,10 @@ class _BlueprintPolicy:
         self._lines = {}   # betting line -> (node, real actions of its children) or None: the cards do not matter
         self._rows = {}    # (node, bucket) -> the average strategy's row
 
-    def __call__(self, state):
+    def __call__(self, state, key=None):
         a = self.agent
-        key = _betting_key(state)
+        if key is None:
+            key = _betting_key(state)
         hit = self._lines.get(key) if key is not None else None
         if hit is None:
             node = self.nodes(state)
@@ -585,8 +601,9 @@ class _NodeWalker:
         self._game = None
         self._memo = {}
 
-    def node_of(self, state) -> Optional[int]:
-        key = _betting_key(state)
+    def node_of(self, state, key=None) -> Optional[int]:
+        if key is None:
+            key = _betting_key(state)
         if key is None:
             return BlueprintValueFunction._node_of_history(self, state)
         if self._game is not state.game:
@@ -648,6 +665,7 @@ class _Shared:
         self.buckets = {}
         self.equities = {}
         self.runs_out = {}
+        self.legal = {}  # betting lines reached by a checked action: the same action is legal on any cards
 
     @staticmethod
     def remember(cache: dict, key, value, limit: int = 100_000) -> None:
