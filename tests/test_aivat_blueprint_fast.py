@@ -95,18 +95,20 @@ def _blocks(strategy, opponent, blueprint_lookahead=False):
     # another blueprint: a separate strategy object (the same numbers), so the value function follows it
     b = BlueprintAgent(copy.copy(strategy), seed=4) if opponent == "blueprint" else make_agent(opponent, game=game, seed=1)
     out = []
-    for first in (0, 9):
+    for first in (0, 6):
         vf = None
         if blueprint_lookahead:  # the value function of this match, following the other blueprint
             vf = a.aivat_value_function(poker_view(game))
             vf.blueprint_lookahead = True
-        res = head_to_head(game, [a, b], 9, seed=21, duplicate=True, aivat=True, value_function=vf, first_deal=first,
+        res = head_to_head(game, [a, b], 6, seed=21, duplicate=True, aivat=True, value_function=vf, first_deal=first,
                            time_limit=float("inf"))
         out += [res.hand_values, res.aivat_values]
     return out
 
 
-@pytest.mark.parametrize("opponent", ["rule-based", "always-call", "fixed-range-raiser", "blueprint"])
+@pytest.mark.parametrize("opponent", [pytest.param("rule-based", marks=pytest.mark.slow),
+                                      pytest.param("always-call", marks=pytest.mark.slow),
+                                      "fixed-range-raiser", "blueprint"])
 def test_fast_value_function_gives_the_plain_aivat_values(strategy, opponent, monkeypatch):
     look = opponent == "blueprint"   # another blueprint: followed by its own tree when asked
     fast = _blocks(strategy, opponent, look)
