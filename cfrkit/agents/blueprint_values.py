@@ -45,6 +45,7 @@ average the same ``v``, so AIVAT stays unbiased.
 """
 from __future__ import annotations
 
+import copy
 from typing import Callable, List, Optional, Tuple
 
 import numpy as np
@@ -53,7 +54,9 @@ from cfrkit.cards.equity import _kernel
 from cfrkit.cards.hands import HOLE_PAIRS, pair_index
 from cfrkit.cards.preflop import preflop_equity_table
 from cfrkit.games.base import GameError
-from cfrkit.games.holdem.game import CALL, FOLD, raise_amount
+from cfrkit.games.holdem.game import CALL, FOLD, RAISE, raise_action, raise_amount
+# the rule CheckedAgent follows for when own_strategy stands for hand_strategy (one rule for both)
+from cfrkit.poker.agent import _own_strategy_current
 from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, DECISION,
                                                    FOLD_TERMINAL, SHOWDOWN)
 
@@ -183,6 +186,24 @@ def blueprint_values(strategy, transitions: List[np.ndarray]) -> BlueprintValueT
     return table
 
 
+def _two_buckets(ab, cache: dict, r: int, board, hole) -> Tuple[int, int]:
+    """The buckets of both seats' hands on ``board`` in round ``r`` (``ab.buckets_for_board``'s, bit for bit),
+    remembered in ``cache``; an abstraction with ``pair_buckets`` computes the two hands only."""
+    key = (r, tuple(board), tuple(hole[0]), tuple(hole[1]))
+    hit = cache.get(key)
+    if hit is None:
+        pairs = [pair_index(*hole[0]), pair_index(*hole[1])]
+        pair_buckets = getattr(ab, "pair_buckets", None)
+        if pair_buckets is not None:
+            b = pair_buckets(r, list(board), pairs)
+            hit = (int(b[0]), int(b[1]))
+        else:
+            b = ab.buckets_for_board(r, list(board))
+            hit = (int(b[pairs[0]]), int(b[pairs[1]]))
+        _Shared.remember(cache, key, hit)
+    return hit
+
+
 def _equity(h0, h1, board) -> float:
     """Exact showdown equity (win + tie / 2) of hand ``h0`` against ``h1`` over the cards to come."""
     if not board:
@@ -218,10 +239,16 @@ class BlueprintValueFunction:
         self.view = view
         self.translate_raise = translate_raise
         self.flops = int(flops)
-        self.trans = bucket_transitions(self.ab, boards, seed)
-        self.table = blueprint_values(strategy, self.trans)
+        self.boards = int(boards)
+        self.seed = int(seed)
+        # what is built once and only read afterwards (transitions, tables, the deal's value, the walks'
+        # memos): :meth:`fresh` shares it with the value functions of later matches
+        self._shared = _Shared(bucket_transitions(self.ab, boards, seed), _NodeWalker(self.tree, translate_raise),
+                               self.ab)
+        self.trans = self._shared.trans
+        self._shared.table = blueprint_values(strategy, self.trans)
+        self.table = self._shared.table
         self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), 2727]))
-        self._deal_value: Optional[float] = None
         self.lookahead = bool(lookahead)
         self.blueprint_lookahead = bool(blueprint_lookahead)
         self._policy: List[Optional[Callable]] = [None, None]
@@ -230,11 +257,37 @@ class BlueprintValueFunction:
         self.street_from = int(street_from)
         self._own: List[Optional[Callable]] = [None, None]
         self._street = False
+        self._args = dict(flops=self.flops, lookahead=self.lookahead, blueprint_lookahead=self.blueprint_lookahead,
+                          street_from=self.street_from)
+
+    def fresh(self, view) -> "BlueprintValueFunction":
+        """The value function a new one with the same arguments and ``view`` would be (a fresh generator
+        seeded as in ``__init__``, no seats known), sharing this one's tables, transition statistics and
+        memos instead of rebuilding them (seconds per build: a ladder asks for one per block)."""
+        if getattr(view.game, "definition", None) != getattr(self.view.game, "definition", None):
+            raise GameError(f"fresh: {view.game.game_string()!r} is not this value function's game "
+                            f"{self.view.game.game_string()!r}")
+        new = copy.copy(self)
+        new.__dict__.update(self._args)  # the arguments' settings, whatever was changed on this one since
+        new.view = view
+        new.rng = np.random.default_rng(np.random.SeedSequence([self.seed, 2727]))
+        new._policy = [None, None]
+        new._own = [None, None]
+        new._street = False
+        return new
+
+    @property
+    def _deal_value(self) -> Optional[float]:
+        return self._shared.deal_value
 
     # ------------------------------------------------------------------ mapping
     def node_of(self, state) -> Optional[int]:
         """The abstract node the real betting history leads to (a decision or, after a round-closing
         call, the next round's first decision), or None when the tree cannot follow it."""
+        return self._shared.walker.node_of(state)
+
+    def _node_of_history(self, state) -> Optional[int]:
+        """:meth:`node_of` by walking the whole history (the reference of the memoised walk)."""
         t = self.tree
         real = state.game.new_initial_state()
         node = 0
@@ -258,8 +311,26 @@ class BlueprintValueFunction:
         return node
 
     def _buckets(self, r: int, board, hole) -> Tuple[int, int]:
-        b = self.ab.buckets_for_board(r, list(board))
-        return int(b[pair_index(*hole[0])]), int(b[pair_index(*hole[1])])
+        return _two_buckets(self.ab, self._shared.buckets, r, board, hole)
+
+    def _equity(self, hole, board) -> float:
+        key = (tuple(hole[0]), tuple(hole[1]), tuple(board))
+        hit = self._shared.equities.get(key)
+        if hit is None:
+            hit = _equity(hole[0], hole[1], board)
+            self._shared.remember(self._shared.equities, key, hit)
+        return hit
+
+    def _runs_out(self, state, key=None) -> bool:
+        if key is None:
+            key = _betting_key(state)
+        if key is None:
+            return _runs_out(state)
+        hit = self._shared.runs_out.get(key)
+        if hit is None:  # a function of the betting alone (who is all-in), not of the cards
+            hit = _runs_out(state)
+            self._shared.remember(self._shared.runs_out, key, hit)
+        return hit
 
     def _equity_value(self, state) -> float:
         c = self.view.contributions(state)
@@ -268,7 +339,7 @@ class BlueprintValueFunction:
     def _on_board(self, node: int, board, hole) -> float:
         r = int(self.tree.round[node])
         b0, b1 = self._buckets(r, board, hole)
-        return self.table.value(node, b0, b1, _equity(hole[0], hole[1], board))
+        return self.table.value(node, b0, b1, self._equity(hole, board))
 
     # ------------------------------------------------------------------ the value function
     def hand_start(self, hand) -> None:
@@ -278,7 +349,7 @@ class BlueprintValueFunction:
         if self.street_from < 4 and any(p is not None for p in self._policy):
             for seat, a in enumerate(hand.seat_agents):
                 if self._policy[seat] is None and getattr(getattr(a, "agent", a), "blueprint", None) is self.strategy:
-                    self._own[seat] = _BlueprintPolicy(getattr(a, "agent", a))
+                    self._own[seat] = self._shared.policy(getattr(a, "agent", a))
         self._street = all(self._policy[i] is not None or self._own[i] is not None for i in (0, 1))
 
     def policy_of(self, agent) -> Optional[Callable]:
@@ -288,7 +359,7 @@ class BlueprintValueFunction:
         Any such ``f`` keeps AIVAT unbiased (it only shapes ``v``), so it must merely be cheap and free of side
         effects: another blueprint by its tree, strategy and translation (the most likely abstract size, never
         the agent's own sampler or off-tree flags); an agent with ``pure_strategy`` by ``act`` (one hand);
-        others by the actual hand's row of ``hand_strategy``.  Agents with ``costly_strategy`` (A^D: a re-solve
+        others by ``own_strategy`` (the hand held) or the actual hand's row of ``hand_strategy``.  Agents with ``costly_strategy`` (A^D: a re-solve
         per state) get none.
         """
         inner = getattr(agent, "agent", agent)
@@ -301,34 +372,50 @@ class BlueprintValueFunction:
             # off by default: against another blueprint the tables alone reduced the deviation as much (1,615
             # against 1,664 mbb per deal over 5,000 deals, bp_s0 vs bp_s1) at 2.3x (one step) to 13x (street)
             # less CPU (benchmarks/RESULTS.md, "AIVAT lookahead per pair")
-            return _BlueprintPolicy(inner) if self.blueprint_lookahead else None
+            return self._shared.policy(inner) if self.blueprint_lookahead else None
         if getattr(inner, "pure_strategy", False):
             return lambda state: (np.array([int(inner.act(state))]), np.ones(1))
+
+        if _own_strategy_current(type(inner)):  # the held hand's row without the other 1325 (the same row)
+            return inner.own_strategy
 
         def row(state):
             hs = inner.hand_strategy(state)
             return hs.actions, hs.probs[pair_index(*state.hole[state.current_player()])]
         return row
 
-    def _street_value(self, state, depth: int = 0) -> Optional[float]:
+    def _street_value(self, state, depth: int = 0, key=None) -> Optional[float]:
         """The rest of the street's betting played out with both seats' known strategies, the tables at its end
-        (a round-closing call); None where a strategy is unknown (off its tree)."""
+        (a round-closing call); None where a strategy is unknown (off its tree).  ``key``: the state's betting
+        line (:func:`_betting_key`), passed down so that each child's is one action longer."""
         if state.is_terminal():
             return float(state.returns()[0])
         if state.is_chance_node() or depth > 12:
             return None
+        if key is None:
+            key = _betting_key(state)
         p = state.current_player()
         pol = self._policy[p] or self._own[p]
-        got = pol(state) if pol is not None else None
+        if pol is None:
+            return None
+        got = pol(state, key) if isinstance(pol, _BlueprintPolicy) else pol(state)
         if got is None:
             return None
         total = 0.0
+        legal = self._shared.legal
         for a, q in zip(*got):
             if q > 0:
+                a = int(a)
                 child = state.clone()
-                child.apply_action(int(a))
-                v = self._street_value(child, depth + 1)
-                total += float(q) * (self.table_value(child) if v is None else v)
+                ckey = None if key is None else key + (a,)
+                if ckey is not None and ckey in legal:  # legality is a matter of the betting line: checked once
+                    child.apply_trusted(a)
+                else:
+                    child.apply_action(a)
+                    if ckey is not None:
+                        _Shared.remember(legal, ckey, True)
+                v = self._street_value(child, depth + 1, ckey)
+                total += float(q) * (self.table_value(child, ckey) if v is None else v)
         return total
 
     def value(self, state) -> float:
@@ -352,15 +439,16 @@ class BlueprintValueFunction:
                     return total
         return self.table_value(state)
 
-    def table_value(self, state) -> float:
-        """Seat 0's value of ``state`` in chips from the tables alone (no lookahead)."""
+    def table_value(self, state, key=None) -> float:
+        """Seat 0's value of ``state`` in chips from the tables alone (no lookahead); ``key``: the state's
+        betting line when the caller knows it."""
         if state.is_terminal():
             return float(state.returns()[0])
         hole = state.hole
         if len(hole[0]) < 2 or len(hole[1]) < 2:
             return self.chance_expectation(state)
-        node = self.node_of(state)
-        if node is None or self.tree.kind[node] != DECISION or (state.is_chance_node() and _runs_out(state)):
+        node = self._shared.walker.node_of(state, key)
+        if node is None or self.tree.kind[node] != DECISION or (state.is_chance_node() and self._runs_out(state, key)):
             return self._equity_value(state)
         r = int(self.tree.round[node])
         board = [int(c) for c in state.board]
@@ -370,7 +458,7 @@ class BlueprintValueFunction:
             b0, b1 = self._buckets(r - 1, board, hole)
             tr = self.trans[r - 1]
             d, s = self.table.ds(node)
-            return float(tr[b0] @ d @ tr[b1]) + float(tr[b0] @ s @ tr[b1]) * _equity(hole[0], hole[1], board)
+            return float(tr[b0] @ d @ tr[b1]) + float(tr[b0] @ s @ tr[b1]) * self._equity(hole, board)
         if len(board) != _BOARD[r]:
             return self._equity_value(state)
         return self._on_board(node, board, hole)
@@ -384,7 +472,7 @@ class BlueprintValueFunction:
         if len(hole[0]) < 2 or len(hole[1]) < 2:
             raise GameError("chance_expectation between the two players' hole cards is not supported")
         node = self.node_of(state)
-        if node is None or self.tree.kind[node] != DECISION or _runs_out(state):
+        if node is None or self.tree.kind[node] != DECISION or self._runs_out(state):
             return self._equity_value(state)  # all-in run-out or off the tree: E_c of the equity value is itself
         r = int(self.tree.round[node])
         board = [int(c) for c in state.board]
@@ -414,7 +502,7 @@ class BlueprintValueFunction:
     def _deal(self) -> float:
         """The exact expectation over the deal: ``E[D0[b(h0), b(h1)] + S0[b(h0), b(h1)] * eq(h0, h1)]`` over
         all ordered pairs of disjoint hands."""
-        if self._deal_value is None:
+        if self._shared.deal_value is None:
             nb = self.strategy.num_buckets[0]
             cls = np.asarray(self.ab.buckets_for_board(0, []), dtype=np.int64)
             cards = np.zeros((1326, 52))
@@ -427,8 +515,8 @@ class BlueprintValueFunction:
             joint = onehot.T @ disjoint @ onehot
             eqw = onehot.T @ (disjoint * preflop_equity_table(progress=False)) @ onehot
             d, s = self.table.ds(0)
-            self._deal_value = float((np.sum(joint * d) + np.sum(eqw * s)) / joint.sum())
-        return self._deal_value
+            self._shared.deal_value = float((np.sum(joint * d) + np.sum(eqw * s)) / joint.sum())
+        return self._shared.deal_value
 
 
 class _BlueprintPolicy:
@@ -436,26 +524,161 @@ class _BlueprintPolicy:
     translation sampler, memo and off-tree flags): the tree walk of :meth:`BlueprintValueFunction.node_of` with
     that agent's tree and translation; None (no lookahead) where its tree cannot follow the hand."""
 
-    def __init__(self, agent):
+    def __init__(self, agent, buckets: Optional[dict] = None):
         self.agent = agent
-        self.nodes = BlueprintValueFunction.node_of.__get__(_Walker(agent.tree, agent.translate_raise))
+        self.nodes = _NodeWalker(agent.tree, agent.translate_raise).node_of
+        self._buckets = {} if buckets is None else buckets  # see _two_buckets
+        self._lines = {}   # betting line -> (node, real actions of its children) or None: the cards do not matter
+        self._rows = {}    # (node, bucket) -> the average strategy's row
 
-    def __call__(self, state):
+    def __call__(self, state, key=None):
         a = self.agent
-        node = self.nodes(state)
-        if node is None or a.tree.kind[node] != DECISION or a.tree.round[node] != state.round:
+        if key is None:
+            key = _betting_key(state)
+        hit = self._lines.get(key) if key is not None else None
+        if hit is None:
+            node = self.nodes(state)
+            if node is None or a.tree.kind[node] != DECISION or a.tree.round[node] != state.round:
+                hit = (None, None)
+            else:
+                first = int(a.tree.child_start[node])
+                acts = np.array([a.real_action(first + i, state) for i in range(int(a.tree.num_children[node]))],
+                                dtype=np.int64)
+                acts.setflags(write=False)
+                hit = (node, acts)
+            if key is not None:
+                _Shared.remember(self._lines, key, hit)
+        node, acts = hit
+        if node is None:
             return None
         p = state.current_player()
-        b = a.blueprint.abstraction.buckets_for_board(int(a.tree.round[node]), list(state.board))
-        row = a.blueprint.probabilities(node, [int(b[pair_index(*state.hole[p])])])[0]
-        first = int(a.tree.child_start[node])
-        acts = np.array([a.real_action(first + i, state) for i in range(row.size)], dtype=np.int64)
+        if len(state.hole[1 - p]) == 2:
+            b = _two_buckets(a.blueprint.abstraction, self._buckets, int(a.tree.round[node]), state.board,
+                             state.hole)[p]
+        else:
+            b = int(a.blueprint.abstraction.buckets_for_board(int(a.tree.round[node]),
+                                                               list(state.board))[pair_index(*state.hole[p])])
+        row = self._rows.get((node, b))
+        if row is None:
+            row = a.blueprint.probabilities(node, [b])[0]
+            row.setflags(write=False)
+            _Shared.remember(self._rows, (node, b), row)
         return acts, row
 
 
 class _Walker:
-    """The attributes :meth:`BlueprintValueFunction.node_of` reads."""
+    """The attributes :meth:`BlueprintValueFunction._node_of_history` reads."""
 
     def __init__(self, tree, translate_raise):
         self.tree = tree
         self.translate_raise = translate_raise
+
+
+def _betting_key(state) -> Optional[Tuple[int, ...]]:
+    """The betting actions of a hold'em state's history (action ids, chance cards left out), or None for a
+    state that does not keep its per-round action list."""
+    rounds = getattr(state, "actions", None)
+    if rounds is None:
+        return None
+    limit = state.d.is_limit
+    return tuple(FOLD if code == "f" else CALL if code == "c" else (RAISE if limit else raise_action(total))
+                 for rnd in rounds for _, code, total in rnd)
+
+
+class _NodeWalker:
+    """:meth:`BlueprintValueFunction.node_of` for one tree and translation, memoised by the betting actions.
+
+    The walk reads only the betting (translation looks at the pot, the stacks and the raise range, never at
+    the cards, and the most likely abstract size is deterministic), so the node of a history is a function of
+    its betting actions alone: one entry per betting line, extended by one action from the line before it,
+    shared by every hand and every sampled board."""
+
+    _LIMIT = 50_000  # entries before the memo is emptied (each holds a small state: about 1 KB)
+
+    def __init__(self, tree, translate_raise):
+        self.tree = tree
+        self.translate_raise = translate_raise
+        self._game = None
+        self._memo = {}
+
+    def node_of(self, state, key=None) -> Optional[int]:
+        if key is None:
+            key = _betting_key(state)
+        if key is None:
+            return BlueprintValueFunction._node_of_history(self, state)
+        if self._game is not state.game:
+            if self._game is None or self._game.definition != state.game.definition:
+                self._memo = {}
+            self._game = state.game
+        hit = self._memo.get(key)
+        if hit is None:
+            if len(self._memo) > self._LIMIT:
+                self._memo = {}
+            hit = self._line(key)
+        return hit[0]
+
+    def _line(self, key: Tuple[int, ...]):
+        """``(node or None, the betting state after the line)`` of a betting line (memoised)."""
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        if not key:
+            hit = self._memo[key] = (0, self._game.new_initial_state())
+            return hit
+        node, real = self._line(key[:-1])
+        if node is None:
+            hit = self._memo[key] = (None, None)
+            return hit
+        t = self.tree
+        real = real.clone()
+        while real.is_chance_node():  # the cards do not matter to the walk: deal any
+            real.apply_trusted(int(real.chance_outcomes()[0][0]))
+        action = key[-1]
+        child = None
+        if t.kind[node] == DECISION and t.player[node] == real.current_player():
+            if action in (FOLD, CALL):
+                child = t.child_of_kind(node, ACTION_FOLD if action == FOLD else ACTION_CALL)
+            else:
+                choices = self.translate_raise(node, real, raise_amount(action))
+                if choices:
+                    child = max(choices, key=lambda cp: cp[1])[0]
+        if child is None:
+            hit = self._memo[key] = (None, None)
+            return hit
+        real.apply_action(action)
+        hit = self._memo[key] = (int(child), real)
+        return hit
+
+
+class _Shared:
+    """What the value functions of one blueprint share across matches (read only once built)."""
+
+    def __init__(self, trans, walker, abstraction):
+        self.abstraction = abstraction
+        self.trans = trans
+        self.walker = walker
+        self.table = None
+        self.deal_value: Optional[float] = None
+        self._policies = {}
+        # (round, board, hole 0, hole 1) -> the two buckets; (hole 0, hole 1, board) -> equity; betting line ->
+        # whether the cards run out: the duplicate seating and every leaf of a sampled board's street read them
+        self.buckets = {}
+        self.equities = {}
+        self.runs_out = {}
+        self.legal = {}  # betting lines reached by a checked action: the same action is legal on any cards
+
+    @staticmethod
+    def remember(cache: dict, key, value, limit: int = 100_000) -> None:
+        """``cache[key] = value``, emptying ``cache`` first when it holds ``limit`` entries."""
+        if len(cache) >= limit:
+            cache.clear()
+        cache[key] = value
+
+    def policy(self, agent) -> "_BlueprintPolicy":
+        """The :class:`_BlueprintPolicy` of ``agent``, kept (with its walk memo) for the next hands."""
+        hit = self._policies.get(id(agent))
+        if hit is None or hit.agent is not agent:
+            # the owner's abstraction is the tables' one: its hands' buckets are shared with the value function
+            same = getattr(agent.blueprint, "abstraction", None) is self.abstraction
+            hit = self._policies[id(agent)] = _BlueprintPolicy(agent, self.buckets if same else None)
+        return hit
