@@ -56,7 +56,7 @@ from cfrkit.cards.preflop import preflop_equity_table
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import CALL, FOLD, RAISE, raise_action, raise_amount
 # the rule CheckedAgent follows for when own_strategy stands for hand_strategy (one rule for both)
-from cfrkit.poker.agent import _own_strategy_current
+from cfrkit.poker.agent import own_strategy_is_current
 from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, DECISION,
                                                    FOLD_TERMINAL, SHOWDOWN)
 
@@ -376,7 +376,7 @@ class BlueprintValueFunction:
         if getattr(inner, "pure_strategy", False):
             return lambda state: (np.array([int(inner.act(state))]), np.ones(1))
 
-        if _own_strategy_current(type(inner)):  # the held hand's row without the other 1325 (the same row)
+        if own_strategy_is_current(type(inner)):  # the held hand's row without the other 1325 (the same row)
             return inner.own_strategy
 
         def row(state):
