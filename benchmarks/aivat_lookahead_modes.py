@@ -5,7 +5,8 @@
 Modes: ``tables`` (the value tables alone), ``one-step`` (one step of the other known agent's strategy),
 ``street`` (the rest of the street played out with both known strategies, the default for A^R and simple
 agents; a turn-closing call valued by the river played out on ``river_cards`` cards; the owner's drawn
-translations followed), ``street-main`` (``street`` without those two), ``street-river44`` (every river card).
+translations followed), ``street-main`` (``street`` without those two), ``street-follow`` (``street`` with the
+river by the tables: the translations alone, the agent's default), ``street-river44`` (every river card).
 A pair without a blueprint takes the tables of VALUES.npz.  One duplicate match of DEALS deals per mode (seed SEED, default 7); prints per mode the CPU seconds,
 hands per CPU second, the per-deal standard deviation of AIVAT and of duplicate (mbb/h) and variance x CPU per
 deal (lower: narrower intervals per CPU second).
@@ -31,6 +32,8 @@ MODES = {"tables": dict(lookahead=False), "one-step": dict(street_from=4, bluepr
          "street": dict(blueprint_lookahead=True),
          # before the river boundary and the owner's translations (branch aivat-ar): the street mode of main
          "street-main": dict(blueprint_lookahead=True, follow_owner=False, river_exact=False),
+         # the owner's translations followed, the river by the tables (BlueprintAgent.aivat_value_function's default)
+         "street-follow": dict(blueprint_lookahead=True, river_exact=False),
          "street-river44": dict(blueprint_lookahead=True, river_cards=44),
          "street-noleaves": dict(blueprint_lookahead=True, river_leaves=False)}
 

@@ -19,7 +19,6 @@ Results go to ``benchmarks/results/blueprint_mccfr.json``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -28,22 +27,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 import numpy as np  # noqa: E402
-
-
-def train_to(trainer, budget_cpu: float, spent: dict) -> None:
-    """Iterate until this trainer's accumulated process CPU seconds reach ``budget_cpu``."""
-    while spent["cpu"] < budget_cpu:
-        c0 = time.process_time()
-        trainer.iterate(1)
-        spent["cpu"] += time.process_time() - c0
+from blueprint_common import add_game_arguments, save_results, train_to  # noqa: E402
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--buckets", default="169,10,10,10")
-    ap.add_argument("--raise-cap", type=int, default=2)
-    ap.add_argument("--game", default="holdem")
-    ap.add_argument("--bets", default="0.5+1")
+    add_game_arguments(ap)
     ap.add_argument("--budgets", default="30,60,120", help="CPU seconds per trainer (cumulative checkpoints)")
     ap.add_argument("--deals", type=int, default=20000, help="duplicate deals per match")
     ap.add_argument("--deals-per-board", type=int, default=64)
@@ -126,10 +115,7 @@ def main(argv=None):
            "prune_threshold": pruned.prune_threshold, "regret_floor": pruned.regret_floor, "sizes": sizes,
            "sizes_169_1000": sizes_big, "speeds": speeds, "matches": rows, "cpu_total_s": time.process_time(),
            "load_average": os.getloadavg()[0], "cpus": os.cpu_count()}
-    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", f"{args.out}.json"), "w") as f:
-        json.dump(out, f, indent=1)
-    print(f"total CPU {out['cpu_total_s']:.0f} s; saved benchmarks/results/{args.out}.json")
+    print(f"total CPU {out['cpu_total_s']:.0f} s; saved {save_results(args.out, out)}")
 
 
 if __name__ == "__main__":

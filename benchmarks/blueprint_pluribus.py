@@ -25,7 +25,6 @@ Results go to ``benchmarks/results/blueprint_pluribus.json``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -35,14 +34,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
 
 import numpy as np  # noqa: E402
-
-
-def train_to(trainer, budget_cpu: float, spent: dict) -> None:
-    """Iterate until this trainer's accumulated process CPU seconds reach ``budget_cpu``."""
-    while spent["cpu"] < budget_cpu:
-        c0 = time.process_time()
-        trainer.iterate(1)
-        spent["cpu"] += time.process_time() - c0
+from blueprint_common import add_game_arguments, save_results, train_to  # noqa: E402
 
 
 def sizes(tree, buckets):
@@ -94,10 +86,7 @@ def thread_spread(seeds, iterations):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--buckets", default="169,10,10,10")
-    ap.add_argument("--raise-cap", type=int, default=2)
-    ap.add_argument("--game", default="holdem")
-    ap.add_argument("--bets", default="0.5+1")
+    add_game_arguments(ap)
     ap.add_argument("--budgets", default="30,90", help="CPU seconds per trainer (cumulative checkpoints)")
     ap.add_argument("--deals", type=int, default=5000, help="duplicate deals per match")
     ap.add_argument("--seed", type=int, default=0)
@@ -206,10 +195,7 @@ def main(argv=None):
 
 
 def _save(name, out):
-    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", f"{name}.json"), "w") as f:
-        json.dump(out, f, indent=1)
-    print(f"saved benchmarks/results/{name}.json")
+    print(f"saved {save_results(name, out)}")
 
 
 if __name__ == "__main__":

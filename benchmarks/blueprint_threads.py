@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import json
 import os
 import shutil
 import sys
@@ -45,6 +44,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
 
 import numpy as np  # noqa: E402
+from blueprint_common import save_results  # noqa: E402
 
 
 def speed(abstraction, bets: str, threads: int, seconds: float, warmup: int, chunk: int, seed: int,
@@ -223,10 +223,7 @@ def main(argv=None):
     if args.spread or args.spread_only:
         out["spread"] = spread(range(6), 400)
     out.update(cpu_total_s=time.process_time(), load_average=os.getloadavg()[0])
-    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", f"{args.out}.json"), "w") as f:
-        json.dump(out, f, indent=1)
-    print(f"saved benchmarks/results/{args.out}.json")
+    print(f"saved {save_results(args.out, out)}")
 
 
 if __name__ == "__main__":

@@ -28,8 +28,10 @@ the others still run; each writes its rows as it measures them, so a cut-off sec
 * ``drl_br``: DRL-BR (``DQNBestResponse`` against always-call on Leduc): learner decisions (steps) per second.
 
 A rate that could not be measured in full within its budget is extrapolated from a shorter timed run and marked
-``"extrapolated": true`` (the table shows ``~``).  A section that cannot run at all (no CUDA for a CUDA run, a
-missing package, the global budget spent) is recorded with its reason, in the JSON and the table.  Timing: CUDA
+``"extrapolated": true`` (the table shows ``~``); the datagen rows time the set-up and the iterations apart and
+extrapolate the iterations only (the set-up counts once, as in a real datagen run).  A section that cannot run at
+all (no CUDA for a CUDA run, a missing package, the global budget spent) is recorded with its reason, in the JSON
+and the table.  Timing: CUDA
 work is synchronised (``torch.cuda.synchronize``) before every clock read; ``perf_counter`` wall seconds.
 Exit status 0 when every asked-for section ran, 1 when one failed, was cut off or was skipped (the JSON and the
 table are written either way), 2 for bad arguments.
@@ -81,6 +83,7 @@ class Ctx:
         self.lines = lines
         self.threads = threads
         self.cuda = self.dev.type == "cuda"
+        self.clock = time.perf_counter  # timed()'s clock (wall); a CPU-seconds study may put time.process_time here
 
     def left(self) -> float:
         return self.deadline - time.perf_counter()
@@ -106,12 +109,12 @@ class Ctx:
 
 
 def timed(ctx: Ctx, fn, device=None):
-    """``(result, wall seconds)`` of ``fn()``, CUDA synchronised before and after."""
+    """``(result, seconds by ctx.clock: wall unless set)`` of ``fn()``, CUDA synchronised before and after."""
     ctx.sync(device)
-    t0 = time.perf_counter()
+    t0 = ctx.clock()
     out = fn()
     ctx.sync(device)
-    return out, time.perf_counter() - t0
+    return out, ctx.clock() - t0
 
 
 def free_bytes(ctx: Ctx) -> float:
@@ -200,40 +203,74 @@ def _weighted(a, b, w) -> float:
     return float((np.abs(a - b) * w).sum() / w.sum())
 
 
+PROBE_ITERATIONS = 2     # first iterations of a datagen solve, timed apart (cold kernels, the allocator's first blocks)
+STEADY_ITERATIONS = 4    # then these, timed: the per-iteration cost the rest of the iterations is extrapolated from
+
+
 def _datagen_point(ctx: Ctx, game, sizing, sit, it: int, skip: int, leaf_fn, end: float) -> dict:
-    """One batch size of the torch datagen path: a 2-iteration probe, then the full solve if it fits before ``end``
-    (else the rate extrapolated from the probe, marked).  River: tree building and the batched solve timed apart."""
-    from cfrkit.solvers.public.torch_batch import solve_river_trees
-    from cfrkit.value_nets.holdem.datagen import _tree, solve_situations
+    """One batch size of the torch datagen path: the work of ``solve_situations(backend="torch")`` (the same trees,
+    batches and solvers) in stages timed apart -- the trees (CPU), then per batch of
+    :func:`~cfrkit.solvers.public.torch_batch.plan_batches` (one per tree shape that fits memory) the solver's set-up
+    (host work: showdown indices, chance masks, all-in equity matrices, leaf bucket ids; the copies to the device),
+    the first ``PROBE_ITERATIONS`` iterations, ``STEADY_ITERATIONS`` more (the per-iteration cost), the rest of the
+    iterations and the averaged root values back on the host.  When the rest does not fit before ``end`` it is
+    extrapolated from the per-iteration cost (marked ``extrapolated``): the set-up counts once, as in a real datagen
+    run.  ``naive_extrapolation_seconds``: what the first form of this check reported, (trees + set-up + probe)
+    x ``it / PROBE_ITERATIONS``, which multiplies the set-up by the iteration count (150 on the turn)."""
+    from cfrkit.solvers.public.torch_batch import MultiBoardLeafSolver, MultiBoardRiverSolver, plan_batches
+    from cfrkit.value_nets.holdem.datagen import _tree
     from cfrkit.value_nets.holdem.situations import group_slices
 
     size = len(sit.contribs)
-    entry: dict = {"batch": size}
-    build = 0.0
-    if sit.street == "river":
-        slices = list(group_slices(sit.groups))
-        trees, build = timed(ctx, lambda: [_tree(game, sizing, sit.boards[i[0]], float(sit.contribs[i[0]]), False)
-                                           for i in slices], "cpu")
-        ranges = [sit.ranges[i] for i in slices]
+    river = sit.street == "river"
+    slices = list(group_slices(sit.groups))
+    trees, build = timed(ctx, lambda: [_tree(game, sizing, sit.boards[i[0]], float(sit.contribs[i[0]]), not river)
+                                       for i in slices], "cpu")
+    ranges = [sit.ranges[i] for i in slices]
+    batches = plan_batches(trees, ranges, ctx.device)
+    setup = first = iterating = readback = per_iteration = 0.0
+    steady = False       # whether a batch ran iterations past the probe (else no per-iteration cost is known)
+    rest = 0.0           # extrapolated seconds of the iterations not run
+    extrapolated = False
+    for j, batch in enumerate(batches):
+        def make():
+            tr, rg = [trees[k] for k in batch], [ranges[k] for k in batch]
+            if river:
+                return MultiBoardRiverSolver(tr, rg, "cfr+", skip, device=ctx.device)
+            return MultiBoardLeafSolver(tr, rg, leaf_fn, "cfr+", skip, device=ctx.device)
 
-        def solve(n, k):
-            return solve_river_trees(trees, ranges, n, k, device=ctx.device)
-    else:
-        def solve(n, k):
-            return solve_situations(game, sit, n, k, leaf_values=leaf_fn, backend="torch", device=ctx.device)
-    probe = 2
-    _, pt = timed(ctx, lambda: solve(probe, 1))
-    full = pt * it / probe
-    if ctx.tiny or full < 0.8 * (end - time.perf_counter()):
-        _, secs = timed(ctx, lambda: solve(it, skip))
-        entry["extrapolated"] = False
-    else:
-        secs, entry["extrapolated"] = full, True
-    entry.update(seconds=build + secs, solve_seconds=secs, situations_per_second=size / (build + secs),
-                 solve_situations_per_second=size / secs)
-    if sit.street == "river":
-        entry["tree_build_seconds"] = build
-    return entry
+        solver, dt = timed(ctx, make)
+        setup += dt
+        _, dt = timed(ctx, lambda: solver.run(min(PROBE_ITERATIONS, it)))
+        first += dt
+        n0 = solver.iterations
+        _, dt = timed(ctx, lambda: solver.run(min(n0 + STEADY_ITERATIONS, it)))
+        iterating += dt
+        per = dt / (solver.iterations - n0) if solver.iterations > n0 else 0.0
+        steady = steady or solver.iterations > n0
+        per_iteration += per
+        left = it - solver.iterations
+        # this batch's share of the time left (later batches need theirs)
+        if ctx.tiny or left * per < 0.8 * (end - time.perf_counter()) / (len(batches) - j):
+            _, dt = timed(ctx, lambda: solver.run(it))
+            iterating += dt
+            _, dt = timed(ctx, lambda: solver.average_root_values().double().cpu().numpy())
+            readback += dt
+        else:
+            rest += left * per
+            extrapolated = True
+        del solver
+    solve = setup + first + iterating + rest + readback
+    naive = (build + setup + first) * it / PROBE_ITERATIONS
+    # the stage estimate of the whole solve, kept when it ran in full too (its error is the extrapolation's)
+    estimate = build + setup + first + max(0, it - PROBE_ITERATIONS) * per_iteration
+    return {"batch": size, "groups": len(slices), "solves": len(batches), "extrapolated": extrapolated,
+            "seconds": build + solve, "solve_seconds": solve, "situations_per_second": size / (build + solve),
+            "solve_situations_per_second": size / solve, "tree_build_seconds": build, "setup_seconds": setup,
+            "first_iterations_seconds": first, "per_iteration_seconds": per_iteration if steady else None,
+            "stage_estimate_seconds": estimate if steady else None,
+            "extrapolated_seconds": rest, "readback_seconds": readback,
+            "naive_extrapolation_seconds": naive, "naive_situations_per_second": size / naive}
 
 
 def section_datagen(ctx: Ctx) -> None:
@@ -299,15 +336,24 @@ def section_datagen(ctx: Ctx) -> None:
             # compiled CPU path on a subset of situations (one group), its rate and the targets' difference
             sub = sample_situations(street, 2 if ctx.tiny else 10, rng, group=10, stack=stack)
             cmp_it = it if (street == "river" or ctx.tiny) else min(it, 50)
-            cvals, csecs = timed(ctx, lambda: solve_situations(game, sub, cmp_it, cmp_it // 2, leaf_values=fn["cpu"],
-                                                              backend="board", threads=ctx.threads), "cpu")
+            comp_kw = dict(leaf_values=fn["cpu"], backend="board", threads=ctx.threads)
+            cold = None
+            if cmp_it != it:   # the set-up apart: a cold short solve (all-in matrices into their cache), a warm one
+                _, cold = timed(ctx, lambda: solve_situations(game, sub, PROBE_ITERATIONS, 1, **comp_kw), "cpu")
+                _, warm = timed(ctx, lambda: solve_situations(game, sub, PROBE_ITERATIONS, 1, **comp_kw), "cpu")
+            cvals, csecs = timed(ctx, lambda: solve_situations(game, sub, cmp_it, cmp_it // 2, **comp_kw), "cpu")
             tvals = solve_situations(game, sub, cmp_it, cmp_it // 2, leaf_values=fn[ctx.device], backend="torch",
                                      device=ctx.device)
+            # at ``it`` iterations from a cold start: the cold short solve, then the per-iteration cost of the warm
+            # solves for the rest (the set-up counted once, as in the torch sweep)
+            full = csecs if cold is None else cold + (it - PROBE_ITERATIONS) * max(0.0, csecs - warm) / (
+                cmp_it - PROBE_ITERATIONS)
             row["compiled"] = {"path": "compiled DCFR solve_many" if street == "river" else "BoardLeafSolver float32",
                                "situations": len(sub.contribs), "iterations": cmp_it, "seconds": csecs,
                                "situations_per_second_at_iterations": len(sub.contribs) / csecs,
-                               "situations_per_second": len(sub.contribs) / csecs * cmp_it / it,
-                               "extrapolated": cmp_it != it}
+                               "seconds_at_full_iterations": full,
+                               "situations_per_second": len(sub.contribs) / full,
+                               "cold_probe_seconds": cold, "extrapolated": cmp_it != it}
             row["targets_weighted_mean_abs_diff"] = _weighted(tvals, cvals, sub.ranges)
             row["targets_note"] = ("river: CFR+ averaged cfvs (torch) against DCFR average-strategy cfvs (compiled), "
                                    "two definitions of the target" if street == "river" else
@@ -633,6 +679,10 @@ def table(report: dict) -> str:
                     if "situations_per_second" in sw:
                         add(name, item, f"situations/s, batch {sw['batch']}", sw["situations_per_second"], None,
                             sw.get("extrapolated"))
+                        # the stages: set-up (host work, once per solve) against the per-iteration cost
+                        add(name, item, f"  set-up s, batch {sw['batch']}", sw.get("setup_seconds"), None)
+                        add(name, item, f"  ms/iteration, batch {sw['batch']}",
+                            1e3 * sw["per_iteration_seconds"] if sw.get("per_iteration_seconds") else None, None)
                     else:
                         lines.append(f"{name:<13} {item:<34} batch {sw['batch']}: {sw.get('status')} "
                                      f"({sw.get('reason')})")

@@ -114,10 +114,9 @@ def hle_python_random(players, seconds):
     return timed(one_game, seconds)
 
 
-def hle_rlenv_random(players, seconds):
-    from hanabi_learning_environment import rl_env
-
-    env = rl_env.make("Hanabi-Full", num_players=players)
+def timed_random_games(env, seconds):
+    """Uniformly random legal moves through an rl_env-style ``env`` (the HLE's or cfrkit's HanabiEnv, same
+    observation dicts), games played for ``seconds``, as :func:`timed`."""
     rng = random.Random(0)
 
     def one_game():
@@ -129,6 +128,12 @@ def hle_rlenv_random(players, seconds):
         return n
 
     return timed(one_game, seconds)
+
+
+def hle_rlenv_random(players, seconds):
+    from hanabi_learning_environment import rl_env
+
+    return timed_random_games(rl_env.make("Hanabi-Full", num_players=players), seconds)
 
 
 def cfrkit_single_random(players, seconds):
@@ -151,18 +156,7 @@ def cfrkit_single_random(players, seconds):
 
 
 def cfrkit_env_random(players, seconds):
-    env = HanabiEnv(preset("full", players), seed=1)
-    rng = random.Random(0)
-
-    def one_game():
-        obs, done, n = env.reset(), False, 0
-        while not done:
-            legal = obs["player_observations"][obs["current_player"]]["legal_moves_as_int"]
-            obs, _, done, _ = env.step(rng.choice(legal))
-            n += 1
-        return n
-
-    return timed(one_game, seconds)
+    return timed_random_games(HanabiEnv(preset("full", players), seed=1), seconds)
 
 
 def cfrkit_batched_random(players, seconds, num_envs=1024):

@@ -92,40 +92,9 @@ def cfrkit_stepped(seed):
     return play
 
 
-def cfrkit_protocol(seed):
-    game = load(GAME)
-    agents = [RandomAgent(seed), RandomAgent(seed + 1)]
-    rng = random.Random(seed)
-
-    def play(k):
-        total = 0.0
-        for _ in range(k):
-            s = game.new_initial_state()
-            while not s.is_terminal():
-                if s.is_chance_node():
-                    outcomes = s.chance_outcomes()
-                    s.apply_action(outcomes[rng.randrange(len(outcomes))][0])
-                else:
-                    s.apply_action(agents[s.current_player()].act(s))
-            total += s.returns()[0]
-        return total
-    return play
-
-
-def cfrkit_protocol_generic(seed):
-    """A game-agnostic random agent that reads ``legal_actions()`` (the id list) at every decision."""
-    game = load(GAME)
-    rng = random.Random(seed)
-
-    def act(s):
-        legal = s.legal_actions()  # lazy: len / indexing without listing 19,803 raise ids
-        kinds = [a for a in (0, 1) if a in legal]
-        raises = len(legal) - len(kinds)
-        if raises:
-            kinds.append(2)
-        kind = rng.choice(kinds)
-        return kind if kind < 2 else legal[len(kinds) - 1 + rng.randrange(raises)]
-
+def protocol_play(game, rng, act):
+    """``play(k)``: k hands of ``game`` through the OpenSpiel-style state protocol (cfrkit's or pyspiel's),
+    chance outcomes drawn uniformly with ``rng``, ``act(state)`` at decisions; returns seat 0's total (chips)."""
     def play(k):
         total = 0.0
         for _ in range(k):
@@ -139,6 +108,31 @@ def cfrkit_protocol_generic(seed):
             total += s.returns()[0]
         return total
     return play
+
+
+def random_kind_action(rng):
+    """``act(state)`` of a game-agnostic random agent reading ``legal_actions()`` (ids: 0 fold, 1 call, then
+    the raises) at every decision: fold, call or raise uniformly, then a raise size uniformly."""
+    def act(s):
+        legal = s.legal_actions()  # cfrkit's is lazy: len / indexing without listing 19,803 raise ids
+        kinds = [a for a in (0, 1) if a in legal]
+        raises = len(legal) - len(kinds)
+        if raises:
+            kinds.append(2)
+        kind = rng.choice(kinds)
+        return kind if kind < 2 else legal[len(kinds) - 1 + rng.randrange(raises)]
+    return act
+
+
+def cfrkit_protocol(seed):
+    agents = [RandomAgent(seed), RandomAgent(seed + 1)]
+    return protocol_play(load(GAME), random.Random(seed), lambda s: agents[s.current_player()].act(s))
+
+
+def cfrkit_protocol_generic(seed):
+    """A game-agnostic random agent that reads ``legal_actions()`` (the id list) at every decision."""
+    rng = random.Random(seed)
+    return protocol_play(load(GAME), rng, random_kind_action(rng))
 
 
 def pokerkit_player(seed):
@@ -182,26 +176,7 @@ def openspiel_player(seed):
         "numSuits": 4, "numRanks": 13, "numHoleCards": 2, "numBoardCards": "0 3 1 1",
         "stack": "20000 20000", "bettingAbstraction": "fullgame"})
     rng = random.Random(seed)
-
-    def play(k):
-        total = 0.0
-        for _ in range(k):
-            st = game.new_initial_state()
-            while not st.is_terminal():
-                if st.is_chance_node():
-                    outcomes = st.chance_outcomes()
-                    st.apply_action(outcomes[rng.randrange(len(outcomes))][0])
-                    continue
-                legal = st.legal_actions()
-                kinds = [a for a in (0, 1) if a in legal]
-                raises = legal[len(kinds):]
-                if raises:
-                    kinds.append(2)
-                kind = rng.choice(kinds)
-                st.apply_action(kind if kind < 2 else raises[rng.randrange(len(raises))])
-            total += st.returns()[0]
-        return total
-    return play
+    return protocol_play(game, rng, random_kind_action(rng))
 
 
 def main(argv=None):

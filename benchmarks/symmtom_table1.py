@@ -123,8 +123,148 @@ class _Lock:
         return self
 
     def __exit__(self, *exc):
-        if self.acquired:
+        if self.acquired:      # released once (a second exit is a no-op)
+            self.acquired = False
             os.unlink(self.path)
+
+
+class _Run:
+    """One (setting, model, seed) run's files and bookkeeping: its lock, its JSON, its resumable
+    checkpoint, the greedy evaluations of its curve and its best actor.  ``open`` claims the run
+    (False: locked by another process or already finished); the caller builds or resumes the
+    trainer, iterates it and calls ``after_iteration``, then ``finish``."""
+
+    def __init__(self, model: str, n: int, w: int, c: int, episodes: int, out: str, eval_every: int,
+                 eval_episodes: int, final_episodes: int, seed: int, log, keep_checkpoint: bool,
+                 checkpoint_every: int, progress_every: int):
+        self.model, self.n, self.w, self.c, self.episodes, self.out, self.seed = model, n, w, c, episodes, out, seed
+        self.eval_every, self.eval_episodes, self.final_episodes = eval_every, eval_episodes, final_episodes
+        self.log, self.keep_checkpoint = log, keep_checkpoint
+        self.checkpoint_every, self.progress_every = checkpoint_every, progress_every
+        self.name = run_name(model, n, w, c, seed)
+        ckdir = os.path.join(out, "ckpt")
+        os.makedirs(ckdir, exist_ok=True)
+        self.json_path = os.path.join(out, self.name + ".json")
+        self.ck_path = os.path.join(ckdir, self.name + ".pt")
+        self.actors_path = os.path.join(ckdir, self.name + ".actors.pt")
+        self.lock = _Lock(os.path.join(ckdir, self.name + ".lock"))
+        self.result: Optional[dict] = None
+        self.state = {"curve": [], "best_reward": -1.0, "best_iteration": 0, "best_actor": None, "eval_cpu": 0.0}
+        self.last_train = 0.0
+        self.started = time.time()
+
+    def open(self) -> bool:
+        """Claim the run; False (lock released) when another process holds it or it is finished
+        (``result`` then holds the finished run's JSON)."""
+        self.lock.__enter__()
+        if not self.lock.acquired:
+            return False
+        self.done = _load_json(self.json_path)
+        if self.done is not None and self.done["episodes"] >= self.episodes:
+            self.result = self.done
+            self.close()
+            return False
+        if self.done is not None and not os.path.exists(self.ck_path):
+            self.close()
+            raise SystemExit(f"{self.name} finished at {self.done['episodes']} episodes without a resumable "
+                             f"checkpoint; delete {self.json_path} to train it again to {self.episodes}")
+        return True
+
+    def close(self) -> None:
+        self.lock.__exit__(None, None, None)
+
+    def settings(self):
+        from cfrkit.agents.symmtom.learning import MADDPGSettings
+        return MADDPGSettings(variant=self.model, seed=self.seed)
+
+    def iterations(self, trainer) -> int:
+        return -(-self.episodes // trainer.settings.num_envs)
+
+    def checkpoint(self) -> Optional[dict]:
+        """The resumable checkpoint's payload, or None for a fresh run (its bench state is loaded)."""
+        from cfrkit.agents.rl import load_checkpoint
+        if not os.path.exists(self.ck_path):
+            return None
+        payload = load_checkpoint(self.ck_path)
+        self.state = payload["bench"]
+        return payload
+
+    def after_iteration(self, trainer, train_reward: float, trainer_state) -> None:
+        """Evaluate and checkpoint on schedule after one iteration (``trainer_state()``: its state dict)."""
+        from cfrkit.agents.rl import save_checkpoint
+        self.last_train = train_reward
+        total = self.iterations(trainer)
+        if trainer.iteration % self.eval_every == 0 or trainer.iteration == total:
+            self._evaluate(trainer)
+        if trainer.iteration % self.checkpoint_every == 0 and trainer.iteration < total:
+            save_checkpoint(self.ck_path, {"trainer": trainer_state(), "bench": self.state})
+
+    def _evaluate(self, trainer) -> None:
+        state = self.state
+        c0 = time.process_time()
+        r = float(trainer.evaluate(self.eval_episodes, seed=0).mean())
+        state["eval_cpu"] += time.process_time() - c0
+        state["curve"].append({"iteration": trainer.iteration, "episodes": trainer.episodes,
+                               "env_steps": trainer.env_steps, "cpu_seconds": round(trainer.cpu_seconds, 2),
+                               "wall_seconds": round(trainer.wall_seconds, 2), "eval_reward": round(r, 3),
+                               "train_reward": round(self.last_train, 3)})
+        if r > state["best_reward"]:
+            state["best_reward"], state["best_iteration"] = r, trainer.iteration
+            state["best_actor"] = {k: v.clone() for k, v in trainer.actor.state_dict().items()}
+        if self.progress_every and len(state["curve"]) % self.progress_every == 0:
+            self.log(f"  {self.name}: {trainer.episodes} episodes, greedy reward {r:.1f} "
+                     f"(best {state['best_reward']:.1f}), training cpu {trainer.cpu_seconds:.0f} s, "
+                     f"wall {trainer.wall_seconds:.0f} s")
+
+    def finish(self, trainer, trainer_state, extra: Optional[dict] = None) -> dict:
+        """Score the best checkpoint (Table 1's cell) and the last iterate, write the JSON, release the lock."""
+        import torch
+
+        from cfrkit.agents.rl import save_checkpoint
+        state, n, w, c = self.state, self.n, self.w, self.c
+        c0 = time.process_time()
+        last = trainer.evaluate(self.final_episodes, seed=1)
+        final_actor = {k: v.clone() for k, v in trainer.actor.state_dict().items()}
+        trainer.actor.load_state_dict(state["best_actor"])
+        best = trainer.evaluate(self.final_episodes, seed=1)
+        trainer.actor.load_state_dict(final_actor)
+        final_cpu = time.process_time() - c0
+        save_checkpoint(self.actors_path, {"model": self.model, "config": [n, w, c], "seed": self.seed,
+                                           "episodes": trainer.episodes, "actor": final_actor,
+                                           "best_actor": state["best_actor"],
+                                           "best_iteration": state["best_iteration"]})
+        if self.keep_checkpoint:
+            save_checkpoint(self.ck_path, {"trainer": trainer_state(), "bench": state})
+        elif os.path.exists(self.ck_path):
+            os.unlink(self.ck_path)
+        settings = trainer.settings
+        data = {"model": self.model, "agents": n, "width": w, "pieces": c, "seed": self.seed,
+                "episodes": trainer.episodes, "iterations": trainer.iteration, "env_steps": trainer.env_steps,
+                "cpu_seconds": round(trainer.cpu_seconds, 2), "wall_seconds": round(trainer.wall_seconds, 2),
+                "eval_cpu_seconds": round(state["eval_cpu"] + final_cpu, 2),
+                "best_iteration": state["best_iteration"], "best_eval_reward": round(state["best_reward"], 3),
+                "table": {"mean": round(float(best.mean()), 3), "std": round(float(best.std(ddof=1)), 3),
+                          "episodes": self.final_episodes, "checkpoint": "best"},
+                "last": {"mean": round(float(last.mean()), 3), "std": round(float(last.std(ddof=1)), 3),
+                         "episodes": self.final_episodes},
+                "curve": state["curve"], "settings": {k: getattr(settings, k) for k in settings.__dataclass_fields__},
+                "eval_every": self.eval_every, "eval_episodes": self.eval_episodes,
+                "torch_threads": torch.get_num_threads(),
+                "finished_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+                "loadavg_at_finish": round(os.getloadavg()[0], 2), **(extra or {})}
+        # every budget stage keeps its own Table 1 cell, so a table at a common budget stays available
+        stages = dict((self.done or {}).get("stages", {}))
+        stages[str(trainer.episodes)] = {k: data[k] for k in ("episodes", "iterations", "cpu_seconds", "wall_seconds",
+                                                              "best_iteration", "best_eval_reward", "table", "last",
+                                                              "finished_utc")}
+        data["stages"] = stages
+        _write_json(self.json_path, data)
+        self.log(f"{self.name}: {trainer.episodes} episodes, cpu {trainer.cpu_seconds:.0f} s, wall "
+                 f"{trainer.wall_seconds:.0f} s (this call {time.time() - self.started:.0f} s); best it "
+                 f"{state['best_iteration']} -> {best.mean():.1f} [{best.std(ddof=1):.1f}], last {last.mean():.1f}")
+        self.result = data
+        self.close()
+        return data
 
 
 def train_run(model: str, n: int, w: int, c: int, episodes: int, out: str = OUT, eval_every: int = 8,
@@ -138,99 +278,67 @@ def train_run(model: str, n: int, w: int, c: int, episodes: int, out: str = OUT,
     by ``ckpt/<run>.actors.pt`` (final and best actor) once the run is finished.  A progress line is
     logged every ``progress_every`` evaluations (0: never).
     """
-    import torch
-
-    from cfrkit.agents.symmtom.learning import MADDPGSettings, make_trainer
-    from cfrkit.agents.rl import load_checkpoint, save_checkpoint
+    from cfrkit.agents.symmtom.learning import make_trainer
     from cfrkit.games.symmtom import SymmToMConfig
 
-    name = run_name(model, n, w, c, seed)
-    ckdir = os.path.join(out, "ckpt")
-    os.makedirs(ckdir, exist_ok=True)
-    json_path = os.path.join(out, name + ".json")
-    ck_path = os.path.join(ckdir, name + ".pt")
-    actors_path = os.path.join(ckdir, name + ".actors.pt")
-    with _Lock(os.path.join(ckdir, name + ".lock")) as lock:
-        if not lock.acquired:
-            return None
-        done = _load_json(json_path)
-        if done is not None and done["episodes"] >= episodes:
-            return done
-        if done is not None and not os.path.exists(ck_path):
-            raise SystemExit(f"{name} finished at {done['episodes']} episodes without a resumable checkpoint; "
-                             f"delete {json_path} to train it again to {episodes}")
-        config = SymmToMConfig(agents=n, width=w, pieces=c)
-        settings = MADDPGSettings(variant=model, seed=seed)
-        trainer = make_trainer(config, settings, "cpu")
-        iterations = -(-episodes // settings.num_envs)
-        state = {"curve": [], "best_reward": -1.0, "best_iteration": 0, "best_actor": None, "eval_cpu": 0.0}
-        if os.path.exists(ck_path):
-            payload = load_checkpoint(ck_path)
+    run = _Run(model, n, w, c, episodes, out, eval_every, eval_episodes, final_episodes, seed, log,
+               keep_checkpoint, checkpoint_every, progress_every)
+    if not run.open():
+        return run.result
+    try:
+        trainer = make_trainer(SymmToMConfig(agents=n, width=w, pieces=c), run.settings(), "cpu")
+        payload = run.checkpoint()
+        if payload is not None:
             trainer.load_state_dict(payload["trainer"])
-            state = payload["bench"]
-        started = time.time()
+        while trainer.iteration < run.iterations(trainer):
+            run.after_iteration(trainer, trainer.iterate()["train_reward"], trainer.state_dict)
+        return run.finish(trainer, trainer.state_dict)
+    finally:
+        run.close()
 
-        def evaluate_now():
-            c0 = time.process_time()
-            r = float(trainer.evaluate(eval_episodes, seed=0).mean())
-            state["eval_cpu"] += time.process_time() - c0
-            state["curve"].append({"iteration": trainer.iteration, "episodes": trainer.episodes,
-                                   "env_steps": trainer.env_steps, "cpu_seconds": round(trainer.cpu_seconds, 2),
-                                   "wall_seconds": round(trainer.wall_seconds, 2), "eval_reward": round(r, 3),
-                                   "train_reward": round(last_train, 3)})
-            if r > state["best_reward"]:
-                state["best_reward"], state["best_iteration"] = r, trainer.iteration
-                state["best_actor"] = {k: v.clone() for k, v in trainer.actor.state_dict().items()}
-            if progress_every and len(state["curve"]) % progress_every == 0:
-                log(f"  {name}: {trainer.episodes} episodes, greedy reward {r:.1f} (best {state['best_reward']:.1f}), "
-                    f"training cpu {trainer.cpu_seconds:.0f} s, wall {trainer.wall_seconds:.0f} s")
 
-        last_train = 0.0
-        while trainer.iteration < iterations:
-            last_train = trainer.iterate()["train_reward"]
-            if trainer.iteration % eval_every == 0 or trainer.iteration == iterations:
-                evaluate_now()
-            if trainer.iteration % checkpoint_every == 0 and trainer.iteration < iterations:
-                save_checkpoint(ck_path, {"trainer": trainer.state_dict(), "bench": state})
-        # Table 1 cell: the best checkpoint on final_episodes other episodes; the last iterate beside it
-        c0 = time.process_time()
-        last = trainer.evaluate(final_episodes, seed=1)
-        final_actor = {k: v.clone() for k, v in trainer.actor.state_dict().items()}
-        trainer.actor.load_state_dict(state["best_actor"])
-        best = trainer.evaluate(final_episodes, seed=1)
-        trainer.actor.load_state_dict(final_actor)
-        final_cpu = time.process_time() - c0
-        save_checkpoint(actors_path, {"model": model, "config": [n, w, c], "seed": seed, "episodes": trainer.episodes,
-                                      "actor": final_actor, "best_actor": state["best_actor"],
-                                      "best_iteration": state["best_iteration"]})
-        if keep_checkpoint:
-            save_checkpoint(ck_path, {"trainer": trainer.state_dict(), "bench": state})
-        elif os.path.exists(ck_path):
-            os.unlink(ck_path)
-        data = {"model": model, "agents": n, "width": w, "pieces": c, "seed": seed,
-                "episodes": trainer.episodes, "iterations": trainer.iteration, "env_steps": trainer.env_steps,
-                "cpu_seconds": round(trainer.cpu_seconds, 2), "wall_seconds": round(trainer.wall_seconds, 2),
-                "eval_cpu_seconds": round(state["eval_cpu"] + final_cpu, 2),
-                "best_iteration": state["best_iteration"], "best_eval_reward": round(state["best_reward"], 3),
-                "table": {"mean": round(float(best.mean()), 3), "std": round(float(best.std(ddof=1)), 3),
-                          "episodes": final_episodes, "checkpoint": "best"},
-                "last": {"mean": round(float(last.mean()), 3), "std": round(float(last.std(ddof=1)), 3),
-                         "episodes": final_episodes},
-                "curve": state["curve"], "settings": {k: getattr(settings, k) for k in settings.__dataclass_fields__},
-                "eval_every": eval_every, "eval_episodes": eval_episodes, "torch_threads": torch.get_num_threads(),
-                "finished_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
-                "loadavg_at_finish": round(os.getloadavg()[0], 2)}
-        # every budget stage keeps its own Table 1 cell, so a table at a common budget stays available
-        stages = dict((done or {}).get("stages", {}))
-        stages[str(trainer.episodes)] = {k: data[k] for k in ("episodes", "iterations", "cpu_seconds", "wall_seconds",
-                                                              "best_iteration", "best_eval_reward", "table", "last",
-                                                              "finished_utc")}
-        data["stages"] = stages
-        _write_json(json_path, data)
-        log(f"{name}: {trainer.episodes} episodes, cpu {trainer.cpu_seconds:.0f} s, wall {trainer.wall_seconds:.0f} s "
-            f"(this call {time.time() - started:.0f} s); best it {state['best_iteration']} -> "
-            f"{best.mean():.1f} [{best.std(ddof=1):.1f}], last {last.mean():.1f}")
-        return data
+def train_stacked(model: str, n: int, w: int, c: int, episodes: int, seeds: Sequence[int], out: str = OUT,
+                  eval_every: int = 8, eval_episodes: int = 200, final_episodes: int = 1000, log=print,
+                  keep_checkpoint: bool = True, checkpoint_every: int = 50, progress_every: int = 5) -> List[dict]:
+    """:func:`train_run` for several seeds of one (setting, model) in one process, their gradient
+    steps stacked (:class:`~cfrkit.agents.symmtom.learning.stacked.StackedSeeds`; for RMADDPG and
+    EE the critic's part).  Every seed keeps its own files, checkpoint format, random streams and
+    JSON (the same as :func:`train_run`'s, plus ``"stacked_seeds"``); runs locked by another process
+    or finished are skipped; a seed resumed behind the others first catches up alone.  ``cpu_seconds``
+    charges each seed its own acting and 1/S of the stacked gradient steps.  Returns the JSONs written."""
+    from cfrkit.agents.symmtom.learning import make_trainer
+    from cfrkit.agents.symmtom.learning.stacked import StackedSeeds
+    from cfrkit.games.symmtom import SymmToMConfig
+
+    runs = [_Run(model, n, w, c, episodes, out, eval_every, eval_episodes, final_episodes, seed, log,
+                 keep_checkpoint, checkpoint_every, progress_every) for seed in seeds]
+    runs = [r for r in runs if r.open()]
+    if not runs:
+        return []
+    try:
+        config = SymmToMConfig(agents=n, width=w, pieces=c)
+        group = StackedSeeds.create(lambda st: make_trainer(config, st, "cpu"), [r.settings() for r in runs])
+        for s, r in enumerate(runs):
+            payload = r.checkpoint()
+            if payload is not None:
+                group.load_seed_state(s, payload["trainer"])
+        trainers = group.trainers
+        total = runs[0].iterations(trainers[0])
+        extra = {"stacked_seeds": [r.seed for r in runs]}
+        # a seed resumed behind the others catches up alone (same results, no stacking)
+        while len({t.iteration for t in trainers}) > 1:
+            lead = max(t.iteration for t in trainers)
+            for s, (r, t) in enumerate(zip(runs, trainers)):
+                if t.iteration < lead:
+                    stats = group.run_for_seed(s, t.iterate)
+                    group.run_for_seed(s, r.after_iteration, t, stats["train_reward"], t.state_dict)
+        while trainers[0].iteration < total:
+            for s, (r, t, stats) in enumerate(zip(runs, trainers, group.iterate())):
+                group.run_for_seed(s, r.after_iteration, t, stats["train_reward"], t.state_dict)
+        return [group.run_for_seed(s, r.finish, t, t.state_dict, extra) for s, (r, t) in enumerate(zip(runs, trainers))]
+    finally:
+        for r in runs:
+            r.close()
 
 
 def cmd_run(args) -> int:
@@ -242,13 +350,20 @@ def cmd_run(args) -> int:
         raise SystemExit("--episodes: give positive budgets, e.g. 640,1280")
     settings, models = _parse_settings(args.settings), _parse_models(args.models)
     seeds = range(args.first_seed, args.first_seed + args.seeds)
+    log = lambda s: print(s, flush=True)  # noqa: E731
     for budget in budgets:
+        keep = args.keep_checkpoints or budget < budgets[-1]
+        if args.stack_seeds:   # every seed of a (setting, model) together, gradient steps stacked
+            for (n, w, c) in settings:
+                for model in models:
+                    train_stacked(model, n, w, c, budget, list(seeds), args.out, args.eval_every,
+                                  args.eval_episodes, args.final_episodes, log=log, keep_checkpoint=keep)
+            continue
         for seed in seeds:
             for (n, w, c) in settings:
                 for model in models:
                     train_run(model, n, w, c, budget, args.out, args.eval_every, args.eval_episodes,
-                              args.final_episodes, seed, log=lambda s: print(s, flush=True),
-                              keep_checkpoint=args.keep_checkpoints or budget < budgets[-1])
+                              args.final_episodes, seed, log=log, keep_checkpoint=keep)
     return 0
 
 
@@ -653,6 +768,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     r.add_argument("--keep-checkpoints", action="store_true",
                    help="keep each finished run's resumable checkpoint (replay included) to extend it later")
     r.add_argument("--threads", type=int, default=1)
+    r.add_argument("--stack-seeds", action="store_true",
+                   help="train the seeds of each (setting, model) together with stacked gradient steps "
+                        "(same algorithm and files; order: setting by setting instead of seed by seed)")
     r.add_argument("--out", default=OUT)
     r.set_defaults(func=cmd_run)
     t = sub.add_parser("rate", help="training CPU cost per setting and model, projections")

@@ -25,6 +25,18 @@ cdef inline double _l1_bounded(const float *a, const float *b, Py_ssize_t d, dou
     return s
 
 
+cdef inline Py_ssize_t _lower_bound(const double *a, Py_ssize_t k, double x) noexcept nogil:
+    """First index of the ascending ``a[k]`` whose value is not below ``x`` (``k`` when none)."""
+    cdef Py_ssize_t lo = 0, hi = k, mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 def l1_nearest_two(const float[:, ::1] X, const float[:, ::1] C_sorted, const double[::1] csum,
                    const int64_t[::1] order):
     """For each row of X: (label, distance to nearest, distance to second nearest) under L1.
@@ -37,7 +49,7 @@ def l1_nearest_two(const float[:, ::1] X, const float[:, ::1] C_sorted, const do
     cdef cnp.ndarray[double, ndim=1] d1_a = np.empty(n), d2_a = np.empty(n)
     cdef int32_t[::1] lab = lab_a
     cdef double[::1] d1 = d1_a, d2 = d2_a
-    cdef Py_ssize_t i, j, lo, hi, mid, left, right, best
+    cdef Py_ssize_t i, j, lo, left, right, best
     cdef double s, b1, b2, gl, gr, dist
     cdef int64_t computed = 0
     with nogil:
@@ -45,14 +57,7 @@ def l1_nearest_two(const float[:, ::1] X, const float[:, ::1] C_sorted, const do
             s = 0.0
             for j in range(d):
                 s += X[i, j]
-            lo = 0
-            hi = k
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if csum[mid] < s:
-                    lo = mid + 1
-                else:
-                    hi = mid
+            lo = _lower_bound(&csum[0], k, s)
             left = lo - 1
             right = lo
             b1 = 1e300
@@ -353,6 +358,55 @@ cdef double _marginal_lb(const double *pv, const double *pw, int np_, const doub
     return s
 
 
+cdef inline int _support_size(const int32_t *cid, Py_ssize_t S) noexcept nogil:
+    """Entries of a centre's support row ``cid[S]`` before its -1 padding."""
+    cdef int a = 0
+    while a < S and cid[a] >= 0:
+        a += 1
+    return a
+
+
+cdef inline void _mean_embedding(const int *ids, const double *mass, int np_, const double[:, ::1] embed,
+                                 Py_ssize_t D, double *pe) noexcept nogil:
+    """``pe[D]``: the point's mass-weighted mean of the next-round centre embeddings ``embed[ids]``."""
+    cdef Py_ssize_t j
+    cdef int a
+    cdef double s
+    for j in range(D):
+        s = 0.0
+        for a in range(np_):
+            s += mass[a] * embed[ids[a], j]
+        pe[j] = s
+
+
+cdef inline void _point_marginals(const int *ids, const double *mass, int np_, const double[:, ::1] embed,
+                                  Py_ssize_t D, double *pv, double *pw) noexcept nogil:
+    """Per embedding dimension ``j``, the point's (value, mass) pairs sorted by value at ``pv / pw[j * np_]``
+    (the 1-D marginals LB1 compares)."""
+    cdef Py_ssize_t j
+    cdef int a
+    for j in range(D):
+        for a in range(np_):
+            pv[j * np_ + a] = embed[ids[a], j]
+            pw[j * np_ + a] = mass[a]
+        _sort_pairs_by_value(&pv[j * np_], &pw[j * np_], np_)
+
+
+cdef inline double _embedding_distance(const double *pe, const double *ce, Py_ssize_t D, int norm) noexcept nogil:
+    """LB0: L1 (``norm`` 1) or L2 distance of two mean embeddings ``[D]``."""
+    cdef Py_ssize_t j
+    cdef double s = 0.0, t
+    if norm == 1:
+        for j in range(D):
+            t = pe[j] - ce[j]
+            s += t if t >= 0 else -t
+        return s
+    for j in range(D):
+        t = pe[j] - ce[j]
+        s += t * t
+    return sqrt(s)
+
+
 def pa_centre_marginals(const int32_t[:, ::1] cids, const double[:, ::1] cmass, const double[:, ::1] embed):
     """Per centre and coordinate, its support's embedding values sorted ascending with their masses:
     (float64[k, D, S] values, float64[k, D, S] masses; entries past the support are padding)."""
@@ -412,35 +466,14 @@ def pa_search(const int32_t[:, ::1] pts, const double[:, ::1] embed, int norm, c
     try:
         with nogil:
             for c in range(k):
-                a = 0
-                while a < S and cids[c, a] >= 0:
-                    a += 1
-                nsup[c] = a
+                nsup[c] = _support_size(&cids[c, 0], S)
             for i in range(n):
                 np_ = _compress(&pts[i, 0], m, ids, mass)
-                for j in range(D):
-                    s = 0.0
-                    for a in range(np_):
-                        s += mass[a] * embed[ids[a], j]
-                    pe[j] = s
+                _mean_embedding(ids, mass, np_, embed, D, pe)
                 if marg:
-                    for j in range(D):
-                        for a in range(np_):
-                            pv[j * np_ + a] = embed[ids[a], j]
-                            pw[j * np_ + a] = mass[a]
-                        _sort_pairs_by_value(&pv[j * np_], &pw[j * np_], np_)
+                    _point_marginals(ids, mass, np_, embed, D, pv, pw)
                 for c in range(k):
-                    s = 0.0
-                    if norm == 1:
-                        for j in range(D):
-                            t = pe[j] - cemb[c, j]
-                            s += t if t >= 0 else -t
-                    else:
-                        for j in range(D):
-                            t = pe[j] - cemb[c, j]
-                            s += t * t
-                        s = sqrt(s)
-                    heap[c].v = s
+                    heap[c].v = _embedding_distance(pe, &cemb[c, 0], D, norm)
                     heap[c].i = <int>c
                 hn = k
                 c = k // 2
@@ -503,26 +536,12 @@ def pa_lower_bounds(const int32_t[:, ::1] pts, const double[:, ::1] embed, int n
         with nogil:
             for i in range(n):
                 np_ = _compress(&pts[i, 0], m, ids, mass)
-                for j in range(D):
-                    s = 0.0
-                    for a in range(np_):
-                        s += mass[a] * embed[ids[a], j]
-                    pe[j] = s
-                    for a in range(np_):
-                        pv[j * np_ + a] = embed[ids[a], j]
-                        pw[j * np_ + a] = mass[a]
-                    _sort_pairs_by_value(&pv[j * np_], &pw[j * np_], np_)
+                _mean_embedding(ids, mass, np_, embed, D, pe)
+                _point_marginals(ids, mass, np_, embed, D, pv, pw)
                 for c in range(k):
-                    s = 0.0
-                    for j in range(D):
-                        t = pe[j] - cemb[c, j]
-                        s += (t if t >= 0 else -t) if norm == 1 else t * t
-                    l0[i, c] = s if norm == 1 else sqrt(s)
+                    l0[i, c] = _embedding_distance(pe, &cemb[c, 0], D, norm)
                     if norm == 1:
-                        nq = 0
-                        while nq < S and cids[c, nq] >= 0:
-                            nq += 1
-                        l1[i, c] = _marginal_lb(pv, pw, np_, cvals, cw, c, nq, D, 1e300)
+                        l1[i, c] = _marginal_lb(pv, pw, np_, cvals, cw, c, _support_size(&cids[c, 0], S), D, 1e300)
                     else:
                         l1[i, c] = l0[i, c]
     finally:
@@ -548,10 +567,8 @@ def pa_rows(const int32_t[:, ::1] pts, const int32_t[::1] labels, const int32_t[
             for i in range(n):
                 np_ = _compress(&pts[i, 0], m, ids, mass)
                 c = labels[i]
-                nq = 0
-                while nq < S and cids[c, nq] >= 0:
-                    nq += 1
-                out[i] = _greedy(ids, mass, np_, &cids[c, 0], &cmass[c, 0], nq, ground, buf, rp, rq, stk, 1e300)
+                out[i] = _greedy(ids, mass, np_, &cids[c, 0], &cmass[c, 0], _support_size(&cids[c, 0], S), ground,
+                                 buf, rp, rq, stk, 1e300)
     finally:
         free(ids); free(mass); free(buf); free(stk); free(rp); free(rq)
     return out_a
@@ -571,7 +588,7 @@ def l2_nearest(const float[:, ::1] X, const double[:, ::1] C_sorted, const doubl
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], k = C_sorted.shape[0]
     cdef cnp.ndarray[int32_t, ndim=1] lab_a = np.empty(n, dtype=np.int32)
     cdef int32_t[::1] lab = lab_a
-    cdef Py_ssize_t i, j, lo, hi, mid, left, right, c, best
+    cdef Py_ssize_t i, j, lo, left, right, c, best
     cdef double px, best_d, gap, gl, gr, s, t
     cdef int64_t computed = 0
     cdef bint nan
@@ -586,14 +603,7 @@ def l2_nearest(const float[:, ::1] X, const double[:, ::1] C_sorted, const doubl
             if nan:
                 lab[i] = -1
                 continue
-            lo = 0
-            hi = k
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if proj[mid] < px:
-                    lo = mid + 1
-                else:
-                    hi = mid
+            lo = _lower_bound(&proj[0], k, px)
             left = lo - 1
             right = lo
             best_d = 1e300

@@ -28,14 +28,11 @@ cimport numpy as cnp
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
+include "blueprint_tree.pxi"
+
+
 cdef struct Ctx:
-    const signed char* kind
-    const signed char* player
-    const signed char* rnd
-    const int* child_start
-    const int* num_children
-    const long long* spent
-    const long long* slot
+    Tree t
     const int* cards
     const int* bucket      # [rounds, L]
     const int* groups      # [G + 1]
@@ -114,7 +111,7 @@ cdef int _average_only(Ctx* c, int n, int depth, const double* own) noexcept nog
     cdef double* reach
     cdef const int* bk
     cdef const int* pres
-    if c.kind[n] != 0 or c.weight <= 0:
+    if c.t.kind[n] != 0 or c.weight <= 0:
         return 0
     if depth >= c.max_depth:
         return -1
@@ -123,14 +120,14 @@ cdef int _average_only(Ctx* c, int n, int depth, const double* own) noexcept nog
     if s <= 0:
         return 0
     c.visited += 1
-    A = c.num_children[n]
-    if c.player[n] != p:
+    A = c.t.num_children[n]
+    if c.t.player[n] != p:
         for a in range(A):
-            if _average_only(c, c.child_start[n] + a, depth + 1, own) != 0:
+            if _average_only(c, c.t.child_start[n] + a, depth + 1, own) != 0:
                 return -1
         return 0
-    base = c.slot[n]
-    r = c.rnd[n]
+    base = c.t.slot[n]
+    r = c.t.rnd[n]
     sig = c.work + <long long>depth * c.depth_stride
     acc = sig + <long long>c.max_buckets * c.max_actions
     reach = acc + <long long>c.max_buckets * (c.max_actions + 2) + <long long>c.max_actions * L
@@ -152,7 +149,7 @@ cdef int _average_only(Ctx* c, int n, int depth, const double* own) noexcept nog
     for a in range(A):
         for k in range(L):
             reach[k] = own[k] * sig[<long long>bk[k] * A + a]
-        if _average_only(c, c.child_start[n] + a, depth + 1, reach) != 0:
+        if _average_only(c, c.t.child_start[n] + a, depth + 1, reach) != 0:
             return -1
     return 0
 
@@ -171,17 +168,17 @@ cdef int _walk(Ctx* c, int n, int depth, const double* own, const double* opp, d
     cdef const int* bk
     cdef const int* pres
     c.visited += 1
-    if c.kind[n] == 1:
-        if c.player[n] == p:
-            payoff = -<double>c.spent[2 * n + p]
+    if c.t.kind[n] == 1:
+        if c.t.player[n] == p:
+            payoff = -<double>c.t.spent[2 * n + p]
         else:
-            payoff = <double>c.spent[2 * n + 1 - p]
+            payoff = <double>c.t.spent[2 * n + 1 - p]
         _fold_values(c, opp, payoff, out)
         return 0
-    if c.kind[n] == 2:
-        s = <double>c.spent[2 * n]
-        if c.spent[2 * n + 1] < s:
-            s = <double>c.spent[2 * n + 1]
+    if c.t.kind[n] == 2:
+        s = <double>c.t.spent[2 * n]
+        if c.t.spent[2 * n + 1] < s:
+            s = <double>c.t.spent[2 * n + 1]
         _showdown_values(c, opp, s, out)
         return 0
     if depth >= c.max_depth:
@@ -195,9 +192,9 @@ cdef int _walk(Ctx* c, int n, int depth, const double* own, const double* opp, d
         for k in range(L):
             out[k] = 0.0
         return _average_only(c, n, depth, own)
-    A = c.num_children[n]
-    base = c.slot[n]
-    r = c.rnd[n]
+    A = c.t.num_children[n]
+    base = c.t.slot[n]
+    r = c.t.rnd[n]
     sig = c.work + <long long>depth * c.depth_stride
     acc = sig + <long long>c.max_buckets * c.max_actions
     vals = acc + <long long>c.max_buckets * (c.max_actions + 2)
@@ -211,9 +208,9 @@ cdef int _walk(Ctx* c, int n, int depth, const double* own, const double* opp, d
         _regret_matching(c.regrets_in + base + <long long>b * A, A, sig + <long long>b * A)
     for k in range(L):
         out[k] = 0.0
-    if c.player[n] == p:
+    if c.t.player[n] == p:
         for a in range(A):
-            child = c.child_start[n] + a
+            child = c.t.child_start[n] + a
             for k in range(L):
                 reach[k] = own[k] * sig[<long long>bk[k] * A + a]
             if _walk(c, child, depth + 1, reach, opp, vals + <long long>a * L) != 0:
@@ -244,7 +241,7 @@ cdef int _walk(Ctx* c, int n, int depth, const double* own, const double* opp, d
                     c.strategy_out[idx + a] += <float>(c.weight * row[A + 1] * sig[<long long>b * A + a])
     else:
         for a in range(A):
-            child = c.child_start[n] + a
+            child = c.t.child_start[n] + a
             for k in range(L):
                 reach[k] = opp[k] * sig[<long long>bk[k] * A + a]
             if _walk(c, child, depth + 1, own, reach, vals) != 0:
@@ -286,13 +283,7 @@ def traverse(const signed char[::1] kind, const signed char[::1] player, const s
     cdef int rc
     if L == 0:
         return 0
-    c.kind = &kind[0]
-    c.player = &player[0]
-    c.rnd = &rnd[0]
-    c.child_start = &child_start[0]
-    c.num_children = &num_children[0]
-    c.spent = &spent[0, 0]
-    c.slot = &slot[0]
+    _bind_tree_arrays(&c.t, kind, player, rnd, child_start, num_children, spent, slot)
     c.cards = &cards[0, 0]
     c.bucket = &bucket[0, 0]
     c.groups = &groups[0]

@@ -26,14 +26,11 @@ cimport numpy as cnp
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, free
 
+include "blueprint_tree.pxi"
+
+
 cdef struct Ctx:
-    const signed char* kind
-    const signed char* player
-    const signed char* rnd
-    const int* child_start
-    const int* num_children
-    const long long* spent
-    const long long* slot
+    Tree t
     int buckets[2][4]      # bucket of each seat's hand in each round
     int winner             # showdown: 0, 1, or -1 (tie)
     int traverser
@@ -54,6 +51,7 @@ include "xoshiro256.pxi"
 
 
 include "blueprint_regret.pxi"
+include "blueprint_sampling.pxi"
 
 
 cdef double _walk(Ctx* c, int n, int depth) noexcept nogil:
@@ -61,60 +59,43 @@ cdef double _walk(Ctx* c, int n, int depth) noexcept nogil:
     cdef int p = c.traverser
     cdef int k, a, A, child, r
     cdef long long idx
-    cdef double v, u, acc
+    cdef double v, u
     cdef double* sig
     cdef double* vals
     c.visited += 1
-    k = c.kind[n]
-    if k == 1:
-        if c.player[n] == p:
-            return -<double>c.spent[2 * n + p]
-        return <double>c.spent[2 * n + 1 - p]
-    if k == 2:
-        v = <double>c.spent[2 * n]
-        if c.spent[2 * n + 1] < v:
-            v = <double>c.spent[2 * n + 1]
-        if c.winner < 0:
-            return 0.0
-        return v if c.winner == p else -v
-    A = c.num_children[n]
-    r = c.rnd[n]
+    k = c.t.kind[n]
+    if k == 1 or k == 2:
+        return _terminal_value(c, n, k)
+    A = c.t.num_children[n]
+    r = c.t.rnd[n]
     sig = c.work + <long long>depth * 2 * c.max_actions
     vals = sig + c.max_actions
-    if c.player[n] == p:
-        idx = c.slot[n] + <long long>c.buckets[p][r] * A
+    if c.t.player[n] == p:
+        idx = c.t.slot[n] + <long long>c.buckets[p][r] * A
         _regret_matching(c.regrets + idx, A, sig)
         v = 0.0
         for a in range(A):
-            child = c.child_start[n] + a
-            if c.prune and r < 3 and c.kind[child] == 0 and c.regrets[idx + a] < c.prune_threshold:
+            child = c.t.child_start[n] + a
+            if c.prune and r < 3 and c.t.kind[child] == 0 and c.regrets[idx + a] < c.prune_threshold:
                 vals[a] = 0.0
                 continue
             vals[a] = _walk(c, child, depth + 1)
             v += sig[a] * vals[a]
         for a in range(A):
-            child = c.child_start[n] + a
-            if c.prune and r < 3 and c.kind[child] == 0 and c.regrets[idx + a] < c.prune_threshold:
+            child = c.t.child_start[n] + a
+            if c.prune and r < 3 and c.t.kind[child] == 0 and c.regrets[idx + a] < c.prune_threshold:
                 continue
             u = c.regrets[idx + a] + (vals[a] - v)
             if u < c.regret_floor:
                 u = c.regret_floor
             c.regrets[idx + a] = <float>u
         return v
-    idx = c.slot[n] + <long long>c.buckets[1 - p][r] * A
+    idx = c.t.slot[n] + <long long>c.buckets[1 - p][r] * A
     _regret_matching(c.regrets + idx, A, sig)
     if c.weight > 0:
         for a in range(A):
             c.strategy_sum[idx + a] += <float>(c.weight * sig[a])
-    u = _uniform(c)
-    acc = 0.0
-    child = A - 1
-    for a in range(A):
-        acc += sig[a]
-        if u < acc:
-            child = a
-            break
-    return _walk(c, c.child_start[n] + child, depth + 1)
+    return _walk(c, c.t.child_start[n] + _sample_action(c, sig, A), depth + 1)
 
 
 def iterate_board(const signed char[::1] kind, const signed char[::1] player, const signed char[::1] rnd,
@@ -132,21 +113,13 @@ def iterate_board(const signed char[::1] kind, const signed char[::1] player, co
     each traverser's sampled root value (chips).  Returns the number of tree nodes visited.
     """
     cdef Ctx c
-    cdef Py_ssize_t K = deals.shape[0], i
-    cdef int p, r, h0, h1
-    cdef double v
+    cdef Py_ssize_t K = deals.shape[0]
     cdef double sums[2]
     if K == 0:
         return 0
     if regrets.shape[0] != strategy_sum.shape[0]:
         raise ValueError("regrets and strategy sums differ in length")
-    c.kind = &kind[0]
-    c.player = &player[0]
-    c.rnd = &rnd[0]
-    c.child_start = &child_start[0]
-    c.num_children = &num_children[0]
-    c.spent = &spent[0, 0]
-    c.slot = &slot[0]
+    _bind_tree_arrays(&c.t, kind, player, rnd, child_start, num_children, spent, slot)
     c.regrets = &regrets[0]
     c.strategy_sum = &strategy_sum[0]
     c.weight = weight
@@ -162,23 +135,7 @@ def iterate_board(const signed char[::1] kind, const signed char[::1] player, co
     if c.work == NULL:
         raise MemoryError("mccfr kernel workspace")
     with nogil:
-        for i in range(K):
-            h0 = deals[i, 0]
-            h1 = deals[i, 1]
-            for r in range(4):
-                c.buckets[0][r] = bucket[r, h0]
-                c.buckets[1][r] = bucket[r, h1]
-            if strength[h0] > strength[h1]:
-                c.winner = 0
-            elif strength[h1] > strength[h0]:
-                c.winner = 1
-            else:
-                c.winner = -1
-            for p in range(2):
-                c.traverser = p
-                c.prune = 1 if (prune_probability > 0 and _uniform(&c) < prune_probability) else 0
-                v = _walk(&c, 0, 0)
-                sums[p] += v
+        _play_given_deals(&c, bucket, strength, deals, prune_probability, sums)
     free(c.work)
     if root_values is not None:
         root_values[0] += sums[0]

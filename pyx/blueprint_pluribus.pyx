@@ -37,14 +37,11 @@ from libc.stdint cimport uint8_t, uint16_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.math cimport floor
 
+include "blueprint_tree.pxi"
+
+
 cdef struct Ctx:
-    const signed char* kind
-    const signed char* player
-    const signed char* rnd
-    const int* child_start
-    const int* num_children
-    const long long* spent
-    const long long* slot
+    Tree t
     const long long* avg_slot
     int buckets[2][4]
     int winner
@@ -65,6 +62,7 @@ cdef struct Ctx:
 include "xoshiro256.pxi"
 include "handeval_core.pxi"
 include "isomorph_core.pxi"
+include "blueprint_sampling.pxi"
 
 _init_binom()
 
@@ -131,33 +129,24 @@ cdef double _walk(Ctx* c, int n, int depth) noexcept nogil:
     cdef int p = c.traverser
     cdef int k, a, A, child, r
     cdef long long idx, aidx
-    cdef double v, u, acc
+    cdef double v
     cdef double* sig
     cdef double* vals
     c.visited += 1
-    k = c.kind[n]
-    if k == 1:
-        if c.player[n] == p:
-            return -<double>c.spent[2 * n + p]
-        return <double>c.spent[2 * n + 1 - p]
-    if k == 2:
-        v = <double>c.spent[2 * n]
-        if c.spent[2 * n + 1] < v:
-            v = <double>c.spent[2 * n + 1]
-        if c.winner < 0:
-            return 0.0
-        return v if c.winner == p else -v
-    A = c.num_children[n]
-    r = c.rnd[n]
+    k = c.t.kind[n]
+    if k == 1 or k == 2:
+        return _terminal_value(c, n, k)
+    A = c.t.num_children[n]
+    r = c.t.rnd[n]
     sig = c.work + <long long>depth * 2 * c.max_actions
     vals = sig + c.max_actions
-    if c.player[n] == p:
-        idx = c.slot[n] + <long long>c.buckets[p][r] * A
+    if c.t.player[n] == p:
+        idx = c.t.slot[n] + <long long>c.buckets[p][r] * A
         _match(c, idx, A, sig)
         v = 0.0
         for a in range(A):
-            child = c.child_start[n] + a
-            if c.prune and r < 3 and c.kind[child] == 0 and _get(c, idx + a) < c.prune_threshold:
+            child = c.t.child_start[n] + a
+            if c.prune and r < 3 and c.t.kind[child] == 0 and _get(c, idx + a) < c.prune_threshold:
                 vals[a] = 1e300  # marks a skipped action
                 continue
             vals[a] = _walk(c, child, depth + 1)
@@ -167,21 +156,13 @@ cdef double _walk(Ctx* c, int n, int depth) noexcept nogil:
                 continue
             _set(c, idx + a, _get(c, idx + a) + (vals[a] - v))
         return v
-    idx = c.slot[n] + <long long>c.buckets[1 - p][r] * A
+    idx = c.t.slot[n] + <long long>c.buckets[1 - p][r] * A
     _match(c, idx, A, sig)
     if c.avg_slot[n] >= 0:
         aidx = c.avg_slot[n] + <long long>c.buckets[1 - p][r] * A
         for a in range(A):
             c.strategy_sum[aidx + a] += <float>sig[a]
-    u = _uniform(c)
-    acc = 0.0
-    child = A - 1
-    for a in range(A):
-        acc += sig[a]
-        if u < acc:
-            child = a
-            break
-    return _walk(c, c.child_start[n] + child, depth + 1)
+    return _walk(c, c.t.child_start[n] + _sample_action(c, sig, A), depth + 1)
 
 
 cdef void _bind_tree(Ctx* c, const signed char[::1] kind, const signed char[::1] player,
@@ -190,13 +171,7 @@ cdef void _bind_tree(Ctx* c, const signed char[::1] kind, const signed char[::1]
                      float[::1] strategy_sum, double prune_threshold, double regret_floor,
                      double regret_ceiling, int max_actions):
     """Point the context at the flat tree and tables (both entry points; the caller keeps the arrays alive)."""
-    c.kind = &kind[0]
-    c.player = &player[0]
-    c.rnd = &rnd[0]
-    c.child_start = &child_start[0]
-    c.num_children = &num_children[0]
-    c.spent = &spent[0, 0]
-    c.slot = &slot[0]
+    _bind_tree_arrays(&c.t, kind, player, rnd, child_start, num_children, spent, slot)
     c.avg_slot = &avg_slot[0]
     c.strategy_sum = &strategy_sum[0]
     c.prune_threshold = prune_threshold
@@ -204,6 +179,26 @@ cdef void _bind_tree(Ctx* c, const signed char[::1] kind, const signed char[::1]
     c.regret_ceiling = regret_ceiling
     c.max_actions = max_actions
     c.visited = 0
+
+
+cdef int _bind_regrets(Ctx* c, regrets, float[::1] strategy_sum) except -1:
+    """Point the context at the int32 or float32 regret vector (the caller keeps the array alive); checks
+    that ``strategy_sum`` is not empty."""
+    cdef int[::1] ir
+    cdef float[::1] fr
+    c.iregrets = NULL
+    c.fregrets = NULL
+    if isinstance(regrets, np.ndarray) and regrets.dtype == np.int32:
+        ir = regrets
+        c.iregrets = &ir[0]
+    elif isinstance(regrets, np.ndarray) and regrets.dtype == np.float32:
+        fr = regrets
+        c.fregrets = &fr[0]
+    else:
+        raise TypeError("regrets must be an int32 or float32 numpy vector")
+    if strategy_sum.shape[0] == 0:
+        raise ValueError("strategy_sum must hold at least one entry (pass a 1-entry array when nothing is averaged)")
+    return 0
 
 
 cdef int _alloc_work(Ctx* c, int max_actions, int max_depth) except -1:
@@ -230,26 +225,11 @@ def iterate_board(const signed char[::1] kind, const signed char[::1] player, co
     number of tree nodes visited.
     """
     cdef Ctx c
-    cdef Py_ssize_t K = deals.shape[0], i
-    cdef int p, r, h0, h1
-    cdef double v
+    cdef Py_ssize_t K = deals.shape[0]
     cdef double sums[2]
-    cdef int[::1] ir
-    cdef float[::1] fr
     if K == 0:
         return 0
-    c.iregrets = NULL
-    c.fregrets = NULL
-    if isinstance(regrets, np.ndarray) and regrets.dtype == np.int32:
-        ir = regrets
-        c.iregrets = &ir[0]
-    elif isinstance(regrets, np.ndarray) and regrets.dtype == np.float32:
-        fr = regrets
-        c.fregrets = &fr[0]
-    else:
-        raise TypeError("regrets must be an int32 or float32 numpy vector")
-    if strategy_sum.shape[0] == 0:
-        raise ValueError("strategy_sum must hold at least one entry (pass a 1-entry array when nothing is averaged)")
+    _bind_regrets(&c, regrets, strategy_sum)
     _bind_tree(&c, kind, player, rnd, child_start, num_children, spent, slot, avg_slot, strategy_sum,
                prune_threshold, regret_floor, regret_ceiling, max_actions)
     sums[0] = 0.0
@@ -257,23 +237,7 @@ def iterate_board(const signed char[::1] kind, const signed char[::1] player, co
     _seed(&c, seed)
     _alloc_work(&c, max_actions, max_depth)
     with nogil:
-        for i in range(K):
-            h0 = deals[i, 0]
-            h1 = deals[i, 1]
-            for r in range(4):
-                c.buckets[0][r] = bucket[r, h0]
-                c.buckets[1][r] = bucket[r, h1]
-            if strength[h0] > strength[h1]:
-                c.winner = 0
-            elif strength[h1] > strength[h0]:
-                c.winner = 1
-            else:
-                c.winner = -1
-            for p in range(2):
-                c.traverser = p
-                c.prune = 1 if (prune_probability > 0 and _uniform(&c) < prune_probability) else 0
-                v = _walk(&c, 0, 0)
-                sums[p] += v
+        _play_given_deals(&c, bucket, strength, deals, prune_probability, sums)
     free(c.work)
     if root_values is not None:
         root_values[0] += sums[0]
@@ -478,7 +442,7 @@ cdef int _one_board(Ctx* c, const Lookup* lk, uint64_t seed, long long it, long 
     cdef uint8_t cards[7]
     cdef double cdf[1326]
     cdef uint64_t dead = 0, bmask = 0, key0 = KEY_START, m
-    cdef int i, k, r, h, seat, p, tries, x
+    cdef int i, k, r, h, seat, tries, x
     cdef int hands[2]
     cdef int strength[2]
     cdef double acc = 0.0, w
@@ -530,16 +494,7 @@ cdef int _one_board(Ctx* c, const Lookup* lk, uint64_t seed, long long it, long 
                     c.buckets[seat][r] = x
                 strength[seat] = eval_key(key0 + _CARD_KEY[cards[0]] + _CARD_KEY[cards[1]],
                                           bmask | _CARD_BIT[cards[0]] | _CARD_BIT[cards[1]])
-        if strength[0] > strength[1]:
-            c.winner = 0
-        elif strength[1] > strength[0]:
-            c.winner = 1
-        else:
-            c.winner = -1
-        for p in range(2):
-            c.traverser = p
-            c.prune = 1 if (prune_p > 0 and _uniform(c) < prune_p) else 0
-            sums[p] += _walk(c, 0, 0)
+        _play_deal(c, strength[0], strength[1], prune_p, sums)
     return 0
 
 
@@ -587,20 +542,7 @@ def run_boards(const signed char[::1] kind, const signed char[::1] player, const
     cdef uint8_t board[5]
     cdef double sums[2]
     cdef double prune_p
-    cdef int[::1] ir
-    cdef float[::1] fr
-    c.iregrets = NULL
-    c.fregrets = NULL
-    if isinstance(regrets, np.ndarray) and regrets.dtype == np.int32:
-        ir = regrets
-        c.iregrets = &ir[0]
-    elif isinstance(regrets, np.ndarray) and regrets.dtype == np.float32:
-        fr = regrets
-        c.fregrets = &fr[0]
-    else:
-        raise TypeError("regrets must be an int32 or float32 numpy vector")
-    if strategy_sum.shape[0] == 0:
-        raise ValueError("strategy_sum must hold at least one entry (pass a 1-entry array when nothing is averaged)")
+    _bind_regrets(&c, regrets, strategy_sum)
     if board_step < 1 or first_board < 0 or deals_per_board < 1:
         raise ValueError("board_step and deals_per_board must be positive and first_board >= 0")
     if tables is not None:

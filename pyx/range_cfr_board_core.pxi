@@ -26,9 +26,41 @@ cdef extern from *:
     }
     /* Regret matching and the update in the storage type (float32 lanes are twice as many as double ones),
        with one reciprocal per hand instead of a division per action. */
-    RC_VECTOR static void rcb_add_positive(rc_real* restrict tot, const rc_real* restrict reg, int H) {
+    /* tot[h] = sum over the A actions of max(regret, 0), actions added in order from 0 (the values of a
+       zeroed tot plus each action's positive part in turn, bit for bit): all rows read in one loop, so that their cache
+       misses overlap (A streams for the prefetcher) and tot is written once. */
+    RC_VECTOR static void rcb_positive_total(rc_real* restrict tot, const rc_real* restrict rows, int A, int H) {
+        /* x0 = max(r, 0) is never -0, so 0 + x0 = x0: the sums start at the first action (a leading `0 +`
+           keeps GCC from vectorising the loop) */
         const rc_real zero = 0;
-        for (int h = 0; h < H; h++) tot[h] += reg[h] > zero ? reg[h] : zero;
+        const rc_real* restrict r0 = rows;
+        const rc_real* restrict r1 = rows + H;
+        const rc_real* restrict r2 = rows + 2 * (long)H;
+        const rc_real* restrict r3 = rows + 3 * (long)H;
+        if (A == 2) {
+            for (int h = 0; h < H; h++) {
+                rc_real x0 = r0[h] > zero ? r0[h] : zero, x1 = r1[h] > zero ? r1[h] : zero;
+                tot[h] = x0 + x1;
+            }
+        } else if (A == 3) {
+            for (int h = 0; h < H; h++) {
+                rc_real x0 = r0[h] > zero ? r0[h] : zero, x1 = r1[h] > zero ? r1[h] : zero;
+                rc_real x2 = r2[h] > zero ? r2[h] : zero;
+                tot[h] = (x0 + x1) + x2;
+            }
+        } else if (A == 4) {
+            for (int h = 0; h < H; h++) {
+                rc_real x0 = r0[h] > zero ? r0[h] : zero, x1 = r1[h] > zero ? r1[h] : zero;
+                rc_real x2 = r2[h] > zero ? r2[h] : zero, x3 = r3[h] > zero ? r3[h] : zero;
+                tot[h] = ((x0 + x1) + x2) + x3;
+            }
+        } else {
+            memset(tot, 0, (size_t)H * sizeof(rc_real));
+            for (int a = 0; a < A; a++) {
+                const rc_real* restrict ra = rows + (long)a * H;
+                for (int h = 0; h < H; h++) tot[h] += ra[h] > zero ? ra[h] : zero;
+            }
+        }
     }
     /* no-trapping-math: lets the compiler divide on every lane and select (results are the same) */
     RC_VECTOR __attribute__((optimize("no-trapping-math"))) static void rcb_match_prepare(const rc_real* restrict tot, rc_real* restrict inv, rc_real* restrict uniform,
@@ -218,6 +250,15 @@ cdef extern from *:
             full4[53 * j + 52] = tu[j];
         }
     }
+    /* Ask for a block in L2 ahead of its use (prefetcht1; `write`: the block will be written).  A river
+       subtree's regret and strategy-sum blocks are scattered over the tables and each is first read by one
+       streaming loop, which then waits on the cache misses of its block one after the other; requested all
+       at once at the river root, the misses overlap and the blocks (tens of KB) wait in L2. */
+    static void rcb_prefetch(const void* p, long bytes, int write) {
+        const char* c = (const char*)p;
+        if (write) for (long i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 1, 2);
+        else for (long i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 0, 2);
+    }
     /* lanes in / out of the interleaved layout */
     static void rcb_interleave(rc_real* restrict dst, const rc_real* restrict src, int lane, int H) {
         for (int k = 0; k < H; k++) dst[4 * k + lane] = src[k];
@@ -271,6 +312,7 @@ cdef extern from *:
     void rcb_showdown4(const rc_real* r, rc_real* out, const double* amt, rc_real* lose, const int* groups, int G,
                        const int* cards, double* full4) nogil
     void rcb_interleave(rc_real* dst, const rc_real* src, int lane, int H) nogil
+    void rcb_prefetch(const void* p, long bytes, int write) nogil
     void rcb_deinterleave(rc_real* dst, const rc_real* src, int lane, int H) nogil
     void rcb_zero_lane(rc_real* dst, int lane, int H) nogil
     void rcb_sign_accumulate(double* row, const int* s, const double* wl, int si, int H) nogil
@@ -284,7 +326,7 @@ cdef extern from *:
     void rcb_gather(rc_real* dst, const rc_real* src, const int* map, int n) nogil
     void rcb_scatter_add(rc_real* dst, const rc_real* src, const int* map, int n) nogil
     void rcb_sum_rows(rc_real* tot, const rc_real* x, int H) nogil
-    void rcb_add_positive(rc_real* tot, const rc_real* reg, int H) nogil
+    void rcb_positive_total(rc_real* tot, const rc_real* rows, int A, int H) nogil
     void rcb_match_prepare(const rc_real* tot, rc_real* inv, rc_real* uniform, double inv_actions, int H) nogil
     void rcb_match(rc_real* srow, const rc_real* reg, const rc_real* inv, const rc_real* uniform, int clip, int H) nogil
     void rcb_update_action(rc_real* ssum, const rc_real* own, const rc_real* srow, double w, rc_real* reg,
@@ -358,6 +400,8 @@ cdef struct BTree:
     rc_real* sd_lose              # (threads, 4 Hmax): sweep scratch
     double* sd_full               # (threads, 4 ceil(sd_max / 4), 53): per-card opponent mass and total per showdown
     rc_real* sd_strats            # (threads, sd_dmax, sd_amax, Hmax): the opponent's strategies of the subtree
+    const int* sub_start          # (N + 1,) batching river root n: its decisions are sub_dec[sub_start[n]:sub_start[n + 1]]
+    const int* sub_dec            # (prefetched at the root, see rcb_prefetch)
     # all-in run-outs by equity matrix (BoardRangeSolver, see _allin_values): ALLIN nodes valued in each pass
     # before the walk, all nodes of one board in one product with its matrix; the walk reads ext_vals
     int al_K                      # all-in nodes valued so (0: none)
@@ -394,7 +438,6 @@ cdef void _node_strategy(BTree* t, int n, int mode, const rc_real* regrets, cons
     cdef rc_real* tot = scratch
     cdef rc_real* inv = scratch + H
     cdef rc_real* uniform = scratch + 2 * H
-    memset(tot, 0, H * sizeof(rc_real))
     if t.compressed:
         if mode == MODE_SOLVE:
             rcb_decode_i16(dec, t.creg + t.node_offset[n], t.reg_scale[n], <long>A * H)
@@ -402,10 +445,10 @@ cdef void _node_strategy(BTree* t, int n, int mode, const rc_real* regrets, cons
             rcb_decode_u16(dec, t.cssum + t.node_offset[n], t.ssum_scale[n], <long>A * H)
     if mode == MODE_SOLVE:
         rows = dec if t.compressed else regrets + t.node_offset[n]
-        for a in range(A):
-            rcb_add_positive(tot, rows + <Py_ssize_t>a * H, H)
+        rcb_positive_total(tot, rows, A, H)
     else:
         rows = dec if t.compressed else ssum + t.node_offset[n]
+        memset(tot, 0, H * sizeof(rc_real))
         for a in range(A):
             rcb_sum_rows(tot, rows + <Py_ssize_t>a * H, H)
     rcb_match_prepare(tot, inv, uniform, 1.0 / A, H)
@@ -451,6 +494,19 @@ cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
             continue
         rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
         _sd_prepass(t, c, p, reach, rest, mode, regrets, ssum, lanes_in, strats, amts)
+
+
+cdef void _prefetch_subtree(BTree* t, int n, int p, const rc_real* regrets, const rc_real* ssum) noexcept nogil:
+    """Request the regret blocks of every decision below river root ``n`` (and the strategy sums of p's, which
+    its update writes) into L2 before the walk reads them (see rcb_prefetch)."""
+    cdef int i, d
+    cdef long nbytes
+    for i in range(t.sub_start[n], t.sub_start[n + 1]):
+        d = t.sub_dec[i]
+        nbytes = <long>t.num_children[d] * _H(t, d) * sizeof(rc_real)
+        rcb_prefetch(regrets + t.node_offset[d], nbytes, t.node_player[d] == p)
+        if t.node_player[d] == p:
+            rcb_prefetch(ssum + t.node_offset[d], nbytes, 1)
 
 
 cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack, int mode, const rc_real* regrets,
@@ -547,6 +603,8 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     A = t.num_children[n]
     cs = t.child_start[n]
     if t.sd_max > 0 and t.sd_count[n] >= 2:
+        if mode == MODE_SOLVE and not t.compressed:
+            _prefetch_subtree(t, n, p, regrets, ssum)
         _sd_batches(t, n, p, opp, stack, mode, regrets, ssum)
     if ty == CHANCE:
         memset(out, 0, H * sizeof(rc_real))
@@ -639,13 +697,16 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
                               regrets + t.node_offset[n] + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, out,
                               dcfr, pos, neg, H)
         return
-    # the opponent acts: its reach splits over the actions, p's values add up
+    # the opponent acts: its reach splits over the actions, p's values add up (the first child's straight into
+    # out; a batched showdown child's values come from the batch buffers, so its reach is not formed)
     for a in range(A):
-        rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
-        _walk(t, cs + a, p, reach, own, childv, rest, mode, regrets, ssum, w, dcfr, pos, neg, nested)
+        c = cs + a
+        if not (t.node_type[c] == SHOWDOWN and t.sd_max > 0 and t.sd_slot[c] >= 0):
+            rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
         if a == 0:
-            memcpy(out, childv, H * sizeof(rc_real))
+            _walk(t, c, p, reach, own, out, rest, mode, regrets, ssum, w, dcfr, pos, neg, nested)
         else:
+            _walk(t, c, p, reach, own, childv, rest, mode, regrets, ssum, w, dcfr, pos, neg, nested)
             rc_add(out, childv, H)
 
 
@@ -907,6 +968,7 @@ cdef class _Workspace:
     cdef tuple arrays
     cdef object compressed_arrays
     cdef rc_real[::1] stacks, par_vals, sd_in, sd_out, sd_lose, sd_strats, top_reach
+    cdef int[::1] sub_start, sub_dec
     cdef int[::1] top_id, top_node
     cdef long long[::1] top_task
     cdef unsigned char[::1] above_top
@@ -994,9 +1056,45 @@ cdef class _Workspace:
         self.t.sd_lose = &self.sd_lose[0]
         self.t.sd_full = &self.sd_full[0]
         self.t.sd_strats = &self.sd_strats[0]
+        self._subtree_decisions()
         self.t.al_K = 0
         if allin is not None:
             self.set_allin(allin)
+
+    def _subtree_decisions(self):
+        """The decisions below each batching river root (``sd_count >= 2``; no chance node below it), for
+        _prefetch_subtree, grouped by root in node order (numpy: this runs at every ``solve`` call)."""
+        cdef BTree* t = &self.t
+        cdef int N = t.N
+        start = np.zeros(N + 1, dtype=np.int32)
+        decs = np.zeros(1, dtype=np.int32)
+        if t.sd_max > 0:
+            node_type = np.asarray(<const int[:N]>t.node_type)
+            num_children = np.asarray(<const int[:N]>t.num_children)
+            child_start = np.asarray(<const int[:N]>t.child_start)
+            sd_count = np.asarray(<const int[:N]>t.sd_count)
+            parent = np.full(N, -1, dtype=np.int64)
+            inner = np.flatnonzero((num_children > 0) & (np.asarray(<const int[:N]>t.is_copy) == 0))
+            kids = np.repeat(child_start[inner], num_children[inner]) + (
+                np.arange(int(num_children[inner].sum())) - np.repeat(np.cumsum(num_children[inner]) -
+                                                                     num_children[inner], num_children[inner]))
+            parent[kids] = np.repeat(inner, num_children[inner])
+            root = np.where(sd_count >= 2, np.arange(N), -1)
+            while True:  # a river subtree is a few levels deep
+                up = (root < 0) & (parent >= 0)
+                new_root = root.copy()
+                new_root[up] = root[parent[up]]
+                if np.array_equal(new_root, root):
+                    break
+                root = new_root
+            sel = np.flatnonzero((root >= 0) & (node_type == DECISION))
+            sel = sel[np.lexsort((sel, root[sel]))]
+            decs = np.ascontiguousarray(sel, dtype=np.int32) if len(sel) else decs
+            start[1:] = np.cumsum(np.bincount(root[sel], minlength=N))
+        self.sub_start = start
+        self.sub_dec = decs
+        t.sub_start = &self.sub_start[0]
+        t.sub_dec = &self.sub_dec[0]
 
     def set_allin(self, tuple allin):
         """Value the ALLIN nodes by equity matrix in every pass (see _allin_values).  ``allin``: ``(ext_off (N,)

@@ -361,9 +361,11 @@ cdef class _Workspace:
         nbd = np.asarray(self.node_board)
         nm = np.asarray(self.node_mask)
         hs, gs = np.asarray(self.board_hand_start), np.asarray(self.board_group_start)
+        # the last entries by explicit position: wraparound=False hands [-1] to numpy's sq_item unadjusted, which
+        # numpy 2.5 rejects ("index -3 is out of bounds for axis 0 with size 2" on the GPU machine)
         if (nbd.min() < 0 or nbd.max() >= max(nb, 1) or nm.max() >= self.masks.shape[0]
-                or np.any(np.diff(hs) < 0) or hs[-1] > self.board_perm.shape[0] or np.any(np.diff(gs) < 0)
-                or gs[-1] > self.board_groups.shape[0]
+                or np.any(np.diff(hs) < 0) or hs[len(hs) - 1] > self.board_perm.shape[0] or np.any(np.diff(gs) < 0)
+                or gs[len(gs) - 1] > self.board_groups.shape[0]
                 or (self.board_perm.shape[0] > 0 and (np.asarray(self.board_perm).min() < 0
                                                       or np.asarray(self.board_perm).max() >= H))):
             raise ValueError("board ids, mask rows or board hand orders out of range")
@@ -445,7 +447,7 @@ cdef class _Workspace:
                 depth[child_start[n]:child_start[n] + num_children[n]] = depth[n] + 1
         if np.any(np.diff(depth) < 0):
             raise ValueError("nodes must be in breadth-first order")
-        self.level_start = np.ascontiguousarray(np.r_[np.searchsorted(depth, np.arange(depth[-1] + 1)), N],
+        self.level_start = np.ascontiguousarray(np.r_[np.searchsorted(depth, np.arange(depth[N - 1] + 1)), N],
                                                 dtype=np.intc)
         self.t.L = self.level_start.shape[0] - 1
         self.t.level_start = &self.level_start[0]

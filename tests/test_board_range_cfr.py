@@ -359,6 +359,13 @@ FLOP_REFERENCE = {
     ("QsJh2hAsKdTc9c8s7h6d5c4s3hAhKcQdJcTd9h8d", 30): {"float32": 6.199902499550117, "float64": 6.190409545308819},
 }
 
+# The default engine's (all-in run-outs by equity matrix) figures after N iterations, recorded on main 180fd1f
+# before the kernel work of issue 30's branch range-kernel; that work keeps every sum in its order (the same
+# iterates bit for bit), so they hold to 1e-12.  A change that reorders sums re-pins them, saying why.
+FLOP_REFERENCE_MATRIX = {
+    ("QsJh2hAsKdTc9c8s7h6d5c4s3hAh", 20): {"float32": 10.763638418237619, "float64": 10.68360601105349},
+}
+
 
 def _check_flop_spot(deck: str, iterations: int, threads=(1, 2)):
     from cfrkit.solvers.public import SubgameSolver
@@ -376,6 +383,9 @@ def _check_flop_spot(deck: str, iterations: int, threads=(1, 2)):
             got.append(front.exploitability_percent())
         assert got == [got[0]] * len(got)   # any thread count: the same iterates
         assert got[0] == pytest.approx(ref, rel=0.05)
+        matrix_ref = FLOP_REFERENCE_MATRIX.get((deck, iterations), {}).get(storage)
+        if matrix_ref is not None:
+            assert got[0] == pytest.approx(matrix_ref, rel=1e-12, abs=0)
 
 
 def test_flop_spot_exploitability_after_n_iterations_unchanged():

@@ -55,6 +55,24 @@ def _reference_view(s):
             -1 if v.raise_max is None else v.raise_max)
 
 
+def _replay(game, res, h, check_views=False):
+    """Replay hand ``h`` of a :func:`play_random_hands` record (its cards and actions) in the reference game;
+    with ``check_views``, each decision's action view must be the recorded one.  Returns the final state and
+    the number of decisions replayed."""
+    s = game.new_initial_state()
+    k = j = 0
+    while not s.is_terminal():
+        if s.is_chance_node():
+            s.apply_action(int(res.cards[h, k]))
+            k += 1
+            continue
+        if check_views:
+            assert _reference_view(s) == tuple(int(x) for x in res.views[h, j]), (game, s.history())
+        s.apply_action(int(res.actions[h, j]))
+        j += 1
+    return s, j
+
+
 @pytest.mark.parametrize("betting,players,games", CONFIGS)
 def test_batched_random_hands_replay_identically_in_the_reference(betting, players, games):
     rng = random.Random(31 * players + len(betting))
@@ -64,16 +82,7 @@ def test_batched_random_hands_replay_identically_in_the_reference(betting, playe
         res = play_random_hands(game, 40, seed=1000 + g, record_length=600)
         assert res.returns.shape == (40, players)
         for h in range(40):
-            s = game.new_initial_state()
-            k = j = 0
-            while not s.is_terminal():
-                if s.is_chance_node():
-                    s.apply_action(int(res.cards[h, k]))
-                    k += 1
-                    continue
-                assert _reference_view(s) == tuple(int(x) for x in res.views[h, j]), (game, s.history())
-                s.apply_action(int(res.actions[h, j]))
-                j += 1
+            s, j = _replay(game, res, h, check_views=True)
             assert j == 600 or res.actions[h, j] == -1, "the compiled hand went on after the reference's ended"
             assert s.returns() == res.returns[h].tolist(), (game, s.history())
             hands += 1
@@ -137,15 +146,7 @@ def test_small_deck_games_and_short_showdowns():
     game = HoldemGame("leduc.limit.2p")
     res = play_random_hands(game, 500, seed=4, record_length=50)
     for h in range(500):
-        s = game.new_initial_state()
-        k = j = 0
-        while not s.is_terminal():
-            if s.is_chance_node():
-                s.apply_action(int(res.cards[h, k]))
-                k += 1
-            else:
-                s.apply_action(int(res.actions[h, j]))
-                j += 1
+        s, _ = _replay(game, res, h)
         assert s.returns() == res.returns[h].tolist()
     assert (res.returns[:, 0] > 0).any() and (res.returns[:, 0] < 0).any() and (res.returns[:, 0] == 0).any()
 

@@ -7,6 +7,7 @@ from cfrkit.cards import parse_cards
 from cfrkit.games import GameError, IllegalActionError, load
 from cfrkit.games.consistency import check_game
 from cfrkit.games.holdem import CALL, FOLD, RAISE, HoldemGame, hand_strength, raise_action, raise_amount
+from holdem_play import play
 
 GAMES = [
     "holdem",
@@ -31,17 +32,6 @@ def deal(state, holes):
     for hole in holes.split("|"):
         for c in parse_cards(hole):
             state.apply_action(c)
-
-
-def play(state, *actions, board=()):
-    """Apply actions; a string of cards deals board cards when the state is at a chance node."""
-    cards = list(board)
-    for a in actions:
-        while state.is_chance_node():
-            state.apply_action(cards.pop(0))
-        state.apply_action(a)
-    while state.is_chance_node() and cards:
-        state.apply_action(cards.pop(0))
 
 
 def test_hunl_preflop_amounts():

@@ -55,6 +55,8 @@ def assert_same_tree(tree, ref):
         for key, value in rec.items():
             if key == "state" and not isinstance(value, PostflopState):  # protocol states compare by public key
                 assert tree.pgame.public_key(node.state) == tree.pgame.public_key(value), node.index
+            elif key == "children":  # a list or (the postflop builder's) a tuple
+                assert list(node.children) == value, node.index
             else:
                 assert getattr(node, key) == value, (node.index, key)
     assert tree.decision_nodes == [r["index"] for r in ref if r["kind"] == DECISION]
@@ -85,3 +87,34 @@ def test_leduc_depth_limited_tree_equals_checked_walk():
     root = pgame.root(None)
     for depth_limit in (False, True):
         assert_same_tree(build_public_tree(pgame, depth_limit=depth_limit), reference_nodes(pgame, root, depth_limit))
+
+
+def test_postflop_tree_pickles_and_copies_with_its_deferred_states_and_histories():
+    """The postflop builder's nodes keep a shared deferred state and their parent instead of a history tuple: a
+    pickled or deep-copied tree reads back the same states, histories and look-ups."""
+    import copy
+    import pickle
+
+    game = PostflopPublicGame("8dAs8sKh", 4000, 18000, {"turn": "50%, 100%, a", "river": "100%, a"})
+    tree = build_public_tree(game)
+    for twin in (pickle.loads(pickle.dumps(tree)), copy.deepcopy(tree)):
+        assert len(twin) == len(tree)
+        for node in tree.nodes[::37]:
+            other = twin.nodes[node.index]
+            assert other == node and other.state == node.state and other.history == node.history
+            assert twin.node_at(node.history).index == node.index
+
+
+def test_build_restores_the_garbage_collector_state():
+    """build_public_tree pauses the cyclic collector while it builds and leaves it as it found it."""
+    import gc
+
+    game = PostflopPublicGame("AsJd8h5c2d", 1000, 2000, "50%, 100%, a")
+    was = gc.isenabled()
+    try:
+        for state in (True, False):
+            (gc.enable if state else gc.disable)()
+            build_public_tree(game)
+            assert gc.isenabled() is state
+    finally:
+        (gc.enable if was else gc.disable)()

@@ -13,6 +13,7 @@ from cfrkit.cards.hands import blocked_pairs, pair_index
 from cfrkit.games.holdem.game import CALL, FOLD, raise_action
 from cfrkit.games.registry import load
 from cfrkit.poker import make_agent, play_match
+from holdem_play import play
 
 
 def test_ranges_are_readable_data_and_nested_by_position():
@@ -34,13 +35,7 @@ def _state(game, holes, board=(), actions=()):
     s = game.new_initial_state()
     for c in holes:
         s.apply_action(c)
-    pending = list(board)
-    for a in actions:
-        while s.is_chance_node():
-            s.apply_action(pending.pop(0))
-        s.apply_action(a)
-    while s.is_chance_node() and pending:
-        s.apply_action(pending.pop(0))
+    play(s, *actions, board=board)
     return s
 
 

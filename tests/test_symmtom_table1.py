@@ -79,3 +79,31 @@ def test_tiny_run_report_in_progress_and_tom(bench, tmp_path, capsys):
     assert bench.main(["tom", "--models", "maddpg", "--tests", "zeroth", "--trials", "3", "--out", out]) == 0
     tom = json.load(open(os.path.join(out, "tom_maddpg.json")))
     assert set(tom) == {"zeroth_w6"} and tom["zeroth_w6"]["trials"] == 3 and tom["zeroth_w6"]["trained_episodes"] == 256
+
+
+@pytest.mark.slow
+def test_stacked_seeds_run_gives_each_seed_its_own_run(bench, tmp_path, monkeypatch):
+    """``run --stack-seeds`` (train_stacked): each seed's JSON equals its run trained alone, also when one
+    seed resumes from a checkpoint ahead of the other (which then catches up alone before stacking)."""
+    from cfrkit.agents.symmtom.learning import MADDPGSettings
+
+    # tiny settings so that the stacked gradient steps run: 16 episodes per iteration, warm-up after one
+    monkeypatch.setattr(bench._Run, "settings", lambda self: MADDPGSettings(
+        variant=self.model, seed=self.seed, num_envs=16, warmup=300, batch=96))
+    kw = dict(eval_every=1, eval_episodes=10, final_episodes=20, log=lambda s: None)
+    alone, stacked = str(tmp_path / "alone"), str(tmp_path / "stacked")
+    ref = [bench.train_run("maddpg", 3, 6, 3, 96, alone, seed=s, **kw) for s in (0, 1)]
+    bench.train_run("maddpg", 3, 6, 3, 48, stacked, seed=0, keep_checkpoint=True, **kw)
+    got = bench.train_stacked("maddpg", 3, 6, 3, 96, [0, 1], stacked, **kw)
+    assert [g["seed"] for g in got] == [0, 1] and all(g["stacked_seeds"] == [0, 1] for g in got)
+    for r, g in zip(ref, got):
+        assert g["episodes"] == r["episodes"] == 96 and g["iterations"] == r["iterations"]
+        assert [p["train_reward"] for p in g["curve"]] == pytest.approx([p["train_reward"] for p in r["curve"]],
+                                                                         abs=1e-3)
+        assert [p["eval_reward"] for p in g["curve"]] == pytest.approx([p["eval_reward"] for p in r["curve"]], abs=1e-3)
+        assert g["table"]["mean"] == pytest.approx(r["table"]["mean"], abs=1e-3)
+        assert set(g["stages"]) == ({"48", "96"} if g["seed"] == 0 else {"96"})
+    assert ref[0]["curve"][-1]["train_reward"] != ref[1]["curve"][-1]["train_reward"]
+    # finished runs are skipped on a rerun; no lock is left behind
+    assert bench.train_stacked("maddpg", 3, 6, 3, 96, [0, 1], stacked, **kw) == []
+    assert not [f for f in os.listdir(os.path.join(stacked, "ckpt")) if f.endswith(".lock")]

@@ -109,3 +109,28 @@ def test_out_of_memory_splits_the_batch(groups, monkeypatch):
     assert max(seen) > 2 and seen.count(2) >= len(trees)          # tried whole, then one tree (2 rows) at a time
     for a, b in zip(whole, split):
         assert np.array_equal(a, b)
+
+
+def test_plan_batches_are_the_solves(groups):
+    """plan_batches: every tree once, one tree shape per batch, at most max_rows rows (a larger tree alone), the
+    input order; solving its batches one by one gives solve_river_trees' values exactly (gpu_check times them so)."""
+    from cfrkit.solvers.public.torch_batch import plan_batches
+
+    trees, ranges = groups
+    for max_rows in (None, 1, 3, 4):
+        batches = plan_batches(trees, ranges, "cpu", max_rows=max_rows)
+        assert sorted(k for b in batches for k in b) == list(range(len(trees)))
+        for b in batches:
+            assert len({tree_signature(trees[k]) for k in b}) == 1 and b == sorted(b)
+            assert max_rows is None or len(b) == 1 or sum(len(ranges[k]) for k in b) <= max_rows
+    assert len(plan_batches(trees, ranges, "cpu")) == len({tree_signature(t) for t in trees})
+    assert all(len(b) == 1 for b in plan_batches(trees, ranges, "cpu", max_rows=1))   # 2 rows per tree: alone
+    ref = solve_river_trees(trees, ranges, 5, 2, device="cpu", dtype="float64", max_rows=3)
+    for b in plan_batches(trees, ranges, "cpu", max_rows=3):
+        s = MultiBoardRiverSolver([trees[k] for k in b], [ranges[k] for k in b], skip=2, device="cpu",
+                                  dtype="float64").run(5)
+        vals = s.average_root_values().numpy()
+        for j, k in enumerate(b):
+            assert np.array_equal(vals[2 * j:2 * j + 2], ref[k])
+    with pytest.raises(ValueError, match="one ranges array per tree"):
+        plan_batches(trees, ranges[:-1], "cpu")

@@ -21,6 +21,7 @@ from typing import Sequence, Tuple
 import numpy as np
 
 from cfrkit.cards.encoding import as_card_ids
+from cfrkit._kernels import pair_ehs as _pair_ehs_kernel
 from cfrkit._kernels import range_equity as _range_kernel
 from cfrkit.cards.hands import HOLE_PAIRS, blocked_pairs, pair_index
 
@@ -111,15 +112,35 @@ class EHSAbstraction:
             self._cache.popitem(last=False)
         return out.copy()
 
+    def pair_buckets(self, round_index: int, board, pairs) -> np.ndarray:
+        """int32[K]: the buckets of the pairs ``pairs`` (int[K] pair indices) on ``board``, equal bit for bit
+        to ``buckets_for_board(round_index, board)[pairs]`` but computing the E[HS] of those K pairs only
+        (:meth:`ehs_of_pairs`) when the board is not cached: for callers that need two hands on many boards
+        (AIVAT's sampled flops, turns and rivers)."""
+        r = self._check_round(round_index)
+        pairs = np.asarray(pairs, dtype=np.int64)
+        ids = tuple(sorted(as_card_ids(board)))
+        if len(ids) != BOARD_CARDS[r]:
+            raise ValueError(f"round {r} needs a board of {BOARD_CARDS[r]} cards, got {len(ids)}")
+        if r == 0:
+            return self._preflop[pairs].copy()
+        hit = self._cache.get((r, ids))
+        if hit is not None:
+            return hit[pairs].copy()
+        values = self.ehs_of_pairs(ids, pairs)
+        out = np.searchsorted(self.edges[r], values, side="right").astype(np.int32)
+        out[np.isnan(values)] = -1  # a pair is live on every river of a board it does not touch
+        return out
+
     # ------------------------------------------------------------------ E[HS]
-    def ehs(self, board: Tuple[int, ...]) -> np.ndarray:
-        """float64[1326]: E[HS] of every pair over river boards extending ``board`` (NaN if blocked)."""
-        ids = np.array(sorted(board), dtype=np.int64)
+    def _rivers(self, ids: np.ndarray) -> np.ndarray:
+        """uint8[B, 5]: the river boards :meth:`ehs` averages over for the sorted board ``ids``."""
         need = 5 - len(ids)
         if need == 0:
             rivers = ids[None, :]
         else:
-            rest = np.setdiff1d(np.arange(52), ids)
+            dead = set(ids.tolist())
+            rest = np.array([c for c in range(52) if c not in dead], dtype=np.int64)  # np.setdiff1d's, faster
             digest = hashlib.sha256(bytes(ids.astype(np.uint8).tolist()) + self.seed.to_bytes(8, "little")).digest()
             gen = np.random.default_rng(int.from_bytes(digest[:8], "little"))
             if need == 1 and self.runouts >= rest.size:
@@ -129,11 +150,27 @@ class EHSAbstraction:
                 keys = gen.random((count, rest.size))
                 extra = rest[np.argsort(keys, axis=1)[:, :need]]
             rivers = np.concatenate([np.broadcast_to(ids, (extra.shape[0], ids.size)), extra], axis=1)
+        return np.ascontiguousarray(rivers, dtype=np.uint8)
+
+    def ehs(self, board: Tuple[int, ...]) -> np.ndarray:
+        """float64[1326]: E[HS] of every pair over river boards extending ``board`` (NaN if blocked)."""
+        ids = np.array(sorted(board), dtype=np.int64)
         # exact win / tie counts against the uniform opponent on each river, averaged over the rivers in
         # one kernel pass (bit for bit the numpy formula it replaced: tests/test_lbr_speed.py)
-        out = _range_kernel.uniform_river_ehs(_range_kernel.river_strengths(np.ascontiguousarray(rivers, dtype=np.uint8)))
+        out = _range_kernel.uniform_river_ehs(_range_kernel.river_strengths(self._rivers(ids)))
         out[blocked_pairs(ids.tolist())] = np.nan
         return out
+
+    def ehs_of_pairs(self, board: Tuple[int, ...], pairs) -> np.ndarray:
+        """float64[K]: :meth:`ehs` of the pairs ``pairs`` only, bit for bit (NaN for a pair touching the board).
+
+        Every pair's strength on each river is still needed (a hand's strength is against all opponents), but
+        only the K pairs' wins and ties are counted (``pair_ehs.uniform_river_ehs_pairs``: the operations of
+        ``uniform_river_ehs``, in its order)."""
+        ids = np.array(sorted(board), dtype=np.int64)
+        pairs = np.asarray(pairs, dtype=np.int64)
+        strengths = _range_kernel.river_strengths(self._rivers(ids))
+        return _pair_ehs_kernel.uniform_river_ehs_pairs(strengths, pairs)
 
     def _calibrate(self, r: int) -> np.ndarray:
         gen = np.random.default_rng([self.seed, r])

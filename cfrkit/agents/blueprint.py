@@ -352,6 +352,12 @@ class BlueprintAgent(PokerAgent):
         cached = getattr(self, "_value_function", None)
         if cached is not None and cached.view is view:
             return cached
+        if (cached is not None and (cached.flops, cached.boards, cached.seed, cached.river_exact)
+                == (int(flops), int(boards), int(seed), bool(river_exact))
+                and getattr(view.game, "definition", None) == getattr(cached.view.game, "definition", None)):
+            # another view of the same game (every match makes its own): the same tables, a fresh generator
+            vf = self._value_function = cached.fresh(view)
+            return vf
         try:
             vf = BlueprintValueFunction(self.blueprint, view, self.translate_raise, boards=boards, flops=flops,
                                         seed=seed, river_exact=river_exact)

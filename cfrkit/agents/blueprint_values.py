@@ -51,6 +51,7 @@ a chance event of known probabilities (:meth:`BlueprintValueFunction.translation
 """
 from __future__ import annotations
 
+import copy
 from typing import Callable, List, Optional, Tuple
 
 import numpy as np
@@ -59,7 +60,9 @@ from cfrkit.cards.equity import _kernel
 from cfrkit.cards.hands import HOLE_PAIRS, pair_index
 from cfrkit.cards.preflop import preflop_equity_table
 from cfrkit.games.base import GameError
-from cfrkit.games.holdem.game import CALL, FOLD, raise_amount
+from cfrkit.games.holdem.game import CALL, FOLD, RAISE, raise_action, raise_amount
+# the rule CheckedAgent follows for when own_strategy stands for hand_strategy (one rule for both)
+from cfrkit.poker.agent import own_strategy_is_current
 from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, DECISION,
                                                    FOLD_TERMINAL, SHOWDOWN)
 
@@ -189,120 +192,30 @@ def blueprint_values(strategy, transitions: List[np.ndarray]) -> BlueprintValueT
     return table
 
 
+def _two_buckets(ab, cache: dict, r: int, board, hole) -> Tuple[int, int]:
+    """The buckets of both seats' hands on ``board`` in round ``r`` (``ab.buckets_for_board``'s, bit for bit),
+    remembered in ``cache``; an abstraction with ``pair_buckets`` computes the two hands only."""
+    key = (r, tuple(board), tuple(hole[0]), tuple(hole[1]))
+    hit = cache.get(key)
+    if hit is None:
+        pairs = [pair_index(*hole[0]), pair_index(*hole[1])]
+        pair_buckets = getattr(ab, "pair_buckets", None)
+        if pair_buckets is not None:
+            b = pair_buckets(r, list(board), pairs)
+            hit = (int(b[0]), int(b[1]))
+        else:
+            b = ab.buckets_for_board(r, list(board))
+            hit = (int(b[pairs[0]]), int(b[pairs[1]]))
+        _Shared.remember(cache, key, hit)
+    return hit
+
+
 def _equity(h0, h1, board) -> float:
     """Exact showdown equity (win + tie / 2) of hand ``h0`` against ``h1`` over the cards to come."""
     if not board:
         return float(preflop_equity_table(progress=False)[pair_index(*h0), pair_index(*h1)])
     w, t, l = _kernel.hand_vs_hand_counts(h0[0], h0[1], h1[0], h1[1], np.asarray(board, dtype=np.uint8))
     return (w + 0.5 * t) / (w + t + l)
-
-
-class _Walks:
-    """The abstract node that a real state's betting history leads to, for one tree and translation, cached per
-    history (a new history extends its longest cached prefix by the remaining actions).
-
-    :meth:`walk` is :meth:`cfrkit.agents.blueprint.BlueprintAgent._walk`: a raise takes the abstract child that
-    ``memo`` (an agent's ``_choices``: history index -> (real action, abstract child)) holds for it, else its
-    most likely translation; never the agent's sampler.  Reading an agent's past translations keeps AIVAT unbiased:
-    they are drawn before any term that uses them and independently of the cards and actions to come.  The cache
-    is dropped when the memo changes and at :meth:`reset` (every hand)."""
-
-    def __init__(self, tree, translate_raise):
-        self.tree = tree
-        self.translate_raise = translate_raise
-        self.reset(None)
-
-    def reset(self, memo) -> None:
-        self.memo = memo
-        self._memo_key: tuple = ()
-        self._cache: dict = {}
-
-    def walk(self, state) -> Tuple[Optional[int], bool]:
-        """``(node, all_in)``: the node (None when the tree cannot follow the history) and whether the failure
-        is an abstract all-in (where the blueprint agent only calls)."""
-        history = tuple(state.history())
-        if self.memo:
-            key = tuple(sorted(self.memo.items()))
-            if key != self._memo_key:
-                self._memo_key, self._cache = key, {}
-        hit = self._cache.get(history)
-        if hit is not None:
-            return hit[0], hit[1]
-        start = len(history) - 1
-        while start > 0 and history[:start] not in self._cache:
-            start -= 1
-        if start > 0:
-            node, all_in, real = self._cache[history[:start]]
-            if node is None:
-                self._cache[history] = (None, all_in, None)
-                return None, all_in
-            real = real.clone()
-        else:
-            node, real = 0, state.game.new_initial_state()
-        t = self.tree
-        for index in range(start, len(history)):
-            action = history[index]
-            if real.is_chance_node():
-                real.apply_action(action)
-                continue
-            if t.kind[node] != DECISION or t.player[node] != real.current_player() or t.round[node] != real.round:
-                return self._fail(history, bool(t.kind[node] == SHOWDOWN))
-            first = int(t.child_start[node])
-            if action in (FOLD, CALL):
-                child = t.child_of_kind(node, ACTION_FOLD if action == FOLD else ACTION_CALL)
-                if child is None:
-                    return self._fail(history, False)
-            else:
-                got = self.memo.get(index) if self.memo else None
-                if got is not None and got[0] == action and first <= got[1] < first + int(t.num_children[node]):
-                    child = got[1]
-                else:
-                    choices = self.translate_raise(node, real, raise_amount(action))
-                    if not choices:
-                        return self._fail(history, False)
-                    child = max(choices, key=lambda cp: cp[1])[0]
-            real.apply_action(action)
-            node = int(child)
-        self._cache[history] = (node, False, real)
-        return node, False
-
-    def pending(self, state) -> List[Tuple[int, list]]:
-        """``[(history index, [(abstract child, probability)])]``: the raises along ``state``'s walk that the memo
-        does not hold and that map to more than one abstract size (the agent draws those when it next walks the
-        history); the walk follows their most likely size."""
-        t = self.tree
-        real = state.game.new_initial_state()
-        node = 0
-        out = []
-        for index, action in enumerate(state.history()):
-            if real.is_chance_node():
-                real.apply_action(action)
-                continue
-            if t.kind[node] != DECISION or t.player[node] != real.current_player() or t.round[node] != real.round:
-                return out
-            first = int(t.child_start[node])
-            if action in (FOLD, CALL):
-                child = t.child_of_kind(node, ACTION_FOLD if action == FOLD else ACTION_CALL)
-                if child is None:
-                    return out
-            else:
-                got = self.memo.get(index) if self.memo is not None else None
-                if got is not None and got[0] == action and first <= got[1] < first + int(t.num_children[node]):
-                    child = got[1]
-                else:
-                    choices = self.translate_raise(node, real, raise_amount(action))
-                    if not choices:
-                        return out
-                    if len(choices) > 1:
-                        out.append((index, [(int(c), float(q)) for c, q in choices]))
-                    child = max(choices, key=lambda cp: cp[1])[0]
-            real.apply_action(action)
-            node = int(child)
-        return out
-
-    def _fail(self, history, all_in: bool) -> Tuple[None, bool]:
-        self._cache[history] = (None, all_in, None)
-        return None, all_in
 
 
 class BlueprintValueFunction:
@@ -342,10 +255,16 @@ class BlueprintValueFunction:
         self.view = view
         self.translate_raise = translate_raise
         self.flops = int(flops)
-        self.trans = bucket_transitions(self.ab, boards, seed)
-        self.table = blueprint_values(strategy, self.trans)
+        self.boards = int(boards)
+        self.seed = int(seed)
+        # what is built once and only read afterwards (transitions, tables, the deal's value, the walks'
+        # memos): :meth:`fresh` shares it with the value functions of later matches
+        self._shared = _Shared(bucket_transitions(self.ab, boards, seed), _NodeWalker(self.tree, translate_raise),
+                               self.ab)
+        self.trans = self._shared.trans
+        self._shared.table = blueprint_values(strategy, self.trans)
+        self.table = self._shared.table
         self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), 2727]))
-        self._deal_value: Optional[float] = None
         self.lookahead = bool(lookahead)
         self.blueprint_lookahead = bool(blueprint_lookahead)
         self._policy: List[Optional[Callable]] = [None, None]
@@ -360,23 +279,72 @@ class BlueprintValueFunction:
             raise GameError(f"river_cards must be >= 1, got {river_cards}")
         self.river_cards = int(river_cards)
         self.river_leaves = bool(river_leaves)
+        self._hand_reset()
+        self._args = dict(flops=self.flops, lookahead=self.lookahead, blueprint_lookahead=self.blueprint_lookahead,
+                          street_from=self.street_from, follow_owner=self.follow_owner, river_exact=self.river_exact,
+                          river_cards=self.river_cards, river_leaves=self.river_leaves)
+
+    def _hand_reset(self) -> None:
+        """Forget the hand's owner, its remembered translations and the river cache (no hand started)."""
         self._memo = None
         self._owner_seat: Optional[int] = None
         self._translation_index = -1
         self._river: dict = {}
-        self._walks = _Walks(self.tree, translate_raise)
+
+    def fresh(self, view) -> "BlueprintValueFunction":
+        """The value function a new one with the same arguments and ``view`` would be (a fresh generator
+        seeded as in ``__init__``, no seats known), sharing this one's tables, transition statistics and
+        memos instead of rebuilding them (seconds per build: a ladder asks for one per block)."""
+        if getattr(view.game, "definition", None) != getattr(self.view.game, "definition", None):
+            raise GameError(f"fresh: {view.game.game_string()!r} is not this value function's game "
+                            f"{self.view.game.game_string()!r}")
+        new = copy.copy(self)
+        new.__dict__.update(self._args)  # the arguments' settings, whatever was changed on this one since
+        new.view = view
+        new.rng = np.random.default_rng(np.random.SeedSequence([self.seed, 2727]))
+        new._policy = [None, None]
+        new._own = [None, None]
+        new._street = False
+        new._hand_reset()
+        return new
+
+    @property
+    def _deal_value(self) -> Optional[float]:
+        return self._shared.deal_value
 
     # ------------------------------------------------------------------ mapping
     def node_of(self, state) -> Optional[int]:
         """The abstract node the real betting history leads to (a decision or, after a round-closing
-        call, the next round's first decision), or None when the tree cannot follow it.  Raises are
-        translated as the owner agent translated them (its remembered choices, :meth:`hand_start`), others
-        to their most likely abstract size."""
-        return self._walks.walk(state)[0]
+        call, the next round's first decision), or None when the tree cannot follow it.  With ``follow_owner``
+        raises are translated as the owner agent translated them (its remembered choices,
+        :meth:`hand_start`), others to their most likely abstract size."""
+        return self._shared.walker.node_of(state, None, self._memo)
+
+    def _node_of_history(self, state, memo=None) -> Optional[int]:
+        """:meth:`node_of` by walking the whole history (the reference of the memoised walk)."""
+        return _walk_history(self.tree, self.translate_raise, state, memo)[0]
 
     def _buckets(self, r: int, board, hole) -> Tuple[int, int]:
-        b = self.ab.buckets_for_board(r, list(board))
-        return int(b[pair_index(*hole[0])]), int(b[pair_index(*hole[1])])
+        return _two_buckets(self.ab, self._shared.buckets, r, board, hole)
+
+    def _equity(self, hole, board) -> float:
+        key = (tuple(hole[0]), tuple(hole[1]), tuple(board))
+        hit = self._shared.equities.get(key)
+        if hit is None:
+            hit = _equity(hole[0], hole[1], board)
+            self._shared.remember(self._shared.equities, key, hit)
+        return hit
+
+    def _runs_out(self, state, key=None) -> bool:
+        if key is None:
+            key = _betting_key(state)
+        if key is None:
+            return _runs_out(state)
+        hit = self._shared.runs_out.get(key)
+        if hit is None:  # a function of the betting alone (who is all-in), not of the cards
+            hit = _runs_out(state)
+            self._shared.remember(self._shared.runs_out, key, hit)
+        return hit
 
     def _equity_value(self, state) -> float:
         c = self.view.contributions(state)
@@ -385,7 +353,7 @@ class BlueprintValueFunction:
     def _on_board(self, node: int, board, hole) -> float:
         r = int(self.tree.round[node])
         b0, b1 = self._buckets(r, board, hole)
-        return self.table.value(node, b0, b1, _equity(hole[0], hole[1], board))
+        return self.table.value(node, b0, b1, self._equity(hole, board))
 
     # ------------------------------------------------------------------ the value function
     def hand_start(self, hand) -> None:
@@ -400,11 +368,10 @@ class BlueprintValueFunction:
         self._owner_seat = next((i for i, a in enumerate(hand.seat_agents) if getattr(a, "agent", a) is owners[0]),
                                 None) if self._memo is not None else None
         self._river = {}
-        self._walks.reset(self._memo)
         if self.street_from < 4 and any(p is not None for p in self._policy):
             for seat, a in enumerate(hand.seat_agents):
                 if self._policy[seat] is None and getattr(getattr(a, "agent", a), "blueprint", None) is self.strategy:
-                    self._own[seat] = _BlueprintPolicy(getattr(a, "agent", a), follow=self._memo is not None)
+                    self._own[seat] = self._shared.policy(getattr(a, "agent", a), follow=self._memo is not None)
         self._street = all(self._policy[i] is not None or self._own[i] is not None for i in (0, 1))
 
     def translation_expectation(self, state, seat: int) -> Optional[float]:
@@ -416,7 +383,7 @@ class BlueprintValueFunction:
         the draw is a chance event of known distribution, independent of the cards and actions to come."""
         if self._memo is None or self._owner_seat != seat or state.is_terminal() or state.is_chance_node():
             return None
-        pending = self._walks.pending(state)
+        pending = _pending(self.tree, self.translate_raise, state, self._memo)
         if len(pending) != 1:
             return None
         index, choices = pending[0]
@@ -428,23 +395,15 @@ class BlueprintValueFunction:
             for child, q in choices:
                 memo = dict(real)
                 memo[index] = (action, child)
-                self._use_memo(memo)
+                self._memo = memo  # the walks key their memos by the memo's contents: nothing to reset
                 total += q * self.value(state)
         finally:
-            self._use_memo(real)
+            self._memo = real
         return total
 
     def translation_drawn(self) -> bool:
         """Whether the owner has drawn the translation of the last :meth:`translation_expectation`."""
         return self._memo is not None and self._translation_index in self._memo
-
-    def _use_memo(self, memo) -> None:
-        """Value states as if the owner had remembered ``memo`` (the tables' walk and the owner's lookahead)."""
-        self._memo = memo
-        self._walks.reset(memo)
-        for own in self._own:
-            if own is not None and own.follow:
-                own.walks.reset(memo)
 
     def policy_of(self, agent) -> Optional[Callable]:
         """``f(state) -> (actions, probs)`` for the actual hand of ``agent``'s seat, or None when ``agent`` is
@@ -453,7 +412,7 @@ class BlueprintValueFunction:
         Any such ``f`` keeps AIVAT unbiased (it only shapes ``v``), so it must merely be cheap and free of side
         effects: another blueprint by its tree, strategy and translation (the most likely abstract size, never
         the agent's own sampler or off-tree flags); an agent with ``pure_strategy`` by ``act`` (one hand);
-        others by the actual hand's row of ``hand_strategy``.  Agents with ``costly_strategy`` (A^D: a re-solve
+        others by ``own_strategy`` (the hand held) or the actual hand's row of ``hand_strategy``.  Agents with ``costly_strategy`` (A^D: a re-solve
         per state) get none.
         """
         inner = getattr(agent, "agent", agent)
@@ -466,34 +425,50 @@ class BlueprintValueFunction:
             # off by default: against another blueprint the tables alone reduced the deviation as much (1,615
             # against 1,664 mbb per deal over 5,000 deals, bp_s0 vs bp_s1) at 2.3x (one step) to 13x (street)
             # less CPU (benchmarks/RESULTS.md, "AIVAT lookahead per pair")
-            return _BlueprintPolicy(inner) if self.blueprint_lookahead else None
+            return self._shared.policy(inner) if self.blueprint_lookahead else None
         if getattr(inner, "pure_strategy", False):
             return lambda state: (np.array([int(inner.act(state))]), np.ones(1))
+
+        if own_strategy_is_current(type(inner)):  # the held hand's row without the other 1325 (the same row)
+            return inner.own_strategy
 
         def row(state):
             hs = inner.hand_strategy(state)
             return hs.actions, hs.probs[pair_index(*state.hole[state.current_player()])]
         return row
 
-    def _street_value(self, state, depth: int = 0) -> Optional[float]:
+    def _street_value(self, state, depth: int = 0, key=None) -> Optional[float]:
         """The rest of the street's betting played out with both seats' known strategies, the tables at its end
-        (a round-closing call); None where a strategy is unknown (off its tree)."""
+        (a round-closing call); None where a strategy is unknown (off its tree).  ``key``: the state's betting
+        line (:func:`_betting_key`), passed down so that each child's is one action longer."""
         if state.is_terminal():
             return float(state.returns()[0])
         if state.is_chance_node() or depth > 12:
             return None
+        if key is None:
+            key = _betting_key(state)
         p = state.current_player()
         pol = self._policy[p] or self._own[p]
-        got = pol(state) if pol is not None else None
+        if pol is None:
+            return None
+        got = pol(state, key, self._memo) if isinstance(pol, _BlueprintPolicy) else pol(state)
         if got is None:
             return None
         total = 0.0
+        legal = self._shared.legal
         for a, q in zip(*got):
             if q > 0:
+                a = int(a)
                 child = state.clone()
-                child.apply_action(int(a))
-                v = self._street_value(child, depth + 1)
-                total += float(q) * (self.table_value(child, leaf=True) if v is None else v)
+                ckey = None if key is None else key + (a,)
+                if ckey is not None and ckey in legal:  # legality is a matter of the betting line: checked once
+                    child.apply_trusted(a)
+                else:
+                    child.apply_action(a)
+                    if ckey is not None:
+                        _Shared.remember(legal, ckey, True)
+                v = self._street_value(child, depth + 1, ckey)
+                total += float(q) * (self.table_value(child, ckey, leaf=True) if v is None else v)
         return total
 
     def value(self, state) -> float:
@@ -517,16 +492,17 @@ class BlueprintValueFunction:
                     return total
         return self.table_value(state)
 
-    def table_value(self, state, leaf: bool = False) -> float:
+    def table_value(self, state, key=None, leaf: bool = False) -> float:
         """Seat 0's value of ``state`` in chips from the tables alone (no lookahead), except a turn-closing call
-        (:meth:`_river_mean`) unless ``leaf`` (a leaf of the street lookahead) and ``river_leaves`` is off."""
+        (:meth:`_river_mean`) unless ``leaf`` (a leaf of the street lookahead) and ``river_leaves`` is off;
+        ``key``: the state's betting line when the caller knows it."""
         if state.is_terminal():
             return float(state.returns()[0])
         hole = state.hole
         if len(hole[0]) < 2 or len(hole[1]) < 2:
             return self.chance_expectation(state)
-        node = self.node_of(state)
-        if node is None or self.tree.kind[node] != DECISION or (state.is_chance_node() and _runs_out(state)):
+        node = self._shared.walker.node_of(state, key, self._memo)
+        if node is None or self.tree.kind[node] != DECISION or (state.is_chance_node() and self._runs_out(state, key)):
             return self._equity_value(state)
         r = int(self.tree.round[node])
         board = [int(c) for c in state.board]
@@ -539,7 +515,7 @@ class BlueprintValueFunction:
             b0, b1 = self._buckets(r - 1, board, hole)
             tr = self.trans[r - 1]
             d, s = self.table.ds(node)
-            return float(tr[b0] @ d @ tr[b1]) + float(tr[b0] @ s @ tr[b1]) * _equity(hole[0], hole[1], board)
+            return float(tr[b0] @ d @ tr[b1]) + float(tr[b0] @ s @ tr[b1]) * self._equity(hole, board)
         if len(board) != _BOARD[r]:
             return self._equity_value(state)
         return self._on_board(node, board, hole)
@@ -553,7 +529,7 @@ class BlueprintValueFunction:
         if len(hole[0]) < 2 or len(hole[1]) < 2:
             raise GameError("chance_expectation between the two players' hole cards is not supported")
         node = self.node_of(state)
-        if node is None or self.tree.kind[node] != DECISION or _runs_out(state):
+        if node is None or self.tree.kind[node] != DECISION or self._runs_out(state):
             return self._equity_value(state)  # all-in run-out or off the tree: E_c of the equity value is itself
         r = int(self.tree.round[node])
         board = [int(c) for c in state.board]
@@ -609,7 +585,7 @@ class BlueprintValueFunction:
     def _deal(self) -> float:
         """The exact expectation over the deal: ``E[D0[b(h0), b(h1)] + S0[b(h0), b(h1)] * eq(h0, h1)]`` over
         all ordered pairs of disjoint hands."""
-        if self._deal_value is None:
+        if self._shared.deal_value is None:
             nb = self.strategy.num_buckets[0]
             cls = np.asarray(self.ab.buckets_for_board(0, []), dtype=np.int64)
             cards = np.zeros((1326, 52))
@@ -622,39 +598,324 @@ class BlueprintValueFunction:
             joint = onehot.T @ disjoint @ onehot
             eqw = onehot.T @ (disjoint * preflop_equity_table(progress=False)) @ onehot
             d, s = self.table.ds(0)
-            self._deal_value = float((np.sum(joint * d) + np.sum(eqw * s)) / joint.sum())
-        return self._deal_value
+            self._shared.deal_value = float((np.sum(joint * d) + np.sum(eqw * s)) / joint.sum())
+        return self._shared.deal_value
 
 
 class _BlueprintPolicy:
     """A blueprint agent's strategy for the actual hand at a state, without touching the agent (its translation
-    sampler, memo and off-tree flags): the walk of :func:`_walk` with that agent's tree and translation.
+    sampler, memo and off-tree flags): the walk of :meth:`BlueprintValueFunction.node_of` with that agent's tree
+    and translation; None (no lookahead) where its tree cannot follow the hand.
 
-    ``follow`` (the owner of the value function's tables): the agent's own remembered translations, and where
-    its tree cannot follow the hand what :meth:`~cfrkit.agents.blueprint.BlueprintAgent.own_strategy` does
-    there (call after an abstract all-in, else the nearest node's strategy); otherwise None (no lookahead)."""
+    ``follow`` (the owner of the value function's tables): the walk follows the ``memo`` passed at each call (the
+    agent's own remembered translations), and where its tree cannot follow the hand the policy is what
+    :meth:`~cfrkit.agents.blueprint.BlueprintAgent.own_strategy` does there (call after an abstract all-in, else
+    the nearest node's strategy)."""
 
-    def __init__(self, agent, follow: bool = False):
+    def __init__(self, agent, buckets: Optional[dict] = None, follow: bool = False):
         self.agent = agent
         self.follow = bool(follow)
-        self.walks = _Walks(agent.tree, agent.translate_raise)
-        self.walks.reset(getattr(agent, "_choices", None) if self.follow else None)
+        self.walker = _NodeWalker(agent.tree, agent.translate_raise)
+        self.nodes = self.walker.node_of
+        self._buckets = {} if buckets is None else buckets  # see _two_buckets
+        # betting line -> (node, real actions of its children), or (None, abstract all-in) off the tree: the cards
+        # do not matter; one such dict per remembered-translations memo (``follow``) in ``_follow``
+        self._lines = {}
+        self._follow = {}
+        self._rows = {}    # (node, bucket) -> the average strategy's row
 
-    def __call__(self, state):
+    def _actions(self, node: int, state) -> np.ndarray:
         a = self.agent
-        node, all_in = self.walks.walk(state)
-        if node is not None and (a.tree.kind[node] != DECISION or a.tree.round[node] != state.round
-                                 or a.tree.player[node] != state.current_player()):
-            node, all_in = None, bool(a.tree.kind[node] == SHOWDOWN)
+        first = int(a.tree.child_start[node])
+        acts = np.array([a.real_action(first + i, state) for i in range(int(a.tree.num_children[node]))],
+                        dtype=np.int64)
+        acts.setflags(write=False)
+        return acts
+
+    def __call__(self, state, key=None, memo=None):
+        a = self.agent
+        if key is None:
+            key = _betting_key(state)
+        memo = memo if self.follow and memo else None
+        if memo is None:
+            lines = self._lines
+        else:
+            mk = tuple(sorted(memo.items()))
+            lines = self._follow.get(mk)
+            if lines is None:
+                if len(self._follow) >= 16:  # a hand's memos (it grows, and each draw's expectation tries sizes)
+                    self._follow.clear()
+                lines = self._follow[mk] = {}
+        hit = lines.get(key) if key is not None else None
+        if hit is None:
+            node, all_in = self.walker.walk(state, key, memo)
+            if node is not None and (a.tree.kind[node] != DECISION or a.tree.round[node] != state.round
+                                     or (self.follow and a.tree.player[node] != state.current_player())):
+                node, all_in = None, bool(a.tree.kind[node] == SHOWDOWN)
+            hit = (None, all_in) if node is None else (node, self._actions(node, state))
+            if key is not None:
+                _Shared.remember(lines, key, hit)
+        node, acts = hit
         if node is None:
             if not self.follow:
                 return None
-            node = None if all_in else a.nearest_node(state)
+            node = None if acts else a.nearest_node(state)  # acts: whether an abstract all-in left the tree
             if node is None:
                 return np.array([CALL], dtype=np.int64), np.ones(1)
+            acts = self._actions(node, state)
         p = state.current_player()
-        b = a.blueprint.abstraction.buckets_for_board(int(a.tree.round[node]), list(state.board))
-        row = a.blueprint.probabilities(node, [int(b[pair_index(*state.hole[p])])])[0]
-        first = int(a.tree.child_start[node])
-        acts = np.array([a.real_action(first + i, state) for i in range(row.size)], dtype=np.int64)
+        if len(state.hole[1 - p]) == 2:
+            b = _two_buckets(a.blueprint.abstraction, self._buckets, int(a.tree.round[node]), state.board,
+                             state.hole)[p]
+        else:
+            b = int(a.blueprint.abstraction.buckets_for_board(int(a.tree.round[node]),
+                                                               list(state.board))[pair_index(*state.hole[p])])
+        row = self._rows.get((node, b))
+        if row is None:
+            row = a.blueprint.probabilities(node, [b])[0]
+            row.setflags(write=False)
+            _Shared.remember(self._rows, (node, b), row)
         return acts, row
+
+
+class _Walker:
+    """The attributes :meth:`BlueprintValueFunction._node_of_history` reads."""
+
+    def __init__(self, tree, translate_raise):
+        self.tree = tree
+        self.translate_raise = translate_raise
+
+
+def _betting_key(state) -> Optional[Tuple[int, ...]]:
+    """The betting actions of a hold'em state's history (action ids, chance cards left out), or None for a
+    state that does not keep its per-round action list."""
+    rounds = getattr(state, "actions", None)
+    if rounds is None:
+        return None
+    limit = state.d.is_limit
+    return tuple(FOLD if code == "f" else CALL if code == "c" else (RAISE if limit else raise_action(total))
+                 for rnd in rounds for _, code, total in rnd)
+
+
+def _walk_step(t, translate_raise, node: int, real, action: int, got) -> Optional[int]:
+    """The abstract child of ``node`` that betting ``action`` at the real state ``real`` leads to: a raise takes
+    ``got`` (an agent's remembered ``(real action, abstract child)`` for this history index) when it matches, else
+    its most likely translation; None where the tree cannot follow, -1 where that is an abstract all-in."""
+    if t.kind[node] != DECISION or t.player[node] != real.current_player():
+        return -1 if t.kind[node] == SHOWDOWN else None
+    if action in (FOLD, CALL):
+        return t.child_of_kind(node, ACTION_FOLD if action == FOLD else ACTION_CALL)
+    first = int(t.child_start[node])
+    if got is not None and got[0] == action and first <= got[1] < first + int(t.num_children[node]):
+        return int(got[1])
+    choices = translate_raise(node, real, raise_amount(action))
+    if not choices:
+        return None
+    return max(choices, key=lambda cp: cp[1])[0]
+
+
+def _walk_history(tree, translate_raise, state, memo=None) -> Tuple[Optional[int], bool]:
+    """``(node, all_in)`` of ``state`` by walking its whole history from the root (the reference of
+    :class:`_NodeWalker`): the node (None when the tree cannot follow the history) and whether the failure is an
+    abstract all-in.  ``memo`` (an agent's ``_choices``: history index -> (real action, abstract child)): the
+    raises it holds take its child, as :meth:`cfrkit.agents.blueprint.BlueprintAgent._walk` does; never the
+    agent's sampler.  Reading an agent's past translations keeps AIVAT unbiased: they are drawn before any term
+    that uses them and independently of the cards and actions to come."""
+    real = state.game.new_initial_state()
+    node = 0
+    for index, action in enumerate(state.history()):
+        if real.is_chance_node():
+            real.apply_action(action)
+            continue
+        child = _walk_step(tree, translate_raise, node, real, action, memo.get(index) if memo else None)
+        if child is None or child < 0:
+            return None, child is not None
+        real.apply_action(action)
+        node = int(child)
+    return node, False
+
+
+def _pending(tree, translate_raise, state, memo) -> List[Tuple[int, list]]:
+    """``[(history index, [(abstract child, probability)])]``: the raises along ``state``'s walk that ``memo``
+    does not hold and that map to more than one abstract size (an agent draws those when it next walks the
+    history); the walk follows their most likely size."""
+    real = state.game.new_initial_state()
+    node = 0
+    out = []
+    for index, action in enumerate(state.history()):
+        if real.is_chance_node():
+            real.apply_action(action)
+            continue
+        got = memo.get(index) if memo is not None else None
+        child = _walk_step(tree, translate_raise, node, real, action, got)
+        if child is None or child < 0:
+            return out
+        first = int(tree.child_start[node])
+        if action not in (FOLD, CALL) and not (got is not None and got[0] == action
+                                                and first <= got[1] < first + int(tree.num_children[node])):
+            choices = translate_raise(node, real, raise_amount(action))
+            if len(choices) > 1:
+                out.append((index, [(int(c), float(q)) for c, q in choices]))
+        real.apply_action(action)
+        node = int(child)
+    return out
+
+
+class _NodeWalker:
+    """:meth:`BlueprintValueFunction.node_of` for one tree and translation, memoised by the betting actions.
+
+    The walk reads only the betting (translation looks at the pot, the stacks and the raise range, never at
+    the cards, and the most likely abstract size is deterministic), so the node of a history is a function of
+    its betting actions alone: one entry per betting line, extended by one action from the line before it,
+    shared by every hand and every sampled board."""
+
+    _LIMIT = 50_000  # entries before the memo is emptied (each holds a small state: about 1 KB)
+
+    def __init__(self, tree, translate_raise):
+        self.tree = tree
+        self.translate_raise = translate_raise
+        self._game = None
+        self._memo = {}
+        self._follow = {}  # remembered translations (sorted items) -> their own line memo (see walk)
+
+    def node_of(self, state, key=None, memo=None) -> Optional[int]:
+        """The node of ``state``'s betting line (``key`` when known); ``memo`` (an agent's remembered
+        translations, see :func:`_walk_history`): its raises follow those."""
+        if memo:
+            return self.walk(state, key, memo)[0]
+        if key is None:
+            key = _betting_key(state)
+        if key is None:
+            return BlueprintValueFunction._node_of_history(self, state)
+        self._same_game(state)
+        hit = self._memo.get(key)
+        if hit is None:
+            if len(self._memo) > self._LIMIT:
+                self._memo = {}
+            hit = self._line(key)
+        return hit[0]
+
+    def _same_game(self, state) -> None:
+        if self._game is not state.game:
+            if self._game is None or self._game.definition != state.game.definition:
+                self._memo = {}
+                self._follow = {}
+            self._game = state.game
+
+    def walk(self, state, key=None, memo=None) -> Tuple[Optional[int], bool]:
+        """``(node, all_in)``: :meth:`node_of` and, where it is None, whether the walk left the tree at an
+        abstract all-in (a showdown node, where the blueprint agent only calls)."""
+        if key is None:
+            key = _betting_key(state)
+        if key is None:
+            return _walk_history(self.tree, self.translate_raise, state, memo)
+        self._same_game(state)
+        if not memo:
+            node, real = self._line(key) if key not in self._memo else self._memo[key]
+            if node is not None or not key:
+                return node, False
+            return _walk_history(self.tree, self.translate_raise, state, None)  # off the tree: how (rare)
+        mk = tuple(sorted(memo.items()))
+        lines = self._follow.get(mk)
+        if lines is None:
+            if len(self._follow) >= 16:  # a hand's memos (it grows, and each draw's expectation tries sizes)
+                self._follow.clear()
+            lines = self._follow[mk] = {}
+        elif len(lines) > self._LIMIT:
+            lines.clear()
+        node, _, all_in = self._follow_line(key, memo, lines)
+        return node, all_in
+
+    def _follow_line(self, key: Tuple[int, ...], memo: dict, lines: dict):
+        """``(node or None, the betting state after the line, abstract all-in)`` of a betting line whose raises
+        follow ``memo`` (history index -> (real action, abstract child)), memoised in ``lines``."""
+        hit = lines.get(key)
+        if hit is not None:
+            return hit
+        if not key:
+            hit = lines[key] = (0, self._game.new_initial_state(), False)
+            return hit
+        node, real, all_in = self._follow_line(key[:-1], memo, lines)
+        if node is None:
+            hit = lines[key] = (None, None, all_in)
+            return hit
+        t = self.tree
+        real = real.clone()
+        while real.is_chance_node():  # the cards do not matter to the walk (nor their number to the index)
+            real.apply_trusted(int(real.chance_outcomes()[0][0]))
+        action = key[-1]
+        child = _walk_step(t, self.translate_raise, node, real, action, memo.get(len(real.history())))
+        if child is None or child < 0:
+            hit = lines[key] = (None, None, child is not None)
+            return hit
+        real.apply_action(action)
+        hit = lines[key] = (int(child), real, False)
+        return hit
+
+    def _line(self, key: Tuple[int, ...]):
+        """``(node or None, the betting state after the line)`` of a betting line (memoised)."""
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        if not key:
+            hit = self._memo[key] = (0, self._game.new_initial_state())
+            return hit
+        node, real = self._line(key[:-1])
+        if node is None:
+            hit = self._memo[key] = (None, None)
+            return hit
+        t = self.tree
+        real = real.clone()
+        while real.is_chance_node():  # the cards do not matter to the walk: deal any
+            real.apply_trusted(int(real.chance_outcomes()[0][0]))
+        action = key[-1]
+        child = None
+        if t.kind[node] == DECISION and t.player[node] == real.current_player():
+            if action in (FOLD, CALL):
+                child = t.child_of_kind(node, ACTION_FOLD if action == FOLD else ACTION_CALL)
+            else:
+                choices = self.translate_raise(node, real, raise_amount(action))
+                if choices:
+                    child = max(choices, key=lambda cp: cp[1])[0]
+        if child is None:
+            hit = self._memo[key] = (None, None)
+            return hit
+        real.apply_action(action)
+        hit = self._memo[key] = (int(child), real)
+        return hit
+
+
+class _Shared:
+    """What the value functions of one blueprint share across matches (read only once built)."""
+
+    def __init__(self, trans, walker, abstraction):
+        self.abstraction = abstraction
+        self.trans = trans
+        self.walker = walker
+        self.table = None
+        self.deal_value: Optional[float] = None
+        self._policies = {}
+        # (round, board, hole 0, hole 1) -> the two buckets; (hole 0, hole 1, board) -> equity; betting line ->
+        # whether the cards run out: the duplicate seating and every leaf of a sampled board's street read them
+        self.buckets = {}
+        self.equities = {}
+        self.runs_out = {}
+        self.legal = {}  # betting lines reached by a checked action: the same action is legal on any cards
+
+    @staticmethod
+    def remember(cache: dict, key, value, limit: int = 100_000) -> None:
+        """``cache[key] = value``, emptying ``cache`` first when it holds ``limit`` entries."""
+        if len(cache) >= limit:
+            cache.clear()
+        cache[key] = value
+
+    def policy(self, agent, follow: bool = False) -> "_BlueprintPolicy":
+        """The :class:`_BlueprintPolicy` of ``agent`` (``follow``: its remembered translations), kept (with its
+        walk memo) for the next hands."""
+        hit = self._policies.get((id(agent), bool(follow)))
+        if hit is None or hit.agent is not agent:
+            # the owner's abstraction is the tables' one: its hands' buckets are shared with the value function
+            same = getattr(agent.blueprint, "abstraction", None) is self.abstraction
+            hit = self._policies[(id(agent), bool(follow))] = _BlueprintPolicy(agent, self.buckets if same else None,
+                                                                                follow=follow)
+        return hit

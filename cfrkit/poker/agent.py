@@ -27,7 +27,7 @@ from cfrkit.games.holdem.game import HoldemState
 from cfrkit.poker.view import PokerView
 
 __all__ = ["AgentInterfaceError", "CheckedAgent", "DEFAULT_TIME_LIMIT", "HandStrategy", "PokerAgent", "agent_name",
-           "board_live", "uniform_strategy"]
+           "board_live", "own_strategy_is_current", "uniform_strategy"]
 
 
 class AgentInterfaceError(GameError):
@@ -131,7 +131,7 @@ def _defined_in(cls: type, name: str):
     return next((k for k in cls.__mro__ if name in vars(k)), None)
 
 
-def _own_strategy_current(cls: type) -> bool:
+def own_strategy_is_current(cls: type) -> bool:
     """Whether ``cls``'s ``own_strategy`` may stand for its ``hand_strategy``: it is defined in the class
     that defines ``hand_strategy`` or below it, so a subclass that overrides ``hand_strategy`` alone
     (another strategy) is not answered by an inherited ``own_strategy`` of the old one."""
@@ -254,7 +254,7 @@ class CheckedAgent:
         hand.  Checked as that row would be (shapes, finite non-negative probabilities summing to one,
         probability only on legal actions, the time limit); the other hands' rows are not asked for or
         checked (AIVAT uses this one row per decision)."""
-        fn = getattr(self.agent, "own_strategy", None) if _own_strategy_current(type(self.agent)) else None
+        fn = getattr(self.agent, "own_strategy", None) if own_strategy_is_current(type(self.agent)) else None
         if fn is None:
             actions, all_probs = self._shaped_hand_strategy(state)
             probs = all_probs[self.view.hand_of(state, state.current_player())]

@@ -22,6 +22,7 @@ Units: chips; exploitability = (BR_0 + BR_1) / 2 against the average strategy, r
 from __future__ import annotations
 
 import weakref
+from array import array
 from typing import ClassVar, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -29,7 +30,7 @@ import numpy as np
 from cfrkit._kernels import default_threads
 from cfrkit.games.base import GameError
 from cfrkit.solvers.public.allin import allin_equity_matrix, allin_runouts
-from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR, fill_kernel_node
+from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR
 from cfrkit.solvers.public.public_tree import (CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree,
                                                root_ranges)
 
@@ -52,6 +53,19 @@ def _swap_suits(card: int, a: int, b: int) -> int:
     """``card`` (4 * rank + suit) with suits ``a`` and ``b`` exchanged."""
     s = card % 4
     return card - s + (b if s == a else a if s == b else s)
+
+
+def _typed(code: str, n: int, fill) -> array:
+    """``array(code)`` of ``n`` times ``fill``: per-node values of a layout in C types (a flop layout has 661K
+    nodes; Python lists of their ints leave ~100 MB of freed heap behind)."""
+    return array(code, [fill]) * n
+
+
+def _typed_of(values: np.ndarray, code: str) -> array:
+    """``values`` as an ``array(code)`` (item access gives Python numbers without numpy's per-item cost)."""
+    out = array(code)
+    out.frombytes(np.ascontiguousarray(values, dtype={"i": np.int32, "q": np.int64}[code]).tobytes())
+    return out
 
 
 class BoardLayout:
@@ -136,7 +150,7 @@ class BoardLayout:
                     pairs = live
                     space_groups.append(np.array([0, len(pairs)]))
                 self.space_pairs.append(np.asarray(pairs, dtype=np.int64))
-                pos = np.full(1326, -1, dtype=np.int64)
+                pos = np.full(1326, -1, dtype=np.int32)
                 pos[pairs] = np.arange(len(pairs))
                 self._position.append(pos)
             return s
@@ -172,10 +186,12 @@ class BoardLayout:
                         raise GameError(f"all-in run-out at node {n.index} with unequal contributions {n.contrib}")
                     allin.add(n.index)
         self.allin_nodes = sorted(allin)
-        order = [0]  # original indices in kernel order (breadth first, children contiguous)
-        spaces = [space(root_board)]
+        # original indices in kernel order (breadth first, children contiguous), each one's hand space and child
+        # map: typed arrays, not lists (a flop layout has 661K nodes: 4-8 bytes each instead of ~36)
+        order = array("i", [0])
+        spaces = array("i", [space(root_board)])
         copy_of: Dict[int, Tuple[int, Tuple[int, int]]] = {}  # copy chance child -> (canonical sibling, swap)
-        kmap: List[int] = [-1]
+        kmap = array("q", [-1])
         k = 0
         while k < len(order):
             old = order[k]
@@ -207,48 +223,68 @@ class BoardLayout:
                     kmap.append(-1)
             k += 1
         N = len(order)
-        new_of = {old: new for new, old in enumerate(order)}
-        self.order = order
+        new_of = np.full(len(nodes), -1, dtype=np.int32)  # public-tree index -> kernel index
+        new_of[np.frombuffer(order, dtype=np.int32)] = np.arange(N, dtype=np.int32)
+        self.order = order  # kernel node -> public-tree index (array of int32; indexing gives ints)
         self.copy_of = copy_of
-        self.node_type = np.zeros(N, dtype=np.int32)
-        self.node_player = np.full(N, -1, dtype=np.int32)
-        self.child_start = np.zeros(N, dtype=np.int32)
-        self.num_children = np.zeros(N, dtype=np.int32)
-        self.amount = np.zeros((N, 2))
-        self.node_space = np.asarray(spaces, dtype=np.int32)
-        self.node_offset = np.full(N, -1, dtype=np.int64)
-        self.child_map = np.asarray(kmap, dtype=np.int64)
+        # the kernel's node arrays, written through typed arrays (numpy item writes per node cost ~0.3 CPU s on a
+        # flop layout, lists of Python ints leave ~100 MB of freed heap); each node as
+        # flat_range_cfr.fill_kernel_node writes it
+        ntype, cstart, nchild, copy = (_typed("i", N, 0) for _ in range(4))
+        player, noffset = _typed("i", N, -1), _typed("q", N, -1)
+        amount0, amount1 = _typed("d", N, 0.0), _typed("d", N, 0.0)
+        self.node_space = np.frombuffer(spaces, dtype=np.int32).copy()
+        self.child_map = np.frombuffer(kmap, dtype=np.int64).copy()
         self.iso_next = np.full(N, -1, dtype=np.int32)
-        self.is_copy = np.zeros(N, dtype=np.int32)
         sizes = np.array([len(p) for p in self.space_pairs], dtype=np.int64)
+        size_of = _typed_of(sizes[self.node_space], "q")
+        kind_code = {DECISION: 0, CHANCE_NODE: 3, FOLD_NODE: 1, SHOWDOWN_NODE: 2}
         self.node_of: Dict[int, int] = {}
         offset = 0
         for new, old in enumerate(order):
             n = nodes[old]
+            kind = n.kind
             if old in copy_of:
-                self.is_copy[new] = 1
-                self.node_type[new] = 0 if n.kind == DECISION else 3 if n.kind == CHANCE_NODE else (
-                    1 if n.kind == FOLD_NODE else 2)
+                copy[new] = 1
+                ntype[new] = kind_code.get(kind, 2)
                 continue
             if old in allin:
-                self.node_type[new] = 5
-                self.amount[new] = n.contrib
+                ntype[new] = 5
+                amount0[new], amount1[new] = n.contrib
                 continue
-            if n.kind == LEAF:
-                self.node_type[new] = 4
+            if kind == LEAF:
+                ntype[new] = 4
                 continue
-            fill_kernel_node(self, new, n, new_of, pg)
-            if n.kind == CHANCE_NODE:
-                last: Dict[int, int] = {}  # canonical child -> last copy in its chain
-                for ch in n.children:
-                    if ch in copy_of:
-                        canon = new_of[copy_of[ch][0]]
-                        self.iso_next[last.get(canon, canon)] = new_of[ch]
-                        last[canon] = new_of[ch]
-            elif n.kind == DECISION:
-                self.node_offset[new] = offset
-                self.node_of[old] = new
-                offset += len(n.children) * int(sizes[spaces[new]])
+            if kind == DECISION or kind == CHANCE_NODE:
+                children = n.children
+                cstart[new] = int(new_of[children[0]])
+                nchild[new] = len(children)
+                if kind == CHANCE_NODE:
+                    ntype[new] = 3
+                    amount0[new] = pg.chance_weight(n.board)
+                    last: Dict[int, int] = {}  # canonical child -> last copy in its chain
+                    for ch in children:
+                        if ch in copy_of:
+                            canon = int(new_of[copy_of[ch][0]])
+                            self.iso_next[last.get(canon, canon)] = new_of[ch]
+                            last[canon] = int(new_of[ch])
+                else:
+                    ntype[new] = 0
+                    player[new] = n.player
+                    noffset[new] = offset
+                    self.node_of[old] = new
+                    offset += len(children) * size_of[new]
+            else:
+                ntype[new], (amount0[new], amount1[new]) = n.terminal_code()
+        self.node_type = np.frombuffer(ntype, dtype=np.int32).copy()
+        self.node_player = np.frombuffer(player, dtype=np.int32).copy()
+        self.child_start = np.frombuffer(cstart, dtype=np.int32).copy()
+        self.num_children = np.frombuffer(nchild, dtype=np.int32).copy()
+        self.amount = np.column_stack([np.frombuffer(amount0, dtype=np.float64),
+                                       np.frombuffer(amount1, dtype=np.float64)])
+        self.node_offset = np.frombuffer(noffset, dtype=np.int64).copy()
+        self.is_copy = np.frombuffer(copy, dtype=np.int32).copy()
+        del ntype, player, cstart, nchild, amount0, amount1, noffset, copy
         self.num_nodes = N
         self.num_entries = offset
         # leaf mode: hands of the all-in nodes (root space, first) and of the leaves in ext_vals
@@ -262,18 +298,21 @@ class BoardLayout:
                 ext += int(sizes[spaces[new]])
         self.num_ext = ext
         # scratch per depth (see _walk): decision (4A + 4) H, chance 3 H_child, showdown H
-        H = sizes[self.node_space]
-        need = np.zeros(N, dtype=np.int64)
+        # (Python lists: per-node numpy slices cost ~0.3 CPU s on a flop layout)
+        H = _typed_of(sizes[self.node_space], "q")
+        types, copies = _typed_of(self.node_type, "i"), _typed_of(self.is_copy, "i")
+        starts, counts = _typed_of(self.child_start, "i"), _typed_of(self.num_children, "i")
+        need = _typed("q", N, 0)
         for new in range(N - 1, -1, -1):
-            t = self.node_type[new]
-            if self.is_copy[new]:
+            t = types[new]
+            if copies[new]:
                 continue
-            c0, nc = self.child_start[new], self.num_children[new]
-            below = int(need[c0:c0 + nc].max()) if nc else 0
+            c0, nc = starts[new], counts[new]
             if t == 0:  # strategy, child values, reach, 3 rows of matching scratch, 2 decoded blocks (16-bit)
+                below = max(need[c0:c0 + nc]) if nc else 0
                 need[new] = (4 * nc + 4) * H[new] + max(below, H[new])
             elif t == 3:
-                need[new] = int(max(3 * H[c] + need[c] for c in range(c0, c0 + nc)))
+                need[new] = max(3 * H[c] + need[c] for c in range(c0, c0 + nc))
             elif t == 2:
                 need[new] = H[new]
         self.stack_len = int(need[0]) + 64
@@ -301,17 +340,20 @@ class BoardLayout:
         elsewhere): the opponent's strategies formed for the batches are kept there for the pass."""
         N = self.num_nodes
         nt, cs, nc, cp = self.node_type, self.child_start, self.num_children, self.is_copy
+        has = np.flatnonzero((nc > 0) & (cp == 0))
         parent = np.full(N, -1, dtype=np.int64)
-        has = (nc > 0) & (cp == 0)
-        for n in np.flatnonzero(has):
-            parent[cs[n]:cs[n] + nc[n]] = n
-        pure = np.isin(nt, (0, 1, 2)) & (cp == 0)
-        for n in np.flatnonzero(has)[::-1]:  # children come after their parent (breadth first)
-            if pure[n] and not pure[cs[n]:cs[n] + nc[n]].all():
-                pure[n] = False
-        root_of = [-1] * N
-        slot, count, dslot, dcount = [-1] * N, [0] * N, [-1] * N, [0] * N
-        ntl, csl, ncl, par = nt.tolist(), cs.tolist(), nc.tolist(), parent.tolist()
+        for n, c0, k in zip(has.tolist(), cs[has].tolist(), nc[has].tolist()):
+            parent[c0:c0 + k] = n
+        ntl, csl, ncl, par = _typed_of(nt, "i"), _typed_of(cs, "i"), _typed_of(nc, "i"), _typed_of(parent, "q")
+        pure_l = (np.isin(nt, (0, 1, 2)) & (cp == 0)).tolist()
+        for n in has[::-1].tolist():  # children come after their parent (breadth first); lists: per-node numpy
+            if pure_l[n]:             # slices cost ~0.3 CPU s on a flop layout
+                c0 = csl[n]
+                if not all(pure_l[c0:c0 + ncl[n]]):
+                    pure_l[n] = False
+        pure = np.asarray(pure_l, dtype=bool)
+        root_of = _typed("q", N, -1)
+        slot, count, dslot, dcount = _typed("i", N, -1), _typed("i", N, 0), _typed("i", N, -1), _typed("i", N, 0)
         for n in np.flatnonzero(pure).tolist():
             if root_of[n] < 0 and ntl[n] == 0 and (par[n] < 0 or ntl[par[n]] == 3):
                 root_of[n] = n
@@ -326,10 +368,10 @@ class BoardLayout:
                 dcount[r] += 1
                 for c in range(csl[n], csl[n] + ncl[n]):
                     root_of[c] = r
-        root_of = np.asarray(root_of, dtype=np.int64)
-        sd_slot = np.asarray(slot, dtype=np.int32)
-        sd_count = np.asarray(count, dtype=np.int32)
-        dec_slot = np.asarray(dslot, dtype=np.int32)
+        root_of = np.frombuffer(root_of, dtype=np.int64).copy()
+        sd_slot = np.frombuffer(slot, dtype=np.int32).copy()
+        sd_count = np.frombuffer(count, dtype=np.int32).copy()
+        dec_slot = np.frombuffer(dslot, dtype=np.int32).copy()
         single = (sd_slot >= 0) & (sd_count[np.maximum(root_of, 0)] < 2)  # one showdown: swept where it is
         sd_slot[single] = -1
         dec_slot[(dec_slot >= 0) & (sd_count[np.maximum(root_of, 0)] < 2)] = -1

@@ -35,6 +35,8 @@ import numpy as np
 from cfrkit.games.base import GameError
 from cfrkit.solvers.public.bet_sizing import ALLIN, CHIPS, GEOMETRIC, POT, PREV_BET, StreetSizes
 from cfrkit.solvers.public.games import PublicPokerGame, cached_strengths, holdem_hands
+from cfrkit.solvers.public.public_tree import (CHANCE_NODE, DECISION, FOLD_NODE, SHOWDOWN_NODE, DeferredState,
+                                               PublicNode, check_node_budget)
 
 FOLD, CHECK, CALL, BET_BASE = 0, 1, 2, 3
 STREETS = ("flop", "turn", "river")
@@ -62,6 +64,12 @@ class PostflopState:
     allin: bool = False
     folder: int = -1
     history: Tuple[int, ...] = ()
+
+
+def _node_state(node: PublicNode, fields: tuple) -> PostflopState:
+    """The :class:`PostflopState` of a node built by :meth:`PostflopPublicGame.public_nodes`: its board and history
+    with ``fields`` (the state's fields between them)."""
+    return PostflopState(node.board, *fields, node.history)
 
 
 def _parse_board(board) -> Tuple[int, ...]:
@@ -298,6 +306,115 @@ class PostflopPublicGame(PublicPokerGame):
         allin = amount == ps.stack[o] + ps.prev_amount
         return PostflopState(ps.board, "decision", o, (stack[0], stack[1]), amount, _BET, ps.num_bets + 1, allin,
                              history=hist)
+
+    def public_nodes(self, root: PostflopState, max_nodes: int, progress=None) -> List[PublicNode]:
+        """Pre-order :class:`PublicNode` list of the full tree below ``root`` (no depth limit): the nodes
+        :func:`~cfrkit.solvers.public.public_tree.build_public_tree`'s generic walk builds, field for field.
+
+        Fast path of the builder (a flop tree has ~1.2M nodes): the children of a betting state depend on its
+        street, stacks and betting fields only, not on the board or the history, so each distinct betting state
+        is expanded once (:meth:`_child` on a representative) and reused under every board.  Nodes share one
+        :class:`~cfrkit.solvers.public.public_tree.DeferredState` per betting state (their
+        :class:`PostflopState` is made from the node's board and history when read) and one contributions tuple
+        per stack pair, and keep their parent node and action instead of a history tuple (made when read);
+        ``children`` are tuples (terminals share the empty one).  ``progress(nodes_built)`` every 4096 nodes.
+        """
+        nodes: List[PublicNode] = []
+        append = nodes.append
+        Node = PublicNode
+        half, eff = self.starting_pot / 2, self.effective_stack
+        contribs: Dict[Tuple[int, int], Tuple[float, float]] = {}
+        deferred: Dict[tuple, DeferredState] = {}
+        expansions: Dict[tuple, tuple] = {}
+        dealable: Dict[Tuple[int, ...], Tuple[int, ...]] = {}
+        deck = self.deck
+
+        def contrib_of(stack):
+            c = contribs.get(stack)
+            if c is None:
+                c = contribs[stack] = (half + eff - stack[0], half + eff - stack[1])
+            return c
+
+        def deferred_of(fields):
+            # fields: PostflopState's fields between board and history
+            d = deferred.get(fields)
+            if d is None:
+                d = deferred[fields] = DeferredState(_node_state, fields)
+            return d
+
+        def expand(board, fields):
+            # (actions, ((action, child fields, child's deferred state, contributions, terminal kind or None), ..))
+            key = (len(board), fields)
+            out = expansions.get(key)
+            if out is None:
+                ps = PostflopState(board, *fields)
+                kids = []
+                for a in self.actions(ps):
+                    c = self._child(ps, a)
+                    f = (c.kind, c.player, c.stack, c.prev_amount, c.prev_action, c.num_bets, c.allin, c.folder)
+                    kind = None
+                    if c.kind == "terminal":
+                        kind = FOLD_NODE if c.folder >= 0 else SHOWDOWN_NODE
+                        if kind == SHOWDOWN_NODE and c.stack[0] != c.stack[1]:
+                            raise GameError(f"showdown with unequal contributions {contrib_of(c.stack)}")
+                    kids.append((a, f, deferred_of(f), contrib_of(c.stack), kind))
+                out = expansions[key] = (tuple(k[0] for k in kids), tuple(kids))
+            return out
+
+        def add(board, up, a, f, parent: int, depth: int, contrib) -> int:
+            # a node of state PostflopState(board, *f, history): a decision, a chance node or an all-in run-out's
+            # showdown (the other terminals are made by their parent's loop); its history is deferred: parent
+            # node ``up`` and action ``a`` (the root's: its tuple)
+            idx = len(nodes)
+            if idx >= max_nodes or (progress is not None and not idx & 4095):
+                check_node_budget(idx, max_nodes, progress)
+            kind = f[0]
+            children: List[int] = []
+            if kind == "terminal":
+                if f[7] < 0 and f[2][0] != f[2][1]:
+                    raise GameError(f"showdown with unequal contributions {contrib}")
+                append(Node(idx, FOLD_NODE if f[7] >= 0 else SHOWDOWN_NODE, deferred_of(f), parent, depth, up, -1,
+                            (), (), contrib, board, f[7], a))
+                return idx
+            if kind == "chance":
+                cards = dealable.get(board)
+                if cards is None:
+                    used = set(board)
+                    cards = dealable[board] = tuple(c for c in deck if c not in used)
+                node = Node(idx, CHANCE_NODE, deferred_of(f), parent, depth, up, -1, cards, children, contrib, board,
+                            -1, a)
+                append(node)
+                stack, d1 = f[2], depth + 1
+                if f[6]:  # all-in: the run-out's cards, then the showdown
+                    cf = ("chance" if len(board) < 4 else "terminal", -1, stack, 0, _NONE, 0, True, -1)
+                else:
+                    cf = ("decision", 0, stack, 0, _CHANCE, 0, False, -1)
+                for c in cards:
+                    children.append(add(board + (c,), node, c, cf, idx, d1, contrib))
+                node.children = tuple(children)
+                return idx
+            actions, kids = expand(board, f)
+            node = Node(idx, DECISION, deferred_of(f), parent, depth, up, f[1], actions, children, contrib, board, -1,
+                        a)
+            append(node)
+            d1 = depth + 1
+            for a, cf, cd, c, ckind in kids:
+                if ckind is None:
+                    children.append(add(board, node, a, cf, idx, d1, c))
+                    continue
+                k = len(nodes)  # a terminal child, made here (half the nodes of a tree)
+                if k >= max_nodes or (progress is not None and not k & 4095):
+                    check_node_budget(k, max_nodes, progress)
+                append(Node(k, ckind, cd, idx, d1, node, -1, (), (), c, board, cf[7], a))
+                children.append(k)
+            node.children = tuple(children)
+            return idx
+
+        f = (root.kind, root.player, root.stack, root.prev_amount, root.prev_action, root.num_bets, root.allin,
+             root.folder)
+        idx = add(root.board, root.history, -1, f, -1, 0, contrib_of(root.stack))
+        nodes[idx].state = root  # the caller's own object at the root
+        return nodes
 
     @staticmethod
     def _street_over(board, stack, allin, hist, river) -> PostflopState:

@@ -11,7 +11,7 @@ after the board card).  Contributions (``PublicNode.contrib``) are chips per pla
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import gc
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -23,22 +23,91 @@ DECISION, CHANCE_NODE, FOLD_NODE, SHOWDOWN_NODE, LEAF = "decision", "chance", "f
 ALLIN_NODE = "allin"  # RangeSolver's role of an all-in run-out's chance node valued by an equity matrix
 
 
-@dataclass(slots=True)  # slots: a flop tree has ~1.2M nodes (memory and build time)
-class PublicNode:
-    """One public state of the subgame (see module docstring)."""
+class DeferredState:
+    """A node's game state made on first access from the node's own fields: ``make(node, data)``.
 
-    index: int
-    kind: str
-    state: Any
-    parent: int = -1
-    depth: int = 0
-    history: Tuple[int, ...] = ()  # public actions (betting actions and board cards) from the subgame root
-    player: int = -1
-    actions: Tuple[int, ...] = ()  # betting actions (decision) or board cards (chance) of the children
-    children: List[int] = field(default_factory=list)
-    contrib: Tuple[float, float] = (0.0, 0.0)
-    board: Tuple[int, ...] = ()
-    folder: int = -1
+    Builders of large trees give the nodes one shared :class:`DeferredState` per betting situation instead of
+    one state object each (a flop tree has ~1.2M nodes; the state is read only for labels and keys).  ``make``
+    should be a module-level function so that trees pickle and copy."""
+
+    __slots__ = ("make", "data")
+
+    def __init__(self, make: Callable[["PublicNode", Any], Any], data: Any):
+        self.make = make
+        self.data = data
+
+    def __reduce__(self):
+        return DeferredState, (self.make, self.data)
+
+
+class PublicNode:
+    """One public state of the subgame (see module docstring).
+
+    Fields: ``index``, ``kind``, ``state`` (the game's state; a :class:`DeferredState` given here is resolved on
+    each access), ``parent`` (-1 at the root), ``depth``, ``history`` (public actions -- betting actions and
+    board cards -- from the subgame root; a builder may give the parent's node instead, with ``action`` the
+    public action from it, and the tuple is then made when read), ``player`` (decision nodes; else -1),
+    ``actions`` (betting actions of a decision or board cards of a chance node, one per child), ``children``
+    (node indices: a list, or a tuple where a builder makes them so), ``contrib`` (chips put in by each player),
+    ``board``, ``folder`` (fold nodes; else -1)."""
+
+    # slots: a flop tree has ~1.2M nodes (memory and build time)
+    __slots__ = ("index", "kind", "_state", "parent", "depth", "_history", "player", "actions", "children",
+                 "contrib", "board", "folder", "_action")
+    _FIELDS = ("index", "kind", "state", "parent", "depth", "history", "player", "actions", "children", "contrib",
+               "board", "folder")
+
+    def __init__(self, index: int, kind: str, state: Any, parent: int = -1, depth: int = 0,
+                 history: Tuple[int, ...] = (), player: int = -1, actions: Tuple[int, ...] = (),
+                 children: Optional[Sequence[int]] = None, contrib: Tuple[float, float] = (0.0, 0.0),
+                 board: Tuple[int, ...] = (), folder: int = -1, action: int = -1):
+        self.index = index
+        self.kind = kind
+        self._state = state
+        self.parent = parent
+        self.depth = depth
+        self._history = history  # a tuple, or the parent PublicNode (then _action is the action from it)
+        self._action = action
+        self.player = player
+        self.actions = actions
+        self.children = [] if children is None else children
+        self.contrib = contrib
+        self.board = board
+        self.folder = folder
+
+    @property
+    def state(self) -> Any:
+        s = self._state
+        return s.make(self, s.data) if type(s) is DeferredState else s
+
+    @state.setter
+    def state(self, value: Any) -> None:
+        self._state = value
+
+    @property
+    def history(self) -> Tuple[int, ...]:
+        h = self._history
+        if type(h) is tuple:
+            return h
+        acts = [self._action]  # deferred: walk up to the nearest node holding its tuple
+        while type(h._history) is not tuple:
+            acts.append(h._action)
+            h = h._history
+        return h._history + tuple(reversed(acts))
+
+    @history.setter
+    def history(self, value: Tuple[int, ...]) -> None:
+        self._history = tuple(value)
+
+    def __repr__(self) -> str:
+        return "PublicNode(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")"
+
+    def __eq__(self, other) -> bool:
+        if type(other) is not PublicNode:
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    __hash__ = None  # mutable, compared by value (as the dataclass it was)
 
     @property
     def pot(self) -> float:
@@ -62,7 +131,19 @@ class PublicTree:
         self.num_hands = pgame.num_hands
         self.decision_nodes = [n.index for n in nodes if n.kind == DECISION]
         self.leaf_nodes = [n.index for n in nodes if n.kind == LEAF]
-        self._by_history = {n.history: n.index for n in nodes}
+        self._history_index: Optional[Dict[Tuple[int, ...], int]] = None  # built on first look-up
+
+    @property
+    def _by_history(self) -> Dict[Tuple[int, ...], int]:
+        # {history: node index}, built on the first look-up: ~100 bytes a node (110 MB on a 1.2M-node flop tree)
+        # that a solve from the root never needs
+        if self._history_index is None:
+            hs: List[Tuple[int, ...]] = []  # pre-order: a deferred history extends its parent's, made just before
+            for n in self.nodes:
+                h = n._history
+                hs.append(h if type(h) is tuple else hs[n.parent] + (n._action,))
+            self._history_index = {h: i for i, h in enumerate(hs)}
+        return self._history_index
 
     @property
     def root(self) -> PublicNode:
@@ -114,6 +195,15 @@ def root_ranges(tree: "PublicTree", ranges=None, batched: bool = False) -> np.nd
     return ranges
 
 
+def check_node_budget(built: int, max_nodes: int, progress: Optional[Callable[[int], None]]) -> None:
+    """The tree builders' per-node check: GameError once ``built`` reaches ``max_nodes``, else
+    ``progress(built)`` every 4096 nodes (when given)."""
+    if built >= max_nodes:
+        raise GameError(f"public tree exceeds {max_nodes} nodes; use a coarser bet-size abstraction")
+    if progress is not None and built % 4096 == 0:
+        progress(built)
+
+
 def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[State] = None,
                       depth_limit: bool = False, max_nodes: int = 2_000_000, bet_sizing=None,
                       progress: Optional[Callable[[int], None]] = None) -> PublicTree:
@@ -126,7 +216,9 @@ def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[S
     Hold'em needs a ``state`` on the flop, turn or river; ``bet_sizing`` (pot fractions per number of
     bets in the round, e.g. ``{1: [0.5, 1.0], 2: [1.0]}``) is passed to
     :func:`~cfrkit.solvers.public.games.public_game_for` when a protocol game is given.
-    ``progress(nodes_built)`` is called every 4096 nodes (a progress bar on large trees).
+    ``progress(nodes_built)`` is called every 4096 nodes (a progress bar on large trees).  Games with a
+    ``public_nodes(root_state, max_nodes, progress)`` method (:class:`~cfrkit.solvers.public.postflop_game.
+    PostflopPublicGame`) build full trees with it: the same nodes, faster.
     """
     if isinstance(game_or_pgame, PublicPokerGame):
         if bet_sizing is not None:
@@ -138,6 +230,24 @@ def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[S
         root_state = pgame.bet_state_of(state)
     else:
         root_state = pgame.root(state)
+    fast = getattr(pgame, "public_nodes", None)
+    # the cyclic garbage collector paused while the nodes are made: they hold no reference cycles, and its passes
+    # over the growing heap were 60% of a flop tree's build (1.2 of 2.0 CPU s)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        if fast is not None and not depth_limit:
+            return PublicTree(pgame, fast(root_state, max_nodes, progress))
+        return _walk_public_tree(pgame, root_state, depth_limit, max_nodes, progress)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _walk_public_tree(pgame: PublicPokerGame, root_state, depth_limit: bool, max_nodes: int,
+                      progress: Optional[Callable[[int], None]]) -> PublicTree:
+    """The generic builder of :func:`build_public_tree`: one walk through ``pgame.children`` /
+    ``pgame.chance_child``."""
     root_round = pgame.round(root_state)
     nodes: List[PublicNode] = []
     # bound methods looked up once: the walk below runs once per node (1.2M on the benchmark's flop)
@@ -146,10 +256,8 @@ def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[S
 
     def add(ps, parent: int, depth: int, history: Tuple[int, ...]) -> int:
         idx = len(nodes)
-        if idx >= max_nodes:
-            raise GameError(f"public tree exceeds {max_nodes} nodes; use a coarser bet-size abstraction")
-        if progress is not None and idx % 4096 == 0:
-            progress(idx)
+        if idx >= max_nodes or progress is not None:
+            check_node_budget(idx, max_nodes, progress)
         kind = kind_of(ps)
         contrib = contrib_of(ps)
         node = PublicNode(idx, kind, ps, parent, depth, history, contrib=contrib, board=tuple(board_of(ps)))

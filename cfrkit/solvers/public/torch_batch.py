@@ -21,7 +21,8 @@ river trees (no chance nodes, no leaves); :class:`MultiBoardLeafSolver` the dept
 datagen (chance nodes with leaf children, value-net leaves, all-in run-outs by equity matrices), with per-row
 chance masks, leaf boards and all-in matrices.  Rows take about ``bytes_per_row(tree)`` bytes and each tree
 ``bytes_per_tree(tree)`` (:func:`rows_for_memory` sizes a batch from a memory budget, e.g. the free memory of a
-GPU); :func:`solve_river_trees` / :func:`solve_leaf_trees` group trees by shape and batch them.
+GPU); :func:`solve_river_trees` / :func:`solve_leaf_trees` group trees by shape and batch them
+(:func:`plan_batches`: the batches they solve, for a caller that times set-up and iterations apart).
 
 Torch is imported lazily (an optional heavy dependency); this module holds no numpy-backend code.
 """
@@ -580,16 +581,19 @@ def _solve_batch(make, batch: List[int], out: list, iterations: int) -> None:
         start += size
 
 
-def _solve_trees(make, trees, ranges, iterations: int, skip: int, device, dtype, max_rows) -> List[np.ndarray]:
-    if iterations <= skip:
-        raise ValueError(f"need iterations > skip, got iterations={iterations}, skip={skip}")
+def plan_batches(trees: Sequence[PublicTree], ranges: Sequence[Any], device=None, dtype="auto",
+                 max_rows: Optional[int] = None) -> List[List[int]]:
+    """The batches :func:`solve_river_trees` / :func:`solve_leaf_trees` solve, in their order: lists of tree indices,
+    the trees of one batch of equal :func:`tree_signature` (in input order) and together at most ``max_rows`` rows
+    (situations; default: what :func:`default_memory_budget` of ``device`` holds, by :func:`rows_for_memory`; a tree
+    with more rows than that is a batch alone).  A benchmark times each batch's set-up and iterations apart with it."""
     if len(trees) != len(ranges):
         raise ValueError(f"need one ranges array per tree, got {len(trees)} trees and {len(ranges)} ranges")
-    out: List[Optional[np.ndarray]] = [None] * len(trees)
     by_sig: Dict[Tuple, List[int]] = {}
     for k, t in enumerate(trees):
         by_sig.setdefault(tree_signature(t), []).append(k)
     sizes = [1 if np.asarray(r).ndim == 2 else len(r) for r in ranges]
+    batches: List[List[int]] = []
     for ks in by_sig.values():
         limit = max_rows
         if limit is None:
@@ -598,14 +602,22 @@ def _solve_trees(make, trees, ranges, iterations: int, skip: int, device, dtype,
                                     rows_per_tree=float(np.mean([sizes[k] for k in ks])))
         batch: List[int] = []
         rows = 0
-        for k in ks + [None]:
-            g = 0 if k is None else sizes[k]
-            if batch and (k is None or rows + g > limit):
-                _solve_batch(make, batch, out, iterations)
+        for k in ks:
+            if batch and rows + sizes[k] > limit:
+                batches.append(batch)
                 batch, rows = [], 0
-            if k is not None:
-                batch.append(k)
-                rows += g
+            batch.append(k)
+            rows += sizes[k]
+        batches.append(batch)
+    return batches
+
+
+def _solve_trees(make, trees, ranges, iterations: int, skip: int, device, dtype, max_rows) -> List[np.ndarray]:
+    if iterations <= skip:
+        raise ValueError(f"need iterations > skip, got iterations={iterations}, skip={skip}")
+    out: List[Optional[np.ndarray]] = [None] * len(trees)
+    for batch in plan_batches(trees, ranges, device, dtype, max_rows):
+        _solve_batch(make, batch, out, iterations)
     return out  # type: ignore[return-value]
 
 
