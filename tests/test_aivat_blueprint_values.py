@@ -1,5 +1,6 @@
 """The blueprint's self-play values as an AIVAT value function (issue 27, A^C): the vectorised backward
 pass against a slow scalar walk, the chance expectations against exact enumeration, the wiring."""
+import functools
 from functools import lru_cache
 
 import numpy as np
@@ -36,7 +37,7 @@ def agent(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def vf(agent):
-    return agent.aivat_value_function(poker_view(load(GAME)), boards=4, flops=8)
+    return agent.aivat_value_function(poker_view(load(GAME)), boards=4, flops=8, follow_owner=True)
 
 
 def test_backward_pass_matches_a_scalar_walk_of_the_tree(agent, vf):
@@ -357,6 +358,9 @@ def test_aivat_stays_unbiased_with_translation_and_river_terms(agent, monkeypatc
     fired = []
     real = AivatObserver._translation
     monkeypatch.setattr(AivatObserver, "_translation", lambda self, s, e: (fired.append(1), real(self, s, e)))
+    # the translation terms exist only when the value function follows the agent's picks (off in its default)
+    monkeypatch.setattr(agent, "aivat_value_function",
+                        functools.partial(type(agent).aivat_value_function, agent, follow_owner=True))
 
     def gap(res):
         sign = np.tile([1.0, -1.0], res.payoffs.shape[0] // 2)
