@@ -47,13 +47,13 @@ from cfrkit.agents.symmtom.learning.settings import VARIANTS, MADDPGSettings, ch
 from cfrkit.games.symmtom.batched import BatchedSymmToM
 from cfrkit.games.symmtom.core import NUM_MOVES, SymmToMConfig
 
-__all__ = ["VARIANTS", "MADDPGSettings", "MADDPGTrainer", "LearnedSymmToMAgent"]
+__all__ = ["VARIANTS", "MADDPGSettings", "MADDPGTrainer", "LearnedSymmToMAgent", "gumbel_noise"]
 
 _KNOWLEDGE = {"ce": "ce", "ge": "ge", "oracle": "oracle"}
 _episode_seed = episode_seed      # the name earlier code used
 
 
-def _gumbel_noise(logits: torch.Tensor) -> torch.Tensor:
+def gumbel_noise(logits: torch.Tensor) -> torch.Tensor:
     """Standard Gumbel noise shaped like ``logits`` (-log -log U; uniform draws are cheaper than exponentials)."""
     u = torch.rand_like(logits).clamp_(min=1e-10, max=1.0 - 1e-7)
     return -torch.log(-torch.log(u))
@@ -61,14 +61,14 @@ def _gumbel_noise(logits: torch.Tensor) -> torch.Tensor:
 
 def _gumbel_argmax(logits: torch.Tensor) -> torch.Tensor:
     """A sample of the categorical distribution of ``logits`` (M, k) -> (M,) (the Gumbel-max trick)."""
-    return (logits + _gumbel_noise(logits)).argmax(-1)
+    return (logits + gumbel_noise(logits)).argmax(-1)
 
 
 def _gumbel_hard(logits: torch.Tensor, eye: torch.Tensor) -> torch.Tensor:
     """Straight-through Gumbel-softmax (temperature 1): a one-hot sample forward, the softmax's gradient
     backward -- ``torch.nn.functional.gumbel_softmax(hard=True)``'s estimator.  ``eye``: the (k, k)
     identity, whose rows are the one-hot vectors (one gather instead of one_hot's zeros, scatter, cast)."""
-    soft = softmax(logits + _gumbel_noise(logits))
+    soft = softmax(logits + gumbel_noise(logits))
     hard = eye.index_select(0, soft.argmax(-1))
     return hard - soft.detach() + soft
 
@@ -253,8 +253,8 @@ class MADDPGTrainer:
     def _gumbel_pair(self, rows: int) -> Tuple[torch.Tensor, torch.Tensor]:
         """Gumbel noise for the move and piece heads, drawn in that order (as :func:`_gumbel_hard` draws it)."""
         with torch.no_grad():
-            return (_gumbel_noise(torch.empty(rows, NUM_MOVES, device=self.device)),
-                    _gumbel_noise(torch.empty(rows, self.config.pieces, device=self.device)))
+            return (gumbel_noise(torch.empty(rows, NUM_MOVES, device=self.device)),
+                    gumbel_noise(torch.empty(rows, self.config.pieces, device=self.device)))
 
     def _actor_step(self, b: Dict[str, torch.Tensor]):
         """The actor's sampled actions (straight-through Gumbel-softmax) on batch ``b`` and a function

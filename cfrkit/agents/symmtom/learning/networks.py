@@ -78,7 +78,7 @@ class Critic(nn.Module):
         return last(z).squeeze(-1)
 
 
-def _relu_backward(grad: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+def relu_backward(grad: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
     """ReLU's backward from its output: ``grad`` where ``out > 0``, else 0 (autograd's own kernel)."""
     return torch.ops.aten.threshold_backward(grad, out, 0.0)
 
@@ -106,8 +106,8 @@ class CriticPass:
     def _hidden_grads(self, dq: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         """dq (B,) -> gradients at the two pre-activations (B, H) each."""
         second, last = self.critic.net[2], self.critic.net[4]
-        dz2 = _relu_backward(dq[:, None] * last.weight, self.h2)
-        dz1 = _relu_backward(dz2.mm(second.weight), self.h1)
+        dz2 = relu_backward(dq[:, None] * last.weight, self.h2)
+        dz1 = relu_backward(dz2.mm(second.weight), self.h1)
         return dz1, dz2
 
     def parameter_grad(self, dq: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
@@ -181,10 +181,10 @@ class ActorPass:
         torch.sum(dlm, 0, out=gbm)
         torch.mm(dlp.t(), self.h2, out=gwp)
         torch.sum(dlp, 0, out=gbp)
-        dz2 = _relu_backward(torch.addmm(dlm.mm(a.move.weight), dlp, a.piece.weight), self.h2)
+        dz2 = relu_backward(torch.addmm(dlm.mm(a.move.weight), dlp, a.piece.weight), self.h2)
         torch.mm(dz2.t(), self.h1, out=gwc)
         torch.sum(dz2, 0, out=gbc)
-        dz1 = _relu_backward(dz2.mm(a.core.weight), self.h1)
+        dz1 = relu_backward(dz2.mm(a.core.weight), self.h1)
         torch.mm(dz1.t(), self.x, out=gw1)
         torch.sum(dz1, 0, out=gb1)
         return (out, dz1.mm(a.fc1.weight)) if input_grad else out

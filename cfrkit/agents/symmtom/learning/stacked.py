@@ -25,8 +25,8 @@ from typing import Dict, List, Sequence, Tuple
 import torch
 
 from cfrkit.agents.rl import LearnerError
-from cfrkit.agents.symmtom.learning.maddpg import MADDPGTrainer, _gumbel_noise
-from cfrkit.agents.symmtom.learning.networks import Actor, _relu_backward, softmax
+from cfrkit.agents.symmtom.learning.maddpg import MADDPGTrainer, gumbel_noise
+from cfrkit.agents.symmtom.learning.networks import Actor, relu_backward, softmax
 from cfrkit.agents.symmtom.learning.settings import episode_seed
 from cfrkit.games.symmtom.core import NUM_MOVES
 
@@ -72,8 +72,8 @@ class _CriticStack:
         self.q = torch.baddbmm(self.b3.unsqueeze(1), self.h2, self.w3.transpose(1, 2)).squeeze(-1)
 
     def _hidden_grads(self, dq: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
-        dz2 = _relu_backward(dq.unsqueeze(-1) * self.w3, self.h2)              # w3 (S, 1, H)
-        dz1 = _relu_backward(torch.bmm(dz2, self.w2), self.h1)
+        dz2 = relu_backward(dq.unsqueeze(-1) * self.w3, self.h2)              # w3 (S, 1, H)
+        dz1 = relu_backward(torch.bmm(dz2, self.w2), self.h1)
         return dz1, dz2
 
     def parameter_grad(self, dq: torch.Tensor) -> torch.Tensor:
@@ -122,9 +122,9 @@ class _ActorStack:
         dlp = self.soft_p * (dp - (dp * self.soft_p).sum(-1, keepdim=True)) + (2 * logit_reg / per_p) * self.lp
         gwm = torch.bmm(dlm.transpose(1, 2), self.h2)
         gwp = torch.bmm(dlp.transpose(1, 2), self.h2)
-        dz2 = _relu_backward(torch.baddbmm(torch.bmm(dlm, wm), dlp, wp), self.h2)
+        dz2 = relu_backward(torch.baddbmm(torch.bmm(dlm, wm), dlp, wp), self.h2)
         gwc = torch.bmm(dz2.transpose(1, 2), self.h1)
-        dz1 = _relu_backward(torch.bmm(dz2, wc), self.h1)
+        dz1 = relu_backward(torch.bmm(dz2, wc), self.h1)
         gw1 = torch.bmm(dz1.transpose(1, 2), self.x)
         return _flat_grad([gw1, dz1.sum(1), gwc, dz2.sum(1), gwm, dlm.sum(1), gwp, dlp.sum(1)])
 
@@ -250,7 +250,7 @@ class StackedSeeds:
             self._enter(s)
             with torch.no_grad():
                 kinds = (NUM_MOVES, c, NUM_MOVES, c) if self.feed_forward else (NUM_MOVES, c)
-                noise.append([_gumbel_noise(torch.empty(B, k)) for k in kinds])
+                noise.append([gumbel_noise(torch.empty(B, k)) for k in kinds])
             self._leave(s)
         with torch.no_grad():
             b = {k: torch.stack([x[k] for x in batches]) for k in ("x", "x2", "m", "p", "r", "done")}
