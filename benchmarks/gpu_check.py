@@ -533,7 +533,7 @@ def section_learners(ctx: Ctx) -> None:
 
 # ============================================================================== DRL-BR
 def section_drl_br(ctx: Ctx) -> None:
-    from cfrkit.agents.poker import make_agent
+    from cfrkit.poker import make_agent
     from cfrkit.evaluation.drl_br import DQNBestResponse, DQNConfig
 
     row = {"item": "DRL-BR (Leduc, vs always-call)"}

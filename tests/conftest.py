@@ -44,3 +44,13 @@ def benchmark_script():
         return loaded[name]
 
     return load
+
+
+@pytest.fixture
+def torch_one_thread():
+    """torch on one thread for the test (the learners' bit-exact comparisons and timings assume it)."""
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -69,7 +69,7 @@ def test_cli_names_match_library():
 
 
 def test_pipeline_builds_nets_the_agent_loads_and_plays(built):
-    from cfrkit.agents.poker import make_agent
+    from cfrkit.poker import make_agent
     from cfrkit.evaluation.headtohead import play_match
     from cfrkit.games import load
 

@@ -15,12 +15,7 @@ from cfrkit.games.hanabi import HanabiConfig
 TINY = HanabiConfig(players=2, colors=1, ranks=2, hand_size=1, max_information_tokens=1, max_life_tokens=1)
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 
 def _random_policy(seed):

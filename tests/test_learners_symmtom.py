@@ -12,15 +12,9 @@ from cfrkit.agents.symmtom.learning import BatchedKnowledge, MADDPGSettings, MAD
 from cfrkit.cli import main as cli_main
 from cfrkit.evaluation.symmtom_tests import run_tom_test
 from cfrkit.games.symmtom import BatchedSymmToM, SymmToMConfig, SymmToMEnv
-from cfrkit.games.symmtom.core import Start
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 
 @pytest.mark.parametrize("mode", ["ce", "ge"])
@@ -34,9 +28,7 @@ def test_batched_knowledge_matches_single_episode_tracker(mode, n, w, c):
     know.reset()
     envs, trackers = [], []
     for b in range(B):
-        start = Start([(int(bat.rows[b, i]), int(bat.cols[b, i])) for i in range(n)],
-                      [(int(bat.base_rows[b, i]), int(bat.base_cols[b, i])) for i in range(n)],
-                      [int(sum(1 << p for p in range(c) if bat.first_hand[b, i, p])) for i in range(n)])
+        start = bat.start(b)
         env = SymmToMEnv(cfg, seed=0)
         env.reset(start=start)
         envs.append(env)
@@ -105,9 +97,7 @@ def test_oracle_features_match_the_oracle_environment():
     bat.reset()
     know = BatchedKnowledge(bat, "oracle")
     know.reset()
-    start = Start([(int(bat.rows[0, i]), int(bat.cols[0, i])) for i in range(3)],
-                  [(int(bat.base_rows[0, i]), int(bat.base_cols[0, i])) for i in range(3)],
-                  [int(sum(1 << p for p in range(6) if bat.first_hand[0, i, p])) for i in range(3)])
+    start = bat.start(0)
     env = SymmToMEnv(SymmToMConfig(agents=3, width=5, pieces=6, tiebreak="first", oracle=True))
     env.reset(start=start)
     agent = t.make_agent()

@@ -13,15 +13,9 @@ from cfrkit.agents.symmtom.learning import VARIANTS, MADDPGSettings, make_traine
 from cfrkit.agents.symmtom.learning.estimated import _events, event_size, events_from_view
 from cfrkit.agents.symmtom.learning.settings import episode_seed
 from cfrkit.games.symmtom import BatchedSymmToM, SymmToMConfig, SymmToMEnv
-from cfrkit.games.symmtom.core import Start
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 
 TINY = SymmToMConfig(agents=2, width=4, pieces=2, steps=8)
@@ -81,10 +75,7 @@ def test_every_variant_beats_the_random_policy_with_three_agents(variant):
 def _single_episode_envs(bat: BatchedSymmToM, cfg: SymmToMConfig):
     envs = []
     for b in range(bat.num_envs):
-        start = Start([(int(bat.rows[b, i]), int(bat.cols[b, i])) for i in range(cfg.agents)],
-                      [(int(bat.base_rows[b, i]), int(bat.base_cols[b, i])) for i in range(cfg.agents)],
-                      [int(sum(1 << p for p in range(cfg.pieces) if bat.first_hand[b, i, p]))
-                       for i in range(cfg.agents)])
+        start = bat.start(b)
         env = SymmToMEnv(cfg, seed=0)
         env.reset(start=start)
         envs.append(env)

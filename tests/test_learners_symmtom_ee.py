@@ -13,15 +13,9 @@ from cfrkit.agents.symmtom.learning.estimated import (EETrainer, EstimatedKnowle
 from cfrkit.cli import main as cli_main
 from cfrkit.evaluation.symmtom_tests import run_tom_test
 from cfrkit.games.symmtom import BatchedSymmToM, SymmToMConfig, SymmToMEnv
-from cfrkit.games.symmtom.core import Start
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 
 def _pair(cfg, B, seed):
@@ -29,10 +23,7 @@ def _pair(cfg, B, seed):
     bat.reset()
     envs = []
     for b in range(B):
-        start = Start([(int(bat.rows[b, i]), int(bat.cols[b, i])) for i in range(cfg.agents)],
-                      [(int(bat.base_rows[b, i]), int(bat.base_cols[b, i])) for i in range(cfg.agents)],
-                      [int(sum(1 << p for p in range(cfg.pieces) if bat.first_hand[b, i, p]))
-                       for i in range(cfg.agents)])
+        start = bat.start(b)
         env = SymmToMEnv(cfg, seed=0)
         env.reset(start=start)
         envs.append(env)

@@ -4,7 +4,6 @@ same losses, same clipped gradients, same parameters after a step, for the same 
 noise.  The reference below is that earlier update, kept here as the independent implementation."""
 import copy
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -18,12 +17,7 @@ from cfrkit.games.symmtom import SymmToMConfig
 from cfrkit.games.symmtom.core import NUM_MOVES
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 
 CFG = SymmToMConfig(agents=3, width=4, pieces=3, steps=8)

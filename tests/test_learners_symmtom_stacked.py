@@ -16,12 +16,7 @@ from cfrkit.games.symmtom import SymmToMConfig
 CFG = SymmToMConfig(agents=3, width=4, pieces=3, steps=8)
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 
 def _settings(variant, seed):

@@ -679,7 +679,7 @@ def test_foreign_files_get_a_plain_one_line_error(tmp_path, capsys):
 
 
 def test_documented_policy_seat_plays(tmp_path):
-    from cfrkit.agents.poker import make_agent
+    from cfrkit.poker import make_agent
     from cfrkit.platform import AgentClient
     from cfrkit.policy import TabularPolicy
 

@@ -189,9 +189,7 @@ def test_batched_matches_single(n, w, c, oracle, hide):
     bat.reset()
     envs = []
     for e in range(B):
-        start = Start([(int(bat.rows[e, k]), int(bat.cols[e, k])) for k in range(n)],
-                      [(int(bat.base_rows[e, k]), int(bat.base_cols[e, k])) for k in range(n)],
-                      [int(sum(1 << p for p in range(c) if bat.first_hand[e, k, p])) for k in range(n)])
+        start = bat.start(e)
         env = SymmToMEnv(cfg)
         env.reset(start=start)
         envs.append(env)
@@ -260,3 +258,19 @@ def test_bad_actions_and_starts():
         bat = BatchedSymmToM(SymmToMConfig(), 4)
         bat.reset()
         bat.step(np.zeros((3, 3), int), np.zeros((3, 3), int))
+
+
+def test_batched_start_round_trips_the_layouts():
+    """``BatchedSymmToM.start(b)`` gives back episode b's layout: a batch reset from those starts holds the
+    same cells, bases and first hands; bad calls are one-line errors."""
+    cfg = SymmToMConfig(agents=3, width=5, pieces=7)
+    bat = BatchedSymmToM(cfg, 9, seed=3)
+    with pytest.raises(GameError, match="reset"):
+        bat.start(0)
+    bat.reset()
+    copy = BatchedSymmToM(cfg, 9, seed=99)
+    copy.reset(starts=[bat.start(b) for b in range(9)])
+    for name in ("rows", "cols", "base_rows", "base_cols", "first_hand"):
+        assert np.array_equal(getattr(copy, name), getattr(bat, name)), name
+    with pytest.raises(GameError, match="out of range"):
+        bat.start(9)

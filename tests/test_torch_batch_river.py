@@ -12,13 +12,7 @@ from cfrkit.value_nets.holdem.datagen import _sizing_list, _tree  # noqa: E402
 from cfrkit.value_nets.holdem.situations import group_slices, sample_situations  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """One torch thread: on a loaded 2-core machine torch's thread pool spins (measured 30x slower with 2)."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("torch_one_thread")  # one torch thread: its pool spins on a loaded 2-core machine
 
 
 @pytest.fixture(scope="module")

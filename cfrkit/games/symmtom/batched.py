@@ -83,6 +83,18 @@ class BatchedSymmToM:
         self.t = 0
         self._started = True
 
+    def start(self, b: int) -> Start:
+        """Episode ``b``'s layout as a :class:`Start` (cells, bases, first hands as bit masks), so a
+        single-episode :class:`~cfrkit.games.symmtom.core.SymmToMEnv` can replay the same episode."""
+        if not self._started:
+            raise GameError("BatchedSymmToM.start: call reset() first")
+        if not 0 <= int(b) < self.num_envs:
+            raise GameError(f"episode {b} out of range 0..{self.num_envs - 1}")
+        n, c = self.config.agents, self.config.pieces
+        return Start([(int(self.rows[b, i]), int(self.cols[b, i])) for i in range(n)],
+                     [(int(self.base_rows[b, i]), int(self.base_cols[b, i])) for i in range(n)],
+                     [int(sum(1 << p for p in range(c) if self.first_hand[b, i, p])) for i in range(n)])
+
     @property
     def done(self) -> bool:
         return self.t >= self.config.episode_length
