@@ -70,7 +70,7 @@ def test_cli_names_match_library():
 
 def test_pipeline_builds_nets_the_agent_loads_and_plays(built):
     from cfrkit.poker import make_agent
-    from cfrkit.evaluation.headtohead import play_match
+    from cfrkit.poker import play_match
     from cfrkit.games import load
 
     out, report = built["out"], built["report"]
@@ -100,7 +100,7 @@ def test_pipeline_builds_nets_the_agent_loads_and_plays(built):
     agent = make_agent(f"deepstack-holdem:nets={nets_dir(out)},iterations=3,preflop_boards=10,flop_runouts=20",
                        seed=2)
     assert set(agent.leaf_values) == {"turn", "river"}
-    res = play_match([agent, make_agent("always-call", seed=5)], load("holdem"), 2, seed=4, duplicate=True)
+    res = play_match(load("holdem"), [agent, make_agent("always-call", seed=5)], 2, seed=4, duplicate=True)
     assert len(res.hand_values) == 4 and np.all(np.abs(res.hand_values) <= 20000)
     assert agent.num_resolves >= 2
 
