@@ -68,6 +68,45 @@ def _typed_of(values: np.ndarray, code: str) -> array:
     return out
 
 
+def code_matrix(m: np.ndarray, width: int, weights) -> Tuple[np.ndarray, np.ndarray]:
+    """An all-in equity matrix ``m`` (``(H, H)``, float32 or float64) as codes into a table of its distinct
+    values: ``(codes (H, width) uint8 or uint16, lut)`` with ``lut[codes[i, j]]`` bitwise ``m[i, j]`` for
+    ``j < H`` and ``+0.0`` in the padding columns ``H <= j < width``.
+
+    Every entry is a sum of +-w over the run-outs that miss both hands, so with ``R`` run-outs of one
+    probability ``w`` (``weights``; every run-out of a full deck) an entry is k x w for an integer ``|k| <= R``
+    up to rounding: code ``k + R`` (one byte on a turn board, ``2R + 2 <= 256``; two on the flop), checked
+    bitwise; entries that round differently for the same ``k``, or unequal weights, take the sorted distinct
+    values instead (``np.unique``, slower).  Raises when more than 65,536 distinct values need codes."""
+    H = m.shape[0]
+    if m.ndim != 2 or m.shape[1] != H or width < H:
+        raise GameError(f"internal: an all-in matrix must be square and fit its padded width, got {m.shape}")
+    bits = {4: np.uint32, 8: np.uint64}[m.itemsize]
+    w = set(float(x) for x in weights)
+    codes = lut = None
+    if len(w) == 1 and w != {0.0}:
+        R = len(weights)
+        k = np.rint(m / w.pop())  # whole numbers in m's float type (exact: |k| <= R < 2 ** 24)
+        if H == 0 or (k.min() >= -R and k.max() <= R):
+            lut = np.zeros(2 * R + 2, dtype=m.dtype)  # the last value: the padding's +0.0
+            k += R
+            codes = k.astype(np.uint8 if 2 * R + 2 <= 256 else np.uint16)
+            del k
+            lut[codes] = m
+            if not np.array_equal(lut.view(bits)[codes], m.view(bits)):
+                codes = None  # the same k rounded to two values: code the distinct values
+    if codes is None:
+        lut, inverse = np.unique(m.view(bits), return_inverse=True)
+        lut = np.append(lut, bits(0)).view(m.dtype)
+        if len(lut) > 65536:
+            raise GameError(f"internal: an all-in matrix with {len(lut) - 1} distinct values cannot be coded in 16 "
+                            "bits")
+        codes = inverse.reshape(H, H).astype(np.uint8 if len(lut) <= 256 else np.uint16)
+    out = np.full((H, width), len(lut) - 1, dtype=codes.dtype)
+    out[:, :H] = codes
+    return out, lut
+
+
 class BoardLayout:
     """Per-board hand spaces, maps and offsets of a public tree for the board kernel (see module docstring).
 
@@ -480,8 +519,8 @@ class BoardRangeSolver:
 
     def _allin_tables(self):
         """The kernel's all-in tables (see ``set_allin`` in the kernel), or None without ALLIN nodes: the ALLIN
-        nodes grouped by board, one equity matrix per board (rows padded to a multiple of 8 hands), rows in
-        chunks of 64 (the tasks of the threads)."""
+        nodes grouped by board, one equity matrix per board coded by :func:`code_matrix` (rows padded to a
+        multiple of 8 hands), rows in chunks of 64 (the tasks of the threads)."""
         lay, tree = self.layout, self.tree
         nodes = np.flatnonzero(lay.node_type == 5)
         if not len(nodes):
@@ -490,7 +529,8 @@ class BoardRangeSolver:
         nodes = nodes[np.argsort(spaces, kind="stable")]
         spaces = lay.node_space[nodes]
         Hp = -(-max(len(p) for p in lay.space_pairs) // 8) * 8
-        mats, mat_off, group_start, chunks, off = [], [], [0], [], 0
+        codes, mat_off, widths, luts, lut_off = [], [], [], [], []
+        group_start, chunks, off, loff = [0], [], 0, 0
         for g, s in enumerate(np.unique(spaces)):
             sel = nodes[spaces == s]
             runouts = allin_runouts(tree, lay.order[sel[0]])
@@ -498,16 +538,22 @@ class BoardRangeSolver:
                 raise GameError(f"internal: all-in nodes on board space {s} with different run-outs")
             pairs = lay.space_pairs[s]
             H = len(pairs)
-            block = np.zeros((H, Hp), dtype=self.dtype)
-            block[:, :H] = allin_equity_matrix(tree, lay.order[sel[0]], pairs, cache=False)
-            mats.append(block.ravel())
+            m = allin_equity_matrix(tree, lay.order[sel[0]], pairs, cache=False).astype(self.dtype)
+            block, lut = code_matrix(m, Hp, [w for _, w in runouts])
+            del m
+            codes.append(block.view(np.uint8).ravel())
             mat_off.append(off)
-            off += block.size
+            widths.append(block.itemsize)
+            off += block.nbytes
+            luts.append(lut)
+            lut_off.append(loff)
+            loff += len(lut)
             group_start.append(group_start[-1] + len(sel))
             chunks.extend((g, i, min(i + 64, H)) for i in range(0, H, 64))
         return (lay.ext_off, np.ascontiguousarray(nodes, dtype=np.int32), np.asarray(group_start, dtype=np.int32),
-                np.ascontiguousarray(np.concatenate(mats)), np.asarray(mat_off, dtype=np.int64), int(Hp),
-                np.ascontiguousarray(chunks, dtype=np.int32))
+                np.concatenate(codes), np.asarray(mat_off, dtype=np.int64), np.asarray(widths, dtype=np.int32),
+                np.ascontiguousarray(np.concatenate(luts), dtype=self.dtype), np.asarray(lut_off, dtype=np.int64),
+                int(Hp), np.ascontiguousarray(chunks, dtype=np.int32))
 
     @property
     def storage_bytes(self) -> int:
@@ -516,8 +562,9 @@ class BoardRangeSolver:
 
     @property
     def allin_bytes(self) -> int:
-        """Bytes of the all-in equity matrices (0 without all-in run-outs or with ``allin_equity=False``)."""
-        return 0 if self._allin is None else int(self._allin[3].nbytes)
+        """Bytes of the all-in equity matrices, coded (:func:`code_matrix`: 1 or 2 bytes per entry) with their
+        value tables (0 without all-in run-outs or with ``allin_equity=False``)."""
+        return 0 if self._allin is None else int(self._allin[3].nbytes + self._allin[6].nbytes)
 
     def _stored(self):
         return (self._dummy, self._dummy) if self.compression else (self.regrets, self.strategy_sum)
