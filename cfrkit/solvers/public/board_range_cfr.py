@@ -21,6 +21,7 @@ Units: chips; exploitability = (BR_0 + BR_1) / 2 against the average strategy, r
 """
 from __future__ import annotations
 
+import ctypes
 import weakref
 from array import array
 from typing import ClassVar, Dict, List, Optional, Tuple
@@ -68,6 +69,20 @@ def _typed_of(values: np.ndarray, code: str) -> array:
     return out
 
 
+def release_freed_heap() -> None:
+    """Give the C heap freed by a large build back to the system (glibc's ``malloc_trim``; nothing elsewhere).
+
+    Building a flop layout frees ~75 MB of temporaries (node lists, per-node arrays) that glibc keeps in its
+    heap, in the process's resident memory up to its peak; the solver allocates its tables anew (``mmap``), so
+    that memory would stay idle.  A no-op where the C library has no ``malloc_trim``."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (AttributeError, OSError):
+        return
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    trim(0)
+
+
 def code_matrix(m: np.ndarray, width: int, weights) -> Tuple[np.ndarray, np.ndarray]:
     """An all-in equity matrix ``m`` (``(H, H)``, float32 or float64) as codes into a table of its distinct
     values: ``(codes (H, width) uint8 or uint16, lut)`` with ``lut[codes[i, j]]`` bitwise ``m[i, j]`` for
@@ -113,7 +128,8 @@ class BoardLayout:
     ``swaps``: the suit pairs treated as interchangeable (empty without isomorphism).  Build with :meth:`of`
     (cached per tree and isomorphism setting).  Attributes after construction: ``num_nodes`` (kernel
     nodes: copies' subtrees are not laid out), ``num_entries`` (regret entries = sum of actions x hands),
-    ``space_pairs[s]`` (pair indices of space ``s``), ``node_of`` (original decision -> kernel node),
+    ``space_pairs[s]`` (pair indices of space ``s``), ``node_of`` (int32 per original node: the kernel node of
+    a laid-out decision, -1 for any other node),
     ``layout`` (the tuple the kernel takes).
     """
 
@@ -278,7 +294,6 @@ class BoardLayout:
         sizes = np.array([len(p) for p in self.space_pairs], dtype=np.int64)
         size_of = _typed_of(sizes[self.node_space], "q")
         kind_code = {DECISION: 0, CHANCE_NODE: 3, FOLD_NODE: 1, SHOWDOWN_NODE: 2}
-        self.node_of: Dict[int, int] = {}
         offset = 0
         for new, old in enumerate(order):
             n = nodes[old]
@@ -311,7 +326,6 @@ class BoardLayout:
                     ntype[new] = 0
                     player[new] = n.player
                     noffset[new] = offset
-                    self.node_of[old] = new
                     offset += len(children) * size_of[new]
             else:
                 ntype[new], (amount0[new], amount1[new]) = n.terminal_code()
@@ -324,6 +338,12 @@ class BoardLayout:
         self.node_offset = np.frombuffer(noffset, dtype=np.int64).copy()
         self.is_copy = np.frombuffer(copy, dtype=np.int32).copy()
         del ntype, player, cstart, nchild, amount0, amount1, noffset, copy
+        # original -> kernel node of the laid-out decisions: an array (a dict of a flop's 254K decisions held
+        # ~25 MB of Python ints)
+        decisions = np.flatnonzero((self.node_type == 0) & (self.is_copy == 0)).astype(np.int32)
+        self.node_of = np.full(len(nodes), -1, dtype=np.int32)
+        self.node_of[np.frombuffer(order, dtype=np.int32)[decisions]] = decisions
+        del new_of, decisions
         self.num_nodes = N
         self.num_entries = offset
         # leaf mode: hands of the all-in nodes (root space, first) and of the leaves in ext_vals
@@ -369,6 +389,7 @@ class BoardLayout:
                        self.node_space, self.node_offset, self.space_start, self.space_cards, self.space_group_start,
                        self.space_groups, self.child_map, self.maps, self.iso_next, self.is_copy, self.stack_len,
                        self.max_children, self.sd_slot, self.sd_count, self.dec_slot)
+        del self._position  # build-time only (a flop's 836 spaces: 4 MB)
 
     def _showdown_batches(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Showdown batches of the river subtrees: a river root is a decision whose subtree has only decisions,
@@ -499,6 +520,7 @@ class BoardRangeSolver:
                              "action with no decision below)")
         self.layout = layout
         self._allin = self._allin_tables()
+        release_freed_heap()  # the layout's and the matrices' temporaries, before the tables become resident
         self.pot = layout.pot
         self.hands = layout.root_pairs
         self.ranges = np.ascontiguousarray(ranges[:, self.hands], dtype=self.dtype)
