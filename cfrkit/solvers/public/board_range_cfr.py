@@ -21,9 +21,10 @@ Units: chips; exploitability = (BR_0 + BR_1) / 2 against the average strategy, r
 """
 from __future__ import annotations
 
-import ctypes
+import operator
 import weakref
 from array import array
+from collections.abc import Mapping
 from typing import ClassVar, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -69,18 +70,28 @@ def _typed_of(values: np.ndarray, code: str) -> array:
     return out
 
 
-def release_freed_heap() -> None:
-    """Give the C heap freed by a large build back to the system (glibc's ``malloc_trim``; nothing elsewhere).
+class KernelNodeMap(Mapping):
+    """Read-only mapping original decision index -> kernel node of a :class:`BoardLayout`, held as one int32 per
+    original node (``array``, -1 where the node is not a laid-out decision): a dict of a flop's 254K decisions
+    held ~25 MB of Python ints."""
 
-    Building a flop layout frees ~75 MB of temporaries (node lists, per-node arrays) that glibc keeps in its
-    heap, in the process's resident memory up to its peak; the solver allocates its tables anew (``mmap``), so
-    that memory would stay idle.  A no-op where the C library has no ``malloc_trim``."""
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (AttributeError, OSError):
-        return
-    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
-    trim(0)
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+    def __getitem__(self, node) -> int:
+        k = operator.index(node)
+        v = int(self.array[k]) if 0 <= k < len(self.array) else -1
+        if v < 0:
+            raise KeyError(node)
+        return v
+
+    def __iter__(self):
+        return iter(np.flatnonzero(self.array >= 0).tolist())
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self.array >= 0))
 
 
 def code_matrix(m: np.ndarray, width: int, weights) -> Tuple[np.ndarray, np.ndarray]:
@@ -128,8 +139,8 @@ class BoardLayout:
     ``swaps``: the suit pairs treated as interchangeable (empty without isomorphism).  Build with :meth:`of`
     (cached per tree and isomorphism setting).  Attributes after construction: ``num_nodes`` (kernel
     nodes: copies' subtrees are not laid out), ``num_entries`` (regret entries = sum of actions x hands),
-    ``space_pairs[s]`` (pair indices of space ``s``), ``node_of`` (int32 per original node: the kernel node of
-    a laid-out decision, -1 for any other node),
+    ``space_pairs[s]`` (pair indices of space ``s``), ``node_of`` (original decision -> kernel node, a
+    :class:`KernelNodeMap`),
     ``layout`` (the tuple the kernel takes).
     """
 
@@ -341,8 +352,9 @@ class BoardLayout:
         # original -> kernel node of the laid-out decisions: an array (a dict of a flop's 254K decisions held
         # ~25 MB of Python ints)
         decisions = np.flatnonzero((self.node_type == 0) & (self.is_copy == 0)).astype(np.int32)
-        self.node_of = np.full(len(nodes), -1, dtype=np.int32)
-        self.node_of[np.frombuffer(order, dtype=np.int32)[decisions]] = decisions
+        node_of = np.full(len(nodes), -1, dtype=np.int32)
+        node_of[np.frombuffer(order, dtype=np.int32)[decisions]] = decisions
+        self.node_of = KernelNodeMap(node_of)
         del new_of, decisions
         self.num_nodes = N
         self.num_entries = offset
@@ -520,7 +532,9 @@ class BoardRangeSolver:
                              "action with no decision below)")
         self.layout = layout
         self._allin = self._allin_tables()
-        release_freed_heap()  # the layout's and the matrices' temporaries, before the tables become resident
+        # the layout's and the matrices' temporaries (~75 MB on the flop) back to the system before the tables
+        # become resident (glibc keeps freed heap)
+        kernel_module().release_freed_heap()
         self.pot = layout.pot
         self.hands = layout.root_pairs
         self.ranges = np.ascontiguousarray(ranges[:, self.hands], dtype=self.dtype)
