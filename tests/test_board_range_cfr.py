@@ -401,8 +401,8 @@ def test_flop_spot_exploitability_after_n_iterations_unchanged_long():
 
 def test_allin_matrices_coded_bitwise(flop):
     """The all-in equity matrices the kernel reads as 1- or 2-byte codes (code_matrix) decode to the float
-    matrix bit for bit, padding columns to +0.0, in both storage types; the fallback (unequal run-out weights, or
-    one k rounding to two values) is exact too; a turn's 48 run-outs fit one byte, a flop's 1,176 two."""
+    matrix bit for bit, padding columns to +0.0, in both storage types; one byte per entry for up to 255
+    distinct values (rounding residues and -0.0 kept apart), two beyond, an error beyond 65,535."""
     from cfrkit.solvers.public.allin import allin_equity_matrix
     from cfrkit.solvers.public.board_range_cfr import code_matrix
 
@@ -424,20 +424,19 @@ def test_allin_matrices_coded_bitwise(flop):
             assert np.all(got[:, H:].view(np.uint8) == 0)
         assert s.allin_bytes == codes.nbytes + lut.nbytes
     rng = np.random.default_rng(0)
-    k = rng.integers(-48, 49, (40, 40))
-    m = (k / 48).astype(np.float32)
-    codes, lut = code_matrix(m, 48, [1 / 48] * 48)
-    assert codes.dtype == np.uint8 and len(lut) == 98
-    assert np.array_equal(lut[codes[:, :40]].view(np.uint32), m.view(np.uint32)) and np.all(lut[codes[:, 40:]] == 0)
-    m[3, 5] = np.nextafter(m[3, 5], np.float32(2))  # the same k, another float: only distinct values are exact
-    for weights in ([1 / 48] * 48, [0.5 / 48] * 24 + [1.5 / 48] * 24):
-        codes, lut = code_matrix(m, 40, weights)
-        assert np.array_equal(lut[codes].view(np.uint32), m.view(np.uint32))
-    big = (rng.integers(-1176, 1177, (30, 30)) / 1176).astype(np.float32)
-    codes, lut = code_matrix(big, 32, [1 / 1176] * 1176)
-    assert codes.dtype == np.uint16 and np.array_equal(lut[codes[:, :30]], big)
+    m = (rng.integers(-44, 45, (40, 40)) / 44).astype(np.float32)
+    m[3, 5], m[4, 6] = np.float32(7e-18), np.float32(-0.0)  # residues of k = 0 and a negative zero: own codes
+    codes, lut = code_matrix(m, 48)
+    assert codes.dtype == np.uint8 and len(lut) == len(np.unique(m.view(np.uint32))) + 1
+    assert np.array_equal(lut[codes[:, :40]].view(np.uint32), m.view(np.uint32))
+    assert np.all(lut[codes[:, 40:]].view(np.uint32) == 0)
+    big = (rng.integers(-1176, 1177, (300, 300)) / 1176).astype(np.float64)
+    codes, lut = code_matrix(big, 304)
+    assert codes.dtype == np.uint16 and np.array_equal(lut[codes[:, :300]].view(np.uint64), big.view(np.uint64))
     with pytest.raises(GameError, match="square"):
-        code_matrix(np.zeros((3, 4)), 8, [1.0])
+        code_matrix(np.zeros((3, 4)), 8)
+    with pytest.raises(GameError, match="16 bits"):
+        code_matrix(np.arange(300 * 300, dtype=np.float32).reshape(300, 300), 300)
 
 
 def test_kernel_node_map_is_the_decisions_mapping(flop):
