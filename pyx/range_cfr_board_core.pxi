@@ -10,6 +10,10 @@ from libc.string cimport memset, memcpy
 
 include "range_cfr_helpers.pxi"
 
+# layouts from this many kernel nodes give the heap their set-up freed back (release_freed_heap; a flop: 661K
+# nodes, a turn: 10K)
+LARGE_LAYOUT = 65536
+
 cdef extern from *:
     """
     /* glibc keeps the heap that large builds free (layout temporaries, the workspace's set-up arrays) resident;
@@ -1088,7 +1092,8 @@ cdef class _Workspace:
         self.t.al_K = 0
         if allin is not None:
             self.set_allin(allin)
-        rcb_release_heap()  # the set-up's temporaries (a flop's: ~30 MB of per-node int64 arrays)
+        if N >= LARGE_LAYOUT:  # the set-up's temporaries (a flop's: ~30 MB of per-node int64 arrays); small
+            rcb_release_heap()  # layouts free little, and a trim walks every free chunk of the heap (ms)
 
     def _subtree_decisions(self):
         """The decisions below each batching river root (``sd_count >= 2``; no chance node below it), for
@@ -1269,7 +1274,9 @@ cdef class _Workspace:
 
 def release_freed_heap():
     """Give the C heap freed by large builds back to the system (glibc's ``malloc_trim``; a no-op elsewhere).
-    A flop layout's build frees ~75 MB that glibc would otherwise keep resident next to the tables."""
+    A flop layout's build frees ~75 MB that glibc would otherwise keep resident next to the tables.  It walks
+    every free chunk of the heap (up to tens of ms in a fragmented process): call it after large builds only
+    (``LARGE_LAYOUT`` kernel nodes and more)."""
     rcb_release_heap()
 
 

@@ -519,8 +519,9 @@ class BoardRangeSolver:
         self.layout = layout
         self._allin = self._allin_tables()
         # the layout's and the matrices' temporaries (~75 MB on the flop) back to the system before the tables
-        # become resident (glibc keeps freed heap)
-        kernel_module().release_freed_heap()
+        # become resident (glibc keeps freed heap); small layouts free little, and a trim costs up to ms
+        if layout.num_nodes >= kernel_module().LARGE_LAYOUT:
+            kernel_module().release_freed_heap()
         self.pot = layout.pot
         self.hands = layout.root_pairs
         self.ranges = np.ascontiguousarray(ranges[:, self.hands], dtype=self.dtype)
