@@ -99,10 +99,11 @@ def code_matrix(m: np.ndarray, width: int) -> Tuple[np.ndarray, np.ndarray]:
     values: ``(codes (H, width) uint8 or uint16, lut)`` with ``lut[codes[i, j]]`` bitwise ``m[i, j]`` for
     ``j < H`` and ``+0.0`` in the padding columns ``H <= j < width``.
 
-    An entry is a sum of +-w over the run-outs that miss both hands, so a matrix holds a few hundred distinct
-    values (85 on the turn spot of the benchmark: k/44 for |k| <= 44 and the rounding residues +-7e-18 of
-    k = 0; the flop's up to ~2,400): one byte per entry when at most 255, else two.  Distinct values by their
-    bits, 64 rows at a time (a whole-matrix ``np.unique`` peaks at 8x the matrix in int64 temporaries).
+    An entry is a sum of +-w over the run-outs that miss both hands, so a matrix holds few distinct values (85
+    on the turn spot of the benchmark: k/44 for |k| <= 44 and the rounding residues +-7e-18 of k = 0; 76-85 on
+    the flop spot's turn boards, 1,869 on its flop board): one byte per entry when at most 255, else two.
+    Distinct values by their bits, 64 rows at a time (a whole-matrix ``np.unique`` peaks at 8x the matrix in
+    int64 temporaries).
     Raises when more than 65,535 distinct values need codes."""
     H = m.shape[0]
     if m.ndim != 2 or m.shape[1] != H or width < H:
