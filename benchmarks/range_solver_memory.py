@@ -12,8 +12,9 @@ DCFR, one thread, ``BoardRangeSolver`` through ``SubgameSolver``.
 
 The flop's regrets and strategy sums (2.68 GB at 16-bit) are allocated zeroed and become resident on the first
 iteration; with ``--flop-iterations 0`` (default: a process on this shared machine stays under 2 GB) the flop
-line gives the resident memory before the tables are touched plus the tables' bytes, a projection of the peak,
-marked so.  ``--postflop-solver BINARY`` (``benchmarks/postflop_solver/build.sh``) runs postflop-solver's
+line gives the resident memory after one exploitability walk (the kernel's workspace set up as a solve sets it
+up; the zero tables are only read, and pages never written stay out of the resident set) plus the tables'
+bytes, a projection of the peak, marked so.  ``--postflop-solver BINARY`` (``benchmarks/postflop_solver/build.sh``) runs postflop-solver's
 ``cfrkit_bench`` on the same spots and storage after ours (its flop with 0 iterations: its own count of the
 memory it allocates, ``memory_usage``).  ``--checkout DIR`` measures the cfrkit of another checkout (before /
 after comparisons; default: this script's).
@@ -61,12 +62,18 @@ else:
         solver = SubgameSolver(tree, backend='compiled', storage=storage, threads=1)
         eng = solver.engine
         table = eng.storage_bytes / 2 ** 20
-        step('solver', cpu=time.process_time() - c, table_mib=table, kernel_nodes=eng.layout.num_nodes)
+        step('solver', cpu=time.process_time() - c, table_mib=table, kernel_nodes=eng.layout.num_nodes,
+             allin_mib=eng.allin_bytes / 2 ** 20)
         if iterations:
             c = time.process_time()
             solver.run(iterations)
             step(f'{iterations} iterations', cpu=time.process_time() - c)
         else:
+            # one exploitability walk: the kernel's workspace as a solve sets it up, the zero tables only read
+            # (untouched pages stay out of the resident set), so RSS + the tables is the peak of a solve
+            c = time.process_time()
+            eng.exploitability()
+            step('workspace (exploitability walk)', cpu=time.process_time() - c)
             out['projected_peak'] = out['steps'][-1]['rss'] + table
 print(json.dumps(out))
 """

@@ -10,8 +10,20 @@ from libc.string cimport memset, memcpy
 
 include "range_cfr_helpers.pxi"
 
+# layouts from this many kernel nodes give the heap their set-up freed back (release_freed_heap; a flop: 661K
+# nodes, a turn: 10K)
+LARGE_LAYOUT = 65536
+
 cdef extern from *:
     """
+    /* glibc keeps the heap that large builds free (layout temporaries, the workspace's set-up arrays) resident;
+       malloc_trim gives it back, so that the peak with the tables resident does not carry it */
+    #if defined(__GLIBC__)
+    #include <malloc.h>
+    static void rcb_release_heap(void) { malloc_trim(0); }
+    #else
+    static void rcb_release_heap(void) {}
+    #endif
     /* hand-space changes at chance children: gather the parent's vector into the child's hands, and add
        the child's values back into the parent's hands (hands blocked by the card get nothing) */
     static void rcb_gather(rc_real* restrict dst, const rc_real* restrict src, const int* restrict map, int n) {
@@ -271,15 +283,31 @@ cdef extern from *:
     }
     /* All-in run-outs by equity matrix (BoardRangeSolver): rows [i0, i1) of out_k = amt_k x M @ X_k for the K
        reach rows X (stride Hp) of one board's all-in nodes, M (H rows, stride Hp; Hp a multiple of 8, rows and
-       reach zero beyond the H hands).  Per (k, i): the products summed over j in the lanes of a 32-byte vector
-       (a multiplication then an addition, never fused), then the lanes in double in a fixed order: the result
-       depends neither on the thread count nor on the row split.  Four reach rows per pass over a matrix row. */
+       reach zero beyond the H hands).  M is stored coded: one byte (width 1) or two (width 2) per entry, the
+       index of its value in ``lut`` (a matrix holds a few hundred distinct values, k x the run-out probability);
+       each row is decoded into a 32-byte aligned buffer on the stack, the exact values of the float matrix, so
+       the products are those of the float matrix at a quarter (half) of its memory.  Per (k, i): the products
+       summed over j in the lanes of a 32-byte vector (a multiplication then an addition, never fused), then the
+       lanes in double in a fixed order: the result depends neither on the thread count nor on the row split.
+       Four reach rows per pass over a matrix row. */
     typedef rc_real rcb_vw __attribute__((vector_size(32), aligned(sizeof(rc_real))));
-    RC_VECTOR static void rcb_allin_rows(const rc_real* restrict M, int Hp, int i0, int i1, const rc_real* restrict X,
-                                         int K, const double* restrict amt, rc_real* const* restrict outs) {
+    RC_VECTOR static void rcb_decode_row(rc_real* restrict out, const unsigned char* restrict codes, int width,
+                                         const rc_real* restrict lut, int n) {
+        if (width == 1) {
+            for (int j = 0; j < n; j++) out[j] = lut[codes[j]];
+        } else {
+            const unsigned short* c16 = (const unsigned short*)codes;
+            for (int j = 0; j < n; j++) out[j] = lut[c16[j]];
+        }
+    }
+    RC_VECTOR static void rcb_allin_rows(const unsigned char* restrict codes, int width, const rc_real* restrict lut,
+                                         int Hp, int i0, int i1, const rc_real* restrict X, int K,
+                                         const double* restrict amt, rc_real* const* restrict outs) {
         const int W = 32 / (int)sizeof(rc_real), J = Hp / W;
-        for (int i = i0; i < i1; i++) {  /* the matrix row stays in L1 while every reach row passes over it */
-            const rcb_vw* m = (const rcb_vw*)(M + (long)i * Hp);
+        rc_real row[Hp] __attribute__((aligned(32)));  /* Hp <= 1328: at most 10.6 KB of the thread's stack */
+        for (int i = i0; i < i1; i++) {  /* the decoded row stays in L1 while every reach row passes over it */
+            rcb_decode_row(row, codes + (long)i * Hp * width, width, lut, Hp);
+            const rcb_vw* m = (const rcb_vw*)row;
             for (int k0 = 0; k0 < K; k0 += 4) {
                 int kn = K - k0 < 4 ? K - k0 : 4;
                 const rcb_vw* x0 = (const rcb_vw*)(X + (long)k0 * Hp);
@@ -313,11 +341,12 @@ cdef extern from *:
                        const int* cards, double* full4) nogil
     void rcb_interleave(rc_real* dst, const rc_real* src, int lane, int H) nogil
     void rcb_prefetch(const void* p, long bytes, int write) nogil
+    void rcb_release_heap() nogil
     void rcb_deinterleave(rc_real* dst, const rc_real* src, int lane, int H) nogil
     void rcb_zero_lane(rc_real* dst, int lane, int H) nogil
     void rcb_sign_accumulate(double* row, const int* s, const double* wl, int si, int H) nogil
-    void rcb_allin_rows(const rc_real* M, int Hp, int i0, int i1, const rc_real* X, int K, const double* amt,
-                        rc_real** outs) nogil
+    void rcb_allin_rows(const unsigned char* codes, int width, const rc_real* lut, int Hp, int i0, int i1,
+                        const rc_real* X, int K, const double* amt, rc_real** outs) nogil
     void rcb_decode_i16(rc_real* out, const short* q, double scale, long n) nogil
     void rcb_decode_u16(rc_real* out, const unsigned short* q, double scale, long n) nogil
     unsigned int rcb_hash(unsigned int x) nogil
@@ -410,9 +439,12 @@ cdef struct BTree:
     const unsigned char* above_al  # (N,) 1 where the subtree holds an ALLIN node (_allin_collect walks only there)
     int al_G                      # boards (groups of slots)
     const int* al_group_start     # (G + 1,) slots of group g
-    const long long* al_mat_off   # (G,) first entry of group g's matrix (H_g rows of Hp) in al_mats
+    const long long* al_mat_off   # (G,) first byte of group g's coded matrix (H_g rows of Hp codes) in al_codes
+    const int* al_width           # (G,) bytes per code of group g's matrix (1 or 2)
+    const long long* al_lut_off   # (G,) first value of group g's table in al_lut
     int al_Hp                     # row stride of the matrices and reach rows (multiple of 8)
-    const rc_real* al_mats
+    const unsigned char* al_codes
+    const rc_real* al_lut
     int al_C                      # row chunks of the products (the tasks of one parallel loop)
     const int* al_chunks          # (C, 3): group, first row, end row
     rc_real* al_reach             # (K, Hp) opponent reach at each ALLIN node (zero beyond its hands)
@@ -818,14 +850,14 @@ cdef void _allin_values(BTree* t, int p, const rc_real* opp, int mode, const rc_
         for ch in prange(t.al_C, num_threads=t.threads, schedule="dynamic"):
             g = t.al_chunks[3 * ch]
             s0 = t.al_group_start[g]
-            rcb_allin_rows(t.al_mats + t.al_mat_off[g], t.al_Hp, t.al_chunks[3 * ch + 1], t.al_chunks[3 * ch + 2],
+            rcb_allin_rows(t.al_codes + t.al_mat_off[g], t.al_width[g], t.al_lut + t.al_lut_off[g], t.al_Hp, t.al_chunks[3 * ch + 1], t.al_chunks[3 * ch + 2],
                            t.al_reach + <Py_ssize_t>s0 * t.al_Hp, t.al_group_start[g + 1] - s0, t.al_amt + s0,
                            t.al_outs + s0)
     else:
         for ch in range(t.al_C):
             g = t.al_chunks[3 * ch]
             s0 = t.al_group_start[g]
-            rcb_allin_rows(t.al_mats + t.al_mat_off[g], t.al_Hp, t.al_chunks[3 * ch + 1], t.al_chunks[3 * ch + 2],
+            rcb_allin_rows(t.al_codes + t.al_mat_off[g], t.al_width[g], t.al_lut + t.al_lut_off[g], t.al_Hp, t.al_chunks[3 * ch + 1], t.al_chunks[3 * ch + 2],
                            t.al_reach + <Py_ssize_t>s0 * t.al_Hp, t.al_group_start[g + 1] - s0, t.al_amt + s0,
                            t.al_outs + s0)
 
@@ -1060,6 +1092,8 @@ cdef class _Workspace:
         self.t.al_K = 0
         if allin is not None:
             self.set_allin(allin)
+        if N >= LARGE_LAYOUT:  # the set-up's temporaries (a flop's: ~30 MB of per-node int64 arrays); small
+            rcb_release_heap()  # layouts free little, and a trim walks every free chunk of the heap (ms)
 
     def _subtree_decisions(self):
         """The decisions below each batching river root (``sd_count >= 2``; no chance node below it), for
@@ -1099,30 +1133,44 @@ cdef class _Workspace:
     def set_allin(self, tuple allin):
         """Value the ALLIN nodes by equity matrix in every pass (see _allin_values).  ``allin``: ``(ext_off (N,)
         int64: each ALLIN node's first hand in ext_vals, node (K,) int32: the ALLIN nodes grouped by board,
-        group_start (G + 1,) int32, mats (rc_real): each board's matrix, H_g rows of stride Hp, mat_off (G,)
-        int64, Hp, chunks (C, 3) int32: group, first row, end row)``."""
+        group_start (G + 1,) int32, codes (uint8): each board's matrix coded, H_g rows of stride Hp codes of
+        ``width[g]`` bytes (1: uint8, 2: uint16 in native byte order), mat_off (G,) int64: its first byte (a multiple
+        of its width), width (G,) int32, lut (rc_real): the values the codes index, lut_off (G,) int64: group g's
+        first value, Hp, chunks (C, 3) int32: group, first row, end row)``."""
         cdef const long long[::1] ext_off
-        cdef const int[::1] node, group_start
-        cdef const rc_real[::1] mats
-        cdef const long long[::1] mat_off
+        cdef const int[::1] node, group_start, width
+        cdef const unsigned char[::1] codes
+        cdef const rc_real[::1] lut
+        cdef const long long[::1] mat_off, lut_off
         cdef const int[:, ::1] chunks
         cdef int Hp, K, G, k, n, c, g, N = self.t.N
-        cdef long long E = 0
-        ext_off, node, group_start, mats, mat_off, Hp, chunks = allin
+        cdef long long E = 0, rows_end
+        ext_off, node, group_start, codes, mat_off, width, lut, lut_off, Hp, chunks = allin
         K = node.shape[0]
         G = group_start.shape[0] - 1
         if ext_off.shape[0] != N or K == 0 or G < 1 or group_start[G] != K or mat_off.shape[0] != G \
-                or Hp % 8 or Hp < self.t.Hmax or chunks.shape[1] != 3:
-            raise ValueError("bad all-in layout: need ext_off (N,), nodes grouped by board, Hp a multiple of 8")
+                or width.shape[0] != G or lut_off.shape[0] != G or Hp % 8 or Hp < self.t.Hmax or Hp > 1328 \
+                or chunks.shape[1] != 3:
+            raise ValueError("bad all-in layout: need ext_off (N,), nodes grouped by board, Hp a multiple of 8 "
+                             "(at most 1328), one offset, width and table per board")
         for k in range(K):
             n = node[k]
             if n < 0 or n >= N or self.t.node_type[n] != ALLIN or ext_off[n] < 0:
                 raise ValueError(f"all-in slot {k}: kernel node {n} is not an ALLIN node with hands in ext_vals")
             E = max(E, ext_off[n] + _H(&self.t, n))
+        codes_np = np.asarray(allin[3])
+        for g in range(G):
+            rows_end = mat_off[g] + <long long>_H(&self.t, node[group_start[g]]) * Hp * width[g]
+            if width[g] not in (1, 2) or mat_off[g] < 0 or mat_off[g] % width[g] or rows_end > codes.shape[0] \
+                    or lut_off[g] < 0 or lut_off[g] >= lut.shape[0]:
+                raise ValueError(f"all-in board {g}: coded matrix or value table outside the arrays")
+            # every code must index the board's table (the kernel reads lut[lut_off + code] unchecked)
+            block = codes_np[mat_off[g]:rows_end].view(np.uint8 if width[g] == 1 else np.uint16)
+            if lut_off[g] + <long long>block.max() >= lut.shape[0]:
+                raise ValueError(f"all-in board {g}: a code beyond the value table")
         for c in range(chunks.shape[0]):
             g = chunks[c, 0]
-            if g < 0 or g >= G or chunks[c, 1] < 0 or chunks[c, 2] > _H(&self.t, node[group_start[g]]) \
-                    or mat_off[g] + <long long>chunks[c, 2] * Hp > mats.shape[0]:
+            if g < 0 or g >= G or chunks[c, 1] < 0 or chunks[c, 2] > _H(&self.t, node[group_start[g]]):
                 raise ValueError(f"all-in row chunk {c} outside its board's matrix")
         self.allin_arrays = allin
         self.al_slot = np.full(N, -1, dtype=np.int32)
@@ -1152,8 +1200,11 @@ cdef class _Workspace:
         self.t.al_G = G
         self.t.al_group_start = &group_start[0]
         self.t.al_mat_off = &mat_off[0]
+        self.t.al_width = &width[0]
+        self.t.al_lut_off = &lut_off[0]
         self.t.al_Hp = Hp
-        self.t.al_mats = &mats[0]
+        self.t.al_codes = &codes[0]
+        self.t.al_lut = &lut[0]
         self.t.al_C = chunks.shape[0]
         self.t.al_chunks = &chunks[0, 0]
         self.t.al_reach = &self.al_reach[0]
@@ -1219,6 +1270,14 @@ cdef class _Workspace:
         self.t.cssum = &cssum[0]
         self.t.reg_scale = &reg_scale[0]
         self.t.ssum_scale = &ssum_scale[0]
+
+
+def release_freed_heap():
+    """Give the C heap freed by large builds back to the system (glibc's ``malloc_trim``; a no-op elsewhere).
+    A flop layout's build frees ~75 MB that glibc would otherwise keep resident next to the tables.  It walks
+    every free chunk of the heap (up to tens of ms in a fragmented process): call it after large builds only
+    (``LARGE_LAYOUT`` kernel nodes and more)."""
+    rcb_release_heap()
 
 
 def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_real[::1] strategy_sum,

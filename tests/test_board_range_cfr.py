@@ -397,3 +397,80 @@ def test_flop_spot_exploitability_after_n_iterations_unchanged():
 @pytest.mark.skipif(not os.environ.get("CFRKIT_LONG"), reason="long check: set CFRKIT_LONG=1")
 def test_flop_spot_exploitability_after_n_iterations_unchanged_long():
     _check_flop_spot("QsJh2hAsKdTc9c8s7h6d5c4s3hAhKcQdJcTd9h8d", 30)
+
+
+def test_allin_matrices_coded_bitwise(flop):
+    """The all-in equity matrices the kernel reads as 1- or 2-byte codes (code_matrix) decode to the float
+    matrix bit for bit, padding columns to +0.0, in both storage types; one byte per entry for up to 255
+    distinct values (rounding residues and -0.0 kept apart), two beyond, an error beyond 65,535."""
+    from cfrkit.solvers.public.allin import allin_equity_matrix
+    from cfrkit.solvers.public.board_range_cfr import code_matrix
+
+    g, tree, ranges = flop
+    for dtype in (np.float32, np.float64):
+        s = BoardRangeSolver(tree, ranges=ranges, dtype=dtype)
+        ext_off, nodes, group_start, codes, mat_off, width, lut, lut_off, Hp, chunks = s._allin
+        lay = s.layout
+        assert len(group_start) >= 3 and lut.dtype == dtype
+        for gi in range(len(group_start) - 1):
+            n = nodes[group_start[gi]]
+            pairs = lay.space_pairs[lay.node_space[n]]
+            H = len(pairs)
+            want = allin_equity_matrix(tree, lay.order[n], pairs, cache=False).astype(dtype)
+            w = int(width[gi])
+            block = codes[mat_off[gi]:mat_off[gi] + H * Hp * w].view(np.uint8 if w == 1 else np.uint16).reshape(H, Hp)
+            got = lut[lut_off[gi] + block.astype(np.int64)]
+            assert np.array_equal(got[:, :H].view(np.uint8), want.view(np.uint8))
+            assert np.all(got[:, H:].view(np.uint8) == 0)
+        assert s.allin_bytes == codes.nbytes + lut.nbytes
+    rng = np.random.default_rng(0)
+    m = (rng.integers(-44, 45, (40, 40)) / 44).astype(np.float32)
+    m[3, 5], m[4, 6] = np.float32(7e-18), np.float32(-0.0)  # residues of k = 0 and a negative zero: own codes
+    codes, lut = code_matrix(m, 48)
+    assert codes.dtype == np.uint8 and len(lut) == len(np.unique(m.view(np.uint32))) + 1
+    assert np.array_equal(lut[codes[:, :40]].view(np.uint32), m.view(np.uint32))
+    assert np.all(lut[codes[:, 40:]].view(np.uint32) == 0)
+    big = (rng.integers(-1176, 1177, (300, 300)) / 1176).astype(np.float64)
+    codes, lut = code_matrix(big, 304)
+    assert codes.dtype == np.uint16 and np.array_equal(lut[codes[:, :300]].view(np.uint64), big.view(np.uint64))
+    with pytest.raises(GameError, match="square"):
+        code_matrix(np.zeros((3, 4)), 8)
+    with pytest.raises(GameError, match="16 bits"):
+        code_matrix(np.arange(300 * 300, dtype=np.float32).reshape(300, 300), 300)
+
+
+def test_kernel_node_map_is_the_decisions_mapping(flop):
+    """layout.node_of maps exactly the laid-out decisions (not the isomorphic copies) to kernel decisions,
+    like the dict it replaces: items, lookups, KeyError elsewhere."""
+    g, tree, ranges = flop
+    lay = BoardLayout.of(tree, True, allin=True)
+    m = lay.node_of
+    items = dict(m.items())
+    assert len(items) == len(m) == int(np.sum((lay.node_type == 0) & (lay.is_copy == 0)))
+    for old, new in items.items():
+        assert tree.nodes[old].kind == "decision" and lay.order[new] == old and lay.node_type[new] == 0
+        assert m[np.int64(old)] == new and old in m
+    others = [i for i in range(len(tree.nodes)) if i not in items]
+    assert others and not any(i in m for i in others[:50])
+    for bad in (-1, len(tree.nodes), others[0]):
+        with pytest.raises(KeyError):
+            m[bad]
+
+
+@pytest.mark.skipif(__import__("platform").libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")
+def test_release_freed_heap_returns_freed_heap_to_the_system():
+    """The kernel's release_freed_heap gives back heap pages freed in the middle of the heap (holes that free()
+    alone keeps resident), which the solver calls after building a large layout."""
+    from cfrkit.solvers.public.board_range_cfr import kernel_module
+
+    def anon_mib():
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("RssAnon")) / 1024
+
+    kernel_module().release_freed_heap()
+    blocks = [np.ones(1024) for _ in range(12000)]  # 8 KB each: from the heap, not mmap
+    del blocks[::2]                                 # 6,000 holes of 8 KB between live blocks
+    before = anon_mib()
+    kernel_module().release_freed_heap()
+    assert before - anon_mib() > 20  # ~47 MB freed, at least one whole page per hole
+    assert len(blocks) == 6000 and float(blocks[-1].sum()) == 1024.0

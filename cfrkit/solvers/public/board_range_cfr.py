@@ -21,8 +21,10 @@ Units: chips; exploitability = (BR_0 + BR_1) / 2 against the average strategy, r
 """
 from __future__ import annotations
 
+import operator
 import weakref
 from array import array
+from collections.abc import Mapping
 from typing import ClassVar, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -68,13 +70,64 @@ def _typed_of(values: np.ndarray, code: str) -> array:
     return out
 
 
+class KernelNodeMap(Mapping):
+    """Read-only mapping original decision index -> kernel node of a :class:`BoardLayout`, held as one int32 per
+    original node (``array``, -1 where the node is not a laid-out decision): a dict of a flop's 254K decisions
+    held ~25 MB of Python ints."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+    def __getitem__(self, node) -> int:
+        k = operator.index(node)
+        v = int(self.array[k]) if 0 <= k < len(self.array) else -1
+        if v < 0:
+            raise KeyError(node)
+        return v
+
+    def __iter__(self):
+        return iter(np.flatnonzero(self.array >= 0).tolist())
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self.array >= 0))
+
+
+def code_matrix(m: np.ndarray, width: int) -> Tuple[np.ndarray, np.ndarray]:
+    """An all-in equity matrix ``m`` (``(H, H)``, float32 or float64) as codes into a table of its distinct
+    values: ``(codes (H, width) uint8 or uint16, lut)`` with ``lut[codes[i, j]]`` bitwise ``m[i, j]`` for
+    ``j < H`` and ``+0.0`` in the padding columns ``H <= j < width``.
+
+    An entry is a sum of +-w over the run-outs that miss both hands, so a matrix holds few distinct values (85
+    on the turn spot of the benchmark: k/44 for |k| <= 44 and the rounding residues +-7e-18 of k = 0; 76-85 on
+    the flop spot's turn boards, 1,869 on its flop board): one byte per entry when at most 255, else two.
+    Distinct values by their bits, 64 rows at a time (a whole-matrix ``np.unique`` peaks at 8x the matrix in
+    int64 temporaries).
+    Raises when more than 65,535 distinct values need codes."""
+    H = m.shape[0]
+    if m.ndim != 2 or m.shape[1] != H or width < H:
+        raise GameError(f"internal: an all-in matrix must be square and fit its padded width, got {m.shape}")
+    mb = m.view({4: np.uint32, 8: np.uint64}[m.itemsize])
+    step = 64
+    vals = np.unique(np.concatenate([np.unique(mb[i:i + step]) for i in range(0, H, step)] or [mb[:0, 0]]))
+    if len(vals) > 65535:
+        raise GameError(f"internal: an all-in matrix with {len(vals)} distinct values cannot be coded in 16 bits")
+    lut = np.append(vals, vals.dtype.type(0)).view(m.dtype)  # the last value: the padding's +0.0
+    out = np.full((H, width), len(vals), dtype=np.uint8 if len(lut) <= 256 else np.uint16)
+    for i in range(0, H, step):
+        out[i:i + step, :H] = np.searchsorted(vals, mb[i:i + step])
+    return out, lut
+
+
 class BoardLayout:
     """Per-board hand spaces, maps and offsets of a public tree for the board kernel (see module docstring).
 
     ``swaps``: the suit pairs treated as interchangeable (empty without isomorphism).  Build with :meth:`of`
     (cached per tree and isomorphism setting).  Attributes after construction: ``num_nodes`` (kernel
     nodes: copies' subtrees are not laid out), ``num_entries`` (regret entries = sum of actions x hands),
-    ``space_pairs[s]`` (pair indices of space ``s``), ``node_of`` (original decision -> kernel node),
+    ``space_pairs[s]`` (pair indices of space ``s``), ``node_of`` (original decision -> kernel node, a
+    :class:`KernelNodeMap`),
     ``layout`` (the tuple the kernel takes).
     """
 
@@ -239,7 +292,6 @@ class BoardLayout:
         sizes = np.array([len(p) for p in self.space_pairs], dtype=np.int64)
         size_of = _typed_of(sizes[self.node_space], "q")
         kind_code = {DECISION: 0, CHANCE_NODE: 3, FOLD_NODE: 1, SHOWDOWN_NODE: 2}
-        self.node_of: Dict[int, int] = {}
         offset = 0
         for new, old in enumerate(order):
             n = nodes[old]
@@ -272,7 +324,6 @@ class BoardLayout:
                     ntype[new] = 0
                     player[new] = n.player
                     noffset[new] = offset
-                    self.node_of[old] = new
                     offset += len(children) * size_of[new]
             else:
                 ntype[new], (amount0[new], amount1[new]) = n.terminal_code()
@@ -285,6 +336,13 @@ class BoardLayout:
         self.node_offset = np.frombuffer(noffset, dtype=np.int64).copy()
         self.is_copy = np.frombuffer(copy, dtype=np.int32).copy()
         del ntype, player, cstart, nchild, amount0, amount1, noffset, copy
+        # original -> kernel node of the laid-out decisions: an array (a dict of a flop's 254K decisions held
+        # ~25 MB of Python ints)
+        decisions = np.flatnonzero((self.node_type == 0) & (self.is_copy == 0)).astype(np.int32)
+        node_of = np.full(len(nodes), -1, dtype=np.int32)
+        node_of[np.frombuffer(order, dtype=np.int32)[decisions]] = decisions
+        self.node_of = KernelNodeMap(node_of)
+        del new_of, decisions
         self.num_nodes = N
         self.num_entries = offset
         # leaf mode: hands of the all-in nodes (root space, first) and of the leaves in ext_vals
@@ -330,6 +388,7 @@ class BoardLayout:
                        self.node_space, self.node_offset, self.space_start, self.space_cards, self.space_group_start,
                        self.space_groups, self.child_map, self.maps, self.iso_next, self.is_copy, self.stack_len,
                        self.max_children, self.sd_slot, self.sd_count, self.dec_slot)
+        del self._position  # build-time only (a flop's 836 spaces: 4 MB)
 
     def _showdown_batches(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Showdown batches of the river subtrees: a river root is a decision whose subtree has only decisions,
@@ -460,6 +519,10 @@ class BoardRangeSolver:
                              "action with no decision below)")
         self.layout = layout
         self._allin = self._allin_tables()
+        # the layout's and the matrices' temporaries (~75 MB on the flop) back to the system before the tables
+        # become resident (glibc keeps freed heap); small layouts free little, and a trim costs up to ms
+        if layout.num_nodes >= kernel_module().LARGE_LAYOUT:
+            kernel_module().release_freed_heap()
         self.pot = layout.pot
         self.hands = layout.root_pairs
         self.ranges = np.ascontiguousarray(ranges[:, self.hands], dtype=self.dtype)
@@ -480,8 +543,8 @@ class BoardRangeSolver:
 
     def _allin_tables(self):
         """The kernel's all-in tables (see ``set_allin`` in the kernel), or None without ALLIN nodes: the ALLIN
-        nodes grouped by board, one equity matrix per board (rows padded to a multiple of 8 hands), rows in
-        chunks of 64 (the tasks of the threads)."""
+        nodes grouped by board, one equity matrix per board coded by :func:`code_matrix` (rows padded to a
+        multiple of 8 hands), rows in chunks of 64 (the tasks of the threads)."""
         lay, tree = self.layout, self.tree
         nodes = np.flatnonzero(lay.node_type == 5)
         if not len(nodes):
@@ -490,7 +553,8 @@ class BoardRangeSolver:
         nodes = nodes[np.argsort(spaces, kind="stable")]
         spaces = lay.node_space[nodes]
         Hp = -(-max(len(p) for p in lay.space_pairs) // 8) * 8
-        mats, mat_off, group_start, chunks, off = [], [], [0], [], 0
+        codes, mat_off, widths, luts, lut_off = [], [], [], [], []
+        group_start, chunks, off, loff = [0], [], 0, 0
         for g, s in enumerate(np.unique(spaces)):
             sel = nodes[spaces == s]
             runouts = allin_runouts(tree, lay.order[sel[0]])
@@ -498,16 +562,22 @@ class BoardRangeSolver:
                 raise GameError(f"internal: all-in nodes on board space {s} with different run-outs")
             pairs = lay.space_pairs[s]
             H = len(pairs)
-            block = np.zeros((H, Hp), dtype=self.dtype)
-            block[:, :H] = allin_equity_matrix(tree, lay.order[sel[0]], pairs, cache=False)
-            mats.append(block.ravel())
+            m = allin_equity_matrix(tree, lay.order[sel[0]], pairs, cache=False).astype(self.dtype)
+            block, lut = code_matrix(m, Hp)
+            del m
+            codes.append(block.view(np.uint8).ravel())
             mat_off.append(off)
-            off += block.size
+            widths.append(block.itemsize)
+            off += block.nbytes
+            luts.append(lut)
+            lut_off.append(loff)
+            loff += len(lut)
             group_start.append(group_start[-1] + len(sel))
             chunks.extend((g, i, min(i + 64, H)) for i in range(0, H, 64))
         return (lay.ext_off, np.ascontiguousarray(nodes, dtype=np.int32), np.asarray(group_start, dtype=np.int32),
-                np.ascontiguousarray(np.concatenate(mats)), np.asarray(mat_off, dtype=np.int64), int(Hp),
-                np.ascontiguousarray(chunks, dtype=np.int32))
+                np.concatenate(codes), np.asarray(mat_off, dtype=np.int64), np.asarray(widths, dtype=np.int32),
+                np.ascontiguousarray(np.concatenate(luts), dtype=self.dtype), np.asarray(lut_off, dtype=np.int64),
+                int(Hp), np.ascontiguousarray(chunks, dtype=np.int32))
 
     @property
     def storage_bytes(self) -> int:
@@ -516,8 +586,9 @@ class BoardRangeSolver:
 
     @property
     def allin_bytes(self) -> int:
-        """Bytes of the all-in equity matrices (0 without all-in run-outs or with ``allin_equity=False``)."""
-        return 0 if self._allin is None else int(self._allin[3].nbytes)
+        """Bytes of the all-in equity matrices, coded (:func:`code_matrix`: 1 or 2 bytes per entry) with their
+        value tables (0 without all-in run-outs or with ``allin_equity=False``)."""
+        return 0 if self._allin is None else int(self._allin[3].nbytes + self._allin[6].nbytes)
 
     def _stored(self):
         return (self._dummy, self._dummy) if self.compression else (self.regrets, self.strategy_sum)
