@@ -62,40 +62,35 @@ def uniform_river_ehs_pairs(const int32_t[:, ::1] strengths, const int64_t[::1] 
     if nk > 8:  # the per-board counts below are kept for 8 pairs at a time
         return np.concatenate([uniform_river_ehs_pairs(strengths, pairs[i:i + 8]) for i in range(0, nk, 8)])
     cdef int sps[8]
-    cdef int below[8]
-    cdef int equal[8]
+    cdef unsigned int lim
+    cdef const unsigned int *us
     with nogil:
         for b in range(nb):
             s = &strengths[b, 0]
-            for q in range(nk):
-                sps[q] = s[pairs[q]]
-                below[q] = 0
-                equal[q] = 0
-            # branch-free sweeps of the row (the compiler vectorises them): live pairs, and per pair those below /
-            # equal to it (the ones sharing a card with it are subtracted next)
+            us = <const unsigned int *>s
+            # branch-free sweeps of the row that the compiler vectorises: live pairs (s > 0), and per pair those
+            # live and below it (s - 1 < sp - 1 as unsigned: s = 0 wraps to the top) and those equal to it (the
+            # ones sharing a card with it are subtracted next)
             n = 0
             for j in range(NUM_PAIRS):
                 n += s[j] > 0
-            for q in range(nk):
-                sp = sps[q]
-                win = 0
-                tie = 0
-                for j in range(NUM_PAIRS):
-                    win += (s[j] > 0) & (s[j] < sp)
-                    tie += s[j] == sp
-                below[q] = win
-                equal[q] = tie
             k = 2
             while k * (k - 1) // 2 < n:
                 k += 1
             compat = (k - 2) * (k - 3) // 2
             for q in range(nk):
-                sp = sps[q]
+                sp = s[pairs[q]]
                 if sp <= 0:
                     continue
+                lim = <unsigned int>(sp - 1)
+                win = 0
+                tie = 0
+                for j in range(NUM_PAIRS):
+                    win += (us[j] - 1u) < lim
+                for j in range(NUM_PAIRS):
+                    tie += s[j] == sp
                 p = <int>pairs[q]
-                win = below[q]
-                tie = equal[q] + 1  # the pair itself is in both of its cards' lists: subtracted twice below
+                tie += 1  # the pair itself is in both of its cards' lists: subtracted twice below
                 for t in range(102):
                     x = _C1[p] if t < 51 else _C2[p]
                     sj = s[_CARD_PAIRS[x][t % 51]]
