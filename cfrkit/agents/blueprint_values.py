@@ -636,6 +636,13 @@ class BlueprintValueFunction:
             if got is None:
                 return None
             return np.asarray(got[0]), np.broadcast_to(np.asarray(got[1], dtype=np.float64), (len(idx), len(got[1])))
+        on_boards = getattr(pol.agent, "act_on_boards", None) if isinstance(pol, _ActPolicy) else None
+        played = on_boards(state, [ctx.boards[k] for k in idx]) if on_boards is not None else None
+        if played is not None:  # a pure agent's rules over the boards at once (A^R)
+            acts, picks = np.unique(np.asarray(played, dtype=np.int64), return_inverse=True)
+            probs = np.zeros((len(idx), len(acts)))
+            probs[np.arange(len(idx)), picks.reshape(-1)] = 1.0
+            return acts, probs
         answers = [pol(ctx.state(state, int(k))) for k in idx]
         if any(g is None for g in answers):
             if all(g is None for g in answers):
