@@ -667,15 +667,24 @@ class BlueprintValueFunction:
     def _terminal_boards(self, state, key, ctx: _Boards, idx) -> np.ndarray:
         """Seat 0's returns at a terminal on each board: a fold's are the same on every board; a heads-up
         showdown's depend only on who wins (the river equity 1, 1/2 or 0), one board of each outcome asked."""
+        memo = self._shared.terminals  # (betting line, river equity or None) -> seat 0's return: the chips follow
         if state.num_active() <= 1:
-            return np.full(len(idx), float(state.returns()[0]))
+            hit = memo.get((key, None))
+            if hit is None:
+                hit = float(state.returns()[0])
+                _Shared.remember(memo, (key, None), hit)
+            return np.full(len(idx), hit)
         if len(state.board) != 5 or state.game.num_players != 2:
             raise _NotOnBoards()
         eqs = ctx.equity(idx)
         out = np.empty(len(idx))
         for e in np.unique(eqs):
             at = np.flatnonzero(eqs == e)
-            out[at] = float(ctx.state(state, int(idx[at[0]])).returns()[0])
+            hit = memo.get((key, float(e)))
+            if hit is None:
+                hit = float(ctx.state(state, int(idx[at[0]])).returns()[0])
+                _Shared.remember(memo, (key, float(e)), hit)
+            out[at] = hit
         return out
 
     def _leaf_boards(self, state, key, ctx: _Boards, idx) -> np.ndarray:
@@ -1158,6 +1167,7 @@ class _Shared:
         self.runs_out = {}
         self.legal = {}  # betting lines reached by a checked action: the same action is legal on any cards
         self.closing = {}  # (node, bucket 0, bucket 1) -> the transition-averaged (D, S) of a round-closing call
+        self.terminals = {}  # (betting line, river equity) -> seat 0's return at a terminal of the street lookahead
 
     @staticmethod
     def remember(cache: dict, key, value, limit: int = 100_000) -> None:
