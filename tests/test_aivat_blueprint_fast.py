@@ -15,7 +15,7 @@ import pytest
 import cfrkit.agents.blueprint_values as bv
 from cfrkit.abstraction.ehs_abstraction import EHSAbstraction
 from cfrkit.agents.blueprint import BlueprintAgent
-from cfrkit.agents.poker import AlwaysCallAgent, FixedRangeRaiser, RandomAgent
+from cfrkit.agents.poker import AlwaysCallAgent, AlwaysFoldAgent, FixedRangeRaiser, RandomAgent
 from cfrkit.agents.rule_based import RuleBasedAgent
 from cfrkit.cards.hands import pair_index
 from cfrkit.evaluation.headtohead import head_to_head
@@ -247,3 +247,35 @@ def test_lookahead_over_all_boards_is_the_per_board_lookahead(strategy, opponent
 def CALL_OR_RANDOM(state, bettor, rng):
     """Mostly check / call (hands reach the later streets), sometimes a random bet or fold."""
     return bv.CALL if rng.random() < 0.7 else bettor.act(state)
+
+
+def test_agents_marked_ignores_board_play_alike_on_every_board():
+    """``ignores_board`` (the lookahead asks such an agent once for all boards) holds for the agents that claim it:
+    the same own strategy and action at the same betting with other board cards."""
+    game = load("holdem")
+    rng = np.random.default_rng(2)
+    bettor = RandomAgent(7)
+    agents = [AlwaysCallAgent(), AlwaysFoldAgent(), FixedRangeRaiser(), FixedRangeRaiser("22+,A2+,K9s+", 0.5)]
+    assert all(a.ignores_board for a in agents) and not RuleBasedAgent.ignores_board
+    checked = 0
+    for hand in range(40):
+        state = game.new_initial_state()
+        cards = [int(c) for c in rng.permutation(52)]
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(cards.pop())
+                continue
+            if state.board:
+                others = [c for c in cards if c not in state.board][:len(state.board)]
+                other = game.new_initial_state()
+                swap = iter(others)
+                for a in state.history():  # the same hands and betting, other board cards
+                    other.apply_action(next(swap) if other.is_chance_node() and other.hole_cards_dealt else a)
+                assert other.board != state.board
+                for agent in agents:
+                    mine, theirs = agent.own_strategy(state), agent.own_strategy(other)
+                    assert np.array_equal(mine[0], theirs[0]) and np.array_equal(mine[1], theirs[1])
+                    assert agent.act(state) == agent.act(other)
+                checked += 1
+            state.apply_action(CALL_OR_RANDOM(state, bettor, rng))
+    assert checked > 20

@@ -60,7 +60,7 @@ from cfrkit.cards.equity import _kernel
 from cfrkit.cards.hands import HOLE_PAIRS, pair_index
 from cfrkit.cards.preflop import preflop_equity_table
 from cfrkit.games.base import GameError
-from cfrkit.games.holdem.game import CALL, FOLD, RAISE, raise_action, raise_amount
+from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action, raise_amount
 # the rule CheckedAgent follows for when own_strategy stands for hand_strategy (one rule for both)
 from cfrkit.poker.agent import own_strategy_is_current
 from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, DECISION,
@@ -572,7 +572,7 @@ class BlueprintValueFunction:
         order as :meth:`value`, so the same numbers bit for bit; None where that path is not taken (no street
         lookahead here, the river played out, a state without betting lines, a policy that answers differently
         on different boards with mixed supports): the caller then loops over the boards."""
-        if not self._street or self._river_on() or type(state).__name__ != "HoldemState":
+        if not self._street or self._river_on() or type(state) is not HoldemState:  # _Boards.state edits its fields
             return None
         key = _betting_key(state)
         if key is None:
