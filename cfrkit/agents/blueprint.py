@@ -314,7 +314,8 @@ class BlueprintAgent(PokerAgent):
         pair_buckets = getattr(self.blueprint.abstraction, "pair_buckets", None)
         if full is not None or pair_buckets is None or r == 0:
             return int((full if full is not None else self._board_buckets(node, board))[pair])
-        return self._lru(self._hand_buckets, (r, board, pair), lambda: int(pair_buckets(r, list(board), [pair])[0]), 256)
+        return self._lru(self._hand_buckets, (r, board, pair),
+                         lambda: int(pair_buckets(r, list(board), [pair])[0]), 256)
 
     def _live_pairs(self, board: Tuple[int, ...]) -> np.ndarray:
         return self._lru(self._live, board, lambda: ~blocked_pairs(list(board)) if board else
