@@ -58,54 +58,67 @@ def uniform_river_ehs_pairs(const int32_t[:, ::1] strengths, const int64_t[::1] 
     cdef double[::1] total = total_arr
     cdef int64_t[::1] count = count_arr
     cdef const int32_t *s
-    cdef int j, n, k, compat, win, tie, sp, sj, p, x, t
-    if nk > 8:  # the per-board counts below are kept for 8 pairs at a time
-        return np.concatenate([uniform_river_ehs_pairs(strengths, pairs[i:i + 8]) for i in range(0, nk, 8)])
-    cdef int sps[8]
-    cdef int below[8]
-    cdef int equal[8]
+    cdef const unsigned int *us
+    cdef int j, n, k, compat, t, q2, c, p
+    cdef int sp[2]
+    cdef int win[2]
+    cdef int tie[2]
+    cdef unsigned int lim[2]
+    cdef int32_t sj
+    cdef int w0, t0, w1, t1
+    cdef unsigned int l0, l1, u
+    cdef int s0, s1
     with nogil:
         for b in range(nb):
             s = &strengths[b, 0]
-            for q in range(nk):
-                sps[q] = s[pairs[q]]
-                below[q] = 0
-                equal[q] = 0
-            # branch-free sweeps of the row (the compiler vectorises them): live pairs, and per pair those below /
-            # equal to it (the ones sharing a card with it are subtracted next)
+            us = <const unsigned int *>s
+            # branch-free sweeps of the row that the compiler vectorises: live pairs (s > 0), and per pair those
+            # live and below it (s - 1 < sp - 1 as unsigned: s = 0 wraps to the top) and those equal to it, two
+            # pairs per sweep; the ones sharing a card with the pair are subtracted next
             n = 0
             for j in range(NUM_PAIRS):
                 n += s[j] > 0
-            for q in range(nk):
-                sp = sps[q]
-                win = 0
-                tie = 0
-                for j in range(NUM_PAIRS):
-                    win += (s[j] > 0) & (s[j] < sp)
-                    tie += s[j] == sp
-                below[q] = win
-                equal[q] = tie
             k = 2
             while k * (k - 1) // 2 < n:
                 k += 1
             compat = (k - 2) * (k - 3) // 2
-            for q in range(nk):
-                sp = sps[q]
-                if sp <= 0:
-                    continue
-                p = <int>pairs[q]
-                win = below[q]
-                tie = equal[q] + 1  # the pair itself is in both of its cards' lists: subtracted twice below
-                for t in range(102):
-                    x = _C1[p] if t < 51 else _C2[p]
-                    sj = s[_CARD_PAIRS[x][t % 51]]
-                    if sj > 0:
-                        if sj < sp:
-                            win -= 1
-                        elif sj == sp:
-                            tie -= 1
-                total[q] += (<double>win + 0.5 * <double>tie) / <double>compat
-                count[q] += 1
+            for q in range(0, nk, 2):
+                q2 = 2 if q + 1 < nk else 1
+                for c in range(q2):
+                    sp[c] = s[pairs[q + c]]
+                    lim[c] = <unsigned int>(sp[c] - 1)
+                s0 = sp[0]
+                s1 = sp[q2 - 1]
+                l0 = lim[0]
+                l1 = lim[q2 - 1]
+                w0 = 0
+                t0 = 0
+                w1 = 0
+                t1 = 0
+                for j in range(NUM_PAIRS):
+                    u = us[j] - 1u
+                    w0 += u < l0
+                    t0 += s[j] == s0
+                    w1 += u < l1
+                    t1 += s[j] == s1
+                win[0] = w0
+                tie[0] = t0
+                win[1] = w1
+                tie[1] = t1
+                for c in range(q2):
+                    if sp[c] <= 0:
+                        continue
+                    p = <int>pairs[q + c]
+                    tie[c] += 1  # the pair itself is in both of its cards' lists: subtracted twice below
+                    for t in range(51):
+                        sj = s[_CARD_PAIRS[_C1[p]][t]]
+                        win[c] -= (<unsigned int>sj - 1u) < lim[c]
+                        tie[c] -= sj == sp[c]
+                        sj = s[_CARD_PAIRS[_C2[p]][t]]
+                        win[c] -= (<unsigned int>sj - 1u) < lim[c]
+                        tie[c] -= sj == sp[c]
+                    total[q + c] += (<double>win[c] + 0.5 * <double>tie[c]) / <double>compat
+                    count[q + c] += 1
         for q in range(nk):
             if count[q] > 0:
                 out[q] = total[q] / <double>count[q]

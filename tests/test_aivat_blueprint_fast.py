@@ -7,6 +7,7 @@ run-outs, the other blueprint's per-line actions, ``own_strategy`` rows in the l
 the plain path's numbers bit for bit, so a match keeps its hands and its per-hand AIVAT values.
 """
 import copy
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -14,6 +15,8 @@ import pytest
 import cfrkit.agents.blueprint_values as bv
 from cfrkit.abstraction.ehs_abstraction import EHSAbstraction
 from cfrkit.agents.blueprint import BlueprintAgent
+from cfrkit.agents.poker import AlwaysCallAgent, AlwaysFoldAgent, FixedRangeRaiser, RandomAgent
+from cfrkit.agents.rule_based import RuleBasedAgent
 from cfrkit.cards.hands import pair_index
 from cfrkit.evaluation.headtohead import head_to_head
 from cfrkit.games import load
@@ -81,6 +84,8 @@ def _plain(monkeypatch):
         return np.array([a.real_action(first + i, state) for i in range(row.size)], dtype=np.int64), row
     monkeypatch.setattr(bv._BlueprintPolicy, "__call__", policy_call)
     monkeypatch.setattr(bv._Shared, "remember", staticmethod(lambda cache, key, value, limit=0: None))  # no memo
+    # the chance expectations' lookahead board by board, not over all the boards at once
+    monkeypatch.setattr(bv.BlueprintValueFunction, "_values_on_boards", lambda self, state, boards: None)
 
     def rebuilt(self, view, flops=16, boards=24, seed=0, river_exact=False):  # new tables per match
         return bv.BlueprintValueFunction(self.blueprint, view, self.translate_raise, boards=boards, flops=flops, seed=seed,
@@ -173,3 +178,104 @@ def test_fresh_shares_the_tables_and_restarts_the_generator(strategy):
     assert again.table is not vf.table
     with pytest.raises(Exception, match="not this value function's game"):
         vf.fresh(poker_view(load("holdem")))
+
+
+class _BoardReader(FixedRangeRaiser):
+    """fixed-range-raiser without ``ignores_board``: the lookahead asks it on each board's own state."""
+    ignores_board = False
+
+
+class _Mixed(FixedRangeRaiser):
+    """A mixed strategy that reads the board: out of range and facing a bet, call 1/4 or 3/4 of the time by the
+    parity of the board's highest card (the same support on every board, different probabilities)."""
+    ignores_board = False
+
+    def own_strategy(self, state):
+        acts, probs = super().own_strategy(state)
+        if acts[0] == bv.FOLD:
+            q = 0.25 if max(state.board, default=0) % 2 == 0 else 0.75
+            return np.array([bv.CALL, bv.FOLD], dtype=np.int64), np.array([q, 1.0 - q])
+        return acts, probs
+
+
+@pytest.mark.parametrize("opponent", ["always-call", "rule-based", "board-reader", "mixed", "blueprint"])
+def test_lookahead_over_all_boards_is_the_per_board_lookahead(strategy, opponent):
+    """At chance nodes after the preflop, ``_values_on_boards`` (the street lookahead played once over all the
+    sampled boards) equals ``value`` of each board's dealt state, bit for bit, whichever way the other seat's
+    policy is asked (board-blind, A^R's rules over the boards, each board's state, another blueprint's rows)."""
+    game = load(GAME)
+    owner = BlueprintAgent(strategy, seed=3)
+    other = {"always-call": AlwaysCallAgent(), "rule-based": RuleBasedAgent(), "board-reader": _BoardReader("22+,A2+"),
+             "mixed": _Mixed("TT+"), "blueprint": BlueprintAgent(copy.copy(strategy), seed=4)}[opponent]
+    vf = owner.aivat_value_function(poker_view(game), boards=2)
+    vf.follow_owner = False
+    vf.blueprint_lookahead = True
+    rng = np.random.default_rng(8)
+    bettor = RandomAgent(5)
+    shared = 0
+    for hand in range(30):
+        seats = [owner, other] if hand % 2 == 0 else [other, owner]
+        vf.hand_start(SimpleNamespace(seat_agents=seats))
+        assert vf._street
+        state = game.new_initial_state()
+        cards = [int(c) for c in rng.permutation(52)]
+        while not state.is_terminal():
+            if state.is_chance_node():
+                if state.hole_cards_dealt and not vf._runs_out(state):
+                    dead = set(state.board) | set(state.hole[0]) | set(state.hole[1]) | set(cards[-3:])
+                    rest = [c for c in range(52) if c not in dead]
+                    need = state.cards_needed()
+                    boards = [list(state.board) + [int(c) for c in rng.choice(rest, need, replace=False)]
+                              for _ in range(6)]
+                    fast = vf._values_on_boards(state, boards)
+                    slow = []
+                    for bd in boards:
+                        child = state.clone()
+                        for c in bd[len(state.board):]:
+                            child.apply_action(c)
+                        slow.append(vf.value(child))
+                    if fast is not None:
+                        shared += 1
+                        assert np.array_equal(fast, slow)
+                state.apply_action(cards.pop())
+                continue
+            action = CALL_OR_RANDOM(state, bettor, rng)
+            state.apply_action(action)
+    assert shared >= 10
+
+
+def CALL_OR_RANDOM(state, bettor, rng):
+    """Mostly check / call (hands reach the later streets), sometimes a random bet or fold."""
+    return bv.CALL if rng.random() < 0.7 else bettor.act(state)
+
+
+def test_agents_marked_ignores_board_play_alike_on_every_board():
+    """``ignores_board`` (the lookahead asks such an agent once for all boards) holds for the agents that claim it:
+    the same own strategy and action at the same betting with other board cards."""
+    game = load("holdem")
+    rng = np.random.default_rng(2)
+    bettor = RandomAgent(7)
+    agents = [AlwaysCallAgent(), AlwaysFoldAgent(), FixedRangeRaiser(), FixedRangeRaiser("22+,A2+,K9s+", 0.5)]
+    assert all(a.ignores_board for a in agents) and not RuleBasedAgent.ignores_board
+    checked = 0
+    for hand in range(40):
+        state = game.new_initial_state()
+        cards = [int(c) for c in rng.permutation(52)]
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(cards.pop())
+                continue
+            if state.board:
+                others = [c for c in cards if c not in state.board][:len(state.board)]
+                other = game.new_initial_state()
+                swap = iter(others)
+                for a in state.history():  # the same hands and betting, other board cards
+                    other.apply_action(next(swap) if other.is_chance_node() and other.hole_cards_dealt else a)
+                assert other.board != state.board
+                for agent in agents:
+                    mine, theirs = agent.own_strategy(state), agent.own_strategy(other)
+                    assert np.array_equal(mine[0], theirs[0]) and np.array_equal(mine[1], theirs[1])
+                    assert agent.act(state) == agent.act(other)
+                checked += 1
+            state.apply_action(CALL_OR_RANDOM(state, bettor, rng))
+    assert checked > 20

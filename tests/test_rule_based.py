@@ -106,6 +106,36 @@ def test_hand_strategy_matches_act_for_every_hand(game_string):
         assert ar.hand_action_probability(s, ar.act(s))[own] == 1.0
 
 
+def _on_board(state, board):
+    """``state``'s hand replayed with ``board`` for its board cards (the same hole cards and betting)."""
+    new = state.game.new_initial_state()
+    cards = iter(board)
+    for a in state.history():
+        if new.is_chance_node() and new.hole_cards_dealt:
+            a = next(cards)
+        new.apply_action(int(a))
+    return new
+
+
+@pytest.mark.parametrize("game_string", ["holdem", "holdem(definition=holdem.nolimit.6p)"])
+def test_act_on_boards_is_act_on_each_board(game_string):
+    ar = RuleBasedAgent()
+    rng = np.random.default_rng(4)
+    varied = postflop = 0
+    for s in _decisions(game_string, 80, 5):
+        if s.round == 0:
+            assert ar.act_on_boards(s, [[]]) is None
+            continue
+        postflop += 1
+        used = {c for h in s.hole for c in h}
+        free = [c for c in range(52) if c not in used]
+        boards = [[int(c) for c in rng.choice(free, len(s.board), replace=False)] for _ in range(8)] + [list(s.board)]
+        want = [ar.act(_on_board(s, b)) for b in boards]
+        assert ar.act_on_boards(s, boards).tolist() == want
+        varied += len(set(want)) > 1
+    assert postflop > 10 and varied > 3  # boards that change the action (sizes, folds, c-bets) are met
+
+
 def test_beats_the_baselines_in_short_duplicate_matches():
     g = load("holdem")
     for opponent, hands in (("always-call", 400), ("random", 1200), ("fixed-range-raiser", 2000)):

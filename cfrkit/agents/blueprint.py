@@ -77,6 +77,8 @@ class BlueprintAgent(PokerAgent):
         self._tables: "OrderedDict[int, np.ndarray]" = OrderedDict()
         self._buckets: "OrderedDict[Tuple[int, Tuple[int, ...]], np.ndarray]" = OrderedDict()
         self._live: "OrderedDict[Tuple[int, ...], np.ndarray]" = OrderedDict()
+        # (round, board, pair) -> the bucket of one hand, where the board's whole row is not cached
+        self._hand_buckets: "OrderedDict[Tuple[int, Tuple[int, ...], int], int]" = OrderedDict()
 
     def __deepcopy__(self, memo):
         # the blueprint (tree, strategy, abstraction) is never written after loading: share it, copy the
@@ -86,14 +88,14 @@ class BlueprintAgent(PokerAgent):
         for key, value in self.__dict__.items():
             if key in ("blueprint", "tree", "game", "_candidates"):
                 setattr(new, key, value)
-            elif key not in ("_tables", "_buckets", "_live", "_nodes", "_walks"):
+            elif key not in ("_tables", "_buckets", "_live", "_nodes", "_walks", "_hand_buckets"):
                 setattr(new, key, copy.deepcopy(value, memo))
         new._reset_caches()
         return new
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        for key in ("_tables", "_buckets", "_live", "_nodes", "_walks"):
+        for key in ("_tables", "_buckets", "_live", "_nodes", "_walks", "_hand_buckets"):
             state.pop(key, None)
         return state
 
@@ -302,6 +304,19 @@ class BlueprintAgent(PokerAgent):
         return self._lru(self._buckets, (r, board),
                          lambda: np.asarray(self.blueprint.abstraction.buckets_for_board(r, list(board))))
 
+    def _hand_bucket(self, node: int, board: Tuple[int, ...], hole) -> int:
+        """The bucket of the hand ``hole`` on ``board`` in ``node``'s round: from the board's row when cached, else
+        the hand's alone (the abstraction's ``pair_buckets``: the same bucket, a fraction of the work; ``act`` and
+        ``own_strategy`` need one hand, ``hand_strategy`` all of them)."""
+        r = int(self.tree.round[node])
+        pair = pair_index(*hole)
+        full = self._buckets.get((r, board))
+        pair_buckets = getattr(self.blueprint.abstraction, "pair_buckets", None)
+        if full is not None or pair_buckets is None or r == 0:
+            return int((full if full is not None else self._board_buckets(node, board))[pair])
+        return self._lru(self._hand_buckets, (r, board, pair),
+                         lambda: int(pair_buckets(r, list(board), [pair])[0]), 256)
+
     def _live_pairs(self, board: Tuple[int, ...]) -> np.ndarray:
         return self._lru(self._live, board, lambda: ~blocked_pairs(list(board)) if board else
                          np.ones(NUM_PAIRS, dtype=bool))
@@ -334,7 +349,7 @@ class BlueprintAgent(PokerAgent):
         if node is None:
             return np.array([CALL], dtype=np.int64), np.ones(1)
         hole = state.hole[state.current_player()]
-        row = self._table(node)[int(self._board_buckets(node, tuple(state.board))[pair_index(*hole)])]
+        row = self._table(node)[self._hand_bucket(node, tuple(state.board), hole)]
         actions, column = self._support(node, state)
         if actions.size == column.size:
             return actions, row.copy()
@@ -375,7 +390,7 @@ class BlueprintAgent(PokerAgent):
         if node is None:
             return CALL
         hole = state.hole[p]
-        bucket = int(self._board_buckets(node, tuple(state.board))[pair_index(*hole)])
+        bucket = self._hand_bucket(node, tuple(state.board), hole)
         row = self._table(node)[bucket]
         first = int(self.tree.child_start[node])
         child = self._sample([(first + i, float(q)) for i, q in enumerate(row)])

@@ -60,7 +60,7 @@ from cfrkit.cards.equity import _kernel
 from cfrkit.cards.hands import HOLE_PAIRS, pair_index
 from cfrkit.cards.preflop import preflop_equity_table
 from cfrkit.games.base import GameError
-from cfrkit.games.holdem.game import CALL, FOLD, RAISE, raise_action, raise_amount
+from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action, raise_amount
 # the rule CheckedAgent follows for when own_strategy stands for hand_strategy (one rule for both)
 from cfrkit.poker.agent import own_strategy_is_current
 from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, DECISION,
@@ -427,7 +427,7 @@ class BlueprintValueFunction:
             # less CPU (benchmarks/RESULTS.md, "AIVAT lookahead per pair")
             return self._shared.policy(inner) if self.blueprint_lookahead else None
         if getattr(inner, "pure_strategy", False):
-            return lambda state: (np.array([int(inner.act(state))]), np.ones(1))
+            return _ActPolicy(inner)
 
         if own_strategy_is_current(type(inner)):  # the held hand's row without the other 1325 (the same row)
             return inner.own_strategy
@@ -551,12 +551,182 @@ class BlueprintValueFunction:
         if self._policy[nxt] is None and not (self._street and r >= self.street_from):
             return float(np.mean([self._on_board(node, bd, hole) for bd in boards]))
         total = 0.0  # the lookahead seat acts first: the same v as value() on every dealt state
+        shared = self._values_on_boards(state, boards)
+        if shared is not None:
+            for v in shared:  # summed in the per-board loop's order
+                total += v
+            return total / len(boards)
         for bd in boards:
             child = state.clone()
             for c in bd[len(board):]:
                 child.apply_action(int(c))
             total += self.value(child)
         return total / len(boards)
+
+    # ------------------------------------------------------------------ the lookahead over a chance node's boards
+    def _values_on_boards(self, state, boards) -> Optional[List[float]]:
+        """``[value(state dealt boards[k]) for k]`` (``state`` a chance node, both hands dealt), playing the street
+        lookahead once over all the boards: its betting tree is the same on every board (the betting decides
+        legality, pots, the tree's node and real actions), only the policies' buckets and choices, the leaves'
+        buckets and equities and the showdowns differ.  Per board the same floating-point operations in the same
+        order as :meth:`value`, so the same numbers bit for bit; None where that path is not taken (no street
+        lookahead here, the river played out, a state without betting lines, a policy that answers differently
+        on different boards with mixed supports): the caller then loops over the boards."""
+        if not self._street or self._river_on() or type(state) is not HoldemState:  # _Boards.state edits its fields
+            return None
+        key = _betting_key(state)
+        if key is None:
+            return None
+        rep = state.clone()
+        for c in boards[0][len(state.board):]:
+            rep.apply_action(int(c))
+        if rep.is_terminal() or rep.is_chance_node() or int(rep.round) < self.street_from:
+            return None
+        ctx = _Boards(self, state, [list(b) for b in boards])
+        try:
+            vals = self._street_boards(rep, 0, key, ctx, np.arange(len(boards)))
+        except _NotOnBoards:
+            return None
+        return None if vals is None else vals.tolist()
+
+    def _street_boards(self, state, depth: int, key, ctx: _Boards, idx: np.ndarray) -> Optional[np.ndarray]:
+        """:meth:`_street_value` on the boards ``ctx.boards[idx]`` at once (float64[len(idx)]); None where it is
+        None (on every board alike: the policies' answers to a betting line do not depend on the cards)."""
+        if state.is_terminal():
+            return self._terminal_boards(state, key, ctx, idx)
+        if state.is_chance_node() or depth > 12:
+            return None
+        p = state.current_player()
+        pol = self._policy[p] or self._own[p]
+        if pol is None:
+            return None
+        got = self._policy_boards(pol, state, key, ctx, idx)
+        if got is None:
+            return None
+        acts, probs = got
+        total = np.zeros(len(idx))
+        legal = self._shared.legal
+        for u, a in enumerate(acts):
+            q = probs[:, u]
+            sel = np.flatnonzero(q > 0)
+            if sel.size == 0:
+                continue
+            a = int(a)
+            child = state.clone()
+            ckey = key + (a,)
+            if ckey in legal:
+                child.apply_trusted(a)
+            else:
+                child.apply_action(a)
+                _Shared.remember(legal, ckey, True)
+            sub = idx[sel]
+            v = self._street_boards(child, depth + 1, ckey, ctx, sub)
+            if v is None:
+                v = self._leaf_boards(child, ckey, ctx, sub)
+            total[sel] += q[sel] * v
+        return total
+
+    def _policy_boards(self, pol, state, key, ctx: _Boards, idx):
+        """``(actions int64[A], probs float64[len(idx), A])``: ``pol``'s strategy on each board, the actions in
+        each board's own order (a board's positive actions are a subsequence of ``actions``), or None."""
+        if isinstance(pol, _BlueprintPolicy):
+            return pol.on_boards(state, key, self._memo, ctx.boards, idx)
+        if _ignores_board(pol):
+            got = pol(state)
+            if got is None:
+                return None
+            return np.asarray(got[0]), np.broadcast_to(np.asarray(got[1], dtype=np.float64), (len(idx), len(got[1])))
+        on_boards = getattr(pol.agent, "act_on_boards", None) if isinstance(pol, _ActPolicy) else None
+        played = on_boards(state, [ctx.boards[k] for k in idx]) if on_boards is not None else None
+        if played is not None:  # a pure agent's rules over the boards at once (A^R)
+            acts, picks = np.unique(np.asarray(played, dtype=np.int64), return_inverse=True)
+            probs = np.zeros((len(idx), len(acts)))
+            probs[np.arange(len(idx)), picks.reshape(-1)] = 1.0
+            return acts, probs
+        answers = [pol(ctx.state(state, int(k))) for k in idx]
+        if any(g is None for g in answers):
+            if all(g is None for g in answers):
+                return None
+            raise _NotOnBoards()
+        first = np.asarray(answers[0][0])
+        if all(np.array_equal(np.asarray(g[0]), first) for g in answers):
+            return first, np.array([np.asarray(g[1], dtype=np.float64) for g in answers])
+        acts: List[int] = []
+        picks = []
+        for g in answers:  # pure answers of different actions: one column per action
+            live = [int(a) for a, q in zip(*g) if q > 0]
+            if len(live) != 1 or [float(q) for q in g[1] if q > 0] != [1.0]:
+                raise _NotOnBoards()
+            if live[0] not in acts:
+                acts.append(live[0])
+            picks.append(acts.index(live[0]))
+        probs = np.zeros((len(idx), len(acts)))
+        probs[np.arange(len(idx)), picks] = 1.0
+        return np.array(acts, dtype=np.int64), probs
+
+    def _terminal_boards(self, state, key, ctx: _Boards, idx) -> np.ndarray:
+        """Seat 0's returns at a terminal on each board: a fold's are the same on every board; a heads-up
+        showdown's depend only on who wins (the river equity 1, 1/2 or 0), one board of each outcome asked."""
+        memo = self._shared.terminals  # (betting line, river equity or None) -> seat 0's return: the chips follow
+        if state.num_active() <= 1:
+            hit = memo.get((key, None))
+            if hit is None:
+                hit = float(state.returns()[0])
+                _Shared.remember(memo, (key, None), hit)
+            return np.full(len(idx), hit)
+        if len(state.board) != 5 or state.game.num_players != 2:
+            raise _NotOnBoards()
+        eqs = ctx.equity(idx)
+        out = np.empty(len(idx))
+        for e in np.unique(eqs):
+            at = np.flatnonzero(eqs == e)
+            hit = memo.get((key, float(e)))
+            if hit is None:
+                hit = float(ctx.state(state, int(idx[at[0]])).returns()[0])
+                _Shared.remember(memo, (key, float(e)), hit)
+            out[at] = hit
+        return out
+
+    def _leaf_boards(self, state, key, ctx: _Boards, idx) -> np.ndarray:
+        """:meth:`table_value` (``leaf=True``, the river not played out) of ``state`` on each board ``idx``."""
+        if state.is_terminal():
+            return self._terminal_boards(state, key, ctx, idx)
+        node = self._shared.walker.node_of(state, key, self._memo)
+        chance = state.is_chance_node()
+        if node is None or self.tree.kind[node] != DECISION or (chance and self._runs_out(state, key)):
+            return self._equity_boards(state, ctx, idx)
+        r = int(self.tree.round[node])
+        nb = len(state.board)
+        if chance and r > 0 and nb < _BOARD[r]:
+            # a round-closing call: the transition-averaged tables, as table_value computes them per board
+            memo = self._shared.closing
+            dv = np.empty(len(idx))
+            sv = np.empty(len(idx))
+            ds = None
+            tr = self.trans[r - 1]
+            for i, k in enumerate(idx):
+                b0, b1 = ctx.buckets(r - 1, int(k))
+                hit = memo.get((node, b0, b1))
+                if hit is None:
+                    if ds is None:
+                        ds = self.table.ds(node)
+                    hit = (float(tr[b0] @ ds[0] @ tr[b1]), float(tr[b0] @ ds[1] @ tr[b1]))
+                    _Shared.remember(memo, (node, b0, b1), hit)
+                dv[i], sv[i] = hit
+            return dv + sv * ctx.equity(idx)
+        if nb != _BOARD[r]:
+            return self._equity_boards(state, ctx, idx)
+        b = np.array([ctx.buckets(r, int(k)) for k in idx], dtype=np.int64).reshape(len(idx), 2)
+        i = int(self.table.row[node])
+        d = self.table.D[r][i][b[:, 0], b[:, 1]].astype(np.float64)
+        s = self.table.S[r][i][b[:, 0], b[:, 1]].astype(np.float64)
+        return d + s * ctx.equity(idx)
+
+    def _equity_boards(self, state, ctx: _Boards, idx) -> np.ndarray:
+        """:meth:`_equity_value` on each board (the check-down value; the equity as ``view.equity_hands``'s after
+        the flop: the same kernel counts and formula)."""
+        c = self.view.contributions(state)
+        return ctx.equity(idx) * (c[0] + c[1]) - c[0]
 
     def _river_on(self) -> bool:
         """Whether a turn-closing call is valued by its exact river expectation (both strategies known)."""
@@ -632,7 +802,9 @@ class _BlueprintPolicy:
         acts.setflags(write=False)
         return acts
 
-    def __call__(self, state, key=None, memo=None):
+    def _node_acts(self, state, key, memo) -> Optional[Tuple[int, np.ndarray]]:
+        """``(node, real actions of its children)`` at ``state`` (a function of the betting line and ``memo``
+        only), or None where the policy gives none; the pure call after an abstract all-in is ``(-1, [CALL])``."""
         a = self.agent
         if key is None:
             key = _betting_key(state)
@@ -661,8 +833,26 @@ class _BlueprintPolicy:
                 return None
             node = None if acts else a.nearest_node(state)  # acts: whether an abstract all-in left the tree
             if node is None:
-                return np.array([CALL], dtype=np.int64), np.ones(1)
+                return -1, _CALL_ONLY[0]
             acts = self._actions(node, state)
+        return node, acts
+
+    def _row(self, node: int, b: int) -> np.ndarray:
+        row = self._rows.get((node, b))
+        if row is None:
+            row = self.agent.blueprint.probabilities(node, [b])[0]
+            row.setflags(write=False)
+            _Shared.remember(self._rows, (node, b), row)
+        return row
+
+    def __call__(self, state, key=None, memo=None):
+        got = self._node_acts(state, key, memo)
+        if got is None:
+            return None
+        node, acts = got
+        if node < 0:
+            return _CALL_ONLY
+        a = self.agent
         p = state.current_player()
         if len(state.hole[1 - p]) == 2:
             b = _two_buckets(a.blueprint.abstraction, self._buckets, int(a.tree.round[node]), state.board,
@@ -670,12 +860,87 @@ class _BlueprintPolicy:
         else:
             b = int(a.blueprint.abstraction.buckets_for_board(int(a.tree.round[node]),
                                                                list(state.board))[pair_index(*state.hole[p])])
-        row = self._rows.get((node, b))
-        if row is None:
-            row = a.blueprint.probabilities(node, [b])[0]
-            row.setflags(write=False)
-            _Shared.remember(self._rows, (node, b), row)
-        return acts, row
+        return acts, self._row(node, b)
+
+    def on_boards(self, state, key, memo, boards, idx) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+        """What :meth:`__call__` gives at ``state`` with its board replaced by ``boards[k]`` for each ``k`` in
+        ``idx`` (the same betting line, so the same node and actions): ``(actions int64[A], probs float64[len(idx),
+        A])``, or None where :meth:`__call__` gives None.  Both hands are dealt."""
+        got = self._node_acts(state, key, memo)
+        if got is None:
+            return None
+        node, acts = got
+        if node < 0:
+            return _CALL_ONLY[0], np.ones((len(idx), 1))
+        p = state.current_player()
+        ab, r = self.agent.blueprint.abstraction, int(self.agent.tree.round[node])
+        rows = [self._row(node, _two_buckets(ab, self._buckets, r, boards[k], state.hole)[p]) for k in idx]
+        return acts, np.array(rows)
+
+
+#: the pure check / call (actions int64[1], probs float64[1]), shared read-only
+_CALL_ONLY = (np.array([CALL], dtype=np.int64), np.ones(1))
+for _x in _CALL_ONLY:
+    _x.setflags(write=False)
+
+
+class _ActPolicy:
+    """The pure strategy of an agent with ``pure_strategy``: ``(actions [act(state)], probs [1.0])``."""
+
+    def __init__(self, agent):
+        self.agent = agent
+
+    def __call__(self, state):
+        return np.array([int(self.agent.act(state))]), np.ones(1)
+
+
+def _ignores_board(policy) -> bool:
+    """Whether a lookahead policy's answer is the same on every board (its agent's ``ignores_board``)."""
+    owner = getattr(policy, "agent", None) or getattr(policy, "__self__", None)
+    return bool(getattr(owner, "ignores_board", False))
+
+
+class _NotOnBoards(Exception):
+    """The lookahead over a chance node's boards cannot be shared (the per-board path takes over)."""
+
+
+class _Boards:
+    """The boards of one chance expectation for :meth:`BlueprintValueFunction._values_on_boards`: ``boards[k]``
+    (full board lists), the hands, and per board the two buckets of a round and the equity, computed when first
+    asked (the value function's caches, so the numbers are the per-board path's)."""
+
+    def __init__(self, vf, state, boards):
+        self.vf = vf
+        self.boards = boards
+        self.hole = state.hole
+        self.first = len(state.board)            # where the new cards start on the board ...
+        self.at = len(state.history())           # ... and in the history
+        self._eq = {}
+        self._buckets = {}
+
+    def equity(self, idx) -> np.ndarray:
+        out = np.empty(len(idx))
+        for i, k in enumerate(idx):
+            e = self._eq.get(k)
+            if e is None:
+                e = self._eq[k] = self.vf._equity(self.hole, self.boards[k])
+            out[i] = e
+        return out
+
+    def buckets(self, r: int, k: int) -> Tuple[int, int]:
+        hit = self._buckets.get((r, k))
+        if hit is None:
+            hit = self._buckets[(r, k)] = self.vf._buckets(r, self.boards[k], self.hole)
+        return hit
+
+    def state(self, state, k: int):
+        """``state`` (on this chance node's street, any board) with board ``k``'s cards: the state the per-board
+        path reaches by the same betting (the cards enter only the board and the history)."""
+        s = state.clone()
+        new = self.boards[k][self.first:]
+        s.board[self.first:self.first + len(new)] = new
+        s._history[self.at:self.at + len(new)] = new  # HoldemState keeps the dealt cards in its history
+        return s
 
 
 class _Walker:
@@ -901,6 +1166,8 @@ class _Shared:
         self.equities = {}
         self.runs_out = {}
         self.legal = {}  # betting lines reached by a checked action: the same action is legal on any cards
+        self.closing = {}  # (node, bucket 0, bucket 1) -> the transition-averaged (D, S) of a round-closing call
+        self.terminals = {}  # (betting line, river equity) -> seat 0's return at a terminal of the street lookahead
 
     @staticmethod
     def remember(cache: dict, key, value, limit: int = 100_000) -> None:

@@ -101,6 +101,7 @@ class AlwaysCallAgent(PokerAgent):
     """Checks or calls every time."""
 
     name = "always-call"
+    ignores_board = True
 
     def act(self, state: HoldemState) -> int:
         return CALL
@@ -128,6 +129,7 @@ class AlwaysFoldAgent(PokerAgent):
     """Folds whenever folding is legal, checks otherwise (the LBR sanity check: 750 mbb/g in HUNL)."""
 
     name = "always-fold"
+    ignores_board = True  # folds or checks by legality alone
 
     def act(self, state: HoldemState) -> int:
         return FOLD if state.is_legal(FOLD) else CALL
@@ -218,6 +220,7 @@ class FixedRangeRaiser(PokerAgent):
     """Raise ``fraction`` of the pot with hands in ``hand_range``, otherwise check or fold."""
 
     name = "fixed-range-raiser"
+    ignores_board = True  # the hole cards' class and the pot decide
 
     def __init__(self, hand_range: str = "88+,ATs+,KQs,AJo+", fraction: float = 1.0):
         self.range_text = hand_range

@@ -547,55 +547,97 @@ class RuleBasedAgent(PokerAgent):
     # postflop ------------------------------------------------------------------
     def _postflop(self, state: HoldemState, p: int, rows: Optional[np.ndarray] = None):
         """Postflop table of all pairs, or (``rows``) of those pairs only (same rules, same values)."""
-        d = state.d
         board = tuple(state.board)
+        f = self._features(board, rows)
+
+        def share():
+            mask = _hash_share(board, CBET_SHARE)
+            return mask if rows is None else mask[rows]
+        return self._postflop_rules(state, p, f.hs, f.ehs, f.outs, f.wet, share)
+
+    @staticmethod
+    def _features(board: Tuple[int, ...], rows: Optional[np.ndarray]):
+        """The :class:`BoardFeatures` of ``board`` (all pairs, or ``rows``), from the caches when there."""
         if rows is None:
-            f = board_features(board)
-        else:
-            key = tuple(sorted(int(c) for c in board))
-            cached = _FEATURES.get(key)
-            if cached is not None:
-                f = _RowFeatures(cached, rows)
-            else:  # a player often acts twice on a street (check, then facing a bet): keep its row
-                row_key = (key, tuple(int(r) for r in rows))
-                f = _ROW_FEATURES.get(row_key)
-                if f is None:
-                    f = BoardFeatures(key, rows)
-                    _ROW_FEATURES[row_key] = f
-                    while len(_ROW_FEATURES) > 1024:
-                        try:
-                            _ROW_FEATURES.popitem(last=False)
-                        except KeyError:
-                            break
-        width = len(f.hs)
+            return board_features(board)
+        key = tuple(sorted(int(c) for c in board))
+        cached = _FEATURES.get(key)
+        if cached is not None:
+            return _RowFeatures(cached, rows)
+        # a player often acts twice on a street (check, then facing a bet): keep its row
+        row_key = (key, tuple(int(r) for r in rows))
+        f = _ROW_FEATURES.get(row_key)
+        if f is None:
+            f = BoardFeatures(key, rows)
+            _ROW_FEATURES[row_key] = f
+            while len(_ROW_FEATURES) > 1024:
+                try:
+                    _ROW_FEATURES.popitem(last=False)
+                except KeyError:
+                    break
+        return f
+
+    def act_on_boards(self, state: HoldemState, boards) -> Optional[np.ndarray]:
+        """int64[K]: the action :meth:`act` plays at ``state`` with its board replaced by each of ``boards`` (K
+        boards of the same street, none touching the hand; the same betting), or None where ``act`` does not play
+        the postflop rules (preflop, not Texas hold'em, no hand).  One pass of the rules over the K boards (each
+        board's features of this hand, the betting's sizes once): AIVAT's street lookahead over a chance node's
+        sampled boards."""
+        p = state.current_player()
+        hole = state.hole[p]
+        if state.round == 0 or not self._texas(state) or len(hole) != 2:
+            return None
+        a, b = sorted(int(c) for c in hole)
+        rows = np.array([b * (b - 1) // 2 + a])
+        feats = [self._features(tuple(int(c) for c in bd), rows) for bd in boards]
+        hs = np.array([f.hs[0] for f in feats])
+        ehs = np.array([f.ehs[0] for f in feats])
+        outs = np.array([f.outs[0] for f in feats], dtype=np.int64)
+        wet = np.array([bool(f.wet) for f in feats])
+
+        def share():
+            return np.array([_hash_share(tuple(int(c) for c in bd), CBET_SHARE)[rows[0]] for bd in boards])
+        actions, choice = self._postflop_rules(state, p, hs, ehs, outs, wet, share, boards=len(boards[0]))
+        return actions[choice]
+
+    def _postflop_rules(self, state: HoldemState, p: int, hs: np.ndarray, ehs: np.ndarray, outs: np.ndarray, wet,
+                        share, boards: Optional[int] = None):
+        """The postflop rules over feature arrays (one entry per hand, or per board of one hand): ``wet`` one flag
+        for the board or a bool array (per board), ``share()`` the c-bet share mask, asked only where it applies;
+        ``boards``: the board's number of cards when it is not ``state``'s (the same street)."""
+        d = state.d
+        nboard = len(state.board) if boards is None else int(boards)
+        width = len(hs)
         opponents = sum(1 for q in range(d.num_players) if q != p and not state.folded[q])
         k = max(1, opponents)
-        river = len(board) >= 5
-        strength = (f.hs if river else f.ehs) ** k
-        made = f.hs ** k
+        river = nboard >= 5
+        strength = (hs if river else ehs) ** k
+        made = hs ** k
         to_call = state.call_amount(p)
         pot = float(state.pot())
-        size = BET_WET if f.wet else BET_DRY
         if to_call == 0:
             value = strength >= (RIVER_VALUE_BET if river else VALUE_BET)
             nuts = (made >= NUT_STRENGTH) & value
-            rules = [(nuts, self._raise_to_pot_fraction(state, p, 1.0)),
-                     (value, self._raise_to_pot_fraction(state, p, size))]
+            rules = [(nuts, self._raise_to_pot_fraction(state, p, 1.0))]
+            if isinstance(wet, np.ndarray):  # per board: the value bet's size splits into two disjoint rules
+                rules += [(value & wet, self._raise_to_pot_fraction(state, p, BET_WET)),
+                          (value & ~wet, self._raise_to_pot_fraction(state, p, BET_DRY))]
+            else:
+                rules.append((value, self._raise_to_pot_fraction(state, p, BET_WET if wet else BET_DRY)))
             if not river and k == 1:
-                rules.append((f.outs >= DRAW_OUTS, self._raise_to_pot_fraction(state, p, 0.5)))
+                rules.append((outs >= DRAW_OUTS, self._raise_to_pot_fraction(state, p, 0.5)))
             preflop_raisers = [a[0] for a in state.actions[0] if a[1] == "r"]
-            if (len(board) == 3 and k == 1 and preflop_raisers and preflop_raisers[-1] == p
+            if (nboard == 3 and k == 1 and preflop_raisers and preflop_raisers[-1] == p
                     and not state.actions[state.round]):
-                share = _hash_share(board, CBET_SHARE)
-                rules.append((share if rows is None else share[rows], self._raise_to_pot_fraction(state, p, CBET)))
+                rules.append((share(), self._raise_to_pot_fraction(state, p, CBET)))
             rules.append((np.ones(width, bool), CALL))
             return self._assemble(state, rules)
         odds = to_call / (pot + to_call)
         bet_fraction = to_call / max(pot - to_call, 1.0)
         need = odds + CALL_MARGIN + CALL_MARGIN_SLOPE * min(bet_fraction, 2.0)
-        draw_pays = (f.outs / 46.0) * (2.0 if len(board) == 3 else 1.0) >= odds
+        draw_pays = (outs / 46.0) * (2.0 if nboard == 3 else 1.0) >= odds
         rules = [((strength >= RAISE_STRENGTH) & (made >= 0.75 if not river else True),
                   self._raise_to_pot_fraction(state, p, RAISE_POT)),
                  (strength >= need, CALL),
-                 ((f.outs >= DRAW_OUTS) & draw_pays & (k == 1), CALL)]
+                 ((outs >= DRAW_OUTS) & draw_pays & (k == 1), CALL)]
         return self._assemble(state, rules)

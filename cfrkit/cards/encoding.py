@@ -95,12 +95,14 @@ def cards_to_string(cards: Iterable[int], sep: str = "") -> str:
 
 def check_distinct(cards: Sequence[int]) -> None:
     """Raise :class:`CardError` if a card id is out of 0..51 or appears twice."""
-    seen = set()
+    seen = 0  # bit set of the ids so far
     for c in cards:
-        card_to_string(c)
-        if int(c) in seen:
+        if type(c) is not int or not 0 <= c < NUM_CARDS:  # anything but a plain valid id: checked (or refused)
+            card_to_string(c)
+        bit = 1 << int(c)
+        if seen & bit:
             raise CardError(f"duplicate card {CARD_STRINGS[int(c)]} in {cards_to_string(cards, ' ')}")
-        seen.add(int(c))
+        seen |= bit
 
 
 def as_card_ids(cards) -> List[int]:
@@ -109,7 +111,9 @@ def as_card_ids(cards) -> List[int]:
         return parse_cards(cards)
     out = []
     for c in cards:
-        if isinstance(c, str):
+        if type(c) is int:  # the common case first (dealt card ids)
+            out.append(c)
+        elif isinstance(c, str):
             out.append(parse_card(c))
         elif isinstance(c, (int, np.integer)):
             out.append(int(c))

@@ -75,6 +75,10 @@ class PokerAgent:
     #: probabilities it takes them (AIVAT's known-strategy corrections need this); False for agents
     #: whose raise sizes have a support too large to list (their ``hand_strategy`` is representative).
     exact_support = True
+    #: True when the strategy of the hand held (``act``, ``own_strategy``) never reads the board cards, only
+    #: the hole cards and the betting (always-call, fixed-range-raiser): AIVAT's street lookahead then asks it
+    #: once for all the boards it samples at a chance node instead of once per board.
+    ignores_board = False
 
     def act(self, state: HoldemState) -> int:  # pragma: no cover - interface
         raise NotImplementedError
