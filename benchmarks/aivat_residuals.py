@@ -159,7 +159,7 @@ def main() -> None:
     ap.add_argument("--fit", type=int, default=0, metavar="DEALS",
                     help="tables against the other agent's abstract policy fitted on DEALS duplicate deals of "
                          "its own (other agent objects, seed 1000 + SEED; cfrkit.agents.opponent_values)")
-    ap.add_argument("--prior", type=float, default=20.0, help="the fit's prior weight in hands")
+    ap.add_argument("--prior", type=float, default=2.0, help="the fit's prior weight in hands")
     args = ap.parse_args()
     specs = args.pair.split(",")
     agents = [make_agent(s, game="holdem", seed=i + 1) for i, s in enumerate(specs)]

@@ -115,7 +115,7 @@ def fit_abstract_policy(owner, target, deals: int, seed: int = 0) -> Dict[int, D
     return rec.counts
 
 
-def opponent_sigma(strategy, counts: Dict[int, np.ndarray], prior: float = 20.0):
+def opponent_sigma(strategy, counts: Dict[int, np.ndarray], prior: float = 2.0):
     """``sigma(node)`` for :func:`~cfrkit.agents.blueprint_values.blueprint_values`: the smoothed estimate of the
     module doc at the nodes in ``counts`` (one seat's ``W``), None (the blueprint's strategy) elsewhere;
     ``prior`` in hands (> 0)."""
@@ -139,7 +139,7 @@ class OpponentTablesValueFunction(BlueprintValueFunction):
     pass per seat (seconds) and one more pair of float32 tables per seat in memory."""
 
     def __init__(self, strategy, view, translate_raise, opponent, counts: Dict[int, Dict[int, np.ndarray]],
-                 prior: float = 20.0, **kwargs):
+                 prior: float = 2.0, **kwargs):
         super().__init__(strategy, view, translate_raise, **kwargs)
         self.opponent = opponent
         self.prior = float(prior)
