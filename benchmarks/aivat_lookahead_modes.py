@@ -10,7 +10,8 @@ river by the tables: the translations alone), ``street-river44`` (every river ca
 played out on 12 cards, translations not followed).
 A pair without a blueprint takes the tables of VALUES.npz.  A mode with the suffix ``+fit`` (``street-main+fit``)
 uses the tables against the other agent's abstract policy fitted on ``--fit N`` duplicate deals (default 2,000;
-other agent objects, seed 1000 + SEED; :mod:`cfrkit.agents.opponent_values`), fitted once and reported on its own.  One duplicate match of DEALS deals per mode (seed SEED, default 7); prints per mode the CPU seconds,
+other agent objects, seed 1000 + SEED; :mod:`cfrkit.agents.opponent_values`), fitted once and reported on its own.
+One duplicate match of DEALS deals per mode (seed SEED, default 7); prints per mode the CPU seconds,
 hands per CPU second, the per-deal standard deviation of AIVAT and of duplicate (mbb/h) and variance x CPU per
 deal (lower: narrower intervals per CPU second).
 """

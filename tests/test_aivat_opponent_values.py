@@ -43,8 +43,8 @@ def fitted(owner):
 
 
 def test_recorded_preflop_strategy_is_the_agents_own_per_class(owner, fitted):
-    """At the first preflop decision (A^R in seat 1, first to act preflop) every hand reaches it, A^R is pure and plays by hand class
-    (the preflop buckets), so the fitted strategy with a negligible prior is the one-hot of A^R's own action for
+    """At the first preflop decision (A^R in seat 1, first to act preflop) every hand reaches it, A^R is pure and
+    plays by hand class (the preflop buckets), so the fitted strategy with a negligible prior is the one-hot of A^R's own action for
     each class, translated to the abstract child: asked here hand by hand through ``act``."""
     counts, _ = fitted
     s = owner.blueprint
