@@ -66,7 +66,8 @@ from cfrkit.poker.agent import own_strategy_is_current
 from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, DECISION,
                                                    FOLD_TERMINAL, SHOWDOWN)
 
-__all__ = ["blueprint_values", "bucket_transitions", "deal_expectation", "BlueprintValueTable", "BlueprintValueFunction"]
+__all__ = ["blueprint_values", "bucket_transitions", "deal_expectation", "BlueprintValueTable",
+           "BlueprintValueFunction"]
 
 # float32 entries of the two tables together (1.2 GB): larger abstractions are refused
 _MAX_ENTRIES = 300_000_000
