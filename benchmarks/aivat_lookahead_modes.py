@@ -6,8 +6,12 @@ Modes: ``tables`` (the value tables alone), ``one-step`` (one step of the other 
 ``street`` (the rest of the street played out with both known strategies, the default for A^R and simple
 agents; a turn-closing call valued by the river played out on ``river_cards`` cards; the owner's drawn
 translations followed), ``street-main`` (``street`` without those two), ``street-follow`` (``street`` with the
-river by the tables: the translations alone, the agent's default), ``street-river44`` (every river card).
-A pair without a blueprint takes the tables of VALUES.npz.  One duplicate match of DEALS deals per mode (seed SEED, default 7); prints per mode the CPU seconds,
+river by the tables: the translations alone), ``street-river44`` (every river card), ``street-river`` (the river
+played out on 12 cards, translations not followed).
+A pair without a blueprint takes the tables of VALUES.npz.  A mode with the suffix ``+fit`` (``street-main+fit``)
+uses the tables against the other agent's abstract policy fitted on ``--fit N`` duplicate deals (default 2,000;
+other agent objects, seed 1000 + SEED; :mod:`cfrkit.agents.opponent_values`), fitted once and reported on its own.
+One duplicate match of DEALS deals per mode (seed SEED, default 7); prints per mode the CPU seconds,
 hands per CPU second, the per-deal standard deviation of AIVAT and of duplicate (mbb/h) and variance x CPU per
 deal (lower: narrower intervals per CPU second).
 """
@@ -24,6 +28,7 @@ from aivat_blueprint_values import _Keep  # noqa: E402
 
 from cfrkit.agents.blueprint import BlueprintAgent  # noqa: E402
 from cfrkit.agents.blueprint_values import BlueprintValueFunction  # noqa: E402
+from cfrkit.agents.opponent_values import OpponentTablesValueFunction, fit_abstract_policy  # noqa: E402
 from cfrkit.poker import make_agent, play_match  # noqa: E402
 from cfrkit.poker.view import poker_view  # noqa: E402
 
@@ -35,31 +40,57 @@ MODES = {"tables": dict(lookahead=False), "one-step": dict(street_from=4, bluepr
          # the owner's translations followed, the river by the tables (BlueprintAgent.aivat_value_function's default)
          "street-follow": dict(blueprint_lookahead=True, river_exact=False),
          "street-river44": dict(blueprint_lookahead=True, river_cards=44),
+         # the river played out (12 cards), the owner's translations not followed (branch aivat-80)
+         "street-river": dict(blueprint_lookahead=True, follow_owner=False),
          "street-noleaves": dict(blueprint_lookahead=True, river_leaves=False)}
 
 
 def main() -> None:
-    if len(sys.argv) < 4:
+    argv = list(sys.argv)
+    fit_deals = 2000
+    if "--fit" in argv:
+        i = argv.index("--fit")
+        fit_deals = int(argv[i + 1])
+        del argv[i:i + 2]
+    if len(argv) < 4:
         raise SystemExit(__doc__)
-    specs, deals, modes = sys.argv[1].split(","), int(sys.argv[2]), sys.argv[3].split(",")
-    seed = int(sys.argv[4]) if len(sys.argv) > 4 else 7
+    specs, deals, modes = argv[1].split(","), int(argv[2]), argv[3].split(",")
+    seed = int(argv[4]) if len(argv) > 4 else 7
     agents = [make_agent(s, game="holdem", seed=i + 1) for i, s in enumerate(specs)]
     owner = next((a for a in agents if isinstance(a, BlueprintAgent)), None)
-    if owner is None and len(sys.argv) > 5:
-        owner = make_agent("blueprint:" + sys.argv[5], game="holdem", seed=0)
-    if owner is None or any(m not in MODES for m in modes):
+    if owner is None and len(argv) > 5:
+        owner = make_agent("blueprint:" + argv[5], game="holdem", seed=0)
+    if owner is None or any(m.removesuffix("+fit") not in MODES for m in modes):
         raise SystemExit(f"need a blueprint in the pair and modes among {sorted(MODES)}")
     view = poker_view(owner.game)
     game = view.game
     bb = 1000.0 / float(game.definition.big_blind)  # chips -> mbb
+    counts = None
     for mode in modes:
-        keep = _Keep(BlueprintValueFunction(owner.blueprint, view, owner.translate_raise, **MODES[mode]))
+        opts = MODES[mode.removesuffix("+fit")]
+        if mode.endswith("+fit"):
+            other = next(i for i, a in enumerate(agents) if a is not owner)
+            if counts is None:
+                t = time.process_time()
+                twins = [make_agent(s, game="holdem", seed=100 + i) for i, s in enumerate(specs)]
+                counts = fit_abstract_policy(twins[1 - other], twins[other], fit_deals, seed=1000 + seed)
+                del twins
+                print(json.dumps({"fit_deals": fit_deals, "fit_cpu_s": round(time.process_time() - t, 1),
+                                  "nodes": {s: len(c) for s, c in counts.items()}}), flush=True)
+            t = time.process_time()
+            vf = OpponentTablesValueFunction(owner.blueprint, view, owner.translate_raise, agents[other], counts,
+                                             **opts)
+            build = time.process_time() - t
+        else:
+            vf, build = BlueprintValueFunction(owner.blueprint, view, owner.translate_raise, **opts), 0.0
+        keep = _Keep(vf)
         t = time.process_time()
         res = play_match(game, agents, deals, seed=seed, duplicate=True, observers=[keep], time_limit=float("inf"))
         cpu = time.process_time() - t
         per_deal = (np.asarray(keep.values) * bb).reshape(-1, 2).mean(1)
         dup = (res.payoffs[:, 0] * bb).reshape(-1, 2).mean(1)
         print(json.dumps({"pair": specs, "mode": mode, "deals": deals, "cpu_s": round(cpu, 1),
+                          "tables_build_cpu_s": round(build, 1),
                           "hands_per_cpu_s": round(2 * deals / cpu, 1), "std_deal_aivat": round(float(per_deal.std()), 0),
                           "std_deal_dup": round(float(dup.std()), 0), "mean": round(float(per_deal.mean()), 1),
                           "var_x_cpu_per_deal": round(float(per_deal.var() * cpu / deals))}), flush=True)

@@ -26,6 +26,7 @@ from collections import defaultdict
 import numpy as np
 
 from cfrkit.agents.blueprint import BlueprintAgent
+from cfrkit.agents.opponent_values import OpponentTablesValueFunction, fit_abstract_policy
 from cfrkit.evaluation.aivat import AivatObserver
 from cfrkit.poker import make_agent, play_match
 from cfrkit.poker.view import poker_view
@@ -155,6 +156,10 @@ def main() -> None:
     ap.add_argument("seed", type=int, nargs="?", default=11)
     ap.add_argument("--set", nargs="*", default=[], metavar="OPTION=VALUE",
                     help="value-function options (follow_owner=0, river_exact=0, street_from=2, ...)")
+    ap.add_argument("--fit", type=int, default=0, metavar="DEALS",
+                    help="tables against the other agent's abstract policy fitted on DEALS duplicate deals of "
+                         "its own (other agent objects, seed 1000 + SEED; cfrkit.agents.opponent_values)")
+    ap.add_argument("--prior", type=float, default=2.0, help="the fit's prior weight in hands")
     args = ap.parse_args()
     specs = args.pair.split(",")
     agents = [make_agent(s, game="holdem", seed=i + 1) for i, s in enumerate(specs)]
@@ -165,6 +170,16 @@ def main() -> None:
     bb = 1000.0 / float(view.game.definition.big_blind)
     names = {id(a): f"{s.split(':')[0]}{i}" for i, (a, s) in enumerate(zip(agents, specs))}
     vf = owner.aivat_value_function(view)
+    fit_cpu = 0.0
+    if args.fit:
+        t = time.process_time()
+        other = next(i for i, a in enumerate(agents) if a is not owner)
+        twins = [make_agent(s, game="holdem", seed=100 + i) for i, s in enumerate(specs)]
+        counts = fit_abstract_policy(twins[1 - other], twins[other], args.fit, seed=1000 + args.seed)
+        del twins  # their blueprint's arrays
+        vf = OpponentTablesValueFunction(owner.blueprint, view, owner.translate_raise, agents[other], counts,
+                                         prior=args.prior, river_exact=False, follow_owner=False)
+        fit_cpu = time.process_time() - t
     for opt in args.set:
         name, value = opt.split("=")
         if not hasattr(vf, name):
@@ -176,7 +191,8 @@ def main() -> None:
                time_limit=float("inf"))
     cpu = time.process_time() - t
     out = decompose(obs.rows, bb)
-    out.update(pair=specs, seed=args.seed, options=args.set, cpu_s=round(cpu, 1))
+    out.update(pair=specs, seed=args.seed, options=args.set, cpu_s=round(cpu, 1), fit_deals=args.fit,
+               prior=args.prior, fit_and_build_cpu_s=round(fit_cpu, 1))
     print(json.dumps(out, indent=1))
 
 

@@ -66,7 +66,8 @@ from cfrkit.poker.agent import own_strategy_is_current
 from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, DECISION,
                                                    FOLD_TERMINAL, SHOWDOWN)
 
-__all__ = ["blueprint_values", "bucket_transitions", "BlueprintValueTable", "BlueprintValueFunction"]
+__all__ = ["blueprint_values", "bucket_transitions", "deal_expectation", "BlueprintValueTable",
+           "BlueprintValueFunction"]
 
 # float32 entries of the two tables together (1.2 GB): larger abstractions are refused
 _MAX_ENTRIES = 300_000_000
@@ -152,9 +153,13 @@ class BlueprintValueTable:
         return float(self.D[r][i, b0, b1]) + float(self.S[r][i, b0, b1]) * eq
 
 
-def blueprint_values(strategy, transitions: List[np.ndarray]) -> BlueprintValueTable:
+def blueprint_values(strategy, transitions: List[np.ndarray],
+                     sigma: Optional[Callable[[int], Optional[np.ndarray]]] = None) -> BlueprintValueTable:
     """The backward pass (module doc) over ``strategy.tree``; ``transitions`` from :func:`bucket_transitions`.
 
+    ``sigma`` (optional): ``sigma(node) -> float64[B_r, children]`` or None, a strategy per bucket that replaces
+    the blueprint's average strategy at that node (a model of another agent in that seat,
+    :mod:`cfrkit.agents.opponent_values`); None keeps the blueprint's.
     Raises :class:`GameError` when the two float32 tables would exceed 300 million entries.
     """
     t = strategy.tree
@@ -170,7 +175,8 @@ def blueprint_values(strategy, transitions: List[np.ndarray]) -> BlueprintValueT
         n = int(n)
         r = int(rounds[n])
         first, m = int(t.child_start[n]), int(t.num_children[n])
-        sigma = strategy.probabilities(n, np.arange(nb[r]))  # [B_r, m]
+        row = sigma(n) if sigma is not None else None
+        row = strategy.probabilities(n, np.arange(nb[r])) if row is None else row  # [B_r, m]
         dacc = np.zeros((nb[r], nb[r]))
         sacc = np.zeros((nb[r], nb[r]))
         p0 = int(t.player[n]) == 0
@@ -183,13 +189,31 @@ def blueprint_values(strategy, transitions: List[np.ndarray]) -> BlueprintValueT
                 if int(rounds[c]) != r:  # a call closing the round: expectation over the next buckets
                     tr = transitions[r]
                     dc, sc = tr @ dc @ tr.T, tr @ sc @ tr.T
-            w = sigma[:, i][:, None] if p0 else sigma[:, i][None, :]
+            w = row[:, i][:, None] if p0 else row[:, i][None, :]
             dacc += dc * w
             sacc += sc * w
         i = int(table.row[n])
         table.D[r][i] = dacc
         table.S[r][i] = sacc
     return table
+
+
+def deal_expectation(table: BlueprintValueTable, abstraction) -> float:
+    """Seat 0's expected chips at the root of ``table`` over the deal: ``E[D0[b(h0), b(h1)] + S0[b(h0), b(h1)] *
+    eq(h0, h1)]`` over all ordered pairs of disjoint hands (exact; ``eq`` the preflop hand-against-hand table)."""
+    nb = table.num_buckets[0]
+    cls = np.asarray(abstraction.buckets_for_board(0, []), dtype=np.int64)
+    cards = np.zeros((1326, 52))
+    pairs = np.asarray(HOLE_PAIRS)
+    cards[np.arange(1326), pairs[:, 0]] = 1.0
+    cards[np.arange(1326), pairs[:, 1]] = 1.0
+    disjoint = ((cards @ cards.T) == 0).astype(np.float64)
+    onehot = np.zeros((1326, nb))
+    onehot[np.arange(1326), cls] = 1.0
+    joint = onehot.T @ disjoint @ onehot
+    eqw = onehot.T @ (disjoint * preflop_equity_table(progress=False)) @ onehot
+    d, s = table.ds(0)
+    return float((np.sum(joint * d) + np.sum(eqw * s)) / joint.sum())
 
 
 def _two_buckets(ab, cache: dict, r: int, board, hole) -> Tuple[int, int]:
@@ -756,19 +780,7 @@ class BlueprintValueFunction:
         """The exact expectation over the deal: ``E[D0[b(h0), b(h1)] + S0[b(h0), b(h1)] * eq(h0, h1)]`` over
         all ordered pairs of disjoint hands."""
         if self._shared.deal_value is None:
-            nb = self.strategy.num_buckets[0]
-            cls = np.asarray(self.ab.buckets_for_board(0, []), dtype=np.int64)
-            cards = np.zeros((1326, 52))
-            pairs = np.asarray(HOLE_PAIRS)
-            cards[np.arange(1326), pairs[:, 0]] = 1.0
-            cards[np.arange(1326), pairs[:, 1]] = 1.0
-            disjoint = ((cards @ cards.T) == 0).astype(np.float64)
-            onehot = np.zeros((1326, nb))
-            onehot[np.arange(1326), cls] = 1.0
-            joint = onehot.T @ disjoint @ onehot
-            eqw = onehot.T @ (disjoint * preflop_equity_table(progress=False)) @ onehot
-            d, s = self.table.ds(0)
-            self._shared.deal_value = float((np.sum(joint * d) + np.sum(eqw * s)) / joint.sum())
+            self._shared.deal_value = deal_expectation(self.table, self.ab)
         return self._shared.deal_value
 
 
