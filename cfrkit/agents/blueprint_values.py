@@ -125,6 +125,9 @@ class BlueprintValueTable:
             b = self.num_buckets[r]
             self.D.append(np.zeros((ids.size, b, b), dtype=np.float32))
             self.S.append(np.zeros((ids.size, b, b), dtype=np.float32))
+        # (node, bucket 0, bucket 1) -> the transition-averaged (D, S) of a round-closing call: kept with the
+        # table it was read from (a value function may switch tables per seat, e.g. fitted opponent tables)
+        self.closing: dict = {}
 
     @property
     def nbytes(self) -> int:
@@ -723,7 +726,7 @@ class BlueprintValueFunction:
         nb = len(state.board)
         if chance and r > 0 and nb < _BOARD[r]:
             # a round-closing call: the transition-averaged tables, as table_value computes them per board
-            memo = self._shared.closing
+            memo = self.table.closing
             dv = np.empty(len(idx))
             sv = np.empty(len(idx))
             ds = None
@@ -1178,7 +1181,6 @@ class _Shared:
         self.equities = {}
         self.runs_out = {}
         self.legal = {}  # betting lines reached by a checked action: the same action is legal on any cards
-        self.closing = {}  # (node, bucket 0, bucket 1) -> the transition-averaged (D, S) of a round-closing call
         self.terminals = {}  # (betting line, river equity) -> seat 0's return at a terminal of the street lookahead
 
     @staticmethod
