@@ -63,7 +63,7 @@ def test_pair_buckets_are_the_board_buckets_bit_for_bit():
 def _plain(monkeypatch):
     """Switch the value function to its plain paths: the history walk from the root, the full board's
     buckets, the kernel's equity per call, the run-out played out, the other blueprint asked afresh."""
-    monkeypatch.setattr(bv._NodeWalker, "node_of", lambda self, state, key=None, memo=None:
+    monkeypatch.setattr(bv.NodeWalker, "node_of", lambda self, state, key=None, memo=None:
                         bv.BlueprintValueFunction._node_of_history(self, state, memo))
 
     def two_buckets(ab, cache, r, board, hole):

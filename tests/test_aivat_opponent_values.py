@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from cfrkit.agents.blueprint import BlueprintAgent
-from cfrkit.agents.blueprint_values import _walk_step, blueprint_values
+from cfrkit.agents.blueprint_values import walk_step, blueprint_values
 from cfrkit.agents.opponent_values import (OpponentTablesValueFunction, fit_abstract_policy, opponent_sigma)
 from cfrkit.cards.hands import HOLE_PAIRS
 from cfrkit.cards.preflop import preflop_equity_table
@@ -66,7 +66,7 @@ def test_recorded_preflop_strategy_is_the_agents_own_per_class(owner, fitted):
             state.apply_action(int(c))
         assert sorted(state.hole[1]) == sorted((a, b)) and state.current_player() == 1
         action = ar.act(state)
-        child = _walk_step(t, owner.translate_raise, 0, state, int(action), None)
+        child = walk_step(t, owner.translate_raise, 0, state, int(action), None)
         want = np.zeros(int(t.num_children[0]))
         want[int(child) - first] = 1.0
         np.testing.assert_allclose(sigma[int(cls[pair])], want, atol=1e-6)

@@ -286,7 +286,7 @@ class BlueprintValueFunction:
         self.seed = int(seed)
         # what is built once and only read afterwards (transitions, tables, the deal's value, the walks'
         # memos): :meth:`fresh` shares it with the value functions of later matches
-        self._shared = _Shared(bucket_transitions(self.ab, boards, seed), _NodeWalker(self.tree, translate_raise),
+        self._shared = _Shared(bucket_transitions(self.ab, boards, seed), NodeWalker(self.tree, translate_raise),
                                self.ab)
         self.trans = self._shared.trans
         self._shared.table = blueprint_values(strategy, self.trans)
@@ -800,7 +800,7 @@ class _BlueprintPolicy:
     def __init__(self, agent, buckets: Optional[dict] = None, follow: bool = False):
         self.agent = agent
         self.follow = bool(follow)
-        self.walker = _NodeWalker(agent.tree, agent.translate_raise)
+        self.walker = NodeWalker(agent.tree, agent.translate_raise)
         self.nodes = self.walker.node_of
         self._buckets = {} if buckets is None else buckets  # see _two_buckets
         # betting line -> (node, real actions of its children), or (None, abstract all-in) off the tree: the cards
@@ -977,7 +977,7 @@ def _betting_key(state) -> Optional[Tuple[int, ...]]:
                  for rnd in rounds for _, code, total in rnd)
 
 
-def _walk_step(t, translate_raise, node: int, real, action: int, got) -> Optional[int]:
+def walk_step(t, translate_raise, node: int, real, action: int, got) -> Optional[int]:
     """The abstract child of ``node`` that betting ``action`` at the real state ``real`` leads to: a raise takes
     ``got`` (an agent's remembered ``(real action, abstract child)`` for this history index) when it matches, else
     its most likely translation; None where the tree cannot follow, -1 where that is an abstract all-in."""
@@ -996,7 +996,7 @@ def _walk_step(t, translate_raise, node: int, real, action: int, got) -> Optiona
 
 def _walk_history(tree, translate_raise, state, memo=None) -> Tuple[Optional[int], bool]:
     """``(node, all_in)`` of ``state`` by walking its whole history from the root (the reference of
-    :class:`_NodeWalker`): the node (None when the tree cannot follow the history) and whether the failure is an
+    :class:`NodeWalker`): the node (None when the tree cannot follow the history) and whether the failure is an
     abstract all-in.  ``memo`` (an agent's ``_choices``: history index -> (real action, abstract child)): the
     raises it holds take its child, as :meth:`cfrkit.agents.blueprint.BlueprintAgent._walk` does; never the
     agent's sampler.  Reading an agent's past translations keeps AIVAT unbiased: they are drawn before any term
@@ -1007,7 +1007,7 @@ def _walk_history(tree, translate_raise, state, memo=None) -> Tuple[Optional[int
         if real.is_chance_node():
             real.apply_action(action)
             continue
-        child = _walk_step(tree, translate_raise, node, real, action, memo.get(index) if memo else None)
+        child = walk_step(tree, translate_raise, node, real, action, memo.get(index) if memo else None)
         if child is None or child < 0:
             return None, child is not None
         real.apply_action(action)
@@ -1027,7 +1027,7 @@ def _pending(tree, translate_raise, state, memo) -> List[Tuple[int, list]]:
             real.apply_action(action)
             continue
         got = memo.get(index) if memo is not None else None
-        child = _walk_step(tree, translate_raise, node, real, action, got)
+        child = walk_step(tree, translate_raise, node, real, action, got)
         if child is None or child < 0:
             return out
         first = int(tree.child_start[node])
@@ -1041,7 +1041,7 @@ def _pending(tree, translate_raise, state, memo) -> List[Tuple[int, list]]:
     return out
 
 
-class _NodeWalker:
+class NodeWalker:
     """:meth:`BlueprintValueFunction.node_of` for one tree and translation, memoised by the betting actions.
 
     The walk reads only the betting (translation looks at the pot, the stacks and the raise range, never at
@@ -1124,7 +1124,7 @@ class _NodeWalker:
         while real.is_chance_node():  # the cards do not matter to the walk (nor their number to the index)
             real.apply_trusted(int(real.chance_outcomes()[0][0]))
         action = key[-1]
-        child = _walk_step(t, self.translate_raise, node, real, action, memo.get(len(real.history())))
+        child = walk_step(t, self.translate_raise, node, real, action, memo.get(len(real.history())))
         if child is None or child < 0:
             hit = lines[key] = (None, None, child is not None)
             return hit

@@ -26,7 +26,7 @@ from typing import Dict, Optional
 
 import numpy as np
 
-from cfrkit.agents.blueprint_values import (BlueprintValueFunction, _NodeWalker, _walk_step, blueprint_values,
+from cfrkit.agents.blueprint_values import (BlueprintValueFunction, NodeWalker, walk_step, blueprint_values,
                                             deal_expectation)
 from cfrkit.games.base import GameError
 from cfrkit.poker.match import MatchObserver, play_match
@@ -46,7 +46,7 @@ class AbstractPolicyRecorder(MatchObserver):
         self.ab = strategy.abstraction
         self.translate_raise = translate_raise
         self.target = target
-        self.walker = _NodeWalker(strategy.tree, translate_raise)
+        self.walker = NodeWalker(strategy.tree, translate_raise)
         self.counts: Dict[int, Dict[int, np.ndarray]] = {0: {}, 1: {}}
         self.decisions = 0
         self._reach: Dict[int, np.ndarray] = {}
@@ -84,7 +84,7 @@ class AbstractPolicyRecorder(MatchObserver):
             sel = ok & (w > 0)
             if not sel.any():
                 continue
-            child = _walk_step(t, self.translate_raise, node, state, int(action), None)
+            child = walk_step(t, self.translate_raise, node, state, int(action), None)
             if child is None or child < 0:
                 continue  # an action the tree cannot follow (its weight is left out of this node's estimate)
             np.add.at(acc[:, int(child) - first], buckets[sel], w[sel])
