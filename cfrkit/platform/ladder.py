@@ -25,6 +25,14 @@ which process ran a block or what ran before, so an interrupted and resumed ladd
 numbers as an uninterrupted one (tested).  A larger ``deals`` continues a finished ladder.  One run
 per database at a time.
 
+**Fitted AIVAT values** (``fit_opponent_deals`` > 0, default off): a pair of a blueprint and an agent with
+``hand_strategy`` but no value function (A^R, ...) gets AIVAT values from the blueprint's tables against that
+agent's policy fitted on that many deals of a separate match (:class:`~cfrkit.evaluation.aivat.AivatObserver`;
+~2 CPU s per 1,000 deals plus ~10 CPU s of tables, once per pair and worker; the fit depends only on the pair's
+deal seed, so a resumed run fits the same tables).  The setting is part of such a pair's key, like its
+estimator and block size: a run with another value is a separate run of that pair in the same database (other
+pairs keep their blocks).
+
 **Parallel.**  Blocks run in ``processes`` worker processes (spawn) or as Ray tasks
 (``ray_address``: ``"local"`` or a cluster address; the database path must be reachable by the
 workers, which write their blocks themselves: SQLite in WAL mode, as the platform's server workers
@@ -47,6 +55,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 
 from cfrkit._ray import ray_session
+from cfrkit.evaluation.aivat import fit_opponent_pair
 from cfrkit.evaluation.ladder import Crosstable, derived_seed, pair_result, play_block, supports_aivat
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import HoldemGame
@@ -96,6 +105,7 @@ class _Pair:
     key: str        # identity of the pair's match in the database (game, seed, specs, estimator, block size)
     deal_seed: int
     aivat: bool
+    fit_opponent_deals: int = 0   # fitted AIVAT values for this pair (0: the agents' own)
 
     @property
     def match_prefix(self) -> str:
@@ -103,16 +113,21 @@ class _Pair:
 
 
 def _pairs(specs: Sequence[str], game_string: str, seed: int, block: int, aivat_ok: Sequence[bool],
-           aivat: bool) -> List[_Pair]:
+           aivat: bool, built: Sequence = (), fit_opponent_deals: int = 0) -> List[_Pair]:
     out = []
     n = len(specs)
     for i in range(n):
         for j in range(i + 1, n):
             a, b = sorted((i, j), key=lambda k: specs[k])
             use = bool(aivat and aivat_ok[a] and aivat_ok[b])
-            key = json.dumps({"game": game_string, "seed": int(seed), "a": specs[a], "b": specs[b],
-                              "estimator": "aivat" if use else "duplicate", "block": int(block)}, sort_keys=True)
-            out.append(_Pair(a, b, key, derived_seed("deals", seed, specs[a], specs[b]), use))
+            settings = {"game": game_string, "seed": int(seed), "a": specs[a], "b": specs[b],
+                        "estimator": "aivat" if use else "duplicate", "block": int(block)}
+            fit = int(fit_opponent_deals) if use and fit_opponent_deals and fit_opponent_pair(
+                (built[a], built[b])) is not None else 0
+            if fit:  # only where it applies: the other pairs keep the keys (and stored blocks) of a run without it
+                settings["fit_opponent_deals"] = fit
+            key = json.dumps(settings, sort_keys=True)
+            out.append(_Pair(a, b, key, derived_seed("deals", seed, specs[a], specs[b]), use, fit))
     return out
 
 
@@ -205,7 +220,8 @@ def ladder_block(task: dict) -> dict:
     a.name, b.name = task["label_a"], task["label_b"]
     try:
         blk = play_block(game, a, b, task["first_deal"], task["deals"], task["deal_seed"], aivat=task["aivat"],
-                         observers=[StoreObserver(store, match_id, batch=256)], time_limit=task["time_limit"])
+                         observers=[StoreObserver(store, match_id, batch=256)], time_limit=task["time_limit"],
+                         fit_opponent_deals=task.get("fit_opponent_deals", 0))
     finally:
         for agent, name in zip((a, b), names):
             if name is None:
@@ -267,7 +283,7 @@ class LadderResult:
         return out
 
 
-def _check(specs: Sequence[str], deals: int, block: int, processes: int) -> List[str]:
+def _check(specs: Sequence[str], deals: int, block: int, processes: int, fit_opponent_deals: int = 0) -> List[str]:
     specs = [str(s).strip() for s in specs]
     if len(specs) < 2:
         raise LadderError(f"a ladder needs at least two agents, got {len(specs)}")
@@ -279,11 +295,13 @@ def _check(specs: Sequence[str], deals: int, block: int, processes: int) -> List
     for name, v in (("deals", deals), ("block", block), ("processes", processes)):
         if int(v) <= 0:
             raise LadderError(f"{name} must be positive, got {v}")
+    if int(fit_opponent_deals) < 0:
+        raise LadderError(f"fit_opponent_deals must be >= 0, got {fit_opponent_deals}")
     return specs
 
 
-def _setup(specs, deals, block, game, seed, aivat, processes=1):
-    specs = _check(specs, deals, block, processes)
+def _setup(specs, deals, block, game, seed, aivat, processes=1, fit_opponent_deals=0):
+    specs = _check(specs, deals, block, processes, fit_opponent_deals)
     view = poker_view(game)
     game_string = view.game.game_string()
     if not isinstance(view.game, HoldemGame):
@@ -291,15 +309,16 @@ def _setup(specs, deals, block, game, seed, aivat, processes=1):
                           f"not {game_string!r}")
     # build every agent once now: an unknown name, a missing file or a game mismatch fails before any hand
     built = [make_agent(s, game=view.game, seed=0) for s in specs]
-    pairs = _pairs(specs, game_string, seed, block, [supports_aivat(a) for a in built], aivat)
+    pairs = _pairs(specs, game_string, seed, block, [supports_aivat(a) for a in built], aivat, built,
+                   fit_opponent_deals)
     return specs, view, game_string, pairs
 
 
 def ladder_crosstable(db: str, specs: Sequence[str], deals: int, *, game="holdem", seed: int = 0, block: int = 50,
-                      aivat: bool = True) -> Tuple[Crosstable, bool, int]:
+                      aivat: bool = True, fit_opponent_deals: int = 0) -> Tuple[Crosstable, bool, int]:
     """The crosstable of a ladder's stored blocks (the first ``ceil(deals / block)`` blocks of each
     pair), read from ``db``; ``(crosstable, complete, stored blocks)``.  Nothing is played."""
-    specs, view, game_string, pairs = _setup(specs, deals, block, game, seed, aivat)
+    specs, view, game_string, pairs = _setup(specs, deals, block, game, seed, aivat, 1, fit_opponent_deals)
     store = _open(db)
     try:
         return _crosstable(store, specs, pairs, deals, block)
@@ -337,7 +356,8 @@ def _schedule(store: Store, pairs: List[_Pair], nblocks: int) -> Iterator[Tuple[
 def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed: int = 0, block: int = 50,
                processes: int = 1, ray_address: Optional[str] = None, aivat: bool = True,
                minutes: Optional[float] = None, progress: bool = False,
-               time_limit: float = float("inf"), stop: Optional[Callable[[], bool]] = None) -> LadderResult:
+               time_limit: float = float("inf"), stop: Optional[Callable[[], bool]] = None,
+               fit_opponent_deals: int = 0) -> LadderResult:
     """Play every pair of ``specs`` (registry specs, at least two) over ``deals`` duplicate deals each
     (rounded up to whole blocks of ``block`` deals; each deal is 2 hands), storing hands and blocks in
     the SQLite file ``db``; blocks already stored are not played again (see the module docstring).
@@ -352,13 +372,15 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
             first Ctrl-C), the blocks under way finish and the result covers what is stored.
         progress: a tqdm bar over the blocks to play.
         time_limit: seconds an agent may take per answer.
+        fit_opponent_deals: > 0: fitted AIVAT values for the pairs of a blueprint and an agent with
+            ``hand_strategy`` but no value function (module docstring); 0 (default): off.
 
     Returns a :class:`LadderResult`.  Ctrl-C stops the run; finished blocks stay stored (the
     ``KeyboardInterrupt`` propagates).  Raises :class:`LadderError` / ``RegistryError`` (one line)
     for bad input before any hand is played.
     """
     deals, block, processes = int(deals), int(block), int(processes)
-    specs, view, game_string, pairs = _setup(specs, deals, block, game, seed, aivat, processes)
+    specs, view, game_string, pairs = _setup(specs, deals, block, game, seed, aivat, processes, fit_opponent_deals)
     labels = agent_labels(specs)
     nblocks = -(-deals // block)
     store = _open(db)
@@ -366,7 +388,8 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
     tasks = [{"db": os.path.abspath(db), "game": game_string, "seed": int(seed), "pair": p.key, "block": k,
               "match_id": f"{p.match_prefix}-{k:05d}", "spec_a": specs[p.a], "spec_b": specs[p.b],
               "label_a": labels[p.a], "label_b": labels[p.b], "first_deal": k * block, "deals": block,
-              "deal_seed": p.deal_seed, "aivat": p.aivat, "time_limit": float(time_limit)} for p, k in todo]
+              "deal_seed": p.deal_seed, "aivat": p.aivat, "time_limit": float(time_limit),
+              "fit_opponent_deals": p.fit_opponent_deals} for p, k in todo]
     deadline = None if minutes is None else time.monotonic() + 60.0 * float(minutes)
     bar = None
     if progress and tasks:
