@@ -209,3 +209,43 @@ def test_bad_arguments_are_refused(owner, fitted):
         fit_abstract_policy(owner, fitted[1], 0)
     with pytest.raises(GameError, match="no hand_strategy"):
         fit_abstract_policy(owner, object(), 1)
+
+
+def test_fit_opponent_option_switches_the_value_function_and_leaves_the_hands_alone(owner):
+    """``fit_opponent_deals`` (head_to_head, AivatObserver): the blueprint's values against A^R come from tables
+    fitted on a separate match (another seed), so the same hands are played (identical payoffs: the fit used
+    twins, never the evaluated agents) while the AIVAT values change; the fit is built once per opponent."""
+    from cfrkit.evaluation.aivat import AivatObserver, fit_seed
+
+    game = load(GAME)
+    ar = make_agent("rule-based", game=game, seed=1)
+    runs = []
+    for deals in (0, 12):
+        bp = BlueprintAgent(owner.blueprint, seed=4)  # the same draws in both matches
+        obs = AivatObserver(agent=[bp, ar], fit_opponent_deals=deals)
+        runs.append((head_to_head(game, [bp, ar], 10, seed=11, duplicate=True, observers=[obs]), obs.vf, bp))
+    (plain, vf0, _), (fitted, vf1, bp) = runs
+    assert not isinstance(vf0, OpponentTablesValueFunction)
+    assert isinstance(vf1, OpponentTablesValueFunction) and vf1.opponent is ar
+    np.testing.assert_array_equal(plain.payoffs, fitted.payoffs)
+    assert not np.allclose(plain.aivat_values, fitted.aivat_values)
+    assert fit_seed(11) != 11
+    # head_to_head's option is the same observer; the second match reuses the fitted tables
+    again = head_to_head(game, [bp, ar], 3, seed=11, duplicate=True, aivat=True, fit_opponent_deals=12)
+    assert again.aivat_values is not None and len(bp._fitted) == 1
+    assert bp.opponent_value_function(poker_view(game), ar, 12, fit_seed(11))._tables is vf1._tables
+
+
+def test_fit_opponent_bad_input_is_one_line(owner):
+    from cfrkit.evaluation.aivat import AivatObserver
+
+    game = load(GAME)
+    ar = make_agent("rule-based", game=game, seed=1)
+    with pytest.raises(GameError, match="fit_opponent_deals must be >= 0, got -3"):
+        head_to_head(game, [owner, ar], 2, seed=1, aivat=True, fit_opponent_deals=-3)
+    with pytest.raises(GameError, match="fit_opponent_deals must be >= 0"):
+        AivatObserver(agent=[owner, ar], fit_opponent_deals=-1)
+    with pytest.raises(GameError, match="at least 1 deal"):
+        owner.opponent_value_function(poker_view(game), ar, 0, seed=5)
+    with pytest.raises(GameError, match="no hand_strategy"):
+        owner.opponent_value_function(poker_view(game), object(), 5, seed=5)

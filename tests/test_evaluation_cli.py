@@ -45,6 +45,9 @@ def test_drl_br_command_runs_and_resumes(tmp_path, capsys):
     (["match", "random", "random", "--game", "leduc", "--hands", "2", "--time-limit", "0"],
      "--time-limit must be a positive number"),
     (["match", "deepstack-holdem:/no/such/nets", "always-call", "--hands", "1"], "no hold'em value nets directory"),
+    (["match", "random", "random", "--game", "leduc", "--hands", "2", "--aivat", "--fit-opponent", "-1"],
+     "--fit-opponent must be >= 0 deals, got -1"),
+    (["match", "random", "random", "--game", "leduc", "--hands", "2", "--fit-opponent", "5"], "give --aivat too"),
 ])
 def test_bad_input_one_line(argv, message, capsys):
     assert main(argv) == 2

@@ -53,11 +53,12 @@ def test_interrupted_and_resumed_ladder_equals_an_uninterrupted_one(tmp_path, mo
     real = ladder_mod.play_block
     calls = {"n": 0}
 
-    def interrupted(game, a, b, first_deal, deals, seed, aivat=True, observers=(), time_limit=float("inf")):
+    def interrupted(game, a, b, first_deal, deals, seed, aivat=True, observers=(), time_limit=float("inf"), **kw):
         calls["n"] += 1
         if calls["n"] == 5:  # the fifth block stops after 7 of its 20 hands
             observers = list(observers) + [_StopAfter(7)]
-        return real(game, a, b, first_deal, deals, seed, aivat=aivat, observers=observers, time_limit=time_limit)
+        return real(game, a, b, first_deal, deals, seed, aivat=aivat, observers=observers, time_limit=time_limit,
+                    **kw)
 
     monkeypatch.setattr(ladder_mod, "play_block", interrupted)
     with pytest.raises(KeyboardInterrupt):
@@ -175,6 +176,8 @@ def test_bad_ladders_fail_before_playing(tmp_path, specs, deals, message):
     (["ladder", "always-call", "random", "--hands", "4", "--db", "/nonexistent/dir/l.db", "--no-png"],
      "does not exist"),
     (["ladder", "always-call", "blueprint:/nonexistent.npz", "--hands", "4"], "blueprint"),
+    (["ladder", "always-call", "random", "--hands", "4", "--fit-opponent", "-2"], "--fit-opponent must be >= 0"),
+    (["ladder", "always-call", "random", "--hands", "4", "--fit-opponent", "5", "--no-aivat"], "--no-aivat"),
     (["blueprint", "train", "bp.npz", "--iterations", "1", "--eval-minutes", "1", "--eval-lbr", "FCQ/1-4"],
      "bad LBR bet set"),
     (["blueprint", "train", "bp.npz", "--iterations", "1", "--eval-minutes", "1", "--eval-opponents", "nobody"],
@@ -264,6 +267,35 @@ def test_a_blueprint_in_the_ladder_is_stored_under_its_file_name(tiny_trainer, t
         assert {r.name for r in agent_results(store)} == {"blueprint[bp]", "always-call", "random"}
     finally:
         store.close()
+
+
+def test_fit_opponent_is_a_stored_setting_of_the_blueprint_pairs(tiny_trainer, tmp_path, monkeypatch):
+    """``fit_opponent_deals``: the blueprint-vs-always-call pair gets other AIVAT values on the same hands, under its
+    own key (a run with another value is a separate run; the pair without a blueprint keeps its blocks), a resume
+    plays nothing, and tables fitted afresh (a new process: no cached agents) give the same values bit for bit."""
+    from cfrkit.platform.ladder import ladder_crosstable
+
+    _, path = tiny_trainer
+    specs, game = [f"blueprint:{path}", "always-call", "fixed-range-raiser"], "holdem(stacks=400;400)"
+    db = str(tmp_path / "fit.db")
+    plain = run_ladder(specs, 4, db, game=game, block=2, seed=2)
+    fit = run_ladder(specs, 4, db, game=game, block=2, seed=2, fit_opponent_deals=8)
+    # only the blueprint's pairs with a hand_strategy agent lacking a value function are replayed: 2 pairs x 2 blocks
+    assert plain.blocks == 6 and fit.blocks == 4 and fit.complete
+    assert run_ladder(specs, 4, db, game=game, block=2, seed=2, fit_opponent_deals=8).blocks == 0   # resume
+    for j in (1, 2):
+        p, q = plain.crosstable.cell(0, j), fit.crosstable.cell(0, j)
+        assert p.duplicate == q.duplicate and q.aivat is not None and q.aivat.mean != p.aivat.mean
+    assert plain.crosstable.cell(1, 2) == fit.crosstable.cell(1, 2)
+    table, complete, _ = ladder_crosstable(db, specs, 4, game=game, block=2, seed=2, fit_opponent_deals=8)
+    assert complete and table.cell(0, 1).aivat == fit.crosstable.cell(0, 1).aivat
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    fresh = str(tmp_path / "fresh.db")
+    run_ladder(specs[:2], 4, fresh, game=game, block=2, seed=2, fit_opponent_deals=8)
+    rows = {(r[0], r[1]): r for r in _values(db)}
+    assert all(rows[(r[0], r[1])] == r for r in _values(fresh))
+    with pytest.raises(LadderError, match="fit_opponent_deals must be >= 0"):
+        run_ladder(specs, 4, db, game=game, block=2, fit_opponent_deals=-1)
 
 
 @pytest.mark.slow

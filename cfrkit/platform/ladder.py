@@ -31,7 +31,7 @@ agent's policy fitted on that many deals of a separate match (:class:`~cfrkit.ev
 ~2 CPU s per 1,000 deals plus ~10 CPU s of tables, once per pair and worker; the fit depends only on the pair's
 deal seed, so a resumed run fits the same tables).  The setting is part of such a pair's key, like its
 estimator and block size: a run with another value is a separate run of that pair in the same database (other
-pairs keep their blocks).
+pairs keep their blocks), on the same hands (the agents' seeds leave the setting out).
 
 **Parallel.**  Blocks run in ``processes`` worker processes (spawn) or as Ray tasks
 (``ray_address``: ``"local"`` or a cluster address; the database path must be reachable by the
@@ -106,6 +106,7 @@ class _Pair:
     deal_seed: int
     aivat: bool
     fit_opponent_deals: int = 0   # fitted AIVAT values for this pair (0: the agents' own)
+    seed_key: str = ""            # what the agents' seeds derive from: ``key`` without the fit setting
 
     @property
     def match_prefix(self) -> str:
@@ -122,12 +123,13 @@ def _pairs(specs: Sequence[str], game_string: str, seed: int, block: int, aivat_
             use = bool(aivat and aivat_ok[a] and aivat_ok[b])
             settings = {"game": game_string, "seed": int(seed), "a": specs[a], "b": specs[b],
                         "estimator": "aivat" if use else "duplicate", "block": int(block)}
+            seed_key = json.dumps(settings, sort_keys=True)
             fit = int(fit_opponent_deals) if use and fit_opponent_deals and fit_opponent_pair(
                 (built[a], built[b])) is not None else 0
             if fit:  # only where it applies: the other pairs keep the keys (and stored blocks) of a run without it
                 settings["fit_opponent_deals"] = fit
             key = json.dumps(settings, sort_keys=True)
-            out.append(_Pair(a, b, key, derived_seed("deals", seed, specs[a], specs[b]), use, fit))
+            out.append(_Pair(a, b, key, derived_seed("deals", seed, specs[a], specs[b]), use, fit, seed_key))
     return out
 
 
@@ -213,8 +215,10 @@ def ladder_block(task: dict) -> dict:
         return {"pair": task["pair"], "block": task["block"], "hands": 0, "cpu_seconds": 0.0}
     _forget_match(store, match_id)
     game = task["game"]
-    a = _agent(task["spec_a"], game, derived_seed("agent", task["seed"], task["spec_a"], task["pair"], task["block"]))
-    b = _agent(task["spec_b"], game, derived_seed("agent", task["seed"], task["spec_b"], task["pair"], task["block"]))
+    # the agents' seeds leave the fit setting out: with and without it the same hands are played
+    seed_key = task.get("seed_key", task["pair"])
+    a = _agent(task["spec_a"], game, derived_seed("agent", task["seed"], task["spec_a"], seed_key, task["block"]))
+    b = _agent(task["spec_b"], game, derived_seed("agent", task["seed"], task["spec_b"], seed_key, task["block"]))
     # the stored names are the ladder's labels (two blueprints would both be "blueprint")
     names = (getattr(a, "name", None), getattr(b, "name", None))
     a.name, b.name = task["label_a"], task["label_b"]
@@ -389,7 +393,7 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
               "match_id": f"{p.match_prefix}-{k:05d}", "spec_a": specs[p.a], "spec_b": specs[p.b],
               "label_a": labels[p.a], "label_b": labels[p.b], "first_deal": k * block, "deals": block,
               "deal_seed": p.deal_seed, "aivat": p.aivat, "time_limit": float(time_limit),
-              "fit_opponent_deals": p.fit_opponent_deals} for p, k in todo]
+              "fit_opponent_deals": p.fit_opponent_deals, "seed_key": p.seed_key} for p, k in todo]
     deadline = None if minutes is None else time.monotonic() + 60.0 * float(minutes)
     bar = None
     if progress and tasks:
