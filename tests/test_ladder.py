@@ -363,10 +363,10 @@ class Kill(MatchObserver):
             os._exit(9)
 
 real = L.play_block
-def play(game, a, b, first_deal, deals, seed, aivat=True, observers=(), time_limit=float("inf")):
+def play(game, a, b, first_deal, deals, seed, aivat=True, observers=(), time_limit=float("inf"), **kw):
     if first_deal == 10:   # the first pair's second block
         observers = list(observers) + [Kill([o for o in observers if hasattr(o, "_flush")])]
-    return real(game, a, b, first_deal, deals, seed, aivat=aivat, observers=observers, time_limit=time_limit)
+    return real(game, a, b, first_deal, deals, seed, aivat=aivat, observers=observers, time_limit=time_limit, **kw)
 L.play_block = play
 L.run_ladder({AGENTS!r}, 20, {db!r}, block=10, seed=3)
 """
