@@ -67,14 +67,16 @@ def fit_seed(seed: int) -> int:
 
 def fit_opponent_pair(agents) -> Optional[tuple]:
     """``(blueprint, other)`` when one of the two ``agents`` offers ``opponent_value_function`` (a blueprint) and
-    the other answers ``hand_strategy`` but has no ``aivat_value_function`` of its own; else None."""
+    the other answers ``hand_strategy`` (with an exact support) but has no ``aivat_value_function`` of its own;
+    else None."""
     agents = [getattr(a, "agent", a) for a in agents]
     if len(agents) != 2:
         return None
     for owner, other in (agents, agents[::-1]):
         own = getattr(type(other), "hand_strategy", None)
         if (hasattr(owner, "opponent_value_function") and not hasattr(other, "aivat_value_function")
-                and own is not None and own is not PokerAgent.hand_strategy):
+                and own is not None and own is not PokerAgent.hand_strategy
+                and getattr(other, "exact_support", True)):
             return owner, other
     return None
 
