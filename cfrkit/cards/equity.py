@@ -282,7 +282,7 @@ def hand_vs_hand_counts(hand1, hand2, board=()) -> Tuple[int, int, int]:
     if len(hand1) != 2 or len(hand2) != 2 or len(cards) > 9:
         raise CardError(f"two hole pairs of 2 card ids and a board of 0..5 card ids are expected, "
                         f"got {len(hand1)}, {len(hand2)} and {len(cards) - len(hand1) - len(hand2)}")
-    if len(set(cards)) != len(cards) or not all(0 <= c <= 51 for c in cards):
+    if len(set(cards)) != len(cards) or min(cards) < 0 or max(cards) > 51:
         raise CardError(f"card ids must be distinct and in 0..51, got {cards}")
     w, t, l = _kernel.hand_vs_hand_counts(hand1[0], hand1[1], hand2[0], hand2[1],
                                           np.asarray(board, dtype=np.uint8))
