@@ -100,7 +100,7 @@ def rates(args) -> None:
     of every ordering), with centres left in --out by earlier phases (flop: 1000 random sample points'
     distributions as centres, turn: synthetic table), and CPU seconds of k-means on a small sample;
     the full round is EXTRAPOLATED from them."""
-    from cfrkit.abstraction.build import RoundFeatures, _assign_boards
+    from cfrkit.abstraction.build import RoundFeatures, assign_boards
     from cfrkit.abstraction.enumerate import board_sets
     from cfrkit.abstraction.params import BOARD_CARDS
 
@@ -130,7 +130,7 @@ def rates(args) -> None:
         entries = 0
         computed = 0
         for b in pick:
-            pos, _, c = _assign_boards(rf, sets[b:b + 1], None)
+            pos, _, c = assign_boards(rf, sets[b:b + 1], None)
             entries += pos.size
             computed += c
         cpu = (time.process_time() - c0) / nb
@@ -185,7 +185,7 @@ def flop_agreement(args) -> None:
     --boards // 4 random flop boards; and the greedy EMD's nearest centre against the exact EMD's
     (POT ot.emd2, all centres whose LB1 is below the exact EMD of the greedy choice) on a subsample."""
     from cfrkit.abstraction.build import RoundFeatures
-    from cfrkit.abstraction.clustering import PACentres, _pa_nearest
+    from cfrkit.abstraction.clustering import PACentres, pa_nearest
     from cfrkit.abstraction.enumerate import board_sets
     from cfrkit._kernels import abstraction as K
 
@@ -201,13 +201,13 @@ def flop_agreement(args) -> None:
     space = rf.space
     space.max_candidates = 0
     c0 = time.process_time()
-    lab_x, d_x, _, cnt_x = _pa_nearest(space, X, pc)
+    lab_x, d_x, _, cnt_x = pa_nearest(space, X, pc)
     res["exact_search_cpu_per_hand_ms"] = (time.process_time() - c0) / len(X) * 1e3
     res["exact_search_counts_per_hand"] = (cnt_x / len(X)).tolist()
     space.use_marginal = False
     c0 = time.process_time()
     sub = X[:200]
-    lab_0, _, _, cnt_0 = _pa_nearest(space, sub, pc)
+    lab_0, _, _, cnt_0 = pa_nearest(space, sub, pc)
     res["lb0_only_cpu_per_hand_ms"] = (time.process_time() - c0) / len(sub) * 1e3
     res["lb0_only_counts_per_hand"] = (cnt_0 / len(sub)).tolist()
     assert np.array_equal(lab_0, lab_x[:200])
@@ -215,7 +215,7 @@ def flop_agreement(args) -> None:
     for cap in (8, 32):
         space.max_candidates = cap
         c0 = time.process_time()
-        lab_c, d_c, _, cnt_c = _pa_nearest(space, X, pc)
+        lab_c, d_c, _, cnt_c = pa_nearest(space, X, pc)
         res[f"cap{cap}"] = {"same_centre": float(np.mean(lab_c == lab_x)),
                             "mean_emd_excess": float(np.mean((d_c - d_x) / d_x)),
                             "max_emd_excess": float(np.max((d_c - d_x) / d_x)),

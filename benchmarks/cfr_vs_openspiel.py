@@ -28,13 +28,11 @@ def main() -> None:
 
     from cfrkit.evaluation import exploitability
     from cfrkit.solvers import CFRSolver, compile_game
-    from cfrkit.solvers.tabular.compiled import _MEMORY_CACHE
 
     n = args.iterations
     # --- cfrkit: compile (uncached, included in the time) + n CFR+ iterations
     def run_cfrkit():
-        _MEMORY_CACHE.clear()
-        tree = compile_game("leduc", cache=False)
+        tree = compile_game("leduc", cache=False)  # cache=False: compiled anew, the in-memory cache unread
         solver = CFRSolver(tree, "cfr+")
         solver.run(n)
         return tree, solver

@@ -44,7 +44,7 @@ def main(argv=None) -> int:
 
     import gpu_check
     from cfrkit.games import load
-    from cfrkit.value_nets.holdem.datagen import LEAF_STREET, _sizing_list
+    from cfrkit.value_nets.holdem.datagen import LEAF_STREET, sizing_levels
     from cfrkit.value_nets.holdem.situations import sample_situations
     from deepstack_datagen_rate import random_nets
 
@@ -57,7 +57,7 @@ def main(argv=None) -> int:
     fn = random_nets("cpu", 0).leaf_values(leaf) if leaf else None
     for size in sizes:
         sit = sample_situations(args.street, size, np.random.default_rng([11, size]), group=10, stack=stack)
-        e = gpu_check._datagen_point(ctx, game, _sizing_list(None), sit, args.iterations, args.iterations // 2, fn,
+        e = gpu_check._datagen_point(ctx, game, sizing_levels(None), sit, args.iterations, args.iterations // 2, fn,
                                      math.inf)
         keys = ("batch", "groups", "solves", "seconds", "stage_estimate_seconds", "naive_extrapolation_seconds",
                 "tree_build_seconds", "setup_seconds", "first_iterations_seconds", "per_iteration_seconds",

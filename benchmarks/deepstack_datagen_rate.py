@@ -144,10 +144,10 @@ def weighted_diff(a: np.ndarray, b: np.ndarray, ranges: np.ndarray) -> float:
 def per_group_torch(game, sit, args, leaf_fn, device: str) -> np.ndarray:
     """The torch path one group at a time (``RangeSolver`` per board and pot: what the datagen ran before the
     batched solvers of :mod:`cfrkit.solvers.public.torch_batch`), pot-fraction targets ``(N, 2, 1326)``."""
-    from cfrkit.value_nets.holdem.datagen import _sizing_list, solve_group_with_leaves, solve_river_group_range
+    from cfrkit.value_nets.holdem.datagen import sizing_levels, solve_group_with_leaves, solve_river_group_range
     from cfrkit.value_nets.holdem.situations import group_slices
 
-    sizing = _sizing_list(None)
+    sizing = sizing_levels(None)
     out = np.zeros_like(sit.ranges)
     for idx in group_slices(sit.groups):
         board, contrib, r = sit.boards[idx[0]], float(sit.contribs[idx[0]]), sit.ranges[idx]

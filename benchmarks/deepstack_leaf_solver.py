@@ -57,14 +57,14 @@ def main(argv=None):
 
     torch.set_num_threads(1)
     from cfrkit.games.registry import load
-    from cfrkit.solvers.public.board_leaf_cfr import BoardLeafSolver, _one_blas_thread, allin_equity_matrix
+    from cfrkit.solvers.public.board_leaf_cfr import BoardLeafSolver, allin_equity_matrix, one_blas_thread
     from cfrkit.solvers.public.board_range_cfr import BoardLayout
     from cfrkit.solvers.public.tree import RangeSolver
-    from cfrkit.value_nets.holdem.datagen import _sizing_list, _tree
+    from cfrkit.value_nets.holdem.datagen import sizing_levels, street_tree
     from cfrkit.value_nets.holdem.situations import sample_situations
 
     game = load("holdem")
-    sizing = _sizing_list(None)
+    sizing = sizing_levels(None)
     numpy_its = dict(kv.split(":") for kv in args.numpy_iterations.split(",") if kv)
     report = {"iterations": args.iterations, "streets": {}}
     for street in args.streets.split(","):
@@ -75,7 +75,7 @@ def main(argv=None):
                                 big_blind=100.0)
         board, contrib = sit.boards[0], float(sit.contribs[0])
         c0 = time.process_time()
-        tree = _tree(game, sizing, board, contrib, depth_limit=True)
+        tree = street_tree(game, sizing, board, contrib, depth_limit=True)
         lay = BoardLayout.of(tree, False, leaves=True)
         c1 = time.process_time()
         allin = [lay.order[k] for k in lay.ext_nodes if lay.node_type[k] == 5]
@@ -102,7 +102,7 @@ def main(argv=None):
             # the leaf-net share: the same number of net calls on the last solve's leaf reach
             sess = s.session
             t0 = time.process_time()
-            with _one_blas_thread():
+            with one_blas_thread():
                 for q in range(20):
                     sess.fill(q % 2, (1 - q % 2,))  # as in the solve: one player's range changed per pass
             net_share = (time.process_time() - t0) / 20 * 2 * args.iterations

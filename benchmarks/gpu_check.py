@@ -218,13 +218,13 @@ def _datagen_point(ctx: Ctx, game, sizing, sit, it: int, skip: int, leaf_fn, end
     run.  ``naive_extrapolation_seconds``: what the first form of this check reported, (trees + set-up + probe)
     x ``it / PROBE_ITERATIONS``, which multiplies the set-up by the iteration count (150 on the turn)."""
     from cfrkit.solvers.public.torch_batch import MultiBoardLeafSolver, MultiBoardRiverSolver, plan_batches
-    from cfrkit.value_nets.holdem.datagen import _tree
+    from cfrkit.value_nets.holdem.datagen import street_tree
     from cfrkit.value_nets.holdem.situations import group_slices
 
     size = len(sit.contribs)
     river = sit.street == "river"
     slices = list(group_slices(sit.groups))
-    trees, build = timed(ctx, lambda: [_tree(game, sizing, sit.boards[i[0]], float(sit.contribs[i[0]]), not river)
+    trees, build = timed(ctx, lambda: [street_tree(game, sizing, sit.boards[i[0]], float(sit.contribs[i[0]]), not river)
                                        for i in slices], "cpu")
     ranges = [sit.ranges[i] for i in slices]
     batches = plan_batches(trees, ranges, ctx.device)
@@ -276,13 +276,13 @@ def _datagen_point(ctx: Ctx, game, sizing, sit, it: int, skip: int, leaf_fn, end
 def section_datagen(ctx: Ctx) -> None:
     from cfrkit.games import load
     from cfrkit.solvers.public.torch_batch import bytes_per_row, bytes_per_tree
-    from cfrkit.value_nets.holdem.datagen import LEAF_STREET, _sizing_list, _tree, solve_situations
+    from cfrkit.value_nets.holdem.datagen import LEAF_STREET, sizing_levels, solve_situations, street_tree
     from cfrkit.value_nets.holdem.situations import sample_situations
     from deepstack_datagen_rate import random_nets
 
     game = load("holdem")
     stack = float(min(game.definition.stack))
-    sizing = _sizing_list(None)
+    sizing = sizing_levels(None)
     iters = TINY_ITERATIONS if ctx.tiny else DATAGEN_ITERATIONS
     nets = {d: random_nets(d, 0) for d in dict.fromkeys([ctx.device, "cpu"])}
     streets = ("river", "turn") if ctx.tiny else ("river", "turn", "flop")
@@ -305,7 +305,7 @@ def section_datagen(ctx: Ctx) -> None:
             solve_situations(game, warm, 2, 1, leaf_values=fn[ctx.device], backend="torch", device=ctx.device)
             # rows that fit: the largest tree shape (a mid pot), its all-in matrices spread over a group of 10
             item = 4 if ctx.cuda else 8
-            probe_tree = _tree(game, sizing, warm.boards[0], 1000.0, street != "river")
+            probe_tree = street_tree(game, sizing, warm.boards[0], 1000.0, street != "river")
             per_row = bytes_per_row(probe_tree, item) + bytes_per_tree(probe_tree, item) / 10
             cap = int(0.6 * free_bytes(ctx) // per_row)
             row["rows_that_fit"] = cap

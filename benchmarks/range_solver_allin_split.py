@@ -43,7 +43,7 @@ def main(argv=None) -> int:
 
     from cfrkit.games import load
     from cfrkit.solvers.public.tree import RangeSolver
-    from cfrkit.value_nets.holdem.datagen import _sizing_list, _tree
+    from cfrkit.value_nets.holdem.datagen import sizing_levels, street_tree
     from cfrkit.value_nets.holdem.nets import HoldemValueNets
     from cfrkit.value_nets.holdem.situations import sample_situations
 
@@ -65,7 +65,7 @@ def main(argv=None) -> int:
 
     rows = {}
     w, c = clock()
-    tree = _tree(game, _sizing_list(None), sit.boards[0], float(sit.contribs[0]), True)
+    tree = street_tree(game, sizing_levels(None), sit.boards[0], float(sit.contribs[0]), True)
     w1, c1 = clock()
     rows["tree"] = (w1 - w, c1 - c)
     solver = RangeSolver(tree, ranges=sit.ranges, skip=0, leaf_values=fn, backend=args.backend,

@@ -140,7 +140,7 @@ class TabularPolicy:
         if game is not None:
             # a game object of the user's own (unregistered) must match the stored string exactly
             wanted = as_sequential(load(game)).game_string()
-            if wanted != stored_game and wanted != _sequential_string(stored_game):
+            if wanted != stored_game and wanted != sequential_game_string(stored_game):
                 raise PolicyFileError(f"{path}: policy is for game {stored_game!r}, not {load(game).game_string()!r}")
         else:
             try:
@@ -168,8 +168,11 @@ class TabularPolicy:
                    metadata=metadata if isinstance(metadata, dict) else {})
 
 
-def _sequential_string(game_string: str) -> Optional[str]:
-    """Game string of the turn-based form of a registered game string (None if it does not load)."""
+def sequential_game_string(game_string: str) -> Optional[str]:
+    """Game string of the turn-based form of a registered game string (None if it does not load).
+
+    The policy and checkpoint loaders accept a stored game string when it equals the loading game's
+    string or this turn-based form of it."""
     try:
         return as_sequential(load(game_string)).game_string()
     except GameError:

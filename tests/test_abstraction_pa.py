@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from cfrkit.abstraction import build_abstraction
-from cfrkit.abstraction.clustering import (L2Centres, PACentres, PotentialSpace, _pa_nearest, assign_l2,
-                                           assign_pa_emd)
+from cfrkit.abstraction.clustering import (L2Centres, PACentres, PotentialSpace, assign_l2, assign_pa_emd,
+                                           pa_nearest)
 from cfrkit._kernels import abstraction as K
 
 
@@ -76,7 +76,7 @@ def test_pruned_search_is_brute_force_argmin(norm):
     pc = PACentres(space, rng.dirichlet(np.full(40, 0.3), size=30))
     Q = _dense(pc, 40)
     g = np.array([[space.greedy_emd(r, q) for q in Q] for r in ids])
-    lab, d1, d2, counts = _pa_nearest(space, ids, pc)
+    lab, d1, d2, counts = pa_nearest(space, ids, pc)
     srt = np.sort(g, axis=1)
     assert np.array_equal(lab, g.argmin(1))
     assert np.allclose(d1, srt[:, 0], atol=1e-12) and np.allclose(d2, srt[:, 1], atol=1e-12)
@@ -84,7 +84,7 @@ def test_pruned_search_is_brute_force_argmin(norm):
     if norm == 1:
         assert counts[1] > counts[2]  # LB1 discarded candidates before the EMD
     space.use_marginal = False
-    lab0, _, _, c0 = _pa_nearest(space, ids, pc)
+    lab0, _, _, c0 = pa_nearest(space, ids, pc)
     assert np.array_equal(lab0, lab) and c0[2] >= counts[2]
     space.use_marginal = True
     space.max_candidates = 30  # a cap at k is the exact search

@@ -181,7 +181,7 @@ def test_batched_spots_equal_their_own_solves():
 
 def test_datagen_board_backend_equals_numpy():
     from cfrkit.games.registry import load
-    from cfrkit.value_nets.holdem.datagen import _sizing_list, solve_group_with_leaves
+    from cfrkit.value_nets.holdem.datagen import sizing_levels, solve_group_with_leaves
     from cfrkit.value_nets.holdem.situations import sample_situations
 
     game = load("holdem")
@@ -190,7 +190,7 @@ def test_datagen_board_backend_equals_numpy():
     # dense random ranges: DeepStack's recursive ranges put many hands near 0, where an action's regret can
     # be 0 in one implementation and 1e-19 in the other (a tie: CFR+ then plays different strategies)
     ranges = rng.random((2, 2, 1326))
-    args = (game, _sizing_list(None), sit.boards[0], float(sit.contribs[0]), ranges, 3, 1, known_leaf_fn())
+    args = (game, sizing_levels(None), sit.boards[0], float(sit.contribs[0]), ranges, 3, 1, known_leaf_fn())
     want = solve_group_with_leaves(*args, backend="numpy")
     got = solve_group_with_leaves(*args, backend="board64")
     from cfrkit.solvers.public.games import HoldemPublicGame

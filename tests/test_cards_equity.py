@@ -11,9 +11,12 @@ from cfrkit.cards.equity import (
     board_strengths_batch,
     fold_values,
     hand_strength_stats,
+    hand_vs_hand_counts,
     hand_vs_hand_equity,
     hand_vs_range_equity,
     range_vs_range_equity,
+    runout_boards,
+    runout_masses,
     showdown_masses,
     showdown_values,
 )
@@ -240,3 +243,33 @@ def test_range_equities_match_pairwise_exact():
         hand_vs_hand_equity("AhAs", "AhKd")
     with pytest.raises(CardError):
         hand_vs_range_equity("AhKd", r2, "Ah2c3c")
+
+
+def test_runout_masses_sum_brute_force_masses_over_boards():
+    rng = np.random.default_rng(5)
+    boards = runout_boards(random_board(rng, 4))[:6]
+    opp = rng.random(NUM_PAIRS) * (rng.random(NUM_PAIRS) < 0.7)
+    win, tie, compat = runout_masses(boards, opp)
+    bw = bt = bc = 0.0
+    for b in boards:
+        w, l, c = brute_masses(brute_strengths(b.tolist()), opp)
+        bw, bt, bc = bw + w, bt + (c - w - l), bc + c
+    np.testing.assert_allclose(win, bw, atol=1e-9)
+    np.testing.assert_allclose(tie, bt, atol=1e-9)
+    np.testing.assert_allclose(compat, bc, atol=1e-9)
+    with pytest.raises(CardError):
+        runout_masses(boards[:, :4], opp)          # not complete boards
+    with pytest.raises(CardError):
+        runout_masses(np.array([[0, 0, 1, 2, 3]]), opp)
+
+
+def test_hand_vs_hand_counts_on_card_ids():
+    h1, h2, flop = parse_cards("AhKd"), parse_cards("QcQd"), parse_cards("2c7dKh")
+    _, w, t, l = hand_vs_hand_equity("AhKd", "QcQd", "2c7dKh")
+    assert hand_vs_hand_counts(h1, h2, flop) == (w, t, l)
+    assert w + t + l == 990                        # C(45, 2) turn-river completions
+    assert hand_vs_hand_counts(h2, h1, tuple(flop)) == (l, t, w)
+    with pytest.raises(CardError):
+        hand_vs_hand_counts(h1, h2, flop + [h1[0]])  # a card twice
+    with pytest.raises(CardError):
+        hand_vs_hand_counts(h1, (52, 3), flop)

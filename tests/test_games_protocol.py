@@ -5,6 +5,7 @@ import pytest
 
 from cfrkit.games import (CHANCE, GameError, IllegalActionError, deserialize_state, list_games, load)
 from cfrkit.games.consistency import ConsistencyError, check_game
+from cfrkit.games.registry import register, unregister
 from cfrkit.games.kuhn import KuhnPoker
 
 # Parameter variants beyond each registered game's defaults.
@@ -28,6 +29,19 @@ def test_consistency_check_catches_a_broken_game():
 
     with pytest.raises(ConsistencyError, match="do not sum"):
         check_game(BrokenKuhn(), num_playthroughs=5)
+
+
+def test_register_and_unregister_a_game():
+    register("kuhn_for_a_while", KuhnPoker, {}, "Kuhn under a second name (test)")
+    try:
+        assert "kuhn_for_a_while" in list_games()
+        assert load("kuhn_for_a_while").num_distinct_actions() == load("kuhn").num_distinct_actions()
+    finally:
+        unregister("kuhn_for_a_while")
+    assert "kuhn_for_a_while" not in list_games()
+    with pytest.raises(GameError, match="unknown game"):
+        load("kuhn_for_a_while")
+    unregister("kuhn_for_a_while")  # not registered: left alone
 
 
 def test_unknown_game_and_parameter_errors_list_what_is_known():

@@ -132,7 +132,7 @@ def test_datagen_extrapolation_counts_the_set_up_once(gc, monkeypatch, tmp_path)
 
     from cfrkit.games import load
     from cfrkit.solvers.public import torch_batch
-    from cfrkit.value_nets.holdem.datagen import _sizing_list
+    from cfrkit.value_nets.holdem.datagen import sizing_levels
     from cfrkit.value_nets.holdem.situations import sample_situations
 
     now = [0.0]
@@ -153,7 +153,7 @@ def test_datagen_extrapolation_counts_the_set_up_once(gc, monkeypatch, tmp_path)
     game = load("holdem")
     sit = sample_situations("river", 2, np.random.default_rng(5), group=2, stack=20000.0)
     # ``end`` already passed: the probe and the steady iterations run, the rest is extrapolated
-    e = gc._datagen_point(ctx, game, _sizing_list(None), sit, 1000, 500, None, time.perf_counter())
+    e = gc._datagen_point(ctx, game, sizing_levels(None), sit, 1000, 500, None, time.perf_counter())
     assert e["extrapolated"] and e["solves"] == 1
     assert e["setup_seconds"] == pytest.approx(10.0)
     assert e["per_iteration_seconds"] == pytest.approx(0.01)

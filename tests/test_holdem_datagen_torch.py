@@ -6,7 +6,7 @@ import pytest
 
 from cfrkit.games import load
 from cfrkit.solvers.public.tree import RangeSolver
-from cfrkit.value_nets.holdem.datagen import (_sizing_list, _tree, generate_holdem_dataset, load_holdem_dataset,
+from cfrkit.value_nets.holdem.datagen import (sizing_levels, street_tree, generate_holdem_dataset, load_holdem_dataset,
                                               solve_situations)
 from cfrkit.value_nets.holdem.situations import sample_situations
 
@@ -36,7 +36,7 @@ def test_river_range_solver_targets_match_compiled_and_torch_equals_numpy():
     tv = solve_situations(g, sit, 20, 10, backend="torch", device="cpu")
     nv = solve_situations(g, sit, 20, 10, backend="numpy")
     assert _weighted(tv, nv, w) < 1e-4
-    tree = _tree(g, _sizing_list(None), sit.boards[0], sit.contribs[0], False)
+    tree = street_tree(g, sizing_levels(None), sit.boards[0], sit.contribs[0], False)
     s = RangeSolver(tree, ranges=sit.ranges, skip=10, terminal_kernel="sorted").run(20)
     assert np.allclose(s.average_root_values() / (2 * sit.contribs[0]), tv, rtol=0, atol=1e-10)
 

@@ -81,7 +81,7 @@ def test_street_start_state():
 
 def test_river_solves_are_zero_sum_and_match_range_solver():
     from cfrkit.solvers.public.tree import RangeSolver
-    from cfrkit.value_nets.holdem.datagen import _sizing_list, _tree
+    from cfrkit.value_nets.holdem.datagen import sizing_levels, street_tree
 
     g = load("holdem")
     sit = sample_situations("river", 3, np.random.default_rng(7), group=3)
@@ -91,7 +91,7 @@ def test_river_solves_are_zero_sum_and_match_range_solver():
     # the values are those of a profile: RangeSolver (independent numpy code) evaluates the compiled
     # solver's average strategy to the same per-hand values
     from cfrkit.solvers.public.flat_range_cfr import FlatRangeSolver
-    tree = _tree(g, _sizing_list(None), sit.boards[0], sit.contribs[0], False)
+    tree = street_tree(g, sizing_levels(None), sit.boards[0], sit.contribs[0], False)
     flat = FlatRangeSolver(tree, ranges=sit.ranges[0])
     flat.run(200)
     assert np.allclose(solve_situations(g, sit, 200)[0], vals[0], atol=1e-12)  # deterministic

@@ -185,14 +185,14 @@ def test_datagen_numpy_flop_equals_board64():
     """The datagen's RangeSolver path on a full-deck flop group (9,400 run-out showdowns, now one matrix) and
     the compiled BoardLeafSolver compute the same targets."""
     from cfrkit.solvers.public.games import HoldemPublicGame
-    from cfrkit.value_nets.holdem.datagen import _sizing_list, solve_group_with_leaves
+    from cfrkit.value_nets.holdem.datagen import sizing_levels, solve_group_with_leaves
     from cfrkit.value_nets.holdem.situations import sample_situations
 
     game = load("holdem")
     rng = np.random.default_rng(4)
     sit = sample_situations("flop", 2, rng, group=2, stack=20000.0, big_blind=100.0)
     ranges = rng.random((2, 2, 1326))  # dense ranges (no exact regret ties, see test_board_leaf_cfr)
-    args = (game, _sizing_list(None), sit.boards[0], float(sit.contribs[0]), ranges, 3, 1, known_leaf_fn())
+    args = (game, sizing_levels(None), sit.boards[0], float(sit.contribs[0]), ranges, 3, 1, known_leaf_fn())
     want = solve_group_with_leaves(*args, backend="board64")
     got = solve_group_with_leaves(*args, backend="numpy")
     live = HoldemPublicGame(game).hand_mask(tuple(sit.boards[0])) > 0

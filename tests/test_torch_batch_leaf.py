@@ -8,7 +8,7 @@ from cfrkit.games import load  # noqa: E402
 from cfrkit.solvers.public.torch_batch import (MultiBoardLeafSolver, bytes_per_row, bytes_per_tree,  # noqa: E402
                                                rows_for_memory, solve_leaf_trees, tree_signature)
 from cfrkit.solvers.public.tree import RangeSolver  # noqa: E402
-from cfrkit.value_nets.holdem.datagen import _sizing_list, _tree, solve_situations  # noqa: E402
+from cfrkit.value_nets.holdem.datagen import sizing_levels, solve_situations, street_tree  # noqa: E402
 from cfrkit.value_nets.holdem.situations import group_slices, sample_situations  # noqa: E402
 from cfrkit.value_nets.holdem.studies import random_holdem_nets  # noqa: E402
 
@@ -27,7 +27,7 @@ def _groups(street, count, seed):
     sit = sample_situations(street, count, np.random.default_rng(seed), group=2, stack=20000.0)
     trees, ranges = [], []
     for idx in group_slices(sit.groups):
-        trees.append(_tree(g, _sizing_list(None), sit.boards[idx[0]], float(sit.contribs[idx[0]]), True))
+        trees.append(street_tree(g, sizing_levels(None), sit.boards[idx[0]], float(sit.contribs[idx[0]]), True))
         ranges.append(sit.ranges[idx])
     return sit, trees, ranges
 
@@ -140,10 +140,10 @@ def test_bad_input_and_sizing(turn_groups, nets):
         MultiBoardLeafSolver([t1, t2], [r1, r2], fn, device="cpu")
     with pytest.raises(ValueError, match="pass leaf_values"):
         MultiBoardLeafSolver([t1], [r1], None, device="cpu")
-    full_turn = _tree(load("holdem"), _sizing_list(None), (0, 5, 10, 15), 9000.0, False)   # not depth-limited
+    full_turn = street_tree(load("holdem"), sizing_levels(None), (0, 5, 10, 15), 9000.0, False)   # not depth-limited
     with pytest.raises(ValueError, match="depth-limited"):
         solve_leaf_trees([full_turn], [np.ones((2, 1326))], fn, 2, 1, device="cpu")
-    river = _tree(load("holdem"), _sizing_list(None), (0, 5, 10, 15, 20), 200.0, False)
+    river = street_tree(load("holdem"), sizing_levels(None), (0, 5, 10, 15, 20), 200.0, False)
     with pytest.raises(ValueError, match="iterations > skip"):
         solve_leaf_trees([t1], [r1], fn, 2, 2, device="cpu")
     # leaves and all-in matrices count: a turn tree's row is much larger than its decisions alone

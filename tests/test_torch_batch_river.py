@@ -8,7 +8,7 @@ from cfrkit.games import load  # noqa: E402
 from cfrkit.solvers.public.torch_batch import (MultiBoardRiverSolver, bytes_per_row, rows_for_memory,  # noqa: E402
                                                solve_river_trees, tree_signature)
 from cfrkit.solvers.public.tree import RangeSolver  # noqa: E402
-from cfrkit.value_nets.holdem.datagen import _sizing_list, _tree  # noqa: E402
+from cfrkit.value_nets.holdem.datagen import sizing_levels, street_tree  # noqa: E402
 from cfrkit.value_nets.holdem.situations import group_slices, sample_situations  # noqa: E402
 
 
@@ -22,7 +22,7 @@ def groups():
     sit = sample_situations("river", 10, np.random.default_rng([1, 3]), group=2, stack=20000.0)
     trees, ranges = [], []
     for idx in group_slices(sit.groups):
-        trees.append(_tree(g, _sizing_list(None), sit.boards[idx[0]], float(sit.contribs[idx[0]]), False))
+        trees.append(street_tree(g, sizing_levels(None), sit.boards[idx[0]], float(sit.contribs[idx[0]]), False))
         ranges.append(sit.ranges[idx])
     return trees, ranges
 
@@ -77,7 +77,7 @@ def test_bad_input(groups):
     with pytest.raises(ValueError, match="dtype"):
         MultiBoardRiverSolver([t1], [r1], device="cpu", dtype="float16")
     g = load("holdem")
-    turn = _tree(g, _sizing_list(None), (0, 5, 10, 15), 200.0, True)
+    turn = street_tree(g, sizing_levels(None), (0, 5, 10, 15), 200.0, True)
     with pytest.raises(ValueError, match="river trees"):
         MultiBoardRiverSolver([turn], [np.ones((2, 1326))], device="cpu")
     assert rows_for_memory(t1, 10 * bytes_per_row(t1)) == 10 and rows_for_memory(t1, 1.0) == 1

@@ -14,7 +14,7 @@ import pytest
 
 from cfrkit.evaluation import exploitability, protocol_br
 from cfrkit.games.base import CHANCE, TERMINAL, Game, State
-from cfrkit.games.registry import _REGISTRY, register
+from cfrkit.games.registry import register, unregister
 from cfrkit.solvers import CFRSolver
 from cfrkit.solvers.tabular import compiled
 
@@ -86,7 +86,7 @@ def _define(call_payoff: float):
 def cache_dir(tmp_path):
     compiled._MEMORY_CACHE.clear()
     yield str(tmp_path)
-    _REGISTRY.pop("user_poker_test", None)
+    unregister("user_poker_test")
     compiled._MEMORY_CACHE.clear()
 
 

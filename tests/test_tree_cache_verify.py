@@ -17,7 +17,7 @@ import pytest
 from cfrkit.evaluation import exploitability, protocol_br
 from cfrkit.games.base import CHANCE, TERMINAL, Game, GameError, State
 from cfrkit.games.consistency import ConsistencyError, check_game
-from cfrkit.games.registry import _REGISTRY, register
+from cfrkit.games.registry import register, unregister
 from cfrkit.solvers import CFRSolver
 from cfrkit.solvers.tabular import compiled
 
@@ -88,7 +88,7 @@ def cache_dir(tmp_path):
     saved = dict(RULES)
     yield str(tmp_path)
     RULES.update(saved)
-    _REGISTRY.pop("table_poker_test", None)
+    unregister("table_poker_test")
     compiled._MEMORY_CACHE.clear()
 
 

@@ -130,8 +130,12 @@ def _worker_init(params_json, round_, directory, tmp_path, entries, centres):
               imap=np.load(os.path.join(directory, f"round{round_}_index.npy")) if not params.full_deck else None)
 
 
-def _assign_boards(rf: RoundFeatures, boards: np.ndarray, imap):
-    """Entries (table positions, buckets) of every hand of every ordering of the boards."""
+def assign_boards(rf: RoundFeatures, boards: np.ndarray, imap):
+    """Entries (table positions, buckets) of every hand of every ordering of the boards.
+
+    ``rf``: the round's features and centres; ``boards``: uint8[B, k] board card sets of the round;
+    ``imap``: sorted isomorphism indices of the table (None for a full-deck table).  Returns (positions
+    int64[E], buckets uint16[E], distances computed)."""
     pos_all, lab_all, computed = [], [], 0
     for board in boards:
         live, X = rf.of_board(board)
@@ -147,7 +151,7 @@ def _assign_boards(rf: RoundFeatures, boards: np.ndarray, imap):
 
 def _worker_chunk(boards):
     cpu = time.process_time()
-    pos, lab, computed = _assign_boards(_W["rf"], boards, _W["imap"])
+    pos, lab, computed = assign_boards(_W["rf"], boards, _W["imap"])
     _W["table"][pos] = lab  # each hand class comes from one board: no two workers write one entry
     return len(boards), computed, time.process_time() - cpu
 
@@ -315,7 +319,7 @@ def _build_round(params, r, out, workers, progress, ray_address, board_fraction)
             rf.centres = C
             for ch in chunks:
                 c0 = time.process_time()
-                pos, lab, c = _assign_boards(rf, ch, imap)
+                pos, lab, c = assign_boards(rf, ch, imap)
                 arr[pos] = lab
                 computed += c
                 cpu_assign += time.process_time() - c0
@@ -369,7 +373,7 @@ def _assign_ray(params, r, out, C, chunks, arr, imap, address, bar) -> int:
         rf = RoundFeatures(p, r, out)
         rf.centres = centres
         im = np.load(os.path.join(out, f"round{r}_index.npy")) if not p.full_deck else None
-        return _assign_boards(rf, boards, im)
+        return assign_boards(rf, boards, im)
 
     cref = ray.put(C)
     pending = [task.remote(params.to_json(), ch, cref) for ch in chunks]

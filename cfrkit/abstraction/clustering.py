@@ -320,9 +320,13 @@ class PACentres:
             self.cvals = self.cw = np.zeros((len(self.cids), 1, 1))
 
 
-def _pa_nearest(space: PotentialSpace, ids, pc: PACentres):
-    """Nearest and second-nearest centre (greedy EMD, pruned by LB0 and LB1) of every point:
-    (labels, d1, d2, counts int64[3] = centres examined, LB1 bounds, EMDs computed)."""
+def pa_nearest(space: PotentialSpace, ids, pc: PACentres):
+    """Nearest and second-nearest centre (greedy EMD, pruned by LB0 and LB1) of every point.
+
+    ``ids``: int[n, m] next-round bucket ids (-1 = none); ``pc``: centres from :func:`prepare_pa_centres`.
+    Returns (labels int32[n], d1 and d2 float[n] = EMD to the nearest and second-nearest centre found,
+    counts int64[3] = centres examined, LB1 bounds, EMDs computed); :func:`assign_pa_emd` returns the
+    labels alone."""
     return _kernel.pa_search(np.ascontiguousarray(ids, dtype=np.int32), space.embed, space.norm, pc.cids, pc.cmass,
                              pc.cemb, pc.cvals, pc.cw, space.ground, space.max_candidates, space.use_marginal)
 
@@ -372,7 +376,7 @@ def kmeans_pa_emd(ids: np.ndarray, space: PotentialSpace, k: int, weights: Optio
         Q[j, b] = m
     cpu_seed = time.process_time() - cpu0
     pc = PACentres(space, Q)
-    labels, u, l, counts = _pa_nearest(space, ids, pc)
+    labels, u, l, counts = pa_nearest(space, ids, pc)
     counts = counts.astype(np.float64)
     computed = counts[2]
     naive = n * k
@@ -406,7 +410,7 @@ def kmeans_pa_emd(ids: np.ndarray, space: PotentialSpace, k: int, weights: Optio
         computed += tightened
         changed = 0
         if need.size:
-            lab2, d1, d2, c2 = _pa_nearest(space, ids[need], pc)
+            lab2, d1, d2, c2 = pa_nearest(space, ids[need], pc)
             counts += c2
             computed += c2[2]
             changed = int((lab2 != labels[need]).sum())
@@ -431,5 +435,5 @@ def assign_pa_emd(ids: np.ndarray, space: PotentialSpace, centres: np.ndarray, p
     """Nearest potential-aware centre (greedy EMD, pruned by LB0 and LB1) of each point:
     (int32[n], EMDs computed), or with ``counts`` (int32[n], int64[3] = centres examined, LB1s, EMDs)."""
     pc = prepared if prepared is not None else prepare_pa_centres(space, centres)
-    lab, _, _, c = _pa_nearest(space, np.ascontiguousarray(ids, dtype=np.int32), pc)
+    lab, _, _, c = pa_nearest(space, np.ascontiguousarray(ids, dtype=np.int32), pc)
     return (lab, c) if counts else (lab, int(c[2]))

@@ -56,7 +56,7 @@ from typing import Callable, List, Optional, Tuple
 
 import numpy as np
 
-from cfrkit.cards.equity import _kernel
+from cfrkit.cards.equity import hand_vs_hand_counts
 from cfrkit.cards.hands import HOLE_PAIRS, pair_index
 from cfrkit.cards.preflop import preflop_equity_table
 from cfrkit.games.base import GameError
@@ -241,7 +241,7 @@ def _equity(h0, h1, board) -> float:
     """Exact showdown equity (win + tie / 2) of hand ``h0`` against ``h1`` over the cards to come."""
     if not board:
         return float(preflop_equity_table(progress=False)[pair_index(*h0), pair_index(*h1)])
-    w, t, l = _kernel.hand_vs_hand_counts(h0[0], h0[1], h1[0], h1[1], np.asarray(board, dtype=np.uint8))
+    w, t, l = hand_vs_hand_counts(h0, h1, board)
     return (w + 0.5 * t) / (w + t + l)
 
 

@@ -11,7 +11,9 @@ Every range or per-hand array has 1326 entries in the pair order of :mod:`cfrkit
   folder's contribution for fold terminal values.
 - :func:`hand_strength_stats`: E[HS], E[HS^2] and histograms of future river hand strength over
   exact enumeration of the cards to come (flop, turn, river boards; sampled boards preflop).
-- :func:`range_vs_range_equity`, :func:`hand_vs_range_equity`, :func:`hand_vs_hand_equity`.
+- :func:`runout_masses`: win, tie and compatible opponent mass of every pair summed over given boards.
+- :func:`range_vs_range_equity`, :func:`hand_vs_range_equity`, :func:`hand_vs_hand_equity`,
+  :func:`hand_vs_hand_counts` (the unparsed fast path on card ids).
 """
 from __future__ import annotations
 
@@ -54,18 +56,23 @@ def board_strengths(board) -> np.ndarray:
     return _kernel.board_strengths(np.array([ids], dtype=np.uint8))[0]
 
 
-def board_strengths_batch(boards: np.ndarray) -> np.ndarray:
-    """int32[B, 1326] strengths for a batch of boards ``uint8[B, k]`` (k = 3..5, distinct cards)."""
+def _check_boards(boards, min_cards: int = 3) -> np.ndarray:
+    """uint8[B, k] contiguous copy of ``boards`` (k = min_cards..5, ids 0..51, distinct in each row)."""
     arr = np.asarray(boards)
-    if arr.ndim != 2 or not 3 <= arr.shape[1] <= 5:
-        raise CardError(f"boards must have shape (B, 3..5), got {arr.shape}")
+    if arr.ndim != 2 or not min_cards <= arr.shape[1] <= 5:
+        raise CardError(f"boards must have shape (B, {min_cards}..5), got {arr.shape}")
     if arr.size and (arr.min() < 0 or arr.max() > 51):
         raise CardError("board card ids must be in 0..51")
     arr = np.ascontiguousarray(arr, dtype=np.uint8)
     srt = np.sort(arr, axis=1)
     if (np.diff(srt.astype(np.int16), axis=1) == 0).any():
         raise CardError("a board holds the same card twice")
-    return _kernel.board_strengths(arr)
+    return arr
+
+
+def board_strengths_batch(boards: np.ndarray) -> np.ndarray:
+    """int32[B, 1326] strengths for a batch of boards ``uint8[B, k]`` (k = 3..5, distinct cards)."""
+    return _kernel.board_strengths(_check_boards(boards))
 
 
 def _prepare_showdown(strengths, opp_range):
@@ -192,6 +199,23 @@ def ehs(board, opp_range=None, num_samples=None, seed=0) -> np.ndarray:
     return hand_strength_stats(board, opp_range, 0, num_samples, seed).ehs
 
 
+def runout_masses(boards, opp_range) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(win, tie, compatible) opponent mass of every pair, summed over complete boards.
+
+    ``boards``: uint8[N, 5] complete boards (e.g. rows of :func:`runout_boards`); ``opp_range``:
+    float[1326] opponent weights. On each board, pairs touching the board are skipped and opponent
+    pairs sharing a card with our pair or the board are excluded (card removal). Returns three
+    float64[1326] arrays; the equity of pair h over the boards is the ratio of sums
+    ``(win[h] + tie[h] / 2) / compatible[h]`` (undefined where ``compatible[h] == 0``).
+    """
+    arr = _check_boards(boards, min_cards=5)
+    opp = _check_range(opp_range, "opp_range")
+    if opp.ndim != 1:
+        raise ValueError("runout_masses takes one opponent range of shape (1326,)")
+    _, _, _, _, win, tie, compat = _kernel.accumulate_runouts(arr, opp, 0)
+    return win, tie, compat
+
+
 def range_vs_range_equity(range1, range2, board=(), num_samples: Optional[int] = None,
                           seed: int = 0) -> Tuple[float, np.ndarray]:
     """Equity (win + tie / 2 probability) of ``range1`` against ``range2`` on ``board``.
@@ -208,7 +232,7 @@ def range_vs_range_equity(range1, range2, board=(), num_samples: Optional[int] =
     if len(ids) < 3 and num_samples is None:
         num_samples = 20000
     boards = runout_boards(ids, None if len(ids) >= 3 else num_samples, seed)
-    _, _, _, _, winm, tiem, compm = _kernel.accumulate_runouts(boards, r2, 0)
+    winm, tiem, compm = runout_masses(boards, r2)
     with np.errstate(invalid="ignore", divide="ignore"):
         per_hand = np.where(compm > 0, (winm + 0.5 * tiem) / np.where(compm > 0, compm, 1), np.nan)
     live = r1 * ~blocked_pairs(ids)
@@ -245,3 +269,21 @@ def hand_vs_hand_equity(hand1, hand2, board=()) -> Tuple[float, int, int, int]:
     w, t, l = _kernel.hand_vs_hand_counts(h1[0], h1[1], h2[0], h2[1], np.array(ids, dtype=np.uint8))
     n = w + t + l
     return (w + 0.5 * t) / n, int(w), int(t), int(l)
+
+
+def hand_vs_hand_counts(hand1, hand2, board=()) -> Tuple[int, int, int]:
+    """Exact (wins, ties, losses) of ``hand1`` against ``hand2``, counted over every completion of ``board``.
+
+    ``hand1``, ``hand2``: 2 card ids (ints 0..51) each; ``board``: 0..5 card ids; the counts are numbers
+    of boards. The fast path for callers that hold dealt card ids (a match's hole cards and board),
+    with a cheap check (ids in range, all distinct); :func:`hand_vs_hand_equity` also parses card strings.
+    """
+    cards = (*hand1, *hand2, *board)
+    if len(hand1) != 2 or len(hand2) != 2 or len(cards) > 9:
+        raise CardError(f"two hole pairs of 2 card ids and a board of 0..5 card ids are expected, "
+                        f"got {len(hand1)}, {len(hand2)} and {len(cards) - len(hand1) - len(hand2)}")
+    if len(set(cards)) != len(cards) or min(cards) < 0 or max(cards) > 51:
+        raise CardError(f"card ids must be distinct and in 0..51, got {cards}")
+    w, t, l = _kernel.hand_vs_hand_counts(hand1[0], hand1[1], hand2[0], hand2[1],
+                                          np.asarray(board, dtype=np.uint8))
+    return int(w), int(t), int(l)

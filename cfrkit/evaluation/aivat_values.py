@@ -37,7 +37,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.linalg import lsqr
 
 from cfrkit.cards import preflop as cards_preflop
-from cfrkit.cards.equity import _kernel
+from cfrkit.cards.equity import hand_vs_hand_counts
 from cfrkit.cards.evaluator import evaluate_batch
 from cfrkit.cards.hands import HOLE_PAIRS, pair_index
 from cfrkit.cards.isomorphism import pair_preflop_classes
@@ -181,7 +181,7 @@ class TableValueFunction:
         hit = self._eq.get(board)
         if hit is None:
             (a, b), (c, d) = hole
-            w, t, l = _kernel.hand_vs_hand_counts(a, b, c, d, np.array(board, dtype=np.uint8))
+            w, t, l = hand_vs_hand_counts((a, b), (c, d), board)
             hit = self._eq[board] = (w + 0.5 * t) / (w + t + l)
         return hit
 

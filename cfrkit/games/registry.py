@@ -11,12 +11,11 @@ from typing import Any
 
 from cfrkit.games.base import Game, GameError, deserialize_state
 # the table sits below the protocol (Game.game_string reads it); this module is its public front
-# (_REGISTRY, the table itself, stays importable here for code that unregisters a game)
-from cfrkit.games.specs import (_REGISTRY, GameSpec, build_game, format_game_string, format_value, game_specs,
-                                list_games, parse_game_string, register)
+from cfrkit.games.specs import (GameSpec, build_game, format_game_string, format_value, game_specs, list_games,
+                                parse_game_string, register, unregister)
 
 __all__ = ["GameSpec", "build_game", "deserialize_state", "format_game_string", "format_value", "game_specs",
-           "list_games", "load", "parse_game_string", "register"]
+           "list_games", "load", "parse_game_string", "register", "unregister"]
 
 
 def load(game: "str | Game", **overrides: Any) -> Game:

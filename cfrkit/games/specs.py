@@ -49,6 +49,12 @@ def register(name: str, factory: Callable[..., Any], defaults: Dict[str, Any], d
     _REGISTRY[name] = GameSpec(name, factory, dict(defaults), description)
 
 
+def unregister(name: str) -> None:
+    """Forget the game registered as ``name`` (one a test or a plugin registered for a while); a name
+    that is not registered is left alone."""
+    _REGISTRY.pop(name, None)
+
+
 def _ensure_loaded() -> None:
     global _loaded_modules
     if _loaded_modules:

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 from cfrkit.cards.encoding import CARD_STRINGS
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action
-from cfrkit.games.holdem.history import _fmt_chips
+from cfrkit.games.holdem.history import format_log_chips
 from cfrkit.games.holdem.matchstate import format_matchstate
 from cfrkit.platform.jsonlines import loads as _loads
 
@@ -221,7 +221,7 @@ def acpc_log_line(state: HoldemState, hand: int, names: List[str], returns: List
     """``STATE:...`` dealer-log line of a finished hand (as ``history.acpc_log_line``, with the
     returns already computed)."""
     cards = _cards_field(state, [True] * state.d.num_players, _board_suffix(state))
-    return (f"STATE:{hand}:{state.betting_string()}:{cards}:{'|'.join(_fmt_chips(v) for v in returns)}:"
+    return (f"STATE:{hand}:{state.betting_string()}:{cards}:{'|'.join(format_log_chips(v) for v in returns)}:"
             f"{'|'.join(names)}")
 
 

@@ -22,6 +22,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from cfrkit.cards.equity import (board_strengths, board_strengths_batch, hand_vs_hand_counts, runout_boards,
+                                 runout_masses, showdown_masses)
 from cfrkit.games.base import Game, GameError, State
 from cfrkit.games.holdem.deals import deal_for_hand
 from cfrkit.games.holdem.game import HoldemGame
@@ -185,8 +187,6 @@ class HoldemView(PokerView):
 
     def equity_vs_range(self, state, hand: int, opp_range: np.ndarray,
                         samples: Optional[int] = None, seed: int = 0) -> Tuple[float, float]:
-        from cfrkit.cards.equity import _kernel, board_strengths, runout_boards, showdown_masses
-
         board = list(state.board)
         rng = np.ascontiguousarray(opp_range, dtype=np.float64)
         if len(board) == 5:
@@ -199,7 +199,7 @@ class HoldemView(PokerView):
         if len(board) == 4 or (len(board) == 3 and samples is None):
             boards = runout_boards(board)
             keep = ~np.isin(boards[:, len(board):], list(mine)).any(axis=1)
-            _, _, _, _, winm, tiem, compm = _kernel.accumulate_runouts(np.ascontiguousarray(boards[keep]), rng, 0)
+            winm, tiem, compm = runout_masses(boards[keep], rng)
             if compm[hand] <= 0:
                 return float("nan"), 0.0
             return float((winm[hand] + 0.5 * tiem[hand]) / compm[hand]), 0.0
@@ -208,10 +208,8 @@ class HoldemView(PokerView):
         keep = ~np.isin(boards[:, len(board):], list(mine)).any(axis=1)
         boards = np.ascontiguousarray(boards[keep][:n])
         # per-board equities (for the standard error): strengths of all boards, masses per board
-        from cfrkit.cards.equity import board_strengths_batch
-
         strengths = board_strengths_batch(boards)
-        win, lose, compat = _kernel.showdown_masses(strengths, np.ascontiguousarray(np.broadcast_to(rng, strengths.shape)))
+        win, lose, compat = showdown_masses(strengths, rng)
         c = compat[:, hand]
         if c.sum() <= 0:
             return float("nan"), 0.0
@@ -228,9 +226,7 @@ class HoldemView(PokerView):
 
         Preflop from the shipped exact matchup counts (:func:`preflop_matchup_count`, microseconds
         instead of 5 ms of enumeration; the same float64 as the enumeration, bit for bit), later
-        rounds by enumeration (the kernel's ``hand_vs_hand_counts``, cached per hands and board)."""
-        from cfrkit.cards.equity import _kernel
-
+        rounds by enumeration (:func:`~cfrkit.cards.equity.hand_vs_hand_counts`, cached per hands and board)."""
         h0, h1 = state.hole
         board = state.board
         key = (tuple(h0), tuple(h1), tuple(board))
@@ -242,7 +238,7 @@ class HoldemView(PokerView):
             # (2 wins + ties) / (2 boards): the same real number as (w + t / 2) / (w + t + l), one rounding
             eq = count / (2.0 * PREFLOP_BOARDS)
         else:
-            w, t, l = _kernel.hand_vs_hand_counts(h0[0], h0[1], h1[0], h1[1], np.array(board, dtype=np.uint8))
+            w, t, l = hand_vs_hand_counts(h0, h1, board)
             eq = (w + 0.5 * t) / (w + t + l)
         if len(self._equity_cache) > 4096:
             self._equity_cache.clear()

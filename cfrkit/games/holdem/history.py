@@ -60,7 +60,9 @@ class ReplayResult:
         return [(self.state.d.stack[p] + r) / self.chip_scale for p, r in enumerate(self.state.returns())]
 
 
-def _fmt_chips(value: float) -> str:
+def format_log_chips(value: float) -> str:
+    """A chip amount as the ACPC logs write it: an integer without a decimal point ("100", "-50"), else
+    at most 6 decimals without trailing zeros ("2.5")."""
     return str(int(value)) if float(value).is_integer() else f"{value:.6f}".rstrip("0").rstrip(".")
 
 
@@ -73,7 +75,7 @@ def acpc_log_line(state: HoldemState, hand_number: int, names: Optional[Sequence
     names = list(names) if names is not None else [f"p{i + 1}" for i in range(n)]
     if len(names) != n:
         raise HistoryError(f"need {n} player names, got {len(names)}")
-    values = "|".join(_fmt_chips(v) for v in state.returns())
+    values = "|".join(format_log_chips(v) for v in state.returns())
     return f"STATE:{hand_number}:{state.betting_string()}:{state.cards_string(viewer=None)}:{values}:{'|'.join(names)}"
 
 
@@ -93,7 +95,7 @@ def write_acpc_log(hands: Iterable[Tuple[HoldemState, int, Sequence[str]]], out:
                 totals[name] = 0.0
             totals[name] += value
     if order:
-        out.write(f"SCORE:{'|'.join(_fmt_chips(totals[n]) for n in order)}:{'|'.join(order)}\n")
+        out.write(f"SCORE:{'|'.join(format_log_chips(totals[n]) for n in order)}:{'|'.join(order)}\n")
 
 
 def parse_acpc_log_line(line: str, lineno: int = 0) -> Tuple[int, str, str, List[float], List[str]]:
@@ -155,8 +157,8 @@ def _check_finish(state: HoldemState, nets: Optional[Sequence[float]], hand: int
         for p, (a, b) in enumerate(zip(got, nets)):
             if abs(a - b) > tolerance + 1e-9 * abs(b):
                 units = "chips" if chip_scale == 1 else "(history units)"
-                return ReplayResult(hand, False, f"{where}: seat {p} nets {_fmt_chips(a)} {units} under the rules, "
-                                                 f"the history says {_fmt_chips(b)}", state, list(names), list(nets),
+                return ReplayResult(hand, False, f"{where}: seat {p} nets {format_log_chips(a)} {units} under the rules, "
+                                                 f"the history says {format_log_chips(b)}", state, list(names), list(nets),
                                     chip_scale)
     return ReplayResult(hand, True, "", state, list(names), None if nets is None else list(nets), chip_scale)
 
@@ -412,7 +414,7 @@ def game_from_phh(fields: dict, source: str = "<phh>", chip_scale: Optional[int]
             raise HistoryError(f"{source}: NT needs 'min_bet'")
         if _phh_chips(fields["min_bet"], chip_scale, "min_bet", source) != max(blinds):
             raise HistoryError(f"{source}: min_bet {fields['min_bet']} differs from the big blind "
-                               f"{_fmt_chips(max(blinds) / chip_scale)}; cfrkit's minimum raise is the big blind")
+                               f"{format_log_chips(max(blinds) / chip_scale)}; cfrkit's minimum raise is the big blind")
     trimming = fields.get("ante_trimming_status", False)  # PHH's default
     if not isinstance(trimming, bool):
         raise HistoryError(f"{source}: ante_trimming_status must be true or false, got {str(trimming)[:40]!r}")

@@ -70,7 +70,7 @@ from cfrkit.solvers.blueprint.betting_tree import (DEFAULT_BETS, DEFAULT_GAME, D
 from cfrkit.solvers.blueprint.boards import sample_boards
 from cfrkit.solvers.blueprint.mccfr import (ESMCCFRTrainer, sample_deals, sampled_trainer_keywords,
                                            sampling_settings)
-from cfrkit.solvers.blueprint.trainer import _TREE_FIELDS, check_abstraction, stats_from_header
+from cfrkit.solvers.blueprint.trainer import TREE_FIELDS, check_abstraction, stats_from_header
 
 REGRET_STORAGES = ("int32", "float32")
 #: ``kernel``: boards, deals and table lookups in the kernel (new runs); ``numpy``: numpy boards and deals,
@@ -455,7 +455,7 @@ class PluribusTrainer(ESMCCFRTrainer):
         with atomic_open(path, "wb") as f:
             with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
                 _write_member(zf, "__header__", np.frombuffer(json.dumps(header).encode(), dtype=np.uint8))
-                for name in _TREE_FIELDS:
+                for name in TREE_FIELDS:
                     _write_member(zf, f"tree_{name}", getattr(self.tree, name))
                 with zf.open("strategy_sum.npy", "w", force_zip64=True) as out:
                     np.lib.format.write_array_header_2_0(

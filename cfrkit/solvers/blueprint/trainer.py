@@ -38,7 +38,8 @@ CHECKPOINT_MAGIC = "cfrkit-blueprint"
 CHECKPOINT_VERSION = 1
 _HEADER_FIELDS = ("game", "bets", "raise_cap", "tree", "abstraction", "abstraction_id", "num_buckets", "seed",
                   "boards_per_iteration", "iterations", "nodes", "seconds", "total_slots")
-_TREE_FIELDS = ("kind", "player", "round", "child_start", "num_children", "spent", "action_kind", "raise_to",
+#: The blueprint tree's per-node arrays a checkpoint stores (as ``tree_<name>`` members), in file order.
+TREE_FIELDS = ("kind", "player", "round", "child_start", "num_children", "spent", "action_kind", "raise_to",
                 "pot_fraction", "is_allin")
 
 
@@ -259,7 +260,7 @@ class BlueprintTrainer:
         os.makedirs(directory, exist_ok=True)
         header = self.header()
         header["strategy_only"] = bool(strategy_only)
-        arrays = {f"tree_{name}": getattr(self.tree, name) for name in _TREE_FIELDS}
+        arrays = {f"tree_{name}": getattr(self.tree, name) for name in TREE_FIELDS}
         arrays["strategy_sum"] = self.strategy_sum
         if not strategy_only:
             arrays["regrets"] = self.regrets
@@ -325,7 +326,7 @@ def read_checkpoint(path: str, arrays=("regrets", "strategy_sum")):
                 raise BlueprintError(f"{path}: blueprint file version {header.get('version')} is newer than this "
                                      f"cfrkit")
             resume_only = ("regrets", "averaged_sums")  # absent from strategy-only files
-            wanted = [f"tree_{n}" for n in _TREE_FIELDS] + [a for a in arrays
+            wanted = [f"tree_{n}" for n in TREE_FIELDS] + [a for a in arrays
                                                              if not (a in resume_only and header.get("strategy_only"))]
             absent = [k for k in _HEADER_FIELDS if k not in header]
             if absent:
@@ -359,7 +360,7 @@ def tree_from_arrays(header: Dict, data: Dict) -> BettingTree:
         raise BlueprintError(f"blueprint file for game {header.get('game')!r}, which cannot be loaded: {exc}") from None
     tree = BettingTree(game_string=header["game"], bets=header["bets"], raise_cap=int(header["raise_cap"]),
                        stacks=(int(d.stack[0]), int(d.stack[1])), num_rounds=int(d.num_rounds),
-                       **{n: np.ascontiguousarray(data[f"tree_{n}"]) for n in _TREE_FIELDS})
+                       **{n: np.ascontiguousarray(data[f"tree_{n}"]) for n in TREE_FIELDS})
     if tree.fingerprint() != header["tree"]:
         raise BlueprintError("the blueprint file's betting tree does not match its header (corrupt file)")
     return tree

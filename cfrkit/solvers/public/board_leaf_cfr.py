@@ -35,8 +35,8 @@ from cfrkit.solvers.public.public_tree import PublicTree, root_ranges
 
 LEAF_ALGORITHMS = {"cfr+": 0, "dcfr": 1}
 
-def _one_blas_thread():
-    """Context limiting BLAS to one thread (the all-in products are small: a threaded BLAS on a loaded
+def one_blas_thread():
+    """Context manager limiting BLAS to one thread (the all-in products are small: a threaded BLAS on a loaded
     machine spends more CPU spinning than multiplying); a no-op without threadpoolctl."""
     try:
         from threadpoolctl import threadpool_limits
@@ -403,7 +403,7 @@ class BoardLeafSolver(BoardRangeSolver):
             raise ValueError("iterations must be non-negative")
         if check_every or target is not None:
             raise ValueError("BoardLeafSolver has no exploitability checks (check_every / target)")
-        with _one_blas_thread(), _one_torch_thread(self.session.L > 0):
+        with one_blas_thread(), _one_torch_thread(self.session.L > 0):
             self._run(iterations)
         return np.zeros(0)
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from cfrkit.games.base import Game, GameError
 from cfrkit.policy import FILE_MAGIC as POLICY_MAGIC
-from cfrkit.policy import PolicyFileError, TabularPolicy, _sequential_string, check_array, load_npz_checked
+from cfrkit.policy import PolicyFileError, TabularPolicy, check_array, load_npz_checked, sequential_game_string
 from cfrkit.solvers.progress import SolverHistory, run_iterations
 from cfrkit.solvers.tabular.best_response import exploitability
 from cfrkit.solvers.tabular.compiled import CompiledGame, compile_game
@@ -235,7 +235,7 @@ class CFRSolver:
                 tree = compile_game(stored_game)
             except GameError as exc:
                 raise PolicyFileError(f"{path}: corrupted header (game {stored_game!r}: {exc})") from None
-        if tree.game_string != stored_game and tree.game_string != _sequential_string(stored_game):
+        if tree.game_string != stored_game and tree.game_string != sequential_game_string(stored_game):
             raise PolicyFileError(f"{path}: checkpoint is for {stored_game!r}, not {tree.game_string!r}")
         regrets = check_array(path, arrays, "solver_regrets", "f", 1, finite=True)
         sums = check_array(path, arrays, "solver_strategy_sum", "f", 1, finite=True)

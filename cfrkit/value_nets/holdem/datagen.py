@@ -77,7 +77,10 @@ BACKENDS = ("board", "board64", "numpy", "torch")  # solvers of turn / flop situ
 DEFAULT_SIZING = ((1.0,), (1.0,), ())  # pot bets, one pot raise, then fold/call/all-in (all-in always)
 
 
-def _sizing_list(bet_sizing) -> List[List[float]]:
+def sizing_levels(bet_sizing) -> List[List[float]]:
+    """Bet sizing as lists of pot fractions per bet number in a round (entry ``k`` = the ``(k+1)``-th bet),
+    normalised by :func:`~cfrkit.solvers.public.games.normalize_bet_sizing`; None gives :data:`DEFAULT_SIZING`.
+    The JSON-ready form stored in a dataset's metadata."""
     return [list(level) for level in normalize_bet_sizing(DEFAULT_SIZING if bet_sizing is None else bet_sizing)]
 
 
@@ -111,7 +114,10 @@ def bucket_arrays(bucketer, boards: np.ndarray, contribs: np.ndarray, ranges: np
     return inputs, targets, mask
 
 
-def _tree(game, bet_sizing, board, contrib, depth_limit: bool):
+def street_tree(game, bet_sizing, board, contrib, depth_limit: bool):
+    """Public tree of the street of ``board`` (3, 4 or 5 card ids) for both players in for ``contrib`` chips,
+    with ``bet_sizing`` (pot fractions per bet number); ``depth_limit`` stops it at the street's end
+    (value-function leaves) instead of playing the later streets out."""
     pgame = HoldemPublicGame(game, bet_sizing)
     return build_public_tree(pgame, street_start_state(game, board, contrib), depth_limit=depth_limit)
 
@@ -120,7 +126,7 @@ def solve_river_group(game, bet_sizing, board, contrib: float, ranges: np.ndarra
                       threads: int = 1) -> np.ndarray:
     """Pot-fraction root cfvs ``(B, 2, 1326)`` of river situations sharing ``board`` and ``contrib``
     (compiled DCFR, ``iterations`` each; cfvs of the average strategy)."""
-    tree = _tree(game, bet_sizing, board, contrib, depth_limit=False)
+    tree = street_tree(game, bet_sizing, board, contrib, depth_limit=False)
     batch = solve_many(tree, ranges, max_iterations=iterations, threads=threads)
     out = np.stack([s.root_cfvs() for s in batch.solvers])   # (B, 2, 1326) chips, average strategies
     return out / (2.0 * contrib)
@@ -135,7 +141,7 @@ def solve_river_group_range(game, bet_sizing, board, contrib: float, ranges: np.
     over the iterations after ``skip`` (CFR+ by default)."""
     if backend not in ("numpy", "torch"):
         raise ValueError(f"the river RangeSolver path runs on backend 'numpy' or 'torch', not {backend!r}")
-    tree = _tree(game, bet_sizing, board, contrib, depth_limit=False)
+    tree = street_tree(game, bet_sizing, board, contrib, depth_limit=False)
     solver = SubgameSolver(tree, np.asarray(ranges).reshape(-1, 2, 1326), backend=backend, algorithm=algorithm,
                            skip=skip, device=device)
     solver.run(iterations)
@@ -151,7 +157,7 @@ def solve_river_groups_torch(game, bet_sizing, situations, iterations: int, skip
     from cfrkit.solvers.public.torch_batch import solve_river_trees
 
     slices = list(group_slices(situations.groups))
-    trees = [_tree(game, bet_sizing, situations.boards[idx[0]], float(situations.contribs[idx[0]]), False)
+    trees = [street_tree(game, bet_sizing, situations.boards[idx[0]], float(situations.contribs[idx[0]]), False)
              for idx in slices]
     vals = solve_river_trees(trees, [situations.ranges[idx] for idx in slices], iterations, skip, algorithm,
                              device=device)
@@ -172,7 +178,7 @@ def solve_groups_with_leaves_torch(game, bet_sizing, situations, iterations: int
     from cfrkit.solvers.public.torch_batch import solve_leaf_trees
 
     slices = list(group_slices(situations.groups))
-    trees = [_tree(game, bet_sizing, situations.boards[idx[0]], float(situations.contribs[idx[0]]), True)
+    trees = [street_tree(game, bet_sizing, situations.boards[idx[0]], float(situations.contribs[idx[0]]), True)
              for idx in slices]
     vals = solve_leaf_trees(trees, [situations.ranges[idx] for idx in slices], leaf_values, iterations, skip,
                             algorithm, device=device)
@@ -195,7 +201,7 @@ def solve_group_with_leaves(game, bet_sizing, board, contrib: float, ranges: np.
     on the device with torch; so ``"numpy"`` computes ``"board64"``'s values, up to float rounding)."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-    tree = _tree(game, bet_sizing, board, contrib, depth_limit=True)
+    tree = street_tree(game, bet_sizing, board, contrib, depth_limit=True)
     ranges = np.asarray(ranges).reshape(-1, 2, 1326)
     if backend in ("board", "board64"):
         solver = SubgameSolver(tree, ranges, backend="compiled", storage="float32" if backend == "board" else "float64",
@@ -218,7 +224,7 @@ def solve_situations(game, situations, iterations: int, skip: int = 0, bet_sizin
     (:func:`solve_groups_with_leaves_torch`, the same iterates) with ``"torch"``."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-    bet_sizing = _sizing_list(bet_sizing)
+    bet_sizing = sizing_levels(bet_sizing)
     if situations.street == "river" and backend == "torch":  # all groups in one batched solve (GPU-sized)
         return solve_river_groups_torch(game, bet_sizing, situations, iterations, skip, device)
     if situations.street in ("turn", "flop") and backend == "torch" and leaf_values is not None:
@@ -382,7 +388,7 @@ def generate_holdem_dataset(out_dir: str, street: str, num_samples: int, shard_s
         raise ValueError(f"gpus_per_task must be >= 0, got {gpus_per_task}")
     bucketer = make_bucketer(street, buckets, num_buckets)
     settings = {"game": g.game_string(), "street": street, "shard_size": int(shard_size), "iterations": int(iterations),
-                "skip": skip, "seed": int(seed), "group": int(group), "bet_sizing": _sizing_list(bet_sizing),
+                "skip": skip, "seed": int(seed), "group": int(group), "bet_sizing": sizing_levels(bet_sizing),
                 "bucketer": bucketer.to_dict(), "leaf_nets": None if leaf_nets is None else os.path.abspath(leaf_nets),
                 "leaf_net_digest": _nets_digest(leaf_nets, LEAF_STREET[street]), "backend": backend, "device": device}
     if street == "preflop":   # only here, so the digests of existing flop/turn/river datasets do not change
