@@ -5,6 +5,7 @@ from functools import lru_cache
 
 import numpy as np
 import pytest
+from holdem_play import play
 
 from cfrkit.agents.blueprint import BlueprintAgent
 from cfrkit.agents.blueprint_values import walk_step, blueprint_values
@@ -132,17 +133,10 @@ def _vf(owner, fitted, opponent, **kw):
 
 
 def _hand_to(actions, cards):
+    """GAME's state after dealing ``cards`` at chance nodes and playing ``actions`` (tests/holdem_play.py)."""
     state = load(GAME).new_initial_state()
-    cards, actions = list(cards), list(actions)
-    while True:
-        if state.is_chance_node():
-            if not cards:
-                return state
-            state.apply_action(cards.pop(0))
-        elif actions:
-            state.apply_action(actions.pop(0))
-        else:
-            return state
+    play(state, *actions, board=cards)
+    return state
 
 
 def test_fitted_tables_per_seat_and_exact_chance_expectations(owner, fitted, monkeypatch):
