@@ -10,7 +10,9 @@ river by the tables: the translations alone), ``street-river44`` (every river ca
 played out on 12 cards, translations not followed).
 A pair without a blueprint takes the tables of VALUES.npz.  A mode with the suffix ``+fit`` (``street-main+fit``)
 uses the tables against the other agent's abstract policy fitted on ``--fit N`` duplicate deals (default 2,000;
-other agent objects, seed 1000 + SEED; :mod:`cfrkit.agents.opponent_values`), fitted once and reported on its own.
+other agent objects, seed 1000 + SEED; :mod:`cfrkit.agents.opponent_values`), fitted once and reported on its own;
+``--fit-file PATH`` keeps the fitted counts in PATH (npz) and reads them back when it exists (the same deals and
+seed give the same counts, so only the fitting match's CPU is saved).
 One duplicate match of DEALS deals per mode (seed SEED, default 7); prints per mode the CPU seconds,
 hands per CPU second, the per-deal standard deviation of AIVAT and of duplicate (mbb/h) and variance x CPU per
 deal (lower: narrower intervals per CPU second).
@@ -42,7 +44,29 @@ MODES = {"tables": dict(lookahead=False), "one-step": dict(street_from=4, bluepr
          "street-river44": dict(blueprint_lookahead=True, river_cards=44),
          # the river played out (12 cards), the owner's translations not followed (branch aivat-80)
          "street-river": dict(blueprint_lookahead=True, follow_owner=False),
-         "street-noleaves": dict(blueprint_lookahead=True, river_leaves=False)}
+         "street-noleaves": dict(blueprint_lookahead=True, river_leaves=False),
+         # street-main with the equity control variate on every sampled chance expectation (branch aivat-80b)
+         "street-cv": dict(blueprint_lookahead=True, follow_owner=False, river_exact=False, chance_cv=True),
+         # street-river with the control variate (the river's 12 cards too)
+         "street-river-cv": dict(blueprint_lookahead=True, follow_owner=False, chance_cv=True)}
+
+
+def _load_fit(path):
+    """The fitted counts saved by :func:`_save_fit` at ``path`` (None when there is no such file)."""
+    if not path or not os.path.exists(path):
+        return None
+    with np.load(path) as z:
+        counts = {0: {}, 1: {}}
+        for k in z.files:
+            seat, node = k.split("_")
+            counts[int(seat)][int(node)] = z[k]
+    return counts
+
+
+def _save_fit(path, counts) -> None:
+    """``counts[seat][node]`` to ``path`` (npz; keys ``seat_node``), so later runs skip the fitting match."""
+    if path:
+        np.savez(path, **{f"{s}_{n}": w for s, c in counts.items() for n, w in c.items()})
 
 
 def main() -> None:
@@ -51,6 +75,11 @@ def main() -> None:
     if "--fit" in argv:
         i = argv.index("--fit")
         fit_deals = int(argv[i + 1])
+        del argv[i:i + 2]
+    fit_file = None
+    if "--fit-file" in argv:
+        i = argv.index("--fit-file")
+        fit_file = argv[i + 1]
         del argv[i:i + 2]
     if len(argv) < 4:
         raise SystemExit(__doc__)
@@ -72,9 +101,12 @@ def main() -> None:
             other = next(i for i, a in enumerate(agents) if a is not owner)
             if counts is None:
                 t = time.process_time()
-                twins = [make_agent(s, game="holdem", seed=100 + i) for i, s in enumerate(specs)]
-                counts = fit_abstract_policy(twins[1 - other], twins[other], fit_deals, seed=1000 + seed)
-                del twins
+                counts = _load_fit(fit_file)
+                if counts is None:
+                    twins = [make_agent(s, game="holdem", seed=100 + i) for i, s in enumerate(specs)]
+                    counts = fit_abstract_policy(twins[1 - other], twins[other], fit_deals, seed=1000 + seed)
+                    del twins
+                    _save_fit(fit_file, counts)
                 print(json.dumps({"fit_deals": fit_deals, "fit_cpu_s": round(time.process_time() - t, 1),
                                   "nodes": {s: len(c) for s, c in counts.items()}}), flush=True)
             t = time.process_time()

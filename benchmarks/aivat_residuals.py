@@ -25,6 +25,8 @@ from collections import defaultdict
 
 import numpy as np
 
+from aivat_lookahead_modes import _load_fit, _save_fit
+
 from cfrkit.agents.blueprint import BlueprintAgent
 from cfrkit.agents.opponent_values import OpponentTablesValueFunction, fit_abstract_policy
 from cfrkit.evaluation.aivat import AivatObserver
@@ -160,6 +162,8 @@ def main() -> None:
                     help="tables against the other agent's abstract policy fitted on DEALS duplicate deals of "
                          "its own (other agent objects, seed 1000 + SEED; cfrkit.agents.opponent_values)")
     ap.add_argument("--prior", type=float, default=2.0, help="the fit's prior weight in hands")
+    ap.add_argument("--fit-file", default=None, metavar="PATH",
+                    help="keep the fitted counts in PATH (npz), read back when it exists (aivat_lookahead_modes.py's)")
     args = ap.parse_args()
     specs = args.pair.split(",")
     agents = [make_agent(s, game="holdem", seed=i + 1) for i, s in enumerate(specs)]
@@ -174,9 +178,12 @@ def main() -> None:
     if args.fit:
         t = time.process_time()
         other = next(i for i, a in enumerate(agents) if a is not owner)
-        twins = [make_agent(s, game="holdem", seed=100 + i) for i, s in enumerate(specs)]
-        counts = fit_abstract_policy(twins[1 - other], twins[other], args.fit, seed=1000 + args.seed)
-        del twins  # their blueprint's arrays
+        counts = _load_fit(args.fit_file)
+        if counts is None:
+            twins = [make_agent(s, game="holdem", seed=100 + i) for i, s in enumerate(specs)]
+            counts = fit_abstract_policy(twins[1 - other], twins[other], args.fit, seed=1000 + args.seed)
+            del twins  # their blueprint's arrays
+            _save_fit(args.fit_file, counts)
         vf = OpponentTablesValueFunction(owner.blueprint, view, owner.translate_raise, agents[other], counts,
                                          prior=args.prior, river_exact=False, follow_owner=False)
         fit_cpu = time.process_time() - t

@@ -360,26 +360,30 @@ class BlueprintAgent(PokerAgent):
         return actions, probs
 
     def aivat_value_function(self, view, flops: int = 16, boards: int = 24, seed: int = 0, river_exact: bool = False,
-                             follow_owner: bool = False):
+                             follow_owner: bool = False, chance_cv: bool = False):
         """The blueprint's own self-play values as an AIVAT value function (seat 0's chips; see
         :mod:`cfrkit.agents.blueprint_values`), or None when its table would be too large (the AIVAT
         observer then uses the check-down equity value).  Built once per agent (a few CPU seconds).
         ``river_exact`` off by default: against A^R it cut the per-deal deviation by a tenth at 4.6x the CPU
         (benchmarks/RESULTS.md, branch aivat-ar); ``follow_owner`` off by default: following this agent's own
         bet-size translations left the deviation unchanged against A^R (2,416 vs 2,462 mbb per deal, 300 deals)
-        at 19% fewer hands per CPU s.  Either setting keeps the estimator unbiased."""
+        at 19% fewer hands per CPU s.  ``chance_cv``: the equity control variate on sampled chance expectations
+        (:meth:`~cfrkit.agents.blueprint_values.BlueprintValueFunction._equity_cv`).  Every setting keeps the
+        estimator unbiased."""
         cached = getattr(self, "_value_function", None)
         if cached is not None and cached.view is view:
             return cached
-        if (cached is not None and (cached.flops, cached.boards, cached.seed, cached.river_exact, cached.follow_owner)
-                == (int(flops), int(boards), int(seed), bool(river_exact), bool(follow_owner))
+        if (cached is not None and (cached.flops, cached.boards, cached.seed, cached.river_exact, cached.follow_owner,
+                                    cached.chance_cv)
+                == (int(flops), int(boards), int(seed), bool(river_exact), bool(follow_owner), bool(chance_cv))
                 and getattr(view.game, "definition", None) == getattr(cached.view.game, "definition", None)):
             # another view of the same game (every match makes its own): the same tables, a fresh generator
             vf = self._value_function = cached.fresh(view)
             return vf
         try:
             vf = BlueprintValueFunction(self.blueprint, view, self.translate_raise, boards=boards, flops=flops,
-                                        seed=seed, river_exact=river_exact, follow_owner=follow_owner)
+                                        seed=seed, river_exact=river_exact, follow_owner=follow_owner,
+                                        chance_cv=chance_cv)
         except GameError:
             return None
         self._value_function = vf

@@ -268,12 +268,14 @@ class BlueprintValueFunction:
     ``follow_owner`` (default True): the tables and the owner's lookahead follow the abstract sizes the owner agent
     (the one seat playing this blueprint) drew for raises, and the observer corrects each draw
     (:meth:`translation_expectation`).
+    ``chance_cv`` (default False): a sampled chance expectation (flops, turn or river cards drawn) gets the equity
+    control variate of :meth:`_equity_cv`, exact in expectation, so still unbiased; every-card means are unchanged.
     """
 
     def __init__(self, strategy, view, translate_raise, boards: int = 24, flops: int = 16, seed: int = 0,
                  lookahead: bool = True, street_from: int = 1, blueprint_lookahead: bool = False,
                  follow_owner: bool = True, river_exact: bool = True,
-                 river_cards: int = 12, river_leaves: bool = True):
+                 river_cards: int = 12, river_leaves: bool = True, chance_cv: bool = False):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
         self.strategy = strategy
@@ -306,10 +308,11 @@ class BlueprintValueFunction:
             raise GameError(f"river_cards must be >= 1, got {river_cards}")
         self.river_cards = int(river_cards)
         self.river_leaves = bool(river_leaves)
+        self.chance_cv = bool(chance_cv)
         self._hand_reset()
         self._args = dict(flops=self.flops, lookahead=self.lookahead, blueprint_lookahead=self.blueprint_lookahead,
                           street_from=self.street_from, follow_owner=self.follow_owner, river_exact=self.river_exact,
-                          river_cards=self.river_cards, river_leaves=self.river_leaves)
+                          river_cards=self.river_cards, river_leaves=self.river_leaves, chance_cv=self.chance_cv)
 
     def _hand_reset(self) -> None:
         """Forget the hand's owner, its remembered translations and the river cache (no hand started)."""
@@ -567,7 +570,8 @@ class BlueprintValueFunction:
             return self._river_mean(state)
         dead = set(board) | set(hole[0]) | set(hole[1])
         rest = np.array([c for c in range(52) if c not in dead], dtype=np.int64)
-        if need == 1 and ((r == 3 and not (self._street and self.street_from <= 3)) or rest.size <= self.flops):
+        every = need == 1 and ((r == 3 and not (self._street and self.street_from <= 3)) or rest.size <= self.flops)
+        if every:
             boards = [board + [int(c)] for c in rest]  # every card
         elif need == 1:  # turn cards: a uniform sample without replacement, unbiased for the mean
             boards = [board + [int(c)] for c in rest[np.argsort(self.rng.random(rest.size))[:self.flops]]]
@@ -576,19 +580,42 @@ class BlueprintValueFunction:
             boards = [board + [int(c) for c in rest[p]] for p in picks]
         nxt = int(self.tree.player[node])  # who acts first after the cards
         if self._policy[nxt] is None and not (self._street and r >= self.street_from):
-            return float(np.mean([self._on_board(node, bd, hole) for bd in boards]))
+            mean = float(np.mean([self._on_board(node, bd, hole) for bd in boards]))
+            return mean if every else mean + self._equity_cv(state, node, r, boards)
         total = 0.0  # the lookahead seat acts first: the same v as value() on every dealt state
         shared = self._values_on_boards(state, boards)
         if shared is not None:
             for v in shared:  # summed in the per-board loop's order
                 total += v
-            return total / len(boards)
-        for bd in boards:
-            child = state.clone()
-            for c in bd[len(board):]:
-                child.apply_action(int(c))
-            total += self.value(child)
-        return total / len(boards)
+        else:
+            for bd in boards:
+                child = state.clone()
+                for c in bd[len(board):]:
+                    child.apply_action(int(c))
+                total += self.value(child)
+        mean = total / len(boards)
+        return mean if every else mean + self._equity_cv(state, node, r, boards)
+
+    def _equity_cv(self, state, node: int, r: int, boards) -> float:
+        """The equity control variate of a sampled chance expectation (``chance_cv``; 0.0 when off), in chips:
+        ``c * (eq(board now) - mean_k eq(boards[k]))``.  The showdown equity of the two hands is a martingale (its
+        mean over the cards to come is today's equity, exactly), so the term has zero mean over the sample and
+        the expectation stays unbiased; it cancels the part of the sample's luck that moves the equity.  ``c``
+        (chips, fixed before the sample) is the tables' expected showdown pot at the round-closing call, the
+        transition average ``T S T^T`` at the two hands' buckets of the round that ends (``r`` the next round,
+        ``node`` its first decision)."""
+        if not self.chance_cv:
+            return 0.0
+        eqs = [self._equity(state.hole, bd) for bd in boards]
+        now = self._equity(state.hole, [int(c) for c in state.board])
+        return self._cv_pot(state, node, r) * (now - float(np.mean(eqs)))
+
+    def _cv_pot(self, state, node: int, r: int) -> float:
+        """The control variate's coefficient (chips): ``T S T^T`` of the tables at ``node`` (the first decision of
+        round ``r``) at the two hands' buckets of round ``r - 1`` on ``state``'s board."""
+        b0, b1 = self._buckets(r - 1, [int(c) for c in state.board], state.hole)
+        tr = self.trans[r - 1]
+        return float(tr[b0] @ self.table.ds(node)[1] @ tr[b1])
 
     # ------------------------------------------------------------------ the lookahead over a chance node's boards
     def _values_on_boards(self, state, boards) -> Optional[List[float]]:
@@ -769,14 +796,19 @@ class BlueprintValueFunction:
         if hit is None:
             dead = set(state.board) | set(state.hole[0]) | set(state.hole[1])
             rest = np.array([c for c in range(52) if c not in dead], dtype=np.int64)
-            if self.river_cards < rest.size:  # a uniform sample without replacement: unbiased for the mean
+            every = self.river_cards >= rest.size
+            if not every:  # a uniform sample without replacement: unbiased for the mean
                 rest = rest[np.argsort(self.rng.random(rest.size))[:self.river_cards]]
             total = 0.0
             for c in rest:
                 child = state.clone()
                 child.apply_action(int(c))
                 total += self.value(child)
-            hit = self._river[key] = total / rest.size
+            hit = total / rest.size
+            if not every:
+                board = [int(c) for c in state.board]
+                hit += self._equity_cv(state, key[1], 3, [board + [int(c)] for c in rest])
+            self._river[key] = hit
         return hit
 
     def _deal(self) -> float:
