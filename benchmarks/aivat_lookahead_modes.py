@@ -47,6 +47,9 @@ MODES = {"tables": dict(lookahead=False), "one-step": dict(street_from=4, bluepr
          "street-noleaves": dict(blueprint_lookahead=True, river_leaves=False),
          # street-main with the equity control variate on every sampled chance expectation (branch aivat-80b)
          "street-cv": dict(blueprint_lookahead=True, follow_owner=False, river_exact=False, chance_cv=True),
+         # street-cv with 45 flops and every turn and river card (``flops`` covers the 45 turn cards)
+         "street-cv45": dict(blueprint_lookahead=True, follow_owner=False, river_exact=False, chance_cv=True,
+                             flops=45),
          # street-river with the control variate (the river's 12 cards too)
          "street-river-cv": dict(blueprint_lookahead=True, follow_owner=False, chance_cv=True)}
 

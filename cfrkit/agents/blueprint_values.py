@@ -603,7 +603,8 @@ class BlueprintValueFunction:
         the expectation stays unbiased; it cancels the part of the sample's luck that moves the equity.  ``c``
         (chips, fixed before the sample) is the tables' expected showdown pot at the round-closing call, the
         transition average ``T S T^T`` at the two hands' buckets of the round that ends (``r`` the next round,
-        ``node`` its first decision)."""
+        ``node`` its first decision); the pot at the chance node instead did worse against A^R (benchmarks/RESULTS.md,
+        branch aivat-80b)."""
         if not self.chance_cv:
             return 0.0
         eqs = [self._equity(state.hole, bd) for bd in boards]
