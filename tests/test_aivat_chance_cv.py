@@ -155,3 +155,27 @@ def test_aivat_with_the_control_variate_agrees_with_counting(deep, monkeypatch):
     np.testing.assert_array_equal(off.payoffs, on.payoffs)  # the value function never touches the hands
     assert len(calls) >= 15 and gap(on) < 4.0 and on.aivat.std < on.plain.std
     assert np.abs(on.aivat_values - off.aivat_values).max() > 1.0
+
+
+def test_the_river_played_out_over_all_cards_at_once_equals_card_by_card(agent, monkeypatch):
+    """``river_exact``'s mean at a turn-closing call plays the river's lookahead over every card at once (the
+    lookahead over the boards): the same number as the card-by-card loop, in either seating against A^R."""
+    ar = make_agent("rule-based", game=load(GAME), seed=1)
+    vf = BlueprintValueFunction(agent.blueprint, poker_view(load(GAME)), agent.translate_raise, boards=4, flops=6,
+                                river_exact=True, river_cards=64, follow_owner=False)
+    try:
+        for seating in ([agent, ar], [ar, agent]):
+            vf.hand_start(SimpleNamespace(seat_agents=seating))
+            state = _hand_to([raise_action(200), CALL] + [CALL] * 4, HANDS + [21, 6, 30, 41])
+            assert vf._values_on_boards(state, [[21, 6, 30, 41, c] for c in (2, 3)]) is not None
+            fast = vf._river_mean(state)
+            vf._river = {}
+            with monkeypatch.context() as m:
+                m.setattr(vf, "_values_on_boards", lambda s, b: None)
+                slow = vf._river_mean(state)
+            assert fast == slow
+            # the flop's lookahead with the river played out inside stays board by board (its samples)
+            flop = _hand_to([raise_action(200), CALL, CALL, CALL], HANDS + [21, 6, 30])
+            assert vf._values_on_boards(flop, [[21, 6, 30, 2], [21, 6, 30, 3]]) is None
+    finally:
+        vf.hand_start(SimpleNamespace(seat_agents=[object(), object()]))

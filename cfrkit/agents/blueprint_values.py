@@ -625,10 +625,12 @@ class BlueprintValueFunction:
         legality, pots, the tree's node and real actions), only the policies' buckets and choices, the leaves'
         buckets and equities and the showdowns differ.  Per board the same floating-point operations in the same
         order as :meth:`value`, so the same numbers bit for bit; None where that path is not taken (no street
-        lookahead here, the river played out, a state without betting lines, a policy that answers differently
+        lookahead here, a flop or turn whose lookahead plays the river out, a state without betting lines, a policy that answers differently
         on different boards with mixed supports): the caller then loops over the boards."""
-        if not self._street or self._river_on() or type(state) is not HoldemState:  # _Boards.state edits its fields
+        if not self._street or type(state) is not HoldemState:  # _Boards.state edits its fields
             return None
+        if self._river_on() and len(state.board) != 4:
+            return None  # the river played out inside the lookahead draws its sample: board by board
         key = _betting_key(state)
         if key is None:
             return None
@@ -801,13 +803,19 @@ class BlueprintValueFunction:
             if not every:  # a uniform sample without replacement: unbiased for the mean
                 rest = rest[np.argsort(self.rng.random(rest.size))[:self.river_cards]]
             total = 0.0
-            for c in rest:
-                child = state.clone()
-                child.apply_action(int(c))
-                total += self.value(child)
+            board = [int(c) for c in state.board]
+            # the river's lookahead over all the cards at once (no sample is drawn inside it), else card by card
+            shared = self._values_on_boards(state, [board + [int(c)] for c in rest])
+            if shared is not None:
+                for v in shared:  # summed in the per-card loop's order
+                    total += v
+            else:
+                for c in rest:
+                    child = state.clone()
+                    child.apply_action(int(c))
+                    total += self.value(child)
             hit = total / rest.size
             if not every:
-                board = [int(c) for c in state.board]
                 hit += self._equity_cv(state, key[1], 3, [board + [int(c)] for c in rest])
             self._river[key] = hit
         return hit
