@@ -51,7 +51,9 @@ MODES = {"tables": dict(lookahead=False), "one-step": dict(street_from=4, bluepr
          "street-cv45": dict(blueprint_lookahead=True, follow_owner=False, river_exact=False, chance_cv=True,
                              flops=45),
          # street-river with the control variate (the river's 12 cards too)
-         "street-river-cv": dict(blueprint_lookahead=True, follow_owner=False, chance_cv=True)}
+         "street-river-cv": dict(blueprint_lookahead=True, follow_owner=False, chance_cv=True),
+         # street-river-cv with 45 flops and every turn card
+         "street-river-cv45": dict(blueprint_lookahead=True, follow_owner=False, chance_cv=True, flops=45)}
 
 
 def _load_fit(path):

@@ -625,8 +625,8 @@ class BlueprintValueFunction:
         legality, pots, the tree's node and real actions), only the policies' buckets and choices, the leaves'
         buckets and equities and the showdowns differ.  Per board the same floating-point operations in the same
         order as :meth:`value`, so the same numbers bit for bit; None where that path is not taken (no street
-        lookahead here, a flop or turn whose lookahead plays the river out, a state without betting lines, a policy that answers differently
-        on different boards with mixed supports): the caller then loops over the boards."""
+        lookahead here, a flop or turn whose lookahead plays the river out, a state without betting lines, a policy
+        that answers differently on different boards with mixed supports): the caller then loops over the boards."""
         if not self._street or type(state) is not HoldemState:  # _Boards.state edits its fields
             return None
         if self._river_on() and len(state.board) != 4:
