@@ -7,7 +7,10 @@ Modes: ``tables`` (the value tables alone), ``one-step`` (one step of the other 
 agents; a turn-closing call valued by the river played out on ``river_cards`` cards; the owner's drawn
 translations followed), ``street-main`` (``street`` without those two), ``street-follow`` (``street`` with the
 river by the tables: the translations alone), ``street-river44`` (every river card), ``street-river`` (the river
-played out on 12 cards, translations not followed).
+played out on 12 cards, translations not followed), ``street-cv`` (``street-main`` with the equity control variate
+on every sampled chance expectation, ``chance_cv``), ``street-cv45`` (the same with 45 flops and every turn and river
+card), ``street-river-cv`` / ``street-river-cv45`` (``street-river`` with the control variate; 45 flops and every
+turn card).
 A pair without a blueprint takes the tables of VALUES.npz.  A mode with the suffix ``+fit`` (``street-main+fit``)
 uses the tables against the other agent's abstract policy fitted on ``--fit N`` duplicate deals (default 2,000;
 other agent objects, seed 1000 + SEED; :mod:`cfrkit.agents.opponent_values`), fitted once and reported on its own;
@@ -56,22 +59,33 @@ MODES = {"tables": dict(lookahead=False), "one-step": dict(street_from=4, bluepr
          "street-river-cv45": dict(blueprint_lookahead=True, follow_owner=False, chance_cv=True, flops=45)}
 
 
-def _load_fit(path):
-    """The fitted counts saved by :func:`_save_fit` at ``path`` (None when there is no such file)."""
+def _load_fit(path, tag: str):
+    """The fitted counts saved by :func:`_save_fit` at ``path`` under ``tag`` (the pair, fitting deals and seed),
+    None when there is no such file; a file saved under another tag is refused in one line."""
     if not path or not os.path.exists(path):
         return None
     with np.load(path) as z:
+        if "_tag" not in z.files or str(z["_tag"]) != tag:
+            raise SystemExit(f"--fit-file {path}: fitted for {z['_tag'] if '_tag' in z.files else 'unknown'}, "
+                             f"not {tag}")
         counts = {0: {}, 1: {}}
         for k in z.files:
-            seat, node = k.split("_")
-            counts[int(seat)][int(node)] = z[k]
+            if k != "_tag":
+                seat, node = k.split("_")
+                counts[int(seat)][int(node)] = z[k]
     return counts
 
 
-def _save_fit(path, counts) -> None:
-    """``counts[seat][node]`` to ``path`` (npz; keys ``seat_node``), so later runs skip the fitting match."""
+def _save_fit(path, counts, tag: str) -> None:
+    """``counts[seat][node]`` to ``path`` (npz; keys ``seat_node``, and ``_tag``), so later runs skip the fitting
+    match."""
     if path:
-        np.savez(path, **{f"{s}_{n}": w for s, c in counts.items() for n, w in c.items()})
+        np.savez(path, _tag=np.array(tag), **{f"{s}_{n}": w for s, c in counts.items() for n, w in c.items()})
+
+
+def fit_tag(specs, deals: int, seed: int) -> str:
+    """What a fitted-counts file is for: the pair, the fitting deals and the match seed they derive from."""
+    return f"{','.join(specs)} deals={int(deals)} seed={int(seed)}"
 
 
 def main() -> None:
@@ -106,12 +120,13 @@ def main() -> None:
             other = next(i for i, a in enumerate(agents) if a is not owner)
             if counts is None:
                 t = time.process_time()
-                counts = _load_fit(fit_file)
+                tag = fit_tag(specs, fit_deals, seed)
+                counts = _load_fit(fit_file, tag)
                 if counts is None:
                     twins = [make_agent(s, game="holdem", seed=100 + i) for i, s in enumerate(specs)]
                     counts = fit_abstract_policy(twins[1 - other], twins[other], fit_deals, seed=1000 + seed)
                     del twins
-                    _save_fit(fit_file, counts)
+                    _save_fit(fit_file, counts, tag)
                 print(json.dumps({"fit_deals": fit_deals, "fit_cpu_s": round(time.process_time() - t, 1),
                                   "nodes": {s: len(c) for s, c in counts.items()}}), flush=True)
             t = time.process_time()

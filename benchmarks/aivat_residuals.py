@@ -25,7 +25,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from aivat_lookahead_modes import _load_fit, _save_fit
+from aivat_lookahead_modes import _load_fit, _save_fit, fit_tag
 
 from cfrkit.agents.blueprint import BlueprintAgent
 from cfrkit.agents.opponent_values import OpponentTablesValueFunction, fit_abstract_policy
@@ -178,12 +178,13 @@ def main() -> None:
     if args.fit:
         t = time.process_time()
         other = next(i for i, a in enumerate(agents) if a is not owner)
-        counts = _load_fit(args.fit_file)
+        tag = fit_tag(specs, args.fit, args.seed)
+        counts = _load_fit(args.fit_file, tag)
         if counts is None:
             twins = [make_agent(s, game="holdem", seed=100 + i) for i, s in enumerate(specs)]
             counts = fit_abstract_policy(twins[1 - other], twins[other], args.fit, seed=1000 + args.seed)
             del twins  # their blueprint's arrays
-            _save_fit(args.fit_file, counts)
+            _save_fit(args.fit_file, counts, tag)
         vf = OpponentTablesValueFunction(owner.blueprint, view, owner.translate_raise, agents[other], counts,
                                          prior=args.prior, river_exact=False, follow_owner=False)
         fit_cpu = time.process_time() - t
