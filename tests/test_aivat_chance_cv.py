@@ -18,7 +18,7 @@ from cfrkit.games import load
 from cfrkit.games.holdem.game import CALL, raise_action
 from cfrkit.poker.registry import make_agent
 from cfrkit.poker.view import poker_view
-from cfrkit.solvers.blueprint.betting_tree import build_betting_tree
+from cfrkit.solvers.blueprint.betting_tree import SHOWDOWN, build_betting_tree
 from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
 from cfrkit.solvers.blueprint.trainer import BlueprintTrainer
 
@@ -179,3 +179,26 @@ def test_the_river_played_out_over_all_cards_at_once_equals_card_by_card(agent, 
             assert vf._values_on_boards(flop, [[21, 6, 30, 2], [21, 6, 30, 3]]) is None
     finally:
         vf.hand_start(SimpleNamespace(seat_agents=[object(), object()]))
+
+
+def test_owner_fallback_plays_the_owners_off_tree_strategy_in_the_lookahead(agent):
+    """A raise to 390 of 400 walks to the abstract all-in; once called, the real hand goes on to the flop with 10
+    chips behind while the owner's tree is at a showdown.  With ``owner_fallback`` the lookahead plays what the
+    owner agent plays there (``own_strategy``: check / call), without it the lookahead stops (None)."""
+    ar = make_agent("rule-based", game=load(GAME), seed=1)
+    state = _hand_to([raise_action(390), CALL], HANDS + [21, 6, 30])
+    assert state.current_player() == 0 and not state.is_chance_node() and len(state.board) == 3
+    vfs = {}
+    for fallback in (False, True):
+        vf = BlueprintValueFunction(agent.blueprint, poker_view(load(GAME)), agent.translate_raise, boards=4, flops=6,
+                                    river_exact=False, follow_owner=False, owner_fallback=fallback)
+        vf.hand_start(SimpleNamespace(seat_agents=[agent, ar]))
+        vfs[fallback] = vf
+    node = vfs[True].node_of(state)
+    assert vfs[True].tree.kind[node] == SHOWDOWN  # the walk ends at the abstract all-in's showdown
+    assert vfs[False]._own[0](state, None, None) is None
+    acts, probs = vfs[True]._own[0](state, None, None)
+    want = agent.own_strategy(state)
+    np.testing.assert_array_equal(acts, want[0])
+    np.testing.assert_array_equal(probs, want[1])
+    assert vfs[False]._street_value(state) is None and vfs[True]._street_value(state) is not None

@@ -270,12 +270,16 @@ class BlueprintValueFunction:
     (:meth:`translation_expectation`).
     ``chance_cv`` (default False): a sampled chance expectation (flops, turn or river cards drawn) gets the equity
     control variate of :meth:`_equity_cv`, exact in expectation, so still unbiased; every-card means are unchanged.
+    ``owner_fallback`` (default False): where the owner's tree cannot follow the hand, its lookahead plays what
+    ``own_strategy`` plays there (call after an abstract all-in, else the nearest node's strategy) instead of ending
+    the lookahead (``follow_owner`` implies it); raises still walk to their most likely size without ``follow_owner``.
     """
 
     def __init__(self, strategy, view, translate_raise, boards: int = 24, flops: int = 16, seed: int = 0,
                  lookahead: bool = True, street_from: int = 1, blueprint_lookahead: bool = False,
                  follow_owner: bool = True, river_exact: bool = True,
-                 river_cards: int = 12, river_leaves: bool = True, chance_cv: bool = False):
+                 river_cards: int = 12, river_leaves: bool = True, chance_cv: bool = False,
+                 owner_fallback: bool = False):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
         self.strategy = strategy
@@ -309,10 +313,12 @@ class BlueprintValueFunction:
         self.river_cards = int(river_cards)
         self.river_leaves = bool(river_leaves)
         self.chance_cv = bool(chance_cv)
+        self.owner_fallback = bool(owner_fallback)
         self._hand_reset()
         self._args = dict(flops=self.flops, lookahead=self.lookahead, blueprint_lookahead=self.blueprint_lookahead,
                           street_from=self.street_from, follow_owner=self.follow_owner, river_exact=self.river_exact,
-                          river_cards=self.river_cards, river_leaves=self.river_leaves, chance_cv=self.chance_cv)
+                          river_cards=self.river_cards, river_leaves=self.river_leaves, chance_cv=self.chance_cv,
+                          owner_fallback=self.owner_fallback)
 
     def _hand_reset(self) -> None:
         """Forget the hand's owner, its remembered translations and the river cache (no hand started)."""
@@ -401,7 +407,8 @@ class BlueprintValueFunction:
         if self.street_from < 4 and any(p is not None for p in self._policy):
             for seat, a in enumerate(hand.seat_agents):
                 if self._policy[seat] is None and getattr(getattr(a, "agent", a), "blueprint", None) is self.strategy:
-                    self._own[seat] = self._shared.policy(getattr(a, "agent", a), follow=self._memo is not None)
+                    self._own[seat] = self._shared.policy(getattr(a, "agent", a),
+                                                          follow=self._memo is not None or self.owner_fallback)
         self._street = all(self._policy[i] is not None or self._own[i] is not None for i in (0, 1))
 
     def translation_expectation(self, state, seat: int) -> Optional[float]:
