@@ -174,6 +174,9 @@ def test_run_board_is_one_board_of_an_iteration(small_tree, sampler):
     np.testing.assert_array_equal(by_board.regrets, whole.regrets)
     np.testing.assert_array_equal(by_board.strategy_sum, whole.strategy_sum)
     np.testing.assert_array_equal(by_board.root_value_sum, whole.root_value_sum)
+    unpruned = PluribusTrainer(SMALL_GAME, "0.5+1", 1, **dict(kw, prune_probability=0.0))
+    unpruned.iterate(3)
+    assert not np.array_equal(unpruned.regrets, whole.regrets)  # the pruning draw took part
     if sampler == "numpy":
         with pytest.raises(BlueprintError, match="needs the board"):
             by_board.run_board(4, 0, by_board.regrets, by_board.strategy_sum, by_board.root_value_sum)
