@@ -986,8 +986,8 @@ def _walk_history(tree, translate_raise, state, memo=None) -> Tuple[Optional[int
     :class:`NodeWalker`): the node (None when the tree cannot follow the history) and whether the failure is an
     abstract all-in.  ``memo`` (an agent's :attr:`~cfrkit.agents.blueprint.BlueprintAgent.translations`: history
     index -> (real action, abstract child)): the raises it holds take its child, as the agent's own walk does;
-    never the agent's sampler.  Reading an agent's past translations keeps AIVAT unbiased: they are drawn before any term
-    that uses them and independently of the cards and actions to come."""
+    never the agent's sampler.  Reading an agent's past translations keeps AIVAT unbiased: they are drawn before
+    any term that uses them and independently of the cards and actions to come."""
     real = state.game.new_initial_state()
     node = 0
     for index, action in enumerate(state.history()):

@@ -127,7 +127,7 @@ class MADDPGTrainer:
         #: ``[(actor target, actor), (critic target, critic)]``: each network's flat parameter vector (1-D), the
         #: soft update moves the first of a pair towards the second
         self.target_pairs = [(flatten_parameters(self.actor_target), flats[0]),
-                       (flatten_parameters(self.critic_target), flats[1])]
+                             (flatten_parameters(self.critic_target), flats[1])]
 
     def _replay_fields(self) -> Dict[str, Tuple[tuple, torch.dtype]]:
         n, f32 = self.config.agents, torch.float32
