@@ -2,7 +2,9 @@
 names across modules; docs/ARCHITECTURE.md).
 
 Every attribute ``x._name`` in ``cfrkit/`` (one leading underscore; also ``getattr(x, "_name")``, ``setattr``,
-``hasattr``) must be one of:
+``hasattr``) must be one of the following, and no module imports another's private name
+(``from cfrkit.x import _name``; the private modules ``cfrkit._kernels``, ``cfrkit._io``, ... are a layer of
+their own, docs/ARCHITECTURE.md):
 
 * on ``self``, ``cls`` or ``super()``;
 * on a local bound, in the same function, to a new object of the function's own class: ``cls(...)``,
@@ -102,6 +104,9 @@ def private_accesses(source: str, path: str = "<source>") -> List[Tuple[str, int
                 if isinstance(sub, ast.Assign) and _own_class_instance(sub.value, class_name):
                     locals_of_class |= {t.id for t in sub.targets if isinstance(t, ast.Name)}
         checked = None
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "cfrkit":
+            found.extend((path, node.lineno, f"from {node.module} import {a.name}") for a in node.names
+                         if _is_private(a.name))
         if isinstance(node, ast.Attribute) and _is_private(node.attr):
             checked = (node.value, node.attr, ast.unparse(node))
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
@@ -174,9 +179,11 @@ class Table:
         return super()._grow()             # the base class's own protocol: accepted
 
     def make(self, Point):
+        from cfrkit.games.base import _helper  # a private import: flagged
         return Point._make((1, 2))         # namedtuple API: accepted
 '''
     lines = source.splitlines()
     flagged = [i + 1 for i, line in enumerate(lines) if line.endswith(": flagged")]
     assert private_accesses(source) == [("<source>", flagged[0], "trainer._step"),
-                                        ("<source>", flagged[1], "other._secret")]
+                                        ("<source>", flagged[1], "other._secret"),
+                                        ("<source>", flagged[2], "from cfrkit.games.base import _helper")]
