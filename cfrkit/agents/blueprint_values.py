@@ -186,7 +186,7 @@ def blueprint_values(strategy, transitions: List[np.ndarray],
         for i in range(m):
             c = first + i
             if int(t.kind[c]) != DECISION:
-                dc, sc = table._terminal(c, (nb[r], nb[r]))
+                dc, sc = table.ds(c, (nb[r], nb[r]))
             else:
                 dc, sc = table.ds(c)
                 if int(rounds[c]) != r:  # a call closing the round: expectation over the next buckets
@@ -391,7 +391,7 @@ class BlueprintValueFunction:
         owners = [getattr(a, "agent", a) for a in hand.seat_agents
                   if getattr(getattr(a, "agent", a), "blueprint", None) is self.strategy]
         # two agents of this blueprint remember different translations: then the most likely one for both
-        self._memo = getattr(owners[0], "_choices", None) if len(owners) == 1 and self.follow_owner else None
+        self._memo = owners[0].translations if len(owners) == 1 and self.follow_owner else None
         self._owner_seat = next((i for i, a in enumerate(hand.seat_agents) if getattr(a, "agent", a) is owners[0]),
                                 None) if self._memo is not None else None
         self._river = {}
@@ -599,7 +599,7 @@ class BlueprintValueFunction:
         order as :meth:`value`, so the same numbers bit for bit; None where that path is not taken (no street
         lookahead here, the river played out, a state without betting lines, a policy that answers differently
         on different boards with mixed supports): the caller then loops over the boards."""
-        if not self._street or self._river_on() or type(state) is not HoldemState:  # _Boards.state edits its fields
+        if not self._street or self._river_on() or type(state) is not HoldemState:  # _Boards.state: with_board_cards
             return None
         key = _betting_key(state)
         if key is None:
@@ -928,8 +928,7 @@ class _Boards:
         self.vf = vf
         self.boards = boards
         self.hole = state.hole
-        self.first = len(state.board)            # where the new cards start on the board ...
-        self.at = len(state.history())           # ... and in the history
+        self.first = len(state.board)            # where the new cards start on the board
         self._eq = {}
         self._buckets = {}
 
@@ -951,19 +950,7 @@ class _Boards:
     def state(self, state, k: int):
         """``state`` (on this chance node's street, any board) with board ``k``'s cards: the state the per-board
         path reaches by the same betting (the cards enter only the board and the history)."""
-        s = state.clone()
-        new = self.boards[k][self.first:]
-        s.board[self.first:self.first + len(new)] = new
-        s._history[self.at:self.at + len(new)] = new  # HoldemState keeps the dealt cards in its history
-        return s
-
-
-class _Walker:
-    """The attributes :meth:`BlueprintValueFunction._node_of_history` reads."""
-
-    def __init__(self, tree, translate_raise):
-        self.tree = tree
-        self.translate_raise = translate_raise
+        return state.with_board_cards(self.first, self.boards[k][self.first:])
 
 
 def _betting_key(state) -> Optional[Tuple[int, ...]]:
@@ -997,10 +984,10 @@ def walk_step(t, translate_raise, node: int, real, action: int, got) -> Optional
 def _walk_history(tree, translate_raise, state, memo=None) -> Tuple[Optional[int], bool]:
     """``(node, all_in)`` of ``state`` by walking its whole history from the root (the reference of
     :class:`NodeWalker`): the node (None when the tree cannot follow the history) and whether the failure is an
-    abstract all-in.  ``memo`` (an agent's ``_choices``: history index -> (real action, abstract child)): the
-    raises it holds take its child, as :meth:`cfrkit.agents.blueprint.BlueprintAgent._walk` does; never the
-    agent's sampler.  Reading an agent's past translations keeps AIVAT unbiased: they are drawn before any term
-    that uses them and independently of the cards and actions to come."""
+    abstract all-in.  ``memo`` (an agent's :attr:`~cfrkit.agents.blueprint.BlueprintAgent.translations`: history
+    index -> (real action, abstract child)): the raises it holds take its child, as the agent's own walk does;
+    never the agent's sampler.  Reading an agent's past translations keeps AIVAT unbiased: they are drawn before
+    any term that uses them and independently of the cards and actions to come."""
     real = state.game.new_initial_state()
     node = 0
     for index, action in enumerate(state.history()):
@@ -1066,7 +1053,7 @@ class NodeWalker:
         if key is None:
             key = _betting_key(state)
         if key is None:
-            return BlueprintValueFunction._node_of_history(self, state)
+            return _walk_history(self.tree, self.translate_raise, state)[0]
         self._same_game(state)
         hit = self._memo.get(key)
         if hit is None:
