@@ -579,16 +579,17 @@ class BoardRangeSolver:
         nodes = nodes[np.argsort(spaces, kind="stable")]
         spaces = lay.node_space[nodes]
         Hp = -(-max(len(p) for p in lay.space_pairs) // 8) * 8
+        arrays = tree.arrays()  # the run-outs read from arrays (a flop's 1,160 all-in nodes walk ~60K nodes)
         codes, mat_off, widths, luts, lut_off = [], [], [], [], []
         group_start, chunks, off, loff = [0], [], 0, 0
         for g, s in enumerate(np.unique(spaces)):
             sel = nodes[spaces == s]
-            runouts = allin_runouts(tree, lay.order[sel[0]])
-            if any(allin_runouts(tree, lay.order[k]) != runouts for k in sel[1:]):
+            runouts = allin_runouts(tree, lay.order[sel[0]], arrays)
+            if any(allin_runouts(tree, lay.order[k], arrays) != runouts for k in sel[1:]):
                 raise GameError(f"internal: all-in nodes on board space {s} with different run-outs")
             pairs = lay.space_pairs[s]
             H = len(pairs)
-            m = allin_equity_matrix(tree, lay.order[sel[0]], pairs, cache=False).astype(self.dtype)
+            m = allin_equity_matrix(tree, lay.order[sel[0]], pairs, cache=False, arrays=arrays).astype(self.dtype)
             block, lut = code_matrix(m, Hp)
             del m
             codes.append(block.view(np.uint8).ravel())
@@ -680,7 +681,9 @@ class BoardRangeSolver:
     def _strategies(self, source: np.ndarray, average: bool, nodes=None) -> Dict[int, np.ndarray]:
         """``(1, A, 1326)`` strategy per decision (original indices); copies' nodes read their canonical
         node with the suits swapped back."""
-        lay, tnodes = self.layout, self.tree.nodes
+        lay, T = self.layout, self.tree.arrays()
+        kind, start = _typed_of(T.kind, "b"), _typed_of(T.child_start, "i")
+        children, edge = _typed_of(T.children, "i"), _typed_of(T.edge_action, "q")
         out: Dict[int, np.ndarray] = {}
         want = None if nodes is None else set(nodes)
         ident_pairs, ident_cards = np.arange(1326), np.arange(52)
@@ -688,15 +691,16 @@ class BoardRangeSolver:
         stack = [(0, 0, ident_pairs, ident_cards)]
         while stack:
             u, v, q, qc = stack.pop()
-            n = tnodes[u]
-            if n.kind == DECISION:
+            k = kind[u]
+            if k == _DECISION:
                 if want is None or u in want:
                     out[u] = self._strategy_of(lay.node_of[v], source, average)[:, q][None]
-                stack.extend((cu, cv, q, qc) for cu, cv in zip(n.children, tnodes[v].children))
-            elif n.kind == CHANCE_NODE:
-                vchild = {int(c): ch for c, ch in zip(tnodes[v].actions, tnodes[v].children)}
-                for card, cu in zip(n.actions, n.children):
-                    cv = vchild[int(qc[int(card)])]
+                stack.extend((cu, cv, q, qc) for cu, cv in zip(children[start[u]:start[u + 1]],
+                                                                children[start[v]:start[v + 1]]))
+            elif k == _CHANCE:
+                vchild = dict(zip(edge[start[v]:start[v + 1]], children[start[v]:start[v + 1]]))
+                for card, cu in zip(edge[start[u]:start[u + 1]], children[start[u]:start[u + 1]]):
+                    cv = vchild[int(qc[card])]
                     if cv in lay.copy_of:
                         canon, swap = lay.copy_of[cv]
                         perm = lay.pair_perm(swap)
