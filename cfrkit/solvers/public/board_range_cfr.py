@@ -239,13 +239,15 @@ class BoardLayout:
         allin = set()
         if self.allin:
             # open_below: a decision or a leaf in the node's subtree (itself included), marked up from them
-            open_below = np.isin(kind, (_DECISION, _LEAF))
+            open_below = (kind == _DECISION) | (kind == _LEAF)
             cur = np.flatnonzero(open_below)
             while len(cur):
                 up = T.parent[cur]
-                up = np.unique(up[up >= 0])
-                cur = up[~open_below[up]]
-                open_below[cur] = True
+                fresh = np.zeros(len(kind), dtype=bool)
+                fresh[up[up >= 0]] = True
+                fresh &= ~open_below
+                open_below |= fresh
+                cur = np.flatnonzero(fresh)
             cand = np.flatnonzero((kind == _CHANCE) & ~open_below)
             cand = cand[(cand > 0) & (kind[T.parent[cand]] == _DECISION)]
             c = T.contrib_values[T.contrib[cand]]
