@@ -70,6 +70,9 @@ def _typed_of(values: np.ndarray, code: str) -> array:
     return out
 
 
+# BoardRangeSolver gives the heap its layout's construction freed back to the system from this many kernel nodes
+TRIM_LAYOUT = 4096
+
 # TreeArrays.kind codes
 _DECISION, _CHANCE, _FOLD = KIND_CODE[DECISION], KIND_CODE[CHANCE_NODE], KIND_CODE[FOLD_NODE]
 _SHOWDOWN, _LEAF = KIND_CODE[SHOWDOWN_NODE], KIND_CODE[LEAF]
@@ -547,9 +550,10 @@ class BoardRangeSolver:
                              "action with no decision below)")
         self.layout = layout
         self._allin = self._allin_tables()
-        # the layout's and the matrices' temporaries (~75 MB on the flop) back to the system before the tables
-        # become resident (glibc keeps freed heap); small layouts free little, and a trim costs up to ms
-        if layout.num_nodes >= kernel_module().LARGE_LAYOUT:
+        # the layout's and the matrices' temporaries (~75 MB on the flop, ~1 MB on a turn) back to the system before
+        # the tables become resident (glibc keeps freed heap); a river's layout frees little, and a trim costs up to
+        # ms (0.2 ms after a turn's layout)
+        if layout.num_nodes >= TRIM_LAYOUT:
             kernel_module().release_freed_heap()
         self.pot = layout.pot
         self.hands = layout.root_pairs
