@@ -123,32 +123,6 @@ def uniform_river_ehs_pairs(const int32_t[:, ::1] strengths, const int64_t[::1] 
     return out_arr
 
 
-def uniform_river_ehs_pairs_blocks(const int32_t[:, ::1] strengths, Py_ssize_t block, const int64_t[::1] pairs):
-    """float64[B // block, K]: row ``g`` is ``uniform_river_ehs_pairs(strengths[g * block:(g + 1) * block],
-    pairs)``, bit for bit: the E[HS] of the K pairs on each of several boards whose ``block`` river boards each
-    are stacked in ``strengths`` (int32[B, 1326], ``B`` a multiple of ``block``)."""
-    if strengths.shape[1] != NUM_PAIRS:
-        raise ValueError("strengths must be (B, 1326)")
-    if block < 1 or strengths.shape[0] % block != 0:
-        raise ValueError(f"block must be a positive divisor of the {strengths.shape[0]} rows, got {block}")
-    _check_pairs(pairs)
-    cdef Py_ssize_t ng = strengths.shape[0] // block, nk = pairs.shape[0], g
-    out_arr = np.full((ng, nk), np.nan)
-    total_arr = np.zeros(nk)
-    count_arr = np.zeros(nk, dtype=np.int64)
-    cdef double[:, ::1] out = out_arr
-    cdef double[::1] total = total_arr
-    cdef int64_t[::1] count = count_arr
-    if nk == 0 or ng == 0:
-        return out_arr
-    with nogil:
-        for g in range(ng):
-            total[:] = 0.0
-            count[:] = 0
-            _pairs_ehs(&strengths[g * block, 0], block, &pairs[0], nk, &out[g, 0], &total[0], &count[0])
-    return out_arr
-
-
 cdef _check_pairs(const int64_t[::1] pairs):
     cdef Py_ssize_t q
     for q in range(pairs.shape[0]):

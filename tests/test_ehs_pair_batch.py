@@ -1,5 +1,5 @@
 """The E[HS] buckets of a few pairs on many boards at once (``EHSAbstraction.pair_buckets_boards``, the kernels
-``pair_ehs.sampled_runouts`` / ``pcg64_doubles`` / ``uniform_river_ehs_pairs_blocks``): the blueprints were trained
+``pair_ehs.sampled_runouts`` / ``pcg64_doubles``, ``range_equity.river_ehs_of_pairs``): the blueprints were trained
 on this bucket definition, so the kernel's run-outs must be numpy's draws exactly (checked against a numpy
 reference written here, the definition before the kernel), and the buckets those of ``buckets_for_board``."""
 import hashlib
@@ -9,6 +9,7 @@ import pytest
 
 from cfrkit._kernels import pair_ehs, range_equity
 from cfrkit.abstraction.ehs_abstraction import EHSAbstraction
+from cfrkit.cards.hands import pair_index
 
 
 def _numpy_rivers(ab: EHSAbstraction, ids) -> np.ndarray:
@@ -81,15 +82,34 @@ def test_batch_buckets_equal_full_rows(ab):
                           ab.buckets_for_board(1, ["As", "Kd", "2c"])[[7]][None, :])
 
 
-def test_blocks_kernel_is_the_per_board_kernel():
+def _flush_boards(rng, count: int):
+    """5-card boards with 3, 4 or 5 cards of one suit (the flush pairs are evaluated as cards)."""
+    out = []
+    for _ in range(count):
+        suit, n = int(rng.integers(4)), int(rng.integers(3, 6))
+        suited = (rng.choice(13, n, replace=False) * 4 + suit).tolist()
+        out.append(suited + [int(c) for c in rng.permutation(52) if c % 4 != suit][:5 - n])
+    return out
+
+
+def test_river_counts_from_rank_classes_are_the_sweep_of_all_pairs():
+    """``river_ehs_of_pairs`` (counts from the 169 rank classes) equals ``uniform_river_ehs_pairs`` (a sweep of the
+    1326 pairs' classes from ``river_strengths``) per group of boards, bit for bit, flush boards included."""
     rng = np.random.default_rng(2)
-    rivers = np.array(_boards(rng, 5, 30), dtype=np.uint8)
+    rivers = np.array(_boards(rng, 5, 300) + _flush_boards(rng, 120), dtype=np.uint8)
     strengths = range_equity.river_strengths(rivers)
-    pairs = np.array([0, 5, 700, 1325, 3], dtype=np.int64)
-    got = pair_ehs.uniform_river_ehs_pairs_blocks(strengths, 6, pairs)
-    for g in range(5):
-        want = pair_ehs.uniform_river_ehs_pairs(strengths[6 * g:6 * g + 6], pairs)
-        assert np.array_equal(got[g], want, equal_nan=True)
+    pairs = np.array([0, 5, 700, 1325, 3, 1000, 77], dtype=np.int64)
+    for block in (1, 6, 24):
+        got = range_equity.river_ehs_of_pairs(rivers[:len(rivers) // block * block], block, pairs)
+        for g in range(len(rivers) // block):
+            want = pair_ehs.uniform_river_ehs_pairs(strengths[block * g:block * (g + 1)], pairs)
+            assert np.array_equal(got[g], want, equal_nan=True), (block, g)
+    for board in _boards(rng, 5, 200) + _flush_boards(rng, 100):  # two hands off the board, as AIVAT asks
+        live = [c for c in rng.permutation(52).tolist() if c not in board]
+        two = np.array([pair_index(*live[:2]), pair_index(*live[2:4])], dtype=np.int64)
+        row = np.array([board], dtype=np.uint8)
+        assert np.array_equal(range_equity.river_ehs_of_pairs(row, 1, two)[0],
+                              pair_ehs.uniform_river_ehs_pairs(range_equity.river_strengths(row), two)), board
 
 
 def test_bad_input_is_refused(ab):
@@ -108,4 +128,6 @@ def test_bad_input_is_refused(ab):
     with pytest.raises(ValueError, match="runouts"):
         pair_ehs.sampled_runouts(np.array([[1, 2, 3, 4]]), np.array([1], dtype=np.uint64), 48)
     with pytest.raises(ValueError, match="block"):
-        pair_ehs.uniform_river_ehs_pairs_blocks(np.zeros((5, 1326), dtype=np.int32), 2, np.array([0]))
+        range_equity.river_ehs_of_pairs(np.zeros((5, 5), dtype=np.uint8), 2, np.array([0]))
+    with pytest.raises(ValueError, match="shape"):
+        range_equity.river_ehs_of_pairs(np.zeros((5, 4), dtype=np.uint8), 1, np.array([0]))

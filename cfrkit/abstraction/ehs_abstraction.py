@@ -223,15 +223,15 @@ class EHSAbstraction:
     def ehs_of_pairs(self, board: Tuple[int, ...], pairs) -> np.ndarray:
         """float64[K]: :meth:`ehs` of the pairs ``pairs`` only, bit for bit (NaN for a pair touching the board).
 
-        Every pair's strength on each river is still needed (a hand's strength is against all opponents), but
-        only the K pairs' wins and ties are counted (``pair_ehs.uniform_river_ehs_pairs``: the operations of
-        ``uniform_river_ehs``, in its order)."""
+        Only the K pairs' wins and ties are counted (``range_equity.river_ehs_of_pairs``: the integer counts of
+        ``uniform_river_ehs`` and its floating-point operations, in its order)."""
         ids = np.array(sorted(as_card_ids(board)), dtype=np.int64)
         return self._ehs_of_pairs_sorted(ids[None, :], np.asarray(pairs, dtype=np.int64).reshape(-1))[0]
 
     def _ehs_of_pairs_sorted(self, ids: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-        """float64[B, K]: :meth:`ehs_of_pairs` of the B sorted boards ``ids`` (int64[B, n], one round), every
-        board's run-outs sampled, their strengths and the pairs' counts in one kernel call each."""
+        """float64[B, K]: :meth:`ehs_of_pairs` of the B sorted boards ``ids`` (int64[B, n], one round): every
+        board's run-outs sampled in one kernel call, the pairs' win and tie counts on all their rivers in another
+        (``range_equity.river_ehs_of_pairs``: from the rivers' rank classes, not all 1326 pairs' classes)."""
         n = ids.shape[1]
         if n == 5:
             rivers, block = ids.astype(np.uint8), 1
@@ -241,8 +241,7 @@ class EHSAbstraction:
         else:
             seeds = np.array([self._seed_of(row) for row in ids.tolist()], dtype=np.uint64)
             rivers, block = _pair_ehs_kernel.sampled_runouts(np.ascontiguousarray(ids), seeds, self.runouts), self.runouts
-        strengths = _range_kernel.river_strengths(np.ascontiguousarray(rivers))
-        return _pair_ehs_kernel.uniform_river_ehs_pairs_blocks(strengths, block, pairs)
+        return _range_kernel.river_ehs_of_pairs(np.ascontiguousarray(rivers), block, pairs)
 
     def _calibrate(self, r: int) -> np.ndarray:
         gen = np.random.default_rng([self.seed, r])
