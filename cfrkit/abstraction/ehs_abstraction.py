@@ -121,7 +121,14 @@ class EHSAbstraction:
         to ``buckets_for_board(round_index, board)[pairs]`` but computing the E[HS] of those K pairs only
         (:meth:`ehs_of_pairs`) when the board is not cached: for callers that need two hands on many boards
         (AIVAT's sampled flops, turns and rivers).  Many boards at once: :meth:`pair_buckets_boards`."""
-        return self.pair_buckets_boards(round_index, [board], pairs)[0]
+        r = self._check_round(round_index)
+        if r > 0:  # pairs bucketed on this board before (a remembered board was checked then)
+            known = self._pairs.get((r, tuple(sorted(as_card_ids(board)))))
+            if known is not None:
+                wanted = np.asarray(pairs, dtype=np.int64).reshape(-1).tolist()
+                if all(q in known for q in wanted):
+                    return np.array([known[q] for q in wanted], dtype=np.int32)
+        return self.pair_buckets_boards(r, [board], pairs)[0]
 
     def pair_buckets_boards(self, round_index: int, boards, pairs) -> np.ndarray:
         """int32[B, K]: row ``k`` is ``pair_buckets(round_index, boards[k], pairs)`` (bucket -1 for a pair touching
