@@ -32,7 +32,8 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=20, help="deals played first on another seed (not timed)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-plain", action="store_true", help="skip the blocks without AIVAT")
-    ap.add_argument("--profile", default=None, help="write a cProfile summary (by own time, top 30, and cumulative, top 40) per pair here")
+    ap.add_argument("--profile", default=None,
+                    help="write a CPU-clock cProfile summary (own time top 30, cumulative top 40) per pair here")
     ap.add_argument("--json", default=None, help="write the rows here")
     ap.add_argument("--store", default=None, help="attach the ladder's StoreObserver, writing to this SQLite file")
     args = ap.parse_args()

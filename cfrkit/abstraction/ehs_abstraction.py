@@ -247,7 +247,8 @@ class EHSAbstraction:
             block = 48
         else:
             seeds = np.array([self._seed_of(row) for row in ids.tolist()], dtype=np.uint64)
-            rivers, block = _pair_ehs_kernel.sampled_runouts(np.ascontiguousarray(ids), seeds, self.runouts), self.runouts
+            rivers = _pair_ehs_kernel.sampled_runouts(np.ascontiguousarray(ids), seeds, self.runouts)
+            block = self.runouts
         return _range_kernel.river_ehs_of_pairs(np.ascontiguousarray(rivers), block, pairs)
 
     def _calibrate(self, r: int) -> np.ndarray:

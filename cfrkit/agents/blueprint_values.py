@@ -500,7 +500,8 @@ class BlueprintValueFunction:
         # the hand's street values by betting line, board and owner's translations (the policies are the hand's,
         # the hands fixed): a decision's children were valued within the street's value after its cards.  A value
         # is kept only if no line below was cut at the depth limit, and reused only as deep or shallower.
-        line = None if key is None else (key, tuple(state.board), tuple(sorted(self._memo.items())) if self._memo else None)
+        line = None if key is None else (key, tuple(state.board),
+                                         tuple(sorted(self._memo.items())) if self._memo else None)
         hit = None if line is None else self._lines.get(line)
         if hit is not None and depth <= hit[1]:
             return hit[0]
