@@ -5,9 +5,71 @@ two hands of a deal on many sampled boards).  Python API: ``EHSAbstraction.ehs_o
 """
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.math cimport INFINITY
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
 cnp.import_array()
+
+
+cdef extern from *:
+    """
+    /* numpy's Generator(PCG64(seed)).random() for a 64-bit integer seed, reproduced in C so that a batch of
+       boards needs no Python object per board: SeedSequence(seed) (pool of 4 words, generate_state(4, uint64)),
+       PCG64's seeding and XSL-RR 128/64 output, and the 53-bit double.  Checked draw for draw against numpy
+       (tests/test_aivat_blueprint_fast.py). */
+    typedef unsigned __int128 cfrkit_u128;
+    static inline uint32_t cfrkit_hashmix(uint32_t value, uint32_t *hash_const) {
+        value ^= *hash_const;
+        *hash_const *= 0x931e8875u;
+        value *= *hash_const;
+        value ^= value >> 16;
+        return value;
+    }
+    static inline uint32_t cfrkit_mix(uint32_t x, uint32_t y) {
+        uint32_t r = 0xca01f9ddu * x - 0x4973f715u * y;
+        return r ^ (r >> 16);
+    }
+    typedef struct { cfrkit_u128 state, inc; } cfrkit_pcg64;
+    static inline void cfrkit_pcg_step(cfrkit_pcg64 *g) {
+        const cfrkit_u128 mult = (((cfrkit_u128)2549297995355413924ULL) << 64) | 4865540595714422341ULL;
+        g->state = g->state * mult + g->inc;
+    }
+    static void cfrkit_pcg64_seed(cfrkit_pcg64 *g, uint64_t seed) {
+        /* the seed's 32-bit words, least significant first; a missing high word mixes as 0, the same */
+        uint32_t words[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+        uint32_t pool[4], h = 0x43b0d7e5u, w[8];
+        uint64_t val[4];
+        for (int i = 0; i < 4; i++) pool[i] = cfrkit_hashmix(i < 2 ? words[i] : 0u, &h);
+        for (int src = 0; src < 4; src++)
+            for (int dst = 0; dst < 4; dst++)
+                if (src != dst) pool[dst] = cfrkit_mix(pool[dst], cfrkit_hashmix(pool[src], &h));
+        h = 0x8b51f9ddu;
+        for (int i = 0; i < 8; i++) {
+            uint32_t v = pool[i & 3] ^ h;
+            h *= 0x58f38dedu;
+            v *= h;
+            v ^= v >> 16;
+            w[i] = v;
+        }
+        for (int k = 0; k < 4; k++) val[k] = (uint64_t)w[2 * k] | ((uint64_t)w[2 * k + 1] << 32);
+        g->state = 0;
+        g->inc = ((((cfrkit_u128)val[2]) << 64 | val[3]) << 1) | 1u;
+        cfrkit_pcg_step(g);
+        g->state += ((cfrkit_u128)val[0]) << 64 | val[1];
+        cfrkit_pcg_step(g);
+    }
+    static inline double cfrkit_pcg64_double(cfrkit_pcg64 *g) {
+        cfrkit_pcg_step(g);
+        uint64_t x = (uint64_t)(g->state >> 64) ^ (uint64_t)g->state;
+        unsigned rot = (unsigned)(g->state >> 122);
+        x = (x >> rot) | (x << ((-rot) & 63u));
+        return (double)(x >> 11) * (1.0 / 9007199254740992.0);
+    }
+    """
+    ctypedef struct cfrkit_pcg64:
+        pass
+    void cfrkit_pcg64_seed(cfrkit_pcg64 *g, uint64_t seed) nogil
+    double cfrkit_pcg64_double(cfrkit_pcg64 *g) nogil
 
 cdef enum:
     NUM_PAIRS = 1326
@@ -45,18 +107,34 @@ def uniform_river_ehs_pairs(const int32_t[:, ::1] strengths, const int64_t[::1] 
     their number -- the kernel's operations in its order, with the pairs' counts from one sweep of the row
     (less the pairs sharing a card with each) instead of a sort of all pairs.
     """
-    cdef Py_ssize_t nb = strengths.shape[0], nk = pairs.shape[0], b, q
     if strengths.shape[1] != NUM_PAIRS:
         raise ValueError("strengths must be (B, 1326)")
-    for q in range(nk):
-        if not 0 <= pairs[q] < NUM_PAIRS:
-            raise ValueError(f"pair index {pairs[q]} is not in 0..1325")
-    out_arr = np.full(nk, np.nan)
-    total_arr = np.zeros(nk)
-    count_arr = np.zeros(nk, dtype=np.int64)
+    _check_pairs(pairs)
+    out_arr = np.full(pairs.shape[0], np.nan)
     cdef double[::1] out = out_arr
+    total_arr = np.zeros(pairs.shape[0])
+    count_arr = np.zeros(pairs.shape[0], dtype=np.int64)
     cdef double[::1] total = total_arr
     cdef int64_t[::1] count = count_arr
+    if pairs.shape[0] > 0:
+        with nogil:
+            _pairs_ehs(&strengths[0, 0] if strengths.shape[0] > 0 else NULL, strengths.shape[0], &pairs[0],
+                       pairs.shape[0], &out[0], &total[0], &count[0])
+    return out_arr
+
+
+cdef _check_pairs(const int64_t[::1] pairs):
+    cdef Py_ssize_t q
+    for q in range(pairs.shape[0]):
+        if not 0 <= pairs[q] < NUM_PAIRS:
+            raise ValueError(f"pair index {pairs[q]} is not in 0..1325")
+
+
+cdef void _pairs_ehs(const int32_t *rows, Py_ssize_t nb, const int64_t *pairs, Py_ssize_t nk, double *out,
+                     double *total, int64_t *count) noexcept nogil:
+    """The body of :func:`uniform_river_ehs_pairs` on ``nb`` rows of 1326 strengths; ``total`` and ``count``
+    (K each) start at zero; ``out[q]`` is written where the pair is live on some board (else left as is)."""
+    cdef Py_ssize_t b, q
     cdef const int32_t *s
     cdef const unsigned int *us
     cdef int j, n, k, compat, t, q2, c, p
@@ -68,58 +146,131 @@ def uniform_river_ehs_pairs(const int32_t[:, ::1] strengths, const int64_t[::1] 
     cdef int w0, t0, w1, t1
     cdef unsigned int l0, l1, u
     cdef int s0, s1
-    with nogil:
-        for b in range(nb):
-            s = &strengths[b, 0]
-            us = <const unsigned int *>s
-            # branch-free sweeps of the row that the compiler vectorises: live pairs (s > 0), and per pair those
-            # live and below it (s - 1 < sp - 1 as unsigned: s = 0 wraps to the top) and those equal to it, two
-            # pairs per sweep; the ones sharing a card with the pair are subtracted next
-            n = 0
+    for b in range(nb):
+        s = rows + b * NUM_PAIRS
+        us = <const unsigned int *>s
+        # branch-free sweeps of the row that the compiler vectorises: live pairs (s > 0), and per pair those
+        # live and below it (s - 1 < sp - 1 as unsigned: s = 0 wraps to the top) and those equal to it, two
+        # pairs per sweep; the ones sharing a card with the pair are subtracted next
+        n = 0
+        for j in range(NUM_PAIRS):
+            n += s[j] > 0
+        k = 2
+        while k * (k - 1) // 2 < n:
+            k += 1
+        compat = (k - 2) * (k - 3) // 2
+        for q in range(0, nk, 2):
+            q2 = 2 if q + 1 < nk else 1
+            for c in range(q2):
+                sp[c] = s[pairs[q + c]]
+                lim[c] = <unsigned int>(sp[c] - 1)
+            s0 = sp[0]
+            s1 = sp[q2 - 1]
+            l0 = lim[0]
+            l1 = lim[q2 - 1]
+            w0 = 0
+            t0 = 0
+            w1 = 0
+            t1 = 0
             for j in range(NUM_PAIRS):
-                n += s[j] > 0
-            k = 2
-            while k * (k - 1) // 2 < n:
-                k += 1
-            compat = (k - 2) * (k - 3) // 2
-            for q in range(0, nk, 2):
-                q2 = 2 if q + 1 < nk else 1
-                for c in range(q2):
-                    sp[c] = s[pairs[q + c]]
-                    lim[c] = <unsigned int>(sp[c] - 1)
-                s0 = sp[0]
-                s1 = sp[q2 - 1]
-                l0 = lim[0]
-                l1 = lim[q2 - 1]
-                w0 = 0
-                t0 = 0
-                w1 = 0
-                t1 = 0
-                for j in range(NUM_PAIRS):
-                    u = us[j] - 1u
-                    w0 += u < l0
-                    t0 += s[j] == s0
-                    w1 += u < l1
-                    t1 += s[j] == s1
-                win[0] = w0
-                tie[0] = t0
-                win[1] = w1
-                tie[1] = t1
-                for c in range(q2):
-                    if sp[c] <= 0:
-                        continue
-                    p = <int>pairs[q + c]
-                    tie[c] += 1  # the pair itself is in both of its cards' lists: subtracted twice below
-                    for t in range(51):
-                        sj = s[_CARD_PAIRS[_C1[p]][t]]
-                        win[c] -= (<unsigned int>sj - 1u) < lim[c]
-                        tie[c] -= sj == sp[c]
-                        sj = s[_CARD_PAIRS[_C2[p]][t]]
-                        win[c] -= (<unsigned int>sj - 1u) < lim[c]
-                        tie[c] -= sj == sp[c]
-                    total[q + c] += (<double>win[c] + 0.5 * <double>tie[c]) / <double>compat
-                    count[q + c] += 1
-        for q in range(nk):
-            if count[q] > 0:
-                out[q] = total[q] / <double>count[q]
+                u = us[j] - 1u
+                w0 += u < l0
+                t0 += s[j] == s0
+                w1 += u < l1
+                t1 += s[j] == s1
+            win[0] = w0
+            tie[0] = t0
+            win[1] = w1
+            tie[1] = t1
+            for c in range(q2):
+                if sp[c] <= 0:
+                    continue
+                p = <int>pairs[q + c]
+                tie[c] += 1  # the pair itself is in both of its cards' lists: subtracted twice below
+                for t in range(51):
+                    sj = s[_CARD_PAIRS[_C1[p]][t]]
+                    win[c] -= (<unsigned int>sj - 1u) < lim[c]
+                    tie[c] -= sj == sp[c]
+                    sj = s[_CARD_PAIRS[_C2[p]][t]]
+                    win[c] -= (<unsigned int>sj - 1u) < lim[c]
+                    tie[c] -= sj == sp[c]
+                total[q + c] += (<double>win[c] + 0.5 * <double>tie[c]) / <double>compat
+                count[q + c] += 1
+    for q in range(nk):
+        if count[q] > 0:
+            out[q] = total[q] / <double>count[q]
+
+
+def pcg64_doubles(uint64_t seed, Py_ssize_t n):
+    """float64[n]: ``numpy.random.Generator(numpy.random.PCG64(seed)).random(n)`` bit for bit (``seed`` a
+    64-bit unsigned integer), from the C reproduction :func:`sampled_runouts` draws with."""
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    out_arr = np.empty(n)
+    cdef double[::1] out = out_arr
+    cdef cfrkit_pcg64 g
+    cdef Py_ssize_t i
+    cfrkit_pcg64_seed(&g, seed)
+    for i in range(n):
+        out[i] = cfrkit_pcg64_double(&g)
+    return out_arr
+
+
+def sampled_runouts(const int64_t[:, ::1] boards, const uint64_t[::1] seeds, Py_ssize_t runouts):
+    """uint8[K * runouts, 5]: the river boards ``EHSAbstraction`` averages E[HS] over, for K boards at once.
+
+    ``boards``: int64[K, n] sorted distinct card ids (``n`` 3 or 4); ``seeds``: uint64[K], each board's sampling
+    seed.  Rows ``k * runouts .. (k + 1) * runouts - 1`` are board ``k``'s cards followed by the ``5 - n`` live
+    cards (increasing ids ``rest``) of smallest keys in a row of ``rest.size`` uniform keys, in increasing key
+    order, the keys of the run-outs drawn row after row by ``Generator(PCG64(seeds[k])).random((runouts,
+    rest.size))``; the smallest key found as ``numpy.argmin`` finds it (the first of equal keys).  A turn
+    (``n`` 4) needs ``runouts`` below its 48 rivers (else every river is taken, not sampled).
+    """
+    cdef Py_ssize_t nb = boards.shape[0], n = boards.shape[1], k, i, j, m1, m2, nr
+    if seeds.shape[0] != nb:
+        raise ValueError(f"need one seed per board: {nb} boards, {seeds.shape[0]} seeds")
+    if n not in (3, 4):
+        raise ValueError(f"boards must hold 3 or 4 cards, got {n}")
+    if runouts < 1 or (n == 4 and runouts >= 48):
+        raise ValueError(f"runouts must be in 1..{49 if n == 3 else 47} to be sampled, got {runouts}")
+    cdef uint64_t used
+    for k in range(nb):
+        used = 0
+        for i in range(n):
+            if not 0 <= boards[k, i] < 52 or (used >> boards[k, i]) & 1 or (i > 0 and boards[k, i] < boards[k, i - 1]):
+                raise ValueError(f"board {k} must hold sorted distinct card ids 0..51, got {list(boards[k])}")
+            used |= (<uint64_t>1) << boards[k, i]
+    out_arr = np.empty((nb * runouts, 5), dtype=np.uint8)
+    cdef uint8_t[:, ::1] out = out_arr
+    cdef double keys[52]
+    cdef int rest[52]
+    cdef cfrkit_pcg64 g
+    with nogil:
+        for k in range(nb):
+            used = 0
+            for i in range(n):
+                used |= (<uint64_t>1) << boards[k, i]
+            nr = 0
+            for j in range(52):
+                if not (used >> j) & 1:
+                    rest[nr] = <int>j
+                    nr += 1
+            cfrkit_pcg64_seed(&g, seeds[k])
+            for i in range(runouts):
+                for j in range(nr):
+                    keys[j] = cfrkit_pcg64_double(&g)
+                m1 = 0
+                for j in range(1, nr):
+                    if keys[j] < keys[m1]:
+                        m1 = j
+                for j in range(n):
+                    out[k * runouts + i, j] = <uint8_t>boards[k, j]
+                out[k * runouts + i, n] = <uint8_t>rest[m1]
+                if n == 3:
+                    keys[m1] = INFINITY
+                    m2 = 0
+                    for j in range(1, nr):
+                        if keys[j] < keys[m2]:
+                            m2 = j
+                    out[k * runouts + i, 4] = <uint8_t>rest[m2]
     return out_arr

@@ -448,3 +448,147 @@ def uniform_river_ehs(const int32_t[:, ::1] strengths):
     seen = count_arr > 0
     out[seen] = total_arr[seen] / count_arr[seen]
     return out
+
+
+cdef void _pair_counts(const uint8_t *board, const int64_t *pairs, Py_ssize_t nk, int *win, int *tie,
+                       int32_t *row) noexcept nogil:
+    """Per pair ``pairs[q]`` live on the 5-card ``board``: ``win[q]`` / ``tie[q]`` = the live pairs sharing no card
+    with it whose class is below / equal to its own (-1 / -1 where it touches the board): the counts of a sweep of
+    ``_board_row``'s row, from the 169 rank classes and the live cards of each rank (each non-flush pair is worth
+    its rank pair's class) with the flush pairs evaluated as cards, as ``_board_row`` does.  ``row``: scratch
+    int32[1326] for a board of one suit (every pair evaluated as cards)."""
+    cdef uint64_t mask = 0, key = KEY_START, pm, qm
+    cdef uint32_t rk
+    cdef int i, j, c, ra, rb, fs = -1, need = 3, n, p, q, sp, sq, w, t, cls
+    cdef int counts[4]
+    cdef int live[13]
+    cdef int32_t by_ranks[169]
+    cdef int per_class[169]
+    counts[0] = 0
+    counts[1] = 0
+    counts[2] = 0
+    counts[3] = 0
+    for j in range(13):
+        live[j] = 4
+    for j in range(5):
+        c = board[j]
+        mask |= _CARD_BIT[c]
+        key += _CARD_KEY[c]
+        counts[c & 3] += 1
+        live[c >> 2] -= 1
+    for j in range(4):
+        if counts[j] >= 3:
+            fs = j
+            need = 5 - counts[j]
+    if fs >= 0 and need == 0:  # a one-suit board: every pair evaluated, then swept
+        _board_row(board, row)
+        for q in range(nk):
+            p = <int>pairs[q]
+            sp = row[p]
+            if sp <= 0:
+                win[q] = -1
+                tie[q] = -1
+                continue
+            pm = _CARD_BIT[_C1[p]] | _CARD_BIT[_C2[p]]
+            w = 0
+            t = 0
+            for i in range(NUM_PAIRS):
+                if row[i] > 0 and not ((_CARD_BIT[_C1[i]] | _CARD_BIT[_C2[i]]) & pm):
+                    w += row[i] < sp
+                    t += row[i] == sp
+            win[q] = w
+            tie[q] = t  # the pair itself shares its cards: not counted
+        return
+    rk = <uint32_t>(key & 0xFFFFFFFFu)
+    for ra in range(13):
+        for rb in range(ra, 13):
+            by_ranks[13 * ra + rb] = _rank_class(rk + _RANK_KEY[ra] + _RANK_KEY[rb])
+    n = 0 if fs < 0 else (78 if need == 2 else 585)
+    for q in range(nk):
+        p = <int>pairs[q]
+        pm = _CARD_BIT[_C1[p]] | _CARD_BIT[_C2[p]]
+        if mask & pm:
+            win[q] = -1
+            tie[q] = -1
+            continue
+        # the pair's own class: as cards if it can make the flush
+        sp = by_ranks[_RANKS[p]]
+        if fs >= 0 and ((_C1[p] & 3) == fs) + ((_C2[p] & 3) == fs) >= need:
+            sp = eval_key(key + _CARD_KEY[_C1[p]] + _CARD_KEY[_C2[p]], mask | pm)
+        # live cards of each rank without the pair's: the opponents of each rank pair
+        live[_C1[p] >> 2] -= 1
+        live[_C2[p] >> 2] -= 1
+        w = 0
+        t = 0
+        for ra in range(13):
+            for rb in range(ra, 13):
+                cls = by_ranks[13 * ra + rb]
+                if ra == rb:
+                    i = live[ra] * (live[ra] - 1) // 2
+                else:
+                    i = live[ra] * live[rb]
+                w += i * (cls < sp)
+                t += i * (cls == sp)
+        live[_C1[p] >> 2] += 1
+        live[_C2[p] >> 2] += 1
+        # the flush pairs among them: their rank pair's class out, their own class in
+        for j in range(n):
+            i = _SUIT_PAIRS[fs][j]
+            qm = _CARD_BIT[_C1[i]] | _CARD_BIT[_C2[i]]
+            if (mask | pm) & qm:
+                continue
+            cls = by_ranks[_RANKS[i]]
+            w -= cls < sp
+            t -= cls == sp
+            sq = eval_key(key + _CARD_KEY[_C1[i]] + _CARD_KEY[_C2[i]], mask | qm)
+            w += sq < sp
+            t += sq == sp
+        win[q] = w
+        tie[q] = t
+
+
+def river_ehs_of_pairs(const uint8_t[:, ::1] rivers, Py_ssize_t block, const int64_t[::1] pairs):
+    """float64[B // block, K]: the E[HS] of the K pairs ``pairs`` over each group of ``block`` river boards
+    (``rivers`` uint8[B, 5], distinct valid cards, ``B`` a multiple of ``block``), equal bit for bit to
+    ``pair_ehs.uniform_river_ehs_pairs_blocks(river_strengths(rivers), block, pairs)`` (NaN where a pair touches
+    every board of its group): the same integer win and tie counts per board, from the rank classes instead of all
+    1326 pairs' classes, and the same float64 operations in the same order."""
+    cdef Py_ssize_t nb = rivers.shape[0], nk = pairs.shape[0], ng, g, b, q
+    if rivers.shape[1] != 5:
+        raise ValueError(f"rivers must have shape (B, 5), got ({nb}, {rivers.shape[1]})")
+    if block < 1 or nb % block != 0:
+        raise ValueError(f"block must be a positive divisor of the {nb} rows, got {block}")
+    for q in range(nk):
+        if not 0 <= pairs[q] < NUM_PAIRS:
+            raise ValueError(f"pair index {pairs[q]} is not in 0..1325")
+    ng = nb // block
+    out_arr = np.full((ng, nk), np.nan)
+    cdef double[:, ::1] out = out_arr
+    total_arr = np.zeros(nk)
+    count_arr = np.zeros(nk, dtype=np.int64)
+    win_arr = np.zeros(nk, dtype=np.intc)
+    tie_arr = np.zeros(nk, dtype=np.intc)
+    row_arr = np.zeros(NUM_PAIRS, dtype=np.int32)
+    cdef double[::1] total = total_arr
+    cdef int64_t[::1] count = count_arr
+    cdef int[::1] win = win_arr, tie = tie_arr
+    cdef int32_t[::1] row = row_arr
+    # the live pairs of a 5-card board: 47 live cards, C(45, 2) opponents disjoint from a live pair
+    cdef double compat = 990.0
+    if nk == 0 or ng == 0:
+        return out_arr
+    with nogil:
+        for g in range(ng):
+            for q in range(nk):
+                total[q] = 0.0
+                count[q] = 0
+            for b in range(g * block, (g + 1) * block):
+                _pair_counts(&rivers[b, 0], &pairs[0], nk, &win[0], &tie[0], &row[0])
+                for q in range(nk):
+                    if win[q] >= 0:
+                        total[q] += (<double>win[q] + 0.5 * <double>tie[q]) / compat
+                        count[q] += 1
+            for q in range(nk):
+                if count[q] > 0:
+                    out[g, q] = total[q] / <double>count[q]
+    return out_arr

@@ -273,7 +273,7 @@ def test_a_turn_closing_call_is_valued_by_the_river_played_out(agent, vf, monkey
             monkeypatch.setattr(vf, "river_exact", True)  # off in the agents' default (its CPU)
             agent.new_hand()
             vf.hand_start(SimpleNamespace(seat_agents=seating))
-            assert vf._street and vf._memo is agent._choices
+            assert vf._street and vf._memo is agent.translations
             state = _hand_to([CALL] * 6, [0, 13, 1, 14, 20, 30, 40, 45])
             values = []
             for card, _ in state.chance_outcomes():

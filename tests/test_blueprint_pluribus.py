@@ -155,6 +155,33 @@ def test_ray_actor_equals_the_in_process_run(small_tree):
     np.testing.assert_array_equal(remote.strategy_sum, local.strategy_sum)
 
 
+@pytest.mark.parametrize("sampler", ["numpy", "kernel"])
+def test_run_board_is_one_board_of_an_iteration(small_tree, sampler):
+    """run_board (what a Ray actor runs on its copy of the tables) over an iteration's boards gives the tables of
+    iterate(), pruning on (the numpy sampler's pruning draw is taken from the trainer's own settings)."""
+    kw = dict(abstraction="ehs:169,5,5,5", seed=4, tree=small_tree, deals_per_board=8, boards_per_iteration=2,
+              discount_until=0, prune_warmup=1, sampler=sampler, table_lookups=False)
+    whole = PluribusTrainer(SMALL_GAME, "0.5+1", 1, **kw)
+    whole.iterate(3)
+    by_board = PluribusTrainer(SMALL_GAME, "0.5+1", 1, **kw)
+    by_board.iterate(1)
+    nodes = 0
+    for it in (2, 3):
+        for b, board in enumerate(by_board.boards_of(it)):
+            nodes += by_board.run_board(it, b, by_board.regrets, by_board.strategy_sum, by_board.root_value_sum,
+                                        board)
+    assert nodes > 0
+    np.testing.assert_array_equal(by_board.regrets, whole.regrets)
+    np.testing.assert_array_equal(by_board.strategy_sum, whole.strategy_sum)
+    np.testing.assert_array_equal(by_board.root_value_sum, whole.root_value_sum)
+    unpruned = PluribusTrainer(SMALL_GAME, "0.5+1", 1, **dict(kw, prune_probability=0.0))
+    unpruned.iterate(3)
+    assert not np.array_equal(unpruned.regrets, whole.regrets)  # the pruning draw took part
+    if sampler == "numpy":
+        with pytest.raises(BlueprintError, match="needs the board"):
+            by_board.run_board(4, 0, by_board.regrets, by_board.strategy_sum, by_board.root_value_sum)
+
+
 def test_discount_schedule_and_rounding(small_tree):
     from cfrkit._kernels import blueprint_pluribus
 

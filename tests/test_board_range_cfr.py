@@ -474,3 +474,75 @@ def test_release_freed_heap_returns_freed_heap_to_the_system():
     kernel_module().release_freed_heap()
     assert before - anon_mib() > 20  # ~47 MB freed, at least one whole page per hole
     assert len(blocks) == 6000 and float(blocks[-1].sum()) == 1024.0
+
+
+def _layout_digest(lay, solver=None) -> str:
+    """One sha256 over every array and table of a BoardLayout (the kernel's layout tuple, the kernel order,
+    decision map, copies, hand spaces, all-in nodes, leaf offsets) and of the solver's all-in tables."""
+    import hashlib
+    import json
+
+    def h(x):
+        if isinstance(x, np.ndarray):
+            return hashlib.sha256(str((x.dtype.str, x.shape)).encode()
+                                  + np.ascontiguousarray(x).tobytes()).hexdigest()[:16]
+        return hashlib.sha256(repr(x).encode()).hexdigest()[:16]
+
+    out = {f"layout[{i}]": h(v) for i, v in enumerate(lay.layout)}
+    out.update(order=h(np.asarray(lay.order, dtype=np.int64)), node_of=h(lay.node_of.array),
+               copy_of=h(sorted(lay.copy_of.items())), ext_off=h(lay.ext_off), ext_nodes=h(list(lay.ext_nodes)),
+               num_ext=lay.num_ext, num_entries=lay.num_entries, num_nodes=lay.num_nodes,
+               allin_nodes=h(list(lay.allin_nodes)), swaps=h(lay.swaps), root_pairs=h(lay.root_pairs),
+               space_pairs=h([p.tolist() for p in lay.space_pairs]), space_id=h(sorted(lay._space_id.items())),
+               pot=lay.pot)
+    if solver is not None and solver._allin is not None:
+        out.update({f"allin[{i}]": h(v) for i, v in enumerate(solver._allin)})
+    return hashlib.sha256(json.dumps(out, sort_keys=True).encode()).hexdigest()[:24]
+
+
+# sha256 of every layout array and all-in table (_layout_digest), recorded from main eb9cdb6, where BoardLayout read
+# the public tree's node objects one by one; since branch range-mem3 it reads the tree as arrays (TreeArrays) and
+# writes the kernel's node arrays whole, and postflop trees are NodeArrays: the layouts must stay these, bit for bit
+LAYOUT_SPOTS = {
+    "turn": (("8dAs8sKh", 4000, 18000, {"turn": "50%, 100%, a", "river": "100%, a"}), None),
+    "flop10": (("AsKhTs", 100, 300, "50%, a"), "AsKsQsJsTs9sAhKhQhJh"),
+    "flopiso": (("AsKhTs", 100, 300, "50%, a"), "AsKhTs9sQhAcKcQcJcAdKdQdJd"),
+    "flop14": (("QsJh2h", 200, 900, "50%, a"), "QsJh2hAsKdTc9c8s7h6d5c4s3hAh"),
+}
+LAYOUT_DIGESTS = {
+    ("flop10", False, False): "821a51564abfd35ede407dac", ("flop10", False, True): "a1aafe49de0dcd8977200d19",
+    ("flop10", True, False): "8ae5236693d54629a653d687", ("flop10", True, True): "a6165d2ef2e71f4feb81c860",
+    ("flop14", True, True): "64ff16c89ace80dc8c43a4dc",
+    ("flopiso", False, False): "45ec93a31b994bfb9224ac78", ("flopiso", False, True): "0f085128c32c235ef11a939d",
+    ("flopiso", True, False): "b30be6630f026928cc3fa60d", ("flopiso", True, True): "053a1951004728e5f41206ab",
+    ("turn", False, False): "44816544b75f43ac90079bb2", ("turn", True, True): "40bf32ce3dbe1b0c58a82044",
+    ("turn", "leaves"): "f0e6569d5f9a1f51b9d11db5",
+}
+
+
+@pytest.mark.parametrize("spot", sorted(LAYOUT_SPOTS))
+def test_layout_arrays_equal_the_object_tree_construction(spot):
+    """Every layout array and all-in table, with and without isomorphism and all-in nodes, equals the one recorded
+    from the construction over node objects (LAYOUT_DIGESTS), whether the tree holds its nodes as arrays
+    (NodeArrays, the postflop builder's) or as a list of PublicNode objects (the same nodes)."""
+    from cfrkit.solvers.public.public_tree import NodeArrays, PublicTree
+
+    args, deck = LAYOUT_SPOTS[spot]
+    g = PostflopPublicGame(*args, **({} if deck is None else {"deck": parse_cards(deck)}))
+    compact = build_public_tree(g)
+    assert isinstance(compact.nodes, NodeArrays)
+    listed = PublicTree(g, list(compact.nodes))
+    cases = [k for k in LAYOUT_DIGESTS if k[0] == spot and k[1] != "leaves"]
+    assert cases
+    if (spot, "leaves") in LAYOUT_DIGESTS:  # a depth-limited tree (the generic builder's node objects)
+        dl = build_public_tree(g, depth_limit=True)
+        assert _layout_digest(BoardLayout.of(dl, False, leaves=True)) == LAYOUT_DIGESTS[(spot, "leaves")]
+    for tree in (compact, listed):
+        for key in cases:
+            _, iso, allin = key
+            lay = BoardLayout.of(tree, iso, allin=allin)
+            solver = None
+            if allin:
+                solver = BoardRangeSolver(tree, threads=1, isomorphism=iso if lay.swaps or not iso else None)
+                solver = solver if solver.layout is lay else None
+            assert _layout_digest(lay, solver) == LAYOUT_DIGESTS[key], key

@@ -209,3 +209,56 @@ def test_information_state_hides_other_cards():
     assert s.information_state_string(1) == "1::|QhQd"
     assert s.information_state_string(0) == "0::AsKs|"
     assert HoldemGame().game_string() == "holdem"
+
+
+def _replayed_with_board(state, start, cards):
+    """Reference for HoldemState.with_board_cards: replay the history, dealing ``cards`` as board cards
+    ``start, start + 1, ...`` (chance deals after the hole cards are the board, in order)."""
+    out = state.game.new_initial_state()
+    board_index = 0
+    for action in state.history():
+        if out.is_chance_node() and out.hole_cards_dealt:
+            if start <= board_index < start + len(cards):
+                action = cards[board_index - start]
+            board_index += 1
+        out.apply_action(action)
+    return out
+
+
+@pytest.mark.parametrize("game", ["holdem", "holdem(definition=holdem.limit.3p)", "holdem(definition=leduc.limit.2p)"])
+def test_with_board_cards_equals_replaying_the_history_on_another_board(game):
+    g = load(game)
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(300):
+        s = g.new_initial_state()
+        while not s.is_terminal():
+            if s.is_chance_node():
+                s.apply_action(rng.choice([c for c, _ in s.chance_outcomes()]))
+            else:
+                legal = s.legal_actions()
+                s.apply_action(rng.choice([a for a in legal if a != FOLD] or legal))
+            if s.board and rng.random() < 0.3:
+                break
+        if not s.board:
+            continue
+        start = rng.randrange(len(s.board))
+        seen = set(s.board) | {c for h in s.hole for c in h}
+        unseen = [c for c in g.definition.deck() if c not in seen]
+        cards = rng.sample(unseen, rng.randint(1, len(s.board) - start))
+        before = (list(s.board), s.history())
+        got = s.with_board_cards(start, cards)
+        want = _replayed_with_board(s, start, cards)
+        assert got.history() == want.history() and got.board == want.board and got.hole == want.hole
+        assert got.legal_actions() == want.legal_actions() and got.spent == want.spent
+        if got.is_terminal():
+            assert got.returns() == want.returns()
+        assert (s.board, s.history()) == before  # the original is unchanged
+        checked += 1
+    assert checked > 100
+    with pytest.raises(GameError, match="not all dealt"):
+        s.with_board_cards(len(s.board), [unseen[0]])
+    with pytest.raises(GameError, match="distinct unseen"):
+        s.with_board_cards(0, [s.hole[0][0]])
+    with pytest.raises(GameError, match="distinct unseen"):
+        s.with_board_cards(0, [999])

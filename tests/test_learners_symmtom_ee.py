@@ -109,7 +109,7 @@ def test_ee_k_on_live_speakers_only_equals_the_dense_formula(n, w, c):
     t = make_trainer(SymmToMConfig(agents=n, width=w, pieces=c), MADDPGSettings(variant="ee", warmup=100, seed=1))
     t.play(32, 3, greedy=False, store=True)
     b = t.replay.sample(t.rng, 512)
-    x, h = t._actor_inputs(b, False)
+    x, h = t.actor_inputs(b, False)
     ev = x[:, t.obs_size:]
     model = t.actor.knowledge
     _, W, _, _, _ = model.split(ev)

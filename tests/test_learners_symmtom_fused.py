@@ -54,19 +54,19 @@ def _reference_update(t, actor_opt, critic_opt):
 
     a = onehot(b["m"], b["p"])
     with torch.no_grad():
-        lm2, lp2, _ = t.actor_target(*t._actor_inputs(b, True))
+        lm2, lp2, _ = t.actor_target(*t.actor_inputs(b, True))
         a2 = onehot((lm2 + _noise(lm2)).argmax(-1), (lp2 + _noise(lp2)).argmax(-1))
-        q2 = _critic_ref(t.critic_target, t._ego(b["x2"]), t._ego(a2.reshape(M, n, -1)))
+        q2 = _critic_ref(t.critic_target, t.ego_rows(b["x2"]), t.ego_rows(a2.reshape(M, n, -1)))
         y = b["r"].reshape(-1) + s.gamma * (1 - b["done"]).repeat_interleave(n) * q2
-    xe = t._ego(b["x"])
-    q = _critic_ref(t.critic, xe, t._ego(a))
+    xe = t.ego_rows(b["x"])
+    q = _critic_ref(t.critic, xe, t.ego_rows(a))
     critic_loss = F.mse_loss(q, y)
     critic_opt.zero_grad(set_to_none=True)
     critic_loss.backward()
     torch.nn.utils.clip_grad_norm_(t.critic.parameters(), s.max_grad_norm, foreach=True)
     critic_grad = torch.cat([p.grad.reshape(-1) for p in t.critic.parameters()])
     critic_opt.step()
-    lm, lp, _ = t.actor(*t._actor_inputs(b, False))
+    lm, lp, _ = t.actor(*t.actor_inputs(b, False))
     new_a = torch.cat([_hard_ref(lm), _hard_ref(lp)], -1)
     ae = a[:, t.order]
     ae = torch.cat([new_a.reshape(M, n, 1, -1), ae[:, :, 1:]], 2).reshape(M * n, -1)

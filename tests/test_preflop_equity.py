@@ -19,6 +19,13 @@ def test_canonical_matchups_are_the_suit_classes():
     assert len(reps) == 47008  # classes of (pair, pair) up to suit permutation and order
     assert len({tuple(r) for r in reps}) == len(reps)
     assert (reps[:, 0] < reps[:, 1]).all() and (reps[:, 2] < reps[:, 3]).all()
+    # read off the 169 class representatives' rows: every key of the full 1326 x 1326 table, in its order
+    key, _ = _matchup_keys()
+    uniq = np.unique(key[key >= 0])
+    assert np.array_equal(reps, np.stack([uniq // 2704 // 52, uniq // 2704 % 52, uniq % 2704 // 52,
+                                          uniq % 2704 % 52], axis=1))
+    rows = np.array([0, 77, 1325])
+    assert all(np.array_equal(a, b[rows]) for a, b in zip(_matchup_keys(rows), (key, _matchup_keys()[1])))
 
 
 def test_each_matchup_has_its_class_representatives_exact_equity():

@@ -66,6 +66,9 @@ class EHSAbstraction:
         self._preflop = preflop_classes()
         self._cache: "OrderedDict[Tuple[int, Tuple[int, ...]], np.ndarray]" = OrderedDict()
         self._cache_size = int(cache_size)
+        # (round, sorted board) -> {pair: bucket} of the pairs bucketed alone (pair_buckets_boards): a hand's
+        # bucket on the dealt board is asked by the agent and by AIVAT's value function
+        self._pairs: "OrderedDict[Tuple[int, Tuple[int, ...]], dict]" = OrderedDict()
         self.edges = [np.zeros(0)] + [self._calibrate(r) for r in (1, 2, 3)]
 
     # ------------------------------------------------------------------ interface
@@ -117,53 +120,103 @@ class EHSAbstraction:
         """int32[K]: the buckets of the pairs ``pairs`` (int[K] pair indices) on ``board``, equal bit for bit
         to ``buckets_for_board(round_index, board)[pairs]`` but computing the E[HS] of those K pairs only
         (:meth:`ehs_of_pairs`) when the board is not cached: for callers that need two hands on many boards
-        (AIVAT's sampled flops, turns and rivers)."""
+        (AIVAT's sampled flops, turns and rivers).  Many boards at once: :meth:`pair_buckets_boards`."""
         r = self._check_round(round_index)
-        pairs = np.asarray(pairs, dtype=np.int64)
-        ids = tuple(sorted(as_card_ids(board)))
-        if len(ids) != BOARD_CARDS[r]:
-            raise ValueError(f"round {r} needs a board of {BOARD_CARDS[r]} cards, got {len(ids)}")
+        if r > 0:  # pairs bucketed on this board before (a remembered board was checked then)
+            known = self._pairs.get((r, tuple(sorted(as_card_ids(board)))))
+            if known is not None:
+                wanted = np.asarray(pairs, dtype=np.int64).reshape(-1).tolist()
+                if all(q in known for q in wanted):
+                    return np.array([known[q] for q in wanted], dtype=np.int32)
+        return self.pair_buckets_boards(r, [board], pairs)[0]
+
+    def pair_buckets_boards(self, round_index: int, boards, pairs) -> np.ndarray:
+        """int32[B, K]: row ``k`` is ``pair_buckets(round_index, boards[k], pairs)`` (bucket -1 for a pair touching
+        the board), for B boards of round ``round_index`` (0, 3, 4 or 5 cards each) and K pair indices, bit for
+        bit; the boards not in the cache are bucketed together (their run-outs sampled, their rivers' strengths
+        and the pairs' E[HS] in one kernel call each: a chance node's 16 sampled boards at once)."""
+        r = self._check_round(round_index)
+        pairs = np.asarray(pairs, dtype=np.int64).reshape(-1)
+        if pairs.size and (pairs.min() < 0 or pairs.max() >= self._preflop.size):
+            raise ValueError(f"pair indices must be in 0..1325, got {pairs.tolist()}")
+        ids = self._sorted_boards(r, boards)
         if r == 0:
-            return self._preflop[pairs].copy()
-        hit = self._cache.get((r, ids))
-        if hit is not None:
-            return hit[pairs].copy()
-        values = self.ehs_of_pairs(ids, pairs)
-        out = np.searchsorted(self.edges[r], values, side="right").astype(np.int32)
-        out[np.isnan(values)] = -1  # a pair is live on every river of a board it does not touch
+            return np.tile(self._preflop[pairs], (ids.shape[0], 1))
+        out = np.empty((ids.shape[0], pairs.size), dtype=np.int32)
+        wanted = pairs.tolist()
+        miss = []
+        for k, row in enumerate(ids.tolist()):
+            key = (r, tuple(row))
+            hit = self._cache.get(key)
+            if hit is not None:
+                out[k] = hit[pairs]
+                continue
+            known = self._pairs.get(key)
+            if known is not None and all(q in known for q in wanted):
+                out[k] = [known[q] for q in wanted]
+            else:
+                miss.append(k)
+        if miss:
+            values = self._ehs_of_pairs_sorted(ids[miss], pairs)
+            got = np.searchsorted(self.edges[r], values, side="right").astype(np.int32)
+            got[np.isnan(values)] = -1  # a pair is live on every river of a board it does not touch
+            out[miss] = got
+            for k, row in zip(miss, got.tolist()):
+                key = (r, tuple(ids[k].tolist()))
+                known = self._pairs.get(key)
+                if known is None:
+                    known = self._pairs[key] = {}
+                    if len(self._pairs) > 4 * self._cache_size:
+                        self._pairs.popitem(last=False)
+                known.update(zip(wanted, row))
         return out
 
-    # ------------------------------------------------------------------ E[HS]
-    def _rivers(self, ids: np.ndarray) -> np.ndarray:
-        """uint8[B, 5]: the river boards :meth:`ehs` averages over for the sorted board ``ids``.
+    @staticmethod
+    def _sorted_boards(r: int, boards) -> np.ndarray:
+        """int64[B, n]: each board's card ids sorted (``n`` the round's board size), checked: valid distinct ids."""
+        n = BOARD_CARDS[r]
+        arr = np.asarray(boards) if not isinstance(boards, str) else None
+        if arr is None or arr.dtype.kind not in "iu" or arr.ndim != 2:
+            if isinstance(boards, str):
+                raise ValueError("boards must be a sequence of boards, got a string")
+            arr = [as_card_ids(b) for b in boards]  # card strings or ragged boards: checked one by one
+            for b in arr:
+                if len(b) != n:
+                    raise ValueError(f"round {r} needs boards of {n} cards, got {len(b)}")
+            return np.array([sorted(b) for b in arr], dtype=np.int64).reshape(len(arr), n)
+        if arr.shape[1] != n:
+            raise ValueError(f"round {r} needs boards of {n} cards, got {arr.shape[1]}")
+        arr = np.sort(arr.astype(np.int64), axis=1)
+        if arr.size and (arr.min() < 0 or arr.max() > 51 or (n > 1 and np.any(arr[:, 1:] == arr[:, :-1]))):
+            raise ValueError("boards must hold distinct card ids 0..51")
+        return arr
 
-        Each sampled run-out takes the ``5 - len(ids)`` cards of smallest keys in a row of uniform keys (in
-        increasing key order): the first columns of the row's ``argsort``, found by ``argmin`` (the same cards
-        unless two of the row's float64 keys are equal, a chance of about 1e-13 per row)."""
+    # ------------------------------------------------------------------ E[HS]
+    def _seed_of(self, ids: Sequence[int]) -> int:
+        """The run-out sampling seed of the sorted board ``ids``: the first 8 bytes (little-endian) of the SHA-256
+        of the card ids and the abstraction's seed."""
+        digest = hashlib.sha256(bytes(ids) + self.seed.to_bytes(8, "little")).digest()
+        return int.from_bytes(digest[:8], "little")
+
+    def _rivers(self, ids: np.ndarray) -> np.ndarray:
+        """uint8[B, 5]: the river boards :meth:`ehs` averages over for the sorted board ``ids``: the board itself
+        on the river; on a flop or turn ``runouts`` run-outs, each the ``5 - len(ids)`` live cards of smallest
+        keys (in increasing key order) in a row of uniform keys drawn by ``Generator(PCG64(seed))`` with the
+        board's own seed (:meth:`_seed_of`), the rows one after another (``pair_ehs.sampled_runouts``, the same
+        draws in C); a turn with ``runouts`` >= its 48 rivers takes every river."""
+        ids = np.asarray(ids, dtype=np.int64)
         need = 5 - len(ids)
         if need == 0:
-            rivers = ids[None, :]
-        else:
+            return np.ascontiguousarray(ids[None, :], dtype=np.uint8)
+        if need == 1 and self.runouts >= 52 - len(ids):
             live = np.ones(52, dtype=bool)
             live[ids] = False
-            rest = _CARDS[live]
-            digest = hashlib.sha256(bytes(ids.astype(np.uint8).tolist()) + self.seed.to_bytes(8, "little")).digest()
-            if need == 1 and self.runouts >= rest.size:
-                extra = rest[:, None]
-            else:
-                # default_rng(seed) is Generator(PCG64(seed)): the same stream, without the dispatch
-                gen = np.random.Generator(np.random.PCG64(int.from_bytes(digest[:8], "little")))
-                keys = gen.random((self.runouts, rest.size))
-                rows = np.arange(self.runouts)
-                cols = np.empty((self.runouts, need), dtype=np.int64)
-                for i in range(need):
-                    cols[:, i] = np.argmin(keys, axis=1)
-                    keys[rows, cols[:, i]] = np.inf
-                extra = rest[cols]
-            rivers = np.empty((extra.shape[0], 5), dtype=np.uint8)
-            rivers[:, :ids.size] = ids
-            rivers[:, ids.size:] = extra
-        return np.ascontiguousarray(rivers, dtype=np.uint8)
+            rivers = np.empty((52 - len(ids), 5), dtype=np.uint8)
+            rivers[:, :4] = ids
+            rivers[:, 4] = _CARDS[live]
+            return rivers
+        return _pair_ehs_kernel.sampled_runouts(ids[None, :], np.array([self._seed_of(ids.tolist())], dtype=np.uint64),
+                                                self.runouts)
 
     def ehs(self, board: Tuple[int, ...]) -> np.ndarray:
         """float64[1326]: E[HS] of every pair over river boards extending ``board`` (NaN if blocked)."""
@@ -177,13 +230,26 @@ class EHSAbstraction:
     def ehs_of_pairs(self, board: Tuple[int, ...], pairs) -> np.ndarray:
         """float64[K]: :meth:`ehs` of the pairs ``pairs`` only, bit for bit (NaN for a pair touching the board).
 
-        Every pair's strength on each river is still needed (a hand's strength is against all opponents), but
-        only the K pairs' wins and ties are counted (``pair_ehs.uniform_river_ehs_pairs``: the operations of
-        ``uniform_river_ehs``, in its order)."""
-        ids = np.array(sorted(board), dtype=np.int64)
-        pairs = np.asarray(pairs, dtype=np.int64)
-        strengths = _range_kernel.river_strengths(self._rivers(ids))
-        return _pair_ehs_kernel.uniform_river_ehs_pairs(strengths, pairs)
+        Only the K pairs' wins and ties are counted (``range_equity.river_ehs_of_pairs``: the integer counts of
+        ``uniform_river_ehs`` and its floating-point operations, in its order)."""
+        ids = np.array(sorted(as_card_ids(board)), dtype=np.int64)
+        return self._ehs_of_pairs_sorted(ids[None, :], np.asarray(pairs, dtype=np.int64).reshape(-1))[0]
+
+    def _ehs_of_pairs_sorted(self, ids: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+        """float64[B, K]: :meth:`ehs_of_pairs` of the B sorted boards ``ids`` (int64[B, n], one round): every
+        board's run-outs sampled in one kernel call, the pairs' win and tie counts on all their rivers in another
+        (``range_equity.river_ehs_of_pairs``: from the rivers' rank classes, not all 1326 pairs' classes)."""
+        n = ids.shape[1]
+        if n == 5:
+            rivers, block = ids.astype(np.uint8), 1
+        elif n == 4 and self.runouts >= 48:
+            rivers = np.concatenate([self._rivers(row) for row in ids])
+            block = 48
+        else:
+            seeds = np.array([self._seed_of(row) for row in ids.tolist()], dtype=np.uint64)
+            rivers = _pair_ehs_kernel.sampled_runouts(np.ascontiguousarray(ids), seeds, self.runouts)
+            block = self.runouts
+        return _range_kernel.river_ehs_of_pairs(np.ascontiguousarray(rivers), block, pairs)
 
     def _calibrate(self, r: int) -> np.ndarray:
         gen = np.random.default_rng([self.seed, r])

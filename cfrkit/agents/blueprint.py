@@ -112,6 +112,13 @@ class BlueprintAgent(PokerAgent):
         self._nodes = {}
         self._walks = {}
 
+    @property
+    def translations(self) -> Dict[int, Tuple[int, int]]:
+        """This hand's raise translations so far: history index -> (real action id, abstract child node), the
+        sampled or chosen child each real raise was mapped to.  The live dict (it grows as the hand goes on; a new
+        hand starts a new one): read it, never write it."""
+        return self._choices
+
     def _remember_choice(self, index: int, choice: Tuple[int, int]) -> None:
         """Set the abstract child played for the action at history ``index``; cached walks through that
         index may have used another and are dropped."""

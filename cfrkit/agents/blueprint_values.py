@@ -186,7 +186,7 @@ def blueprint_values(strategy, transitions: List[np.ndarray],
         for i in range(m):
             c = first + i
             if int(t.kind[c]) != DECISION:
-                dc, sc = table._terminal(c, (nb[r], nb[r]))
+                dc, sc = table.ds(c, (nb[r], nb[r]))
             else:
                 dc, sc = table.ds(c)
                 if int(rounds[c]) != r:  # a call closing the round: expectation over the next buckets
@@ -235,6 +235,25 @@ def _two_buckets(ab, cache: dict, r: int, board, hole) -> Tuple[int, int]:
             hit = (int(b[pairs[0]]), int(b[pairs[1]]))
         _Shared.remember(cache, key, hit)
     return hit
+
+
+def _two_buckets_boards(ab, cache: dict, r: int, boards, hole) -> List[Tuple[int, int]]:
+    """``[_two_buckets(ab, cache, r, board, hole) for board in boards]``, the boards not remembered bucketed in one
+    call of the abstraction's ``pair_buckets_boards`` where it has one (a chance node's sampled boards)."""
+    h0, h1 = tuple(hole[0]), tuple(hole[1])
+    keys = [(r, tuple(b), h0, h1) for b in boards]
+    out = [cache.get(k) for k in keys]
+    miss = [i for i, hit in enumerate(out) if hit is None]
+    many = getattr(ab, "pair_buckets_boards", None)
+    if len(miss) > 1 and many is not None:
+        got = many(r, [list(boards[i]) for i in miss], [pair_index(*hole[0]), pair_index(*hole[1])]).tolist()
+        for i, (b0, b1) in zip(miss, got):
+            out[i] = (b0, b1)
+            _Shared.remember(cache, keys[i], out[i])
+    else:
+        for i in miss:
+            out[i] = _two_buckets(ab, cache, r, boards[i], hole)
+    return out
 
 
 def _equity(h0, h1, board) -> float:
@@ -326,6 +345,8 @@ class BlueprintValueFunction:
         self._owner_seat: Optional[int] = None
         self._translation_index = -1
         self._river: dict = {}
+        self._lines: dict = {}
+        self._cutoffs = 0
 
     def fresh(self, view) -> "BlueprintValueFunction":
         """The value function a new one with the same arguments and ``view`` would be (a fresh generator
@@ -400,10 +421,11 @@ class BlueprintValueFunction:
         owners = [getattr(a, "agent", a) for a in hand.seat_agents
                   if getattr(getattr(a, "agent", a), "blueprint", None) is self.strategy]
         # two agents of this blueprint remember different translations: then the most likely one for both
-        self._memo = getattr(owners[0], "_choices", None) if len(owners) == 1 and self.follow_owner else None
+        self._memo = owners[0].translations if len(owners) == 1 and self.follow_owner else None
         self._owner_seat = next((i for i, a in enumerate(hand.seat_agents) if getattr(a, "agent", a) is owners[0]),
                                 None) if self._memo is not None else None
         self._river = {}
+        self._lines = {}
         if self.street_from < 4 and any(p is not None for p in self._policy):
             for seat, a in enumerate(hand.seat_agents):
                 if self._policy[seat] is None and getattr(getattr(a, "agent", a), "blueprint", None) is self.strategy:
@@ -481,16 +503,26 @@ class BlueprintValueFunction:
         if state.is_terminal():
             return float(state.returns()[0])
         if state.is_chance_node() or depth > 12:
+            self._cutoffs += depth > 12
             return None
         if key is None:
             key = _betting_key(state)
+        # the hand's street values by betting line, board and owner's translations (the policies are the hand's,
+        # the hands fixed): a decision's children were valued within the street's value after its cards.  A value
+        # is kept only if no line below was cut at the depth limit, and reused only as deep or shallower.
+        line = None if key is None else (key, tuple(state.board),
+                                         tuple(sorted(self._memo.items())) if self._memo else None)
+        hit = None if line is None else self._lines.get(line)
+        if hit is not None and depth <= hit[1]:
+            return hit[0]
+        cutoffs = self._cutoffs
         p = state.current_player()
         pol = self._policy[p] or self._own[p]
         if pol is None:
-            return None
+            return self._keep(line, None, depth, cutoffs)
         got = pol(state, key, self._memo) if isinstance(pol, _BlueprintPolicy) else pol(state)
         if got is None:
-            return None
+            return self._keep(line, None, depth, cutoffs)
         total = 0.0
         legal = self._shared.legal
         for a, q in zip(*got):
@@ -506,7 +538,13 @@ class BlueprintValueFunction:
                         _Shared.remember(legal, ckey, True)
                 v = self._street_value(child, depth + 1, ckey)
                 total += float(q) * (self.table_value(child, ckey, leaf=True) if v is None else v)
-        return total
+        return self._keep(line, total, depth, cutoffs)
+
+    def _keep(self, line, value: Optional[float], depth: int, cutoffs: int) -> Optional[float]:
+        """``value`` (a :meth:`_street_value`), remembered for ``line`` when nothing below was cut since ``cutoffs``."""
+        if line is not None and self._cutoffs == cutoffs:
+            self._lines[line] = (value, depth)
+        return value
 
     def value(self, state) -> float:
         """Seat 0's value of ``state`` in chips (exact winnings at a terminal)."""
@@ -585,6 +623,7 @@ class BlueprintValueFunction:
         else:  # flops: each a uniform draw of three cards, unbiased
             picks = np.argsort(self.rng.random((self.flops, rest.size)), axis=1)[:, :need]
             boards = [board + [int(c) for c in rest[p]] for p in picks]
+        _two_buckets_boards(self.ab, self._shared.buckets, r, boards, hole)  # every board's, read below: in one batch
         nxt = int(self.tree.player[node])  # who acts first after the cards
         if self._policy[nxt] is None and not (self._street and r >= self.street_from):
             mean = float(np.mean([self._on_board(node, bd, hole) for bd in boards]))
@@ -634,7 +673,7 @@ class BlueprintValueFunction:
         order as :meth:`value`, so the same numbers bit for bit; None where that path is not taken (no street
         lookahead here, a flop or turn whose lookahead plays the river out, a state without betting lines, a policy
         that answers differently on different boards with mixed supports): the caller then loops over the boards."""
-        if not self._street or type(state) is not HoldemState:  # _Boards.state edits its fields
+        if not self._street or type(state) is not HoldemState:  # _Boards.state: with_board_cards
             return None
         if self._river_on() and len(state.board) != 4:
             return None  # the river played out inside the lookahead draws its sample: board by board
@@ -768,8 +807,7 @@ class BlueprintValueFunction:
             sv = np.empty(len(idx))
             ds = None
             tr = self.trans[r - 1]
-            for i, k in enumerate(idx):
-                b0, b1 = ctx.buckets(r - 1, int(k))
+            for i, (b0, b1) in enumerate(ctx.buckets_many(r - 1, idx)):
                 hit = memo.get((node, b0, b1))
                 if hit is None:
                     if ds is None:
@@ -780,7 +818,7 @@ class BlueprintValueFunction:
             return dv + sv * ctx.equity(idx)
         if nb != _BOARD[r]:
             return self._equity_boards(state, ctx, idx)
-        b = np.array([ctx.buckets(r, int(k)) for k in idx], dtype=np.int64).reshape(len(idx), 2)
+        b = np.array(ctx.buckets_many(r, idx), dtype=np.int64).reshape(len(idx), 2)
         i = int(self.table.row[node])
         d = self.table.D[r][i][b[:, 0], b[:, 1]].astype(np.float64)
         s = self.table.S[r][i][b[:, 0], b[:, 1]].astype(np.float64)
@@ -937,8 +975,8 @@ class _BlueprintPolicy:
             return _CALL_ONLY[0], np.ones((len(idx), 1))
         p = state.current_player()
         ab, r = self.agent.blueprint.abstraction, int(self.agent.tree.round[node])
-        rows = [self._row(node, _two_buckets(ab, self._buckets, r, boards[k], state.hole)[p]) for k in idx]
-        return acts, np.array(rows)
+        both = _two_buckets_boards(ab, self._buckets, r, [boards[k] for k in idx], state.hole)
+        return acts, np.array([self._row(node, b[p]) for b in both])
 
 
 #: the pure check / call (actions int64[1], probs float64[1]), shared read-only
@@ -976,8 +1014,7 @@ class _Boards:
         self.vf = vf
         self.boards = boards
         self.hole = state.hole
-        self.first = len(state.board)            # where the new cards start on the board ...
-        self.at = len(state.history())           # ... and in the history
+        self.first = len(state.board)            # where the new cards start on the board
         self._eq = {}
         self._buckets = {}
 
@@ -996,22 +1033,20 @@ class _Boards:
             hit = self._buckets[(r, k)] = self.vf._buckets(r, self.boards[k], self.hole)
         return hit
 
+    def buckets_many(self, r: int, idx) -> List[Tuple[int, int]]:
+        """``[buckets(r, k) for k in idx]``, the boards not yet asked bucketed together."""
+        miss = [int(k) for k in idx if (r, int(k)) not in self._buckets]
+        if len(miss) > 1:
+            got = _two_buckets_boards(self.vf.ab, self.vf._shared.buckets, r, [self.boards[k] for k in miss],
+                                      self.hole)
+            for k, hit in zip(miss, got):
+                self._buckets[(r, k)] = hit
+        return [self.buckets(r, int(k)) for k in idx]
+
     def state(self, state, k: int):
         """``state`` (on this chance node's street, any board) with board ``k``'s cards: the state the per-board
         path reaches by the same betting (the cards enter only the board and the history)."""
-        s = state.clone()
-        new = self.boards[k][self.first:]
-        s.board[self.first:self.first + len(new)] = new
-        s._history[self.at:self.at + len(new)] = new  # HoldemState keeps the dealt cards in its history
-        return s
-
-
-class _Walker:
-    """The attributes :meth:`BlueprintValueFunction._node_of_history` reads."""
-
-    def __init__(self, tree, translate_raise):
-        self.tree = tree
-        self.translate_raise = translate_raise
+        return state.with_board_cards(self.first, self.boards[k][self.first:])
 
 
 def _betting_key(state) -> Optional[Tuple[int, ...]]:
@@ -1045,10 +1080,10 @@ def walk_step(t, translate_raise, node: int, real, action: int, got) -> Optional
 def _walk_history(tree, translate_raise, state, memo=None) -> Tuple[Optional[int], bool]:
     """``(node, all_in)`` of ``state`` by walking its whole history from the root (the reference of
     :class:`NodeWalker`): the node (None when the tree cannot follow the history) and whether the failure is an
-    abstract all-in.  ``memo`` (an agent's ``_choices``: history index -> (real action, abstract child)): the
-    raises it holds take its child, as :meth:`cfrkit.agents.blueprint.BlueprintAgent._walk` does; never the
-    agent's sampler.  Reading an agent's past translations keeps AIVAT unbiased: they are drawn before any term
-    that uses them and independently of the cards and actions to come."""
+    abstract all-in.  ``memo`` (an agent's :attr:`~cfrkit.agents.blueprint.BlueprintAgent.translations`: history
+    index -> (real action, abstract child)): the raises it holds take its child, as the agent's own walk does;
+    never the agent's sampler.  Reading an agent's past translations keeps AIVAT unbiased: they are drawn before
+    any term that uses them and independently of the cards and actions to come."""
     real = state.game.new_initial_state()
     node = 0
     for index, action in enumerate(state.history()):
@@ -1114,7 +1149,7 @@ class NodeWalker:
         if key is None:
             key = _betting_key(state)
         if key is None:
-            return BlueprintValueFunction._node_of_history(self, state)
+            return _walk_history(self.tree, self.translate_raise, state)[0]
         self._same_game(state)
         hit = self._memo.get(key)
         if hit is None:

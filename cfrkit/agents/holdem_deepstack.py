@@ -300,7 +300,8 @@ class HoldemDeepStackAgent(PokerAgent):
         self._initial: Optional[_Record] = None
         self.num_resolves = 0
         self.solve_seconds: Dict[str, list] = {s: [] for s in STREETS}   # (wall, cpu) per re-solve
-        self._num_hole = self.game._num_hole
+        d = self.game.definition
+        self._num_hole = d.num_players * d.num_hole_cards   # history entries before the first betting action
 
     @classmethod
     def from_spec(cls, spec: str = "", seed: Optional[int] = None, **kwargs) -> "HoldemDeepStackAgent":

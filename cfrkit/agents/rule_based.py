@@ -209,6 +209,18 @@ def _opponent_pairs(r: int) -> np.ndarray:
     return idx
 
 
+def _connected_table() -> List[bool]:
+    """Per rank bit set (13 bits): whether 3 of its ranks lie within one of the windows of 5 consecutive ranks
+    ``lo .. lo + 4``, ``lo`` = -1 .. 8 (a straight-draw board; the ace counts high only)."""
+    bits = (np.arange(1 << 13)[:, None] >> np.arange(13)) & 1
+    within = np.stack([bits[:, max(lo, 0):lo + 5].sum(axis=1) for lo in range(-1, 9)], axis=1)
+    return (within >= 3).any(axis=1).tolist()
+
+
+#: the connectedness of every rank bit set, read once per board's texture
+_CONNECTED = _connected_table()
+
+
 class BoardFeatures:
     """Per-pair postflop features of one board (arrays of 1326; blocked pairs get 0).
 
@@ -258,12 +270,13 @@ class BoardFeatures:
         self._texture(board)
 
     def _texture(self, board) -> None:
-        ranks = [c >> 2 for c in board]
-        suits = [c & 3 for c in board]
-        distinct = sorted(set(ranks))
-        connected = any(sum(1 for r in distinct if lo <= r <= lo + 4) >= 3 for lo in range(-1, 9))
-        self.wet = max(suits.count(s) for s in range(4)) >= 3 or connected
-        self.paired = len(distinct) < len(ranks)
+        ranks = 0  # bit set of the board's ranks
+        suits = [0, 0, 0, 0]
+        for c in board:
+            ranks |= 1 << (c >> 2)
+            suits[c & 3] += 1
+        self.wet = max(suits) >= 3 or _CONNECTED[ranks]
+        self.paired = bin(ranks).count("1") < len(board)
 
     def _rows_compiled(self, board: Tuple[int, ...], rows: np.ndarray, strengths: np.ndarray) -> None:
         """The ``rows`` features through ``pair_masses.pair_row_features`` (bit-for-bit the numpy

@@ -53,30 +53,32 @@ def preflop_compatible() -> np.ndarray:
     return (mask[:, None] & mask[None, :]) == 0
 
 
-def _matchup_keys() -> Tuple[np.ndarray, np.ndarray]:
-    """(key int64[1326, 1326], flipped bool[1326, 1326]) for every ordered matchup ``(h, j)``.
+def _matchup_keys(rows: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
+    """(key int64[R, 1326], flipped bool[R, 1326]) for every ordered matchup ``(h, j)``, ``h`` in ``rows``
+    (pair indices; default all 1326).
 
     ``key`` encodes the canonical unordered matchup ``((a, b), (c, d))`` (low card first in each pair)
     as ``((a * 52 + b) * 52 + c) * 52 + d``: the smallest encoding over the 24 suit permutations and
     both orders.  ``flipped`` is True where the canonical form lists ``j`` first (then
     ``E[h, j] = 1 - E(canonical)``).  Incompatible matchups get key -1.
     """
+    rows = np.arange(NUM_PAIRS) if rows is None else np.asarray(rows, dtype=np.int64)
     cards = HOLE_PAIRS.astype(np.int64)
     rank, suit = cards >> 2, cards & 3
-    best = np.full((NUM_PAIRS, NUM_PAIRS), np.iinfo(np.int64).max, dtype=np.int64)
-    flipped = np.zeros((NUM_PAIRS, NUM_PAIRS), dtype=bool)
+    best = np.full((len(rows), NUM_PAIRS), np.iinfo(np.int64).max, dtype=np.int64)
+    flipped = np.zeros((len(rows), NUM_PAIRS), dtype=bool)
     for perm in permutations(range(4)):
         mapped = 4 * rank + np.asarray(perm, dtype=np.int64)[suit]
         lo, hi = mapped.min(axis=1), mapped.max(axis=1)
         code = lo * 52 + hi  # pair code 0..2703
-        fwd = code[:, None] * 2704 + code[None, :]
-        rev = code[None, :] * 2704 + code[:, None]
+        fwd = code[rows, None] * 2704 + code[None, :]
+        rev = code[None, :] * 2704 + code[rows, None]
         take_rev = rev < fwd
         k = np.where(take_rev, rev, fwd)
         better = k < best
         best[better] = k[better]
         flipped[better] = take_rev[better]
-    compat = preflop_compatible()
+    compat = preflop_compatible()[rows]
     best[~compat] = -1
     flipped[~compat] = False
     return best, flipped
@@ -85,7 +87,12 @@ def _matchup_keys() -> Tuple[np.ndarray, np.ndarray]:
 def canonical_matchups() -> np.ndarray:
     """int64[M, 4]: the canonical preflop matchups ``(a, b, c, d)`` (pair ``a b`` against ``c d``, card ids),
     one per class of matchups equal up to suit permutation and order (M = 47,008)."""
-    key, _ = _matchup_keys()
+    # a suit permutation maps any matchup onto one whose first pair is its class's representative (one pair
+    # per rank pair and suitedness) with the same canonical key: those 169 rows hold every key
+    cards = HOLE_PAIRS.astype(np.int64)
+    ranks, suits = cards // 4, cards % 4
+    cls = (ranks.max(axis=1) * 13 + ranks.min(axis=1)) * 2 + (suits[:, 0] == suits[:, 1])
+    key, _ = _matchup_keys(np.unique(cls, return_index=True)[1])
     uniq = np.unique(key[key >= 0])
     b = uniq // 2704
     j = uniq % 2704

@@ -201,22 +201,9 @@ class _ExploringSeat:
         self.trajectory = []
 
     def act(self, state) -> int:
-        lr = self.learner
-        c = lr.config
-        p = state.current_player()
-        mask, acts = lr.actions.legal(state)
-        obs = lr.features.encode(state, p)
-        if lr.rng.random() < lr._epsilon():
-            slot = int(lr.rng.choice(np.flatnonzero(mask)))
-        else:
-            slot = lr._greedy_slot(lr.q_values(obs[None])[0], mask)
+        obs, slot, mask, action = self.learner.explore(state)
         self.trajectory.append((obs, slot, mask))
-        lr.steps += 1
-        if lr.steps % c.train_every == 0 and lr.replay.size >= c.learn_start:
-            lr._learn()
-        if lr.steps % c.target_every == 0:
-            lr.target.load_state_dict(lr.online.state_dict())
-        return int(acts[slot])
+        return action
 
 
 class DQNBestResponse(PokerAgent):
@@ -289,6 +276,29 @@ class DQNBestResponse(PokerAgent):
         return HandStrategy(np.array(support, dtype=np.int64), probs)
 
     # ------------------------------------------------------------------ training
+    def explore(self, state) -> Tuple[np.ndarray, int, np.ndarray, int]:
+        """The learner's training decision at ``state`` (its seat to act): epsilon-greedy over the legal slots;
+        counts one step, and takes a learning step every ``train_every`` steps (once the replay holds
+        ``learn_start`` transitions) and refreshes the target network every ``target_every`` steps.
+
+        Returns ``(observation float32[features], slot, legal mask bool[slots], action id)``: the slot in
+        :attr:`actions` (fold, call, then the bets) and the game's action id it maps to.
+        """
+        c = self.config
+        p = state.current_player()
+        mask, acts = self.actions.legal(state)
+        obs = self.features.encode(state, p)
+        if self.rng.random() < self._epsilon():
+            slot = int(self.rng.choice(np.flatnonzero(mask)))
+        else:
+            slot = self._greedy_slot(self.q_values(obs[None])[0], mask)
+        self.steps += 1
+        if self.steps % c.train_every == 0 and self.replay.size >= c.learn_start:
+            self._learn()
+        if self.steps % c.target_every == 0:
+            self.target.load_state_dict(self.online.state_dict())
+        return obs, slot, mask, int(acts[slot])
+
     def _epsilon(self) -> float:
         c = self.config
         frac = min(1.0, self.steps / max(1, c.eps_steps))

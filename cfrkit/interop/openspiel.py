@@ -85,8 +85,9 @@ class OpenSpielGame(Game):
         # OpenSpiel's information-state strings are perfect-recall by definition; without them we
         # fall back to observation strings, which need not be
         self.perfect_recall = self.has_information_state
-        self._info_tensor = bool(game_type.provides_information_state_tensor)
-        self._obs_tensor = bool(game_type.provides_observation_tensor)
+        #: whether OpenSpiel provides the tensors (else the protocol's defaults, :class:`~cfrkit.games.base.State`)
+        self.has_information_state_tensor = bool(game_type.provides_information_state_tensor)
+        self.has_observation_tensor = bool(game_type.provides_observation_tensor)
 
     def new_initial_state(self) -> "OpenSpielState":
         return OpenSpielState(self, self.os_game.new_initial_state())
@@ -101,10 +102,10 @@ class OpenSpielGame(Game):
         return float(self.os_game.min_utility())
 
     def information_state_tensor_shape(self) -> Optional[Tuple[int, ...]]:
-        return tuple(self.os_game.information_state_tensor_shape()) if self._info_tensor else None
+        return tuple(self.os_game.information_state_tensor_shape()) if self.has_information_state_tensor else None
 
     def observation_tensor_shape(self) -> Optional[Tuple[int, ...]]:
-        return tuple(self.os_game.observation_tensor_shape()) if self._obs_tensor else None
+        return tuple(self.os_game.observation_tensor_shape()) if self.has_observation_tensor else None
 
     def max_game_length(self) -> Optional[int]:
         return int(self.os_game.max_game_length())
@@ -159,7 +160,7 @@ class OpenSpielState(State):
         return self.os_state.observation_string(player)
 
     def information_state_tensor(self, player: Optional[int] = None) -> np.ndarray:
-        if not self.game._info_tensor:
+        if not self.game.has_information_state_tensor:
             return super().information_state_tensor(player)
         return np.asarray(self.os_state.information_state_tensor(self._player(player)), dtype=np.float32)
 
@@ -167,7 +168,7 @@ class OpenSpielState(State):
         return self.os_state.observation_string(self._player(player))
 
     def observation_tensor(self, player: Optional[int] = None) -> np.ndarray:
-        if not self.game._obs_tensor:
+        if not self.game.has_observation_tensor:
             return super().observation_tensor(player)
         return np.asarray(self.os_state.observation_tensor(self._player(player)), dtype=np.float32)
 

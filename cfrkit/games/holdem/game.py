@@ -243,6 +243,36 @@ class HoldemState(State):
         """Whether every player's hole cards are dealt."""
         return self._dealt >= self.game._num_hole
 
+    def with_board_cards(self, start: int, cards: Sequence[int]) -> "HoldemState":
+        """A copy of this state whose board cards ``start, start + 1, ...`` are ``cards`` (card ids), in the board
+        and in the history: the state the same betting reaches on another run-out (hole cards, chips and actions
+        unchanged; the betting is the caller's to keep legal, e.g. a lookahead sharing one betting line over many
+        boards of a street).
+
+        Raises:
+            GameError: positions outside the dealt board, a card outside the deck, or a card dealt twice.
+        """
+        cards = [int(c) for c in cards]
+        if start < 0 or start + len(cards) > len(self.board):
+            raise GameError(f"with_board_cards: board positions {start}..{start + len(cards) - 1} are not all dealt "
+                            f"({len(self.board)} board cards)")
+        new = self.clone()
+        new.board[start:start + len(cards)] = cards
+        dealt = new.board + [c for h in new.hole for c in h]
+        if len(set(dealt)) != len(dealt) or not self.game._deck_set.issuperset(cards):
+            raise GameError(f"with_board_cards: cards {cards} are not distinct unseen cards of the deck (board "
+                            f"{new.board}, hole cards {new.hole})")
+        # the history holds the hole cards, then per round its new board cards and its betting actions
+        pos, r = self.game._num_hole, 0
+        board_after = self.game._board_after
+        for j in range(start + len(cards)):
+            while board_after[r] <= j:       # board card j is dealt at the start of the first round showing it
+                pos += len(self.actions[r])
+                r += 1
+            if j >= start:
+                new._history[pos + j] = cards[j - start]
+        return new
+
     def current_player(self) -> int:
         if self._terminal:
             return TERMINAL

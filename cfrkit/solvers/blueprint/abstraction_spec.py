@@ -13,6 +13,8 @@ import numpy as np
 from cfrkit.solvers.blueprint.betting_tree import BlueprintError
 
 DEFAULT_ABSTRACTION = "ehs:169,50,50,50"
+#: the E[HS] abstraction of each bucket counts built so far (see abstraction_from_spec)
+_EHS: dict = {}
 
 #: fixed boards on which the fingerprint reads every round's buckets
 _PROBE_BOARDS = ((), (0, 17, 34), (51, 30, 9), (0, 17, 34, 45), (51, 30, 9, 12), (0, 17, 34, 45, 22),
@@ -28,7 +30,12 @@ def abstraction_from_spec(spec: str):
         counts = text[4:] or "169,50,50,50"
         try:
             buckets = tuple(int(x) for x in counts.split(","))
-            return EHSAbstraction(buckets)
+            # a pure function of the counts (its tables are fixed, its caches only remember): one instance per
+            # counts and process, so blueprints of one abstraction (two in a match) share the boards' buckets
+            hit = _EHS.get(buckets)
+            if hit is None:
+                hit = _EHS[buckets] = EHSAbstraction(buckets)
+            return hit
         except ValueError as exc:
             raise BlueprintError(f"card abstraction {spec!r}: {exc}") from None
     if text.startswith("emd:") or text == "default":

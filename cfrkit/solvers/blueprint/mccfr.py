@@ -190,18 +190,15 @@ class ESMCCFRTrainer(BlueprintTrainer):
         return h
 
     @classmethod
-    def load(cls, path: str, abstraction=None, workers: int = 1, ray_address: Optional[str] = None,
-             boards_per_iteration: Optional[int] = None) -> "ESMCCFRTrainer":
-        """Resume an es-mccfr checkpoint (same refusals as :meth:`BlueprintTrainer.load`, and a CFR+ file is
-        refused)."""
-        header, data, tree, spec = cls._open_for_resume(path, abstraction)
+    def _for_checkpoint(cls, path: str, header: Dict, tree: BettingTree, spec, workers: int,
+                        ray_address: Optional[str], boards_per_iteration: Optional[int]) -> "ESMCCFRTrainer":
+        """:meth:`BlueprintTrainer.load`'s trainer from an es-mccfr header (a damaged one raises BlueprintError)."""
         m = sampling_settings(path, header, "mccfr", "es-mccfr")
         try:
-            trainer = cls(abstraction=spec, tree=tree, workers=workers, ray_address=ray_address,
-                          boards_per_iteration=boards_per_iteration, **sampled_trainer_keywords(header, m))
+            return cls(abstraction=spec, tree=tree, workers=workers, ray_address=ray_address,
+                       boards_per_iteration=boards_per_iteration, **sampled_trainer_keywords(header, m))
         except (KeyError, TypeError) as exc:
             raise BlueprintError(f"{path}: damaged es-mccfr settings in the header ({exc})") from None
-        return trainer._restore(path, header, data)
 
 
 def sampling_settings(path: str, header: Dict, key: str, label: str) -> Dict:

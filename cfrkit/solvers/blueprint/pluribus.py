@@ -244,16 +244,37 @@ class PluribusTrainer(ESMCCFRTrainer):
             self.prune_threshold, self.regret_floor, self.regret_ceiling, fixed_board=self.board,
             hand_weights=self.hand_weights, root_values=roots, **given))
 
-    def _single_board(self, it: int, b: int, regrets, sums, roots) -> int:
-        """Board ``b`` of iteration ``it`` with the kernel sampler (tables in the kernel, or buckets from Python)."""
+    def run_board(self, it: int, b: int, regrets: np.ndarray, sums: np.ndarray, root_values: np.ndarray,
+                  board: Optional[np.ndarray] = None) -> int:
+        """Run board ``b`` of iteration ``it`` into the given tables, in place, and return the nodes visited.
+
+        Args:
+            it: iteration number (1-based; it seeds the board's deals and decides pruning).
+            b: the board's index within the iteration, ``0 <= b < boards_per_iteration``.
+            regrets: the regret table, shape ``(total,)``, int32 or float32 (chips) as ``regret_storage``
+                (this trainer's :attr:`regrets` or a private copy, e.g. a Ray actor's).
+            sums: the strategy-sum table, float32 of shape ``(max(avg_total, 1),)``.
+            root_values: float64[2], the root values (chips, per seat) are added to it.
+            board: uint8[5], board ``b`` of :meth:`boards_of` ``(it)``: required by the ``"numpy"`` sampler,
+                ignored by the ``"kernel"`` sampler (it draws the board itself, or plays the fixed ``board``).
+
+        Raises:
+            BlueprintError: the ``"numpy"`` sampler without ``board``.
+        """
+        if self.sampler == "numpy":
+            if board is None:
+                raise BlueprintError("run_board: the numpy sampler needs the board (boards_of(it)[b])")
+            prune_p = self.prune_probability if self.prune and it > self.prune_warmup else 0.0
+            return self._numpy_board(it, b, board, prune_p, regrets, sums, root_values)
         if self.tables is not None:
-            return self._run(regrets, sums, it, it + 1, b, 1, roots, boards=b + 1, tables=self.tables)
+            return self._run(regrets, sums, it, it + 1, b, 1, root_values, boards=b + 1, tables=self.tables)
         board = self.board if self.board is not None else _kernel().sample_board(self.seed, it, b)
         bucket, strength = self.board_arrays(board)
-        return self._run(regrets, sums, it, it + 1, b, 1, roots, boards=b + 1, bucket=bucket, strength=strength)
+        return self._run(regrets, sums, it, it + 1, b, 1, root_values, boards=b + 1, bucket=bucket,
+                         strength=strength)
 
-    def _numpy_board_job(self, it: int, b: int, board: np.ndarray, prune_p: float, regrets, sums, root_values) -> int:
-        """Board ``b`` of iteration ``it`` with the numpy sampler of earlier files."""
+    def _numpy_board(self, it: int, b: int, board: np.ndarray, prune_p: float, regrets, sums, root_values) -> int:
+        """:meth:`run_board` with the numpy sampler of earlier files."""
         rng = np.random.default_rng(np.random.SeedSequence([self.seed, it, b, 0x5EED]))
         deals = sample_deals(rng, board, self.deals_per_board, self.hand_weights)
         kernel_seed = int(rng.integers(0, 2**63))
@@ -318,15 +339,13 @@ class PluribusTrainer(ESMCCFRTrainer):
 
     def _iteration(self, it: int) -> int:
         """One iteration board by board (Ray, abstractions without tables, or the numpy sampler)."""
-        prune_p = self.prune_probability if self.prune and it > self.prune_warmup else 0.0
         if self.ray_address is not None:
-            return self._ray_iteration(it, prune_p)
+            return self._ray_iteration(it)
         boards = self.boards_of(it) if self.sampler == "numpy" else None
 
         def job(b: int, roots) -> int:
-            if boards is not None:
-                return self._numpy_board_job(it, b, boards[b], prune_p, self.regrets, self.strategy_sum, roots)
-            return self._single_board(it, b, self.regrets, self.strategy_sum, roots)
+            return self.run_board(it, b, self.regrets, self.strategy_sum, roots,
+                                  None if boards is None else boards[b])
         B = self.boards_per_iteration
         if self._pool is not None and B > 1:
             # the root-value sums are not shared between threads (they would race); each board keeps its own
@@ -364,7 +383,7 @@ class PluribusTrainer(ESMCCFRTrainer):
             part.result()
 
     # ------------------------------------------------------------------ Ray
-    def _ray_iteration(self, it: int, prune_p: float) -> int:
+    def _ray_iteration(self, it: int) -> int:
         ray = import_ray(BlueprintError)
         if self._ray_actors is None:
             join_ray(self.ray_address, self.threads, BlueprintError)   # the session stays for the trainer's life
@@ -378,7 +397,7 @@ class PluribusTrainer(ESMCCFRTrainer):
         boards = self.boards_of(it)
         index = np.arange(len(boards))
         parts = [p for p in np.array_split(index, min(len(self._ray_actors), len(boards))) if p.size]
-        futures = [actor.run.remote(it, boards[p], p, prune_p, reg_ref, sum_ref)
+        futures = [actor.run.remote(it, boards[p], p, reg_ref, sum_ref)
                    for actor, p in zip(self._ray_actors, parts)]
         results = ray.get(futures)
         wide = self.regrets.astype(np.int64 if self.regrets.dtype == np.int32 else np.float64)
@@ -519,14 +538,11 @@ class _RayPluribusWorker:
             discount_until=s["discount_until"], regret_ceiling=s["regret_ceiling"], allocate=False,
             sampler=s.get("sampler", "numpy"))
 
-    def run(self, it, boards, indices, prune_p, regrets, sums):
+    def run(self, it, boards, indices, regrets, sums):
         reg, sm = regrets.copy(), sums.copy()
         roots = np.zeros(2)
         nodes = 0
         for b, board in zip(indices, boards):
-            if self.trainer.sampler == "numpy":
-                nodes += self.trainer._numpy_board_job(it, int(b), board, prune_p, reg, sm, roots)
-            else:
-                nodes += self.trainer._single_board(it, int(b), reg, sm, roots)
+            nodes += self.trainer.run_board(it, int(b), reg, sm, roots, board)
         wide = np.int64 if reg.dtype == np.int32 else np.float64
         return (np.subtract(reg, regrets, dtype=wide), np.subtract(sm, sums, dtype=np.float64), nodes, roots)

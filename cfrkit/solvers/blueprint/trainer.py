@@ -273,10 +273,17 @@ class BlueprintTrainer:
         """Resume from a checkpoint.  Raises :class:`BlueprintError` for a corrupt or truncated file, a
         file of another kind, or a card abstraction other than the one it was trained with."""
         header, data, tree, spec = cls._open_for_resume(path, abstraction)
-        trainer = cls(game=header["game"], bets=header["bets"], raise_cap=header["raise_cap"], abstraction=spec,
-                      seed=header["seed"], boards_per_iteration=boards_per_iteration or header["boards_per_iteration"],
-                      workers=workers, ray_address=ray_address, tree=tree)
+        trainer = cls._for_checkpoint(path, header, tree, spec, workers, ray_address, boards_per_iteration)
         return trainer._restore(path, header, data)
+
+    @classmethod
+    def _for_checkpoint(cls, path: str, header: Dict, tree: BettingTree, spec, workers: int,
+                        ray_address: Optional[str], boards_per_iteration: Optional[int]) -> "BlueprintTrainer":
+        """A trainer with the settings of a checkpoint's header (its tables not read yet); subclasses read
+        their own settings."""
+        return cls(game=header["game"], bets=header["bets"], raise_cap=header["raise_cap"], abstraction=spec,
+                   seed=header["seed"], boards_per_iteration=boards_per_iteration or header["boards_per_iteration"],
+                   workers=workers, ray_address=ray_address, tree=tree)
 
     @classmethod
     def _open_for_resume(cls, path: str, abstraction=None, arrays=("regrets", "strategy_sum")):

@@ -12,49 +12,67 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from cfrkit._kernels import range_cfr_board
 from cfrkit.games.base import GameError
-from cfrkit.solvers.public.public_tree import CHANCE_NODE, SHOWDOWN_NODE, PublicTree
+from cfrkit.solvers.public.public_tree import CHANCE_NODE, KINDS, SHOWDOWN_NODE, PublicTree, TreeArrays
 
 _MATRIX_CACHE: "OrderedDict[Tuple[int, ...], np.ndarray]" = OrderedDict()
 _MATRIX_CACHE_SIZE = 4
 
 
-def allin_runouts(tree: PublicTree, node: int) -> List[Tuple[Tuple[int, ...], float]]:
+def allin_runouts(tree: PublicTree, node: int,
+                  arrays: Optional[TreeArrays] = None) -> List[Tuple[Tuple[int, ...], float]]:
     """Run-outs of the all-in chance node ``node``: ``(river board, probability given both hands)``, boards
-    that differ only in the order of the dealt cards merged (their probabilities added)."""
-    nodes, pg = tree.nodes, tree.pgame
+    that differ only in the order of the dealt cards merged (their probabilities added).  ``arrays``: the tree's
+    :meth:`~cfrkit.solvers.public.public_tree.PublicTree.arrays`, read instead of its nodes (a caller walking
+    many run-outs of a large tree makes them once)."""
+    pg = tree.pgame
+    nodes = tree.nodes
+
+    def kind_of(i: int) -> str:
+        return nodes[i].kind if arrays is None else KINDS[arrays.kind[i]]
+
+    def board_of(i: int) -> Tuple[int, ...]:
+        return nodes[i].board if arrays is None else arrays.boards[arrays.board[i]]
+
+    def children_of(i: int) -> List[int]:
+        if arrays is None:
+            return nodes[i].children
+        return arrays.children[arrays.child_start[i]:arrays.child_start[i + 1]].tolist()
+
     out: Dict[Tuple[int, ...], float] = {}
     stack = [(node, 1.0)]
     while stack:
         i, w = stack.pop()
-        n = nodes[i]
-        if n.kind == CHANCE_NODE:
-            cw = pg.chance_weight(n.board)
-            stack.extend((c, w * cw) for c in n.children)
-        elif n.kind == SHOWDOWN_NODE:
-            key = tuple(sorted(int(c) for c in n.board))
+        kind = kind_of(i)
+        if kind == CHANCE_NODE:
+            cw = pg.chance_weight(board_of(i))
+            stack.extend((c, w * cw) for c in children_of(i))
+        elif kind == SHOWDOWN_NODE:
+            key = tuple(sorted(int(c) for c in board_of(i)))
             out[key] = out.get(key, 0.0) + w
         else:
-            raise GameError(f"node {i} ({n.kind}) below an all-in run-out")
+            raise GameError(f"node {i} ({kind}) below an all-in run-out")
     return sorted(out.items())
 
 
-def allin_equity_matrix(tree: PublicTree, node: int, pairs: np.ndarray, cache: bool = True) -> np.ndarray:
+def allin_equity_matrix(tree: PublicTree, node: int, pairs: np.ndarray, cache: bool = True,
+                        arrays: Optional[TreeArrays] = None) -> np.ndarray:
     """All-in equity matrix ``(H, H)`` float64 of the hands ``pairs`` (pair indices, none touching the root
     board) for the all-in chance node ``node`` of ``tree``: ``M[i, j]`` = P(i beats j) - P(j beats i) over the
     node's run-outs to the river given both hands (exact enumeration of the tree's own run-outs, with its
     chance probabilities: 1/44 per river card on a full-deck turn), 0 for hands sharing a card.  Player p's
     value of the all-in terminal is ``contribution_p x M @ opponent_reach`` (chips).  Cached for the last
-    few boards (``cache=False``: neither read nor kept, for a caller that keeps its own copy).
+    few boards (``cache=False``: neither read nor kept, for a caller that keeps its own copy).  ``arrays``: as in
+    :func:`allin_runouts`.
     """
     pg = tree.pgame
-    root = tuple(int(c) for c in tree.nodes[node].board)
-    runouts = allin_runouts(tree, node)
+    root = tuple(int(c) for c in (tree.nodes[node].board if arrays is None else arrays.boards[arrays.board[node]]))
+    runouts = allin_runouts(tree, node, arrays)
     if not cache:
         return _matrix_of_runouts(pg, root, pairs, runouts)
     key = (root, tuple(int(p) for p in pairs), tuple(runouts))

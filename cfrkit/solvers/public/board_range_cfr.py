@@ -33,8 +33,8 @@ from cfrkit._kernels import default_threads
 from cfrkit.games.base import GameError
 from cfrkit.solvers.public.allin import allin_equity_matrix, allin_runouts
 from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR
-from cfrkit.solvers.public.public_tree import (CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree,
-                                               root_ranges)
+from cfrkit.solvers.public.public_tree import (CHANCE_NODE, DECISION, FOLD_NODE, KIND_CODE, LEAF, SHOWDOWN_NODE,
+                                               PublicTree, root_ranges)
 
 
 def kernel_module(dtype=np.float64):
@@ -66,8 +66,16 @@ def _typed(code: str, n: int, fill) -> array:
 def _typed_of(values: np.ndarray, code: str) -> array:
     """``values`` as an ``array(code)`` (item access gives Python numbers without numpy's per-item cost)."""
     out = array(code)
-    out.frombytes(np.ascontiguousarray(values, dtype={"i": np.int32, "q": np.int64}[code]).tobytes())
+    out.frombytes(np.ascontiguousarray(values, dtype={"b": np.int8, "i": np.int32, "q": np.int64}[code]).tobytes())
     return out
+
+
+# BoardRangeSolver gives the heap its layout's construction freed back to the system from this many kernel nodes
+TRIM_LAYOUT = 4096
+
+# TreeArrays.kind codes
+_DECISION, _CHANCE, _FOLD = KIND_CODE[DECISION], KIND_CODE[CHANCE_NODE], KIND_CODE[FOLD_NODE]
+_SHOWDOWN, _LEAF = KIND_CODE[SHOWDOWN_NODE], KIND_CODE[LEAF]
 
 
 class KernelNodeMap(Mapping):
@@ -143,8 +151,10 @@ class BoardLayout:
         return per_tree[key]
 
     def __init__(self, tree: PublicTree, isomorphism: bool = True, leaves: bool = False, allin: bool = False):
-        kinds = {n.kind for n in tree.nodes}
-        if LEAF in kinds and not leaves:
+        # the tree's structure as arrays (a flop tree's 1.2M nodes are not read one object at a time)
+        T = tree.arrays()
+        kind = T.kind
+        if np.any(kind == _LEAF) and not leaves:
             raise GameError("BoardRangeSolver cannot solve depth-limited trees (leaf nodes need a value function); "
                             "use BoardLeafSolver (cfrkit.solvers.public.board_leaf_cfr) or RangeSolver with "
                             "leaf_values, or build the tree without depth_limit")
@@ -152,14 +162,18 @@ class BoardLayout:
             raise GameError("internal: the leaf layout has no suit isomorphism (leaf values need not be symmetric)")
         self.leaves = bool(leaves)
         self.allin = bool(allin) or self.leaves
-        if tree.root.kind != DECISION:
+        if kind[0] != _DECISION:
             raise GameError("BoardRangeSolver needs a decision at the root of the tree")
         pg = tree.pgame
         if pg.hand_cards.shape[1] != 2 or pg.hand_cards.max() >= 52 or pg.num_hands != 1326:
             raise GameError("BoardRangeSolver needs the 1326 two-card hands of a 52-card deck")
-        for n in tree.nodes:
-            if n.kind == SHOWDOWN_NODE and len(n.board) != 5:
-                raise GameError(f"BoardRangeSolver: showdown node {n.index} on an incomplete board {n.board}")
+        boards = T.boards
+        board_len = np.array([len(b) for b in boards], dtype=np.int64)
+        showdowns = np.flatnonzero(kind == _SHOWDOWN)
+        bad = showdowns[board_len[T.board[showdowns]] != 5]
+        if len(bad):
+            i = int(bad[0])
+            raise GameError(f"BoardRangeSolver: showdown node {i} on an incomplete board {boards[T.board[i]]}")
         self.tree = tree
         self.pot = float(tree.root.pot)
         hc = pg.hand_cards
@@ -168,7 +182,7 @@ class BoardLayout:
         pair_of[hc[:, 0], hc[:, 1]] = np.arange(len(hc))
         pair_of[hc[:, 1], hc[:, 0]] = np.arange(len(hc))
         self._pair_of = pair_of
-        root_board = tuple(tree.root.board)
+        root_board = tuple(boards[T.board[0]])
         self.swaps: List[Tuple[int, int]] = []
         if isomorphism:
             live = pg.hand_mask(())
@@ -223,123 +237,140 @@ class BoardLayout:
                 map_start.append(map_start[-1] + len(rows))
             return m
 
-        nodes = tree.nodes
         # leaf mode (and allin=True): a chance node right after a betting action whose subtree has no decision and
         # no leaf is an all-in run-out, laid out as one ALLIN node (equity matrix) instead of its run-out boards
         allin = set()
         if self.allin:
-            open_below = [False] * len(nodes)
-            for n in reversed(nodes):
-                open_below[n.index] = n.kind in (DECISION, LEAF) or any(open_below[c] for c in n.children)
-            for n in nodes:
-                if n.kind == CHANCE_NODE and not open_below[n.index] and nodes[n.parent].kind == DECISION:
-                    if abs(n.contrib[0] - n.contrib[1]) > 1e-9:
-                        if not leaves:  # the full-tree solver walks such a run-out instead
-                            continue
-                        raise GameError(f"all-in run-out at node {n.index} with unequal contributions {n.contrib}")
-                    allin.add(n.index)
+            # open_below: a decision or a leaf in the node's subtree (itself included), marked up from them
+            open_below = (kind == _DECISION) | (kind == _LEAF)
+            cur = np.flatnonzero(open_below)
+            while len(cur):
+                up = T.parent[cur]
+                fresh = np.zeros(len(kind), dtype=bool)
+                fresh[up[up >= 0]] = True
+                fresh &= ~open_below
+                open_below |= fresh
+                cur = np.flatnonzero(fresh)
+            cand = np.flatnonzero((kind == _CHANCE) & ~open_below)
+            cand = cand[(cand > 0) & (kind[T.parent[cand]] == _DECISION)]
+            c = T.contrib_values[T.contrib[cand]]
+            unequal = np.abs(c[:, 0] - c[:, 1]) > 1e-9
+            if leaves and np.any(unequal):  # the full-tree solver walks such a run-out instead
+                i = int(cand[unequal][0])
+                raise GameError(f"all-in run-out at node {i} with unequal contributions {T.contribs[T.contrib[i]]}")
+            allin = set(cand[~unequal].tolist())
         self.allin_nodes = sorted(allin)
         # original indices in kernel order (breadth first, children contiguous), each one's hand space and child
         # map: typed arrays, not lists (a flop layout has 661K nodes: 4-8 bytes each instead of ~36)
+        kinds, board_of = _typed_of(kind, "b"), _typed_of(T.board, "i")
+        cstart_of, children_of = _typed_of(T.child_start, "i"), _typed_of(T.children, "i")
+        edge_of = _typed_of(T.edge_action, "q")
         order = array("i", [0])
         spaces = array("i", [space(root_board)])
         copy_of: Dict[int, Tuple[int, Tuple[int, int]]] = {}  # copy chance child -> (canonical sibling, swap)
         kmap = array("q", [-1])
+        root_cards = set(root_board)
         k = 0
         while k < len(order):
             old = order[k]
-            n = nodes[old]
+            kd = kinds[old]
             sp = spaces[k]
-            if n.kind == CHANCE_NODE and old not in copy_of and old not in allin:
-                dealt = set(n.board) - set(root_board)
+            if kd == _CHANCE and old not in copy_of and old not in allin:
+                c0, c1 = cstart_of[old], cstart_of[old + 1]
+                kids, cards = children_of[c0:c1], edge_of[c0:c1]
+                dealt = set(boards[board_of[old]]) - root_cards
                 valid = [(a, b) for (a, b) in self.swaps if all(c % 4 not in (a, b) for c in dealt)]
-                card_child = {int(c): ch for c, ch in zip(n.actions, n.children)}
-                for card, ch in zip(n.actions, n.children):
-                    canon, swap = int(card), (0, 0)
+                card_child = dict(zip(cards, kids))
+                for card, ch in zip(cards, kids):
+                    canon, swap = card, (0, 0)
                     for a, b in valid:
-                        img = _swap_suits(int(card), a, b)
+                        img = _swap_suits(card, a, b)
                         if img < canon and img in card_child:
                             canon, swap = img, (a, b)
                     order.append(ch)
                     if swap != (0, 0):
                         copy_of[ch] = (card_child[canon], swap)
-                        cs = space(nodes[card_child[canon]].board)
+                        cs = space(boards[board_of[card_child[canon]]])
                         kmap.append(child_map(sp, cs, swap))
                     else:
-                        cs = space(nodes[ch].board)
+                        cs = space(boards[board_of[ch]])
                         kmap.append(child_map(sp, cs, (0, 0)))
                     spaces.append(cs)
-            elif n.kind == DECISION and old not in copy_of:
-                for ch in n.children:
-                    order.append(ch)
-                    spaces.append(sp)
-                    kmap.append(-1)
+            elif kd == _DECISION and old not in copy_of:
+                c0, c1 = cstart_of[old], cstart_of[old + 1]
+                order.extend(children_of[c0:c1])
+                spaces.extend(array("i", [sp]) * (c1 - c0))
+                kmap.extend(array("q", [-1]) * (c1 - c0))
             k += 1
+        del kinds, board_of, cstart_of, children_of, edge_of
         N = len(order)
-        new_of = np.full(len(nodes), -1, dtype=np.int32)  # public-tree index -> kernel index
-        new_of[np.frombuffer(order, dtype=np.int32)] = np.arange(N, dtype=np.int32)
+        old_of = np.frombuffer(order, dtype=np.int32)
+        new_of = np.full(len(kind), -1, dtype=np.int32)  # public-tree index -> kernel index
+        new_of[old_of] = np.arange(N, dtype=np.int32)
         self.order = order  # kernel node -> public-tree index (array of int32; indexing gives ints)
         self.copy_of = copy_of
-        # the kernel's node arrays, written through typed arrays (numpy item writes per node cost ~0.3 CPU s on a
-        # flop layout, lists of Python ints leave ~100 MB of freed heap); each node as
-        # flat_range_cfr.fill_kernel_node writes it
-        ntype, cstart, nchild, copy = (_typed("i", N, 0) for _ in range(4))
-        player, noffset = _typed("i", N, -1), _typed("q", N, -1)
-        amount0, amount1 = _typed("d", N, 0.0), _typed("d", N, 0.0)
         self.node_space = np.frombuffer(spaces, dtype=np.int32).copy()
         self.child_map = np.frombuffer(kmap, dtype=np.int64).copy()
         self.iso_next = np.full(N, -1, dtype=np.int32)
         sizes = np.array([len(p) for p in self.space_pairs], dtype=np.int64)
-        size_of = _typed_of(sizes[self.node_space], "q")
-        kind_code = {DECISION: 0, CHANCE_NODE: 3, FOLD_NODE: 1, SHOWDOWN_NODE: 2}
-        offset = 0
-        for new, old in enumerate(order):
-            n = nodes[old]
-            kind = n.kind
-            if old in copy_of:
-                copy[new] = 1
-                ntype[new] = kind_code.get(kind, 2)
-                continue
-            if old in allin:
-                ntype[new] = 5
-                amount0[new], amount1[new] = n.contrib
-                continue
-            if kind == LEAF:
-                ntype[new] = 4
-                continue
-            if kind == DECISION or kind == CHANCE_NODE:
-                children = n.children
-                cstart[new] = int(new_of[children[0]])
-                nchild[new] = len(children)
-                if kind == CHANCE_NODE:
-                    ntype[new] = 3
-                    amount0[new] = pg.chance_weight(n.board)
-                    last: Dict[int, int] = {}  # canonical child -> last copy in its chain
-                    for ch in children:
-                        if ch in copy_of:
-                            canon = int(new_of[copy_of[ch][0]])
-                            self.iso_next[last.get(canon, canon)] = new_of[ch]
-                            last[canon] = int(new_of[ch])
-                else:
-                    ntype[new] = 0
-                    player[new] = n.player
-                    noffset[new] = offset
-                    offset += len(children) * size_of[new]
-            else:
-                ntype[new], (amount0[new], amount1[new]) = n.terminal_code()
-        self.node_type = np.frombuffer(ntype, dtype=np.int32).copy()
-        self.node_player = np.frombuffer(player, dtype=np.int32).copy()
-        self.child_start = np.frombuffer(cstart, dtype=np.int32).copy()
-        self.num_children = np.frombuffer(nchild, dtype=np.int32).copy()
-        self.amount = np.column_stack([np.frombuffer(amount0, dtype=np.float64),
-                                       np.frombuffer(amount1, dtype=np.float64)])
-        self.node_offset = np.frombuffer(noffset, dtype=np.int64).copy()
-        self.is_copy = np.frombuffer(copy, dtype=np.int32).copy()
-        del ntype, player, cstart, nchild, amount0, amount1, noffset, copy
+        # the kernel's node arrays, whole arrays at a time; each node as flat_range_cfr.fill_kernel_node writes it:
+        # copies (type of their kind, nothing else), all-in run-outs (5, contributions), leaves (4), decisions (0:
+        # player, children, offset of their regret block), chance nodes (3: children, weight of a card),
+        # folds (1) and showdowns (2) with their amounts (PublicNode.terminal_code)
+        kn = kind[old_of]
+        is_copy = np.zeros(N, dtype=bool)
+        if copy_of:
+            is_copy[new_of[np.fromiter(copy_of, dtype=np.int64, count=len(copy_of))]] = True
+        is_allin = np.zeros(N, dtype=bool)
+        if allin:
+            at = new_of[np.fromiter(allin, dtype=np.int64, count=len(allin))]
+            is_allin[at[at >= 0]] = True
+        own = ~is_copy & ~is_allin
+        ntype = np.array([0, 3, 1, 2, 4], dtype=np.int32)[kn]  # by kind: decision, chance, fold, showdown, leaf
+        ntype[is_allin] = 5
+        ntype[is_copy] = np.array([0, 3, 1, 2, 2], dtype=np.int32)[kn[is_copy]]
+        player = np.full(N, -1, dtype=np.int32)
+        cstart = np.zeros(N, dtype=np.int32)
+        nchild = np.zeros(N, dtype=np.int32)
+        noffset = np.full(N, -1, dtype=np.int64)
+        amount = np.zeros((N, 2), dtype=np.float64)
+        inner = np.flatnonzero(own & ((kn == _DECISION) | (kn == _CHANCE)))
+        first = T.child_start[old_of[inner]]
+        nchild[inner] = T.child_start[old_of[inner] + 1] - first
+        cstart[inner] = new_of[T.children[first]]
+        dec = inner[kn[inner] == _DECISION]
+        player[dec] = T.player[old_of[dec]]
+        block = nchild[dec] * sizes[self.node_space[dec]]
+        noffset[dec] = np.cumsum(block) - block
+        offset = int(block.sum())
+        for new in inner[kn[inner] == _CHANCE].tolist():
+            amount[new, 0] = pg.chance_weight(boards[T.board[old_of[new]]])
+        last: Dict[int, int] = {}  # canonical child -> last copy in its chain (copy_of: by chance node, card order)
+        for ch, (canon_old, _) in copy_of.items():
+            canon, cn = int(new_of[canon_old]), int(new_of[ch])
+            self.iso_next[last.get(canon, canon)] = cn
+            last[canon] = cn
+        contrib = T.contrib_values[T.contrib[old_of]]
+        valued = np.flatnonzero(is_allin | (own & (kn == _SHOWDOWN)))
+        amount[valued] = contrib[valued]
+        folds = np.flatnonzero(own & (kn == _FOLD))
+        folder = T.folder[old_of[folds]]
+        c = contrib[folds]
+        amount[folds, 0] = np.where(folder == 0, -c[:, 0], c[:, 1])
+        amount[folds, 1] = np.where(folder == 1, -c[:, 1], c[:, 0])
+        del contrib, c, kn, own, inner, first, dec, block, valued, folds, folder
+        self.node_type = ntype
+        self.node_player = player
+        self.child_start = cstart
+        self.num_children = nchild
+        self.amount = amount
+        self.node_offset = noffset
+        self.is_copy = is_copy.astype(np.int32)
+        del ntype, player, cstart, nchild, amount, noffset, is_copy, is_allin
         # original -> kernel node of the laid-out decisions: an array (a dict of a flop's 254K decisions held
         # ~25 MB of Python ints)
         decisions = np.flatnonzero((self.node_type == 0) & (self.is_copy == 0)).astype(np.int32)
-        node_of = np.full(len(nodes), -1, dtype=np.int32)
+        node_of = np.full(len(kind), -1, dtype=np.int32)
         node_of[np.frombuffer(order, dtype=np.int32)[decisions]] = decisions
         self.node_of = KernelNodeMap(node_of)
         del new_of, decisions
@@ -519,9 +550,10 @@ class BoardRangeSolver:
                              "action with no decision below)")
         self.layout = layout
         self._allin = self._allin_tables()
-        # the layout's and the matrices' temporaries (~75 MB on the flop) back to the system before the tables
-        # become resident (glibc keeps freed heap); small layouts free little, and a trim costs up to ms
-        if layout.num_nodes >= kernel_module().LARGE_LAYOUT:
+        # the layout's and the matrices' temporaries (~75 MB on the flop, ~1 MB on a turn) back to the system before
+        # the tables become resident (glibc keeps freed heap); a river's layout frees little, and a trim costs up to
+        # ms (0.2 ms after a turn's layout)
+        if layout.num_nodes >= TRIM_LAYOUT:
             kernel_module().release_freed_heap()
         self.pot = layout.pot
         self.hands = layout.root_pairs
@@ -553,16 +585,17 @@ class BoardRangeSolver:
         nodes = nodes[np.argsort(spaces, kind="stable")]
         spaces = lay.node_space[nodes]
         Hp = -(-max(len(p) for p in lay.space_pairs) // 8) * 8
+        arrays = tree.arrays()  # the run-outs read from arrays (a flop's 1,160 all-in nodes walk ~60K nodes)
         codes, mat_off, widths, luts, lut_off = [], [], [], [], []
         group_start, chunks, off, loff = [0], [], 0, 0
         for g, s in enumerate(np.unique(spaces)):
             sel = nodes[spaces == s]
-            runouts = allin_runouts(tree, lay.order[sel[0]])
-            if any(allin_runouts(tree, lay.order[k]) != runouts for k in sel[1:]):
+            runouts = allin_runouts(tree, lay.order[sel[0]], arrays)
+            if any(allin_runouts(tree, lay.order[k], arrays) != runouts for k in sel[1:]):
                 raise GameError(f"internal: all-in nodes on board space {s} with different run-outs")
             pairs = lay.space_pairs[s]
             H = len(pairs)
-            m = allin_equity_matrix(tree, lay.order[sel[0]], pairs, cache=False).astype(self.dtype)
+            m = allin_equity_matrix(tree, lay.order[sel[0]], pairs, cache=False, arrays=arrays).astype(self.dtype)
             block, lut = code_matrix(m, Hp)
             del m
             codes.append(block.view(np.uint8).ravel())
@@ -654,7 +687,9 @@ class BoardRangeSolver:
     def _strategies(self, source: np.ndarray, average: bool, nodes=None) -> Dict[int, np.ndarray]:
         """``(1, A, 1326)`` strategy per decision (original indices); copies' nodes read their canonical
         node with the suits swapped back."""
-        lay, tnodes = self.layout, self.tree.nodes
+        lay, T = self.layout, self.tree.arrays()
+        kind, start = _typed_of(T.kind, "b"), _typed_of(T.child_start, "i")
+        children, edge = _typed_of(T.children, "i"), _typed_of(T.edge_action, "q")
         out: Dict[int, np.ndarray] = {}
         want = None if nodes is None else set(nodes)
         ident_pairs, ident_cards = np.arange(1326), np.arange(52)
@@ -662,15 +697,16 @@ class BoardRangeSolver:
         stack = [(0, 0, ident_pairs, ident_cards)]
         while stack:
             u, v, q, qc = stack.pop()
-            n = tnodes[u]
-            if n.kind == DECISION:
+            k = kind[u]
+            if k == _DECISION:
                 if want is None or u in want:
                     out[u] = self._strategy_of(lay.node_of[v], source, average)[:, q][None]
-                stack.extend((cu, cv, q, qc) for cu, cv in zip(n.children, tnodes[v].children))
-            elif n.kind == CHANCE_NODE:
-                vchild = {int(c): ch for c, ch in zip(tnodes[v].actions, tnodes[v].children)}
-                for card, cu in zip(n.actions, n.children):
-                    cv = vchild[int(qc[int(card)])]
+                stack.extend((cu, cv, q, qc) for cu, cv in zip(children[start[u]:start[u + 1]],
+                                                                children[start[v]:start[v + 1]]))
+            elif k == _CHANCE:
+                vchild = dict(zip(edge[start[v]:start[v + 1]], children[start[v]:start[v + 1]]))
+                for card, cu in zip(edge[start[u]:start[u + 1]], children[start[u]:start[u + 1]]):
+                    cv = vchild[int(qc[card])]
                     if cv in lay.copy_of:
                         canon, swap = lay.copy_of[cv]
                         perm = lay.pair_perm(swap)

@@ -27,6 +27,7 @@ makes small flop trees for tests.
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -36,7 +37,7 @@ from cfrkit.games.base import GameError
 from cfrkit.solvers.public.bet_sizing import ALLIN, CHIPS, GEOMETRIC, POT, PREV_BET, StreetSizes
 from cfrkit.solvers.public.games import PublicPokerGame, cached_strengths, holdem_hands
 from cfrkit.solvers.public.public_tree import (CHANCE_NODE, DECISION, FOLD_NODE, SHOWDOWN_NODE, DeferredState,
-                                               PublicNode, check_node_budget)
+                                               NodeArrays, PublicNode, check_node_budget)
 
 FOLD, CHECK, CALL, BET_BASE = 0, 1, 2, 3
 STREETS = ("flop", "turn", "river")
@@ -67,7 +68,7 @@ class PostflopState:
 
 
 def _node_state(node: PublicNode, fields: tuple) -> PostflopState:
-    """The :class:`PostflopState` of a node built by :meth:`PostflopPublicGame.public_nodes`: its board and history
+    """The :class:`PostflopState` of a node built by :meth:`PostflopPublicGame.public_arrays`: its board and history
     with ``fields`` (the state's fields between them)."""
     return PostflopState(node.board, *fields, node.history)
 
@@ -308,25 +309,34 @@ class PostflopPublicGame(PublicPokerGame):
                              history=hist)
 
     def public_nodes(self, root: PostflopState, max_nodes: int, progress=None) -> List[PublicNode]:
-        """Pre-order :class:`PublicNode` list of the full tree below ``root`` (no depth limit): the nodes
-        :func:`~cfrkit.solvers.public.public_tree.build_public_tree`'s generic walk builds, field for field.
+        """Pre-order :class:`PublicNode` list of the full tree below ``root``: the nodes of
+        :meth:`public_arrays` as objects."""
+        return list(self.public_arrays(root, max_nodes, progress))
+
+    def public_arrays(self, root: PostflopState, max_nodes: int, progress=None) -> NodeArrays:
+        """The full tree below ``root`` (no depth limit) as :class:`~cfrkit.solvers.public.public_tree.NodeArrays`:
+        the nodes :func:`~cfrkit.solvers.public.public_tree.build_public_tree`'s generic walk builds, field for
+        field, each made when read.
 
         Fast path of the builder (a flop tree has ~1.2M nodes): the children of a betting state depend on its
         street, stacks and betting fields only, not on the board or the history, so each distinct betting state
-        is expanded once (:meth:`_child` on a representative) and reused under every board.  Nodes share one
-        :class:`~cfrkit.solvers.public.public_tree.DeferredState` per betting state (their
-        :class:`PostflopState` is made from the node's board and history when read) and one contributions tuple
-        per stack pair, and keep their parent node and action instead of a history tuple (made when read);
-        ``children`` are tuples (terminals share the empty one).  ``progress(nodes_built)`` every 4096 nodes.
+        is expanded once (:meth:`_child` on a representative) and reused under every board; a node is five
+        numbers (its betting situation, board, parent, action and depth: 18 bytes instead of a ~200-byte
+        object).  The nodes share one :class:`~cfrkit.solvers.public.public_tree.DeferredState` per betting state
+        (their :class:`PostflopState` is made from the node's board and history when read) and one contributions
+        tuple per stack pair.  ``progress(nodes_built)`` every 4096 nodes.
         """
-        nodes: List[PublicNode] = []
-        append = nodes.append
-        Node = PublicNode
+        code = "i" if self.effective_stack + BET_BASE < 2 ** 31 else "q"  # actions are BET_BASE + chips
+        sids, bids, parents, acts, depths = array("i"), array("i"), array("i"), array(code), array("h")
         half, eff = self.starting_pot / 2, self.effective_stack
         contribs: Dict[Tuple[int, int], Tuple[float, float]] = {}
         deferred: Dict[tuple, DeferredState] = {}
+        states: List[tuple] = []  # per (board length, betting fields): (kind, player, folder, contrib, actions, state)
+        state_id: Dict[tuple, int] = {}
         expansions: Dict[tuple, tuple] = {}
-        dealable: Dict[Tuple[int, ...], Tuple[int, ...]] = {}
+        boards: List[Tuple[int, ...]] = [tuple(root.board)]
+        child_board: Dict[Tuple[int, int], int] = {}
+        chance_cards: Dict[int, Tuple[int, ...]] = {}
         deck = self.deck
 
         def contrib_of(stack):
@@ -342,8 +352,26 @@ class PostflopPublicGame(PublicPokerGame):
                 d = deferred[fields] = DeferredState(_node_state, fields)
             return d
 
+        def sid_of(board, f) -> int:
+            # the betting situation of a node of state PostflopState(board, *f): its index in ``states``
+            key = (len(board), f)
+            s = state_id.get(key)
+            if s is None:
+                kind = f[0]
+                if kind == "terminal":
+                    if f[7] < 0 and f[2][0] != f[2][1]:
+                        raise GameError(f"showdown with unequal contributions {contrib_of(f[2])}")
+                    entry = (FOLD_NODE if f[7] >= 0 else SHOWDOWN_NODE, -1, f[7], contrib_of(f[2]), (), deferred_of(f))
+                elif kind == "chance":
+                    entry = (CHANCE_NODE, -1, -1, contrib_of(f[2]), None, deferred_of(f))
+                else:
+                    entry = (DECISION, f[1], -1, contrib_of(f[2]), expand(board, f)[0], deferred_of(f))
+                s = state_id[key] = len(states)
+                states.append(entry)
+            return s
+
         def expand(board, fields):
-            # (actions, ((action, child fields, child's deferred state, contributions, terminal kind or None), ..))
+            # (actions, ((action, child fields, child's situation, whether the child is a fold/showdown), ..))
             key = (len(board), fields)
             out = expansions.get(key)
             if out is None:
@@ -352,69 +380,62 @@ class PostflopPublicGame(PublicPokerGame):
                 for a in self.actions(ps):
                     c = self._child(ps, a)
                     f = (c.kind, c.player, c.stack, c.prev_amount, c.prev_action, c.num_bets, c.allin, c.folder)
-                    kind = None
-                    if c.kind == "terminal":
-                        kind = FOLD_NODE if c.folder >= 0 else SHOWDOWN_NODE
-                        if kind == SHOWDOWN_NODE and c.stack[0] != c.stack[1]:
-                            raise GameError(f"showdown with unequal contributions {contrib_of(c.stack)}")
-                    kids.append((a, f, deferred_of(f), contrib_of(c.stack), kind))
+                    kids.append((a, f, sid_of(board, f), c.kind == "terminal"))
                 out = expansions[key] = (tuple(k[0] for k in kids), tuple(kids))
             return out
 
-        def add(board, up, a, f, parent: int, depth: int, contrib) -> int:
-            # a node of state PostflopState(board, *f, history): a decision, a chance node or an all-in run-out's
-            # showdown (the other terminals are made by their parent's loop); its history is deferred: parent
-            # node ``up`` and action ``a`` (the root's: its tuple)
-            idx = len(nodes)
+        def add(board, bid, a, f, s, parent: int, depth: int) -> None:
+            # a node of state PostflopState(board, *f, history) and situation ``s``: a decision, a chance node or an
+            # all-in run-out's showdown (the other terminals are made by their parent's loop)
+            idx = len(sids)
             if idx >= max_nodes or (progress is not None and not idx & 4095):
                 check_node_budget(idx, max_nodes, progress)
+            sids.append(s)
+            bids.append(bid)
+            parents.append(parent)
+            acts.append(a)
+            depths.append(depth)
             kind = f[0]
-            children: List[int] = []
             if kind == "terminal":
-                if f[7] < 0 and f[2][0] != f[2][1]:
-                    raise GameError(f"showdown with unequal contributions {contrib}")
-                append(Node(idx, FOLD_NODE if f[7] >= 0 else SHOWDOWN_NODE, deferred_of(f), parent, depth, up, -1,
-                            (), (), contrib, board, f[7], a))
-                return idx
+                return
+            d1 = depth + 1
             if kind == "chance":
-                cards = dealable.get(board)
+                cards = chance_cards.get(bid)
                 if cards is None:
                     used = set(board)
-                    cards = dealable[board] = tuple(c for c in deck if c not in used)
-                node = Node(idx, CHANCE_NODE, deferred_of(f), parent, depth, up, -1, cards, children, contrib, board,
-                            -1, a)
-                append(node)
-                stack, d1 = f[2], depth + 1
+                    cards = chance_cards[bid] = tuple(c for c in deck if c not in used)
+                stack = f[2]
                 if f[6]:  # all-in: the run-out's cards, then the showdown
                     cf = ("chance" if len(board) < 4 else "terminal", -1, stack, 0, _NONE, 0, True, -1)
                 else:
                     cf = ("decision", 0, stack, 0, _CHANCE, 0, False, -1)
+                cs = -1
                 for c in cards:
-                    children.append(add(board + (c,), node, c, cf, idx, d1, contrib))
-                node.children = tuple(children)
-                return idx
-            actions, kids = expand(board, f)
-            node = Node(idx, DECISION, deferred_of(f), parent, depth, up, f[1], actions, children, contrib, board, -1,
-                        a)
-            append(node)
-            d1 = depth + 1
-            for a, cf, cd, c, ckind in kids:
-                if ckind is None:
-                    children.append(add(board, node, a, cf, idx, d1, c))
+                    cb = child_board.get((bid, c))
+                    if cb is None:
+                        cb = child_board[(bid, c)] = len(boards)
+                        boards.append(board + (c,))
+                    if cs < 0:
+                        cs = sid_of(boards[cb], cf)
+                    add(boards[cb], cb, c, cf, cs, idx, d1)
+                return
+            for a, cf, cs, terminal in expand(board, f)[1]:
+                if not terminal:
+                    add(board, bid, a, cf, cs, idx, d1)
                     continue
-                k = len(nodes)  # a terminal child, made here (half the nodes of a tree)
+                k = len(sids)  # a terminal child, made here (half the nodes of a tree)
                 if k >= max_nodes or (progress is not None and not k & 4095):
                     check_node_budget(k, max_nodes, progress)
-                append(Node(k, ckind, cd, idx, d1, node, -1, (), (), c, board, cf[7], a))
-                children.append(k)
-            node.children = tuple(children)
-            return idx
+                sids.append(cs)
+                bids.append(bid)
+                parents.append(idx)
+                acts.append(a)
+                depths.append(d1)
 
         f = (root.kind, root.player, root.stack, root.prev_amount, root.prev_action, root.num_bets, root.allin,
              root.folder)
-        idx = add(root.board, root.history, -1, f, -1, 0, contrib_of(root.stack))
-        nodes[idx].state = root  # the caller's own object at the root
-        return nodes
+        add(boards[0], 0, -1, f, sid_of(boards[0], f), -1, 0)
+        return NodeArrays(sids, bids, parents, acts, depths, states, boards, chance_cards, root, root.history)
 
     @staticmethod
     def _street_over(board, stack, allin, hist, river) -> PostflopState:

@@ -12,6 +12,9 @@ after the board card).  Contributions (``PublicNode.contrib``) are chips per pla
 from __future__ import annotations
 
 import gc
+import operator
+from array import array
+from collections.abc import Sequence as SequenceABC
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -89,6 +92,8 @@ class PublicNode:
         h = self._history
         if type(h) is tuple:
             return h
+        if type(h) is NodeArrays:  # a node made from a tree's arrays: its history from the parent indices
+            return h.history_of(self.index)
         acts = [self._action]  # deferred: walk up to the nearest node holding its tuple
         while type(h._history) is not tuple:
             acts.append(h._action)
@@ -122,26 +127,232 @@ class PublicNode:
         return 2, self.contrib
 
 
-class PublicTree:
-    """Nodes of a public subgame tree in pre-order (parents before children)."""
+def _int32_array(values: np.ndarray) -> array:
+    """``values`` as an ``array("i")`` (indexing gives Python ints, cheaply)."""
+    out = array("i")
+    out.frombytes(np.ascontiguousarray(values, dtype=np.int32).tobytes())
+    return out
 
-    def __init__(self, pgame: PublicPokerGame, nodes: List[PublicNode]):
+
+KINDS = (DECISION, CHANCE_NODE, FOLD_NODE, SHOWDOWN_NODE, LEAF)  # node kind codes of TreeArrays.kind: their index
+KIND_CODE = {k: i for i, k in enumerate(KINDS)}
+
+
+class TreeArrays:
+    """A public tree's structure as arrays (:meth:`PublicTree.arrays`), for the layouts of the compiled solvers.
+
+    ``N`` nodes in pre-order; per node: ``kind`` (int8, the index of its kind in :data:`KINDS`), ``parent``
+    (int32, -1 at the root), ``player`` and ``folder`` (int8, -1 where none), ``board`` (int32 index into
+    ``boards``, a list of board tuples), ``contrib`` (int32 index into ``contribs``, a list of ``(c0, c1)`` chip
+    pairs, and into ``contrib_values``, the same as an ``(K, 2)`` float64 array); children in CSR form:
+    ``children[child_start[i]:child_start[i + 1]]`` (int32) are node ``i``'s children in order and
+    ``edge_action`` (int64, aligned with ``children``) the action or card leading to each."""
+
+    __slots__ = ("kind", "parent", "player", "folder", "board", "boards", "contrib", "contribs", "contrib_values",
+                 "child_start", "children", "edge_action")
+
+    def __init__(self, kind, parent, player, folder, board, boards, contrib, contribs, child_start, children,
+                 edge_action):
+        self.kind, self.parent, self.player, self.folder = kind, parent, player, folder
+        self.board, self.boards, self.contrib, self.contribs = board, boards, contrib, contribs
+        self.contrib_values = np.array(contribs, dtype=np.float64).reshape(-1, 2)
+        self.child_start, self.children, self.edge_action = child_start, children, edge_action
+
+    @classmethod
+    def of_nodes(cls, nodes: Sequence[PublicNode]) -> "TreeArrays":
+        """The arrays of a list of :class:`PublicNode` (one pass over the nodes)."""
+        N = len(nodes)
+        kind, player, folder = array("b"), array("b"), array("b")
+        parent, board, contrib, start, children = array("i"), array("i"), array("i"), array("i", [0]), array("i")
+        edge = array("q")
+        board_id: Dict[Tuple[int, ...], int] = {}
+        contrib_id: Dict[Tuple[float, float], int] = {}
+        for n in nodes:
+            kind.append(KIND_CODE[n.kind])
+            parent.append(n.parent)
+            player.append(n.player)
+            folder.append(n.folder)
+            b = tuple(n.board)
+            board.append(board_id.setdefault(b, len(board_id)))
+            c = tuple(n.contrib)
+            contrib.append(contrib_id.setdefault(c, len(contrib_id)))
+            if n.children:
+                children.extend(n.children)
+                edge.extend(n.actions)
+            start.append(len(children))
+        if len(edge) != len(children) or len(children) != max(N - 1, 0):
+            raise GameError("internal: a public tree's nodes must have one action per child and one parent each")
+        return cls(np.frombuffer(kind, dtype=np.int8), np.frombuffer(parent, dtype=np.int32),
+                   np.frombuffer(player, dtype=np.int8), np.frombuffer(folder, dtype=np.int8),
+                   np.frombuffer(board, dtype=np.int32), list(board_id), np.frombuffer(contrib, dtype=np.int32),
+                   list(contrib_id), np.frombuffer(start, dtype=np.int32), np.frombuffer(children, dtype=np.int32),
+                   np.frombuffer(edge, dtype=np.int64))
+
+
+class NodeArrays(SequenceABC):
+    """The nodes of a large public tree held as arrays, a :class:`PublicNode` made on each access.
+
+    A sequence of nodes like the list a :class:`PublicTree` usually holds (``len``, ``[i]``, slices, iteration),
+    for builders of large trees (a flop tree has ~1.2M nodes: ~200 bytes each as objects, 22 here).  Per node:
+    ``sid`` (int32 index into ``states``: one ``(kind, player, folder, contrib, actions, state)`` per betting
+    situation, ``actions`` None at chance nodes), ``board`` (int32 index into ``boards``), ``parent`` (int32),
+    ``action`` (int32, the betting action or card from the parent; -1 at the root), ``depth`` (int16); the
+    cards dealt at a chance node are ``chance_cards[board]``.  Children (int32, CSR: ``child_start``,
+    ``children``) follow from the parents (pre-order: a node's children in increasing index, in action order).
+    Node 0 (the root) holds ``root_state`` and ``root_history``; the others make their history from the parent
+    indices when read.  A node made here is a copy: assigning to its fields does not change the tree."""
+
+    def __init__(self, sid: array, board: array, parent: array, action: array, depth: array, states: List[tuple],
+                 boards: List[Tuple[int, ...]], chance_cards: Dict[int, Tuple[int, ...]], root_state: Any,
+                 root_history: Tuple[int, ...]):
+        n = len(sid)
+        if not (n and len(board) == len(parent) == len(action) == len(depth) == n):
+            raise GameError("internal: node arrays of different lengths")
+        self.sid, self.board, self.parent, self.action, self.depth = sid, board, parent, action, depth
+        self.states, self.boards, self.chance_cards = states, boards, chance_cards
+        self.root_state, self.root_history = root_state, tuple(root_history)
+        par = np.frombuffer(parent, dtype=np.int32)[1:]
+        if n > 1 and not (np.all(par >= 0) and np.all(par < np.arange(1, n))):
+            raise GameError("internal: node arrays not in pre-order (a parent after its child)")
+        self.children = _int32_array(np.argsort(par, kind="stable") + 1)
+        self.child_start = _int32_array(np.r_[0, np.cumsum(np.bincount(par, minlength=n))])
+        self._root: Optional[PublicNode] = None
+
+    def __len__(self) -> int:
+        return len(self.sid)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._node(j) for j in range(*i.indices(len(self.sid)))]
+        i = operator.index(i)
+        n = len(self.sid)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("node index out of range")
+        return self._node(i)
+
+    def __iter__(self):
+        return map(self._node, range(len(self.sid)))
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "_root"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._root = None
+
+    def _node(self, i: int) -> PublicNode:
+        if i == 0:
+            if self._root is None:  # the root made once: its state is the caller's own object
+                kind, player, folder, contrib, actions, _ = self.states[self.sid[0]]
+                self._root = self._make(0, kind, self.root_state, self.root_history, player, folder, contrib,
+                                        actions)
+            return self._root
+        kind, player, folder, contrib, actions, state = self.states[self.sid[i]]
+        return self._make(i, kind, state, self, player, folder, contrib, actions)
+
+    def _make(self, i, kind, state, history, player, folder, contrib, actions) -> PublicNode:
+        a, b = self.child_start[i], self.child_start[i + 1]
+        bid = self.board[i]
+        if actions is None:
+            actions = self.chance_cards[bid]
+        return PublicNode(i, kind, state, self.parent[i], self.depth[i], history, player, actions,
+                          tuple(self.children[a:b]) if b > a else (), contrib, self.boards[bid], folder,
+                          self.action[i])
+
+    def history_of(self, i: int) -> Tuple[int, ...]:
+        """Public actions (betting actions and cards) from the tree's root to node ``i``, after the root's own."""
+        acts = []
+        parent, action = self.parent, self.action
+        while i > 0:
+            acts.append(action[i])
+            i = parent[i]
+        return self.root_history + tuple(reversed(acts))
+
+    def histories(self) -> List[Tuple[int, ...]]:
+        """Every node's history (pre-order: a history extends its parent's, made just before)."""
+        hs = [self.root_history]
+        append = hs.append
+        for p, a in zip(self.parent[1:], self.action[1:]):
+            append(hs[p] + (a,))
+        return hs
+
+    def kind_codes(self) -> np.ndarray:
+        """``(N,)`` int8: each node's kind as its index in :data:`KINDS`."""
+        codes = np.array([KIND_CODE[s[0]] for s in self.states], dtype=np.int8)
+        return codes[np.frombuffer(self.sid, dtype=np.int32)]
+
+    def arrays(self) -> TreeArrays:
+        """The :class:`TreeArrays` of these nodes (per-node fields looked up in the per-situation tables)."""
+        sid = np.frombuffer(self.sid, dtype=np.int32)
+        contrib_id: Dict[Tuple[float, float], int] = {}
+        cid = np.array([contrib_id.setdefault(tuple(s[3]), len(contrib_id)) for s in self.states], dtype=np.int32)
+        children = np.frombuffer(self.children, dtype=np.int32)
+        return TreeArrays(self.kind_codes(), np.frombuffer(self.parent, dtype=np.int32),
+                          np.array([s[1] for s in self.states], dtype=np.int8)[sid],
+                          np.array([s[2] for s in self.states], dtype=np.int8)[sid],
+                          np.frombuffer(self.board, dtype=np.int32), self.boards, cid[sid], list(contrib_id),
+                          np.frombuffer(self.child_start, dtype=np.int32), children,
+                          np.frombuffer(self.action, dtype=f"i{self.action.itemsize}")[children].astype(np.int64))
+
+
+class PublicTree:
+    """Nodes of a public subgame tree in pre-order (parents before children).
+
+    ``nodes``: a list of :class:`PublicNode`, or for large trees a :class:`NodeArrays` (the same sequence, each
+    node made on access)."""
+
+    def __init__(self, pgame: PublicPokerGame, nodes: "List[PublicNode] | NodeArrays"):
         self.pgame = pgame
         self.nodes = nodes
         self.num_hands = pgame.num_hands
-        self.decision_nodes = [n.index for n in nodes if n.kind == DECISION]
-        self.leaf_nodes = [n.index for n in nodes if n.kind == LEAF]
+        self._decision_nodes: Optional[List[int]] = None
+        self._leaf_nodes: Optional[List[int]] = None
+        if not isinstance(nodes, NodeArrays):
+            self._decision_nodes = [n.index for n in nodes if n.kind == DECISION]
+            self._leaf_nodes = [n.index for n in nodes if n.kind == LEAF]
         self._history_index: Optional[Dict[Tuple[int, ...], int]] = None  # built on first look-up
+
+    @property
+    def decision_nodes(self) -> List[int]:
+        """Indices of the decision nodes, in pre-order (made on first read for a :class:`NodeArrays` tree)."""
+        if self._decision_nodes is None:
+            self._decision_nodes = np.flatnonzero(self.nodes.kind_codes() == KIND_CODE[DECISION]).tolist()
+        return self._decision_nodes
+
+    @property
+    def leaf_nodes(self) -> List[int]:
+        """Indices of the leaves (depth-limited trees), in pre-order."""
+        if self._leaf_nodes is None:
+            self._leaf_nodes = np.flatnonzero(self.nodes.kind_codes() == KIND_CODE[LEAF]).tolist()
+        return self._leaf_nodes
+
+    def __setstate__(self, state):
+        # trees pickled before decision_nodes / leaf_nodes became properties
+        for old in ("decision_nodes", "leaf_nodes"):
+            if old in state:
+                state["_" + old] = state.pop(old)
+        self.__dict__.update(state)
+
+    def arrays(self) -> TreeArrays:
+        """The tree's structure as :class:`TreeArrays` (made on each call; a layout reads it once)."""
+        if isinstance(self.nodes, NodeArrays):
+            return self.nodes.arrays()
+        return TreeArrays.of_nodes(self.nodes)
 
     @property
     def _by_history(self) -> Dict[Tuple[int, ...], int]:
         # {history: node index}, built on the first look-up: ~100 bytes a node (110 MB on a 1.2M-node flop tree)
         # that a solve from the root never needs
         if self._history_index is None:
-            hs: List[Tuple[int, ...]] = []  # pre-order: a deferred history extends its parent's, made just before
-            for n in self.nodes:
-                h = n._history
-                hs.append(h if type(h) is tuple else hs[n.parent] + (n._action,))
+            if isinstance(self.nodes, NodeArrays):
+                hs = self.nodes.histories()
+            else:
+                hs = []  # pre-order: a deferred history extends its parent's, made just before
+                for n in self.nodes:
+                    h = n._history
+                    hs.append(h if type(h) is tuple else hs[n.parent] + (n._action,))
             self._history_index = {h: i for i, h in enumerate(hs)}
         return self._history_index
 
@@ -172,6 +383,10 @@ class PublicTree:
         return self.node_at(history[:k]), k
 
     def counts(self) -> Dict[str, int]:
+        """Nodes per kind."""
+        if isinstance(self.nodes, NodeArrays):
+            per = np.bincount(self.nodes.kind_codes(), minlength=len(KINDS))
+            return {KINDS[k]: int(per[k]) for k in np.flatnonzero(per)}
         out: Dict[str, int] = {}
         for n in self.nodes:
             out[n.kind] = out.get(n.kind, 0) + 1
@@ -217,8 +432,8 @@ def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[S
     bets in the round, e.g. ``{1: [0.5, 1.0], 2: [1.0]}``) is passed to
     :func:`~cfrkit.solvers.public.games.public_game_for` when a protocol game is given.
     ``progress(nodes_built)`` is called every 4096 nodes (a progress bar on large trees).  Games with a
-    ``public_nodes(root_state, max_nodes, progress)`` method (:class:`~cfrkit.solvers.public.postflop_game.
-    PostflopPublicGame`) build full trees with it: the same nodes, faster.
+    ``public_arrays(root_state, max_nodes, progress)`` method (:class:`~cfrkit.solvers.public.postflop_game.
+    PostflopPublicGame`) build full trees with it: the same nodes, faster, held as :class:`NodeArrays`.
     """
     if isinstance(game_or_pgame, PublicPokerGame):
         if bet_sizing is not None:
@@ -230,7 +445,7 @@ def build_public_tree(game_or_pgame: "Game | PublicPokerGame", state: Optional[S
         root_state = pgame.bet_state_of(state)
     else:
         root_state = pgame.root(state)
-    fast = getattr(pgame, "public_nodes", None)
+    fast = getattr(pgame, "public_arrays", None)
     # the cyclic garbage collector paused while the nodes are made: they hold no reference cycles, and its passes
     # over the growing heap were 60% of a flop tree's build (1.2 of 2.0 CPU s)
     enabled = gc.isenabled()

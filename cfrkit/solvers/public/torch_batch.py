@@ -35,7 +35,7 @@ import numpy as np
 from cfrkit.solvers.public.allin import allin_equity_matrix, allin_runouts
 from cfrkit.solvers.public.array_backend import make_backend
 from cfrkit.solvers.public.tree import (CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE, PublicTree,
-                                        _allin_nodes)
+                                        find_allin_nodes)
 
 _CARDS = 52
 _PER_CARD = 51  # pairs holding a given card
@@ -117,7 +117,7 @@ def bytes_per_row(tree: PublicTree, itemsize: int = 4) -> int:
     measured against 2.3 MB from this count; 240-leaf turn tree, 794 MB for 40 rows of 4 boards against 731 MB
     (17.6 MB per row and 7 MB per board)."""
     H = 1326
-    allin, skipped = _allin_nodes(tree, None)
+    allin, skipped = find_allin_nodes(tree, None)
     active = [n for n in tree.nodes if not skipped[n.index]]
     slots = sum(len(n.children) for n in active if n.kind == DECISION)
     folds = sum(n.kind == FOLD_NODE for n in active)
@@ -131,7 +131,7 @@ def bytes_per_row(tree: PublicTree, itemsize: int = 4) -> int:
 def bytes_per_tree(tree: PublicTree, itemsize: int = 4) -> int:
     """Device bytes of one tree in a batch, whatever its rows: the all-in equity matrices, ``1326 x 1326`` per
     group of all-in nodes (one per board and run-outs; 0 for river trees)."""
-    allin, _ = _allin_nodes(tree, None)
+    allin, _ = find_allin_nodes(tree, None)
     groups = {(tuple(tree.nodes[i].board), tuple(allin_runouts(tree, i))) for i in allin}
     return len(groups) * 1326 * 1326 * itemsize
 
@@ -395,9 +395,9 @@ class MultiBoardLeafSolver(MultiBoardRiverSolver):
         trees = list(trees)
         dev, dt = self.device, self.dtype
         H = 1326
-        allin, skipped = _allin_nodes(self.template, None)
+        allin, skipped = find_allin_nodes(self.template, None)
         for t in trees[1:]:
-            _allin_nodes(t, None)   # the contribution check of every tree's all-in nodes (same layout)
+            find_allin_nodes(t, None)   # the contribution check of every tree's all-in nodes (same layout)
         self._skipped = skipped
         self.folds = [i for i in self.folds if not skipped[i]]
         self.showdowns = [i for i in self.showdowns if not skipped[i]]

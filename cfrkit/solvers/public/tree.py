@@ -61,10 +61,12 @@ def allin_equity_supported(pgame) -> bool:
     return cards is not None and np.asarray(cards).shape == (1326, 2) and hasattr(pgame, "strengths")
 
 
-def _allin_nodes(tree: PublicTree, allin_equity: Optional[bool]) -> Tuple[List[int], List[bool]]:
+def find_allin_nodes(tree: PublicTree, allin_equity: Optional[bool]) -> Tuple[List[int], List[bool]]:
     """``(all-in nodes, skipped)``: the topmost chance nodes with no decision and no leaf below (an all-in call's
-    run-out to showdown) when ``allin_equity`` applies (see ``RangeSolver``), and per node whether it lies strictly
-    below one of them."""
+    run-out to showdown) when ``allin_equity`` applies (see ``RangeSolver``), as node indices of ``tree`` in
+    pre-order, and ``skipped[n]`` (one bool per node of ``tree``) whether node ``n`` lies strictly below one of
+    them.  Raises ``ValueError`` for an ``allin_equity`` other than True, False or None, or True on a game without
+    52-card all-in equity."""
     nodes = tree.nodes
     skipped = [False] * len(nodes)
     if allin_equity is not None and not isinstance(allin_equity, (bool, np.bool_)):
@@ -203,7 +205,7 @@ class RangeSolver:
             self.gadget_regrets = be.zeros((self.B, 2, H))
             self._root_mask = be.asarray(root_mask)
         # all-in run-outs valued by equity matrices (see allin_equity): their subtrees are skipped
-        self.allin_nodes, skipped = _allin_nodes(tree, allin_equity)
+        self.allin_nodes, skipped = find_allin_nodes(tree, allin_equity)
         self.allin_equity = bool(self.allin_nodes)
         self._active = [n for n in tree.nodes if not skipped[n.index]]  # pre-order, run-out subtrees left out
         allin_set = set(self.allin_nodes)

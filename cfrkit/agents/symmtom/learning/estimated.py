@@ -276,20 +276,22 @@ class EETrainer(MADDPGTrainer):
                          "h": KIN[:-2], "h2": KIN[1:-1], "e": EV[:-1], "e2": EV[1:], "m": Mv, "p": Pc, "r": R}, B)
         return env.returns.astype(np.float64)
 
-    def _actor_inputs(self, b: Dict[str, torch.Tensor], nxt: bool):
+    def actor_inputs(self, b: Dict[str, torch.Tensor], nxt: bool):
+        """:meth:`MADDPGTrainer.actor_inputs` for EE: input ``[observation, events]`` and hidden state the
+        previous knowledge estimate K (M n, n c)."""
         M, n = b["x"].shape[:2]
         x, e, h = (b["x2"], b["e2"], b["h2"]) if nxt else (b["x"], b["e"], b["h"])
         return torch.cat([x[..., :self.obs_size], e], -1).reshape(M * n, -1), h.reshape(M * n, -1)
 
-    def _actor_step(self, b: Dict[str, torch.Tensor]):
+    def actor_step(self, b: Dict[str, torch.Tensor]):
         """EE's actor step: K (with f_1) by autograd, the policy on ``[observation, K]`` by hand
         (:class:`~.networks.ActorPass`), whose input gradient at K is back-propagated into f_1."""
         s = self.settings
-        x, h = self._actor_inputs(b, False)
+        x, h = self.actor_inputs(b, False)
         obs, ev = x[:, :self.obs_size], x[:, self.obs_size:]
         k = self.actor.knowledge(h, ev)
         xin = torch.cat([obs, k.detach()], -1)
-        ap = ActorPass(self.actor.policy, xin, self._gumbel_pair(x.shape[0]), self._eye_m, self._eye_p)
+        ap = ActorPass(self.actor.policy, xin, self._gumbel_pair(x.shape[0]), self.eye_moves, self.eye_pieces)
         f1 = list(self.actor.knowledge.parameters())
         n_f1 = sum(p.numel() for p in f1)
 

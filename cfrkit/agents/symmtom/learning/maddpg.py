@@ -93,10 +93,11 @@ class MADDPGTrainer:
         self._build_networks()
         self.rng = np.random.default_rng(settings.seed + 1)
         self.replay = TensorReplay(settings.buffer, self._replay_fields(), self.device)
-        # one-hot rows: _eye_m / _eye_p for each head; _joint[m c + p] = [one-hot m, one-hot p] (the critic's action)
-        self._eye_m = torch.eye(NUM_MOVES, device=self.device)
-        self._eye_p = torch.eye(c, device=self.device)
-        self._joint = torch.cat([self._eye_m.repeat_interleave(c, 0), self._eye_p.repeat(NUM_MOVES, 1)], 1)
+        #: one-hot rows of the move head (5, 5) and the piece head (c, c), float32 identity matrices
+        self.eye_moves = torch.eye(NUM_MOVES, device=self.device)
+        self.eye_pieces = torch.eye(c, device=self.device)
+        # _joint[m c + p] = [one-hot m, one-hot p] (the critic's action)
+        self._joint = torch.cat([self.eye_moves.repeat_interleave(c, 0), self.eye_pieces.repeat(NUM_MOVES, 1)], 1)
         self.order = torch.tensor([[k] + [j for j in range(n) if j != k] for k in range(n)], device=self.device)
         self._order_flat = self.order.reshape(-1)
         self.iteration = 0
@@ -123,8 +124,10 @@ class MADDPGTrainer:
             net.requires_grad_(False)
         self.actor_opt = FlatAdam(self.actor, flats[0], s.lr, s.max_grad_norm)
         self.critic_opt = FlatAdam(self.critic, flats[1], s.lr, s.max_grad_norm)
-        self._pairs = [(flatten_parameters(self.actor_target), flats[0]),
-                       (flatten_parameters(self.critic_target), flats[1])]
+        #: ``[(actor target, actor), (critic target, critic)]``: each network's flat parameter vector (1-D), the
+        #: soft update moves the first of a pair towards the second
+        self.target_pairs = [(flatten_parameters(self.actor_target), flats[0]),
+                             (flatten_parameters(self.critic_target), flats[1])]
 
     def _replay_fields(self) -> Dict[str, Tuple[tuple, torch.dtype]]:
         n, f32 = self.config.agents, torch.float32
@@ -229,18 +232,20 @@ class MADDPGTrainer:
         self.replay.add(**{k: v.reshape((L * B,) + tuple(v.shape[2:])) for k, v in batch.items()})
 
     # ------------------------------------------------------------------ learning
-    def _ego(self, t: torch.Tensor) -> torch.Tensor:
-        """(M, n, D) -> (M n, n D): for every agent k, k first then the others."""
+    def ego_rows(self, t: torch.Tensor) -> torch.Tensor:
+        """The critic's ego-centric rows: ``t`` (M, n, D), per transition each agent's D values -> (M n, n D),
+        row ``m n + k`` holding agent k's values first, then the others' in seat order."""
         M, n, D = t.shape
         return t.index_select(1, self._order_flat).reshape(M * n, n * D)
 
-    def _onehot(self, moves: torch.Tensor, pieces: torch.Tensor) -> torch.Tensor:
+    def onehot_actions(self, moves: torch.Tensor, pieces: torch.Tensor) -> torch.Tensor:
         """(M, n) move and piece ids -> (M, n, 5 + c) float one-hot actions (the critic's input)."""
         ids = moves * self.config.pieces + pieces
         return self._joint.index_select(0, ids.reshape(-1)).reshape(ids.shape + (self._joint.shape[1],))
 
-    def _actor_inputs(self, b: Dict[str, torch.Tensor], nxt: bool) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
-        """The actor's (input, hidden state) for a replay batch at t (or t+1 with ``nxt``), agents flattened."""
+    def actor_inputs(self, b: Dict[str, torch.Tensor], nxt: bool) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
+        """The actor's (input (M n, F), hidden state (M n, H) or None) for a replay batch ``b`` of M transitions
+        (:meth:`TensorReplay.sample`; ``x``, ``x2`` (M, n, F)) at t, or at t+1 with ``nxt``; agents flattened."""
         x, h = (b["x2"], b.get("h2")) if nxt else (b["x"], b.get("h"))
         M, n = x.shape[:2]
         return x.reshape(M * n, -1), (h.reshape(M * n, -1) if self.recurrent else None)
@@ -248,7 +253,7 @@ class MADDPGTrainer:
     def _sample_actions(self, actor, x: torch.Tensor, h: Optional[torch.Tensor]):
         """Straight-through Gumbel-softmax samples of both heads (M, 5 + c), and the logits."""
         lm, lp, _ = actor(x, h)
-        return torch.cat([_gumbel_hard(lm, self._eye_m), _gumbel_hard(lp, self._eye_p)], -1), lm, lp
+        return torch.cat([_gumbel_hard(lm, self.eye_moves), _gumbel_hard(lp, self.eye_pieces)], -1), lm, lp
 
     def _gumbel_pair(self, rows: int) -> Tuple[torch.Tensor, torch.Tensor]:
         """Gumbel noise for the move and piece heads, drawn in that order (as :func:`_gumbel_hard` draws it)."""
@@ -256,13 +261,15 @@ class MADDPGTrainer:
             return (gumbel_noise(torch.empty(rows, NUM_MOVES, device=self.device)),
                     gumbel_noise(torch.empty(rows, self.config.pieces, device=self.device)))
 
-    def _actor_step(self, b: Dict[str, torch.Tensor]):
-        """The actor's sampled actions (straight-through Gumbel-softmax) on batch ``b`` and a function
-        that, given the critic's gradient at them, steps the actor and returns the logit regulariser."""
+    def actor_step(self, b: Dict[str, torch.Tensor]):
+        """``(new_a, apply)``: the actor's sampled actions (M n, 5 + c) (straight-through Gumbel-softmax) on the
+        replay batch ``b`` of M transitions, and ``apply(d_new_a)`` that, given the critic's gradient at them
+        (M n, 5 + c), steps the actor and returns the logit regulariser (a scalar tensor).  Draws the Gumbel
+        noise from the global torch generator."""
         s = self.settings
         if type(self.actor) is Actor and not self.recurrent:     # feed-forward: by hand (networks.ActorPass)
-            xa, _ = self._actor_inputs(b, False)
-            ap = ActorPass(self.actor, xa, self._gumbel_pair(xa.shape[0]), self._eye_m, self._eye_p)
+            xa, _ = self.actor_inputs(b, False)
+            ap = ActorPass(self.actor, xa, self._gumbel_pair(xa.shape[0]), self.eye_moves, self.eye_pieces)
 
             def apply(d_new_a: torch.Tensor) -> torch.Tensor:
                 with torch.no_grad():
@@ -270,7 +277,7 @@ class MADDPGTrainer:
                                                                torch.empty_like(self.actor_opt.flat)))
                     return ap.regulariser(s.logit_reg)
             return ap.new_a, apply
-        new_a, lm, lp = self._sample_actions(self.actor, *self._actor_inputs(b, False))
+        new_a, lm, lp = self._sample_actions(self.actor, *self.actor_inputs(b, False))
 
         def apply(d_new_a: torch.Tensor) -> torch.Tensor:
             reg = s.logit_reg * (lm.pow(2).mean() + lp.pow(2).mean())
@@ -284,22 +291,22 @@ class MADDPGTrainer:
         s, n = self.settings, self.config.agents
         M = max(1, s.batch // n)                                     # transitions; every agent is an ego
         b = self.replay.sample(self.rng, M)
-        a = self._onehot(b["m"], b["p"])                              # (M, n, A)
+        a = self.onehot_actions(b["m"], b["p"])                       # (M, n, A)
         with torch.no_grad():   # target actions: hard samples only (no straight-through part needed)
-            lm2, lp2, _ = self.actor_target(*self._actor_inputs(b, True))
-            a2 = self._onehot(_gumbel_argmax(lm2), _gumbel_argmax(lp2))
-            q2 = self.critic_target(self._ego(b["x2"]), self._ego(a2.reshape(M, n, -1)))
+            lm2, lp2, _ = self.actor_target(*self.actor_inputs(b, True))
+            a2 = self.onehot_actions(_gumbel_argmax(lm2), _gumbel_argmax(lp2))
+            q2 = self.critic_target(self.ego_rows(b["x2"]), self.ego_rows(a2.reshape(M, n, -1)))
             y = b["r"].reshape(-1) + s.gamma * (1 - b["done"]).repeat_interleave(n) * q2
         # critic and the critic's part of the actor step by hand (networks.CriticPass): the same
-        # gradients as autograd's, without its graph; the actor's own part: _actor_step
-        xe = self._ego(b["x"])
-        cp = CriticPass(self.critic, xe, self._ego(a))
+        # gradients as autograd's, without its graph; the actor's own part: actor_step
+        xe = self.ego_rows(b["x"])
+        cp = CriticPass(self.critic, xe, self.ego_rows(a))
         with torch.no_grad():
             err = cp.q - y
             critic_loss, q_mean = err.pow(2).mean(), cp.q.mean()
             self.critic_opt.step_grad(cp.parameter_grad(err * (2.0 / err.numel()), torch.empty_like(self.critic_opt.flat)))
 
-        new_a, apply = self._actor_step(b)
+        new_a, apply = self.actor_step(b)
         A = new_a.shape[1]
         with torch.no_grad():
             ae = a[:, self.order]                                    # (M, n_ego, n, A)
@@ -310,7 +317,7 @@ class MADDPGTrainer:
         reg = apply(d_new_a)
         actor_loss = -q_new.mean() + reg.detach()
         with torch.no_grad():
-            for target, online in self._pairs:
+            for target, online in self.target_pairs:
                 target.lerp_(online, s.tau)                          # target += tau (online - target)
         return {"critic_loss": float(critic_loss), "actor_loss": float(actor_loss), "q": float(q_mean)}
 

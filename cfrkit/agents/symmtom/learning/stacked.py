@@ -15,7 +15,7 @@ per-seed products (equal to 1e-5; tests/test_learners_symmtom_stacked.py).  Chec
 seed, in the single trainer's format (:meth:`StackedSeeds.seed_state_dict`).
 
 RMADDPG and EE (autograd actors): the critic's passes are stacked, and each seed's actor steps
-with its own code (``_actor_step``), fed with the stacked critic's action gradient.
+with its own code (``actor_step``), fed with the stacked critic's action gradient.
 """
 from __future__ import annotations
 
@@ -255,28 +255,28 @@ class StackedSeeds:
         with torch.no_grad():
             b = {k: torch.stack([x[k] for x in batches]) for k in ("x", "x2", "m", "p", "r", "done")}
             nz = [torch.stack([x[i] for x in noise]) for i in range(len(noise[0]))]    # (S, B, k)
-            critic_t = torch.stack([t._pairs[1][0] for t in ts])
+            critic_t = torch.stack([t.target_pairs[1][0] for t in ts])
             critic_w = torch.stack([t.critic_opt.flat.detach() for t in ts])
             F = b["x"].shape[-1]
             # target: hard samples of the target actor, the target critic
             if self.feed_forward:
-                actor_t = torch.stack([t._pairs[0][0] for t in ts])
+                actor_t = torch.stack([t.target_pairs[0][0] for t in ts])
                 w1, b1, wc, bc, wm, bm, wp, bp = _views(actor_t, t0.actor)
                 h = torch.relu(_linear(torch.relu(_linear(b["x2"].reshape(S, B, F), w1, b1)), wc, bc))
                 lm2, lp2 = _linear(h, wm, bm), _linear(h, wp, bp)
             else:
-                out = [t.actor_target(*t._actor_inputs(x, True))[:2] for t, x in zip(ts, batches)]
+                out = [t.actor_target(*t.actor_inputs(x, True))[:2] for t, x in zip(ts, batches)]
                 lm2, lp2 = torch.stack([o[0] for o in out]), torch.stack([o[1] for o in out])
             m2, p2 = (lm2 + nz[0]).argmax(-1), (lp2 + nz[1]).argmax(-1)
-            a2 = t0._onehot(m2.reshape(S * M, n), p2.reshape(S * M, n))               # (S M, n, A)
+            a2 = t0.onehot_actions(m2.reshape(S * M, n), p2.reshape(S * M, n))        # (S M, n, A)
             A = a2.shape[-1]
-            xe2 = t0._ego(b["x2"].reshape(S * M, n, F)).reshape(S, B, -1)
-            q2 = _CriticStack(t0.critic, critic_t, xe2, t0._ego(a2).reshape(S, B, -1)).q
+            xe2 = t0.ego_rows(b["x2"].reshape(S * M, n, F)).reshape(S, B, -1)
+            q2 = _CriticStack(t0.critic, critic_t, xe2, t0.ego_rows(a2).reshape(S, B, -1)).q
             y = b["r"].reshape(S, B) + s_.gamma * (1 - b["done"]).repeat_interleave(n, 1) * q2
             # critic step
-            a = t0._onehot(b["m"].reshape(S * M, n), b["p"].reshape(S * M, n))         # (S M, n, A)
-            xe = t0._ego(b["x"].reshape(S * M, n, F)).reshape(S, B, -1)
-            cp = _CriticStack(t0.critic, critic_w, xe, t0._ego(a).reshape(S, B, -1))
+            a = t0.onehot_actions(b["m"].reshape(S * M, n), b["p"].reshape(S * M, n))  # (S M, n, A)
+            xe = t0.ego_rows(b["x"].reshape(S * M, n, F)).reshape(S, B, -1)
+            cp = _CriticStack(t0.critic, critic_w, xe, t0.ego_rows(a).reshape(S, B, -1))
             err = cp.q - y
             critic_loss, q_mean = err.pow(2).mean(1), cp.q.mean(1)
             g = cp.parameter_grad(err * (2.0 / B))
@@ -286,13 +286,14 @@ class StackedSeeds:
         if self.feed_forward:
             with torch.no_grad():
                 actor_w = torch.stack([t.actor_opt.flat.detach() for t in ts])
-                ap = _ActorStack(t0.actor, actor_w, b["x"].reshape(S, B, F), (nz[2], nz[3]), t0._eye_m, t0._eye_p)
+                ap = _ActorStack(t0.actor, actor_w, b["x"].reshape(S, B, F), (nz[2], nz[3]), t0.eye_moves,
+                                 t0.eye_pieces)
                 new_a = ap.new_a
         else:
             applies, new_a = [], []
             for s, (t, x) in enumerate(zip(ts, batches)):
                 self._enter(s)
-                na, apply = t._actor_step(x)
+                na, apply = t.actor_step(x)
                 self._leave(s)
                 applies.append(apply)
                 new_a.append(na.detach())
@@ -313,7 +314,7 @@ class StackedSeeds:
         if not self.feed_forward:
             reg = torch.stack([apply(d_new_a[s]).detach() for s, apply in enumerate(applies)])
         with torch.no_grad():
-            targets = [p for t in ts for p, _ in t._pairs]
-            onlines = [p for t in ts for _, p in t._pairs]
+            targets = [p for t in ts for p, _ in t.target_pairs]
+            onlines = [p for t in ts for _, p in t.target_pairs]
             torch._foreach_lerp_(targets, onlines, s_.tau)                           # target += tau (online - target)
             return torch.stack([critic_loss, -q_new.mean(1) + reg, q_mean], 1).double()
