@@ -54,3 +54,24 @@ def torch_one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="session")
+def tiny_blueprint(tmp_path_factory):
+    """``tiny_blueprint(game)``: the path of a 20-iteration blueprint of ``game`` (bets 0.5 and 1 pot, one raise
+    per round, E[HS] buckets 169/4/4/4, seed 2), trained once per game and test session for the AIVAT tests."""
+    from cfrkit.solvers.blueprint.betting_tree import build_betting_tree
+    from cfrkit.solvers.blueprint.trainer import BlueprintTrainer
+
+    paths = {}
+
+    def path_for(game: str = "holdem(stacks=400;400)") -> str:
+        if game not in paths:
+            trainer = BlueprintTrainer(game, "0.5+1", 1, abstraction="ehs:169,4,4,4", seed=2,
+                                       tree=build_betting_tree(game, "0.5+1", 1))
+            trainer.iterate(20)
+            paths[game] = str(tmp_path_factory.mktemp("tiny_bp") / "bp.npz")
+            trainer.save(paths[game])
+        return paths[game]
+
+    return path_for

@@ -22,19 +22,14 @@ from cfrkit.evaluation.headtohead import head_to_head
 from cfrkit.games import load
 from cfrkit.poker.registry import make_agent
 from cfrkit.poker.view import poker_view
-from cfrkit.solvers.blueprint.betting_tree import build_betting_tree
 from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
-from cfrkit.solvers.blueprint.trainer import BlueprintTrainer
 
 GAME = "holdem(stacks=400;400)"
 
 
 @pytest.fixture(scope="module")
-def strategy():
-    tree = build_betting_tree(GAME, "0.5+1", 1)
-    tr = BlueprintTrainer(GAME, "0.5+1", 1, abstraction="ehs:169,4,4,4", seed=2, tree=tree)
-    tr.iterate(20)
-    return BlueprintStrategy.from_trainer(tr)
+def strategy(tiny_blueprint):
+    return BlueprintStrategy.load(tiny_blueprint(GAME))
 
 
 def test_pair_buckets_are_the_board_buckets_bit_for_bit():

@@ -17,21 +17,16 @@ from cfrkit.games import load
 from cfrkit.games.holdem.game import CALL, raise_action
 from cfrkit.poker.registry import make_agent
 from cfrkit.poker.view import poker_view
-from cfrkit.solvers.blueprint.betting_tree import DECISION, FOLD_TERMINAL, build_betting_tree
+from cfrkit.solvers.blueprint.betting_tree import DECISION, FOLD_TERMINAL
 from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
-from cfrkit.solvers.blueprint.trainer import BlueprintTrainer
 
 GAME = "holdem(stacks=400;400)"
 _PATH = [""]  # the trained blueprint's file (a second agent loads its own copy)
 
 
 @pytest.fixture(scope="module")
-def agent(tmp_path_factory):
-    tree = build_betting_tree(GAME, "0.5+1", 1)
-    tr = BlueprintTrainer(GAME, "0.5+1", 1, abstraction="ehs:169,4,4,4", seed=2, tree=tree)
-    tr.iterate(20)
-    path = str(tmp_path_factory.mktemp("bpv") / "bp.npz")
-    tr.save(path)
+def agent(tiny_blueprint):
+    path = tiny_blueprint(GAME)
     _PATH[:] = [path]
     return BlueprintAgent(BlueprintStrategy.load(path), seed=0)
 

@@ -18,9 +18,8 @@ from cfrkit.games import load
 from cfrkit.games.holdem.game import CALL, raise_action
 from cfrkit.poker.registry import make_agent
 from cfrkit.poker.view import poker_view
-from cfrkit.solvers.blueprint.betting_tree import SHOWDOWN, build_betting_tree
+from cfrkit.solvers.blueprint.betting_tree import SHOWDOWN
 from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
-from cfrkit.solvers.blueprint.trainer import BlueprintTrainer
 
 GAME = "holdem(stacks=400;400)"
 # seat 0: a pair of aces (cards 48, 49), seat 1: seven-deuce (20, 1): far from even, so a centring error shows
@@ -29,13 +28,8 @@ DEEP = "holdem(stacks=1500;1500)"  # the engine deals seat 0, seat 1, seat 0, se
 
 
 @pytest.fixture(scope="module")
-def agent(tmp_path_factory):
-    tree = build_betting_tree(GAME, "0.5+1", 1)
-    tr = BlueprintTrainer(GAME, "0.5+1", 1, abstraction="ehs:169,4,4,4", seed=2, tree=tree)
-    tr.iterate(20)
-    path = str(tmp_path_factory.mktemp("cv") / "bp.npz")
-    tr.save(path)
-    return BlueprintAgent(BlueprintStrategy.load(path), seed=0)
+def agent(tiny_blueprint):
+    return BlueprintAgent(BlueprintStrategy.load(tiny_blueprint(GAME)), seed=0)
 
 
 @pytest.fixture(scope="module")
@@ -119,14 +113,9 @@ def test_a_sampled_expectation_with_the_control_variate_is_unbiased_and_narrower
 
 
 @pytest.fixture(scope="module")
-def deep(tmp_path_factory):
+def deep(tiny_blueprint):
     """A blueprint 15 big blinds deep (A^R plays its postflop rules above 12): most hands see sampled chance nodes."""
-    tree = build_betting_tree(DEEP, "0.5+1", 1)
-    tr = BlueprintTrainer(DEEP, "0.5+1", 1, abstraction="ehs:169,4,4,4", seed=2, tree=tree)
-    tr.iterate(20)
-    path = str(tmp_path_factory.mktemp("cv") / "deep.npz")
-    tr.save(path)
-    return BlueprintAgent(BlueprintStrategy.load(path), seed=0)
+    return BlueprintAgent(BlueprintStrategy.load(tiny_blueprint(DEEP)), seed=0)
 
 
 def test_aivat_with_the_control_variate_agrees_with_counting(deep, monkeypatch):

@@ -18,21 +18,15 @@ from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import CALL
 from cfrkit.poker.registry import make_agent
 from cfrkit.poker.view import poker_view
-from cfrkit.solvers.blueprint.betting_tree import DECISION, FOLD_TERMINAL, build_betting_tree
+from cfrkit.solvers.blueprint.betting_tree import DECISION, FOLD_TERMINAL
 from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
-from cfrkit.solvers.blueprint.trainer import BlueprintTrainer
 
 GAME = "holdem(stacks=400;400)"
 
 
 @pytest.fixture(scope="module")
-def owner(tmp_path_factory):
-    tree = build_betting_tree(GAME, "0.5+1", 1)
-    tr = BlueprintTrainer(GAME, "0.5+1", 1, abstraction="ehs:169,4,4,4", seed=2, tree=tree)
-    tr.iterate(20)
-    path = str(tmp_path_factory.mktemp("opp") / "bp.npz")
-    tr.save(path)
-    return BlueprintAgent(BlueprintStrategy.load(path), seed=0)
+def owner(tiny_blueprint):
+    return BlueprintAgent(BlueprintStrategy.load(tiny_blueprint(GAME)), seed=0)
 
 
 @pytest.fixture(scope="module")

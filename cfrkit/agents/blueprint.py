@@ -374,8 +374,8 @@ class BlueprintAgent(PokerAgent):
         ``river_exact`` off by default: against A^R it cut the per-deal deviation by a tenth at 4.6x the CPU
         (benchmarks/RESULTS.md, branch aivat-ar); ``follow_owner`` off by default: following this agent's own
         bet-size translations left the deviation unchanged against A^R (2,416 vs 2,462 mbb per deal, 300 deals)
-        at 19% fewer hands per CPU s.  ``chance_cv``: the equity control variate on sampled chance expectations
-        (:meth:`~cfrkit.agents.blueprint_values.BlueprintValueFunction._equity_cv`).  Every setting keeps the
+        at 19% fewer hands per CPU s.  ``chance_cv``: the equity control variate on sampled chance expectations (the
+        ``chance_cv`` option of :class:`~cfrkit.agents.blueprint_values.BlueprintValueFunction`).  Every setting keeps the
         estimator unbiased."""
         cached = getattr(self, "_value_function", None)
         if cached is not None and cached.view is view:

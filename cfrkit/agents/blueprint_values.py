@@ -628,19 +628,26 @@ class BlueprintValueFunction:
         if self._policy[nxt] is None and not (self._street and r >= self.street_from):
             mean = float(np.mean([self._on_board(node, bd, hole) for bd in boards]))
             return mean if every else mean + self._equity_cv(state, node, r, boards)
-        total = 0.0  # the lookahead seat acts first: the same v as value() on every dealt state
+        mean = self._mean_value_on_boards(state, boards)  # the lookahead seat acts first: value() on each board
+        return mean if every else mean + self._equity_cv(state, node, r, boards)
+
+    def _mean_value_on_boards(self, state, boards) -> float:
+        """The mean of :meth:`value` over ``state`` (a chance node) dealt each of ``boards`` (chips): the street
+        lookahead over all the boards at once where it applies, else board by board; summed in the boards' order
+        either way, so both paths give the same number bit for bit."""
+        total = 0.0
         shared = self._values_on_boards(state, boards)
         if shared is not None:
-            for v in shared:  # summed in the per-board loop's order
+            for v in shared:
                 total += v
         else:
+            dealt = len(state.board)
             for bd in boards:
                 child = state.clone()
-                for c in bd[len(board):]:
+                for c in bd[dealt:]:
                     child.apply_action(int(c))
                 total += self.value(child)
-        mean = total / len(boards)
-        return mean if every else mean + self._equity_cv(state, node, r, boards)
+        return total / len(boards)
 
     def _equity_cv(self, state, node: int, r: int, boards) -> float:
         """The equity control variate of a sampled chance expectation (``chance_cv``; 0.0 when off), in chips:
@@ -847,21 +854,11 @@ class BlueprintValueFunction:
             every = self.river_cards >= rest.size
             if not every:  # a uniform sample without replacement: unbiased for the mean
                 rest = rest[np.argsort(self.rng.random(rest.size))[:self.river_cards]]
-            total = 0.0
             board = [int(c) for c in state.board]
-            # the river's lookahead over all the cards at once (no sample is drawn inside it), else card by card
-            shared = self._values_on_boards(state, [board + [int(c)] for c in rest])
-            if shared is not None:
-                for v in shared:  # summed in the per-card loop's order
-                    total += v
-            else:
-                for c in rest:
-                    child = state.clone()
-                    child.apply_action(int(c))
-                    total += self.value(child)
-            hit = total / rest.size
+            boards = [board + [int(c)] for c in rest]
+            hit = self._mean_value_on_boards(state, boards)  # no sample is drawn inside the river's lookahead
             if not every:
-                hit += self._equity_cv(state, key[1], 3, [board + [int(c)] for c in rest])
+                hit += self._equity_cv(state, key[1], 3, boards)
             self._river[key] = hit
         return hit
 
