@@ -21,6 +21,7 @@ One duplicate match of DEALS deals per mode (seed SEED, default 7); prints per m
 hands per CPU second, the per-deal standard deviation of AIVAT and of duplicate (mbb/h) and variance x CPU per
 deal (lower: narrower intervals per CPU second).
 """
+import argparse
 import json
 import os
 import sys
@@ -35,7 +36,7 @@ from aivat_blueprint_values import _Keep  # noqa: E402
 from cfrkit.agents.blueprint import BlueprintAgent  # noqa: E402
 from cfrkit.agents.blueprint_values import BlueprintValueFunction  # noqa: E402
 from cfrkit.agents.opponent_values import OpponentTablesValueFunction, fit_abstract_policy  # noqa: E402
-from cfrkit.poker import make_agent, play_match  # noqa: E402
+from cfrkit.poker import RegistryError, make_agent, play_match  # noqa: E402
 from cfrkit.poker.view import poker_view  # noqa: E402
 
 #: the value function's options per mode (another blueprint is followed too, to compare its cost)
@@ -73,7 +74,13 @@ def _load_fit(path, tag: str):
     None when there is no such file; a file saved under another tag is refused in one line."""
     if not path or not os.path.exists(path):
         return None
-    with np.load(path) as z:
+    try:
+        z = np.load(path, allow_pickle=False)
+        if not hasattr(z, "files"):
+            raise ValueError("not an npz archive")
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"--fit-file {path}: not a fitted-counts file ({exc})") from None
+    with z:
         if "_tag" not in z.files or str(z["_tag"]) != tag:
             raise SystemExit(f"--fit-file {path}: fitted for {z['_tag'] if '_tag' in z.files else 'unknown'}, "
                              f"not {tag}")
@@ -97,31 +104,43 @@ def fit_tag(specs, deals: int, seed: int) -> str:
     return f"{','.join(specs)} deals={int(deals)} seed={int(seed)}"
 
 
+def _parse(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 epilog="usage example: blueprint:BP.npz,rule-based 5000 street,tables 7")
+    ap.add_argument("pair", help="two agent specs, comma-separated (one a blueprint, or give VALUES)")
+    ap.add_argument("deals", type=int, help="duplicate deals per mode (> 0)")
+    ap.add_argument("modes", help=f"comma-separated, each among {sorted(MODES)}, optionally with +fit")
+    ap.add_argument("seed", type=int, nargs="?", default=7, help="match seed (default 7)")
+    ap.add_argument("values", nargs="?", default=None, help="a blueprint whose tables value a pair without one")
+    ap.add_argument("--fit", type=int, default=2000, metavar="N", help="fitting deals of a +fit mode (default 2000)")
+    ap.add_argument("--fit-file", default=None, metavar="PATH", help="keep / reuse the fitted counts (npz)")
+    args = ap.parse_args(argv)
+    if args.deals <= 0 or args.fit <= 0:
+        ap.error("deals and --fit must be positive")
+    bad = [m for m in args.modes.split(",") if m.removesuffix("+fit") not in MODES]
+    if bad:
+        ap.error(f"unknown mode(s) {bad}; modes are {sorted(MODES)}")
+    return args
+
+
 def main() -> None:
-    argv = list(sys.argv)
-    fit_deals = 2000
-    if "--fit" in argv:
-        i = argv.index("--fit")
-        fit_deals = int(argv[i + 1])
-        del argv[i:i + 2]
-    fit_file = None
-    if "--fit-file" in argv:
-        i = argv.index("--fit-file")
-        fit_file = argv[i + 1]
-        del argv[i:i + 2]
-    if len(argv) < 4:
-        raise SystemExit(__doc__)
-    specs, deals, modes = argv[1].split(","), int(argv[2]), argv[3].split(",")
-    seed = int(argv[4]) if len(argv) > 4 else 7
-    agents = [make_agent(s, game="holdem", seed=i + 1) for i, s in enumerate(specs)]
-    owner = next((a for a in agents if isinstance(a, BlueprintAgent)), None)
-    if owner is None and len(argv) > 5:
-        owner = make_agent("blueprint:" + argv[5], game="holdem", seed=0)
-    if owner is None or any(m.removesuffix("+fit") not in MODES for m in modes):
-        raise SystemExit(f"need a blueprint in the pair and modes among {sorted(MODES)}")
+    args = _parse(sys.argv[1:])
+    specs, deals, modes, seed = args.pair.split(","), args.deals, args.modes.split(","), args.seed
+    fit_deals, fit_file = args.fit, args.fit_file
+    if len(specs) != 2:
+        raise SystemExit(f"pair: two agent specs, got {len(specs)}")
+    try:
+        agents = [make_agent(s, game="holdem", seed=i + 1) for i, s in enumerate(specs)]
+        owner = next((a for a in agents if isinstance(a, BlueprintAgent)), None)
+        if owner is None and args.values:
+            owner = make_agent("blueprint:" + args.values, game="holdem", seed=0)
+    except RegistryError as exc:
+        raise SystemExit(str(exc)) from None
+    if owner is None:
+        raise SystemExit("need a blueprint in the pair (or VALUES, a blueprint file, after the seed)")
+    bb = 1000.0 / float(owner.game.definition.big_blind)  # chips -> mbb
     view = poker_view(owner.game)
     game = view.game
-    bb = 1000.0 / float(game.definition.big_blind)  # chips -> mbb
     counts = None
     for mode in modes:
         opts = MODES[mode.removesuffix("+fit")]
