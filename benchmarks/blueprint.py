@@ -4,6 +4,7 @@
     python benchmarks/blueprint.py speed --raise-cap 1 --iterations 30
     python benchmarks/blueprint.py match BP.npz --deals 10000     # vs always-call, random, fixed-range-raiser
     python benchmarks/blueprint.py curve BP.npz --deals 1000      # every snapshot BP.itN.npz vs always-call, AIVAT
+                                                                  # (points kept in BP.curve_points/: reruns resume)
 
 The duplicate matches are the runner's (``cfrkit.poker.play_match(duplicate=True)``: seeded deals of
 ``cfrkit.games.holdem.deals.deal_for_hand``, each played twice with the seats swapped); results in
@@ -106,14 +107,35 @@ def cmd_match(args):
     _save(f"match_{args.tag}" if args.tag else "match", results)
 
 
+def _point_file(points_dir, path, spec, deals, seed) -> str:
+    """Where one curve point is kept (JSON): by snapshot file, reference, deals and seed."""
+    ref = re.sub(r"[^A-Za-z0-9._-]+", "_", spec)
+    return os.path.join(points_dir, f"{os.path.basename(path)}__{ref}__{int(deals)}__{int(seed)}.json")
+
+
 def _curve_point(task):
-    """One (snapshot, reference) point of the curve: the ladder's duplicate + AIVAT block on fixed deals."""
+    """One (snapshot, reference) point of the curve: the ladder's duplicate + AIVAT block on fixed deals.  Kept
+    in ``points_dir`` when given (read back instead of replayed: an interrupted curve resumes by points)."""
+    path, spec, deals, seed, points_dir = task
+    keep = _point_file(points_dir, path, spec, deals, seed) if points_dir else None
+    if keep and os.path.exists(keep) and os.path.getmtime(keep) >= os.path.getmtime(path):
+        with open(keep) as fh:
+            return json.load(fh)
+    point = _play_curve_point(path, spec, deals, seed)
+    if keep:
+        os.makedirs(points_dir, exist_ok=True)
+        with open(keep + ".tmp", "w") as fh:
+            json.dump(point, fh)
+        os.replace(keep + ".tmp", keep)
+    return point
+
+
+def _play_curve_point(path, spec, deals, seed):
     from cfrkit.agents.blueprint import BlueprintAgent
     from cfrkit.evaluation.ladder import derived_seed, pair_result, play_block, supports_aivat
     from cfrkit.games.registry import load
     from cfrkit.poker import make_agent
 
-    path, spec, deals, seed = task
     agent = BlueprintAgent(path, seed=seed)
     game = load(agent.tree.game_string)
     ref = make_agent(spec, game=game, seed=derived_seed(seed, spec))
@@ -139,7 +161,8 @@ def cmd_curve(args):
     root, ext = os.path.splitext(args.path)
     snaps = sorted(glob.glob(f"{root}.it*{ext}"), key=lambda p: int(re.search(r"\.it(\d+)", p).group(1)))
     snaps.append(args.path)
-    tasks = [(p, ref, args.deals, args.seed) for p in snaps for ref in args.opponents]
+    points_dir = None if args.no_resume else (args.points_dir or f"{root}.curve_points")
+    tasks = [(p, ref, args.deals, args.seed, points_dir) for p in snaps for ref in args.opponents]
     if args.processes > 1:
         with ProcessPoolExecutor(args.processes) as pool:
             points = list(pool.map(_curve_point, tasks))
@@ -203,6 +226,9 @@ def main(argv=None):
     c.add_argument("--opponents", nargs="+", default=["always-call"])
     c.add_argument("--seed", type=int, default=2027)
     c.add_argument("--processes", type=int, default=1)
+    c.add_argument("--points-dir", default=None,
+                   help="keep each finished point here and reuse it (default: BP.curve_points beside BP.npz)")
+    c.add_argument("--no-resume", action="store_true", help="replay every point, keep none")
     c.set_defaults(func=cmd_curve)
     args = p.parse_args(argv)
     args.func(args)
