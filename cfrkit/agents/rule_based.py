@@ -311,6 +311,44 @@ try:  # the compiled row features (pyx/pair_masses.pyx); the numpy path below is
     from cfrkit._kernels.pair_masses import pair_row_features as _pair_row_features
 except ImportError:  # pragma: no cover - a checkout whose kernels were not rebuilt
     _pair_row_features = None
+try:  # one pair's features on many boards from rank classes (pyx/range_equity.pyx)
+    from cfrkit._kernels.range_equity import pair_features_boards as _pair_features_boards
+except ImportError:  # pragma: no cover - a checkout whose kernels were not rebuilt
+    _pair_features_boards = None
+
+
+def pair_features_on_boards(boards, pair: int):
+    """``(hs, ehs, outs, wet)`` of hole pair ``pair`` (index 0..1325) on each of K boards of one street (3, 4 or 5
+    distinct card ids each): float64[K], float64[K], int64[K], bool[K], equal bit for bit to the rows of
+    ``BoardFeatures(board, [pair])`` (``hs``/``ehs`` fractions of the opponent pairs, ``outs`` cards).  The boards'
+    cards and their next cards are counted by ``range_equity.pair_features_boards`` (rank classes, the flush pairs
+    as cards) instead of evaluating all 1326 pairs on every next board; without the kernel, ``BoardFeatures``."""
+    keys = [tuple(sorted(int(c) for c in bd)) for bd in boards]
+    wet = np.array([_board_wet(k) for k in keys], dtype=bool)
+    if _pair_features_boards is None or not keys:  # pragma: no cover - kernels not rebuilt
+        feats = [BoardFeatures(k, np.array([pair])) for k in keys]
+        return (np.array([f.hs[0] for f in feats]), np.array([f.ehs[0] for f in feats]),
+                np.array([f.outs[0] for f in feats], dtype=np.int64), wet)
+    n = len(keys[0])
+    if any(len(k) != n for k in keys):
+        raise ValueError(f"pair_features_on_boards: boards of one street expected, got sizes {sorted({len(k) for k in keys})}")
+    hs, _, total, count, hits = _pair_features_boards(np.array(keys, dtype=np.uint8), int(pair), NEXT_CARD_SAMPLE)
+    if n >= 5:
+        return hs, hs.copy(), np.zeros(len(keys), dtype=np.int64), wet
+    # _rows_compiled's formulas: the mean share over the live next cards, and the outs scaled to the deck
+    ehs = np.where(count > 0, total / np.maximum(count, 1), 0.0)
+    outs = np.where(hs < 0.7, np.rint(hits * (52 - n - 2) / np.maximum(count, 1)), 0).astype(np.int64)
+    return hs, ehs, outs, wet
+
+
+def _board_wet(board) -> bool:
+    """:attr:`BoardFeatures.wet` of a board (three of a suit, or three ranks within five)."""
+    ranks = 0
+    suits = [0, 0, 0, 0]
+    for c in board:
+        ranks |= 1 << (c >> 2)
+        suits[c & 3] += 1
+    return max(suits) >= 3 or _CONNECTED[ranks]
 
 _FEATURES: "OrderedDict[Tuple[int, ...], BoardFeatures]" = OrderedDict()
 
@@ -602,11 +640,7 @@ class RuleBasedAgent(PokerAgent):
             return None
         a, b = sorted(int(c) for c in hole)
         rows = np.array([b * (b - 1) // 2 + a])
-        feats = [self._features(tuple(int(c) for c in bd), rows) for bd in boards]
-        hs = np.array([f.hs[0] for f in feats])
-        ehs = np.array([f.ehs[0] for f in feats])
-        outs = np.array([f.outs[0] for f in feats], dtype=np.int64)
-        wet = np.array([bool(f.wet) for f in feats])
+        hs, ehs, outs, wet = pair_features_on_boards(boards, int(rows[0]))
 
         def share():
             return np.array([_hash_share(tuple(int(c) for c in bd), CBET_SHARE)[rows[0]] for bd in boards])
