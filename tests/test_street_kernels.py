@@ -53,9 +53,10 @@ def test_pair_features_on_boards_equal_board_features(n):
             key = tuple(sorted(bd))
             ref = rb.BoardFeatures(key, np.array([pair]), compiled=False)
             fast = rb.BoardFeatures(key, np.array([pair]))
-            for f in (ref, fast):
+            for f in (ref, fast):  # fast: one row, so the rank-class kernel too
                 assert hs[k] == f.hs[0] and ehs[k] == f.ehs[0] and outs[k] == f.outs[0], (key, pair, hs[k], f.hs[0])
-                assert wet[k] == f.wet
+                assert wet[k] == f.wet and f.paired == ref.paired
+            assert fast.blocked.dtype == ref.blocked.dtype and np.array_equal(fast.blocked, ref.blocked)
             checked += 1
         assert hs.dtype == np.float64 and outs.dtype == np.int64 and wet.dtype == bool
     assert checked >= 4 * 12

@@ -771,10 +771,13 @@ class BlueprintValueFunction:
         on_boards = getattr(pol.agent, "act_on_boards", None) if isinstance(pol, _ActPolicy) else None
         played = on_boards(state, [ctx.boards[k] for k in idx]) if on_boards is not None else None
         if played is not None:  # a pure agent's rules over the boards at once (A^R)
-            acts, picks = np.unique(np.asarray(played, dtype=np.int64), return_inverse=True)
+            # np.unique's actions (sorted) and inverse, for a dozen boards without its sort machinery
+            vals = np.asarray(played, dtype=np.int64).tolist()
+            acts = sorted(set(vals))
+            at = {a: i for i, a in enumerate(acts)}
             probs = np.zeros((len(idx), len(acts)))
-            probs[np.arange(len(idx)), picks.reshape(-1)] = 1.0
-            return acts, probs
+            probs[np.arange(len(idx)), [at[v] for v in vals]] = 1.0
+            return np.array(acts, dtype=np.int64), probs
         answers = [pol(ctx.state(state, int(k))) for k in idx]
         if any(g is None for g in answers):
             if all(g is None for g in answers):

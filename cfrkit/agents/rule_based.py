@@ -235,6 +235,12 @@ class BoardFeatures:
         # so the checks of cards.equity.board_strengths(_batch) would only cost time
         from cfrkit._kernels.equity import board_strengths as _strengths
 
+        if rows is not None and compiled and len(rows) == 1 and _pair_features_boards is not None:
+            # one pair (act's own hand): its counts from the rank classes, no 1326-pair rows (the same numbers)
+            self.hs, self.ehs, self.outs, wet = pair_features_on_boards([board], int(rows[0]))
+            self.blocked = np.array([_touches(board, int(rows[0]))])
+            self._texture(board)
+            return
         board_strengths_batch = _strengths
         strengths = _strengths(np.array([board], dtype=np.uint8))[0]
         if rows is not None and compiled and _pair_row_features is not None:
@@ -339,6 +345,12 @@ def pair_features_on_boards(boards, pair: int):
     ehs = np.where(count > 0, total / np.maximum(count, 1), 0.0)
     outs = np.where(hs < 0.7, np.rint(hits * (52 - n - 2) / np.maximum(count, 1)), 0).astype(np.int64)
     return hs, ehs, outs, wet
+
+
+def _touches(board, pair: int) -> bool:
+    """Whether hole pair ``pair`` (index 0..1325) holds a card of ``board``."""
+    a, b = _pairs()[pair]
+    return int(a) in board or int(b) in board
 
 
 def _board_wet(board) -> bool:
