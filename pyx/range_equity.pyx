@@ -696,6 +696,31 @@ def river_ehs_of_pairs(const uint8_t[:, ::1] rivers, Py_ssize_t block, const int
     return out_arr
 
 
+cdef inline bint _wet(const uint8_t *board, int n) noexcept nogil:
+    """A^R's wet board (``rule_based.BoardFeatures.wet``): three cards of a suit, or three of its ranks within one
+    window of five consecutive ranks ``lo .. lo + 4``, ``lo`` = -1 .. 8 (the ace counts high only)."""
+    cdef int suits[4]
+    cdef int j, lo, r, inside
+    cdef uint32_t ranks = 0
+    suits[0] = 0
+    suits[1] = 0
+    suits[2] = 0
+    suits[3] = 0
+    for j in range(n):
+        suits[board[j] & 3] += 1
+        ranks |= 1u << (board[j] >> 2)
+    for j in range(4):
+        if suits[j] >= 3:
+            return True
+    for lo in range(-1, 9):
+        inside = 0
+        for r in range(lo if lo > 0 else 0, lo + 5 if lo + 5 < 13 else 13):
+            inside += (ranks >> r) & 1
+        if inside >= 3:
+            return True
+    return False
+
+
 def pair_features_boards(const uint8_t[:, ::1] boards, Py_ssize_t pair, Py_ssize_t sample=16):
     """A^R's postflop features of one hole pair on each of B boards (``rule_based.BoardFeatures`` with one row):
     ``boards`` uint8[B, n], n = 3, 4 or 5 distinct valid cards per row.  Returns ``(hs, blocked, total, count,
@@ -703,7 +728,8 @@ def pair_features_boards(const uint8_t[:, ::1] boards, Py_ssize_t pair, Py_ssize
     ``pair`` touches it), bool[B] whether it touches it, and over the next cards ``rest[::step]`` (``rest`` the
     52 - n cards off the board in increasing order, ``step = max(1, (52 - n) // sample)``; none on the river):
     float64[B] the sum of that share on the next boards where the pair is live (in the cards' order), int64[B]
-    their number, int64[B] how many reach >= 0.85.
+    their number, int64[B] how many reach >= 0.85; and ``wet`` bool[B], the board's texture flag (:func:`_wet`).
+    The cards of a row may come in any order.
 
     Equal bit for bit to ``pair_masses.pair_row_features`` on ``board_strengths`` rows (the Python path): the same
     integer counts -- here from the rank classes of the board's cards plus two ranks and the flush pairs evaluated
@@ -729,6 +755,8 @@ def pair_features_boards(const uint8_t[:, ::1] boards, Py_ssize_t pair, Py_ssize
     total_arr = np.zeros(nb)
     count_arr = np.zeros(nb, dtype=np.int64)
     hits_arr = np.zeros(nb, dtype=np.int64)
+    wet_arr = np.zeros(nb, dtype=bool)
+    cdef uint8_t[::1] wet = wet_arr.view(np.uint8)
     cdef double[::1] hs = hs_arr, total = total_arr
     cdef uint8_t[::1] blocked = blocked_arr.view(np.uint8)
     cdef int64_t[::1] count = count_arr, hits = hits_arr
@@ -747,6 +775,7 @@ def pair_features_boards(const uint8_t[:, ::1] boards, Py_ssize_t pair, Py_ssize
             for j in range(n):
                 cards[j] = boards[b, j]
                 used |= <uint64_t>1 << boards[b, j]
+            wet[b] = _wet(cards, <int>n)
             _pair_counts(cards, pr, 1, &w, &t, row, <int>n)
             if w < 0:
                 blocked[b] = 1  # touches the board: so does every next board (no share counted)
@@ -789,4 +818,4 @@ def pair_features_boards(const uint8_t[:, ::1] boards, Py_ssize_t pair, Py_ssize
                 if x >= 0.85:
                     hits[b] += 1
             total[b] = tot
-    return hs_arr, blocked_arr, total_arr, count_arr, hits_arr
+    return hs_arr, blocked_arr, total_arr, count_arr, hits_arr, wet_arr

@@ -60,8 +60,13 @@ def test_pair_features_on_boards_equal_board_features(n):
             checked += 1
         assert hs.dtype == np.float64 and outs.dtype == np.int64 and wet.dtype == bool
     assert checked >= 4 * 12
-    _, blocked, _, count, _ = range_equity.pair_features_boards(np.array([[0, 1, 2]], dtype=np.uint8), pair_index(1, 7))
-    assert blocked[0] and count[0] == 0
+    _, blocked, _, count, _, wet = range_equity.pair_features_boards(np.array([[0, 1, 2]], dtype=np.uint8), pair_index(1, 7))
+    assert blocked[0] and count[0] == 0 and not wet[0]  # trips of 2s: one rank, three suits
+    # the texture's edges: the ace high only (A-2-3 is not within five ranks, 2-3-4 is), three of a suit, ranks in order
+    for bd in ([0, 4, 8], [48, 1, 5], [48, 44, 40], [48, 0, 5], [0, 20, 40], [1, 21, 41], [0, 4, 9, 13], [30, 8, 49]):
+        pair = pair_index(*[c for c in range(52) if c not in bd][:2])
+        got = range_equity.pair_features_boards(np.array([bd], dtype=np.uint8), pair)[5][0]
+        assert got == rb.BoardFeatures(tuple(sorted(bd)), np.array([pair]), compiled=False).wet, bd
 
 
 def test_pair_features_boards_refuses_bad_input():

@@ -329,18 +329,22 @@ def pair_features_on_boards(boards, pair: int):
     ``BoardFeatures(board, [pair])`` (``hs``/``ehs`` fractions of the opponent pairs, ``outs`` cards).  The boards'
     cards and their next cards are counted by ``range_equity.pair_features_boards`` (rank classes, the flush pairs
     as cards) instead of evaluating all 1326 pairs on every next board; without the kernel, ``BoardFeatures``."""
-    keys = [tuple(sorted(int(c) for c in bd)) for bd in boards]
-    wet = np.array([_board_wet(k) for k in keys], dtype=bool)
-    if _pair_features_boards is None or not keys:  # kernels not rebuilt (or no boards): the reference path
-        feats = [BoardFeatures(k, np.array([pair])) for k in keys]
+    if _pair_features_boards is None or not len(boards):  # kernels not rebuilt (or no boards): the reference path
+        keys = [tuple(sorted(int(c) for c in bd)) for bd in boards]
+        feats = [BoardFeatures(k, np.array([pair]), compiled=False) for k in keys]
         return (np.array([f.hs[0] for f in feats]), np.array([f.ehs[0] for f in feats]),
-                np.array([f.outs[0] for f in feats], dtype=np.int64), wet)
-    n = len(keys[0])
-    if any(len(k) != n for k in keys):
-        raise ValueError(f"pair_features_on_boards: boards of one street expected, got sizes {sorted({len(k) for k in keys})}")
-    hs, _, total, count, hits = _pair_features_boards(np.array(keys, dtype=np.uint8), int(pair), NEXT_CARD_SAMPLE)
+                np.array([f.outs[0] for f in feats], dtype=np.int64), np.array([f.wet for f in feats], dtype=bool))
+    try:
+        cards = np.array(boards, dtype=np.uint8)
+    except ValueError:  # ragged
+        cards = None
+    if cards is None or cards.ndim != 2:
+        raise ValueError(f"pair_features_on_boards: boards of one street expected, got sizes "
+                         f"{sorted({len(b) for b in boards})}")
+    n = cards.shape[1]
+    hs, _, total, count, hits, wet = _pair_features_boards(cards, int(pair), NEXT_CARD_SAMPLE)
     if n >= 5:
-        return hs, hs.copy(), np.zeros(len(keys), dtype=np.int64), wet
+        return hs, hs.copy(), np.zeros(len(hs), dtype=np.int64), wet
     # _rows_compiled's formulas: the mean share over the live next cards, and the outs scaled to the deck
     ehs = np.where(count > 0, total / np.maximum(count, 1), 0.0)
     outs = np.where(hs < 0.7, np.rint(hits * (52 - n - 2) / np.maximum(count, 1)), 0).astype(np.int64)
@@ -352,15 +356,6 @@ def _touches(board, pair: int) -> bool:
     a, b = _pairs()[pair]
     return int(a) in board or int(b) in board
 
-
-def _board_wet(board) -> bool:
-    """:attr:`BoardFeatures.wet` of a board (three of a suit, or three ranks within five)."""
-    ranks = 0
-    suits = [0, 0, 0, 0]
-    for c in board:
-        ranks |= 1 << (c >> 2)
-        suits[c & 3] += 1
-    return max(suits) >= 3 or _CONNECTED[ranks]
 
 _FEATURES: "OrderedDict[Tuple[int, ...], BoardFeatures]" = OrderedDict()
 
