@@ -492,7 +492,9 @@ cdef inline int _multiset_row(const int *live, int n) noexcept nogil:
 
 
 def _ensure_multi_classes():
-    """Build ``_MULTI_CLASS`` once (about 8,500 rows of 91 classes)."""
+    """Build ``_MULTI_CLASS`` once (about 8,500 rows of 91 classes, a few ms).  The rows are filled in private
+    buffers and published together with the ready flag in C (no Python call between: atomic under the GIL), so a
+    thread never reads a half-built table; a thread that built a second copy meanwhile frees it."""
     global _MULTI_READY
     if _MULTI_READY:
         return
@@ -500,34 +502,48 @@ def _ensure_multi_classes():
     cdef int live[13]
     cdef uint32_t rk
     cdef uint16_t *dst
+    cdef uint16_t *built[6]
+    cdef int binom[18][6]
     for a in range(18):
         for b in range(6):
-            _BINOM[a][b] = 0
-        _BINOM[a][0] = 1
+            binom[a][b] = 0
+        binom[a][0] = 1
         for b in range(1, 6):
             if a > 0:
-                _BINOM[a][b] = _BINOM[a - 1][b - 1] + _BINOM[a - 1][b]
+                binom[a][b] = binom[a - 1][b - 1] + binom[a - 1][b]
+    for a in range(18):
+        for b in range(6):
+            _BINOM[a][b] = binom[a][b]  # the same numbers whichever thread writes them
     import itertools
-    for n in (3, 4, 5):
-        size = _BINOM[12 + n][n]
-        _MULTI_CLASS[n] = <uint16_t *> malloc(size * 91 * sizeof(uint16_t))
-        if _MULTI_CLASS[n] == NULL:
-            raise MemoryError("range_equity: the rank class tables")
-        for ranks in itertools.combinations_with_replacement(range(13), n):
-            for r in range(13):
-                live[r] = 4
-            rk = 0
-            for r in ranks:
-                live[r] -= 1
-                rk += _RANK_KEY[r]
-            dst = _MULTI_CLASS[n] + 91 * _multiset_row(live, n)
-            j = 0
-            for ra in range(13):
-                for rb in range(ra, 13):
-                    # a rank held 5+ times (never dealt) gets what the hash gives: multiplied by 0 live pairs
-                    dst[j] = <uint16_t>_rank_class(rk + _RANK_KEY[ra] + _RANK_KEY[rb])
-                    j += 1
-    _MULTI_READY = 1
+    for n in range(6):
+        built[n] = NULL
+    try:
+        for n in (3, 4, 5):
+            built[n] = <uint16_t *> malloc(binom[12 + n][n] * 91 * sizeof(uint16_t))
+            if built[n] == NULL:
+                raise MemoryError("range_equity: the rank class tables")
+            for ranks in itertools.combinations_with_replacement(range(13), n):
+                for r in range(13):
+                    live[r] = 4
+                rk = 0
+                for r in ranks:
+                    live[r] -= 1
+                    rk += _RANK_KEY[r]
+                dst = built[n] + 91 * _multiset_row(live, n)
+                j = 0
+                for ra in range(13):
+                    for rb in range(ra, 13):
+                        # a rank held 5+ times (never dealt) gets what the hash gives: multiplied by 0 live pairs
+                        dst[j] = <uint16_t>_rank_class(rk + _RANK_KEY[ra] + _RANK_KEY[rb])
+                        j += 1
+        if not _MULTI_READY:
+            for n in (3, 4, 5):
+                _MULTI_CLASS[n] = built[n]
+                built[n] = NULL
+            _MULTI_READY = 1
+    finally:
+        for n in range(6):
+            free(built[n])
 
 
 cdef void _pair_counts(const uint8_t *board, const int64_t *pairs, Py_ssize_t nk, int *win, int *tie,

@@ -2,6 +2,9 @@
 they replace, bit for bit: A^R's features of one pair on many boards (``range_equity.pair_features_boards``,
 rank classes instead of all 1326 pairs on every next board), the hand-against-hand equities of a chance node's
 boards (``equity.hand_vs_hand_boards``) and the value function's board equities read through them."""
+import os
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -117,3 +120,28 @@ def test_board_equities_are_the_value_functions_equities(n):
     assert ctx.equity(np.arange(9)).tolist() == [bv._equity(hole[0], hole[1], b) if k != 4 else 0.123
                                                  for k, b in enumerate(boards)]
     assert vf._shared.equities[(tuple(hole[0]), tuple(hole[1]), tuple(boards[8]))] == bv._equity(hole[0], hole[1], boards[8])
+
+
+def test_rank_tables_built_by_racing_threads_give_the_serial_counts():
+    """The rank-class tables are built on first use: threads asking at once in a fresh process (each may build a
+    copy; one is published whole) get the counts a single thread gets."""
+    code = """
+import threading, numpy as np
+from cfrkit._kernels import range_equity
+rng = np.random.default_rng(1)
+rivers = np.array([rng.choice(52, 5, replace=False) for _ in range(480)], dtype=np.uint8)
+pairs = np.array([3, 700, 1200], dtype=np.int64)
+out = [None] * 6
+def run(i):
+    out[i] = range_equity.river_ehs_of_pairs(rivers, 24, pairs)
+threads = [threading.Thread(target=run, args=(i,)) for i in range(6)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+again = range_equity.river_ehs_of_pairs(rivers, 24, pairs)
+assert all(np.array_equal(o, again, equal_nan=True) for o in out)
+print("ok")
+"""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+                                                      + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert got.returncode == 0 and got.stdout.strip() == "ok", got.stderr[-2000:]
