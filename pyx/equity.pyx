@@ -272,11 +272,11 @@ def accumulate_runouts(const uint8_t[:, ::1] boards, const double[::1] opp, int 
     return hs_sum_a, hs2_sum_a, count_a, hist_a, winm_a, tiem_a, compm_a
 
 
-def hand_vs_hand_counts(int a1, int a2, int b1, int b2, const uint8_t[::1] board):
-    """Exact (wins, ties, losses) of hole pair (a1, a2) against (b1, b2) over every completion of
-    the board (0..5 cards) from the remaining deck. Cards must be distinct and valid (checked by caller)."""
+cdef void _hvh_counts(int a1, int a2, int b1, int b2, const uint8_t *board, int k, int64_t *out) noexcept nogil:
+    """(wins, ties, losses) of (a1, a2) against (b1, b2) over every completion of the ``k``-card board (k <= 5)
+    into ``out[0..2]`` (cards distinct and valid: checked by the callers)."""
     cdef uint64_t used = 0, bm = 0, ha, hb, kb = KEY_START, ka_, kb_, k0, k1, k2, k3, k4
-    cdef int i, k = board.shape[0], n = 0, c0, c1, c2, c3, c4
+    cdef int i, n = 0, c0, c1, c2, c3, c4
     cdef int need = 5 - k
     cdef int deck[52]
     cdef int64_t wins = 0, ties = 0, losses = 0
@@ -294,31 +294,70 @@ def hand_vs_hand_counts(int a1, int a2, int b1, int b2, const uint8_t[::1] board
         if not (used & card_bit(i)):
             deck[n] = i
             n += 1
-    if need < 0:
-        raise ValueError("board has more than 5 cards")
     # enumerate need-subsets of deck with nested loops (need <= 5); unused loops run once
+    for c0 in range(n if need >= 1 else 1):
+        m0 = card_bit(deck[c0]) if need >= 1 else 0
+        k0 = kb + (_CARD_KEY[deck[c0]] if need >= 1 else 0)
+        for c1 in range((c0 + 1) if need >= 2 else 0, n if need >= 2 else 1):
+            m1 = m0 | (card_bit(deck[c1]) if need >= 2 else 0)
+            k1 = k0 + (_CARD_KEY[deck[c1]] if need >= 2 else 0)
+            for c2 in range((c1 + 1) if need >= 3 else 0, n if need >= 3 else 1):
+                m2 = m1 | (card_bit(deck[c2]) if need >= 3 else 0)
+                k2 = k1 + (_CARD_KEY[deck[c2]] if need >= 3 else 0)
+                for c3 in range((c2 + 1) if need >= 4 else 0, n if need >= 4 else 1):
+                    m3 = m2 | (card_bit(deck[c3]) if need >= 4 else 0)
+                    k3 = k2 + (_CARD_KEY[deck[c3]] if need >= 4 else 0)
+                    for c4 in range((c3 + 1) if need >= 5 else 0, n if need >= 5 else 1):
+                        m4 = bm | m3 | (card_bit(deck[c4]) if need >= 5 else 0)
+                        k4 = k3 + (_CARD_KEY[deck[c4]] if need >= 5 else 0)
+                        va = eval_key(k4 + ka_, m4 | ha)
+                        vb = eval_key(k4 + kb_, m4 | hb)
+                        if va > vb:
+                            wins += 1
+                        elif va < vb:
+                            losses += 1
+                        else:
+                            ties += 1
+    out[0] = wins
+    out[1] = ties
+    out[2] = losses
+
+
+def hand_vs_hand_counts(int a1, int a2, int b1, int b2, const uint8_t[::1] board):
+    """Exact (wins, ties, losses) of hole pair (a1, a2) against (b1, b2) over every completion of
+    the board (0..5 cards) from the remaining deck. Cards must be distinct and valid (checked by caller)."""
+    cdef int k = board.shape[0]
+    cdef int64_t out[3]
+    if k > 5:
+        raise ValueError("board has more than 5 cards")
     with nogil:
-        for c0 in range(n if need >= 1 else 1):
-            m0 = card_bit(deck[c0]) if need >= 1 else 0
-            k0 = kb + (_CARD_KEY[deck[c0]] if need >= 1 else 0)
-            for c1 in range((c0 + 1) if need >= 2 else 0, n if need >= 2 else 1):
-                m1 = m0 | (card_bit(deck[c1]) if need >= 2 else 0)
-                k1 = k0 + (_CARD_KEY[deck[c1]] if need >= 2 else 0)
-                for c2 in range((c1 + 1) if need >= 3 else 0, n if need >= 3 else 1):
-                    m2 = m1 | (card_bit(deck[c2]) if need >= 3 else 0)
-                    k2 = k1 + (_CARD_KEY[deck[c2]] if need >= 3 else 0)
-                    for c3 in range((c2 + 1) if need >= 4 else 0, n if need >= 4 else 1):
-                        m3 = m2 | (card_bit(deck[c3]) if need >= 4 else 0)
-                        k3 = k2 + (_CARD_KEY[deck[c3]] if need >= 4 else 0)
-                        for c4 in range((c3 + 1) if need >= 5 else 0, n if need >= 5 else 1):
-                            m4 = bm | m3 | (card_bit(deck[c4]) if need >= 5 else 0)
-                            k4 = k3 + (_CARD_KEY[deck[c4]] if need >= 5 else 0)
-                            va = eval_key(k4 + ka_, m4 | ha)
-                            vb = eval_key(k4 + kb_, m4 | hb)
-                            if va > vb:
-                                wins += 1
-                            elif va < vb:
-                                losses += 1
-                            else:
-                                ties += 1
-    return wins, ties, losses
+        _hvh_counts(a1, a2, b1, b2, &board[0] if k > 0 else NULL, k, out)
+    return out[0], out[1], out[2]
+
+
+def hand_vs_hand_boards(int a1, int a2, int b1, int b2, const uint8_t[:, ::1] boards):
+    """int64[B, 3]: :func:`hand_vs_hand_counts` (wins, ties, losses) of (a1, a2) against (b1, b2) on each row of
+    ``boards`` (uint8[B, k], k <= 5; AIVAT's sampled boards of one chance node).  The four hole cards and each
+    row's cards must be distinct valid ids: checked here (a clear ValueError)."""
+    cdef Py_ssize_t nb = boards.shape[0], b, j
+    cdef int k = boards.shape[1]
+    if k > 5:
+        raise ValueError(f"boards have more than 5 cards ({k})")
+    cdef uint64_t hole = 0, used
+    cdef int c
+    for c in (a1, a2, b1, b2):
+        if not 0 <= c <= 51 or hole & (<uint64_t>1 << c):
+            raise ValueError(f"hole cards must be distinct ids 0..51, got {(a1, a2, b1, b2)}")
+        hole |= <uint64_t>1 << c
+    for b in range(nb):
+        used = hole
+        for j in range(k):
+            if boards[b, j] > 51 or used & (<uint64_t>1 << boards[b, j]):
+                raise ValueError(f"board {b} must hold distinct card ids 0..51 off the hole cards")
+            used |= <uint64_t>1 << boards[b, j]
+    out_arr = np.zeros((nb, 3), dtype=np.int64)
+    cdef int64_t[:, ::1] out = out_arr
+    with nogil:
+        for b in range(nb):
+            _hvh_counts(a1, a2, b1, b2, &boards[b, 0] if k > 0 else NULL, k, &out[b, 0])
+    return out_arr

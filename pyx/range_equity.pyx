@@ -9,6 +9,7 @@ import numpy as np
 cimport numpy as cnp
 
 include "handeval_core.pxi"
+from libc.string cimport memcpy
 
 cnp.import_array()
 
@@ -19,6 +20,7 @@ cdef uint8_t _C1[1326]      # lower card of each pair
 cdef uint8_t _C2[1326]      # higher card
 cdef uint8_t _RANKS[1326]   # 13 * low rank + high rank of the pair (rank order inside the pair)
 cdef uint32_t _RANK_KEY[13] # 5^rank: a card's share of the rank word of the additive key
+cdef uint8_t _R91[169]      # 13 * ra + rb (ra <= rb) -> its index among the 91 rank pairs in that order
 
 
 def _init_pairs():
@@ -33,6 +35,11 @@ def _init_pairs():
             _RANKS[i] = 13 * min(ra, rb) + max(ra, rb)
     for a in range(13):
         _RANK_KEY[a] = <uint32_t>(_CARD_KEY[4 * a] & 0xFFFFFFFFu)
+    i = 0
+    for a in range(13):
+        for b in range(a, 13):
+            _R91[13 * a + b] = i
+            i += 1
 
 
 _init_pairs()
@@ -57,7 +64,20 @@ cdef extern from *:
     static void cfrkit_rank_row(const int32_t *restrict by_ranks, int sh, int32_t *restrict acc) {
         for (int q = 0; q < 169; q++) acc[q] += 2 * (sh > by_ranks[q]) + (sh == by_ranks[q]);
     }
+    static void cfrkit_below_equal(const uint16_t *restrict cls, const int32_t *restrict cnt, int sp, int *w,
+                                   int *t) {
+        /* the live opponents of the 91 rank pairs whose class is below / equal to sp (branch-free, vectorised) */
+        int ww = 0, tt = 0;
+        for (int j = 0; j < 91; j++) {
+            int c = cls[j];
+            ww += cnt[j] * (c < sp);
+            tt += cnt[j] * (c == sp);
+        }
+        *w = ww;
+        *t = tt;
+    }
     """
+    void cfrkit_below_equal(const uint16_t *cls, const int32_t *cnt, int sp, int *w, int *t) nogil
     void cfrkit_rank_row(const int32_t *by_ranks, int sh, int32_t *acc) nogil
     void cfrkit_gather_ranks(const int32_t *by_ranks, const uint8_t *ranks, int32_t *row) nogil
     void cfrkit_hand_row(const int32_t *row, int sh, int32_t *score, int32_t *count) nogil
@@ -450,27 +470,111 @@ def uniform_river_ehs(const int32_t[:, ::1] strengths):
     return out
 
 
+# The rank classes of a board's rank multiset plus two more ranks, for boards of 3, 4 and 5 cards (hands of 5..7
+# cards): ``_MULTI_CLASS[n][91 * row + j]`` = ``_rank_class`` of the board's rank word plus ranks (ra, rb), j the
+# index of ra <= rb in (0, 0), (0, 1) .. (12, 12), row the colex index of the board's sorted ranks
+# (:func:`_multiset_row`).  The same values ``_pair_counts`` computed per board from the hash (91 lookups of a
+# 256 KiB table per board), read as one row; built on first use (2.5 MB in all).
+cdef uint16_t *_MULTI_CLASS[6]
+cdef int _MULTI_READY = 0
+cdef int _BINOM[18][6]
+
+
+cdef inline int _multiset_row(const int *live, int n) noexcept nogil:
+    """The colex index of the multiset of ranks with ``4 - live[r]`` cards of rank ``r`` (``n`` in all): the sorted
+    ranks r_0 <= .. <= r_{n-1} as the strictly increasing s_i = r_i + i, sum_i C(s_i, i + 1)."""
+    cdef int r, k, i = 0, idx = 0
+    for r in range(13):
+        for k in range(4 - live[r]):
+            idx += _BINOM[r + i][i + 1]
+            i += 1
+    return idx
+
+
+def _ensure_multi_classes():
+    """Build ``_MULTI_CLASS`` once (about 8,500 rows of 91 classes, a few ms).  The rows are filled in private
+    buffers and published together with the ready flag in C (no Python call between: atomic under the GIL), so a
+    thread never reads a half-built table; a thread that built a second copy meanwhile frees it."""
+    global _MULTI_READY
+    if _MULTI_READY:
+        return
+    cdef int a, b, n, j, ra, rb, r
+    cdef int live[13]
+    cdef uint32_t rk
+    cdef uint16_t *dst
+    cdef uint16_t *built[6]
+    cdef int binom[18][6]
+    for a in range(18):
+        for b in range(6):
+            binom[a][b] = 0
+        binom[a][0] = 1
+        for b in range(1, 6):
+            if a > 0:
+                binom[a][b] = binom[a - 1][b - 1] + binom[a - 1][b]
+    for a in range(18):
+        for b in range(6):
+            _BINOM[a][b] = binom[a][b]  # the same numbers whichever thread writes them
+    import itertools
+    for n in range(6):
+        built[n] = NULL
+    try:
+        for n in (3, 4, 5):
+            built[n] = <uint16_t *> malloc(binom[12 + n][n] * 91 * sizeof(uint16_t))
+            if built[n] == NULL:
+                raise MemoryError("range_equity: the rank class tables")
+            for ranks in itertools.combinations_with_replacement(range(13), n):
+                for r in range(13):
+                    live[r] = 4
+                rk = 0
+                for r in ranks:
+                    live[r] -= 1
+                    rk += _RANK_KEY[r]
+                dst = built[n] + 91 * _multiset_row(live, n)
+                j = 0
+                for ra in range(13):
+                    for rb in range(ra, 13):
+                        # a rank held 5+ times (never dealt) gets what the hash gives: multiplied by 0 live pairs
+                        dst[j] = <uint16_t>_rank_class(rk + _RANK_KEY[ra] + _RANK_KEY[rb])
+                        j += 1
+        if not _MULTI_READY:
+            for n in (3, 4, 5):
+                _MULTI_CLASS[n] = built[n]
+                built[n] = NULL
+            _MULTI_READY = 1
+    finally:
+        for n in range(6):
+            free(built[n])
+
+
 cdef void _pair_counts(const uint8_t *board, const int64_t *pairs, Py_ssize_t nk, int *win, int *tie,
-                       int32_t *row) noexcept nogil:
-    """Per pair ``pairs[q]`` live on the 5-card ``board``: ``win[q]`` / ``tie[q]`` = the live pairs sharing no card
-    with it whose class is below / equal to its own (-1 / -1 where it touches the board): the counts of a sweep of
-    ``_board_row``'s row, from the 169 rank classes and the live cards of each rank (each non-flush pair is worth
-    its rank pair's class) with the flush pairs evaluated as cards, as ``_board_row`` does.  ``row``: scratch
-    int32[1326] for a board of one suit (every pair evaluated as cards)."""
+                       int32_t *row, int ncards=5) noexcept nogil:
+    """Per pair ``pairs[q]`` live on the ``ncards``-card ``board`` (3, 4 or 5 cards: hands of 5, 6 or 7 cards):
+    ``win[q]`` / ``tie[q]`` = the live pairs sharing no card with it whose class is below / equal to its own (-1 /
+    -1 where it touches the board): the counts of a sweep of ``_board_row``'s row (on 5 cards; ``board_strengths``'
+    row on fewer), from the rank classes and the live cards of each rank (each non-flush pair is worth its rank
+    pair's class) with the flush pairs evaluated as cards.  A board holds at most one suit of 3+ cards, so only
+    pairs with ``5 - count`` cards of it can make a flush; all pairs only on a one-suit 5-card board.  ``row``:
+    scratch int32[1326] for a board of one suit (every pair evaluated as cards)."""
     cdef uint64_t mask = 0, key = KEY_START, pm, qm
     cdef uint32_t rk
     cdef int i, j, c, ra, rb, fs = -1, need = 3, n, p, q, sp, sq, w, t, cls
     cdef int counts[4]
     cdef int live[13]
-    cdef int32_t by_ranks[169]
-    cdef int per_class[169]
+    cdef int32_t base[91]
+    cdef int32_t cnt[91]
+    cdef int k
+    cdef const uint16_t *cls91
+    cdef uint64_t fmask[585]
+    cdef int32_t fcls[585]
+    cdef int32_t fsq[585]
+    cdef int nf
     counts[0] = 0
     counts[1] = 0
     counts[2] = 0
     counts[3] = 0
     for j in range(13):
         live[j] = 4
-    for j in range(5):
+    for j in range(ncards):
         c = board[j]
         mask |= _CARD_BIT[c]
         key += _CARD_KEY[c]
@@ -499,11 +603,26 @@ cdef void _pair_counts(const uint8_t *board, const int64_t *pairs, Py_ssize_t nk
             win[q] = w
             tie[q] = t  # the pair itself shares its cards: not counted
         return
-    rk = <uint32_t>(key & 0xFFFFFFFFu)
+    # the 91 rank pairs' classes on this board's ranks: one row of the table (what _rank_class gives per pair), and
+    # the live opponent pairs of each rank pair off the board (a pair's own cards are taken out below)
+    cls91 = _MULTI_CLASS[ncards] + 91 * _multiset_row(live, ncards)
+    j = 0
     for ra in range(13):
         for rb in range(ra, 13):
-            by_ranks[13 * ra + rb] = _rank_class(rk + _RANK_KEY[ra] + _RANK_KEY[rb])
+            base[j] = live[ra] * (live[ra] - 1) // 2 if ra == rb else live[ra] * live[rb]
+            j += 1
     n = 0 if fs < 0 else (78 if need == 2 else 585)
+    # the flush pairs' rank classes and own classes, once for all the pairs asked (those touching the board left out)
+    nf = 0
+    for j in range(n):
+        i = _SUIT_PAIRS[fs][j]
+        qm = _CARD_BIT[_C1[i]] | _CARD_BIT[_C2[i]]
+        if mask & qm:
+            continue
+        fmask[nf] = qm
+        fcls[nf] = cls91[_R91[_RANKS[i]]]
+        fsq[nf] = eval_key(key + _CARD_KEY[_C1[i]] + _CARD_KEY[_C2[i]], mask | qm)
+        nf += 1
     for q in range(nk):
         p = <int>pairs[q]
         pm = _CARD_BIT[_C1[p]] | _CARD_BIT[_C2[p]]
@@ -512,35 +631,33 @@ cdef void _pair_counts(const uint8_t *board, const int64_t *pairs, Py_ssize_t nk
             tie[q] = -1
             continue
         # the pair's own class: as cards if it can make the flush
-        sp = by_ranks[_RANKS[p]]
+        sp = cls91[_R91[_RANKS[p]]]
         if fs >= 0 and ((_C1[p] & 3) == fs) + ((_C2[p] & 3) == fs) >= need:
             sp = eval_key(key + _CARD_KEY[_C1[p]] + _CARD_KEY[_C2[p]], mask | pm)
-        # live cards of each rank without the pair's: the opponents of each rank pair
+        # live cards of each rank without the pair's: the opponents of the rank pairs holding its ranks change
         live[_C1[p] >> 2] -= 1
         live[_C2[p] >> 2] -= 1
-        w = 0
-        t = 0
-        for ra in range(13):
-            for rb in range(ra, 13):
-                cls = by_ranks[13 * ra + rb]
+        memcpy(cnt, base, sizeof(cnt))
+        for k in range(2):
+            ra = (_C1[p] if k == 0 else _C2[p]) >> 2
+            for rb in range(13):
                 if ra == rb:
-                    i = live[ra] * (live[ra] - 1) // 2
+                    cnt[_R91[14 * ra]] = live[ra] * (live[ra] - 1) // 2
+                elif ra < rb:
+                    cnt[_R91[13 * ra + rb]] = live[ra] * live[rb]
                 else:
-                    i = live[ra] * live[rb]
-                w += i * (cls < sp)
-                t += i * (cls == sp)
+                    cnt[_R91[13 * rb + ra]] = live[ra] * live[rb]
         live[_C1[p] >> 2] += 1
         live[_C2[p] >> 2] += 1
+        cfrkit_below_equal(cls91, cnt, sp, &w, &t)
         # the flush pairs among them: their rank pair's class out, their own class in
-        for j in range(n):
-            i = _SUIT_PAIRS[fs][j]
-            qm = _CARD_BIT[_C1[i]] | _CARD_BIT[_C2[i]]
-            if (mask | pm) & qm:
+        for j in range(nf):
+            if pm & fmask[j]:
                 continue
-            cls = by_ranks[_RANKS[i]]
+            cls = fcls[j]
             w -= cls < sp
             t -= cls == sp
-            sq = eval_key(key + _CARD_KEY[_C1[i]] + _CARD_KEY[_C2[i]], mask | qm)
+            sq = fsq[j]
             w += sq < sp
             t += sq == sp
         win[q] = w
@@ -562,6 +679,7 @@ def river_ehs_of_pairs(const uint8_t[:, ::1] rivers, Py_ssize_t block, const int
         if not 0 <= pairs[q] < NUM_PAIRS:
             raise ValueError(f"pair index {pairs[q]} is not in 0..1325")
     ng = nb // block
+    _ensure_multi_classes()
     out_arr = np.full((ng, nk), np.nan)
     cdef double[:, ::1] out = out_arr
     total_arr = np.zeros(nk)
@@ -592,3 +710,128 @@ def river_ehs_of_pairs(const uint8_t[:, ::1] rivers, Py_ssize_t block, const int
                 if count[q] > 0:
                     out[g, q] = total[q] / <double>count[q]
     return out_arr
+
+
+cdef inline bint _wet(const uint8_t *board, int n) noexcept nogil:
+    """A^R's wet board (``rule_based.BoardFeatures.wet``): three cards of a suit, or three of its ranks within one
+    window of five consecutive ranks ``lo .. lo + 4``, ``lo`` = -1 .. 8 (the ace counts high only)."""
+    cdef int suits[4]
+    cdef int j, lo, r, inside
+    cdef uint32_t ranks = 0
+    suits[0] = 0
+    suits[1] = 0
+    suits[2] = 0
+    suits[3] = 0
+    for j in range(n):
+        suits[board[j] & 3] += 1
+        ranks |= 1u << (board[j] >> 2)
+    for j in range(4):
+        if suits[j] >= 3:
+            return True
+    for lo in range(-1, 9):
+        inside = 0
+        for r in range(lo if lo > 0 else 0, lo + 5 if lo + 5 < 13 else 13):
+            inside += (ranks >> r) & 1
+        if inside >= 3:
+            return True
+    return False
+
+
+def pair_features_boards(const uint8_t[:, ::1] boards, Py_ssize_t pair, Py_ssize_t sample=16):
+    """A^R's postflop features of one hole pair on each of B boards (``rule_based.BoardFeatures`` with one row):
+    ``boards`` uint8[B, n], n = 3, 4 or 5 distinct valid cards per row.  Returns ``(hs, blocked, total, count,
+    hits)``: float64[B] the share won (+ half the ties) against a uniform opponent pair on the board (0 where
+    ``pair`` touches it), bool[B] whether it touches it, and over the next cards ``rest[::step]`` (``rest`` the
+    52 - n cards off the board in increasing order, ``step = max(1, (52 - n) // sample)``; none on the river):
+    float64[B] the sum of that share on the next boards where the pair is live (in the cards' order), int64[B]
+    their number, int64[B] how many reach >= 0.85; and ``wet`` bool[B], the board's texture flag (:func:`_wet`).
+    The cards of a row may come in any order.
+
+    Equal bit for bit to ``pair_masses.pair_row_features`` on ``board_strengths`` rows (the Python path): the same
+    integer counts -- here from the rank classes of the board's cards plus two ranks and the flush pairs evaluated
+    as cards (:func:`_pair_counts`), not from the 1326 pairs' classes of every next board -- and the same float64
+    operations in the same order."""
+    cdef Py_ssize_t nb = boards.shape[0], n = boards.shape[1], b, j, ns
+    if n < 3 or n > 5:
+        raise ValueError(f"boards must have 3, 4 or 5 cards, got {n}")
+    if not 0 <= pair < NUM_PAIRS:
+        raise ValueError(f"pair index {pair} is not in 0..1325")
+    if sample < 1:
+        raise ValueError(f"sample must be >= 1, got {sample}")
+    cdef uint64_t seen
+    for b in range(nb):
+        seen = 0
+        for j in range(n):
+            if boards[b, j] > 51 or seen & (<uint64_t>1 << boards[b, j]):
+                raise ValueError(f"board {b} must hold distinct card ids 0..51")
+            seen |= <uint64_t>1 << boards[b, j]
+    _ensure_multi_classes()
+    hs_arr = np.zeros(nb)
+    blocked_arr = np.zeros(nb, dtype=bool)
+    total_arr = np.zeros(nb)
+    count_arr = np.zeros(nb, dtype=np.int64)
+    hits_arr = np.zeros(nb, dtype=np.int64)
+    wet_arr = np.zeros(nb, dtype=bool)
+    cdef uint8_t[::1] wet = wet_arr.view(np.uint8)
+    cdef double[::1] hs = hs_arr, total = total_arr
+    cdef uint8_t[::1] blocked = blocked_arr.view(np.uint8)
+    cdef int64_t[::1] count = count_arr, hits = hits_arr
+    cdef int64_t pr[1]
+    pr[0] = pair
+    cdef int w, t, k, step, nrest
+    cdef int32_t row[1326]
+    cdef uint8_t cards[6]
+    cdef uint8_t rest[52]
+    cdef uint64_t used
+    cdef long c0, c1, dwin, dlose
+    cdef double dw, dl, dc, x, tot
+    with nogil:
+        for b in range(nb):
+            used = 0
+            for j in range(n):
+                cards[j] = boards[b, j]
+                used |= <uint64_t>1 << boards[b, j]
+            wet[b] = _wet(cards, <int>n)
+            _pair_counts(cards, pr, 1, &w, &t, row, <int>n)
+            if w < 0:
+                blocked[b] = 1  # touches the board: so does every next board (no share counted)
+                continue
+            # the live opponents: pairs of the 52 - n - 2 cards off the board and the pair (pair_row_features' c)
+            c0 = (50 - n) * (49 - n) // 2
+            dwin = w
+            dlose = c0 - w - t
+            dw = <double>dwin
+            dl = <double>dlose
+            dc = <double>c0
+            hs[b] = (dw + 0.5 * ((dc - dw) - dl)) / (dc if dc > 1e-12 else 1e-12)
+            if n == 5:
+                continue
+            nrest = 0
+            for k in range(52):
+                if not (used & (<uint64_t>1 << k)):
+                    rest[nrest] = <uint8_t>k
+                    nrest += 1
+            step = nrest // <int>sample
+            if step < 1:
+                step = 1
+            c1 = (49 - n) * (48 - n) // 2
+            tot = 0.0
+            k = 0
+            while k < nrest:
+                cards[n] = rest[k]
+                k += step
+                _pair_counts(cards, pr, 1, &w, &t, row, <int>n + 1)
+                if w < 0:
+                    continue  # the next card is one of the pair's
+                dwin = w
+                dlose = c1 - w - t
+                dw = <double>dwin
+                dl = <double>dlose
+                dc = <double>c1
+                x = (dw + 0.5 * ((dc - dw) - dl)) / (dc if dc > 1e-12 else 1e-12)
+                tot += x
+                count[b] += 1
+                if x >= 0.85:
+                    hits[b] += 1
+            total[b] = tot
+    return hs_arr, blocked_arr, total_arr, count_arr, hits_arr, wet_arr

@@ -57,6 +57,10 @@ from typing import Callable, List, Optional, Tuple
 import numpy as np
 
 from cfrkit.cards.equity import hand_vs_hand_counts
+try:  # a chance node's sampled boards' equities in one call (pyx/equity.pyx)
+    from cfrkit._kernels.equity import hand_vs_hand_boards as _hvh_boards
+except ImportError:  # pragma: no cover - a checkout whose kernels were not rebuilt
+    _hvh_boards = None
 from cfrkit.cards.hands import HOLE_PAIRS, pair_index
 from cfrkit.cards.preflop import preflop_equity_table
 from cfrkit.games.base import GameError
@@ -128,6 +132,25 @@ class BlueprintValueTable:
         # (node, bucket 0, bucket 1) -> the transition-averaged (D, S) of a round-closing call: kept with the
         # table it was read from (a value function may switch tables per seat, e.g. fitted opponent tables)
         self.closing: dict = {}
+        # (node, bucket 0) -> (tr[b0] @ D[node], tr[b0] @ S[node]): the first product of a closing call's value,
+        # shared by its 50 (or so) second buckets
+        self._closing_rows: dict = {}
+
+    def closing_ds(self, n: int, b0: int, b1: int, tr: np.ndarray) -> Tuple[float, float]:
+        """The transition-averaged ``(tr[b0] @ D[n] @ tr[b1], tr[b0] @ S[n] @ tr[b1])`` of a round-closing call in
+        chips (``tr`` float64[B_r, B_{r+1}] the transitions of the round that ends, ``n`` a decision of the next
+        round), remembered per ``(n, b0, b1)``; the vector ``tr[b0] @ D[n]`` (and ``S``'s) per ``(n, b0)``.  The
+        expression's float64 operations in its order (left to right), so the same numbers."""
+        hit = self.closing.get((n, b0, b1))
+        if hit is None:
+            rows = self._closing_rows.get((n, b0))
+            if rows is None:
+                d, s = self.ds(n)
+                rows = (tr[b0] @ d, tr[b0] @ s)
+                _Shared.remember(self._closing_rows, (n, b0), rows, limit=20_000)  # 800 bytes each
+            hit = (float(rows[0] @ tr[b1]), float(rows[1] @ tr[b1]))
+            _Shared.remember(self.closing, (n, b0, b1), hit)
+        return hit
 
     @property
     def nbytes(self) -> int:
@@ -588,9 +611,8 @@ class BlueprintValueFunction:
             # a round-closing call: the transition-averaged tables at the previous round's buckets, and the
             # equity on the current board (its expectation over the cards to come)
             b0, b1 = self._buckets(r - 1, board, hole)
-            tr = self.trans[r - 1]
-            d, s = self.table.ds(node)
-            return float(tr[b0] @ d @ tr[b1]) + float(tr[b0] @ s @ tr[b1]) * self._equity(hole, board)
+            d, s = self.table.closing_ds(node, b0, b1, self.trans[r - 1])
+            return d + s * self._equity(hole, board)
         if len(board) != _BOARD[r]:
             return self._equity_value(state)
         return self._on_board(node, board, hole)
@@ -749,10 +771,13 @@ class BlueprintValueFunction:
         on_boards = getattr(pol.agent, "act_on_boards", None) if isinstance(pol, _ActPolicy) else None
         played = on_boards(state, [ctx.boards[k] for k in idx]) if on_boards is not None else None
         if played is not None:  # a pure agent's rules over the boards at once (A^R)
-            acts, picks = np.unique(np.asarray(played, dtype=np.int64), return_inverse=True)
+            # np.unique's actions (sorted) and inverse, for a dozen boards without its sort machinery
+            vals = np.asarray(played, dtype=np.int64).tolist()
+            acts = sorted(set(vals))
+            at = {a: i for i, a in enumerate(acts)}
             probs = np.zeros((len(idx), len(acts)))
-            probs[np.arange(len(idx)), picks.reshape(-1)] = 1.0
-            return acts, probs
+            probs[np.arange(len(idx)), [at[v] for v in vals]] = 1.0
+            return np.array(acts, dtype=np.int64), probs
         answers = [pol(ctx.state(state, int(k))) for k in idx]
         if any(g is None for g in answers):
             if all(g is None for g in answers):
@@ -810,18 +835,10 @@ class BlueprintValueFunction:
         if chance and r > 0 and nb < _BOARD[r]:
             # a round-closing call: the transition-averaged tables, as table_value computes them per board
             memo = self.table.closing
-            dv = np.empty(len(idx))
-            sv = np.empty(len(idx))
-            ds = None
             tr = self.trans[r - 1]
-            for i, (b0, b1) in enumerate(ctx.buckets_many(r - 1, idx)):
-                hit = memo.get((node, b0, b1))
-                if hit is None:
-                    if ds is None:
-                        ds = self.table.ds(node)
-                    hit = (float(tr[b0] @ ds[0] @ tr[b1]), float(tr[b0] @ ds[1] @ tr[b1]))
-                    _Shared.remember(memo, (node, b0, b1), hit)
-                dv[i], sv[i] = hit
+            closing = self.table.closing_ds
+            got = [memo.get((node, b0, b1)) or closing(node, b0, b1, tr) for b0, b1 in ctx.buckets_many(r - 1, idx)]
+            dv, sv = np.array(got, dtype=np.float64).reshape(len(idx), 2).T
             return dv + sv * ctx.equity(idx)
         if nb != _BOARD[r]:
             return self._equity_boards(state, ctx, idx)
@@ -1016,13 +1033,35 @@ class _Boards:
         self._buckets = {}
 
     def equity(self, idx) -> np.ndarray:
-        out = np.empty(len(idx))
-        for i, k in enumerate(idx):
-            e = self._eq.get(k)
+        eq = self._eq
+        miss = [int(k) for k in idx if k not in eq]
+        if miss:
+            self._fill_equity(miss)
+        return np.array([eq[k] for k in idx], dtype=np.float64)
+
+    def _fill_equity(self, miss) -> None:
+        """The equities of boards ``miss``: the value function's remembered ones, the others counted in one kernel
+        call (``equity.hand_vs_hand_boards``: :func:`_equity`'s integer counts and formula, so the same numbers)."""
+        vf = self.vf
+        h0, h1 = tuple(self.hole[0]), tuple(self.hole[1])
+        known = vf._shared.equities
+        todo = []
+        for k in miss:
+            e = known.get((h0, h1, tuple(self.boards[k])))
             if e is None:
-                e = self._eq[k] = self.vf._equity(self.hole, self.boards[k])
-            out[i] = e
-        return out
+                todo.append(k)
+            else:
+                self._eq[k] = e
+        if len(todo) < 2 or _hvh_boards is None or not self.boards[todo[0]]:
+            for k in todo:
+                self._eq[k] = vf._equity(self.hole, self.boards[k])
+            return
+        wtl = _hvh_boards(int(h0[0]), int(h0[1]), int(h1[0]), int(h1[1]),
+                          np.array([self.boards[k] for k in todo], dtype=np.uint8))
+        w, t, l = wtl[:, 0], wtl[:, 1], wtl[:, 2]
+        for k, e in zip(todo, ((w + 0.5 * t) / (w + t + l)).tolist()):
+            self._eq[k] = e
+            _Shared.remember(known, (h0, h1, tuple(self.boards[k])), e)
 
     def buckets(self, r: int, k: int) -> Tuple[int, int]:
         hit = self._buckets.get((r, k))

@@ -235,6 +235,12 @@ class BoardFeatures:
         # so the checks of cards.equity.board_strengths(_batch) would only cost time
         from cfrkit._kernels.equity import board_strengths as _strengths
 
+        if rows is not None and compiled and len(rows) == 1 and _pair_features_boards is not None:
+            # one pair (act's own hand): its counts from the rank classes, no 1326-pair rows (the same numbers)
+            self.hs, self.ehs, self.outs, wet = pair_features_on_boards([board], int(rows[0]))
+            self.blocked = np.array([_touches(board, int(rows[0]))])
+            self._texture(board)
+            return
         board_strengths_batch = _strengths
         strengths = _strengths(np.array([board], dtype=np.uint8))[0]
         if rows is not None and compiled and _pair_row_features is not None:
@@ -311,6 +317,45 @@ try:  # the compiled row features (pyx/pair_masses.pyx); the numpy path below is
     from cfrkit._kernels.pair_masses import pair_row_features as _pair_row_features
 except ImportError:  # pragma: no cover - a checkout whose kernels were not rebuilt
     _pair_row_features = None
+try:  # one pair's features on many boards from rank classes (pyx/range_equity.pyx)
+    from cfrkit._kernels.range_equity import pair_features_boards as _pair_features_boards
+except ImportError:  # pragma: no cover - a checkout whose kernels were not rebuilt
+    _pair_features_boards = None
+
+
+def pair_features_on_boards(boards, pair: int):
+    """``(hs, ehs, outs, wet)`` of hole pair ``pair`` (index 0..1325) on each of K boards of one street (3, 4 or 5
+    distinct card ids each): float64[K], float64[K], int64[K], bool[K], equal bit for bit to the rows of
+    ``BoardFeatures(board, [pair])`` (``hs``/``ehs`` fractions of the opponent pairs, ``outs`` cards).  The boards'
+    cards and their next cards are counted by ``range_equity.pair_features_boards`` (rank classes, the flush pairs
+    as cards) instead of evaluating all 1326 pairs on every next board; without the kernel, ``BoardFeatures``."""
+    if _pair_features_boards is None or not len(boards):  # kernels not rebuilt (or no boards): the reference path
+        keys = [tuple(sorted(int(c) for c in bd)) for bd in boards]
+        feats = [BoardFeatures(k, np.array([pair]), compiled=False) for k in keys]
+        return (np.array([f.hs[0] for f in feats]), np.array([f.ehs[0] for f in feats]),
+                np.array([f.outs[0] for f in feats], dtype=np.int64), np.array([f.wet for f in feats], dtype=bool))
+    try:
+        cards = np.array(boards, dtype=np.uint8)
+    except ValueError:  # ragged
+        cards = None
+    if cards is None or cards.ndim != 2:
+        raise ValueError(f"pair_features_on_boards: boards of one street expected, got sizes "
+                         f"{sorted({len(b) for b in boards})}")
+    n = cards.shape[1]
+    hs, _, total, count, hits, wet = _pair_features_boards(cards, int(pair), NEXT_CARD_SAMPLE)
+    if n >= 5:
+        return hs, hs.copy(), np.zeros(len(hs), dtype=np.int64), wet
+    # _rows_compiled's formulas: the mean share over the live next cards, and the outs scaled to the deck
+    ehs = np.where(count > 0, total / np.maximum(count, 1), 0.0)
+    outs = np.where(hs < 0.7, np.rint(hits * (52 - n - 2) / np.maximum(count, 1)), 0).astype(np.int64)
+    return hs, ehs, outs, wet
+
+
+def _touches(board, pair: int) -> bool:
+    """Whether hole pair ``pair`` (index 0..1325) holds a card of ``board``."""
+    a, b = _pairs()[pair]
+    return int(a) in board or int(b) in board
+
 
 _FEATURES: "OrderedDict[Tuple[int, ...], BoardFeatures]" = OrderedDict()
 
@@ -602,11 +647,7 @@ class RuleBasedAgent(PokerAgent):
             return None
         a, b = sorted(int(c) for c in hole)
         rows = np.array([b * (b - 1) // 2 + a])
-        feats = [self._features(tuple(int(c) for c in bd), rows) for bd in boards]
-        hs = np.array([f.hs[0] for f in feats])
-        ehs = np.array([f.ehs[0] for f in feats])
-        outs = np.array([f.outs[0] for f in feats], dtype=np.int64)
-        wet = np.array([bool(f.wet) for f in feats])
+        hs, ehs, outs, wet = pair_features_on_boards(boards, int(rows[0]))
 
         def share():
             return np.array([_hash_share(tuple(int(c) for c in bd), CBET_SHARE)[rows[0]] for bd in boards])
