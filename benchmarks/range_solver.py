@@ -1,6 +1,7 @@
 """The range solver on postflop-solver's spots: node counts, iterations, CPU / wall time and memory to 1% / 0.3% / 0.1%.
 
-    python benchmarks/range_solver.py [--spots river,turn] [--algorithms dcfr,dcfr-postflop,dcfr+,pdcfr+] [--dtypes float64,float32]
+    python benchmarks/range_solver.py [--spots river,turn] [--algorithms dcfr,dcfr-postflop,dcfr+,pdcfr+]
+                                      [--dtypes float64,float32]
                                       [--threads 1,2] [--load 0,1] [--iterations 30] [--solver board|flat]
                                       [--compression [--rounding nearest]] [--solve-flop]
                                       [--targets 1,0.3,0.1] [--check-every 5] [--max-iterations 400] [--dcfr 1.5,0,2]

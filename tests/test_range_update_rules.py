@@ -83,7 +83,8 @@ def test_iterates_identical_across_thread_counts(flop, algorithm, dtype, compres
 def test_default_exponents_and_errors(flop):
     tree, ranges = flop
     s = BoardRangeSolver(tree, ranges=ranges, algorithm="dcfr+", threads=1)
-    assert (s.alpha, s.gamma) == (ALGORITHM_DEFAULTS["dcfr+"]["alpha"], ALGORITHM_DEFAULTS["dcfr+"]["gamma"]) == (1.5, 4)
+    defaults = ALGORITHM_DEFAULTS["dcfr+"]
+    assert (s.alpha, s.gamma) == (defaults["alpha"], defaults["gamma"]) == (1.5, 4)
     assert BoardRangeSolver(tree, ranges=ranges, threads=1).gamma == 2   # DCFR's default unchanged
     assert BoardRangeSolver(tree, ranges=ranges, algorithm="dcfr+", gamma=6, threads=1).gamma == 6
     p = BoardRangeSolver(tree, ranges=ranges, algorithm="pdcfr+", threads=1)
