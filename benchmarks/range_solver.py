@@ -1,6 +1,7 @@
 """The range solver on postflop-solver's spots: node counts, iterations, CPU / wall time and memory to 1% / 0.3% / 0.1%.
 
-    python benchmarks/range_solver.py [--spots river,turn] [--algorithms dcfr,dcfr-postflop] [--dtypes float64,float32]
+    python benchmarks/range_solver.py [--spots river,turn] [--algorithms dcfr,dcfr-postflop,dcfr+,pdcfr+]
+                                      [--dtypes float64,float32]
                                       [--threads 1,2] [--load 0,1] [--iterations 30] [--solver board|flat]
                                       [--compression [--rounding nearest]] [--solve-flop]
                                       [--targets 1,0.3,0.1] [--check-every 5] [--max-iterations 400] [--dcfr 1.5,0,2]
@@ -143,14 +144,15 @@ def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations
             rounding: str = "stochastic", iterations: int = 0) -> dict:
     """One spot in this process: to the targets (``iterations`` 0) or exactly ``iterations`` iterations."""
     from cfrkit.solvers.public import SubgameSolver, build_public_tree
-    from cfrkit.solvers.public.flat_range_cfr import DEFAULT_DCFR, FlatTree
+    from cfrkit.solvers.public.flat_range_cfr import FlatTree
     from cfrkit.solvers.public.postflop_game import PostflopPublicGame, action_tree_counts
 
     game = PostflopPublicGame(**SPOTS[spot])
     t0 = time.perf_counter()
     tree = build_public_tree(game)
     # the front, on the compiled engine of --solver (board: BoardRangeSolver, flat: FlatRangeSolver)
-    params = dict(DEFAULT_DCFR, **dict(zip(("alpha", "beta", "gamma"), dcfr or ()))) if solver_kind != "flat" else {}
+    # --dcfr: the exponents of the algorithm; else each algorithm's defaults (board_range_cfr.ALGORITHM_DEFAULTS)
+    params = dict(zip(("alpha", "beta", "gamma"), dcfr or ())) if solver_kind != "flat" else {}
     front = SubgameSolver(tree, backend="compiled", kernel=solver_kind, algorithm=algorithm,
                           storage="16bit" if compression else dtype, threads=threads, rounding=rounding, **params)
     solver = front.engine   # sizes and layout below are the engine's
@@ -215,7 +217,8 @@ def main() -> int:
     ap.add_argument("--rounding", default="stochastic", choices=("stochastic", "nearest"),
                     help="16-bit storage rounding: stochastic (default) or nearest")
     ap.add_argument("--solve-flop", action="store_true", help="solve the full-range flop spot (minutes, ~4 GB)")
-    ap.add_argument("--dcfr", default=None, help="DCFR alpha,beta,gamma for the board solver (default 1.5,0,2)")
+    ap.add_argument("--dcfr", default=None, help="alpha,beta,gamma of the algorithm for the board solver (default: "
+                                                 "the algorithm's: dcfr 1.5,0,2, dcfr+ 1.5,0,4, pdcfr+ 2.3,0,5)")
     ap.add_argument("--postflop-solver", default=None, metavar="BINARY",
                     help="postflop-solver's cfrkit_bench (benchmarks/postflop_solver/build.sh): run it beside every "
                          "run, same spot, threads and load, and print the ratios of this run")

@@ -93,10 +93,14 @@ cdef extern from *:
         else
             for (int h = 0; h < H; h++) srow[h] = reg[h] * inv[h] + uniform[h];
     }
-    /* one action of a CFR update (as rc_update_action, in the storage type) */
+    /* one action of a CFR update (as rc_update_action, in the storage type).  dcfr 3 (DCFR+) and 4 (PDCFR+):
+       the old regret discounted by pos then the new instantaneous regret added, clipped at 0 (CFR+'s floor);
+       PDCFR+ keeps that cumulative regret in `cum` and stores in `reg` the predicted regret
+       max(cum x neg + instantaneous, 0) that the next regret matching reads (Xu et al. 2024) */
     RC_VECTOR static void rcb_update_action(rc_real* restrict ssum, const rc_real* restrict own, const rc_real* restrict srow,
                                             double w_, rc_real* restrict reg, const rc_real* restrict child,
-                                            const rc_real* restrict out, int dcfr, double pos_, double neg_, int H) {
+                                            const rc_real* restrict out, int dcfr, double pos_, double neg_,
+                                            rc_real* restrict cum, int H) {
         const rc_real zero = 0, w = (rc_real)w_, pos = (rc_real)pos_, neg = (rc_real)neg_;
         if (dcfr == 2) {
             for (int h = 0; h < H; h++) ssum[h] = ssum[h] * w + srow[h];
@@ -108,7 +112,21 @@ cdef extern from *:
         }
         if (w > zero)
             for (int h = 0; h < H; h++) ssum[h] += w * own[h] * srow[h];
-        if (dcfr) {
+        if (dcfr == 4) {
+            for (int h = 0; h < H; h++) {
+                rc_real g = child[h] - out[h];
+                rc_real r = cum[h] * pos + g;
+                r = r > zero ? r : zero;
+                cum[h] = r;
+                rc_real q = r * neg + g;
+                reg[h] = q > zero ? q : zero;
+            }
+        } else if (dcfr == 3) {
+            for (int h = 0; h < H; h++) {
+                rc_real r = reg[h] * pos + (child[h] - out[h]);
+                reg[h] = r > zero ? r : zero;
+            }
+        } else if (dcfr) {
             for (int h = 0; h < H; h++) {
                 rc_real r = reg[h] + child[h] - out[h];
                 reg[h] = r * (r > zero ? pos : neg);
@@ -359,7 +377,8 @@ cdef extern from *:
     void rcb_match_prepare(const rc_real* tot, rc_real* inv, rc_real* uniform, double inv_actions, int H) nogil
     void rcb_match(rc_real* srow, const rc_real* reg, const rc_real* inv, const rc_real* uniform, int clip, int H) nogil
     void rcb_update_action(rc_real* ssum, const rc_real* own, const rc_real* srow, double w, rc_real* reg,
-                           const rc_real* child, const rc_real* out, int dcfr, double pos, double neg, int H) nogil
+                           const rc_real* child, const rc_real* out, int dcfr, double pos, double neg, rc_real* cum,
+                           int H) nogil
 
 
 cdef enum:
@@ -407,6 +426,8 @@ cdef struct BTree:
     rc_real* top_reach            # (ntop, 2, Hmax): opponent's and own reach arriving at each top chance node
     int top_own                   # the pass carries p's own reach (else NULL at the top chance nodes)
     int phased                    # _walk is in the last phase: top chance nodes read their children's task values
+    rc_real* cum                  # PDCFR+ (dcfr 4): the cumulative regrets (the regrets table then holds the predicted
+                                  # regrets that regret matching reads); NULL otherwise
     int compressed                # 16-bit storage: creg / cssum with per-node scales instead of regrets / ssum
     short* creg
     unsigned short* cssum
@@ -539,6 +560,8 @@ cdef void _prefetch_subtree(BTree* t, int n, int p, const rc_real* regrets, cons
         rcb_prefetch(regrets + t.node_offset[d], nbytes, t.node_player[d] == p)
         if t.node_player[d] == p:
             rcb_prefetch(ssum + t.node_offset[d], nbytes, 1)
+            if t.cum != NULL:
+                rcb_prefetch(t.cum + t.node_offset[d], nbytes, 1)
 
 
 cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack, int mode, const rc_real* regrets,
@@ -716,7 +739,7 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
             rcb_decode_u16(dec + <Py_ssize_t>A * H, t.cssum + t.node_offset[n], t.ssum_scale[n], <long>A * H)
             for a in range(A):
                 rcb_update_action(dec + <Py_ssize_t>(A + a) * H, own, strat + <Py_ssize_t>a * H, w,
-                                  dec + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, out, dcfr, pos, neg, H)
+                                  dec + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, out, dcfr, pos, neg, NULL, H)
             key = 0
             if t.stochastic:
                 key = rcb_hash(t.round_key * <unsigned int>0x9E3779B9u + <unsigned int>n) | 1u
@@ -727,7 +750,8 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
         for a in range(A):
             rcb_update_action(ssum + t.node_offset[n] + <Py_ssize_t>a * H, own, strat + <Py_ssize_t>a * H, w,
                               regrets + t.node_offset[n] + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, out,
-                              dcfr, pos, neg, H)
+                              dcfr, pos, neg,
+                              t.cum + t.node_offset[n] + <Py_ssize_t>a * H if t.cum != NULL else NULL, H)
         return
     # the opponent acts: its reach splits over the actions, p's values add up (the first child's straight into
     # out; a batched showdown child's values come from the batch buffers, so its reach is not formed)
@@ -1058,6 +1082,7 @@ cdef class _Workspace:
         self.stacks = np.zeros((threads + 1 if threads > 1 else 1) * stack_len, dtype=REAL)
         self.t.stacks = &self.stacks[0]
         self._top_tasks(threads)
+        self.t.cum = NULL
         self.t.compressed = 0
         self.t.stochastic = 0
         self.t.round_key = 0
@@ -1283,7 +1308,7 @@ def release_freed_heap():
 def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_real[::1] strategy_sum,
           int start_iteration, int max_iterations, int dcfr, double alpha, double beta, double gamma, int check_every,
           double target, double[::1] expl_out, int threads=1, tuple compressed=None, int stochastic=0,
-          tuple allin=None):
+          tuple allin=None, rc_real[::1] cumulative=None):
     """Run up to ``max_iterations`` alternating updates from ``start_iteration`` (1-based) on ``threads``
     OpenMP threads (over the children of chance nodes; results do not depend on the thread count).
 
@@ -1291,17 +1316,28 @@ def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_r
     ``(A, H)`` block at ``node_offset``.  Every ``check_every`` iterations (0 = never) the exploitability
     (chips) of the average strategy goes to ``expl_out``; the solve stops after the first check at or below
     ``target`` chips (negative: never).  ``dcfr``: 0 CFR+ (average weight t), 1 DCFR (alpha, beta, gamma),
-    2 postflop-solver's DCFR.  ``compressed``: ``(int16 regrets, uint16 strategy sums, float32 regret scales,
+    2 postflop-solver's DCFR, 3 DCFR+ (alpha, gamma: the old regret discounted by ``d(t - 1)``, ``d(t) = t^alpha /
+    (t^alpha + 1)``, the new one added, floored at 0; average weight ``t^gamma``), 4 PDCFR+ (DCFR+'s cumulative
+    regrets in ``cumulative``, same length as ``regrets``, and in ``regrets`` the predicted regrets
+    ``max(d(t) x cumulative + instantaneous regret, 0)`` that regret matching reads).  ``compressed``: ``(int16 regrets, uint16 strategy sums, float32 regret scales,
     float32 sum scales)`` for 16-bit storage (``regrets``/``strategy_sum`` are then unused), rounded
     stochastically when ``stochastic`` (keyed by iteration, player and node: a resumed run continues the same
     sequence) else to nearest.  ``allin``: all-in run-outs by equity matrix (see _Workspace.set_allin).  Returns
     ``(iterations_run, checks_written)``.
     """
+    if dcfr < 0 or dcfr > 4:
+        raise ValueError(f"unknown update rule {dcfr} (0 CFR+, 1 DCFR, 2 postflop-solver's DCFR, 3 DCFR+, 4 PDCFR+)")
+    if (dcfr == 4) != (cumulative is not None) or dcfr == 4 and (
+            compressed is not None or cumulative.shape[0] != regrets.shape[0]):
+        raise ValueError("PDCFR+ (4) needs the cumulative regrets (as long as regrets, no 16-bit storage); the other "
+                         "rules take none")
     cdef _Workspace ws = _Workspace(layout, threads, False, allin)
     if compressed is not None:
         ws.set_compressed(*compressed)
         ws.t.stochastic = 1 if stochastic else 0
     cdef BTree* t = &ws.t
+    if cumulative is not None:
+        t.cum = &cumulative[0]
     cdef int H0 = t.space_start[t.node_space[0] + 1] - t.space_start[t.node_space[0]]
     cdef int it, p, written = 0, done = 0, ps, p4, ta
     cdef double tt, w = 0.0, e, pos_scale = 0.0, neg_scale = 0.0
@@ -1324,6 +1360,12 @@ def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_r
                 pos_scale = pow(ta, 1.5) / (pow(ta, 1.5) + 1.0)
                 neg_scale = 0.5
                 w = pow((ps - p4) / (ps - p4 + 1.0), 3.0)
+            elif dcfr >= 3:
+                # DCFR+ / PDCFR+: the cumulative regret is discounted by d(t - 1) before the update, the predicted
+                # one by d(t); d(t) = t^a / (t^a + 1) written 1 / (1 + t^-a): no inf / inf for a large alpha
+                w = pow(tt, gamma)
+                pos_scale = 1.0 / (1.0 + pow(tt - 1.0, -alpha))
+                neg_scale = 1.0 / (1.0 + pow(tt, -alpha))
             elif dcfr:
                 w = pow(tt, gamma)
                 pos_scale = pow(tt, alpha) / (pow(tt, alpha) + 1.0)

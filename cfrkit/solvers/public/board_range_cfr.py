@@ -33,6 +33,14 @@ from cfrkit._kernels import default_threads
 from cfrkit.games.base import GameError
 from cfrkit.solvers.public.allin import allin_equity_matrix, allin_runouts
 from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR
+
+# the board kernel's update rules: FlatRangeSolver's, and DCFR+ / PDCFR+ (Xu et al. 2024, "Minimizing weighted
+# counterfactual regret with optimistic online mirror descent")
+BOARD_ALGORITHMS = dict(ALGORITHMS, **{"dcfr+": 3, "pdcfr+": 4})
+# alpha, beta, gamma of each rule when not given (DCFR+ / PDCFR+: the paper's; beta unused by them)
+ALGORITHM_DEFAULTS = {"cfr+": DEFAULT_DCFR, "dcfr": DEFAULT_DCFR, "dcfr-postflop": DEFAULT_DCFR,
+                      "dcfr+": {"alpha": 1.5, "beta": 0.0, "gamma": 4.0},
+                      "pdcfr+": {"alpha": 2.3, "beta": 0.0, "gamma": 5.0}}
 from cfrkit.solvers.public.public_tree import (CHANCE_NODE, DECISION, FOLD_NODE, KIND_CODE, LEAF, SHOWDOWN_NODE,
                                                PublicTree, root_ranges)
 
@@ -496,7 +504,17 @@ class BoardRangeSolver:
         tree: public tree without leaves (river, turn or flop subgame of a 52-card hold'em game).
         ranges: ``(2, 1326)`` reach of every pair at the root (pairs touching the board are dropped);
             default uniform over the live pairs.
-        algorithm: ``"dcfr"``, ``"cfr+"`` or ``"dcfr-postflop"`` (as :class:`FlatRangeSolver`).
+        algorithm: ``"dcfr"``, ``"cfr+"`` or ``"dcfr-postflop"`` (as :class:`FlatRangeSolver`), or the board
+            kernel's own: ``"dcfr+"`` (DCFR+: each iteration the old regret is discounted by ``d(t - 1)``,
+            ``d(t) = t^alpha / (t^alpha + 1)``, the new instantaneous regret added and the sum floored at 0, as
+            CFR+; the average weights iteration ``t`` by ``t^gamma``) or ``"pdcfr+"`` (PDCFR+: DCFR+'s regrets
+            plus a prediction, the strategy matched from ``max(d(t) x regret + last instantaneous regret, 0)``;
+            one more table the size of the regrets: ``cumulative_regrets`` holds DCFR+'s regrets and
+            ``regrets`` the predicted ones; no 16-bit storage).  Xu et al. 2024.  On the benchmark spots
+            (benchmarks/RESULTS.md, issue 30) DCFR+ reaches 0.1% of the pot in fewer iterations than DCFR;
+            PDCFR+ needs more.
+        alpha, beta, gamma: the discount exponents; ``None`` (default): :data:`ALGORITHM_DEFAULTS` of the
+            algorithm (DCFR 1.5, 0, 2; DCFR+ 1.5, -, 4; PDCFR+ 2.3, -, 5; beta is unused by the last two).
         dtype: ``"float32"`` (default) or ``"float64"`` storage; sweeps accumulate in double.
         threads: OpenMP threads over the dealt cards of chance nodes (same iterates for any count); ``None``
             (default): the cores this process may use (:func:`cfrkit._kernels.default_threads`).  Waiting
@@ -519,8 +537,8 @@ class BoardRangeSolver:
             ``(H, H)`` matrix in the storage type (5 MB on a turn spot in float32).
     """
 
-    def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "dcfr", alpha: float = DEFAULT_DCFR["alpha"],
-                 beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"], dtype: str = "float32",
+    def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "dcfr", alpha: Optional[float] = None,
+                 beta: Optional[float] = None, gamma: Optional[float] = None, dtype: str = "float32",
                  threads: Optional[int] = None, isomorphism: Optional[bool] = None, compression: bool = False,
                  rounding: str = "stochastic", allin_equity: Optional[bool] = None):
         if threads is None:
@@ -529,13 +547,19 @@ class BoardRangeSolver:
             raise ValueError(f"threads must be >= 1, got {threads}")
         if np.dtype(dtype) not in (np.float64, np.float32):
             raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
-        if algorithm not in ALGORITHMS:
-            raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+        if algorithm not in BOARD_ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(BOARD_ALGORITHMS)}")
         if rounding not in ("stochastic", "nearest"):
             raise ValueError(f"rounding must be 'stochastic' or 'nearest', got {rounding!r}")
         self.threads, self.dtype, self.algorithm = int(threads), np.dtype(dtype), algorithm
         self.rounding = rounding
-        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+        given = dict(alpha=alpha, beta=beta, gamma=gamma)
+        params = {k: float(ALGORITHM_DEFAULTS[algorithm][k] if v is None else v) for k, v in given.items()}
+        if algorithm in ("dcfr+", "pdcfr+") and not (params["alpha"] >= 0 and params["gamma"] >= 0):
+            raise ValueError(f"{algorithm} needs alpha >= 0 and gamma >= 0, got {params['alpha']}, {params['gamma']}")
+        if algorithm == "pdcfr+" and compression:
+            raise ValueError("algorithm 'pdcfr+' keeps a third table in the storage type: no 16-bit storage")
+        self.alpha, self.beta, self.gamma = params["alpha"], params["beta"], params["gamma"]
         self.tree = tree
         mask = tree.pgame.hand_mask(tree.root.board)
         ranges = root_ranges(tree, ranges)
@@ -571,6 +595,9 @@ class BoardRangeSolver:
             self.regrets = np.zeros(layout.num_entries, dtype=self.dtype)
             self.strategy_sum = np.zeros(layout.num_entries, dtype=self.dtype)
             self._compressed = None
+        # PDCFR+: the cumulative (DCFR+) regrets; ``regrets`` then holds the predicted regrets matching reads
+        self.cumulative_regrets = (np.zeros(layout.num_entries, dtype=self.dtype) if algorithm == "pdcfr+"
+                                   else None)
         self.iterations = 0
 
     def _allin_tables(self):
@@ -614,8 +641,10 @@ class BoardRangeSolver:
 
     @property
     def storage_bytes(self) -> int:
-        """Bytes of the regrets and strategy sums (and their scales with 16-bit storage)."""
-        return self.regrets.nbytes + self.strategy_sum.nbytes + (self.scales.nbytes if self.compression else 0)
+        """Bytes of the regrets and strategy sums (and their scales with 16-bit storage, PDCFR+'s cumulative
+        regrets)."""
+        return (self.regrets.nbytes + self.strategy_sum.nbytes + (self.scales.nbytes if self.compression else 0)
+                + (self.cumulative_regrets.nbytes if self.cumulative_regrets is not None else 0))
 
     @property
     def allin_bytes(self) -> int:
@@ -637,9 +666,9 @@ class BoardRangeSolver:
         out = np.zeros(max(iterations // check_every if check_every > 0 else 0, 1))
         done, written = kernel_module(self.dtype).solve(
             self.layout.layout, self.ranges, *self._stored(), self.iterations + 1, iterations,
-            ALGORITHMS[self.algorithm], self.alpha, self.beta, self.gamma, check_every,
+            BOARD_ALGORITHMS[self.algorithm], self.alpha, self.beta, self.gamma, check_every,
             -1.0 if target is None else float(target), out, self.threads, self._compressed,
-            self.rounding == "stochastic", self._allin)
+            self.rounding == "stochastic", self._allin, self.cumulative_regrets)
         self.iterations += done
         return out[:written]
 

@@ -44,8 +44,8 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from cfrkit.solvers.public.board_leaf_cfr import BoardLeafSolver
-from cfrkit.solvers.public.board_range_cfr import BoardRangeSolver
-from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, DEFAULT_DCFR, FlatRangeSolver
+from cfrkit.solvers.public.board_range_cfr import BOARD_ALGORITHMS, BoardRangeSolver
+from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, FlatRangeSolver
 from cfrkit.solvers.public.leaf_values import LeafValues, check_leaf_values
 from cfrkit.solvers.public.public_tree import DECISION, PublicTree
 from cfrkit.solvers.public.tree import RangeSolver
@@ -95,8 +95,11 @@ class SubgameSolver:
             ``"16bit"`` (compiled full trees: int16 regrets / uint16 strategy sums with a float32 scale per node).
         threads: OpenMP threads of the compiled full-tree engines (same iterates for any count); 1 elsewhere.
         leaf_values: :class:`~cfrkit.solvers.public.leaf_values.LeafValues` for the leaves of a depth-limited tree.
-        algorithm: ``"dcfr"`` (default; ``alpha``, ``beta``, ``gamma``), ``"cfr+"`` or ``"dcfr-postflop"``
-            (compiled full trees only).
+        algorithm: ``"dcfr"`` (default; ``alpha``, ``beta``, ``gamma``), ``"cfr+"``, ``"dcfr-postflop"``
+            (compiled full trees only), ``"dcfr+"`` or ``"pdcfr+"`` (the board kernel only: see
+            :class:`~cfrkit.solvers.public.board_range_cfr.BoardRangeSolver`).
+        alpha, beta, gamma: the discount exponents; ``None`` (default): the algorithm's (DCFR 1.5, 0, 2; DCFR+
+            1.5, 4; PDCFR+ 2.3, 5: ``board_range_cfr.ALGORITHM_DEFAULTS``).
         skip: the first ``skip`` iterations stay out of the average strategy and averaged root cfvs.
         gadget: ``(player, terminate_cfvs)``: re-solve with the CFR-D gadget for ``player`` (``ranges[player]``
             ignored; ``terminate_cfvs`` chips, ``(H,)`` or ``(B, H)``).
@@ -112,16 +115,16 @@ class SubgameSolver:
 
     def __init__(self, tree: PublicTree, ranges=None, *, backend: str = "auto", storage: str = "float64",
                  threads: int = 1, leaf_values: Optional[LeafValues] = None, algorithm: str = "dcfr", skip: int = 0,
-                 gadget: Optional[Tuple[int, Any]] = None, alpha: float = DEFAULT_DCFR["alpha"],
-                 beta: float = DEFAULT_DCFR["beta"], gamma: float = DEFAULT_DCFR["gamma"], kernel: str = "board",
+                 gadget: Optional[Tuple[int, Any]] = None, alpha: Optional[float] = None,
+                 beta: Optional[float] = None, gamma: Optional[float] = None, kernel: str = "board",
                  average: str = "linear", track_node_values: bool = False, device: Optional[str] = None,
                  isomorphism: Optional[bool] = None, rounding: str = "stochastic", fast_nets: bool = True):
         if not isinstance(tree, PublicTree):
             raise ValueError(f"tree must be a PublicTree (build_public_tree), got {type(tree).__name__}")
         if storage not in STORAGES:
             raise ValueError(f"unknown storage {storage!r}; choose one of {', '.join(STORAGES)}")
-        if algorithm not in ALGORITHMS:
-            raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+        if algorithm not in BOARD_ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(BOARD_ALGORITHMS)}")
         if int(threads) < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
         if int(skip) < 0:
@@ -137,7 +140,11 @@ class SubgameSolver:
         self.engine_name = name = choose_engine(tree, backend, self.batched, gadget is not None, int(skip), kernel)
         self.algorithm, self.skip, self.leaf_values = algorithm, int(skip), leaf_values
         self._gadget = gadget
-        dcfr = dict(alpha=alpha, beta=beta, gamma=gamma)
+        # the exponents given (the engines default the others: DEFAULT_DCFR, or the board kernel's per algorithm)
+        dcfr = {k: v for k, v in dict(alpha=alpha, beta=beta, gamma=gamma).items() if v is not None}
+        if algorithm not in ALGORITHMS and name != "BoardRangeSolver":
+            raise ValueError(f"algorithm {algorithm!r} runs on the compiled board kernel (kernel='board', a full tree "
+                             f"without gadget, skip or batched ranges), not {name}")
         if name != "RangeSolver" and average != "linear":
             raise ValueError(f"average={average!r} needs backend 'numpy' or 'torch'")
         if name != "RangeSolver" and track_node_values:
@@ -310,7 +317,8 @@ class SubgameSolver:
             return self.engine
         if self._reference is None:
             self._reference = RangeSolver(self.tree, ranges=self._root_ranges(),
-                                          algorithm="dcfr" if self.algorithm == "dcfr-postflop" else self.algorithm,
+                                          # values of given strategies: the update rule does not matter
+                                          algorithm=self.algorithm if self.algorithm in ("dcfr", "cfr+") else "dcfr",
                                           leaf_values=self.leaf_values)
         return self._reference
 
