@@ -191,3 +191,30 @@ def test_owner_fallback_plays_the_owners_off_tree_strategy_in_the_lookahead(agen
     np.testing.assert_array_equal(acts, want[0])
     np.testing.assert_array_equal(probs, want[1])
     assert vfs[False]._street_value(state) is None and vfs[True]._street_value(state) is not None
+
+
+def test_an_off_tree_chance_node_averages_the_lookahead_over_the_cards(deep):
+    """A preflop re-raise over the tree's one raise per round leaves the tree with 900 chips behind.  At the turn's
+    and the river's chance nodes of that hand the street lookahead still plays both strategies after the card (A^R's
+    rules, the owner's off-tree play), so the chance expectation must be the mean of ``value`` over every card
+    (exact here: ``flops`` covers them); the check-down equity value it returned before is off by chips, a bias."""
+    game = load(DEEP)
+    ar = make_agent("rule-based", game=game, seed=1)
+    vf = BlueprintValueFunction(deep.blueprint, poker_view(game), deep.translate_raise, boards=4, flops=64,
+                                river_exact=False, follow_owner=False, owner_fallback=True)
+    vf.hand_start(SimpleNamespace(seat_agents=[deep, ar]))
+    pre = [raise_action(200), raise_action(600), CALL]
+    gaps = []
+    for actions, board in ((pre + [CALL, CALL], [21, 6, 30]), (pre + [CALL] * 4, [21, 6, 30, 41])):
+        state = load(DEEP).new_initial_state()
+        play(state, *actions, board=HANDS + board)
+        assert state.is_chance_node() and vf.node_of(state) is None and not vf._runs_out(state)
+        values = []
+        for c, _ in state.chance_outcomes():
+            child = state.clone()
+            child.apply_action(int(c))
+            values.append(vf.value(child))
+        assert len(values) == 52 - 4 - len(board)
+        assert vf.chance_expectation(state) == pytest.approx(np.mean(values), rel=1e-12, abs=1e-9)
+        gaps.append(abs(np.mean(values) - vf._equity_value(state)))
+    assert max(gaps) > 1.0  # what the old shortcut got wrong: the lookahead's value is not the check-down's

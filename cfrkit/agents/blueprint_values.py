@@ -604,13 +604,20 @@ class BlueprintValueFunction:
         if len(hole[0]) < 2 or len(hole[1]) < 2:
             raise GameError("chance_expectation between the two players' hole cards is not supported")
         node = self.node_of(state)
-        if node is None or self.tree.kind[node] != DECISION or self._runs_out(state):
-            return self._equity_value(state)  # all-in run-out or off the tree: E_c of the equity value is itself
-        r = int(self.tree.round[node])
         board = [int(c) for c in state.board]
+        # the round the cards start; a node of another round (or none, or an abstract all-in) is off the tree
+        r = {0: 1, 3: 2, 4: 3}[len(board)]
+        off = node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != r
+        if self._runs_out(state) or (off and not self._looks_ahead()):
+            # an all-in run-out, or off the tree with no lookahead: v after the cards is the check-down equity
+            # value too, whose mean over the cards is itself (the equity is a martingale)
+            return self._equity_value(state)
+        if off:
+            # off the tree (or at an abstract all-in) the lookahead after the cards still plays the known
+            # strategies, so v(h c) is not the equity value: its mean over the cards, as on the tree (taking the
+            # equity value here was biased; benchmarks/RESULTS.md, branch aivat-80c)
+            node = None
         need = _BOARD[r] - len(board)
-        if need <= 0:
-            return self.value(state)
         if need == 1 and r == 3 and self._river_on():
             return self._river_mean(state)
         dead = set(board) | set(hole[0]) | set(hole[1])
@@ -624,8 +631,8 @@ class BlueprintValueFunction:
             picks = np.argsort(self.rng.random((self.flops, rest.size)), axis=1)[:, :need]
             boards = [board + [int(c) for c in rest[p]] for p in picks]
         _two_buckets_boards(self.ab, self._shared.buckets, r, boards, hole)  # every board's, read below: in one batch
-        nxt = int(self.tree.player[node])  # who acts first after the cards
-        if self._policy[nxt] is None and not (self._street and r >= self.street_from):
+        nxt = None if off else int(self.tree.player[node])  # who acts first after the cards
+        if nxt is not None and self._policy[nxt] is None and not (self._street and r >= self.street_from):
             mean = float(np.mean([self._on_board(node, bd, hole) for bd in boards]))
             return mean if every else mean + self._equity_cv(state, node, r, boards)
         mean = self._mean_value_on_boards(state, boards)  # the lookahead seat acts first: value() on each board
@@ -666,10 +673,19 @@ class BlueprintValueFunction:
 
     def _cv_pot(self, state, node: int, r: int) -> float:
         """The control variate's coefficient (chips): ``T S T^T`` of the tables at ``node`` (the first decision of
-        round ``r``) at the two hands' buckets of round ``r - 1`` on ``state``'s board."""
+        round ``r``) at the two hands' buckets of round ``r - 1`` on ``state``'s board; off the tree (``node`` None
+        or not a decision) the pot at ``state``."""
+        if node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != r:  # off the tree
+            c = self.view.contributions(state)
+            return float(c[0] + c[1])
         b0, b1 = self._buckets(r - 1, [int(c) for c in state.board], state.hole)
         tr = self.trans[r - 1]
         return float(tr[b0] @ self.table.ds(node)[1] @ tr[b1])
+
+    def _looks_ahead(self) -> bool:
+        """Whether :meth:`value` after a chance node may play a known strategy (the street lookahead or one step
+        of a known seat) instead of reading the tables or the check-down equity value."""
+        return self._street or any(p is not None for p in self._policy)
 
     # ------------------------------------------------------------------ the lookahead over a chance node's boards
     def _values_on_boards(self, state, boards) -> Optional[List[float]]:
