@@ -320,6 +320,9 @@ class BlueprintValueFunction:
         self.lookahead = bool(lookahead)
         self.blueprint_lookahead = bool(blueprint_lookahead)
         self._policy: List[Optional[Callable]] = [None, None]
+        self._agents: list = [None, None]
+        # (table, first seat, its agent, the owner's translations) -> the deal's expectation (see _deal)
+        self._deals_one_step: dict = {}
         if int(street_from) not in (1, 2, 3, 4):
             raise GameError(f"street_from must be 1 (flop), 2, 3 (river) or 4 (never), got {street_from}")
         self.street_from = int(street_from)
@@ -417,6 +420,7 @@ class BlueprintValueFunction:
         """Called by the AIVAT observer at every hand: which seats get the lookahead, and whose translations
         the tables follow (the one seat whose agent plays this blueprint; its remembered choices)."""
         self._policy = [self.policy_of(a) if self.lookahead else None for a in hand.seat_agents]
+        self._agents = [getattr(a, "agent", a) for a in hand.seat_agents]
         self._own = [None, None]
         owners = [getattr(a, "agent", a) for a in hand.seat_agents
                   if getattr(getattr(a, "agent", a), "blueprint", None) is self.strategy]
@@ -879,11 +883,92 @@ class BlueprintValueFunction:
         return hit
 
     def _deal(self) -> float:
-        """The exact expectation over the deal: ``E[D0[b(h0), b(h1)] + S0[b(h0), b(h1)] * eq(h0, h1)]`` over
-        all ordered pairs of disjoint hands."""
+        """The exact expectation of :meth:`value` after the hole cards over all ordered pairs of disjoint hands
+        (chips): the tables' (:meth:`_table_deal`) when the first to act preflop is modelled by them, else one step
+        of that seat's known strategy (:meth:`_deal_one_step`), as :meth:`value` plays it there."""
+        first = self._first_seat()
+        pol = self._policy[first]
+        if pol is None:
+            return self._table_deal()
+        agent = self._agents[first]
+        key = (id(self.table), first, id(agent), tuple(sorted(self._memo.items())) if self._memo else ())
+        hit = self._deals_one_step.get(key)
+        if hit is None or hit[0] is not agent or hit[1] is not self.table:  # ids of objects since freed
+            hit = self._deals_one_step[key] = (agent, self.table, self._deal_one_step(first, pol))
+        return hit[2]
+
+    def _table_deal(self) -> float:
+        """The tables' exact expectation over the deal: ``E[D0[b(h0), b(h1)] + S0[b(h0), b(h1)] * eq(h0, h1)]``
+        over all ordered pairs of disjoint hands."""
         if self._shared.deal_value is None:
             self._shared.deal_value = deal_expectation(self.table, self.ab)
         return self._shared.deal_value
+
+    def _first_seat(self) -> int:
+        """The seat that acts first after the hole cards."""
+        s = self.view.game.new_initial_state()
+        for c in (0, 1, 2, 3):  # any four cards: the order of play does not depend on them
+            s.apply_action(c)
+        return int(s.current_player())
+
+    def _deal_one_step(self, first: int, pol) -> float:
+        """``E[sum_a pol(a | h_first) table_value(root a)]`` over all ordered pairs of disjoint hands (chips), what
+        :meth:`value` is after the deal when seat ``first``'s strategy ``pol`` is known.  Per child ``a`` the value is
+        ``A_a[b0, b1] + B_a[b0, b1] * eq(h0, h1)`` (a fold: its chips; a decision on the tree: the tables; off the
+        tree: the check-down equity value), so the expectation is exact with the deal's pair matrices, ``pol``
+        asked once per hand of seat ``first`` (1,326 calls).  Taking the tables' expectation instead (the blueprint
+        in that seat) was biased against A^R (benchmarks/RESULTS.md, branch aivat-80c)."""
+        nb = self.table.num_buckets[0]
+        cls = np.asarray(self.ab.buckets_for_board(0, []), dtype=np.int64)
+        pairs = np.asarray(HOLE_PAIRS, dtype=np.int64)
+        cards = np.zeros((1326, 52))
+        cards[np.arange(1326), pairs[:, 0]] = 1.0
+        cards[np.arange(1326), pairs[:, 1]] = 1.0
+        disjoint = ((cards @ cards.T) == 0).astype(np.float64)
+        onehot = np.zeros((1326, nb))
+        onehot[np.arange(1326), cls] = 1.0
+        eqd = disjoint * preflop_equity_table(progress=False)  # seat 0's equity [h0, h1]
+        weights: dict = {}  # action -> (float64[1326] probability per hand of ``first``, a child state)
+        for h in range(1326):
+            mine = [int(c) for c in pairs[h]]
+            theirs = next([int(c) for c in pairs[g]] for g in range(1326) if disjoint[h, g])
+            hole = (mine, theirs) if first == 0 else (theirs, mine)
+            state = self.view.game.new_initial_state()
+            for c in (*hole[0], *hole[1]):  # the engine deals seat 0's two cards, then seat 1's
+                state.apply_action(c)
+            if sorted(state.hole[first]) != mine:
+                raise GameError("_deal_one_step: the hole cards were dealt in another order than expected")
+            got = pol(state)
+            if got is None:
+                raise GameError("_deal_one_step: the known strategy gives none at the root")
+            for a, q in zip(*got):
+                if q > 0:
+                    w = weights.get(int(a))
+                    if w is None:
+                        child = state.clone()
+                        child.apply_action(int(a))
+                        w = weights[int(a)] = (np.zeros(1326), child)
+                    w[0][h] += float(q)
+        total = 0.0
+        for w, child in weights.values():
+            wm = onehot * w[:, None]
+            if first == 0:
+                joint, eqw = wm.T @ disjoint @ onehot, wm.T @ eqd @ onehot
+            else:
+                joint, eqw = onehot.T @ disjoint @ wm, onehot.T @ eqd @ wm
+            if child.is_terminal():
+                total += float(child.returns()[0]) * joint.sum()
+                continue
+            if child.is_chance_node():
+                raise GameError("_deal_one_step: a first action that closes the preflop round is not supported")
+            node = self._shared.walker.node_of(child, None, self._memo)
+            if node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != 0:
+                c = self.view.contributions(child)  # the check-down equity value eq * pot - c0
+                total += float(c[0] + c[1]) * eqw.sum() - float(c[0]) * joint.sum()
+                continue
+            d, s_ = self.table.ds(node)
+            total += float(np.sum(joint * d) + np.sum(eqw * s_))
+        return total / disjoint.sum()
 
 
 class _BlueprintPolicy:
