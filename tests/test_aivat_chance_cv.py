@@ -244,3 +244,31 @@ def test_the_deals_expectation_follows_the_known_first_actor(agent):
     assert abs(np.mean(values) - vf._table_deal()) > 8 * se
     vf.hand_start(SimpleNamespace(seat_agents=seating[::-1]))  # the owner first: the tables model it
     assert vf._deal() == vf._table_deal()
+
+
+def test_owner_draws_values_a_raise_by_the_mean_over_the_owners_draws(agent):
+    """A bet of 0.75 pot by the other seat maps to the 0.5 and 1 pot bets: the owner draws one when it acts.  With
+    ``owner_draws`` the value after the bet is the mean over the two sizes, so the draw's expectation
+    (``translation_expectation``) equals it and its term is zero, and the street lookahead from the state before
+    the bet (the other seat's known pure strategy bets) gives the same number; without it the value is the most
+    likely size's, off the draw's expectation."""
+    game = load(GAME)
+    ar = make_agent("rule-based", game=game, seed=1)
+    state = _hand_to([CALL, CALL, CALL], HANDS + [21, 6, 30])  # preflop limp and check, the flop checked to seat 1
+    assert state.current_player() == 1 and len(state.board) == 3
+    bet = raise_action(state.max_spent() + int(0.75 * state.pot()))
+    after = state.clone()
+    after.apply_action(bet)
+    got = {}
+    for draws in (False, True):
+        vf = BlueprintValueFunction(agent.blueprint, poker_view(game), agent.translate_raise, boards=4, flops=6,
+                                    river_exact=False, follow_owner=True, owner_fallback=True, owner_draws=draws)
+        agent.new_hand()
+        vf.hand_start(SimpleNamespace(seat_agents=[agent, ar]))
+        vf._policy[1] = lambda s, b=bet, real=vf._policy[1]: (np.array([b]), np.ones(1)) if s.current_player() == 1 \
+            and len(s.history()) == len(state.history()) else real(s)
+        assert len(vf._draws_at(state, None, bet)) == int(draws)  # one raise whose size the owner draws
+        got[draws] = (vf.value(state), vf.value(after), vf.translation_expectation(after, 0))
+    before, value, expect = got[True]
+    assert value == pytest.approx(expect, abs=1e-9) and before == pytest.approx(value, abs=1e-9)
+    assert abs(got[False][1] - got[False][2]) > 1e-3  # the most likely size alone is not the draw's mean

@@ -292,13 +292,17 @@ class BlueprintValueFunction:
     ``owner_fallback`` (default False): where the owner's tree cannot follow the hand, its lookahead plays what
     ``own_strategy`` plays there (call after an abstract all-in, else the nearest node's strategy) instead of ending
     the lookahead (``follow_owner`` implies it); raises still walk to their most likely size without ``follow_owner``.
+    ``owner_draws`` (default False; with ``follow_owner``): a raise whose translation the owner has still to draw
+    (:meth:`translation_expectation`'s) is valued by the mean over the sizes it may draw, in :meth:`value` and in
+    the lookahead after the other seat's raises, instead of its most likely size: the draw's term vanishes instead
+    of moving to the owner's next decision.  A function of the history, so still unbiased.
     """
 
     def __init__(self, strategy, view, translate_raise, boards: int = 24, flops: int = 16, seed: int = 0,
                  lookahead: bool = True, street_from: int = 1, blueprint_lookahead: bool = False,
                  follow_owner: bool = True, river_exact: bool = True,
                  river_cards: int = 12, river_leaves: bool = True, chance_cv: bool = False,
-                 owner_fallback: bool = False):
+                 owner_fallback: bool = False, owner_draws: bool = False):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
         self.strategy = strategy
@@ -336,11 +340,12 @@ class BlueprintValueFunction:
         self.river_leaves = bool(river_leaves)
         self.chance_cv = bool(chance_cv)
         self.owner_fallback = bool(owner_fallback)
+        self.owner_draws = bool(owner_draws)
         self._hand_reset()
         self._args = dict(flops=self.flops, lookahead=self.lookahead, blueprint_lookahead=self.blueprint_lookahead,
                           street_from=self.street_from, follow_owner=self.follow_owner, river_exact=self.river_exact,
                           river_cards=self.river_cards, river_leaves=self.river_leaves, chance_cv=self.chance_cv,
-                          owner_fallback=self.owner_fallback)
+                          owner_fallback=self.owner_fallback, owner_draws=self.owner_draws)
 
     def _hand_reset(self) -> None:
         """Forget the hand's owner, its remembered translations and the river cache (no hand started)."""
@@ -348,6 +353,7 @@ class BlueprintValueFunction:
         self._owner_seat: Optional[int] = None
         self._translation_index = -1
         self._river: dict = {}
+        self._offtree: dict = {}
         self._lines: dict = {}
         self._cutoffs = 0
 
@@ -429,6 +435,7 @@ class BlueprintValueFunction:
         self._owner_seat = next((i for i, a in enumerate(hand.seat_agents) if getattr(a, "agent", a) is owners[0]),
                                 None) if self._memo is not None else None
         self._river = {}
+        self._offtree = {}
         self._lines = {}
         if self.street_from < 4 and any(p is not None for p in self._policy):
             for seat, a in enumerate(hand.seat_agents):
@@ -540,6 +547,13 @@ class BlueprintValueFunction:
                     child.apply_action(a)
                     if ckey is not None:
                         _Shared.remember(legal, ckey, True)
+                draws = self._draws_at(state, key, a)
+                if draws:  # the owner draws this raise's size: the mean over the sizes
+                    def sub(c, d=depth + 1, k=ckey):
+                        got = self._street_value(c, d, k)
+                        return self.table_value(c, k, leaf=True) if got is None else got
+                    total += float(q) * self._over_draws(child, draws, sub)
+                    continue
                 v = self._street_value(child, depth + 1, ckey)
                 total += float(q) * (self.table_value(child, ckey, leaf=True) if v is None else v)
         return self._keep(line, total, depth, cutoffs)
@@ -552,6 +566,49 @@ class BlueprintValueFunction:
 
     def value(self, state) -> float:
         """Seat 0's value of ``state`` in chips (exact winnings at a terminal)."""
+        if self.owner_draws and self._memo is not None and not state.is_terminal():
+            pending = _pending(self.tree, self.translate_raise, state, self._memo)
+            if pending:
+                return self._over_draws(state, pending, self._value)
+        return self._value(state)
+
+    def _over_draws(self, state, pending, f) -> float:
+        """``sum over the sizes of each raise in pending (history index, [(child, q)]) of q * f(state)`` with the
+        owner's remembered translations set to that size (``owner_draws``)."""
+        real = self._memo
+        history = state.history()
+        combos = [([], 1.0)]
+        for index, choices in pending:
+            combos = [(got + [(index, (int(history[index]), int(c)))], w * float(q))
+                      for got, w in combos for c, q in choices]
+        total = 0.0
+        try:
+            for got, w in combos:
+                memo = dict(real)
+                memo.update(got)
+                self._memo = memo
+                total += w * f(state)
+        finally:
+            self._memo = real
+        return total
+
+    def _draws_at(self, state, key, action: int):
+        """``[(history index, [(child, q)])]`` when ``action`` (a raise by the seat that is not the owner's, at
+        ``state``) has a translation the owner would draw among several sizes (``owner_draws``), else ``[]``."""
+        if (not self.owner_draws or self._memo is None or action in (FOLD, CALL)
+                or state.current_player() == self._owner_seat):
+            return []
+        node = self._shared.walker.node_of(state, key, self._memo)
+        t = self.tree
+        if node is None or t.kind[node] != DECISION or int(t.player[node]) != state.current_player():
+            return []
+        choices = self.translate_raise(node, state, raise_amount(action))
+        if len(choices) < 2:
+            return []
+        return [(len(state.history()), [(int(c), float(q)) for c, q in choices])]
+
+    def _value(self, state) -> float:
+        """:meth:`value` with the owner's remembered translations as they are (no pending draw averaged)."""
         if (self._street and not state.is_terminal() and not state.is_chance_node()
                 and int(state.round) >= self.street_from):
             v = self._street_value(state)
@@ -581,6 +638,8 @@ class BlueprintValueFunction:
         if len(hole[0]) < 2 or len(hole[1]) < 2:
             return self.chance_expectation(state)
         node = self._shared.walker.node_of(state, key, self._memo)
+        if state.is_chance_node() and not self._runs_out(state, key) and self._off_chance(state, node):
+            return self._offtree_mean(state)
         if node is None or self.tree.kind[node] != DECISION or (state.is_chance_node() and self._runs_out(state, key)):
             return self._equity_value(state)
         r = int(self.tree.round[node])
@@ -609,18 +668,11 @@ class BlueprintValueFunction:
             raise GameError("chance_expectation between the two players' hole cards is not supported")
         node = self.node_of(state)
         board = [int(c) for c in state.board]
-        # the round the cards start; a node of another round (or none, or an abstract all-in) is off the tree
-        r = {0: 1, 3: 2, 4: 3}[len(board)]
-        off = node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != r
-        if self._runs_out(state) or (off and not self._looks_ahead()):
-            # an all-in run-out, or off the tree with no lookahead: v after the cards is the check-down equity
-            # value too, whose mean over the cards is itself (the equity is a martingale)
-            return self._equity_value(state)
-        if off:
-            # off the tree (or at an abstract all-in) the lookahead after the cards still plays the known
-            # strategies, so v(h c) is not the equity value: its mean over the cards, as on the tree (taking the
-            # equity value here was biased; benchmarks/RESULTS.md, branch aivat-80c)
-            node = None
+        if self._runs_out(state):
+            return self._equity_value(state)  # an all-in run-out: E_c of the check-down equity value is itself
+        if self._off_chance(state, node):
+            return self._offtree_mean(state)  # off the tree: v(h) is already the mean over the cards
+        r = int(self.tree.round[node])
         need = _BOARD[r] - len(board)
         if need == 1 and r == 3 and self._river_on():
             return self._river_mean(state)
@@ -635,8 +687,8 @@ class BlueprintValueFunction:
             picks = np.argsort(self.rng.random((self.flops, rest.size)), axis=1)[:, :need]
             boards = [board + [int(c) for c in rest[p]] for p in picks]
         _two_buckets_boards(self.ab, self._shared.buckets, r, boards, hole)  # every board's, read below: in one batch
-        nxt = None if off else int(self.tree.player[node])  # who acts first after the cards
-        if nxt is not None and self._policy[nxt] is None and not (self._street and r >= self.street_from):
+        nxt = int(self.tree.player[node])  # who acts first after the cards
+        if self._policy[nxt] is None and not (self._street and r >= self.street_from):
             mean = float(np.mean([self._on_board(node, bd, hole) for bd in boards]))
             return mean if every else mean + self._equity_cv(state, node, r, boards)
         mean = self._mean_value_on_boards(state, boards)  # the lookahead seat acts first: value() on each board
@@ -690,6 +742,42 @@ class BlueprintValueFunction:
         """Whether :meth:`value` after a chance node may play a known strategy (the street lookahead or one step
         of a known seat) instead of reading the tables or the check-down equity value."""
         return self._street or any(p is not None for p in self._policy)
+
+    def _off_chance(self, state, node) -> bool:
+        """Whether the chance node ``state`` (both hands dealt, not an all-in run-out) is off the tree (no node, an
+        abstract all-in, or a node of another round than the cards start) while :meth:`value` after its cards may
+        still play known strategies: then the check-down equity value is not the mean of ``v`` over the cards."""
+        r = {0: 1, 3: 2, 4: 3}[len(state.board)]
+        off = node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != r
+        return off and self._looks_ahead()
+
+    def _offtree_mean(self, state) -> float:
+        """``v`` of an off-tree chance node (:meth:`_off_chance`), and its chance expectation: the mean of
+        :meth:`value` over every turn or river card (over ``flops`` sampled flops, or turn cards when more are
+        left, plus the equity control variate on the pot), drawn once per hand and state.  The lookahead after the
+        cards plays the known strategies (A^R's rules, the owner's off-tree play) where the check-down equity value
+        assumed none: taking the equity value as the expectation was biased, and as ``v`` alone it left the
+        lookahead's chips in the chance term (benchmarks/RESULTS.md, branch aivat-80c)."""
+        key = (tuple(state.history()), tuple(sorted(self._memo.items())) if self._memo else ())
+        hit = self._offtree.get(key)
+        if hit is None:
+            board = [int(c) for c in state.board]
+            need = 3 if not board else 1
+            dead = set(board) | set(state.hole[0]) | set(state.hole[1])
+            rest = np.array([c for c in range(52) if c not in dead], dtype=np.int64)
+            every = need == 1 and (len(board) == 4 or rest.size <= self.flops)
+            if every:
+                boards = [board + [int(c)] for c in rest]
+            elif need == 1:
+                boards = [board + [int(c)] for c in rest[np.argsort(self.rng.random(rest.size))[:self.flops]]]
+            else:
+                picks = np.argsort(self.rng.random((self.flops, rest.size)), axis=1)[:, :need]
+                boards = [board + [int(c) for c in rest[p]] for p in picks]
+            hit = self._mean_value_on_boards(state, boards)
+            if not every:
+                hit += self._equity_cv(state, None, {0: 1, 3: 2}[len(board)], boards)
+            self._offtree[key] = hit
+        return hit
 
     # ------------------------------------------------------------------ the lookahead over a chance node's boards
     def _values_on_boards(self, state, boards) -> Optional[List[float]]:
@@ -750,9 +838,23 @@ class BlueprintValueFunction:
                 child.apply_action(a)
                 _Shared.remember(legal, ckey, True)
             sub = idx[sel]
-            v = self._street_boards(child, depth + 1, ckey, ctx, sub)
-            if v is None:
-                v = self._leaf_boards(child, ckey, ctx, sub)
+            draws = self._draws_at(state, key, a)
+            if draws:  # the owner draws this raise's size: the mean over the sizes (the same on every board)
+                real = self._memo
+                v = np.zeros(len(sub))
+                try:
+                    for index, choices in draws:
+                        for c, w in choices:
+                            self._memo = dict(real)
+                            self._memo[index] = (a, c)
+                            got = self._street_boards(child, depth + 1, ckey, ctx, sub)
+                            v += w * (self._leaf_boards(child, ckey, ctx, sub) if got is None else got)
+                finally:
+                    self._memo = real
+            else:
+                v = self._street_boards(child, depth + 1, ckey, ctx, sub)
+                if v is None:
+                    v = self._leaf_boards(child, ckey, ctx, sub)
             total[sel] += q[sel] * v
         return total
 
@@ -823,6 +925,8 @@ class BlueprintValueFunction:
             return self._terminal_boards(state, key, ctx, idx)
         node = self._shared.walker.node_of(state, key, self._memo)
         chance = state.is_chance_node()
+        if chance and not self._runs_out(state, key) and self._off_chance(state, node):
+            return np.array([self._offtree_mean(ctx.state(state, int(k))) for k in idx])
         if node is None or self.tree.kind[node] != DECISION or (chance and self._runs_out(state, key)):
             return self._equity_boards(state, ctx, idx)
         r = int(self.tree.round[node])
