@@ -638,7 +638,11 @@ class BlueprintValueFunction:
         if len(hole[0]) < 2 or len(hole[1]) < 2:
             return self.chance_expectation(state)
         node = self._shared.walker.node_of(state, key, self._memo)
-        if state.is_chance_node() and not self._runs_out(state, key) and self._off_chance(state, node):
+        if (state.is_chance_node() and not (leaf and len(state.board) < 4) and not self._runs_out(state, key)
+                and self._off_chance(state, node)):
+            # off the tree: the mean over the cards; at a leaf of the lookahead only at the turn's end (the river's
+            # lookahead over its 44 cards), before it the check-down equity value (a mean there plays streets within
+            # streets within the chance expectations: minutes per hand)
             return self._offtree_mean(state)
         if node is None or self.tree.kind[node] != DECISION or (state.is_chance_node() and self._runs_out(state, key)):
             return self._equity_value(state)
@@ -925,8 +929,8 @@ class BlueprintValueFunction:
             return self._terminal_boards(state, key, ctx, idx)
         node = self._shared.walker.node_of(state, key, self._memo)
         chance = state.is_chance_node()
-        if chance and not self._runs_out(state, key) and self._off_chance(state, node):
-            return np.array([self._offtree_mean(ctx.state(state, int(k))) for k in idx])
+        if chance and len(state.board) == 4 and not self._runs_out(state, key) and self._off_chance(state, node):
+            return np.array([self._offtree_mean(ctx.state(state, int(k))) for k in idx])  # as table_value's leaf
         if node is None or self.tree.kind[node] != DECISION or (chance and self._runs_out(state, key)):
             return self._equity_boards(state, ctx, idx)
         r = int(self.tree.round[node])
