@@ -33,7 +33,11 @@ exactly (every card; ``flops`` of them when the street is played out, below), th
 cards left by its own generator (an unbiased estimate; every card when there are fewer), the hole cards
 exactly (the joint distribution of the preflop buckets and of the exact equity over all disjoint pairs of
 hands).  So AIVAT stays unbiased; the approximations cost variance only.  A state the tree cannot follow
-(off-tree betting) and all-in run-outs use the check-down equity value ``eq * pot - c0``.
+(off-tree betting) and all-in run-outs use the check-down equity value ``eq * pot - c0``, except a chance node off
+the tree while a known strategy still plays after its cards (the street lookahead, one step of a known seat): its
+value and expectation are the mean of ``v`` over its cards (at a leaf of the lookahead only at the turn's end).
+The deal's expectation averages what ``v`` is after the hole cards: one step of the first seat's strategy when it is
+known (:meth:`BlueprintValueFunction._deal`).
 
 **The agents' own strategies** (:meth:`BlueprintValueFunction.hand_start`, called by the AIVAT observer).  The
 tables model both seats by this blueprint.  When the other seat's agent is known (A^R, a simple agent, another
