@@ -678,9 +678,11 @@ class BlueprintValueFunction:
         board = [int(c) for c in state.board]
         if self._runs_out(state):
             return self._equity_value(state)  # an all-in run-out: E_c of the check-down equity value is itself
-        if self._off_chance(state, node):
-            return self._offtree_mean(state)  # off the tree: v(h) is already the mean over the cards
-        r = int(self.tree.round[node])
+        r = {0: 1, 3: 2, 4: 3}[len(board)]
+        if node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != r:
+            # off the tree: with a known strategy after the cards v(h) is already the mean over them; else v after
+            # the cards is the check-down equity value too, whose mean is itself (the equity is a martingale)
+            return self._offtree_mean(state) if self._looks_ahead() else self._equity_value(state)
         need = _BOARD[r] - len(board)
         if need == 1 and r == 3 and self._river_on():
             return self._river_mean(state)
