@@ -11,7 +11,9 @@ played out on 12 cards, translations not followed), ``street-cv`` (``street-main
 on every sampled chance expectation, ``chance_cv``), ``street-cv45`` (the same with 45 flops and every turn and river
 card), ``street-cv45o`` (and the owner's off-tree play in the lookahead, ``owner_fallback``),
 ``street-river-cv`` / ``street-river-cvo`` / ``street-river-cv45`` / ``street-river-cv45o`` (``street-river`` with
-the control variate; and the owner's off-tree play; 45 flops and every turn card; both).
+the control variate; and the owner's off-tree play; 45 flops and every turn card; both), ``street-cv45od`` /
+``street-river-cv45od`` (those with the owner's drawn translations followed and a draw still to come valued by the
+mean over its sizes, ``owner_draws``).
 A pair without a blueprint takes the tables of VALUES.npz.  A mode with the suffix ``+fit`` (``street-main+fit``)
 uses the tables against the other agent's abstract policy fitted on ``--fit N`` duplicate deals (default 2,000;
 other agent objects, seed 1000 + SEED; :mod:`cfrkit.agents.opponent_values`), fitted once and reported on its own;
@@ -66,7 +68,14 @@ MODES = {"tables": dict(lookahead=False), "one-step": dict(street_from=4, bluepr
          "street-river-cv45": dict(blueprint_lookahead=True, follow_owner=False, chance_cv=True, flops=45),
          # street-river-cv45 with the owner's off-tree play in the lookahead
          "street-river-cv45o": dict(blueprint_lookahead=True, follow_owner=False, chance_cv=True, flops=45,
-                                    owner_fallback=True)}
+                                    owner_fallback=True),
+         # street-cv45o following the owner's drawn translations, a draw still to come valued by the mean over
+         # its sizes (``owner_draws``, branch aivat-80c)
+         "street-cv45od": dict(blueprint_lookahead=True, follow_owner=True, river_exact=False, chance_cv=True,
+                               flops=45, owner_fallback=True, owner_draws=True),
+         # street-river-cv45o with the same
+         "street-river-cv45od": dict(blueprint_lookahead=True, follow_owner=True, chance_cv=True, flops=45,
+                                     owner_fallback=True, owner_draws=True)}
 
 
 def _load_fit(path, tag: str):

@@ -191,3 +191,84 @@ def test_owner_fallback_plays_the_owners_off_tree_strategy_in_the_lookahead(agen
     np.testing.assert_array_equal(acts, want[0])
     np.testing.assert_array_equal(probs, want[1])
     assert vfs[False]._street_value(state) is None and vfs[True]._street_value(state) is not None
+
+
+def test_an_off_tree_chance_node_averages_the_lookahead_over_the_cards(deep):
+    """A preflop re-raise over the tree's one raise per round leaves the tree with 900 chips behind.  At the turn's
+    and the river's chance nodes of that hand the street lookahead still plays both strategies after the card (A^R's
+    rules, the owner's off-tree play), so the chance expectation must be the mean of ``value`` over every card
+    (exact here: ``flops`` covers them); the check-down equity value it returned before is off by chips, a bias."""
+    game = load(DEEP)
+    ar = make_agent("rule-based", game=game, seed=1)
+    vf = BlueprintValueFunction(deep.blueprint, poker_view(game), deep.translate_raise, boards=4, flops=64,
+                                river_exact=False, follow_owner=False, owner_fallback=True)
+    vf.hand_start(SimpleNamespace(seat_agents=[deep, ar]))
+    pre = [raise_action(200), raise_action(600), CALL]
+    gaps = []
+    for actions, board in ((pre + [CALL, CALL], [21, 6, 30]), (pre + [CALL] * 4, [21, 6, 30, 41])):
+        state = load(DEEP).new_initial_state()
+        play(state, *actions, board=HANDS + board)
+        assert state.is_chance_node() and vf.node_of(state) is None and not vf._runs_out(state)
+        values = []
+        for c, _ in state.chance_outcomes():
+            child = state.clone()
+            child.apply_action(int(c))
+            values.append(vf.value(child))
+        assert len(values) == 52 - 4 - len(board)
+        assert vf.chance_expectation(state) == pytest.approx(np.mean(values), rel=1e-12, abs=1e-9)
+        gaps.append(abs(np.mean(values) - vf._equity_value(state)))
+    assert max(gaps) > 1.0  # what the old shortcut got wrong: the lookahead's value is not the check-down's
+
+
+def test_the_deals_expectation_follows_the_known_first_actor(agent):
+    """With A^R first to act preflop, ``value`` after the hole cards is one step of A^R's strategy over the tables'
+    children, so the deal's expectation must average that, not the tables' root (the blueprint in A^R's seat): a
+    mean of ``value`` over 3,000 random deals agrees with the new expectation and is far from the tables' (the bias
+    the tables' root gave); with the owner first both are the tables' root."""
+    game = load(GAME)
+    ar = make_agent("rule-based", game=game, seed=1)
+    vf = BlueprintValueFunction(agent.blueprint, poker_view(game), agent.translate_raise, boards=4, flops=6,
+                                river_exact=False, follow_owner=False)
+    first = vf._first_seat()
+    seating = [agent, ar] if first == 1 else [ar, agent]
+    vf.hand_start(SimpleNamespace(seat_agents=seating))
+    rng = np.random.default_rng(3)
+    values = []
+    for _ in range(3000):
+        state = game.new_initial_state()
+        for c in rng.permutation(52)[:4]:
+            state.apply_action(int(c))
+        values.append(vf.value(state))
+    se = np.std(values) / np.sqrt(len(values))
+    assert abs(np.mean(values) - vf._deal()) < 4 * se
+    assert abs(np.mean(values) - vf._table_deal()) > 8 * se
+    vf.hand_start(SimpleNamespace(seat_agents=seating[::-1]))  # the owner first: the tables model it
+    assert vf._deal() == vf._table_deal()
+
+
+def test_owner_draws_values_a_raise_by_the_mean_over_the_owners_draws(agent):
+    """A bet of 0.75 pot by the other seat maps to the 0.5 and 1 pot bets: the owner draws one when it acts.  With
+    ``owner_draws`` the value after the bet is the mean over the two sizes, so the draw's expectation
+    (``translation_expectation``) equals it and its term is zero, and the street lookahead from the state before
+    the bet (the other seat's known pure strategy bets) gives the same number; without it the value is the most
+    likely size's, off the draw's expectation."""
+    game = load(GAME)
+    ar = make_agent("rule-based", game=game, seed=1)
+    state = _hand_to([CALL, CALL, CALL], HANDS + [21, 6, 30])  # preflop limp and check, the flop checked to seat 1
+    assert state.current_player() == 1 and len(state.board) == 3
+    bet = raise_action(state.max_spent() + int(0.75 * state.pot()))
+    after = state.clone()
+    after.apply_action(bet)
+    got = {}
+    for draws in (False, True):
+        vf = BlueprintValueFunction(agent.blueprint, poker_view(game), agent.translate_raise, boards=4, flops=6,
+                                    river_exact=False, follow_owner=True, owner_fallback=True, owner_draws=draws)
+        agent.new_hand()
+        vf.hand_start(SimpleNamespace(seat_agents=[agent, ar]))
+        vf._policy[1] = lambda s, b=bet, real=vf._policy[1]: (np.array([b]), np.ones(1)) if s.current_player() == 1 \
+            and len(s.history()) == len(state.history()) else real(s)
+        assert len(vf._draws_at(state, None, bet)) == int(draws)  # one raise whose size the owner draws
+        got[draws] = (vf.value(state), vf.value(after), vf.translation_expectation(after, 0))
+    before, value, expect = got[True]
+    assert value == pytest.approx(expect, abs=1e-9) and before == pytest.approx(value, abs=1e-9)
+    assert abs(got[False][1] - got[False][2]) > 1e-3  # the most likely size alone is not the draw's mean

@@ -150,8 +150,13 @@ def test_fitted_tables_per_seat_and_exact_chance_expectations(owner, fitted, mon
         assert vf.table is vf._tables[seats.index(ar)]
         d, sd = vf.table.ds(0)
         v = d[pre[:, None], pre[None, :]] + sd[pre[:, None], pre[None, :]] * preflop_equity_table(progress=False)
-        deals.append(vf.chance_expectation(root))
+        deals.append(vf._table_deal())
         assert deals[-1] == pytest.approx(v[disjoint].mean(), rel=1e-9, abs=1e-6)
+        # the deal's expectation: the tables' where the owner acts first, else one step of A^R's preflop strategy
+        # over them (what value() is after the deal; tests/test_aivat_chance_cv.py)
+        first = vf._first_seat()
+        assert vf.chance_expectation(root) == (deals[-1] if seats[first] is owner
+                                               else vf._deal_one_step(first, vf._policy[first]))
         # the turn and the river: the mean of value() over every card (flops covers them)
         monkeypatch.setattr(vf, "flops", 64)
         hands = [0, 13, 1, 14]

@@ -33,7 +33,11 @@ exactly (every card; ``flops`` of them when the street is played out, below), th
 cards left by its own generator (an unbiased estimate; every card when there are fewer), the hole cards
 exactly (the joint distribution of the preflop buckets and of the exact equity over all disjoint pairs of
 hands).  So AIVAT stays unbiased; the approximations cost variance only.  A state the tree cannot follow
-(off-tree betting) and all-in run-outs use the check-down equity value ``eq * pot - c0``.
+(off-tree betting) and all-in run-outs use the check-down equity value ``eq * pot - c0``, except a chance node off
+the tree while a known strategy still plays after its cards (the street lookahead, one step of a known seat): its
+value and expectation are the mean of ``v`` over its cards (at a leaf of the lookahead only at the turn's end).
+The deal's expectation averages what ``v`` is after the hole cards: one step of the first seat's strategy when it is
+known (:meth:`BlueprintValueFunction._deal`).
 
 **The agents' own strategies** (:meth:`BlueprintValueFunction.hand_start`, called by the AIVAT observer).  The
 tables model both seats by this blueprint.  When the other seat's agent is known (A^R, a simple agent, another
@@ -315,13 +319,17 @@ class BlueprintValueFunction:
     ``owner_fallback`` (default False): where the owner's tree cannot follow the hand, its lookahead plays what
     ``own_strategy`` plays there (call after an abstract all-in, else the nearest node's strategy) instead of ending
     the lookahead (``follow_owner`` implies it); raises still walk to their most likely size without ``follow_owner``.
+    ``owner_draws`` (default False; with ``follow_owner``): a raise whose translation the owner has still to draw
+    (:meth:`translation_expectation`'s) is valued by the mean over the sizes it may draw, in :meth:`value` and in
+    the lookahead after the other seat's raises, instead of its most likely size: the draw's term vanishes instead
+    of moving to the owner's next decision.  A function of the history, so still unbiased.
     """
 
     def __init__(self, strategy, view, translate_raise, boards: int = 24, flops: int = 16, seed: int = 0,
                  lookahead: bool = True, street_from: int = 1, blueprint_lookahead: bool = False,
                  follow_owner: bool = True, river_exact: bool = True,
                  river_cards: int = 12, river_leaves: bool = True, chance_cv: bool = False,
-                 owner_fallback: bool = False):
+                 owner_fallback: bool = False, owner_draws: bool = False):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
         self.strategy = strategy
@@ -343,6 +351,9 @@ class BlueprintValueFunction:
         self.lookahead = bool(lookahead)
         self.blueprint_lookahead = bool(blueprint_lookahead)
         self._policy: List[Optional[Callable]] = [None, None]
+        self._agents: list = [None, None]
+        # (table, first seat, its agent, the owner's translations) -> the deal's expectation (see _deal)
+        self._deals_one_step: dict = {}
         if int(street_from) not in (1, 2, 3, 4):
             raise GameError(f"street_from must be 1 (flop), 2, 3 (river) or 4 (never), got {street_from}")
         self.street_from = int(street_from)
@@ -356,11 +367,12 @@ class BlueprintValueFunction:
         self.river_leaves = bool(river_leaves)
         self.chance_cv = bool(chance_cv)
         self.owner_fallback = bool(owner_fallback)
+        self.owner_draws = bool(owner_draws)
         self._hand_reset()
         self._args = dict(flops=self.flops, lookahead=self.lookahead, blueprint_lookahead=self.blueprint_lookahead,
                           street_from=self.street_from, follow_owner=self.follow_owner, river_exact=self.river_exact,
                           river_cards=self.river_cards, river_leaves=self.river_leaves, chance_cv=self.chance_cv,
-                          owner_fallback=self.owner_fallback)
+                          owner_fallback=self.owner_fallback, owner_draws=self.owner_draws)
 
     def _hand_reset(self) -> None:
         """Forget the hand's owner, its remembered translations and the river cache (no hand started)."""
@@ -368,6 +380,7 @@ class BlueprintValueFunction:
         self._owner_seat: Optional[int] = None
         self._translation_index = -1
         self._river: dict = {}
+        self._offtree: dict = {}
         self._lines: dict = {}
         self._cutoffs = 0
 
@@ -440,6 +453,7 @@ class BlueprintValueFunction:
         """Called by the AIVAT observer at every hand: which seats get the lookahead, and whose translations
         the tables follow (the one seat whose agent plays this blueprint; its remembered choices)."""
         self._policy = [self.policy_of(a) if self.lookahead else None for a in hand.seat_agents]
+        self._agents = [getattr(a, "agent", a) for a in hand.seat_agents]
         self._own = [None, None]
         owners = [getattr(a, "agent", a) for a in hand.seat_agents
                   if getattr(getattr(a, "agent", a), "blueprint", None) is self.strategy]
@@ -448,6 +462,7 @@ class BlueprintValueFunction:
         self._owner_seat = next((i for i, a in enumerate(hand.seat_agents) if getattr(a, "agent", a) is owners[0]),
                                 None) if self._memo is not None else None
         self._river = {}
+        self._offtree = {}
         self._lines = {}
         if self.street_from < 4 and any(p is not None for p in self._policy):
             for seat, a in enumerate(hand.seat_agents):
@@ -559,6 +574,13 @@ class BlueprintValueFunction:
                     child.apply_action(a)
                     if ckey is not None:
                         _Shared.remember(legal, ckey, True)
+                draws = self._draws_at(state, key, a)
+                if draws:  # the owner draws this raise's size: the mean over the sizes
+                    def sub(c, d=depth + 1, k=ckey):
+                        got = self._street_value(c, d, k)
+                        return self.table_value(c, k, leaf=True) if got is None else got
+                    total += float(q) * self._over_draws(child, draws, sub)
+                    continue
                 v = self._street_value(child, depth + 1, ckey)
                 total += float(q) * (self.table_value(child, ckey, leaf=True) if v is None else v)
         return self._keep(line, total, depth, cutoffs)
@@ -571,6 +593,49 @@ class BlueprintValueFunction:
 
     def value(self, state) -> float:
         """Seat 0's value of ``state`` in chips (exact winnings at a terminal)."""
+        if self.owner_draws and self._memo is not None and not state.is_terminal():
+            pending = _pending(self.tree, self.translate_raise, state, self._memo)
+            if pending:
+                return self._over_draws(state, pending, self._value)
+        return self._value(state)
+
+    def _over_draws(self, state, pending, f) -> float:
+        """``sum over the sizes of each raise in pending (history index, [(child, q)]) of q * f(state)`` with the
+        owner's remembered translations set to that size (``owner_draws``)."""
+        real = self._memo
+        history = state.history()
+        combos = [([], 1.0)]
+        for index, choices in pending:
+            combos = [(got + [(index, (int(history[index]), int(c)))], w * float(q))
+                      for got, w in combos for c, q in choices]
+        total = 0.0
+        try:
+            for got, w in combos:
+                memo = dict(real)
+                memo.update(got)
+                self._memo = memo
+                total += w * f(state)
+        finally:
+            self._memo = real
+        return total
+
+    def _draws_at(self, state, key, action: int):
+        """``[(history index, [(child, q)])]`` when ``action`` (a raise by the seat that is not the owner's, at
+        ``state``) has a translation the owner would draw among several sizes (``owner_draws``), else ``[]``."""
+        if (not self.owner_draws or self._memo is None or action in (FOLD, CALL)
+                or state.current_player() == self._owner_seat):
+            return []
+        node = self._shared.walker.node_of(state, key, self._memo)
+        t = self.tree
+        if node is None or t.kind[node] != DECISION or int(t.player[node]) != state.current_player():
+            return []
+        choices = self.translate_raise(node, state, raise_amount(action))
+        if len(choices) < 2:
+            return []
+        return [(len(state.history()), [(int(c), float(q)) for c, q in choices])]
+
+    def _value(self, state) -> float:
+        """:meth:`value` with the owner's remembered translations as they are (no pending draw averaged)."""
         if (self._street and not state.is_terminal() and not state.is_chance_node()
                 and int(state.round) >= self.street_from):
             v = self._street_value(state)
@@ -600,6 +665,12 @@ class BlueprintValueFunction:
         if len(hole[0]) < 2 or len(hole[1]) < 2:
             return self.chance_expectation(state)
         node = self._shared.walker.node_of(state, key, self._memo)
+        if (state.is_chance_node() and not (leaf and len(state.board) < 4) and not self._runs_out(state, key)
+                and self._off_chance(state, node)):
+            # off the tree: the mean over the cards; at a leaf of the lookahead only at the turn's end (the river's
+            # lookahead over its 44 cards), before it the check-down equity value (a mean there plays streets within
+            # streets within the chance expectations: minutes per hand)
+            return self._offtree_mean(state)
         if node is None or self.tree.kind[node] != DECISION or (state.is_chance_node() and self._runs_out(state, key)):
             return self._equity_value(state)
         r = int(self.tree.round[node])
@@ -626,13 +697,15 @@ class BlueprintValueFunction:
         if len(hole[0]) < 2 or len(hole[1]) < 2:
             raise GameError("chance_expectation between the two players' hole cards is not supported")
         node = self.node_of(state)
-        if node is None or self.tree.kind[node] != DECISION or self._runs_out(state):
-            return self._equity_value(state)  # all-in run-out or off the tree: E_c of the equity value is itself
-        r = int(self.tree.round[node])
         board = [int(c) for c in state.board]
+        if self._runs_out(state):
+            return self._equity_value(state)  # an all-in run-out: E_c of the check-down equity value is itself
+        r = {0: 1, 3: 2, 4: 3}[len(board)]
+        if node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != r:
+            # off the tree: with a known strategy after the cards v(h) is already the mean over them; else v after
+            # the cards is the check-down equity value too, whose mean is itself (the equity is a martingale)
+            return self._offtree_mean(state) if self._looks_ahead() else self._equity_value(state)
         need = _BOARD[r] - len(board)
-        if need <= 0:
-            return self.value(state)
         if need == 1 and r == 3 and self._river_on():
             return self._river_mean(state)
         dead = set(board) | set(hole[0]) | set(hole[1])
@@ -688,10 +761,55 @@ class BlueprintValueFunction:
 
     def _cv_pot(self, state, node: int, r: int) -> float:
         """The control variate's coefficient (chips): ``T S T^T`` of the tables at ``node`` (the first decision of
-        round ``r``) at the two hands' buckets of round ``r - 1`` on ``state``'s board."""
+        round ``r``) at the two hands' buckets of round ``r - 1`` on ``state``'s board; off the tree (``node`` None
+        or not a decision) the pot at ``state``."""
+        if node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != r:  # off the tree
+            c = self.view.contributions(state)
+            return float(c[0] + c[1])
         b0, b1 = self._buckets(r - 1, [int(c) for c in state.board], state.hole)
         tr = self.trans[r - 1]
         return float(tr[b0] @ self.table.ds(node)[1] @ tr[b1])
+
+    def _looks_ahead(self) -> bool:
+        """Whether :meth:`value` after a chance node may play a known strategy (the street lookahead or one step
+        of a known seat) instead of reading the tables or the check-down equity value."""
+        return self._street or any(p is not None for p in self._policy)
+
+    def _off_chance(self, state, node) -> bool:
+        """Whether the chance node ``state`` (both hands dealt, not an all-in run-out) is off the tree (no node, an
+        abstract all-in, or a node of another round than the cards start) while :meth:`value` after its cards may
+        still play known strategies: then the check-down equity value is not the mean of ``v`` over the cards."""
+        r = {0: 1, 3: 2, 4: 3}[len(state.board)]
+        off = node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != r
+        return off and self._looks_ahead()
+
+    def _offtree_mean(self, state) -> float:
+        """``v`` of an off-tree chance node (:meth:`_off_chance`), and its chance expectation: the mean of
+        :meth:`value` over every turn or river card (over ``flops`` sampled flops, or turn cards when more are
+        left, plus the equity control variate on the pot), drawn once per hand and state.  The lookahead after the
+        cards plays the known strategies (A^R's rules, the owner's off-tree play) where the check-down equity value
+        assumed none: taking the equity value as the expectation was biased, and as ``v`` alone it left the
+        lookahead's chips in the chance term (benchmarks/RESULTS.md, branch aivat-80c)."""
+        key = (tuple(state.history()), tuple(sorted(self._memo.items())) if self._memo else ())
+        hit = self._offtree.get(key)
+        if hit is None:
+            board = [int(c) for c in state.board]
+            need = 3 if not board else 1
+            dead = set(board) | set(state.hole[0]) | set(state.hole[1])
+            rest = np.array([c for c in range(52) if c not in dead], dtype=np.int64)
+            every = need == 1 and (len(board) == 4 or rest.size <= self.flops)
+            if every:
+                boards = [board + [int(c)] for c in rest]
+            elif need == 1:
+                boards = [board + [int(c)] for c in rest[np.argsort(self.rng.random(rest.size))[:self.flops]]]
+            else:
+                picks = np.argsort(self.rng.random((self.flops, rest.size)), axis=1)[:, :need]
+                boards = [board + [int(c) for c in rest[p]] for p in picks]
+            hit = self._mean_value_on_boards(state, boards)
+            if not every:
+                hit += self._equity_cv(state, None, {0: 1, 3: 2}[len(board)], boards)
+            self._offtree[key] = hit
+        return hit
 
     # ------------------------------------------------------------------ the lookahead over a chance node's boards
     def _values_on_boards(self, state, boards) -> Optional[List[float]]:
@@ -752,9 +870,23 @@ class BlueprintValueFunction:
                 child.apply_action(a)
                 _Shared.remember(legal, ckey, True)
             sub = idx[sel]
-            v = self._street_boards(child, depth + 1, ckey, ctx, sub)
-            if v is None:
-                v = self._leaf_boards(child, ckey, ctx, sub)
+            draws = self._draws_at(state, key, a)
+            if draws:  # the owner draws this raise's size: the mean over the sizes (the same on every board)
+                real = self._memo
+                v = np.zeros(len(sub))
+                try:
+                    for index, choices in draws:
+                        for c, w in choices:
+                            self._memo = dict(real)
+                            self._memo[index] = (a, c)
+                            got = self._street_boards(child, depth + 1, ckey, ctx, sub)
+                            v += w * (self._leaf_boards(child, ckey, ctx, sub) if got is None else got)
+                finally:
+                    self._memo = real
+            else:
+                v = self._street_boards(child, depth + 1, ckey, ctx, sub)
+                if v is None:
+                    v = self._leaf_boards(child, ckey, ctx, sub)
             total[sel] += q[sel] * v
         return total
 
@@ -828,6 +960,8 @@ class BlueprintValueFunction:
             return self._terminal_boards(state, key, ctx, idx)
         node = self._shared.walker.node_of(state, key, self._memo)
         chance = state.is_chance_node()
+        if chance and len(state.board) == 4 and not self._runs_out(state, key) and self._off_chance(state, node):
+            return np.array([self._offtree_mean(ctx.state(state, int(k))) for k in idx])  # as table_value's leaf
         if node is None or self.tree.kind[node] != DECISION or (chance and self._runs_out(state, key)):
             return self._equity_boards(state, ctx, idx)
         r = int(self.tree.round[node])
@@ -880,11 +1014,92 @@ class BlueprintValueFunction:
         return hit
 
     def _deal(self) -> float:
-        """The exact expectation over the deal: ``E[D0[b(h0), b(h1)] + S0[b(h0), b(h1)] * eq(h0, h1)]`` over
-        all ordered pairs of disjoint hands."""
+        """The exact expectation of :meth:`value` after the hole cards over all ordered pairs of disjoint hands
+        (chips): the tables' (:meth:`_table_deal`) when the first to act preflop is modelled by them, else one step
+        of that seat's known strategy (:meth:`_deal_one_step`), as :meth:`value` plays it there."""
+        first = self._first_seat()
+        pol = self._policy[first]
+        if pol is None:
+            return self._table_deal()
+        agent = self._agents[first]
+        key = (id(self.table), first, id(agent), tuple(sorted(self._memo.items())) if self._memo else ())
+        hit = self._deals_one_step.get(key)
+        if hit is None or hit[0] is not agent or hit[1] is not self.table:  # ids of objects since freed
+            hit = self._deals_one_step[key] = (agent, self.table, self._deal_one_step(first, pol))
+        return hit[2]
+
+    def _table_deal(self) -> float:
+        """The tables' exact expectation over the deal: ``E[D0[b(h0), b(h1)] + S0[b(h0), b(h1)] * eq(h0, h1)]``
+        over all ordered pairs of disjoint hands."""
         if self._shared.deal_value is None:
             self._shared.deal_value = deal_expectation(self.table, self.ab)
         return self._shared.deal_value
+
+    def _first_seat(self) -> int:
+        """The seat that acts first after the hole cards."""
+        s = self.view.game.new_initial_state()
+        for c in (0, 1, 2, 3):  # any four cards: the order of play does not depend on them
+            s.apply_action(c)
+        return int(s.current_player())
+
+    def _deal_one_step(self, first: int, pol) -> float:
+        """``E[sum_a pol(a | h_first) table_value(root a)]`` over all ordered pairs of disjoint hands (chips), what
+        :meth:`value` is after the deal when seat ``first``'s strategy ``pol`` is known.  Per child ``a`` the value is
+        ``A_a[b0, b1] + B_a[b0, b1] * eq(h0, h1)`` (a fold: its chips; a decision on the tree: the tables; off the
+        tree: the check-down equity value), so the expectation is exact with the deal's pair matrices, ``pol``
+        asked once per hand of seat ``first`` (1,326 calls).  Taking the tables' expectation instead (the blueprint
+        in that seat) was biased against A^R (benchmarks/RESULTS.md, branch aivat-80c)."""
+        nb = self.table.num_buckets[0]
+        cls = np.asarray(self.ab.buckets_for_board(0, []), dtype=np.int64)
+        pairs = np.asarray(HOLE_PAIRS, dtype=np.int64)
+        cards = np.zeros((1326, 52))
+        cards[np.arange(1326), pairs[:, 0]] = 1.0
+        cards[np.arange(1326), pairs[:, 1]] = 1.0
+        disjoint = ((cards @ cards.T) == 0).astype(np.float64)
+        onehot = np.zeros((1326, nb))
+        onehot[np.arange(1326), cls] = 1.0
+        eqd = disjoint * preflop_equity_table(progress=False)  # seat 0's equity [h0, h1]
+        weights: dict = {}  # action -> (float64[1326] probability per hand of ``first``, a child state)
+        for h in range(1326):
+            mine = [int(c) for c in pairs[h]]
+            theirs = next([int(c) for c in pairs[g]] for g in range(1326) if disjoint[h, g])
+            hole = (mine, theirs) if first == 0 else (theirs, mine)
+            state = self.view.game.new_initial_state()
+            for c in (*hole[0], *hole[1]):  # the engine deals seat 0's two cards, then seat 1's
+                state.apply_action(c)
+            if sorted(state.hole[first]) != mine:
+                raise GameError("_deal_one_step: the hole cards were dealt in another order than expected")
+            got = pol(state)
+            if got is None:
+                raise GameError("_deal_one_step: the known strategy gives none at the root")
+            for a, q in zip(*got):
+                if q > 0:
+                    w = weights.get(int(a))
+                    if w is None:
+                        child = state.clone()
+                        child.apply_action(int(a))
+                        w = weights[int(a)] = (np.zeros(1326), child)
+                    w[0][h] += float(q)
+        total = 0.0
+        for w, child in weights.values():
+            wm = onehot * w[:, None]
+            if first == 0:
+                joint, eqw = wm.T @ disjoint @ onehot, wm.T @ eqd @ onehot
+            else:
+                joint, eqw = onehot.T @ disjoint @ wm, onehot.T @ eqd @ wm
+            if child.is_terminal():
+                total += float(child.returns()[0]) * joint.sum()
+                continue
+            if child.is_chance_node():
+                raise GameError("_deal_one_step: a first action that closes the preflop round is not supported")
+            node = self._shared.walker.node_of(child, None, self._memo)
+            if node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != 0:
+                c = self.view.contributions(child)  # the check-down equity value eq * pot - c0
+                total += float(c[0] + c[1]) * eqw.sum() - float(c[0]) * joint.sum()
+                continue
+            d, s_ = self.table.ds(node)
+            total += float(np.sum(joint * d) + np.sum(eqw * s_))
+        return total / disjoint.sum()
 
 
 class _BlueprintPolicy:

@@ -162,9 +162,9 @@ class OpponentTablesValueFunction(BlueprintValueFunction):
             raise GameError("OpponentTablesValueFunction: a hand without the fitted opponent (its self-play tables "
                             "were dropped, as both seats are fitted)")
 
-    def _deal(self) -> float:
+    def _table_deal(self) -> float:
         if self.table is self._base:
-            return super()._deal()
+            return super()._table_deal()
         hit = self._deals.get(id(self.table))
         if hit is None:
             hit = self._deals[id(self.table)] = deal_expectation(self.table, self.ab)
