@@ -75,3 +75,18 @@ def tiny_blueprint(tmp_path_factory):
         return paths[game]
 
     return path_for
+
+
+@pytest.fixture(scope="session")
+def small_flop_spot():
+    """``(tree, ranges)``: a flop spot small enough for thread and update-rule checks of the range solver (board
+    As Kh Ts on a 10-card deck, pot 100, stacks 300, bets half pot and all-in; random ranges, seed 1)."""
+    import numpy as np
+
+    from cfrkit.cards.encoding import parse_cards
+    from cfrkit.solvers.public.postflop_game import PostflopPublicGame
+    from cfrkit.solvers.public.tree import build_public_tree
+
+    g = PostflopPublicGame("AsKhTs", 100, 300, "50%, a", deck=parse_cards("AsKsQsJsTs9sAhKhQhJh"))
+    ranges = (np.random.default_rng(1).random((2, 1326)) + 0.05) * g.hand_mask(g.board_cards)
+    return build_public_tree(g), ranges

@@ -20,18 +20,13 @@ from cfrkit._kernels import default_threads
 from cfrkit.cards.encoding import parse_cards
 from cfrkit.solvers.public.board_range_cfr import BoardRangeSolver
 from cfrkit.solvers.public.postflop_game import PostflopPublicGame
-from cfrkit.solvers.public.tree import build_public_tree
 
-DECK = parse_cards("AsKsQsJsTs9sAhKhQhJh")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture(scope="module")
-def flop():
-    g = PostflopPublicGame("AsKhTs", 100, 300, "50%, a", deck=DECK)
-    tree = build_public_tree(g)
-    ranges = (np.random.default_rng(1).random((2, 1326)) + 0.05) * g.hand_mask(g.board_cards)
-    return tree, ranges
+def flop(small_flop_spot):
+    return small_flop_spot
 
 
 def _policy(env_extra):
@@ -65,7 +60,9 @@ def test_default_thread_count_honours_the_affinity_mask(flop):
 
 
 @pytest.mark.parametrize("algorithm,dtype,compression", [("dcfr", "float32", False), ("dcfr-postflop", "float32", False),
-                                                         ("cfr+", "float64", False), ("dcfr", "float32", True)])
+                                                         ("cfr+", "float64", False), ("dcfr", "float32", True),
+                                                         ("dcfr+", "float32", False), ("dcfr+", "float32", True),
+                                                         ("pdcfr+", "float64", False)])
 def test_iterates_identical_across_thread_counts(flop, algorithm, dtype, compression):
     tree, ranges = flop
     runs = []
@@ -73,9 +70,11 @@ def test_iterates_identical_across_thread_counts(flop, algorithm, dtype, compres
         s = BoardRangeSolver(tree, ranges=ranges, algorithm=algorithm, dtype=dtype, compression=compression,
                              threads=threads)
         s.run(4)
-        runs.append((s.regrets.copy(), s.strategy_sum.copy(), s.exploitability()))
-    for reg, ssum, expl in runs[1:]:
-        assert np.array_equal(reg, runs[0][0]) and np.array_equal(ssum, runs[0][1]) and expl == runs[0][2]
+        cum = s.cumulative_regrets.copy() if s.cumulative_regrets is not None else np.zeros(1)  # PDCFR+'s own table
+        runs.append((s.regrets.copy(), s.strategy_sum.copy(), cum, s.exploitability()))
+    for reg, ssum, cum, expl in runs[1:]:
+        assert np.array_equal(reg, runs[0][0]) and np.array_equal(ssum, runs[0][1])
+        assert np.array_equal(cum, runs[0][2]) and expl == runs[0][3]
 
 
 # exploitability (chips; pot 100) after 20 iterations, recorded from main (4a0fe5e) before issue 30's kernel work

@@ -4,7 +4,7 @@
   and PDCFR+'s cumulative regrets equal CFR+'s bitwise, PDCFR+'s predicted regrets are ``(1 + d(1)) = 1.5``
   times them (and its strategies, proportional, give player 1 the same pass);
 * both converge on a small flop spot (exploitability below a bound), regrets floored at 0;
-* iterates identical across 1, 2 and 3 threads (as the other rules, tests/test_range_threads.py);
+* iterates identical across 1, 2 and 3 threads: tests/test_range_threads.py, with the other rules;
 * the per-algorithm default exponents and the errors of the front and the engine.
 """
 from __future__ import annotations
@@ -12,21 +12,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cfrkit.cards.encoding import parse_cards
 from cfrkit.solvers.public import SubgameSolver
 from cfrkit.solvers.public.board_range_cfr import ALGORITHM_DEFAULTS, BoardRangeSolver
-from cfrkit.solvers.public.postflop_game import PostflopPublicGame
-from cfrkit.solvers.public.tree import build_public_tree
 
-DECK = parse_cards("AsKsQsJsTs9sAhKhQhJh")
 
 
 @pytest.fixture(scope="module")
-def flop():
-    g = PostflopPublicGame("AsKhTs", 100, 300, "50%, a", deck=DECK)
-    tree = build_public_tree(g)
-    ranges = (np.random.default_rng(1).random((2, 1326)) + 0.05) * g.hand_mask(g.board_cards)
-    return tree, ranges
+def flop(small_flop_spot):
+    return small_flop_spot
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -62,22 +55,6 @@ def test_new_rules_converge(flop, algorithm, bound):
     assert s.regrets.min() >= 0   # CFR+'s floor (PDCFR+: the predicted regrets too)
     if algorithm == "pdcfr+":
         assert s.cumulative_regrets.min() >= 0
-
-
-@pytest.mark.parametrize("algorithm,dtype,compression", [("dcfr+", "float32", False), ("dcfr+", "float32", True),
-                                                         ("pdcfr+", "float64", False)])
-def test_iterates_identical_across_thread_counts(flop, algorithm, dtype, compression):
-    tree, ranges = flop
-    runs = []
-    for threads in (1, 2, 3):
-        s = BoardRangeSolver(tree, ranges=ranges, algorithm=algorithm, dtype=dtype, compression=compression,
-                             threads=threads)
-        s.run(4)
-        cum = s.cumulative_regrets.copy() if s.cumulative_regrets is not None else np.zeros(1)
-        runs.append((s.regrets.copy(), s.strategy_sum.copy(), cum, s.exploitability()))
-    for reg, ssum, cum, expl in runs[1:]:
-        assert np.array_equal(reg, runs[0][0]) and np.array_equal(ssum, runs[0][1])
-        assert np.array_equal(cum, runs[0][2]) and expl == runs[0][3]
 
 
 def test_default_exponents_and_errors(flop):
