@@ -227,3 +227,22 @@ def test_four_round_build_with_river_centres(tmp_path):
     river = a.buckets_for_board(3, cards[2:7])
     assert (river >= 0).sum() == 21  # C(7, 2) live pairs of the 12-card deck
     assert not os.path.exists(str(tmp_path / "four" / "round3.bkt"))
+
+
+def _worker_that_dies(boards):
+    os._exit(3)  # as a worker killed by the kernel (out of memory) ends: no exception, no result
+
+
+def test_a_build_whose_worker_dies_stops_with_one_line_instead_of_hanging(tmp_path, monkeypatch):
+    """The assignment's process pool: a dead worker must end the build with an error (mp.Pool waited forever)."""
+    from cfrkit.abstraction import build as build_module
+
+    monkeypatch.setattr(build_module, "_worker_chunk", _worker_that_dies)
+    out = str(tmp_path / "dies")
+    with pytest.raises(AbstractionError, match="lost a worker process"):
+        build_abstraction((9, 12, 8), out, features=("lossless", "pa-emd", "ochs"), num_ranks=3, num_suits=4,
+                          sample=2000, workers=2, progress=False)
+    monkeypatch.undo()
+    again = build_abstraction((9, 12, 8), out, features=("lossless", "pa-emd", "ochs"), num_ranks=3, num_suits=4,
+                              sample=2000, workers=2, progress=False)  # run again: it resumes and finishes
+    assert again.num_buckets(2) == 8

@@ -15,6 +15,8 @@ import json
 import multiprocessing as mp
 import os
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from typing import Dict, Iterable, Optional, Sequence
 
 import numpy as np
@@ -326,16 +328,19 @@ def _build_round(params, r, out, workers, progress, ray_address, board_fraction)
                 bar.update(len(ch))
         else:
             arr.flush()
-            pool = mp.get_context("fork").Pool(workers, _worker_init,
-                                               (params.to_json(), r, out, tmp, entries, C))
-            try:
-                for nb, c, cpu in pool.imap_unordered(_worker_chunk, chunks):
-                    computed += c
-                    cpu_assign += cpu
-                    bar.update(nb)
-            finally:
-                pool.close()
-                pool.join()
+            # an executor, not mp.Pool: a worker that dies (killed, out of memory) breaks the pool with an error
+            # instead of leaving the build waiting forever for its chunk
+            with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"), initializer=_worker_init,
+                                     initargs=(params.to_json(), r, out, tmp, entries, C)) as pool:
+                try:
+                    for fut in as_completed([pool.submit(_worker_chunk, ch) for ch in chunks]):
+                        nb, c, cpu = fut.result()
+                        computed += c
+                        cpu_assign += cpu
+                        bar.update(nb)
+                except BrokenProcessPool:
+                    raise AbstractionError(f"the {name} assignment lost a worker process (killed or out of memory); "
+                                           f"run the build again to resume") from None
             arr = np.memmap(tmp, dtype="<u2", mode="r+", offset=8 + 4096, shape=(entries,))
         bar.close()
         t_assign = time.time() - t0
