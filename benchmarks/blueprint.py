@@ -158,6 +158,10 @@ def cmd_curve(args):
     its paired 95% interval (same deals)."""
     from concurrent.futures import ProcessPoolExecutor
 
+    if not os.path.isfile(args.path):
+        raise SystemExit(f"curve: no such blueprint file: {args.path}")
+    if args.deals <= 0 or args.processes <= 0:
+        raise SystemExit("curve: --deals and --processes must be positive")
     root, ext = os.path.splitext(args.path)
     snaps = sorted(glob.glob(f"{root}.it*{ext}"), key=lambda p: int(re.search(r"\.it(\d+)", p).group(1)))
     snaps.append(args.path)
