@@ -711,13 +711,7 @@ class BlueprintValueFunction:
         dead = set(board) | set(hole[0]) | set(hole[1])
         rest = np.array([c for c in range(52) if c not in dead], dtype=np.int64)
         every = need == 1 and ((r == 3 and not (self._street and self.street_from <= 3)) or rest.size <= self.flops)
-        if every:
-            boards = [board + [int(c)] for c in rest]  # every card
-        elif need == 1:  # turn cards: a uniform sample without replacement, unbiased for the mean
-            boards = [board + [int(c)] for c in rest[np.argsort(self.rng.random(rest.size))[:self.flops]]]
-        else:  # flops: each a uniform draw of three cards, unbiased
-            picks = np.argsort(self.rng.random((self.flops, rest.size)), axis=1)[:, :need]
-            boards = [board + [int(c) for c in rest[p]] for p in picks]
+        boards = self._chance_boards(board, rest, need, every)
         _two_buckets_boards(self.ab, self._shared.buckets, r, boards, hole)  # every board's, read below: in one batch
         nxt = int(self.tree.player[node])  # who acts first after the cards
         if self._policy[nxt] is None and not (self._street and r >= self.street_from):
@@ -783,6 +777,17 @@ class BlueprintValueFunction:
         off = node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != r
         return off and self._looks_ahead()
 
+    def _chance_boards(self, board, rest, need: int, every: bool):
+        """The boards of a chance expectation: ``board`` plus every card of ``rest`` (``every``), else ``flops``
+        turn or river cards drawn uniformly without replacement (``need`` 1), else ``flops`` flops each a uniform
+        draw of three cards; unbiased for the mean either way (draws from this value function's generator)."""
+        if every:
+            return [board + [int(c)] for c in rest]
+        if need == 1:
+            return [board + [int(c)] for c in rest[np.argsort(self.rng.random(rest.size))[:self.flops]]]
+        picks = np.argsort(self.rng.random((self.flops, rest.size)), axis=1)[:, :need]
+        return [board + [int(c) for c in rest[p]] for p in picks]
+
     def _offtree_mean(self, state) -> float:
         """``v`` of an off-tree chance node (:meth:`_off_chance`), and its chance expectation: the mean of
         :meth:`value` over every turn or river card (over ``flops`` sampled flops, or turn cards when more are
@@ -798,13 +803,7 @@ class BlueprintValueFunction:
             dead = set(board) | set(state.hole[0]) | set(state.hole[1])
             rest = np.array([c for c in range(52) if c not in dead], dtype=np.int64)
             every = need == 1 and (len(board) == 4 or rest.size <= self.flops)
-            if every:
-                boards = [board + [int(c)] for c in rest]
-            elif need == 1:
-                boards = [board + [int(c)] for c in rest[np.argsort(self.rng.random(rest.size))[:self.flops]]]
-            else:
-                picks = np.argsort(self.rng.random((self.flops, rest.size)), axis=1)[:, :need]
-                boards = [board + [int(c) for c in rest[p]] for p in picks]
+            boards = self._chance_boards(board, rest, need, every)
             hit = self._mean_value_on_boards(state, boards)
             if not every:
                 hit += self._equity_cv(state, None, {0: 1, 3: 2}[len(board)], boards)
