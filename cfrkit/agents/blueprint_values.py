@@ -65,6 +65,10 @@ try:  # a chance node's sampled boards' equities in one call (pyx/equity.pyx)
     from cfrkit._kernels.equity import hand_vs_hand_boards as _hvh_boards
 except ImportError:  # pragma: no cover - a checkout whose kernels were not rebuilt
     _hvh_boards = None
+try:  # the street lookahead over a chance node's boards walked in C (pyx/street_lookahead.pyx)
+    from cfrkit._kernels import street_lookahead as _street_kernel
+except ImportError:  # pragma: no cover - a checkout whose kernels were not rebuilt
+    _street_kernel = None
 from cfrkit.cards.hands import HOLE_PAIRS, pair_index
 from cfrkit.cards.preflop import preflop_equity_table
 from cfrkit.games.base import GameError
@@ -80,6 +84,7 @@ __all__ = ["blueprint_values", "bucket_transitions", "deal_expectation", "Bluepr
 # float32 entries of the two tables together (1.2 GB): larger abstractions are refused
 _MAX_ENTRIES = 300_000_000
 _BOARD = (0, 3, 4, 5)
+_ROUND = {0: 0, 3: 1, 4: 2, 5: 3}  # board cards -> round
 
 
 def _runs_out(state) -> bool:
@@ -323,13 +328,16 @@ class BlueprintValueFunction:
     (:meth:`translation_expectation`'s) is valued by the mean over the sizes it may draw, in :meth:`value` and in
     the lookahead after the other seat's raises, instead of its most likely size: the draw's term vanishes instead
     of moving to the owner's next decision.  A function of the history, so still unbiased.
+    ``compiled_lookahead`` (default True): the street lookahead over a chance node's boards
+    (:meth:`_values_on_boards`) is walked in C (``pyx/street_lookahead.pyx``) over betting lines kept per hand; off,
+    the Python walk (:meth:`_street_boards`, the reference).  The same numbers bit for bit either way.
     """
 
     def __init__(self, strategy, view, translate_raise, boards: int = 24, flops: int = 16, seed: int = 0,
                  lookahead: bool = True, street_from: int = 1, blueprint_lookahead: bool = False,
                  follow_owner: bool = True, river_exact: bool = True,
                  river_cards: int = 12, river_leaves: bool = True, chance_cv: bool = False,
-                 owner_fallback: bool = False, owner_draws: bool = False):
+                 owner_fallback: bool = False, owner_draws: bool = False, compiled_lookahead: bool = True):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
         self.strategy = strategy
@@ -368,11 +376,13 @@ class BlueprintValueFunction:
         self.chance_cv = bool(chance_cv)
         self.owner_fallback = bool(owner_fallback)
         self.owner_draws = bool(owner_draws)
+        self.compiled_lookahead = bool(compiled_lookahead)
         self._hand_reset()
         self._args = dict(flops=self.flops, lookahead=self.lookahead, blueprint_lookahead=self.blueprint_lookahead,
                           street_from=self.street_from, follow_owner=self.follow_owner, river_exact=self.river_exact,
                           river_cards=self.river_cards, river_leaves=self.river_leaves, chance_cv=self.chance_cv,
-                          owner_fallback=self.owner_fallback, owner_draws=self.owner_draws)
+                          owner_fallback=self.owner_fallback, owner_draws=self.owner_draws,
+                          compiled_lookahead=self.compiled_lookahead)
 
     def _hand_reset(self) -> None:
         """Forget the hand's owner, its remembered translations and the river cache (no hand started)."""
@@ -383,6 +393,7 @@ class BlueprintValueFunction:
         self._offtree: dict = {}
         self._lines: dict = {}
         self._cutoffs = 0
+        self._plans: Optional[_StreetPlans] = None
 
     def fresh(self, view) -> "BlueprintValueFunction":
         """The value function a new one with the same arguments and ``view`` would be (a fresh generator
@@ -464,6 +475,7 @@ class BlueprintValueFunction:
         self._river = {}
         self._offtree = {}
         self._lines = {}
+        self._plans = None
         if self.street_from < 4 and any(p is not None for p in self._policy):
             for seat, a in enumerate(hand.seat_agents):
                 if self._policy[seat] is None and getattr(getattr(a, "agent", a), "blueprint", None) is self.strategy:
@@ -832,10 +844,36 @@ class BlueprintValueFunction:
         if rep.is_terminal() or rep.is_chance_node() or int(rep.round) < self.street_from:
             return None
         ctx = _Boards(self, state, [list(b) for b in boards])
+        if self.compiled_lookahead and _street_kernel is not None and not self.owner_draws:
+            return self._values_on_boards_compiled(rep, key, ctx)
         try:
             vals = self._street_boards(rep, 0, key, ctx, np.arange(len(boards)))
         except _NotOnBoards:
             return None
+        return None if vals is None else vals.tolist()
+
+    def _values_on_boards_compiled(self, rep, key, ctx: _Boards) -> Optional[List[float]]:
+        """:meth:`_values_on_boards` by the compiled walk (``street_lookahead.street_values``) from ``rep`` (the chance
+        node dealt the first board) over the hand's kept betting lines (:class:`_StreetPlans`): the two hands' buckets
+        of the street's round and the equity of every board computed first, in one batch each."""
+        plans = self._plans
+        if plans is None:
+            plans = self._plans = _StreetPlans(self)
+        root = plans.root(rep, key)
+        if root.street == _street_kernel.ST_NONE:
+            return None
+        idx = np.arange(len(ctx.boards))
+        r = _ROUND[len(rep.board)]
+        b = np.array(ctx.buckets_many(r, idx), dtype=np.int64).reshape(len(idx), 2)
+        eq = ctx.equity(idx)
+        outer = plans.ctx, plans.round  # a leaf's mean over the river cards walks its own boards inside this walk
+        plans.ctx, plans.round = ctx, r
+        try:
+            vals = _street_kernel.street_values(root, plans, b[:, 0], b[:, 1], eq)
+        except _NotOnBoards:
+            return None
+        finally:
+            plans.ctx, plans.round = outer
         return None if vals is None else vals.tolist()
 
     def _street_boards(self, state, depth: int, key, ctx: _Boards, idx: np.ndarray) -> Optional[np.ndarray]:
@@ -1101,6 +1139,147 @@ class BlueprintValueFunction:
         return total / disjoint.sum()
 
 
+class _StreetPlans:
+    """The betting lines of the compiled street lookahead (``pyx/street_lookahead.pyx``'s ``Plan``) of one value
+    function and hand, and the builder its walk calls back.  Each method is the Python walk's step at one line
+    (:meth:`BlueprintValueFunction._street_boards`, ``_policy_boards``, ``_leaf_boards``, ``_terminal_boards``), so
+    the compiled walk asks the same policies and reads the same caches: what a line is (a fold's chips, whose policy
+    acts and how, which table entry or check-down value is its leaf) depends only on the betting, the owner's
+    remembered translations and the hands, which key the kept roots; ``ctx`` (the boards) is set per walk."""
+
+    def __init__(self, vf: BlueprintValueFunction):
+        self.vf = vf
+        self.roots: dict = {}
+        self.ctx: Optional[_Boards] = None
+        self.round = -1
+
+    def root(self, rep, key):
+        """The plan of the lookahead from ``rep`` (a state after the chance node's cards), kept per hand."""
+        vf = self.vf
+        mk = (key, tuple(sorted(vf._memo.items())) if vf._memo else None, tuple(rep.hole[0]), tuple(rep.hole[1]),
+              len(rep.board))
+        hit = self.roots.get(mk)
+        if hit is None:
+            hit = self.roots[mk] = self._plan(rep, key, 0)
+        return hit
+
+    def _plan(self, state, key, depth: int):
+        """The plan of ``state`` (betting line ``key``, ``depth`` below the root): its street kind as
+        :meth:`BlueprintValueFunction._street_boards` decides it, children built when first reached."""
+        k = _street_kernel
+        vf = self.vf
+        plan = k.Plan(state, key, depth)
+        if state.is_terminal():
+            if state.num_active() <= 1:
+                memo = vf._shared.terminals
+                hit = memo.get((key, None))
+                if hit is None:
+                    hit = float(state.returns()[0])
+                    _Shared.remember(memo, (key, None), hit)
+                plan.street, plan.value = k.ST_FOLD, hit
+            elif len(state.board) != 5 or state.game.num_players != 2:
+                plan.street = k.ST_RAISE
+            else:
+                plan.street, plan.sd = k.ST_SHOWDOWN, np.full(3, np.nan)
+            return plan
+        if state.is_chance_node() or depth > 12:
+            return plan
+        p = state.current_player()
+        pol = vf._policy[p] or vf._own[p]
+        if pol is None:
+            return plan
+        plan.policy = pol
+        if isinstance(pol, _BlueprintPolicy) and pol._buckets is vf._shared.buckets:
+            # the value function's abstraction: the rows by the buckets the walk already has
+            got = pol._node_acts(state, key, vf._memo)
+            if got is None:
+                return plan
+            node, acts = got
+            if node < 0:
+                plan.street, plan.acts, plan.probs = k.ST_CONST, acts, np.ones(1)
+            elif int(pol.agent.tree.round[node]) == _ROUND[len(state.board)]:
+                plan.street, plan.acts, plan.probs, plan.player = k.ST_TABLE, acts, pol.table(node), p
+            else:
+                plan.street = k.ST_PY
+        elif _ignores_board(pol):
+            got = pol(state)
+            if got is None:
+                return plan
+            plan.street, plan.acts = k.ST_CONST, np.asarray(got[0], dtype=np.int64)
+            plan.probs = np.ascontiguousarray(got[1], dtype=np.float64)
+        else:
+            plan.street = k.ST_PY
+        if plan.street in (k.ST_TABLE, k.ST_CONST):
+            plan.children = [None] * len(plan.acts)
+        return plan
+
+    def plan_child(self, plan, action: int):
+        """The plan after ``action`` at ``plan``'s line (legality checked once per line, as the Python walk does)."""
+        a = int(action)
+        child = plan.state.clone()
+        ckey = plan.key + (a,)
+        legal = self.vf._shared.legal
+        if ckey in legal:
+            child.apply_trusted(a)
+        else:
+            child.apply_action(a)
+            _Shared.remember(legal, ckey, True)
+        return self._plan(child, ckey, plan.depth + 1)
+
+    def plan_policy(self, plan, idx):
+        """A policy that reads the boards (A^R's rules, another abstraction's rows): the Python walk's answer."""
+        return self.vf._policy_boards(plan.policy, plan.state, plan.key, self.ctx, idx)
+
+    def plan_leaf(self, plan) -> None:
+        """Set ``plan``'s leaf kind as :meth:`BlueprintValueFunction._leaf_boards` decides it."""
+        k = _street_kernel
+        vf = self.vf
+        state, key = plan.state, plan.key
+        plan.leaf = k.LF_PY
+        if state.is_terminal():
+            return
+        node = vf._shared.walker.node_of(state, key, vf._memo)
+        chance = state.is_chance_node()
+        if chance and len(state.board) == 4 and not vf._runs_out(state, key) and vf._off_chance(state, node):
+            return  # the mean over the river cards (Python)
+        if node is None or vf.tree.kind[node] != DECISION or (chance and vf._runs_out(state, key)):
+            self._equity_leaf(plan)
+            return
+        r = int(vf.tree.round[node])
+        nb = len(state.board)
+        if chance and r > 0 and nb < _BOARD[r]:
+            return  # a round-closing call's transition average (Python)
+        if nb != _BOARD[r]:
+            self._equity_leaf(plan)
+            return
+        if r != self.round:
+            return
+        i = int(vf.table.row[node])
+        plan.leaf, plan.d, plan.s = k.LF_ONBOARD, vf.table.D[r][i], vf.table.S[r][i]
+
+    def _equity_leaf(self, plan) -> None:
+        c = self.vf.view.contributions(plan.state)  # the check-down value eq * (c0 + c1) - c0
+        plan.leaf, plan.pot, plan.c0 = _street_kernel.LF_EQUITY, c[0] + c[1], c[0]
+
+    def plan_leaf_values(self, plan, idx) -> np.ndarray:
+        return self.vf._leaf_boards(plan.state, plan.key, self.ctx, idx)
+
+    def plan_showdown(self, plan, k: int) -> float:
+        """Seat 0's chips at ``plan``'s showdown on board ``k`` (one per river equity, remembered as the Python walk
+        remembers them)."""
+        e = float(self.ctx.equity([int(k)])[0])
+        memo = self.vf._shared.terminals
+        hit = memo.get((plan.key, e))
+        if hit is None:
+            hit = float(self.ctx.state(plan.state, int(k)).returns()[0])
+            _Shared.remember(memo, (plan.key, e), hit)
+        return hit
+
+    @staticmethod
+    def plan_not_on_boards() -> None:
+        raise _NotOnBoards()
+
+
 class _BlueprintPolicy:
     """A blueprint agent's strategy for the actual hand at a state, without touching the agent (its translation
     sampler, memo and off-tree flags): the walk of :meth:`BlueprintValueFunction.node_of` with that agent's tree
@@ -1122,6 +1301,7 @@ class _BlueprintPolicy:
         self._lines = {}
         self._follow = {}
         self._rows = {}    # (node, bucket) -> the average strategy's row
+        self._tables = {}  # node -> every bucket's row (see table)
 
     def _actions(self, node: int, state) -> np.ndarray:
         a = self.agent
@@ -1165,6 +1345,16 @@ class _BlueprintPolicy:
                 return -1, _CALL_ONLY[0]
             acts = self._actions(node, state)
         return node, acts
+
+    def table(self, node: int) -> np.ndarray:
+        """float64[B_r, children]: :meth:`_row` of every bucket of ``node``'s round (the compiled lookahead's rows)."""
+        hit = self._tables.get(node)
+        if hit is None:
+            nb = int(self.agent.blueprint.num_buckets[int(self.agent.tree.round[node])])
+            hit = np.ascontiguousarray([self._row(node, b) for b in range(nb)], dtype=np.float64)
+            hit.setflags(write=False)
+            _Shared.remember(self._tables, node, hit, limit=20_000)
+        return hit
 
     def _row(self, node: int, b: int) -> np.ndarray:
         row = self._rows.get((node, b))

@@ -1,0 +1,236 @@
+# cython: language_level=3
+# distutils: extra_compile_args = -ffp-contract=off
+"""AIVAT's street lookahead over a chance node's boards, walked in C (issue 27, match speed).
+
+Python API: ``cfrkit.agents.blueprint_values`` (``BlueprintValueFunction._values_on_boards``).
+
+The street lookahead of the blueprint value function plays the rest of a street's betting with both seats'
+known strategies, on B boards at once: the betting tree is the same on every board, only the policies'
+probabilities (bucket rows), the leaves' table entries and equities and the showdowns differ.  A
+:class:`Plan` is one betting line of that tree, built by Python once per hand and line (what the line is
+does not depend on the boards) and kept: what its street value is (a fold's chips, a showdown's chips per
+river equity, a policy's rows per bucket or one row for every board, or a Python policy asked on the boards),
+what its leaf value is when the street value is None (a table entry ``D + S * eq``, the check-down equity value
+``eq * pot - c0``, or Python's), and its children, built on first use through the ``builder``'s methods
+(``plan_child``, ``plan_policy``, ``plan_leaf``, ``plan_leaf_values``, ``plan_showdown``, ``plan_not_on_boards``).
+
+:func:`street_values` walks the plans as Python's ``_street_boards`` walks the states: per board the same
+float64 operations in the same order (``total += q * v`` over the actions in order, a child's leaf where its
+street value is None), so the same numbers bit for bit; ``-ffp-contract=off`` keeps ``q * v + total`` and
+``d + s * eq`` two roundings each, as numpy does.
+"""
+import numpy as np
+cimport numpy as cnp
+
+cnp.import_array()
+
+# a plan's street value (Python's ``_street_boards`` at that line)
+cdef enum:
+    _ST_NONE = 0       # None: the parent takes the leaf value
+    _ST_FOLD = 1       # a fold terminal: ``value`` on every board
+    _ST_SHOWDOWN = 2   # a heads-up river showdown: ``sd[0 / 1 / 2]`` for equity 0, 1/2, 1 (NaN until asked)
+    _ST_RAISE = 3      # a terminal the boards cannot share: ``builder.plan_not_on_boards()`` raises
+    _ST_TABLE = 4      # ``probs[bucket of seat player on the board, action]``
+    _ST_CONST = 5      # ``probs[action]`` on every board
+    _ST_PY = 6         # ``builder.plan_policy(plan, idx)``: None or (actions int64[A], probs float64[n, A])
+
+# a plan's leaf value (Python's ``_leaf_boards``), asked where its street value is None
+cdef enum:
+    _LF_UNSET = 0      # not built yet: ``builder.plan_leaf(plan)`` sets it
+    _LF_ONBOARD = 1    # ``float(d[b0, b1]) + float(s[b0, b1]) * eq``
+    _LF_EQUITY = 2     # ``eq * pot - c0``
+    _LF_PY = 3         # ``builder.plan_leaf_values(plan, idx)``
+
+ST_NONE, ST_FOLD, ST_SHOWDOWN, ST_RAISE, ST_TABLE, ST_CONST, ST_PY = range(7)
+LF_UNSET, LF_ONBOARD, LF_EQUITY, LF_PY = range(4)
+
+
+cdef class Plan:
+    """One betting line of a street lookahead (see the module doc); Python fills the fields, the walk reads them.
+
+    ``state``, ``key``, ``depth``: a state of the line (any board of the street), its betting actions and its depth
+    below the lookahead's root; ``policy``: the Python policy asked (``ST_PY``); ``children``: one per action of
+    ``acts`` (``ST_TABLE`` / ``ST_CONST``; None until built), ``by_action``: action -> child (``ST_PY``)."""
+    cdef public int street, leaf, player, depth
+    cdef public double value, pot, c0
+    cdef public object sd, probs, acts, d, s, state, key, policy
+    cdef public list children
+    cdef public dict by_action
+
+    def __init__(self, state, key, int depth):
+        self.state = state
+        self.key = key
+        self.depth = depth
+        self.street = _ST_NONE
+        self.leaf = _LF_UNSET
+        self.player = -1
+        self.by_action = {}
+
+
+cdef class _Walk:
+    cdef object builder
+    cdef const long long[::1] b0
+    cdef const long long[::1] b1
+    cdef const double[::1] eq
+
+
+cdef inline int _slot(double e) noexcept:
+    if e == 0.0:
+        return 0
+    if e == 0.5:
+        return 1
+    if e == 1.0:
+        return 2
+    return -1
+
+
+cdef int _leaf(Plan node, long long[::1] idx, double[::1] out, _Walk w) except -1:
+    cdef Py_ssize_t n = idx.shape[0], i
+    cdef long long k
+    cdef const float[:, ::1] d
+    cdef const float[:, ::1] s
+    cdef double pot, c0
+    cdef double[::1] got
+    if node.leaf == _LF_UNSET:
+        w.builder.plan_leaf(node)
+    if node.leaf == _LF_ONBOARD:
+        d = node.d
+        s = node.s
+        for i in range(n):
+            k = idx[i]
+            out[i] = <double>d[w.b0[k], w.b1[k]] + <double>s[w.b0[k], w.b1[k]] * w.eq[k]
+    elif node.leaf == _LF_EQUITY:
+        pot = node.pot
+        c0 = node.c0
+        for i in range(n):
+            out[i] = w.eq[idx[i]] * pot - c0
+    elif node.leaf == _LF_PY:
+        got = np.ascontiguousarray(w.builder.plan_leaf_values(node, np.asarray(idx)), dtype=np.float64)
+        if got.shape[0] != n:
+            raise ValueError(f"plan_leaf_values gave {got.shape[0]} values for {n} boards")
+        out[:] = got
+    else:
+        raise ValueError(f"plan leaf kind {node.leaf} unknown")
+    return 0
+
+
+cdef int _street(Plan node, long long[::1] idx, double[::1] out, _Walk w) except -1:
+    """1 with the street values of the boards ``idx`` in ``out``, 0 where the street value is None."""
+    cdef Py_ssize_t n = idx.shape[0], i, j, m, u, A
+    cdef int kind = node.street, slot
+    cdef double[::1] sd
+    cdef const double[:, ::1] rows
+    cdef const double[::1] cst
+    cdef const long long[::1] bk
+    cdef long long[::1] sub
+    cdef Py_ssize_t[::1] pos
+    cdef double[::1] val
+    cdef double[::1] qs
+    cdef double q
+    cdef Plan child
+    cdef object acts, got
+    if kind == _ST_NONE:
+        return 0
+    if kind == _ST_FOLD:
+        for i in range(n):
+            out[i] = node.value
+        return 1
+    if kind == _ST_SHOWDOWN:
+        sd = node.sd
+        for i in range(n):
+            slot = _slot(w.eq[idx[i]])
+            if slot < 0:
+                out[i] = w.builder.plan_showdown(node, idx[i])
+                continue
+            if sd[slot] != sd[slot]:  # NaN: this outcome not asked yet
+                sd[slot] = w.builder.plan_showdown(node, idx[i])
+            out[i] = sd[slot]
+        return 1
+    if kind == _ST_RAISE:
+        w.builder.plan_not_on_boards()
+        raise ValueError("plan_not_on_boards did not raise")
+    sub = np.empty(n, dtype=np.int64)
+    pos = np.empty(n, dtype=np.intp)
+    val = np.empty(n, dtype=np.float64)
+    qs = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        out[i] = 0.0
+    if kind == _ST_TABLE or kind == _ST_CONST:
+        A = len(node.children)
+        if kind == _ST_TABLE:
+            rows = node.probs
+            bk = w.b0 if node.player == 0 else w.b1
+        else:
+            cst = node.probs
+        for u in range(A):
+            m = 0
+            for i in range(n):
+                q = rows[bk[idx[i]], u] if kind == _ST_TABLE else cst[u]
+                if q > 0:
+                    sub[m] = idx[i]
+                    pos[m] = i
+                    qs[m] = q
+                    m += 1
+            if m == 0:
+                continue
+            child = node.children[u]
+            if child is None:
+                child = w.builder.plan_child(node, int(node.acts[u]))
+                node.children[u] = child
+            if not _street(child, sub[:m], val[:m], w):
+                _leaf(child, sub[:m], val[:m], w)
+            for j in range(m):
+                out[pos[j]] += qs[j] * val[j]
+        return 1
+    if kind != _ST_PY:
+        raise ValueError(f"plan street kind {kind} unknown")
+    got = w.builder.plan_policy(node, np.asarray(idx))
+    if got is None:
+        return 0
+    acts = got[0]
+    probs = np.ascontiguousarray(got[1], dtype=np.float64)
+    rows = probs
+    A = len(acts)
+    if rows.shape[0] != n or rows.shape[1] != A:
+        raise ValueError(f"plan_policy gave probs of shape {probs.shape} for {n} boards and {A} actions")
+    for u in range(A):
+        m = 0
+        for i in range(n):
+            q = rows[i, u]
+            if q > 0:
+                sub[m] = idx[i]
+                pos[m] = i
+                qs[m] = q
+                m += 1
+        if m == 0:
+            continue
+        a = int(acts[u])
+        child = node.by_action.get(a)
+        if child is None:
+            child = w.builder.plan_child(node, a)
+            node.by_action[a] = child
+        if not _street(child, sub[:m], val[:m], w):
+            _leaf(child, sub[:m], val[:m], w)
+        for j in range(m):
+            out[pos[j]] += qs[j] * val[j]
+    return 1
+
+
+def street_values(Plan root, builder, b0, b1, eq):
+    """float64[B]: the street lookahead's value (seat 0's chips) on each of B boards from ``root``, or None where
+    its street value is None.  ``b0``, ``b1`` int64[B]: the two hands' buckets of the street's round on each board
+    (read by ``ST_TABLE`` and ``LF_ONBOARD``); ``eq`` float64[B]: seat 0's showdown equity on each board."""
+    cdef _Walk w = _Walk()
+    cdef Py_ssize_t B
+    w.builder = builder
+    w.b0 = np.ascontiguousarray(b0, dtype=np.int64)
+    w.b1 = np.ascontiguousarray(b1, dtype=np.int64)
+    w.eq = np.ascontiguousarray(eq, dtype=np.float64)
+    B = w.eq.shape[0]
+    if w.b0.shape[0] != B or w.b1.shape[0] != B:
+        raise ValueError(f"street_values: {w.b0.shape[0]} and {w.b1.shape[0]} buckets for {B} equities")
+    idx = np.arange(B, dtype=np.int64)
+    out = np.empty(B, dtype=np.float64)
+    if not _street(root, idx, out, w):
+        return None
+    return out
