@@ -12,7 +12,8 @@ does not depend on the boards) and kept: what its street value is (a fold's chip
 river equity, a policy's rows per bucket or one row for every board, or a Python policy asked on the boards),
 what its leaf value is when the street value is None (a table entry ``D + S * eq``, the check-down equity value
 ``eq * pot - c0``, or Python's), and its children, built on first use through the ``builder``'s methods
-(``plan_child``, ``plan_policy``, ``plan_leaf``, ``plan_leaf_values``, ``plan_showdown``, ``plan_not_on_boards``).
+(``plan_child``, ``plan_policy``, ``plan_leaf``, ``plan_leaf_values``, ``plan_closing``, ``plan_showdown``,
+``plan_not_on_boards``).
 
 :func:`street_values` walks the plans as Python's ``_street_boards`` walks the states: per board the same
 float64 operations in the same order (``total += q * v`` over the actions in order, a child's leaf where its
@@ -32,7 +33,8 @@ cdef enum:
     _ST_RAISE = 3      # a terminal the boards cannot share: ``builder.plan_not_on_boards()`` raises
     _ST_TABLE = 4      # ``probs[bucket of seat player on the board, action]``
     _ST_CONST = 5      # ``probs[action]`` on every board
-    _ST_PY = 6         # ``builder.plan_policy(plan, idx)``: None or (actions int64[A], probs float64[n, A])
+    _ST_PY = 6         # ``builder.plan_policy(plan, idx)``: None or (actions int64[A], probs float64[n, A] or
+                       # float64[A], the same on every board)
 
 # a plan's leaf value (Python's ``_leaf_boards``), asked where its street value is None
 cdef enum:
@@ -40,9 +42,11 @@ cdef enum:
     _LF_ONBOARD = 1    # ``float(d[b0, b1]) + float(s[b0, b1]) * eq``
     _LF_EQUITY = 2     # ``eq * pot - c0``
     _LF_PY = 3         # ``builder.plan_leaf_values(plan, idx)``
+    _LF_CLOSING = 4    # a round-closing call: ``closing[b0, b1, 0] + closing[b0, b1, 1] * eq`` (the transition-
+                       # averaged tables; NaN until ``builder.plan_closing(plan, b0, b1)`` fills the entry)
 
 ST_NONE, ST_FOLD, ST_SHOWDOWN, ST_RAISE, ST_TABLE, ST_CONST, ST_PY = range(7)
-LF_UNSET, LF_ONBOARD, LF_EQUITY, LF_PY = range(4)
+LF_UNSET, LF_ONBOARD, LF_EQUITY, LF_PY, LF_CLOSING = range(5)
 
 
 cdef class Plan:
@@ -53,7 +57,7 @@ cdef class Plan:
     ``acts`` (``ST_TABLE`` / ``ST_CONST``; None until built), ``by_action``: action -> child (``ST_PY``)."""
     cdef public int street, leaf, player, depth
     cdef public double value, pot, c0
-    cdef public object sd, probs, acts, d, s, state, key, policy
+    cdef public object sd, probs, acts, d, s, closing, state, key, policy, cache
     cdef public list children
     cdef public dict by_action
 
@@ -91,6 +95,8 @@ cdef int _leaf(Plan node, long long[::1] idx, double[::1] out, _Walk w) except -
     cdef const float[:, ::1] s
     cdef double pot, c0
     cdef double[::1] got
+    cdef double[:, :, ::1] cl
+    cdef long long x, y
     if node.leaf == _LF_UNSET:
         w.builder.plan_leaf(node)
     if node.leaf == _LF_ONBOARD:
@@ -104,6 +110,15 @@ cdef int _leaf(Plan node, long long[::1] idx, double[::1] out, _Walk w) except -
         c0 = node.c0
         for i in range(n):
             out[i] = w.eq[idx[i]] * pot - c0
+    elif node.leaf == _LF_CLOSING:
+        cl = node.closing
+        for i in range(n):
+            k = idx[i]
+            x = w.b0[k]
+            y = w.b1[k]
+            if cl[x, y, 0] != cl[x, y, 0]:  # NaN: not read from the tables yet
+                w.builder.plan_closing(node, x, y)
+            out[i] = cl[x, y, 0] + cl[x, y, 1] * w.eq[k]
     elif node.leaf == _LF_PY:
         got = np.ascontiguousarray(w.builder.plan_leaf_values(node, np.asarray(idx)), dtype=np.float64)
         if got.shape[0] != n:
@@ -126,7 +141,9 @@ cdef int _street(Plan node, long long[::1] idx, double[::1] out, _Walk w) except
     cdef Py_ssize_t[::1] pos
     cdef double[::1] val
     cdef double[::1] qs
+    cdef const double[::1] row1
     cdef double q
+    cdef bint flat
     cdef Plan child
     cdef object acts, got
     if kind == _ST_NONE:
@@ -189,14 +206,20 @@ cdef int _street(Plan node, long long[::1] idx, double[::1] out, _Walk w) except
         return 0
     acts = got[0]
     probs = np.ascontiguousarray(got[1], dtype=np.float64)
-    rows = probs
     A = len(acts)
-    if rows.shape[0] != n or rows.shape[1] != A:
-        raise ValueError(f"plan_policy gave probs of shape {probs.shape} for {n} boards and {A} actions")
+    flat = probs.ndim == 1  # one row for every board
+    if flat:
+        row1 = probs
+        if row1.shape[0] != A:
+            raise ValueError(f"plan_policy gave {row1.shape[0]} probabilities for {A} actions")
+    else:
+        rows = probs
+        if rows.shape[0] != n or rows.shape[1] != A:
+            raise ValueError(f"plan_policy gave probs of shape {probs.shape} for {n} boards and {A} actions")
     for u in range(A):
         m = 0
         for i in range(n):
-            q = rows[i, u]
+            q = row1[u] if flat else rows[i, u]
             if q > 0:
                 sub[m] = idx[i]
                 pos[m] = i

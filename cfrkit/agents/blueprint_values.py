@@ -377,6 +377,7 @@ class BlueprintValueFunction:
         self.owner_fallback = bool(owner_fallback)
         self.owner_draws = bool(owner_draws)
         self.compiled_lookahead = bool(compiled_lookahead)
+        self._plans: Optional[_StreetPlans] = None  # the compiled lookahead's betting lines, kept across hands
         self._hand_reset()
         self._args = dict(flops=self.flops, lookahead=self.lookahead, blueprint_lookahead=self.blueprint_lookahead,
                           street_from=self.street_from, follow_owner=self.follow_owner, river_exact=self.river_exact,
@@ -393,7 +394,6 @@ class BlueprintValueFunction:
         self._offtree: dict = {}
         self._lines: dict = {}
         self._cutoffs = 0
-        self._plans: Optional[_StreetPlans] = None
 
     def fresh(self, view) -> "BlueprintValueFunction":
         """The value function a new one with the same arguments and ``view`` would be (a fresh generator
@@ -409,6 +409,7 @@ class BlueprintValueFunction:
         new._policy = [None, None]
         new._own = [None, None]
         new._street = False
+        new._plans = None
         new._hand_reset()
         return new
 
@@ -475,7 +476,6 @@ class BlueprintValueFunction:
         self._river = {}
         self._offtree = {}
         self._lines = {}
-        self._plans = None
         if self.street_from < 4 and any(p is not None for p in self._policy):
             for seat, a in enumerate(hand.seat_agents):
                 if self._policy[seat] is None and getattr(getattr(a, "agent", a), "blueprint", None) is self.strategy:
@@ -854,26 +854,13 @@ class BlueprintValueFunction:
 
     def _values_on_boards_compiled(self, rep, key, ctx: _Boards) -> Optional[List[float]]:
         """:meth:`_values_on_boards` by the compiled walk (``street_lookahead.street_values``) from ``rep`` (the chance
-        node dealt the first board) over the hand's kept betting lines (:class:`_StreetPlans`): the two hands' buckets
-        of the street's round and the equity of every board computed first, in one batch each."""
-        plans = self._plans
-        if plans is None:
-            plans = self._plans = _StreetPlans(self)
-        root = plans.root(rep, key)
-        if root.street == _street_kernel.ST_NONE:
-            return None
-        idx = np.arange(len(ctx.boards))
-        r = _ROUND[len(rep.board)]
-        b = np.array(ctx.buckets_many(r, idx), dtype=np.int64).reshape(len(idx), 2)
-        eq = ctx.equity(idx)
-        outer = plans.ctx, plans.round  # a leaf's mean over the river cards walks its own boards inside this walk
-        plans.ctx, plans.round = ctx, r
+        node dealt the first board) over the kept betting lines (:class:`_StreetPlans`)."""
+        if self._plans is None:
+            self._plans = _StreetPlans(self)
         try:
-            vals = _street_kernel.street_values(root, plans, b[:, 0], b[:, 1], eq)
+            vals = self._plans.walk(rep, key, ctx)
         except _NotOnBoards:
             return None
-        finally:
-            plans.ctx, plans.round = outer
         return None if vals is None else vals.tolist()
 
     def _street_boards(self, state, depth: int, key, ctx: _Boards, idx: np.ndarray) -> Optional[np.ndarray]:
@@ -1141,29 +1128,50 @@ class BlueprintValueFunction:
 
 class _StreetPlans:
     """The betting lines of the compiled street lookahead (``pyx/street_lookahead.pyx``'s ``Plan``) of one value
-    function and hand, and the builder its walk calls back.  Each method is the Python walk's step at one line
+    function, and the builder its walk calls back.  Each method is the Python walk's step at one line
     (:meth:`BlueprintValueFunction._street_boards`, ``_policy_boards``, ``_leaf_boards``, ``_terminal_boards``), so
-    the compiled walk asks the same policies and reads the same caches: what a line is (a fold's chips, whose policy
+    the compiled walk asks the same policies and reads the same caches.  What a line is (a fold's chips, whose policy
     acts and how, which table entry or check-down value is its leaf) depends only on the betting, the owner's
-    remembered translations and the hands, which key the kept roots; ``ctx`` (the boards) is set per walk."""
+    remembered translations, the policies and the tables, which key the kept roots, so lines are shared by every
+    hand: a policy that reads the hand is asked on the walk's own state (:meth:`state_of`, the line's state with
+    this walk's cards).  ``ctx`` (the boards), ``rep`` and ``round`` are set per walk."""
+
+    _CLOSING_BYTES = 64 << 20  # the round-closing calls' dense tables kept, at most
 
     def __init__(self, vf: BlueprintValueFunction):
         self.vf = vf
         self.roots: dict = {}
         self.ctx: Optional[_Boards] = None
+        self.rep = None
         self.round = -1
+        self.states: dict = {}
+        self._closing: dict = {}  # (table, node) -> float64[B, B, 2], NaN where not read yet
+        self._closing_bytes = 0
 
-    def root(self, rep, key):
-        """The plan of the lookahead from ``rep`` (a state after the chance node's cards), kept per hand."""
+    def walk(self, rep, key, ctx: _Boards) -> Optional[np.ndarray]:
+        """The lookahead's values on ``ctx``'s boards from ``rep`` (a state after the chance node's cards, dealt the
+        first board), or None where it has none (:meth:`BlueprintValueFunction._street_boards`)."""
         vf = self.vf
-        mk = (key, tuple(sorted(vf._memo.items())) if vf._memo else None, tuple(rep.hole[0]), tuple(rep.hole[1]),
-              len(rep.board))
-        hit = self.roots.get(mk)
-        if hit is None:
-            hit = self.roots[mk] = self._plan(rep, key, 0)
-        return hit
+        sig = tuple(_policy_sig(vf._policy[p] or vf._own[p]) for p in (0, 1))
+        mk = (key, tuple(sorted(vf._memo.items())) if vf._memo else None, sig, vf.table, len(rep.board))
+        root = self.roots.get(mk)
+        if root is None:
+            root = self._plan(rep, key, 0, None)
+            _Shared.remember(self.roots, mk, root, limit=20_000)
+        if root.street == _street_kernel.ST_NONE:
+            return None
+        idx = np.arange(len(ctx.boards))
+        r = _ROUND[len(rep.board)]
+        b = np.array(ctx.buckets_many(r, idx), dtype=np.int64).reshape(len(idx), 2)
+        eq = ctx.equity(idx)
+        outer = self.ctx, self.rep, self.round, self.states  # a leaf's mean over river cards walks inside this walk
+        self.ctx, self.rep, self.round, self.states = ctx, rep, r, {}
+        try:
+            return _street_kernel.street_values(root, self, b[:, 0], b[:, 1], eq)
+        finally:
+            self.ctx, self.rep, self.round, self.states = outer
 
-    def _plan(self, state, key, depth: int):
+    def _plan(self, state, key, depth: int, parent):
         """The plan of ``state`` (betting line ``key``, ``depth`` below the root): its street kind as
         :meth:`BlueprintValueFunction._street_boards` decides it, children built when first reached."""
         k = _street_kernel
@@ -1201,17 +1209,27 @@ class _StreetPlans:
                 plan.street, plan.acts, plan.probs, plan.player = k.ST_TABLE, acts, pol.table(node), p
             else:
                 plan.street = k.ST_PY
-        elif _ignores_board(pol):
-            got = pol(state)
+        elif _ignores_board(pol) and _ignores_hand(pol):
+            got = pol(state)  # the betting alone decides: one answer for every hand and board
             if got is None:
                 return plan
             plan.street, plan.acts = k.ST_CONST, np.asarray(got[0], dtype=np.int64)
             plan.probs = np.ascontiguousarray(got[1], dtype=np.float64)
         else:
             plan.street = k.ST_PY
+            plan.cache = {}
         if plan.street in (k.ST_TABLE, k.ST_CONST):
             plan.children = [None] * len(plan.acts)
         return plan
+
+    def state_of(self, plan):
+        """``plan``'s state with this walk's hands and board (the line's betting, the cards of ``rep``)."""
+        hit = self.states.get(plan)
+        if hit is None:
+            s, rep = plan.state, self.rep
+            hit = s if s.hole == rep.hole and s.board == rep.board else s.with_cards(rep.hole, rep.board)
+            self.states[plan] = hit
+        return hit
 
     def plan_child(self, plan, action: int):
         """The plan after ``action`` at ``plan``'s line (legality checked once per line, as the Python walk does)."""
@@ -1224,11 +1242,24 @@ class _StreetPlans:
         else:
             child.apply_action(a)
             _Shared.remember(legal, ckey, True)
-        return self._plan(child, ckey, plan.depth + 1)
+        return self._plan(child, ckey, plan.depth + 1, plan)
 
     def plan_policy(self, plan, idx):
-        """A policy that reads the boards (A^R's rules, another abstraction's rows): the Python walk's answer."""
-        return self.vf._policy_boards(plan.policy, plan.state, plan.key, self.ctx, idx)
+        """A policy that reads the hand or the boards (A^R's rules, another abstraction's rows): the Python walk's
+        answer on this walk's state; a board-blind one's answer (one row for every board) kept per hand."""
+        pol = plan.policy
+        if _ignores_board(pol):
+            hand = tuple(self.rep.hole[plan.state.current_player()])
+            hit = plan.cache.get(hand)
+            if hit is None:
+                got = pol(self.state_of(plan))
+                hit = None if got is None else (np.asarray(got[0], dtype=np.int64),
+                                                np.ascontiguousarray(got[1], dtype=np.float64))
+                if len(plan.cache) >= 64:
+                    plan.cache.clear()
+                plan.cache[hand] = hit
+            return hit
+        return self.vf._policy_boards(pol, self.state_of(plan), plan.key, self.ctx, idx)
 
     def plan_leaf(self, plan) -> None:
         """Set ``plan``'s leaf kind as :meth:`BlueprintValueFunction._leaf_boards` decides it."""
@@ -1248,7 +1279,9 @@ class _StreetPlans:
         r = int(vf.tree.round[node])
         nb = len(state.board)
         if chance and r > 0 and nb < _BOARD[r]:
-            return  # a round-closing call's transition average (Python)
+            if r - 1 == self.round:  # a round-closing call: the transition-averaged tables at this round's buckets
+                plan.leaf, plan.closing, plan.value = k.LF_CLOSING, self._closing_table(node), float(node)
+            return
         if nb != _BOARD[r]:
             self._equity_leaf(plan)
             return
@@ -1257,12 +1290,35 @@ class _StreetPlans:
         i = int(vf.table.row[node])
         plan.leaf, plan.d, plan.s = k.LF_ONBOARD, vf.table.D[r][i], vf.table.S[r][i]
 
+    def _closing_table(self, node: int) -> np.ndarray:
+        """float64[B, B, 2] of ``node`` (the next round's first decision): ``table.closing_ds`` per bucket pair of
+        the round that ends, NaN until read."""
+        table = self.vf.table
+        hit = self._closing.get((table, node))
+        if hit is None:
+            b = table.num_buckets[int(self.vf.tree.round[node]) - 1]
+            hit = np.full((b, b, 2), np.nan)
+            if self._closing_bytes + hit.nbytes > self._CLOSING_BYTES:
+                self._closing.clear()
+                self._closing_bytes = 0
+            self._closing[(table, node)] = hit
+            self._closing_bytes += hit.nbytes
+        return hit
+
+    def plan_closing(self, plan, b0: int, b1: int) -> None:
+        """Fill ``plan.closing[b0, b1]`` from the tables (the value function's remembered closing values)."""
+        vf = self.vf
+        node = int(plan.value)
+        r = int(vf.tree.round[node])
+        got = vf.table.closing.get((node, b0, b1)) or vf.table.closing_ds(node, b0, b1, vf.trans[r - 1])
+        plan.closing[b0, b1, 0], plan.closing[b0, b1, 1] = got
+
     def _equity_leaf(self, plan) -> None:
         c = self.vf.view.contributions(plan.state)  # the check-down value eq * (c0 + c1) - c0
         plan.leaf, plan.pot, plan.c0 = _street_kernel.LF_EQUITY, c[0] + c[1], c[0]
 
     def plan_leaf_values(self, plan, idx) -> np.ndarray:
-        return self.vf._leaf_boards(plan.state, plan.key, self.ctx, idx)
+        return self.vf._leaf_boards(self.state_of(plan), plan.key, self.ctx, idx)
 
     def plan_showdown(self, plan, k: int) -> float:
         """Seat 0's chips at ``plan``'s showdown on board ``k`` (one per river equity, remembered as the Python walk
@@ -1271,13 +1327,26 @@ class _StreetPlans:
         memo = self.vf._shared.terminals
         hit = memo.get((plan.key, e))
         if hit is None:
-            hit = float(self.ctx.state(plan.state, int(k)).returns()[0])
+            hit = float(self.ctx.state(self.state_of(plan), int(k)).returns()[0])
             _Shared.remember(memo, (plan.key, e), hit)
         return hit
 
     @staticmethod
     def plan_not_on_boards() -> None:
         raise _NotOnBoards()
+
+
+def _policy_sig(pol):
+    """What a lookahead policy is, for the kept betting lines: equal for the policies of one agent across hands (a
+    bound ``own_strategy``, an ``_ActPolicy``), the object itself otherwise (kept per hand only)."""
+    if pol is None or isinstance(pol, _BlueprintPolicy):
+        return pol
+    if isinstance(pol, _ActPolicy):
+        return _ActPolicy, pol.agent
+    owner, func = getattr(pol, "__self__", None), getattr(pol, "__func__", None)
+    if owner is not None and func is not None:
+        return owner, func
+    return pol
 
 
 class _BlueprintPolicy:
@@ -1417,6 +1486,12 @@ def _ignores_board(policy) -> bool:
     """Whether a lookahead policy's answer is the same on every board (its agent's ``ignores_board``)."""
     owner = getattr(policy, "agent", None) or getattr(policy, "__self__", None)
     return bool(getattr(owner, "ignores_board", False))
+
+
+def _ignores_hand(policy) -> bool:
+    """Whether a lookahead policy's answer is the same for every hand too (its agent's ``ignores_hand``)."""
+    owner = getattr(policy, "agent", None) or getattr(policy, "__self__", None)
+    return bool(getattr(owner, "ignores_hand", False))
 
 
 class _NotOnBoards(Exception):

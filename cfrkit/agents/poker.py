@@ -102,6 +102,7 @@ class AlwaysCallAgent(PokerAgent):
 
     name = "always-call"
     ignores_board = True
+    ignores_hand = True  # checks or calls whatever it holds
 
     def act(self, state: HoldemState) -> int:
         return CALL
@@ -130,6 +131,7 @@ class AlwaysFoldAgent(PokerAgent):
 
     name = "always-fold"
     ignores_board = True  # folds or checks by legality alone
+    ignores_hand = True
 
     def act(self, state: HoldemState) -> int:
         return FOLD if state.is_legal(FOLD) else CALL

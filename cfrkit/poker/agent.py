@@ -79,6 +79,10 @@ class PokerAgent:
     #: the hole cards and the betting (always-call, fixed-range-raiser): AIVAT's street lookahead then asks it
     #: once for all the boards it samples at a chance node instead of once per board.
     ignores_board = False
+    #: True when, besides the board, the strategy of the hand held never reads the hole cards either (the betting
+    #: alone decides: always-call, always-fold): AIVAT's compiled street lookahead keeps its answer per betting line
+    #: for every hand instead of asking it once per hand.
+    ignores_hand = False
 
     def act(self, state: HoldemState) -> int:  # pragma: no cover - interface
         raise NotImplementedError

@@ -273,6 +273,30 @@ class HoldemState(State):
                 new._history[pos + j] = cards[j - start]
         return new
 
+    def with_cards(self, hole: Sequence[Sequence[int]], board: Sequence[int]) -> "HoldemState":
+        """A copy of this state with every dealt card replaced: ``hole`` (per player, as many cards as are dealt to
+        each) and ``board`` (as many cards as are dealt), in the hole cards, the board and the history: the state the
+        same betting reaches on another deal (chips and actions unchanged; the betting is the caller's to keep legal,
+        e.g. a lookahead's betting line kept from one hand and read in the next).
+
+        Raises:
+            GameError: another number of cards than dealt, a card outside the deck, or a card dealt twice.
+        """
+        hole = [[int(c) for c in h] for h in hole]
+        board = [int(c) for c in board]
+        if [len(h) for h in hole] != [len(h) for h in self.hole] or len(board) != len(self.board):
+            raise GameError(f"with_cards: {[len(h) for h in hole]} hole and {len(board)} board cards given, "
+                            f"{[len(h) for h in self.hole]} and {len(self.board)} dealt")
+        dealt = board + [c for h in hole for c in h]
+        if len(set(dealt)) != len(dealt) or not self.game._deck_set.issuperset(dealt):
+            raise GameError(f"with_cards: cards {dealt} are not distinct cards of the deck")
+        new = self.clone()
+        k = self.d.num_hole_cards
+        for i in range(min(self._dealt, self.game._num_hole)):  # dealt player by player, k cards each
+            new._history[i] = hole[i // k][i % k]
+        new.hole = hole
+        return new.with_board_cards(0, board) if board else new
+
     def current_player(self) -> int:
         if self._terminal:
             return TERMINAL
