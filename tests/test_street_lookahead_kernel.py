@@ -1,0 +1,163 @@
+"""The street lookahead walked in C (``pyx/street_lookahead.pyx``, issue 27) against the Python walk.
+
+``BlueprintValueFunction._values_on_boards`` plays the rest of a street over a chance node's sampled boards; with
+``compiled_lookahead`` (the default) the betting lines are kept across hands as plans and walked in C, off it
+walks the states in Python (the reference).  The two must give the same numbers bit for bit, on any state, with
+any known policy in the other seat, and when the kept lines are read in later hands (other cards).
+"""
+import copy
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import cfrkit.agents.blueprint_values as bv
+from cfrkit.agents.blueprint import BlueprintAgent
+from cfrkit.agents.poker import AlwaysCallAgent, AlwaysFoldAgent, FixedRangeRaiser, RandomAgent
+from cfrkit.agents.rule_based import RuleBasedAgent
+from cfrkit.games import load
+from cfrkit.games.base import GameError
+from cfrkit.poker.view import poker_view
+from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
+
+GAME = "holdem(stacks=400;400)"
+
+pytestmark = pytest.mark.skipif(bv._street_kernel is None, reason="kernels not rebuilt (street_lookahead)")
+
+
+@pytest.fixture(scope="module")
+def strategy(tiny_blueprint):
+    return BlueprintStrategy.load(tiny_blueprint(GAME))
+
+
+class _Mixed(FixedRangeRaiser):
+    """A mixed strategy that reads the board and the hand: out of range and facing a bet, call 1/4 or 3/4 of the
+    time by the parity of the board's highest card (the same support on every board, different probabilities)."""
+    ignores_board = False
+
+    def own_strategy(self, state):
+        acts, probs = super().own_strategy(state)
+        if acts[0] == bv.FOLD:
+            q = 0.25 if max(state.board, default=0) % 2 == 0 else 0.75
+            return np.array([bv.CALL, bv.FOLD], dtype=np.int64), np.array([q, 1.0 - q])
+        return acts, probs
+
+
+def _other(name, strategy):
+    return {"always-call": AlwaysCallAgent(), "always-fold": AlwaysFoldAgent(), "rule-based": RuleBasedAgent(),
+            "range-raiser": FixedRangeRaiser("TT+,AK", 1.0), "mixed": _Mixed("TT+"),
+            "blueprint": BlueprintAgent(copy.copy(strategy), seed=4)}[name]
+
+
+@pytest.mark.parametrize("opponent,river_exact,follow", [
+    ("always-call", False, False), ("always-call", True, True), ("rule-based", False, False),
+    ("rule-based", True, False), ("range-raiser", False, True), ("mixed", False, False),
+    ("blueprint", False, False), ("always-fold", False, False)])
+def test_compiled_lookahead_is_the_python_walk(strategy, opponent, river_exact, follow):
+    """On random betting lines at every chance node after the preflop, over sampled boards: the compiled walk's
+    values equal the Python walk's bit for bit, in both seatings, the kept lines read again in later hands."""
+    game = load(GAME)
+    owner = BlueprintAgent(strategy, seed=3)
+    other = _other(opponent, strategy)
+    vf = owner.aivat_value_function(poker_view(game), boards=2, river_exact=river_exact)
+    vf.follow_owner = follow
+    vf.blueprint_lookahead = True
+    rng = np.random.default_rng(11)
+    bettor = RandomAgent(5)
+    compared = differ = 0
+    for hand in range(24):
+        seats = [owner, other] if hand % 2 == 0 else [other, owner]
+        vf.hand_start(SimpleNamespace(seat_agents=seats))
+        if follow:  # remembered translations: any child of the node, as an owner agent draws them
+            vf._memo = {}
+        state = game.new_initial_state()
+        cards = [int(c) for c in rng.permutation(52)]
+        while not state.is_terminal():
+            if state.is_chance_node():
+                if state.hole_cards_dealt and not vf._runs_out(state):
+                    dead = set(state.board) | set(state.hole[0]) | set(state.hole[1]) | set(cards[-3:])
+                    rest = [c for c in range(52) if c not in dead]
+                    need = state.cards_needed()
+                    boards = [list(state.board) + [int(c) for c in rng.choice(rest, need, replace=False)]
+                              for _ in range(7)]
+                    vf.compiled_lookahead = True
+                    fast = vf._values_on_boards(state, boards)
+                    vf.compiled_lookahead = False
+                    slow = vf._values_on_boards(state, boards)
+                    vf.compiled_lookahead = True
+                    assert (fast is None) == (slow is None)
+                    if fast is not None:
+                        compared += 1
+                        assert np.array_equal(np.asarray(fast), np.asarray(slow)), (hand, state.history())
+                        differ += len(set(fast)) > 1
+                state.apply_action(cards.pop())
+                continue
+            action = bv.CALL if rng.random() < 0.6 else bettor.act(state)
+            if follow and action not in (bv.FOLD, bv.CALL):
+                node = vf._shared.walker.node_of(state, None, vf._memo)
+                if node is not None and vf.tree.kind[node] == bv.DECISION:
+                    first = int(vf.tree.child_start[node])
+                    vf._memo[len(state.history())] = (action, first + int(rng.integers(int(vf.tree.num_children[node]))))
+            state.apply_action(action)
+    assert compared >= 8 and differ >= 3  # the boards' values differ: the walk reads each board's cards
+    assert vf._plans is not None and len(vf._plans.roots) < compared  # lines kept and read again
+
+
+def test_with_cards_is_the_same_betting_on_other_cards():
+    """``HoldemState.with_cards`` equals the state the same betting reaches when other cards are dealt."""
+    game = load("holdem")
+    rng = np.random.default_rng(4)
+    bettor = RandomAgent(1)
+    for _ in range(30):
+        deal_a, deal_b = [int(c) for c in rng.permutation(52)], [int(c) for c in rng.permutation(52)]
+        a, b = game.new_initial_state(), game.new_initial_state()
+        while not a.is_terminal():
+            if a.is_chance_node():
+                a.apply_action(deal_a.pop())
+                b.apply_action(deal_b.pop())
+            else:
+                act = bv.CALL if rng.random() < 0.5 else bettor.act(a)
+                a.apply_action(act)
+                b.apply_action(act)
+            if a.hole_cards_dealt:
+                got = a.with_cards(b.hole, b.board)
+                assert got.history() == b.history() and got.hole == b.hole and got.board == b.board
+                assert got.pot() == b.pot() and got.current_player() == b.current_player()
+                if got.is_terminal():
+                    assert np.array_equal(got.returns(), b.returns())
+    s = game.new_initial_state()
+    for c in (0, 1, 2, 3):
+        s.apply_action(c)
+    with pytest.raises(GameError, match="not distinct"):
+        s.with_cards([[0, 1], [1, 2]], [])
+    with pytest.raises(GameError, match="hole and 3 board cards given"):
+        s.with_cards([[0, 1], [4, 5]], [6, 7, 8])
+
+
+def test_agents_marked_ignores_hand_play_alike_on_every_hand():
+    """``ignores_hand`` (the compiled lookahead keeps the answer per betting line for every hand) holds for the
+    agents that claim it: the same own strategy with other hole cards and boards; not claimed by hand readers."""
+    game = load("holdem")
+    rng = np.random.default_rng(9)
+    bettor = RandomAgent(2)
+    agents = [AlwaysCallAgent(), AlwaysFoldAgent()]
+    assert all(a.ignores_hand for a in agents)
+    assert not FixedRangeRaiser.ignores_hand and not RuleBasedAgent.ignores_hand
+    checked = 0
+    for _ in range(30):
+        deal = [int(c) for c in rng.permutation(52)]
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(deal.pop())
+                continue
+            other = [int(c) for c in rng.permutation([c for c in range(52)])]
+            hole = [other[0:2], other[2:4]]
+            board = other[4:4 + len(state.board)]
+            moved = state.with_cards(hole, board)
+            for a in agents:
+                x, y = a.own_strategy(state), a.own_strategy(moved)
+                assert np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1])
+            checked += 1
+            state.apply_action(bv.CALL if rng.random() < 0.6 else bettor.act(state))
+    assert checked > 50
