@@ -1140,20 +1140,25 @@ class _StreetPlans:
 
     def __init__(self, vf: BlueprintValueFunction):
         self.vf = vf
-        self.roots: dict = {}
+        # the lines and the closing tables are kept with what the value functions of later matches share
+        # (BlueprintValueFunction.fresh); the settings that shape a line key its root
+        shared = vf._shared
+        if shared.plan_roots is None:
+            shared.plan_roots, shared.plan_closing = {}, {}
+        self.roots: dict = shared.plan_roots
         self.ctx: Optional[_Boards] = None
         self.rep = None
         self.round = -1
         self.states: dict = {}
-        self._closing: dict = {}  # (table, node) -> float64[B, B, 2], NaN where not read yet
-        self._closing_bytes = 0
+        self._closing: dict = shared.plan_closing  # (table, node) -> float64[B, B, 2], NaN where not read yet
 
     def walk(self, rep, key, ctx: _Boards) -> Optional[np.ndarray]:
         """The lookahead's values on ``ctx``'s boards from ``rep`` (a state after the chance node's cards, dealt the
         first board), or None where it has none (:meth:`BlueprintValueFunction._street_boards`)."""
         vf = self.vf
         sig = tuple(_policy_sig(vf._policy[p] or vf._own[p]) for p in (0, 1))
-        mk = (key, tuple(sorted(vf._memo.items())) if vf._memo else None, sig, vf.table, len(rep.board))
+        settings = tuple(getattr(vf, k) for k in _PLAN_SETTINGS)
+        mk = (key, tuple(sorted(vf._memo.items())) if vf._memo else None, sig, vf.table, len(rep.board), settings)
         root = self.roots.get(mk)
         if root is None:
             root = self._plan(rep, key, 0, None)
@@ -1298,11 +1303,9 @@ class _StreetPlans:
         if hit is None:
             b = table.num_buckets[int(self.vf.tree.round[node]) - 1]
             hit = np.full((b, b, 2), np.nan)
-            if self._closing_bytes + hit.nbytes > self._CLOSING_BYTES:
+            if len(self._closing) * hit.nbytes >= self._CLOSING_BYTES:
                 self._closing.clear()
-                self._closing_bytes = 0
             self._closing[(table, node)] = hit
-            self._closing_bytes += hit.nbytes
         return hit
 
     def plan_closing(self, plan, b0: int, b1: int) -> None:
@@ -1334,6 +1337,11 @@ class _StreetPlans:
     @staticmethod
     def plan_not_on_boards() -> None:
         raise _NotOnBoards()
+
+
+#: the value function's settings that shape a kept line of the compiled lookahead (its leaves, its policies)
+_PLAN_SETTINGS = ("lookahead", "blueprint_lookahead", "street_from", "follow_owner", "river_exact", "river_leaves",
+                  "owner_fallback", "flops", "river_cards", "chance_cv")
 
 
 def _policy_sig(pol):
@@ -1420,7 +1428,8 @@ class _BlueprintPolicy:
         hit = self._tables.get(node)
         if hit is None:
             nb = int(self.agent.blueprint.num_buckets[int(self.agent.tree.round[node])])
-            hit = np.ascontiguousarray([self._row(node, b) for b in range(nb)], dtype=np.float64)
+            # one kernel call for every bucket: its rows are :meth:`_row`'s bit for bit (each row on its own; tested)
+            hit = np.ascontiguousarray(self.agent.blueprint.probabilities(node, np.arange(nb)), dtype=np.float64)
             hit.setflags(write=False)
             _Shared.remember(self._tables, node, hit, limit=20_000)
         return hit
@@ -1780,6 +1789,8 @@ class _Shared:
         self.runs_out = {}
         self.legal = {}  # betting lines reached by a checked action: the same action is legal on any cards
         self.terminals = {}  # (betting line, river equity) -> seat 0's return at a terminal of the street lookahead
+        self.plan_roots: Optional[dict] = None  # the compiled lookahead's kept lines (_StreetPlans)
+        self.plan_closing: Optional[dict] = None
 
     @staticmethod
     def remember(cache: dict, key, value, limit: int = 100_000) -> None:
