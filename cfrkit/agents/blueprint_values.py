@@ -830,7 +830,9 @@ class BlueprintValueFunction:
         buckets and equities and the showdowns differ.  Per board the same floating-point operations in the same
         order as :meth:`value`, so the same numbers bit for bit; None where that path is not taken (no street
         lookahead here, a flop or turn whose lookahead plays the river out, a state without betting lines, a policy
-        that answers differently on different boards with mixed supports): the caller then loops over the boards."""
+        that answers differently on different boards with mixed supports): the caller then loops over the boards.
+        With ``compiled_lookahead`` the walk runs in C over the kept betting lines (:meth:`_values_on_boards_compiled`),
+        else in Python (:meth:`_street_boards`, the reference); the same numbers either way."""
         if not self._street or type(state) is not HoldemState:  # _Boards.state: with_board_cards
             return None
         if self._river_on() and len(state.board) != 4:
