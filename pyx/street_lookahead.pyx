@@ -35,6 +35,8 @@ cdef enum:
     _ST_CONST = 5      # ``probs[action]`` on every board
     _ST_PY = 6         # ``builder.plan_policy(plan, idx)``: None or (actions int64[A], probs float64[n, A] or
                        # float64[A], the same on every board)
+    _ST_RULES = 7      # A^R's postflop rules (heads-up) on its hand's features on each board: ``rules`` the betting's
+                       # thresholds, ``rule_acts`` its actions (-1: no raise legal, the rule skipped)
 
 # a plan's leaf value (Python's ``_leaf_boards``), asked where its street value is None
 cdef enum:
@@ -45,7 +47,11 @@ cdef enum:
     _LF_CLOSING = 4    # a round-closing call: ``closing[b0, b1, 0] + closing[b0, b1, 1] * eq`` (the transition-
                        # averaged tables; NaN until ``builder.plan_closing(plan, b0, b1)`` fills the entry)
 
-ST_NONE, ST_FOLD, ST_SHOWDOWN, ST_RAISE, ST_TABLE, ST_CONST, ST_PY = range(7)
+ST_NONE, ST_FOLD, ST_SHOWDOWN, ST_RAISE, ST_TABLE, ST_CONST, ST_PY, ST_RULES = range(8)
+# ``Plan.rules`` (float64[12]) of ``ST_RULES``: what A^R's ``PostflopContext`` and constants say
+R_FREE, R_RIVER, R_VALUE, R_NUT, R_RAISE_STRENGTH, R_MADE, R_DRAW_OUTS, R_NEED, R_ODDS, R_MULT, R_FOLD, R_CBET = range(12)
+# ``Plan.rule_acts`` (int64[6]): the rules' actions
+A_NUT, A_WET, A_DRY, A_DRAW, A_CBET, A_RAISE = range(6)
 LF_UNSET, LF_ONBOARD, LF_EQUITY, LF_PY, LF_CLOSING = range(5)
 
 
@@ -57,7 +63,7 @@ cdef class Plan:
     ``acts`` (``ST_TABLE`` / ``ST_CONST``; None until built), ``by_action``: action -> child (``ST_PY``)."""
     cdef public int street, leaf, player, depth
     cdef public double value, pot, c0
-    cdef public object sd, probs, acts, d, s, closing, state, key, policy, cache
+    cdef public object sd, probs, acts, d, s, closing, state, key, policy, cache, rules, rule_acts
     cdef public list children
     cdef public dict by_action
 
@@ -73,6 +79,8 @@ cdef class Plan:
 
 cdef class _Walk:
     cdef object builder
+    cdef list feats    # per seat: None or (hs, ehs, outs, wet) of its hand on every board (``builder.plan_features``)
+    cdef list shares   # per seat: None or the c-bet share flags on every board (``builder.plan_shares``)
     cdef const long long[::1] b0
     cdef const long long[::1] b1
     cdef const double[::1] eq
@@ -199,6 +207,8 @@ cdef int _street(Plan node, long long[::1] idx, double[::1] out, _Walk w) except
             for j in range(m):
                 out[pos[j]] += qs[j] * val[j]
         return 1
+    if kind == _ST_RULES:
+        return _rules(node, idx, out, w)
     if kind != _ST_PY:
         raise ValueError(f"plan street kind {kind} unknown")
     got = w.builder.plan_policy(node, np.asarray(idx))
@@ -239,6 +249,97 @@ cdef int _street(Plan node, long long[::1] idx, double[::1] out, _Walk w) except
     return 1
 
 
+cdef int _rules(Plan node, long long[::1] idx, double[::1] out, _Walk w) except -1:
+    """A^R's pure choice on each board by its postflop rules (``RuleBasedAgent._postflop_rules`` with one opponent:
+    the first matching rule wins), then the children's values (``0.0 + 1.0 * v``, as the Python walk sums them)."""
+    cdef Py_ssize_t n = idx.shape[0], i, j, m, u
+    cdef int p = node.player
+    cdef const double[::1] hs, ehs, par
+    cdef const long long[::1] outs, acts
+    cdef const unsigned char[::1] wet
+    cdef const unsigned char[::1] share
+    cdef long long[::1] choice = np.empty(n, dtype=np.int64)
+    cdef long long a, k
+    cdef double x, st
+    cdef bint value, free, river
+    cdef list seen = []
+    feats = w.feats[p]
+    if feats is None:
+        feats = w.feats[p] = w.builder.plan_features(node)
+    hs, ehs, outs, wet = feats
+    par = node.rules
+    acts = node.rule_acts
+    free = par[0] != 0.0
+    river = par[1] != 0.0
+    for i in range(n):
+        k = idx[i]
+        st = hs[k] if river else ehs[k]  # strength ** 1 (heads-up)
+        if free:
+            value = st >= par[2]
+            if acts[0] >= 0 and hs[k] >= par[3] and value:
+                a = acts[0]
+            elif acts[1] >= 0 and value and wet[k]:
+                a = acts[1]
+            elif acts[2] >= 0 and value and not wet[k]:
+                a = acts[2]
+            elif acts[3] >= 0 and outs[k] >= par[6]:
+                a = acts[3]
+            elif acts[4] >= 0 and _share(node, w, p, k):
+                a = acts[4]
+            else:
+                a = 1  # CALL
+        else:
+            if acts[5] >= 0 and st >= par[4] and (river or hs[k] >= par[5]):
+                a = acts[5]
+            elif st >= par[7]:
+                a = 1
+            elif outs[k] >= par[6] and (<double>outs[k] / 46.0) * par[9] >= par[8]:
+                a = 1
+            else:
+                a = 0 if par[10] != 0.0 else 1  # fold where legal, else check
+        choice[i] = a
+        if a not in seen:
+            seen.append(a)
+    sub = np.empty(n, dtype=np.int64)
+    pos = np.empty(n, dtype=np.intp)
+    val = np.empty(n, dtype=np.float64)
+    cdef long long[::1] sub_v = sub
+    cdef Py_ssize_t[::1] pos_v = pos
+    cdef double[::1] val_v = val
+    cdef Plan child
+    for i in range(n):
+        out[i] = 0.0
+    for u in range(len(seen)):
+        a = seen[u]
+        m = 0
+        for i in range(n):
+            if choice[i] == a:
+                sub_v[m] = idx[i]
+                pos_v[m] = i
+                m += 1
+        child = node.by_action.get(a)
+        if child is None:
+            child = w.builder.plan_child(node, a)
+            node.by_action[a] = child
+        if not _street(child, sub_v[:m], val_v[:m], w):
+            _leaf(child, sub_v[:m], val_v[:m], w)
+        for j in range(m):
+            out[pos_v[j]] += 1.0 * val_v[j]
+    return 1
+
+
+cdef bint _share(Plan node, _Walk w, int p, long long k) except -1:
+    """Whether board ``k`` is in A^R's c-bet share for its hand (asked only where the c-bet rule applies)."""
+    cdef const unsigned char[::1] share
+    if node.rules[11] == 0.0:
+        return False
+    got = w.shares[p]
+    if got is None:
+        got = w.shares[p] = np.ascontiguousarray(w.builder.plan_shares(node), dtype=np.uint8)
+    share = got
+    return share[k] != 0
+
+
 def street_values(Plan root, builder, b0, b1, eq):
     """float64[B]: the street lookahead's value (seat 0's chips) on each of B boards from ``root``, or None where
     its street value is None.  ``b0``, ``b1`` int64[B]: the two hands' buckets of the street's round on each board
@@ -246,6 +347,8 @@ def street_values(Plan root, builder, b0, b1, eq):
     cdef _Walk w = _Walk()
     cdef Py_ssize_t B
     w.builder = builder
+    w.feats = [None, None]
+    w.shares = [None, None]
     w.b0 = np.ascontiguousarray(b0, dtype=np.int64)
     w.b1 = np.ascontiguousarray(b1, dtype=np.int64)
     w.eq = np.ascontiguousarray(eq, dtype=np.float64)

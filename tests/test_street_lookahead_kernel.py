@@ -161,3 +161,62 @@ def test_agents_marked_ignores_hand_play_alike_on_every_hand():
             checked += 1
             state.apply_action(bv.CALL if rng.random() < 0.6 else bettor.act(state))
     assert checked > 50
+
+
+class _ActionBuilder:
+    """A walk's builder whose children are fold terminals worth their action id: the walk's value on each board is
+    the action the compiled rules chose there."""
+
+    def __init__(self, agent, state, boards):
+        self.agent, self.state, self.boards = agent, state, boards
+
+    def plan_features(self, plan):
+        hs, ehs, outs, wet = self.agent.features_on_boards(self.state, self.boards)
+        return hs, ehs, outs.astype(np.int64), wet.astype(np.uint8)
+
+    def plan_shares(self, plan):
+        return self.agent.cbet_share_on_boards(self.state, self.boards)
+
+    def plan_child(self, plan, action):
+        child = bv._street_kernel.Plan(None, (), 1)
+        child.street, child.value = bv._street_kernel.ST_FOLD, float(action)
+        return child
+
+
+def test_compiled_rules_are_act_on_boards():
+    """A^R's postflop rules in the walk (``ST_RULES``) choose on every board what ``act_on_boards`` plays, on random
+    heads-up betting at every postflop decision (c-bet spots, bets faced, all-in sizes), 12 boards each."""
+    k = bv._street_kernel
+    game = load("holdem")
+    agent = RuleBasedAgent()
+    rng = np.random.default_rng(17)
+    bettor = RandomAgent(3)
+    checked = cbets = facing = 0
+    for _ in range(250):
+        state = game.new_initial_state()
+        cards = [int(c) for c in rng.permutation(52)]
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(cards.pop())
+                continue
+            if state.round > 0:
+                p = state.current_player()
+                dead = set(state.hole[0]) | set(state.hole[1])
+                rest = [c for c in range(52) if c not in dead]
+                boards = [[int(c) for c in rng.choice(rest, len(state.board), replace=False)] for _ in range(12)]
+                plan = k.Plan(state, (), 0)
+                assert bv._StreetPlans._rules_plan(plan, agent, state, p)
+                got = k.street_values(plan, _ActionBuilder(agent, state, boards), np.zeros(12, np.int64),
+                                      np.zeros(12, np.int64), np.zeros(12))
+                assert np.array_equal(got.astype(np.int64), agent.act_on_boards(state, boards))
+                checked += 1
+                cbets += plan.rules[k.R_CBET] == 1.0
+                facing += plan.rules[k.R_FREE] == 0.0
+            # preflop mostly the rules (raises), sometimes a random raise or a call (the big blind raising last:
+            # c-bet spots); postflop the rules or a random call or bet
+            if rng.random() < (0.6 if state.round == 0 else 0.5):
+                action = agent.act(state)
+            else:
+                action = bv.CALL if rng.random() < 0.5 else bettor.act(state)
+            state.apply_action(action)
+    assert checked > 100 and cbets >= 5 and facing >= 20

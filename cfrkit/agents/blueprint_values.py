@@ -1216,6 +1216,8 @@ class _StreetPlans:
                 plan.street, plan.acts, plan.probs, plan.player = k.ST_TABLE, acts, pol.table(node), p
             else:
                 plan.street = k.ST_PY
+        elif isinstance(pol, _ActPolicy) and self._rules_plan(plan, pol.agent, state, p):
+            pass  # A^R's postflop rules on each board's features, in the walk
         elif _ignores_board(pol) and _ignores_hand(pol):
             got = pol(state)  # the betting alone decides: one answer for every hand and board
             if got is None:
@@ -1228,6 +1230,44 @@ class _StreetPlans:
         if plan.street in (k.ST_TABLE, k.ST_CONST):
             plan.children = [None] * len(plan.acts)
         return plan
+
+    @staticmethod
+    def _rules_plan(plan, agent, state, p: int) -> bool:
+        """Make ``plan`` an ``ST_RULES`` line where ``agent`` plays its postflop rules on the boards (A^R heads-up:
+        its ``board_rules_context``); False where it does not (the Python walk asks it)."""
+        rules_at = getattr(agent, "board_rules_context", None)
+        c = rules_at(state) if rules_at is not None and state.game.num_players == 2 else None
+        if c is None or c.k != 1:
+            return False
+        k = _street_kernel
+        plan.street, plan.player, plan.policy = k.ST_RULES, p, agent
+        par = np.zeros(12)
+        par[[k.R_FREE, k.R_RIVER, k.R_VALUE, k.R_NUT, k.R_RAISE_STRENGTH, k.R_MADE, k.R_DRAW_OUTS, k.R_NEED, k.R_ODDS,
+             k.R_MULT, k.R_FOLD, k.R_CBET]] = (
+            c.free, c.river, c.value_bet, c.nut_strength, c.raise_strength, c.made_min, c.draw_outs, c.need, c.odds,
+            c.outs_mult, c.fold_legal, c.cbet_rule)
+        plan.rules = par
+        acts = np.full(6, -1, dtype=np.int64)
+        for i, a in ((k.A_NUT, c.nut), (k.A_WET, c.wet), (k.A_DRY, c.dry), (k.A_DRAW, c.draw), (k.A_CBET, c.cbet),
+                     (k.A_RAISE, c.raise_)):
+            if a is not None:
+                acts[i] = int(a)
+        if not c.draw_rule:
+            acts[k.A_DRAW] = -1
+        if not c.cbet_rule:
+            acts[k.A_CBET] = -1
+        plan.rule_acts = acts
+        return True
+
+    def plan_features(self, plan):
+        """``(hs, ehs, outs, wet)`` of the hand of ``plan``'s player on every board of the walk (A^R's features)."""
+        hs, ehs, outs, wet = plan.policy.features_on_boards(self.state_of(plan), self.ctx.boards)
+        return (np.ascontiguousarray(hs, dtype=np.float64), np.ascontiguousarray(ehs, dtype=np.float64),
+                np.ascontiguousarray(outs, dtype=np.int64), np.ascontiguousarray(wet, dtype=np.uint8))
+
+    def plan_shares(self, plan) -> np.ndarray:
+        """Whether the hand of ``plan``'s player is in A^R's c-bet share on every board of the walk."""
+        return plan.policy.cbet_share_on_boards(self.state_of(plan), self.ctx.boards)
 
     def state_of(self, plan):
         """``plan``'s state with this walk's hands and board (the line's betting, the cards of ``rep``)."""

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -98,6 +98,39 @@ NEXT_CARD_SAMPLE = 16
 
 
 _PAIRS: Optional[np.ndarray] = None
+
+
+class PostflopContext(NamedTuple):
+    """The betting's part of A^R's postflop rules at one state (:meth:`RuleBasedAgent.postflop_context`).
+
+    ``k``: opponents still in (strengths are raised to that power); ``river``: the board has five cards (``nboard``);
+    ``free``: nothing to call.  Free: the rules, first match wins, are the nuts (hs^k >= ``NUT_STRENGTH`` with a
+    value strength) -> ``nut``, a value strength on a wet / dry board -> ``wet`` / ``dry``, (``draw_rule``) outs >=
+    ``DRAW_OUTS`` -> ``draw``, (``cbet_rule``) the c-bet share -> ``cbet``, else check.  Facing a bet: strength >=
+    ``RAISE_STRENGTH`` (and hs^k >= 0.75 before the river) -> ``raise_``, strength >= ``need`` -> call, a draw whose
+    outs pay the pot ``odds`` (heads-up) -> call, else fold (check where folding is not legal, ``fold_legal``).
+    Actions are action ids, None where no raise is legal (the rule is then skipped)."""
+    k: int
+    river: bool
+    nboard: int
+    free: bool
+    fold_legal: bool
+    nut: Optional[int]
+    wet: Optional[int]
+    dry: Optional[int]
+    draw: Optional[int]
+    draw_rule: bool
+    cbet: Optional[int]
+    cbet_rule: bool
+    raise_: Optional[int]
+    odds: float
+    need: float
+    value_bet: float = VALUE_BET          # the value strength of this street (``RIVER_VALUE_BET`` on the river)
+    nut_strength: float = NUT_STRENGTH
+    raise_strength: float = RAISE_STRENGTH
+    made_min: float = 0.75                # hs^k needed besides the strength to raise before the river
+    draw_outs: int = DRAW_OUTS
+    outs_mult: float = 1.0                # the outs' pot odds count twice on the flop (two cards to come)
 
 
 def _pairs() -> np.ndarray:
@@ -645,53 +678,92 @@ class RuleBasedAgent(PokerAgent):
         hole = state.hole[p]
         if state.round == 0 or not self._texas(state) or len(hole) != 2:
             return None
-        a, b = sorted(int(c) for c in hole)
-        rows = np.array([b * (b - 1) // 2 + a])
-        hs, ehs, outs, wet = pair_features_on_boards(boards, int(rows[0]))
-
-        def share():
-            return np.array([_hash_share(tuple(int(c) for c in bd), CBET_SHARE)[rows[0]] for bd in boards])
-        actions, choice = self._postflop_rules(state, p, hs, ehs, outs, wet, share, boards=len(boards[0]))
+        hs, ehs, outs, wet = self.features_on_boards(state, boards)
+        actions, choice = self._postflop_rules(state, p, hs, ehs, outs, wet, lambda: self.cbet_share_on_boards(state, boards),
+                                               boards=len(boards[0]))
         return actions[choice]
+
+    @staticmethod
+    def features_on_boards(state: HoldemState, boards) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(hs, ehs, outs, wet)`` of the hand of the player to act at ``state`` on each of K boards of one street
+        (:func:`pair_features_on_boards`: float64[K], float64[K], int64[K], bool[K]), what its postflop rules read."""
+        a, b = sorted(int(c) for c in state.hole[state.current_player()])
+        return pair_features_on_boards(boards, b * (b - 1) // 2 + a)
+
+    @staticmethod
+    def cbet_share_on_boards(state: HoldemState, boards) -> np.ndarray:
+        """bool[K]: whether the hand of the player to act is in the c-bet share of each of K boards."""
+        a, b = sorted(int(c) for c in state.hole[state.current_player()])
+        row = b * (b - 1) // 2 + a
+        return np.array([_hash_share(tuple(int(c) for c in bd), CBET_SHARE)[row] for bd in boards])
+
+    def board_rules_context(self, state: HoldemState) -> Optional[PostflopContext]:
+        """The :class:`PostflopContext` of the player to act where :meth:`act` (and :meth:`act_on_boards`) plays the
+        postflop rules at ``state`` (after the preflop, Texas hold'em, a hand held), else None."""
+        p = state.current_player()
+        if state.round == 0 or not self._texas(state) or len(state.hole[p]) != 2:
+            return None
+        return self.postflop_context(state, p)
+
+    def postflop_context(self, state: HoldemState, p: int, boards: Optional[int] = None) -> PostflopContext:
+        """The betting's part of the postflop rules of seat ``p`` at ``state`` (the same for every hand and board
+        of the street): opponents, thresholds, pot odds and the rules' actions (:class:`PostflopContext`);
+        ``boards``: the board's number of cards when it is not ``state``'s (the same street).  The rules themselves
+        (:meth:`_postflop_rules`, AIVAT's compiled lookahead) apply it to each hand's or board's features."""
+        d = state.d
+        nboard = len(state.board) if boards is None else int(boards)
+        opponents = sum(1 for q in range(d.num_players) if q != p and not state.folded[q])
+        k = max(1, opponents)
+        river = nboard >= 5
+        to_call = state.call_amount(p)
+        pot = float(state.pot())
+        fold_legal = state.is_legal(FOLD)
+        if to_call == 0:
+            preflop_raisers = [a[0] for a in state.actions[0] if a[1] == "r"]
+            cbet = bool(nboard == 3 and k == 1 and preflop_raisers and preflop_raisers[-1] == p
+                        and not state.actions[state.round])
+            return PostflopContext(
+                k=k, river=river, nboard=nboard, free=True, fold_legal=fold_legal,
+                nut=self._raise_to_pot_fraction(state, p, 1.0),
+                wet=self._raise_to_pot_fraction(state, p, BET_WET), dry=self._raise_to_pot_fraction(state, p, BET_DRY),
+                draw=self._raise_to_pot_fraction(state, p, 0.5) if not river and k == 1 else None,
+                draw_rule=not river and k == 1,
+                cbet=self._raise_to_pot_fraction(state, p, CBET) if cbet else None, cbet_rule=cbet,
+                raise_=None, odds=0.0, need=0.0, value_bet=RIVER_VALUE_BET if river else VALUE_BET)
+        odds = to_call / (pot + to_call)
+        bet_fraction = to_call / max(pot - to_call, 1.0)
+        need = odds + CALL_MARGIN + CALL_MARGIN_SLOPE * min(bet_fraction, 2.0)
+        return PostflopContext(k=k, river=river, nboard=nboard, free=False, fold_legal=fold_legal, nut=None, wet=None,
+                               dry=None, draw=None, draw_rule=False, cbet=None, cbet_rule=False,
+                               raise_=self._raise_to_pot_fraction(state, p, RAISE_POT), odds=odds, need=need,
+                               outs_mult=2.0 if nboard == 3 else 1.0)
 
     def _postflop_rules(self, state: HoldemState, p: int, hs: np.ndarray, ehs: np.ndarray, outs: np.ndarray, wet,
                         share, boards: Optional[int] = None):
         """The postflop rules over feature arrays (one entry per hand, or per board of one hand): ``wet`` one flag
         for the board or a bool array (per board), ``share()`` the c-bet share mask, asked only where it applies;
         ``boards``: the board's number of cards when it is not ``state``'s (the same street)."""
-        d = state.d
-        nboard = len(state.board) if boards is None else int(boards)
+        c = self.postflop_context(state, p, boards)
         width = len(hs)
-        opponents = sum(1 for q in range(d.num_players) if q != p and not state.folded[q])
-        k = max(1, opponents)
-        river = nboard >= 5
+        k, river = c.k, c.river
         strength = (hs if river else ehs) ** k
         made = hs ** k
-        to_call = state.call_amount(p)
-        pot = float(state.pot())
-        if to_call == 0:
-            value = strength >= (RIVER_VALUE_BET if river else VALUE_BET)
-            nuts = (made >= NUT_STRENGTH) & value
-            rules = [(nuts, self._raise_to_pot_fraction(state, p, 1.0))]
+        if c.free:
+            value = strength >= c.value_bet
+            nuts = (made >= c.nut_strength) & value
+            rules = [(nuts, c.nut)]
             if isinstance(wet, np.ndarray):  # per board: the value bet's size splits into two disjoint rules
-                rules += [(value & wet, self._raise_to_pot_fraction(state, p, BET_WET)),
-                          (value & ~wet, self._raise_to_pot_fraction(state, p, BET_DRY))]
+                rules += [(value & wet, c.wet), (value & ~wet, c.dry)]
             else:
-                rules.append((value, self._raise_to_pot_fraction(state, p, BET_WET if wet else BET_DRY)))
-            if not river and k == 1:
-                rules.append((outs >= DRAW_OUTS, self._raise_to_pot_fraction(state, p, 0.5)))
-            preflop_raisers = [a[0] for a in state.actions[0] if a[1] == "r"]
-            if (nboard == 3 and k == 1 and preflop_raisers and preflop_raisers[-1] == p
-                    and not state.actions[state.round]):
-                rules.append((share(), self._raise_to_pot_fraction(state, p, CBET)))
+                rules.append((value, c.wet if wet else c.dry))
+            if c.draw_rule:
+                rules.append((outs >= c.draw_outs, c.draw))
+            if c.cbet_rule:
+                rules.append((share(), c.cbet))
             rules.append((np.ones(width, bool), CALL))
             return self._assemble(state, rules)
-        odds = to_call / (pot + to_call)
-        bet_fraction = to_call / max(pot - to_call, 1.0)
-        need = odds + CALL_MARGIN + CALL_MARGIN_SLOPE * min(bet_fraction, 2.0)
-        draw_pays = (outs / 46.0) * (2.0 if nboard == 3 else 1.0) >= odds
-        rules = [((strength >= RAISE_STRENGTH) & (made >= 0.75 if not river else True),
-                  self._raise_to_pot_fraction(state, p, RAISE_POT)),
-                 (strength >= need, CALL),
-                 ((outs >= DRAW_OUTS) & draw_pays & (k == 1), CALL)]
+        draw_pays = (outs / 46.0) * c.outs_mult >= c.odds
+        rules = [((strength >= c.raise_strength) & (made >= c.made_min if not river else True), c.raise_),
+                 (strength >= c.need, CALL),
+                 ((outs >= c.draw_outs) & draw_pays & (k == 1), CALL)]
         return self._assemble(state, rules)
