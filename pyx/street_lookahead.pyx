@@ -62,6 +62,7 @@ cdef class Plan:
     below the lookahead's root; ``policy``: the Python policy asked (``ST_PY``); ``children``: one per action of
     ``acts`` (``ST_TABLE`` / ``ST_CONST``; None until built), ``by_action``: action -> child (``ST_PY``)."""
     cdef public int street, leaf, player, depth
+    cdef public long long node  # the tree node of a round-closing leaf (``LF_CLOSING``)
     cdef public double value, pot, c0
     cdef public object sd, probs, acts, d, s, closing, state, key, policy, cache, rules, rule_acts
     cdef public list children

@@ -1327,7 +1327,7 @@ class _StreetPlans:
         nb = len(state.board)
         if chance and r > 0 and nb < _BOARD[r]:
             if r - 1 == self.round:  # a round-closing call: the transition-averaged tables at this round's buckets
-                plan.leaf, plan.closing, plan.value = k.LF_CLOSING, self._closing_table(node), float(node)
+                plan.leaf, plan.closing, plan.node = k.LF_CLOSING, self._closing_table(node), node
             return
         if nb != _BOARD[r]:
             self._equity_leaf(plan)
@@ -1353,7 +1353,7 @@ class _StreetPlans:
     def plan_closing(self, plan, b0: int, b1: int) -> None:
         """Fill ``plan.closing[b0, b1]`` from the tables (the value function's remembered closing values)."""
         vf = self.vf
-        node = int(plan.value)
+        node = int(plan.node)
         r = int(vf.tree.round[node])
         got = vf.table.closing.get((node, b0, b1)) or vf.table.closing_ds(node, b0, b1, vf.trans[r - 1])
         plan.closing[b0, b1, 0], plan.closing[b0, b1, 1] = got
