@@ -1164,7 +1164,8 @@ class _StreetPlans:
         root = self.roots.get(mk)
         if root is None:
             root = self._plan(rep, key, 0, None)
-            _Shared.remember(self.roots, mk, root, limit=20_000)
+            # about 25 lines per root (a plan and its state ~1.5 KB): at most ~75 MB kept, then built anew
+            _Shared.remember(self.roots, mk, root, limit=2_000)
         if root.street == _street_kernel.ST_NONE:
             return None
         idx = np.arange(len(ctx.boards))
