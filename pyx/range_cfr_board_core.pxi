@@ -564,6 +564,15 @@ cdef void _prefetch_subtree(BTree* t, int n, int p, const rc_real* regrets, cons
                 rcb_prefetch(t.cum + t.node_offset[d], nbytes, 1)
 
 
+cdef inline void _prefetch_next(BTree* t, int c, int end, int p, const rc_real* regrets,
+                               const rc_real* ssum) noexcept nogil:
+    """Request the blocks of the first walked chance child in ``[c, end)`` when it is a batching river root."""
+    while c < end and t.is_copy[c]:
+        c += 1
+    if c < end and t.sd_count[c] >= 2:
+        _prefetch_subtree(t, c, p, regrets, ssum)
+
+
 cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack, int mode, const rc_real* regrets,
                       const rc_real* ssum) noexcept nogil:
     """p's values (and the per-card opponent mass) of every showdown below river root ``n``, four sweeps at a
@@ -643,7 +652,7 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     cdef rc_real* copp
     cdef rc_real* cown
     cdef rc_real* cval
-    cdef int have_full = 0, sd
+    cdef int have_full = 0, sd, ahead
     cdef int ty = t.node_type[n]
     if ty == FOLD:
         rc_card_sums(opp, cards, H, full, &full_total)
@@ -658,12 +667,13 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     A = t.num_children[n]
     cs = t.child_start[n]
     if t.sd_max > 0 and t.sd_count[n] >= 2:
-        if mode == MODE_SOLVE and not t.compressed:
+        if mode == MODE_SOLVE and not t.compressed and not (nested & 2):
             _prefetch_subtree(t, n, p, regrets, ssum)
         _sd_batches(t, n, p, opp, stack, mode, regrets, ssum)
+    nested &= 1  # bit 2 (this subtree requested by the caller) is for this node only
     if ty == CHANCE:
         memset(out, 0, H * sizeof(rc_real))
-        if t.phased and not nested:
+        if t.phased and not (nested & 1):
             # the children ran as tasks of _pass's parallel loop: add their values in child order (the order of
             # the serial loop below, so the same result for any thread count)
             k = t.top_task[t.top_id[n]]
@@ -671,10 +681,17 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
                 if not t.is_copy[cs + a]:
                     _add_child(t, cs + a, t.par_vals + (k + a) * t.Hmax, out)
         else:
+            # a river root's blocks are requested one child ahead (while the previous child is walked, so that they
+            # wait in L2 when its walk starts; see rcb_prefetch); the root then skips its own request (bit 2)
+            ahead = mode == MODE_SOLVE and not t.compressed and t.sd_max > 0
+            if ahead:
+                _prefetch_next(t, cs, cs + A, p, regrets, ssum)
             for a in range(A):
                 c = cs + a
                 if t.is_copy[c]:
                     continue
+                if ahead:
+                    _prefetch_next(t, c + 1, cs + A, p, regrets, ssum)
                 Hc = _H(t, c)
                 map = t.maps + t.child_map[c]
                 copp = stack
@@ -684,7 +701,7 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
                 if own != NULL:
                     rcb_gather(cown, own, map, Hc)
                 _walk(t, c, p, copp, cown if own != NULL else NULL, cval, stack + 3 * Hc, mode, regrets, ssum, w,
-                      dcfr, pos, neg, nested)
+                      dcfr, pos, neg, nested | (2 if ahead else 0))
                 _add_child(t, c, cval, out)
         rc_scale_const(out, t.amount[2 * n], H)
         return
