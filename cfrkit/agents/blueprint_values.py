@@ -321,8 +321,9 @@ class BlueprintValueFunction:
     the lookahead (``follow_owner`` implies it); raises still walk to their most likely size without ``follow_owner``.
     ``owner_draws`` (default False; with ``follow_owner``): a raise whose translation the owner has still to draw
     (:meth:`translation_expectation`'s) is valued by the mean over the sizes it may draw, in :meth:`value` and in
-    the lookahead after the other seat's raises, instead of its most likely size: the draw's term vanishes instead
-    of moving to the owner's next decision.  A function of the history, so still unbiased.
+    the lookahead after the other seat's raises and in the one step of a known seat (preflop), instead of its most
+    likely size: the draw's term vanishes instead of moving to the owner's next decision.  A function of the history,
+    and the deal's expectation averages the same one step (:meth:`_deal_one_step`), so still unbiased.
     """
 
     def __init__(self, strategy, view, translate_raise, boards: int = 24, flops: int = 16, seed: int = 0,
@@ -1052,7 +1053,9 @@ class BlueprintValueFunction:
         ``A_a[b0, b1] + B_a[b0, b1] * eq(h0, h1)`` (a fold: its chips; a decision on the tree: the tables; off the
         tree: the check-down equity value), so the expectation is exact with the deal's pair matrices, ``pol``
         asked once per hand of seat ``first`` (1,326 calls).  Taking the tables' expectation instead (the blueprint
-        in that seat) was biased against A^R (benchmarks/RESULTS.md, branch aivat-80c)."""
+        in that seat) was biased against A^R (benchmarks/RESULTS.md, branch aivat-80c).  With ``owner_draws`` a
+        raise whose size the owner will draw is the mean over its sizes' children (the draw's probabilities depend
+        on the betting alone, not the cards), as :meth:`_value`'s one step takes it."""
         nb = self.table.num_buckets[0]
         cls = np.asarray(self.ab.buckets_for_board(0, []), dtype=np.int64)
         pairs = np.asarray(HOLE_PAIRS, dtype=np.int64)
