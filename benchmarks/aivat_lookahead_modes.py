@@ -78,6 +78,23 @@ MODES = {"tables": dict(lookahead=False), "one-step": dict(street_from=4, bluepr
                                      owner_fallback=True, owner_draws=True)}
 
 
+class _Stream(_Keep):
+    """:class:`_Keep` that also appends each hand's AIVAT value and winnings of ``agents[0]`` (chips) and the CPU
+    seconds so far to ``path`` as it goes, so a long run can be read before it ends (``--values-out``)."""
+
+    def __init__(self, vf, path: str):
+        super().__init__(vf)
+        self._out = open(path, "w")
+        self._out.write("aivat_chips payoff_chips cpu_s\n")
+        self._t = time.process_time()
+
+    def hand_end(self, hand) -> None:
+        super().hand_end(hand)
+        sign = 1.0 if hand.seat_of_player[0] == 0 else -1.0
+        self._out.write(f"{self.values[-1]!r} {sign * float(hand.returns[0])!r} {time.process_time() - self._t:.2f}\n")
+        self._out.flush()
+
+
 def _load_fit(path, tag: str):
     """The fitted counts saved by :func:`_save_fit` at ``path`` under ``tag`` (the pair, fitting deals and seed),
     None when there is no such file; a file saved under another tag is refused in one line."""
@@ -123,12 +140,17 @@ def _parse(argv):
     ap.add_argument("values", nargs="?", default=None, help="a blueprint whose tables value a pair without one")
     ap.add_argument("--fit", type=int, default=2000, metavar="N", help="fitting deals of a +fit mode (default 2000)")
     ap.add_argument("--fit-file", default=None, metavar="PATH", help="keep / reuse the fitted counts (npz)")
+    ap.add_argument("--values-out", default=None, metavar="PATH",
+                    help="append each hand's AIVAT value, winnings (chips of the first agent) and CPU s to PATH "
+                         "as the match goes (one mode only), to read a long run before it ends")
     args = ap.parse_args(argv)
     if args.deals <= 0 or args.fit <= 0:
         ap.error("deals and --fit must be positive")
     bad = [m for m in args.modes.split(",") if m.removesuffix("+fit") not in MODES]
     if bad:
         ap.error(f"unknown mode(s) {bad}; modes are {sorted(MODES)}")
+    if args.values_out and len(args.modes.split(",")) != 1:
+        ap.error("--values-out takes one mode")
     return args
 
 
@@ -172,7 +194,7 @@ def main() -> None:
             build = time.process_time() - t
         else:
             vf, build = BlueprintValueFunction(owner.blueprint, view, owner.translate_raise, **opts), 0.0
-        keep = _Keep(vf)
+        keep = _Stream(vf, args.values_out) if args.values_out else _Keep(vf)
         t = time.process_time()
         res = play_match(game, agents, deals, seed=seed, duplicate=True, observers=[keep], time_limit=float("inf"))
         cpu = time.process_time() - t

@@ -39,9 +39,10 @@ _STREETS = ("preflop", "flop", "turn", "river")
 class ResidualObserver(AivatObserver):
     """AIVAT (the same terms as :class:`AivatObserver`) plus each step's residual (module doc), per hand."""
 
-    def __init__(self, value_function=None, agent=None, names=None):
+    def __init__(self, value_function=None, agent=None, names=None, split_lookahead: bool = False):
         super().__init__(value_function, agent)
         self.names = names or {}
+        self.split_lookahead = bool(split_lookahead)
         self.rows = []  # per hand: {kind: summed residual (chips of agents[0])}, and the AIVAT value
 
     def hand_start(self, hand):
@@ -100,6 +101,8 @@ class ResidualObserver(AivatObserver):
         if len(support) == 1:
             self._open = (f"pure {who} {street}", vh, None)
             return
+        if self.split_lookahead:
+            who += self._lookahead_tag(state, seat, actions, row)
         values = {}
         for a, q in support:
             child = state.clone()
@@ -108,6 +111,19 @@ class ResidualObserver(AivatObserver):
         expect = sum(q * values[a] for a, q in support)
         self._corr += values[int(action)] - expect
         self._open = (f"decision {who} {street}", vh, expect)
+
+    def _lookahead_tag(self, state, seat, actions, row) -> str:
+        """`` (lookahead differs)`` when the street lookahead's policy for the owner's seat (its ``_own``) gives
+        another strategy at ``state`` than the agent's own (``--split-lookahead``; translation draws, off-tree
+        play), ``""`` when it agrees or there is none."""
+        own = getattr(self.vf, "_own", [None, None])[seat]
+        if own is None:
+            return ""
+        got = own(state, None, self.vf._memo)
+        if got is None:
+            return " (lookahead none)"
+        same = np.array_equal(np.asarray(got[0]), np.asarray(actions)) and np.allclose(got[1], row)
+        return "" if same else " (lookahead differs)"
 
     def hand_end(self, hand):
         u0 = float(hand.returns[0])
@@ -164,6 +180,9 @@ def main() -> None:
     ap.add_argument("--prior", type=float, default=2.0, help="the fit's prior weight in hands")
     ap.add_argument("--fit-file", default=None, metavar="PATH",
                     help="keep the fitted counts in PATH (npz), read back when it exists (aivat_lookahead_modes.py's)")
+    ap.add_argument("--split-lookahead", action="store_true",
+                    help="split the owner's mixed decisions by whether the street lookahead plays the agent's own "
+                         "strategy there (kind suffix ' (lookahead differs)')")
     args = ap.parse_args()
     specs = args.pair.split(",")
     agents = [make_agent(s, game="holdem", seed=i + 1) for i, s in enumerate(specs)]
@@ -193,7 +212,7 @@ def main() -> None:
         if not hasattr(vf, name):
             raise SystemExit(f"no value-function option {name!r}")
         setattr(vf, name, type(getattr(vf, name))(int(value)))
-    obs = ResidualObserver(vf, agent=agents, names=names)
+    obs = ResidualObserver(vf, agent=agents, names=names, split_lookahead=args.split_lookahead)
     t = time.process_time()
     play_match(view.game, agents, args.deals, seed=args.seed, duplicate=True, observers=[obs],
                time_limit=float("inf"))

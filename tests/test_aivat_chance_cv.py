@@ -272,3 +272,41 @@ def test_owner_draws_values_a_raise_by_the_mean_over_the_owners_draws(agent):
     before, value, expect = got[True]
     assert value == pytest.approx(expect, abs=1e-9) and before == pytest.approx(value, abs=1e-9)
     assert abs(got[False][1] - got[False][2]) > 1e-3  # the most likely size alone is not the draw's mean
+
+
+def test_owner_draws_the_known_seats_preflop_step_and_the_deal_average_the_draws(deep):
+    """15 big blinds deep A^R opens preflop to a size between the tree's two raises, which the owner draws when it
+    acts.  With ``owner_draws`` the value after the open is the mean over the two sizes, so the one step of A^R's
+    (pure) strategy before it must take that mean too (v before the open equals v after it), and the deal's
+    expectation must average it: over random deals the mean of ``value`` with the draws minus without agrees with
+    the difference of the two deal expectations and is far from zero, what a deal expectation that ignored the
+    draws would give (a bias of about a chip per hand in this game)."""
+    game = load(DEEP)
+    ar = make_agent("rule-based", game=game, seed=1)
+    vfs = []
+    for draws in (False, True):
+        vf = BlueprintValueFunction(deep.blueprint, poker_view(game), deep.translate_raise, boards=4, flops=6,
+                                    river_exact=False, follow_owner=True, owner_fallback=True, owner_draws=draws)
+        first = vf._first_seat()
+        deep.new_hand()
+        vf.hand_start(SimpleNamespace(seat_agents=[deep, ar] if first == 1 else [ar, deep]))
+        vfs.append(vf)
+    plain, drawn = vfs
+    rng = np.random.default_rng(0)
+    diffs, drawn_opens = [], 0
+    for i in range(3000):
+        state = game.new_initial_state()
+        for c in rng.permutation(52)[:4]:
+            state.apply_action(int(c))
+        diffs.append(drawn.value(state) - plain.value(state))
+        if i < 300:
+            a = ar.act(state)
+            after = state.clone()
+            after.apply_action(a)
+            drawn_opens += bool(drawn._draws_at(state, None, a))
+            assert drawn.value(state) == pytest.approx(drawn.value(after), abs=1e-9)  # A^R's pure step
+    assert drawn_opens > 50  # the opens the owner draws a size for
+    diffs = np.array(diffs)
+    se = diffs.std(ddof=1) / np.sqrt(diffs.size)
+    exact = drawn._deal() - plain._deal()
+    assert abs(diffs.mean() - exact) < 4 * se and abs(diffs.mean()) > 4 * se

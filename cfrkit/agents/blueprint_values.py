@@ -326,8 +326,9 @@ class BlueprintValueFunction:
     the lookahead (``follow_owner`` implies it); raises still walk to their most likely size without ``follow_owner``.
     ``owner_draws`` (default False; with ``follow_owner``): a raise whose translation the owner has still to draw
     (:meth:`translation_expectation`'s) is valued by the mean over the sizes it may draw, in :meth:`value` and in
-    the lookahead after the other seat's raises, instead of its most likely size: the draw's term vanishes instead
-    of moving to the owner's next decision.  A function of the history, so still unbiased.
+    the lookahead after the other seat's raises and in the one step of a known seat (preflop), instead of its most
+    likely size: the draw's term vanishes instead of moving to the owner's next decision.  A function of the history,
+    and the deal's expectation averages the same one step (:meth:`_deal_one_step`), so still unbiased.
     ``compiled_lookahead`` (default True): the street lookahead over a chance node's boards
     (:meth:`_values_on_boards`) is walked in C (``pyx/street_lookahead.pyx``) over betting lines kept per hand; off,
     the Python walk (:meth:`_street_boards`, the reference).  The same numbers bit for bit either way.
@@ -663,7 +664,11 @@ class BlueprintValueFunction:
                         if q > 0:
                             child = state.clone()
                             child.apply_action(int(a))
-                            total += float(q) * self.table_value(child)
+                            draws = self._draws_at(state, None, int(a))
+                            # a raise whose size the owner draws: the mean over the sizes, as value() is after it
+                            # (the most likely size alone left a residual at this step, aivat-80d)
+                            v = self._over_draws(child, draws, self.table_value) if draws else self.table_value(child)
+                            total += float(q) * v
                     return total
         return self.table_value(state)
 
@@ -1048,7 +1053,8 @@ class BlueprintValueFunction:
         if pol is None:
             return self._table_deal()
         agent = self._agents[first]
-        key = (id(self.table), first, id(agent), tuple(sorted(self._memo.items())) if self._memo else ())
+        key = (id(self.table), first, id(agent), tuple(sorted(self._memo.items())) if self._memo else (),
+               self.owner_draws)
         hit = self._deals_one_step.get(key)
         if hit is None or hit[0] is not agent or hit[1] is not self.table:  # ids of objects since freed
             hit = self._deals_one_step[key] = (agent, self.table, self._deal_one_step(first, pol))
@@ -1074,7 +1080,9 @@ class BlueprintValueFunction:
         ``A_a[b0, b1] + B_a[b0, b1] * eq(h0, h1)`` (a fold: its chips; a decision on the tree: the tables; off the
         tree: the check-down equity value), so the expectation is exact with the deal's pair matrices, ``pol``
         asked once per hand of seat ``first`` (1,326 calls).  Taking the tables' expectation instead (the blueprint
-        in that seat) was biased against A^R (benchmarks/RESULTS.md, branch aivat-80c)."""
+        in that seat) was biased against A^R (benchmarks/RESULTS.md, branch aivat-80c).  With ``owner_draws`` a
+        raise whose size the owner will draw is the mean over its sizes' children (the draw's probabilities depend
+        on the betting alone, not the cards), as :meth:`_value`'s one step takes it."""
         nb = self.table.num_buckets[0]
         cls = np.asarray(self.ab.buckets_for_board(0, []), dtype=np.int64)
         pairs = np.asarray(HOLE_PAIRS, dtype=np.int64)
@@ -1085,7 +1093,7 @@ class BlueprintValueFunction:
         onehot = np.zeros((1326, nb))
         onehot[np.arange(1326), cls] = 1.0
         eqd = disjoint * preflop_equity_table(progress=False)  # seat 0's equity [h0, h1]
-        weights: dict = {}  # action -> (float64[1326] probability per hand of ``first``, a child state)
+        weights: dict = {}  # action -> (float64[1326] probability per hand of ``first``, a child state, its parent)
         for h in range(1326):
             mine = [int(c) for c in pairs[h]]
             theirs = next([int(c) for c in pairs[g]] for g in range(1326) if disjoint[h, g])
@@ -1104,10 +1112,10 @@ class BlueprintValueFunction:
                     if w is None:
                         child = state.clone()
                         child.apply_action(int(a))
-                        w = weights[int(a)] = (np.zeros(1326), child)
+                        w = weights[int(a)] = (np.zeros(1326), child, state)
                     w[0][h] += float(q)
         total = 0.0
-        for w, child in weights.values():
+        for a, (w, child, parent) in weights.items():
             wm = onehot * w[:, None]
             if first == 0:
                 joint, eqw = wm.T @ disjoint @ onehot, wm.T @ eqd @ onehot
@@ -1118,13 +1126,21 @@ class BlueprintValueFunction:
                 continue
             if child.is_chance_node():
                 raise GameError("_deal_one_step: a first action that closes the preflop round is not supported")
-            node = self._shared.walker.node_of(child, None, self._memo)
-            if node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != 0:
-                c = self.view.contributions(child)  # the check-down equity value eq * pot - c0
-                total += float(c[0] + c[1]) * eqw.sum() - float(c[0]) * joint.sum()
-                continue
-            d, s_ = self.table.ds(node)
-            total += float(np.sum(joint * d) + np.sum(eqw * s_))
+            # a raise whose size the owner draws (``owner_draws``): the mean over the sizes, as value() takes it
+            draws = self._draws_at(parent, None, a)
+            sizes = [(None, 1.0)] if not draws else [(c, q) for c, q in draws[0][1]]
+            for c, q in sizes:
+                memo = self._memo
+                if c is not None:
+                    memo = dict(self._memo)
+                    memo[draws[0][0]] = (a, c)
+                node = self._shared.walker.node_of(child, None, memo)
+                if node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != 0:
+                    c0 = self.view.contributions(child)  # the check-down equity value eq * pot - c0
+                    total += q * (float(c0[0] + c0[1]) * eqw.sum() - float(c0[0]) * joint.sum())
+                    continue
+                d, s_ = self.table.ds(node)
+                total += q * float(np.sum(joint * d) + np.sum(eqw * s_))
         return total / disjoint.sum()
 
 
