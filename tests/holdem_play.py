@@ -11,3 +11,12 @@ def play(state, *actions, board=()):
         state.apply_action(a)
     while state.is_chance_node() and cards:
         state.apply_action(cards.pop(0))
+
+
+def sample_boards(state, cards, rng, count):
+    """``count`` boards completing ``state``'s street at a chance node: its board plus cards drawn by ``rng``
+    from those not on the board, in either hand or among ``cards[-3:]`` (the run-out the hand will deal)."""
+    dead = set(state.board) | set(state.hole[0]) | set(state.hole[1]) | set(cards[-3:])
+    rest = [c for c in range(52) if c not in dead]
+    need = state.cards_needed()
+    return [list(state.board) + [int(c) for c in rng.choice(rest, need, replace=False)] for _ in range(count)]

@@ -23,6 +23,7 @@ from cfrkit.games import load
 from cfrkit.poker.registry import make_agent
 from cfrkit.poker.view import poker_view
 from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
+from holdem_play import sample_boards
 
 GAME = "holdem(stacks=400;400)"
 
@@ -217,11 +218,7 @@ def test_lookahead_over_all_boards_is_the_per_board_lookahead(strategy, opponent
         while not state.is_terminal():
             if state.is_chance_node():
                 if state.hole_cards_dealt and not vf._runs_out(state):
-                    dead = set(state.board) | set(state.hole[0]) | set(state.hole[1]) | set(cards[-3:])
-                    rest = [c for c in range(52) if c not in dead]
-                    need = state.cards_needed()
-                    boards = [list(state.board) + [int(c) for c in rng.choice(rest, need, replace=False)]
-                              for _ in range(6)]
+                    boards = sample_boards(state, cards, rng, 6)
                     fast = vf._values_on_boards(state, boards)
                     slow = []
                     for bd in boards:

@@ -19,6 +19,7 @@ from cfrkit.games import load
 from cfrkit.games.base import GameError
 from cfrkit.poker.view import poker_view
 from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
+from holdem_play import sample_boards
 
 GAME = "holdem(stacks=400;400)"
 
@@ -75,11 +76,7 @@ def test_compiled_lookahead_is_the_python_walk(strategy, opponent, river_exact, 
         while not state.is_terminal():
             if state.is_chance_node():
                 if state.hole_cards_dealt and not vf._runs_out(state):
-                    dead = set(state.board) | set(state.hole[0]) | set(state.hole[1]) | set(cards[-3:])
-                    rest = [c for c in range(52) if c not in dead]
-                    need = state.cards_needed()
-                    boards = [list(state.board) + [int(c) for c in rng.choice(rest, need, replace=False)]
-                              for _ in range(7)]
+                    boards = sample_boards(state, cards, rng, 7)
                     vf.compiled_lookahead = True
                     fast = vf._values_on_boards(state, boards)
                     vf.compiled_lookahead = False
