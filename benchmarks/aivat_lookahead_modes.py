@@ -151,6 +151,8 @@ def _parse(argv):
         ap.error(f"unknown mode(s) {bad}; modes are {sorted(MODES)}")
     if args.values_out and len(args.modes.split(",")) != 1:
         ap.error("--values-out takes one mode")
+    if args.values_out and not os.path.isdir(os.path.dirname(os.path.abspath(args.values_out))):
+        ap.error(f"--values-out: no directory {os.path.dirname(os.path.abspath(args.values_out))!r}")
     return args
 
 
