@@ -664,13 +664,31 @@ cdef void _pair_counts(const uint8_t *board, const int64_t *pairs, Py_ssize_t nk
         tie[q] = t
 
 
-def river_ehs_of_pairs(const uint8_t[:, ::1] rivers, Py_ssize_t block, const int64_t[::1] pairs):
-    """float64[B // block, K]: the E[HS] of the K pairs ``pairs`` over each group of ``block`` river boards
-    (``rivers`` uint8[B, 5], distinct valid cards, ``B`` a multiple of ``block``), equal bit for bit to
-    ``pair_ehs.uniform_river_ehs_pairs_blocks(river_strengths(rivers), block, pairs)`` (NaN where a pair touches
-    every board of its group): the same integer win and tie counts per board, from the rank classes instead of all
-    1326 pairs' classes, and the same float64 operations in the same order."""
-    cdef Py_ssize_t nb = rivers.shape[0], nk = pairs.shape[0], ng, g, b, q
+cdef void _ehs_groups(const uint8_t[:, ::1] rivers, Py_ssize_t block, const int64_t[::1] pairs, double[:, ::1] out,
+                      double *total, int64_t *count, int *win, int *tie, int32_t *row) noexcept nogil:
+    """The body of :func:`river_ehs_of_pairs`: ``out[g, q]`` the E[HS] of pair ``q`` over group ``g`` of ``block``
+    rivers (left as it is, NaN from the caller, where the pair touches every board of the group)."""
+    cdef Py_ssize_t nk = pairs.shape[0], ng = rivers.shape[0] // block, g, b, q
+    # the live pairs of a 5-card board: 47 live cards, C(45, 2) opponents disjoint from a live pair
+    cdef double compat = 990.0
+    for g in range(ng):
+        for q in range(nk):
+            total[q] = 0.0
+            count[q] = 0
+        for b in range(g * block, (g + 1) * block):
+            _pair_counts(&rivers[b, 0], &pairs[0], nk, win, tie, row)
+            for q in range(nk):
+                if win[q] >= 0:
+                    total[q] += (<double>win[q] + 0.5 * <double>tie[q]) / compat
+                    count[q] += 1
+        for q in range(nk):
+            if count[q] > 0:
+                out[g, q] = total[q] / <double>count[q]
+
+
+def _check_rivers(const uint8_t[:, ::1] rivers, Py_ssize_t block, const int64_t[::1] pairs):
+    """One-line errors for :func:`river_ehs_of_pairs`'s arguments (shapes, block, pair indices)."""
+    cdef Py_ssize_t nb = rivers.shape[0], nk = pairs.shape[0], q
     if rivers.shape[1] != 5:
         raise ValueError(f"rivers must have shape (B, 5), got ({nb}, {rivers.shape[1]})")
     if block < 1 or nb % block != 0:
@@ -678,9 +696,20 @@ def river_ehs_of_pairs(const uint8_t[:, ::1] rivers, Py_ssize_t block, const int
     for q in range(nk):
         if not 0 <= pairs[q] < NUM_PAIRS:
             raise ValueError(f"pair index {pairs[q]} is not in 0..1325")
-    ng = nb // block
+
+
+def river_ehs_of_pairs(const uint8_t[:, ::1] rivers, Py_ssize_t block, const int64_t[::1] pairs):
+    """float64[B // block, K]: the E[HS] of the K pairs ``pairs`` over each group of ``block`` river boards
+    (``rivers`` uint8[B, 5], distinct valid cards, ``B`` a multiple of ``block``), equal bit for bit to
+    ``pair_ehs.uniform_river_ehs_pairs_blocks(river_strengths(rivers), block, pairs)`` (NaN where a pair touches
+    every board of its group): the same integer win and tie counts per board, from the rank classes instead of all
+    1326 pairs' classes, and the same float64 operations in the same order."""
+    _check_rivers(rivers, block, pairs)
+    cdef Py_ssize_t nk = pairs.shape[0], ng = rivers.shape[0] // block
     _ensure_multi_classes()
     out_arr = np.full((ng, nk), np.nan)
+    if nk == 0 or ng == 0:
+        return out_arr
     cdef double[:, ::1] out = out_arr
     total_arr = np.zeros(nk)
     count_arr = np.zeros(nk, dtype=np.int64)
@@ -691,25 +720,58 @@ def river_ehs_of_pairs(const uint8_t[:, ::1] rivers, Py_ssize_t block, const int
     cdef int64_t[::1] count = count_arr
     cdef int[::1] win = win_arr, tie = tie_arr
     cdef int32_t[::1] row = row_arr
-    # the live pairs of a 5-card board: 47 live cards, C(45, 2) opponents disjoint from a live pair
-    cdef double compat = 990.0
-    if nk == 0 or ng == 0:
-        return out_arr
     with nogil:
+        _ehs_groups(rivers, block, pairs, out, &total[0], &count[0], &win[0], &tie[0], &row[0])
+    return out_arr
+
+
+def river_ehs_buckets(const uint8_t[:, ::1] rivers, Py_ssize_t block, const int64_t[::1] pairs,
+                      const double[::1] edges):
+    """int32[B // block, K]: the percentile bucket of each E[HS] of :func:`river_ehs_of_pairs` (same arguments):
+    ``numpy.searchsorted(edges, ehs, side="right")`` -- the number of ``edges`` (float64[E], non-decreasing) at or
+    below the value -- and -1 where the E[HS] is NaN (the pair touches every board of its group), equal bit for
+    bit to those numpy steps on :func:`river_ehs_of_pairs`'s values (the same doubles compared), in one call
+    without the float64 array in between (``EHSAbstraction.pair_buckets_boards``: a chance node's boards)."""
+    _check_rivers(rivers, block, pairs)
+    cdef Py_ssize_t nk = pairs.shape[0], ng = rivers.shape[0] // block, ne = edges.shape[0], g, q, lo, hi, mid
+    cdef double v
+    for q in range(1, ne):
+        if not edges[q - 1] <= edges[q]:
+            raise ValueError("edges must be non-decreasing (and not NaN)")
+    _ensure_multi_classes()
+    res_arr = np.empty((ng, nk), dtype=np.int32)
+    if nk == 0 or ng == 0:
+        return res_arr
+    vals_arr = np.full((ng, nk), np.nan)
+    cdef double[:, ::1] vals = vals_arr
+    cdef int32_t[:, ::1] res = res_arr
+    total_arr = np.zeros(nk)
+    count_arr = np.zeros(nk, dtype=np.int64)
+    win_arr = np.zeros(nk, dtype=np.intc)
+    tie_arr = np.zeros(nk, dtype=np.intc)
+    row_arr = np.zeros(NUM_PAIRS, dtype=np.int32)
+    cdef double[::1] total = total_arr
+    cdef int64_t[::1] count = count_arr
+    cdef int[::1] win = win_arr, tie = tie_arr
+    cdef int32_t[::1] row = row_arr
+    with nogil:
+        _ehs_groups(rivers, block, pairs, vals, &total[0], &count[0], &win[0], &tie[0], &row[0])
         for g in range(ng):
             for q in range(nk):
-                total[q] = 0.0
-                count[q] = 0
-            for b in range(g * block, (g + 1) * block):
-                _pair_counts(&rivers[b, 0], &pairs[0], nk, &win[0], &tie[0], &row[0])
-                for q in range(nk):
-                    if win[q] >= 0:
-                        total[q] += (<double>win[q] + 0.5 * <double>tie[q]) / compat
-                        count[q] += 1
-            for q in range(nk):
-                if count[q] > 0:
-                    out[g, q] = total[q] / <double>count[q]
-    return out_arr
+                v = vals[g, q]
+                if v != v:  # NaN: the pair touches every board of the group
+                    res[g, q] = -1
+                    continue
+                lo = 0  # the first edge above v (upper bound): searchsorted's side="right"
+                hi = ne
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if edges[mid] <= v:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                res[g, q] = <int32_t>lo
+    return res_arr
 
 
 cdef inline bint _wet(const uint8_t *board, int n) noexcept nogil:

@@ -144,9 +144,10 @@ class EHSAbstraction:
             return np.tile(self._preflop[pairs], (ids.shape[0], 1))
         out = np.empty((ids.shape[0], pairs.size), dtype=np.int32)
         wanted = pairs.tolist()
+        rows = ids.tolist()
+        keys = [(r, tuple(row)) for row in rows]
         miss = []
-        for k, row in enumerate(ids.tolist()):
-            key = (r, tuple(row))
+        for k, key in enumerate(keys):
             hit = self._cache.get(key)
             if hit is not None:
                 out[k] = hit[pairs]
@@ -157,12 +158,11 @@ class EHSAbstraction:
             else:
                 miss.append(k)
         if miss:
-            values = self._ehs_of_pairs_sorted(ids[miss], pairs)
-            got = np.searchsorted(self.edges[r], values, side="right").astype(np.int32)
-            got[np.isnan(values)] = -1  # a pair is live on every river of a board it does not touch
+            got = self._buckets_of_pairs_sorted(r, ids if len(miss) == len(rows) else ids[miss],
+                                                [rows[k] for k in miss], pairs)
             out[miss] = got
             for k, row in zip(miss, got.tolist()):
-                key = (r, tuple(ids[k].tolist()))
+                key = keys[k]
                 known = self._pairs.get(key)
                 if known is None:
                     known = self._pairs[key] = {}
@@ -170,6 +170,14 @@ class EHSAbstraction:
                         self._pairs.popitem(last=False)
                 known.update(zip(wanted, row))
         return out
+
+    def _buckets_of_pairs_sorted(self, r: int, ids: np.ndarray, rows: list, pairs: np.ndarray) -> np.ndarray:
+        """int32[B, K]: ``searchsorted(edges[r], _ehs_of_pairs_sorted(ids, pairs), side="right")`` with -1 where the
+        E[HS] is NaN (a pair touching the board), bit for bit, the buckets found in the E[HS] kernel's call
+        (``range_equity.river_ehs_buckets``); ``rows`` is ``ids.tolist()``."""
+        rivers, block = self._rivers_of_sorted(ids, rows)
+        return _range_kernel.river_ehs_buckets(rivers, block, pairs,
+                                               np.ascontiguousarray(self.edges[r], dtype=np.float64))
 
     @staticmethod
     def _sorted_boards(r: int, boards) -> np.ndarray:
@@ -239,17 +247,20 @@ class EHSAbstraction:
         """float64[B, K]: :meth:`ehs_of_pairs` of the B sorted boards ``ids`` (int64[B, n], one round): every
         board's run-outs sampled in one kernel call, the pairs' win and tie counts on all their rivers in another
         (``range_equity.river_ehs_of_pairs``: from the rivers' rank classes, not all 1326 pairs' classes)."""
+        rivers, block = self._rivers_of_sorted(ids, ids.tolist())
+        return _range_kernel.river_ehs_of_pairs(rivers, block, pairs)
+
+    def _rivers_of_sorted(self, ids: np.ndarray, rows: list) -> Tuple[np.ndarray, int]:
+        """``(uint8[B * block, 5] C-contiguous, block)``: the river boards of the B sorted boards ``ids`` (int64[B, n],
+        one round; ``rows`` its ``tolist()``), ``block`` per board, in :meth:`_rivers`'s order: every board's
+        run-outs sampled in one kernel call (its seed :meth:`_seed_of`)."""
         n = ids.shape[1]
         if n == 5:
-            rivers, block = ids.astype(np.uint8), 1
-        elif n == 4 and self.runouts >= 48:
-            rivers = np.concatenate([self._rivers(row) for row in ids])
-            block = 48
-        else:
-            seeds = np.array([self._seed_of(row) for row in ids.tolist()], dtype=np.uint64)
-            rivers = _pair_ehs_kernel.sampled_runouts(np.ascontiguousarray(ids), seeds, self.runouts)
-            block = self.runouts
-        return _range_kernel.river_ehs_of_pairs(np.ascontiguousarray(rivers), block, pairs)
+            return np.ascontiguousarray(ids, dtype=np.uint8), 1
+        if n == 4 and self.runouts >= 48:
+            return np.ascontiguousarray(np.concatenate([self._rivers(row) for row in ids])), 48
+        seeds = np.array([self._seed_of(row) for row in rows], dtype=np.uint64)
+        return _pair_ehs_kernel.sampled_runouts(np.ascontiguousarray(ids), seeds, self.runouts), self.runouts
 
     def _calibrate(self, r: int) -> np.ndarray:
         gen = np.random.default_rng([self.seed, r])
