@@ -76,7 +76,22 @@ cdef extern from *:
         *w = ww;
         *t = tt;
     }
+    static void cfrkit_flush_fix(const uint64_t *restrict fmask, const int32_t *restrict fcls,
+                                 const int32_t *restrict fsq, int nf, uint64_t pm, int sp, int *w, int *t) {
+        /* the nf flush pairs disjoint from the pair pm: their rank pair's class out, their own class in
+           (branch-free: the same integer sums as skipping the pairs that share a card) */
+        int ww = *w, tt = *t;
+        for (int j = 0; j < nf; j++) {
+            int ok = (pm & fmask[j]) == 0;
+            ww += ok * ((fsq[j] < sp) - (fcls[j] < sp));
+            tt += ok * ((fsq[j] == sp) - (fcls[j] == sp));
+        }
+        *w = ww;
+        *t = tt;
+    }
     """
+    void cfrkit_flush_fix(const uint64_t *fmask, const int32_t *fcls, const int32_t *fsq, int nf, uint64_t pm,
+                          int sp, int *w, int *t) nogil
     void cfrkit_below_equal(const uint16_t *cls, const int32_t *cnt, int sp, int *w, int *t) nogil
     void cfrkit_rank_row(const int32_t *by_ranks, int sh, int32_t *acc) nogil
     void cfrkit_gather_ranks(const int32_t *by_ranks, const uint8_t *ranks, int32_t *row) nogil
@@ -613,16 +628,18 @@ cdef void _pair_counts(const uint8_t *board, const int64_t *pairs, Py_ssize_t nk
             j += 1
     n = 0 if fs < 0 else (78 if need == 2 else 585)
     # the flush pairs' rank classes and own classes, once for all the pairs asked (those touching the board left out)
+    # Branch-free: every entry is written and kept only where the pair is off the board (the next one overwrites
+    # it otherwise); the skips were mispredicted branches.  A pair touching the board is still evaluated, safely:
+    # these pairs hold 2 - need or more cards of the suit, so the key counts 5+ of it and eval_key reads the flush
+    # table at a 13-bit mask, whatever the doubled card.
     nf = 0
     for j in range(n):
         i = _SUIT_PAIRS[fs][j]
         qm = _CARD_BIT[_C1[i]] | _CARD_BIT[_C2[i]]
-        if mask & qm:
-            continue
         fmask[nf] = qm
         fcls[nf] = cls91[_R91[_RANKS[i]]]
         fsq[nf] = eval_key(key + _CARD_KEY[_C1[i]] + _CARD_KEY[_C2[i]], mask | qm)
-        nf += 1
+        nf += (mask & qm) == 0
     for q in range(nk):
         p = <int>pairs[q]
         pm = _CARD_BIT[_C1[p]] | _CARD_BIT[_C2[p]]
@@ -651,15 +668,7 @@ cdef void _pair_counts(const uint8_t *board, const int64_t *pairs, Py_ssize_t nk
         live[_C2[p] >> 2] += 1
         cfrkit_below_equal(cls91, cnt, sp, &w, &t)
         # the flush pairs among them: their rank pair's class out, their own class in
-        for j in range(nf):
-            if pm & fmask[j]:
-                continue
-            cls = fcls[j]
-            w -= cls < sp
-            t -= cls == sp
-            sq = fsq[j]
-            w += sq < sp
-            t += sq == sp
+        cfrkit_flush_fix(fmask, fcls, fsq, nf, pm, sp, &w, &t)
         win[q] = w
         tie[q] = t
 
