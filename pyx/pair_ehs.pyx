@@ -216,6 +216,34 @@ def pcg64_doubles(uint64_t seed, Py_ssize_t n):
     return out_arr
 
 
+def sorted_boards(const int64_t[:, ::1] boards):
+    """int64[B, n]: each row of ``boards`` (int64[B, n], card ids in any order) sorted increasingly, checked: ids
+    0..51, distinct within a row (one-line ValueError).  ``EHSAbstraction._sorted_boards`` of an integer array: the
+    sort and the checks in one pass instead of five numpy calls (a chance node's 16 boards)."""
+    cdef Py_ssize_t nb = boards.shape[0], n = boards.shape[1], k, i, j
+    out_arr = np.empty((nb, n), dtype=np.int64)
+    cdef int64_t[:, ::1] out = out_arr
+    cdef int64_t x
+    cdef bint bad = False
+    with nogil:
+        for k in range(nb):
+            for i in range(n):  # insertion sort: 3 to 5 cards
+                x = boards[k, i]
+                if x < 0 or x > 51:
+                    bad = True
+                j = i
+                while j > 0 and out[k, j - 1] > x:
+                    out[k, j] = out[k, j - 1]
+                    j -= 1
+                out[k, j] = x
+            for i in range(1, n):
+                if out[k, i] == out[k, i - 1]:
+                    bad = True
+    if bad:
+        raise ValueError("boards must hold distinct card ids 0..51")
+    return out_arr
+
+
 def sampled_runouts(const int64_t[:, ::1] boards, const uint64_t[::1] seeds, Py_ssize_t runouts):
     """uint8[K * runouts, 5]: the river boards ``EHSAbstraction`` averages E[HS] over, for K boards at once.
 

@@ -66,9 +66,13 @@ class EHSAbstraction:
         self._preflop = preflop_classes()
         self._cache: "OrderedDict[Tuple[int, Tuple[int, ...]], np.ndarray]" = OrderedDict()
         self._cache_size = int(cache_size)
-        # (round, sorted board) -> {pair: bucket} of the pairs bucketed alone (pair_buckets_boards): a hand's
-        # bucket on the dealt board is asked by the agent and by AIVAT's value function
-        self._pairs: "OrderedDict[Tuple[int, Tuple[int, ...]], dict]" = OrderedDict()
+        # (round, sorted board) -> (pairs, their buckets) of the last pairs bucketed alone on it (pair_buckets_boards,
+        # both hands of a deal): a hand's bucket on the dealt board is asked by the agent and by AIVAT's value
+        # function.  A plain dict emptied when full (one entry per board of a chance node: an LRU's bookkeeping
+        # cost as much as the kernel on the river)
+        self._pairs: dict = {}
+        # sorted flop or turn -> its run-out seed (_seed_of: a SHA-256 per board), emptied when full
+        self._seeds: dict = {}
         self.edges = [np.zeros(0)] + [self._calibrate(r) for r in (1, 2, 3)]
 
     # ------------------------------------------------------------------ interface
@@ -123,11 +127,11 @@ class EHSAbstraction:
         (AIVAT's sampled flops, turns and rivers).  Many boards at once: :meth:`pair_buckets_boards`."""
         r = self._check_round(round_index)
         if r > 0:  # pairs bucketed on this board before (a remembered board was checked then)
-            known = self._pairs.get((r, tuple(sorted(as_card_ids(board)))))
-            if known is not None:
+            hit = self._pairs.get((r, tuple(sorted(as_card_ids(board)))))
+            if hit is not None:
                 wanted = np.asarray(pairs, dtype=np.int64).reshape(-1).tolist()
-                if all(q in known for q in wanted):
-                    return np.array([known[q] for q in wanted], dtype=np.int32)
+                if all(q in hit[0] for q in wanted):
+                    return np.array([hit[1][hit[0].index(q)] for q in wanted], dtype=np.int32)
         return self.pair_buckets_boards(r, [board], pairs)[0]
 
     def pair_buckets_boards(self, round_index: int, boards, pairs) -> np.ndarray:
@@ -142,33 +146,44 @@ class EHSAbstraction:
         ids = self._sorted_boards(r, boards)
         if r == 0:
             return np.tile(self._preflop[pairs], (ids.shape[0], 1))
-        out = np.empty((ids.shape[0], pairs.size), dtype=np.int32)
-        wanted = pairs.tolist()
+        wanted = tuple(pairs.tolist())
         rows = ids.tolist()
         keys = [(r, tuple(row)) for row in rows]
+        known = self._pairs
+        full = self._cache
         miss = []
+        found = []
         for k, key in enumerate(keys):
-            hit = self._cache.get(key)
+            hit = full.get(key) if full else None
             if hit is not None:
-                out[k] = hit[pairs]
+                found.append((k, hit[pairs]))
                 continue
-            known = self._pairs.get(key)
-            if known is not None and all(q in known for q in wanted):
-                out[k] = [known[q] for q in wanted]
+            hit = known.get(key)
+            if hit is None:
+                miss.append(k)
+            elif hit[0] == wanted:
+                found.append((k, hit[1]))
+            elif all(q in hit[0] for q in wanted):
+                found.append((k, [hit[1][hit[0].index(q)] for q in wanted]))
             else:
                 miss.append(k)
+        if not found:  # every board new (a chance node's sample): the kernel's rows are the answer
+            out = self._buckets_of_pairs_sorted(r, ids, rows, pairs)
+            got_rows = out.tolist()
+        else:
+            out = np.empty((ids.shape[0], pairs.size), dtype=np.int32)
+            for k, row in found:
+                out[k] = row
+            got_rows = []
+            if miss:
+                got = self._buckets_of_pairs_sorted(r, ids[miss], [rows[k] for k in miss], pairs)
+                out[miss] = got
+                got_rows = got.tolist()
         if miss:
-            got = self._buckets_of_pairs_sorted(r, ids if len(miss) == len(rows) else ids[miss],
-                                                [rows[k] for k in miss], pairs)
-            out[miss] = got
-            for k, row in zip(miss, got.tolist()):
-                key = keys[k]
-                known = self._pairs.get(key)
-                if known is None:
-                    known = self._pairs[key] = {}
-                    if len(self._pairs) > 4 * self._cache_size:
-                        self._pairs.popitem(last=False)
-                known.update(zip(wanted, row))
+            if len(known) > 8 * self._cache_size:
+                known.clear()
+            for k, row in zip(miss, got_rows):
+                known[keys[k]] = (wanted, row)
         return out
 
     def _buckets_of_pairs_sorted(self, r: int, ids: np.ndarray, rows: list, pairs: np.ndarray) -> np.ndarray:
@@ -194,10 +209,8 @@ class EHSAbstraction:
             return np.array([sorted(b) for b in arr], dtype=np.int64).reshape(len(arr), n)
         if arr.shape[1] != n:
             raise ValueError(f"round {r} needs boards of {n} cards, got {arr.shape[1]}")
-        arr = np.sort(arr.astype(np.int64), axis=1)
-        if arr.size and (arr.min() < 0 or arr.max() > 51 or (n > 1 and np.any(arr[:, 1:] == arr[:, :-1]))):
-            raise ValueError("boards must hold distinct card ids 0..51")
-        return arr
+        # sorted and checked (ids 0..51, distinct per row) in one kernel pass
+        return _pair_ehs_kernel.sorted_boards(np.ascontiguousarray(arr, dtype=np.int64))
 
     # ------------------------------------------------------------------ E[HS]
     def _seed_of(self, ids: Sequence[int]) -> int:
@@ -259,7 +272,14 @@ class EHSAbstraction:
             return np.ascontiguousarray(ids, dtype=np.uint8), 1
         if n == 4 and self.runouts >= 48:
             return np.ascontiguousarray(np.concatenate([self._rivers(row) for row in ids])), 48
-        seeds = np.array([self._seed_of(row) for row in rows], dtype=np.uint64)
+        seeds = self._seeds
+        if len(seeds) > 16 * self._cache_size:
+            seeds.clear()
+        got = [seeds.get(key) for key in map(tuple, rows)]
+        for k, hit in enumerate(got):
+            if hit is None:
+                got[k] = seeds[tuple(rows[k])] = self._seed_of(rows[k])
+        seeds = np.array(got, dtype=np.uint64)
         return _pair_ehs_kernel.sampled_runouts(np.ascontiguousarray(ids), seeds, self.runouts), self.runouts
 
     def _calibrate(self, r: int) -> np.ndarray:

@@ -1,0 +1,112 @@
+"""The E[HS] buckets of a chance node's boards in one kernel call (``range_equity.river_ehs_buckets``, used by
+``EHSAbstraction.pair_buckets_boards``) and the branch-free flush corrections of the river pair counts: the same
+buckets and win / tie counts as the numpy steps they replace (``searchsorted(edges, river_ehs_of_pairs(...),
+side="right")`` with -1 for NaN; the sweep of all 1326 pairs' classes), bit for bit (issue 27, match speed part 7)."""
+import numpy as np
+import pytest
+
+from cfrkit._kernels import pair_ehs, range_equity
+from cfrkit.abstraction.ehs_abstraction import EHSAbstraction
+from cfrkit.cards.hands import pair_index
+
+
+def _reference_buckets(rivers, block, pairs, edges):
+    """The numpy steps the kernel replaces: the E[HS], its bucket (side="right"), -1 where NaN."""
+    values = range_equity.river_ehs_of_pairs(rivers, block, pairs)
+    out = np.searchsorted(edges, values, side="right").astype(np.int32)
+    out[np.isnan(values)] = -1
+    return out, values
+
+
+def _rivers(rng, count: int) -> np.ndarray:
+    return np.array([rng.choice(52, 5, replace=False) for _ in range(count)], dtype=np.uint8)
+
+
+def _flush_rivers(rng, count: int, n: int) -> np.ndarray:
+    """5-card boards with exactly ``n`` cards of one suit (3, 4 or 5)."""
+    out = []
+    for _ in range(count):
+        suit = int(rng.integers(4))
+        suited = (rng.choice(13, n, replace=False) * 4 + suit).tolist()
+        out.append(suited + [int(c) for c in rng.permutation(52) if c % 4 != suit][:5 - n])
+    return np.array(out, dtype=np.uint8)
+
+
+@pytest.mark.parametrize("block", [1, 8, 24])
+def test_bucket_kernel_is_searchsorted_of_the_ehs(block):
+    rng = np.random.default_rng(block)
+    rivers = np.concatenate([_rivers(rng, 240), _flush_rivers(rng, 48, 3), _flush_rivers(rng, 48, 4)])
+    rivers = np.ascontiguousarray(rivers[rng.permutation(len(rivers))][:len(rivers) // block * block])
+    # pairs touching boards (NaN on a group of one board), and pairs off every board
+    pairs = np.array([0, 5, 77, 700, 1000, 1325] + rng.choice(1326, 6, replace=False).tolist(), dtype=np.int64)
+    values = range_equity.river_ehs_of_pairs(rivers, block, pairs)
+    finite = np.sort(values[np.isfinite(values)])
+    # edges that are some of the values themselves (a value equal to an edge goes above it: side="right"), a
+    # repeated edge, and edges between values
+    edges = np.unique(np.concatenate([finite[::7], finite[::11] + 1e-9, [0.25, 0.5, 0.75]]))
+    edges = np.sort(np.concatenate([edges, edges[3:5]]))
+    want, _ = _reference_buckets(rivers, block, pairs, edges)
+    got = range_equity.river_ehs_buckets(rivers, block, pairs, edges)
+    assert got.dtype == np.int32 and got.shape == want.shape
+    assert np.array_equal(got, want)
+    # the data tells the sides apart (a kernel counting the edges strictly below would fail) and holds -1s
+    left = np.searchsorted(edges, values, side="left")
+    ok = np.isfinite(values)
+    assert np.any(left[ok] != want[ok])
+    if block == 1:
+        assert np.any(want == -1)
+
+
+def test_bucket_kernel_with_an_abstractions_edges_and_sampled_runouts():
+    """The abstraction's own edges on a chance node's sampled run-outs: the kernel's buckets are
+    ``buckets_for_board``'s rows (the full 1,326-pair path) for the two hands."""
+    ab = EHSAbstraction((169, 50, 50, 50), runouts=24, calibration_boards=4, seed=5)
+    rng = np.random.default_rng(3)
+    for r, n in ((1, 3), (2, 4)):
+        ids = np.sort(np.array([rng.choice(52, n, replace=False) for _ in range(16)], dtype=np.int64), axis=1)
+        seeds = np.array([ab._seed_of(row) for row in ids.tolist()], dtype=np.uint64)
+        rivers = pair_ehs.sampled_runouts(ids, seeds, 24)
+        for _ in range(4):
+            pairs = rng.choice(1326, 2, replace=False).astype(np.int64)
+            got = range_equity.river_ehs_buckets(rivers, 24, pairs, ab.edges[r])
+            want = np.array([ab.buckets_for_board(r, row.tolist())[pairs] for row in ids])
+            assert np.array_equal(got, want), (r, pairs)
+
+
+@pytest.mark.parametrize("suited", [3, 4, 5])
+def test_flush_corrections_are_the_sweep_of_all_pairs(suited):
+    """The pair counts on boards with 3, 4, 5 cards of a suit (the branch-free flush lists and corrections) equal the
+    sweep of all 1326 pairs' classes, for pairs holding 0, 1 and 2 cards of the suit, on and off the board."""
+    rng = np.random.default_rng(10 + suited)
+    rivers = _flush_rivers(rng, 60, suited)
+    strengths = range_equity.river_strengths(rivers)
+    for k in range(len(rivers)):
+        suit = np.bincount(rivers[k] % 4, minlength=4).argmax()
+        live = [c for c in range(52) if c not in rivers[k].tolist()]
+        of_suit = [c for c in live if c % 4 == suit]
+        other = [c for c in live if c % 4 != suit]
+        picks = [(of_suit[0], of_suit[-1]), (of_suit[1], other[3]), (other[0], other[-1]),
+                 (int(rivers[k][0]), other[5])]  # the last one touches the board
+        pairs = np.array([pair_index(*p) for p in picks], dtype=np.int64)
+        got = range_equity.river_ehs_of_pairs(np.ascontiguousarray(rivers[k:k + 1]), 1, pairs)[0]
+        want = pair_ehs.uniform_river_ehs_pairs(strengths[k:k + 1], pairs)
+        assert np.array_equal(got, want, equal_nan=True), (rivers[k].tolist(), picks)
+        assert np.isnan(got[3]) and np.isfinite(got[:3]).all()
+
+
+def test_bucket_kernel_refuses_bad_input_in_one_line():
+    rivers = np.array([[0, 5, 10, 15, 20]], dtype=np.uint8)
+    pairs = np.array([100], dtype=np.int64)
+    with pytest.raises(ValueError, match="non-decreasing"):
+        range_equity.river_ehs_buckets(rivers, 1, pairs, np.array([0.5, 0.2]))
+    with pytest.raises(ValueError, match="non-decreasing"):
+        range_equity.river_ehs_buckets(rivers, 1, pairs, np.array([0.2, np.nan]))
+    with pytest.raises(ValueError, match="block"):
+        range_equity.river_ehs_buckets(rivers, 2, pairs, np.array([0.5]))
+    with pytest.raises(ValueError, match="pair index"):
+        range_equity.river_ehs_buckets(rivers, 1, np.array([1326], dtype=np.int64), np.array([0.5]))
+    with pytest.raises(ValueError, match="shape"):
+        range_equity.river_ehs_buckets(np.zeros((1, 4), dtype=np.uint8), 1, pairs, np.array([0.5]))
+    # no edges: one bucket (0), -1 for a pair touching the board
+    touching = np.array([pair_index(0, 5), 100], dtype=np.int64)
+    assert range_equity.river_ehs_buckets(rivers, 1, touching, np.zeros(0)).tolist() == [[-1, 0]]
