@@ -250,19 +250,61 @@ cdef int _street(Plan node, long long[::1] idx, double[::1] out, _Walk w) except
     return 1
 
 
+cdef inline long long _choose(const double[::1] par, const long long[::1] acts, double hs, double ehs,
+                              long long outs, bint wet, int share) noexcept:
+    """A^R's pure choice on one board (``RuleBasedAgent._postflop_rules`` with one opponent: the first matching rule
+    wins) from its hand's features there; ``share``: the c-bet share flag, or -1 when not known yet: then -2 is
+    returned where the c-bet rule is reached (the caller asks the share and chooses again)."""
+    cdef double st = hs if par[1] != 0.0 else ehs  # strength ** 1 (heads-up): hs on the river
+    cdef bint value
+    if par[0] != 0.0:  # free to act: check or bet
+        value = st >= par[2]
+        if acts[0] >= 0 and hs >= par[3] and value:
+            return acts[0]
+        if acts[1] >= 0 and value and wet:
+            return acts[1]
+        if acts[2] >= 0 and value and not wet:
+            return acts[2]
+        if acts[3] >= 0 and outs >= par[6]:
+            return acts[3]
+        if acts[4] >= 0 and par[11] != 0.0:
+            if share < 0:
+                return -2
+            if share:
+                return acts[4]
+        return 1  # CALL
+    if acts[5] >= 0 and st >= par[4] and (par[1] != 0.0 or hs >= par[5]):
+        return acts[5]
+    if st >= par[7]:
+        return 1
+    if outs >= par[6] and (<double>outs / 46.0) * par[9] >= par[8]:
+        return 1
+    return 0 if par[10] != 0.0 else 1  # fold where legal, else check
+
+
+def rules_action(rules, rule_acts, double hs, double ehs, long long outs, bint wet, int share=-1):
+    """A^R's action on one board by its postflop rules (heads-up), what :func:`street_values` plays at an
+    ``ST_RULES`` line: ``rules`` float64[12] and ``rule_acts`` int64[6] as in ``Plan.rules`` / ``Plan.rule_acts``,
+    the hand's features there (``hs``, ``ehs``, ``outs``, ``wet``) and the c-bet share flag (``share`` 0 / 1, or -1
+    when not known: then -2 where the c-bet rule is reached and the share decides).  The one-board walk of the
+    value function asks it instead of the agent's ``act`` (the same action, without the rules' numpy masks)."""
+    cdef const double[::1] par = np.ascontiguousarray(rules, dtype=np.float64)
+    cdef const long long[::1] acts = np.ascontiguousarray(rule_acts, dtype=np.int64)
+    if par.shape[0] != 12 or acts.shape[0] != 6:
+        raise ValueError(f"rules_action needs 12 rules and 6 actions, got {par.shape[0]} and {acts.shape[0]}")
+    return _choose(par, acts, hs, ehs, outs, wet, share)
+
+
 cdef int _rules(Plan node, long long[::1] idx, double[::1] out, _Walk w) except -1:
-    """A^R's pure choice on each board by its postflop rules (``RuleBasedAgent._postflop_rules`` with one opponent:
-    the first matching rule wins), then the children's values (``0.0 + 1.0 * v``, as the Python walk sums them)."""
+    """A^R's pure choice on each board by its postflop rules (:func:`_choose`), then the children's values
+    (``0.0 + 1.0 * v``, as the Python walk sums them)."""
     cdef Py_ssize_t n = idx.shape[0], i, j, m, u
     cdef int p = node.player
     cdef const double[::1] hs, ehs, par
     cdef const long long[::1] outs, acts
     cdef const unsigned char[::1] wet
-    cdef const unsigned char[::1] share
     cdef long long[::1] choice = np.empty(n, dtype=np.int64)
     cdef long long a, k
-    cdef double x, st
-    cdef bint value, free, river
     cdef list seen = []
     feats = w.feats[p]
     if feats is None:
@@ -270,34 +312,11 @@ cdef int _rules(Plan node, long long[::1] idx, double[::1] out, _Walk w) except 
     hs, ehs, outs, wet = feats
     par = node.rules
     acts = node.rule_acts
-    free = par[0] != 0.0
-    river = par[1] != 0.0
     for i in range(n):
         k = idx[i]
-        st = hs[k] if river else ehs[k]  # strength ** 1 (heads-up)
-        if free:
-            value = st >= par[2]
-            if acts[0] >= 0 and hs[k] >= par[3] and value:
-                a = acts[0]
-            elif acts[1] >= 0 and value and wet[k]:
-                a = acts[1]
-            elif acts[2] >= 0 and value and not wet[k]:
-                a = acts[2]
-            elif acts[3] >= 0 and outs[k] >= par[6]:
-                a = acts[3]
-            elif acts[4] >= 0 and _share(node, w, p, k):
-                a = acts[4]
-            else:
-                a = 1  # CALL
-        else:
-            if acts[5] >= 0 and st >= par[4] and (river or hs[k] >= par[5]):
-                a = acts[5]
-            elif st >= par[7]:
-                a = 1
-            elif outs[k] >= par[6] and (<double>outs[k] / 46.0) * par[9] >= par[8]:
-                a = 1
-            else:
-                a = 0 if par[10] != 0.0 else 1  # fold where legal, else check
+        a = _choose(par, acts, hs[k], ehs[k], outs[k], wet[k] != 0, -1)
+        if a == -2:  # the c-bet rule reached: the share on this board decides
+            a = _choose(par, acts, hs[k], ehs[k], outs[k], wet[k] != 0, 1 if _share(node, w, p, k) else 0)
         choice[i] = a
         if a not in seen:
             seen.append(a)

@@ -110,3 +110,33 @@ def test_bucket_kernel_refuses_bad_input_in_one_line():
     # no edges: one bucket (0), -1 for a pair touching the board
     touching = np.array([pair_index(0, 5), 100], dtype=np.int64)
     assert range_equity.river_ehs_buckets(rivers, 1, touching, np.zeros(0)).tolist() == [[-1, 0]]
+
+
+def test_sorted_boards_kernel_is_numpys_sort_and_refuses_bad_cards():
+    rng = np.random.default_rng(4)
+    for n in (0, 3, 4, 5):
+        boards = np.array([rng.choice(52, n, replace=False) for _ in range(50)], dtype=np.int64).reshape(50, n)
+        assert np.array_equal(pair_ehs.sorted_boards(boards), np.sort(boards, axis=1))
+    for bad in ([[1, 2, 2]], [[1, 2, 52]], [[-1, 2, 3]], [[4, 9, 17], [3, 3, 8]]):
+        with pytest.raises(ValueError, match="distinct card ids 0..51"):
+            pair_ehs.sorted_boards(np.array(bad, dtype=np.int64))
+
+
+def test_remembered_boards_answer_other_pairs_and_subsets():
+    """A board remembered with two pairs answers either pair alone and recomputes for a pair it does not hold; the
+    answers are ``buckets_for_board``'s rows either way (the one-entry-per-board memory of pair_buckets_boards)."""
+    ab = EHSAbstraction((169, 9, 9, 9), runouts=24, calibration_boards=3, seed=8)
+    rng = np.random.default_rng(6)
+    for r, n in ((1, 3), (2, 4), (3, 5)):
+        boards = [sorted(rng.choice(52, n, replace=False).tolist()) for _ in range(12)]
+        pairs = rng.choice(1326, 2, replace=False).tolist()
+        first = ab.pair_buckets_boards(r, boards, pairs)
+        rows = [ab.buckets_for_board(r, b) for b in boards]  # the full rows (cached afterwards: clear it)
+        ab._cache.clear()
+        for k, b in enumerate(boards):
+            assert first[k].tolist() == rows[k][pairs].tolist()
+            assert ab.pair_buckets(r, b[::-1], [pairs[1]]).tolist() == [rows[k][pairs[1]]]
+            other = int(rng.integers(1326))
+            assert ab.pair_buckets(r, b, [other, pairs[0]]).tolist() == [rows[k][other], rows[k][pairs[0]]]
+        again = ab.pair_buckets_boards(r, boards[::-1], pairs[::-1])
+        assert again.tolist() == [[row[pairs[1]], row[pairs[0]]] for row in rows[::-1]]

@@ -571,7 +571,12 @@ class BlueprintValueFunction:
         pol = self._policy[p] or self._own[p]
         if pol is None:
             return self._keep(line, None, depth, cutoffs)
-        got = pol(state, key, self._memo) if isinstance(pol, _BlueprintPolicy) else pol(state)
+        if isinstance(pol, _BlueprintPolicy):
+            got = pol(state, key, self._memo)
+        elif isinstance(pol, _ActPolicy) and key is not None:
+            got = self._rules_step(pol, state, key)
+        else:
+            got = pol(state)
         if got is None:
             return self._keep(line, None, depth, cutoffs)
         total = 0.0
@@ -597,6 +602,32 @@ class BlueprintValueFunction:
                 v = self._street_value(child, depth + 1, ckey)
                 total += float(q) * (self.table_value(child, ckey, leaf=True) if v is None else v)
         return self._keep(line, total, depth, cutoffs)
+
+    def _rules_step(self, pol: "_ActPolicy", state, key):
+        """``pol(state)`` (a pure agent's ``(actions [a], probs [1.0])``) where the agent plays its postflop rules
+        heads-up (A^R): the action by the compiled walk's rules (``street_lookahead.rules_action``) on the hand's
+        features on this board, the rules' arrays kept per betting line and street (the context is the betting's:
+        :func:`_rules_arrays`), instead of ``act``'s numpy masks of one row; the same action (the walk's rules are
+        ``act_on_boards``'s, tests/test_street_lookahead_kernel.py).  Other agents and states: ``pol(state)``."""
+        agent = pol.agent
+        if _street_kernel is None:
+            return pol(state)
+        memo = self._shared.rules_lines
+        mk = (key, len(state.board))
+        hit = memo.get(mk)
+        if hit is None or hit[0] is not agent:
+            hit = (agent, _rules_arrays(agent, state))
+            _Shared.remember(memo, mk, hit)
+        if hit[1] is None:
+            return pol(state)
+        par, acts = hit[1]
+        board = [state.board]
+        hs, ehs, outs, wet = agent.features_on_boards(state, board)
+        a = _street_kernel.rules_action(par, acts, float(hs[0]), float(ehs[0]), int(outs[0]), bool(wet[0]))
+        if a == -2:  # the c-bet rule reached: the hand's share on this board decides
+            a = _street_kernel.rules_action(par, acts, float(hs[0]), float(ehs[0]), int(outs[0]), bool(wet[0]),
+                                            int(bool(agent.cbet_share_on_boards(state, board)[0])))
+        return np.array([a]), np.ones(1)
 
     def _keep(self, line, value: Optional[float], depth: int, cutoffs: int) -> Optional[float]:
         """``value`` (a :meth:`_street_value`), remembered for ``line`` when nothing below was cut since ``cutoffs``."""
@@ -1144,6 +1175,33 @@ class BlueprintValueFunction:
         return total / disjoint.sum()
 
 
+def _rules_arrays(agent, state) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """``(rules float64[12], rule_acts int64[6])`` of ``agent``'s postflop rules at ``state`` for the compiled walk
+    (``street_lookahead``'s ``Plan.rules`` / ``Plan.rule_acts``, from its ``board_rules_context``), or None where
+    it does not play them there heads-up (A^R preflop, another game, more than one opponent).  A function of the
+    betting line and the street (the context is the betting's part of the rules)."""
+    rules_at = getattr(agent, "board_rules_context", None)
+    c = rules_at(state) if rules_at is not None and state.game.num_players == 2 else None
+    if c is None or c.k != 1:
+        return None
+    k = _street_kernel
+    par = np.zeros(12)
+    par[[k.R_FREE, k.R_RIVER, k.R_VALUE, k.R_NUT, k.R_RAISE_STRENGTH, k.R_MADE, k.R_DRAW_OUTS, k.R_NEED, k.R_ODDS,
+         k.R_MULT, k.R_FOLD, k.R_CBET]] = (
+        c.free, c.river, c.value_bet, c.nut_strength, c.raise_strength, c.made_min, c.draw_outs, c.need, c.odds,
+        c.outs_mult, c.fold_legal, c.cbet_rule)
+    acts = np.full(6, -1, dtype=np.int64)
+    for i, a in ((k.A_NUT, c.nut), (k.A_WET, c.wet), (k.A_DRY, c.dry), (k.A_DRAW, c.draw), (k.A_CBET, c.cbet),
+                 (k.A_RAISE, c.raise_)):
+        if a is not None:
+            acts[i] = int(a)
+    if not c.draw_rule:
+        acts[k.A_DRAW] = -1
+    if not c.cbet_rule:
+        acts[k.A_CBET] = -1
+    return par, acts
+
+
 class _StreetPlans:
     """The betting lines of the compiled street lookahead (``pyx/street_lookahead.pyx``'s ``Plan``) of one value
     function, and the builder its walk calls back.  Each method is the Python walk's step at one line
@@ -1252,28 +1310,12 @@ class _StreetPlans:
     def _rules_plan(plan, agent, state, p: int) -> bool:
         """Make ``plan`` an ``ST_RULES`` line where ``agent`` plays its postflop rules on the boards (A^R heads-up:
         its ``board_rules_context``); False where it does not (the Python walk asks it)."""
-        rules_at = getattr(agent, "board_rules_context", None)
-        c = rules_at(state) if rules_at is not None and state.game.num_players == 2 else None
-        if c is None or c.k != 1:
+        got = _rules_arrays(agent, state)
+        if got is None:
             return False
         k = _street_kernel
         plan.street, plan.player, plan.policy = k.ST_RULES, p, agent
-        par = np.zeros(12)
-        par[[k.R_FREE, k.R_RIVER, k.R_VALUE, k.R_NUT, k.R_RAISE_STRENGTH, k.R_MADE, k.R_DRAW_OUTS, k.R_NEED, k.R_ODDS,
-             k.R_MULT, k.R_FOLD, k.R_CBET]] = (
-            c.free, c.river, c.value_bet, c.nut_strength, c.raise_strength, c.made_min, c.draw_outs, c.need, c.odds,
-            c.outs_mult, c.fold_legal, c.cbet_rule)
-        plan.rules = par
-        acts = np.full(6, -1, dtype=np.int64)
-        for i, a in ((k.A_NUT, c.nut), (k.A_WET, c.wet), (k.A_DRY, c.dry), (k.A_DRAW, c.draw), (k.A_CBET, c.cbet),
-                     (k.A_RAISE, c.raise_)):
-            if a is not None:
-                acts[i] = int(a)
-        if not c.draw_rule:
-            acts[k.A_DRAW] = -1
-        if not c.cbet_rule:
-            acts[k.A_CBET] = -1
-        plan.rule_acts = acts
+        plan.rules, plan.rule_acts = got
         return True
 
     def plan_features(self, plan):
@@ -1848,6 +1890,8 @@ class _Shared:
         self.runs_out = {}
         self.legal = {}  # betting lines reached by a checked action: the same action is legal on any cards
         self.terminals = {}  # (betting line, river equity) -> seat 0's return at a terminal of the street lookahead
+        # (betting line, board size) -> (agent, its rules' arrays or None): A^R's rules at a line of the one-board walk
+        self.rules_lines = {}
         self.plan_roots: Optional[dict] = None  # the compiled lookahead's kept lines (_StreetPlans)
         self.plan_closing: Optional[dict] = None
 
