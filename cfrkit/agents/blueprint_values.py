@@ -622,11 +622,16 @@ class BlueprintValueFunction:
             return pol(state)
         par, acts = hit[1]
         board = [state.board]
-        hs, ehs, outs, wet = agent.features_on_boards(state, board)
-        a = _street_kernel.rules_action(par, acts, float(hs[0]), float(ehs[0]), int(outs[0]), bool(wet[0]))
+        # the hand's features on this board, read at every line of the street: kept (a function of the cards)
+        fk = (agent, tuple(state.hole[state.current_player()]), tuple(state.board))
+        feats = self._shared.rules_feats.get(fk)
+        if feats is None:
+            hs, ehs, outs, wet = agent.features_on_boards(state, board)
+            feats = (float(hs[0]), float(ehs[0]), int(outs[0]), bool(wet[0]))
+            _Shared.remember(self._shared.rules_feats, fk, feats, limit=20_000)
+        a = _street_kernel.rules_action(par, acts, *feats)
         if a == -2:  # the c-bet rule reached: the hand's share on this board decides
-            a = _street_kernel.rules_action(par, acts, float(hs[0]), float(ehs[0]), int(outs[0]), bool(wet[0]),
-                                            int(bool(agent.cbet_share_on_boards(state, board)[0])))
+            a = _street_kernel.rules_action(par, acts, *feats, int(bool(agent.cbet_share_on_boards(state, board)[0])))
         return np.array([a]), np.ones(1)
 
     def _keep(self, line, value: Optional[float], depth: int, cutoffs: int) -> Optional[float]:
@@ -1892,6 +1897,7 @@ class _Shared:
         self.terminals = {}  # (betting line, river equity) -> seat 0's return at a terminal of the street lookahead
         # (betting line, board size) -> (agent, its rules' arrays or None): A^R's rules at a line of the one-board walk
         self.rules_lines = {}
+        self.rules_feats = {}  # (agent, hole, board) -> A^R's features of the hand there (hs, ehs, outs, wet)
         self.plan_roots: Optional[dict] = None  # the compiled lookahead's kept lines (_StreetPlans)
         self.plan_closing: Optional[dict] = None
 
