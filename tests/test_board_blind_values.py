@@ -184,6 +184,7 @@ def test_a_wrong_deal_expectation_is_caught(monkeypatch):
     real = bbv._preflop_equity_float64
 
     monkeypatch.setattr(bbv, "_preflop_equity_float64", lambda: np.full_like(real(), 0.5))
+    monkeypatch.setattr(bbv, "_MOMENTS", {})   # the class moments are cached per labelling
     res = head_to_head(game, list(agents), 100, seed=4, duplicate=True, aivat=True)
     per_deal = res.aivat_values.reshape(-1, 2).mean(axis=1) * 1000.0 / 100.0
     se = per_deal.std(ddof=1) / np.sqrt(per_deal.size)

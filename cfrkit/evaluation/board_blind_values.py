@@ -45,7 +45,7 @@ from cfrkit.games.holdem.game import CHANCE, HoldemGame
 from cfrkit.poker.agent import CheckedAgent
 from cfrkit.poker.view import PokerView
 
-__all__ = ["BoardBlindValueFunction", "board_blind", "hand_classes"]
+__all__ = ["BoardBlindValueFunction", "board_blind", "class_pair_moments", "hand_classes"]
 
 _MEMO_LIMIT = 2_000_000   # memo entries before it is cleared (about 0.5 GB at most)
 
@@ -77,6 +77,36 @@ def _preflop_equity_float64() -> np.ndarray:
     if os.path.exists(cards_preflop.MATCHUP_FILE):
         return cards_preflop.table_from_matchup_counts(np.load(cards_preflop.MATCHUP_FILE), dtype=np.float64)
     return cards_preflop.preflop_equity_table().astype(np.float64)
+
+
+_MOMENTS: Dict[Tuple[bytes, bytes], List[Tuple[float, float, int, int]]] = {}
+
+
+def class_pair_moments(labels0: np.ndarray, labels1: np.ndarray) -> List[Tuple[float, float, int, int]]:
+    """Per pair of hand classes (seat 0's class by ``labels0``, seat 1's by ``labels1``, int[1326] each) that
+    can be dealt together: ``(probability, mean equity of seat 0, a seat-0 pair, a disjoint seat-1 pair)`` over
+    the uniform deal of two disjoint hole pairs, from the exact preflop counts.  Cached per pair of labellings
+    (a ladder builds a value function per block; the 1326 x 1326 table costs about a second)."""
+    key = (np.asarray(labels0, dtype=np.int64).tobytes(), np.asarray(labels1, dtype=np.int64).tobytes())
+    hit = _MOMENTS.get(key)
+    if hit is not None:
+        return hit
+    compat = cards_preflop.preflop_compatible().astype(np.float64)
+    total = compat.sum()
+    eq = _preflop_equity_float64()
+    out = []
+    for k0 in np.unique(labels0).tolist():
+        rows = labels0 == k0
+        for k1 in np.unique(labels1).tolist():
+            cols = labels1 == k1
+            block = compat[np.ix_(rows, cols)]
+            mass = block.sum()
+            if mass == 0:
+                continue
+            h0, h1 = _disjoint_representatives(rows, cols, block)
+            out.append((float(mass / total), float((eq[np.ix_(rows, cols)] * block).sum() / mass), h0, h1))
+    _MOMENTS[key] = out
+    return out
 
 
 class BoardBlindValueFunction:
@@ -190,25 +220,10 @@ class BoardBlindValueFunction:
         hit = self._deal_values.get(key)
         if hit is not None:
             return hit
-        l0, l1 = self.classes[id(a0)], self.classes[id(a1)]
-        compat = cards_preflop.preflop_compatible().astype(np.float64)
-        total = compat.sum()
-        eq = _preflop_equity_float64()
         value = 0.0
-        for k0 in np.unique(l0).tolist():
-            rows = l0 == k0
-            for k1 in np.unique(l1).tolist():
-                cols = l1 == k1
-                block = compat[np.ix_(rows, cols)]
-                mass = block.sum()
-                if mass == 0:
-                    continue
-                p = mass / total
-                mean_eq = float((eq[np.ix_(rows, cols)] * block).sum() / mass)
-                h0, h1 = _disjoint_representatives(rows, cols, block)
-                dealt = _deal_hole(state, self.view.hand_cards(h0), self.view.hand_cards(h1))
-                a, b = self.betting_terms(dealt)
-                value += p * (a + mean_eq * b)
+        for p, mean_eq, h0, h1 in class_pair_moments(self.classes[id(a0)], self.classes[id(a1)]):
+            a, b = self.betting_terms(_deal_hole(state, self.view.hand_cards(h0), self.view.hand_cards(h1)))
+            value += p * (a + mean_eq * b)
         self._deal_values[key] = value
         return value
 
