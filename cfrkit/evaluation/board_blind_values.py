@@ -47,7 +47,7 @@ from cfrkit.poker.view import PokerView
 
 __all__ = ["BoardBlindValueFunction", "board_blind", "class_pair_moments", "hand_classes"]
 
-_MEMO_LIMIT = 2_000_000   # memo entries before it is cleared (about 0.5 GB at most)
+_MEMO_LIMIT = 200_000   # memo entries before it is cleared (about 50 MB at most)
 
 
 def board_blind(agent) -> bool:
@@ -142,7 +142,6 @@ class BoardBlindValueFunction:
         self.seat_agents: List = list(self.agents)
         self._memo: Dict[tuple, Tuple[float, float]] = {}
         self._deal_values: Dict[tuple, float] = {}
-        self.lines_walked = 0   # betting-tree nodes walked (not memo hits), for profiling
 
     # ------------------------------------------------------------------ seating
     def hand_start(self, hand) -> None:
@@ -167,7 +166,6 @@ class BoardBlindValueFunction:
             return hit
         if len(self._memo) >= _MEMO_LIMIT:
             self._memo.clear()
-        self.lines_walked += 1
         if state.is_terminal():
             c0, c1 = state.spent[0], state.spent[1]
             if state.reached_showdown():
