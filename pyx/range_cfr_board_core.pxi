@@ -211,43 +211,70 @@ cdef extern from *:
     /* one action of the update on 16-bit tables (rcb_update_action's rules, dcfr 0-3): the old regret and
        strategy sum decoded from their codes (code x step fr / fs), the new ones written to float scratch
        (rnew, snew; rcb_encode16 then codes the block) */
+    /* the block maxima as they are written (the values of rcb_max_bits over the block, see there): bits of
+       |v| (regrets) or of v (strategy sums; a negative one reads as a negative integer) */
+    #define RCB_TRACK_ABS(v, m) { float f_ = (float)(v); int b_; memcpy(&b_, &f_, 4); b_ &= 0x7fffffff; m = b_ > m ? b_ : m; }
+    #define RCB_TRACK(v, m) { float f_ = (float)(v); int b_; memcpy(&b_, &f_, 4); m = b_ > m ? b_ : m; }
     RCB_BODY16 void rcb_update16_body(rc_real* restrict snew, const unsigned short* restrict qs, double fs_,
-                                          const rc_real* restrict own, const rc_real* restrict srow, double w_,
-                                          rc_real* restrict rnew, const short* restrict qr, double fr_,
-                                          const rc_real* restrict child, const rc_real* restrict out, int dcfr,
-                                          double pos_, double neg_, int H) {
+                                      const rc_real* restrict own, const rc_real* restrict srow, double w_,
+                                      rc_real* restrict rnew, const short* restrict qr, double fr_,
+                                      const rc_real* restrict child, const rc_real* restrict out, int dcfr,
+                                      double pos_, double neg_, int H, int* restrict rmax, int* restrict smax) {
         const rc_real zero = 0, w = (rc_real)w_, pos = (rc_real)pos_, neg = (rc_real)neg_;
         const rc_real fs = (rc_real)fs_, fr = (rc_real)fr_;
+        int mr = *rmax, ms = *smax;
         if (dcfr == 2) {
-            for (int h = 0; h < H; h++) snew[h] = ((rc_real)qs[h] * fs) * w + srow[h];
+            for (int h = 0; h < H; h++) {
+                rc_real v = ((rc_real)qs[h] * fs) * w + srow[h];
+                snew[h] = v;
+                RCB_TRACK(v, ms);
+            }
             for (int h = 0; h < H; h++) {
                 rc_real r = (rc_real)qr[h] * fr;
-                rnew[h] = r * (r >= zero ? pos : neg) + child[h] - out[h];
-            }
-            return;
-        }
-        if (w > zero)
-            for (int h = 0; h < H; h++) snew[h] = (rc_real)qs[h] * fs + w * own[h] * srow[h];
-        else
-            for (int h = 0; h < H; h++) snew[h] = (rc_real)qs[h] * fs;
-        if (dcfr == 3) {
-            for (int h = 0; h < H; h++) {
-                rc_real r = ((rc_real)qr[h] * fr) * pos + (child[h] - out[h]);
-                rnew[h] = r > zero ? r : zero;
-            }
-        } else if (dcfr) {
-            for (int h = 0; h < H; h++) {
-                rc_real r = (rc_real)qr[h] * fr + child[h] - out[h];
-                rnew[h] = r * (r > zero ? pos : neg);
+                rc_real v = r * (r >= zero ? pos : neg) + child[h] - out[h];
+                rnew[h] = v;
+                RCB_TRACK_ABS(v, mr);
             }
         } else {
-            for (int h = 0; h < H; h++) {
-                rc_real r = (rc_real)qr[h] * fr + child[h] - out[h];
-                rnew[h] = r > zero ? r : zero;
+            if (w > zero)
+                for (int h = 0; h < H; h++) {
+                    rc_real v = (rc_real)qs[h] * fs + w * own[h] * srow[h];
+                    snew[h] = v;
+                    RCB_TRACK(v, ms);
+                }
+            else
+                for (int h = 0; h < H; h++) {
+                    rc_real v = (rc_real)qs[h] * fs;
+                    snew[h] = v;
+                    RCB_TRACK(v, ms);
+                }
+            if (dcfr == 3) {
+                for (int h = 0; h < H; h++) {
+                    rc_real r = ((rc_real)qr[h] * fr) * pos + (child[h] - out[h]);
+                    rc_real v = r > zero ? r : zero;
+                    rnew[h] = v;
+                    RCB_TRACK_ABS(v, mr);
+                }
+            } else if (dcfr) {
+                for (int h = 0; h < H; h++) {
+                    rc_real r = (rc_real)qr[h] * fr + child[h] - out[h];
+                    rc_real v = r * (r > zero ? pos : neg);
+                    rnew[h] = v;
+                    RCB_TRACK_ABS(v, mr);
+                }
+            } else {
+                for (int h = 0; h < H; h++) {
+                    rc_real r = (rc_real)qr[h] * fr + child[h] - out[h];
+                    rc_real v = r > zero ? r : zero;
+                    rnew[h] = v;
+                    RCB_TRACK_ABS(v, mr);
+                }
             }
         }
+        *rmax = mr;
+        *smax = ms;
     }
-    RCB_CLONES16(rcb_update16, (rc_real* restrict snew, const unsigned short* restrict qs, double fs_, const rc_real* restrict own, const rc_real* restrict srow, double w_, rc_real* restrict rnew, const short* restrict qr, double fr_, const rc_real* restrict child, const rc_real* restrict out, int dcfr, double pos_, double neg_, int H), (snew, qs, fs_, own, srow, w_, rnew, qr, fr_, child, out, dcfr, pos_, neg_, H))
+    RCB_CLONES16(rcb_update16, (rc_real* restrict snew, const unsigned short* restrict qs, double fs_, const rc_real* restrict own, const rc_real* restrict srow, double w_, rc_real* restrict rnew, const short* restrict qr, double fr_, const rc_real* restrict child, const rc_real* restrict out, int dcfr, double pos_, double neg_, int H, int* restrict rmax, int* restrict smax), (snew, qs, fs_, own, srow, w_, rnew, qr, fr_, child, out, dcfr, pos_, neg_, H, rmax, smax))
     /* Largest |x[i]| (abs = 1) or largest max(x[i], 0) (abs = 0) over the bit patterns: a non-negative IEEE
        number orders as its bits read as an integer, and a negative one reads as a negative integer, so the
        integer maximum (which vectorises, unlike a floating-point one) is the same value as the floating-point
@@ -317,20 +344,27 @@ cdef extern from *:
     }
     RCB_CLONES16(rcb_quantize_u16_sr, (unsigned short* restrict q, const rc_real* restrict x, double f_, long n, unsigned int key), (q, x, f_, n, key))
     /* key 0: rounded to nearest; otherwise stochastic rounding keyed by it */
-    static float rcb_encode_i16(short* restrict q, const rc_real* restrict x, long n, unsigned int key) {
-        rc_real m = rcb_max_bits(x, n, 1);
+    /* m: the block's largest magnitude (regrets) or largest value (strategy sums), e.g. from rcb_update16 */
+    static float rcb_encode_i16_max(short* restrict q, const rc_real* restrict x, long n, unsigned int key, rc_real m) {
         if (!(m > 0)) { memset(q, 0, n * sizeof(short)); return 0.0f; }
         if (key) rcb_quantize_i16_sr(q, x, 32767.0 / m, n, key);
         else rcb_quantize_i16(q, x, 32767.0 / m, n);
         return (float)m;
     }
-    static float rcb_encode_u16(unsigned short* restrict q, const rc_real* restrict x, long n, unsigned int key) {
-        rc_real m = rcb_max_bits(x, n, 0);
+    static float rcb_encode_u16_max(unsigned short* restrict q, const rc_real* restrict x, long n, unsigned int key,
+                                    rc_real m) {
         if (!(m > 0)) { memset(q, 0, n * sizeof(unsigned short)); return 0.0f; }
         if (key) rcb_quantize_u16_sr(q, x, 65535.0 / m, n, key);
         else rcb_quantize_u16(q, x, 65535.0 / m, n);
         return (float)m;
     }
+    static float rcb_encode_i16(short* restrict q, const rc_real* restrict x, long n, unsigned int key) {
+        return rcb_encode_i16_max(q, x, n, key, rcb_max_bits(x, n, 1));
+    }
+    static float rcb_encode_u16(unsigned short* restrict q, const rc_real* restrict x, long n, unsigned int key) {
+        return rcb_encode_u16_max(q, x, n, key, rcb_max_bits(x, n, 0));
+    }
+    static float rcb_float_of_bits(int b) { float f; memcpy(&f, &b, 4); return f; }
     /* Four showdown sweeps at once, one per lane (rc_showdown's operations in the same order per lane, so each
        lane's values are those of rc_showdown bit for bit): reach, values and `lose` interleaved ([4 k + lane]),
        `amt` (4,); full4 (4, 53): per lane the per-card opponent mass and its total (as rc_showdown's full). */
@@ -481,7 +515,10 @@ cdef extern from *:
                      int H) nogil
     void rcb_update16(rc_real* snew, const unsigned short* qs, double fs, const rc_real* own, const rc_real* srow,
                       double w, rc_real* rnew, const short* qr, double fr, const rc_real* child, const rc_real* out,
-                      int dcfr, double pos, double neg, int H) nogil
+                      int dcfr, double pos, double neg, int H, int* rmax, int* smax) nogil
+    float rcb_encode_i16_max(short* q, const rc_real* x, long n, unsigned int key, rc_real m) nogil
+    float rcb_encode_u16_max(unsigned short* q, const rc_real* x, long n, unsigned int key, rc_real m) nogil
+    float rcb_float_of_bits(int b) nogil
     unsigned int rcb_hash(unsigned int x) nogil
     float rcb_encode_i16(short* q, const rc_real* x, long n, unsigned int key) nogil
     float rcb_encode_u16(unsigned short* q, const rc_real* x, long n, unsigned int key) nogil
@@ -767,6 +804,7 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     cdef long long k
     cdef unsigned int key
     cdef double fr, fs
+    cdef int rbits, sbits
     cdef const int* cards = _cards(t, n)
     cdef const int* map
     cdef int sp = t.node_space[n]
@@ -885,17 +923,20 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
             # strategy sums; in L1), coded back to the tables with its new scales
             fr = t.reg_scale[n] / 32767.0
             fs = t.ssum_scale[n] / 65535.0
+            rbits = 0
+            sbits = 0
             for a in range(A):
                 rcb_update16(dec + <Py_ssize_t>(A + a) * H, t.cssum + t.node_offset[n] + <Py_ssize_t>a * H, fs, own,
                              strat + <Py_ssize_t>a * H, w, dec + <Py_ssize_t>a * H,
                              t.creg + t.node_offset[n] + <Py_ssize_t>a * H, fr, childv + <Py_ssize_t>a * H, out,
-                             dcfr, pos, neg, H)
+                             dcfr, pos, neg, H, &rbits, &sbits)
             key = 0
             if t.stochastic:
                 key = rcb_hash(t.round_key * <unsigned int>0x9E3779B9u + <unsigned int>n) | 1u
-            t.reg_scale[n] = rcb_encode_i16(t.creg + t.node_offset[n], dec, <long>A * H, key)
-            t.ssum_scale[n] = rcb_encode_u16(t.cssum + t.node_offset[n], dec + <Py_ssize_t>A * H, <long>A * H,
-                                             rcb_hash(key) | 1u if key else 0)
+            t.reg_scale[n] = rcb_encode_i16_max(t.creg + t.node_offset[n], dec, <long>A * H, key,
+                                                rcb_float_of_bits(rbits))
+            t.ssum_scale[n] = rcb_encode_u16_max(t.cssum + t.node_offset[n], dec + <Py_ssize_t>A * H, <long>A * H,
+                                                 rcb_hash(key) | 1u if key else 0, rcb_float_of_bits(sbits))
             return
         for a in range(A):
             rcb_update_action(ssum + t.node_offset[n] + <Py_ssize_t>a * H, own, strat + <Py_ssize_t>a * H, w,
