@@ -164,8 +164,16 @@ cdef extern from *:
         static void name params { \
             int isa_ = rcb_isa16_get(); \
             if (isa_ == 2) name##_512 args; else if (isa_ == 1) name##_avx2 args; else name##_base args; }
+    /* tests: run a lower build (at most the CPU's); returns the one in use before */
+    static int rcb_isa16_set(int level) {
+        int before = rcb_isa16_get(), best = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+                                              ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+        rcb_isa16 = level < best ? level : best;
+        return before;
+    }
     #else
     #define RCB_CLONES16(name, params, args) static void name params { name##_body args; }
+    static int rcb_isa16_set(int level) { return 0; }
     #endif
     /* max(code, 0) without a branch (x >> 31: all ones for a negative x), so that the loops vectorise */
     #define RCB_POS16(x) ((int)(x) & ~((int)(x) >> 31))
@@ -519,6 +527,7 @@ cdef extern from *:
     float rcb_encode_i16_max(short* q, const rc_real* x, long n, unsigned int key, rc_real m) nogil
     float rcb_encode_u16_max(unsigned short* q, const rc_real* x, long n, unsigned int key, rc_real m) nogil
     float rcb_float_of_bits(int b) nogil
+    int rcb_isa16_set(int level) nogil
     unsigned int rcb_hash(unsigned int x) nogil
     float rcb_encode_i16(short* q, const rc_real* x, long n, unsigned int key) nogil
     float rcb_encode_u16(unsigned short* q, const rc_real* x, long n, unsigned int key) nogil
@@ -1657,6 +1666,15 @@ cdef class BoardLeafKernel:
         with nogil:
             _walk(t, 0, player, &self.ranges[1 - player, 0], &self.ranges[player, 0], &root[0], t.stacks, MODE_SOLVE,
                   &self.regrets[0], &self.ssum[0], w, dcfr, pos, neg, 0)
+
+
+def simd_level_16bit(int level):
+    """Run the 16-bit storage's kernels on build ``level`` (2 AVX-512, 1 AVX2, 0 baseline; at most what the CPU
+    has) from now on, for tests that compare the builds (they must give the same bits); returns the level in
+    use before."""
+    if level not in (0, 1, 2):
+        raise ValueError(f"level must be 0, 1 or 2, got {level}")
+    return rcb_isa16_set(level)
 
 
 def quantize_16bit(const rc_real[::1] x, bint signed, unsigned int key=0):
