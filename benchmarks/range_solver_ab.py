@@ -79,7 +79,9 @@ def main() -> int:
     cpu = {k: [] for k in builds}
     for r in range(args.rounds):
         for k in ("AB" if r % 2 == 0 else "BA"):
-            brc._kernel = lambda dtype, build=builds[k]: build  # noqa: E731  (run() looks the kernel up per call)
+            # run() looks the kernel up per call through the module global kernel_module (patching the old alias
+            # _kernel had no effect: both solvers ran this checkout's build)
+            brc.kernel_module = lambda dtype=None, build=builds[k]: build  # noqa: E731
             c0 = time.process_time()
             solvers[k].run(args.step)
             cpu[k].append((time.process_time() - c0) / args.step)

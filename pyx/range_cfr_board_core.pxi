@@ -139,16 +139,150 @@ cdef extern from *:
         }
     }
     /* 16-bit storage (postflop-solver's compression): a node's regrets are int16 times scale / 32767 and its
-       strategy sums uint16 times scale / 65535, scale = the block's largest magnitude; decoded into scratch
-       when the node is reached, encoded again (rounded to nearest) after its update */
-    RC_VECTOR static void rcb_decode_i16(rc_real* restrict out, const short* restrict q, double scale, long n) {
-        const rc_real f = (rc_real)(scale / 32767.0);
-        for (long i = 0; i < n; i++) out[i] = (rc_real)q[i] * f;
+       strategy sums uint16 times scale / 65535, scale = the block's largest magnitude.  The tables are read and
+       written as 16-bit codes inside the kernels below (no pass that decodes a block into float scratch):
+       regret matching and the average strategy normalise each hand's row, so the scale cancels and they work
+       on the codes themselves (integers, exact in float); only the update decodes (code x step, in float32
+       lanes), and it encodes its new block from L1 scratch.  Each kernel has an AVX-512 build (16 float lanes,
+       RCB_CLONES16); setup.py builds these modules with -ffp-contract=off, so every product and sum stays
+       separate (no FMA) and all builds give the same bits. */
+    /* name##_body is compiled three times (AVX-512 with 512-bit lanes, AVX2, baseline), chosen once at run time:
+       target_clones keeps GCC's preference for 256-bit lanes, target() takes prefer-vector-width */
+    #define RCB_BODY16 static inline __attribute__((always_inline))
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+    static int rcb_isa16 = -1;
+    static int rcb_isa16_get(void) {
+        if (rcb_isa16 < 0)  /* the same value from every thread */
+            rcb_isa16 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") ? 2
+                        : __builtin_cpu_supports("avx2") ? 1 : 0;
+        return rcb_isa16;
     }
-    RC_VECTOR static void rcb_decode_u16(rc_real* restrict out, const unsigned short* restrict q, double scale, long n) {
-        const rc_real f = (rc_real)(scale / 65535.0);
-        for (long i = 0; i < n; i++) out[i] = (rc_real)q[i] * f;
+    #define RCB_CLONES16(name, params, args) \
+        __attribute__((target("avx512f,avx512bw,prefer-vector-width=512"))) static void name##_512 params { name##_body args; } \
+        __attribute__((target("avx2"))) static void name##_avx2 params { name##_body args; } \
+        static void name##_base params { name##_body args; } \
+        static void name params { \
+            int isa_ = rcb_isa16_get(); \
+            if (isa_ == 2) name##_512 args; else if (isa_ == 1) name##_avx2 args; else name##_base args; }
+    /* tests: run a lower build (at most the CPU's); returns the one in use before */
+    static int rcb_isa16_set(int level) {
+        int before = rcb_isa16_get(), best = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+                                              ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+        rcb_isa16 = level < best ? level : best;
+        return before;
     }
+    #else
+    #define RCB_CLONES16(name, params, args) static void name params { name##_body args; }
+    static int rcb_isa16_set(int level) { return 0; }
+    #endif
+    /* max(code, 0) without a branch (x >> 31: all ones for a negative x), so that the loops vectorise */
+    #define RCB_POS16(x) ((int)(x) & ~((int)(x) >> 31))
+    /* tot[h] = sum over the actions of max(code, 0) (regrets, clip) or of the code (strategy sums): integer
+       sums, exact in float whatever the order */
+    RCB_BODY16 void rcb_total16_body(rc_real* restrict tot, const void* restrict rows, int is_signed, int A, int H) {
+        const short* restrict s0 = (const short*)rows;
+        const unsigned short* restrict u0 = (const unsigned short*)rows;
+        if (is_signed && A == 2) {
+            const short* restrict s1 = s0 + H;
+            for (int h = 0; h < H; h++) tot[h] = (rc_real)(RCB_POS16(s0[h]) + RCB_POS16(s1[h]));
+        } else if (is_signed && A == 3) {
+            const short* restrict s1 = s0 + H;
+            const short* restrict s2 = s0 + 2 * (long)H;
+            for (int h = 0; h < H; h++) tot[h] = (rc_real)(RCB_POS16(s0[h]) + RCB_POS16(s1[h]) + RCB_POS16(s2[h]));
+        } else if (is_signed) {
+            memset(tot, 0, (size_t)H * sizeof(rc_real));
+            for (int a = 0; a < A; a++) {
+                const short* restrict r = s0 + (long)a * H;
+                for (int h = 0; h < H; h++) tot[h] += (rc_real)RCB_POS16(r[h]);
+            }
+        } else {
+            memset(tot, 0, (size_t)H * sizeof(rc_real));
+            for (int a = 0; a < A; a++) {
+                const unsigned short* restrict r = u0 + (long)a * H;
+                for (int h = 0; h < H; h++) tot[h] += (rc_real)(int)r[h];
+            }
+        }
+    }
+    RCB_CLONES16(rcb_total16, (rc_real* restrict tot, const void* restrict rows, int is_signed, int A, int H), (tot, rows, is_signed, A, H))
+    /* one action's strategy row from its codes: max(code, 0) x inv + uniform (rcb_match on the codes) */
+    RCB_BODY16 void rcb_match16_body(rc_real* restrict srow, const void* restrict row, int is_signed,
+                                         const rc_real* restrict inv, const rc_real* restrict uniform, int H) {
+        if (is_signed) {
+            const short* restrict q = (const short*)row;
+            for (int h = 0; h < H; h++) srow[h] = (rc_real)RCB_POS16(q[h]) * inv[h] + uniform[h];
+        } else {
+            const unsigned short* restrict q = (const unsigned short*)row;
+            for (int h = 0; h < H; h++) srow[h] = (rc_real)(int)q[h] * inv[h] + uniform[h];
+        }
+    }
+    RCB_CLONES16(rcb_match16, (rc_real* restrict srow, const void* restrict row, int is_signed, const rc_real* restrict inv, const rc_real* restrict uniform, int H), (srow, row, is_signed, inv, uniform, H))
+    /* one action of the update on 16-bit tables (rcb_update_action's rules, dcfr 0-3): the old regret and
+       strategy sum decoded from their codes (code x step fr / fs), the new ones written to float scratch
+       (rnew, snew; rcb_encode16 then codes the block) */
+    /* the block maxima as they are written (the values of rcb_max_bits over the block, see there): bits of
+       |v| (regrets) or of v (strategy sums; a negative one reads as a negative integer) */
+    #define RCB_TRACK_ABS(v, m) { float f_ = (float)(v); int b_; memcpy(&b_, &f_, 4); b_ &= 0x7fffffff; m = b_ > m ? b_ : m; }
+    #define RCB_TRACK(v, m) { float f_ = (float)(v); int b_; memcpy(&b_, &f_, 4); m = b_ > m ? b_ : m; }
+    RCB_BODY16 void rcb_update16_body(rc_real* restrict snew, const unsigned short* restrict qs, double fs_,
+                                      const rc_real* restrict own, const rc_real* restrict srow, double w_,
+                                      rc_real* restrict rnew, const short* restrict qr, double fr_,
+                                      const rc_real* restrict child, const rc_real* restrict out, int dcfr,
+                                      double pos_, double neg_, int H, int* restrict rmax, int* restrict smax) {
+        const rc_real zero = 0, w = (rc_real)w_, pos = (rc_real)pos_, neg = (rc_real)neg_;
+        const rc_real fs = (rc_real)fs_, fr = (rc_real)fr_;
+        int mr = *rmax, ms = *smax;
+        if (dcfr == 2) {
+            for (int h = 0; h < H; h++) {
+                rc_real v = ((rc_real)qs[h] * fs) * w + srow[h];
+                snew[h] = v;
+                RCB_TRACK(v, ms);
+            }
+            for (int h = 0; h < H; h++) {
+                rc_real r = (rc_real)qr[h] * fr;
+                rc_real v = r * (r >= zero ? pos : neg) + child[h] - out[h];
+                rnew[h] = v;
+                RCB_TRACK_ABS(v, mr);
+            }
+        } else {
+            if (w > zero)
+                for (int h = 0; h < H; h++) {
+                    rc_real v = (rc_real)qs[h] * fs + w * own[h] * srow[h];
+                    snew[h] = v;
+                    RCB_TRACK(v, ms);
+                }
+            else
+                for (int h = 0; h < H; h++) {
+                    rc_real v = (rc_real)qs[h] * fs;
+                    snew[h] = v;
+                    RCB_TRACK(v, ms);
+                }
+            if (dcfr == 3) {
+                for (int h = 0; h < H; h++) {
+                    rc_real r = ((rc_real)qr[h] * fr) * pos + (child[h] - out[h]);
+                    rc_real v = r > zero ? r : zero;
+                    rnew[h] = v;
+                    RCB_TRACK_ABS(v, mr);
+                }
+            } else if (dcfr) {
+                for (int h = 0; h < H; h++) {
+                    rc_real r = (rc_real)qr[h] * fr + child[h] - out[h];
+                    rc_real v = r * (r > zero ? pos : neg);
+                    rnew[h] = v;
+                    RCB_TRACK_ABS(v, mr);
+                }
+            } else {
+                for (int h = 0; h < H; h++) {
+                    rc_real r = (rc_real)qr[h] * fr + child[h] - out[h];
+                    rc_real v = r > zero ? r : zero;
+                    rnew[h] = v;
+                    RCB_TRACK_ABS(v, mr);
+                }
+            }
+        }
+        *rmax = mr;
+        *smax = ms;
+    }
+    RCB_CLONES16(rcb_update16, (rc_real* restrict snew, const unsigned short* restrict qs, double fs_, const rc_real* restrict own, const rc_real* restrict srow, double w_, rc_real* restrict rnew, const short* restrict qr, double fr_, const rc_real* restrict child, const rc_real* restrict out, int dcfr, double pos_, double neg_, int H, int* restrict rmax, int* restrict smax), (snew, qs, fs_, own, srow, w_, rnew, qr, fr_, child, out, dcfr, pos_, neg_, H, rmax, smax))
     /* Largest |x[i]| (abs = 1) or largest max(x[i], 0) (abs = 0) over the bit patterns: a non-negative IEEE
        number orders as its bits read as an integer, and a negative one reads as a negative integer, so the
        integer maximum (which vectorises, unlike a floating-point one) is the same value as the floating-point
@@ -168,7 +302,7 @@ cdef extern from *:
             double r; memcpy(&r, &m, 8); return (rc_real)r;
         }
     }
-    /* rounded to nearest (halves away from zero), branch-free so that it vectorises */
+    /* rounded to nearest (halves away from zero), branch-free so that it vectorises (rounding="nearest") */
     RC_VECTOR static void rcb_quantize_i16(short* restrict q, const rc_real* restrict x, double f, long n) {
         for (long i = 0; i < n; i++) { double v = x[i] * f; v += v < 0 ? -0.5 : 0.5; q[i] = (short)(int)v; }
     }
@@ -176,50 +310,69 @@ cdef extern from *:
         for (long i = 0; i < n; i++) { double v = x[i] * f; int a = (int)(v + 0.5); q[i] = (unsigned short)(a & -(v > 0)); }
     }
     /* Stochastic rounding: floor(x f + u), u in [0, 1) the fraction of (key + i) times the golden ratio (a
-       Weyl sequence: one multiply per entry, a third of a hash's cost; the solver's key is a hash of
-       (iteration, player, node), so an entry's u is uniform over iterations and its neighbours' are spread
-       evenly).  The stored value is then unbiased, so an update under half a 16-bit step (a hand far below
-       its node's largest magnitude, or late in the run when one iteration adds little to a large sum) still
-       moves the sum in expectation instead of being dropped every time: with rounding to nearest the flop
-       and turn stall near 0.1% of the pot.  Deterministic in (key, i), so the same whatever the threads. */
+       Weyl sequence: one multiply per entry; the solver's key is a hash of (iteration, player, node), so an
+       entry's u is uniform over iterations and its neighbours' are spread evenly).  The stored value is then
+       unbiased, so an update under half a 16-bit step (a hand far below its node's largest magnitude, or late
+       in the run when one iteration adds little to a large sum) still moves the sum in expectation instead of
+       being dropped every time: with rounding to nearest the flop and turn stall near 0.1% of the pot.
+       Deterministic in (key, i), so the same whatever the threads.  In float32 lanes (24-bit u; near the top
+       of the scale x f + u keeps u to 2^-8 of a step, a bias under 2^-9 of a step): the floor is the
+       truncation less one where it rounded a negative value up. */
     static inline unsigned int rcb_hash(unsigned int x) {
         x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16; return x;
     }
-    RC_VECTOR static void rcb_quantize_i16_sr(short* restrict q, const rc_real* restrict x, double f, long n,
-                                              unsigned int key) {
-        for (long i = 0; i < n; i++) {
-            double u = (double)(int)(((key + (unsigned int)i) * 0x9E3779B9u) >> 8) * (1.0 / 16777216.0);
-            int a = (int)(x[i] * f + u + 32768.0) - 32768;  /* the argument is positive: truncation = floor */
+    RCB_BODY16 void rcb_quantize_i16_sr_body(short* restrict q, const rc_real* restrict x, double f_, long n,
+                                                 unsigned int key) {
+        const float f = (float)f_, step = 1.0f / 16777216.0f;
+        const int m = (int)n;  /* a block: A x H < 2^31 entries; 32-bit lanes */
+        unsigned int k = key * 0x9E3779B9u;  /* (key + i) x the ratio, as a running sum: adds, no multiply */
+        for (int i = 0; i < m; i++, k += 0x9E3779B9u) {
+            float u = (float)(int)(k >> 8) * step;
+            float y = (float)x[i] * f + u;
+            int a = (int)y;
+            a -= (float)a > y;
             a = a > 32767 ? 32767 : a;
             a = a < -32767 ? -32767 : a;
             q[i] = (short)a;
         }
     }
-    RC_VECTOR static void rcb_quantize_u16_sr(unsigned short* restrict q, const rc_real* restrict x, double f,
-                                              long n, unsigned int key) {
-        for (long i = 0; i < n; i++) {
-            double u = (double)(int)(((key + (unsigned int)i) * 0x9E3779B9u) >> 8) * (1.0 / 16777216.0);
-            double v = x[i] * f;
-            int a = (int)(v + u);
+    RCB_CLONES16(rcb_quantize_i16_sr, (short* restrict q, const rc_real* restrict x, double f_, long n, unsigned int key), (q, x, f_, n, key))
+    RCB_BODY16 void rcb_quantize_u16_sr_body(unsigned short* restrict q, const rc_real* restrict x, double f_,
+                                                 long n, unsigned int key) {
+        const float f = (float)f_, step = 1.0f / 16777216.0f;
+        const int m = (int)n;
+        unsigned int k = key * 0x9E3779B9u;
+        for (int i = 0; i < m; i++, k += 0x9E3779B9u) {
+            float u = (float)(int)(k >> 8) * step;
+            float v = (float)x[i] * f;
+            int a = (int)(v + u);  /* v + u >= 0 where kept: truncation = floor */
             a = a > 65535 ? 65535 : a;
             q[i] = (unsigned short)(a & -(v > 0));
         }
     }
+    RCB_CLONES16(rcb_quantize_u16_sr, (unsigned short* restrict q, const rc_real* restrict x, double f_, long n, unsigned int key), (q, x, f_, n, key))
     /* key 0: rounded to nearest; otherwise stochastic rounding keyed by it */
-    static float rcb_encode_i16(short* restrict q, const rc_real* restrict x, long n, unsigned int key) {
-        rc_real m = rcb_max_bits(x, n, 1);
+    /* m: the block's largest magnitude (regrets) or largest value (strategy sums), e.g. from rcb_update16 */
+    static float rcb_encode_i16_max(short* restrict q, const rc_real* restrict x, long n, unsigned int key, rc_real m) {
         if (!(m > 0)) { memset(q, 0, n * sizeof(short)); return 0.0f; }
         if (key) rcb_quantize_i16_sr(q, x, 32767.0 / m, n, key);
         else rcb_quantize_i16(q, x, 32767.0 / m, n);
         return (float)m;
     }
-    static float rcb_encode_u16(unsigned short* restrict q, const rc_real* restrict x, long n, unsigned int key) {
-        rc_real m = rcb_max_bits(x, n, 0);
+    static float rcb_encode_u16_max(unsigned short* restrict q, const rc_real* restrict x, long n, unsigned int key,
+                                    rc_real m) {
         if (!(m > 0)) { memset(q, 0, n * sizeof(unsigned short)); return 0.0f; }
         if (key) rcb_quantize_u16_sr(q, x, 65535.0 / m, n, key);
         else rcb_quantize_u16(q, x, 65535.0 / m, n);
         return (float)m;
     }
+    static float rcb_encode_i16(short* restrict q, const rc_real* restrict x, long n, unsigned int key) {
+        return rcb_encode_i16_max(q, x, n, key, rcb_max_bits(x, n, 1));
+    }
+    static float rcb_encode_u16(unsigned short* restrict q, const rc_real* restrict x, long n, unsigned int key) {
+        return rcb_encode_u16_max(q, x, n, key, rcb_max_bits(x, n, 0));
+    }
+    static float rcb_float_of_bits(int b) { float f; memcpy(&f, &b, 4); return f; }
     /* Four showdown sweeps at once, one per lane (rc_showdown's operations in the same order per lane, so each
        lane's values are those of rc_showdown bit for bit): reach, values and `lose` interleaved ([4 k + lane]),
        `amt` (4,); full4 (4, 53): per lane the per-card opponent mass and its total (as rc_showdown's full). */
@@ -365,8 +518,16 @@ cdef extern from *:
     void rcb_sign_accumulate(double* row, const int* s, const double* wl, int si, int H) nogil
     void rcb_allin_rows(const unsigned char* codes, int width, const rc_real* lut, int Hp, int i0, int i1,
                         const rc_real* X, int K, const double* amt, rc_real** outs) nogil
-    void rcb_decode_i16(rc_real* out, const short* q, double scale, long n) nogil
-    void rcb_decode_u16(rc_real* out, const unsigned short* q, double scale, long n) nogil
+    void rcb_total16(rc_real* tot, const void* rows, int is_signed, int A, int H) nogil
+    void rcb_match16(rc_real* srow, const void* row, int is_signed, const rc_real* inv, const rc_real* uniform,
+                     int H) nogil
+    void rcb_update16(rc_real* snew, const unsigned short* qs, double fs, const rc_real* own, const rc_real* srow,
+                      double w, rc_real* rnew, const short* qr, double fr, const rc_real* child, const rc_real* out,
+                      int dcfr, double pos, double neg, int H, int* rmax, int* smax) nogil
+    float rcb_encode_i16_max(short* q, const rc_real* x, long n, unsigned int key, rc_real m) nogil
+    float rcb_encode_u16_max(unsigned short* q, const rc_real* x, long n, unsigned int key, rc_real m) nogil
+    float rcb_float_of_bits(int b) nogil
+    int rcb_isa16_set(int level) nogil
     unsigned int rcb_hash(unsigned int x) nogil
     float rcb_encode_i16(short* q, const rc_real* x, long n, unsigned int key) nogil
     float rcb_encode_u16(unsigned short* q, const rc_real* x, long n, unsigned int key) nogil
@@ -484,23 +645,30 @@ cdef inline const int* _cards(BTree* t, int n) noexcept nogil:
 cdef void _node_strategy(BTree* t, int n, int mode, const rc_real* regrets, const rc_real* ssum, rc_real* strat,
                          rc_real* scratch, rc_real* dec) noexcept nogil:
     """Strategy rows ``(A, H)`` of decision ``n`` into ``strat``: regret matching (solve) or the normalised
-    strategy sums (best response against the average).  With 16-bit storage the node's regrets (solve) or
-    strategy sums are decoded into ``dec`` first (and stay there for the update)."""
-    cdef int H = _H(t, n), A = t.num_children[n], a
+    strategy sums (best response against the average).  With 16-bit storage straight from the codes (the
+    node's scale cancels in the normalisation; ``dec`` is unused)."""
+    cdef int H = _H(t, n), A = t.num_children[n], a, sgn
     cdef const rc_real* rows
+    cdef const void* codes
     cdef rc_real* tot = scratch
     cdef rc_real* inv = scratch + H
     cdef rc_real* uniform = scratch + 2 * H
     if t.compressed:
-        if mode == MODE_SOLVE:
-            rcb_decode_i16(dec, t.creg + t.node_offset[n], t.reg_scale[n], <long>A * H)
+        sgn = mode == MODE_SOLVE
+        if sgn:
+            codes = <const void*>(t.creg + t.node_offset[n])
         else:
-            rcb_decode_u16(dec, t.cssum + t.node_offset[n], t.ssum_scale[n], <long>A * H)
+            codes = <const void*>(t.cssum + t.node_offset[n])
+        rcb_total16(tot, codes, sgn, A, H)
+        rcb_match_prepare(tot, inv, uniform, 1.0 / A, H)
+        for a in range(A):
+            rcb_match16(strat + <Py_ssize_t>a * H, <const char*>codes + <Py_ssize_t>2 * a * H, sgn, inv, uniform, H)
+        return
     if mode == MODE_SOLVE:
-        rows = dec if t.compressed else regrets + t.node_offset[n]
+        rows = regrets + t.node_offset[n]
         rcb_positive_total(tot, rows, A, H)
     else:
-        rows = dec if t.compressed else ssum + t.node_offset[n]
+        rows = ssum + t.node_offset[n]
         memset(tot, 0, H * sizeof(rc_real))
         for a in range(A):
             rcb_sum_rows(tot, rows + <Py_ssize_t>a * H, H)
@@ -539,7 +707,7 @@ cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
     reach = stack
     scratch = reach + H
     dec = scratch + 3 * H
-    rest = dec + (<Py_ssize_t>2 * A * H if t.compressed else 0)
+    rest = dec  # 16-bit storage: no decoded block here (regret matching reads the codes)
     _node_strategy(t, n, mode, regrets, ssum, strat, scratch, dec)
     for a in range(A):
         c = cs + a
@@ -556,6 +724,12 @@ cdef void _prefetch_subtree(BTree* t, int n, int p, const rc_real* regrets, cons
     cdef long nbytes
     for i in range(t.sub_start[n], t.sub_start[n + 1]):
         d = t.sub_dec[i]
+        if t.compressed:  # 16-bit tables: half the bytes
+            nbytes = <long>t.num_children[d] * _H(t, d) * 2
+            rcb_prefetch(t.creg + t.node_offset[d], nbytes, t.node_player[d] == p)
+            if t.node_player[d] == p:
+                rcb_prefetch(t.cssum + t.node_offset[d], nbytes, 1)
+            continue
         nbytes = <long>t.num_children[d] * _H(t, d) * sizeof(rc_real)
         rcb_prefetch(regrets + t.node_offset[d], nbytes, t.node_player[d] == p)
         if t.node_player[d] == p:
@@ -638,6 +812,8 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     cdef int H = _H(t, n), A, a, c, cs, Hc
     cdef long long k
     cdef unsigned int key
+    cdef double fr, fs
+    cdef int rbits, sbits
     cdef const int* cards = _cards(t, n)
     cdef const int* map
     cdef int sp = t.node_space[n]
@@ -667,7 +843,7 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     A = t.num_children[n]
     cs = t.child_start[n]
     if t.sd_max > 0 and t.sd_count[n] >= 2:
-        if mode == MODE_SOLVE and not t.compressed and not (nested & 2):
+        if mode == MODE_SOLVE and not (nested & 2):
             _prefetch_subtree(t, n, p, regrets, ssum)
         _sd_batches(t, n, p, opp, stack, mode, regrets, ssum)
     nested &= 1  # bit 2 (this subtree requested by the caller) is for this node only
@@ -683,7 +859,7 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
         else:
             # a river root's blocks are requested one child ahead (while the previous child is walked, so that they
             # wait in L2 when its walk starts; see rcb_prefetch); the root then skips its own request (bit 2)
-            ahead = mode == MODE_SOLVE and not t.compressed and t.sd_max > 0
+            ahead = mode == MODE_SOLVE and t.sd_max > 0
             if ahead:
                 _prefetch_next(t, cs, cs + A, p, regrets, ssum)
             for a in range(A):
@@ -712,7 +888,7 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     scratch = reach + H
     dec = scratch + 3 * H
     rest = dec
-    if t.compressed:
+    if t.compressed and t.node_player[n] == p:  # the update's new block (float scratch)
         rest = dec + <Py_ssize_t>2 * A * H
     if t.node_player[n] != p and t.sd_max > 0 and t.dec_slot[n] >= 0:
         # formed by _sd_batches at the river root of this pass
@@ -752,17 +928,24 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
         for a in range(A):
             rc_add_product(out, strat + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, H)
         if t.compressed:
-            # regrets decoded in dec by the matching, strategy sums next to them; encoded back after the update
-            rcb_decode_u16(dec + <Py_ssize_t>A * H, t.cssum + t.node_offset[n], t.ssum_scale[n], <long>A * H)
+            # the old codes decoded inside the update, the new block in float scratch (dec: regrets, then
+            # strategy sums; in L1), coded back to the tables with its new scales
+            fr = t.reg_scale[n] / 32767.0
+            fs = t.ssum_scale[n] / 65535.0
+            rbits = 0
+            sbits = 0
             for a in range(A):
-                rcb_update_action(dec + <Py_ssize_t>(A + a) * H, own, strat + <Py_ssize_t>a * H, w,
-                                  dec + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, out, dcfr, pos, neg, NULL, H)
+                rcb_update16(dec + <Py_ssize_t>(A + a) * H, t.cssum + t.node_offset[n] + <Py_ssize_t>a * H, fs, own,
+                             strat + <Py_ssize_t>a * H, w, dec + <Py_ssize_t>a * H,
+                             t.creg + t.node_offset[n] + <Py_ssize_t>a * H, fr, childv + <Py_ssize_t>a * H, out,
+                             dcfr, pos, neg, H, &rbits, &sbits)
             key = 0
             if t.stochastic:
                 key = rcb_hash(t.round_key * <unsigned int>0x9E3779B9u + <unsigned int>n) | 1u
-            t.reg_scale[n] = rcb_encode_i16(t.creg + t.node_offset[n], dec, <long>A * H, key)
-            t.ssum_scale[n] = rcb_encode_u16(t.cssum + t.node_offset[n], dec + <Py_ssize_t>A * H, <long>A * H,
-                                             rcb_hash(key) | 1u if key else 0)
+            t.reg_scale[n] = rcb_encode_i16_max(t.creg + t.node_offset[n], dec, <long>A * H, key,
+                                                rcb_float_of_bits(rbits))
+            t.ssum_scale[n] = rcb_encode_u16_max(t.cssum + t.node_offset[n], dec + <Py_ssize_t>A * H, <long>A * H,
+                                                 rcb_hash(key) | 1u if key else 0, rcb_float_of_bits(sbits))
             return
         for a in range(A):
             rcb_update_action(ssum + t.node_offset[n] + <Py_ssize_t>a * H, own, strat + <Py_ssize_t>a * H, w,
@@ -811,7 +994,7 @@ cdef void _collect(BTree* t, int n, int p, const rc_real* opp, const rc_real* ow
     reach = stack + <Py_ssize_t>A * H
     scratch = reach + H
     dec = scratch + 3 * H
-    rest = dec + (<Py_ssize_t>2 * A * H if t.compressed else 0)
+    rest = dec  # 16-bit storage: no decoded block here (regret matching reads the codes)
     if t.node_player[n] == p:
         if own == NULL:
             for a in range(A):
@@ -869,7 +1052,7 @@ cdef void _allin_collect(BTree* t, int n, int p, const rc_real* opp, rc_real* st
     reach = stack + <Py_ssize_t>A * H
     scratch = reach + H
     dec = scratch + 3 * H
-    rest = dec + (<Py_ssize_t>2 * A * H if t.compressed else 0)
+    rest = dec  # 16-bit storage: no decoded block here (regret matching reads the codes)
     _node_strategy(t, n, mode, regrets, ssum, strat, scratch, dec)
     for a in range(A):
         c = cs + a
@@ -1483,6 +1666,15 @@ cdef class BoardLeafKernel:
         with nogil:
             _walk(t, 0, player, &self.ranges[1 - player, 0], &self.ranges[player, 0], &root[0], t.stacks, MODE_SOLVE,
                   &self.regrets[0], &self.ssum[0], w, dcfr, pos, neg, 0)
+
+
+def simd_level_16bit(int level):
+    """Run the 16-bit storage's kernels on build ``level`` (2 AVX-512, 1 AVX2, 0 baseline; at most what the CPU
+    has) from now on, for tests that compare the builds (they must give the same bits); returns the level in
+    use before."""
+    if level not in (0, 1, 2):
+        raise ValueError(f"level must be 0, 1 or 2, got {level}")
+    return rcb_isa16_set(level)
 
 
 def quantize_16bit(const rc_real[::1] x, bint signed, unsigned int key=0):

@@ -20,7 +20,7 @@ from cfrkit.platform.storage import Store
 from cfrkit.poker import MatchObserver, make_agent
 from cfrkit.poker.registry import RegistryError
 
-AGENTS = ["rule-based", "always-call", "random"]   # an AIVAT pair, and two duplicate pairs with a seeded agent
+AGENTS = ["rule-based", "always-call", "random"]   # three AIVAT pairs, two with a seeded agent (random)
 
 
 class _StopAfter(MatchObserver):
@@ -87,7 +87,8 @@ def test_interrupted_and_resumed_ladder_equals_an_uninterrupted_one(tmp_path, mo
         assert (q.estimator, q.deals, q.estimate.mean, q.estimate.ci95) == (p.estimator, p.deals, p.estimate.mean,
                                                                            p.estimate.ci95)
     assert _pairs(whole)[("always-call", "rule-based")].aivat is not None
-    assert _pairs(whole)[("random", "rule-based")].aivat is None
+    # random's uniform raise sizes enter AIVAT through their split between representative sizes
+    assert _pairs(whole)[("random", "rule-based")].aivat is not None
     # no deal counted twice in the platform tables either (what `cfrkit results` reads)
     store = Store(db)
     try:
@@ -247,7 +248,8 @@ def test_training_evaluator_uses_aivat_blocks_and_lbr_on_fixed_deals(tiny_traine
     evaluate = training_evaluator(["always-call", "random"], 3, seed=1, lbr="FC/3-4", lbr_deals=2)
     report = evaluate(trainer)
     assert set(report) == {"always-call", "random", "lbr FC/3-4"}
-    assert report["always-call"]["estimator"] in ("aivat", "duplicate") and report["random"]["estimator"] == "duplicate"
+    assert report["always-call"]["estimator"] in ("aivat", "duplicate")
+    assert report["random"]["estimator"] in ("aivat", "duplicate")
     assert report["always-call"]["hands"] == 6 and report["lbr FC/3-4"]["deals"] == 2
     assert evaluate(trainer) == report        # the same deals and seeds at every evaluation
     with pytest.raises(RegistryError, match="unknown agent"):
@@ -261,7 +263,8 @@ def test_a_blueprint_in_the_ladder_is_stored_under_its_file_name(tiny_trainer, t
     db = str(tmp_path / "bp.db")
     res = run_ladder([f"blueprint:{path}", "always-call", "random"], 4, db, game="holdem(stacks=400;400)", block=2)
     assert res.complete and res.crosstable.names[0] == "blueprint[bp]"
-    assert res.crosstable.cell(0, 1).aivat is not None and res.crosstable.cell(0, 2).aivat is None
+    # every pair runs AIVAT (random's raise sizes through taken_weights; always-call vs random board-blind values)
+    assert all(res.crosstable.cell(i, j).aivat is not None for i, j in ((0, 1), (0, 2), (1, 2)))
     store = Store(db)
     try:
         assert {r.name for r in agent_results(store)} == {"blueprint[bp]", "always-call", "random"}

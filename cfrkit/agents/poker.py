@@ -28,9 +28,10 @@ import numpy as np
 
 from cfrkit._deprecated import deprecated_alias
 from cfrkit.games.base import GameError
-from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action
+from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action, raise_amount
 # the interface lives in the play layer; re-exported here for code written before it moved
-from cfrkit.poker.agent import AgentInterfaceError, HandStrategy, PokerAgent, board_live, uniform_strategy
+from cfrkit.poker.agent import (AgentInterfaceError, HandStrategy, PokerAgent, board_live, size_interpolation,
+                                size_node_weights, uniform_strategy)
 
 _RANKS = "23456789TJQKA"
 
@@ -41,11 +42,15 @@ class RandomAgent(PokerAgent):
     Its strategy does not depend on the hand.  :meth:`hand_action_probability` is exact for any
     raise size (``1 / kinds / number of legal sizes``); :meth:`hand_strategy` spreads the raise
     probability over ``representative_sizes`` evenly spaced sizes from the minimum to all-in
-    (``exact_support`` is False in no-limit games).
+    (``exact_support`` is False in no-limit games), each with the share a uniform size gives it when
+    split between its two neighbouring nodes by linear interpolation (:func:`size_node_weights`), and
+    :meth:`taken_weights` is that split of the size played: AIVAT then corrects random's decisions too.
     """
 
     name = "random"
     representative_sizes = 5
+    ignores_board = True   # neither the board ...
+    ignores_hand = True    # ... nor the hole cards: the legal actions alone decide
 
     def __init__(self, seed: Optional[int] = None):
         self.rng = random.Random(seed)
@@ -73,21 +78,63 @@ class RandomAgent(PokerAgent):
             p = 1.0 / k / (rng_range[1] - rng_range[0] + 1)
         return board_live(state) * p
 
-    def hand_strategy(self, state: HoldemState) -> HandStrategy:
+    def _size_nodes(self, rng_range) -> np.ndarray:
+        """int64[m]: the representative raise-to totals (chips), evenly spaced from the minimum to all-in."""
+        lo, hi = rng_range
+        m = max(1, self.representative_sizes - 1)
+        return np.array(sorted({int(round(lo + (hi - lo) * i / m)) for i in range(self.representative_sizes)}),
+                        dtype=np.int64)
+
+    def _support(self, state: HoldemState):
+        """The representative support (action ids) and its probabilities at ``state``."""
         kinds, rng_range = self._kinds(state)
         k = len(kinds) + (rng_range is not None)
         actions = list(kinds)
         probs = [1.0 / k] * len(kinds)
         if rng_range is not None:
             if state.d.is_limit:
-                sizes = [RAISE]
+                actions.append(RAISE)
+                probs.append(1.0 / k)
             else:
-                lo, hi = rng_range
-                sizes = sorted(set(raise_action(int(round(lo + (hi - lo) * i / max(1, self.representative_sizes - 1))))
-                                   for i in range(self.representative_sizes)))
-            actions += sizes
-            probs += [1.0 / k / len(sizes)] * len(sizes)
+                nodes = self._size_nodes(rng_range)
+                actions += [raise_action(int(t)) for t in nodes]
+                probs += (size_node_weights(nodes) / k).tolist()
+        return actions, probs
+
+    def hand_strategy(self, state: HoldemState) -> HandStrategy:
+        actions, probs = self._support(state)
         return uniform_strategy(state, actions, probs)
+
+    def own_strategy(self, state: HoldemState):
+        """``(actions, probs)``: :meth:`hand_strategy`'s row (the same for every hand), without the 1326 rows."""
+        hs_actions, probs = self._support(state)
+        return np.array(hs_actions, dtype=np.int64), np.array(probs, dtype=np.float64)
+
+    def taken_weights(self, state: HoldemState, action: int, actions) -> np.ndarray:
+        """float64[A]: the weights over ``actions`` (this agent's ``hand_strategy`` support at ``state``) that
+        stand for the played ``action``: one-hot for fold, call and a node size, else the linear split of the
+        raise-to total between its two neighbouring nodes.  Their mean over random's play is the strategy's
+        probabilities (:func:`size_node_weights`), so AIVAT's term at the decision keeps zero mean."""
+        actions = np.asarray(actions, dtype=np.int64)
+        w = np.zeros(actions.size)
+        hit = np.flatnonzero(actions == int(action))
+        if hit.size:
+            w[hit[0]] = 1.0
+            return w
+        _, rng_range = self._kinds(state)
+        if rng_range is None or state.d.is_limit or not state.is_legal(int(action)) or int(action) in (FOLD, CALL):
+            raise AgentInterfaceError(f"agent {self.name!r}: action {int(action)} is neither in the support "
+                                      f"{actions.tolist()} nor a legal raise")
+        nodes = self._size_nodes(rng_range)
+        where = {int(a): j for j, a in enumerate(actions.tolist())}
+        missing = [int(t) for t in nodes if raise_action(int(t)) not in where]
+        if missing:
+            raise AgentInterfaceError(f"agent {self.name!r}: support {actions.tolist()} lacks the raise nodes "
+                                      f"{missing} of this state")
+        split = size_interpolation(nodes, raise_amount(int(action)))
+        for t, x in zip(nodes.tolist(), split.tolist()):
+            w[where[raise_action(t)]] += x
+        return w
 
     def act(self, state: HoldemState) -> int:
         view = state.action_view()
@@ -257,6 +304,11 @@ class FixedRangeRaiser(PokerAgent):
         if state.d.num_hole_cards != 2:
             raise AgentInterfaceError(f"agent {self.name!r} gives hand strategies for 2-card hold'em only")
         return _pure(self.act(state))
+
+    def hand_classes(self) -> np.ndarray:
+        """int64[1326]: 1 for the hole pairs in the range, 0 for the others (its play depends on the hand only
+        through this class: AIVAT's board-blind values, :mod:`cfrkit.evaluation.board_blind_values`)."""
+        return self.range_mask().astype(np.int64)
 
     def range_mask(self) -> np.ndarray:
         """bool[1326]: the hole pairs in the agent's range."""

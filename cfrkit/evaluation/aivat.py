@@ -2,7 +2,7 @@
 
 The AIVAT value of a hand is the winnings minus a control variate per chance event and per decision
 of a player whose strategy is known (here: every agent that answers ``hand_strategy`` with an exact
-support, see :class:`~cfrkit.poker.agent.PokerAgent`):
+support or with ``taken_weights`` for the actions outside it, see :class:`~cfrkit.poker.agent.PokerAgent`):
 
     u~(z) = u(z) - sum_{chance events}  [ v(h c) - E_c v(h c) ]
                  - sum_{known decisions} [ v(h a) - sum_a' sigma(a' | h) v(h a') ]
@@ -33,6 +33,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
+from cfrkit.evaluation.board_blind_values import BoardBlindValueFunction, board_blind
 from cfrkit.games.base import GameError
 from cfrkit.poker.agent import AgentInterfaceError, CheckedAgent, PokerAgent
 from cfrkit.poker.match import Hand, MatchInfo, MatchObserver
@@ -104,22 +105,34 @@ class AivatTracker:
         self.correction += float(self.vf.value(state)) - self._pending
         self._pending = None
 
-    def decision(self, state, actions: np.ndarray, probs: np.ndarray, taken: int) -> None:
+    def decision(self, state, actions: np.ndarray, probs: np.ndarray, taken: int,
+                 taken_weights: Optional[np.ndarray] = None) -> None:
         """Add the term ``v(h taken) - sum_a probs[a] v(h a)`` (``actions`` int[A], ``probs`` float[A]: the
-        acting hand's strategy; only actions of positive probability are valued)."""
+        acting hand's strategy; only actions of positive probability are valued).
+
+        ``taken_weights`` (float[A], for an action played outside the support: the agent's
+        ``taken_weights``, whose mean over its play is ``probs``): the term is
+        ``sum_a (taken_weights[a] - probs[a]) v(h a)`` instead, still of zero mean."""
         support = [(int(a), float(q)) for a, q in zip(actions, probs) if q > 0]
-        if len(support) == 1 and support[0][1] == 1.0 and support[0][0] == int(taken):
+        if (taken_weights is None and len(support) == 1 and support[0][1] == 1.0
+                and support[0][0] == int(taken)):
             # a pure decision: its term is v - 1.0 * v = 0.0 exactly, so the child's value is not needed
             return
         values = {}
         expected = 0.0
-        for a, q in zip(actions, probs):
-            if q <= 0:
+        stands_for = 0.0
+        for j, (a, q) in enumerate(zip(actions, probs)):
+            w = 0.0 if taken_weights is None else float(taken_weights[j])
+            if q <= 0 and w == 0.0:
                 continue
             child = state.clone()
             child.apply_action(int(a))
             values[int(a)] = float(self.vf.value(child))
             expected += float(q) * values[int(a)]
+            stands_for += w * values[int(a)]
+        if taken_weights is not None:
+            self.correction += stands_for - expected
+            return
         if int(taken) not in values:
             raise ValueError(f"action {taken} taken outside the known strategy's support")
         self.correction += values[int(taken)] - expected
@@ -130,11 +143,15 @@ class AivatObserver(MatchObserver):
 
     ``value_function``: ``value(state)`` of player 0 in chips; default: the first of ``agent`` (one agent
     or a sequence, e.g. the match's agents) whose ``aivat_value_function(view)`` gives one (e.g. a
-    blueprint's self-play values, :mod:`cfrkit.agents.blueprint_values`), else :class:`EquityValueFunction`.
-    Known decisions are those of agents with ``exact_support`` and ``hand_strategy`` (or
-    ``own_strategy``); before the agent acts its strategy for the hand it holds is asked
-    (:meth:`~cfrkit.poker.agent.CheckedAgent.own_strategy`: one row, not all 1326), and an action
-    outside its support is an error.  A pure decision (one action of probability 1) adds exactly 0.
+    blueprint's self-play values, :mod:`cfrkit.agents.blueprint_values`), else, when both agents play
+    without reading the board (random, always-call, fixed-range-raiser), the betting's exact expectation
+    (:class:`~cfrkit.evaluation.board_blind_values.BoardBlindValueFunction`), else :class:`EquityValueFunction`.
+    Known decisions are those of agents with ``hand_strategy`` (or ``own_strategy``) and either
+    ``exact_support`` or ``taken_weights`` (random: its uniform raise sizes stand as the linear split between
+    representative sizes, :class:`~cfrkit.poker.agent.PokerAgent`); before the agent acts its strategy for the
+    hand it holds is asked (:meth:`~cfrkit.poker.agent.CheckedAgent.own_strategy`: one row, not all 1326), and
+    an action outside its support is an error unless the agent has ``taken_weights``.  A pure decision (one
+    action of probability 1) adds exactly 0.
 
     ``fit_opponent_deals`` (default 0: off): without ``value_function``, a blueprint against an agent with
     ``hand_strategy`` and no value function (:func:`fit_opponent_pair`) gives its tables against that agent's
@@ -167,6 +184,9 @@ class AivatObserver(MatchObserver):
         for agent in candidates:
             if vf is None and agent is not None and hasattr(agent, "aivat_value_function"):
                 vf = agent.aivat_value_function(match.view)
+        if (vf is None and len(candidates) == 2 and all(a is not None and board_blind(a) for a in candidates)
+                and BoardBlindValueFunction.applies(match.view)):
+            vf = BoardBlindValueFunction(match.view, candidates)
         self.vf = vf if vf is not None else EquityValueFunction(match.view)
         self.values = []
 
@@ -196,8 +216,8 @@ class AivatObserver(MatchObserver):
         agent = hand.seat_agents[seat]
         self._pending = None
         inner = getattr(agent, "agent", agent)
-        if not getattr(agent, "exact_support", True) or not (hasattr(inner, "hand_strategy")
-                                                            or hasattr(inner, "own_strategy")):
+        if not (getattr(agent, "exact_support", True) or hasattr(inner, "taken_weights")) or not (
+                hasattr(inner, "hand_strategy") or hasattr(inner, "own_strategy")):
             return
         translation = getattr(self.vf, "translation_expectation", None)
         expect = translation(state, seat) if translation is not None else None
@@ -221,11 +241,22 @@ class AivatObserver(MatchObserver):
             return
         self._pending = None
         actions, row = pending
-        if not np.any((actions == action) & (row > 0)):
-            agent = hand.seat_agents[seat]
-            raise AgentInterfaceError(f"agent {getattr(agent, 'name', agent)!r} at {self.view.describe(state)}: "
-                                      f"act played {action}, which its hand_strategy gives probability 0")
-        self._tracker.decision(state, actions, row, action)
+        if np.any((actions == action) & (row > 0)):
+            self._tracker.decision(state, actions, row, action)
+            return
+        agent = hand.seat_agents[seat]
+        inner = getattr(agent, "agent", agent)
+        where = f"agent {getattr(agent, 'name', agent)!r} at {self.view.describe(state)}"
+        if not hasattr(inner, "taken_weights"):
+            raise AgentInterfaceError(f"{where}: act played {action}, which its hand_strategy gives probability 0")
+        w = np.asarray(inner.taken_weights(state, action, actions), dtype=np.float64)
+        if w.shape != actions.shape or not np.isfinite(w).all() or (w < 0).any() or abs(float(w.sum()) - 1.0) > 1e-9:
+            raise AgentInterfaceError(f"{where}: taken_weights of action {action} are not {actions.size} "
+                                      f"non-negative weights summing to one: {w.tolist()}")
+        if np.any((w > 0) & (row <= 0)):
+            raise AgentInterfaceError(f"{where}: taken_weights of action {action} put weight on actions its "
+                                      f"strategy gives probability 0")
+        self._tracker.decision(state, actions, row, action, taken_weights=w)
 
     def hand_end(self, hand: Hand) -> None:
         # the tracker's correction is player 0's; agents[0]'s value is its seat's sign of it

@@ -16,10 +16,10 @@ together are the same match.  Per deal the block keeps A's winnings averaged ove
 (:class:`cfrkit.evaluation.aivat.AivatObserver`), both in mbb/h.
 
 **Which estimator a pair reports.**  AIVAT is run when both agents answer ``hand_strategy`` with an
-exact support (A^R, blueprints, always-call, fixed-range-raiser): then every decision gets its
-control variate.  Otherwise (random in no-limit: its raise sizes are not a finite support) only
-duplicate is run (AIVAT costs a pair 1.1-2.2x the CPU of duplicate alone, here for the chance terms
-alone).  Where both were run the pair reports the one with the smaller per-deal variance on its deals: both are
+exact support (A^R, blueprints, always-call, fixed-range-raiser) or give the ``taken_weights`` of the
+actions outside it (random: its uniform raise sizes split between representative sizes): then every
+decision gets its control variate.  Otherwise only duplicate is run (AIVAT costs a pair 1.1-2.2x the
+CPU of duplicate alone, here for the chance terms alone).  Where both were run the pair reports the one with the smaller per-deal variance on its deals: both are
 unbiased, and with the check-down equity value function AIVAT's terms at big bets can add more
 variance than they remove (measured: two blueprints against each other, benchmarks/RESULTS.md).  Choosing by
 the sample variances of the same deals leaves the mean unbiased; it can only narrow the interval's
@@ -76,11 +76,12 @@ def derived_seed(*parts: Any) -> int:
 
 def supports_aivat(agent: Any) -> bool:
     """Whether AIVAT gets a control variate at every decision of ``agent``: it has ``hand_strategy``
-    and its support holds every action it plays (``exact_support``, default True)."""
+    and its support holds every action it plays (``exact_support``, default True) or it gives the
+    ``taken_weights`` of those outside it (random)."""
     own = getattr(type(agent), "hand_strategy", None)
     if own is None or own is PokerAgent.hand_strategy:  # the base class's answer is a refusal
         return False
-    return bool(getattr(agent, "exact_support", True))
+    return bool(getattr(agent, "exact_support", True)) or hasattr(agent, "taken_weights")
 
 
 @dataclass

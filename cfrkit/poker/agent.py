@@ -28,7 +28,7 @@ from cfrkit.games.holdem.game import HoldemState
 from cfrkit.poker.view import PokerView
 
 __all__ = ["AgentInterfaceError", "CheckedAgent", "DEFAULT_TIME_LIMIT", "HandStrategy", "PokerAgent", "agent_name",
-           "board_live", "own_strategy_is_current", "uniform_strategy"]
+           "board_live", "own_strategy_is_current", "size_interpolation", "size_node_weights", "uniform_strategy"]
 
 
 class AgentInterfaceError(GameError):
@@ -108,6 +108,56 @@ class PokerAgent:
     # the strategy of the hand the agent holds in ``state`` (the row of ``hand_strategy`` for that
     # hand, zero-probability actions may be left out).  AIVAT needs no more at a known decision;
     # :meth:`CheckedAgent.own_strategy` answers it from ``hand_strategy`` for agents without it.
+    #
+    # Optional, for agents whose ``act`` plays actions outside that support (``exact_support`` False, e.g.
+    # random's uniform raise-to amounts):
+    #     taken_weights(state, action, actions) -> float64[A]
+    # non-negative weights summing to one over ``actions`` (the support ``own_strategy`` gives) that stand for
+    # the played ``action``, such that their expectation over the agent's own play equals ``own_strategy``'s
+    # probabilities (:func:`size_node_weights` and :func:`size_interpolation` give them for a uniform raise
+    # size).  AIVAT's term at such a decision, ``sum_a (w_a - p_a) v(h a)``, then keeps zero mean for any ``v``.
+
+
+def size_node_weights(nodes) -> np.ndarray:
+    """float64[m]: the share of each raise-to node (chips, sorted, distinct integers; ``nodes[0]`` and
+    ``nodes[-1]`` the smallest and largest legal totals) when a size drawn uniformly from the integers between
+    them is split between its two neighbouring nodes by linear interpolation (:func:`size_interpolation`).
+
+    The shares sum to one and are the exact expectations of that split, so a decision valued by interpolating
+    between the nodes has a zero-mean AIVAT term.  Closed form: an end node gets half of its one segment plus
+    the size it sits on, an inner node half of each neighbouring segment (a segment of ``L`` chips holds
+    ``L + 1`` integers; the shared endpoint is counted once).
+    """
+    s = np.asarray(nodes, dtype=np.int64)
+    if s.ndim != 1 or s.size == 0 or np.any(np.diff(s) <= 0):
+        raise ValueError(f"raise-to nodes must be distinct increasing chip totals, got {s.tolist()}")
+    n = float(s[-1] - s[0] + 1)
+    if s.size == 1:
+        return np.ones(1)
+    seg = np.diff(s).astype(np.float64)
+    w = np.zeros(s.size)
+    w[:-1] += seg / 2.0
+    w[1:] += seg / 2.0
+    w[0] += 0.5   # the integers at the two ends are only half covered by the segments' halves
+    w[-1] += 0.5
+    return w / n
+
+
+def size_interpolation(nodes, amount: int) -> np.ndarray:
+    """float64[m]: the linear-interpolation weights of the raise-to total ``amount`` (chips) between its two
+    neighbouring ``nodes`` (one-hot on a node); see :func:`size_node_weights`."""
+    s = np.asarray(nodes, dtype=np.int64)
+    t = int(amount)
+    if not s[0] <= t <= s[-1]:
+        raise ValueError(f"raise-to {t} outside the nodes' range {int(s[0])}..{int(s[-1])}")
+    w = np.zeros(s.size)
+    j = int(np.searchsorted(s, t, side="left"))
+    if s[j] == t:
+        w[j] = 1.0
+        return w
+    lam = (t - s[j - 1]) / float(s[j] - s[j - 1])
+    w[j - 1], w[j] = 1.0 - lam, lam
+    return w
 
 
 def board_live(state: HoldemState) -> np.ndarray:

@@ -523,7 +523,9 @@ class BoardRangeSolver:
             suit-symmetric; ``True`` raises if they are not).
         compression: 16-bit storage (postflop-solver's): regrets as int16 and strategy sums as uint16, each
             node's block with one float32 scale (its largest magnitude); half the memory of float32, iterates
-            equal up to that rounding.  Needs ``dtype="float32"``.
+            equal up to that rounding.  The kernels read and write the codes inside regret matching and the
+            update (no decoding pass), so an iteration costs about what a float32 one does (turn spot: 0.95x,
+            benchmarks/RESULTS.md, issue 30 part 7).  Needs ``dtype="float32"``.
         rounding: how 16-bit storage rounds: ``"stochastic"`` (default; unbiased, keyed by iteration, player
             and node, so runs are reproducible whatever the threads) or ``"nearest"`` (postflop-solver's).  To
             nearest drops every update smaller than half a step of its node's scale, and the solve stalls
