@@ -179,6 +179,8 @@ def test_bad_ladders_fail_before_playing(tmp_path, specs, deals, message):
     (["ladder", "always-call", "blueprint:/nonexistent.npz", "--hands", "4"], "blueprint"),
     (["ladder", "always-call", "random", "--hands", "4", "--fit-opponent", "-2"], "--fit-opponent must be >= 0"),
     (["ladder", "always-call", "random", "--hands", "4", "--fit-opponent", "5", "--no-aivat"], "--no-aivat"),
+    (["ladder", "always-call", "random", "--hands", "4", "--target-ci", "-5"], "--target-ci must be a positive"),
+    (["ladder", "always-call", "random", "--hands", "4", "--pilot-blocks", "0"], "--pilot-blocks must be positive"),
     (["blueprint", "train", "bp.npz", "--iterations", "1", "--eval-minutes", "1", "--eval-lbr", "FCQ/1-4"],
      "bad LBR bet set"),
     (["blueprint", "train", "bp.npz", "--iterations", "1", "--eval-minutes", "1", "--eval-opponents", "nobody"],
@@ -395,3 +397,34 @@ L.run_ladder({AGENTS!r}, 20, {db!r}, block=10, seed=3)
     finally:
         store.close()
     assert whole.complete
+
+
+def test_a_target_interval_gives_each_pair_the_blocks_its_pilot_asks_for(tmp_path):
+    """With ``target_ci`` every pair plays the pilot, then ceil(pilot deals x (pilot ci / target)^2) deals in
+    whole blocks (capped): the exact pair (fixed-range-raiser vs always-call, AIVAT deviation 0) stops at the
+    pilot, the pairs with A^R play more, the crosstable counts each pair's own deals, and a second run plays
+    nothing."""
+    from cfrkit.evaluation.ladder import deals_for_interval
+
+    game = "holdem(stacks=400;400)"
+    specs = ["always-call", "fixed-range-raiser", "rule-based"]
+    db = str(tmp_path / "t.db")
+    pilot = pair_result("x", "y", np.array([0.0, 100.0, -100.0, 50.0]))
+    assert deals_for_interval(pilot, pilot.estimate.ci95 / 2) == 16      # half the width: four times the deals
+    with pytest.raises(ValueError):
+        deals_for_interval(pilot, 0.0)
+    res = run_ladder(specs, 60, db, game=game, block=4, seed=2, target_ci=40.0, pilot_blocks=2)
+    by_pair = _pairs(res)
+    assert by_pair[("always-call", "fixed-range-raiser")].deals == 8                   # the pilot: exact values
+    pilots = ladder_mod.ladder_crosstable(db, specs, 8, game=game, block=4, seed=2)[0]  # the first 2 blocks
+    for (a, b), p in by_pair.items():
+        first = {(q.a, q.b): q for q in pilots.pairs.values()}[(a, b)]
+        want = min(60, max(8, -(-deals_for_interval(first, 40.0) // 4) * 4))
+        assert p.deals == want, (a, b, p.deals, want)
+    assert {p.deals for p in by_pair.values()} != {8}                                  # not every pair stopped
+    assert res.complete and res.target_ci == 40.0
+    again = run_ladder(specs, 60, db, game=game, block=4, seed=2, target_ci=40.0, pilot_blocks=2)
+    assert again.blocks == 0 and {k: p.deals for k, p in _pairs(again).items()} == \
+        {k: p.deals for k, p in by_pair.items()}
+    with pytest.raises(LadderError, match="target_ci"):
+        run_ladder(specs, 60, db, game=game, target_ci=-1.0)

@@ -2,6 +2,7 @@
 
     cfrkit ladder rule-based blueprint:bp.npz fixed-range-raiser always-call random --hands 2000 --out ladder
     cfrkit ladder rule-based always-call random --hands 5000 --processes 2 --minutes 30   # run again to continue
+    cfrkit ladder rule-based blueprint:bp.npz always-call --hands 100000 --target-ci 50   # each pair to +-50 mbb/h
 
 The work is :func:`cfrkit.platform.ladder.run_ladder`; this module parses and prints.
 """
@@ -43,6 +44,12 @@ def add_parser(sub) -> None:
                    help="AIVAT of a blueprint against an agent without a value function of its own (A^R, ...): the "
                         "blueprint's tables against that agent's policy fitted on DEALS deals of a separate match "
                         "(~2 CPU s per 1,000 deals + ~10 CPU s of tables, per pair and worker; default 0: off)")
+    p.add_argument("--target-ci", type=float, default=None, metavar="MBB",
+                   help="play each pair until its 95%% interval should be +-MBB mbb/h: --pilot-blocks blocks first, "
+                        "then as many as the pilot's variance asks for (Stein's two-stage rule), at most --hands "
+                        "deals; the crosstable counts each pair's own deals (default: --hands for every pair)")
+    p.add_argument("--pilot-blocks", type=int, default=4, help="blocks of every pair before --target-ci decides "
+                                                               "the rest (default 4)")
     p.add_argument("--time-limit", type=float, default=60.0, help="seconds an agent may take per answer")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-progress", action="store_true")
@@ -52,11 +59,13 @@ def add_parser(sub) -> None:
 def run_ladder_cmd(args) -> int:
     from cfrkit.platform.ladder import plot_ladder, run_ladder
 
-    for name in ("hands", "block", "processes"):
+    for name in ("hands", "block", "processes", "pilot_blocks"):
         if getattr(args, name) <= 0:
-            raise CliError(f"--{name} must be positive, got {getattr(args, name)}")
+            raise CliError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
     if args.minutes is not None and args.minutes <= 0:
         raise CliError(f"--minutes must be positive, got {args.minutes}")
+    if args.target_ci is not None and not (args.target_ci > 0 and args.target_ci != float("inf")):
+        raise CliError(f"--target-ci must be a positive number of mbb/h, got {args.target_ci}")
     if args.time_limit <= 0:
         raise CliError(f"--time-limit must be positive, got {args.time_limit}")
     if args.fit_opponent < 0:
@@ -88,13 +97,16 @@ def run_ladder_cmd(args) -> int:
                              processes=args.processes, ray_address=args.ray, aivat=not args.no_aivat,
                              minutes=args.minutes, progress=not (args.json or args.no_progress),
                              time_limit=args.time_limit, stop=scope.requested,
-                             fit_opponent_deals=args.fit_opponent)
+                             fit_opponent_deals=args.fit_opponent, target_ci=args.target_ci,
+                             pilot_blocks=args.pilot_blocks)
     except KeyboardInterrupt:
         print(f"cfrkit ladder: interrupted; the finished blocks are stored in {db}: run the same command to "
               f"continue", flush=True)
         return 130
     if png is not None:
-        plot_ladder(res.crosstable, png, title=f"ladder: {res.deals} deals per pair (seed {args.seed})")
+        per_pair = f"{res.deals} deals per pair" if args.target_ci is None else \
+            f"up to {res.deals} deals per pair for +-{args.target_ci:g} mbb/h"
+        plot_ladder(res.crosstable, png, title=f"ladder: {per_pair} (seed {args.seed})")
     out = res.to_dict()
     if args.json:
         print(json.dumps(out, indent=2))

@@ -62,8 +62,8 @@ from cfrkit.poker.registry import agent_entry, make_agent, parse_spec
 from cfrkit.poker.view import poker_view
 from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
 
-__all__ = ["Block", "Crosstable", "PairResult", "Rating", "derived_seed", "field_ratings", "pair_result",
-           "play_block", "supports_aivat", "training_evaluator"]
+__all__ = ["Block", "Crosstable", "PairResult", "Rating", "deals_for_interval", "derived_seed", "field_ratings",
+           "pair_result", "play_block", "supports_aivat", "training_evaluator"]
 
 Z95 = 1.959964
 
@@ -164,6 +164,21 @@ class PairResult:
                 "estimate": asdict(self.estimate), "duplicate": asdict(self.duplicate),
                 "aivat": None if self.aivat is None else asdict(self.aivat),
                 "variance_reduction": self.variance_reduction()}
+
+
+def deals_for_interval(result: PairResult, target_ci: float) -> int:
+    """Deals a pair needs for a 95% half-width of ``target_ci`` mbb/h, from ``result`` (a pilot: its reported
+    estimator's half-width over its deals), as ``ceil(deals x (ci95 / target_ci)^2)``, at least 1.
+
+    The interval narrows with the square root of the deals, so this is the pilot's per-deal variance carried
+    to the target (Stein's two-stage rule: fixed once from the pilot, the later deals do not move it, so the
+    mean of all the deals keeps no stopping bias)."""
+    if not (isinstance(target_ci, (int, float)) and math.isfinite(target_ci) and target_ci > 0):
+        raise ValueError(f"target_ci must be a positive number of mbb/h, got {target_ci!r}")
+    ci = float(result.estimate.ci95)
+    if not math.isfinite(ci):
+        return int(result.deals)
+    return max(1, int(math.ceil(result.deals * (ci / float(target_ci)) ** 2)))
 
 
 def pair_result(a: str, b: str, duplicate: np.ndarray, aivat: Optional[np.ndarray] = None) -> PairResult:

@@ -25,6 +25,13 @@ which process ran a block or what ran before, so an interrupted and resumed ladd
 numbers as an uninterrupted one (tested).  A larger ``deals`` continues a finished ladder.  One run
 per database at a time.
 
+**A target interval** (``target_ci``, mbb/h): pairs differ by orders of magnitude in per-deal variance (two
+agents that do not read the board: exact AIVAT values, a deviation near 0; random against a blueprint: tens of
+thousands), so equal deals per pair waste most of a ladder's time.  With a target every pair first plays
+``pilot_blocks`` blocks; from those alone each pair's number of blocks is fixed (its pilot's interval carried to
+the target, Stein's two-stage rule, capped at ``deals``) and played.  Because the count never depends on the
+blocks after the pilot, the mean keeps no optional-stopping bias, and a resumed run asks for the same blocks.
+
 **Fitted AIVAT values** (``fit_opponent_deals`` > 0, default off): a pair of a blueprint and an agent with
 ``hand_strategy`` but no value function (A^R, ...) gets AIVAT values from the blueprint's tables against that
 agent's policy fitted on that many deals of a separate match (:class:`~cfrkit.evaluation.aivat.AivatObserver`;
@@ -56,7 +63,8 @@ import numpy as np
 
 from cfrkit._ray import ray_session
 from cfrkit.evaluation.aivat import fit_opponent_pair
-from cfrkit.evaluation.ladder import Crosstable, derived_seed, pair_result, play_block, supports_aivat
+from cfrkit.evaluation.ladder import (Crosstable, deals_for_interval, derived_seed, pair_result, play_block,
+                                     supports_aivat)
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import HoldemGame
 from cfrkit.platform.storage import Store, StoreObserver
@@ -261,6 +269,7 @@ class LadderResult:
     db: str
     stored_blocks: int = 0
     agents: List[str] = field(default_factory=list)
+    target_ci: Optional[float] = None
 
     @property
     def hands_per_second(self) -> float:
@@ -281,7 +290,8 @@ class LadderResult:
 
     def to_dict(self) -> dict:
         out = self.crosstable.to_dict()
-        out.update({"specs": self.agents, "deals": self.deals, "complete": self.complete, "db": self.db,
+        out.update({"specs": self.agents, "deals": self.deals, "target_ci": self.target_ci,
+                    "complete": self.complete, "db": self.db,
                     "run": {"hands": self.hands, "blocks": self.blocks, "seconds": self.seconds,
                             "cpu_seconds": self.cpu_seconds}})
         return out
@@ -319,24 +329,36 @@ def _setup(specs, deals, block, game, seed, aivat, processes=1, fit_opponent_dea
 
 
 def ladder_crosstable(db: str, specs: Sequence[str], deals: int, *, game="holdem", seed: int = 0, block: int = 50,
-                      aivat: bool = True, fit_opponent_deals: int = 0) -> Tuple[Crosstable, bool, int]:
+                      aivat: bool = True, fit_opponent_deals: int = 0, target_ci: Optional[float] = None,
+                      pilot_blocks: int = 4) -> Tuple[Crosstable, bool, int]:
     """The crosstable of a ladder's stored blocks (the first ``ceil(deals / block)`` blocks of each
-    pair), read from ``db``; ``(crosstable, complete, stored blocks)``.  Nothing is played."""
+    pair, or with ``target_ci`` the blocks each pair's pilot asks for, as :func:`run_ladder`), read from
+    ``db``; ``(crosstable, complete, stored blocks)``.  Nothing is played."""
     specs, view, game_string, pairs = _setup(specs, deals, block, game, seed, aivat, 1, fit_opponent_deals)
     store = _open(db)
     try:
-        return _crosstable(store, specs, pairs, deals, block)
+        return _crosstable(store, specs, pairs, _needed(store, specs, pairs, deals, block, target_ci, pilot_blocks))
     finally:
         store.close()
 
 
-def _crosstable(store: Store, specs, pairs: List[_Pair], deals: int, block: int) -> Tuple[Crosstable, bool, int]:
-    nblocks = -(-deals // block)
+def _needed(store: Store, specs, pairs: List[_Pair], deals: int, block: int, target_ci: Optional[float],
+            pilot_blocks: int) -> Dict[str, int]:
+    """Blocks per pair: all ``ceil(deals / block)``, or with ``target_ci`` those its pilot asks for."""
+    nblocks = -(-int(deals) // int(block))
+    if target_ci is None:
+        return {p.key: nblocks for p in pairs}
+    return _needed_for_target(store, specs, pairs, min(int(pilot_blocks), nblocks), block, nblocks, target_ci)
+
+
+def _crosstable(store: Store, specs, pairs: List[_Pair], needed: Dict[str, int]) -> Tuple[Crosstable, bool, int]:
+    """The crosstable of the first ``needed[pair key]`` blocks of each pair."""
     labels = agent_labels(specs)
     results = {}
     complete = True
     stored = 0
     for p in pairs:
+        nblocks = needed[p.key]
         done = _done_blocks(store, p.key)
         rows = [done[k] for k in range(nblocks) if k in done]
         stored += len(rows)
@@ -349,19 +371,41 @@ def _crosstable(store: Store, specs, pairs: List[_Pair], deals: int, block: int)
     return Crosstable(labels, results), complete, stored
 
 
-def _schedule(store: Store, pairs: List[_Pair], nblocks: int) -> Iterator[Tuple[_Pair, int]]:
+def _schedule(store: Store, pairs: List[_Pair], needed: Dict[str, int]) -> Iterator[Tuple[_Pair, int]]:
+    """The blocks still to play, in rounds (block k of every pair that needs it, then k + 1, ...)."""
     done = {p.key: _done_blocks(store, p.key) for p in pairs}
-    for k in range(nblocks):
+    for k in range(max(needed.values(), default=0)):
         for p in pairs:
-            if k not in done[p.key]:
+            if k < needed[p.key] and k not in done[p.key]:
                 yield p, k
+
+
+def _needed_for_target(store: Store, specs, pairs: List[_Pair], pilot: int, block: int, cap: int,
+                       target_ci: float) -> Dict[str, int]:
+    """Blocks per pair for a 95% half-width of ``target_ci`` mbb/h, from its first ``pilot`` blocks (Stein's
+    two-stage rule, :func:`~cfrkit.evaluation.ladder.deals_for_interval`), between ``pilot`` and ``cap``; a
+    pair whose pilot is not all stored yet keeps ``pilot``."""
+    labels = agent_labels(specs)
+    out = {}
+    for p in pairs:
+        done = _done_blocks(store, p.key)
+        rows = [done[k] for k in range(pilot) if k in done]
+        if len(rows) < pilot:
+            out[p.key] = pilot
+            continue
+        dup = np.concatenate([np.frombuffer(r[3], dtype="<f8") for r in rows])
+        av = np.concatenate([np.frombuffer(r[4], dtype="<f8") for r in rows]) if p.aivat else None
+        deals = deals_for_interval(pair_result(labels[p.a], labels[p.b], dup, av), target_ci)
+        out[p.key] = min(cap, max(pilot, -(-deals // block)))
+    return out
 
 
 def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed: int = 0, block: int = 50,
                processes: int = 1, ray_address: Optional[str] = None, aivat: bool = True,
                minutes: Optional[float] = None, progress: bool = False,
                time_limit: float = float("inf"), stop: Optional[Callable[[], bool]] = None,
-               fit_opponent_deals: int = 0) -> LadderResult:
+               fit_opponent_deals: int = 0, target_ci: Optional[float] = None,
+               pilot_blocks: int = 4) -> LadderResult:
     """Play every pair of ``specs`` (registry specs, at least two) over ``deals`` duplicate deals each
     (rounded up to whole blocks of ``block`` deals; each deal is 2 hands), storing hands and blocks in
     the SQLite file ``db``; blocks already stored are not played again (see the module docstring).
@@ -378,25 +422,41 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
         time_limit: seconds an agent may take per answer.
         fit_opponent_deals: > 0: fitted AIVAT values for the pairs of a blueprint and an agent with
             ``hand_strategy`` but no value function (module docstring); 0 (default): off.
+        target_ci: play each pair until its 95% interval should be this half-width (mbb/h): every pair first
+            plays ``pilot_blocks`` blocks, then the blocks its pilot's variance asks for (Stein's two-stage
+            rule, :func:`~cfrkit.evaluation.ladder.deals_for_interval`), at most ``deals``; the crosstable
+            then counts each pair's own number of blocks.  None (default): ``deals`` for every pair.
 
     Returns a :class:`LadderResult`.  Ctrl-C stops the run; finished blocks stay stored (the
     ``KeyboardInterrupt`` propagates).  Raises :class:`LadderError` / ``RegistryError`` (one line)
     for bad input before any hand is played.
     """
     deals, block, processes = int(deals), int(block), int(processes)
+    if target_ci is not None and not (isinstance(target_ci, (int, float)) and math.isfinite(target_ci)
+                                      and target_ci > 0):
+        raise LadderError(f"target_ci must be a positive number of mbb/h, got {target_ci!r}")
+    if int(pilot_blocks) <= 0:
+        raise LadderError(f"pilot_blocks must be positive, got {pilot_blocks}")
     specs, view, game_string, pairs = _setup(specs, deals, block, game, seed, aivat, processes, fit_opponent_deals)
     labels = agent_labels(specs)
     nblocks = -(-deals // block)
     store = _open(db)
-    todo = list(_schedule(store, pairs, nblocks))
-    tasks = [{"db": os.path.abspath(db), "game": game_string, "seed": int(seed), "pair": p.key, "block": k,
-              "match_id": f"{p.match_prefix}-{k:05d}", "spec_a": specs[p.a], "spec_b": specs[p.b],
-              "label_a": labels[p.a], "label_b": labels[p.b], "first_deal": k * block, "deals": block,
-              "deal_seed": p.deal_seed, "aivat": p.aivat, "time_limit": float(time_limit),
-              "fit_opponent_deals": p.fit_opponent_deals, "seed_key": p.seed_key} for p, k in todo]
+
+    def tasks_for(needed: Dict[str, int]) -> List[dict]:
+        return [{"db": os.path.abspath(db), "game": game_string, "seed": int(seed), "pair": p.key, "block": k,
+                 "match_id": f"{p.match_prefix}-{k:05d}", "spec_a": specs[p.a], "spec_b": specs[p.b],
+                 "label_a": labels[p.a], "label_b": labels[p.b], "first_deal": k * block, "deals": block,
+                 "deal_seed": p.deal_seed, "aivat": p.aivat, "time_limit": float(time_limit),
+                 "fit_opponent_deals": p.fit_opponent_deals, "seed_key": p.seed_key}
+                for p, k in _schedule(store, pairs, needed)]
+
+    # with a target, the pilot blocks come first: the rest of each pair's blocks depend on them
+    first = _needed(store, specs, pairs, deals, block, None, pilot_blocks) if target_ci is None else \
+        {p.key: min(int(pilot_blocks), nblocks) for p in pairs}
+    tasks = tasks_for(first)
     deadline = None if minutes is None else time.monotonic() + 60.0 * float(minutes)
     bar = None
-    if progress and tasks:
+    if progress:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(tasks), desc=f"ladder of {len(specs)} agents", unit="block")
@@ -414,25 +474,35 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
             return False
         return deadline is None or time.monotonic() < deadline
 
-    t0 = time.perf_counter()
-    try:
+    def execute(batch: List[dict]) -> None:
         if ray_address:
-            _run_ray(tasks, processes, ray_address, finish, more)
-        elif processes > 1 and len(tasks) > 1:
-            _run_processes(tasks, processes, finish, more)
+            _run_ray(batch, processes, ray_address, finish, more)
+        elif processes > 1 and len(batch) > 1:
+            _run_processes(batch, processes, finish, more)
         else:
-            for t in tasks:
+            for t in batch:
                 if not more():
                     break
                 finish(ladder_block(t))
+
+    t0 = time.perf_counter()
+    try:
+        execute(tasks)
+        if target_ci is not None and more():
+            rest = tasks_for(_needed(store, specs, pairs, deals, block, target_ci, pilot_blocks))
+            if bar is not None:
+                bar.total += len(rest)
+                bar.refresh()
+            execute(rest)
     finally:
         if bar is not None:
             bar.close()
     seconds = time.perf_counter() - t0
-    table, complete, stored = _crosstable(store, specs, pairs, deals, block)
+    table, complete, stored = _crosstable(store, specs, pairs,
+                                          _needed(store, specs, pairs, deals, block, target_ci, pilot_blocks))
     store.close()
     return LadderResult(table, nblocks * block, played["hands"], played["blocks"], seconds, played["cpu"], complete,
-                        str(db), stored, list(specs))
+                        str(db), stored, list(specs), target_ci)
 
 
 def _run_processes(tasks: List[dict], processes: int, finish, more) -> None:
