@@ -329,6 +329,14 @@ class BlueprintValueFunction:
     the lookahead after the other seat's raises and in the one step of a known seat (preflop), instead of its most
     likely size: the draw's term vanishes instead of moving to the owner's next decision.  A function of the history,
     and the deal's expectation averages the same one step (:meth:`_deal_one_step`), so still unbiased.
+    ``turn_exact`` (default False; with both strategies known): a flop-closing call (the turn card to come) is valued
+    by the mean of :meth:`value` over every turn card (the turn's street lookahead played on each; ``flops`` of them
+    with the equity control variate when fewer), drawn once per hand and state (:meth:`_offtree_mean`), both where
+    it is asked directly and at the leaves of the flop's street lookahead, instead of the transition-averaged
+    tables; its chance expectation returns the same number, so the turn card's term has no residual.  The flop's
+    chance expectation averages the flop lookahead with these leaves: over ``flops`` flops with the tables at the
+    leaves, plus the mean of the difference the played-out turn makes over the first ``turn_flops`` of them (two
+    unbiased means, so unbiased; ``turn_flops`` None: all of them, the plain mean).
     ``compiled_lookahead`` (default True): the street lookahead over a chance node's boards
     (:meth:`_values_on_boards`) is walked in C (``pyx/street_lookahead.pyx``) over betting lines kept per hand; off,
     the Python walk (:meth:`_street_boards`, the reference).  The same numbers bit for bit either way.
@@ -338,9 +346,12 @@ class BlueprintValueFunction:
                  lookahead: bool = True, street_from: int = 1, blueprint_lookahead: bool = False,
                  follow_owner: bool = True, river_exact: bool = True,
                  river_cards: int = 12, river_leaves: bool = True, chance_cv: bool = False,
-                 owner_fallback: bool = False, owner_draws: bool = False, compiled_lookahead: bool = True):
+                 owner_fallback: bool = False, owner_draws: bool = False, compiled_lookahead: bool = True,
+                 turn_exact: bool = False, turn_flops: Optional[int] = None):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
+        if turn_flops is not None and int(turn_flops) < 1:
+            raise GameError(f"turn_flops must be >= 1 (or None: every sampled flop), got {turn_flops}")
         self.strategy = strategy
         self.tree = strategy.tree
         self.ab = strategy.abstraction
@@ -378,13 +389,19 @@ class BlueprintValueFunction:
         self.owner_fallback = bool(owner_fallback)
         self.owner_draws = bool(owner_draws)
         self.compiled_lookahead = bool(compiled_lookahead)
+        self.turn_exact = bool(turn_exact)
+        self.turn_flops = None if turn_flops is None else int(turn_flops)
+        # set while the flop's chance expectation values its flops with the tables at the flop-closing leaves
+        # (the cheap part of the split mean, see _flop_mean): part of every cache key a flop's value enters
+        self._turn_suspended = False
         self._plans: Optional[_StreetPlans] = None  # the compiled lookahead's betting lines, kept across hands
         self._hand_reset()
         self._args = dict(flops=self.flops, lookahead=self.lookahead, blueprint_lookahead=self.blueprint_lookahead,
                           street_from=self.street_from, follow_owner=self.follow_owner, river_exact=self.river_exact,
                           river_cards=self.river_cards, river_leaves=self.river_leaves, chance_cv=self.chance_cv,
                           owner_fallback=self.owner_fallback, owner_draws=self.owner_draws,
-                          compiled_lookahead=self.compiled_lookahead)
+                          compiled_lookahead=self.compiled_lookahead, turn_exact=self.turn_exact,
+                          turn_flops=self.turn_flops)
 
     def _hand_reset(self) -> None:
         """Forget the hand's owner, its remembered translations and the river cache (no hand started)."""
@@ -562,7 +579,8 @@ class BlueprintValueFunction:
         # the hands fixed): a decision's children were valued within the street's value after its cards.  A value
         # is kept only if no line below was cut at the depth limit, and reused only as deep or shallower.
         line = None if key is None else (key, tuple(state.board),
-                                         tuple(sorted(self._memo.items())) if self._memo else None)
+                                         tuple(sorted(self._memo.items())) if self._memo else None,
+                                         self._turn_suspended)
         hit = None if line is None else self._lines.get(line)
         if hit is not None and depth <= hit[1]:
             return hit[0]
@@ -674,13 +692,16 @@ class BlueprintValueFunction:
 
     def table_value(self, state, key=None, leaf: bool = False) -> float:
         """Seat 0's value of ``state`` in chips from the tables alone (no lookahead), except a turn-closing call
-        (:meth:`_river_mean`) unless ``leaf`` (a leaf of the street lookahead) and ``river_leaves`` is off;
-        ``key``: the state's betting line when the caller knows it."""
+        (:meth:`_river_mean`) unless ``leaf`` (a leaf of the street lookahead) and ``river_leaves`` is off, and a
+        flop-closing call with ``turn_exact`` (:meth:`_turn_leaf`); ``key``: the state's betting line when the caller
+        knows it."""
         if state.is_terminal():
             return float(state.returns()[0])
         hole = state.hole
         if len(hole[0]) < 2 or len(hole[1]) < 2:
             return self.chance_expectation(state)
+        if self._turn_leaf(state, key):
+            return self._offtree_mean(state)
         node = self._shared.walker.node_of(state, key, self._memo)
         if (state.is_chance_node() and not (leaf and len(state.board) < 4) and not self._runs_out(state, key)
                 and self._off_chance(state, node)):
@@ -717,6 +738,8 @@ class BlueprintValueFunction:
         board = [int(c) for c in state.board]
         if self._runs_out(state):
             return self._equity_value(state)  # an all-in run-out: E_c of the check-down equity value is itself
+        if self._turn_leaf(state):
+            return self._offtree_mean(state)  # what value() is here: the mean of value() over the turn cards
         r = {0: 1, 3: 2, 4: 3}[len(board)]
         if node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != r:
             # off the tree: with a known strategy after the cards v(h) is already the mean over them; else v after
@@ -734,8 +757,53 @@ class BlueprintValueFunction:
         if self._policy[nxt] is None and not (self._street and r >= self.street_from):
             mean = float(np.mean([self._on_board(node, bd, hole) for bd in boards]))
             return mean if every else mean + self._equity_cv(state, node, r, boards)
-        mean = self._mean_value_on_boards(state, boards)  # the lookahead seat acts first: value() on each board
+        if r == 1 and self._turn_on() and self.turn_flops is not None and self.turn_flops < len(boards):
+            mean = self._flop_mean(state, boards)
+        else:
+            mean = self._mean_value_on_boards(state, boards)  # the lookahead seat acts first: value() on each board
         return mean if every else mean + self._equity_cv(state, node, r, boards)
+
+    def _turn_on(self) -> bool:
+        """Whether a flop-closing call is valued by the mean over the turn cards (``turn_exact``, both strategies
+        known, not suspended by :meth:`_flop_mean`'s cheap part)."""
+        return self.turn_exact and self._street and self.street_from <= 2 and not self._turn_suspended
+
+    def _turn_leaf(self, state, key=None) -> bool:
+        """Whether ``state`` is a flop-closing call (a chance node before the turn card, both hands dealt, not an
+        all-in run-out) that :meth:`_turn_on` values by the mean of :meth:`value` over the turn cards."""
+        return (self._turn_on() and state.is_chance_node() and len(state.board) == 3
+                and len(state.hole[0]) == 2 and len(state.hole[1]) == 2 and not self._runs_out(state, key))
+
+    def _values_list(self, state, boards) -> List[float]:
+        """``[value(state dealt boards[k]) for k]``: the street lookahead over all the boards at once where it
+        applies (:meth:`_values_on_boards`), else board by board."""
+        shared = self._values_on_boards(state, boards)
+        if shared is not None:
+            return list(shared)
+        dealt = len(state.board)
+        out = []
+        for bd in boards:
+            child = state.clone()
+            for c in bd[dealt:]:
+                child.apply_action(int(c))
+            out.append(self.value(child))
+        return out
+
+    def _flop_mean(self, state, boards) -> float:
+        """An unbiased estimate of the mean of :meth:`value` (``turn_exact``: the flop lookahead with the turn played
+        out at its flop-closing leaves) over the flops of ``state`` (a preflop-closing call), ``boards`` uniform iid
+        flops: the mean over all of them of the value with the tables at those leaves (cheap), plus the mean over
+        the first ``turn_flops`` of the difference the played-out turn makes (the costly part: a turn lookahead per
+        flop-closing leaf reached).  Each mean is unbiased for its own expectation, so the sum is for the mean of
+        :meth:`value`; the first ``turn_flops`` of iid draws are themselves a uniform sample."""
+        self._turn_suspended = True
+        try:
+            cheap = self._values_list(state, boards)
+        finally:
+            self._turn_suspended = False
+        m = int(self.turn_flops)
+        full = self._values_list(state, boards[:m])
+        return float(np.mean(cheap)) + float(np.mean(np.array(full) - np.array(cheap[:m])))
 
     def _mean_value_on_boards(self, state, boards) -> float:
         """The mean of :meth:`value` over ``state`` (a chance node) dealt each of ``boards`` (chips): the street
@@ -812,7 +880,8 @@ class BlueprintValueFunction:
         cards plays the known strategies (A^R's rules, the owner's off-tree play) where the check-down equity value
         assumed none: taking the equity value as the expectation was biased, and as ``v`` alone it left the
         lookahead's chips in the chance term (benchmarks/RESULTS.md, branch aivat-80c)."""
-        key = (tuple(state.history()), tuple(sorted(self._memo.items())) if self._memo else ())
+        key = (tuple(state.history()), tuple(sorted(self._memo.items())) if self._memo else (),
+               self._turn_suspended)  # a flop's values depend on it (its flop-closing leaves)
         hit = self._offtree.get(key)
         if hit is None:
             board = [int(c) for c in state.board]
@@ -989,6 +1058,8 @@ class BlueprintValueFunction:
         """:meth:`table_value` (``leaf=True``, the river not played out) of ``state`` on each board ``idx``."""
         if state.is_terminal():
             return self._terminal_boards(state, key, ctx, idx)
+        if self._turn_leaf(state, key):  # a flop-closing call: the mean over the turn cards, as table_value's
+            return np.array([self._offtree_mean(ctx.state(state, int(k))) for k in idx])
         node = self._shared.walker.node_of(state, key, self._memo)
         chance = state.is_chance_node()
         if chance and len(state.board) == 4 and not self._runs_out(state, key) and self._off_chance(state, node):
@@ -1331,7 +1402,7 @@ class _StreetPlans:
         vf = self.vf
         state, key = plan.state, plan.key
         plan.leaf = k.LF_PY
-        if state.is_terminal():
+        if state.is_terminal() or vf._turn_leaf(state, key):  # the mean over the turn cards (Python)
             return
         node = vf._shared.walker.node_of(state, key, vf._memo)
         chance = state.is_chance_node()
@@ -1400,7 +1471,7 @@ class _StreetPlans:
 
 #: the value function's settings that shape a kept line of the compiled lookahead (its leaves, its policies)
 _PLAN_SETTINGS = ("lookahead", "blueprint_lookahead", "street_from", "follow_owner", "river_exact", "river_leaves",
-                  "owner_fallback", "flops", "river_cards", "chance_cv")
+                  "owner_fallback", "flops", "river_cards", "chance_cv", "turn_exact", "_turn_suspended")
 
 
 def _policy_sig(pol):
