@@ -84,7 +84,12 @@ MODES = {"tables": dict(lookahead=False), "one-step": dict(street_from=4, bluepr
                                 flops=45, owner_fallback=True, owner_draws=True, turn_exact=True),
          # the same with that part over the first 9 of the 45 flops (``turn_flops``)
          "street-cv45odt9": dict(blueprint_lookahead=True, follow_owner=True, river_exact=False, chance_cv=True,
-                                 flops=45, owner_fallback=True, owner_draws=True, turn_exact=True, turn_flops=9)}
+                                 flops=45, owner_fallback=True, owner_draws=True, turn_exact=True, turn_flops=9),
+         # street-river-cv45od with the turn played out at the flop-closing calls on 6 sampled turn cards (the river
+         # on 12 at each of their turn-closing calls), the flop's expectation's played-out part on 3 of its flops
+         "street-river-cv45odt": dict(blueprint_lookahead=True, follow_owner=True, chance_cv=True, flops=45,
+                                      owner_fallback=True, owner_draws=True, turn_exact=True, turn_flops=3,
+                                      turn_cards=6)}
 
 
 class _Stream(_Keep):

@@ -336,7 +336,9 @@ class BlueprintValueFunction:
     tables; its chance expectation returns the same number, so the turn card's term has no residual.  The flop's
     chance expectation averages the flop lookahead with these leaves: over ``flops`` flops with the tables at the
     leaves, plus the mean of the difference the played-out turn makes over the first ``turn_flops`` of them (two
-    unbiased means, so unbiased; ``turn_flops`` None: all of them, the plain mean).
+    unbiased means, so unbiased; ``turn_flops`` None: all of them, the plain mean).  ``turn_cards`` (default None:
+    every card when ``flops`` covers them): the turn cards of that mean, a uniform sample without replacement with
+    the equity control variate on the pot (for the river played out inside: fewer turn lookaheads per leaf).
     ``compiled_lookahead`` (default True): the street lookahead over a chance node's boards
     (:meth:`_values_on_boards`) is walked in C (``pyx/street_lookahead.pyx``) over betting lines kept per hand; off,
     the Python walk (:meth:`_street_boards`, the reference).  The same numbers bit for bit either way.
@@ -347,11 +349,13 @@ class BlueprintValueFunction:
                  follow_owner: bool = True, river_exact: bool = True,
                  river_cards: int = 12, river_leaves: bool = True, chance_cv: bool = False,
                  owner_fallback: bool = False, owner_draws: bool = False, compiled_lookahead: bool = True,
-                 turn_exact: bool = False, turn_flops: Optional[int] = None):
+                 turn_exact: bool = False, turn_flops: Optional[int] = None, turn_cards: Optional[int] = None):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
         if turn_flops is not None and int(turn_flops) < 1:
             raise GameError(f"turn_flops must be >= 1 (or None: every sampled flop), got {turn_flops}")
+        if turn_cards is not None and int(turn_cards) < 1:
+            raise GameError(f"turn_cards must be >= 1 (or None: as flops decides), got {turn_cards}")
         self.strategy = strategy
         self.tree = strategy.tree
         self.ab = strategy.abstraction
@@ -391,6 +395,7 @@ class BlueprintValueFunction:
         self.compiled_lookahead = bool(compiled_lookahead)
         self.turn_exact = bool(turn_exact)
         self.turn_flops = None if turn_flops is None else int(turn_flops)
+        self.turn_cards = None if turn_cards is None else int(turn_cards)
         # set while the flop's chance expectation values its flops with the tables at the flop-closing leaves
         # (the cheap part of the split mean, see _flop_mean): part of every cache key a flop's value enters
         self._turn_suspended = False
@@ -401,7 +406,7 @@ class BlueprintValueFunction:
                           river_cards=self.river_cards, river_leaves=self.river_leaves, chance_cv=self.chance_cv,
                           owner_fallback=self.owner_fallback, owner_draws=self.owner_draws,
                           compiled_lookahead=self.compiled_lookahead, turn_exact=self.turn_exact,
-                          turn_flops=self.turn_flops)
+                          turn_flops=self.turn_flops, turn_cards=self.turn_cards)
 
     def _hand_reset(self) -> None:
         """Forget the hand's owner, its remembered translations and the river cache (no hand started)."""
@@ -862,14 +867,16 @@ class BlueprintValueFunction:
         off = node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != r
         return off and self._looks_ahead()
 
-    def _chance_boards(self, board, rest, need: int, every: bool):
-        """The boards of a chance expectation: ``board`` plus every card of ``rest`` (``every``), else ``flops``
-        turn or river cards drawn uniformly without replacement (``need`` 1), else ``flops`` flops each a uniform
-        draw of three cards; unbiased for the mean either way (draws from this value function's generator)."""
+    def _chance_boards(self, board, rest, need: int, every: bool, count: Optional[int] = None):
+        """The boards of a chance expectation: ``board`` plus every card of ``rest`` (``every``), else ``count``
+        (default ``flops``) turn or river cards drawn uniformly without replacement (``need`` 1), else ``flops``
+        flops each a uniform draw of three cards; unbiased for the mean either way (draws from this value
+        function's generator)."""
         if every:
             return [board + [int(c)] for c in rest]
         if need == 1:
-            return [board + [int(c)] for c in rest[np.argsort(self.rng.random(rest.size))[:self.flops]]]
+            count = self.flops if count is None else int(count)
+            return [board + [int(c)] for c in rest[np.argsort(self.rng.random(rest.size))[:count]]]
         picks = np.argsort(self.rng.random((self.flops, rest.size)), axis=1)[:, :need]
         return [board + [int(c) for c in rest[p]] for p in picks]
 
@@ -888,11 +895,14 @@ class BlueprintValueFunction:
             need = 3 if not board else 1
             dead = set(board) | set(state.hole[0]) | set(state.hole[1])
             rest = np.array([c for c in range(52) if c not in dead], dtype=np.int64)
-            every = need == 1 and (len(board) == 4 or rest.size <= self.flops)
-            boards = self._chance_boards(board, rest, need, every)
+            # the turn cards of a flop-closing call under turn_exact: ``turn_cards`` of them when set
+            count = self.turn_cards if len(board) == 3 and self.turn_cards is not None and self._turn_on() else None
+            every = need == 1 and (len(board) == 4 or rest.size <= (self.flops if count is None else count))
+            boards = self._chance_boards(board, rest, need, every, count)
             hit = self._mean_value_on_boards(state, boards)
             if not every:
-                hit += self._equity_cv(state, None, {0: 1, 3: 2}[len(board)], boards)
+                # the tables' showdown pot on the tree (a flop-closing call under turn_exact), else the pot
+                hit += self._equity_cv(state, self.node_of(state), {0: 1, 3: 2}[len(board)], boards)
             self._offtree[key] = hit
         return hit
 
@@ -920,7 +930,7 @@ class BlueprintValueFunction:
         if rep.is_terminal() or rep.is_chance_node() or int(rep.round) < self.street_from:
             return None
         ctx = _Boards(self, state, [list(b) for b in boards])
-        if self.compiled_lookahead and _street_kernel is not None and not self.owner_draws:
+        if self.compiled_lookahead and _street_kernel is not None:
             return self._values_on_boards_compiled(rep, key, ctx)
         try:
             vals = self._street_boards(rep, 0, key, ctx, np.arange(len(boards)))
@@ -1367,7 +1377,9 @@ class _StreetPlans:
         return hit
 
     def plan_child(self, plan, action: int):
-        """The plan after ``action`` at ``plan``'s line (legality checked once per line, as the Python walk does)."""
+        """The plan after ``action`` at ``plan``'s line (legality checked once per line, as the Python walk does).
+        A raise whose size the owner draws (``owner_draws``) is a leaf valued in Python (:meth:`plan_leaf_values`:
+        the mean over the sizes of the Python walk below it, as ``_street_boards`` takes it)."""
         a = int(action)
         child = plan.state.clone()
         ckey = plan.key + (a,)
@@ -1377,6 +1389,12 @@ class _StreetPlans:
         else:
             child.apply_action(a)
             _Shared.remember(legal, ckey, True)
+        draws = self.vf._draws_at(plan.state, plan.key, a)  # a function of the betting and the memo (the root's)
+        if draws:
+            k = _street_kernel
+            out = k.Plan(child, ckey, plan.depth + 1)
+            out.street, out.leaf, out.cache = k.ST_NONE, k.LF_PY, (a, draws)
+            return out
         return self._plan(child, ckey, plan.depth + 1, plan)
 
     def plan_policy(self, plan, idx):
@@ -1451,7 +1469,23 @@ class _StreetPlans:
         plan.leaf, plan.pot, plan.c0 = _street_kernel.LF_EQUITY, c[0] + c[1], c[0]
 
     def plan_leaf_values(self, plan, idx) -> np.ndarray:
-        return self.vf._leaf_boards(self.state_of(plan), plan.key, self.ctx, idx)
+        vf = self.vf
+        if plan.street == _street_kernel.ST_NONE and isinstance(plan.cache, tuple):  # after a drawn raise
+            a, draws = plan.cache
+            state, real = self.state_of(plan), vf._memo
+            idx = np.asarray(idx)
+            v = np.zeros(len(idx))
+            try:  # _street_boards' draw branch, its operations in its order
+                for index, choices in draws:
+                    for c, w in choices:
+                        vf._memo = dict(real)
+                        vf._memo[index] = (a, c)
+                        got = vf._street_boards(state, plan.depth, plan.key, self.ctx, idx)
+                        v += w * (vf._leaf_boards(state, plan.key, self.ctx, idx) if got is None else got)
+            finally:
+                vf._memo = real
+            return v
+        return vf._leaf_boards(self.state_of(plan), plan.key, self.ctx, idx)
 
     def plan_showdown(self, plan, k: int) -> float:
         """Seat 0's chips at ``plan``'s showdown on board ``k`` (one per river equity, remembered as the Python walk
