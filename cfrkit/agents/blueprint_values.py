@@ -84,6 +84,9 @@ __all__ = ["blueprint_values", "bucket_transitions", "deal_expectation", "Bluepr
 # float32 entries of the two tables together (1.2 GB): larger abstractions are refused
 _MAX_ENTRIES = 300_000_000
 _BOARD = (0, 3, 4, 5)
+# remembered-translations memos whose betting lines a walker keeps (``owner_draws`` tries every size of every drawn
+# raise in the lookahead, so a hand has dozens): emptied beyond this many
+_FOLLOW_MEMOS = 256
 _ROUND = {0: 0, 3: 1, 4: 2, 5: 3}  # board cards -> round
 
 
@@ -1565,7 +1568,7 @@ class _BlueprintPolicy:
             mk = tuple(sorted(memo.items()))
             lines = self._follow.get(mk)
             if lines is None:
-                if len(self._follow) >= 16:  # a hand's memos (it grows, and each draw's expectation tries sizes)
+                if len(self._follow) >= _FOLLOW_MEMOS:  # a hand's memos (it grows; each draw's expectation tries sizes)
                     self._follow.clear()
                 lines = self._follow[mk] = {}
         hit = lines.get(key) if key is not None else None
@@ -1869,7 +1872,7 @@ class NodeWalker:
         mk = tuple(sorted(memo.items()))
         lines = self._follow.get(mk)
         if lines is None:
-            if len(self._follow) >= 16:  # a hand's memos (it grows, and each draw's expectation tries sizes)
+            if len(self._follow) >= _FOLLOW_MEMOS:  # a hand's memos (it grows; each draw's expectation tries sizes)
                 self._follow.clear()
             lines = self._follow[mk] = {}
         elif len(lines) > self._LIMIT:
