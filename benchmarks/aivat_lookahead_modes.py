@@ -15,7 +15,8 @@ the control variate; and the owner's off-tree play; 45 flops and every turn card
 ``street-river-cv45od`` (those with the owner's drawn translations followed and a draw still to come valued by the
 mean over its sizes, ``owner_draws``), ``street-cv45odt`` / ``street-cv45odt9`` (``street-cv45od`` with the turn
 played out at the flop-closing calls, ``turn_exact``; the flop's expectation's played-out part over all its 45 flops
-or the first 9, ``turn_flops``).
+or the first 9, ``turn_flops``), ``street-river-cv45odt`` (``street-river-cv45od`` with the turn played out on 6
+sampled turn cards, ``turn_cards``, the played-out part over 3 flops).
 A pair without a blueprint takes the tables of VALUES.npz.  A mode with the suffix ``+fit`` (``street-main+fit``)
 uses the tables against the other agent's abstract policy fitted on ``--fit N`` duplicate deals (default 2,000;
 other agent objects, seed 1000 + SEED; :mod:`cfrkit.agents.opponent_values`), fitted once and reported on its own;
