@@ -13,7 +13,10 @@ card), ``street-cv45o`` (and the owner's off-tree play in the lookahead, ``owner
 ``street-river-cv`` / ``street-river-cvo`` / ``street-river-cv45`` / ``street-river-cv45o`` (``street-river`` with
 the control variate; and the owner's off-tree play; 45 flops and every turn card; both), ``street-cv45od`` /
 ``street-river-cv45od`` (those with the owner's drawn translations followed and a draw still to come valued by the
-mean over its sizes, ``owner_draws``).
+mean over its sizes, ``owner_draws``), ``street-cv45odt`` / ``street-cv45odt9`` (``street-cv45od`` with the turn
+played out at the flop-closing calls, ``turn_exact``; the flop's expectation's played-out part over all its 45 flops
+or the first 9, ``turn_flops``), ``street-river-cv45odt`` (``street-river-cv45od`` with the turn played out on 6
+sampled turn cards, ``turn_cards``, the played-out part over 3 flops).
 A pair without a blueprint takes the tables of VALUES.npz.  A mode with the suffix ``+fit`` (``street-main+fit``)
 uses the tables against the other agent's abstract policy fitted on ``--fit N`` duplicate deals (default 2,000;
 other agent objects, seed 1000 + SEED; :mod:`cfrkit.agents.opponent_values`), fitted once and reported on its own;
@@ -75,7 +78,19 @@ MODES = {"tables": dict(lookahead=False), "one-step": dict(street_from=4, bluepr
                                flops=45, owner_fallback=True, owner_draws=True),
          # street-river-cv45o with the same
          "street-river-cv45od": dict(blueprint_lookahead=True, follow_owner=True, chance_cv=True, flops=45,
-                                     owner_fallback=True, owner_draws=True)}
+                                     owner_fallback=True, owner_draws=True),
+         # street-cv45od with the turn played out at every flop-closing call (``turn_exact``: every turn card, the
+         # turn's lookahead on each), the flop's expectation's played-out part over all 45 flops (branch aivat-80e)
+         "street-cv45odt": dict(blueprint_lookahead=True, follow_owner=True, river_exact=False, chance_cv=True,
+                                flops=45, owner_fallback=True, owner_draws=True, turn_exact=True),
+         # the same with that part over the first 9 of the 45 flops (``turn_flops``)
+         "street-cv45odt9": dict(blueprint_lookahead=True, follow_owner=True, river_exact=False, chance_cv=True,
+                                 flops=45, owner_fallback=True, owner_draws=True, turn_exact=True, turn_flops=9),
+         # street-river-cv45od with the turn played out at the flop-closing calls on 6 sampled turn cards (the river
+         # on 12 at each of their turn-closing calls), the flop's expectation's played-out part on 3 of its flops
+         "street-river-cv45odt": dict(blueprint_lookahead=True, follow_owner=True, chance_cv=True, flops=45,
+                                      owner_fallback=True, owner_draws=True, turn_exact=True, turn_flops=3,
+                                      turn_cards=6)}
 
 
 class _Stream(_Keep):

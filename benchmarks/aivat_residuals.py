@@ -211,7 +211,8 @@ def main() -> None:
         name, value = opt.split("=")
         if not hasattr(vf, name):
             raise SystemExit(f"no value-function option {name!r}")
-        setattr(vf, name, type(getattr(vf, name))(int(value)))
+        now = getattr(vf, name)  # an option that is None when unset (turn_flops) takes an int
+        setattr(vf, name, int(value) if now is None else type(now)(int(value)))
     obs = ResidualObserver(vf, agent=agents, names=names, split_lookahead=args.split_lookahead)
     t = time.process_time()
     play_match(view.game, agents, args.deals, seed=args.seed, duplicate=True, observers=[obs],

@@ -50,18 +50,21 @@ def _other(name, strategy):
             "blueprint": BlueprintAgent(copy.copy(strategy), seed=4)}[name]
 
 
-@pytest.mark.parametrize("opponent,river_exact,follow", [
-    ("always-call", False, False), ("always-call", True, True), ("rule-based", False, False),
-    ("rule-based", True, False), ("range-raiser", False, True), ("mixed", False, False),
-    ("blueprint", False, False), ("always-fold", False, False)])
-def test_compiled_lookahead_is_the_python_walk(strategy, opponent, river_exact, follow):
+@pytest.mark.parametrize("opponent,river_exact,follow,draws", [
+    ("always-call", False, False, False), ("always-call", True, True, False), ("rule-based", False, False, False),
+    ("rule-based", True, False, False), ("range-raiser", False, True, False), ("mixed", False, False, False),
+    ("blueprint", False, False, False), ("always-fold", False, False, False), ("rule-based", False, True, True),
+    ("range-raiser", True, True, True)])
+def test_compiled_lookahead_is_the_python_walk(strategy, opponent, river_exact, follow, draws):
     """On random betting lines at every chance node after the preflop, over sampled boards: the compiled walk's
-    values equal the Python walk's bit for bit, in both seatings, the kept lines read again in later hands."""
+    values equal the Python walk's bit for bit, in both seatings, the kept lines read again in later hands; with
+    ``owner_draws`` (a raise whose size the owner draws: the mean over the sizes below it) too."""
     game = load(GAME)
     owner = BlueprintAgent(strategy, seed=3)
     other = _other(opponent, strategy)
     vf = owner.aivat_value_function(poker_view(game), boards=2, river_exact=river_exact)
     vf.follow_owner = follow
+    vf.owner_draws = vf.owner_fallback = draws
     vf.blueprint_lookahead = True
     rng = np.random.default_rng(11)
     bettor = RandomAgent(5)

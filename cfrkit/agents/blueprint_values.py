@@ -84,6 +84,9 @@ __all__ = ["blueprint_values", "bucket_transitions", "deal_expectation", "Bluepr
 # float32 entries of the two tables together (1.2 GB): larger abstractions are refused
 _MAX_ENTRIES = 300_000_000
 _BOARD = (0, 3, 4, 5)
+# remembered-translations memos whose betting lines a walker keeps (``owner_draws`` tries every size of every drawn
+# raise in the lookahead, so a hand has dozens): emptied beyond this many
+_FOLLOW_MEMOS = 256
 _ROUND = {0: 0, 3: 1, 4: 2, 5: 3}  # board cards -> round
 
 
@@ -329,6 +332,16 @@ class BlueprintValueFunction:
     the lookahead after the other seat's raises and in the one step of a known seat (preflop), instead of its most
     likely size: the draw's term vanishes instead of moving to the owner's next decision.  A function of the history,
     and the deal's expectation averages the same one step (:meth:`_deal_one_step`), so still unbiased.
+    ``turn_exact`` (default False; with both strategies known): a flop-closing call (the turn card to come) is valued
+    by the mean of :meth:`value` over every turn card (the turn's street lookahead played on each; ``flops`` of them
+    with the equity control variate when fewer), drawn once per hand and state (:meth:`_offtree_mean`), both where
+    it is asked directly and at the leaves of the flop's street lookahead, instead of the transition-averaged
+    tables; its chance expectation returns the same number, so the turn card's term has no residual.  The flop's
+    chance expectation averages the flop lookahead with these leaves: over ``flops`` flops with the tables at the
+    leaves, plus the mean of the difference the played-out turn makes over the first ``turn_flops`` of them (two
+    unbiased means, so unbiased; ``turn_flops`` None: all of them, the plain mean).  ``turn_cards`` (default None:
+    every card when ``flops`` covers them): the turn cards of that mean, a uniform sample without replacement with
+    the equity control variate on the pot (for the river played out inside: fewer turn lookaheads per leaf).
     ``compiled_lookahead`` (default True): the street lookahead over a chance node's boards
     (:meth:`_values_on_boards`) is walked in C (``pyx/street_lookahead.pyx``) over betting lines kept per hand; off,
     the Python walk (:meth:`_street_boards`, the reference).  The same numbers bit for bit either way.
@@ -338,9 +351,14 @@ class BlueprintValueFunction:
                  lookahead: bool = True, street_from: int = 1, blueprint_lookahead: bool = False,
                  follow_owner: bool = True, river_exact: bool = True,
                  river_cards: int = 12, river_leaves: bool = True, chance_cv: bool = False,
-                 owner_fallback: bool = False, owner_draws: bool = False, compiled_lookahead: bool = True):
+                 owner_fallback: bool = False, owner_draws: bool = False, compiled_lookahead: bool = True,
+                 turn_exact: bool = False, turn_flops: Optional[int] = None, turn_cards: Optional[int] = None):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
+        if turn_flops is not None and int(turn_flops) < 1:
+            raise GameError(f"turn_flops must be >= 1 (or None: every sampled flop), got {turn_flops}")
+        if turn_cards is not None and int(turn_cards) < 1:
+            raise GameError(f"turn_cards must be >= 1 (or None: as flops decides), got {turn_cards}")
         self.strategy = strategy
         self.tree = strategy.tree
         self.ab = strategy.abstraction
@@ -378,13 +396,20 @@ class BlueprintValueFunction:
         self.owner_fallback = bool(owner_fallback)
         self.owner_draws = bool(owner_draws)
         self.compiled_lookahead = bool(compiled_lookahead)
+        self.turn_exact = bool(turn_exact)
+        self.turn_flops = None if turn_flops is None else int(turn_flops)
+        self.turn_cards = None if turn_cards is None else int(turn_cards)
+        # set while the flop's chance expectation values its flops with the tables at the flop-closing leaves
+        # (the cheap part of the split mean, see _flop_mean): part of every cache key a flop's value enters
+        self._turn_suspended = False
         self._plans: Optional[_StreetPlans] = None  # the compiled lookahead's betting lines, kept across hands
         self._hand_reset()
         self._args = dict(flops=self.flops, lookahead=self.lookahead, blueprint_lookahead=self.blueprint_lookahead,
                           street_from=self.street_from, follow_owner=self.follow_owner, river_exact=self.river_exact,
                           river_cards=self.river_cards, river_leaves=self.river_leaves, chance_cv=self.chance_cv,
                           owner_fallback=self.owner_fallback, owner_draws=self.owner_draws,
-                          compiled_lookahead=self.compiled_lookahead)
+                          compiled_lookahead=self.compiled_lookahead, turn_exact=self.turn_exact,
+                          turn_flops=self.turn_flops, turn_cards=self.turn_cards)
 
     def _hand_reset(self) -> None:
         """Forget the hand's owner, its remembered translations and the river cache (no hand started)."""
@@ -562,7 +587,8 @@ class BlueprintValueFunction:
         # the hands fixed): a decision's children were valued within the street's value after its cards.  A value
         # is kept only if no line below was cut at the depth limit, and reused only as deep or shallower.
         line = None if key is None else (key, tuple(state.board),
-                                         tuple(sorted(self._memo.items())) if self._memo else None)
+                                         tuple(sorted(self._memo.items())) if self._memo else None,
+                                         self._turn_suspended)
         hit = None if line is None else self._lines.get(line)
         if hit is not None and depth <= hit[1]:
             return hit[0]
@@ -710,13 +736,16 @@ class BlueprintValueFunction:
 
     def table_value(self, state, key=None, leaf: bool = False) -> float:
         """Seat 0's value of ``state`` in chips from the tables alone (no lookahead), except a turn-closing call
-        (:meth:`_river_mean`) unless ``leaf`` (a leaf of the street lookahead) and ``river_leaves`` is off;
-        ``key``: the state's betting line when the caller knows it."""
+        (:meth:`_river_mean`) unless ``leaf`` (a leaf of the street lookahead) and ``river_leaves`` is off, and a
+        flop-closing call with ``turn_exact`` (:meth:`_turn_leaf`); ``key``: the state's betting line when the caller
+        knows it."""
         if state.is_terminal():
             return float(state.returns()[0])
         hole = state.hole
         if len(hole[0]) < 2 or len(hole[1]) < 2:
             return self.chance_expectation(state)
+        if self._turn_leaf(state, key):
+            return self._offtree_mean(state)
         node = self._shared.walker.node_of(state, key, self._memo)
         if (state.is_chance_node() and not (leaf and len(state.board) < 4) and not self._runs_out(state, key)
                 and self._off_chance(state, node)):
@@ -753,6 +782,8 @@ class BlueprintValueFunction:
         board = [int(c) for c in state.board]
         if self._runs_out(state):
             return self._equity_value(state)  # an all-in run-out: E_c of the check-down equity value is itself
+        if self._turn_leaf(state):
+            return self._offtree_mean(state)  # what value() is here: the mean of value() over the turn cards
         r = {0: 1, 3: 2, 4: 3}[len(board)]
         if node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != r:
             # off the tree: with a known strategy after the cards v(h) is already the mean over them; else v after
@@ -770,8 +801,53 @@ class BlueprintValueFunction:
         if self._policy[nxt] is None and not (self._street and r >= self.street_from):
             mean = float(np.mean([self._on_board(node, bd, hole) for bd in boards]))
             return mean if every else mean + self._equity_cv(state, node, r, boards)
-        mean = self._mean_value_on_boards(state, boards)  # the lookahead seat acts first: value() on each board
+        if r == 1 and self._turn_on() and self.turn_flops is not None and self.turn_flops < len(boards):
+            mean = self._flop_mean(state, boards)
+        else:
+            mean = self._mean_value_on_boards(state, boards)  # the lookahead seat acts first: value() on each board
         return mean if every else mean + self._equity_cv(state, node, r, boards)
+
+    def _turn_on(self) -> bool:
+        """Whether a flop-closing call is valued by the mean over the turn cards (``turn_exact``, both strategies
+        known, not suspended by :meth:`_flop_mean`'s cheap part)."""
+        return self.turn_exact and self._street and self.street_from <= 2 and not self._turn_suspended
+
+    def _turn_leaf(self, state, key=None) -> bool:
+        """Whether ``state`` is a flop-closing call (a chance node before the turn card, both hands dealt, not an
+        all-in run-out) that :meth:`_turn_on` values by the mean of :meth:`value` over the turn cards."""
+        return (self._turn_on() and state.is_chance_node() and len(state.board) == 3
+                and len(state.hole[0]) == 2 and len(state.hole[1]) == 2 and not self._runs_out(state, key))
+
+    def _values_list(self, state, boards) -> List[float]:
+        """``[value(state dealt boards[k]) for k]``: the street lookahead over all the boards at once where it
+        applies (:meth:`_values_on_boards`), else board by board."""
+        shared = self._values_on_boards(state, boards)
+        if shared is not None:
+            return list(shared)
+        dealt = len(state.board)
+        out = []
+        for bd in boards:
+            child = state.clone()
+            for c in bd[dealt:]:
+                child.apply_action(int(c))
+            out.append(self.value(child))
+        return out
+
+    def _flop_mean(self, state, boards) -> float:
+        """An unbiased estimate of the mean of :meth:`value` (``turn_exact``: the flop lookahead with the turn played
+        out at its flop-closing leaves) over the flops of ``state`` (a preflop-closing call), ``boards`` uniform iid
+        flops: the mean over all of them of the value with the tables at those leaves (cheap), plus the mean over
+        the first ``turn_flops`` of the difference the played-out turn makes (the costly part: a turn lookahead per
+        flop-closing leaf reached).  Each mean is unbiased for its own expectation, so the sum is for the mean of
+        :meth:`value`; the first ``turn_flops`` of iid draws are themselves a uniform sample."""
+        self._turn_suspended = True
+        try:
+            cheap = self._values_list(state, boards)
+        finally:
+            self._turn_suspended = False
+        m = int(self.turn_flops)
+        full = self._values_list(state, boards[:m])
+        return float(np.mean(cheap)) + float(np.mean(np.array(full) - np.array(cheap[:m])))
 
     def _mean_value_on_boards(self, state, boards) -> float:
         """The mean of :meth:`value` over ``state`` (a chance node) dealt each of ``boards`` (chips): the street
@@ -830,14 +906,16 @@ class BlueprintValueFunction:
         off = node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != r
         return off and self._looks_ahead()
 
-    def _chance_boards(self, board, rest, need: int, every: bool):
-        """The boards of a chance expectation: ``board`` plus every card of ``rest`` (``every``), else ``flops``
-        turn or river cards drawn uniformly without replacement (``need`` 1), else ``flops`` flops each a uniform
-        draw of three cards; unbiased for the mean either way (draws from this value function's generator)."""
+    def _chance_boards(self, board, rest, need: int, every: bool, count: Optional[int] = None):
+        """The boards of a chance expectation: ``board`` plus every card of ``rest`` (``every``), else ``count``
+        (default ``flops``) turn or river cards drawn uniformly without replacement (``need`` 1), else ``flops``
+        flops each a uniform draw of three cards; unbiased for the mean either way (draws from this value
+        function's generator)."""
         if every:
             return [board + [int(c)] for c in rest]
         if need == 1:
-            return [board + [int(c)] for c in rest[np.argsort(self.rng.random(rest.size))[:self.flops]]]
+            count = self.flops if count is None else int(count)
+            return [board + [int(c)] for c in rest[np.argsort(self.rng.random(rest.size))[:count]]]
         picks = np.argsort(self.rng.random((self.flops, rest.size)), axis=1)[:, :need]
         return [board + [int(c) for c in rest[p]] for p in picks]
 
@@ -848,18 +926,22 @@ class BlueprintValueFunction:
         cards plays the known strategies (A^R's rules, the owner's off-tree play) where the check-down equity value
         assumed none: taking the equity value as the expectation was biased, and as ``v`` alone it left the
         lookahead's chips in the chance term (benchmarks/RESULTS.md, branch aivat-80c)."""
-        key = (tuple(state.history()), tuple(sorted(self._memo.items())) if self._memo else ())
+        key = (tuple(state.history()), tuple(sorted(self._memo.items())) if self._memo else (),
+               self._turn_suspended)  # a flop's values depend on it (its flop-closing leaves)
         hit = self._offtree.get(key)
         if hit is None:
             board = [int(c) for c in state.board]
             need = 3 if not board else 1
             dead = set(board) | set(state.hole[0]) | set(state.hole[1])
             rest = np.array([c for c in range(52) if c not in dead], dtype=np.int64)
-            every = need == 1 and (len(board) == 4 or rest.size <= self.flops)
-            boards = self._chance_boards(board, rest, need, every)
+            # the turn cards of a flop-closing call under turn_exact: ``turn_cards`` of them when set
+            count = self.turn_cards if len(board) == 3 and self.turn_cards is not None and self._turn_on() else None
+            every = need == 1 and (len(board) == 4 or rest.size <= (self.flops if count is None else count))
+            boards = self._chance_boards(board, rest, need, every, count)
             hit = self._mean_value_on_boards(state, boards)
             if not every:
-                hit += self._equity_cv(state, None, {0: 1, 3: 2}[len(board)], boards)
+                # the tables' showdown pot on the tree (a flop-closing call under turn_exact), else the pot
+                hit += self._equity_cv(state, self.node_of(state), {0: 1, 3: 2}[len(board)], boards)
             self._offtree[key] = hit
         return hit
 
@@ -887,7 +969,7 @@ class BlueprintValueFunction:
         if rep.is_terminal() or rep.is_chance_node() or int(rep.round) < self.street_from:
             return None
         ctx = _Boards(self, state, [list(b) for b in boards])
-        if self.compiled_lookahead and _street_kernel is not None and not self.owner_draws:
+        if self.compiled_lookahead and _street_kernel is not None:
             return self._values_on_boards_compiled(rep, key, ctx)
         try:
             vals = self._street_boards(rep, 0, key, ctx, np.arange(len(boards)))
@@ -1025,6 +1107,8 @@ class BlueprintValueFunction:
         """:meth:`table_value` (``leaf=True``, the river not played out) of ``state`` on each board ``idx``."""
         if state.is_terminal():
             return self._terminal_boards(state, key, ctx, idx)
+        if self._turn_leaf(state, key):  # a flop-closing call: the mean over the turn cards, as table_value's
+            return np.array([self._offtree_mean(ctx.state(state, int(k))) for k in idx])
         node = self._shared.walker.node_of(state, key, self._memo)
         chance = state.is_chance_node()
         if chance and len(state.board) == 4 and not self._runs_out(state, key) and self._off_chance(state, node):
@@ -1343,7 +1427,9 @@ class _StreetPlans:
         return hit
 
     def plan_child(self, plan, action: int):
-        """The plan after ``action`` at ``plan``'s line (legality checked once per line, as the Python walk does)."""
+        """The plan after ``action`` at ``plan``'s line (legality checked once per line, as the Python walk does).
+        A raise whose size the owner draws (``owner_draws``) is a leaf valued in Python (:meth:`plan_leaf_values`:
+        the mean over the sizes of the Python walk below it, as ``_street_boards`` takes it)."""
         a = int(action)
         child = plan.state.clone()
         ckey = plan.key + (a,)
@@ -1353,6 +1439,12 @@ class _StreetPlans:
         else:
             child.apply_action(a)
             _Shared.remember(legal, ckey, True)
+        draws = self.vf._draws_at(plan.state, plan.key, a)  # a function of the betting and the memo (the root's)
+        if draws:
+            k = _street_kernel
+            out = k.Plan(child, ckey, plan.depth + 1)
+            out.street, out.leaf, out.cache = k.ST_NONE, k.LF_PY, (a, draws)
+            return out
         return self._plan(child, ckey, plan.depth + 1, plan)
 
     def plan_policy(self, plan, idx):
@@ -1378,7 +1470,7 @@ class _StreetPlans:
         vf = self.vf
         state, key = plan.state, plan.key
         plan.leaf = k.LF_PY
-        if state.is_terminal():
+        if state.is_terminal() or vf._turn_leaf(state, key):  # the mean over the turn cards (Python)
             return
         node = vf._shared.walker.node_of(state, key, vf._memo)
         chance = state.is_chance_node()
@@ -1427,7 +1519,23 @@ class _StreetPlans:
         plan.leaf, plan.pot, plan.c0 = _street_kernel.LF_EQUITY, c[0] + c[1], c[0]
 
     def plan_leaf_values(self, plan, idx) -> np.ndarray:
-        return self.vf._leaf_boards(self.state_of(plan), plan.key, self.ctx, idx)
+        vf = self.vf
+        if plan.street == _street_kernel.ST_NONE and isinstance(plan.cache, tuple):  # after a drawn raise
+            a, draws = plan.cache
+            state, real = self.state_of(plan), vf._memo
+            idx = np.asarray(idx)
+            v = np.zeros(len(idx))
+            try:  # _street_boards' draw branch, its operations in its order
+                for index, choices in draws:
+                    for c, w in choices:
+                        vf._memo = dict(real)
+                        vf._memo[index] = (a, c)
+                        got = vf._street_boards(state, plan.depth, plan.key, self.ctx, idx)
+                        v += w * (vf._leaf_boards(state, plan.key, self.ctx, idx) if got is None else got)
+            finally:
+                vf._memo = real
+            return v
+        return vf._leaf_boards(self.state_of(plan), plan.key, self.ctx, idx)
 
     def plan_showdown(self, plan, k: int) -> float:
         """Seat 0's chips at ``plan``'s showdown on board ``k`` (one per river equity, remembered as the Python walk
@@ -1447,7 +1555,7 @@ class _StreetPlans:
 
 #: the value function's settings that shape a kept line of the compiled lookahead (its leaves, its policies)
 _PLAN_SETTINGS = ("lookahead", "blueprint_lookahead", "street_from", "follow_owner", "river_exact", "river_leaves",
-                  "owner_fallback", "flops", "river_cards", "chance_cv")
+                  "owner_fallback", "flops", "river_cards", "chance_cv", "turn_exact", "_turn_suspended")
 
 
 def _policy_sig(pol):
@@ -1507,7 +1615,7 @@ class _BlueprintPolicy:
             mk = tuple(sorted(memo.items()))
             lines = self._follow.get(mk)
             if lines is None:
-                if len(self._follow) >= 16:  # a hand's memos (it grows, and each draw's expectation tries sizes)
+                if len(self._follow) >= _FOLLOW_MEMOS:  # a hand's memos (it grows; each draw's expectation tries sizes)
                     self._follow.clear()
                 lines = self._follow[mk] = {}
         hit = lines.get(key) if key is not None else None
@@ -1811,7 +1919,7 @@ class NodeWalker:
         mk = tuple(sorted(memo.items()))
         lines = self._follow.get(mk)
         if lines is None:
-            if len(self._follow) >= 16:  # a hand's memos (it grows, and each draw's expectation tries sizes)
+            if len(self._follow) >= _FOLLOW_MEMOS:  # a hand's memos (it grows; each draw's expectation tries sizes)
                 self._follow.clear()
             lines = self._follow[mk] = {}
         elif len(lines) > self._LIMIT:
