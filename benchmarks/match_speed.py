@@ -9,9 +9,11 @@ worker's agents are after its first block (caches of A^R's tables, blueprint buc
         blueprint:/work/runs/bp_s0.npz blueprint:/work/runs/bp_s1.npz --deals 200
     python benchmarks/match_speed.py rule-based always-call --deals 200 --profile prof.txt   # cProfile
     python benchmarks/match_speed.py rule-based always-call --store /tmp/bench.db   # hands stored as the ladder does
+    python benchmarks/match_speed.py always-call blueprint:/work/runs/bp2h/bp2h.npz --gc   # the gc's CPU s per block
 """
 import argparse
 import cProfile
+import gc
 import hashlib
 import io
 import itertools
@@ -35,6 +37,8 @@ def main() -> None:
     ap.add_argument("--profile", default=None,
                     help="write a CPU-clock cProfile summary (own time top 30, cumulative top 40) per pair here")
     ap.add_argument("--json", default=None, help="write the rows here")
+    ap.add_argument("--gc", action="store_true",
+                    help="also report the garbage collector's CPU seconds and collections per generation in the block")
     ap.add_argument("--store", default=None, help="attach the ladder's StoreObserver, writing to this SQLite file")
     args = ap.parse_args()
     store = Store(args.store) if args.store else None
@@ -57,6 +61,16 @@ def main() -> None:
             play_block("holdem", a, b, 10 ** 6, args.warmup, seed, aivat=aivat)
             # CPU-time clock: on the shared machine wall time counts other processes' slices
             prof = cProfile.Profile(time.process_time) if args.profile else None
+            gc_cpu, gc_runs, gc_t0 = [0.0, 0.0, 0.0], [0, 0, 0], [0.0]
+
+            def on_gc(phase, info):  # gc.callbacks: CPU seconds between a collection's start and stop
+                if phase == "start":
+                    gc_t0[0] = time.process_time()
+                else:
+                    gc_cpu[info["generation"]] += time.process_time() - gc_t0[0]
+                    gc_runs[info["generation"]] += 1
+            if args.gc:
+                gc.callbacks.append(on_gc)
             t0 = time.process_time()
             if prof:
                 prof.enable()
@@ -66,6 +80,8 @@ def main() -> None:
             if prof:
                 prof.disable()
             cpu = time.process_time() - t0
+            if args.gc:
+                gc.callbacks.remove(on_gc)
             key = "aivat" if aivat else "plain"
             row[f"{key}_hands_per_cpu_s"] = round(blk.hands / cpu, 1)
             row[f"{key}_cpu_s"] = round(cpu, 3)
@@ -74,6 +90,9 @@ def main() -> None:
             if blk.aivat is not None:
                 h.update(blk.aivat.tobytes())
             row[f"{key}_values_sha256"] = h.hexdigest()[:12]
+            if args.gc:
+                row[f"{key}_gc_cpu_s"] = [round(x, 4) for x in gc_cpu]
+                row[f"{key}_gc_collections"] = gc_runs
             if prof:
                 s = io.StringIO()
                 pstats.Stats(prof, stream=s).sort_stats("tottime").print_stats(30)

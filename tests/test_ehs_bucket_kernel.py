@@ -2,6 +2,8 @@
 ``EHSAbstraction.pair_buckets_boards``) and the branch-free flush corrections of the river pair counts: the same
 buckets and win / tie counts as the numpy steps they replace (``searchsorted(edges, river_ehs_of_pairs(...),
 side="right")`` with -1 for NaN; the sweep of all 1326 pairs' classes), bit for bit (issue 27, match speed part 7)."""
+import gc
+
 import numpy as np
 import pytest
 
@@ -140,3 +142,21 @@ def test_remembered_boards_answer_other_pairs_and_subsets():
             assert ab.pair_buckets(r, b, [other, pairs[0]]).tolist() == [rows[k][other], rows[k][pairs[0]]]
         again = ab.pair_buckets_boards(r, boards[::-1], pairs[::-1])
         assert again.tolist() == [[row[pairs[1]], row[pairs[0]]] for row in rows[::-1]]
+
+
+def test_remembered_boards_stay_out_of_the_garbage_collectors_way():
+    """The remembered per-board entries of pair_buckets_boards are tuples of ints, so the gc untracks them after one
+    pass and its full collections do not walk every kept board (a list row kept them tracked: the always-call vs
+    A^C match spent ~11% of its CPU in gc, benchmarks/RESULTS.md, match speed part 8); the rows read back are the
+    kernel's buckets."""
+    ab = EHSAbstraction((169, 9, 9, 9), runouts=24, calibration_boards=3, seed=8)
+    rng = np.random.default_rng(9)
+    boards = [sorted(rng.choice(52, 3, replace=False).tolist()) for _ in range(40)]
+    pairs = rng.choice(1326, 2, replace=False).tolist()
+    got = ab.pair_buckets_boards(1, boards, pairs)
+    gc.collect()
+    gc.collect()  # an entry is untracked once its inner tuples are (the pass after theirs)
+    kept = [ab._pairs[(1, tuple(b))] for b in boards]
+    assert not any(gc.is_tracked(entry) for entry in kept)
+    assert [list(entry[1]) for entry in kept] == got.tolist()
+    assert ab.pair_buckets_boards(1, boards, pairs).tolist() == got.tolist()  # answered from the entries

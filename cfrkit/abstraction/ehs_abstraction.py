@@ -182,8 +182,9 @@ class EHSAbstraction:
         if miss:
             if len(known) > 8 * self._cache_size:
                 known.clear()
+            # tuples of ints, not lists: the gc untracks them, so its full collections do not walk every entry
             for k, row in zip(miss, got_rows):
-                known[keys[k]] = (wanted, row)
+                known[keys[k]] = (wanted, tuple(row))
         return out
 
     def _buckets_of_pairs_sorted(self, r: int, ids: np.ndarray, rows: list, pairs: np.ndarray) -> np.ndarray:
