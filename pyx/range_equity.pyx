@@ -747,24 +747,13 @@ def river_ehs_buckets(const uint8_t[:, ::1] rivers, Py_ssize_t block, const int6
     for q in range(1, ne):
         if not edges[q - 1] <= edges[q]:
             raise ValueError("edges must be non-decreasing (and not NaN)")
-    _ensure_multi_classes()
     res_arr = np.empty((ng, nk), dtype=np.int32)
     if nk == 0 or ng == 0:
         return res_arr
-    vals_arr = np.full((ng, nk), np.nan)
+    vals_arr = river_ehs_of_pairs(rivers, block, pairs)
     cdef double[:, ::1] vals = vals_arr
     cdef int32_t[:, ::1] res = res_arr
-    total_arr = np.zeros(nk)
-    count_arr = np.zeros(nk, dtype=np.int64)
-    win_arr = np.zeros(nk, dtype=np.intc)
-    tie_arr = np.zeros(nk, dtype=np.intc)
-    row_arr = np.zeros(NUM_PAIRS, dtype=np.int32)
-    cdef double[::1] total = total_arr
-    cdef int64_t[::1] count = count_arr
-    cdef int[::1] win = win_arr, tie = tie_arr
-    cdef int32_t[::1] row = row_arr
     with nogil:
-        _ehs_groups(rivers, block, pairs, vals, &total[0], &count[0], &win[0], &tie[0], &row[0])
         for g in range(ng):
             for q in range(nk):
                 v = vals[g, q]
