@@ -1,4 +1,11 @@
-"""Test helper: drive a hold'em state through a scripted hand (not a test module)."""
+"""Test helpers: drive a hold'em state through a scripted hand, walk random hands, a board-reading mixed agent
+(not a test module)."""
+import numpy as np
+
+from cfrkit.agents.blueprint_values import CALL, FOLD
+from cfrkit.agents.poker import FixedRangeRaiser, RandomAgent
+from cfrkit.agents.rule_based import RuleBasedAgent
+from cfrkit.games import load
 
 
 def play(state, *actions, board=()):
@@ -20,3 +27,41 @@ def sample_boards(state, cards, rng, count):
     rest = [c for c in range(52) if c not in dead]
     need = state.cards_needed()
     return [list(state.board) + [int(c) for c in rng.choice(rest, need, replace=False)] for _ in range(count)]
+
+
+def postflop_decisions(game_string, rng, hands, bettor_seed=7):
+    """Every postflop decision state of ``hands`` random heads-up hands of ``game_string`` (A^R's moves mixed with
+    random calls and bets: c-bet spots, bets faced, all-in sizes).  The state itself is yielded, before its action is
+    chosen, so a caller may draw from the same ``rng`` in between (clone it to keep it)."""
+    game = load(game_string)
+    agent = RuleBasedAgent()
+    bettor = RandomAgent(bettor_seed)
+    for _ in range(hands):
+        state = game.new_initial_state()
+        cards = [int(c) for c in rng.permutation(52)]
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(cards.pop())
+                continue
+            if state.round > 0:
+                yield state
+            # preflop mostly the rules (raises), sometimes a random raise or a call (the big blind raising last:
+            # c-bet spots); postflop the rules or a random call or bet
+            if rng.random() < (0.6 if state.round == 0 else 0.5):
+                action = agent.act(state)
+            else:
+                action = CALL if rng.random() < 0.5 else bettor.act(state)
+            state.apply_action(action)
+
+
+class BoardParityCaller(FixedRangeRaiser):
+    """A mixed strategy that reads the board: out of range and facing a bet, call 1/4 or 3/4 of the time by the
+    parity of the board's highest card (the same support on every board, different probabilities)."""
+    ignores_board = False
+
+    def own_strategy(self, state):
+        acts, probs = super().own_strategy(state)
+        if acts[0] == FOLD:
+            q = 0.25 if max(state.board, default=0) % 2 == 0 else 0.75
+            return np.array([CALL, FOLD], dtype=np.int64), np.array([q, 1.0 - q])
+        return acts, probs

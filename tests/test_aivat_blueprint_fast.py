@@ -23,7 +23,7 @@ from cfrkit.games import load
 from cfrkit.poker.registry import make_agent
 from cfrkit.poker.view import poker_view
 from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
-from holdem_play import sample_boards
+from holdem_play import BoardParityCaller, sample_boards
 
 GAME = "holdem(stacks=400;400)"
 
@@ -181,19 +181,6 @@ class _BoardReader(FixedRangeRaiser):
     ignores_board = False
 
 
-class _Mixed(FixedRangeRaiser):
-    """A mixed strategy that reads the board: out of range and facing a bet, call 1/4 or 3/4 of the time by the
-    parity of the board's highest card (the same support on every board, different probabilities)."""
-    ignores_board = False
-
-    def own_strategy(self, state):
-        acts, probs = super().own_strategy(state)
-        if acts[0] == bv.FOLD:
-            q = 0.25 if max(state.board, default=0) % 2 == 0 else 0.75
-            return np.array([bv.CALL, bv.FOLD], dtype=np.int64), np.array([q, 1.0 - q])
-        return acts, probs
-
-
 @pytest.mark.parametrize("opponent", ["always-call", "rule-based", "board-reader", "mixed", "blueprint"])
 def test_lookahead_over_all_boards_is_the_per_board_lookahead(strategy, opponent):
     """At chance nodes after the preflop, ``_values_on_boards`` (the street lookahead played once over all the
@@ -202,7 +189,7 @@ def test_lookahead_over_all_boards_is_the_per_board_lookahead(strategy, opponent
     game = load(GAME)
     owner = BlueprintAgent(strategy, seed=3)
     other = {"always-call": AlwaysCallAgent(), "rule-based": RuleBasedAgent(), "board-reader": _BoardReader("22+,A2+"),
-             "mixed": _Mixed("TT+"), "blueprint": BlueprintAgent(copy.copy(strategy), seed=4)}[opponent]
+             "mixed": BoardParityCaller("TT+"), "blueprint": BlueprintAgent(copy.copy(strategy), seed=4)}[opponent]
     vf = owner.aivat_value_function(poker_view(game), boards=2)
     vf.follow_owner = False
     vf.blueprint_lookahead = True

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from aivat_checks import aivat_counting_gap
 from holdem_play import play
 
 from cfrkit.agents.blueprint import BlueprintAgent
@@ -125,10 +126,6 @@ def test_aivat_with_the_control_variate_agrees_with_counting(deep, monkeypatch):
     game = load(DEEP)
     other = make_agent("rule-based", game=game, seed=1)
 
-    def gap(res):
-        sign = np.tile([1.0, -1.0], res.payoffs.shape[0] // 2)
-        d = (res.aivat_values - res.payoffs[:, 0]) * sign
-        return abs(d.mean()) / (d.std(ddof=1) / np.sqrt(d.size))
 
     calls = []
     real = BlueprintValueFunction._equity_cv
@@ -142,7 +139,7 @@ def test_aivat_with_the_control_variate_agrees_with_counting(deep, monkeypatch):
         runs.append(head_to_head(game, [bp, other], 100, seed=11, duplicate=True, aivat=True))
     off, on = runs
     np.testing.assert_array_equal(off.payoffs, on.payoffs)  # the value function never touches the hands
-    assert len(calls) >= 15 and gap(on) < 4.0 and on.aivat.std < on.plain.std
+    assert len(calls) >= 15 and aivat_counting_gap(on) < 4.0 and on.aivat.std < on.plain.std
     assert np.abs(on.aivat_values - off.aivat_values).max() > 1.0
 
 

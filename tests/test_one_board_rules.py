@@ -8,11 +8,11 @@ import pytest
 
 import cfrkit.agents.blueprint_values as bv
 from cfrkit.agents.blueprint import BlueprintAgent
-from cfrkit.agents.poker import RandomAgent
 from cfrkit.agents.rule_based import RuleBasedAgent
 from cfrkit.games import load
 from cfrkit.poker.view import poker_view
 from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
+from holdem_play import postflop_decisions
 
 GAME = "holdem(stacks=400;400)"
 
@@ -23,28 +23,6 @@ pytestmark = pytest.mark.skipif(bv._street_kernel is None, reason="kernels not r
 def value_function(tiny_blueprint):
     owner = BlueprintAgent(BlueprintStrategy.load(tiny_blueprint(GAME)), seed=3)
     return owner, owner.aivat_value_function(poker_view(load(GAME)), boards=2)
-
-
-def _postflop_states(rng, count: int):
-    """Every postflop decision state of ``count`` random heads-up hands (A^R's moves mixed with random calls and bets:
-    c-bet spots, bets faced, all-in sizes)."""
-    game = load(GAME)
-    agent = RuleBasedAgent()
-    bettor = RandomAgent(7)
-    for _ in range(count):
-        state = game.new_initial_state()
-        cards = [int(c) for c in rng.permutation(52)]
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(cards.pop())
-                continue
-            if state.round > 0:
-                yield state.clone()
-            if rng.random() < (0.6 if state.round == 0 else 0.5):
-                action = agent.act(state)
-            else:
-                action = bv.CALL if rng.random() < 0.5 else bettor.act(state)
-            state.apply_action(action)
 
 
 def _cbet_spots(rng, count: int):
@@ -70,7 +48,7 @@ def test_rules_step_is_act(value_function):
     pol = bv._ActPolicy(agent)
     rng = np.random.default_rng(23)
     checked = cbet_asked = 0
-    states = list(_postflop_states(rng, 200)) + list(_cbet_spots(rng, 60))
+    states = [s.clone() for s in postflop_decisions(GAME, rng, 200)] + list(_cbet_spots(rng, 60))
     for state in states:
         key = bv._betting_key(state)
         for _ in range(2):  # the second time from the kept rules of the line
@@ -103,7 +81,7 @@ def test_one_board_walk_values_are_unchanged(value_function):
     rng = np.random.default_rng(31)
     compared = 0
     real = vf._rules_step
-    for hand, state in enumerate(_postflop_states(rng, 40)):
+    for hand, state in enumerate(s.clone() for s in postflop_decisions(GAME, rng, 40)):
         seats = [owner, agent] if hand % 2 == 0 else [agent, owner]
         vf.hand_start(SimpleNamespace(seat_agents=seats))
         vf._lines = {}

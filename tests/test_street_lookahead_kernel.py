@@ -19,7 +19,7 @@ from cfrkit.games import load
 from cfrkit.games.base import GameError
 from cfrkit.poker.view import poker_view
 from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
-from holdem_play import sample_boards
+from holdem_play import BoardParityCaller, postflop_decisions, sample_boards
 
 GAME = "holdem(stacks=400;400)"
 
@@ -31,22 +31,9 @@ def strategy(tiny_blueprint):
     return BlueprintStrategy.load(tiny_blueprint(GAME))
 
 
-class _Mixed(FixedRangeRaiser):
-    """A mixed strategy that reads the board and the hand: out of range and facing a bet, call 1/4 or 3/4 of the
-    time by the parity of the board's highest card (the same support on every board, different probabilities)."""
-    ignores_board = False
-
-    def own_strategy(self, state):
-        acts, probs = super().own_strategy(state)
-        if acts[0] == bv.FOLD:
-            q = 0.25 if max(state.board, default=0) % 2 == 0 else 0.75
-            return np.array([bv.CALL, bv.FOLD], dtype=np.int64), np.array([q, 1.0 - q])
-        return acts, probs
-
-
 def _other(name, strategy):
     return {"always-call": AlwaysCallAgent(), "always-fold": AlwaysFoldAgent(), "rule-based": RuleBasedAgent(),
-            "range-raiser": FixedRangeRaiser("TT+,AK", 1.0), "mixed": _Mixed("TT+"),
+            "range-raiser": FixedRangeRaiser("TT+,AK", 1.0), "mixed": BoardParityCaller("TT+"),
             "blueprint": BlueprintAgent(copy.copy(strategy), seed=4)}[name]
 
 
@@ -187,36 +174,20 @@ def test_compiled_rules_are_act_on_boards():
     """A^R's postflop rules in the walk (``ST_RULES``) choose on every board what ``act_on_boards`` plays, on random
     heads-up betting at every postflop decision (c-bet spots, bets faced, all-in sizes), 12 boards each."""
     k = bv._street_kernel
-    game = load("holdem")
     agent = RuleBasedAgent()
     rng = np.random.default_rng(17)
-    bettor = RandomAgent(3)
     checked = cbets = facing = 0
-    for _ in range(250):
-        state = game.new_initial_state()
-        cards = [int(c) for c in rng.permutation(52)]
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(cards.pop())
-                continue
-            if state.round > 0:
-                p = state.current_player()
-                dead = set(state.hole[0]) | set(state.hole[1])
-                rest = [c for c in range(52) if c not in dead]
-                boards = [[int(c) for c in rng.choice(rest, len(state.board), replace=False)] for _ in range(12)]
-                plan = k.Plan(state, (), 0)
-                assert bv._StreetPlans._rules_plan(plan, agent, state, p)
-                got = k.street_values(plan, _ActionBuilder(agent, state, boards), np.zeros(12, np.int64),
-                                      np.zeros(12, np.int64), np.zeros(12))
-                assert np.array_equal(got.astype(np.int64), agent.act_on_boards(state, boards))
-                checked += 1
-                cbets += plan.rules[k.R_CBET] == 1.0
-                facing += plan.rules[k.R_FREE] == 0.0
-            # preflop mostly the rules (raises), sometimes a random raise or a call (the big blind raising last:
-            # c-bet spots); postflop the rules or a random call or bet
-            if rng.random() < (0.6 if state.round == 0 else 0.5):
-                action = agent.act(state)
-            else:
-                action = bv.CALL if rng.random() < 0.5 else bettor.act(state)
-            state.apply_action(action)
+    for state in postflop_decisions("holdem", rng, 250, bettor_seed=3):
+        p = state.current_player()
+        dead = set(state.hole[0]) | set(state.hole[1])
+        rest = [c for c in range(52) if c not in dead]
+        boards = [[int(c) for c in rng.choice(rest, len(state.board), replace=False)] for _ in range(12)]
+        plan = k.Plan(state, (), 0)
+        assert bv._StreetPlans._rules_plan(plan, agent, state, p)
+        got = k.street_values(plan, _ActionBuilder(agent, state, boards), np.zeros(12, np.int64),
+                              np.zeros(12, np.int64), np.zeros(12))
+        assert np.array_equal(got.astype(np.int64), agent.act_on_boards(state, boards))
+        checked += 1
+        cbets += plan.rules[k.R_CBET] == 1.0
+        facing += plan.rules[k.R_FREE] == 0.0
     assert checked > 100 and cbets >= 5 and facing >= 20
