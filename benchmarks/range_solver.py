@@ -5,6 +5,7 @@
                                       [--threads 1,2] [--load 0,1] [--iterations 30] [--solver board|flat]
                                       [--compression [--rounding nearest]] [--solve-flop]
                                       [--targets 1,0.3,0.1] [--check-every 5] [--max-iterations 400] [--dcfr 1.5,0,2]
+                                      [--postflop-solver BINARY [--postflop-solver-f32] [--repeats N]]
 
 Solved through the front, :class:`~cfrkit.solvers.public.solver.SubgameSolver` (backend ``"compiled"``):
 ``--solver board`` (default) runs its ``BoardRangeSolver`` engine (a hand space per board, depth first, suit
@@ -222,6 +223,12 @@ def main() -> int:
     ap.add_argument("--postflop-solver", default=None, metavar="BINARY",
                     help="postflop-solver's cfrkit_bench (benchmarks/postflop_solver/build.sh): run it beside every "
                          "run, same spot, threads and load, and print the ratios of this run")
+    ap.add_argument("--postflop-solver-f32", action="store_true",
+                    help="with --compression, run postflop-solver in f32 (issue 30's reference) instead of its own "
+                         "16-bit mode")
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="run every spot this many times (each beside its own postflop-solver run) and print the "
+                         "medians: the river's milliseconds vary by 20-30%% between identical runs")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one spot,algorithm and print JSON
     args = ap.parse_args()
     targets = sorted((float(t) for t in args.targets.split(",")), reverse=True)
@@ -233,8 +240,11 @@ def main() -> int:
         print(json.dumps(run_one(spot, algorithm, targets, args.check_every, args.max_iterations, dtype,
                                  int(threads), args.solver, args.compression, dcfr, args.rounding, args.iterations)))
         return 0
+    if args.repeats < 1:
+        raise SystemExit("--repeats must be at least 1")
     print(f"load average at start: {os.getloadavg()}", flush=True)
     summary = []
+    medians = {}  # (run label, target) -> [(our CPU s, its CPU s)] over the repeats
     for spot in args.spots.split(","):
         if spot == "flop" and not args.solve_flop:
             from cfrkit.solvers.public.postflop_game import PostflopPublicGame, action_tree_counts
@@ -245,7 +255,8 @@ def main() -> int:
             continue
         for algorithm, dtype, load, threads in [(a, d, int(k), int(n)) for a in args.algorithms.split(",")
                                                 for d in args.dtypes.split(",") for k in args.load.split(",")
-                                                for n in args.threads.split(",")]:
+                                                for n in args.threads.split(",")
+                                                for _ in range(args.repeats)]:
             cmd = [sys.executable, os.path.abspath(__file__), "--one", f"{spot},{algorithm},{dtype},{threads}", "--targets",
                    args.targets, "--check-every", str(args.check_every), "--max-iterations", str(args.max_iterations),
                    "--solver", args.solver, "--rounding", args.rounding, "--iterations", str(args.iterations)] + (
@@ -266,7 +277,7 @@ def main() -> int:
                 ref = None
                 if args.postflop_solver:
                     ref = run_postflop_solver(args.postflop_solver, spot, targets, args.max_iterations, threads,
-                                              args.iterations, args.compression)
+                                              args.iterations, args.compression and not args.postflop_solver_f32)
             finally:
                 stop_load(busy)
             if child.returncode != 0 or r is None:
@@ -304,6 +315,7 @@ def main() -> int:
                               f"{sec / pwall:.2f}, RSS {r['peak_rss_mb'] / ref['peak_rss_mb']:.2f}", flush=True)
                         summary.append((f"postflop-solver, {spot}, {threads} thread(s), {load} busy, to {thr:g}%", pcpu,
                                         pwall, ref["peak_rss_mb"], r["load"]))
+                        medians.setdefault((label, thr), []).append((cpu, pcpu))
                 else:
                     print(f"  {thr:g}% of the pot: not reached in {r['iterations']} iterations", flush=True)
     print(f"load average at end: {os.getloadavg()}", flush=True)
@@ -311,6 +323,14 @@ def main() -> int:
         print("\n| run | CPU s | wall s | peak RSS MiB | load average |\n|---|---|---|---|---|")
         for label, cpu, sec, rss, load in summary:
             print(f"| {label} | {cpu:.2f} | {sec:.2f} | {rss:.0f} | {load:.2f} |")
+    if args.repeats > 1 and medians:
+        print(f"\nmedians over {args.repeats} repeats (each ratio against the postflop-solver run beside it)\n"
+              "| run | target | our CPU s | its CPU s | ratio (median of the runs' ratios) | ratios |\n|---|---|---|---|---|---|")
+        for (label, thr), pairs in medians.items():
+            ours, its = np.median([a for a, _ in pairs]), np.median([b for _, b in pairs])
+            ratios = [a / b for a, b in pairs]
+            print(f"| {label} | {thr:g}% | {ours:.4f} | {its:.4f} | {np.median(ratios):.3f} | "
+                  f"{', '.join(f'{x:.2f}' for x in ratios)} |")
     return 0
 
 

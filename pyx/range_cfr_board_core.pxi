@@ -442,15 +442,53 @@ cdef extern from *:
         if (write) for (long i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 1, 2);
         else for (long i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 0, 2);
     }
-    /* lanes in / out of the interleaved layout */
-    static void rcb_interleave(rc_real* restrict dst, const rc_real* restrict src, int lane, int H) {
-        for (int k = 0; k < H; k++) dst[4 * k + lane] = src[k];
+    /* four rows (stride `stride`) into / out of the interleaved layout at once: 4 x 4 blocks transposed in
+       registers (a lane at a time is a strided copy per element); pure data movement, the same bits */
+    typedef rc_real rcb_v4n __attribute__((vector_size(4 * sizeof(rc_real))));  /* in registers */
+    static inline void rcb_transpose4(rcb_v4r* d0, rcb_v4r* d1, rcb_v4r* d2, rcb_v4r* d3,
+                                      rcb_v4n x0, rcb_v4n x1, rcb_v4n x2, rcb_v4n x3) {
+        rcb_v4n t0 = __builtin_shufflevector(x0, x1, 0, 4, 1, 5);
+        rcb_v4n t1 = __builtin_shufflevector(x2, x3, 0, 4, 1, 5);
+        rcb_v4n t2 = __builtin_shufflevector(x0, x1, 2, 6, 3, 7);
+        rcb_v4n t3 = __builtin_shufflevector(x2, x3, 2, 6, 3, 7);
+        *d0 = __builtin_shufflevector(t0, t1, 0, 1, 4, 5);
+        *d1 = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
+        *d2 = __builtin_shufflevector(t2, t3, 0, 1, 4, 5);
+        *d3 = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
     }
-    static void rcb_deinterleave(rc_real* restrict dst, const rc_real* restrict src, int lane, int H) {
-        for (int k = 0; k < H; k++) dst[k] = src[4 * k + lane];
+    RC_VECTOR static void rcb_interleave4(rc_real* restrict dst, const rc_real* restrict src, long stride, int H) {
+        const rc_real* restrict s0 = src;
+        const rc_real* restrict s1 = src + stride;
+        const rc_real* restrict s2 = src + 2 * stride;
+        const rc_real* restrict s3 = src + 3 * stride;
+        rcb_v4r* D = (rcb_v4r*)dst;
+        int k = 0;
+        for (; k + 4 <= H; k += 4)
+            rcb_transpose4(D + k, D + k + 1, D + k + 2, D + k + 3, *(const rcb_v4r*)(s0 + k),
+                           *(const rcb_v4r*)(s1 + k), *(const rcb_v4r*)(s2 + k), *(const rcb_v4r*)(s3 + k));
+        for (; k < H; k++) {
+            dst[4 * k] = s0[k];
+            dst[4 * k + 1] = s1[k];
+            dst[4 * k + 2] = s2[k];
+            dst[4 * k + 3] = s3[k];
+        }
     }
-    static void rcb_zero_lane(rc_real* restrict dst, int lane, int H) {
-        for (int k = 0; k < H; k++) dst[4 * k + lane] = 0;
+    RC_VECTOR static void rcb_deinterleave4(rc_real* restrict dst, long stride, const rc_real* restrict src, int H) {
+        rc_real* restrict d0 = dst;
+        rc_real* restrict d1 = dst + stride;
+        rc_real* restrict d2 = dst + 2 * stride;
+        rc_real* restrict d3 = dst + 3 * stride;
+        const rcb_v4r* S = (const rcb_v4r*)src;
+        int k = 0;
+        for (; k + 4 <= H; k += 4)
+            rcb_transpose4((rcb_v4r*)(d0 + k), (rcb_v4r*)(d1 + k), (rcb_v4r*)(d2 + k), (rcb_v4r*)(d3 + k),
+                           S[k], S[k + 1], S[k + 2], S[k + 3]);
+        for (; k < H; k++) {
+            d0[k] = src[4 * k];
+            d1[k] = src[4 * k + 1];
+            d2[k] = src[4 * k + 2];
+            d3[k] = src[4 * k + 3];
+        }
     }
     /* All-in run-outs by equity matrix (BoardRangeSolver): rows [i0, i1) of out_k = amt_k x M @ X_k for the K
        reach rows X (stride Hp) of one board's all-in nodes, M (H rows, stride Hp; Hp a multiple of 8, rows and
@@ -510,11 +548,10 @@ cdef extern from *:
     """
     void rcb_showdown4(const rc_real* r, rc_real* out, const double* amt, rc_real* lose, const int* groups, int G,
                        const int* cards, double* full4) nogil
-    void rcb_interleave(rc_real* dst, const rc_real* src, int lane, int H) nogil
     void rcb_prefetch(const void* p, long bytes, int write) nogil
     void rcb_release_heap() nogil
-    void rcb_deinterleave(rc_real* dst, const rc_real* src, int lane, int H) nogil
-    void rcb_zero_lane(rc_real* dst, int lane, int H) nogil
+    void rcb_interleave4(rc_real* dst, const rc_real* src, long stride, int H) nogil
+    void rcb_deinterleave4(rc_real* dst, long stride, const rc_real* src, int H) nogil
     void rcb_sign_accumulate(double* row, const int* s, const double* wl, int si, int H) nogil
     void rcb_allin_rows(const unsigned char* codes, int width, const rc_real* lut, int Hp, int i0, int i1,
                         const rc_real* X, int K, const double* amt, rc_real** outs) nogil
@@ -606,9 +643,9 @@ cdef struct BTree:
     int sd_max                    # most showdowns under one river root (0: no batches)
     int sd_dmax                   # most decisions under one river root
     int sd_amax                   # most actions of a decision under a river root
-    rc_real* sd_in                # (threads, ceil(sd_max / 4), Hmax, 4): opponent reach per showdown, 4 lanes
+    rc_real* sd_in                # (threads, 4 ceil(sd_max / 4), Hmax): opponent reach per showdown, a row each
     rc_real* sd_out               # alike: p's values per showdown
-    rc_real* sd_lose              # (threads, 4 Hmax): sweep scratch
+    rc_real* sd_lose              # (threads, 3, 4 Hmax): sweep scratch, then a batch's interleaved reach and values
     double* sd_full               # (threads, 4 ceil(sd_max / 4), 53): per-card opponent mass and total per showdown
     rc_real* sd_strats            # (threads, sd_dmax, sd_amax, Hmax): the opponent's strategies of the subtree
     const int* sub_start          # (N + 1,) batching river root n: its decisions are sub_dec[sub_start[n]:sub_start[n + 1]]
@@ -692,7 +729,7 @@ cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
     cdef rc_real* rest
     if ty == SHOWDOWN:
         slot = t.sd_slot[n]
-        rcb_interleave(lanes_in + <Py_ssize_t>(slot // 4) * 4 * t.Hmax, opp, slot % 4, H)
+        memcpy(lanes_in + <Py_ssize_t>slot * t.Hmax, opp, H * sizeof(rc_real))
         amts[slot] = t.amount[2 * n + p]
         return
     if ty != DECISION:
@@ -752,12 +789,14 @@ cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
     """p's values (and the per-card opponent mass) of every showdown below river root ``n``, four sweeps at a
     time (rcb_showdown4), into this thread's batch buffers; :func:`_walk` then reads them at the showdowns
     (and the opponent's strategies at its decisions)."""
-    cdef int H = _H(t, n), S = t.sd_count[n], b, j, m, sp = t.node_space[n], G
+    cdef int H = _H(t, n), S = t.sd_count[n], b, j, sp = t.node_space[n], G
     cdef int tid = openmp.omp_get_thread_num()
     cdef Py_ssize_t lanes_len = <Py_ssize_t>((t.sd_max + 3) // 4) * 4 * t.Hmax
     cdef rc_real* lanes_in = t.sd_in + tid * lanes_len
     cdef rc_real* lanes_out = t.sd_out + tid * lanes_len
-    cdef rc_real* lose = t.sd_lose + <Py_ssize_t>tid * 4 * t.Hmax
+    cdef rc_real* lose = t.sd_lose + <Py_ssize_t>tid * 12 * t.Hmax
+    cdef rc_real* in4 = lose + 4 * t.Hmax
+    cdef rc_real* out4 = lose + 8 * t.Hmax
     cdef double* fulls = t.sd_full + <Py_ssize_t>tid * ((t.sd_max + 3) // 4) * 4 * 53
     cdef double amts[64]
     cdef const int* groups = t.space_groups + t.space_group_start[sp]
@@ -767,14 +806,14 @@ cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
         amts[j] = 0.0
     _sd_prepass(t, n, p, opp, stack, mode, regrets, ssum, lanes_in,
                 t.sd_strats + <Py_ssize_t>tid * t.sd_dmax * t.sd_amax * t.Hmax, amts)
-    m = S % 4
-    if m:
-        for j in range(m, 4):
-            rcb_zero_lane(lanes_in + <Py_ssize_t>(S // 4) * 4 * t.Hmax, j, H)
+    for j in range(S, (S + 3) // 4 * 4):  # rows of the last batch beyond S: no reach
+        memset(lanes_in + <Py_ssize_t>j * t.Hmax, 0, H * sizeof(rc_real))
     b = 0
     while b < S:
-        rcb_showdown4(lanes_in + <Py_ssize_t>(b // 4) * 4 * t.Hmax, lanes_out + <Py_ssize_t>(b // 4) * 4 * t.Hmax,
-                      amts + b, lose, groups, G, cards, fulls + 53 * b)
+        # four showdowns' rows into the sweep's interleaved lanes and its values back into rows
+        rcb_interleave4(in4, lanes_in + <Py_ssize_t>b * t.Hmax, t.Hmax, H)
+        rcb_showdown4(in4, out4, amts + b, lose, groups, G, cards, fulls + 53 * b)
+        rcb_deinterleave4(lanes_out + <Py_ssize_t>b * t.Hmax, t.Hmax, out4, H)
         b += 4
 
 
@@ -789,7 +828,7 @@ cdef inline void _showdown(BTree* t, int n, int p, const rc_real* opp, rc_real* 
         tid = openmp.omp_get_thread_num()
         H = _H(t, n)
         lanes_len = <Py_ssize_t>((t.sd_max + 3) // 4) * 4 * t.Hmax
-        rcb_deinterleave(out, t.sd_out + tid * lanes_len + <Py_ssize_t>(slot // 4) * 4 * t.Hmax, slot % 4, H)
+        memcpy(out, t.sd_out + tid * lanes_len + <Py_ssize_t>slot * t.Hmax, H * sizeof(rc_real))
         f = t.sd_full + <Py_ssize_t>tid * ((t.sd_max + 3) // 4) * 4 * 53 + 53 * slot
         memcpy(full, f, 52 * sizeof(double))
         full_total[0] = f[52]
@@ -1305,7 +1344,7 @@ cdef class _Workspace:
         lanes = ((self.t.sd_max + 3) // 4) * 4
         self.sd_in = np.zeros(max(1, nbuf * lanes * self.t.Hmax), dtype=REAL)
         self.sd_out = np.zeros(max(1, nbuf * lanes * self.t.Hmax), dtype=REAL)
-        self.sd_lose = np.zeros(max(1, nbuf * 4 * self.t.Hmax if self.t.sd_max else 1), dtype=REAL)
+        self.sd_lose = np.zeros(max(1, nbuf * 12 * self.t.Hmax if self.t.sd_max else 1), dtype=REAL)
         self.sd_full = np.zeros(max(1, nbuf * lanes * 53), dtype=np.float64)
         self.sd_strats = np.zeros(max(1, nbuf * self.t.sd_dmax * self.t.sd_amax * self.t.Hmax), dtype=REAL)
         self.t.sd_in = &self.sd_in[0]
@@ -1505,10 +1544,36 @@ def release_freed_heap():
     rcb_release_heap()
 
 
+def make_workspace(tuple layout, int threads=1, tuple allin=None):
+    """The kernel's set-up of one spot (``layout``, ``threads``, ``allin`` as :func:`solve` takes them: the
+    pointers into the layout, the scratch stacks, the showdown batch buffers, the all-in buffers), built once
+    and passed to :func:`solve`, :func:`exploitability` and :func:`root_best_values` as ``workspace=`` so that a
+    call does not build it again (about 0.3 ms per call on a river spot: more than an iteration).  It holds no
+    iterate: the results are those of a call without it."""
+    return _Workspace(layout, threads, False, allin)
+
+
+cdef _Workspace _workspace_for(_Workspace workspace, tuple layout, int threads, tuple allin):
+    """``workspace`` (built by :func:`make_workspace` for these arguments) reset for a new call, or a new one
+    when None."""
+    if workspace is None:
+        return _Workspace(layout, threads, False, allin)
+    if workspace.arrays is not layout or workspace.t.threads != max(1, threads) or workspace.allin_arrays is not allin:
+        raise ValueError("workspace was built for another layout, thread count or all-in tables")
+    workspace.t.cum = NULL
+    workspace.t.compressed = 0
+    workspace.t.stochastic = 0
+    workspace.t.round_key = 0
+    workspace.t.phased = 0
+    workspace.t.top_own = 0
+    workspace.compressed_arrays = None
+    return workspace
+
+
 def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_real[::1] strategy_sum,
           int start_iteration, int max_iterations, int dcfr, double alpha, double beta, double gamma, int check_every,
           double target, double[::1] expl_out, int threads=1, tuple compressed=None, int stochastic=0,
-          tuple allin=None, rc_real[::1] cumulative=None):
+          tuple allin=None, rc_real[::1] cumulative=None, _Workspace workspace=None):
     """Run up to ``max_iterations`` alternating updates from ``start_iteration`` (1-based) on ``threads``
     OpenMP threads (over the children of chance nodes; results do not depend on the thread count).
 
@@ -1523,7 +1588,8 @@ def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_r
     float32 sum scales)`` for 16-bit storage (``regrets``/``strategy_sum`` are then unused), rounded
     stochastically when ``stochastic`` (keyed by iteration, player and node: a resumed run continues the same
     sequence) else to nearest.  ``allin``: all-in run-outs by equity matrix (see _Workspace.set_allin).  Returns
-    ``(iterations_run, checks_written)``.
+    ``(iterations_run, checks_written)``.  ``workspace``: from :func:`make_workspace` for the same layout, threads
+    and all-in tables (None: built for this call).
     """
     if dcfr < 0 or dcfr > 4:
         raise ValueError(f"unknown update rule {dcfr} (0 CFR+, 1 DCFR, 2 postflop-solver's DCFR, 3 DCFR+, 4 PDCFR+)")
@@ -1531,7 +1597,7 @@ def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_r
             compressed is not None or cumulative.shape[0] != regrets.shape[0]):
         raise ValueError("PDCFR+ (4) needs the cumulative regrets (as long as regrets, no 16-bit storage); the other "
                          "rules take none")
-    cdef _Workspace ws = _Workspace(layout, threads, False, allin)
+    cdef _Workspace ws = _workspace_for(workspace, layout, threads, allin)
     if compressed is not None:
         ws.set_compressed(*compressed)
         ws.t.stochastic = 1 if stochastic else 0
@@ -1587,9 +1653,10 @@ def solve(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] regrets, rc_r
 
 
 def exploitability(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] strategy_sum, int threads=1,
-                   tuple compressed=None, tuple allin=None):
-    """Exploitability (chips) of the average strategy of ``strategy_sum`` (normalised per node and hand)."""
-    cdef _Workspace ws = _Workspace(layout, threads, False, allin)
+                   tuple compressed=None, tuple allin=None, _Workspace workspace=None):
+    """Exploitability (chips) of the average strategy of ``strategy_sum`` (normalised per node and hand);
+    ``workspace`` as in :func:`solve`."""
+    cdef _Workspace ws = _workspace_for(workspace, layout, threads, allin)
     if compressed is not None:
         ws.set_compressed(*compressed)
     cdef BTree* t = &ws.t
@@ -1605,9 +1672,10 @@ def exploitability(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] stra
 
 
 def root_best_values(tuple layout, const rc_real[:, ::1] ranges, rc_real[::1] strategy_sum, int player,
-                     int threads=1, tuple allin=None):
-    """Root counterfactual values ``(H0,)`` of ``player``'s best response to the average strategy."""
-    cdef _Workspace ws = _Workspace(layout, threads, False, allin)
+                     int threads=1, tuple allin=None, _Workspace workspace=None):
+    """Root counterfactual values ``(H0,)`` of ``player``'s best response to the average strategy;
+    ``workspace`` as in :func:`solve`."""
+    cdef _Workspace ws = _workspace_for(workspace, layout, threads, allin)
     cdef BTree* t = &ws.t
     cdef int H0 = t.space_start[t.node_space[0] + 1] - t.space_start[t.node_space[0]]
     root = np.zeros(H0, dtype=REAL)

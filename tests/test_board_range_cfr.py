@@ -594,3 +594,31 @@ def test_layout_arrays_equal_the_object_tree_construction(spot):
                 solver = BoardRangeSolver(tree, threads=1, isomorphism=iso if lay.swaps or not iso else None)
                 solver = solver if solver.layout is lay else None
             assert _layout_digest(lay, solver) == LAYOUT_DIGESTS[key], key
+
+
+@pytest.mark.parametrize("compression,threads", [(False, 1), (True, 1), (True, 2)])
+def test_kept_kernel_workspace_gives_the_iterates_of_a_fresh_one(river, flop, compression, threads):
+    """``run`` and ``exploitability`` reuse one kernel workspace (``make_workspace``: the set-up that cost ~0.3 ms
+    per call, more than a river iteration); the iterates, 16-bit scales and exploitability after several calls
+    are bitwise those of a solver whose every call builds its own, and a workspace built for other arguments is
+    refused."""
+    from cfrkit.solvers.public.board_range_cfr import kernel_module
+    for g, tree, ranges in (river, flop):
+        kept = BoardRangeSolver(tree, ranges=ranges, dtype="float32", compression=compression, threads=threads)
+        fresh = BoardRangeSolver(tree, ranges=ranges, dtype="float32", compression=compression, threads=threads)
+        fresh._kernel_workspace = lambda s=fresh: (kernel_module(s.dtype), {})  # the old path: no workspace
+        first = None
+        for _ in range(3):
+            kept.run(2)
+            fresh.run(2)
+            assert kept.exploitability() == fresh.exploitability()
+            ws = kept._kernel_workspace()[1]["workspace"]
+            assert first is None or ws is first
+            first = ws
+        assert np.array_equal(kept.regrets, fresh.regrets) and np.array_equal(kept.strategy_sum, fresh.strategy_sum)
+        if compression:
+            assert np.array_equal(kept.scales, fresh.scales)
+        other = kernel_module(kept.dtype).make_workspace(kept.layout.layout, threads + 1, kept._allin)
+        with pytest.raises(ValueError, match="workspace"):
+            kernel_module(kept.dtype).exploitability(kept.layout.layout, kept.ranges, kept._stored()[1], threads,
+                                                     kept._compressed, kept._allin, workspace=other)
