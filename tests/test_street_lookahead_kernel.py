@@ -217,8 +217,8 @@ def test_chance_and_value_is_the_two_calls(strategy, opponent, river_exact, turn
     walked = []
     real = bv.BlueprintValueFunction._values_with_real
 
-    def spy(self, state, boards, board):
-        got = real(self, state, boards, board)
+    def spy(self, state, boards, board, *rest):
+        got = real(self, state, boards, board, *rest)
         walked.append(got is not None)
         return got
     bv.BlueprintValueFunction._values_with_real = spy

@@ -291,6 +291,21 @@ def _two_buckets_boards(ab, cache: dict, r: int, boards, hole) -> List[Tuple[int
     return out
 
 
+def _chance_buckets(ab, cache, r: int, boards, real, hole) -> List[Tuple[int, int]]:
+    """The two hands' buckets of round ``r`` on a chance node's sampled ``boards`` and the dealt board ``real`` (or
+    None), last: :func:`_two_buckets_boards`'s, the samples bucketed in one call without the memories (each is seen
+    once: ``pair_buckets_boards``' ``sampled``), the dealt board remembered (the street's decisions read it)."""
+    many = getattr(ab, "pair_buckets_boards", None)
+    if many is None or not getattr(ab, "pair_buckets_sampled", False):
+        return _two_buckets_boards(ab, cache, r, boards if real is None else boards + [real], hole)
+    pairs = [pair_index(*hole[0]), pair_index(*hole[1])]
+    out = [(b0, b1) for b0, b1 in many(r, boards if real is None else boards + [real], pairs,
+                                       sampled=len(boards)).tolist()]
+    if real is not None:
+        _Shared.remember(cache, (r, tuple(real), tuple(hole[0]), tuple(hole[1])), out[-1])
+    return out
+
+
 def _equity(h0, h1, board) -> float:
     """Exact showdown equity (win + tie / 2) of hand ``h0`` against ``h1`` over the cards to come."""
     if not board:
@@ -831,11 +846,13 @@ class BlueprintValueFunction:
         every = need == 1 and ((r == 3 and not (self._street and self.street_from <= 3)) or rest.size <= self.flops)
         boards = self._chance_boards(board, rest, need, every)
         real = [int(c) for c in after.board] if self._fusable(state, after) else None
-        # every board's, read below: in one batch (the dealt board's too when it is walked with them)
-        _two_buckets_boards(self.ab, self._shared.buckets, r, boards if real is None else boards + [real], hole)
+        # every board's, read below: in one batch (the dealt board's too when it is walked with them, last)
+        both = _chance_buckets(self.ab, self._shared.buckets, r, boards, real, hole)
         nxt = int(self.tree.player[node])  # who acts first after the cards
         if self._policy[nxt] is None and not (self._street and r >= self.street_from):
-            mean = float(np.mean([self._on_board(node, bd, hole) for bd in boards]))
+            # _on_board on each board, the buckets from the batch above
+            mean = float(np.mean([self.table.value(node, b0, b1, self._equity(hole, bd))
+                                  for bd, (b0, b1) in zip(boards, both)]))
             return (mean if every else mean + self._equity_cv(state, node, r, boards)), None
         v = None
         if r == 1 and self._turn_on() and self.turn_flops is not None and self.turn_flops < len(boards):
@@ -843,9 +860,9 @@ class BlueprintValueFunction:
         else:
             # the lookahead seat acts first: value() on each board
             if real is None:
-                mean = self._mean_value_on_boards(state, boards)
+                mean = self._mean_value_on_boards(state, boards, buckets=both)
             else:
-                mean, v = self._mean_value_on_boards(state, boards, real)
+                mean, v = self._mean_value_on_boards(state, boards, real, both)
         return (mean if every else mean + self._equity_cv(state, node, r, boards)), v
 
     def _turn_on(self) -> bool:
@@ -890,23 +907,24 @@ class BlueprintValueFunction:
         full = self._values_list(state, boards[:m])
         return float(np.mean(cheap)) + float(np.mean(np.array(full) - np.array(cheap[:m])))
 
-    def _mean_value_on_boards(self, state, boards, real=None):
+    def _mean_value_on_boards(self, state, boards, real=None, buckets=None):
         """The mean of :meth:`value` over ``state`` (a chance node) dealt each of ``boards`` (chips): the street
         lookahead over all the boards at once where it applies, else board by board; summed in the boards' order
         either way, so both paths give the same number bit for bit.  With ``real`` (a board, see
         :meth:`chance_and_value`): ``(mean, value on real or None)``, ``real`` walked with the boards where the
         shared walk applies and draws nothing from the generator (a draw inside it would come in another order than
-        the separate calls': then the walk is undone and the boards are walked alone)."""
+        the separate calls': then the boards are walked alone).  ``buckets``: the two hands' buckets of the next
+        round on ``boards`` (and ``real``, last) when the caller has them (:func:`_chance_buckets`)."""
         if real is not None:
-            got = self._values_with_real(state, boards, real)
+            got = self._values_with_real(state, boards, real, buckets)
             if got is not None:
                 total = 0.0
                 for v in got[:-1]:
                     total += v
                 return total / len(boards), got[-1]
-            return self._mean_value_on_boards(state, boards), None
+            return self._mean_value_on_boards(state, boards, buckets=buckets), None
         total = 0.0
-        shared = self._values_on_boards(state, boards)
+        shared = self._values_on_boards(state, boards, buckets)
         if shared is not None:
             for v in shared:
                 total += v
@@ -919,7 +937,7 @@ class BlueprintValueFunction:
                 total += self.value(child)
         return total / len(boards)
 
-    def _values_with_real(self, state, boards, real) -> Optional[List[float]]:
+    def _values_with_real(self, state, boards, real, buckets=None) -> Optional[List[float]]:
         """:meth:`_values_on_boards` of ``boards + [real]`` with the lines of ``real``'s walk kept for the hand
         (:meth:`_street_value`'s memory), or None where the shared walk does not apply or would draw from the
         generator (stopped before the draw: the separate calls draw in another order)."""
@@ -929,7 +947,7 @@ class BlueprintValueFunction:
         plans.record, plans.recorded = len(boards), []
         self._no_draw = True
         try:
-            got = self._values_on_boards(state, boards + [real])
+            got = self._values_on_boards(state, boards + [real], buckets)
         except _DrawInWalk:
             return None
         finally:
@@ -1037,7 +1055,7 @@ class BlueprintValueFunction:
         return hit
 
     # ------------------------------------------------------------------ the lookahead over a chance node's boards
-    def _values_on_boards(self, state, boards) -> Optional[List[float]]:
+    def _values_on_boards(self, state, boards, buckets=None) -> Optional[List[float]]:
         """``[value(state dealt boards[k]) for k]`` (``state`` a chance node, both hands dealt), playing the street
         lookahead once over all the boards: its betting tree is the same on every board (the betting decides
         legality, pots, the tree's node and real actions), only the policies' buckets and choices, the leaves'
@@ -1060,6 +1078,9 @@ class BlueprintValueFunction:
         if rep.is_terminal() or rep.is_chance_node() or int(rep.round) < self.street_from:
             return None
         ctx = _Boards(self, state, [list(b) for b in boards])
+        if buckets is not None:  # the next round's buckets of every board, from the chance node's batch
+            r = _ROUND[len(rep.board)]
+            ctx._buckets.update(((r, k), hit) for k, hit in enumerate(buckets[:len(boards)]))
         if self.compiled_lookahead and _street_kernel is not None:
             return self._values_on_boards_compiled(rep, key, ctx)
         try:
