@@ -85,6 +85,8 @@ cdef class _Walk:
     cdef const long long[::1] b0
     cdef const long long[::1] b1
     cdef const double[::1] eq
+    cdef long long rec     # a board whose lines' street values are recorded (-1: none)
+    cdef list recorded     # (plan, its street value on board ``rec``) of every decision line valued on it
 
 
 cdef inline int _slot(double e) noexcept:
@@ -207,9 +209,12 @@ cdef int _street(Plan node, long long[::1] idx, double[::1] out, _Walk w) except
                 _leaf(child, sub[:m], val[:m], w)
             for j in range(m):
                 out[pos[j]] += qs[j] * val[j]
+        _record(node, idx, out, w)
         return 1
     if kind == _ST_RULES:
-        return _rules(node, idx, out, w)
+        _rules(node, idx, out, w)
+        _record(node, idx, out, w)
+        return 1
     if kind != _ST_PY:
         raise ValueError(f"plan street kind {kind} unknown")
     got = w.builder.plan_policy(node, np.asarray(idx))
@@ -247,7 +252,17 @@ cdef int _street(Plan node, long long[::1] idx, double[::1] out, _Walk w) except
             _leaf(child, sub[:m], val[:m], w)
         for j in range(m):
             out[pos[j]] += qs[j] * val[j]
+    _record(node, idx, out, w)
     return 1
+
+
+cdef inline int _record(Plan node, long long[::1] idx, double[::1] out, _Walk w) except -1:
+    """Append ``(node, its value on board w.rec)`` to ``w.recorded`` where that board is among ``idx`` (the boards
+    of a walk stay in increasing order down the tree: the recorded board, the last, is last when present)."""
+    cdef Py_ssize_t n = idx.shape[0]
+    if w.rec >= 0 and n > 0 and idx[n - 1] == w.rec:
+        w.recorded.append((node, out[n - 1]))
+    return 0
 
 
 cdef inline long long _choose(const double[::1] par, const long long[::1] acts, double hs, double ehs,
@@ -360,13 +375,17 @@ cdef bint _share(Plan node, _Walk w, int p, long long k) except -1:
     return share[k] != 0
 
 
-def street_values(Plan root, builder, b0, b1, eq):
+def street_values(Plan root, builder, b0, b1, eq, long long record=-1, list recorded=None):
     """float64[B]: the street lookahead's value (seat 0's chips) on each of B boards from ``root``, or None where
     its street value is None.  ``b0``, ``b1`` int64[B]: the two hands' buckets of the street's round on each board
-    (read by ``ST_TABLE`` and ``LF_ONBOARD``); ``eq`` float64[B]: seat 0's showdown equity on each board."""
+    (read by ``ST_TABLE`` and ``LF_ONBOARD``); ``eq`` float64[B]: seat 0's showdown equity on each board.
+    ``record`` (the last board, B - 1, or -1: none): every decision line (``ST_TABLE``, ``ST_CONST``, ``ST_PY``,
+    ``ST_RULES``) whose street value is computed on that board is appended to ``recorded`` as ``(plan, value)``."""
     cdef _Walk w = _Walk()
     cdef Py_ssize_t B
     w.builder = builder
+    w.rec = record
+    w.recorded = recorded
     w.feats = [None, None]
     w.shares = [None, None]
     w.b0 = np.ascontiguousarray(b0, dtype=np.int64)
@@ -375,6 +394,9 @@ def street_values(Plan root, builder, b0, b1, eq):
     B = w.eq.shape[0]
     if w.b0.shape[0] != B or w.b1.shape[0] != B:
         raise ValueError(f"street_values: {w.b0.shape[0]} and {w.b1.shape[0]} buckets for {B} equities")
+    if record >= 0 and (record != B - 1 or recorded is None):
+        raise ValueError(f"street_values: record must be the last board ({B - 1}) with a list to append to, got "
+                         f"{record}")
     idx = np.arange(B, dtype=np.int64)
     out = np.empty(B, dtype=np.float64)
     if not _street(root, idx, out, w):

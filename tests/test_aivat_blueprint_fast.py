@@ -81,7 +81,7 @@ def _plain(monkeypatch):
     monkeypatch.setattr(bv._BlueprintPolicy, "__call__", policy_call)
     monkeypatch.setattr(bv._Shared, "remember", staticmethod(lambda cache, key, value, limit=0: None))  # no memo
     # the chance expectations' lookahead board by board, not over all the boards at once
-    monkeypatch.setattr(bv.BlueprintValueFunction, "_values_on_boards", lambda self, state, boards: None)
+    monkeypatch.setattr(bv.BlueprintValueFunction, "_values_on_boards", lambda self, state, boards, *rest: None)
 
     def rebuilt(self, view, flops=16, boards=24, seed=0, river_exact=False):  # new tables per match
         return bv.BlueprintValueFunction(self.blueprint, view, self.translate_raise, boards=boards, flops=flops, seed=seed,

@@ -157,7 +157,7 @@ def test_the_river_played_out_over_all_cards_at_once_equals_card_by_card(agent, 
             fast = vf._river_mean(state)
             vf._river = {}
             with monkeypatch.context() as m:
-                m.setattr(vf, "_values_on_boards", lambda s, b: None)
+                m.setattr(vf, "_values_on_boards", lambda s, b, *rest: None)
                 slow = vf._river_mean(state)
             assert fast == slow
             # the flop's lookahead with the river played out inside stays board by board (its samples)

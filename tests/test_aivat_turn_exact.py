@@ -116,7 +116,7 @@ def test_the_flop_lookahead_with_the_turn_played_out_equals_a_slow_reference(age
         if state.is_terminal() or len(state.board) != 3:
             continue
         with monkeypatch.context() as m:
-            m.setattr(slow, "_values_on_boards", lambda s, b: None)
+            m.setattr(slow, "_values_on_boards", lambda s, b, *rest: None)
             want = _reference(vf, state, slow.value)
         assert vf.value(state) == pytest.approx(want, abs=1e-9)
         checked += 1
@@ -125,7 +125,7 @@ def test_the_flop_lookahead_with_the_turn_played_out_equals_a_slow_reference(age
         flops = [cards[4:7], [int(c) for c in rng.choice([c for c in range(52) if c not in cards[:4]], 3, False)]]
         fast = vf._values_list(pre, [list(f) for f in flops])
         with monkeypatch.context() as m:
-            m.setattr(vf, "_values_on_boards", lambda s, b: None)
+            m.setattr(vf, "_values_on_boards", lambda s, b, *rest: None)
             one = vf._values_list(pre, [list(f) for f in flops])
         np.testing.assert_allclose(fast, one, rtol=0, atol=1e-9)
     assert checked >= 3

@@ -160,3 +160,27 @@ def test_remembered_boards_stay_out_of_the_garbage_collectors_way():
     assert not any(gc.is_tracked(entry) for entry in kept)
     assert [list(entry[1]) for entry in kept] == got.tolist()
     assert ab.pair_buckets_boards(1, boards, pairs).tolist() == got.tolist()  # answered from the entries
+
+
+def test_sampled_boards_are_bucketed_without_the_memory():
+    """``pair_buckets_boards(..., sampled=k)``: the same rows as without it (``buckets_for_board``'s), the first k
+    boards neither read from nor kept in the per-board memory, the others remembered; with a remembered board among
+    the others its remembered row is read (a wrong row planted there shows through, so the memory is really read)."""
+    ab = EHSAbstraction((169, 9, 9, 9), runouts=24, calibration_boards=3, seed=8)
+    rng = np.random.default_rng(12)
+    for r, n in ((1, 3), (2, 4), (3, 5)):
+        boards = [rng.choice(52, n, replace=False).tolist() for _ in range(9)]
+        pairs = rng.choice(1326, 2, replace=False).tolist()
+        rows = [ab.buckets_for_board(r, b)[pairs].tolist() for b in boards]
+        ab._cache.clear()
+        ab._pairs.clear()
+        for k in (9, 8, 5):
+            got = ab.pair_buckets_boards(r, boards, pairs, sampled=k)
+            assert got.tolist() == rows
+            assert not any((r, tuple(sorted(b))) in ab._pairs for b in boards[:k])
+            assert all(ab._pairs[(r, tuple(sorted(b)))][1] == tuple(rows[j + k]) for j, b in enumerate(boards[k:]))
+        planted = (r, tuple(sorted(boards[-1])))
+        ab._pairs[planted] = (tuple(pairs), (-7, -7))
+        got = ab.pair_buckets_boards(r, boards, pairs, sampled=5)
+        assert got[:-1].tolist() == rows[:-1] and got[-1].tolist() == [-7, -7]
+        ab._pairs.clear()

@@ -191,3 +191,68 @@ def test_compiled_rules_are_act_on_boards():
         cbets += plan.rules[k.R_CBET] == 1.0
         facing += plan.rules[k.R_FREE] == 0.0
     assert checked > 100 and cbets >= 5 and facing >= 20
+
+
+@pytest.mark.parametrize("opponent,river_exact,turn_exact", [
+    ("always-call", False, False), ("rule-based", False, False), ("mixed", False, False),
+    ("blueprint", False, False), ("always-call", True, False), ("always-call", False, True)])
+def test_chance_and_value_is_the_two_calls(strategy, opponent, river_exact, turn_exact):
+    """``chance_and_value(before, after)`` (the dealt board walked with the chance node's sampled boards, its lines
+    kept for the street's decisions) equals ``chance_expectation(before)`` then ``value(after)`` of a twin value
+    function bit for bit, the two generators stay in step, and every later value of the hand (each legal action's
+    child at each decision) is the twin's; with ``turn_exact`` a walk that would draw turn cards is refused (the
+    separate calls take over).  Both paths are taken."""
+    game = load(GAME)
+    owner = BlueprintAgent(strategy, seed=3)
+    other = _other(opponent, strategy)
+    view = poker_view(game)
+    base = owner.aivat_value_function(view, boards=2, river_exact=river_exact)
+    fast, slow = base.fresh(view), base.fresh(view)  # the same tables, generators seeded alike
+    for vf in (fast, slow):
+        vf.blueprint_lookahead = True
+        vf.turn_exact = turn_exact
+    rng = np.random.default_rng(5)
+    bettor = RandomAgent(7)
+    fused = separate = values = 0
+    walked = []
+    real = bv.BlueprintValueFunction._values_with_real
+
+    def spy(self, state, boards, board, *rest):
+        got = real(self, state, boards, board, *rest)
+        walked.append(got is not None)
+        return got
+    bv.BlueprintValueFunction._values_with_real = spy
+    try:
+        for hand in range(16 if turn_exact else 30):
+            seats = [owner, other] if hand % 2 == 0 else [other, owner]
+            for vf in (fast, slow):
+                vf.hand_start(SimpleNamespace(seat_agents=seats))
+            state = game.new_initial_state()
+            cards = [int(c) for c in rng.permutation(52)]
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    before = state.clone()
+                    while state.is_chance_node():
+                        state.apply_action(cards.pop())
+                    n = len(walked)
+                    got = fast.chance_and_value(before, state)
+                    want = (slow.chance_expectation(before), slow.value(state))
+                    assert got == want, (hand, state.history())
+                    fused += len(walked) > n and walked[-1]
+                    separate += len(walked) == n or not walked[-1]
+                    assert fast.rng.bit_generator.state == slow.rng.bit_generator.state
+                    continue
+                action = bv.CALL if rng.random() < 0.6 else bettor.act(state)
+                legal = set(int(a) for a in state.legal_actions())
+                for a in sorted({bv.CALL, bv.FOLD, action} & legal):  # the played one, a check / call, a fold
+                    child = state.clone()
+                    child.apply_action(a)
+                    assert fast.value(child) == slow.value(child), (hand, state.history(), a)
+                    values += 1
+                state.apply_action(action)
+    finally:
+        bv.BlueprintValueFunction._values_with_real = real
+    assert values > 50 and separate > 0
+    assert fused >= (0 if river_exact or turn_exact else 10)
+    if turn_exact:  # refused walks (a draw of turn cards inside) and fused ones (turn and river)
+        assert False in walked and True in walked

@@ -51,6 +51,8 @@ class EHSAbstraction:
     """
 
     kind = "ehs"
+    #: ``pair_buckets_boards`` takes ``sampled`` (boards bucketed without the per-board memory)
+    pair_buckets_sampled = True
 
     def __init__(self, buckets: Sequence[int] = (169, 50, 50, 50), runouts: int = 24,
                  calibration_boards: int = 40, seed: int = 0, cache_size: int = 4096):
@@ -134,11 +136,13 @@ class EHSAbstraction:
                     return np.array([hit[1][hit[0].index(q)] for q in wanted], dtype=np.int32)
         return self.pair_buckets_boards(r, [board], pairs)[0]
 
-    def pair_buckets_boards(self, round_index: int, boards, pairs) -> np.ndarray:
+    def pair_buckets_boards(self, round_index: int, boards, pairs, sampled: int = 0) -> np.ndarray:
         """int32[B, K]: row ``k`` is ``pair_buckets(round_index, boards[k], pairs)`` (bucket -1 for a pair touching
         the board), for B boards of round ``round_index`` (0, 3, 4 or 5 cards each) and K pair indices, bit for
         bit; the boards not in the cache are bucketed together (their run-outs sampled, their rivers' strengths
-        and the pairs' E[HS] in one kernel call each: a chance node's 16 sampled boards at once)."""
+        and the pairs' E[HS] in one kernel call each: a chance node's 16 sampled boards at once).  ``sampled``: the
+        first ``sampled`` boards are seen once (a chance node's sample): bucketed without looking them up in the
+        per-board memory or keeping them there (the same rows: a board's buckets do not depend on the memory)."""
         r = self._check_round(round_index)
         pairs = np.asarray(pairs, dtype=np.int64).reshape(-1)
         if pairs.size and (pairs.min() < 0 or pairs.max() >= self._preflop.size):
@@ -146,6 +150,17 @@ class EHSAbstraction:
         ids = self._sorted_boards(r, boards)
         if r == 0:
             return np.tile(self._preflop[pairs], (ids.shape[0], 1))
+        sampled = min(max(int(sampled), 0), ids.shape[0])
+        if sampled:
+            if sampled == ids.shape[0]:
+                return self._buckets_of_pairs_sorted(r, ids, ids.tolist(), pairs)
+            out = self._buckets_of_pairs_sorted(r, ids, ids.tolist(), pairs) if not self._remembered(
+                r, ids[sampled:], pairs) else None
+            if out is not None:  # the rest new too: one call for all, the rest remembered
+                self._remember_rows(r, ids[sampled:].tolist(), pairs, out[sampled:].tolist())
+                return out
+            return np.concatenate([self._buckets_of_pairs_sorted(r, ids[:sampled], ids[:sampled].tolist(), pairs),
+                                   self.pair_buckets_boards(r, ids[sampled:], pairs)])
         wanted = tuple(pairs.tolist())
         rows = ids.tolist()
         keys = [(r, tuple(row)) for row in rows]
@@ -180,12 +195,23 @@ class EHSAbstraction:
                 out[miss] = got
                 got_rows = got.tolist()
         if miss:
-            if len(known) > 8 * self._cache_size:
-                known.clear()
-            # tuples of ints, not lists: the gc untracks them, so its full collections do not walk every entry
-            for k, row in zip(miss, got_rows):
-                known[keys[k]] = (wanted, tuple(row))
+            self._remember_rows(r, [rows[k] for k in miss], pairs, got_rows)
         return out
+
+    def _remembered(self, r: int, ids: np.ndarray, pairs: np.ndarray) -> bool:
+        """Whether any of the sorted boards ``ids`` has a remembered row (``pair_buckets_boards`` would read it)."""
+        full, known = self._cache, self._pairs
+        return any((r, tuple(row)) in full or (r, tuple(row)) in known for row in ids.tolist())
+
+    def _remember_rows(self, r: int, rows: list, pairs: np.ndarray, got_rows: list) -> None:
+        """Remember the buckets ``got_rows[k]`` of ``pairs`` on the sorted board ``rows[k]`` (one entry per board)."""
+        known = self._pairs
+        if len(known) > 8 * self._cache_size:
+            known.clear()
+        wanted = tuple(pairs.tolist())
+        # tuples of ints, not lists: the gc untracks them, so its full collections do not walk every entry
+        for row, got in zip(rows, got_rows):
+            known[(r, tuple(row))] = (wanted, tuple(got))
 
     def _buckets_of_pairs_sorted(self, r: int, ids: np.ndarray, rows: list, pairs: np.ndarray) -> np.ndarray:
         """int32[B, K]: ``searchsorted(edges[r], _ehs_of_pairs_sorted(ids, pairs), side="right")`` with -1 where the

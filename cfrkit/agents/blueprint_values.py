@@ -291,6 +291,21 @@ def _two_buckets_boards(ab, cache: dict, r: int, boards, hole) -> List[Tuple[int
     return out
 
 
+def _chance_buckets(ab, cache, r: int, boards, real, hole) -> List[Tuple[int, int]]:
+    """The two hands' buckets of round ``r`` on a chance node's sampled ``boards`` and the dealt board ``real`` (or
+    None), last: :func:`_two_buckets_boards`'s, the samples bucketed in one call without the memories (each is seen
+    once: ``pair_buckets_boards``' ``sampled``), the dealt board remembered (the street's decisions read it)."""
+    many = getattr(ab, "pair_buckets_boards", None)
+    if many is None or not getattr(ab, "pair_buckets_sampled", False):
+        return _two_buckets_boards(ab, cache, r, boards if real is None else boards + [real], hole)
+    pairs = [pair_index(*hole[0]), pair_index(*hole[1])]
+    out = [(b0, b1) for b0, b1 in many(r, boards if real is None else boards + [real], pairs,
+                                       sampled=len(boards)).tolist()]
+    if real is not None:
+        _Shared.remember(cache, (r, tuple(real), tuple(hole[0]), tuple(hole[1])), out[-1])
+    return out
+
+
 def _equity(h0, h1, board) -> float:
     """Exact showdown equity (win + tie / 2) of hand ``h0`` against ``h1`` over the cards to come."""
     if not board:
@@ -403,6 +418,8 @@ class BlueprintValueFunction:
         # (the cheap part of the split mean, see _flop_mean): part of every cache key a flop's value enters
         self._turn_suspended = False
         self._plans: Optional[_StreetPlans] = None  # the compiled lookahead's betting lines, kept across hands
+        self._no_draw = False  # set while the dealt board is walked with the sampled ones (_values_with_real)
+        self._first: Optional[tuple] = None  # (game, the seat acting first after the hole cards): _first_seat
         self._hand_reset()
         self._args = dict(flops=self.flops, lookahead=self.lookahead, blueprint_lookahead=self.blueprint_lookahead,
                           street_from=self.street_from, follow_owner=self.follow_owner, river_exact=self.river_exact,
@@ -773,39 +790,81 @@ class BlueprintValueFunction:
     def chance_expectation(self, state) -> float:
         """``E_c v(state c)`` over the run of chance nodes at ``state`` under the true chance
         distribution (exact, or the flop and turn by an unbiased sample; see the module doc)."""
+        return self._chance_expectation(state, None)[0]
+
+    def chance_and_value(self, before, after) -> Tuple[float, float]:
+        """``(chance_expectation(before), value(after))`` bit for bit, ``after`` the state the run of chance nodes at
+        ``before`` reached (the AIVAT observer's two calls around a run of cards, chips).  Where the street lookahead
+        over the chance node's sampled boards applies, ``after``'s board is walked with them in the same compiled walk
+        (its buckets and equity in the same kernel calls: per board the same operations as :meth:`value`'s), instead
+        of a walk of its own; its lines' values are kept for the street's later decisions as :meth:`value` keeps
+        them.  Elsewhere the two calls as they are, in that order."""
+        cls, own = type(self), self.__dict__
+        if (cls.value is not _OWN_CALLS[0] or cls.chance_expectation is not _OWN_CALLS[1] or "value" in own
+                or "chance_expectation" in own):  # either replaced (a subclass, a test's patch): the two calls
+            return self.chance_expectation(before), self.value(after)
+        mean, v = self._chance_expectation(before, after)
+        return mean, (self.value(after) if v is None else v)
+
+    def _fusable(self, before, after) -> bool:
+        """Whether :meth:`value` of ``after`` (``before`` with the next round's cards dealt, a decision) may come
+        from the compiled walk over ``before``'s sampled boards: the street lookahead's root, no draw of the owner
+        pending (``owner_draws``)."""
+        if (after is None or not self._street or not self.compiled_lookahead or _street_kernel is None
+                or type(after) is not HoldemState or after.is_terminal() or after.is_chance_node()
+                or int(after.round) < self.street_from
+                or (self.owner_draws and self._memo is not None)):
+            return False
+        nb = len(before.board)
+        return (len(after.board) == _BOARD[_ROUND[nb] + 1] and list(after.board[:nb]) == list(before.board)
+                and after.hole == before.hole and _betting_key(after) == _betting_key(before))
+
+    def _chance_expectation(self, state, after) -> Tuple[float, Optional[float]]:
+        """``(chance_expectation(state), value(after) or None)``: the second where the walk over the sampled boards
+        gave it too (:meth:`chance_and_value`; ``after`` None: never)."""
         hole = state.hole
         if len(hole[0]) == 0 and len(hole[1]) == 0:
-            return self._deal()
+            return self._deal(), None
         if len(hole[0]) < 2 or len(hole[1]) < 2:
             raise GameError("chance_expectation between the two players' hole cards is not supported")
         node = self.node_of(state)
         board = [int(c) for c in state.board]
         if self._runs_out(state):
-            return self._equity_value(state)  # an all-in run-out: E_c of the check-down equity value is itself
+            # an all-in run-out: E_c of the check-down equity value is itself
+            return self._equity_value(state), None
         if self._turn_leaf(state):
-            return self._offtree_mean(state)  # what value() is here: the mean of value() over the turn cards
+            return self._offtree_mean(state), None  # what value() is here: the mean of value() over the turn cards
         r = {0: 1, 3: 2, 4: 3}[len(board)]
         if node is None or self.tree.kind[node] != DECISION or int(self.tree.round[node]) != r:
             # off the tree: with a known strategy after the cards v(h) is already the mean over them; else v after
             # the cards is the check-down equity value too, whose mean is itself (the equity is a martingale)
-            return self._offtree_mean(state) if self._looks_ahead() else self._equity_value(state)
+            return (self._offtree_mean(state) if self._looks_ahead() else self._equity_value(state)), None
         need = _BOARD[r] - len(board)
         if need == 1 and r == 3 and self._river_on():
-            return self._river_mean(state)
+            return self._river_mean(state), None
         dead = set(board) | set(hole[0]) | set(hole[1])
         rest = np.array([c for c in range(52) if c not in dead], dtype=np.int64)
         every = need == 1 and ((r == 3 and not (self._street and self.street_from <= 3)) or rest.size <= self.flops)
         boards = self._chance_boards(board, rest, need, every)
-        _two_buckets_boards(self.ab, self._shared.buckets, r, boards, hole)  # every board's, read below: in one batch
+        real = [int(c) for c in after.board] if self._fusable(state, after) else None
+        # every board's, read below: in one batch (the dealt board's too when it is walked with them, last)
+        both = _chance_buckets(self.ab, self._shared.buckets, r, boards, real, hole)
         nxt = int(self.tree.player[node])  # who acts first after the cards
         if self._policy[nxt] is None and not (self._street and r >= self.street_from):
-            mean = float(np.mean([self._on_board(node, bd, hole) for bd in boards]))
-            return mean if every else mean + self._equity_cv(state, node, r, boards)
+            # _on_board on each board, the buckets from the batch above
+            mean = float(np.mean([self.table.value(node, b0, b1, self._equity(hole, bd))
+                                  for bd, (b0, b1) in zip(boards, both)]))
+            return (mean if every else mean + self._equity_cv(state, node, r, boards)), None
+        v = None
         if r == 1 and self._turn_on() and self.turn_flops is not None and self.turn_flops < len(boards):
             mean = self._flop_mean(state, boards)
         else:
-            mean = self._mean_value_on_boards(state, boards)  # the lookahead seat acts first: value() on each board
-        return mean if every else mean + self._equity_cv(state, node, r, boards)
+            # the lookahead seat acts first: value() on each board
+            if real is None:
+                mean = self._mean_value_on_boards(state, boards, buckets=both)
+            else:
+                mean, v = self._mean_value_on_boards(state, boards, real, both)
+        return (mean if every else mean + self._equity_cv(state, node, r, boards)), v
 
     def _turn_on(self) -> bool:
         """Whether a flop-closing call is valued by the mean over the turn cards (``turn_exact``, both strategies
@@ -849,12 +908,24 @@ class BlueprintValueFunction:
         full = self._values_list(state, boards[:m])
         return float(np.mean(cheap)) + float(np.mean(np.array(full) - np.array(cheap[:m])))
 
-    def _mean_value_on_boards(self, state, boards) -> float:
+    def _mean_value_on_boards(self, state, boards, real=None, buckets=None):
         """The mean of :meth:`value` over ``state`` (a chance node) dealt each of ``boards`` (chips): the street
         lookahead over all the boards at once where it applies, else board by board; summed in the boards' order
-        either way, so both paths give the same number bit for bit."""
+        either way, so both paths give the same number bit for bit.  With ``real`` (a board, see
+        :meth:`chance_and_value`): ``(mean, value on real or None)``, ``real`` walked with the boards where the
+        shared walk applies and draws nothing from the generator (a draw inside it would come in another order than
+        the separate calls': then the boards are walked alone).  ``buckets``: the two hands' buckets of the next
+        round on ``boards`` (and ``real``, last) when the caller has them (:func:`_chance_buckets`)."""
+        if real is not None:
+            got = self._values_with_real(state, boards, real, buckets)
+            if got is not None:
+                total = 0.0
+                for v in got[:-1]:
+                    total += v
+                return total / len(boards), got[-1]
+            return self._mean_value_on_boards(state, boards, buckets=buckets), None
         total = 0.0
-        shared = self._values_on_boards(state, boards)
+        shared = self._values_on_boards(state, boards, buckets)
         if shared is not None:
             for v in shared:
                 total += v
@@ -866,6 +937,45 @@ class BlueprintValueFunction:
                     child.apply_action(int(c))
                 total += self.value(child)
         return total / len(boards)
+
+    def _values_with_real(self, state, boards, real, buckets=None) -> Optional[List[float]]:
+        """:meth:`_values_on_boards` of ``boards + [real]`` with the lines of ``real``'s walk kept for the hand
+        (:meth:`_street_value`'s memory), or None where the shared walk does not apply or would draw from the
+        generator (stopped before the draw: the separate calls draw in another order)."""
+        if self._plans is None:
+            self._plans = _StreetPlans(self)
+        plans = self._plans
+        plans.record, plans.recorded = len(boards), []
+        self._no_draw = True
+        try:
+            got = self._values_on_boards(state, boards + [real], buckets)
+        except _DrawInWalk:
+            return None
+        finally:
+            self._no_draw = False
+            plans.record = -1
+        if got is not None:
+            self._keep_walked(plans.recorded, real)
+        plans.recorded = []
+        return got
+
+    def _keep_walked(self, recorded, real) -> None:
+        """Keep the street values of the lines the walk valued on the dealt board ``real`` (``recorded``: (plan, value))
+        for :meth:`_street_value`, as its walk of that board from its root would have kept them (the same values, the
+        same depths below the root); nothing where a line is deep enough for the depth limit to have cut below it."""
+        if any(plan.depth >= 12 for plan, _ in recorded):
+            return
+        board = tuple(real)
+        memo = tuple(sorted(self._memo.items())) if self._memo else None
+        lines = self._lines
+        for plan, v in recorded:
+            lines[(plan.key, board, memo, self._turn_suspended)] = (v, plan.depth)
+
+    def _random(self, size):
+        """``rng.random(size)``: every draw of this value function; refused inside :meth:`_values_with_real`."""
+        if self._no_draw:
+            raise _DrawInWalk()
+        return self.rng.random(size)
 
     def _equity_cv(self, state, node: int, r: int, boards) -> float:
         """The equity control variate of a sampled chance expectation (``chance_cv``; 0.0 when off), in chips:
@@ -915,8 +1025,8 @@ class BlueprintValueFunction:
             return [board + [int(c)] for c in rest]
         if need == 1:
             count = self.flops if count is None else int(count)
-            return [board + [int(c)] for c in rest[np.argsort(self.rng.random(rest.size))[:count]]]
-        picks = np.argsort(self.rng.random((self.flops, rest.size)), axis=1)[:, :need]
+            return [board + [int(c)] for c in rest[np.argsort(self._random(rest.size))[:count]]]
+        picks = np.argsort(self._random((self.flops, rest.size)), axis=1)[:, :need]
         return [board + [int(c) for c in rest[p]] for p in picks]
 
     def _offtree_mean(self, state) -> float:
@@ -946,7 +1056,7 @@ class BlueprintValueFunction:
         return hit
 
     # ------------------------------------------------------------------ the lookahead over a chance node's boards
-    def _values_on_boards(self, state, boards) -> Optional[List[float]]:
+    def _values_on_boards(self, state, boards, buckets=None) -> Optional[List[float]]:
         """``[value(state dealt boards[k]) for k]`` (``state`` a chance node, both hands dealt), playing the street
         lookahead once over all the boards: its betting tree is the same on every board (the betting decides
         legality, pots, the tree's node and real actions), only the policies' buckets and choices, the leaves'
@@ -969,6 +1079,9 @@ class BlueprintValueFunction:
         if rep.is_terminal() or rep.is_chance_node() or int(rep.round) < self.street_from:
             return None
         ctx = _Boards(self, state, [list(b) for b in boards])
+        if buckets is not None:  # the next round's buckets of every board, from the chance node's batch
+            r = _ROUND[len(rep.board)]
+            ctx._buckets.update(((r, k), hit) for k, hit in enumerate(buckets[:len(boards)]))
         if self.compiled_lookahead and _street_kernel is not None:
             return self._values_on_boards_compiled(rep, key, ctx)
         try:
@@ -1155,7 +1268,7 @@ class BlueprintValueFunction:
             rest = np.array([c for c in range(52) if c not in dead], dtype=np.int64)
             every = self.river_cards >= rest.size
             if not every:  # a uniform sample without replacement: unbiased for the mean
-                rest = rest[np.argsort(self.rng.random(rest.size))[:self.river_cards]]
+                rest = rest[np.argsort(self._random(rest.size))[:self.river_cards]]
             board = [int(c) for c in state.board]
             boards = [board + [int(c)] for c in rest]
             hit = self._mean_value_on_boards(state, boards)  # no sample is drawn inside the river's lookahead
@@ -1188,11 +1301,15 @@ class BlueprintValueFunction:
         return self._shared.deal_value
 
     def _first_seat(self) -> int:
-        """The seat that acts first after the hole cards."""
-        s = self.view.game.new_initial_state()
-        for c in (0, 1, 2, 3):  # any four cards: the order of play does not depend on them
-            s.apply_action(c)
-        return int(s.current_player())
+        """The seat that acts first after the hole cards (found once per game: a function of its rules)."""
+        game = self.view.game
+        hit = self._first
+        if hit is None or hit[0] is not game:
+            s = game.new_initial_state()
+            for c in (0, 1, 2, 3):  # any four cards: the order of play does not depend on them
+                s.apply_action(c)
+            hit = self._first = (game, int(s.current_player()))
+        return hit[1]
 
     def _deal_one_step(self, first: int, pol) -> float:
         """``E[sum_a pol(a | h_first) table_value(root a)]`` over all ordered pairs of disjoint hands (chips), what
@@ -1264,6 +1381,10 @@ class BlueprintValueFunction:
         return total / disjoint.sum()
 
 
+#: the two calls :meth:`BlueprintValueFunction.chance_and_value` stands for (where either is replaced, it makes them)
+_OWN_CALLS = (BlueprintValueFunction.value, BlueprintValueFunction.chance_expectation)
+
+
 def _rules_arrays(agent, state) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """``(rules float64[12], rule_acts int64[6])`` of ``agent``'s postflop rules at ``state`` for the compiled walk
     (``street_lookahead``'s ``Plan.rules`` / ``Plan.rule_acts``, from its ``board_rules_context``), or None where
@@ -1316,6 +1437,9 @@ class _StreetPlans:
         self.round = -1
         self.states: dict = {}
         self._closing: dict = shared.plan_closing  # (table, node) -> float64[B, B, 2], NaN where not read yet
+        # _values_with_real: the board (the last) whose decision lines' values the next walk appends to ``recorded``
+        self.record = -1
+        self.recorded: list = []
 
     def walk(self, rep, key, ctx: _Boards) -> Optional[np.ndarray]:
         """The lookahead's values on ``ctx``'s boards from ``rep`` (a state after the chance node's cards, dealt the
@@ -1337,8 +1461,9 @@ class _StreetPlans:
         eq = ctx.equity(idx)
         outer = self.ctx, self.rep, self.round, self.states  # a leaf's mean over river cards walks inside this walk
         self.ctx, self.rep, self.round, self.states = ctx, rep, r, {}
+        record, self.record = self.record, -1  # the walk of _values_with_real only, not the walks inside it
         try:
-            return _street_kernel.street_values(root, self, b[:, 0], b[:, 1], eq)
+            return _street_kernel.street_values(root, self, b[:, 0], b[:, 1], eq, record, self.recorded)
         finally:
             self.ctx, self.rep, self.round, self.states = outer
 
@@ -1719,6 +1844,11 @@ def _ignores_hand(policy) -> bool:
 
 class _NotOnBoards(Exception):
     """The lookahead over a chance node's boards cannot be shared (the per-board path takes over)."""
+
+
+class _DrawInWalk(Exception):
+    """A draw from the value function's generator inside the walk that values the dealt board with the sampled ones
+    (:meth:`BlueprintValueFunction._values_with_real`): the separate calls take over."""
 
 
 class _Boards:

@@ -94,12 +94,24 @@ class AivatTracker:
         self.vf = value_function
         self.correction = 0.0
         self._pending: Optional[float] = None
+        # a value function with ``chance_and_value(before, after)`` (both numbers in one pass, bit for bit those of
+        # ``chance_expectation(before)`` and ``value(after)``) is asked at the end of the run: a copy of the state
+        self._before = None
 
     def before_chance(self, state) -> None:
+        if getattr(self.vf, "chance_and_value", None) is not None:
+            self._before = state.clone()
+            self._pending = None
+            return
         f = getattr(self.vf, "chance_expectation", None)
         self._pending = float(f(state)) if f is not None else float(self.vf.value(state))
 
     def after_chance(self, state) -> None:
+        if self._before is not None:
+            before, self._before = self._before, None
+            expect, value = self.vf.chance_and_value(before, state)
+            self.correction += float(value) - float(expect)
+            return
         if self._pending is None:
             return
         self.correction += float(self.vf.value(state)) - self._pending
@@ -241,7 +253,8 @@ class AivatObserver(MatchObserver):
             return
         self._pending = None
         actions, row = pending
-        if np.any((actions == action) & (row > 0)):
+        # ``np.any((actions == action) & (row > 0))`` on a few Python numbers (2-3 actions)
+        if any(a == action and q > 0 for a, q in zip(actions.tolist(), row.tolist())):
             self._tracker.decision(state, actions, row, action)
             return
         agent = hand.seat_agents[seat]
