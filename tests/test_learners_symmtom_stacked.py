@@ -42,7 +42,10 @@ def test_stacked_seeds_equal_the_seeds_trained_alone(variant):
     for _ in range(iterations):
         stats = group.iterate()
     assert len(stats) == 3 and all(s["updates"] > 0 for s in stats)
-    tol = 1e-5
+    # rounding (batched vs per-seed matrix products, which BLAS kernel a CPU picks) grows through Adam, whose step
+    # is ~lr in size whatever the gradient's: 2e-5 was seen on an AMD EPYC.  5% of one step (lr 1e-3) still
+    # catches a wrong batch, seed or update, which moves parameters by whole steps
+    tol = 0.05 * _settings(variant, 0).lr
     for ref, t in zip(alone, group.trainers):
         assert (t.iteration, t.episodes, t.env_steps) == (ref.iteration, ref.episodes, ref.env_steps)
         assert torch.equal(t.replay.data["m"], ref.replay.data["m"])        # the same exploring episodes
