@@ -79,8 +79,8 @@ class _CriticStack:
         self.x, self.a, self.nx = x, a, x.shape[-1]
         w1 = self.w1
         z1 = torch.baddbmm(_linear(a, w1[:, :, self.nx:], self.b1), x, w1[:, :, :self.nx].transpose(1, 2))
-        self.h1 = torch.relu(z1)
-        self.h2 = torch.relu(_linear(self.h1, self.w2, self.b2))
+        self.h1 = z1.relu_()                      # in place: the same values, one (S, B, H) buffer less
+        self.h2 = _linear(self.h1, self.w2, self.b2).relu_()
         self.q = torch.baddbmm(self.b3.unsqueeze(1), self.h2, self.w3.transpose(1, 2)).squeeze(-1)
 
     def _hidden_grads(self, dq: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
@@ -112,8 +112,8 @@ class _ActorStack:
         self.w = _views(stack, actor)
         w1, b1, wc, bc, wm, bm, wp, bp = self.w
         self.x = x
-        self.h1 = torch.relu(_linear(x, w1, b1))
-        self.h2 = torch.relu(_linear(self.h1, wc, bc))
+        self.h1 = _linear(x, w1, b1).relu_()
+        self.h2 = _linear(self.h1, wc, bc).relu_()
         self.lm, self.lp = _linear(self.h2, wm, bm), _linear(self.h2, wp, bp)
         self.soft_m = softmax(self.lm + noise[0])
         self.soft_p = softmax(self.lp + noise[1])
@@ -318,7 +318,7 @@ class StackedSeeds:
             if self.feed_forward:
                 actor_t = torch.stack([t.target_pairs[0][0] for t in ts])
                 w1, b1, wc, bc, wm, bm, wp, bp = _views(actor_t, actor_shapes)
-                h = torch.relu(_linear(torch.relu(_linear(x2_own, w1, b1)), wc, bc))
+                h = _linear(_linear(x2_own, w1, b1).relu_(), wc, bc).relu_()
                 lm2, lp2 = _linear(h, wm, bm), _linear(h, wp, bp)
             else:
                 out = [t.actor_target(*t.actor_inputs(x, True))[:2] for t, x in zip(ts, batches)]
