@@ -67,3 +67,96 @@ def test_stacked_seeds_refuse_mixed_runs():
     c.iterate()
     with pytest.raises(LearnerError, match="same iteration"):
         StackedSeeds([a, c], [torch.get_rng_state()] * 2).iterate()
+
+
+# ---------------------------------------------------------------- the stacked step's fast parts (branch symmtom-speed4)
+# Each replaces a composition of the earlier step; it must give the same bits (torch.equal), so that runs stay
+# comparable with those trained before (benchmarks/symmtom_stacked_hash.py checks the whole step end to end).
+
+
+def test_step_grads_gives_each_optimiser_its_own_step_bit_for_bit():
+    from cfrkit.agents.symmtom.learning.flat import FlatAdam, flatten_parameters, step_grads
+
+    def build(seed):
+        torch.manual_seed(seed)
+        net = torch.nn.Sequential(torch.nn.Linear(7, 5), torch.nn.ReLU(), torch.nn.Linear(5, 3))
+        return net, FlatAdam(net, flatten_parameters(net), 1e-3, 0.5)
+
+    alone = [build(s) for s in range(3)]
+    fused = [build(s) for s in range(3)]
+    gen = torch.Generator().manual_seed(5)
+    for step in range(4):               # the first step creates Adam's state (fallback), then the fused call
+        grads = [torch.randn(o.flat.numel(), generator=gen) * (10.0 if step == 2 else 0.1) for _, o in alone]
+        for (_, o), g in zip(alone, grads):
+            o.step_grad(g.clone())
+        step_grads([o for _, o in fused], [g.clone() for g in grads])
+        for (_, a), (_, b) in zip(alone, fused):
+            assert torch.equal(a.flat, b.flat) and torch.equal(a.last_grad, b.last_grad)
+            sa, sb = a.opt.state[a.flat], b.opt.state[b.flat]
+            for k in ("step", "exp_avg", "exp_avg_sq"):
+                assert torch.equal(sa[k], sb[k]), (step, k)
+    assert alone[0][1].opt.state[alone[0][1].flat]["step"].item() == 4
+    assert not torch.equal(alone[0][1].flat, alone[1][1].flat)
+    with pytest.raises(ValueError, match="optimisers"):
+        step_grads([alone[0][1]], [])
+
+
+@pytest.mark.parametrize("variant", ["maddpg", "ee"])
+def test_gather_equals_sample_stack_and_ego_rows(variant):
+    import copy
+
+    group = StackedSeeds.create(lambda st: make_trainer(CFG, st, "cpu"), [_settings(variant, s) for s in (0, 1)])
+    for _ in range(3):
+        group.iterate()
+    M = 32
+    rngs = [copy.deepcopy(t.rng) for t in group.trainers]
+    b = group._gather(M)
+    n, F = CFG.agents, group.trainers[0].features
+    assert b["x"].shape == (2, M * n, n * F)
+    for s, (t, rng) in enumerate(zip(group.trainers, rngs)):
+        ref = t.replay.sample(rng, M)
+        assert t.rng.bit_generator.state == rng.bit_generator.state      # the same draw from the seed's generator
+        assert torch.equal(b["x"][s], t.ego_rows(ref["x"])) and torch.equal(b["x2"][s], t.ego_rows(ref["x2"]))
+        for k, v in ref.items():
+            if k not in ("x", "x2"):
+                assert torch.equal(b[k][s], v), k
+        own = group._seed_batch(b, s, M, F)
+        for k, v in ref.items():
+            assert torch.equal(own[k], v), k
+
+
+def test_gumbel_noise_into_draws_what_gumbel_noise_draws():
+    from cfrkit.agents.symmtom.learning.maddpg import gumbel_noise, gumbel_noise_into
+
+    torch.manual_seed(3)
+    ref = [gumbel_noise(torch.empty(64, k)) for k in (5, 12)]
+    torch.manual_seed(3)
+    buf = torch.empty(2, 64, 12)
+    out = [gumbel_noise_into(torch.empty(64, 5)), gumbel_noise_into(buf[1])]
+    assert torch.equal(out[0], ref[0]) and torch.equal(buf[1], ref[1]) and out[1].data_ptr() == buf[1].data_ptr()
+    assert torch.isfinite(buf[1]).all() and ref[1].std() > 0.5
+
+
+def test_events_heard_speech_equals_the_boolean_reference():
+    """MADDPG-EE's S[1] block (speech of l heard by k reached k, l and l's hearers) as the earlier
+    (B, k, l, piece, j) boolean array computed it, on random positions and speech."""
+    import numpy as np
+
+    from cfrkit.agents.symmtom.learning.estimated import _events
+
+    rng = np.random.default_rng(0)
+    for n, c in ((3, 3), (4, 12), (4, 8), (2, 5)):
+        B = 200
+        eye = np.eye(n, dtype=bool)
+        in_range = (rng.random((B, n, n)) < 0.45) & ~eye[None]
+        spoken = rng.integers(-1, c, size=(B, n))
+        on_base = rng.random((B, n)) < 0.3
+        first = rng.random((B, n, c)) < 0.3
+        got = _events(in_range, spoken, on_base, first, c, reset=False)
+        onehot = (spoken[:, :, None] == np.arange(c)[None, None, :]) & (spoken >= 0)[:, :, None]
+        X = onehot[:, :, :, None] & in_range[:, :, None, :]
+        reach = in_range | eye[None]
+        heard = onehot[:, None, :, :, None] & in_range[:, :, :, None, None]
+        X |= (heard & (reach[:, None, :, None, :] | eye[None, :, None, None, :])).any(2)
+        assert np.array_equal(got[:, :, :c * n], X.reshape(B, n, c * n).astype(np.float32)), (n, c)
+        assert 0 < X.mean() < 1

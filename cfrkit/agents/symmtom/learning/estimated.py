@@ -67,10 +67,15 @@ def _events(in_range: np.ndarray, spoken: np.ndarray, on_base: np.ndarray, first
         onehot = (spoken[:, :, None] == np.arange(c)[None, None, :]) & (spoken >= 0)[:, :, None]   # (B, l, c)
         # S[0]: my effective speech reached everyone in my range -> (B, k, piece, j)
         X = onehot[:, :, :, None] & in_range[:, :, None, :]
-        # S[1]: speech of l heard by me reached me, l and everyone in l's range
+        # S[1]: speech of l heard by me reached me, l and everyone in l's range: X[k, p, j] |= any over l of
+        # (k hears l) & (l said p) & (j hears l or j is l, or j is k); the "any" as a count product of 0/1
+        # float32 matrices (counts <= n, exact) instead of a (B, k, l, piece, j) boolean array
         reach = in_range | eye[None]                                       # (B, l, j): j hears l, or j is l
-        heard = onehot[:, None, :, :, None] & in_range[:, :, :, None, None]  # (B, k, l, piece, 1)
-        X |= (heard & (reach[:, None, :, None, :] | eye[None, :, None, None, :])).any(2)
+        hears_l = in_range.astype(np.float32)                              # (B, k, l)
+        said_reach = (onehot[:, :, :, None] & reach[:, :, None, :]).astype(np.float32).reshape(B, n, cn)
+        X |= (np.matmul(hears_l, said_reach) > 0).reshape(B, n, c, n)
+        heard = np.matmul(hears_l, onehot.astype(np.float32)) > 0          # (B, k, piece): k heard piece
+        X |= heard[:, :, :, None] & eye[None, :, None, :]
         # W[k, j, l]: j hears l and I (k) do not; j != k, l != k
         W = in_range[:, None, :, :] & ~in_range[:, :, None, :]
         W &= ~eye[None, :, :, None] & ~eye[None, :, None, :]

@@ -11,7 +11,7 @@ each other.
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 import torch
 from torch import nn
@@ -51,9 +51,7 @@ class FlatAdam:
 
     def step_grad(self, g: torch.Tensor) -> None:
         """Clip the flat gradient ``g`` (modified in place) by its L2 norm, then one Adam step."""
-        # clip_grad_norm_'s rule: scale by max / (norm + 1e-6) when that is below 1
-        coef = (self.max_grad_norm / (torch.linalg.vector_norm(g) + 1e-6)).clamp_(max=1.0)
-        self.flat.grad = g.mul_(coef)
+        self.flat.grad = _clip_(g, self.max_grad_norm)
         self.opt.step()
         self.flat.grad = None
         self.last_grad = g        # the clipped gradient just applied (tests compare it)
@@ -94,3 +92,42 @@ class FlatAdam:
                                  "exp_avg": torch.cat([s["exp_avg"].reshape(-1) for s in st]),
                                  "exp_avg_sq": torch.cat([s["exp_avg_sq"].reshape(-1) for s in st])}
         self.opt.load_state_dict(inner)
+
+
+def _clip_(g: torch.Tensor, max_grad_norm: float) -> torch.Tensor:
+    """``g`` scaled in place by clip_grad_norm_'s rule: by max / (norm + 1e-6) when that is below 1."""
+    coef = (max_grad_norm / (torch.linalg.vector_norm(g) + 1e-6)).clamp_(max=1.0)
+    return g.mul_(coef)
+
+
+def step_grads(optimisers: Sequence[FlatAdam], grads: Sequence[torch.Tensor]) -> None:
+    """``optimisers[i].step_grad(grads[i])`` for every i, the Adam steps in one fused call.
+
+    The same clipping per vector, then ``torch._fused_adam_`` over all vectors at once -- the kernel
+    each optimiser's own ``torch.optim.Adam(fused=True).step`` calls, one vector at a time, so every
+    parameter and moment gets the same bits; what is saved is the optimiser's Python per call (about
+    a tenth of a millisecond, twice per seed per gradient step).  Falls back to the optimisers' own
+    steps before their first step (state not yet created) or when their settings differ."""
+    if len(optimisers) != len(grads):
+        raise ValueError(f"{len(optimisers)} optimisers but {len(grads)} gradients")
+    groups = [o.opt.param_groups[0] for o in optimisers]
+    keys = ("lr", "betas", "eps", "weight_decay")
+    g0 = groups[0]
+    fusable = all(
+        g["fused"] and not g["amsgrad"] and not g["maximize"] and not g.get("differentiable", False)
+        and not g.get("decoupled_weight_decay", False) and not isinstance(g["lr"], torch.Tensor)
+        and all(g[k] == g0[k] for k in keys) and o.flat in o.opt.state and o.flat.device.type == "cpu"
+        for o, g in zip(optimisers, groups))
+    if not fusable:
+        for o, g in zip(optimisers, grads):
+            o.step_grad(g)
+        return
+    states = [o.opt.state[o.flat] for o in optimisers]
+    for o, g in zip(optimisers, grads):
+        o.last_grad = _clip_(g, o.max_grad_norm)
+    steps = [st["step"] for st in states]
+    torch._foreach_add_(steps, 1)           # as torch.optim.adam._fused_adam does before its kernel
+    torch._fused_adam_([o.flat for o in optimisers], list(grads), [st["exp_avg"] for st in states],
+                       [st["exp_avg_sq"] for st in states], [], steps, amsgrad=False, lr=g0["lr"],
+                       beta1=g0["betas"][0], beta2=g0["betas"][1], weight_decay=g0["weight_decay"],
+                       eps=g0["eps"], maximize=False, grad_scale=None, found_inf=None)

@@ -47,16 +47,24 @@ from cfrkit.agents.symmtom.learning.settings import VARIANTS, MADDPGSettings, ch
 from cfrkit.games.symmtom.batched import BatchedSymmToM
 from cfrkit.games.symmtom.core import NUM_MOVES, SymmToMConfig
 
-__all__ = ["VARIANTS", "MADDPGSettings", "MADDPGTrainer", "LearnedSymmToMAgent", "gumbel_noise"]
+__all__ = ["VARIANTS", "MADDPGSettings", "MADDPGTrainer", "LearnedSymmToMAgent", "gumbel_noise",
+           "gumbel_noise_into"]
 
 _KNOWLEDGE = {"ce": "ce", "ge": "ge", "oracle": "oracle"}
 _episode_seed = episode_seed      # the name earlier code used
 
 
 def gumbel_noise(logits: torch.Tensor) -> torch.Tensor:
-    """Standard Gumbel noise shaped like ``logits`` (-log -log U; uniform draws are cheaper than exponentials)."""
+    """Standard Gumbel noise shaped like ``logits`` (-log -log U; uniform draws are cheaper than exponentials).
+    Computed in place in one buffer (the same values as ``-torch.log(-torch.log(u))``, without three temporaries)."""
     u = torch.rand_like(logits).clamp_(min=1e-10, max=1.0 - 1e-7)
-    return -torch.log(-torch.log(u))
+    return u.log_().neg_().log_().neg_()
+
+
+def gumbel_noise_into(out: torch.Tensor) -> torch.Tensor:
+    """:func:`gumbel_noise` written into ``out`` (contiguous): the same uniform draws in the same order, the
+    same values as ``out.copy_(gumbel_noise(out))``."""
+    return out.uniform_(0.0, 1.0).clamp_(min=1e-10, max=1.0 - 1e-7).log_().neg_().log_().neg_()
 
 
 def _gumbel_argmax(logits: torch.Tensor) -> torch.Tensor:

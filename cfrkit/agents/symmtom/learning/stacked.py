@@ -19,13 +19,15 @@ with its own code (``actor_step``), fed with the stacked critic's action gradien
 """
 from __future__ import annotations
 
+import math
 import time
 from typing import Dict, List, Sequence, Tuple
 
 import torch
 
 from cfrkit.agents.rl import LearnerError
-from cfrkit.agents.symmtom.learning.maddpg import MADDPGTrainer, gumbel_noise
+from cfrkit.agents.symmtom.learning.flat import step_grads
+from cfrkit.agents.symmtom.learning.maddpg import MADDPGTrainer, gumbel_noise_into
 from cfrkit.agents.symmtom.learning.networks import Actor, relu_backward, softmax
 from cfrkit.agents.symmtom.learning.settings import episode_seed
 from cfrkit.games.symmtom.core import NUM_MOVES
@@ -38,12 +40,21 @@ def stackable(trainer: MADDPGTrainer) -> bool:
     return type(trainer) is MADDPGTrainer and type(trainer.actor) is Actor and not trainer.recurrent
 
 
-def _views(stack: torch.Tensor, module: torch.nn.Module) -> List[torch.Tensor]:
-    """(S, P) stacked flat parameters -> one (S, *shape) view per parameter of ``module`` (its order)."""
+def _shapes(module: torch.nn.Module) -> List[Tuple[int, ...]]:
+    """The shapes of ``module``'s parameters, in its order (what :func:`_views` cuts a stack into)."""
+    return [tuple(p.shape) for p in module.parameters()]
+
+
+def _views(stack: torch.Tensor, shapes) -> List[torch.Tensor]:
+    """(S, P) stacked flat parameters -> one (S, *shape) view per parameter; ``shapes``: a module (its
+    parameters' shapes, in its order) or a list of :func:`_shapes`."""
+    if isinstance(shapes, torch.nn.Module):
+        shapes = _shapes(shapes)
     out, offset = [], 0
-    for p in module.parameters():
-        k = p.numel()
-        out.append(stack[:, offset:offset + k].view((stack.shape[0],) + tuple(p.shape)))
+    S = stack.shape[0]
+    for shape in shapes:
+        k = math.prod(shape)
+        out.append(stack[:, offset:offset + k].view((S,) + shape))
         offset += k
     return out
 
@@ -60,15 +71,16 @@ def _flat_grad(pieces: Sequence[torch.Tensor]) -> torch.Tensor:
 
 
 class _CriticStack:
-    """:class:`~.networks.CriticPass` for S seeds at once: x (S, B, n F), a (S, B, n A); q (S, B)."""
+    """:class:`~.networks.CriticPass` for S seeds at once: x (S, B, n F), a (S, B, n A); q (S, B).
+    ``critic``: the module or its :func:`_shapes`."""
 
-    def __init__(self, critic: torch.nn.Module, stack: torch.Tensor, x: torch.Tensor, a: torch.Tensor):
+    def __init__(self, critic, stack: torch.Tensor, x: torch.Tensor, a: torch.Tensor):
         self.w1, self.b1, self.w2, self.b2, self.w3, self.b3 = _views(stack, critic)
         self.x, self.a, self.nx = x, a, x.shape[-1]
         w1 = self.w1
         z1 = torch.baddbmm(_linear(a, w1[:, :, self.nx:], self.b1), x, w1[:, :, :self.nx].transpose(1, 2))
-        self.h1 = torch.relu(z1)
-        self.h2 = torch.relu(_linear(self.h1, self.w2, self.b2))
+        self.h1 = z1.relu_()                      # in place: the same values, one (S, B, H) buffer less
+        self.h2 = _linear(self.h1, self.w2, self.b2).relu_()
         self.q = torch.baddbmm(self.b3.unsqueeze(1), self.h2, self.w3.transpose(1, 2)).squeeze(-1)
 
     def _hidden_grads(self, dq: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
@@ -92,15 +104,16 @@ class _CriticStack:
 
 
 class _ActorStack:
-    """:class:`~.networks.ActorPass` for S seeds at once: x (S, B, F), noise ((S, B, 5), (S, B, c))."""
+    """:class:`~.networks.ActorPass` for S seeds at once: x (S, B, F) (any strides), noise ((S, B, 5),
+    (S, B, c)); ``actor``: the module or its :func:`_shapes`."""
 
-    def __init__(self, actor: Actor, stack: torch.Tensor, x: torch.Tensor,
+    def __init__(self, actor, stack: torch.Tensor, x: torch.Tensor,
                  noise: Tuple[torch.Tensor, torch.Tensor], eye_m: torch.Tensor, eye_p: torch.Tensor):
         self.w = _views(stack, actor)
         w1, b1, wc, bc, wm, bm, wp, bp = self.w
         self.x = x
-        self.h1 = torch.relu(_linear(x, w1, b1))
-        self.h2 = torch.relu(_linear(self.h1, wc, bc))
+        self.h1 = _linear(x, w1, b1).relu_()
+        self.h2 = _linear(self.h1, wc, bc).relu_()
         self.lm, self.lp = _linear(self.h2, wm, bm), _linear(self.h2, wp, bp)
         self.soft_m = softmax(self.lm + noise[0])
         self.soft_p = softmax(self.lp + noise[1])
@@ -152,6 +165,7 @@ class StackedSeeds:
         self.stacked = len(self.trainers) > 1
         self.feed_forward = stackable(t0)      # the actor's step stacked too (else per seed, autograd)
         self.rng = list(rng_states)
+        self._shapes = None      # (actor, critic) parameter shapes, for the stacked views
 
     @classmethod
     def create(cls, make, settings: Sequence) -> "StackedSeeds":
@@ -234,35 +248,77 @@ class StackedSeeds:
                         "updates": due[0]})
         return out
 
+    def _gather(self, M: int) -> Dict[str, torch.Tensor]:
+        """Every seed's replay sample of M transitions -- the rows :meth:`TensorReplay.sample` draws from
+        the seed's numpy generator -- copied straight into stacked tensors: each field (S, M, ...),
+        except ``x`` and ``x2``, which come as the critic's ego rows (S, M n, n F) (:meth:`~.maddpg.
+        MADDPGTrainer.ego_rows` of the sample).  One copy per field instead of sample, stack and ego
+        rows' three; the values are the same."""
+        ts = self.trainers
+        S, n = len(ts), ts[0].config.agents
+        order = ts[0]._order_flat                       # (n n,): ego k's slot j holds agent order[k, j]
+        F = ts[0].replay.data["x"].shape[-1]
+        b = {k: torch.empty(((S, M * n, n * F) if k in ("x", "x2") else (S, M) + tuple(v.shape[1:])),
+                            dtype=v.dtype, device=v.device) for k, v in ts[0].replay.data.items()}
+        for s, t in enumerate(ts):
+            if len(t.replay) == 0:
+                raise ValueError("cannot sample from an empty replay buffer")
+            idx = torch.from_numpy(t.rng.integers(0, len(t.replay), size=M))      # as TensorReplay.sample
+            ego = (idx[:, None] * n + order[None, :]).reshape(-1)                  # rows of data.view(-1, F)
+            for k, v in t.replay.data.items():
+                if k in ("x", "x2"):
+                    torch.index_select(v.view(-1, F), 0, ego, out=b[k][s].view(M * n * n, F))
+                else:
+                    torch.index_select(v, 0, idx, out=b[k][s])
+        return b
+
+    def _seed_batch(self, b: Dict[str, torch.Tensor], s: int, M: int, F: int) -> Dict[str, torch.Tensor]:
+        """Seed ``s``'s sample as :meth:`TensorReplay.sample` returns it (x, x2 (M, n, F): views of the ego
+        rows' own slot)."""
+        n = self.trainers[0].config.agents
+        out = {k: v[s] for k, v in b.items() if k not in ("x", "x2")}
+        for k in ("x", "x2"):
+            out[k] = b[k][s][:, :F].unflatten(0, (M, n))
+        return out
+
     def update(self) -> torch.Tensor:
         """One gradient step of every seed (each :meth:`MADDPGTrainer.update`, batched over seeds);
         returns (S, 3) critic loss, actor loss, mean Q.  The critic's passes are always stacked; the
         actor's too for the feed-forward variants, while RMADDPG's and EE's actors step per seed
-        with their own code (autograd), fed with the stacked critic's action gradient."""
+        with their own code (autograd), fed with the stacked critic's action gradient.
+
+        Each seed's replay sample goes straight into stacked ego rows (:meth:`_gather`), its Gumbel
+        noise straight into the stacked noise, and the Adam steps of all seeds are one fused call
+        (:func:`~.flat.step_grads`): the same bits as sampling, stacking and stepping seed by seed."""
         ts = self.trainers
         t0, S = ts[0], len(ts)
         s_, n, c = t0.settings, t0.config.agents, t0.config.pieces
         M = max(1, s_.batch // n)
         B = M * n
-        batches, noise = [], []
-        for s, t in enumerate(ts):            # each seed's sample and target noise, in update()'s order
-            batches.append(t.replay.sample(t.rng, M))
+        if self._shapes is None:
+            self._shapes = (_shapes(t0.actor) if self.feed_forward else None, _shapes(t0.critic))
+        actor_shapes, critic_shapes = self._shapes
+        b = self._gather(M)                     # each seed's sample (its numpy generator), in update()'s order
+        kinds = (NUM_MOVES, c, NUM_MOVES, c) if self.feed_forward else (NUM_MOVES, c)
+        nz = [torch.empty(S, B, k) for k in kinds]                                     # (S, B, k)
+        for s in range(S):                      # each seed's target (and actor) noise from its torch stream
             self._enter(s)
             with torch.no_grad():
-                kinds = (NUM_MOVES, c, NUM_MOVES, c) if self.feed_forward else (NUM_MOVES, c)
-                noise.append([gumbel_noise(torch.empty(B, k)) for k in kinds])
+                for buf in nz:
+                    gumbel_noise_into(buf[s])
             self._leave(s)
+        F = b["x"].shape[-1] // n
+        xe, xe2 = b["x"], b["x2"]                                                      # (S, B, n F) ego rows
+        x_own, x2_own = xe[..., :F], xe2[..., :F]      # (S, B, F): row m n + k is agent k's own features
+        batches = None if self.feed_forward else [self._seed_batch(b, s, M, F) for s in range(S)]
         with torch.no_grad():
-            b = {k: torch.stack([x[k] for x in batches]) for k in ("x", "x2", "m", "p", "r", "done")}
-            nz = [torch.stack([x[i] for x in noise]) for i in range(len(noise[0]))]    # (S, B, k)
             critic_t = torch.stack([t.target_pairs[1][0] for t in ts])
             critic_w = torch.stack([t.critic_opt.flat.detach() for t in ts])
-            F = b["x"].shape[-1]
             # target: hard samples of the target actor, the target critic
             if self.feed_forward:
                 actor_t = torch.stack([t.target_pairs[0][0] for t in ts])
-                w1, b1, wc, bc, wm, bm, wp, bp = _views(actor_t, t0.actor)
-                h = torch.relu(_linear(torch.relu(_linear(b["x2"].reshape(S, B, F), w1, b1)), wc, bc))
+                w1, b1, wc, bc, wm, bm, wp, bp = _views(actor_t, actor_shapes)
+                h = _linear(_linear(x2_own, w1, b1).relu_(), wc, bc).relu_()
                 lm2, lp2 = _linear(h, wm, bm), _linear(h, wp, bp)
             else:
                 out = [t.actor_target(*t.actor_inputs(x, True))[:2] for t, x in zip(ts, batches)]
@@ -270,24 +326,20 @@ class StackedSeeds:
             m2, p2 = (lm2 + nz[0]).argmax(-1), (lp2 + nz[1]).argmax(-1)
             a2 = t0.onehot_actions(m2.reshape(S * M, n), p2.reshape(S * M, n))        # (S M, n, A)
             A = a2.shape[-1]
-            xe2 = t0.ego_rows(b["x2"].reshape(S * M, n, F)).reshape(S, B, -1)
-            q2 = _CriticStack(t0.critic, critic_t, xe2, t0.ego_rows(a2).reshape(S, B, -1)).q
+            q2 = _CriticStack(critic_shapes, critic_t, xe2, t0.ego_rows(a2).reshape(S, B, -1)).q
             y = b["r"].reshape(S, B) + s_.gamma * (1 - b["done"]).repeat_interleave(n, 1) * q2
             # critic step
             a = t0.onehot_actions(b["m"].reshape(S * M, n), b["p"].reshape(S * M, n))  # (S M, n, A)
-            xe = t0.ego_rows(b["x"].reshape(S * M, n, F)).reshape(S, B, -1)
-            cp = _CriticStack(t0.critic, critic_w, xe, t0.ego_rows(a).reshape(S, B, -1))
+            cp = _CriticStack(critic_shapes, critic_w, xe, t0.ego_rows(a).reshape(S, B, -1))
             err = cp.q - y
             critic_loss, q_mean = err.pow(2).mean(1), cp.q.mean(1)
             g = cp.parameter_grad(err * (2.0 / B))
-            for s, t in enumerate(ts):
-                t.critic_opt.step_grad(g[s])
+            step_grads([t.critic_opt for t in ts], list(g))
         # the actor's sampled actions (straight-through Gumbel-softmax): stacked, or each seed's own step
         if self.feed_forward:
             with torch.no_grad():
                 actor_w = torch.stack([t.actor_opt.flat.detach() for t in ts])
-                ap = _ActorStack(t0.actor, actor_w, b["x"].reshape(S, B, F), (nz[2], nz[3]), t0.eye_moves,
-                                 t0.eye_pieces)
+                ap = _ActorStack(actor_shapes, actor_w, x_own, (nz[2], nz[3]), t0.eye_moves, t0.eye_pieces)
                 new_a = ap.new_a
         else:
             applies, new_a = [], []
@@ -303,13 +355,12 @@ class StackedSeeds:
             ae = a[:, t0.order].reshape(S, M, n, n, A)                                # (S, M, ego, n, A)
             ae = torch.cat([new_a.reshape(S, M, n, 1, A), ae[:, :, :, 1:]], 3).reshape(S, B, -1)
             critic_w = torch.stack([t.critic_opt.flat.detach() for t in ts])
-            cp = _CriticStack(t0.critic, critic_w, xe, ae)
+            cp = _CriticStack(critic_shapes, critic_w, xe, ae)
             q_new = cp.q
             d_new_a = cp.action_grad(torch.full_like(q_new, -1.0 / B), slice(0, A))
             if self.feed_forward:
                 ga = ap.parameter_grad(d_new_a, s_.logit_reg)
-                for s, t in enumerate(ts):
-                    t.actor_opt.step_grad(ga[s])
+                step_grads([t.actor_opt for t in ts], list(ga))
                 reg = ap.regulariser(s_.logit_reg)
         if not self.feed_forward:
             reg = torch.stack([apply(d_new_a[s]).detach() for s, apply in enumerate(applies)])
