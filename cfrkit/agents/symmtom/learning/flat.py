@@ -101,33 +101,11 @@ def _clip_(g: torch.Tensor, max_grad_norm: float) -> torch.Tensor:
 
 
 def step_grads(optimisers: Sequence[FlatAdam], grads: Sequence[torch.Tensor]) -> None:
-    """``optimisers[i].step_grad(grads[i])`` for every i, the Adam steps in one fused call.
+    """``optimisers[i].step_grad(grads[i])`` for every i (the stacked seeds' Adam steps, seed by seed).
 
-    The same clipping per vector, then ``torch._fused_adam_`` over all vectors at once -- the kernel
-    each optimiser's own ``torch.optim.Adam(fused=True).step`` calls, one vector at a time, so every
-    parameter and moment gets the same bits; what is saved is the optimiser's Python per call (about
-    a tenth of a millisecond, twice per seed per gradient step).  Falls back to the optimisers' own
-    steps before their first step (state not yet created) or when their settings differ."""
+    One fused call over all vectors (``torch._fused_adam_``) gave the same bits and saved about a tenth of a
+    millisecond per call, but it is a private torch function: kept out, the public per-optimiser step is used."""
     if len(optimisers) != len(grads):
         raise ValueError(f"{len(optimisers)} optimisers but {len(grads)} gradients")
-    groups = [o.opt.param_groups[0] for o in optimisers]
-    keys = ("lr", "betas", "eps", "weight_decay")
-    g0 = groups[0]
-    fusable = all(
-        g["fused"] and not g["amsgrad"] and not g["maximize"] and not g.get("differentiable", False)
-        and not g.get("decoupled_weight_decay", False) and not isinstance(g["lr"], torch.Tensor)
-        and all(g[k] == g0[k] for k in keys) and o.flat in o.opt.state and o.flat.device.type == "cpu"
-        for o, g in zip(optimisers, groups))
-    if not fusable:
-        for o, g in zip(optimisers, grads):
-            o.step_grad(g)
-        return
-    states = [o.opt.state[o.flat] for o in optimisers]
     for o, g in zip(optimisers, grads):
-        o.last_grad = _clip_(g, o.max_grad_norm)
-    steps = [st["step"] for st in states]
-    torch._foreach_add_(steps, 1)           # as torch.optim.adam._fused_adam does before its kernel
-    torch._fused_adam_([o.flat for o in optimisers], list(grads), [st["exp_avg"] for st in states],
-                       [st["exp_avg_sq"] for st in states], [], steps, amsgrad=False, lr=g0["lr"],
-                       beta1=g0["betas"][0], beta2=g0["betas"][1], weight_decay=g0["weight_decay"],
-                       eps=g0["eps"], maximize=False, grad_scale=None, found_inf=None)
+        o.step_grad(g)

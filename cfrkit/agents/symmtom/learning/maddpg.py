@@ -107,7 +107,7 @@ class MADDPGTrainer:
         # _joint[m c + p] = [one-hot m, one-hot p] (the critic's action)
         self._joint = torch.cat([self.eye_moves.repeat_interleave(c, 0), self.eye_pieces.repeat(NUM_MOVES, 1)], 1)
         self.order = torch.tensor([[k] + [j for j in range(n) if j != k] for k in range(n)], device=self.device)
-        self._order_flat = self.order.reshape(-1)
+        self.order_flat = self.order.reshape(-1)   # order flattened: ego k's slot j holds agent order[k, j]
         self.iteration = 0
         self.episodes = 0
         self.env_steps = 0
@@ -244,7 +244,7 @@ class MADDPGTrainer:
         """The critic's ego-centric rows: ``t`` (M, n, D), per transition each agent's D values -> (M n, n D),
         row ``m n + k`` holding agent k's values first, then the others' in seat order."""
         M, n, D = t.shape
-        return t.index_select(1, self._order_flat).reshape(M * n, n * D)
+        return t.index_select(1, self.order_flat).reshape(M * n, n * D)
 
     def onehot_actions(self, moves: torch.Tensor, pieces: torch.Tensor) -> torch.Tensor:
         """(M, n) move and piece ids -> (M, n, 5 + c) float one-hot actions (the critic's input)."""

@@ -256,7 +256,7 @@ class StackedSeeds:
         rows' three; the values are the same."""
         ts = self.trainers
         S, n = len(ts), ts[0].config.agents
-        order = ts[0]._order_flat                       # (n n,): ego k's slot j holds agent order[k, j]
+        order = ts[0].order_flat                       # (n n,): ego k's slot j holds agent order[k, j]
         F = ts[0].replay.data["x"].shape[-1]
         b = {k: torch.empty(((S, M * n, n * F) if k in ("x", "x2") else (S, M) + tuple(v.shape[1:])),
                             dtype=v.dtype, device=v.device) for k, v in ts[0].replay.data.items()}
