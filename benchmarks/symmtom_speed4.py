@@ -25,6 +25,17 @@ import subprocess
 import sys
 import time
 
+# both children build the same group of 3 stacked seeds of (variant, setting), their replays filled to the warm-up
+WARMED_GROUP = r'''
+n, w, c = map(int, setting.split("/"))
+cfg = SymmToMConfig(agents=n, width=w, pieces=c)
+g = StackedSeeds.create(lambda st: make_trainer(cfg, st, "cpu"), [MADDPGSettings(variant=variant, seed=s) for s in range(3)])
+for s, t in enumerate(g.trainers):
+    while len(t.replay) < min(t.settings.warmup, t.settings.buffer):
+        g.run_for_seed(s, t.play, t.settings.num_envs, 1000 + t.iteration, False, True)
+        t.iteration += 1
+'''
+
 CHILD = r'''
 import json, os, sys, time, statistics
 import torch
@@ -33,13 +44,7 @@ from cfrkit.agents.symmtom.learning.stacked import StackedSeeds
 from cfrkit.games.symmtom import SymmToMConfig
 torch.set_num_threads(1)
 variant, setting, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
-n, w, c = map(int, setting.split("/"))
-cfg = SymmToMConfig(agents=n, width=w, pieces=c)
-g = StackedSeeds.create(lambda st: make_trainer(cfg, st, "cpu"), [MADDPGSettings(variant=variant, seed=s) for s in range(3)])
-for s, t in enumerate(g.trainers):
-    while len(t.replay) < min(t.settings.warmup, t.settings.buffer):
-        g.run_for_seed(s, t.play, t.settings.num_envs, 1000 + t.iteration, False, True)
-        t.iteration += 1
+%WARMED_GROUP%
 g.update()
 ups, plays = [], []
 for r in range(3):
@@ -57,7 +62,7 @@ ev = time.process_time() - c0
 up, pl = statistics.median(ups), statistics.median(plays)
 print(json.dumps({"update_ms": 1e3 * up, "play_ms": 1e3 * pl, "eval200_ms": 1e3 * ev,
                   "per1000": 1000 / 128 * pl + 250 * up / 3 + 1000 / 1024 * ev}))
-'''
+'''.replace("%WARMED_GROUP%\n", WARMED_GROUP)
 
 
 def measure(checkout: str, variant: str, setting: str, steps: int) -> dict:
@@ -86,13 +91,7 @@ old_stacked = load("before_stacked", "cfrkit/agents/symmtom/learning/stacked.py"
 old_events = load("before_estimated", "cfrkit/agents/symmtom/learning/estimated.py")._events
 new_events = est._events
 torch.set_num_threads(1)
-n, w, c = map(int, setting.split("/"))
-cfg = SymmToMConfig(agents=n, width=w, pieces=c)
-g = StackedSeeds.create(lambda st: make_trainer(cfg, st, "cpu"), [MADDPGSettings(variant=variant, seed=s) for s in range(3)])
-for s, t in enumerate(g.trainers):
-    while len(t.replay) < min(t.settings.warmup, t.settings.buffer):
-        g.run_for_seed(s, t.play, t.settings.num_envs, 1000 + t.iteration, False, True)
-        t.iteration += 1
+%WARMED_GROUP%
 fns = {"before": lambda: old_stacked.StackedSeeds.update(g), "after": g.update}
 evs = {"before": old_events, "after": new_events}
 for f in fns.values():
@@ -122,7 +121,7 @@ for k in ("before", "after"):
     out[k] = {"update_ms": 1e3 * u, "play_ms": 1e3 * p, "eval200_ms": 1e3 * e,
               "per1000": 1000 / 128 * p + 250 * u / 3 + 1000 / 1024 * e}
 print(json.dumps(out))
-'''
+'''.replace("%WARMED_GROUP%\n", WARMED_GROUP)
 
 
 def measure_inprocess(before: str, after: str, variant: str, setting: str, steps: int, rounds: int) -> dict:

@@ -29,10 +29,11 @@ def sample_boards(state, cards, rng, count):
     return [list(state.board) + [int(c) for c in rng.choice(rest, need, replace=False)] for _ in range(count)]
 
 
-def postflop_decisions(game_string, rng, hands, bettor_seed=7):
+def postflop_decisions(game_string, rng, hands, bettor_seed=7, choose=None):
     """Every postflop decision state of ``hands`` random heads-up hands of ``game_string`` (A^R's moves mixed with
-    random calls and bets: c-bet spots, bets faced, all-in sizes).  The state itself is yielded, before its action is
-    chosen, so a caller may draw from the same ``rng`` in between (clone it to keep it)."""
+    random calls and bets: c-bet spots, bets faced, all-in sizes; or ``choose(state, bettor, rng)``'s action).  The
+    state itself is yielded, before its action is chosen, so a caller may draw from the same ``rng`` in between
+    (clone it to keep it)."""
     game = load(game_string)
     agent = RuleBasedAgent()
     bettor = RandomAgent(bettor_seed)
@@ -45,6 +46,9 @@ def postflop_decisions(game_string, rng, hands, bettor_seed=7):
                 continue
             if state.round > 0:
                 yield state
+            if choose is not None:
+                state.apply_action(choose(state, bettor, rng))
+                continue
             # preflop mostly the rules (raises), sometimes a random raise or a call (the big blind raising last:
             # c-bet spots); postflop the rules or a random call or bet
             if rng.random() < (0.6 if state.round == 0 else 0.5):

@@ -23,7 +23,7 @@ from cfrkit.games import load
 from cfrkit.poker.registry import make_agent
 from cfrkit.poker.view import poker_view
 from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
-from holdem_play import BoardParityCaller, sample_boards
+from holdem_play import BoardParityCaller, postflop_decisions, sample_boards
 
 GAME = "holdem(stacks=400;400)"
 
@@ -233,28 +233,19 @@ def test_agents_marked_ignores_board_play_alike_on_every_board():
     the same own strategy and action at the same betting with other board cards."""
     game = load("holdem")
     rng = np.random.default_rng(2)
-    bettor = RandomAgent(7)
     agents = [AlwaysCallAgent(), AlwaysFoldAgent(), FixedRangeRaiser(), FixedRangeRaiser("22+,A2+,K9s+", 0.5)]
     assert all(a.ignores_board for a in agents) and not RuleBasedAgent.ignores_board
     checked = 0
-    for hand in range(40):
-        state = game.new_initial_state()
-        cards = [int(c) for c in rng.permutation(52)]
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(cards.pop())
-                continue
-            if state.board:
-                others = [c for c in cards if c not in state.board][:len(state.board)]
-                other = game.new_initial_state()
-                swap = iter(others)
-                for a in state.history():  # the same hands and betting, other board cards
-                    other.apply_action(next(swap) if other.is_chance_node() and other.hole_cards_dealt else a)
-                assert other.board != state.board
-                for agent in agents:
-                    mine, theirs = agent.own_strategy(state), agent.own_strategy(other)
-                    assert np.array_equal(mine[0], theirs[0]) and np.array_equal(mine[1], theirs[1])
-                    assert agent.act(state) == agent.act(other)
-                checked += 1
-            state.apply_action(CALL_OR_RANDOM(state, bettor, rng))
+    for state in postflop_decisions("holdem", rng, 40, choose=CALL_OR_RANDOM):
+        dead = set(state.board) | set(state.hole[0]) | set(state.hole[1])
+        others = iter(int(c) for c in rng.permutation(52) if c not in dead)
+        other = game.new_initial_state()
+        for a in state.history():  # the same hands and betting, other board cards
+            other.apply_action(next(others) if other.is_chance_node() and other.hole_cards_dealt else a)
+        assert other.board != state.board
+        for agent in agents:
+            mine, theirs = agent.own_strategy(state), agent.own_strategy(other)
+            assert np.array_equal(mine[0], theirs[0]) and np.array_equal(mine[1], theirs[1])
+            assert agent.act(state) == agent.act(other)
+        checked += 1
     assert checked > 20
