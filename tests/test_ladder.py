@@ -428,3 +428,82 @@ def test_a_target_interval_gives_each_pair_the_blocks_its_pilot_asks_for(tmp_pat
         {k: p.deals for k, p in by_pair.items()}
     with pytest.raises(LadderError, match="target_ci"):
         run_ladder(specs, 60, db, game=game, target_ci=-1.0)
+
+
+def _fit_rows(db):
+    """The stored blocks' values of the pairs with fitted tables (their keys name the setting)."""
+    return [r for r in _values(db) if "fit_opponent_deals" in r[0]]
+
+
+def _replay_fitted(db):
+    """Drop the stored blocks of the fitted pairs, so that the next run plays them again."""
+    with sqlite3.connect(db) as con:
+        con.execute("DELETE FROM ladder_blocks WHERE pair LIKE '%fit_opponent_deals%'")
+
+
+def test_stored_fitted_tables_give_the_refitted_blocks_bit_for_bit(tiny_trainer, tmp_path, monkeypatch, capsys):
+    """The fitted opponent tables are stored beside the database and read back (memory-mapped) by a later run: its
+    blocks equal bit for bit those of a run that fits them afresh; a changed blueprint file or a corrupt store is
+    fitted again (one line on stderr), never served the old tables."""
+    import shutil
+
+    import cfrkit.agents.blueprint as bp_mod
+    from cfrkit.platform.ladder import fits_dir
+    from cfrkit.solvers.blueprint.trainer import BlueprintTrainer
+
+    _, tiny = tiny_trainer
+    path = str(tmp_path / "bp.npz")
+    shutil.copy(tiny, path)
+    specs, game = [f"blueprint:{path}", "always-call", "fixed-range-raiser"], "holdem(stacks=400;400)"
+    kw = dict(game=game, block=2, seed=4, fit_opponent_deals=8)
+    real_fit = bp_mod.fit_abstract_policy
+    fits = {"n": 0}
+
+    def counting_fit(*a, **k):
+        fits["n"] += 1
+        return real_fit(*a, **k)
+
+    monkeypatch.setattr(bp_mod, "fit_abstract_policy", counting_fit)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 4, str(tmp_path / "refit.db"), store_fits=False, **kw)
+    refit = _fit_rows(str(tmp_path / "refit.db"))
+    assert len(refit) == 4 and fits["n"] == 2 and not os.path.exists(fits_dir(str(tmp_path / "refit.db")))
+
+    db = str(tmp_path / "stored.db")
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 2, db, **kw)                     # the first block of each pair: fitted and stored
+    assert fits["n"] == 4 and len(os.listdir(fits_dir(db))) == 2
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})     # a new process: nothing in memory
+    res = run_ladder(specs, 4, db, **kw)               # resumed: the second blocks with the stored tables
+    assert res.blocks == 3 and fits["n"] == 4
+    assert _fit_rows(db) == refit
+    assert capsys.readouterr().err.count("fitted opponent tables") == 0
+
+    # a corrupt store (one byte changed) is fitted again, with the same values
+    store = os.path.join(fits_dir(db), sorted(os.listdir(fits_dir(db)))[0])
+    victim = os.path.join(store, sorted(f for f in os.listdir(store) if f.endswith(".npy"))[0])
+    raw = bytearray(open(victim, "rb").read())
+    raw[-1] ^= 0x40
+    open(victim, "wb").write(bytes(raw))
+    _replay_fitted(db)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 4, db, **kw)
+    err = capsys.readouterr().err
+    assert fits["n"] == 5 and err.count("corrupt") == 1 and len(err.strip().splitlines()) == 1
+    assert _fit_rows(db) == refit
+
+    # another blueprint under the same file name: its tables, not the stored ones
+    tr = BlueprintTrainer(game, "0.5+1", 1, abstraction="ehs:169,2,2,2", seed=7)
+    tr.iterate(2)
+    tr.save(path)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 4, str(tmp_path / "refit2.db"), store_fits=False, **kw)
+    want = _fit_rows(str(tmp_path / "refit2.db"))
+    assert want != refit
+    _replay_fitted(db)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    n = fits["n"]
+    run_ladder(specs, 4, db, **kw)
+    err = capsys.readouterr().err
+    assert fits["n"] == n + 2 and err.count("stale (stored for another blueprint)") == 2
+    assert _fit_rows(db) == want

@@ -124,10 +124,13 @@ class BlueprintValueTable:
     """The tables ``D``, ``S`` of :func:`blueprint_values` (module doc), decision nodes only.
 
     ``d(n)``, ``s(n)``: float64[B_r, B_r] for any node ``n`` (terminals computed from the tree); ``nbytes``:
-    the memory of the stored blocks.
+    the memory of the stored blocks.  ``blocks`` (optional): ``(D, S)``, one float32[decisions of round r, B_r, B_r]
+    block per round, tables built before (e.g. read-only memory maps of stored ones,
+    :func:`cfrkit.agents.opponent_values.load_fitted_tables`); default: zeros to be filled by :func:`blueprint_values`.
+    Raises ``GameError`` for a block of the wrong shape or dtype.
     """
 
-    def __init__(self, tree, num_buckets):
+    def __init__(self, tree, num_buckets, blocks: Optional[Tuple[List[np.ndarray], List[np.ndarray]]] = None):
         self.tree = tree
         self.num_buckets = tuple(int(b) for b in num_buckets)
         rounds = tree.round.astype(np.int64)
@@ -139,8 +142,16 @@ class BlueprintValueTable:
             ids = np.flatnonzero(dec & (rounds == r))
             self.row[ids] = np.arange(ids.size)
             b = self.num_buckets[r]
-            self.D.append(np.zeros((ids.size, b, b), dtype=np.float32))
-            self.S.append(np.zeros((ids.size, b, b), dtype=np.float32))
+            if blocks is None:
+                self.D.append(np.zeros((ids.size, b, b), dtype=np.float32))
+                self.S.append(np.zeros((ids.size, b, b), dtype=np.float32))
+                continue
+            for name, have, out in (("D", blocks[0], self.D), ("S", blocks[1], self.S)):
+                x = have[r] if r < len(have) else None
+                if x is None or x.shape != (ids.size, b, b) or x.dtype != np.float32:
+                    raise GameError(f"value table block {name}[{r}] is "
+                                    f"{None if x is None else (x.shape, str(x.dtype))}, not float32 {(ids.size, b, b)}")
+                out.append(x)
         # (node, bucket 0, bucket 1) -> the transition-averaged (D, S) of a round-closing call: kept with the
         # table it was read from (a value function may switch tables per seat, e.g. fitted opponent tables)
         self.closing: dict = {}
@@ -357,6 +368,8 @@ class BlueprintValueFunction:
     unbiased means, so unbiased; ``turn_flops`` None: all of them, the plain mean).  ``turn_cards`` (default None:
     every card when ``flops`` covers them): the turn cards of that mean, a uniform sample without replacement with
     the equity control variate on the pot (for the river played out inside: fewer turn lookaheads per leaf).
+    ``self_play_table`` (default True): build the self-play tables; False leaves ``table`` None for a subclass that
+    brings its own (:class:`~cfrkit.agents.opponent_values.OpponentTablesValueFunction` with both seats fitted).
     ``compiled_lookahead`` (default True): the street lookahead over a chance node's boards
     (:meth:`_values_on_boards`) is walked in C (``pyx/street_lookahead.pyx``) over betting lines kept per hand; off,
     the Python walk (:meth:`_street_boards`, the reference).  The same numbers bit for bit either way.
@@ -367,7 +380,8 @@ class BlueprintValueFunction:
                  follow_owner: bool = True, river_exact: bool = True,
                  river_cards: int = 12, river_leaves: bool = True, chance_cv: bool = False,
                  owner_fallback: bool = False, owner_draws: bool = False, compiled_lookahead: bool = True,
-                 turn_exact: bool = False, turn_flops: Optional[int] = None, turn_cards: Optional[int] = None):
+                 turn_exact: bool = False, turn_flops: Optional[int] = None, turn_cards: Optional[int] = None,
+                 self_play_table: bool = True):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
         if turn_flops is not None and int(turn_flops) < 1:
@@ -387,7 +401,9 @@ class BlueprintValueFunction:
         self._shared = _Shared(bucket_transitions(self.ab, boards, seed), NodeWalker(self.tree, translate_raise),
                                self.ab)
         self.trans = self._shared.trans
-        self._shared.table = blueprint_values(strategy, self.trans)
+        # a subclass whose every hand uses other tables (both seats of fitted opponent tables) skips the self-play
+        # ones: 0.6 GB and seconds for the CLI-default tree
+        self._shared.table = blueprint_values(strategy, self.trans) if self_play_table else None
         self.table = self._shared.table
         self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), 2727]))
         self.lookahead = bool(lookahead)

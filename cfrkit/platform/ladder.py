@@ -62,7 +62,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 
 from cfrkit._ray import ray_session
-from cfrkit.evaluation.aivat import fit_opponent_pair
+from cfrkit.evaluation.aivat import fit_opponent_pair, fit_seed
 from cfrkit.evaluation.ladder import (Crosstable, deals_for_interval, derived_seed, pair_result, play_block,
                                      supports_aivat)
 from cfrkit.games.base import GameError
@@ -71,7 +71,7 @@ from cfrkit.platform.storage import Store, StoreObserver
 from cfrkit.poker.registry import make_agent, parse_spec
 from cfrkit.poker.view import poker_view
 
-__all__ = ["LadderError", "LadderResult", "agent_labels", "ladder_crosstable", "plot_ladder", "run_ladder"]
+__all__ = ["LadderError", "LadderResult", "agent_labels", "fits_dir", "ladder_crosstable", "plot_ladder", "run_ladder"]
 
 LADDER_SCHEMA = """
 CREATE TABLE IF NOT EXISTS ladder_blocks (
@@ -142,6 +142,12 @@ def _pairs(specs: Sequence[str], game_string: str, seed: int, block: int, aivat_
 
 
 # ---------------------------------------------------------------------- the database
+def fits_dir(db: str) -> str:
+    """The directory beside the ladder's database ``db`` that keeps its fitted AIVAT tables (``ladder.db`` ->
+    ``ladder.fits/``, one subdirectory per pair, named as its matches)."""
+    return os.path.splitext(os.path.abspath(db))[0] + ".fits"
+
+
 def _open(db: str) -> Store:
     try:
         store = Store(db)
@@ -227,6 +233,8 @@ def ladder_block(task: dict) -> dict:
     seed_key = task.get("seed_key", task["pair"])
     a = _agent(task["spec_a"], game, derived_seed("agent", task["seed"], task["spec_a"], seed_key, task["block"]))
     b = _agent(task["spec_b"], game, derived_seed("agent", task["seed"], task["spec_b"], seed_key, task["block"]))
+    if task.get("fits") and task.get("fit_opponent_deals", 0):
+        _load_or_fit(task, a, b)
     # the stored names are the ladder's labels (two blueprints would both be "blueprint")
     names = (getattr(a, "name", None), getattr(b, "name", None))
     a.name, b.name = task["label_a"], task["label_b"]
@@ -249,6 +257,23 @@ def ladder_block(task: dict) -> dict:
                           None if blk.aivat is None else blk.aivat.astype("<f8").tobytes(), blk.hands,
                           blk.cpu_seconds, time.time()))
     return {"pair": task["pair"], "block": task["block"], "hands": blk.hands, "cpu_seconds": blk.cpu_seconds}
+
+
+def _load_or_fit(task: dict, a, b) -> None:
+    """Make the blueprint of a fitted pair hold its opponent tables before the block asks for them: read from the
+    pair's directory under the ladder's fits store (``task["fits"]``) or fitted and stored there
+    (:meth:`~cfrkit.agents.blueprint.BlueprintAgent.opponent_value_function` with ``store``, keyed by the blueprint's
+    content, the opponent's spec, the fit's deals and seed, the game and the format).  The block's AIVAT observer
+    then finds them in the agent's memory: the same arguments (:func:`~cfrkit.evaluation.aivat.fit_seed` of the
+    pair's deal seed)."""
+    pair = fit_opponent_pair((a, b))
+    if pair is None:
+        return
+    owner, other = pair
+    other_spec = task["spec_b"] if other is getattr(b, "agent", b) else task["spec_a"]
+    owner.opponent_value_function(poker_view(task["game"]), other, int(task["fit_opponent_deals"]),
+                                  fit_seed(task["deal_seed"]), store=os.path.join(task["fits"], task["fit_slot"]),
+                                  opponent_key=other_spec)
 
 
 # ---------------------------------------------------------------------- the run
@@ -405,7 +430,7 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
                minutes: Optional[float] = None, progress: bool = False,
                time_limit: float = float("inf"), stop: Optional[Callable[[], bool]] = None,
                fit_opponent_deals: int = 0, target_ci: Optional[float] = None,
-               pilot_blocks: int = 4) -> LadderResult:
+               pilot_blocks: int = 4, store_fits: bool = True) -> LadderResult:
     """Play every pair of ``specs`` (registry specs, at least two) over ``deals`` duplicate deals each
     (rounded up to whole blocks of ``block`` deals; each deal is 2 hands), storing hands and blocks in
     the SQLite file ``db``; blocks already stored are not played again (see the module docstring).
@@ -422,6 +447,8 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
         time_limit: seconds an agent may take per answer.
         fit_opponent_deals: > 0: fitted AIVAT values for the pairs of a blueprint and an agent with
             ``hand_strategy`` but no value function (module docstring); 0 (default): off.
+        store_fits: keep those fitted tables beside the database (:func:`fits_dir`) and read them back on resume
+            instead of fitting again (default True; module docstring).
         target_ci: play each pair until its 95% interval should be this half-width (mbb/h): every pair first
             plays ``pilot_blocks`` blocks, then the blocks its pilot's variance asks for (Stein's two-stage
             rule, :func:`~cfrkit.evaluation.ladder.deals_for_interval`), at most ``deals``; the crosstable
@@ -441,13 +468,15 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
     labels = agent_labels(specs)
     nblocks = -(-deals // block)
     store = _open(db)
+    fits = fits_dir(db) if store_fits and fit_opponent_deals else None
 
     def tasks_for(needed: Dict[str, int]) -> List[dict]:
         return [{"db": os.path.abspath(db), "game": game_string, "seed": int(seed), "pair": p.key, "block": k,
                  "match_id": f"{p.match_prefix}-{k:05d}", "spec_a": specs[p.a], "spec_b": specs[p.b],
                  "label_a": labels[p.a], "label_b": labels[p.b], "first_deal": k * block, "deals": block,
                  "deal_seed": p.deal_seed, "aivat": p.aivat, "time_limit": float(time_limit),
-                 "fit_opponent_deals": p.fit_opponent_deals, "seed_key": p.seed_key}
+                 "fit_opponent_deals": p.fit_opponent_deals, "seed_key": p.seed_key,
+                 "fits": fits, "fit_slot": p.match_prefix}
                 for p, k in _schedule(store, pairs, needed)]
 
     # with a target, the pilot blocks come first: the rest of each pair's blocks depend on them
