@@ -413,21 +413,43 @@ def test_a_target_interval_gives_each_pair_the_blocks_its_pilot_asks_for(tmp_pat
     assert deals_for_interval(pilot, pilot.estimate.ci95 / 2) == 16      # half the width: four times the deals
     with pytest.raises(ValueError):
         deals_for_interval(pilot, 0.0)
-    res = run_ladder(specs, 60, db, game=game, block=4, seed=2, target_ci=40.0, pilot_blocks=2)
+    assert deals_for_interval(pilot, pilot.estimate.ci95 / 2, pilot_blocks=2) == math.ceil(16 * 12.7062 ** 2 /
+                                                                                            1.959964 ** 2)
+    res = run_ladder(specs, 400, db, game=game, block=4, seed=2, target_ci=60.0, pilot_blocks=3, pilot_rule="z")
     by_pair = _pairs(res)
-    assert by_pair[("always-call", "fixed-range-raiser")].deals == 8                   # the pilot: exact values
-    pilots = ladder_mod.ladder_crosstable(db, specs, 8, game=game, block=4, seed=2)[0]  # the first 2 blocks
+    assert by_pair[("always-call", "fixed-range-raiser")].deals == 12                  # the pilot: exact values
+    pilots = ladder_mod.ladder_crosstable(db, specs, 12, game=game, block=4, seed=2)[0]  # the first 3 blocks
+    first = {(q.a, q.b): q for q in pilots.pairs.values()}
     for (a, b), p in by_pair.items():
-        first = {(q.a, q.b): q for q in pilots.pairs.values()}[(a, b)]
-        want = min(60, max(8, -(-deals_for_interval(first, 40.0) // 4) * 4))
+        want = min(400, max(12, -(-deals_for_interval(first[(a, b)], 60.0) // 4) * 4))
         assert p.deals == want, (a, b, p.deals, want)
-    assert {p.deals for p in by_pair.values()} != {8}                                  # not every pair stopped
-    assert res.complete and res.target_ci == 40.0
-    again = run_ladder(specs, 60, db, game=game, block=4, seed=2, target_ci=40.0, pilot_blocks=2)
+    assert {p.deals for p in by_pair.values()} != {12}                                 # not every pair stopped
+    assert res.complete and res.target_ci == 60.0
+    again = run_ladder(specs, 400, db, game=game, block=4, seed=2, target_ci=60.0, pilot_blocks=3, pilot_rule="z")
     assert again.blocks == 0 and {k: p.deals for k, p in _pairs(again).items()} == \
         {k: p.deals for k, p in by_pair.items()}
+    # Stein's t rule on the same pilots: (t_2 / z)^2 = 4.5 times the deals, every stored block still counted
+    t = run_ladder(specs, 400, db, game=game, block=4, seed=2, target_ci=60.0, pilot_blocks=3)
+    for (a, b), p in _pairs(t).items():
+        want = min(400, max(12, -(-deals_for_interval(first[(a, b)], 60.0, pilot_blocks=3) // 4) * 4))
+        assert p.deals == want >= by_pair[(a, b)].deals, (a, b, p.deals, want)
+    assert t.blocks > 0 and t.complete
     with pytest.raises(LadderError, match="target_ci"):
         run_ladder(specs, 60, db, game=game, target_ci=-1.0)
+    with pytest.raises(LadderError, match="pilot_rule"):
+        run_ladder(specs, 60, db, game=game, target_ci=10.0, pilot_rule="normal")
+
+
+def test_the_t_rule_factor_is_students_quantile_over_the_normal_one():
+    """pilot_factor: (t_{k-1, 0.975} / 1.96)^2 from tabulated t quantiles (2.776 for 4 degrees of freedom, 2.093 for
+    19, 2.023 for 39), falling to 1 as the pilot grows; a one-block pilot has no t quantile."""
+    from cfrkit.evaluation.ladder import pilot_factor
+
+    for k, tq in ((5, 2.7764), (20, 2.0930), (40, 2.0227)):
+        assert pilot_factor(k) == pytest.approx((tq / 1.959964) ** 2, rel=1e-4)
+    assert pilot_factor(None) == 1.0 and pilot_factor(1000) == pytest.approx(1.0, abs=0.005)
+    with pytest.raises(ValueError, match="at least 2 blocks"):
+        pilot_factor(1)
 
 
 def _fit_rows(db):

@@ -81,6 +81,10 @@ CREATE TABLE IF NOT EXISTS ladder_blocks (
 """
 
 
+#: the default pilot of a target interval (blocks; module docstring)
+PILOT_BLOCKS = 20
+
+
 class LadderError(GameError):
     """A ladder that cannot run as asked (too few or repeated agents, bad sizes, a bad database)."""
 
@@ -339,6 +343,13 @@ def _check(specs: Sequence[str], deals: int, block: int, processes: int, fit_opp
     return specs
 
 
+def _check_pilot(pilot_blocks, pilot_rule) -> None:
+    if int(pilot_blocks) <= 0:
+        raise LadderError(f"pilot_blocks must be positive, got {pilot_blocks}")
+    if pilot_rule not in ("t", "z"):
+        raise LadderError(f"pilot_rule must be 't' (Stein's t quantile) or 'z' (the normal one), got {pilot_rule!r}")
+
+
 def _setup(specs, deals, block, game, seed, aivat, processes=1, fit_opponent_deals=0):
     specs = _check(specs, deals, block, processes, fit_opponent_deals)
     view = poker_view(game)
@@ -355,25 +366,28 @@ def _setup(specs, deals, block, game, seed, aivat, processes=1, fit_opponent_dea
 
 def ladder_crosstable(db: str, specs: Sequence[str], deals: int, *, game="holdem", seed: int = 0, block: int = 50,
                       aivat: bool = True, fit_opponent_deals: int = 0, target_ci: Optional[float] = None,
-                      pilot_blocks: int = 4) -> Tuple[Crosstable, bool, int]:
+                      pilot_blocks: int = PILOT_BLOCKS, pilot_rule: str = "t") -> Tuple[Crosstable, bool, int]:
     """The crosstable of a ladder's stored blocks (the first ``ceil(deals / block)`` blocks of each
     pair, or with ``target_ci`` the blocks each pair's pilot asks for, as :func:`run_ladder`), read from
     ``db``; ``(crosstable, complete, stored blocks)``.  Nothing is played."""
+    _check_pilot(pilot_blocks, pilot_rule)
     specs, view, game_string, pairs = _setup(specs, deals, block, game, seed, aivat, 1, fit_opponent_deals)
     store = _open(db)
     try:
-        return _crosstable(store, specs, pairs, _needed(store, specs, pairs, deals, block, target_ci, pilot_blocks))
+        return _crosstable(store, specs, pairs, _needed(store, specs, pairs, deals, block, target_ci, pilot_blocks,
+                                                        pilot_rule))
     finally:
         store.close()
 
 
 def _needed(store: Store, specs, pairs: List[_Pair], deals: int, block: int, target_ci: Optional[float],
-            pilot_blocks: int) -> Dict[str, int]:
+            pilot_blocks: int, pilot_rule: str = "t") -> Dict[str, int]:
     """Blocks per pair: all ``ceil(deals / block)``, or with ``target_ci`` those its pilot asks for."""
     nblocks = -(-int(deals) // int(block))
     if target_ci is None:
         return {p.key: nblocks for p in pairs}
-    return _needed_for_target(store, specs, pairs, min(int(pilot_blocks), nblocks), block, nblocks, target_ci)
+    return _needed_for_target(store, specs, pairs, min(int(pilot_blocks), nblocks), block, nblocks, target_ci,
+                              pilot_rule)
 
 
 def _crosstable(store: Store, specs, pairs: List[_Pair], needed: Dict[str, int]) -> Tuple[Crosstable, bool, int]:
@@ -406,10 +420,11 @@ def _schedule(store: Store, pairs: List[_Pair], needed: Dict[str, int]) -> Itera
 
 
 def _needed_for_target(store: Store, specs, pairs: List[_Pair], pilot: int, block: int, cap: int,
-                       target_ci: float) -> Dict[str, int]:
+                       target_ci: float, pilot_rule: str = "t") -> Dict[str, int]:
     """Blocks per pair for a 95% half-width of ``target_ci`` mbb/h, from its first ``pilot`` blocks (Stein's
-    two-stage rule, :func:`~cfrkit.evaluation.ladder.deals_for_interval`), between ``pilot`` and ``cap``; a
-    pair whose pilot is not all stored yet keeps ``pilot``."""
+    two-stage rule, :func:`~cfrkit.evaluation.ladder.deals_for_interval`, with the t quantile of the pilot's
+    blocks for ``pilot_rule`` "t", the normal one for "z"), between ``pilot`` and ``cap``; a pair whose pilot is
+    not all stored yet keeps ``pilot``.  A one-block pilot under the t rule plays ``cap`` (no variance to carry)."""
     labels = agent_labels(specs)
     out = {}
     for p in pairs:
@@ -420,7 +435,11 @@ def _needed_for_target(store: Store, specs, pairs: List[_Pair], pilot: int, bloc
             continue
         dup = np.concatenate([np.frombuffer(r[3], dtype="<f8") for r in rows])
         av = np.concatenate([np.frombuffer(r[4], dtype="<f8") for r in rows]) if p.aivat else None
-        deals = deals_for_interval(pair_result(labels[p.a], labels[p.b], dup, av), target_ci)
+        if pilot_rule == "t" and pilot < 2:
+            out[p.key] = cap
+            continue
+        deals = deals_for_interval(pair_result(labels[p.a], labels[p.b], dup, av), target_ci,
+                                   pilot if pilot_rule == "t" else None)
         out[p.key] = min(cap, max(pilot, -(-deals // block)))
     return out
 
@@ -430,7 +449,7 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
                minutes: Optional[float] = None, progress: bool = False,
                time_limit: float = float("inf"), stop: Optional[Callable[[], bool]] = None,
                fit_opponent_deals: int = 0, target_ci: Optional[float] = None,
-               pilot_blocks: int = 4, store_fits: bool = True) -> LadderResult:
+               pilot_blocks: int = PILOT_BLOCKS, pilot_rule: str = "t", store_fits: bool = True) -> LadderResult:
     """Play every pair of ``specs`` (registry specs, at least two) over ``deals`` duplicate deals each
     (rounded up to whole blocks of ``block`` deals; each deal is 2 hands), storing hands and blocks in
     the SQLite file ``db``; blocks already stored are not played again (see the module docstring).
@@ -453,6 +472,11 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
             plays ``pilot_blocks`` blocks, then the blocks its pilot's variance asks for (Stein's two-stage
             rule, :func:`~cfrkit.evaluation.ladder.deals_for_interval`), at most ``deals``; the crosstable
             then counts each pair's own number of blocks.  None (default): ``deals`` for every pair.
+        pilot_blocks: the pilot's blocks (default 20; the module docstring says which to pick).
+        pilot_rule: ``"t"`` (default): the pilot's interval carried with the t quantile of ``pilot_blocks - 1``
+            degrees of freedom (:func:`~cfrkit.evaluation.ladder.pilot_factor`); ``"z"``: with the normal one, the
+            plans of databases run before the t rule (never more blocks than "t" asks, so either reads a database
+            of the other without dropping stored blocks beyond its own plan).
 
     Returns a :class:`LadderResult`.  Ctrl-C stops the run; finished blocks stay stored (the
     ``KeyboardInterrupt`` propagates).  Raises :class:`LadderError` / ``RegistryError`` (one line)
@@ -462,8 +486,7 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
     if target_ci is not None and not (isinstance(target_ci, (int, float)) and math.isfinite(target_ci)
                                       and target_ci > 0):
         raise LadderError(f"target_ci must be a positive number of mbb/h, got {target_ci!r}")
-    if int(pilot_blocks) <= 0:
-        raise LadderError(f"pilot_blocks must be positive, got {pilot_blocks}")
+    _check_pilot(pilot_blocks, pilot_rule)
     specs, view, game_string, pairs = _setup(specs, deals, block, game, seed, aivat, processes, fit_opponent_deals)
     labels = agent_labels(specs)
     nblocks = -(-deals // block)
@@ -518,7 +541,7 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
     try:
         execute(tasks)
         if target_ci is not None and more():
-            rest = tasks_for(_needed(store, specs, pairs, deals, block, target_ci, pilot_blocks))
+            rest = tasks_for(_needed(store, specs, pairs, deals, block, target_ci, pilot_blocks, pilot_rule))
             if bar is not None:
                 bar.total += len(rest)
                 bar.refresh()
@@ -528,7 +551,8 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
             bar.close()
     seconds = time.perf_counter() - t0
     table, complete, stored = _crosstable(store, specs, pairs,
-                                          _needed(store, specs, pairs, deals, block, target_ci, pilot_blocks))
+                                          _needed(store, specs, pairs, deals, block, target_ci, pilot_blocks,
+                                                  pilot_rule))
     store.close()
     return LadderResult(table, nblocks * block, played["hands"], played["blocks"], seconds, played["cpu"], complete,
                         str(db), stored, list(specs), target_ci)
