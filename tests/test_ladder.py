@@ -529,3 +529,51 @@ def test_stored_fitted_tables_give_the_refitted_blocks_bit_for_bit(tiny_trainer,
     err = capsys.readouterr().err
     assert fits["n"] == n + 2 and err.count("stale (stored for another blueprint)") == 2
     assert _fit_rows(db) == want
+
+
+def test_the_caches_budget_changes_no_value_and_splits_over_the_value_functions(tiny_trainer, tmp_path, monkeypatch):
+    """A worker's caches budget (cache_gb) scales every cache bound of its value functions (a tiny budget: every
+    cache emptied at 16 entries) and the blocks' values stay the same bit for bit; the scale is the budget over the
+    ~450 MB of each value function alive, and a run in this process gives the caller's budget back."""
+    import gc
+
+    from cfrkit.agents import blueprint_values as bv
+
+    _, path = tiny_trainer
+    specs, game = [f"blueprint:{path}", "rule-based", "random"], "holdem(stacks=400;400)"
+    kw = dict(game=game, block=3, seed=6, fit_opponent_deals=6, store_fits=False)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 6, str(tmp_path / "free.db"), cache_gb=None, **kw)
+    seen = []
+    real = bv._Shared.remember
+
+    def spy(cache, key, value, limit=100_000):
+        seen.append(bv.cache_scale())
+        real(cache, key, value, limit)
+
+    monkeypatch.setattr(bv._Shared, "remember", staticmethod(spy))
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 6, str(tmp_path / "tight.db"), cache_gb=1e-9, **kw)
+    assert seen and max(seen) < 1e-6                       # every bound at its floor of 16 entries
+    assert _values(str(tmp_path / "tight.db")) == _values(str(tmp_path / "free.db"))
+    assert bv.set_cache_budget(None) is None               # the caller's (none) was given back
+
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    gc.collect()
+    old = bv.set_cache_budget(900.0)
+    try:
+        n = len(bv._LIVE)
+        assert bv.cache_scale() == pytest.approx(min(1.0, 900e6 / (n * 450e6)) if n else 1.0)
+        bp = make_agent(f"blueprint:{path}", game=game, seed=0)
+        from cfrkit.poker.view import poker_view
+        bp.aivat_value_function(poker_view(game))
+        assert len(bv._LIVE) == n + 1 and bv.cache_scale() == pytest.approx(min(1.0, 900e6 / ((n + 1) * 450e6)))
+        del bp
+        gc.collect()
+        assert len(bv._LIVE) == n and bv.cache_scale() == pytest.approx(min(1.0, 900e6 / (n * 450e6)) if n else 1.0)
+        with pytest.raises(GameError, match="positive number of MB"):
+            bv.set_cache_budget(0)
+    finally:
+        bv.set_cache_budget(old)
+    with pytest.raises(LadderError, match="cache_gb"):
+        run_ladder(specs, 6, str(tmp_path / "bad.db"), cache_gb=-1.0, **kw)

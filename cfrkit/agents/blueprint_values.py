@@ -56,6 +56,7 @@ a chance event of known probabilities (:meth:`BlueprintValueFunction.translation
 from __future__ import annotations
 
 import copy
+import weakref
 from typing import Callable, List, Optional, Tuple
 
 import numpy as np
@@ -78,8 +79,8 @@ from cfrkit.poker.agent import own_strategy_is_current
 from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, DECISION,
                                                    FOLD_TERMINAL, SHOWDOWN)
 
-__all__ = ["blueprint_values", "bucket_transitions", "deal_expectation", "BlueprintValueTable",
-           "BlueprintValueFunction"]
+__all__ = ["blueprint_values", "bucket_transitions", "cache_scale", "deal_expectation", "set_cache_budget",
+           "BlueprintValueTable", "BlueprintValueFunction"]
 
 # float32 entries of the two tables together (1.2 GB): larger abstractions are refused
 _MAX_ENTRIES = 300_000_000
@@ -1642,7 +1643,7 @@ class _StreetPlans:
         if hit is None:
             b = table.num_buckets[int(self.vf.tree.round[node]) - 1]
             hit = np.full((b, b, 2), np.nan)
-            if len(self._closing) * hit.nbytes >= self._CLOSING_BYTES:
+            if len(self._closing) * hit.nbytes >= self._CLOSING_BYTES * _SCALE[0]:
                 self._closing.clear()
             self._closing[(table, node)] = hit
         return hit
@@ -2132,10 +2133,50 @@ class NodeWalker:
         return hit
 
 
+# ---------------------------------------------------------------------- one memory budget for the caches
+# Every cache below is bounded (entries, or bytes for the closing tables): about 450 MB per value function when all
+# are full (measured per entry, benchmarks/ladder_memory.py).  A process holding many value functions (a ladder
+# worker: a blueprint's self-play values and its fitted tables against each opponent) scales every bound by one
+# factor so that their sum stays near a budget (set_cache_budget); the caches only memoize functions of their keys,
+# so the values are the same bit for bit whatever the bounds (tested), only the time to recompute them changes.
+_CEILING_BYTES = 450e6
+_BUDGET: List[Optional[float]] = [None]  # bytes for all value functions of this process; None: every bound as is
+_SCALE: List[float] = [1.0]
+_LIVE: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def _rescale() -> None:
+    n = sum(1 for _ in _LIVE)  # the live ones only (len() may still count one being freed)
+    budget = _BUDGET[0]
+    _SCALE[0] = 1.0 if budget is None or n == 0 else min(1.0, budget / (n * _CEILING_BYTES))
+
+
+def set_cache_budget(megabytes: Optional[float]) -> Optional[float]:
+    """Bound the caches of all :class:`BlueprintValueFunction` tables of this process together to about
+    ``megabytes`` MB (split evenly: each value function built and alive gets ``megabytes / n``, at most its ~450 MB
+    of default bounds; the split follows as value functions are built and freed).  None: the default bounds of each.
+    The tables themselves are not counted (``BlueprintValueTable.nbytes``; stored fitted tables are memory-mapped
+    files).  Returns the previous budget (MB or None).  Raises ``GameError`` for a budget that is not positive."""
+    if megabytes is not None and not (float(megabytes) > 0 and np.isfinite(float(megabytes))):
+        raise GameError(f"the caches' budget must be a positive number of MB, got {megabytes!r}")
+    old = _BUDGET[0]
+    _BUDGET[0] = None if megabytes is None else float(megabytes) * 1e6
+    _rescale()
+    return None if old is None else old / 1e6
+
+
+def cache_scale() -> float:
+    """The factor (0, 1] by which every cache bound of the value functions is scaled now (:func:`set_cache_budget`)."""
+    return _SCALE[0]
+
+
 class _Shared:
     """What the value functions of one blueprint share across matches (read only once built)."""
 
     def __init__(self, trans, walker, abstraction):
+        _LIVE.add(self)
+        weakref.finalize(self, _rescale)  # the split follows when this one is freed
+        _rescale()
         self.abstraction = abstraction
         self.trans = trans
         self.walker = walker
@@ -2157,8 +2198,9 @@ class _Shared:
 
     @staticmethod
     def remember(cache: dict, key, value, limit: int = 100_000) -> None:
-        """``cache[key] = value``, emptying ``cache`` first when it holds ``limit`` entries."""
-        if len(cache) >= limit:
+        """``cache[key] = value``, emptying ``cache`` first when it holds ``limit`` entries (times the budget's
+        :func:`cache_scale`, at least 16)."""
+        if len(cache) >= max(16, int(limit * _SCALE[0])):
             cache.clear()
         cache[key] = value
 

@@ -62,6 +62,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 
 from cfrkit._ray import ray_session
+from cfrkit.agents.blueprint_values import set_cache_budget
 from cfrkit.evaluation.aivat import fit_opponent_pair, fit_seed
 from cfrkit.evaluation.ladder import (Crosstable, deals_for_interval, derived_seed, pair_result, play_block,
                                      supports_aivat)
@@ -83,6 +84,8 @@ CREATE TABLE IF NOT EXISTS ladder_blocks (
 
 #: the default pilot of a target interval (blocks; module docstring)
 PILOT_BLOCKS = 20
+#: the default memory of a worker's value-function caches, GB (module docstring)
+CACHE_GB = 2.0
 
 
 class LadderError(GameError):
@@ -232,6 +235,8 @@ def ladder_block(task: dict) -> dict:
                         (task["pair"], task["block"])).fetchone():
         return {"pair": task["pair"], "block": task["block"], "hands": 0, "cpu_seconds": 0.0}
     _forget_match(store, match_id)
+    if task.get("cache_gb") is not None:  # one budget over the caches of the worker's value functions
+        set_cache_budget(1000.0 * float(task["cache_gb"]))
     game = task["game"]
     # the agents' seeds leave the fit setting out: with and without it the same hands are played
     seed_key = task.get("seed_key", task["pair"])
@@ -261,6 +266,14 @@ def ladder_block(task: dict) -> dict:
                           None if blk.aivat is None else blk.aivat.astype("<f8").tobytes(), blk.hands,
                           blk.cpu_seconds, time.time()))
     return {"pair": task["pair"], "block": task["block"], "hands": blk.hands, "cpu_seconds": blk.cpu_seconds}
+
+
+def _fit_slot(p: _Pair, game_string: str) -> str:
+    """The directory name of a pair's fitted tables: what the fit depends on besides the blueprint's content and the
+    format (those are checked from the stored meta.json): the game, the two specs, the fit's deals and deal seed."""
+    what = json.dumps({"game": game_string, "specs": sorted(json.loads(p.key)[k] for k in ("a", "b")),
+                       "deals": p.fit_opponent_deals, "seed": fit_seed(p.deal_seed)}, sort_keys=True)
+    return "fit-" + hashlib.blake2b(what.encode(), digest_size=8).hexdigest()
 
 
 def _load_or_fit(task: dict, a, b) -> None:
@@ -449,7 +462,8 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
                minutes: Optional[float] = None, progress: bool = False,
                time_limit: float = float("inf"), stop: Optional[Callable[[], bool]] = None,
                fit_opponent_deals: int = 0, target_ci: Optional[float] = None,
-               pilot_blocks: int = PILOT_BLOCKS, pilot_rule: str = "t", store_fits: bool = True) -> LadderResult:
+               pilot_blocks: int = PILOT_BLOCKS, pilot_rule: str = "t", store_fits: bool = True,
+               cache_gb: Optional[float] = CACHE_GB) -> LadderResult:
     """Play every pair of ``specs`` (registry specs, at least two) over ``deals`` duplicate deals each
     (rounded up to whole blocks of ``block`` deals; each deal is 2 hands), storing hands and blocks in
     the SQLite file ``db``; blocks already stored are not played again (see the module docstring).
@@ -468,6 +482,9 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
             ``hand_strategy`` but no value function (module docstring); 0 (default): off.
         store_fits: keep those fitted tables beside the database (:func:`fits_dir`) and read them back on resume
             instead of fitting again (default True; module docstring).
+        cache_gb: the memory (GB) of each worker's value-function caches together
+            (:func:`cfrkit.agents.blueprint_values.set_cache_budget`, split over the value functions it holds;
+            default 2; None: each cache's own bound, ~0.45 GB per value function).  The numbers do not depend on it.
         target_ci: play each pair until its 95% interval should be this half-width (mbb/h): every pair first
             plays ``pilot_blocks`` blocks, then the blocks its pilot's variance asks for (Stein's two-stage
             rule, :func:`~cfrkit.evaluation.ladder.deals_for_interval`), at most ``deals``; the crosstable
@@ -487,6 +504,8 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
                                       and target_ci > 0):
         raise LadderError(f"target_ci must be a positive number of mbb/h, got {target_ci!r}")
     _check_pilot(pilot_blocks, pilot_rule)
+    if cache_gb is not None and not (isinstance(cache_gb, (int, float)) and math.isfinite(cache_gb) and cache_gb > 0):
+        raise LadderError(f"cache_gb must be a positive number of GB (or None), got {cache_gb!r}")
     specs, view, game_string, pairs = _setup(specs, deals, block, game, seed, aivat, processes, fit_opponent_deals)
     labels = agent_labels(specs)
     nblocks = -(-deals // block)
@@ -499,7 +518,7 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
                  "label_a": labels[p.a], "label_b": labels[p.b], "first_deal": k * block, "deals": block,
                  "deal_seed": p.deal_seed, "aivat": p.aivat, "time_limit": float(time_limit),
                  "fit_opponent_deals": p.fit_opponent_deals, "seed_key": p.seed_key,
-                 "fits": fits, "fit_slot": p.match_prefix}
+                 "fits": fits, "fit_slot": _fit_slot(p, game_string), "cache_gb": cache_gb}
                 for p, k in _schedule(store, pairs, needed)]
 
     # with a target, the pilot blocks come first: the rest of each pair's blocks depend on them
@@ -538,6 +557,8 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
                 finish(ladder_block(t))
 
     t0 = time.perf_counter()
+    budget = set_cache_budget(None)  # blocks run in this process set it: put back the caller's afterwards
+    set_cache_budget(budget)
     try:
         execute(tasks)
         if target_ci is not None and more():
@@ -547,6 +568,7 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
                 bar.refresh()
             execute(rest)
     finally:
+        set_cache_budget(budget)
         if bar is not None:
             bar.close()
     seconds = time.perf_counter() - t0
