@@ -13,6 +13,7 @@ entries times their number).  ``--tracemalloc``: the 15 source lines holding the
     python benchmarks/ladder_memory.py ... --no-store             # the tables in the worker's own memory
 """
 import argparse
+import inspect
 import os
 import resource
 import shutil
@@ -22,7 +23,7 @@ import time
 import numpy as np
 
 import cfrkit.platform.ladder as ladder_mod
-from cfrkit.platform.ladder import fits_dir, run_ladder
+from cfrkit.platform.ladder import run_ladder
 
 
 def smaps() -> dict:
@@ -133,6 +134,7 @@ def main() -> None:
     ap.add_argument("--dir", default="/tmp/ladder_memory")
     ap.add_argument("--again", action="store_true", help="keep the stored fitted tables (a resume); new database")
     ap.add_argument("--no-store", action="store_true", help="do not store the fitted tables (the code before)")
+    ap.add_argument("--cache-gb", type=float, default=None, help="run_ladder's cache_gb (default None: no budget)")
     ap.add_argument("--tracemalloc", action="store_true")
     ap.add_argument("--top", type=int, default=25)
     args = ap.parse_args()
@@ -142,26 +144,46 @@ def main() -> None:
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(db + suffix):
             os.remove(db + suffix)
-    if not args.again and os.path.isdir(fits_dir(db)):
-        shutil.rmtree(fits_dir(db))
+    fits = os.path.join(args.dir, "ladder.fits")  # cfrkit.platform.ladder.fits_dir(db)
+    if not args.again and os.path.isdir(fits):
+        shutil.rmtree(fits)
     if args.tracemalloc:
         import tracemalloc
 
         tracemalloc.start(1)
     t0, c0 = time.perf_counter(), time.process_time()
+    extra = {}
+    params = inspect.signature(run_ladder).parameters
+    if "store_fits" in params:  # the code before (PYTHONPATH=/work/main) has neither: it stores nothing
+        extra["store_fits"] = not args.no_store
+    if "cache_gb" in params:
+        extra["cache_gb"] = args.cache_gb
     res = run_ladder(args.agents, args.deals, db, block=args.block, seed=args.seed, fit_opponent_deals=args.fit,
-                     store_fits=not args.no_store)
+                     **extra)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     mem = smaps()
-    print(f"agents {' '.join(args.agents)}; {args.deals} deals per pair in blocks of {args.block}, fit {args.fit} "
-          f"deals, store {'off' if args.no_store else ('reused' if args.again else 'written')}")
+    import sqlite3
+
+    with sqlite3.connect(db) as con:  # the blocks after each pair's first (those pay no fit in any version)
+        later = con.execute("SELECT SUM(hands), SUM(cpu_seconds), COUNT(*) FROM ladder_blocks "
+                            "WHERE block > 0").fetchone()
+    import cfrkit
+    from cfrkit.agents import blueprint_values as bv
+
+    print(f"cfrkit from {os.path.dirname(cfrkit.__file__)}; agents {' '.join(args.agents)}; {args.deals} deals per "
+          f"pair in blocks of {args.block}, fit {args.fit} deals, store "
+          f"{'off' if args.no_store or 'store_fits' not in extra else ('reused' if args.again else 'written')}, "
+          f"caches' budget {args.cache_gb} GB (scale now {getattr(bv, 'cache_scale', lambda: 1.0)():.3f})")
     print(f"run: {res.hands} hands, {res.cpu_seconds:.1f} CPU s in blocks ({res.hands_per_cpu_second:.1f} hands per "
           f"CPU s), {cpu:.1f} CPU s in all (set-up and fits included), {wall:.1f} s wall, load "
           f"{os.getloadavg()[0]:.2f}")
+    if later[2]:
+        print(f"blocks after each pair's first: {later[2]} blocks, {later[0]} hands in {later[1]:.2f} CPU s: "
+              f"{later[0] / later[1]:.1f} hands per CPU s")
     print(f"memory: max RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6:.2f} GB; now RSS "
-          f"{mem.get('Rss', 0) / 1e6:.2f} GB = private {(mem.get('Private_Dirty', 0) + mem.get('Private_Clean', 0)) / 1e6:.2f}"
-          f" GB + shared/file {(mem.get('Shared_Clean', 0) + mem.get('Shared_Dirty', 0)) / 1e6:.2f} GB "
-          f"(anonymous {mem.get('Anonymous', 0) / 1e6:.2f} GB)")
+          f"{mem.get('Rss', 0) / 1e6:.2f} GB = the process's own (anonymous) {mem.get('Anonymous', 0) / 1e6:.2f} GB + "
+          f"file pages (mapped tables, libraries; the page cache's, shared) "
+          f"{(mem.get('Rss', 0) - mem.get('Anonymous', 0)) / 1e6:.2f} GB")
     rows = breakdown()
     print(f"{'value functions of the worker: what':<70} {'entries':>9} {'MB':>9}")
     for what, n, b in rows[:args.top]:

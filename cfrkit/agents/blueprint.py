@@ -448,8 +448,8 @@ class BlueprintAgent(PokerAgent):
                 vf = OpponentTablesValueFunction(self.blueprint, view, self.translate_raise, opponent, counts,
                                                  **settings)
                 if store is not None:
-                    save_fitted_tables(store, vf.fitted, meta)
-                    tables = load_fitted_tables(store, meta, self.blueprint)
+                    mine = save_fitted_tables(store, vf.fitted, meta)
+                    tables = load_fitted_tables(store, meta, self.blueprint, verify=not mine)
                     if tables is not None:  # the mapped copy: the process's own tables are freed
                         vf = None
             if vf is None:

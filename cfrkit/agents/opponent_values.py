@@ -266,12 +266,14 @@ def _refit(path: str, why: str) -> None:
     print(f"cfrkit: fitted opponent tables {path}: {why}; fitting them again", file=sys.stderr, flush=True)
 
 
-def load_fitted_tables(path: str, meta: dict, strategy) -> Optional[Dict[int, BlueprintValueTable]]:
+def load_fitted_tables(path: str, meta: dict, strategy,
+                       verify: bool = True) -> Optional[Dict[int, BlueprintValueTable]]:
     """The tables :func:`save_fitted_tables` stored at ``path`` for exactly ``meta``, as read-only memory maps
     (seat -> :class:`~cfrkit.agents.blueprint_values.BlueprintValueTable` on ``strategy``'s tree), or None: nothing
     stored (silently), or a stale store (other ``meta``: another blueprint file, fit, game or format) or a corrupt
     one (a missing, truncated or altered file, a bad shape), each with one line on stderr; the caller then fits
-    them again.  Every file's digest is checked (about 1 s per GB)."""
+    them again.  Every file's size is checked, and with ``verify`` (default) its digest (about 1 s per GB; off only
+    for files this process has just written)."""
     if not os.path.isdir(path):
         return None
     try:
@@ -296,7 +298,8 @@ def load_fitted_tables(path: str, meta: dict, strategy) -> Optional[Dict[int, Bl
                     fname = f"seat{s}_{name}{r}.npy"
                     full = os.path.join(path, fname)
                     info = files[fname]
-                    if os.path.getsize(full) != int(info["bytes"]) or _file_digest(full) != info["blake2b"]:
+                    if os.path.getsize(full) != int(info["bytes"]) or (
+                            verify and _file_digest(full) != info["blake2b"]):
                         _refit(path, f"corrupt ({fname} changed since it was stored)")
                         return None
                     try:
