@@ -577,3 +577,36 @@ def test_the_caches_budget_changes_no_value_and_splits_over_the_value_functions(
         bv.set_cache_budget(old)
     with pytest.raises(LadderError, match="cache_gb"):
         run_ladder(specs, 6, str(tmp_path / "bad.db"), cache_gb=-1.0, **kw)
+
+
+def test_a_database_written_by_the_code_before_resumes_without_replaying_its_blocks(tmp_path):
+    """tests/data/ladder_main_e543b5f.db: a target-interval ladder written by main at e543b5f (before the stored
+    fits, the caches' budget and the t rule; 3 agents, 120 deals, blocks of 4, target +-60, a 3-block pilot).  The
+    pair keys, match ids and deals are unchanged: with the rule it was planned with ("z") a resume plays nothing and
+    reads the same crosstable; the t rule (more deals for the same pilots) plays only blocks not stored and leaves the
+    stored rows and matches as they were."""
+    import shutil
+
+    src = os.path.join(os.path.dirname(__file__), "data", "ladder_main_e543b5f.db")
+    db = str(tmp_path / "ladder.db")
+    shutil.copy(src, db)
+    specs, kw = ["always-call", "fixed-range-raiser", "rule-based"], dict(game="holdem(stacks=400;400)", block=4,
+                                                                        seed=2, target_ci=60.0, pilot_blocks=3)
+    before = _values(db)
+    with sqlite3.connect(db) as con:
+        matches = con.execute("SELECT id, status FROM matches ORDER BY id").fetchall()
+        hands = con.execute("SELECT match_id, COUNT(*) FROM hands GROUP BY match_id ORDER BY match_id").fetchall()
+    assert len(before) == 56
+    z = run_ladder(specs, 120, db, pilot_rule="z", **kw)
+    assert z.blocks == 0 and z.complete and _values(db) == before
+    got = {(p.a, p.b): (p.deals, round(p.estimate.mean, 3), round(p.estimate.ci95, 3)) for p in z.crosstable.pairs.values()}
+    assert got == {("always-call", "fixed-range-raiser"): (12, 127.329, 0.0),      # main's own printout
+                   ("always-call", "rule-based"): (120, -209.383, 102.574),
+                   ("fixed-range-raiser", "rule-based"): (92, -144.126, 61.608)}
+    t = run_ladder(specs, 120, db, **kw)
+    after = _values(db)
+    assert t.complete and t.blocks == len(after) - len(before) == 7                  # FRR vs A^R: 23 -> 30 blocks
+    assert [r for r in after if (r[0], r[1]) in {(b[0], b[1]) for b in before}] == before
+    with sqlite3.connect(db) as con:
+        assert set(matches) <= set(con.execute("SELECT id, status FROM matches").fetchall())
+        assert set(hands) <= set(con.execute("SELECT match_id, COUNT(*) FROM hands GROUP BY match_id").fetchall())
