@@ -599,7 +599,8 @@ def test_a_database_written_by_the_code_before_resumes_without_replaying_its_blo
     assert len(before) == 56
     z = run_ladder(specs, 120, db, pilot_rule="z", **kw)
     assert z.blocks == 0 and z.complete and _values(db) == before
-    got = {(p.a, p.b): (p.deals, round(p.estimate.mean, 3), round(p.estimate.ci95, 3)) for p in z.crosstable.pairs.values()}
+    got = {(p.a, p.b): (p.deals, round(p.estimate.mean, 3), round(p.estimate.ci95, 3))
+           for p in z.crosstable.pairs.values()}
     assert got == {("always-call", "fixed-range-raiser"): (12, 127.329, 0.0),      # main's own printout
                    ("always-call", "rule-based"): (120, -209.383, 102.574),
                    ("fixed-range-raiser", "rule-based"): (92, -144.126, 61.608)}

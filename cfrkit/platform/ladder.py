@@ -28,17 +28,47 @@ per database at a time.
 **A target interval** (``target_ci``, mbb/h): pairs differ by orders of magnitude in per-deal variance (two
 agents that do not read the board: exact AIVAT values, a deviation near 0; random against a blueprint: tens of
 thousands), so equal deals per pair waste most of a ladder's time.  With a target every pair first plays
-``pilot_blocks`` blocks; from those alone each pair's number of blocks is fixed (its pilot's interval carried to
-the target, Stein's two-stage rule, capped at ``deals``) and played.  Because the count never depends on the
-blocks after the pilot, the mean keeps no optional-stopping bias, and a resumed run asks for the same blocks.
+``pilot_blocks`` blocks; from those alone each pair's number of blocks is fixed and played (capped at ``deals``).
+Because the count never depends on the blocks after the pilot, the mean keeps no optional-stopping bias, and a
+resumed run asks for the same blocks.  The count is Stein's two-stage rule (``pilot_rule="t"``, default): the
+pilot's interval carried to the target, ``deals = pilot deals x (t_{k-1} / z)^2 x (pilot ci95 / target)^2`` with
+the t quantile of the pilot's ``k`` blocks (:func:`~cfrkit.evaluation.ladder.pilot_factor`), since a pilot's variance
+is itself an estimate.  ``pilot_rule="z"`` (the normal quantile, the rule before) gives the plans of ladders run
+with it; the t rule never asks fewer blocks, so it reads such a database without dropping a stored block.
+
+*Which ``pilot_blocks``.*  Poker winnings are heavy-tailed: a pilot's variance is more often below the truth than
+above, so with the normal rule a pair ends above the target about as often as not.  Measured on the 3,594 stored
+blocks of a ladder (7 agents, blocks of 200 deals, target +-50; each rule replayed 400 times on pilots drawn from a
+pair's stored blocks; benchmarks/RESULTS.md "The ladder's stored fits, memory and pilot"): with the normal rule and
+5 blocks, the six pairs of a blueprint or A^R against a raising agent end above +-52.5 in 43-57% of the replays
+(90th percentile +-73 to +-81, as the two pairs of that ladder that ended at +-54 and +-76); with the t rule and
+**20 blocks (the default)** in 16-23%, the 90th percentile at +-54 to +-57, for 1.14 times the normal rule's deals
+(5 blocks: 2.0 times, 10: 1.33, 40: 1.07).  Pick ``pilot_blocks`` 20 (or more where blocks are small: at least 2,000 pilot
+deals) and, where the target is a hard bound, ask for 10% below it (``--target-ci 45`` for +-50).  A pilot larger
+than a pair needs costs only its own blocks (the exact pairs stop at the pilot).
 
 **Fitted AIVAT values** (``fit_opponent_deals`` > 0, default off): a pair of a blueprint and an agent with
 ``hand_strategy`` but no value function (A^R, ...) gets AIVAT values from the blueprint's tables against that
 agent's policy fitted on that many deals of a separate match (:class:`~cfrkit.evaluation.aivat.AivatObserver`;
-~2 CPU s per 1,000 deals plus ~10 CPU s of tables, once per pair and worker; the fit depends only on the pair's
-deal seed, so a resumed run fits the same tables).  The setting is part of such a pair's key, like its
-estimator and block size: a run with another value is a separate run of that pair in the same database (other
-pairs keep their blocks), on the same hands (the agents' seeds leave the setting out).
+~2 CPU s per 1,000 deals plus ~10 CPU s of tables; the fit depends only on the pair's deal seed, so a resumed run
+fits the same tables).  The setting is part of such a pair's key, like its estimator and block size: a run with
+another value is a separate run of that pair in the same database (other pairs keep their blocks), on the same
+hands (the agents' seeds leave the setting out).  **The fitted tables are stored** beside the database
+(:func:`fits_dir`: ``ladder.db`` -> ``ladder.fits/``, one directory per pair and fit; ``store_fits``, default on):
+the first worker to need them fits and writes them (one ``.npy`` per seat, table and round, 1.2 GB per pair for
+the CLI-default cap-2 tree), later workers and resumed runs read them back instead of fitting again.  Each store
+carries what its tables depend on (the blueprint's content digest, the opponent's spec, the fit's deals and seed,
+the game, :data:`~cfrkit.agents.opponent_values.FIT_FORMAT`) and every file's digest: a stale store (a retrained
+blueprint under the same file name) or a corrupt one is fitted again with one line on stderr, never used.  The
+tables are used as read-only memory maps of those files, so the numbers are the same bit for bit as a fresh fit's
+(tested) and the pages are the page cache's: shared by the workers, not counted against each one's own memory.
+Delete ``ladder.fits/`` to reclaim the disk; it is refilled on demand.
+
+**Memory** (``cache_gb``, default 2): a worker keeps each value function it has built (a blueprint's self-play
+values, its fitted tables against each opponent) with its caches (betting lines, buckets, closing tables), each
+bounded, ~0.45 GB when full; a worker of a ladder with three blueprints holds a dozen.  ``cache_gb`` is one budget
+over all of them (:func:`cfrkit.agents.blueprint_values.set_cache_budget`, split evenly over the value functions
+alive in the worker); the caches only memoize, so the numbers do not depend on it (tested).
 
 **Parallel.**  Blocks run in ``processes`` worker processes (spawn) or as Ray tasks
 (``ray_address``: ``"local"`` or a cluster address; the database path must be reachable by the
