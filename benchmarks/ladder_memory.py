@@ -173,7 +173,11 @@ def main() -> None:
     print(f"cfrkit from {os.path.dirname(cfrkit.__file__)}; agents {' '.join(args.agents)}; {args.deals} deals per "
           f"pair in blocks of {args.block}, fit {args.fit} deals, store "
           f"{'off' if args.no_store or 'store_fits' not in extra else ('reused' if args.again else 'written')}, "
-          f"caches' budget {args.cache_gb} GB (scale now {getattr(bv, 'cache_scale', lambda: 1.0)():.3f})")
+          f"caches' budget {args.cache_gb} GB")
+    live = len(getattr(bv, "_LIVE", ()))
+    if args.cache_gb is not None and live:
+        print(f"  value functions alive: {live}; cache bounds scaled by "
+              f"{min(1.0, args.cache_gb * 1e9 / (live * 450e6)):.3f} during the run")
     print(f"run: {res.hands} hands, {res.cpu_seconds:.1f} CPU s in blocks ({res.hands_per_cpu_second:.1f} hands per "
           f"CPU s), {cpu:.1f} CPU s in all (set-up and fits included), {wall:.1f} s wall, load "
           f"{os.getloadavg()[0]:.2f}")
