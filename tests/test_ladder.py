@@ -611,3 +611,41 @@ def test_a_database_written_by_the_code_before_resumes_without_replaying_its_blo
     with sqlite3.connect(db) as con:
         assert set(matches) <= set(con.execute("SELECT id, status FROM matches").fetchall())
         assert set(hands) <= set(con.execute("SELECT match_id, COUNT(*) FROM hands GROUP BY match_id").fetchall())
+
+
+def test_fitted_tables_store_round_trip_and_refusals(tiny_trainer, tmp_path, capsys):
+    """save_fitted_tables / load_fitted_tables: the arrays come back equal and memory-mapped read-only; a store of
+    the same key written meanwhile by another process is kept (keep_same), replaced when asked; a truncated file, an
+    edited meta.json and another key are refused (None) with one line each, nothing stored is silent."""
+    from cfrkit.agents.blueprint_values import blueprint_values, bucket_transitions
+    from cfrkit.agents.opponent_values import (blueprint_fingerprint, load_fitted_tables, opponent_sigma,
+                                               save_fitted_tables)
+    from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
+
+    _, path = tiny_trainer
+    bp = BlueprintStrategy.load(path)
+    trans = bucket_transitions(bp.abstraction, 4, 0)
+    tables = {0: blueprint_values(bp, trans), 1: blueprint_values(bp, trans, opponent_sigma(bp, {}, 2.0))}
+    meta = {"blueprint": blueprint_fingerprint(bp), "deals": 8, "prior": 2.0}
+    store = str(tmp_path / "fits" / "pair")
+    assert load_fitted_tables(store, meta, bp) is None and capsys.readouterr().err == ""
+    assert save_fitted_tables(store, tables, meta)
+    got = load_fitted_tables(store, meta, bp)
+    for s in (0, 1):
+        for a, b in zip(tables[s].D + tables[s].S, got[s].D + got[s].S):
+            assert np.array_equal(a, b) and not b.flags.writeable
+    assert not save_fitted_tables(store, tables, meta)                  # the same key is there: kept
+    assert save_fitted_tables(store, tables, meta, keep_same=False)     # replaced when the caller found it unusable
+    assert load_fitted_tables(store, dict(meta, deals=9), bp) is None
+    assert "stale (stored for another deals)" in capsys.readouterr().err
+    victim = os.path.join(store, "seat1_S3.npy")
+    with open(victim, "r+b") as fh:
+        fh.truncate(os.path.getsize(victim) - 4)
+    assert load_fitted_tables(store, meta, bp) is None
+    err = capsys.readouterr().err
+    assert "corrupt" in err and len(err.strip().splitlines()) == 1
+    save_fitted_tables(store, tables, meta, keep_same=False)
+    with open(os.path.join(store, "meta.json"), "w") as fh:
+        fh.write("{not json")
+    assert load_fitted_tables(store, meta, bp) is None and "corrupt (meta.json" in capsys.readouterr().err
+    assert blueprint_fingerprint(bp) == blueprint_fingerprint(BlueprintStrategy.load(path))

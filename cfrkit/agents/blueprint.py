@@ -22,6 +22,7 @@ with the seats swapped); :func:`duplicate_match` is its deprecated predecessor.
 from __future__ import annotations
 
 import copy
+import os
 import random
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -435,6 +436,7 @@ class BlueprintAgent(PokerAgent):
                         "opponent": str(opponent_key) if opponent_key is not None else type(opponent).__qualname__,
                         "deals": int(deals), "seed": int(seed), "prior": float(prior),
                         "game": view.game.game_string(), "transitions": [24, 0]}  # the value function's boards, seed
+                found = os.path.isdir(store)
                 tables = load_fitted_tables(store, meta, self.blueprint)
             if tables is None:
                 twin = copy.deepcopy(opponent)
@@ -448,7 +450,8 @@ class BlueprintAgent(PokerAgent):
                 vf = OpponentTablesValueFunction(self.blueprint, view, self.translate_raise, opponent, counts,
                                                  **settings)
                 if store is not None:
-                    mine = save_fitted_tables(store, vf.fitted, meta)
+                    # a store found stale or corrupt is replaced; one that appeared while fitting is kept
+                    mine = save_fitted_tables(store, vf.fitted, meta, keep_same=not found)
                     tables = load_fitted_tables(store, meta, self.blueprint, verify=not mine)
                     if tables is not None:  # the mapped copy: the process's own tables are freed
                         vf = None

@@ -227,12 +227,16 @@ def _normal(meta: dict) -> dict:
     return json.loads(json.dumps(meta, sort_keys=True))
 
 
-def save_fitted_tables(path: str, tables: Dict[int, BlueprintValueTable], meta: dict) -> bool:
+def save_fitted_tables(path: str, tables: Dict[int, BlueprintValueTable], meta: dict,
+                       keep_same: bool = True) -> bool:
     """Store fitted tables (seat -> table) in the directory ``path`` with ``meta`` (a JSON-able dict: everything
     they depend on, :func:`load_fitted_tables` compares it): one ``.npy`` per seat, table and round, and
     ``meta.json`` with each file's size and blake2b digest.  Written into a temporary directory beside ``path`` and
-    renamed, so a reader never sees half a store; a store already at ``path`` (stale) is replaced, and when another
-    process stores the same tables at the same moment one of the two copies is kept.  Returns whether ours is."""
+    renamed, so a reader never sees half a store; a stale store at ``path`` (another ``meta``) is replaced, one for
+    the same ``meta`` (another process was faster) is kept with ``keep_same`` (default; False: replaced, for a
+    store found corrupt).  Returns whether ours was written."""
+    if keep_same and _stored_key(path) == _normal(meta):  # another process stored the same tables meanwhile
+        return False
     parent = os.path.dirname(os.path.abspath(path))
     os.makedirs(parent, exist_ok=True)
     tmp = os.path.join(parent, f".{os.path.basename(path)}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}")
@@ -260,6 +264,14 @@ def save_fitted_tables(path: str, tables: Dict[int, BlueprintValueTable], meta: 
     finally:
         if os.path.isdir(tmp):
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _stored_key(path: str) -> Optional[dict]:
+    try:
+        with open(os.path.join(path, "meta.json")) as fh:
+            return json.load(fh)["key"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _refit(path: str, why: str) -> None:
