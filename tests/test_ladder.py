@@ -649,3 +649,27 @@ def test_fitted_tables_store_round_trip_and_refusals(tiny_trainer, tmp_path, cap
         fh.write("{not json")
     assert load_fitted_tables(store, meta, bp) is None and "corrupt (meta.json" in capsys.readouterr().err
     assert blueprint_fingerprint(bp) == blueprint_fingerprint(BlueprintStrategy.load(path))
+
+
+def test_stored_self_play_tables_give_the_built_blocks_bit_for_bit(tiny_trainer, tmp_path, monkeypatch):
+    """A blueprint whose own values a pair uses (against random: no fit applies) gets its self-play tables stored
+    beside the database too; a resumed run maps them instead of building them, with the same blocks bit for bit."""
+    from cfrkit.agents import blueprint_values as bv
+    from cfrkit.platform.ladder import fits_dir
+
+    _, path = tiny_trainer
+    specs, kw = [f"blueprint:{path}", "random"], dict(game="holdem(stacks=400;400)", block=2, seed=8)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 4, str(tmp_path / "built.db"), store_fits=False, **kw)
+    db = str(tmp_path / "stored.db")
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 2, db, **kw)
+    assert [d[:5] for d in os.listdir(fits_dir(db))] == ["self-"]
+
+    def no_build(*a, **k):
+        raise AssertionError("the self-play tables were built again")
+
+    monkeypatch.setattr(bv, "blueprint_values", no_build)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    assert run_ladder(specs, 4, db, **kw).blocks == 1
+    assert _values(db) == _values(str(tmp_path / "built.db")) and len(_values(db)) == 2

@@ -369,7 +369,7 @@ class BlueprintAgent(PokerAgent):
         return actions, probs
 
     def aivat_value_function(self, view, flops: int = 16, boards: int = 24, seed: int = 0, river_exact: bool = False,
-                             follow_owner: bool = False, chance_cv: bool = False):
+                             follow_owner: bool = False, chance_cv: bool = False, store: Optional[str] = None):
         """The blueprint's own self-play values as an AIVAT value function (seat 0's chips; see
         :mod:`cfrkit.agents.blueprint_values`), or None when its table would be too large (the AIVAT
         observer then uses the check-down equity value).  Built once per agent (a few CPU seconds).
@@ -378,7 +378,10 @@ class BlueprintAgent(PokerAgent):
         bet-size translations left the deviation unchanged against A^R (2,416 vs 2,462 mbb per deal, 300 deals)
         at 19% fewer hands per CPU s.  ``chance_cv``: the equity control variate on sampled chance expectations (the
         ``chance_cv`` option of :class:`~cfrkit.agents.blueprint_values.BlueprintValueFunction`).  Every setting keeps the
-        estimator unbiased."""
+        estimator unbiased.  ``store`` (a directory, optional): the self-play tables are read from there when stored
+        for the same blueprint content, ``boards``, ``seed``, game and format, else built and stored there, and used
+        as read-only memory maps either way (as :meth:`opponent_value_function`'s ``store``: the same numbers, the
+        pages shared by the processes that map them)."""
         cached = getattr(self, "_value_function", None)
         if cached is not None and cached.view is view:
             return cached
@@ -389,10 +392,24 @@ class BlueprintAgent(PokerAgent):
             # another view of the same game (every match makes its own): the same tables, a fresh generator
             vf = self._value_function = cached.fresh(view)
             return vf
+        settings = dict(boards=boards, flops=flops, seed=seed, river_exact=river_exact, follow_owner=follow_owner,
+                        chance_cv=chance_cv)
         try:
-            vf = BlueprintValueFunction(self.blueprint, view, self.translate_raise, boards=boards, flops=flops,
-                                        seed=seed, river_exact=river_exact, follow_owner=follow_owner,
-                                        chance_cv=chance_cv)
+            if store is None:
+                vf = BlueprintValueFunction(self.blueprint, view, self.translate_raise, **settings)
+            else:
+                meta = {"format": FIT_FORMAT, "blueprint": blueprint_fingerprint(self.blueprint), "self_play": True,
+                        "game": view.game.game_string(), "transitions": [int(boards), int(seed)]}
+                found = os.path.isdir(store)
+                tables = load_fitted_tables(store, meta, self.blueprint)
+                vf = None
+                if tables is None:
+                    vf = BlueprintValueFunction(self.blueprint, view, self.translate_raise, **settings)
+                    mine = save_fitted_tables(store, {0: vf.table}, meta, keep_same=not found)
+                    tables = load_fitted_tables(store, meta, self.blueprint, verify=not mine)
+                if tables is not None:  # the mapped copy (else, e.g. a full disk: the one built in memory)
+                    vf = BlueprintValueFunction(self.blueprint, view, self.translate_raise, self_play_table=tables[0],
+                                                **settings)
         except GameError:
             return None
         self._value_function = vf

@@ -370,7 +370,9 @@ class BlueprintValueFunction:
     every card when ``flops`` covers them): the turn cards of that mean, a uniform sample without replacement with
     the equity control variate on the pot (for the river played out inside: fewer turn lookaheads per leaf).
     ``self_play_table`` (default True): build the self-play tables; False leaves ``table`` None for a subclass that
-    brings its own (:class:`~cfrkit.agents.opponent_values.OpponentTablesValueFunction` with both seats fitted).
+    brings its own (:class:`~cfrkit.agents.opponent_values.OpponentTablesValueFunction` with both seats fitted); a
+    :class:`BlueprintValueTable`: those tables, built before by :func:`blueprint_values` on ``strategy`` with
+    :func:`bucket_transitions` of ``boards`` and ``seed`` (e.g. stored ones read back memory-mapped).
     ``compiled_lookahead`` (default True): the street lookahead over a chance node's boards
     (:meth:`_values_on_boards`) is walked in C (``pyx/street_lookahead.pyx``) over betting lines kept per hand; off,
     the Python walk (:meth:`_street_boards`, the reference).  The same numbers bit for bit either way.
@@ -382,7 +384,7 @@ class BlueprintValueFunction:
                  river_cards: int = 12, river_leaves: bool = True, chance_cv: bool = False,
                  owner_fallback: bool = False, owner_draws: bool = False, compiled_lookahead: bool = True,
                  turn_exact: bool = False, turn_flops: Optional[int] = None, turn_cards: Optional[int] = None,
-                 self_play_table: bool = True):
+                 self_play_table=True):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
         if turn_flops is not None and int(turn_flops) < 1:
@@ -404,7 +406,10 @@ class BlueprintValueFunction:
         self.trans = self._shared.trans
         # a subclass whose every hand uses other tables (both seats of fitted opponent tables) skips the self-play
         # ones: 0.6 GB and seconds for the CLI-default tree
-        self._shared.table = blueprint_values(strategy, self.trans) if self_play_table else None
+        if isinstance(self_play_table, BlueprintValueTable):  # built before (e.g. a stored one, memory-mapped)
+            self._shared.table = self_play_table
+        else:
+            self._shared.table = blueprint_values(strategy, self.trans) if self_play_table else None
         self.table = self._shared.table
         self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), 2727]))
         self.lookahead = bool(lookahead)

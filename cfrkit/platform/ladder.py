@@ -62,7 +62,9 @@ the game, :data:`~cfrkit.agents.opponent_values.FIT_FORMAT`) and every file's di
 blueprint under the same file name) or a corrupt one is fitted again with one line on stderr, never used.  The
 tables are used as read-only memory maps of those files, so the numbers are the same bit for bit as a fresh fit's
 (tested) and the pages are the page cache's: shared by the workers, not counted against each one's own memory.
-Delete ``ladder.fits/`` to reclaim the disk; it is refilled on demand.
+A blueprint's self-play tables (the values a pair uses when no fit applies: against another blueprint or random)
+are stored there the same way (0.6 GB per blueprint, keyed by its content).  Delete ``ladder.fits/`` to reclaim
+the disk; it is refilled on demand.
 
 **Memory** (``cache_gb``, default 2): a worker keeps each value function it has built (a blueprint's self-play
 values, its fitted tables against each opponent) with its caches (betting lines, buckets, closing tables), each
@@ -92,6 +94,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 
 from cfrkit._ray import ray_session
+from cfrkit.agents.blueprint import BlueprintAgent
 from cfrkit.agents.blueprint_values import set_cache_budget
 from cfrkit.evaluation.aivat import fit_opponent_pair, fit_seed
 from cfrkit.evaluation.ladder import (Crosstable, deals_for_interval, derived_seed, pair_result, play_block,
@@ -272,8 +275,8 @@ def ladder_block(task: dict) -> dict:
     seed_key = task.get("seed_key", task["pair"])
     a = _agent(task["spec_a"], game, derived_seed("agent", task["seed"], task["spec_a"], seed_key, task["block"]))
     b = _agent(task["spec_b"], game, derived_seed("agent", task["seed"], task["spec_b"], seed_key, task["block"]))
-    if task.get("fits") and task.get("fit_opponent_deals", 0):
-        _load_or_fit(task, a, b)
+    if task.get("fits") and task["aivat"]:
+        _stored_values(task, a, b)
     # the stored names are the ladder's labels (two blueprints would both be "blueprint")
     names = (getattr(a, "name", None), getattr(b, "name", None))
     a.name, b.name = task["label_a"], task["label_b"]
@@ -306,15 +309,22 @@ def _fit_slot(p: _Pair, game_string: str) -> str:
     return "fit-" + hashlib.blake2b(what.encode(), digest_size=8).hexdigest()
 
 
-def _load_or_fit(task: dict, a, b) -> None:
-    """Make the blueprint of a fitted pair hold its opponent tables before the block asks for them: read from the
-    pair's directory under the ladder's fits store (``task["fits"]``) or fitted and stored there
+def _stored_values(task: dict, a, b) -> None:
+    """Make the blueprint whose tables the block's AIVAT observer will use hold them before it asks, read from the
+    ladder's store (``task["fits"]``) or built and stored there, so the observer finds them in the agent's memory
+    (the same arguments): a fitted pair's opponent tables
     (:meth:`~cfrkit.agents.blueprint.BlueprintAgent.opponent_value_function` with ``store``, keyed by the blueprint's
-    content, the opponent's spec, the fit's deals and seed, the game and the format).  The block's AIVAT observer
-    then finds them in the agent's memory: the same arguments (:func:`~cfrkit.evaluation.aivat.fit_seed` of the
-    pair's deal seed)."""
-    pair = fit_opponent_pair((a, b))
+    content, the opponent's spec, the fit's deals and seed, the game and the format;
+    :func:`~cfrkit.evaluation.aivat.fit_seed` of the pair's deal seed), else the self-play tables of the first agent
+    of the pair with a value function when it is a blueprint (``aivat_value_function`` with ``store``)."""
+    pair = fit_opponent_pair((a, b)) if task.get("fit_opponent_deals", 0) else None
     if pair is None:
+        i, owner = next(((i, x) for i, x in enumerate((a, b)) if hasattr(x, "aivat_value_function")), (None, None))
+        if isinstance(owner, BlueprintAgent):
+            spec = task["spec_a"] if i == 0 else task["spec_b"]
+            slot = "self-" + hashlib.blake2b(json.dumps({"game": task["game"], "spec": spec}, sort_keys=True).encode(),
+                                             digest_size=8).hexdigest()
+            owner.aivat_value_function(poker_view(task["game"]), store=os.path.join(task["fits"], slot))
         return
     owner, other = pair
     other_spec = task["spec_b"] if other is getattr(b, "agent", b) else task["spec_a"]
@@ -510,8 +520,9 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
         time_limit: seconds an agent may take per answer.
         fit_opponent_deals: > 0: fitted AIVAT values for the pairs of a blueprint and an agent with
             ``hand_strategy`` but no value function (module docstring); 0 (default): off.
-        store_fits: keep those fitted tables beside the database (:func:`fits_dir`) and read them back on resume
-            instead of fitting again (default True; module docstring).
+        store_fits: keep the fitted tables and the blueprints' self-play tables beside the database
+            (:func:`fits_dir`), read back (memory-mapped) by later blocks, workers and runs instead of built again
+            (default True; module docstring).
         cache_gb: the memory (GB) of each worker's value-function caches together
             (:func:`cfrkit.agents.blueprint_values.set_cache_budget`, split over the value functions it holds;
             default 2; None: each cache's own bound, ~0.45 GB per value function).  The numbers do not depend on it.
@@ -540,7 +551,7 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
     labels = agent_labels(specs)
     nblocks = -(-deals // block)
     store = _open(db)
-    fits = fits_dir(db) if store_fits and fit_opponent_deals else None
+    fits = fits_dir(db) if store_fits else None
 
     def tasks_for(needed: Dict[str, int]) -> List[dict]:
         return [{"db": os.path.abspath(db), "game": game_string, "seed": int(seed), "pair": p.key, "block": k,
