@@ -181,6 +181,7 @@ def test_bad_ladders_fail_before_playing(tmp_path, specs, deals, message):
     (["ladder", "always-call", "random", "--hands", "4", "--fit-opponent", "5", "--no-aivat"], "--no-aivat"),
     (["ladder", "always-call", "random", "--hands", "4", "--target-ci", "-5"], "--target-ci must be a positive"),
     (["ladder", "always-call", "random", "--hands", "4", "--pilot-blocks", "0"], "--pilot-blocks must be positive"),
+    (["ladder", "always-call", "random", "--hands", "4", "--cache-gb", "0"], "--cache-gb must be a positive"),
     (["blueprint", "train", "bp.npz", "--iterations", "1", "--eval-minutes", "1", "--eval-lbr", "FCQ/1-4"],
      "bad LBR bet set"),
     (["blueprint", "train", "bp.npz", "--iterations", "1", "--eval-minutes", "1", "--eval-opponents", "nobody"],
@@ -673,3 +674,19 @@ def test_stored_self_play_tables_give_the_built_blocks_bit_for_bit(tiny_trainer,
     monkeypatch.setattr(ladder_mod, "_AGENTS", {})
     assert run_ladder(specs, 4, db, **kw).blocks == 1
     assert _values(db) == _values(str(tmp_path / "built.db")) and len(_values(db)) == 2
+
+
+def test_two_workers_share_the_stored_fits_and_give_the_in_process_values(tiny_trainer, tmp_path, monkeypatch):
+    """Two worker processes fit (or read) the stored tables of the same pairs as their blocks come: the blocks equal
+    those of a run in this process that fits afresh, and the store holds one directory per pair."""
+    from cfrkit.platform.ladder import fits_dir
+
+    _, path = tiny_trainer
+    specs, kw = [f"blueprint:{path}", "always-call", "random"], dict(game="holdem(stacks=400;400)", block=2, seed=9,
+                                                                     fit_opponent_deals=6)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 6, str(tmp_path / "one.db"), store_fits=False, **kw)
+    two = run_ladder(specs, 6, str(tmp_path / "two.db"), processes=2, **kw)
+    assert two.complete and two.blocks == 9
+    assert _values(str(tmp_path / "two.db")) == _values(str(tmp_path / "one.db"))
+    assert sorted(d.split("-")[0] for d in os.listdir(fits_dir(str(tmp_path / "two.db")))) == ["fit", "self"]
