@@ -50,7 +50,7 @@ def deep_size(obj, seen=None, depth=0) -> int:
     if isinstance(obj, np.memmap) or (isinstance(obj, np.ndarray) and isinstance(obj.base, np.memmap)):
         return 0
     if isinstance(obj, np.ndarray):
-        return obj.nbytes + (0 if obj.base is None else 0) + 112
+        return obj.nbytes + 112
     size = sys.getsizeof(obj)
     if isinstance(obj, dict):
         return size + sum(deep_size(k, seen, depth + 1) + deep_size(v, seen, depth + 1) for k, v in obj.items())

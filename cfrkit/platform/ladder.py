@@ -43,9 +43,9 @@ pair's stored blocks; benchmarks/RESULTS.md "The ladder's stored fits, memory an
 5 blocks, the six pairs of a blueprint or A^R against a raising agent end above +-52.5 in 43-57% of the replays
 (90th percentile +-73 to +-81, as the two pairs of that ladder that ended at +-54 and +-76); with the t rule and
 **20 blocks (the default)** in 16-23%, the 90th percentile at +-54 to +-57, for 1.14 times the normal rule's deals
-(5 blocks: 2.0 times, 10: 1.33, 40: 1.07).  Pick ``pilot_blocks`` 20 (or more where blocks are small: at least 2,000 pilot
-deals) and, where the target is a hard bound, ask for 10% below it (``--target-ci 45`` for +-50).  A pilot larger
-than a pair needs costs only its own blocks (the exact pairs stop at the pilot).
+(5 blocks: 2.0 times, 10: 1.33, 40: 1.07).  Pick ``pilot_blocks`` 20 (or more where blocks are small: at least
+2,000 pilot deals) and, where the target is a hard bound, ask for 10% below it (``--target-ci 45`` for +-50).  A
+pilot larger than a pair needs costs only its own blocks (the exact pairs stop at the pilot).
 
 **Fitted AIVAT values** (``fit_opponent_deals`` > 0, default off): a pair of a blueprint and an agent with
 ``hand_strategy`` but no value function (A^R, ...) gets AIVAT values from the blueprint's tables against that
@@ -183,8 +183,9 @@ def _pairs(specs: Sequence[str], game_string: str, seed: int, block: int, aivat_
 
 # ---------------------------------------------------------------------- the database
 def fits_dir(db: str) -> str:
-    """The directory beside the ladder's database ``db`` that keeps its fitted AIVAT tables (``ladder.db`` ->
-    ``ladder.fits/``, one subdirectory per pair, named as its matches)."""
+    """The directory beside the ladder's database ``db`` that keeps its AIVAT tables (``ladder.db`` ->
+    ``ladder.fits/``): ``fit-<digest>/`` per fitted pair (game, specs, fit deals and seed), ``self-<digest>/`` per
+    blueprint whose self-play tables a pair uses (game, spec); each with a ``meta.json`` of what it was built from."""
     return os.path.splitext(os.path.abspath(db))[0] + ".fits"
 
 
@@ -533,8 +534,8 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
         pilot_blocks: the pilot's blocks (default 20; the module docstring says which to pick).
         pilot_rule: ``"t"`` (default): the pilot's interval carried with the t quantile of ``pilot_blocks - 1``
             degrees of freedom (:func:`~cfrkit.evaluation.ladder.pilot_factor`); ``"z"``: with the normal one, the
-            plans of databases run before the t rule (never more blocks than "t" asks, so either reads a database
-            of the other without dropping stored blocks beyond its own plan).
+            plans of databases run before the t rule (which never asks fewer blocks than "z", so it resumes such a
+            database without leaving out a stored block).
 
     Returns a :class:`LadderResult`.  Ctrl-C stops the run; finished blocks stay stored (the
     ``KeyboardInterrupt`` propagates).  Raises :class:`LadderError` / ``RegistryError`` (one line)
