@@ -181,6 +181,7 @@ def test_bad_ladders_fail_before_playing(tmp_path, specs, deals, message):
     (["ladder", "always-call", "random", "--hands", "4", "--fit-opponent", "5", "--no-aivat"], "--no-aivat"),
     (["ladder", "always-call", "random", "--hands", "4", "--target-ci", "-5"], "--target-ci must be a positive"),
     (["ladder", "always-call", "random", "--hands", "4", "--pilot-blocks", "0"], "--pilot-blocks must be positive"),
+    (["ladder", "always-call", "random", "--hands", "4", "--cache-gb", "0"], "--cache-gb must be a positive"),
     (["blueprint", "train", "bp.npz", "--iterations", "1", "--eval-minutes", "1", "--eval-lbr", "FCQ/1-4"],
      "bad LBR bet set"),
     (["blueprint", "train", "bp.npz", "--iterations", "1", "--eval-minutes", "1", "--eval-opponents", "nobody"],
@@ -413,18 +414,279 @@ def test_a_target_interval_gives_each_pair_the_blocks_its_pilot_asks_for(tmp_pat
     assert deals_for_interval(pilot, pilot.estimate.ci95 / 2) == 16      # half the width: four times the deals
     with pytest.raises(ValueError):
         deals_for_interval(pilot, 0.0)
-    res = run_ladder(specs, 60, db, game=game, block=4, seed=2, target_ci=40.0, pilot_blocks=2)
+    assert deals_for_interval(pilot, pilot.estimate.ci95 / 2, pilot_blocks=2) == math.ceil(16 * 12.7062 ** 2 /
+                                                                                            1.959964 ** 2)
+    res = run_ladder(specs, 400, db, game=game, block=4, seed=2, target_ci=60.0, pilot_blocks=3, pilot_rule="z")
     by_pair = _pairs(res)
-    assert by_pair[("always-call", "fixed-range-raiser")].deals == 8                   # the pilot: exact values
-    pilots = ladder_mod.ladder_crosstable(db, specs, 8, game=game, block=4, seed=2)[0]  # the first 2 blocks
+    assert by_pair[("always-call", "fixed-range-raiser")].deals == 12                  # the pilot: exact values
+    pilots = ladder_mod.ladder_crosstable(db, specs, 12, game=game, block=4, seed=2)[0]  # the first 3 blocks
+    first = {(q.a, q.b): q for q in pilots.pairs.values()}
     for (a, b), p in by_pair.items():
-        first = {(q.a, q.b): q for q in pilots.pairs.values()}[(a, b)]
-        want = min(60, max(8, -(-deals_for_interval(first, 40.0) // 4) * 4))
+        want = min(400, max(12, -(-deals_for_interval(first[(a, b)], 60.0) // 4) * 4))
         assert p.deals == want, (a, b, p.deals, want)
-    assert {p.deals for p in by_pair.values()} != {8}                                  # not every pair stopped
-    assert res.complete and res.target_ci == 40.0
-    again = run_ladder(specs, 60, db, game=game, block=4, seed=2, target_ci=40.0, pilot_blocks=2)
+    assert {p.deals for p in by_pair.values()} != {12}                                 # not every pair stopped
+    assert res.complete and res.target_ci == 60.0
+    again = run_ladder(specs, 400, db, game=game, block=4, seed=2, target_ci=60.0, pilot_blocks=3, pilot_rule="z")
     assert again.blocks == 0 and {k: p.deals for k, p in _pairs(again).items()} == \
         {k: p.deals for k, p in by_pair.items()}
+    # Stein's t rule on the same pilots: (t_2 / z)^2 = 4.5 times the deals, every stored block still counted
+    t = run_ladder(specs, 400, db, game=game, block=4, seed=2, target_ci=60.0, pilot_blocks=3)
+    for (a, b), p in _pairs(t).items():
+        want = min(400, max(12, -(-deals_for_interval(first[(a, b)], 60.0, pilot_blocks=3) // 4) * 4))
+        assert p.deals == want >= by_pair[(a, b)].deals, (a, b, p.deals, want)
+    assert t.blocks > 0 and t.complete
     with pytest.raises(LadderError, match="target_ci"):
         run_ladder(specs, 60, db, game=game, target_ci=-1.0)
+    with pytest.raises(LadderError, match="pilot_rule"):
+        run_ladder(specs, 60, db, game=game, target_ci=10.0, pilot_rule="normal")
+
+
+def test_the_t_rule_factor_is_students_quantile_over_the_normal_one():
+    """pilot_factor: (t_{k-1, 0.975} / 1.96)^2 from tabulated t quantiles (2.776 for 4 degrees of freedom, 2.093 for
+    19, 2.023 for 39), falling to 1 as the pilot grows; a one-block pilot has no t quantile."""
+    from cfrkit.evaluation.ladder import pilot_factor
+
+    for k, tq in ((5, 2.7764), (20, 2.0930), (40, 2.0227)):
+        assert pilot_factor(k) == pytest.approx((tq / 1.959964) ** 2, rel=1e-4)
+    assert pilot_factor(None) == 1.0 and pilot_factor(1000) == pytest.approx(1.0, abs=0.005)
+    with pytest.raises(ValueError, match="at least 2 blocks"):
+        pilot_factor(1)
+
+
+def _fit_rows(db):
+    """The stored blocks' values of the pairs with fitted tables (their keys name the setting)."""
+    return [r for r in _values(db) if "fit_opponent_deals" in r[0]]
+
+
+def _replay_fitted(db):
+    """Drop the stored blocks of the fitted pairs, so that the next run plays them again."""
+    with sqlite3.connect(db) as con:
+        con.execute("DELETE FROM ladder_blocks WHERE pair LIKE '%fit_opponent_deals%'")
+
+
+def test_stored_fitted_tables_give_the_refitted_blocks_bit_for_bit(tiny_trainer, tmp_path, monkeypatch, capsys):
+    """The fitted opponent tables are stored beside the database and read back (memory-mapped) by a later run: its
+    blocks equal bit for bit those of a run that fits them afresh; a changed blueprint file or a corrupt store is
+    fitted again (one line on stderr), never served the old tables."""
+    import shutil
+
+    import cfrkit.agents.blueprint as bp_mod
+    from cfrkit.platform.ladder import fits_dir
+    from cfrkit.solvers.blueprint.trainer import BlueprintTrainer
+
+    _, tiny = tiny_trainer
+    path = str(tmp_path / "bp.npz")
+    shutil.copy(tiny, path)
+    specs, game = [f"blueprint:{path}", "always-call", "fixed-range-raiser"], "holdem(stacks=400;400)"
+    kw = dict(game=game, block=2, seed=4, fit_opponent_deals=8)
+    real_fit = bp_mod.fit_abstract_policy
+    fits = {"n": 0}
+
+    def counting_fit(*a, **k):
+        fits["n"] += 1
+        return real_fit(*a, **k)
+
+    monkeypatch.setattr(bp_mod, "fit_abstract_policy", counting_fit)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 4, str(tmp_path / "refit.db"), store_fits=False, **kw)
+    refit = _fit_rows(str(tmp_path / "refit.db"))
+    assert len(refit) == 4 and fits["n"] == 2 and not os.path.exists(fits_dir(str(tmp_path / "refit.db")))
+
+    db = str(tmp_path / "stored.db")
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 2, db, **kw)                     # the first block of each pair: fitted and stored
+    assert fits["n"] == 4 and len(os.listdir(fits_dir(db))) == 2
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})     # a new process: nothing in memory
+    res = run_ladder(specs, 4, db, **kw)               # resumed: the second blocks with the stored tables
+    assert res.blocks == 3 and fits["n"] == 4
+    assert _fit_rows(db) == refit
+    assert capsys.readouterr().err.count("fitted opponent tables") == 0
+
+    # a corrupt store (one byte changed) is fitted again, with the same values
+    store = os.path.join(fits_dir(db), sorted(os.listdir(fits_dir(db)))[0])
+    victim = os.path.join(store, sorted(f for f in os.listdir(store) if f.endswith(".npy"))[0])
+    raw = bytearray(open(victim, "rb").read())
+    raw[-1] ^= 0x40
+    open(victim, "wb").write(bytes(raw))
+    _replay_fitted(db)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 4, db, **kw)
+    err = capsys.readouterr().err
+    assert fits["n"] == 5 and err.count("corrupt") == 1 and len(err.strip().splitlines()) == 1
+    assert _fit_rows(db) == refit
+
+    # another blueprint under the same file name: its tables, not the stored ones
+    tr = BlueprintTrainer(game, "0.5+1", 1, abstraction="ehs:169,2,2,2", seed=7)
+    tr.iterate(2)
+    tr.save(path)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 4, str(tmp_path / "refit2.db"), store_fits=False, **kw)
+    want = _fit_rows(str(tmp_path / "refit2.db"))
+    assert want != refit
+    _replay_fitted(db)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    n = fits["n"]
+    run_ladder(specs, 4, db, **kw)
+    err = capsys.readouterr().err
+    assert fits["n"] == n + 2 and err.count("stale (stored for another blueprint)") == 2
+    assert _fit_rows(db) == want
+
+
+def test_the_caches_budget_changes_no_value_and_splits_over_the_value_functions(tiny_trainer, tmp_path, monkeypatch):
+    """A worker's caches budget (cache_gb) scales every cache bound of its value functions (a tiny budget: every
+    cache emptied at 16 entries) and the blocks' values stay the same bit for bit; the scale is the budget over the
+    ~450 MB of each value function alive, and a run in this process gives the caller's budget back."""
+    import gc
+
+    from cfrkit.agents import blueprint_values as bv
+
+    _, path = tiny_trainer
+    specs, game = [f"blueprint:{path}", "rule-based", "random"], "holdem(stacks=400;400)"
+    kw = dict(game=game, block=3, seed=6, fit_opponent_deals=6, store_fits=False)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 6, str(tmp_path / "free.db"), cache_gb=None, **kw)
+    seen = []
+    real = bv._Shared.remember
+
+    def spy(cache, key, value, limit=100_000):
+        seen.append(bv.cache_scale())
+        real(cache, key, value, limit)
+
+    monkeypatch.setattr(bv._Shared, "remember", staticmethod(spy))
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 6, str(tmp_path / "tight.db"), cache_gb=1e-9, **kw)
+    assert seen and max(seen) < 1e-6                       # every bound at its floor of 16 entries
+    assert _values(str(tmp_path / "tight.db")) == _values(str(tmp_path / "free.db"))
+    assert bv.set_cache_budget(None) is None               # the caller's (none) was given back
+
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    gc.collect()
+    old = bv.set_cache_budget(900.0)
+    try:
+        n = len(bv._LIVE)
+        assert bv.cache_scale() == pytest.approx(min(1.0, 900e6 / (n * 450e6)) if n else 1.0)
+        bp = make_agent(f"blueprint:{path}", game=game, seed=0)
+        from cfrkit.poker.view import poker_view
+        bp.aivat_value_function(poker_view(game))
+        assert len(bv._LIVE) == n + 1 and bv.cache_scale() == pytest.approx(min(1.0, 900e6 / ((n + 1) * 450e6)))
+        del bp
+        gc.collect()
+        assert len(bv._LIVE) == n and bv.cache_scale() == pytest.approx(min(1.0, 900e6 / (n * 450e6)) if n else 1.0)
+        with pytest.raises(GameError, match="positive number of MB"):
+            bv.set_cache_budget(0)
+    finally:
+        bv.set_cache_budget(old)
+    with pytest.raises(LadderError, match="cache_gb"):
+        run_ladder(specs, 6, str(tmp_path / "bad.db"), cache_gb=-1.0, **kw)
+
+
+def test_a_database_written_by_the_code_before_resumes_without_replaying_its_blocks(tmp_path):
+    """tests/data/ladder_main_e543b5f.db: a target-interval ladder written by main at e543b5f (before the stored
+    fits, the caches' budget and the t rule; 3 agents, 120 deals, blocks of 4, target +-60, a 3-block pilot).  The
+    pair keys, match ids and deals are unchanged: with the rule it was planned with ("z") a resume plays nothing and
+    reads the same crosstable; the t rule (more deals for the same pilots) plays only blocks not stored and leaves the
+    stored rows and matches as they were."""
+    import shutil
+
+    src = os.path.join(os.path.dirname(__file__), "data", "ladder_main_e543b5f.db")
+    db = str(tmp_path / "ladder.db")
+    shutil.copy(src, db)
+    specs, kw = ["always-call", "fixed-range-raiser", "rule-based"], dict(game="holdem(stacks=400;400)", block=4,
+                                                                        seed=2, target_ci=60.0, pilot_blocks=3)
+    before = _values(db)
+    with sqlite3.connect(db) as con:
+        matches = con.execute("SELECT id, status FROM matches ORDER BY id").fetchall()
+        hands = con.execute("SELECT match_id, COUNT(*) FROM hands GROUP BY match_id ORDER BY match_id").fetchall()
+    assert len(before) == 56
+    z = run_ladder(specs, 120, db, pilot_rule="z", **kw)
+    assert z.blocks == 0 and z.complete and _values(db) == before
+    got = {(p.a, p.b): (p.deals, round(p.estimate.mean, 3), round(p.estimate.ci95, 3))
+           for p in z.crosstable.pairs.values()}
+    assert got == {("always-call", "fixed-range-raiser"): (12, 127.329, 0.0),      # main's own printout
+                   ("always-call", "rule-based"): (120, -209.383, 102.574),
+                   ("fixed-range-raiser", "rule-based"): (92, -144.126, 61.608)}
+    t = run_ladder(specs, 120, db, **kw)
+    after = _values(db)
+    assert t.complete and t.blocks == len(after) - len(before) == 7                  # FRR vs A^R: 23 -> 30 blocks
+    assert [r for r in after if (r[0], r[1]) in {(b[0], b[1]) for b in before}] == before
+    with sqlite3.connect(db) as con:
+        assert set(matches) <= set(con.execute("SELECT id, status FROM matches").fetchall())
+        assert set(hands) <= set(con.execute("SELECT match_id, COUNT(*) FROM hands GROUP BY match_id").fetchall())
+
+
+def test_fitted_tables_store_round_trip_and_refusals(tiny_trainer, tmp_path, capsys):
+    """save_fitted_tables / load_fitted_tables: the arrays come back equal and memory-mapped read-only; a store of
+    the same key written meanwhile by another process is kept (keep_same), replaced when asked; a truncated file, an
+    edited meta.json and another key are refused (None) with one line each, nothing stored is silent."""
+    from cfrkit.agents.blueprint_values import blueprint_values, bucket_transitions
+    from cfrkit.agents.opponent_values import (blueprint_fingerprint, load_fitted_tables, opponent_sigma,
+                                               save_fitted_tables)
+    from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
+
+    _, path = tiny_trainer
+    bp = BlueprintStrategy.load(path)
+    trans = bucket_transitions(bp.abstraction, 4, 0)
+    tables = {0: blueprint_values(bp, trans), 1: blueprint_values(bp, trans, opponent_sigma(bp, {}, 2.0))}
+    meta = {"blueprint": blueprint_fingerprint(bp), "deals": 8, "prior": 2.0}
+    store = str(tmp_path / "fits" / "pair")
+    assert load_fitted_tables(store, meta, bp) is None and capsys.readouterr().err == ""
+    assert save_fitted_tables(store, tables, meta)
+    got = load_fitted_tables(store, meta, bp)
+    for s in (0, 1):
+        for a, b in zip(tables[s].D + tables[s].S, got[s].D + got[s].S):
+            assert np.array_equal(a, b) and not b.flags.writeable
+    assert not save_fitted_tables(store, tables, meta)                  # the same key is there: kept
+    assert save_fitted_tables(store, tables, meta, keep_same=False)     # replaced when the caller found it unusable
+    assert load_fitted_tables(store, dict(meta, deals=9), bp) is None
+    assert "stale (stored for another deals)" in capsys.readouterr().err
+    victim = os.path.join(store, "seat1_S3.npy")
+    with open(victim, "r+b") as fh:
+        fh.truncate(os.path.getsize(victim) - 4)
+    assert load_fitted_tables(store, meta, bp) is None
+    err = capsys.readouterr().err
+    assert "corrupt" in err and len(err.strip().splitlines()) == 1
+    save_fitted_tables(store, tables, meta, keep_same=False)
+    with open(os.path.join(store, "meta.json"), "w") as fh:
+        fh.write("{not json")
+    assert load_fitted_tables(store, meta, bp) is None and "corrupt (meta.json" in capsys.readouterr().err
+    assert blueprint_fingerprint(bp) == blueprint_fingerprint(BlueprintStrategy.load(path))
+
+
+def test_stored_self_play_tables_give_the_built_blocks_bit_for_bit(tiny_trainer, tmp_path, monkeypatch):
+    """A blueprint whose own values a pair uses (against random: no fit applies) gets its self-play tables stored
+    beside the database too; a resumed run maps them instead of building them, with the same blocks bit for bit."""
+    from cfrkit.agents import blueprint_values as bv
+    from cfrkit.platform.ladder import fits_dir
+
+    _, path = tiny_trainer
+    specs, kw = [f"blueprint:{path}", "random"], dict(game="holdem(stacks=400;400)", block=2, seed=8)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 4, str(tmp_path / "built.db"), store_fits=False, **kw)
+    db = str(tmp_path / "stored.db")
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 2, db, **kw)
+    assert [d[:5] for d in os.listdir(fits_dir(db))] == ["self-"]
+
+    def no_build(*a, **k):
+        raise AssertionError("the self-play tables were built again")
+
+    monkeypatch.setattr(bv, "blueprint_values", no_build)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    assert run_ladder(specs, 4, db, **kw).blocks == 1
+    assert _values(db) == _values(str(tmp_path / "built.db")) and len(_values(db)) == 2
+
+
+def test_two_workers_share_the_stored_fits_and_give_the_in_process_values(tiny_trainer, tmp_path, monkeypatch):
+    """Two worker processes fit (or read) the stored tables of the same pairs as their blocks come: the blocks equal
+    those of a run in this process that fits afresh, and the store holds one directory per pair."""
+    from cfrkit.platform.ladder import fits_dir
+
+    _, path = tiny_trainer
+    specs, kw = [f"blueprint:{path}", "always-call", "random"], dict(game="holdem(stacks=400;400)", block=2, seed=9,
+                                                                     fit_opponent_deals=6)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    run_ladder(specs, 6, str(tmp_path / "one.db"), store_fits=False, **kw)
+    two = run_ladder(specs, 6, str(tmp_path / "two.db"), processes=2, **kw)
+    assert two.complete and two.blocks == 9
+    assert _values(str(tmp_path / "two.db")) == _values(str(tmp_path / "one.db"))
+    assert sorted(d.split("-")[0] for d in os.listdir(fits_dir(str(tmp_path / "two.db")))) == ["fit", "self"]

@@ -22,6 +22,7 @@ with the seats swapped); :func:`duplicate_match` is its deprecated predecessor.
 from __future__ import annotations
 
 import copy
+import os
 import random
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -31,7 +32,8 @@ import numpy as np
 
 from cfrkit._deprecated import deprecated_alias
 from cfrkit.agents.blueprint_values import BlueprintValueFunction
-from cfrkit.agents.opponent_values import OpponentTablesValueFunction, fit_abstract_policy
+from cfrkit.agents.opponent_values import (FIT_FORMAT, OpponentTablesValueFunction, blueprint_fingerprint,
+                                           fit_abstract_policy, load_fitted_tables, save_fitted_tables)
 from cfrkit.cards.hands import NUM_PAIRS, blocked_pairs, pair_index
 from cfrkit.games.base import GameError
 from cfrkit.games.holdem.abstraction import pseudo_harmonic_mapping
@@ -367,7 +369,7 @@ class BlueprintAgent(PokerAgent):
         return actions, probs
 
     def aivat_value_function(self, view, flops: int = 16, boards: int = 24, seed: int = 0, river_exact: bool = False,
-                             follow_owner: bool = False, chance_cv: bool = False):
+                             follow_owner: bool = False, chance_cv: bool = False, store: Optional[str] = None):
         """The blueprint's own self-play values as an AIVAT value function (seat 0's chips; see
         :mod:`cfrkit.agents.blueprint_values`), or None when its table would be too large (the AIVAT
         observer then uses the check-down equity value).  Built once per agent (a few CPU seconds).
@@ -376,7 +378,10 @@ class BlueprintAgent(PokerAgent):
         bet-size translations left the deviation unchanged against A^R (2,416 vs 2,462 mbb per deal, 300 deals)
         at 19% fewer hands per CPU s.  ``chance_cv``: the equity control variate on sampled chance expectations (the
         ``chance_cv`` option of :class:`~cfrkit.agents.blueprint_values.BlueprintValueFunction`).  Every setting keeps the
-        estimator unbiased."""
+        estimator unbiased.  ``store`` (a directory, optional): the self-play tables are read from there when stored
+        for the same blueprint content, ``boards``, ``seed``, game and format, else built and stored there, and used
+        as read-only memory maps either way (as :meth:`opponent_value_function`'s ``store``: the same numbers, the
+        pages shared by the processes that map them)."""
         cached = getattr(self, "_value_function", None)
         if cached is not None and cached.view is view:
             return cached
@@ -387,16 +392,31 @@ class BlueprintAgent(PokerAgent):
             # another view of the same game (every match makes its own): the same tables, a fresh generator
             vf = self._value_function = cached.fresh(view)
             return vf
+        settings = dict(boards=boards, flops=flops, seed=seed, river_exact=river_exact, follow_owner=follow_owner,
+                        chance_cv=chance_cv)
         try:
-            vf = BlueprintValueFunction(self.blueprint, view, self.translate_raise, boards=boards, flops=flops,
-                                        seed=seed, river_exact=river_exact, follow_owner=follow_owner,
-                                        chance_cv=chance_cv)
+            if store is None:
+                vf = BlueprintValueFunction(self.blueprint, view, self.translate_raise, **settings)
+            else:
+                meta = {"format": FIT_FORMAT, "blueprint": blueprint_fingerprint(self.blueprint), "self_play": True,
+                        "game": view.game.game_string(), "transitions": [int(boards), int(seed)]}
+                found = os.path.isdir(store)
+                tables = load_fitted_tables(store, meta, self.blueprint)
+                vf = None
+                if tables is None:
+                    vf = BlueprintValueFunction(self.blueprint, view, self.translate_raise, **settings)
+                    mine = save_fitted_tables(store, {0: vf.table}, meta, keep_same=not found)
+                    tables = load_fitted_tables(store, meta, self.blueprint, verify=not mine)
+                if tables is not None:  # the mapped copy (else, e.g. a full disk: the one built in memory)
+                    vf = BlueprintValueFunction(self.blueprint, view, self.translate_raise, self_play_table=tables[0],
+                                                **settings)
         except GameError:
             return None
         self._value_function = vf
         return vf
 
-    def opponent_value_function(self, view, opponent, deals: int, seed: int, prior: float = 2.0):
+    def opponent_value_function(self, view, opponent, deals: int, seed: int, prior: float = 2.0,
+                                store: Optional[str] = None, opponent_key: Optional[str] = None):
         """AIVAT values (seat 0's chips) of this blueprint against ``opponent`` (an agent with ``hand_strategy``):
         an :class:`~cfrkit.agents.opponent_values.OpponentTablesValueFunction` whose tables put ``opponent``'s
         abstract policy, fitted on ``deals`` duplicate deals dealt with ``seed``, in its seat (lookahead as
@@ -408,25 +428,53 @@ class BlueprintAgent(PokerAgent):
         give the same tables in any process.  Cost: ~2 CPU s per 1,000 fitting deals against A^R plus ~10 CPU s
         of tables for the two-hour blueprint (and two more pairs of float32 tables in memory); built once per
         (opponent object, deals, seed, prior) and shared by later calls (the last 4 kept; a new ``view`` gets a
-        :meth:`~cfrkit.agents.blueprint_values.BlueprintValueFunction.fresh` copy).  Raises ``GameError`` (one
-        line) for ``deals < 1`` or an opponent without ``hand_strategy``."""
+        :meth:`~cfrkit.agents.blueprint_values.BlueprintValueFunction.fresh` copy).
+
+        ``store`` (a directory, optional): the fitted tables are read from there when they were stored for the same
+        blueprint content (:func:`~cfrkit.agents.opponent_values.blueprint_fingerprint`), ``opponent_key`` (a name
+        of the opponent that fixes its play, e.g. its registry spec; default its class name), ``deals``, ``seed``,
+        ``prior``, game and :data:`~cfrkit.agents.opponent_values.FIT_FORMAT`, else fitted and stored there (a
+        stale or corrupt store is fitted again with one line on stderr).  Either way the tables are then used as
+        read-only memory maps of the stored files: the same numbers bit for bit, in the page cache instead of the
+        process's own memory (shared by the processes that map them, and dropped by the system when short).
+        Raises ``GameError`` (one line) for ``deals < 1`` or an opponent without ``hand_strategy``."""
         if int(deals) < 1:
             raise GameError(f"fitting the opponent needs at least 1 deal, got {deals}")
         cache = self.__dict__.setdefault("_fitted", OrderedDict())
         key = (id(opponent), int(deals), int(seed), float(prior), getattr(view.game, "definition", None))
         vf = cache.get(key)
         if vf is None:
-            twin = copy.deepcopy(opponent)
-            rng = getattr(twin, "rng", None)
-            if isinstance(rng, random.Random):
-                rng.seed(int(seed))
-            elif isinstance(rng, np.random.Generator):
-                twin.rng = np.random.default_rng(int(seed))
-            counts = fit_abstract_policy(BlueprintAgent(self.blueprint, seed=int(seed)), twin, int(deals),
-                                         seed=int(seed))
             # the lookahead settings of aivat_value_function's defaults (those of the measured +29%)
-            vf = OpponentTablesValueFunction(self.blueprint, view, self.translate_raise, opponent, counts,
-                                             prior=prior, river_exact=False, follow_owner=False)
+            settings = dict(prior=prior, river_exact=False, follow_owner=False)
+            meta = None
+            tables = None
+            if store is not None:
+                meta = {"format": FIT_FORMAT, "blueprint": blueprint_fingerprint(self.blueprint),
+                        "opponent": str(opponent_key) if opponent_key is not None else type(opponent).__qualname__,
+                        "deals": int(deals), "seed": int(seed), "prior": float(prior),
+                        "game": view.game.game_string(), "transitions": [24, 0]}  # the value function's boards, seed
+                found = os.path.isdir(store)
+                tables = load_fitted_tables(store, meta, self.blueprint)
+            if tables is None:
+                twin = copy.deepcopy(opponent)
+                rng = getattr(twin, "rng", None)
+                if isinstance(rng, random.Random):
+                    rng.seed(int(seed))
+                elif isinstance(rng, np.random.Generator):
+                    twin.rng = np.random.default_rng(int(seed))
+                counts = fit_abstract_policy(BlueprintAgent(self.blueprint, seed=int(seed)), twin, int(deals),
+                                             seed=int(seed))
+                vf = OpponentTablesValueFunction(self.blueprint, view, self.translate_raise, opponent, counts,
+                                                 **settings)
+                if store is not None:
+                    # a store found stale or corrupt is replaced; one that appeared while fitting is kept
+                    mine = save_fitted_tables(store, vf.fitted, meta, keep_same=not found)
+                    tables = load_fitted_tables(store, meta, self.blueprint, verify=not mine)
+                    if tables is not None:  # the mapped copy: the process's own tables are freed
+                        vf = None
+            if vf is None:
+                vf = OpponentTablesValueFunction(self.blueprint, view, self.translate_raise, opponent,
+                                                 tables=tables, **settings)
             cache[key] = vf
             while len(cache) > 4:
                 cache.popitem(last=False)

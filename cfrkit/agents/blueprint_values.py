@@ -56,6 +56,7 @@ a chance event of known probabilities (:meth:`BlueprintValueFunction.translation
 from __future__ import annotations
 
 import copy
+import weakref
 from typing import Callable, List, Optional, Tuple
 
 import numpy as np
@@ -78,8 +79,8 @@ from cfrkit.poker.agent import own_strategy_is_current
 from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, DECISION,
                                                    FOLD_TERMINAL, SHOWDOWN)
 
-__all__ = ["blueprint_values", "bucket_transitions", "deal_expectation", "BlueprintValueTable",
-           "BlueprintValueFunction"]
+__all__ = ["blueprint_values", "bucket_transitions", "cache_scale", "deal_expectation", "set_cache_budget",
+           "BlueprintValueTable", "BlueprintValueFunction"]
 
 # float32 entries of the two tables together (1.2 GB): larger abstractions are refused
 _MAX_ENTRIES = 300_000_000
@@ -124,10 +125,13 @@ class BlueprintValueTable:
     """The tables ``D``, ``S`` of :func:`blueprint_values` (module doc), decision nodes only.
 
     ``d(n)``, ``s(n)``: float64[B_r, B_r] for any node ``n`` (terminals computed from the tree); ``nbytes``:
-    the memory of the stored blocks.
+    the memory of the stored blocks.  ``blocks`` (optional): ``(D, S)``, one float32[decisions of round r, B_r, B_r]
+    block per round, tables built before (e.g. read-only memory maps of stored ones,
+    :func:`cfrkit.agents.opponent_values.load_fitted_tables`); default: zeros to be filled by :func:`blueprint_values`.
+    Raises ``GameError`` for a block of the wrong shape or dtype.
     """
 
-    def __init__(self, tree, num_buckets):
+    def __init__(self, tree, num_buckets, blocks: Optional[Tuple[List[np.ndarray], List[np.ndarray]]] = None):
         self.tree = tree
         self.num_buckets = tuple(int(b) for b in num_buckets)
         rounds = tree.round.astype(np.int64)
@@ -139,8 +143,16 @@ class BlueprintValueTable:
             ids = np.flatnonzero(dec & (rounds == r))
             self.row[ids] = np.arange(ids.size)
             b = self.num_buckets[r]
-            self.D.append(np.zeros((ids.size, b, b), dtype=np.float32))
-            self.S.append(np.zeros((ids.size, b, b), dtype=np.float32))
+            if blocks is None:
+                self.D.append(np.zeros((ids.size, b, b), dtype=np.float32))
+                self.S.append(np.zeros((ids.size, b, b), dtype=np.float32))
+                continue
+            for name, have, out in (("D", blocks[0], self.D), ("S", blocks[1], self.S)):
+                x = have[r] if r < len(have) else None
+                if x is None or x.shape != (ids.size, b, b) or x.dtype != np.float32:
+                    raise GameError(f"value table block {name}[{r}] is "
+                                    f"{None if x is None else (x.shape, str(x.dtype))}, not float32 {(ids.size, b, b)}")
+                out.append(x)
         # (node, bucket 0, bucket 1) -> the transition-averaged (D, S) of a round-closing call: kept with the
         # table it was read from (a value function may switch tables per seat, e.g. fitted opponent tables)
         self.closing: dict = {}
@@ -357,6 +369,10 @@ class BlueprintValueFunction:
     unbiased means, so unbiased; ``turn_flops`` None: all of them, the plain mean).  ``turn_cards`` (default None:
     every card when ``flops`` covers them): the turn cards of that mean, a uniform sample without replacement with
     the equity control variate on the pot (for the river played out inside: fewer turn lookaheads per leaf).
+    ``self_play_table`` (default True): build the self-play tables; False leaves ``table`` None for a subclass that
+    brings its own (:class:`~cfrkit.agents.opponent_values.OpponentTablesValueFunction` with both seats fitted); a
+    :class:`BlueprintValueTable`: those tables, built before by :func:`blueprint_values` on ``strategy`` with
+    :func:`bucket_transitions` of ``boards`` and ``seed`` (e.g. stored ones read back memory-mapped).
     ``compiled_lookahead`` (default True): the street lookahead over a chance node's boards
     (:meth:`_values_on_boards`) is walked in C (``pyx/street_lookahead.pyx``) over betting lines kept per hand; off,
     the Python walk (:meth:`_street_boards`, the reference).  The same numbers bit for bit either way.
@@ -367,7 +383,8 @@ class BlueprintValueFunction:
                  follow_owner: bool = True, river_exact: bool = True,
                  river_cards: int = 12, river_leaves: bool = True, chance_cv: bool = False,
                  owner_fallback: bool = False, owner_draws: bool = False, compiled_lookahead: bool = True,
-                 turn_exact: bool = False, turn_flops: Optional[int] = None, turn_cards: Optional[int] = None):
+                 turn_exact: bool = False, turn_flops: Optional[int] = None, turn_cards: Optional[int] = None,
+                 self_play_table=True):
         if flops < 1:
             raise GameError(f"flops must be >= 1, got {flops}")
         if turn_flops is not None and int(turn_flops) < 1:
@@ -387,7 +404,12 @@ class BlueprintValueFunction:
         self._shared = _Shared(bucket_transitions(self.ab, boards, seed), NodeWalker(self.tree, translate_raise),
                                self.ab)
         self.trans = self._shared.trans
-        self._shared.table = blueprint_values(strategy, self.trans)
+        # a subclass whose every hand uses other tables (both seats of fitted opponent tables) skips the self-play
+        # ones: 0.6 GB and seconds for the CLI-default tree
+        if isinstance(self_play_table, BlueprintValueTable):  # built before (e.g. a stored one, memory-mapped)
+            self._shared.table = self_play_table
+        else:
+            self._shared.table = blueprint_values(strategy, self.trans) if self_play_table else None
         self.table = self._shared.table
         self.rng = np.random.default_rng(np.random.SeedSequence([int(seed), 2727]))
         self.lookahead = bool(lookahead)
@@ -1626,7 +1648,7 @@ class _StreetPlans:
         if hit is None:
             b = table.num_buckets[int(self.vf.tree.round[node]) - 1]
             hit = np.full((b, b, 2), np.nan)
-            if len(self._closing) * hit.nbytes >= self._CLOSING_BYTES:
+            if len(self._closing) * hit.nbytes >= self._CLOSING_BYTES * _SCALE[0]:
                 self._closing.clear()
             self._closing[(table, node)] = hit
         return hit
@@ -2116,10 +2138,50 @@ class NodeWalker:
         return hit
 
 
+# ---------------------------------------------------------------------- one memory budget for the caches
+# Every cache below is bounded (entries, or bytes for the closing tables): about 450 MB per value function when all
+# are full (measured per entry, benchmarks/ladder_memory.py).  A process holding many value functions (a ladder
+# worker: a blueprint's self-play values and its fitted tables against each opponent) scales every bound by one
+# factor so that their sum stays near a budget (set_cache_budget); the caches only memoize functions of their keys,
+# so the values are the same bit for bit whatever the bounds (tested), only the time to recompute them changes.
+_CEILING_BYTES = 450e6
+_BUDGET: List[Optional[float]] = [None]  # bytes for all value functions of this process; None: every bound as is
+_SCALE: List[float] = [1.0]
+_LIVE: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def _rescale() -> None:
+    n = sum(1 for _ in _LIVE)  # the live ones only (len() may still count one being freed)
+    budget = _BUDGET[0]
+    _SCALE[0] = 1.0 if budget is None or n == 0 else min(1.0, budget / (n * _CEILING_BYTES))
+
+
+def set_cache_budget(megabytes: Optional[float]) -> Optional[float]:
+    """Bound the caches of all :class:`BlueprintValueFunction` tables of this process together to about
+    ``megabytes`` MB (split evenly: each value function built and alive gets ``megabytes / n``, at most its ~450 MB
+    of default bounds; the split follows as value functions are built and freed).  None: the default bounds of each.
+    The tables themselves are not counted (``BlueprintValueTable.nbytes``; stored fitted tables are memory-mapped
+    files).  Returns the previous budget (MB or None).  Raises ``GameError`` for a budget that is not positive."""
+    if megabytes is not None and not (float(megabytes) > 0 and np.isfinite(float(megabytes))):
+        raise GameError(f"the caches' budget must be a positive number of MB, got {megabytes!r}")
+    old = _BUDGET[0]
+    _BUDGET[0] = None if megabytes is None else float(megabytes) * 1e6
+    _rescale()
+    return None if old is None else old / 1e6
+
+
+def cache_scale() -> float:
+    """The factor (0, 1] by which every cache bound of the value functions is scaled now (:func:`set_cache_budget`)."""
+    return _SCALE[0]
+
+
 class _Shared:
     """What the value functions of one blueprint share across matches (read only once built)."""
 
     def __init__(self, trans, walker, abstraction):
+        _LIVE.add(self)
+        weakref.finalize(self, _rescale)  # the split follows when this one is freed
+        _rescale()
         self.abstraction = abstraction
         self.trans = trans
         self.walker = walker
@@ -2141,8 +2203,9 @@ class _Shared:
 
     @staticmethod
     def remember(cache: dict, key, value, limit: int = 100_000) -> None:
-        """``cache[key] = value``, emptying ``cache`` first when it holds ``limit`` entries."""
-        if len(cache) >= limit:
+        """``cache[key] = value``, emptying ``cache`` first when it holds ``limit`` entries (times the budget's
+        :func:`cache_scale`, at least 16)."""
+        if len(cache) >= max(16, int(limit * _SCALE[0])):
             cache.clear()
         cache[key] = value
 

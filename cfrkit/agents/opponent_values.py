@@ -22,17 +22,24 @@ exactly, :func:`~cfrkit.agents.blueprint_values.deal_expectation`), so AIVAT sta
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import shutil
+import sys
+import uuid
 from typing import Dict, Optional
 
 import numpy as np
 
-from cfrkit.agents.blueprint_values import (BlueprintValueFunction, NodeWalker, walk_step, blueprint_values,
-                                            deal_expectation)
+from cfrkit.agents.blueprint_values import (BlueprintValueFunction, BlueprintValueTable, NodeWalker, walk_step,
+                                            blueprint_values, deal_expectation)
 from cfrkit.games.base import GameError
 from cfrkit.poker.match import MatchObserver, play_match
 from cfrkit.solvers.blueprint.betting_tree import DECISION
 
-__all__ = ["AbstractPolicyRecorder", "fit_abstract_policy", "opponent_sigma", "OpponentTablesValueFunction"]
+__all__ = ["AbstractPolicyRecorder", "FIT_FORMAT", "blueprint_fingerprint", "fit_abstract_policy", "load_fitted_tables",
+           "opponent_sigma", "OpponentTablesValueFunction", "save_fitted_tables"]
 
 
 class AbstractPolicyRecorder(MatchObserver):
@@ -136,23 +143,32 @@ class OpponentTablesValueFunction(BlueprintValueFunction):
     (the agent object of the evaluated match) sits in seat ``s``, are those of the blueprint against the fitted
     model of ``opponent`` in seat ``s`` (``counts[s]``, from :func:`fit_abstract_policy`); the self-play tables in
     other hands.  ``prior``: see :func:`opponent_sigma`; other arguments as the base class.  One more backward
-    pass per seat (seconds) and one more pair of float32 tables per seat in memory."""
+    pass per seat (seconds) and one more pair of float32 tables per seat in memory.
 
-    def __init__(self, strategy, view, translate_raise, opponent, counts: Dict[int, Dict[int, np.ndarray]],
-                 prior: float = 2.0, **kwargs):
-        super().__init__(strategy, view, translate_raise, **kwargs)
+    ``tables`` (instead of ``counts``): the fitted tables per seat, built before (:attr:`fitted`, e.g. read back
+    by :func:`load_fitted_tables` as read-only memory maps: no backward pass, and the pages are the page cache's,
+    shared by every process that maps the same files).  With both seats fitted the self-play tables are never
+    built (every hand with ``opponent`` uses a fitted pair)."""
+
+    def __init__(self, strategy, view, translate_raise, opponent, counts: Optional[Dict[int, Dict[int, np.ndarray]]]
+                 = None, prior: float = 2.0, tables: Optional[Dict[int, BlueprintValueTable]] = None, **kwargs):
+        if (counts is None) == (tables is None):
+            raise GameError("OpponentTablesValueFunction needs either counts (a fit) or tables (built before)")
+        seats = sorted(int(s) for s, c in (counts if tables is None else tables).items() if c)
+        super().__init__(strategy, view, translate_raise, self_play_table=seats != [0, 1], **kwargs)
         self.opponent = opponent
         self.prior = float(prior)
         self._base = self.table
-        seats = [int(s) for s, c in counts.items() if c]
-        if sorted(seats) == [0, 1]:
-            # every hand with ``opponent`` uses a fitted pair of tables: the self-play ones (0.6 GB for the
-            # two-hour blueprint) are dropped before the fitted ones are built
-            self._base = self.table = self._shared.table = None
         self._tables = {}
         for s in seats:
-            self._tables[s] = blueprint_values(strategy, self.trans, opponent_sigma(strategy, counts[s], prior))
+            self._tables[s] = tables[s] if tables is not None else \
+                blueprint_values(strategy, self.trans, opponent_sigma(strategy, counts[s], prior))
         self._deals = {}
+
+    @property
+    def fitted(self) -> Dict[int, BlueprintValueTable]:
+        """The fitted tables per seat (seat -> :class:`~cfrkit.agents.blueprint_values.BlueprintValueTable`)."""
+        return dict(self._tables)
 
     def hand_start(self, hand) -> None:
         super().hand_start(hand)
@@ -169,3 +185,141 @@ class OpponentTablesValueFunction(BlueprintValueFunction):
         if hit is None:
             hit = self._deals[id(self.table)] = deal_expectation(self.table, self.ab)
         return hit
+
+
+# ---------------------------------------------------------------------- fitted tables on disk
+#: the version of the stored tables' format and of what they mean: bump it when the fit
+#: (:func:`fit_abstract_policy`), the smoothing (:func:`opponent_sigma`) or the backward pass
+#: (:func:`~cfrkit.agents.blueprint_values.blueprint_values`) changes their numbers; stored tables of another
+#: version are then fitted again
+FIT_FORMAT = 1
+
+
+def blueprint_fingerprint(strategy) -> str:
+    """Digest (hex, 32 characters) of everything a blueprint's value tables depend on: its strategy sums, its
+    betting tree (game and arrays) and its card abstraction (the fingerprint checkpoints carry).  Two blueprints
+    with equal digests give the same tables; a retrained or edited file gives another (~0.1 s per 100 MB)."""
+    from cfrkit.solvers.blueprint.abstraction_spec import abstraction_fingerprint
+
+    h = hashlib.blake2b(digest_size=16)
+    t = strategy.tree
+    h.update(str(t.game_string).encode())
+    for name in ("kind", "round", "player", "child_start", "num_children", "spent"):
+        a = np.ascontiguousarray(getattr(t, name))
+        h.update(f"{name}{a.dtype.str}{a.shape}".encode())
+        h.update(a.tobytes())
+    h.update(abstraction_fingerprint(strategy.abstraction).encode())
+    h.update(np.ascontiguousarray(strategy.strategy_sum).view(np.uint8))
+    return h.hexdigest()
+
+
+def _file_digest(path: str) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(1 << 23)
+            if not chunk:
+                return h.hexdigest()
+            h.update(chunk)
+
+
+def _normal(meta: dict) -> dict:
+    return json.loads(json.dumps(meta, sort_keys=True))
+
+
+def save_fitted_tables(path: str, tables: Dict[int, BlueprintValueTable], meta: dict,
+                       keep_same: bool = True) -> bool:
+    """Store fitted tables (seat -> table) in the directory ``path`` with ``meta`` (a JSON-able dict: everything
+    they depend on, :func:`load_fitted_tables` compares it): one ``.npy`` per seat, table and round, and
+    ``meta.json`` with each file's size and blake2b digest.  Written into a temporary directory beside ``path`` and
+    renamed, so a reader never sees half a store; a stale store at ``path`` (another ``meta``) is replaced, one for
+    the same ``meta`` (another process was faster) is kept with ``keep_same`` (default; False: replaced, for a
+    store found corrupt).  Returns whether ours was written."""
+    if keep_same and _stored_key(path) == _normal(meta):  # another process stored the same tables meanwhile
+        return False
+    parent = os.path.dirname(os.path.abspath(path))
+    os.makedirs(parent, exist_ok=True)
+    tmp = os.path.join(parent, f".{os.path.basename(path)}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    os.makedirs(tmp)
+    try:
+        files = {}
+        for seat, table in sorted(tables.items()):
+            for name, blocks in (("D", table.D), ("S", table.S)):
+                for r, block in enumerate(blocks):
+                    fname = f"seat{int(seat)}_{name}{r}.npy"
+                    np.save(os.path.join(tmp, fname), np.ascontiguousarray(block, dtype=np.float32))
+                    full = os.path.join(tmp, fname)
+                    files[fname] = {"bytes": os.path.getsize(full), "blake2b": _file_digest(full)}
+        with open(os.path.join(tmp, "meta.json"), "w") as fh:
+            json.dump({"key": _normal(meta), "seats": sorted(int(s) for s in tables), "files": files}, fh,
+                      indent=1, sort_keys=True)
+        if os.path.lexists(path):
+            shutil.rmtree(path, ignore_errors=True)   # stale: mapped files stay readable where they are open
+        os.rename(tmp, path)
+        return True
+    except OSError:
+        if os.path.isdir(path):  # another process stored them first
+            return False
+        raise
+    finally:
+        if os.path.isdir(tmp):
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _stored_key(path: str) -> Optional[dict]:
+    try:
+        with open(os.path.join(path, "meta.json")) as fh:
+            return json.load(fh)["key"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _refit(path: str, why: str) -> None:
+    print(f"cfrkit: fitted opponent tables {path}: {why}; fitting them again", file=sys.stderr, flush=True)
+
+
+def load_fitted_tables(path: str, meta: dict, strategy,
+                       verify: bool = True) -> Optional[Dict[int, BlueprintValueTable]]:
+    """The tables :func:`save_fitted_tables` stored at ``path`` for exactly ``meta``, as read-only memory maps
+    (seat -> :class:`~cfrkit.agents.blueprint_values.BlueprintValueTable` on ``strategy``'s tree), or None: nothing
+    stored (silently), or a stale store (other ``meta``: another blueprint file, fit, game or format) or a corrupt
+    one (a missing, truncated or altered file, a bad shape), each with one line on stderr; the caller then fits
+    them again.  Every file's size is checked, and with ``verify`` (default) its digest (about 1 s per GB; off only
+    for files this process has just written)."""
+    if not os.path.isdir(path):
+        return None
+    try:
+        with open(os.path.join(path, "meta.json")) as fh:
+            stored = json.load(fh)
+        key, files, seats = stored["key"], stored["files"], [int(s) for s in stored["seats"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        _refit(path, f"corrupt (meta.json: {type(exc).__name__})")
+        return None
+    want = _normal(meta)
+    if key != want:
+        differ = sorted(k for k in set(key) | set(want) if key.get(k) != want.get(k))
+        _refit(path, f"stale (stored for another {', '.join(differ)})")
+        return None
+    tables = {}
+    try:
+        nb = strategy.num_buckets
+        for s in seats:
+            blocks = ([], [])
+            for i, name in enumerate(("D", "S")):
+                for r in range(len(nb)):
+                    fname = f"seat{s}_{name}{r}.npy"
+                    full = os.path.join(path, fname)
+                    info = files[fname]
+                    if os.path.getsize(full) != int(info["bytes"]) or (
+                            verify and _file_digest(full) != info["blake2b"]):
+                        _refit(path, f"corrupt ({fname} changed since it was stored)")
+                        return None
+                    try:
+                        blocks[i].append(np.load(full, mmap_mode="r", allow_pickle=False))
+                    except ValueError:  # a round without decisions: an empty block cannot be mapped
+                        blocks[i].append(np.load(full, allow_pickle=False))
+            tables[s] = BlueprintValueTable(strategy.tree, nb, blocks)
+    except (OSError, ValueError, KeyError, GameError) as exc:
+        _refit(path, f"corrupt ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})")
+        return None
+    return tables

@@ -48,8 +48,16 @@ def add_parser(sub) -> None:
                    help="play each pair until its 95%% interval should be +-MBB mbb/h: --pilot-blocks blocks first, "
                         "then as many as the pilot's variance asks for (Stein's two-stage rule), at most --hands "
                         "deals; the crosstable counts each pair's own deals (default: --hands for every pair)")
-    p.add_argument("--pilot-blocks", type=int, default=4, help="blocks of every pair before --target-ci decides "
-                                                               "the rest (default 4)")
+    p.add_argument("--pilot-blocks", type=int, default=20,
+                   help="blocks of every pair before --target-ci decides the rest (default 20: at least 1,000 deals "
+                        "and 19 degrees of freedom for the pilot's variance; see docs/evaluation.md)")
+    p.add_argument("--pilot-rule", choices=("t", "z"), default="t",
+                   help="carry the pilot's interval to --target-ci with the t quantile of its blocks (t, default: "
+                        "Stein's rule) or the normal one (z: the plans of ladders run before the t rule)")
+    p.add_argument("--cache-gb", type=float, default=2.0, metavar="GB",
+                   help="memory of each worker's value-function caches together (AIVAT with blueprint values), split "
+                        "over the value functions it holds (default 2; the numbers do not depend on it; fitted tables "
+                        "are memory-mapped files beside the database and not counted)")
     p.add_argument("--time-limit", type=float, default=60.0, help="seconds an agent may take per answer")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-progress", action="store_true")
@@ -62,6 +70,8 @@ def run_ladder_cmd(args) -> int:
     for name in ("hands", "block", "processes", "pilot_blocks"):
         if getattr(args, name) <= 0:
             raise CliError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
+    if not (args.cache_gb > 0 and args.cache_gb != float("inf")):
+        raise CliError(f"--cache-gb must be a positive number of GB, got {args.cache_gb}")
     if args.minutes is not None and args.minutes <= 0:
         raise CliError(f"--minutes must be positive, got {args.minutes}")
     if args.target_ci is not None and not (args.target_ci > 0 and args.target_ci != float("inf")):
@@ -98,7 +108,7 @@ def run_ladder_cmd(args) -> int:
                              minutes=args.minutes, progress=not (args.json or args.no_progress),
                              time_limit=args.time_limit, stop=scope.requested,
                              fit_opponent_deals=args.fit_opponent, target_ci=args.target_ci,
-                             pilot_blocks=args.pilot_blocks)
+                             pilot_blocks=args.pilot_blocks, pilot_rule=args.pilot_rule, cache_gb=args.cache_gb)
     except KeyboardInterrupt:
         print(f"cfrkit ladder: interrupted; the finished blocks are stored in {db}: run the same command to "
               f"continue", flush=True)

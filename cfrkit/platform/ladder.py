@@ -28,17 +28,49 @@ per database at a time.
 **A target interval** (``target_ci``, mbb/h): pairs differ by orders of magnitude in per-deal variance (two
 agents that do not read the board: exact AIVAT values, a deviation near 0; random against a blueprint: tens of
 thousands), so equal deals per pair waste most of a ladder's time.  With a target every pair first plays
-``pilot_blocks`` blocks; from those alone each pair's number of blocks is fixed (its pilot's interval carried to
-the target, Stein's two-stage rule, capped at ``deals``) and played.  Because the count never depends on the
-blocks after the pilot, the mean keeps no optional-stopping bias, and a resumed run asks for the same blocks.
+``pilot_blocks`` blocks; from those alone each pair's number of blocks is fixed and played (capped at ``deals``).
+Because the count never depends on the blocks after the pilot, the mean keeps no optional-stopping bias, and a
+resumed run asks for the same blocks.  The count is Stein's two-stage rule (``pilot_rule="t"``, default): the
+pilot's interval carried to the target, ``deals = pilot deals x (t_{k-1} / z)^2 x (pilot ci95 / target)^2`` with
+the t quantile of the pilot's ``k`` blocks (:func:`~cfrkit.evaluation.ladder.pilot_factor`), since a pilot's variance
+is itself an estimate.  ``pilot_rule="z"`` (the normal quantile, the rule before) gives the plans of ladders run
+with it; the t rule never asks fewer blocks, so it reads such a database without dropping a stored block.
+
+*Which ``pilot_blocks``.*  Poker winnings are heavy-tailed: a pilot's variance is more often below the truth than
+above, so with the normal rule a pair ends above the target about as often as not.  Measured on the 3,594 stored
+blocks of a ladder (7 agents, blocks of 200 deals, target +-50; each rule replayed 400 times on pilots drawn from a
+pair's stored blocks; benchmarks/RESULTS.md "The ladder's stored fits, memory and pilot"): with the normal rule and
+5 blocks, the six pairs of a blueprint or A^R against a raising agent end above +-52.5 in 43-57% of the replays
+(90th percentile +-73 to +-81, as the two pairs of that ladder that ended at +-54 and +-76); with the t rule and
+**20 blocks (the default)** in 16-23%, the 90th percentile at +-54 to +-57, for 1.14 times the normal rule's deals
+(5 blocks: 2.0 times, 10: 1.33, 40: 1.07).  Pick ``pilot_blocks`` 20 (or more where blocks are small: at least
+2,000 pilot deals) and, where the target is a hard bound, ask for 10% below it (``--target-ci 45`` for +-50).  A
+pilot larger than a pair needs costs only its own blocks (the exact pairs stop at the pilot).
 
 **Fitted AIVAT values** (``fit_opponent_deals`` > 0, default off): a pair of a blueprint and an agent with
 ``hand_strategy`` but no value function (A^R, ...) gets AIVAT values from the blueprint's tables against that
 agent's policy fitted on that many deals of a separate match (:class:`~cfrkit.evaluation.aivat.AivatObserver`;
-~2 CPU s per 1,000 deals plus ~10 CPU s of tables, once per pair and worker; the fit depends only on the pair's
-deal seed, so a resumed run fits the same tables).  The setting is part of such a pair's key, like its
-estimator and block size: a run with another value is a separate run of that pair in the same database (other
-pairs keep their blocks), on the same hands (the agents' seeds leave the setting out).
+~2 CPU s per 1,000 deals plus ~10 CPU s of tables; the fit depends only on the pair's deal seed, so a resumed run
+fits the same tables).  The setting is part of such a pair's key, like its estimator and block size: a run with
+another value is a separate run of that pair in the same database (other pairs keep their blocks), on the same
+hands (the agents' seeds leave the setting out).  **The fitted tables are stored** beside the database
+(:func:`fits_dir`: ``ladder.db`` -> ``ladder.fits/``, one directory per pair and fit; ``store_fits``, default on):
+the first worker to need them fits and writes them (one ``.npy`` per seat, table and round, 1.2 GB per pair for
+the CLI-default cap-2 tree), later workers and resumed runs read them back instead of fitting again.  Each store
+carries what its tables depend on (the blueprint's content digest, the opponent's spec, the fit's deals and seed,
+the game, :data:`~cfrkit.agents.opponent_values.FIT_FORMAT`) and every file's digest: a stale store (a retrained
+blueprint under the same file name) or a corrupt one is fitted again with one line on stderr, never used.  The
+tables are used as read-only memory maps of those files, so the numbers are the same bit for bit as a fresh fit's
+(tested) and the pages are the page cache's: shared by the workers, not counted against each one's own memory.
+A blueprint's self-play tables (the values a pair uses when no fit applies: against another blueprint or random)
+are stored there the same way (0.6 GB per blueprint, keyed by its content).  Delete ``ladder.fits/`` to reclaim
+the disk; it is refilled on demand.
+
+**Memory** (``cache_gb``, default 2): a worker keeps each value function it has built (a blueprint's self-play
+values, its fitted tables against each opponent) with its caches (betting lines, buckets, closing tables), each
+bounded, ~0.45 GB when full; a worker of a ladder with three blueprints holds a dozen.  ``cache_gb`` is one budget
+over all of them (:func:`cfrkit.agents.blueprint_values.set_cache_budget`, split evenly over the value functions
+alive in the worker); the caches only memoize, so the numbers do not depend on it (tested).
 
 **Parallel.**  Blocks run in ``processes`` worker processes (spawn) or as Ray tasks
 (``ray_address``: ``"local"`` or a cluster address; the database path must be reachable by the
@@ -62,7 +94,9 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 
 from cfrkit._ray import ray_session
-from cfrkit.evaluation.aivat import fit_opponent_pair
+from cfrkit.agents.blueprint import BlueprintAgent
+from cfrkit.agents.blueprint_values import set_cache_budget
+from cfrkit.evaluation.aivat import fit_opponent_pair, fit_seed
 from cfrkit.evaluation.ladder import (Crosstable, deals_for_interval, derived_seed, pair_result, play_block,
                                      supports_aivat)
 from cfrkit.games.base import GameError
@@ -71,7 +105,7 @@ from cfrkit.platform.storage import Store, StoreObserver
 from cfrkit.poker.registry import make_agent, parse_spec
 from cfrkit.poker.view import poker_view
 
-__all__ = ["LadderError", "LadderResult", "agent_labels", "ladder_crosstable", "plot_ladder", "run_ladder"]
+__all__ = ["LadderError", "LadderResult", "agent_labels", "fits_dir", "ladder_crosstable", "plot_ladder", "run_ladder"]
 
 LADDER_SCHEMA = """
 CREATE TABLE IF NOT EXISTS ladder_blocks (
@@ -79,6 +113,12 @@ CREATE TABLE IF NOT EXISTS ladder_blocks (
     match_id TEXT NOT NULL, duplicate BLOB NOT NULL, aivat BLOB, hands INTEGER NOT NULL,
     cpu_seconds REAL NOT NULL, finished REAL NOT NULL, PRIMARY KEY (pair, block));
 """
+
+
+#: the default pilot of a target interval (blocks; module docstring)
+PILOT_BLOCKS = 20
+#: the default memory of a worker's value-function caches, GB (module docstring)
+CACHE_GB = 2.0
 
 
 class LadderError(GameError):
@@ -142,6 +182,13 @@ def _pairs(specs: Sequence[str], game_string: str, seed: int, block: int, aivat_
 
 
 # ---------------------------------------------------------------------- the database
+def fits_dir(db: str) -> str:
+    """The directory beside the ladder's database ``db`` that keeps its AIVAT tables (``ladder.db`` ->
+    ``ladder.fits/``): ``fit-<digest>/`` per fitted pair (game, specs, fit deals and seed), ``self-<digest>/`` per
+    blueprint whose self-play tables a pair uses (game, spec); each with a ``meta.json`` of what it was built from."""
+    return os.path.splitext(os.path.abspath(db))[0] + ".fits"
+
+
 def _open(db: str) -> Store:
     try:
         store = Store(db)
@@ -222,11 +269,15 @@ def ladder_block(task: dict) -> dict:
                         (task["pair"], task["block"])).fetchone():
         return {"pair": task["pair"], "block": task["block"], "hands": 0, "cpu_seconds": 0.0}
     _forget_match(store, match_id)
+    if task.get("cache_gb") is not None:  # one budget over the caches of the worker's value functions
+        set_cache_budget(1000.0 * float(task["cache_gb"]))
     game = task["game"]
     # the agents' seeds leave the fit setting out: with and without it the same hands are played
     seed_key = task.get("seed_key", task["pair"])
     a = _agent(task["spec_a"], game, derived_seed("agent", task["seed"], task["spec_a"], seed_key, task["block"]))
     b = _agent(task["spec_b"], game, derived_seed("agent", task["seed"], task["spec_b"], seed_key, task["block"]))
+    if task.get("fits") and task["aivat"]:
+        _stored_values(task, a, b)
     # the stored names are the ladder's labels (two blueprints would both be "blueprint")
     names = (getattr(a, "name", None), getattr(b, "name", None))
     a.name, b.name = task["label_a"], task["label_b"]
@@ -249,6 +300,38 @@ def ladder_block(task: dict) -> dict:
                           None if blk.aivat is None else blk.aivat.astype("<f8").tobytes(), blk.hands,
                           blk.cpu_seconds, time.time()))
     return {"pair": task["pair"], "block": task["block"], "hands": blk.hands, "cpu_seconds": blk.cpu_seconds}
+
+
+def _fit_slot(p: _Pair, game_string: str) -> str:
+    """The directory name of a pair's fitted tables: what the fit depends on besides the blueprint's content and the
+    format (those are checked from the stored meta.json): the game, the two specs, the fit's deals and deal seed."""
+    what = json.dumps({"game": game_string, "specs": sorted(json.loads(p.key)[k] for k in ("a", "b")),
+                       "deals": p.fit_opponent_deals, "seed": fit_seed(p.deal_seed)}, sort_keys=True)
+    return "fit-" + hashlib.blake2b(what.encode(), digest_size=8).hexdigest()
+
+
+def _stored_values(task: dict, a, b) -> None:
+    """Make the blueprint whose tables the block's AIVAT observer will use hold them before it asks, read from the
+    ladder's store (``task["fits"]``) or built and stored there, so the observer finds them in the agent's memory
+    (the same arguments): a fitted pair's opponent tables
+    (:meth:`~cfrkit.agents.blueprint.BlueprintAgent.opponent_value_function` with ``store``, keyed by the blueprint's
+    content, the opponent's spec, the fit's deals and seed, the game and the format;
+    :func:`~cfrkit.evaluation.aivat.fit_seed` of the pair's deal seed), else the self-play tables of the first agent
+    of the pair with a value function when it is a blueprint (``aivat_value_function`` with ``store``)."""
+    pair = fit_opponent_pair((a, b)) if task.get("fit_opponent_deals", 0) else None
+    if pair is None:
+        i, owner = next(((i, x) for i, x in enumerate((a, b)) if hasattr(x, "aivat_value_function")), (None, None))
+        if isinstance(owner, BlueprintAgent):
+            spec = task["spec_a"] if i == 0 else task["spec_b"]
+            slot = "self-" + hashlib.blake2b(json.dumps({"game": task["game"], "spec": spec}, sort_keys=True).encode(),
+                                             digest_size=8).hexdigest()
+            owner.aivat_value_function(poker_view(task["game"]), store=os.path.join(task["fits"], slot))
+        return
+    owner, other = pair
+    other_spec = task["spec_b"] if other is getattr(b, "agent", b) else task["spec_a"]
+    owner.opponent_value_function(poker_view(task["game"]), other, int(task["fit_opponent_deals"]),
+                                  fit_seed(task["deal_seed"]), store=os.path.join(task["fits"], task["fit_slot"]),
+                                  opponent_key=other_spec)
 
 
 # ---------------------------------------------------------------------- the run
@@ -314,6 +397,13 @@ def _check(specs: Sequence[str], deals: int, block: int, processes: int, fit_opp
     return specs
 
 
+def _check_pilot(pilot_blocks, pilot_rule) -> None:
+    if int(pilot_blocks) <= 0:
+        raise LadderError(f"pilot_blocks must be positive, got {pilot_blocks}")
+    if pilot_rule not in ("t", "z"):
+        raise LadderError(f"pilot_rule must be 't' (Stein's t quantile) or 'z' (the normal one), got {pilot_rule!r}")
+
+
 def _setup(specs, deals, block, game, seed, aivat, processes=1, fit_opponent_deals=0):
     specs = _check(specs, deals, block, processes, fit_opponent_deals)
     view = poker_view(game)
@@ -330,25 +420,28 @@ def _setup(specs, deals, block, game, seed, aivat, processes=1, fit_opponent_dea
 
 def ladder_crosstable(db: str, specs: Sequence[str], deals: int, *, game="holdem", seed: int = 0, block: int = 50,
                       aivat: bool = True, fit_opponent_deals: int = 0, target_ci: Optional[float] = None,
-                      pilot_blocks: int = 4) -> Tuple[Crosstable, bool, int]:
+                      pilot_blocks: int = PILOT_BLOCKS, pilot_rule: str = "t") -> Tuple[Crosstable, bool, int]:
     """The crosstable of a ladder's stored blocks (the first ``ceil(deals / block)`` blocks of each
     pair, or with ``target_ci`` the blocks each pair's pilot asks for, as :func:`run_ladder`), read from
     ``db``; ``(crosstable, complete, stored blocks)``.  Nothing is played."""
+    _check_pilot(pilot_blocks, pilot_rule)
     specs, view, game_string, pairs = _setup(specs, deals, block, game, seed, aivat, 1, fit_opponent_deals)
     store = _open(db)
     try:
-        return _crosstable(store, specs, pairs, _needed(store, specs, pairs, deals, block, target_ci, pilot_blocks))
+        return _crosstable(store, specs, pairs, _needed(store, specs, pairs, deals, block, target_ci, pilot_blocks,
+                                                        pilot_rule))
     finally:
         store.close()
 
 
 def _needed(store: Store, specs, pairs: List[_Pair], deals: int, block: int, target_ci: Optional[float],
-            pilot_blocks: int) -> Dict[str, int]:
+            pilot_blocks: int, pilot_rule: str = "t") -> Dict[str, int]:
     """Blocks per pair: all ``ceil(deals / block)``, or with ``target_ci`` those its pilot asks for."""
     nblocks = -(-int(deals) // int(block))
     if target_ci is None:
         return {p.key: nblocks for p in pairs}
-    return _needed_for_target(store, specs, pairs, min(int(pilot_blocks), nblocks), block, nblocks, target_ci)
+    return _needed_for_target(store, specs, pairs, min(int(pilot_blocks), nblocks), block, nblocks, target_ci,
+                              pilot_rule)
 
 
 def _crosstable(store: Store, specs, pairs: List[_Pair], needed: Dict[str, int]) -> Tuple[Crosstable, bool, int]:
@@ -381,10 +474,11 @@ def _schedule(store: Store, pairs: List[_Pair], needed: Dict[str, int]) -> Itera
 
 
 def _needed_for_target(store: Store, specs, pairs: List[_Pair], pilot: int, block: int, cap: int,
-                       target_ci: float) -> Dict[str, int]:
+                       target_ci: float, pilot_rule: str = "t") -> Dict[str, int]:
     """Blocks per pair for a 95% half-width of ``target_ci`` mbb/h, from its first ``pilot`` blocks (Stein's
-    two-stage rule, :func:`~cfrkit.evaluation.ladder.deals_for_interval`), between ``pilot`` and ``cap``; a
-    pair whose pilot is not all stored yet keeps ``pilot``."""
+    two-stage rule, :func:`~cfrkit.evaluation.ladder.deals_for_interval`, with the t quantile of the pilot's
+    blocks for ``pilot_rule`` "t", the normal one for "z"), between ``pilot`` and ``cap``; a pair whose pilot is
+    not all stored yet keeps ``pilot``.  A one-block pilot under the t rule plays ``cap`` (no variance to carry)."""
     labels = agent_labels(specs)
     out = {}
     for p in pairs:
@@ -395,7 +489,11 @@ def _needed_for_target(store: Store, specs, pairs: List[_Pair], pilot: int, bloc
             continue
         dup = np.concatenate([np.frombuffer(r[3], dtype="<f8") for r in rows])
         av = np.concatenate([np.frombuffer(r[4], dtype="<f8") for r in rows]) if p.aivat else None
-        deals = deals_for_interval(pair_result(labels[p.a], labels[p.b], dup, av), target_ci)
+        if pilot_rule == "t" and pilot < 2:
+            out[p.key] = cap
+            continue
+        deals = deals_for_interval(pair_result(labels[p.a], labels[p.b], dup, av), target_ci,
+                                   pilot if pilot_rule == "t" else None)
         out[p.key] = min(cap, max(pilot, -(-deals // block)))
     return out
 
@@ -405,7 +503,8 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
                minutes: Optional[float] = None, progress: bool = False,
                time_limit: float = float("inf"), stop: Optional[Callable[[], bool]] = None,
                fit_opponent_deals: int = 0, target_ci: Optional[float] = None,
-               pilot_blocks: int = 4) -> LadderResult:
+               pilot_blocks: int = PILOT_BLOCKS, pilot_rule: str = "t", store_fits: bool = True,
+               cache_gb: Optional[float] = CACHE_GB) -> LadderResult:
     """Play every pair of ``specs`` (registry specs, at least two) over ``deals`` duplicate deals each
     (rounded up to whole blocks of ``block`` deals; each deal is 2 hands), storing hands and blocks in
     the SQLite file ``db``; blocks already stored are not played again (see the module docstring).
@@ -422,10 +521,21 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
         time_limit: seconds an agent may take per answer.
         fit_opponent_deals: > 0: fitted AIVAT values for the pairs of a blueprint and an agent with
             ``hand_strategy`` but no value function (module docstring); 0 (default): off.
+        store_fits: keep the fitted tables and the blueprints' self-play tables beside the database
+            (:func:`fits_dir`), read back (memory-mapped) by later blocks, workers and runs instead of built again
+            (default True; module docstring).
+        cache_gb: the memory (GB) of each worker's value-function caches together
+            (:func:`cfrkit.agents.blueprint_values.set_cache_budget`, split over the value functions it holds;
+            default 2; None: each cache's own bound, ~0.45 GB per value function).  The numbers do not depend on it.
         target_ci: play each pair until its 95% interval should be this half-width (mbb/h): every pair first
             plays ``pilot_blocks`` blocks, then the blocks its pilot's variance asks for (Stein's two-stage
             rule, :func:`~cfrkit.evaluation.ladder.deals_for_interval`), at most ``deals``; the crosstable
             then counts each pair's own number of blocks.  None (default): ``deals`` for every pair.
+        pilot_blocks: the pilot's blocks (default 20; the module docstring says which to pick).
+        pilot_rule: ``"t"`` (default): the pilot's interval carried with the t quantile of ``pilot_blocks - 1``
+            degrees of freedom (:func:`~cfrkit.evaluation.ladder.pilot_factor`); ``"z"``: with the normal one, the
+            plans of databases run before the t rule (which never asks fewer blocks than "z", so it resumes such a
+            database without leaving out a stored block).
 
     Returns a :class:`LadderResult`.  Ctrl-C stops the run; finished blocks stay stored (the
     ``KeyboardInterrupt`` propagates).  Raises :class:`LadderError` / ``RegistryError`` (one line)
@@ -435,19 +545,22 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
     if target_ci is not None and not (isinstance(target_ci, (int, float)) and math.isfinite(target_ci)
                                       and target_ci > 0):
         raise LadderError(f"target_ci must be a positive number of mbb/h, got {target_ci!r}")
-    if int(pilot_blocks) <= 0:
-        raise LadderError(f"pilot_blocks must be positive, got {pilot_blocks}")
+    _check_pilot(pilot_blocks, pilot_rule)
+    if cache_gb is not None and not (isinstance(cache_gb, (int, float)) and math.isfinite(cache_gb) and cache_gb > 0):
+        raise LadderError(f"cache_gb must be a positive number of GB (or None), got {cache_gb!r}")
     specs, view, game_string, pairs = _setup(specs, deals, block, game, seed, aivat, processes, fit_opponent_deals)
     labels = agent_labels(specs)
     nblocks = -(-deals // block)
     store = _open(db)
+    fits = fits_dir(db) if store_fits else None
 
     def tasks_for(needed: Dict[str, int]) -> List[dict]:
         return [{"db": os.path.abspath(db), "game": game_string, "seed": int(seed), "pair": p.key, "block": k,
                  "match_id": f"{p.match_prefix}-{k:05d}", "spec_a": specs[p.a], "spec_b": specs[p.b],
                  "label_a": labels[p.a], "label_b": labels[p.b], "first_deal": k * block, "deals": block,
                  "deal_seed": p.deal_seed, "aivat": p.aivat, "time_limit": float(time_limit),
-                 "fit_opponent_deals": p.fit_opponent_deals, "seed_key": p.seed_key}
+                 "fit_opponent_deals": p.fit_opponent_deals, "seed_key": p.seed_key,
+                 "fits": fits, "fit_slot": _fit_slot(p, game_string), "cache_gb": cache_gb}
                 for p, k in _schedule(store, pairs, needed)]
 
     # with a target, the pilot blocks come first: the rest of each pair's blocks depend on them
@@ -486,20 +599,24 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
                 finish(ladder_block(t))
 
     t0 = time.perf_counter()
+    budget = set_cache_budget(None)  # blocks run in this process set it: put back the caller's afterwards
+    set_cache_budget(budget)
     try:
         execute(tasks)
         if target_ci is not None and more():
-            rest = tasks_for(_needed(store, specs, pairs, deals, block, target_ci, pilot_blocks))
+            rest = tasks_for(_needed(store, specs, pairs, deals, block, target_ci, pilot_blocks, pilot_rule))
             if bar is not None:
                 bar.total += len(rest)
                 bar.refresh()
             execute(rest)
     finally:
+        set_cache_budget(budget)
         if bar is not None:
             bar.close()
     seconds = time.perf_counter() - t0
     table, complete, stored = _crosstable(store, specs, pairs,
-                                          _needed(store, specs, pairs, deals, block, target_ci, pilot_blocks))
+                                          _needed(store, specs, pairs, deals, block, target_ci, pilot_blocks,
+                                                  pilot_rule))
     store.close()
     return LadderResult(table, nblocks * block, played["hands"], played["blocks"], seconds, played["cpu"], complete,
                         str(db), stored, list(specs), target_ci)
