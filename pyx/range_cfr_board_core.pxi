@@ -286,6 +286,52 @@ cdef extern from *:
         }
     }
     RCB_CLONES16(rcb_total16, (rc_real* restrict tot, const void* restrict rows, int is_signed, int A, int H), (tot, rows, is_signed, A, H))
+    /* Regret matching of a node with 2 <= A <= 4 actions straight from its regret codes in one pass over the hands
+       (rcb_total16's integer total, rcb_match_prepare's reciprocal and fallback, rcb_match16's rows: the same
+       operations per element, so the same bits), without the tot / inv / uniform rows in between. */
+    RCB_BODY16 void rcb_match16_fused_body(rc_real* restrict strat, const short* restrict q0, int A,
+                                           double inv_actions, int H) {
+        const rc_real zero = 0, one = 1, u = (rc_real)inv_actions;
+        const short* restrict q1 = q0 + H;
+        const short* restrict q2 = q0 + 2 * (long)H;
+        const short* restrict q3 = q0 + 3 * (long)H;
+        rc_real* restrict s0 = strat;
+        rc_real* restrict s1 = strat + H;
+        rc_real* restrict s2 = strat + 2 * (long)H;
+        rc_real* restrict s3 = strat + 3 * (long)H;
+        if (A == 2) {
+            for (int h = 0; h < H; h++) {
+                int p0 = RCB_POS16(q0[h]), p1 = RCB_POS16(q1[h]);
+                rc_real x = (rc_real)(p0 + p1);
+                rc_real q = one / (x > zero ? x : one);
+                rc_real inv = x > zero ? q : zero, un = x > zero ? zero : u;
+                s0[h] = (rc_real)p0 * inv + un;
+                s1[h] = (rc_real)p1 * inv + un;
+            }
+        } else if (A == 3) {
+            for (int h = 0; h < H; h++) {
+                int p0 = RCB_POS16(q0[h]), p1 = RCB_POS16(q1[h]), p2 = RCB_POS16(q2[h]);
+                rc_real x = (rc_real)(p0 + p1 + p2);
+                rc_real q = one / (x > zero ? x : one);
+                rc_real inv = x > zero ? q : zero, un = x > zero ? zero : u;
+                s0[h] = (rc_real)p0 * inv + un;
+                s1[h] = (rc_real)p1 * inv + un;
+                s2[h] = (rc_real)p2 * inv + un;
+            }
+        } else {  /* A == 4: rcb_total16 adds the four in the storage type, exact for these integers */
+            for (int h = 0; h < H; h++) {
+                int p0 = RCB_POS16(q0[h]), p1 = RCB_POS16(q1[h]), p2 = RCB_POS16(q2[h]), p3 = RCB_POS16(q3[h]);
+                rc_real x = (rc_real)(p0 + p1 + p2 + p3);
+                rc_real q = one / (x > zero ? x : one);
+                rc_real inv = x > zero ? q : zero, un = x > zero ? zero : u;
+                s0[h] = (rc_real)p0 * inv + un;
+                s1[h] = (rc_real)p1 * inv + un;
+                s2[h] = (rc_real)p2 * inv + un;
+                s3[h] = (rc_real)p3 * inv + un;
+            }
+        }
+    }
+    RCB_CLONES16(rcb_match16_fused, (rc_real* restrict strat, const short* restrict q0, int A, double inv_actions, int H), (strat, q0, A, inv_actions, H))
     /* one action's strategy row from its codes: max(code, 0) x inv + uniform (rcb_match on the codes) */
     RCB_BODY16 void rcb_match16_body(rc_real* restrict srow, const void* restrict row, int is_signed,
                                          const rc_real* restrict inv, const rc_real* restrict uniform, int H) {
@@ -828,6 +874,7 @@ cdef extern from *:
     void rcb_sum_rows(rc_real* tot, const rc_real* x, int H) nogil
     void rcb_positive_total(rc_real* tot, const rc_real* rows, int A, int H) nogil
     void rcb_match_fused(rc_real* strat, const rc_real* rows, int A, double inv_actions, int H) nogil
+    void rcb_match16_fused(rc_real* strat, const short* q0, int A, double inv_actions, int H) nogil
     void rcb_value_fused(rc_real* out, const rc_real* strat, const rc_real* childv, int A, int H) nogil
     void rcb_match_prepare(const rc_real* tot, rc_real* inv, rc_real* uniform, double inv_actions, int H) nogil
     void rcb_match(rc_real* srow, const rc_real* reg, const rc_real* inv, const rc_real* uniform, int clip, int H) nogil
@@ -949,6 +996,9 @@ cdef void _node_strategy(BTree* t, int n, int mode, const rc_real* regrets, cons
     cdef rc_real* uniform = scratch + 2 * H
     if t.compressed:
         sgn = mode == MODE_SOLVE
+        if sgn and 2 <= A <= 4:
+            rcb_match16_fused(strat, <const short*>(t.creg + t.node_offset[n]), A, 1.0 / A, H)
+            return
         if sgn:
             codes = <const void*>(t.creg + t.node_offset[n])
         else:
@@ -1009,6 +1059,11 @@ cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
     for a in range(A):
         c = cs + a
         if t.node_type[c] == FOLD:
+            continue
+        if t.node_type[c] == SHOWDOWN:  # straight into its lane's row (no copy in between)
+            slot = t.sd_slot[c]
+            rc_scale(lanes_in + <Py_ssize_t>slot * t.Hmax, opp, strat + <Py_ssize_t>a * H, H)
+            amts[slot] = t.amount[2 * c + p]
             continue
         rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
         _sd_prepass(t, c, p, reach, rest, mode, regrets, ssum, lanes_in, strats, amts)
