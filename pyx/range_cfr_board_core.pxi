@@ -93,6 +93,88 @@ cdef extern from *:
         else
             for (int h = 0; h < H; h++) srow[h] = reg[h] * inv[h] + uniform[h];
     }
+    /* Regret matching of a node with A <= 4 actions in one pass over the hands: per hand the positive parts,
+       their total (rcb_positive_total's order), the reciprocal and the uniform fallback (rcb_match_prepare's
+       operations) and each action's row (rcb_match's, clip on), without the tot / inv / uniform rows in between
+       and with each regret read once: the same float operations per element, so the same bits. */
+    RC_VECTOR __attribute__((optimize("no-trapping-math"))) static void rcb_match_fused(
+            rc_real* restrict strat, const rc_real* restrict rows, int A, double inv_actions, int H) {
+        const rc_real zero = 0, one = 1, u = (rc_real)inv_actions;
+        const rc_real* restrict r0 = rows;
+        const rc_real* restrict r1 = rows + H;
+        const rc_real* restrict r2 = rows + 2 * (long)H;
+        const rc_real* restrict r3 = rows + 3 * (long)H;
+        rc_real* restrict s0 = strat;
+        rc_real* restrict s1 = strat + H;
+        rc_real* restrict s2 = strat + 2 * (long)H;
+        rc_real* restrict s3 = strat + 3 * (long)H;
+        if (A == 2) {
+            for (int h = 0; h < H; h++) {
+                rc_real x0 = r0[h] > zero ? r0[h] : zero, x1 = r1[h] > zero ? r1[h] : zero;
+                rc_real x = x0 + x1;
+                rc_real q = one / (x > zero ? x : one);
+                rc_real inv = x > zero ? q : zero, un = x > zero ? zero : u;
+                s0[h] = x0 * inv + un;
+                s1[h] = x1 * inv + un;
+            }
+        } else if (A == 3) {
+            for (int h = 0; h < H; h++) {
+                rc_real x0 = r0[h] > zero ? r0[h] : zero, x1 = r1[h] > zero ? r1[h] : zero;
+                rc_real x2 = r2[h] > zero ? r2[h] : zero;
+                rc_real x = (x0 + x1) + x2;
+                rc_real q = one / (x > zero ? x : one);
+                rc_real inv = x > zero ? q : zero, un = x > zero ? zero : u;
+                s0[h] = x0 * inv + un;
+                s1[h] = x1 * inv + un;
+                s2[h] = x2 * inv + un;
+            }
+        } else {  /* A == 4 */
+            for (int h = 0; h < H; h++) {
+                rc_real x0 = r0[h] > zero ? r0[h] : zero, x1 = r1[h] > zero ? r1[h] : zero;
+                rc_real x2 = r2[h] > zero ? r2[h] : zero, x3 = r3[h] > zero ? r3[h] : zero;
+                rc_real x = ((x0 + x1) + x2) + x3;
+                rc_real q = one / (x > zero ? x : one);
+                rc_real inv = x > zero ? q : zero, un = x > zero ? zero : u;
+                s0[h] = x0 * inv + un;
+                s1[h] = x1 * inv + un;
+                s2[h] = x2 * inv + un;
+                s3[h] = x3 * inv + un;
+            }
+        }
+    }
+    /* a decision's value out[h] = sum over its A <= 4 actions of strat x child value, added in action order from
+       a zero (memset, then rc_add_product per action: the same float operations), in one pass */
+    RC_VECTOR static void rcb_value_fused(rc_real* restrict out, const rc_real* restrict strat,
+                                          const rc_real* restrict childv, int A, int H) {
+        const rc_real zero = 0;
+        const rc_real* restrict s0 = strat;
+        const rc_real* restrict s1 = strat + H;
+        const rc_real* restrict s2 = strat + 2 * (long)H;
+        const rc_real* restrict s3 = strat + 3 * (long)H;
+        const rc_real* restrict c0 = childv;
+        const rc_real* restrict c1 = childv + H;
+        const rc_real* restrict c2 = childv + 2 * (long)H;
+        const rc_real* restrict c3 = childv + 3 * (long)H;
+        if (A == 2) {
+            for (int h = 0; h < H; h++) {
+                rc_real o = zero + s0[h] * c0[h];
+                out[h] = o + s1[h] * c1[h];
+            }
+        } else if (A == 3) {
+            for (int h = 0; h < H; h++) {
+                rc_real o = zero + s0[h] * c0[h];
+                o = o + s1[h] * c1[h];
+                out[h] = o + s2[h] * c2[h];
+            }
+        } else {  /* A == 4 */
+            for (int h = 0; h < H; h++) {
+                rc_real o = zero + s0[h] * c0[h];
+                o = o + s1[h] * c1[h];
+                o = o + s2[h] * c2[h];
+                out[h] = o + s3[h] * c3[h];
+            }
+        }
+    }
     /* one action of a CFR update (as rc_update_action, in the storage type).  dcfr 3 (DCFR+) and 4 (PDCFR+):
        the old regret discounted by pos then the new instantaneous regret added, clipped at 0 (CFR+'s floor);
        PDCFR+ keeps that cumulative regret in `cum` and stores in `reg` the predicted regret
@@ -204,6 +286,52 @@ cdef extern from *:
         }
     }
     RCB_CLONES16(rcb_total16, (rc_real* restrict tot, const void* restrict rows, int is_signed, int A, int H), (tot, rows, is_signed, A, H))
+    /* Regret matching of a node with 2 <= A <= 4 actions straight from its regret codes in one pass over the hands
+       (rcb_total16's integer total, rcb_match_prepare's reciprocal and fallback, rcb_match16's rows: the same
+       operations per element, so the same bits), without the tot / inv / uniform rows in between. */
+    RCB_BODY16 void rcb_match16_fused_body(rc_real* restrict strat, const short* restrict q0, int A,
+                                           double inv_actions, int H) {
+        const rc_real zero = 0, one = 1, u = (rc_real)inv_actions;
+        const short* restrict q1 = q0 + H;
+        const short* restrict q2 = q0 + 2 * (long)H;
+        const short* restrict q3 = q0 + 3 * (long)H;
+        rc_real* restrict s0 = strat;
+        rc_real* restrict s1 = strat + H;
+        rc_real* restrict s2 = strat + 2 * (long)H;
+        rc_real* restrict s3 = strat + 3 * (long)H;
+        if (A == 2) {
+            for (int h = 0; h < H; h++) {
+                int p0 = RCB_POS16(q0[h]), p1 = RCB_POS16(q1[h]);
+                rc_real x = (rc_real)(p0 + p1);
+                rc_real q = one / (x > zero ? x : one);
+                rc_real inv = x > zero ? q : zero, un = x > zero ? zero : u;
+                s0[h] = (rc_real)p0 * inv + un;
+                s1[h] = (rc_real)p1 * inv + un;
+            }
+        } else if (A == 3) {
+            for (int h = 0; h < H; h++) {
+                int p0 = RCB_POS16(q0[h]), p1 = RCB_POS16(q1[h]), p2 = RCB_POS16(q2[h]);
+                rc_real x = (rc_real)(p0 + p1 + p2);
+                rc_real q = one / (x > zero ? x : one);
+                rc_real inv = x > zero ? q : zero, un = x > zero ? zero : u;
+                s0[h] = (rc_real)p0 * inv + un;
+                s1[h] = (rc_real)p1 * inv + un;
+                s2[h] = (rc_real)p2 * inv + un;
+            }
+        } else {  /* A == 4: rcb_total16 adds the four in the storage type, exact for these integers */
+            for (int h = 0; h < H; h++) {
+                int p0 = RCB_POS16(q0[h]), p1 = RCB_POS16(q1[h]), p2 = RCB_POS16(q2[h]), p3 = RCB_POS16(q3[h]);
+                rc_real x = (rc_real)(p0 + p1 + p2 + p3);
+                rc_real q = one / (x > zero ? x : one);
+                rc_real inv = x > zero ? q : zero, un = x > zero ? zero : u;
+                s0[h] = (rc_real)p0 * inv + un;
+                s1[h] = (rc_real)p1 * inv + un;
+                s2[h] = (rc_real)p2 * inv + un;
+                s3[h] = (rc_real)p3 * inv + un;
+            }
+        }
+    }
+    RCB_CLONES16(rcb_match16_fused, (rc_real* restrict strat, const short* restrict q0, int A, double inv_actions, int H), (strat, q0, A, inv_actions, H))
     /* one action's strategy row from its codes: max(code, 0) x inv + uniform (rcb_match on the codes) */
     RCB_BODY16 void rcb_match16_body(rc_real* restrict srow, const void* restrict row, int is_signed,
                                          const rc_real* restrict inv, const rc_real* restrict uniform, int H) {
@@ -378,15 +506,21 @@ cdef extern from *:
        `amt` (4,); full4 (4, 53): per lane the per-card opponent mass and its total (as rc_showdown's full). */
     typedef double rcb_v4d __attribute__((vector_size(32), aligned(8)));
     typedef rc_real rcb_v4r __attribute__((vector_size(4 * sizeof(rc_real)), aligned(sizeof(rc_real))));
-    RC_VECTOR static void rcb_showdown4(const rc_real* restrict r, rc_real* restrict out, const double* restrict amt,
+    /* The lanes' loads and stores (4 values of the storage type <-> 4 doubles): written with intrinsics in the
+       AVX2 build (GCC splits __builtin_convertvector of a float vector into two 128-bit halves and an insert: 9%
+       of the sweep), the portable conversion in the baseline build; the same values either way. */
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+    #include <immintrin.h>
+    #define RCB_SD4_CLONES 1
+    #endif
+    #define RCB_LD4_BASE(p) __builtin_convertvector(*(const rcb_v4r*)(p), rcb_v4d)
+    #define RCB_ST4_BASE(p, v) (*(rcb_v4r*)(p) = __builtin_convertvector((v), rcb_v4r))
+    static void rcb_showdown4_base(const rc_real* restrict r, rc_real* restrict out, const double* restrict amt,
                                         rc_real* restrict lose, const int* restrict groups, int G,
                                         const int* restrict cards, double* restrict full4) {
         rcb_v4d up[52], down[52];
         const rcb_v4d zero = {0.0, 0.0, 0.0, 0.0};
         rcb_v4d tu = zero, td = zero, am = {amt[0], amt[1], amt[2], amt[3]};
-        const rcb_v4r* R = (const rcb_v4r*)r;
-        rcb_v4r* O = (rcb_v4r*)out;
-        rcb_v4r* L = (rcb_v4r*)lose;
         for (int c = 0; c < 52; c++) { up[c] = zero; down[c] = zero; }
         for (int i = 0; i < G; i++) {
             int g = G - 1 - i;
@@ -394,35 +528,35 @@ cdef extern from *:
             if (i > g) {
                 for (int k = a0; k < a1; k++) {
                     RC_CARDS(k);
-                    O[k] = __builtin_convertvector(((tu - up[c0] - up[c1]) - __builtin_convertvector(L[k], rcb_v4d)) * am, rcb_v4r);
+                    RCB_ST4_BASE(out + 4 * k, ((tu - up[c0] - up[c1]) - RCB_LD4_BASE(lose + 4 * k)) * am);
                 }
             } else {
                 for (int k = a0; k < a1; k++) {
                     RC_CARDS(k);
-                    O[k] = __builtin_convertvector(tu - up[c0] - up[c1], rcb_v4r);
+                    RCB_ST4_BASE(out + 4 * k, tu - up[c0] - up[c1]);
                 }
             }
             if (g <= i) {
                 for (int k = b0; k < b1; k++) {
                     RC_CARDS(k);
-                    O[k] = __builtin_convertvector((__builtin_convertvector(O[k], rcb_v4d) - (td - down[c0] - down[c1])) * am, rcb_v4r);
+                    RCB_ST4_BASE(out + 4 * k, (RCB_LD4_BASE(out + 4 * k) - (td - down[c0] - down[c1])) * am);
                 }
             } else {
                 for (int k = b0; k < b1; k++) {
                     RC_CARDS(k);
-                    L[k] = __builtin_convertvector(td - down[c0] - down[c1], rcb_v4r);
+                    RCB_ST4_BASE(lose + 4 * k, td - down[c0] - down[c1]);
                 }
             }
             for (int k = a0; k < a1; k++) {
                 RC_CARDS(k);
-                rcb_v4d x = __builtin_convertvector(R[k], rcb_v4d);
+                rcb_v4d x = RCB_LD4_BASE(r + 4 * k);
                 tu += x;
                 up[c0] += x;
                 up[c1] += x;
             }
             for (int k = b0; k < b1; k++) {
                 RC_CARDS(k);
-                rcb_v4d x = __builtin_convertvector(R[k], rcb_v4d);
+                rcb_v4d x = RCB_LD4_BASE(r + 4 * k);
                 td += x;
                 down[c0] += x;
                 down[c1] += x;
@@ -433,6 +567,171 @@ cdef extern from *:
             full4[53 * j + 52] = tu[j];
         }
     }
+    #ifdef RCB_SD4_CLONES
+    #define RCB_LD4_AVX2(p) (sizeof(rc_real) == 4 ? (rcb_v4d)_mm256_cvtps_pd(_mm_loadu_ps((const float*)(p))) \
+                                                  : (rcb_v4d)_mm256_loadu_pd((const double*)(p)))
+    #define RCB_ST4_AVX2(p, v) do { if (sizeof(rc_real) == 4) _mm_storeu_ps((float*)(p), _mm256_cvtpd_ps((__m256d)(v))); \
+                                    else _mm256_storeu_pd((double*)(p), (__m256d)(v)); } while (0)
+    __attribute__((target("avx2"))) static void rcb_showdown4_avx2(const rc_real* restrict r, rc_real* restrict out, const double* restrict amt,
+                                        rc_real* restrict lose, const int* restrict groups, int G,
+                                        const int* restrict cards, double* restrict full4) {
+        rcb_v4d up[52], down[52];
+        const rcb_v4d zero = {0.0, 0.0, 0.0, 0.0};
+        rcb_v4d tu = zero, td = zero, am = {amt[0], amt[1], amt[2], amt[3]};
+        for (int c = 0; c < 52; c++) { up[c] = zero; down[c] = zero; }
+        for (int i = 0; i < G; i++) {
+            int g = G - 1 - i;
+            int a0 = groups[i], a1 = groups[i + 1], b0 = groups[g], b1 = groups[g + 1];
+            if (i > g) {
+                for (int k = a0; k < a1; k++) {
+                    RC_CARDS(k);
+                    RCB_ST4_AVX2(out + 4 * k, ((tu - up[c0] - up[c1]) - RCB_LD4_AVX2(lose + 4 * k)) * am);
+                }
+            } else {
+                for (int k = a0; k < a1; k++) {
+                    RC_CARDS(k);
+                    RCB_ST4_AVX2(out + 4 * k, tu - up[c0] - up[c1]);
+                }
+            }
+            if (g <= i) {
+                for (int k = b0; k < b1; k++) {
+                    RC_CARDS(k);
+                    RCB_ST4_AVX2(out + 4 * k, (RCB_LD4_AVX2(out + 4 * k) - (td - down[c0] - down[c1])) * am);
+                }
+            } else {
+                for (int k = b0; k < b1; k++) {
+                    RC_CARDS(k);
+                    RCB_ST4_AVX2(lose + 4 * k, td - down[c0] - down[c1]);
+                }
+            }
+            for (int k = a0; k < a1; k++) {
+                RC_CARDS(k);
+                rcb_v4d x = RCB_LD4_AVX2(r + 4 * k);
+                tu += x;
+                up[c0] += x;
+                up[c1] += x;
+            }
+            for (int k = b0; k < b1; k++) {
+                RC_CARDS(k);
+                rcb_v4d x = RCB_LD4_AVX2(r + 4 * k);
+                td += x;
+                down[c0] += x;
+                down[c1] += x;
+            }
+        }
+        for (int j = 0; j < 4; j++) {
+            for (int c = 0; c < 52; c++) full4[53 * j + c] = up[c][j];
+            full4[53 * j + 52] = tu[j];
+        }
+    }
+    static int rcb_sd4_isa = -1;
+    static void rcb_showdown4(const rc_real* restrict r, rc_real* restrict out, const double* restrict amt,
+                              rc_real* restrict lose, const int* restrict groups, int G, const int* restrict cards,
+                              double* restrict full4) {
+        if (rcb_sd4_isa < 0)  /* the same value from every thread */
+            rcb_sd4_isa = __builtin_cpu_supports("avx2") ? 1 : 0;
+        if (rcb_sd4_isa) rcb_showdown4_avx2(r, out, amt, lose, groups, G, cards, full4);
+        else rcb_showdown4_base(r, out, amt, lose, groups, G, cards, full4);
+    }
+    #else
+    #define rcb_showdown4 rcb_showdown4_base
+    #endif
+    /* The opponent's fold at its own decision (p's values there: amt x the opponent's mass compatible with each
+       hand, the opponent's reach being opp x its fold row s), without forming that reach in memory: each x =
+       opp[k] * s[k] is the storage-type product rc_scale stores, summed per card as rc_card_sums sums it (two
+       halves, the same order), and the values are rc_fold_values' (the same double operations), added into `out`
+       in the storage type as rc_add adds them (`add`), or stored.  The same bits as rc_scale + rc_card_sums +
+       rc_fold_values (+ rc_add), one pass less over the hands and no row in between. */
+    static void rcb_card_sums_scaled(const rc_real* restrict r, const rc_real* restrict sc, const int* restrict cards,
+                                     int H, double* restrict full, double* full_total) {
+        double a[52], b[52];
+        double ta = 0.0, tb = 0.0;
+        int half = H / 2;
+        memset(a, 0, sizeof(a));
+        memset(b, 0, sizeof(b));
+        for (int k = 0; k < half; k++) {
+            int j = k + half;
+            {
+                RC_CARDS(k);
+                rc_real x = r[k] * sc[k];
+                ta += x;
+                a[c0] += x;
+                a[c1] += x;
+            }
+            {
+                RC_CARDS(j);
+                rc_real x = r[j] * sc[j];
+                tb += x;
+                b[c0] += x;
+                b[c1] += x;
+            }
+        }
+        for (int k = 2 * half; k < H; k++) {
+            RC_CARDS(k);
+            rc_real x = r[k] * sc[k];
+            tb += x;
+            b[c0] += x;
+            b[c1] += x;
+        }
+        for (int c = 0; c < 52; c++) full[c] = a[c] + b[c];
+        *full_total = ta + tb;
+    }
+    static void rcb_fold_scaled_portable(const rc_real* restrict r, const rc_real* restrict sc, const double* restrict full,
+                                         double full_total, const int* restrict cards, double amt, rc_real* restrict out,
+                                         int add, int H) {
+        for (int k = 0; k < H; k++) {
+            rc_real x = r[k] * sc[k];
+            rc_real v = (rc_real)((full_total - full[cards[2 * k]] - full[cards[2 * k + 1]] + x) * amt);
+            out[k] = add ? out[k] + v : v;
+        }
+    }
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+    __attribute__((target("avx512f"))) static void rcb_fold_scaled_avx512(
+            const rc_real* restrict r, const rc_real* restrict sc, const double* restrict full, double full_total,
+            const int* restrict cards, double amt, rc_real* restrict out, int add, int H) {
+        double tbl[64] __attribute__((aligned(64)));
+        __m512d t[8];
+        memcpy(tbl, full, 52 * sizeof(double));
+        for (int c = 52; c < 64; c++) tbl[c] = 0.0;
+        for (int j = 0; j < 8; j++) t[j] = _mm512_load_pd(tbl + 8 * j);
+        const __m512d T = _mm512_set1_pd(full_total), M = _mm512_set1_pd(amt);
+        int k = 0;
+        for (; k + 8 <= H; k += 8) {
+            __m512i cc = _mm512_loadu_si512((const void*)(cards + 2 * k));
+            __m512d f0 = rc_lookup52(cc, t);
+            __m512d f1 = rc_lookup52(_mm512_srli_epi64(cc, 32), t);
+            if (sizeof(rc_real) == 4) {
+                __m256 x = _mm256_mul_ps(_mm256_loadu_ps((const float*)(r + k)), _mm256_loadu_ps((const float*)(sc + k)));
+                __m256 v = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_add_pd(_mm512_sub_pd(_mm512_sub_pd(T, f0), f1),
+                                                                       _mm512_cvtps_pd(x)), M));
+                if (add) v = _mm256_add_ps(_mm256_loadu_ps((const float*)(out + k)), v);
+                _mm256_storeu_ps((float*)(out + k), v);
+            } else {
+                __m512d x = _mm512_mul_pd(_mm512_loadu_pd((const double*)(r + k)), _mm512_loadu_pd((const double*)(sc + k)));
+                __m512d v = _mm512_mul_pd(_mm512_add_pd(_mm512_sub_pd(_mm512_sub_pd(T, f0), f1), x), M);
+                if (add) v = _mm512_add_pd(_mm512_loadu_pd((const double*)(out + k)), v);
+                _mm512_storeu_pd((double*)(out + k), v);
+            }
+        }
+        rcb_fold_scaled_portable(r + k, sc + k, full, full_total, cards + 2 * k, amt, out + k, add, H - k);
+    }
+    static void rcb_fold_scaled(const rc_real* restrict r, const rc_real* restrict sc, const int* restrict cards,
+                                double amt, rc_real* restrict out, int add, int H) {
+        double full[52], full_total;
+        rcb_card_sums_scaled(r, sc, cards, H, full, &full_total);
+        if (rc_avx2 < 0)  /* the same value from every thread */
+            rc_avx2 = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+        if (rc_avx2 == 2) rcb_fold_scaled_avx512(r, sc, full, full_total, cards, amt, out, add, H);
+        else rcb_fold_scaled_portable(r, sc, full, full_total, cards, amt, out, add, H);
+    }
+    #else
+    static void rcb_fold_scaled(const rc_real* restrict r, const rc_real* restrict sc, const int* restrict cards,
+                                double amt, rc_real* restrict out, int add, int H) {
+        double full[52], full_total;
+        rcb_card_sums_scaled(r, sc, cards, H, full, &full_total);
+        rcb_fold_scaled_portable(r, sc, full, full_total, cards, amt, out, add, H);
+    }
+    #endif
     /* Ask for a block in L2 ahead of its use (prefetcht1; `write`: the block will be written).  A river
        subtree's regret and strategy-sum blocks are scattered over the tables and each is first read by one
        streaming loop, which then waits on the cache misses of its block one after the other; requested all
@@ -549,6 +848,8 @@ cdef extern from *:
     void rcb_showdown4(const rc_real* r, rc_real* out, const double* amt, rc_real* lose, const int* groups, int G,
                        const int* cards, double* full4) nogil
     void rcb_prefetch(const void* p, long bytes, int write) nogil
+    void rcb_fold_scaled(const rc_real* r, const rc_real* sc, const int* cards, double amt, rc_real* out, int add,
+                         int H) nogil
     void rcb_release_heap() nogil
     void rcb_interleave4(rc_real* dst, const rc_real* src, long stride, int H) nogil
     void rcb_deinterleave4(rc_real* dst, long stride, const rc_real* src, int H) nogil
@@ -572,6 +873,9 @@ cdef extern from *:
     void rcb_scatter_add(rc_real* dst, const rc_real* src, const int* map, int n) nogil
     void rcb_sum_rows(rc_real* tot, const rc_real* x, int H) nogil
     void rcb_positive_total(rc_real* tot, const rc_real* rows, int A, int H) nogil
+    void rcb_match_fused(rc_real* strat, const rc_real* rows, int A, double inv_actions, int H) nogil
+    void rcb_match16_fused(rc_real* strat, const short* q0, int A, double inv_actions, int H) nogil
+    void rcb_value_fused(rc_real* out, const rc_real* strat, const rc_real* childv, int A, int H) nogil
     void rcb_match_prepare(const rc_real* tot, rc_real* inv, rc_real* uniform, double inv_actions, int H) nogil
     void rcb_match(rc_real* srow, const rc_real* reg, const rc_real* inv, const rc_real* uniform, int clip, int H) nogil
     void rcb_update_action(rc_real* ssum, const rc_real* own, const rc_real* srow, double w, rc_real* reg,
@@ -692,6 +996,9 @@ cdef void _node_strategy(BTree* t, int n, int mode, const rc_real* regrets, cons
     cdef rc_real* uniform = scratch + 2 * H
     if t.compressed:
         sgn = mode == MODE_SOLVE
+        if sgn and 2 <= A <= 4:
+            rcb_match16_fused(strat, <const short*>(t.creg + t.node_offset[n]), A, 1.0 / A, H)
+            return
         if sgn:
             codes = <const void*>(t.creg + t.node_offset[n])
         else:
@@ -700,6 +1007,9 @@ cdef void _node_strategy(BTree* t, int n, int mode, const rc_real* regrets, cons
         rcb_match_prepare(tot, inv, uniform, 1.0 / A, H)
         for a in range(A):
             rcb_match16(strat + <Py_ssize_t>a * H, <const char*>codes + <Py_ssize_t>2 * a * H, sgn, inv, uniform, H)
+        return
+    if mode == MODE_SOLVE and 2 <= A <= 4:
+        rcb_match_fused(strat, regrets + t.node_offset[n], A, 1.0 / A, H)
         return
     if mode == MODE_SOLVE:
         rows = regrets + t.node_offset[n]
@@ -749,6 +1059,11 @@ cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
     for a in range(A):
         c = cs + a
         if t.node_type[c] == FOLD:
+            continue
+        if t.node_type[c] == SHOWDOWN:  # straight into its lane's row (no copy in between)
+            slot = t.sd_slot[c]
+            rc_scale(lanes_in + <Py_ssize_t>slot * t.Hmax, opp, strat + <Py_ssize_t>a * H, H)
+            amts[slot] = t.amount[2 * c + p]
             continue
         rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
         _sd_prepass(t, c, p, reach, rest, mode, regrets, ssum, lanes_in, strats, amts)
@@ -815,6 +1130,12 @@ cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
         rcb_showdown4(in4, out4, amts + b, lose, groups, G, cards, fulls + 53 * b)
         rcb_deinterleave4(lanes_out + <Py_ssize_t>b * t.Hmax, t.Hmax, out4, H)
         b += 4
+
+
+cdef inline rc_real* _sd_values(BTree* t, int n) noexcept nogil:
+    """p's values at batched showdown ``n`` in this thread's batch buffers (see _sd_batches)."""
+    cdef Py_ssize_t lanes_len = <Py_ssize_t>((t.sd_max + 3) // 4) * 4 * t.Hmax
+    return t.sd_out + openmp.omp_get_thread_num() * lanes_len + <Py_ssize_t>t.sd_slot[n] * t.Hmax
 
 
 cdef inline void _showdown(BTree* t, int n, int p, const rc_real* opp, rc_real* out, rc_real* scratch, double* full,
@@ -963,9 +1284,12 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
             for a in range(1, A):
                 rc_max(out, childv + <Py_ssize_t>a * H, H)
             return
-        memset(out, 0, H * sizeof(rc_real))
-        for a in range(A):
-            rc_add_product(out, strat + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, H)
+        if 2 <= A <= 4:
+            rcb_value_fused(out, strat, childv, A, H)
+        else:
+            memset(out, 0, H * sizeof(rc_real))
+            for a in range(A):
+                rc_add_product(out, strat + <Py_ssize_t>a * H, childv + <Py_ssize_t>a * H, H)
         if t.compressed:
             # the old codes decoded inside the update, the new block in float scratch (dec: regrets, then
             # strategy sums; in L1), coded back to the tables with its new scales
@@ -996,7 +1320,14 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     # out; a batched showdown child's values come from the batch buffers, so its reach is not formed)
     for a in range(A):
         c = cs + a
-        if not (t.node_type[c] == SHOWDOWN and t.sd_max > 0 and t.sd_slot[c] >= 0):
+        if t.node_type[c] == FOLD:  # its values straight from opp x the fold row (rcb_fold_scaled)
+            rcb_fold_scaled(opp, strat + <Py_ssize_t>a * H, cards, t.amount[2 * c + p], out, a > 0, H)
+            continue
+        if t.node_type[c] == SHOWDOWN and t.sd_max > 0 and t.sd_slot[c] >= 0:
+            if a > 0:  # its values added from the batch buffers (no copy in between)
+                rc_add(out, _sd_values(t, c), H)
+                continue
+        else:
             rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
         if a == 0:
             _walk(t, c, p, reach, own, out, rest, mode, regrets, ssum, w, dcfr, pos, neg, nested)

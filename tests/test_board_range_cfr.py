@@ -80,6 +80,25 @@ def test_river_iterates_equal_flat_solver(river, algorithm):
         assert abs(fast.iterations - ref.iterations) <= 0.15 * ref.iterations
 
 
+@pytest.mark.parametrize("bets", ["a", "25%, 50%, 100%, 150%, a"])
+def test_river_iterates_equal_flat_solver_any_action_count(bets):
+    """The board kernel matches regrets and sums a decision's value in one pass per hand for 2-4 actions and
+    per action for more (branch range-speed9); with 2 actions (check / all-in) and with 6 (four bets and all-in)
+    its iterates equal the flat kernel's, an independent implementation, as with the benchmark's 4."""
+    board = parse_cards("AsJd8h5c2d")
+    g = PostflopPublicGame(board, 1000, 2000, bets)
+    tree = build_public_tree(g)
+    ranges = (np.random.default_rng(7).random((2, 1326)) + 0.05) * g.hand_mask(board)
+    widths = {len(tree.nodes[k].children) for k in range(len(tree)) if tree.nodes[k].kind == "decision"}
+    assert (max(widths) == 2) if bets == "a" else (max(widths) == 6 and 3 in widths)
+    ref = FlatRangeSolver(tree, ranges=ranges, algorithm="dcfr")
+    fast = BoardRangeSolver(tree, ranges=ranges, algorithm="dcfr", dtype="float64")
+    ref.run(6)
+    fast.run(6)
+    assert live_diff(tree, g, ref.average_strategy(), fast.average_strategy()) < 1e-8
+    assert fast.exploitability() == pytest.approx(ref.exploitability(), rel=1e-9)
+
+
 def test_flop_iterates_equal_numpy_and_flat_solvers(flop):
     """First iteration equal (regrets of every live hand, average strategy; the current one is regret matching
     of regrets that are exactly 0 for some hands, +-rounding in each implementation); later iterates part
