@@ -11,7 +11,8 @@ The table reports the mean over seeds and the spread (std) across seeds.
     python benchmarks/symmtom_table1.py run --episodes 60000 --seeds 3 --out /work/runs/symmtom_table1
     python benchmarks/symmtom_table1.py rate --out ...      # CPU cost per setting, projections
     python benchmarks/symmtom_table1.py report --out ...    # Table 1 beside the paper's
-    python benchmarks/symmtom_table1.py tom --models ce,ee,oracle --out ...   # theory-of-mind tests
+    python benchmarks/symmtom_table1.py tom --models ce,ee,oracle --out ...   # theory-of-mind tests (--sampled)
+    python benchmarks/symmtom_table1.py protocols --out ... --settings 3/6/3  # best/last x greedy/sampled, held out
 
 ``run`` goes budget stage by budget stage, then seed by seed (every run of seed 0 finishes before
 seed 1 starts), so a stopped run leaves whole tables behind.  Results: one JSON per finished run
