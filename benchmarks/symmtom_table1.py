@@ -229,6 +229,8 @@ class _Run:
         final_actor = {k: v.clone() for k, v in trainer.actor.state_dict().items()}
         trainer.actor.load_state_dict(state["best_actor"])
         best = trainer.evaluate(self.final_episodes, seed=1)
+        # the paper's MADDPG code acts by sampling: the same checkpoint and episodes with sampled actions
+        best_sampled = trainer.evaluate(self.final_episodes, seed=1, greedy=False)
         trainer.actor.load_state_dict(final_actor)
         final_cpu = time.process_time() - c0
         save_checkpoint(self.actors_path, {"model": self.model, "config": [n, w, c], "seed": self.seed,
@@ -247,6 +249,9 @@ class _Run:
                 "best_iteration": state["best_iteration"], "best_eval_reward": round(state["best_reward"], 3),
                 "table": {"mean": round(float(best.mean()), 3), "std": round(float(best.std(ddof=1)), 3),
                           "episodes": self.final_episodes, "checkpoint": "best"},
+                "table_sampled": {"mean": round(float(best_sampled.mean()), 3),
+                                  "std": round(float(best_sampled.std(ddof=1)), 3),
+                                  "episodes": self.final_episodes, "checkpoint": "best", "actions": "sampled"},
                 "last": {"mean": round(float(last.mean()), 3), "std": round(float(last.std(ddof=1)), 3),
                          "episodes": self.final_episodes},
                 "curve": state["curve"], "settings": {k: getattr(settings, k) for k in settings.__dataclass_fields__},
@@ -257,7 +262,7 @@ class _Run:
         # every budget stage keeps its own Table 1 cell, so a table at a common budget stays available
         stages = dict((self.done or {}).get("stages", {}))
         stages[str(trainer.episodes)] = {k: data[k] for k in ("episodes", "iterations", "cpu_seconds", "wall_seconds",
-                                                              "best_iteration", "best_eval_reward", "table", "last",
+                                                              "best_iteration", "best_eval_reward", "table", "table_sampled", "last",
                                                               "finished_utc")}
         data["stages"] = stages
         _write_json(self.json_path, data)
@@ -400,7 +405,12 @@ def aggregate(runs: List[dict]) -> dict:
     for e in sorted(common):
         v = [p["eval_reward"] for r in runs for p in r["curve"] if p["episodes"] == e]
         curve.append({"episodes": e, "eval_reward": float(np.mean(v)), "min": float(min(v)), "max": float(max(v))})
-    return {"table": {"mean": float(means.mean()), "std": std}, "seeds": sorted(r["seed"] for r in runs),
+    sampled = None
+    if all("table_sampled" in r for r in runs):
+        sm = np.array([r["table_sampled"]["mean"] for r in runs])
+        sampled = {"mean": float(sm.mean()), "std": float(sm.std(ddof=1)) if len(runs) > 1 else runs[0]["table_sampled"]["std"]}
+    return {"table": {"mean": float(means.mean()), "std": std}, "table_sampled": sampled,
+            "seeds": sorted(r["seed"] for r in runs),
             "episodes": min(r["episodes"] for r in runs), "episodes_total": sum(r["episodes"] for r in runs),
             "cpu_seconds": sum(r["cpu_seconds"] for r in runs), "wall_seconds": sum(r["wall_seconds"] for r in runs),
             "curve": curve, "best_iteration": runs[0]["best_iteration"]}
@@ -536,8 +546,9 @@ def random_policy_reward(n: int, w: int, c: int, episodes: int = 1000, seed: int
 def format_report(res: Dict[Tuple[str, int, int, int], dict],
                   heuristic: Optional[Dict[Tuple[int, int, int], Tuple[float, float]]] = None) -> str:
     """Table 1 (paper's layout) with paper rows, cfrkit learned rows (mean over seeds [std across
-    seeds; with one seed, std over its 1,000 scoring episodes]), the heuristic, budgets and time per
-    setting.  A learned cell more than the paper's std above (below) the paper's mean is marked ^ (v)."""
+    seeds; with one seed, std over its 1,000 scoring episodes]; greedy actions, and again with sampled
+    actions for runs that recorded ``table_sampled``), the heuristic, budgets and time per setting.
+    A learned cell more than the paper's std above (below) the paper's mean is marked ^ (v)."""
     cols = [f"{n}/{w}/{'n' if c == n else str(c // n) + 'n'}" for (n, w, c) in SETTINGS]
     lines = ["| agent (n/w/c) | " + " | ".join(cols) + " |", "|---|" + "---|" * len(SETTINGS)]
     lines.append("| paper: Heuristic (1000 trials) | " + " | ".join(_cell(*x) for x in PAPER["heuristic"]) + " |")
@@ -556,6 +567,15 @@ def format_report(res: Dict[Tuple[str, int, int, int], dict],
             row.append(f"{mean:.1f} [{d['table']['std']:.1f}]{flag}")
         if any(x != "-" for x in row):
             lines.append(f"| cfrkit: {LABELS[m]} | " + " | ".join(row) + " |")
+    # the same best checkpoints with sampled actions (the paper's MADDPG code samples), where the runs have it
+    for m in ("oracle", "maddpg", "rmaddpg", "ce", "ge", "ee"):
+        row = []
+        for (n, w, c) in SETTINGS:
+            d = res.get((m, n, w, c))
+            ts = d.get("table_sampled") if d is not None else None
+            row.append("-" if ts is None else f"{ts['mean']:.1f} [{ts['std']:.1f}]")
+        if any(x != "-" for x in row):
+            lines.append(f"| cfrkit, sampled actions: {LABELS[m]} | " + " | ".join(row) + " |")
     if heuristic:
         lines.append("| cfrkit: heuristic (self-play) | " + " | ".join(
             "{:.1f} [{:.1f}]".format(*heuristic[s]) for s in SETTINGS) + " |")

@@ -115,6 +115,12 @@ def test_protocol_scores_reproduce_the_stored_cell_and_tom_samples(bench, tmp_pa
                            log=lambda s: None)
     sc = bench.protocol_scores("maddpg", 3, 6, 3, 0, out, episodes=400)
     assert sc["stored"] == pytest.approx(data["table"]["mean"], abs=6e-4)
+    # the run's own sampled cell: the best actor, Table 1's episodes, sampled actions
+    trainer, _ = bench.load_trained("maddpg", 3, 6, 3, out)
+    assert data["table_sampled"]["mean"] == pytest.approx(trainer.evaluate(1000, seed=1, greedy=False).mean(), abs=6e-4)
+    assert data["table_sampled"]["actions"] == "sampled" and data["stages"]["256"]["table_sampled"] == data["table_sampled"]
+    assert bench.main(["report", "--out", out, "--heuristic-episodes", "0", "--plot", "none"]) == 0
+    assert "| cfrkit, sampled actions: MADDPG | " in capsys.readouterr().out
     assert sc["best_greedy_fresh"] == sc["last_greedy_fresh"]
     assert sc["best_sampled_fresh"] == sc["last_sampled_fresh"]
     assert sc["best_sampled_fresh"] != sc["best_greedy_fresh"]
