@@ -371,7 +371,8 @@ class MADDPGTrainer:
         caller's global torch random state is left as it was (a training run's stream is unchanged)."""
         out: List[np.ndarray] = []
         done, index = 0, 0
-        with torch.random.fork_rng(devices=[]):
+        cuda = str(self.device).startswith("cuda")
+        with torch.random.fork_rng(devices=None if cuda else []):   # forks (and restores) the GPU's state on a GPU
             if not greedy:
                 torch.manual_seed(20_000_003 + int(seed))
             while done < episodes:
