@@ -11,7 +11,8 @@ The table reports the mean over seeds and the spread (std) across seeds.
     python benchmarks/symmtom_table1.py run --episodes 60000 --seeds 3 --out /work/runs/symmtom_table1
     python benchmarks/symmtom_table1.py rate --out ...      # CPU cost per setting, projections
     python benchmarks/symmtom_table1.py report --out ...    # Table 1 beside the paper's
-    python benchmarks/symmtom_table1.py tom --models ce,ee,oracle --out ...   # theory-of-mind tests
+    python benchmarks/symmtom_table1.py tom --models ce,ee,oracle --out ...   # theory-of-mind tests (--sampled)
+    python benchmarks/symmtom_table1.py protocols --out ... --settings 3/6/3  # best/last x greedy/sampled, held out
 
 ``run`` goes budget stage by budget stage, then seed by seed (every run of seed 0 finishes before
 seed 1 starts), so a stopped run leaves whole tables behind.  Results: one JSON per finished run
@@ -23,6 +24,7 @@ which is replaced by a small file of the final and best actors once the run is f
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -227,6 +229,8 @@ class _Run:
         final_actor = {k: v.clone() for k, v in trainer.actor.state_dict().items()}
         trainer.actor.load_state_dict(state["best_actor"])
         best = trainer.evaluate(self.final_episodes, seed=1)
+        # the paper's MADDPG code acts by sampling: the same checkpoint and episodes with sampled actions
+        best_sampled = trainer.evaluate(self.final_episodes, seed=1, greedy=False)
         trainer.actor.load_state_dict(final_actor)
         final_cpu = time.process_time() - c0
         save_checkpoint(self.actors_path, {"model": self.model, "config": [n, w, c], "seed": self.seed,
@@ -245,6 +249,9 @@ class _Run:
                 "best_iteration": state["best_iteration"], "best_eval_reward": round(state["best_reward"], 3),
                 "table": {"mean": round(float(best.mean()), 3), "std": round(float(best.std(ddof=1)), 3),
                           "episodes": self.final_episodes, "checkpoint": "best"},
+                "table_sampled": {"mean": round(float(best_sampled.mean()), 3),
+                                  "std": round(float(best_sampled.std(ddof=1)), 3),
+                                  "episodes": self.final_episodes, "checkpoint": "best", "actions": "sampled"},
                 "last": {"mean": round(float(last.mean()), 3), "std": round(float(last.std(ddof=1)), 3),
                          "episodes": self.final_episodes},
                 "curve": state["curve"], "settings": {k: getattr(settings, k) for k in settings.__dataclass_fields__},
@@ -255,7 +262,7 @@ class _Run:
         # every budget stage keeps its own Table 1 cell, so a table at a common budget stays available
         stages = dict((self.done or {}).get("stages", {}))
         stages[str(trainer.episodes)] = {k: data[k] for k in ("episodes", "iterations", "cpu_seconds", "wall_seconds",
-                                                              "best_iteration", "best_eval_reward", "table", "last",
+                                                              "best_iteration", "best_eval_reward", "table", "table_sampled", "last",
                                                               "finished_utc")}
         data["stages"] = stages
         _write_json(self.json_path, data)
@@ -398,7 +405,12 @@ def aggregate(runs: List[dict]) -> dict:
     for e in sorted(common):
         v = [p["eval_reward"] for r in runs for p in r["curve"] if p["episodes"] == e]
         curve.append({"episodes": e, "eval_reward": float(np.mean(v)), "min": float(min(v)), "max": float(max(v))})
-    return {"table": {"mean": float(means.mean()), "std": std}, "seeds": sorted(r["seed"] for r in runs),
+    sampled = None
+    if all("table_sampled" in r for r in runs):
+        sm = np.array([r["table_sampled"]["mean"] for r in runs])
+        sampled = {"mean": float(sm.mean()), "std": float(sm.std(ddof=1)) if len(runs) > 1 else runs[0]["table_sampled"]["std"]}
+    return {"table": {"mean": float(means.mean()), "std": std}, "table_sampled": sampled,
+            "seeds": sorted(r["seed"] for r in runs),
             "episodes": min(r["episodes"] for r in runs), "episodes_total": sum(r["episodes"] for r in runs),
             "cpu_seconds": sum(r["cpu_seconds"] for r in runs), "wall_seconds": sum(r["wall_seconds"] for r in runs),
             "curve": curve, "best_iteration": runs[0]["best_iteration"]}
@@ -534,8 +546,9 @@ def random_policy_reward(n: int, w: int, c: int, episodes: int = 1000, seed: int
 def format_report(res: Dict[Tuple[str, int, int, int], dict],
                   heuristic: Optional[Dict[Tuple[int, int, int], Tuple[float, float]]] = None) -> str:
     """Table 1 (paper's layout) with paper rows, cfrkit learned rows (mean over seeds [std across
-    seeds; with one seed, std over its 1,000 scoring episodes]), the heuristic, budgets and time per
-    setting.  A learned cell more than the paper's std above (below) the paper's mean is marked ^ (v)."""
+    seeds; with one seed, std over its 1,000 scoring episodes]; greedy actions, and again with sampled
+    actions for runs that recorded ``table_sampled``), the heuristic, budgets and time per setting.
+    A learned cell more than the paper's std above (below) the paper's mean is marked ^ (v)."""
     cols = [f"{n}/{w}/{'n' if c == n else str(c // n) + 'n'}" for (n, w, c) in SETTINGS]
     lines = ["| agent (n/w/c) | " + " | ".join(cols) + " |", "|---|" + "---|" * len(SETTINGS)]
     lines.append("| paper: Heuristic (1000 trials) | " + " | ".join(_cell(*x) for x in PAPER["heuristic"]) + " |")
@@ -554,6 +567,15 @@ def format_report(res: Dict[Tuple[str, int, int, int], dict],
             row.append(f"{mean:.1f} [{d['table']['std']:.1f}]{flag}")
         if any(x != "-" for x in row):
             lines.append(f"| cfrkit: {LABELS[m]} | " + " | ".join(row) + " |")
+    # the same best checkpoints with sampled actions (the paper's MADDPG code samples), where the runs have it
+    for m in ("oracle", "maddpg", "rmaddpg", "ce", "ge", "ee"):
+        row = []
+        for (n, w, c) in SETTINGS:
+            d = res.get((m, n, w, c))
+            ts = d.get("table_sampled") if d is not None else None
+            row.append("-" if ts is None else f"{ts['mean']:.1f} [{ts['std']:.1f}]")
+        if any(x != "-" for x in row):
+            lines.append(f"| cfrkit, sampled actions: {LABELS[m]} | " + " | ".join(row) + " |")
     if heuristic:
         lines.append("| cfrkit: heuristic (self-play) | " + " | ".join(
             "{:.1f} [{:.1f}]".format(*heuristic[s]) for s in SETTINGS) + " |")
@@ -647,6 +669,40 @@ def plot_curves(res, path: str, prog: Optional[Dict[Tuple[str, int, int, int], L
     plt.close(fig)
 
 
+def plot_setting_curves(runs: Dict[Tuple[str, int, int, int], List[dict]], n: int, w: int, c: int, path: str) -> None:
+    """Two panels for one setting: the greedy evaluation (200 fixed episodes) and the training reward
+    (the iteration's 128 exploring episodes, actions sampled: what the paper's Fig. 5 plots, MADDPG's
+    logged episode reward) against training episodes; per model the mean over seeds, shaded between
+    the lowest and highest seed; the paper's Table 1 value dotted.  Small PNG (9 x 3.4 in, 80 dpi)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    col = SETTINGS.index((n, w, c))
+    colors = dict(zip(MODELS, ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:gray")))
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharey=True)
+    for ax, field, title in ((axes[0], "eval_reward", "greedy evaluation (200 fixed episodes)"),
+                             (axes[1], "train_reward", "training episodes (sampled actions)")):
+        for m in MODELS:
+            seeds = runs.get((m, n, w, c), [])
+            if not seeds:
+                continue
+            common = sorted(set.intersection(*[{p["episodes"] for p in r["curve"]} for r in seeds]))
+            v = np.array([[next(p[field] for p in r["curve"] if p["episodes"] == e) for e in common] for r in seeds])
+            ax.plot(common, v.mean(0), color=colors[m], lw=1.1, label=f"{m} ({len(seeds)} seeds)")
+            ax.fill_between(common, v.min(0), v.max(0), color=colors[m], alpha=0.15, lw=0)
+            ax.axhline(PAPER[m][col][0], color=colors[m], ls=":", lw=0.9)
+        ax.set_title(f"{n}/{w}/{c}: {title}", fontsize=9)
+        ax.set_xlabel("training episodes", fontsize=8)
+        ax.tick_params(labelsize=7)
+    axes[0].set_ylabel("reward per agent per episode\n(dotted: paper's Table 1)", fontsize=8)
+    axes[0].legend(fontsize=6, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
 def cmd_report(args) -> int:
     res = load_results(args.out, args.episodes)
     prog = load_in_progress(args.out) if args.in_progress else {}
@@ -667,7 +723,11 @@ def cmd_report(args) -> int:
         print("\nUnfinished runs (from their checkpoints):")
         print(format_in_progress(prog))
     plot = args.plot or os.path.join(args.out, f"curves_{args.episodes or 'latest'}.png")
-    if args.plot != "none":
+    if args.plot != "none" and args.plot_setting:
+        (n, w, c), = _parse_settings(args.plot_setting)
+        plot_setting_curves(load_runs(args.out, args.episodes), n, w, c, plot)
+        print(f"(curves: {plot})")
+    elif args.plot != "none":
         plot_curves(res, plot, prog)
         print(f"(curves: {plot})")
     if args.curves:
@@ -720,10 +780,10 @@ def cmd_tom(args) -> int:
     models = _parse_models(args.models)
     tests = [(t, w) for (t, w) in PAPER_TESTS if args.tests == "all" or t in args.tests.split(",")]
     for model in models:
-        path = os.path.join(args.out, f"tom_{model}.json")
+        path = os.path.join(args.out, f"tom_{model}.json" if args.run_seed == 0 else f"tom_{model}_s{args.run_seed}.json")
         results = _load_json(path) or {}
         for k, (name, w) in enumerate(tests):
-            key = f"{name}_w{w}"
+            key = f"{name}_w{w}" + ("_sampled" if args.sampled else "")
             cfg = build_trial(name, w, np.random.default_rng(0)).config
             n, c = cfg.agents, cfg.pieces
             run = _load_json(os.path.join(args.out, run_name(model, n, w, c, args.run_seed) + ".json"))
@@ -740,16 +800,90 @@ def cmd_tom(args) -> int:
                     continue
             trainer, bench = load_trained(model, n, w, c, args.out, seed=args.run_seed)
             c0 = time.process_time()
-            r = run_tom_test(name, w, trainer.make_agent, args.trials, args.seed + k, oracle=model == "oracle",
-                             progress=False)
+            if args.sampled:   # a fresh generator per trial, seeded by (seed, test, trial)
+                counter = itertools.count()
+                factory = lambda: trainer.make_agent(sample=True, seed=(args.seed * 1_000 + k) * 1_000_003  # noqa: E731
+                                                     + next(counter))
+            else:
+                factory = trainer.make_agent
+            r = run_tom_test(name, w, factory, args.trials, args.seed + k, oracle=model == "oracle", progress=False)
             results[key] = {"test": name, "width": w, "agents": n, "pieces": c, "trials": args.trials,
+                            "actions": "sampled" if args.sampled else "greedy", "run_seed": args.run_seed,
                             "success_rate": r.success_rate, "failure_rate": r.failure_rate,
                             "neither_rate": r.neither_rate, "ratso": r.ratso, "ratso_expected": r.ratso_expected,
                             "mean_turns": r.mean_turns, "trained_episodes": run["episodes"],
                             "best_iteration": bench["best_iteration"], "cpu_seconds": round(time.process_time() - c0, 2)}
             _write_json(path, results)
-            print(f"{model} {key} ({run['episodes']} episodes): SR {r.success_rate:.0%} FR {r.failure_rate:.0%} "
+            print(f"{model} s{args.run_seed} {key} ({run['episodes']} episodes): SR {r.success_rate:.0%} FR {r.failure_rate:.0%} "
                   f"1-SR-FR {r.neither_rate:.0%} RATSO {r.ratso_text()}", flush=True)
+    return 0
+
+
+#: Evaluation protocols of :func:`protocol_scores`: name -> (checkpoint, greedy actions, evaluation seed).
+#: ``evaluate(seed=0)`` (200 episodes) picks the best checkpoint during a run and ``seed=1`` scores
+#: Table 1's cell, so seed 2 is held out from both.  ``sampled`` draws the actions from the actor's
+#: distributions, as the paper's MADDPG code acts at evaluation (its action is a Gumbel-softmax sample
+#: that the environment argmaxes: a sample of the categorical).
+PROTOCOLS = {"stored": ("best", True, 1), "best_greedy_fresh": ("best", True, 2),
+             "last_greedy_fresh": ("last", True, 2), "best_sampled_fresh": ("best", False, 2),
+             "last_sampled_fresh": ("last", False, 2)}
+
+
+def protocol_scores(model: str, n: int, w: int, c: int, seed: int, out: str = OUT, episodes: int = 1000
+                    ) -> Dict[str, float]:
+    """One finished run's stored actors scored under every :data:`PROTOCOLS` entry: mean reward per
+    agent (reward points per episode) over ``episodes`` episodes each (``stored`` always over Table
+    1's 1,000 so that it reproduces the run's JSON)."""
+    from cfrkit.agents.rl import load_checkpoint
+
+    path = os.path.join(out, "ckpt", run_name(model, n, w, c, seed) + ".actors.pt")
+    payload = load_checkpoint(path)
+    trainer, _ = load_trained(model, n, w, c, out, best=True, seed=seed)
+    res = {}
+    for name, (which, greedy, eval_seed) in PROTOCOLS.items():
+        trainer.actor.load_state_dict(payload["best_actor"] if which == "best" else payload["actor"])
+        k = 1000 if name == "stored" else episodes
+        res[name] = float(trainer.evaluate(k, seed=eval_seed, greedy=greedy).mean())
+    return res
+
+
+def cmd_protocols(args) -> int:
+    """Table 1's cells of the finished runs under other evaluation protocols (evaluation only)."""
+    import torch
+
+    if args.episodes < 1:
+        raise SystemExit("--episodes must be >= 1")
+    torch.set_num_threads(args.threads)
+    runs = load_runs(args.out)
+    settings = _parse_settings(args.settings)
+    rows, per_run = [], {}
+    for m in MODELS:
+        for (n, w, c) in settings:
+            seeds = sorted(r["seed"] for r in runs.get((m, n, w, c), []) if r["episodes"] >= args.min_episodes)
+            if not seeds:
+                continue
+            scores = []
+            for sd in seeds:
+                sc = protocol_scores(m, n, w, c, sd, args.out, args.episodes)
+                stored = next(r for r in runs[(m, n, w, c)] if r["seed"] == sd)["table"]["mean"]
+                if abs(sc["stored"] - stored) > 6e-4:   # the JSON keeps 3 decimals
+                    print(f"warning: {run_name(m, n, w, c, sd)} rescored {sc['stored']:.3f}, JSON {stored:.3f}")
+                per_run[run_name(m, n, w, c, sd)] = sc
+                scores.append(sc)
+            col = SETTINGS.index((n, w, c))
+            cells = []
+            for name in PROTOCOLS:
+                v = np.array([s[name] for s in scores])
+                cells.append(f"{v.mean():.1f} [{v.std(ddof=1) if len(v) > 1 else 0.0:.1f}]")
+            rows.append(f"| {LABELS[m]} {n}/{w}/{c} ({len(seeds)} seeds) | " + " | ".join(cells)
+                        + " | {} [{}] |".format(*PAPER[m][col]))
+    print("| model, setting | " + " | ".join(PROTOCOLS) + " | paper |")
+    print("|---|" + "---:|" * (len(PROTOCOLS) + 1))
+    print("\n".join(rows))
+    if args.save:
+        _write_json(args.save, {"episodes": args.episodes, "protocols": {k: list(v) for k, v in PROTOCOLS.items()},
+                                "runs": per_run})
+        print(f"(per run: {args.save})")
     return 0
 
 
@@ -783,11 +917,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="report every run at this budget stage (default: each run's latest)")
     q.add_argument("--plot", default=None,
                    help="PNG of every setting's training curves (default <out>/curves_<episodes|latest>.png; none: no plot)")
+    q.add_argument("--plot-setting", default=None,
+                   help="one setting n/w/c: plot only its greedy-evaluation and training-reward curves")
     q.add_argument("--in-progress", action="store_true",
                    help="also list unfinished runs from their checkpoints (and draw their curves dashed)")
     q.add_argument("--heuristic-episodes", type=int, default=1000,
                    help="episodes of cfrkit's heuristic per setting for its row (cached in <out>/heuristic.json; 0: no row)")
     q.set_defaults(func=cmd_report)
+    v = sub.add_parser("protocols", help="finished runs' actors under other evaluation protocols (no training)")
+    v.add_argument("--out", default=OUT)
+    v.add_argument("--settings", default="all")
+    v.add_argument("--episodes", type=int, default=5000, help="episodes per protocol (stored: always 1,000)")
+    v.add_argument("--min-episodes", type=int, default=1, help="only runs trained to at least this many episodes")
+    v.add_argument("--save", default=None, help="JSON of every run's scores")
+    v.add_argument("--threads", type=int, default=1)
+    v.set_defaults(func=cmd_protocols)
     m = sub.add_parser("tom", help="theory-of-mind tests on the trained agents (best checkpoints)")
     m.add_argument("--models", default="ce,ee,oracle")
     m.add_argument("--tests", default="all", help="all, or a comma-separated subset of the test names")
@@ -795,6 +939,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     m.add_argument("--train-episodes", type=int, default=1280, help="budget of the n=4, c=3 runs first_second needs")
     m.add_argument("--seed", type=int, default=0)
     m.add_argument("--run-seed", type=int, default=0, help="which training seed's agents to test")
+    m.add_argument("--sampled", action="store_true",
+                   help="red samples its actions from the actor's distributions (default: greedy)")
     m.add_argument("--threads", type=int, default=1)
     m.add_argument("--out", default=OUT)
     m.set_defaults(func=cmd_tom)

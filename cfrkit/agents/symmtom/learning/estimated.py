@@ -41,7 +41,7 @@ from torch import nn
 
 from cfrkit.agents.rl import LearnerError
 from cfrkit.agents.symmtom.base import SymmToMAgent
-from cfrkit.agents.symmtom.learning.maddpg import MADDPGTrainer
+from cfrkit.agents.symmtom.learning.maddpg import MADDPGTrainer, action_generator, pick_actions
 from cfrkit.agents.symmtom.learning.networks import Actor, ActorPass, Critic, softmax
 from cfrkit.agents.symmtom.learning.settings import MADDPGSettings, check_setting
 from cfrkit.games.symmtom.batched import BatchedSymmToM
@@ -315,9 +315,10 @@ class EETrainer(MADDPGTrainer):
                 return ap.regulariser(s.logit_reg)
         return ap.new_a, apply
 
-    def make_agent(self) -> "EEAgent":
-        """A single-episode MADDPG-EE agent (greedy) for :func:`play_episode` and the theory-of-mind tests."""
-        return EEAgent(self.actor, self.config, self.device)
+    def make_agent(self, sample: bool = False, seed: Optional[int] = None) -> "EEAgent":
+        """A single-episode MADDPG-EE agent for :func:`play_episode` and the theory-of-mind tests: greedy, or
+        sampling its actions (``sample``, a generator seeded ``seed``)."""
+        return EEAgent(self.actor, self.config, self.device, sample, seed)
 
 
 class EEAgent(SymmToMAgent):
@@ -326,8 +327,10 @@ class EEAgent(SymmToMAgent):
     needs_observation = True
     name = "maddpg-ee"
 
-    def __init__(self, actor: EEActor, config: SymmToMConfig, device: str = "cpu"):
+    def __init__(self, actor: EEActor, config: SymmToMConfig, device: str = "cpu", sample: bool = False,
+                 seed: Optional[int] = None):
         self.actor, self.config, self.device = actor, config, device
+        self.generator = action_generator(sample, seed)
         self.k = None
 
     def reset(self, view) -> None:
@@ -345,4 +348,4 @@ class EEAgent(SymmToMAgent):
         x = np.concatenate([view.observation, events_from_view(view)]).astype(np.float32)
         with torch.no_grad():
             lm, lp, self.k = self.actor(torch.as_tensor(x, device=self.device)[None], self.k)
-        return int(lm.argmax()), int(lp.argmax())
+        return pick_actions(lm, lp, self.generator)

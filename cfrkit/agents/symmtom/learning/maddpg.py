@@ -48,7 +48,7 @@ from cfrkit.games.symmtom.batched import BatchedSymmToM
 from cfrkit.games.symmtom.core import NUM_MOVES, SymmToMConfig
 
 __all__ = ["VARIANTS", "MADDPGSettings", "MADDPGTrainer", "LearnedSymmToMAgent", "gumbel_noise",
-           "gumbel_noise_into"]
+           "gumbel_noise_into", "pick_actions", "action_generator"]
 
 _KNOWLEDGE = {"ce": "ce", "ge": "ge", "oracle": "oracle"}
 _episode_seed = episode_seed      # the name earlier code used
@@ -361,23 +361,58 @@ class MADDPGTrainer:
                      updates=done)
         return stats
 
-    def evaluate(self, episodes: int = 1000, seed: int = 0) -> np.ndarray:
-        """Greedy self-play: per-episode mean reward per agent (Table 1's unit), shape (episodes,)."""
+    def evaluate(self, episodes: int = 1000, seed: int = 0, greedy: bool = True) -> np.ndarray:
+        """Self-play: per-episode mean reward per agent (Table 1's unit, reward points), shape (episodes,).
+
+        ``greedy`` plays each head's most likely action; ``greedy=False`` samples the actions from the
+        actor's distributions, as the paper's MADDPG code acts (its Gumbel-softmax sample, argmaxed by the
+        environment, is a sample of the categorical).  The episodes' starts depend on ``seed`` only; the
+        sampled actions come from a torch generator seeded by ``seed`` as well, forked so that the
+        caller's global torch random state is left as it was (a training run's stream is unchanged)."""
         out: List[np.ndarray] = []
         done, index = 0, 0
-        while done < episodes:
-            m = min(500, episodes - done)
-            out.append(self.play(m, episode_seed(10_000_019 + seed, index), greedy=True).mean(1))
-            done, index = done + m, index + 1
+        cuda = str(self.device).startswith("cuda")
+        with torch.random.fork_rng(devices=None if cuda else []):   # forks (and restores) the GPU's state on a GPU
+            if not greedy:
+                torch.manual_seed(20_000_003 + int(seed))
+            while done < episodes:
+                m = min(500, episodes - done)
+                out.append(self.play(m, episode_seed(10_000_019 + seed, index), greedy=greedy).mean(1))
+                done, index = done + m, index + 1
         return np.concatenate(out)
 
-    def make_agent(self) -> "LearnedSymmToMAgent":
-        """A single-episode agent (for :func:`play_episode` and the theory-of-mind tests)."""
-        return LearnedSymmToMAgent(self.actor, self.config, self.knowledge_mode, self.recurrent, self.device)
+    def make_agent(self, sample: bool = False, seed: Optional[int] = None) -> "LearnedSymmToMAgent":
+        """A single-episode agent (for :func:`play_episode` and the theory-of-mind tests): greedy, or with
+        ``sample`` drawing its actions from the actor's distributions (its own generator, seeded ``seed``)."""
+        return LearnedSymmToMAgent(self.actor, self.config, self.knowledge_mode, self.recurrent, self.device,
+                                   sample, seed)
+
+
+def pick_actions(lm: torch.Tensor, lp: torch.Tensor, generator: Optional[torch.Generator]) -> Tuple[int, int]:
+    """(move, piece) from one row of move and piece logits: each head's argmax when ``generator`` is
+    None, else a sample of each head's categorical distribution drawn with ``generator``."""
+    if generator is None:
+        return int(lm.argmax()), int(lp.argmax())
+    return (int(torch.multinomial(softmax(lm.reshape(1, -1)), 1, generator=generator)),
+            int(torch.multinomial(softmax(lp.reshape(1, -1)), 1, generator=generator)))
+
+
+def action_generator(sample: bool, seed: Optional[int]) -> Optional[torch.Generator]:
+    """None for a greedy agent; else a CPU torch generator seeded ``seed`` (from the OS when None)."""
+    if not sample:
+        return None
+    gen = torch.Generator()
+    if seed is None:
+        gen.seed()
+    else:
+        gen.manual_seed(int(seed))
+    return gen
 
 
 class LearnedSymmToMAgent(SymmToMAgent):
-    """The trained actor as a :class:`SymmToMAgent` (greedy), with its own K tracker or GRU state.
+    """The trained actor as a :class:`SymmToMAgent`, with its own K tracker or GRU state: greedy, or
+    with ``sample`` drawing each head's action from the actor's distribution (a generator seeded
+    ``seed``), as the paper's MADDPG code acts.
 
     CE/GE use :class:`~cfrkit.agents.symmtom.knowledge.KnowledgeTracker` (the same K as in training);
     the environment's configuration must have the trained numbers of agents and pieces.
@@ -386,8 +421,9 @@ class LearnedSymmToMAgent(SymmToMAgent):
     needs_observation = True
 
     def __init__(self, actor: Actor, config: SymmToMConfig, knowledge_mode: Optional[str], recurrent: bool,
-                 device: str = "cpu"):
+                 device: str = "cpu", sample: bool = False, seed: Optional[int] = None):
         self.actor, self.config, self.mode, self.recurrent, self.device = actor, config, knowledge_mode, recurrent, device
+        self.generator = action_generator(sample, seed)
         self.name = {None: "rmaddpg" if recurrent else "maddpg"}.get(knowledge_mode, f"maddpg-{knowledge_mode}")
         self.tracker = None
         self.h = None
@@ -409,7 +445,7 @@ class LearnedSymmToMAgent(SymmToMAgent):
             obs = np.concatenate([obs, self.tracker.matrix().astype(np.float32).reshape(-1)])
         with torch.no_grad():
             lm, lp, self.h = self.actor(torch.as_tensor(obs, dtype=torch.float32, device=self.device)[None], self.h)
-        return int(lm.argmax()), int(lp.argmax())
+        return pick_actions(lm, lp, self.generator)
 
 
 def _strip_oracle(obs: np.ndarray, cfg: SymmToMConfig) -> np.ndarray:
