@@ -32,6 +32,7 @@ from typing import Dict, Optional
 
 import numpy as np
 
+from cfrkit._io import read_json_manifest
 from cfrkit.agents.blueprint_values import (BlueprintValueFunction, BlueprintValueTable, NodeWalker, walk_step,
                                             blueprint_values, deal_expectation)
 from cfrkit.games.base import GameError
@@ -247,8 +248,8 @@ def save_fitted_tables(path: str, tables: Dict[int, BlueprintValueTable], meta: 
             for name, blocks in (("D", table.D), ("S", table.S)):
                 for r, block in enumerate(blocks):
                     fname = f"seat{int(seat)}_{name}{r}.npy"
-                    np.save(os.path.join(tmp, fname), np.ascontiguousarray(block, dtype=np.float32))
                     full = os.path.join(tmp, fname)
+                    np.save(full, np.ascontiguousarray(block, dtype=np.float32))
                     files[fname] = {"bytes": os.path.getsize(full), "blake2b": _file_digest(full)}
         with open(os.path.join(tmp, "meta.json"), "w") as fh:
             json.dump({"key": _normal(meta), "seats": sorted(int(s) for s in tables), "files": files}, fh,
@@ -266,11 +267,15 @@ def save_fitted_tables(path: str, tables: Dict[int, BlueprintValueTable], meta: 
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _read_meta(path: str) -> dict:
+    """``meta.json`` of the store ``path`` (GameError, one line, when missing or not JSON)."""
+    return read_json_manifest(path, "meta.json", GameError, "fitted opponent tables")
+
+
 def _stored_key(path: str) -> Optional[dict]:
     try:
-        with open(os.path.join(path, "meta.json")) as fh:
-            return json.load(fh)["key"]
-    except (OSError, ValueError, KeyError, TypeError):
+        return _read_meta(path)["key"]
+    except (GameError, KeyError, TypeError):
         return None
 
 
@@ -289,11 +294,10 @@ def load_fitted_tables(path: str, meta: dict, strategy,
     if not os.path.isdir(path):
         return None
     try:
-        with open(os.path.join(path, "meta.json")) as fh:
-            stored = json.load(fh)
+        stored = _read_meta(path)
         key, files, seats = stored["key"], stored["files"], [int(s) for s in stored["seats"]]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        _refit(path, f"corrupt (meta.json: {type(exc).__name__})")
+    except (GameError, ValueError, KeyError, TypeError) as exc:
+        _refit(path, f"corrupt (meta.json: {exc if isinstance(exc, GameError) else type(exc).__name__})")
         return None
     want = _normal(meta)
     if key != want:
