@@ -625,7 +625,7 @@ def test_kept_kernel_workspace_gives_the_iterates_of_a_fresh_one(river, flop, co
     for g, tree, ranges in (river, flop):
         kept = BoardRangeSolver(tree, ranges=ranges, dtype="float32", compression=compression, threads=threads)
         fresh = BoardRangeSolver(tree, ranges=ranges, dtype="float32", compression=compression, threads=threads)
-        fresh._kernel_workspace = lambda s=fresh: (kernel_module(s.dtype), {})  # the old path: no workspace
+        fresh._workspace = lambda module, threads: {}  # the old path: no workspace
         first = None
         for _ in range(3):
             kept.run(2)

@@ -118,3 +118,140 @@ def test_compiled_spread_cards_equals_the_python_order(board):
     fast = range_cfr_board32.spread_cards(hands, st, np.ascontiguousarray(g.hand_cards, dtype=np.int64))
     assert np.array_equal(fast, numpy_spread_cards(hands, st, g.hand_cards))
     assert sorted(fast.tolist()) == sorted(hands.tolist())
+
+
+class _Recording:
+    """A kernel module that records the thread count and iterations of every ``solve`` call and passes it on."""
+
+    def __init__(self, module):
+        self.module, self.calls = module, []
+
+    def __getattr__(self, name):  # everything else: the module's
+        return getattr(self.module, name)
+
+    def solve(self, *args, **kwargs):
+        self.calls.append((args[13], args[5]))  # threads, iterations
+        return self.module.solve(*args, **kwargs)
+
+
+def _recording(monkeypatch):
+    from cfrkit.solvers.public import board_range_cfr
+
+    made = {}
+    real = board_range_cfr.kernel_module
+
+    def module(dtype=np.float64):
+        key = np.dtype(dtype).name
+        if key not in made:
+            made[key] = _Recording(real(dtype))
+        return made[key]
+
+    monkeypatch.setattr(board_range_cfr, "kernel_module", module)
+    return made
+
+
+@pytest.mark.parametrize("algorithm,dtype,compression", [("dcfr", "float32", False), ("dcfr", "float32", True),
+                                                         ("pdcfr+", "float64", False)])
+def test_adaptive_threads_give_the_iterates_of_a_fixed_count(flop, monkeypatch, algorithm, dtype, compression):
+    """Adaptive threads (the default) switching between 1 and 3 threads many times in a run (a clock injected so
+    that the faster count alternates every 5 iterations) give the regrets, strategy sums, checks and stop of a
+    fixed count bit for bit; the kernel really ran both counts, as thread_stats reports."""
+    from cfrkit.solvers.public.thread_chooser import ThreadChooser
+
+    tree, ranges = flop
+    made = _recording(monkeypatch)
+    kw = dict(ranges=ranges, algorithm=algorithm, dtype=dtype, compression=compression)
+    fixed = BoardRangeSolver(tree, threads=1, **kw)
+    adaptive = BoardRangeSolver(tree, **kw)
+    assert adaptive.adaptive and not fixed.adaptive and fixed.chooser is None
+    state = {"t": 0.0, "start": None}
+
+    def clock():  # each chunk takes (iterations x rate) seconds, the faster count alternating every 5 iterations
+        if state["start"] is None:
+            state["start"] = adaptive.iterations
+            return state["t"]
+        threads = made[np.dtype(dtype).name].calls[-1][0]
+        for i in range(state["start"], adaptive.iterations):
+            state["t"] += 1.0 if (threads == 1) == (i // 5 % 2 == 0) else 1.5
+        state["start"] = None
+        return state["t"]
+
+    adaptive.chooser = ThreadChooser(1, 3, probe_seconds=2.0, period=2.0, max_period=2.0, clock=clock)
+    ref = BoardRangeSolver(tree, threads=1, **kw)
+    ref.run(32)
+    target = float(np.sort(ref.run(39, check_every=3))[2])  # a target the run reaches at one of its 13 checks
+    curves = []
+    for s in (fixed, adaptive):
+        curves.append((s.run(23, check_every=4).tolist(), s.run(9).tolist(), s.run(39, check_every=3, target=target)))
+    assert curves[0][0] == curves[1][0] and len(curves[0][0]) == 5
+    assert np.array_equal(curves[0][2], curves[1][2]) and curves[0][2][-1] <= target
+    assert adaptive.iterations == fixed.iterations == 32 + 3 * len(curves[0][2])
+    assert np.array_equal(fixed.regrets, adaptive.regrets) and np.array_equal(fixed.strategy_sum, adaptive.strategy_sum)
+    if compression:
+        assert np.array_equal(fixed.scales, adaptive.scales)
+    if algorithm == "pdcfr+":
+        assert np.array_equal(fixed.cumulative_regrets, adaptive.cumulative_regrets)
+    assert fixed.exploitability() == adaptive.exploitability()
+    st = adaptive.thread_stats
+    assert st["adaptive"] and st["switches"] >= 2 and st["iterations"][1] > 0 and st["iterations"][3] > 0
+    assert sum(st["iterations"].values()) == adaptive.iterations
+    ran = {c for c, n in made[np.dtype(dtype).name].calls if n > 0}
+    assert {1, 3} <= ran
+    assert fixed.thread_stats["iterations"] == {1: fixed.iterations}
+
+
+def test_explicit_threads_are_honoured(flop, monkeypatch):
+    """threads=N runs every kernel call on N threads (no probing); threads=None probes 1 and the cores the process
+    may use; a river (no chance node: nothing to share out) runs on 1; the front passes its threads on."""
+    from cfrkit.solvers.public import SubgameSolver, build_public_tree
+
+    tree, ranges = flop
+    made = _recording(monkeypatch)
+    for n in (1, 2, 3):
+        made.clear()
+        s = BoardRangeSolver(tree, ranges=ranges, threads=n)
+        s.run(6, check_every=2)
+        assert {c for c, _ in made["float32"].calls} == {n} and s.chooser is None and not s.adaptive
+        assert s.thread_stats == {"adaptive": False, "iterations": {n: 6}, "seconds": s.thread_stats["seconds"],
+                                  "probes": 0, "switches": 0}
+        front = SubgameSolver(tree, ranges, threads=n, storage="float32")
+        assert front.threads == n and front.engine.threads == n and front.engine.chooser is None
+    front = SubgameSolver(tree, ranges)
+    assert front.threads is None and front.engine.adaptive
+    assert (front.engine.chooser is None) == (default_threads() == 1)
+    if front.engine.chooser is not None:
+        assert (front.engine.chooser.low, front.engine.chooser.high) == (1, default_threads())
+    river = build_public_tree(PostflopPublicGame("AsJd8h5c2d", 1000, 2000, "50%, a"))
+    r = BoardRangeSolver(river)
+    assert r.adaptive and r.threads == 1 and r.chooser is None
+
+
+def test_default_storage_by_table_size(flop, monkeypatch):
+    """No storage asked: 16-bit when the float32 tables would exceed STORAGE_16BIT_BYTES (1 GB), float32
+    otherwise; an explicit dtype or compression wins; PDCFR+ (no 16-bit storage) stays float32; the front reports
+    the storage chosen."""
+    from cfrkit.solvers.public import SubgameSolver
+    from cfrkit.solvers.public import board_range_cfr
+
+    tree, ranges = flop
+    assert board_range_cfr.default_storage(125_000_000) == "float32"   # 1.000 GB of float32 tables
+    assert board_range_cfr.default_storage(125_000_001) == "16bit"
+    assert board_range_cfr.default_storage(667_864_028) == "16bit"     # the benchmark's flop: 5.3 GB
+    assert board_range_cfr.default_storage(10_070_000) == "float32"    # the benchmark's turn: 81 MB
+    s = BoardRangeSolver(tree, ranges=ranges, threads=1)
+    assert s.dtype == np.float32 and not s.compression and 8 * s.layout.num_entries < 1e9
+    monkeypatch.setattr(board_range_cfr, "STORAGE_16BIT_BYTES", 8 * s.layout.num_entries - 1)
+    big = BoardRangeSolver(tree, ranges=ranges, threads=1)
+    assert big.compression and big.dtype == np.float32 and big.regrets.dtype == np.int16
+    assert not BoardRangeSolver(tree, ranges=ranges, dtype="float32", threads=1).compression
+    assert BoardRangeSolver(tree, ranges=ranges, dtype="float64", threads=1).dtype == np.float64
+    assert not BoardRangeSolver(tree, ranges=ranges, compression=False, threads=1).compression
+    assert not BoardRangeSolver(tree, ranges=ranges, algorithm="pdcfr+", threads=1).compression
+    assert SubgameSolver(tree, ranges, threads=1).storage == "16bit"
+    assert SubgameSolver(tree, ranges, threads=1, storage="float32").storage == "float32"
+    assert SubgameSolver(tree, ranges, threads=1, kernel="flat").storage == "float64"
+    # the by-size default runs the 16-bit iterates of storage="16bit"
+    a, b = SubgameSolver(tree, ranges, threads=1), SubgameSolver(tree, ranges, threads=1, storage="16bit")
+    a.run(3)
+    b.run(3)
+    assert np.array_equal(a.engine.regrets, b.engine.regrets) and a.exploitability() == b.exploitability()

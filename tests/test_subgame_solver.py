@@ -53,7 +53,8 @@ def same_strategies(a, b):
 
 
 ENGINES = [  # (front options, engine class, engine options, algorithm)
-    ({}, BoardRangeSolver, {"dtype": "float64"}, "dcfr"),
+    ({}, BoardRangeSolver, {}, "dcfr"),   # the defaults: storage by size (float32 here), adaptive threads
+    ({"storage": "float64", "threads": 1}, BoardRangeSolver, {"dtype": "float64", "threads": 1}, "dcfr"),
     ({"storage": "float32", "threads": 2}, BoardRangeSolver, {"dtype": "float32", "threads": 2}, "dcfr"),
     ({"storage": "16bit"}, BoardRangeSolver, {"dtype": "float32", "compression": True}, "dcfr-postflop"),
     ({"kernel": "flat"}, FlatRangeSolver, {}, "dcfr"),

@@ -22,6 +22,7 @@ Units: chips; exploitability = (BR_0 + BR_1) / 2 against the average strategy, r
 from __future__ import annotations
 
 import operator
+import time
 import weakref
 from array import array
 from collections.abc import Mapping
@@ -43,6 +44,19 @@ ALGORITHM_DEFAULTS = {"cfr+": DEFAULT_DCFR, "dcfr": DEFAULT_DCFR, "dcfr-postflop
                       "pdcfr+": {"alpha": 2.3, "beta": 0.0, "gamma": 5.0}}
 from cfrkit.solvers.public.public_tree import (CHANCE_NODE, DECISION, FOLD_NODE, KIND_CODE, LEAF, SHOWDOWN_NODE,
                                                PublicTree, root_ranges)
+from cfrkit.solvers.public.thread_chooser import ThreadChooser
+
+# the default storage turns 16-bit when the float32 regrets and strategy sums would take more than this many bytes
+# (every full-range flop: the benchmark's is 5.3 GB; no river or turn spot of the benchmark: the turn's is 81 MB)
+STORAGE_16BIT_BYTES = 1_000_000_000
+
+
+def default_storage(num_entries: int) -> str:
+    """The board solver's storage when none is asked for: ``"16bit"`` when the float32 tables of ``num_entries``
+    regret entries (actions x hands; 2 tables x 4 bytes each) exceed :data:`STORAGE_16BIT_BYTES`, else
+    ``"float32"``.  16-bit halves the memory at about float32's time per iteration (benchmarks/RESULTS.md, issue
+    30 part 9); on small trees whose tables sit in cache its coding is pure cost."""
+    return "16bit" if 8 * int(num_entries) > STORAGE_16BIT_BYTES else "float32"
 
 
 def kernel_module(dtype=np.float64):
@@ -540,20 +554,19 @@ class BoardRangeSolver:
     """
 
     def __init__(self, tree: PublicTree, ranges=None, algorithm: str = "dcfr", alpha: Optional[float] = None,
-                 beta: Optional[float] = None, gamma: Optional[float] = None, dtype: str = "float32",
-                 threads: Optional[int] = None, isomorphism: Optional[bool] = None, compression: bool = False,
-                 rounding: str = "stochastic", allin_equity: Optional[bool] = None):
-        if threads is None:
-            threads = default_threads()
-        if int(threads) < 1:
+                 beta: Optional[float] = None, gamma: Optional[float] = None, dtype: Optional[str] = None,
+                 threads: Optional[int] = None, isomorphism: Optional[bool] = None,
+                 compression: Optional[bool] = None, rounding: str = "stochastic",
+                 allin_equity: Optional[bool] = None):
+        if threads is not None and int(threads) < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
-        if np.dtype(dtype) not in (np.float64, np.float32):
+        if dtype is not None and np.dtype(dtype) not in (np.float64, np.float32):
             raise ValueError(f"dtype must be 'float64' or 'float32', got {dtype!r}")
         if algorithm not in BOARD_ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(BOARD_ALGORITHMS)}")
         if rounding not in ("stochastic", "nearest"):
             raise ValueError(f"rounding must be 'stochastic' or 'nearest', got {rounding!r}")
-        self.threads, self.dtype, self.algorithm = int(threads), np.dtype(dtype), algorithm
+        self.algorithm = algorithm
         self.rounding = rounding
         given = dict(alpha=alpha, beta=beta, gamma=gamma)
         params = {k: float(ALGORITHM_DEFAULTS[algorithm][k] if v is None else v) for k, v in given.items()}
@@ -575,6 +588,20 @@ class BoardRangeSolver:
             raise ValueError("allin_equity=True: the tree has no all-in run-out (a chance node after a betting "
                              "action with no decision below)")
         self.layout = layout
+        # storage: what the caller asked for, else by size (default_storage: 16-bit when float32 tables would pass
+        # STORAGE_16BIT_BYTES, float32 otherwise)
+        if compression is None:
+            compression = dtype is None and algorithm != "pdcfr+" and default_storage(layout.num_entries) == "16bit"
+        self.dtype = np.dtype("float32" if dtype is None else dtype)
+        # threads: a fixed count when given, else chosen while the solve runs (ThreadChooser) between 1 and the
+        # cores this process may use; a layout with nothing to share out (no chance node, no all-in run-out: a
+        # river) runs on 1
+        parallel = bool(np.any((layout.node_type == 3) | (layout.node_type == 5)))
+        self.adaptive = threads is None
+        self.threads = int(threads) if threads is not None else (default_threads() if parallel else 1)
+        self.chooser: Optional[ThreadChooser] = ThreadChooser(1, self.threads) if self.adaptive and self.threads > 1 \
+            else None
+        self._fixed_stats = {"iterations": 0, "seconds": 0.0}
         self._allin = self._allin_tables()
         # the layout's and the matrices' temporaries (~75 MB on the flop, ~1 MB on a turn) back to the system before
         # the tables become resident (glibc keeps freed heap); a river's layout frees little, and a trim costs up to
@@ -659,21 +686,67 @@ class BoardRangeSolver:
 
     def run(self, iterations: int, check_every: int = 0, target: Optional[float] = None) -> np.ndarray:
         """Run up to ``iterations`` more iterations; returns the exploitability (chips) every ``check_every``
-        (stopping after the first check at or below ``target`` chips, if given)."""
+        (stopping after the first check at or below ``target`` chips, if given).
+
+        With adaptive threads (``threads=None``) the iterations run in chunks whose thread count
+        :attr:`chooser` picks by timing them (:class:`~cfrkit.solvers.public.thread_chooser.ThreadChooser`); the
+        iterates and checks are those of any fixed count, bit for bit.  :attr:`thread_stats` tells which count
+        ran how many iterations."""
         iterations, check_every = int(iterations), int(check_every)
         if iterations < 0 or check_every < 0:
             raise ValueError("iterations and check_every must be non-negative")
         if target is not None and check_every == 0:
             raise ValueError("a target needs check_every > 0")
         out = np.zeros(max(iterations // check_every if check_every > 0 else 0, 1))
-        module, ws = self._kernel_workspace()
+        module = kernel_module(self.dtype)
+        limit = -1.0 if target is None else float(target)
+        if self.chooser is None:
+            ws = self._workspace(module, self.threads)
+            t0 = time.perf_counter()
+            done, written = self._solve(module, ws, self.threads, iterations, check_every, limit, out)
+            self._fixed_stats["iterations"] += done
+            self._fixed_stats["seconds"] += time.perf_counter() - t0
+            return out[:written]
+        # adaptive: chunks that end at the checks; the checks run between chunks (untimed), as the kernel runs them
+        chooser, dummy = self.chooser, np.zeros(1)
+        done = written = 0
+        while done < iterations:
+            count, n = chooser.plan()
+            n = min(n, iterations - done)
+            if check_every:
+                n = min(n, check_every - done % check_every)
+            ws = self._workspace(module, count)  # built (once per count) before the clock starts
+            t0 = chooser.clock()
+            d, _ = self._solve(module, ws, count, n, 0, -1.0, dummy)
+            chooser.record(count, d, chooser.clock() - t0)
+            done += d
+            if check_every and done % check_every == 0 and written < len(out):
+                out[written] = e = self._exploitability(module, ws, count)
+                written += 1
+                if limit >= 0 and e <= limit:
+                    break
+        return out[:written]
+
+    def _solve(self, module, ws, threads: int, iterations: int, check_every: int, target: float, out: np.ndarray):
+        """``iterations`` iterations of the kernel on ``threads`` threads from the next one; ``(done, written)``."""
         done, written = module.solve(
             self.layout.layout, self.ranges, *self._stored(), self.iterations + 1, iterations,
-            BOARD_ALGORITHMS[self.algorithm], self.alpha, self.beta, self.gamma, check_every,
-            -1.0 if target is None else float(target), out, self.threads, self._compressed,
-            self.rounding == "stochastic", self._allin, self.cumulative_regrets, **ws)
+            BOARD_ALGORITHMS[self.algorithm], self.alpha, self.beta, self.gamma, check_every, target, out, threads,
+            self._compressed, self.rounding == "stochastic", self._allin, self.cumulative_regrets, **ws)
         self.iterations += done
-        return out[:written]
+        return done, written
+
+    @property
+    def thread_stats(self) -> dict:
+        """Which thread count ran how many iterations: ``{"adaptive": bool, "iterations": {threads: n},
+        "seconds": {threads: wall s of those iterations}, "probes": n, "switches": n}`` (probes and switches of
+        the adaptive choice; 0 with a fixed count).  Checks are not counted in the seconds."""
+        if self.chooser is None:
+            return {"adaptive": self.adaptive, "iterations": {self.threads: self._fixed_stats["iterations"]},
+                    "seconds": {self.threads: self._fixed_stats["seconds"]}, "probes": 0, "switches": 0}
+        st = self.chooser.stats()
+        return {"adaptive": True, "iterations": st["iterations"], "seconds": st["seconds"], "probes": st["probes"],
+                "switches": st["switches"]}
 
     def solve(self, target_fraction: float = 0.003, check_every: int = 10, max_iterations: int = 1000) -> float:
         """Iterate until the exploitability is at most ``target_fraction`` of the root pot (checked every
@@ -688,26 +761,36 @@ class BoardRangeSolver:
 
     def exploitability(self) -> float:
         """Exploitability (chips) of the average strategy: (BR_0 + BR_1) / 2, the ranges as the deal."""
-        module, ws = self._kernel_workspace()
-        return float(module.exploitability(self.layout.layout, self.ranges, self._stored()[1], self.threads,
+        module = kernel_module(self.dtype)
+        count = self.threads if self.chooser is None else self.chooser.current
+        return self._exploitability(module, self._workspace(module, count), count)
+
+    def _exploitability(self, module, ws, threads: int) -> float:
+        return float(module.exploitability(self.layout.layout, self.ranges, self._stored()[1], threads,
                                            self._compressed, self._allin, **ws))
 
     def _kernel_workspace(self):
-        """The kernel module and, as keyword arguments, its workspace for this spot (``make_workspace``: the
-        kernel's set-up, built on the first call and kept, so that ``run`` and ``exploitability`` do not build it
-        again per call: ~0.3 ms, more than a river iteration).  Rebuilt when the module, ``threads``, the layout
-        tuple or the all-in tables change; a module without ``make_workspace`` (a benchmark's stand-in) gets
-        none."""
+        """The kernel module and its workspace keywords for the fixed (or largest) thread count (benchmarks)."""
         module = kernel_module(self.dtype)
+        return module, self._workspace(module, self.threads)
+
+    def _workspace(self, module, threads: int) -> dict:
+        """The kernel's workspace for this spot on ``threads`` threads, as keyword arguments (``make_workspace``:
+        the kernel's set-up, built on the first call and kept, one per thread count, so that ``run`` and
+        ``exploitability`` do not build it again per call: ~0.3 ms, more than a river iteration).  Rebuilt when
+        the module, the layout tuple or the all-in tables change; a module without ``make_workspace`` (a
+        benchmark's stand-in) gets none."""
         make = getattr(module, "make_workspace", None)
         if make is None:
-            return module, {}
-        key = (id(module), self.threads, id(self.layout.layout), id(self._allin))  # the workspace keeps them alive
-        cached = getattr(self, "_ws_cache", None)
-        if cached is None or cached[0] != key:
-            cached = (key, make(self.layout.layout, self.threads, self._allin))
-            self._ws_cache = cached
-        return module, {"workspace": cached[1]}
+            return {}
+        spot = (id(module), id(self.layout.layout), id(self._allin))  # the workspaces keep them alive
+        cache = getattr(self, "_ws_cache", None)
+        if cache is None or cache[0] != spot:
+            cache = self._ws_cache = (spot, {})
+        ws = cache[1].get(threads)
+        if ws is None:
+            ws = cache[1][threads] = make(self.layout.layout, threads, self._allin)
+        return {"workspace": ws}
 
     def _block(self, kernel_node: int, source: np.ndarray) -> np.ndarray:
         """``(A, H)`` block of a kernel decision in ``source`` (regrets or strategy sums), decoded if 16-bit."""

@@ -91,9 +91,15 @@ class SubgameSolver:
         ranges: root reach ``(2, H)`` or ``(B, 2, H)`` (default: uniform over the hands the board leaves).
         backend: ``"auto"`` (default), ``"numpy"``, ``"torch"`` (``device``: cuda when available) or
             ``"compiled"`` (the Cython kernels).
-        storage: ``"float64"`` (default), ``"float32"`` (half the memory; sums still in double in the kernels) or
-            ``"16bit"`` (compiled full trees: int16 regrets / uint16 strategy sums with a float32 scale per node).
+        storage: ``"float64"``, ``"float32"`` (half the memory; sums still in double in the kernels) or ``"16bit"``
+            (compiled full trees: int16 regrets / uint16 strategy sums with a float32 scale per node).  ``None``
+            (default): by size on the board engine (``"16bit"`` when its float32 tables would exceed
+            ``board_range_cfr.STORAGE_16BIT_BYTES``, 1 GB: every full-range flop; ``"float32"`` otherwise),
+            ``"float64"`` on the others.  :attr:`storage` holds the storage chosen.
         threads: OpenMP threads of the compiled full-tree engines (same iterates for any count); 1 elsewhere.
+            ``None`` (default): on the board engine chosen while the solve runs, between 1 and the cores the
+            process may use, by timing chunks of iterations at each (``thread_chooser.ThreadChooser``: on a machine
+            busy with other sessions' work a second thread can slow a solve); 1 on the others.
         leaf_values: :class:`~cfrkit.solvers.public.leaf_values.LeafValues` for the leaves of a depth-limited tree.
         algorithm: ``"dcfr"`` (default; ``alpha``, ``beta``, ``gamma``), ``"cfr+"``, ``"dcfr-postflop"``
             (compiled full trees only), ``"dcfr+"`` or ``"pdcfr+"`` (the board kernel only: see
@@ -113,19 +119,20 @@ class SubgameSolver:
         device: torch device.  ``isomorphism``, ``rounding``: the board kernel's options.
     """
 
-    def __init__(self, tree: PublicTree, ranges=None, *, backend: str = "auto", storage: str = "float64",
-                 threads: int = 1, leaf_values: Optional[LeafValues] = None, algorithm: str = "dcfr", skip: int = 0,
+    def __init__(self, tree: PublicTree, ranges=None, *, backend: str = "auto", storage: Optional[str] = None,
+                 threads: Optional[int] = None, leaf_values: Optional[LeafValues] = None, algorithm: str = "dcfr",
+                 skip: int = 0,
                  gadget: Optional[Tuple[int, Any]] = None, alpha: Optional[float] = None,
                  beta: Optional[float] = None, gamma: Optional[float] = None, kernel: str = "board",
                  average: str = "linear", track_node_values: bool = False, device: Optional[str] = None,
                  isomorphism: Optional[bool] = None, rounding: str = "stochastic", fast_nets: bool = True):
         if not isinstance(tree, PublicTree):
             raise ValueError(f"tree must be a PublicTree (build_public_tree), got {type(tree).__name__}")
-        if storage not in STORAGES:
+        if storage is not None and storage not in STORAGES:
             raise ValueError(f"unknown storage {storage!r}; choose one of {', '.join(STORAGES)}")
         if algorithm not in BOARD_ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(BOARD_ALGORITHMS)}")
-        if int(threads) < 1:
+        if threads is not None and int(threads) < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
         if int(skip) < 0:
             raise ValueError(f"skip must be >= 0, got {skip}")
@@ -149,6 +156,10 @@ class SubgameSolver:
             raise ValueError(f"average={average!r} needs backend 'numpy' or 'torch'")
         if name != "RangeSolver" and track_node_values:
             raise ValueError("track_node_values needs backend 'numpy' or 'torch'")
+        if storage is None and name != "BoardRangeSolver":
+            storage = "float64"
+        if threads is None and name != "BoardRangeSolver":
+            threads = 1
         if name in ("RangeSolver", "BoardLeafSolver"):
             if storage == "16bit":
                 raise ValueError(f"16-bit storage runs on the compiled full-tree engine, not {name} "
@@ -168,15 +179,18 @@ class SubgameSolver:
                                           fast_nets=fast_nets, **dcfr)
         elif name == "BoardRangeSolver":
             self.engine = BoardRangeSolver(tree, ranges=ranges, algorithm=algorithm,
-                                           dtype="float32" if storage == "16bit" else storage, threads=threads,
-                                           isomorphism=isomorphism, compression=storage == "16bit",
+                                           dtype=None if storage is None else "float32" if storage == "16bit"
+                                           else storage, threads=threads, isomorphism=isomorphism,
+                                           compression=None if storage is None else storage == "16bit",
                                            rounding=rounding, **dcfr)
+            storage = "16bit" if self.engine.compression else self.engine.dtype.name
         else:
             if storage == "16bit":
                 raise ValueError("16-bit storage runs on kernel='board', not 'flat'")
             self.engine = FlatRangeSolver(tree, ranges=ranges, algorithm=algorithm, dtype=storage, threads=threads,
                                           **dcfr)
-        self.storage, self.threads, self.backend = storage, int(threads), backend
+        # threads: None when the board engine chooses them as it runs (engine.thread_stats)
+        self.storage, self.threads, self.backend = storage, None if threads is None else int(threads), backend
         self._ranges = ranges
         self._reference: Optional[RangeSolver] = None
 

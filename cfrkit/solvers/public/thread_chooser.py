@@ -1,0 +1,161 @@
+"""The thread count of a running solve, chosen by timing it: :class:`ThreadChooser`.
+
+The compiled range solvers give the same iterates for any thread count, so a solve may change its thread count
+between any two iterations.  Whether a second thread helps depends on the machine at that moment: on an idle
+machine 2 threads run the turn spot of ``benchmarks/range_solver.py`` 1.98x faster than 1, but beside CPU-bound
+processes of *other* sessions the scheduler (Linux autogroup: one CPU share per session, however many threads it
+runs) gives the solver no more CPU for its second thread, and 2 threads were 18-40% slower in wall seconds
+(benchmarks/RESULTS.md, issue 30).  No static rule (load average, core count) sees the share the scheduler
+gives; a timing does.
+
+The chooser runs the solve in chunks of iterations: one warm-up iteration (first touch of the tables), then a
+*probe* (a short chunk at each candidate count, the other one first, about ``probe_seconds`` of wall time each),
+then a *run* at the faster count for ``period`` times the probe's duration, then a probe again (the load may
+have changed), and so on.  A probe switches counts only when the other count was faster by more than ``margin``
+(hysteresis: noise does not flip-flop); each probe that keeps the count doubles the run after it, up to
+``max_period`` (a stable machine pays fewer probes), and a switch resets it.  The probe chunks are timed in wall
+seconds (``clock``, :func:`time.perf_counter`; injectable for tests).  At the defaults a probe costs at most
+about 1 / (2 (period + 1)) of the time at the slower count's extra cost: 3% on an idle machine where 1 thread is
+2x slower, less later (the runs double).
+
+Use (the solver's run loop)::
+
+    count, n = chooser.plan()                # thread count and iterations of the next chunk
+    t0 = chooser.clock(); ...run n' <= n iterations on count threads...
+    chooser.record(count, n', chooser.clock() - t0)
+
+``iterations`` / ``seconds``: per count, the iterations run and their wall seconds (probes included);
+``switches``, ``probes``: counts of each.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable, Dict, List, Optional, Tuple
+
+WARM, PROBE, RUN = "warm", "probe", "run"
+
+
+class ThreadChooser:
+    """Chooses between two thread counts ``low`` and ``high`` while a solve runs (module docstring).
+
+    Args:
+        low, high: the candidate thread counts (``1`` and the cores the process may use); ``low == high``:
+            always that count, no probes.
+        probe_seconds: wall seconds of each probe chunk (at least one iteration).
+        period, max_period: a run lasts ``period`` x the last probe's wall seconds, doubled after each probe that
+            keeps the count, up to ``max_period`` x.
+        margin: the other count must be faster per iteration by more than this fraction to switch.
+        clock: wall-clock seconds (default :func:`time.perf_counter`).
+    """
+
+    def __init__(self, low: int = 1, high: int = 2, probe_seconds: float = 0.25, period: float = 8.0,
+                 max_period: float = 32.0, margin: float = 0.05, clock: Callable[[], float] = time.perf_counter):
+        if not 1 <= int(low) <= int(high):
+            raise ValueError(f"thread counts need 1 <= low <= high, got {low}, {high}")
+        if not (probe_seconds > 0 and 1 <= period <= max_period and margin >= 0):
+            raise ValueError("need probe_seconds > 0, 1 <= period <= max_period and margin >= 0")
+        self.low, self.high = int(low), int(high)
+        self.probe_seconds, self.margin = float(probe_seconds), float(margin)
+        self.period0, self.max_period = float(period), float(max_period)
+        self.period = self.period0
+        self.clock = clock
+        self.current = self.high  # the count runs use (before the first probe: the most threads)
+        self.iterations: Dict[int, int] = {self.low: 0, self.high: 0}
+        self.seconds: Dict[int, float] = {self.low: 0.0, self.high: 0.0}
+        self.per_iteration: Dict[int, Optional[float]] = {self.low: None, self.high: None}  # latest, s / iteration
+        self.switches = self.probes = 0
+        self.history: List[Tuple[float, float, int]] = []  # per probe: (s / it at low, s / it at high, chosen)
+        # planned steps: [kind, count, iterations planned (None: set when the step starts), done, seconds]
+        self._steps: List[list] = []
+        self._probe: Dict[int, float] = {}  # the probe in progress: s / iteration per count
+        self._probe_wall = 0.0               # its wall seconds so far
+        self._last_probe_seconds = 0.0       # the last complete probe's wall seconds
+        if self.low == self.high:
+            self._steps.append([RUN, self.high, None, 0, 0.0])
+        else:
+            self._steps += [[WARM, self.high, 1, 0, 0.0]] + self._probe_steps()
+
+    @property
+    def fixed(self) -> bool:
+        """Whether there is only one count to run."""
+        return self.low == self.high
+
+    def _other(self, count: int) -> int:
+        return self.low if count == self.high else self.high
+
+    def _probe_steps(self) -> List[list]:
+        # the other count first, then the current one: the run after the probe goes on at the current count
+        # unless the probe switches
+        return [[PROBE, self._other(self.current), None, 0, 0.0], [PROBE, self.current, None, 0, 0.0]]
+
+    def _estimate(self, count: int) -> float:
+        """Seconds per iteration expected at ``count`` (the latest measured, else the other count's, else 1)."""
+        t = self.per_iteration[count]
+        if t is None:
+            t = self.per_iteration[self._other(count)]
+        return 1.0 if t is None else t
+
+    def plan(self) -> Tuple[int, int]:
+        """``(threads, iterations)`` of the next chunk (the caller may run fewer and :meth:`record` them)."""
+        step = self._steps[0]
+        kind, count = step[0], step[1]
+        if step[2] is None:
+            if self.fixed:
+                step[2] = 1 << 30
+            elif kind == PROBE:
+                step[2] = max(1, int(round(self.probe_seconds / self._estimate(count))))
+            else:  # a run: period x the last probe's wall seconds
+                step[2] = max(1, int(round(self.period * self._last_probe_seconds / self._estimate(count))))
+        return count, step[2] - step[3]
+
+    def record(self, count: int, iterations: int, seconds: float) -> None:
+        """``iterations`` (>= 0) run at ``count`` threads in ``seconds`` wall seconds, the chunk :meth:`plan`
+        gave (or a part of it)."""
+        step = self._steps[0]
+        if count != step[1] or iterations < 0 or iterations > step[2] - step[3]:
+            raise ValueError(f"record({count}, {iterations}) does not match the planned chunk "
+                             f"({step[1]} threads, {step[2] - step[3]} iterations)")
+        if iterations == 0:
+            return
+        seconds = max(float(seconds), 0.0)
+        self.iterations[count] += iterations
+        self.seconds[count] += seconds
+        step[3] += iterations
+        step[4] += seconds
+        if step[3] < step[2]:
+            return
+        self._steps.pop(0)
+        kind = step[0]
+        per_it = step[4] / step[3]
+        if kind != WARM:  # the warm-up's first touch of the tables is no rate
+            self.per_iteration[count] = per_it
+        if self.fixed:
+            self._steps.append([RUN, self.high, None, 0, 0.0])
+        elif kind == PROBE:
+            self._probe[count] = per_it
+            self._probe_wall += step[4]
+            if not self._steps:  # the pair is complete
+                self._decide()
+        elif kind == RUN:
+            self._steps += self._probe_steps()
+        # after the warm-up the first probe's steps are already planned
+
+    def _decide(self) -> None:
+        cur, oth = self.current, self._other(self.current)
+        t_cur, t_oth = self._probe[cur], self._probe[oth]
+        self.probes += 1
+        if t_oth * (1.0 + self.margin) < t_cur:
+            self.current = oth
+            self.switches += 1
+            self.period = self.period0
+        else:
+            self.period = min(2.0 * self.period, self.max_period)
+        self.history.append((self._probe[self.low], self._probe[self.high], self.current))
+        self._last_probe_seconds = self._probe_wall
+        self._probe, self._probe_wall = {}, 0.0
+        self._steps.append([RUN, self.current, None, 0, 0.0])
+
+    def stats(self) -> dict:
+        """Per count the iterations and wall seconds run, the probes and switches: for benchmarks' reports."""
+        return {"iterations": dict(self.iterations), "seconds": dict(self.seconds), "probes": self.probes,
+                "switches": self.switches, "current": self.current}
