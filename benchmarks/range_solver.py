@@ -2,7 +2,8 @@
 
     python benchmarks/range_solver.py [--spots river,turn] [--algorithms dcfr,dcfr-postflop,dcfr+,pdcfr+]
                                       [--dtypes float64,float32]
-                                      [--threads 1,2] [--load 0,1] [--iterations 30] [--solver board|flat]
+                                      [--threads 1,2,auto] [--load 0,1] [--load-session same|other]
+                                      [--iterations 30] [--solver board|flat] [--storage-default]
                                       [--compression [--rounding nearest]] [--solve-flop]
                                       [--targets 1,0.3,0.1] [--check-every 5] [--max-iterations 400] [--dcfr 1.5,0,2]
                                       [--postflop-solver BINARY [--postflop-solver-f32] [--repeats N]]
@@ -17,7 +18,17 @@ average of the machine at its end.
 Thread scaling (issue 30): ``--iterations N`` times exactly N iterations per run (no checks; the exploitability
 after them is printed, untimed), and ``--load 0,2`` repeats every run beside N busy processes (pure-Python loops
 started by the benchmark, stopped after the run), so that ``--threads 1,2 --load 0,2`` gives the table of 1 and 2
-threads on an idle and on a loaded machine.  The summary at the end lists every run.
+threads on an idle and on a loaded machine.  ``--load-session same`` (default) starts them in the benchmark's own
+session, so the scheduler's autogroup puts them in the solver's group (a second thread then takes CPU from them);
+``--load-session other`` starts each in a session of its own (``setsid``: its own autogroup, as another user's or
+terminal's work is), where a second thread of the solver gets no more CPU share.  ``--threads auto`` runs the
+solver's default, the thread count chosen while it runs (:class:`~cfrkit.solvers.public.thread_chooser.ThreadChooser`:
+1 or the cores the process may use, by timing chunks of iterations); each run prints which count ran how many
+iterations.  ``--repeats`` interleaves the thread counts (1, 2, auto, 1, 2, auto, ...).  The summary at the end
+lists every run.
+
+Storage: ``--dtypes`` names it per run (``--compression``: 16-bit); ``--storage-default`` instead leaves it to the
+library's default (16-bit when the float32 tables would exceed 1 GB, as on the flop; float32 otherwise).
 
 Spots (built by :class:`cfrkit.solvers.public.postflop_game.PostflopPublicGame` as postflop-solver's
 ``ActionTree`` builds them: raises = previous bet + X% of the pot after calling, no raise cap, thresholds 0
@@ -114,9 +125,11 @@ def run_postflop_solver(binary: str, spot: str, targets, max_iterations: int, th
     return {"hit": hit, "last": last, "peak_rss_mb": rss}
 
 
-def start_load(n: int) -> List[subprocess.Popen]:
-    """``n`` busy processes (a pure-Python loop each) that load the machine while a run is timed."""
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+def start_load(n: int, other_session: bool = False) -> List[subprocess.Popen]:
+    """``n`` busy processes (a pure-Python loop each) that load the machine while a run is timed; with
+    ``other_session`` each in a new session (``setsid``: its own scheduler autogroup, like another user's work)."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=other_session)
+            for _ in range(n)]
 
 
 def stop_load(procs: List[subprocess.Popen]) -> None:
@@ -141,9 +154,10 @@ def kernel_bytes(flat, hands: int, itemsize: int) -> dict:
 
 
 def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations: int, dtype: str,
-            threads: int, solver_kind: str = "board", compression: bool = False, dcfr=None,
-            rounding: str = "stochastic", iterations: int = 0) -> dict:
-    """One spot in this process: to the targets (``iterations`` 0) or exactly ``iterations`` iterations."""
+            threads: Optional[int], solver_kind: str = "board", compression: bool = False, dcfr=None,
+            rounding: str = "stochastic", iterations: int = 0, storage_default: bool = False) -> dict:
+    """One spot in this process: to the targets (``iterations`` 0) or exactly ``iterations`` iterations;
+    ``threads`` None: the solver's adaptive thread count; ``storage_default``: the library's default storage."""
     from cfrkit.solvers.public import SubgameSolver, build_public_tree
     from cfrkit.solvers.public.flat_range_cfr import FlatTree
     from cfrkit.solvers.public.postflop_game import PostflopPublicGame, action_tree_counts
@@ -155,7 +169,8 @@ def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations
     # --dcfr: the exponents of the algorithm; else each algorithm's defaults (board_range_cfr.ALGORITHM_DEFAULTS)
     params = dict(zip(("alpha", "beta", "gamma"), dcfr or ())) if solver_kind != "flat" else {}
     front = SubgameSolver(tree, backend="compiled", kernel=solver_kind, algorithm=algorithm,
-                          storage="16bit" if compression else dtype, threads=threads, rounding=rounding, **params)
+                          storage=None if storage_default else "16bit" if compression else dtype, threads=threads,
+                          rounding=rounding, **params)
     solver = front.engine   # sizes and layout below are the engine's
     if solver_kind == "flat":
         flat = FlatTree.of(tree)
@@ -192,7 +207,15 @@ def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations
         mem["allin"] = solver.allin_bytes   # equity matrices of the all-in run-outs
         mem["total"] = mem["per_action"] + mem["maps"] + mem["scratch"] + mem["allin"]
         slots, cells = int(sum(lay.num_children[lay.node_type == 0])), len(tree) * hands
-    return {"spot": spot, "algorithm": algorithm, "dtype": dtype + (f"+16bit ({rounding})" if compression else ""),
+    stats = solver.thread_stats if hasattr(solver, "thread_stats") else {"iterations": {threads: solver.iterations}}
+    storage = front.storage + (f" ({rounding})" if front.storage == "16bit" else "")
+    return {"spot": spot, "algorithm": algorithm,
+            "dtype": (f"default: {storage}" if storage_default else
+                      dtype + (f"+16bit ({rounding})" if compression else "")),
+            "thread_iterations": {str(k): v for k, v in stats["iterations"].items()},
+            "thread_seconds": {str(k): v for k, v in stats.get("seconds", {}).items()},
+            "probes": stats.get("probes", 0), "switches": stats.get("switches", 0),
+            "probe_history": stats.get("history", []),
             "solver": solver_kind, "threads": threads, "action_tree": action_tree_counts(game), "nodes": tree.counts(),
             "slots": slots, "hands": int(hands), "build_seconds": build,
             "hit": {str(k): v for k, v in hit.items()}, "iterations": solver.iterations,
@@ -209,8 +232,15 @@ def main() -> int:
     ap.add_argument("--check-every", type=int, default=5)
     ap.add_argument("--max-iterations", type=int, default=400)
     ap.add_argument("--dtypes", default="float64,float32", help="storage of the hand vectors")
-    ap.add_argument("--threads", default="1", help="OpenMP threads per spot, e.g. 1,2")
+    ap.add_argument("--threads", default="1", help="OpenMP threads per spot, e.g. 1,2,auto (auto: the solver's "
+                                                   "default, chosen while it runs by timing 1 and all cores)")
     ap.add_argument("--load", default="0", help="busy processes beside each run, e.g. 0,2 (idle and loaded)")
+    ap.add_argument("--load-session", default="same", choices=("same", "other"),
+                    help="start the busy processes in the benchmark's session (same autogroup as the solver) or "
+                         "each in a new one (setsid: another session's work)")
+    ap.add_argument("--storage-default", action="store_true",
+                    help="leave the storage to the library's default (16-bit when the float32 tables would exceed "
+                         "1 GB: the flop; float32 otherwise) instead of --dtypes")
     ap.add_argument("--iterations", type=int, default=0,
                     help="time exactly this many iterations per run (no targets; thread scaling)")
     ap.add_argument("--solver", default="board", help="board (BoardRangeSolver, default) or flat (FlatRangeSolver)")
@@ -238,7 +268,8 @@ def main() -> int:
     if args.one:
         spot, algorithm, dtype, threads = args.one.split(",")
         print(json.dumps(run_one(spot, algorithm, targets, args.check_every, args.max_iterations, dtype,
-                                 int(threads), args.solver, args.compression, dcfr, args.rounding, args.iterations)))
+                                 None if threads == "auto" else int(threads), args.solver, args.compression, dcfr,
+                                 args.rounding, args.iterations, args.storage_default)))
         return 0
     if args.repeats < 1:
         raise SystemExit("--repeats must be at least 1")
@@ -253,17 +284,19 @@ def main() -> int:
             print(f"flop {SPOTS['flop']}: postflop-solver action tree (flop, turn, river) = "
                   f"{action_tree_counts(game)}; not solved (see --help)", flush=True)
             continue
-        for algorithm, dtype, load, threads in [(a, d, int(k), int(n)) for a in args.algorithms.split(",")
+        for algorithm, dtype, load, threads in [(a, d, int(k), n) for a in args.algorithms.split(",")
                                                 for d in args.dtypes.split(",") for k in args.load.split(",")
-                                                for n in args.threads.split(",")
-                                                for _ in range(args.repeats)]:
+                                                for _ in range(args.repeats)
+                                                for n in args.threads.split(",")]:
             cmd = [sys.executable, os.path.abspath(__file__), "--one", f"{spot},{algorithm},{dtype},{threads}", "--targets",
                    args.targets, "--check-every", str(args.check_every), "--max-iterations", str(args.max_iterations),
                    "--solver", args.solver, "--rounding", args.rounding, "--iterations", str(args.iterations)] + (
-                       ["--compression"] if args.compression else []) + (["--dcfr", args.dcfr] if args.dcfr else [])
+                       ["--compression"] if args.compression else []) + (["--dcfr", args.dcfr] if args.dcfr else []) + (
+                       ["--storage-default"] if args.storage_default else [])
+            nthreads = len(os.sched_getaffinity(0)) if threads == "auto" else int(threads)  # postflop-solver's
             # the child's progress lines are echoed as they come, so a long flop run shows its curve
             r = None
-            busy = start_load(load)
+            busy = start_load(load, args.load_session == "other")
             try:
                 with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) as child:
                     for line in child.stdout:
@@ -276,19 +309,26 @@ def main() -> int:
                             r = msg
                 ref = None
                 if args.postflop_solver:
-                    ref = run_postflop_solver(args.postflop_solver, spot, targets, args.max_iterations, threads,
+                    ref = run_postflop_solver(args.postflop_solver, spot, targets, args.max_iterations, nthreads,
                                               args.iterations, args.compression and not args.postflop_solver_f32)
             finally:
                 stop_load(busy)
             if child.returncode != 0 or r is None:
                 raise SystemExit(f"{spot} {algorithm}: the solving process failed (exit code {child.returncode})")
-            label = f"{spot} [{args.solver}, {algorithm}, {r['dtype']}, {threads} thread(s), {load} busy process(es)]"
+            ran = ", ".join(f"{k}: {v}" for k, v in r["thread_iterations"].items())
+            label = (f"{spot} [{args.solver}, {algorithm}, {r['dtype']}, "
+                     + (f"adaptive threads ({ran} it; {r['probes']} probes, {r['switches']} switches)"
+                        if threads == "auto" else f"{threads} thread(s)")
+                     + f", {load} busy process(es){' in other sessions' if load and args.load_session == 'other' else ''}]")
             print(f"{label}: action tree (flop, turn, river) {tuple(r['action_tree'])}, public tree "
                   f"{r['nodes']}, {r['slots']} action rows x {r['hands']} hands; kernel arrays "
                   f"{r['kernel_bytes']['total'] / 1e6:.0f} MB ({r['bytes_per_node_hand']:.1f} bytes per node x hand), "
                   f"peak RSS {r['peak_rss_mb']:.0f} MiB, load average {r['load']:.2f} at the end", flush=True)
+            if r["probe_history"]:
+                print("  probes (ms per iteration at 1 / all threads -> chosen): " + ", ".join(
+                    f"{1e3 * lo:.0f} / {1e3 * hi:.0f} -> {c}" for lo, hi, c in r["probe_history"]), flush=True)
             if args.iterations:
-                ratio = postflop_solver_ratio(spot, threads, r["cpu"], r["iterations"], r["peak_rss_mb"])
+                ratio = postflop_solver_ratio(spot, nthreads, r["cpu"], r["iterations"], r["peak_rss_mb"])
                 print(f"  {r['iterations']} iterations: {r['cpu']:.3f} CPU s, {r['seconds']:.3f} s wall, "
                       f"exploitability {r['exploitability']:.4f}% of the pot" + (f"; {ratio}" if ratio else ""),
                       flush=True)
@@ -299,12 +339,12 @@ def main() -> int:
                           f"exploitability {e:.4f}%, peak RSS {ref['peak_rss_mb']:.0f} MiB; ours / its: CPU "
                           f"{r['cpu'] / cpu:.2f}, wall {r['seconds'] / wall:.2f}, RSS "
                           f"{r['peak_rss_mb'] / ref['peak_rss_mb']:.2f}", flush=True)
-                    summary.append((f"postflop-solver, {spot}, {threads} thread(s), {load} busy", cpu, wall,
+                    summary.append((f"postflop-solver, {spot}, {nthreads} thread(s), {load} busy", cpu, wall,
                                     ref["peak_rss_mb"], r["load"]))
             for thr in targets if not args.iterations else ():
                 if f"{thr}" in r["hit"]:
                     n, sec, cpu = r["hit"][f"{thr}"]
-                    ratio = postflop_solver_ratio(spot, threads, cpu, n, r["peak_rss_mb"], thr)
+                    ratio = postflop_solver_ratio(spot, nthreads, cpu, n, r["peak_rss_mb"], thr)
                     print(f"  {thr:g}% of the pot: {n} iterations, {sec:.3f} s wall / {cpu:.3f} CPU s on {threads} "
                           f"thread(s)" + (f"; {ratio}" if ratio else ""), flush=True)
                     summary.append((f"{label} to {thr:g}%", cpu, sec, r["peak_rss_mb"], r["load"]))
@@ -313,7 +353,7 @@ def main() -> int:
                         print(f"    postflop-solver, this run: {pn} iterations, {pwall:.3f} s wall / {pcpu:.3f} CPU s, "
                               f"peak RSS {ref['peak_rss_mb']:.0f} MiB; ours / its: CPU {cpu / pcpu:.2f}, wall "
                               f"{sec / pwall:.2f}, RSS {r['peak_rss_mb'] / ref['peak_rss_mb']:.2f}", flush=True)
-                        summary.append((f"postflop-solver, {spot}, {threads} thread(s), {load} busy, to {thr:g}%", pcpu,
+                        summary.append((f"postflop-solver, {spot}, {nthreads} thread(s), {load} busy, to {thr:g}%", pcpu,
                                         pwall, ref["peak_rss_mb"], r["load"]))
                         medians.setdefault((label, thr), []).append((cpu, pcpu))
                 else:

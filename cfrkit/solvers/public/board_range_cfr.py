@@ -740,13 +740,14 @@ class BoardRangeSolver:
     def thread_stats(self) -> dict:
         """Which thread count ran how many iterations: ``{"adaptive": bool, "iterations": {threads: n},
         "seconds": {threads: wall s of those iterations}, "probes": n, "switches": n}`` (probes and switches of
-        the adaptive choice; 0 with a fixed count).  Checks are not counted in the seconds."""
+        the adaptive choice, 0 with a fixed count; adaptive: also ``"history"``, per probe the seconds per
+        iteration measured at the low and high count and the count chosen).  Checks are not counted in the seconds."""
         if self.chooser is None:
             return {"adaptive": self.adaptive, "iterations": {self.threads: self._fixed_stats["iterations"]},
                     "seconds": {self.threads: self._fixed_stats["seconds"]}, "probes": 0, "switches": 0}
         st = self.chooser.stats()
         return {"adaptive": True, "iterations": st["iterations"], "seconds": st["seconds"], "probes": st["probes"],
-                "switches": st["switches"]}
+                "switches": st["switches"], "history": st["history"]}
 
     def solve(self, target_fraction: float = 0.003, check_every: int = 10, max_iterations: int = 1000) -> float:
         """Iterate until the exploitability is at most ``target_fraction`` of the root pot (checked every

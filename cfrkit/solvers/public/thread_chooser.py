@@ -8,12 +8,14 @@ runs) gives the solver no more CPU for its second thread, and 2 threads were 18-
 (benchmarks/RESULTS.md, issue 30).  No static rule (load average, core count) sees the share the scheduler
 gives; a timing does.
 
-The chooser runs the solve in chunks of iterations: one warm-up iteration (first touch of the tables), then a
+The chooser runs the solve in chunks of iterations: one warm-up iteration at ``low`` (first touch of the
+tables; ``low`` is the count to beat, so ties run on fewer threads at less CPU), then a
 *probe* (a short chunk at each candidate count, the other one first, about ``probe_seconds`` of wall time each),
 then a *run* at the faster count for ``period`` times the probe's duration, then a probe again (the load may
 have changed), and so on.  A probe switches counts only when the other count was faster by more than ``margin``
-(hysteresis: noise does not flip-flop); each probe that keeps the count doubles the run after it, up to
-``max_period`` (a stable machine pays fewer probes), and a switch resets it.  The probe chunks are timed in wall
+(hysteresis: noise does not flip-flop), and, unless it was faster by more than ``sure``, only after a second
+probe right after it agrees on the two probes' sums (a short chunk on a busy machine varies by +-10%); each probe that keeps the count doubles the run after
+it, up to ``max_period`` (a stable machine pays fewer probes), and a switch resets it.  The probe chunks are timed in wall
 seconds (``clock``, :func:`time.perf_counter`; injectable for tests).  At the defaults a probe costs at most
 about 1 / (2 (period + 1)) of the time at the slower count's extra cost: 3% on an idle machine where 1 thread is
 2x slower, less later (the runs double).
@@ -41,25 +43,30 @@ class ThreadChooser:
     Args:
         low, high: the candidate thread counts (``1`` and the cores the process may use); ``low == high``:
             always that count, no probes.
-        probe_seconds: wall seconds of each probe chunk (at least one iteration).
+        probe_seconds: wall seconds of each probe chunk (at least two iterations).
         period, max_period: a run lasts ``period`` x the last probe's wall seconds, doubled after each probe that
             keeps the count, up to ``max_period`` x.
         margin: the other count must be faster per iteration by more than this fraction to switch.
+        sure: faster by more than this fraction in one probe: switch without a second probe (one chunk's noise on
+            a busy machine is about +-10%).
         clock: wall-clock seconds (default :func:`time.perf_counter`).
     """
 
-    def __init__(self, low: int = 1, high: int = 2, probe_seconds: float = 0.25, period: float = 8.0,
-                 max_period: float = 32.0, margin: float = 0.05, clock: Callable[[], float] = time.perf_counter):
+    def __init__(self, low: int = 1, high: int = 2, probe_seconds: float = 0.15, period: float = 16.0,
+                 max_period: float = 64.0, margin: float = 0.05, sure: float = 0.25,
+                 clock: Callable[[], float] = time.perf_counter):
         if not 1 <= int(low) <= int(high):
             raise ValueError(f"thread counts need 1 <= low <= high, got {low}, {high}")
-        if not (probe_seconds > 0 and 1 <= period <= max_period and margin >= 0):
-            raise ValueError("need probe_seconds > 0, 1 <= period <= max_period and margin >= 0")
+        if not (probe_seconds > 0 and 1 <= period <= max_period and 0 <= margin <= sure):
+            raise ValueError("need probe_seconds > 0, 1 <= period <= max_period and 0 <= margin <= sure")
         self.low, self.high = int(low), int(high)
-        self.probe_seconds, self.margin = float(probe_seconds), float(margin)
+        self.probe_seconds, self.margin, self.sure = float(probe_seconds), float(margin), float(sure)
         self.period0, self.max_period = float(period), float(max_period)
         self.period = self.period0
         self.clock = clock
-        self.current = self.high  # the count runs use (before the first probe: the most threads)
+        # the count runs use; before the first probe the fewest threads: a count needs to be measurably faster than
+        # it to win, so ties (a machine that gives the solver one core's share) run on 1 thread, at less CPU
+        self.current = self.low
         self.iterations: Dict[int, int] = {self.low: 0, self.high: 0}
         self.seconds: Dict[int, float] = {self.low: 0.0, self.high: 0.0}
         self.per_iteration: Dict[int, Optional[float]] = {self.low: None, self.high: None}  # latest, s / iteration
@@ -67,13 +74,15 @@ class ThreadChooser:
         self.history: List[Tuple[float, float, int]] = []  # per probe: (s / it at low, s / it at high, chosen)
         # planned steps: [kind, count, iterations planned (None: set when the step starts), done, seconds]
         self._steps: List[list] = []
-        self._probe: Dict[int, float] = {}  # the probe in progress: s / iteration per count
+        self._probe: Dict[int, List[float]] = {}  # the probe in progress: [iterations, seconds] per count
+        self._confirming = False             # the probe in progress confirms a first probe's switch
         self._probe_wall = 0.0               # its wall seconds so far
         self._last_probe_seconds = 0.0       # the last complete probe's wall seconds
+        self._warm: Optional[float] = None   # the warm-up's seconds per iteration
         if self.low == self.high:
             self._steps.append([RUN, self.high, None, 0, 0.0])
         else:
-            self._steps += [[WARM, self.high, 1, 0, 0.0]] + self._probe_steps()
+            self._steps += [[WARM, self.low, 1, 0, 0.0]] + self._probe_steps()
 
     @property
     def fixed(self) -> bool:
@@ -89,10 +98,11 @@ class ThreadChooser:
         return [[PROBE, self._other(self.current), None, 0, 0.0], [PROBE, self.current, None, 0, 0.0]]
 
     def _estimate(self, count: int) -> float:
-        """Seconds per iteration expected at ``count`` (the latest measured, else the other count's, else 1)."""
+        """Seconds per iteration expected at ``count``: the latest measured, else the warm-up's (an upper bound:
+        it pays the first touch of the tables), else the other count's."""
         t = self.per_iteration[count]
         if t is None:
-            t = self.per_iteration[self._other(count)]
+            t = self._warm if self._warm is not None else self.per_iteration[self._other(count)]
         return 1.0 if t is None else t
 
     def plan(self) -> Tuple[int, int]:
@@ -103,7 +113,7 @@ class ThreadChooser:
             if self.fixed:
                 step[2] = 1 << 30
             elif kind == PROBE:
-                step[2] = max(1, int(round(self.probe_seconds / self._estimate(count))))
+                step[2] = max(2, int(round(self.probe_seconds / self._estimate(count))))
             else:  # a run: period x the last probe's wall seconds
                 step[2] = max(1, int(round(self.period * self._last_probe_seconds / self._estimate(count))))
         return count, step[2] - step[3]
@@ -129,10 +139,14 @@ class ThreadChooser:
         per_it = step[4] / step[3]
         if kind != WARM:  # the warm-up's first touch of the tables is no rate
             self.per_iteration[count] = per_it
+        else:
+            self._warm = per_it
         if self.fixed:
             self._steps.append([RUN, self.high, None, 0, 0.0])
         elif kind == PROBE:
-            self._probe[count] = per_it
+            acc = self._probe.setdefault(count, [0, 0.0])
+            acc[0] += step[3]
+            acc[1] += step[4]
             self._probe_wall += step[4]
             if not self._steps:  # the pair is complete
                 self._decide()
@@ -142,20 +156,28 @@ class ThreadChooser:
 
     def _decide(self) -> None:
         cur, oth = self.current, self._other(self.current)
-        t_cur, t_oth = self._probe[cur], self._probe[oth]
+        t_cur, t_oth = (self._probe[c][1] / self._probe[c][0] for c in (cur, oth))
         self.probes += 1
-        if t_oth * (1.0 + self.margin) < t_cur:
+        faster = t_oth * (1.0 + self.margin) < t_cur
+        if faster and not self._confirming and not t_oth * (1.0 + self.sure) < t_cur:
+            # a switch needs a second probe pair right away, judged on both pairs' sums: one short chunk on a busy
+            # machine varies by +-10% (benchmarks/RESULTS.md, issue 30), a wrong switch runs a whole period
+            self._confirming = True
+            self._steps += self._probe_steps()
+            return
+        if faster:
             self.current = oth
             self.switches += 1
             self.period = self.period0
         else:
             self.period = min(2.0 * self.period, self.max_period)
-        self.history.append((self._probe[self.low], self._probe[self.high], self.current))
-        self._last_probe_seconds = self._probe_wall
-        self._probe, self._probe_wall = {}, 0.0
+        self.history.append((self._probe[self.low][1] / self._probe[self.low][0],
+                             self._probe[self.high][1] / self._probe[self.high][0], self.current))
+        self._last_probe_seconds = self._probe_wall / (2 if self._confirming else 1)
+        self._probe, self._probe_wall, self._confirming = {}, 0.0, False
         self._steps.append([RUN, self.current, None, 0, 0.0])
 
     def stats(self) -> dict:
         """Per count the iterations and wall seconds run, the probes and switches: for benchmarks' reports."""
         return {"iterations": dict(self.iterations), "seconds": dict(self.seconds), "probes": self.probes,
-                "switches": self.switches, "current": self.current}
+                "switches": self.switches, "current": self.current, "history": list(self.history)}
