@@ -276,6 +276,7 @@ def main() -> int:
     print(f"load average at start: {os.getloadavg()}", flush=True)
     summary = []
     medians = {}  # (run label, target) -> [(our CPU s, its CPU s)] over the repeats
+    timed = {}    # --iterations: (spot, algorithm, storage, load) -> threads -> [(CPU s, wall s, iterations per count)]
     for spot in args.spots.split(","):
         if spot == "flop" and not args.solve_flop:
             from cfrkit.solvers.public.postflop_game import PostflopPublicGame, action_tree_counts
@@ -333,6 +334,8 @@ def main() -> int:
                       f"exploitability {r['exploitability']:.4f}% of the pot" + (f"; {ratio}" if ratio else ""),
                       flush=True)
                 summary.append((label, r["cpu"], r["seconds"], r["peak_rss_mb"], r["load"]))
+                timed.setdefault((spot, algorithm, r["dtype"], load), {}).setdefault(threads, []).append(
+                    (r["cpu"], r["seconds"], r["thread_iterations"], r["load"]))
                 if ref is not None and ref["last"] is not None:
                     it, cpu, wall, e = ref["last"]
                     print(f"  postflop-solver, this run: {it} iterations, {cpu:.3f} CPU s, {wall:.3f} s wall, "
@@ -363,6 +366,25 @@ def main() -> int:
         print("\n| run | CPU s | wall s | peak RSS MiB | load average |\n|---|---|---|---|---|")
         for label, cpu, sec, rss, load in summary:
             print(f"| {label} | {cpu:.2f} | {sec:.2f} | {rss:.0f} | {load:.2f} |")
+    if args.repeats > 1 and timed:
+        print(f"\nmedians over {args.repeats} interleaved repeats of {args.iterations} iterations"
+              + (" (busy processes in other sessions)" if args.load_session == "other" else "")
+              + "\n| spot, algorithm, storage | busy | threads | CPU s | wall s (runs) | wall / best fixed count's |"
+              "\n|---|---|---|---|---|---|")
+        for (spot, algorithm, dtype, load), by in timed.items():
+            wall = {n: float(np.median([w for _, w, _, _ in runs])) for n, runs in by.items()}
+            best = min((w for n, w in wall.items() if n != "auto"), default=float("nan"))
+            for n, runs in by.items():
+                ran = ""
+                if n == "auto":
+                    tot = {}
+                    for _, _, it, _ in runs:
+                        for k, v in it.items():
+                            tot[k] = tot.get(k, 0) + v
+                    ran = " (iterations " + ", ".join(f"{k} thread(s): {v}" for k, v in sorted(tot.items())) + ")"
+                print(f"| {spot}, {algorithm}, {dtype} | {load} | {n}{ran} | "
+                      f"{np.median([c for c, _, _, _ in runs]):.2f} | {wall[n]:.2f} "
+                      f"({', '.join(f'{w:.2f}' for _, w, _, _ in runs)}) | {wall[n] / best:.3f} |")
     if args.repeats > 1 and medians:
         print(f"\nmedians over {args.repeats} repeats (each ratio against the postflop-solver run beside it)\n"
               "| run | target | our CPU s | its CPU s | ratio (median of the runs' ratios) | ratios |\n|---|---|---|---|---|---|")

@@ -11,7 +11,8 @@
   values come back up, so no reach or value rows are stored (scratch per depth only): the memory is the
   regrets and strategy sums, 2 x actions x hands of the node's board, plus the maps;
 * threads: the children of chance nodes (dealt cards) run on OpenMP threads, their values added in card
-  order afterwards (same iterates for any thread count);
+  order afterwards (same iterates for any thread count), the count chosen while the solve runs by default
+  (:class:`~cfrkit.solvers.public.thread_chooser.ThreadChooser`);
 * suit isomorphism (``isomorphism=True``, default when the ranges allow it): when two suits are
   interchangeable (same ranks on the root board, no card of either dealt since, ranges symmetric), a
   card's subtree is solved once and its isomorphic card reuses it with the two suits swapped in the hands
@@ -529,17 +530,25 @@ class BoardRangeSolver:
             PDCFR+ needs more.
         alpha, beta, gamma: the discount exponents; ``None`` (default): :data:`ALGORITHM_DEFAULTS` of the
             algorithm (DCFR 1.5, 0, 2; DCFR+ 1.5, -, 4; PDCFR+ 2.3, -, 5; beta is unused by the last two).
-        dtype: ``"float32"`` (default) or ``"float64"`` storage; sweeps accumulate in double.
-        threads: OpenMP threads over the dealt cards of chance nodes (same iterates for any count); ``None``
-            (default): the cores this process may use (:func:`cfrkit._kernels.default_threads`).  Waiting
-            threads sleep instead of spinning (``OMP_WAIT_POLICY=passive``, see :mod:`cfrkit._kernels`).
+        dtype: ``"float32"`` or ``"float64"`` storage; sweeps accumulate in double.  ``None`` (default, with
+            ``compression=None``): by size (:func:`default_storage`): 16-bit when the float32 tables would
+            exceed :data:`STORAGE_16BIT_BYTES` (1 GB: every full-range flop), float32 otherwise.
+        threads: OpenMP threads over the dealt cards of chance nodes (same iterates for any count), fixed for the
+            whole solve.  ``None`` (default): chosen while the solve runs (:attr:`chooser`, a
+            :class:`~cfrkit.solvers.public.thread_chooser.ThreadChooser`) between 1 and the cores this process
+            may use (:func:`cfrkit._kernels.default_threads`, also :attr:`threads`) by timing chunks of
+            iterations at each: on a machine busy with other sessions' work a second thread can make the solve
+            slower (benchmarks/RESULTS.md, issue 30); :attr:`thread_stats` tells which count ran how many
+            iterations.  A tree with no chance node and no all-in run-out (a river) runs on 1.  Waiting threads
+            sleep instead of spinning (``OMP_WAIT_POLICY=passive``, see :mod:`cfrkit._kernels`).
         isomorphism: share the subtrees of isomorphic dealt cards (``None``: when the ranges are
             suit-symmetric; ``True`` raises if they are not).
         compression: 16-bit storage (postflop-solver's): regrets as int16 and strategy sums as uint16, each
             node's block with one float32 scale (its largest magnitude); half the memory of float32, iterates
             equal up to that rounding.  The kernels read and write the codes inside regret matching and the
             update (no decoding pass), so an iteration costs about what a float32 one does (turn spot: 0.95x,
-            benchmarks/RESULTS.md, issue 30 part 7).  Needs ``dtype="float32"``.
+            benchmarks/RESULTS.md, issue 30 part 7).  Needs ``dtype="float32"``.  ``None`` (default): by size
+            when ``dtype`` is None too (see ``dtype``), else off.
         rounding: how 16-bit storage rounds: ``"stochastic"`` (default; unbiased, keyed by iteration, player
             and node, so runs are reproducible whatever the threads) or ``"nearest"`` (postflop-solver's).  To
             nearest drops every update smaller than half a step of its node's scale, and the solve stalls
