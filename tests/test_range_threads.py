@@ -176,7 +176,7 @@ def test_adaptive_threads_give_the_iterates_of_a_fixed_count(flop, monkeypatch, 
         state["start"] = None
         return state["t"]
 
-    adaptive.chooser = ThreadChooser(1, 3, probe_seconds=2.0, period=2.0, max_period=2.0, clock=clock)
+    adaptive.chooser = ThreadChooser(1, 3, probe_seconds=2.0, period=2.0, max_period=2.0, tie_period=2.0, clock=clock)
     ref = BoardRangeSolver(tree, threads=1, **kw)
     ref.run(32)
     target = float(np.sort(ref.run(39, check_every=3))[2])  # a target the run reaches at one of its 13 checks

@@ -95,3 +95,20 @@ def test_bad_input():
     count, n = chooser.plan()
     with pytest.raises(ValueError, match="planned chunk"):
         chooser.record(3 - count, 1, 0.1)
+
+
+def test_a_noisy_tie_is_probed_again_soon():
+    """The first probe sees a tie (a noisy chunk: the second thread's real 1.5x hidden for the first 12 iterations):
+    the chooser does not settle on 1 thread for a long run but probes again after a short one and runs 2 threads
+    for nearly all the rest; a clear win, by contrast, lengthens the runs between probes."""
+    def rate(c, i):
+        return 0.4 if i < 12 else {1: 0.4, 2: 0.26}[c]
+    chooser = ThreadChooser(1, 2)
+    total, counts = drive(chooser, 400, rate)
+    assert chooser.history[0][2] == 1 and chooser.current == 2
+    first_two = counts.index(2, 12)
+    assert counts[first_two:].count(2) >= 0.93 * (400 - first_two) and counts.index(2, 12) < 40
+    assert total <= 1.06 * (12 * 0.4 + 388 * 0.26)
+    clear = ThreadChooser(1, 2)
+    drive(clear, 3000, lambda c, i: {1: 0.05, 2: 0.1}[c])
+    assert clear.period == clear.max_period and clear.probes <= 8

@@ -15,8 +15,10 @@ then a *run* at the faster count for ``period`` times the probe's wall time, the
 have changed), and so on.  A probe switches counts only when the other count was faster per iteration by more
 than ``margin`` (hysteresis: noise does not flip-flop), and, unless by more than ``sure``, only after a second
 probe right after it agrees on the two probes' sums (one short chunk on a busy machine varies by +-10%).  Each
-probe that keeps the count doubles the run after it, up to ``max_period`` (a stable machine pays fewer probes);
-a switch resets it.  The chunks are timed in wall seconds (``clock``, :func:`time.perf_counter`; injectable for
+probe where the current count won by more than ``margin`` doubles the run after it, up to ``max_period`` (a
+stable machine pays fewer probes); a switch resets it to ``period``; a tie (within ``margin``) sets it to
+``tie_period``: probing costs nothing when the counts are equal, and a tie may be a noisy chunk hiding a real
+difference (once a second thread measured 3% faster where it was 1.5x), so it is probed again soon.  The chunks are timed in wall seconds (``clock``, :func:`time.perf_counter`; injectable for
 tests).  A probe wastes at most its chunk at the slower count, against ``period`` x the probe's time run at the
 faster one: at the defaults about 1.5% on a machine where one count is 2x slower than the other, less as the
 runs double; a short run pays the warm-up and the first probe (the turn spot's 100 iterations on an idle
@@ -47,7 +49,9 @@ class ThreadChooser:
             always that count, no probes.
         probe_seconds: wall seconds of each probe chunk (at least two iterations).
         period, max_period: a run lasts ``period`` x the last probe's wall seconds, doubled after each probe that
-            keeps the count, up to ``max_period`` x.
+            keeps the count because it was faster by more than ``margin``, up to ``max_period`` x.
+        tie_period: after a probe that found the counts within ``margin`` of each other, the run lasts this
+            many times the probe's wall seconds (a tie costs nothing to probe, and may be noise).
         margin: the other count must be faster per iteration by more than this fraction to switch.
         sure: faster by more than this fraction in one probe: switch without a second probe (one chunk's noise on
             a busy machine is about +-10%).
@@ -55,15 +59,16 @@ class ThreadChooser:
     """
 
     def __init__(self, low: int = 1, high: int = 2, probe_seconds: float = 0.15, period: float = 16.0,
-                 max_period: float = 64.0, margin: float = 0.05, sure: float = 0.25,
+                 max_period: float = 64.0, margin: float = 0.05, sure: float = 0.25, tie_period: float = 4.0,
                  clock: Callable[[], float] = time.perf_counter):
         if not 1 <= int(low) <= int(high):
             raise ValueError(f"thread counts need 1 <= low <= high, got {low}, {high}")
-        if not (probe_seconds > 0 and 1 <= period <= max_period and 0 <= margin <= sure):
-            raise ValueError("need probe_seconds > 0, 1 <= period <= max_period and 0 <= margin <= sure")
+        if not (probe_seconds > 0 and 1 <= tie_period <= period <= max_period and 0 <= margin <= sure):
+            raise ValueError("need probe_seconds > 0, 1 <= tie_period <= period <= max_period and "
+                             "0 <= margin <= sure")
         self.low, self.high = int(low), int(high)
         self.probe_seconds, self.margin, self.sure = float(probe_seconds), float(margin), float(sure)
-        self.period0, self.max_period = float(period), float(max_period)
+        self.period0, self.max_period, self.tie_period = float(period), float(max_period), float(tie_period)
         self.period = self.period0
         self.clock = clock
         # the count runs use; before the first probe the fewest threads: a count needs to be measurably faster than
@@ -171,8 +176,12 @@ class ThreadChooser:
             self.current = oth
             self.switches += 1
             self.period = self.period0
+        elif t_cur * (1.0 + self.margin) < t_oth:  # the current count won clearly: probe less often
+            self.period = min(max(2.0 * self.period, self.period0), self.max_period)
         else:
-            self.period = min(2.0 * self.period, self.max_period)
+            # a tie: probing costs nothing when the counts are equal, and a tie may be one noisy chunk hiding a
+            # real difference (a second thread 1.5x faster measured 3% faster once): probe again soon
+            self.period = self.tie_period
         self.history.append((self._probe[self.low][1] / self._probe[self.low][0],
                              self._probe[self.high][1] / self._probe[self.high][0], self.current))
         self._last_probe_seconds = self._probe_wall / (2 if self._confirming else 1)
