@@ -256,3 +256,29 @@ def test_chance_and_value_is_the_two_calls(strategy, opponent, river_exact, turn
     assert fused >= (0 if river_exact or turn_exact else 10)
     if turn_exact:  # refused walks (a draw of turn cards inside) and fused ones (turn and river)
         assert False in walked and True in walked
+
+
+def test_closing_entries_in_one_call_are_closing_ds_entry_by_entry(strategy):
+    """``BlueprintValueTable.closing_many`` (the compiled walk's unread closing entries in one call) gives
+    ``closing_ds`` of each entry bit for bit: on fresh tables over the same blocks, entries repeated, in any order,
+    with rows and entries already remembered; and remembers what ``closing_ds`` would read back."""
+    game = load(GAME)
+    vf = BlueprintAgent(strategy, seed=3).aivat_value_function(poker_view(game), boards=2)
+    t = strategy.tree
+    rng = np.random.default_rng(7)
+    nodes = [int(n) for n in np.flatnonzero((t.kind == bv.DECISION) & (t.round > 0))]
+    many = bv.BlueprintValueTable(t, vf.table.num_buckets, blocks=(vf.table.D, vf.table.S))
+    one = bv.BlueprintValueTable(t, vf.table.num_buckets, blocks=(vf.table.D, vf.table.S))
+    for _ in range(6):
+        n = int(rng.choice(nodes))
+        r = int(t.round[n])
+        nb = vf.table.num_buckets[r - 1]
+        b0s = rng.integers(0, nb, 30).tolist()
+        b1s = rng.integers(0, nb, 30).tolist()
+        b0s[5], b1s[5] = b0s[2], b1s[2]  # an entry asked twice in one call
+        got = many.closing_many(n, b0s, b1s, vf.trans[r - 1])
+        want = [one.closing_ds(n, x, y, vf.trans[r - 1]) for x, y in zip(b0s, b1s)]
+        assert got == want and all(type(v) is float for pair in got for v in pair)
+        # the next call reads them back from the memory: the same numbers
+        assert many.closing_many(n, b0s[::-1], b1s[::-1], vf.trans[r - 1]) == want[::-1]
+        assert all(many.closing[(n, x, y)] == one.closing[(n, x, y)] for x, y in zip(b0s, b1s))

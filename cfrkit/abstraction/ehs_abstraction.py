@@ -145,8 +145,9 @@ class EHSAbstraction:
         per-board memory or keeping them there (the same rows: a board's buckets do not depend on the memory)."""
         r = self._check_round(round_index)
         pairs = np.asarray(pairs, dtype=np.int64).reshape(-1)
-        if pairs.size and (pairs.min() < 0 or pairs.max() >= self._preflop.size):
-            raise ValueError(f"pair indices must be in 0..1325, got {pairs.tolist()}")
+        listed = pairs.tolist()  # a few pairs (a deal's two hands): checked on Python ints, not numpy reductions
+        if listed and (min(listed) < 0 or max(listed) >= self._preflop.size):
+            raise ValueError(f"pair indices must be in 0..1325, got {listed}")
         ids = self._sorted_boards(r, boards)
         if r == 0:
             return np.tile(self._preflop[pairs], (ids.shape[0], 1))

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import copy
 import weakref
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -175,6 +175,27 @@ class BlueprintValueTable:
             hit = (float(rows[0] @ tr[b1]), float(rows[1] @ tr[b1]))
             _Shared.remember(self.closing, (n, b0, b1), hit)
         return hit
+
+    def closing_many(self, n: int, b0s: Sequence[int], b1s: Sequence[int], tr: np.ndarray) -> List[Tuple[float, float]]:
+        """``[closing_ds(n, b0, b1, tr) for b0, b1 in zip(b0s, b1s)]`` (chips; ``b0s``, ``b1s`` Python ints): the same
+        operations per entry, in one call (the entries a street lookahead's closing leaf found unread), remembered
+        as :meth:`closing_ds` remembers them."""
+        closing, memo = self.closing, self._closing_rows
+        out = []
+        for b0, b1 in zip(b0s, b1s):
+            key = (n, b0, b1)
+            hit = closing.get(key)
+            if hit is None:
+                rows = memo.get((n, b0))
+                if rows is None:
+                    d, s = self.ds(n)
+                    rows = (tr[b0] @ d, tr[b0] @ s)
+                    _Shared.remember(memo, (n, b0), rows, limit=20_000)
+                col = tr[b1]
+                hit = (float(rows[0] @ col), float(rows[1] @ col))
+                _Shared.remember(closing, key, hit)
+            out.append(hit)
+        return out
 
     @property
     def nbytes(self) -> int:
@@ -1658,16 +1679,11 @@ class _StreetPlans:
 
     def plan_closing(self, plan, b0s, b1s) -> None:
         """Fill ``plan.closing[b0s[j], b1s[j]]`` for every ``j`` (int64 arrays, the entries the walk found unread) from
-        the tables: the value function's remembered closing values (``table.closing_ds``, entry by entry)."""
+        the tables: the value function's remembered closing values (``table.closing_many``: ``closing_ds`` of each)."""
         vf = self.vf
         node = int(plan.node)
-        tr = vf.trans[int(vf.tree.round[node]) - 1]
-        table = vf.table
-        known = table.closing
-        cl = plan.closing
-        for b0, b1 in zip(b0s.tolist(), b1s.tolist()):
-            got = known.get((node, b0, b1)) or table.closing_ds(node, b0, b1, tr)
-            cl[b0, b1] = got
+        got = vf.table.closing_many(node, b0s.tolist(), b1s.tolist(), vf.trans[int(vf.tree.round[node]) - 1])
+        plan.closing[b0s, b1s] = got  # float64 of the same doubles (an entry asked twice: the same value twice)
 
     def _equity_leaf(self, plan) -> None:
         c = self.vf.view.contributions(plan.state)  # the check-down value eq * (c0 + c1) - c0
