@@ -273,8 +273,8 @@ def test_closing_entries_in_one_call_are_closing_ds_entry_by_entry(strategy):
         n = int(rng.choice(nodes))
         r = int(t.round[n])
         nb = vf.table.num_buckets[r - 1]
-        b0s = rng.integers(0, nb, 30).tolist()
-        b1s = rng.integers(0, nb, 30).tolist()
+        b0s = rng.integers(0, nb, 300).tolist()
+        b1s = rng.integers(0, nb, 300).tolist()
         b0s[5], b1s[5] = b0s[2], b1s[2]  # an entry asked twice in one call
         got = many.closing_many(n, b0s, b1s, vf.trans[r - 1])
         want = [one.closing_ds(n, x, y, vf.trans[r - 1]) for x, y in zip(b0s, b1s)]

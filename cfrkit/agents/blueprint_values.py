@@ -181,6 +181,7 @@ class BlueprintValueTable:
         operations per entry, in one call (the entries a street lookahead's closing leaf found unread), remembered
         as :meth:`closing_ds` remembers them."""
         closing, memo = self.closing, self._closing_rows
+        bound = max(16, int(100_000 * _SCALE[0]))  # _Shared.remember's bound of ``closing``, read once
         out = []
         for b0, b1 in zip(b0s, b1s):
             key = (n, b0, b1)
@@ -192,8 +193,12 @@ class BlueprintValueTable:
                     rows = (tr[b0] @ d, tr[b0] @ s)
                     _Shared.remember(memo, (n, b0), rows, limit=20_000)
                 col = tr[b1]
-                hit = (float(rows[0] @ col), float(rows[1] @ col))
-                _Shared.remember(closing, key, hit)
+                # ndarray.dot of two vectors is ``@``'s vector-vector product (numpy's DOUBLE_dot, one BLAS ddot) at
+                # half its call overhead: the same doubles (tests/test_street_lookahead_kernel.py)
+                hit = (float(rows[0].dot(col)), float(rows[1].dot(col)))
+                if len(closing) >= bound:
+                    closing.clear()
+                closing[key] = hit
             out.append(hit)
         return out
 
