@@ -184,6 +184,13 @@ def test_sampled_boards_are_bucketed_without_the_memory():
         got = ab.pair_buckets_boards(r, boards, pairs, sampled=5)
         assert got[:-1].tolist() == rows[:-1] and got[-1].tolist() == [-7, -7]
         ab._pairs.clear()
+        if n < 5:  # the run-outs: each board's own (its seed _seed_of), the sampled boards' seeds not kept
+            ids = np.sort(np.array(boards, dtype=np.int64), axis=1)
+            for k in (0, 4, 9):
+                ab._seeds.clear()
+                rivers, block = ab._rivers_of_sorted(ids, ids.tolist(), k)
+                assert block == 24 and np.array_equal(rivers, np.concatenate([ab._rivers(row) for row in ids]))
+                assert set(ab._seeds) == {tuple(row) for row in ids.tolist()[k:]}
 
 
 def _card(text: str) -> int:
