@@ -282,3 +282,32 @@ def test_closing_entries_in_one_call_are_closing_ds_entry_by_entry(strategy):
         # the next call reads them back from the memory: the same numbers
         assert many.closing_many(n, b0s[::-1], b1s[::-1], vf.trans[r - 1]) == want[::-1]
         assert all(many.closing[(n, x, y)] == one.closing[(n, x, y)] for x, y in zip(b0s, b1s))
+
+
+def test_support_is_real_action_of_every_child(strategy):
+    """``BlueprintAgent._support`` (the state read once for all children) gives ``real_action`` of each child, the
+    children playing the same real action in one column: at random decisions of random hands (clamped sizes, all-ins,
+    checks where a fold would be)."""
+    game = load(GAME)
+    agent = BlueprintAgent(strategy, seed=3)
+    bettor = RandomAgent(9)
+    rng = np.random.default_rng(21)
+    seen = 0
+    for _ in range(60):
+        state = game.new_initial_state()
+        agent.new_hand()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = [a for a, _ in state.chance_outcomes()]
+                state.apply_action(int(outcomes[int(rng.integers(len(outcomes)))]))
+                continue
+            node = agent.abstract_node(state)
+            if node is not None:
+                first = int(agent.tree.child_start[node])
+                real = [agent.real_action(c, state) for c in range(first, first + int(agent.tree.num_children[node]))]
+                actions, column = agent._support(node, state)
+                assert actions.tolist() == list(dict.fromkeys(real))
+                assert [actions.tolist()[j] for j in column.tolist()] == real
+                seen += 1
+            state.apply_action(int(bettor.act(state)))
+    assert seen >= 100
