@@ -261,7 +261,8 @@ def test_chance_and_value_is_the_two_calls(strategy, opponent, river_exact, turn
 def test_closing_entries_in_one_call_are_closing_ds_entry_by_entry(strategy):
     """``BlueprintValueTable.closing_many`` (the compiled walk's unread closing entries in one call) gives
     ``closing_ds`` of each entry bit for bit: on fresh tables over the same blocks, entries repeated, in any order,
-    with rows and entries already remembered; and remembers what ``closing_ds`` would read back."""
+    with rows remembered, and reading the entries ``closing_ds`` remembered (a wrong one planted there shows
+    through)."""
     game = load(GAME)
     vf = BlueprintAgent(strategy, seed=3).aivat_value_function(poker_view(game), boards=2)
     t = strategy.tree
@@ -279,9 +280,13 @@ def test_closing_entries_in_one_call_are_closing_ds_entry_by_entry(strategy):
         got = many.closing_many(n, b0s, b1s, vf.trans[r - 1])
         want = [one.closing_ds(n, x, y, vf.trans[r - 1]) for x, y in zip(b0s, b1s)]
         assert got == want and all(type(v) is float for pair in got for v in pair)
-        # the next call reads them back from the memory: the same numbers
+        assert not many.closing and all((n, x) in many._closing_rows for x in b0s)  # the rows kept, not the entries
+        # with the rows remembered, and the entries closing_ds remembered: the same numbers
         assert many.closing_many(n, b0s[::-1], b1s[::-1], vf.trans[r - 1]) == want[::-1]
-        assert all(many.closing[(n, x, y)] == one.closing[(n, x, y)] for x, y in zip(b0s, b1s))
+        assert one.closing_many(n, b0s, b1s, vf.trans[r - 1]) == want
+        one.closing[(n, b0s[0], b1s[0])] = (-1.0, -2.0)
+        assert one.closing_many(n, b0s[:1], b1s[:1], vf.trans[r - 1]) == [(-1.0, -2.0)]
+        del one.closing[(n, b0s[0], b1s[0])]
 
 
 def test_support_is_real_action_of_every_child(strategy):

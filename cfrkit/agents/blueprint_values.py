@@ -178,10 +178,10 @@ class BlueprintValueTable:
 
     def closing_many(self, n: int, b0s: Sequence[int], b1s: Sequence[int], tr: np.ndarray) -> List[Tuple[float, float]]:
         """``[closing_ds(n, b0, b1, tr) for b0, b1 in zip(b0s, b1s)]`` (chips; ``b0s``, ``b1s`` Python ints): the same
-        operations per entry, in one call (the entries a street lookahead's closing leaf found unread), remembered
-        as :meth:`closing_ds` remembers them."""
+        operations per entry, in one call (the entries a street lookahead's closing leaf found unread: its dense table
+        keeps them, so they are not added to :attr:`closing`; entries there are read, the rows ``tr[b0] @ D[n]``
+        remembered as :meth:`closing_ds` remembers them)."""
         closing, memo = self.closing, self._closing_rows
-        bound = max(16, int(100_000 * _SCALE[0]))  # _Shared.remember's bound of ``closing``, read once
         out = []
         for b0, b1 in zip(b0s, b1s):
             key = (n, b0, b1)
@@ -196,9 +196,6 @@ class BlueprintValueTable:
                 # ndarray.dot of two vectors is ``@``'s vector-vector product (numpy's DOUBLE_dot, one BLAS ddot) at
                 # half its call overhead: the same doubles (tests/test_street_lookahead_kernel.py)
                 hit = (float(rows[0].dot(col)), float(rows[1].dot(col)))
-                if len(closing) >= bound:
-                    closing.clear()
-                closing[key] = hit
             out.append(hit)
         return out
 
