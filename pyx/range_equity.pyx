@@ -89,7 +89,22 @@ cdef extern from *:
         *w = ww;
         *t = tt;
     }
+    static void cfrkit_flush_out(const uint64_t *restrict fmask, const int32_t *restrict fcls, int nf, uint64_t pm,
+                                 int sp, int *w, int *t) {
+        /* cfrkit_flush_fix where every flush pair's own class is above sp (sp below the lowest flush): their rank
+           pair's class out, nothing in (the same integer sums: (fsq < sp) and (fsq == sp) are 0 there) */
+        int ww = *w, tt = *t;
+        for (int j = 0; j < nf; j++) {
+            int ok = (pm & fmask[j]) == 0;
+            ww -= ok * (fcls[j] < sp);
+            tt -= ok * (fcls[j] == sp);
+        }
+        *w = ww;
+        *t = tt;
+    }
     """
+    void cfrkit_flush_out(const uint64_t *fmask, const int32_t *fcls, int nf, uint64_t pm, int sp, int *w,
+                          int *t) nogil
     void cfrkit_flush_fix(const uint64_t *fmask, const int32_t *fcls, const int32_t *fsq, int nf, uint64_t pm,
                           int sp, int *w, int *t) nogil
     void cfrkit_below_equal(const uint16_t *cls, const int32_t *cnt, int sp, int *w, int *t) nogil
@@ -582,7 +597,8 @@ cdef void _pair_counts(const uint8_t *board, const int64_t *pairs, Py_ssize_t nk
     cdef uint64_t fmask[585]
     cdef int32_t fcls[585]
     cdef int32_t fsq[585]
-    cdef int nf
+    cdef int32_t fpair[585]
+    cdef int nf, fsq_ready = 0
     counts[0] = 0
     counts[1] = 0
     counts[2] = 0
@@ -627,18 +643,17 @@ cdef void _pair_counts(const uint8_t *board, const int64_t *pairs, Py_ssize_t nk
             base[j] = live[ra] * (live[ra] - 1) // 2 if ra == rb else live[ra] * live[rb]
             j += 1
     n = 0 if fs < 0 else (78 if need == 2 else 585)
-    # the flush pairs' rank classes and own classes, once for all the pairs asked (those touching the board left out)
-    # Branch-free: every entry is written and kept only where the pair is off the board (the next one overwrites
-    # it otherwise); the skips were mispredicted branches.  A pair touching the board is still evaluated, safely:
-    # these pairs hold 2 - need or more cards of the suit, so the key counts 5+ of it and eval_key reads the flush
-    # table at a 13-bit mask, whatever the doubled card.
+    # the flush pairs' rank classes, once for all the pairs asked (those touching the board left out); their own
+    # classes (eval_key) only when a pair asked is at or above the lowest flush (below it every flush pair beats it:
+    # ``cfrkit_flush_out``).  Branch-free: every entry is written and kept only where the pair is off the board (the
+    # next one overwrites it otherwise); the skips were mispredicted branches.
     nf = 0
     for j in range(n):
         i = _SUIT_PAIRS[fs][j]
         qm = _CARD_BIT[_C1[i]] | _CARD_BIT[_C2[i]]
         fmask[nf] = qm
         fcls[nf] = cls91[_R91[_RANKS[i]]]
-        fsq[nf] = eval_key(key + _CARD_KEY[_C1[i]] + _CARD_KEY[_C2[i]], mask | qm)
+        fpair[nf] = i
         nf += (mask & qm) == 0
     for q in range(nk):
         p = <int>pairs[q]
@@ -667,8 +682,17 @@ cdef void _pair_counts(const uint8_t *board, const int64_t *pairs, Py_ssize_t nk
         live[_C1[p] >> 2] += 1
         live[_C2[p] >> 2] += 1
         cfrkit_below_equal(cls91, cnt, sp, &w, &t)
-        # the flush pairs among them: their rank pair's class out, their own class in
-        cfrkit_flush_fix(fmask, fcls, fsq, nf, pm, sp, &w, &t)
+        # the flush pairs among them: their rank pair's class out, their own class in -- every one a flush or a
+        # straight flush (5+ cards of the suit), so above a pair below the lowest flush
+        if sp >= _BASE_FLUSH:
+            if not fsq_ready:
+                for j in range(nf):
+                    i = fpair[j]
+                    fsq[j] = eval_key(key + _CARD_KEY[_C1[i]] + _CARD_KEY[_C2[i]], mask | fmask[j])
+                fsq_ready = 1
+            cfrkit_flush_fix(fmask, fcls, fsq, nf, pm, sp, &w, &t)
+        else:
+            cfrkit_flush_out(fmask, fcls, nf, pm, sp, &w, &t)
         win[q] = w
         tie[q] = t
 

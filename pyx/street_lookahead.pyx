@@ -45,7 +45,8 @@ cdef enum:
     _LF_EQUITY = 2     # ``eq * pot - c0``
     _LF_PY = 3         # ``builder.plan_leaf_values(plan, idx)``
     _LF_CLOSING = 4    # a round-closing call: ``closing[b0, b1, 0] + closing[b0, b1, 1] * eq`` (the transition-
-                       # averaged tables; NaN until ``builder.plan_closing(plan, b0, b1)`` fills the entry)
+                       # averaged tables; NaN until ``builder.plan_closing(plan, b0s, b1s)`` fills the entries
+                       # ``(b0s[j], b1s[j])``, int64 arrays: every NaN entry this leaf reads, in one call)
 
 ST_NONE, ST_FOLD, ST_SHOWDOWN, ST_RAISE, ST_TABLE, ST_CONST, ST_PY, ST_RULES = range(8)
 # ``Plan.rules`` (float64[12]) of ``ST_RULES``: what A^R's ``PostflopContext`` and constants say
@@ -108,6 +109,8 @@ cdef int _leaf(Plan node, long long[::1] idx, double[::1] out, _Walk w) except -
     cdef double[::1] got
     cdef double[:, :, ::1] cl
     cdef long long x, y
+    cdef Py_ssize_t nmiss
+    cdef long long[:, ::1] miss
     if node.leaf == _LF_UNSET:
         w.builder.plan_leaf(node)
     if node.leaf == _LF_ONBOARD:
@@ -123,12 +126,28 @@ cdef int _leaf(Plan node, long long[::1] idx, double[::1] out, _Walk w) except -
             out[i] = w.eq[idx[i]] * pot - c0
     elif node.leaf == _LF_CLOSING:
         cl = node.closing
+        nmiss = 0
+        for i in range(n):
+            k = idx[i]
+            if cl[w.b0[k], w.b1[k], 0] != cl[w.b0[k], w.b1[k], 0]:  # NaN: not read from the tables yet
+                nmiss += 1
+        if nmiss:  # the entries not read yet, filled in one call (a board's pair may repeat: filled once)
+            miss_arr = np.empty((2, nmiss), dtype=np.int64)
+            miss = miss_arr
+            nmiss = 0
+            for i in range(n):
+                k = idx[i]
+                x = w.b0[k]
+                y = w.b1[k]
+                if cl[x, y, 0] != cl[x, y, 0]:
+                    miss[0, nmiss] = x
+                    miss[1, nmiss] = y
+                    nmiss += 1
+            w.builder.plan_closing(node, miss_arr[0], miss_arr[1])
         for i in range(n):
             k = idx[i]
             x = w.b0[k]
             y = w.b1[k]
-            if cl[x, y, 0] != cl[x, y, 0]:  # NaN: not read from the tables yet
-                w.builder.plan_closing(node, x, y)
             out[i] = cl[x, y, 0] + cl[x, y, 1] * w.eq[k]
     elif node.leaf == _LF_PY:
         got = np.ascontiguousarray(w.builder.plan_leaf_values(node, np.asarray(idx)), dtype=np.float64)

@@ -230,3 +230,57 @@ def test_deal_expectation_matches_all_pairs_of_hands(monkeypatch):
     slope = w[2 * k + c] * (fake - 0.5)
     brute = float(term[disjoint].mean()) + float(slope.mean()) - float((w[3 * k + c] * (fake - 0.5)).mean())
     assert vf.chance_expectation(state) == pytest.approx(pot * (0.5 + brute) - state.spent[0], rel=1e-10)
+
+
+def test_children_of_checked_actions_are_the_checked_applys_states():
+    """``AivatTracker.decision(..., legal=True)`` (the row of a CheckedAgent's own_strategy: its actions of positive
+    probability are legal) reaches each child by ``apply_trusted``: the same child states (histories, pots, the one
+    to act) and the same correction bit for bit as the checked apply; an action of probability 0 given a weight is
+    still applied with the check (an illegal one raises)."""
+    from cfrkit.evaluation.aivat import EquityValueFunction
+    from cfrkit.games.base import IllegalActionError
+    from cfrkit.games.holdem.game import CALL, FOLD, raise_action
+
+    game = load("holdem(stacks=400;400)")
+    view = poker_view(game)
+
+    class Recorder(EquityValueFunction):
+        def __init__(self, view):
+            super().__init__(view)
+            self.seen = []
+
+        def value(self, state):
+            self.seen.append((tuple(state.history()), state.current_player(), tuple(state.spent)))
+            return super().value(state)
+
+    rng = np.random.default_rng(4)
+    checked = refused = 0
+    for _ in range(40):
+        state = game.new_initial_state()
+        for c in rng.permutation(52)[:4]:
+            state.apply_action(int(c))
+        for _ in range(int(rng.integers(0, 3))):  # a few calls or raises first
+            rr = state.raise_range()
+            state.apply_action(CALL if rr is None or rng.random() < 0.5 else raise_action(rr[0]))
+            if state.is_chance_node() or state.is_terminal():
+                break
+        if state.is_chance_node() or state.is_terminal():
+            continue
+        rr = state.raise_range()
+        actions = [a for a in ([FOLD] if state.is_legal(FOLD) else []) + [CALL] + (
+            [] if rr is None else [raise_action(rr[0]), raise_action(rr[1])])]
+        probs = rng.dirichlet(np.ones(len(actions)))
+        out = []
+        for legal in (False, True):
+            vf = Recorder(view)
+            tracker = AivatTracker(vf)
+            tracker.decision(state, np.array(actions), probs, actions[-1], legal=legal)
+            out.append((tracker.correction, vf.seen))
+        assert out[0] == out[1] and len(out[0][1]) == len(actions)
+        checked += 1
+        if not state.is_legal(FOLD):  # a weight on an illegal action of probability 0: checked, so it raises
+            with pytest.raises(IllegalActionError):
+                AivatTracker(Recorder(view)).decision(state, np.array([FOLD, CALL]), np.array([0.0, 1.0]), CALL,
+                                                      taken_weights=np.array([0.5, 0.5]), legal=True)
+            refused += 1
+    assert checked >= 20 and refused >= 3

@@ -184,3 +184,40 @@ def test_sampled_boards_are_bucketed_without_the_memory():
         got = ab.pair_buckets_boards(r, boards, pairs, sampled=5)
         assert got[:-1].tolist() == rows[:-1] and got[-1].tolist() == [-7, -7]
         ab._pairs.clear()
+        if n < 5:  # the run-outs: each board's own (its seed _seed_of), the sampled boards' seeds not kept
+            ids = np.sort(np.array(boards, dtype=np.int64), axis=1)
+            for k in (0, 4, 9):
+                ab._seeds.clear()
+                rivers, block = ab._rivers_of_sorted(ids, ids.tolist(), k)
+                assert block == 24 and np.array_equal(rivers, np.concatenate([ab._rivers(row) for row in ids]))
+                assert set(ab._seeds) == {tuple(row) for row in ids.tolist()[k:]}
+
+
+def _card(text: str) -> int:
+    return "23456789TJQKA".index(text[0]) * 4 + "cdhs".index(text[1])
+
+
+@pytest.mark.parametrize("board", ["As Ks 7s Ad 2c", "9h 9d 5h Jh 9c", "Qs Qd 4s 8s 4c", "Tc 8c 6c 4c Td"])
+def test_flush_classes_are_counted_for_pairs_at_a_flush_or_above(board):
+    """On a board with 3+ cards of a suit and a pair, the flush pairs' own classes enter only the counts of pairs at a
+    flush or above (full houses, quads, flushes; computed when the first such pair is asked): every order of weak,
+    full-house and flush pairs, and all 1326 pairs, equal the sweep of all pairs' classes bit for bit."""
+    river = np.array([[_card(c) for c in board.split()]], dtype=np.uint8)
+    strengths = range_equity.river_strengths(river)
+    live = [c for c in range(52) if c not in river[0].tolist()]
+    suit = int(np.bincount(river[0] % 4, minlength=4).argmax())
+    ranks = (river[0] // 4).tolist()
+    paired = max(set(ranks), key=ranks.count)
+    full = [c for c in live if c // 4 == paired or (c // 4 in ranks and c // 4 != paired)][:2]  # trips+ or two pair up
+    flush = [c for c in live if c % 4 == suit][:2]
+    weak = [c for c in live if c % 4 != suit and c // 4 not in ranks][:2]
+    groups = {"full": pair_index(*full), "flush": pair_index(*flush), "weak": pair_index(*weak)}
+    assert strengths[0, groups["full"]] > strengths[0, groups["weak"]]
+    orders = [["weak", "full"], ["full", "weak"], ["weak", "flush"], ["weak", "weak"], ["flush", "full", "weak"]]
+    for order in orders:
+        pairs = np.array([groups[g] for g in order], dtype=np.int64)
+        got = range_equity.river_ehs_of_pairs(river, 1, pairs)[0]
+        assert np.array_equal(got, pair_ehs.uniform_river_ehs_pairs(strengths, pairs), equal_nan=True), order
+    every = np.arange(1326, dtype=np.int64)
+    assert np.array_equal(range_equity.river_ehs_of_pairs(river, 1, every)[0],
+                          pair_ehs.uniform_river_ehs_pairs(strengths, every), equal_nan=True)

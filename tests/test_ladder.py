@@ -690,3 +690,16 @@ def test_two_workers_share_the_stored_fits_and_give_the_in_process_values(tiny_t
     assert two.complete and two.blocks == 9
     assert _values(str(tmp_path / "two.db")) == _values(str(tmp_path / "one.db"))
     assert sorted(d.split("-")[0] for d in os.listdir(fits_dir(str(tmp_path / "two.db")))) == ["fit", "self"]
+
+
+def test_the_stored_tables_slot_names_are_pinned():
+    """The ``fit-`` / ``self-`` directory names (one helper, ``_slot_name``) stay the ones stored ladders already hold:
+    the values below are those of the two hand-written blake2b-of-JSON keys the helper replaced."""
+    p = ladder_mod._Pair(a=0, b=1, key=json.dumps({"a": "always-call", "b": "blueprint:/x/bp.npz", "game": "holdem"},
+                                                  sort_keys=True), deal_seed=12345, aivat=True, fit_opponent_deals=2000)
+    assert ladder_mod._fit_slot(p, "holdem-game") == "fit-f314a13f561a606c"
+    assert ladder_mod._slot_name("self-", {"spec": "blueprint:/x/bp.npz", "game": "holdem"}) == "self-0de1c53e558b311a"
+    # another deal seed, fit size or spec gives another name
+    assert ladder_mod._fit_slot(ladder_mod._Pair(a=0, b=1, key=p.key, deal_seed=12346, aivat=True,
+                                                 fit_opponent_deals=2000), "holdem-game") != "fit-f314a13f561a606c"
+    assert ladder_mod._slot_name("self-", {"spec": "blueprint:/x/bp2.npz", "game": "holdem"}) != "self-0de1c53e558b311a"

@@ -256,3 +256,63 @@ def test_chance_and_value_is_the_two_calls(strategy, opponent, river_exact, turn
     assert fused >= (0 if river_exact or turn_exact else 10)
     if turn_exact:  # refused walks (a draw of turn cards inside) and fused ones (turn and river)
         assert False in walked and True in walked
+
+
+def test_closing_entries_in_one_call_are_closing_ds_entry_by_entry(strategy):
+    """``BlueprintValueTable.closing_many`` (the compiled walk's unread closing entries in one call) gives
+    ``closing_ds`` of each entry bit for bit: on fresh tables over the same blocks, entries repeated, in any order,
+    with rows remembered, and reading the entries ``closing_ds`` remembered (a wrong one planted there shows
+    through)."""
+    game = load(GAME)
+    vf = BlueprintAgent(strategy, seed=3).aivat_value_function(poker_view(game), boards=2)
+    t = strategy.tree
+    rng = np.random.default_rng(7)
+    nodes = [int(n) for n in np.flatnonzero((t.kind == bv.DECISION) & (t.round > 0))]
+    many = bv.BlueprintValueTable(t, vf.table.num_buckets, blocks=(vf.table.D, vf.table.S))
+    one = bv.BlueprintValueTable(t, vf.table.num_buckets, blocks=(vf.table.D, vf.table.S))
+    for _ in range(6):
+        n = int(rng.choice(nodes))
+        r = int(t.round[n])
+        nb = vf.table.num_buckets[r - 1]
+        b0s = rng.integers(0, nb, 300).tolist()
+        b1s = rng.integers(0, nb, 300).tolist()
+        b0s[5], b1s[5] = b0s[2], b1s[2]  # an entry asked twice in one call
+        got = many.closing_many(n, b0s, b1s, vf.trans[r - 1])
+        want = [one.closing_ds(n, x, y, vf.trans[r - 1]) for x, y in zip(b0s, b1s)]
+        assert got == want and all(type(v) is float for pair in got for v in pair)
+        assert not many.closing and all((n, x) in many._closing_rows for x in b0s)  # the rows kept, not the entries
+        # with the rows remembered, and the entries closing_ds remembered: the same numbers
+        assert many.closing_many(n, b0s[::-1], b1s[::-1], vf.trans[r - 1]) == want[::-1]
+        assert one.closing_many(n, b0s, b1s, vf.trans[r - 1]) == want
+        one.closing[(n, b0s[0], b1s[0])] = (-1.0, -2.0)
+        assert one.closing_many(n, b0s[:1], b1s[:1], vf.trans[r - 1]) == [(-1.0, -2.0)]
+        del one.closing[(n, b0s[0], b1s[0])]
+
+
+def test_support_is_real_action_of_every_child(strategy):
+    """``BlueprintAgent._support`` (the state read once for all children) gives ``real_action`` of each child, the
+    children playing the same real action in one column: at random decisions of random hands (clamped sizes, all-ins,
+    checks where a fold would be)."""
+    game = load(GAME)
+    agent = BlueprintAgent(strategy, seed=3)
+    bettor = RandomAgent(9)
+    rng = np.random.default_rng(21)
+    seen = 0
+    for _ in range(60):
+        state = game.new_initial_state()
+        agent.new_hand()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = [a for a, _ in state.chance_outcomes()]
+                state.apply_action(int(outcomes[int(rng.integers(len(outcomes)))]))
+                continue
+            node = agent.abstract_node(state)
+            if node is not None:
+                first = int(agent.tree.child_start[node])
+                real = [agent.real_action(c, state) for c in range(first, first + int(agent.tree.num_children[node]))]
+                actions, column = agent._support(node, state)
+                assert actions.tolist() == list(dict.fromkeys(real))
+                assert [actions.tolist()[j] for j in column.tolist()] == real
+                seen += 1
+            state.apply_action(int(bettor.act(state)))
+    assert seen >= 100

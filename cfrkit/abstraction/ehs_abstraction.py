@@ -145,21 +145,23 @@ class EHSAbstraction:
         per-board memory or keeping them there (the same rows: a board's buckets do not depend on the memory)."""
         r = self._check_round(round_index)
         pairs = np.asarray(pairs, dtype=np.int64).reshape(-1)
-        if pairs.size and (pairs.min() < 0 or pairs.max() >= self._preflop.size):
-            raise ValueError(f"pair indices must be in 0..1325, got {pairs.tolist()}")
+        listed = pairs.tolist()  # a few pairs (a deal's two hands): checked on Python ints, not numpy reductions
+        if listed and (min(listed) < 0 or max(listed) >= self._preflop.size):
+            raise ValueError(f"pair indices must be in 0..1325, got {listed}")
         ids = self._sorted_boards(r, boards)
         if r == 0:
             return np.tile(self._preflop[pairs], (ids.shape[0], 1))
         sampled = min(max(int(sampled), 0), ids.shape[0])
         if sampled:
             if sampled == ids.shape[0]:
-                return self._buckets_of_pairs_sorted(r, ids, ids.tolist(), pairs)
-            out = self._buckets_of_pairs_sorted(r, ids, ids.tolist(), pairs) if not self._remembered(
+                return self._buckets_of_pairs_sorted(r, ids, ids.tolist(), pairs, sampled)
+            out = self._buckets_of_pairs_sorted(r, ids, ids.tolist(), pairs, sampled) if not self._remembered(
                 r, ids[sampled:], pairs) else None
             if out is not None:  # the rest new too: one call for all, the rest remembered
                 self._remember_rows(r, ids[sampled:].tolist(), pairs, out[sampled:].tolist())
                 return out
-            return np.concatenate([self._buckets_of_pairs_sorted(r, ids[:sampled], ids[:sampled].tolist(), pairs),
+            return np.concatenate([self._buckets_of_pairs_sorted(r, ids[:sampled], ids[:sampled].tolist(), pairs,
+                                                                 sampled),
                                    self.pair_buckets_boards(r, ids[sampled:], pairs)])
         wanted = tuple(pairs.tolist())
         rows = ids.tolist()
@@ -213,11 +215,13 @@ class EHSAbstraction:
         for row, got in zip(rows, got_rows):
             known[(r, tuple(row))] = (wanted, tuple(got))
 
-    def _buckets_of_pairs_sorted(self, r: int, ids: np.ndarray, rows: list, pairs: np.ndarray) -> np.ndarray:
+    def _buckets_of_pairs_sorted(self, r: int, ids: np.ndarray, rows: list, pairs: np.ndarray,
+                                 sampled: int = 0) -> np.ndarray:
         """int32[B, K]: ``searchsorted(edges[r], _ehs_of_pairs_sorted(ids, pairs), side="right")`` with -1 where the
         E[HS] is NaN (a pair touching the board), bit for bit, the buckets found in the E[HS] kernel's call
-        (``range_equity.river_ehs_buckets``); ``rows`` is ``ids.tolist()``."""
-        rivers, block = self._rivers_of_sorted(ids, rows)
+        (``range_equity.river_ehs_buckets``); ``rows`` is ``ids.tolist()``; ``sampled``: as
+        :meth:`_rivers_of_sorted`'s."""
+        rivers, block = self._rivers_of_sorted(ids, rows, sampled)
         return _range_kernel.river_ehs_buckets(rivers, block, pairs,
                                                np.ascontiguousarray(self.edges[r], dtype=np.float64))
 
@@ -290,10 +294,11 @@ class EHSAbstraction:
         rivers, block = self._rivers_of_sorted(ids, ids.tolist())
         return _range_kernel.river_ehs_of_pairs(rivers, block, pairs)
 
-    def _rivers_of_sorted(self, ids: np.ndarray, rows: list) -> Tuple[np.ndarray, int]:
+    def _rivers_of_sorted(self, ids: np.ndarray, rows: list, sampled: int = 0) -> Tuple[np.ndarray, int]:
         """``(uint8[B * block, 5] C-contiguous, block)``: the river boards of the B sorted boards ``ids`` (int64[B, n],
         one round; ``rows`` its ``tolist()``), ``block`` per board, in :meth:`_rivers`'s order: every board's
-        run-outs sampled in one kernel call (its seed :meth:`_seed_of`)."""
+        run-outs sampled in one kernel call (its seed :meth:`_seed_of`, remembered per board except for the first
+        ``sampled`` boards, a chance node's sample seen once: the same seeds)."""
         n = ids.shape[1]
         if n == 5:
             return np.ascontiguousarray(ids, dtype=np.uint8), 1
@@ -302,10 +307,15 @@ class EHSAbstraction:
         seeds = self._seeds
         if len(seeds) > 16 * self._cache_size:
             seeds.clear()
-        got = [seeds.get(key) for key in map(tuple, rows)]
-        for k, hit in enumerate(got):
+        # _seed_of inline (its bytes, digest and integer; the seed's bytes once)
+        tail, sha = self.seed.to_bytes(8, "little"), hashlib.sha256
+        got = [int.from_bytes(sha(bytes(row) + tail).digest()[:8], "little") for row in rows[:sampled]]
+        for row in rows[sampled:]:
+            key = tuple(row)
+            hit = seeds.get(key)
             if hit is None:
-                got[k] = seeds[tuple(rows[k])] = self._seed_of(rows[k])
+                hit = seeds[key] = int.from_bytes(sha(bytes(row) + tail).digest()[:8], "little")
+            got.append(hit)
         seeds = np.array(got, dtype=np.uint64)
         return _pair_ehs_kernel.sampled_runouts(np.ascontiguousarray(ids), seeds, self.runouts), self.runouts
 

@@ -285,8 +285,27 @@ class BlueprintAgent(PokerAgent):
         first = int(t.child_start[node])
         actions: List[int] = []
         column = []
+        # real_action of every child, what it reads of ``state`` read once (the same numbers)
+        fold = rng = base = None
         for c in range(first, first + int(t.num_children[node])):
-            a = self.real_action(c, state)
+            kind = int(t.action_kind[c])
+            if kind == ACTION_FOLD:
+                if fold is None:
+                    fold = FOLD if state.is_legal(FOLD) else CALL
+                a = fold
+            elif kind == ACTION_CALL:
+                a = CALL
+            else:
+                if base is None:
+                    rng = state.raise_range()
+                    base = (state.max_spent(), state.pot() + state.call_amount()) if rng is not None else ()
+                if rng is None:
+                    a = CALL
+                elif t.is_allin[c]:
+                    a = raise_action(rng[1])
+                else:
+                    target = base[0] + int(round(float(t.pot_fraction[c]) * base[1]))
+                    a = raise_action(min(rng[1], max(rng[0], target)))
             if a not in actions:
                 actions.append(a)
             column.append(actions.index(a))

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import copy
 import weakref
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -175,6 +175,29 @@ class BlueprintValueTable:
             hit = (float(rows[0] @ tr[b1]), float(rows[1] @ tr[b1]))
             _Shared.remember(self.closing, (n, b0, b1), hit)
         return hit
+
+    def closing_many(self, n: int, b0s: Sequence[int], b1s: Sequence[int], tr: np.ndarray) -> List[Tuple[float, float]]:
+        """``[closing_ds(n, b0, b1, tr) for b0, b1 in zip(b0s, b1s)]`` (chips; ``b0s``, ``b1s`` Python ints): the same
+        operations per entry, in one call (the entries a street lookahead's closing leaf found unread: its dense table
+        keeps them, so they are not added to :attr:`closing`; entries there are read, the rows ``tr[b0] @ D[n]``
+        remembered as :meth:`closing_ds` remembers them)."""
+        closing, memo = self.closing, self._closing_rows
+        out = []
+        for b0, b1 in zip(b0s, b1s):
+            key = (n, b0, b1)
+            hit = closing.get(key)
+            if hit is None:
+                rows = memo.get((n, b0))
+                if rows is None:
+                    d, s = self.ds(n)
+                    rows = (tr[b0] @ d, tr[b0] @ s)
+                    _Shared.remember(memo, (n, b0), rows, limit=20_000)
+                col = tr[b1]
+                # ndarray.dot of two vectors is ``@``'s vector-vector product (numpy's DOUBLE_dot, one BLAS ddot) at
+                # half its call overhead: the same doubles (tests/test_street_lookahead_kernel.py)
+                hit = (float(rows[0].dot(col)), float(rows[1].dot(col)))
+            out.append(hit)
+        return out
 
     @property
     def nbytes(self) -> int:
@@ -947,7 +970,8 @@ class BlueprintValueFunction:
                 return total / len(boards), got[-1]
             return self._mean_value_on_boards(state, boards, buckets=buckets), None
         total = 0.0
-        shared = self._values_on_boards(state, boards, buckets)
+        # the chance node's boards, each seen once: their equities counted without the per-board memory
+        shared = self._values_on_boards(state, boards, buckets, len(boards) if buckets is not None else 0)
         if shared is not None:
             for v in shared:
                 total += v
@@ -970,7 +994,7 @@ class BlueprintValueFunction:
         plans.record, plans.recorded = len(boards), []
         self._no_draw = True
         try:
-            got = self._values_on_boards(state, boards + [real], buckets)
+            got = self._values_on_boards(state, boards + [real], buckets, len(boards) if buckets is not None else 0)
         except _DrawInWalk:
             return None
         finally:
@@ -1078,7 +1102,7 @@ class BlueprintValueFunction:
         return hit
 
     # ------------------------------------------------------------------ the lookahead over a chance node's boards
-    def _values_on_boards(self, state, boards, buckets=None) -> Optional[List[float]]:
+    def _values_on_boards(self, state, boards, buckets=None, sampled: int = 0) -> Optional[List[float]]:
         """``[value(state dealt boards[k]) for k]`` (``state`` a chance node, both hands dealt), playing the street
         lookahead once over all the boards: its betting tree is the same on every board (the betting decides
         legality, pots, the tree's node and real actions), only the policies' buckets and choices, the leaves'
@@ -1087,7 +1111,9 @@ class BlueprintValueFunction:
         lookahead here, a flop or turn whose lookahead plays the river out, a state without betting lines, a policy
         that answers differently on different boards with mixed supports): the caller then loops over the boards.
         With ``compiled_lookahead`` the walk runs in C over the kept betting lines (:meth:`_values_on_boards_compiled`),
-        else in Python (:meth:`_street_boards`, the reference); the same numbers either way."""
+        else in Python (:meth:`_street_boards`, the reference); the same numbers either way.  ``sampled``: the first
+        ``sampled`` boards are a chance node's sample, each seen once: their equities are counted without looking them
+        up in, or adding them to, the value function's memory (:class:`_Boards`; the same numbers)."""
         if not self._street or type(state) is not HoldemState:  # _Boards.state: with_board_cards
             return None
         if self._river_on() and len(state.board) != 4:
@@ -1100,7 +1126,7 @@ class BlueprintValueFunction:
             rep.apply_action(int(c))
         if rep.is_terminal() or rep.is_chance_node() or int(rep.round) < self.street_from:
             return None
-        ctx = _Boards(self, state, [list(b) for b in boards])
+        ctx = _Boards(self, state, [list(b) for b in boards], sampled)
         if buckets is not None:  # the next round's buckets of every board, from the chance node's batch
             r = _ROUND[len(rep.board)]
             ctx._buckets.update(((r, k), hit) for k, hit in enumerate(buckets[:len(boards)]))
@@ -1653,13 +1679,13 @@ class _StreetPlans:
             self._closing[(table, node)] = hit
         return hit
 
-    def plan_closing(self, plan, b0: int, b1: int) -> None:
-        """Fill ``plan.closing[b0, b1]`` from the tables (the value function's remembered closing values)."""
+    def plan_closing(self, plan, b0s, b1s) -> None:
+        """Fill ``plan.closing[b0s[j], b1s[j]]`` for every ``j`` (int64 arrays, the entries the walk found unread) from
+        the tables: the value function's remembered closing values (``table.closing_many``: ``closing_ds`` of each)."""
         vf = self.vf
         node = int(plan.node)
-        r = int(vf.tree.round[node])
-        got = vf.table.closing.get((node, b0, b1)) or vf.table.closing_ds(node, b0, b1, vf.trans[r - 1])
-        plan.closing[b0, b1, 0], plan.closing[b0, b1, 1] = got
+        got = vf.table.closing_many(node, b0s.tolist(), b1s.tolist(), vf.trans[int(vf.tree.round[node]) - 1])
+        plan.closing[b0s, b1s] = got  # float64 of the same doubles (an entry asked twice: the same value twice)
 
     def _equity_leaf(self, plan) -> None:
         c = self.vf.view.contributions(plan.state)  # the check-down value eq * (c0 + c1) - c0
@@ -1876,11 +1902,14 @@ class _DrawInWalk(Exception):
 class _Boards:
     """The boards of one chance expectation for :meth:`BlueprintValueFunction._values_on_boards`: ``boards[k]``
     (full board lists), the hands, and per board the two buckets of a round and the equity, computed when first
-    asked (the value function's caches, so the numbers are the per-board path's)."""
+    asked (the value function's caches, so the numbers are the per-board path's).  ``sampled``: the first ``sampled``
+    boards are a chance node's sample, each seen once: their equities are counted without the value function's memory
+    (neither looked up nor added: a function of the board and the hands, so the same numbers)."""
 
-    def __init__(self, vf, state, boards):
+    def __init__(self, vf, state, boards, sampled: int = 0):
         self.vf = vf
         self.boards = boards
+        self.sampled = int(sampled)
         self.hole = state.hole
         self.first = len(state.board)            # where the new cards start on the board
         self._eq = {}
@@ -1900,8 +1929,9 @@ class _Boards:
         h0, h1 = tuple(self.hole[0]), tuple(self.hole[1])
         known = vf._shared.equities
         todo = []
+        sampled = self.sampled
         for k in miss:
-            e = known.get((h0, h1, tuple(self.boards[k])))
+            e = None if k < sampled else known.get((h0, h1, tuple(self.boards[k])))
             if e is None:
                 todo.append(k)
             else:
@@ -1913,9 +1943,11 @@ class _Boards:
         wtl = _hvh_boards(int(h0[0]), int(h0[1]), int(h1[0]), int(h1[1]),
                           np.array([self.boards[k] for k in todo], dtype=np.uint8))
         w, t, l = wtl[:, 0], wtl[:, 1], wtl[:, 2]
+        eq = self._eq
         for k, e in zip(todo, ((w + 0.5 * t) / (w + t + l)).tolist()):
-            self._eq[k] = e
-            _Shared.remember(known, (h0, h1, tuple(self.boards[k])), e)
+            eq[k] = e
+            if k >= sampled:
+                _Shared.remember(known, (h0, h1, tuple(self.boards[k])), e)
 
     def buckets(self, r: int, k: int) -> Tuple[int, int]:
         hit = self._buckets.get((r, k))

@@ -118,13 +118,18 @@ class AivatTracker:
         self._pending = None
 
     def decision(self, state, actions: np.ndarray, probs: np.ndarray, taken: int,
-                 taken_weights: Optional[np.ndarray] = None) -> None:
+                 taken_weights: Optional[np.ndarray] = None, legal: bool = False) -> None:
         """Add the term ``v(h taken) - sum_a probs[a] v(h a)`` (``actions`` int[A], ``probs`` float[A]: the
         acting hand's strategy; only actions of positive probability are valued).
 
         ``taken_weights`` (float[A], for an action played outside the support: the agent's
         ``taken_weights``, whose mean over its play is ``probs``): the term is
-        ``sum_a (taken_weights[a] - probs[a]) v(h a)`` instead, still of zero mean."""
+        ``sum_a (taken_weights[a] - probs[a]) v(h a)`` instead, still of zero mean.
+
+        ``legal`` (default False): the actions of positive probability are known to be legal at ``state`` (a
+        :class:`~cfrkit.poker.agent.CheckedAgent`'s checked answer): each child is reached by the state's
+        ``apply_trusted`` (the same state) instead of a second check; an action of probability 0 with a weight is
+        still applied with the check."""
         support = [(int(a), float(q)) for a, q in zip(actions, probs) if q > 0]
         if (taken_weights is None and len(support) == 1 and support[0][1] == 1.0
                 and support[0][0] == int(taken)):
@@ -133,12 +138,16 @@ class AivatTracker:
         values = {}
         expected = 0.0
         stands_for = 0.0
+        trusted = getattr(state, "apply_trusted", None) is not None if legal else False
         for j, (a, q) in enumerate(zip(actions, probs)):
             w = 0.0 if taken_weights is None else float(taken_weights[j])
             if q <= 0 and w == 0.0:
                 continue
             child = state.clone()
-            child.apply_action(int(a))
+            if trusted and q > 0:
+                child.apply_trusted(int(a))
+            else:
+                child.apply_action(int(a))
             values[int(a)] = float(self.vf.value(child))
             expected += float(q) * values[int(a)]
             stands_for += w * values[int(a)]
@@ -255,7 +264,8 @@ class AivatObserver(MatchObserver):
         actions, row = pending
         # ``np.any((actions == action) & (row > 0))`` on a few Python numbers (2-3 actions)
         if any(a == action and q > 0 for a, q in zip(actions.tolist(), row.tolist())):
-            self._tracker.decision(state, actions, row, action)
+            # the row is CheckedAgent.own_strategy's: its actions of positive probability were checked legal
+            self._tracker.decision(state, actions, row, action, legal=True)
             return
         agent = hand.seat_agents[seat]
         inner = getattr(agent, "agent", agent)
@@ -269,7 +279,7 @@ class AivatObserver(MatchObserver):
         if np.any((w > 0) & (row <= 0)):
             raise AgentInterfaceError(f"{where}: taken_weights of action {action} put weight on actions its "
                                       f"strategy gives probability 0")
-        self._tracker.decision(state, actions, row, action, taken_weights=w)
+        self._tracker.decision(state, actions, row, action, taken_weights=w, legal=True)
 
     def hand_end(self, hand: Hand) -> None:
         # the tracker's correction is player 0's; agents[0]'s value is its seat's sign of it

@@ -305,9 +305,15 @@ def ladder_block(task: dict) -> dict:
 def _fit_slot(p: _Pair, game_string: str) -> str:
     """The directory name of a pair's fitted tables: what the fit depends on besides the blueprint's content and the
     format (those are checked from the stored meta.json): the game, the two specs, the fit's deals and deal seed."""
-    what = json.dumps({"game": game_string, "specs": sorted(json.loads(p.key)[k] for k in ("a", "b")),
-                       "deals": p.fit_opponent_deals, "seed": fit_seed(p.deal_seed)}, sort_keys=True)
-    return "fit-" + hashlib.blake2b(what.encode(), digest_size=8).hexdigest()
+    return _slot_name("fit-", {"game": game_string, "specs": sorted(json.loads(p.key)[k] for k in ("a", "b")),
+                               "deals": p.fit_opponent_deals, "seed": fit_seed(p.deal_seed)})
+
+
+def _slot_name(prefix: str, what: dict) -> str:
+    """``prefix`` + the 16 hex digits of the 8-byte blake2b of ``what`` as JSON with sorted keys: the directory name
+    of stored tables under the ladder's fits directory (``fit-`` a pair's fitted tables, ``self-`` a blueprint's
+    self-play tables)."""
+    return prefix + hashlib.blake2b(json.dumps(what, sort_keys=True).encode(), digest_size=8).hexdigest()
 
 
 def _stored_values(task: dict, a, b) -> None:
@@ -323,8 +329,7 @@ def _stored_values(task: dict, a, b) -> None:
         i, owner = next(((i, x) for i, x in enumerate((a, b)) if hasattr(x, "aivat_value_function")), (None, None))
         if isinstance(owner, BlueprintAgent):
             spec = task["spec_a"] if i == 0 else task["spec_b"]
-            slot = "self-" + hashlib.blake2b(json.dumps({"game": task["game"], "spec": spec}, sort_keys=True).encode(),
-                                             digest_size=8).hexdigest()
+            slot = _slot_name("self-", {"game": task["game"], "spec": spec})
             owner.aivat_value_function(poker_view(task["game"]), store=os.path.join(task["fits"], slot))
         return
     owner, other = pair
