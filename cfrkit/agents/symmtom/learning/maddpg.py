@@ -15,8 +15,9 @@ Training (centralised critic, decentralised actors): discrete actions (movement,
 categorical heads; exploration samples them; actor gradients go through straight-through
 Gumbel-softmax samples into the critic Q_i(all features, all actions).  As the agents are symmetric
 and observations egocentric, one actor and one critic (inputs ordered ego-first) serve every agent
--- a deviation from the paper's per-agent networks; a gradient step uses ``batch`` (transition, ego)
-rows, as many as each of MADDPG's per-agent networks uses.  Paper hyper-parameters: two-layer ReLU
+-- a deviation from the paper's per-agent networks (``MADDPGSettings(per_agent=True)`` builds those:
+:mod:`.peragent`); a gradient step uses ``batch`` (transition, ego) rows, as many as each of MADDPG's
+per-agent networks uses.  Paper hyper-parameters: two-layer ReLU
 MLPs of 64 units, lr 0.001, tau 0.005; gamma 0.95, batch 1024, one gradient step per 100 joint
 environment steps as MADDPG.
 
