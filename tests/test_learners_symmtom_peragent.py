@@ -30,8 +30,8 @@ def _settings(variant="ce", seed=0, **kw):
                           per_agent=True, **kw)
 
 
-def _filled(variant="ce"):
-    t = make_trainer(CFG, _settings(variant), "cpu")
+def _filled(variant="ce", **kw):
+    t = make_trainer(CFG, _settings(variant, **kw), "cpu")
     assert isinstance(t, PerAgentTrainer)
     while len(t.replay) < t.settings.warmup:
         t.play(t.settings.num_envs, 100 + t.iteration, False, True)
@@ -94,9 +94,9 @@ def test_one_agents_loss_moves_only_that_agents_parameters():
     assert torch.equal(steps[0][0], steps[1][0])
 
 
-@pytest.mark.parametrize("variant", ["ce", "maddpg"])
-def test_update_equals_each_agent_trained_alone(variant):
-    t = _filled(variant)
+@pytest.mark.parametrize("variant,soft", [("ce", False), ("maddpg", False), ("ce", True)])
+def test_update_equals_each_agent_trained_alone(variant, soft):
+    t = _filled(variant, soft_actions=soft)
     s, n, c, F, A = t.settings, CFG.agents, CFG.pieces, t.features, t.action_size
     M = s.batch
     for _ in range(2):                      # Adam's moments non-zero
@@ -122,11 +122,15 @@ def test_update_equals_each_agent_trained_alone(variant):
             a2 = []
             for j in range(n):
                 lm2, lp2, _ = targets[j](x2[:, j])
-                a2.append(t.onehot_actions((lm2 + nz[0][j, k * M:(k + 1) * M]).argmax(-1),
-                                           (lp2 + nz[1][j, k * M:(k + 1) * M]).argmax(-1)))
+                gm, gp = nz[0][j, k * M:(k + 1) * M], nz[1][j, k * M:(k + 1) * M]
+                if soft:        # MADDPG's target_act: a soft Gumbel-softmax sample
+                    a2.append(torch.cat([torch.softmax(lm2 + gm, -1), torch.softmax(lp2 + gp, -1)], -1))
+                else:
+                    a2.append(t.onehot_actions((lm2 + gm).argmax(-1), (lp2 + gp).argmax(-1)))
             a2 = torch.stack(a2, 1)                                         # (M, n, A) seat order
             y = r + s.gamma * (1 - done) * critic_targets[k](x2[:, order].reshape(M, -1), a2[:, order].reshape(M, -1))
-        a = t.onehot_actions(d["m"][idx[k]], d["p"][idx[k]])[:, order]      # (M, n, A) ego first
+        a = d["a"][idx[k]] if soft else t.onehot_actions(d["m"][idx[k]], d["p"][idx[k]])
+        a = a[:, order]                                                     # (M, n, A) ego first
         xe = x[:, order].reshape(M, -1)
         loss = (critics[k](xe, a.reshape(M, -1)) - y).pow(2).mean()
         g = torch.cat([q.reshape(-1) for q in torch.autograd.grad(loss, list(critics[k].parameters()))])
@@ -135,8 +139,10 @@ def test_update_equals_each_agent_trained_alone(variant):
         # the actor's step goes through agent k's critic as stepped (the trainer's critic now)
         critic_now = _critic_of(t.critic, k, n, F, A, s.hidden)
         lm, lp, _ = actors[k](x[:, k])
-        new_a = torch.cat([_st(lm, nz[2][k], t.eye_moves),
-                           _st(lp, nz[3][k], t.eye_pieces)], -1)
+        if soft:                # MADDPG's act_pd.sample(): soft, no straight-through
+            new_a = torch.cat([torch.softmax(lm + nz[2][k], -1), torch.softmax(lp + nz[3][k], -1)], -1)
+        else:
+            new_a = torch.cat([_st(lm, nz[2][k], t.eye_moves), _st(lp, nz[3][k], t.eye_pieces)], -1)
         ae = torch.cat([new_a[:, None], a[:, 1:]], 1).reshape(M, -1)
         loss = -critic_now(xe, ae).mean() + s.logit_reg * (lm.pow(2).mean() + lp.pow(2).mean())
         g = torch.cat([q.reshape(-1) for q in torch.autograd.grad(loss, list(actors[k].parameters()))])
@@ -170,9 +176,29 @@ def test_per_agent_run_trains_checkpoints_and_plays_its_seats():
         assert torch.equal(ag.actor.fc1.weight, t.actor.seat(k).fc1.weight)
 
 
+def test_soft_replay_keeps_the_sample_whose_argmax_was_played():
+    t = _filled("ge", soft_actions=True)
+    d = t.replay.data
+    a, k = d["a"][:len(t.replay)], NUM_MOVES
+    torch.testing.assert_close(a[..., :k].sum(-1), torch.ones(a.shape[:2]))        # each head a distribution
+    torch.testing.assert_close(a[..., k:].sum(-1), torch.ones(a.shape[:2]))
+    assert torch.equal(a[..., :k].argmax(-1), d["m"][:len(t.replay)])
+    assert torch.equal(a[..., k:].argmax(-1), d["p"][:len(t.replay)])
+    assert a[..., :k].max(-1).values.min() < 0.99      # soft, not one-hot
+    # the played actions are samples of the actor's distribution: a uniform actor moves in every direction
+    with torch.no_grad():
+        t.actor.flat.zero_()
+    t.play(16, 7, False, True)
+    moves = d["m"][len(t.replay) - 16 * CFG.steps:len(t.replay)].reshape(-1)
+    counts = torch.bincount(moves, minlength=k).double() / moves.numel()
+    assert (counts - 1 / k).abs().max() < 0.06
+
+
 def test_per_agent_refusals():
     for variant in ("rmaddpg", "ee"):
         with pytest.raises(LearnerError, match="per_agent"):
             make_trainer(CFG, _settings(variant), "cpu")
+    with pytest.raises(LearnerError, match="per_agent"):
+        make_trainer(CFG, MADDPGSettings(variant="ce", soft_actions=True), "cpu")
     with pytest.raises(LearnerError, match="per_agent"):
         StackedSeeds.create(lambda st: make_trainer(CFG, st, "cpu"), [_settings("ce", s) for s in (0, 1)])

@@ -210,6 +210,8 @@ class MADDPGTrainer:
             Pc = torch.empty((L, B, n), dtype=torch.int64, device=dev)
             R = torch.empty((L, B, n), device=dev)
             Hs = torch.zeros((L + 1, B, n, self.hsize), device=dev) if self.recurrent else None
+            # a replay of soft actions (PerAgentTrainer with soft_actions): the samples _policy leaves in played_soft
+            Sa = torch.empty((L, B, n, self.action_size), device=dev) if "a" in self.replay.data else None
             X[0] = x
         with torch.no_grad():
             for t in range(L):
@@ -221,12 +223,16 @@ class MADDPGTrainer:
                 x = torch.from_numpy(self._features(env, knowledge)).to(dev)
                 if store:
                     X[t + 1], Mv[t], Pc[t] = x, moves, pieces
+                    if Sa is not None:
+                        Sa[t] = self.played_soft.reshape(B, n, -1)
                     R[t] = torch.from_numpy(rewards)
                     if Hs is not None:
                         Hs[t + 1] = h2.reshape(B, n, -1)
                 h = h2
         if store:
             batch = {"x": X[:-1], "x2": X[1:], "m": Mv, "p": Pc, "r": R}
+            if Sa is not None:
+                batch["a"] = Sa
             if Hs is not None:
                 batch.update(h=Hs[:-1], h2=Hs[1:])
             self._store(batch, B)

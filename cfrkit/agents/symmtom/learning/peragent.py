@@ -16,7 +16,14 @@ drawing its own replay indices (``make_index``) of ``batch`` transitions per upd
   and actions ego-first (a fixed permutation of MADDPG's concatenation, which an MLP's first layer
   absorbs), and clips agent k's gradient by its own norm (MADDPG's per-agent ``clip_by_norm``);
   Adam is elementwise, so one Adam over the (n, P) tensor is n Adams with the same step count;
-* acting, the replay, the evaluation and checkpoints are :class:`MADDPGTrainer`'s.
+* acting, the replay, the evaluation and checkpoints are :class:`MADDPGTrainer`'s;
+* with ``soft_actions``, MADDPG's soft Gumbel-softmax samples wherever the critic meets an action:
+  exploring actions are the argmax of a soft sample ``softmax(logits + Gumbel)`` (a sample of the
+  categorical, as ``multinomial``), and the replay keeps the soft sample (``a``, (n, 5 + c)), as MADDPG's
+  ``action_n`` (``SoftMultiCategoricalPd.sample()``) is stored; target actions and the actor's own action
+  in its step are soft samples too (MADDPG's ``target_act`` and ``act_pd.sample()``), the actor's gradient
+  the softmax's (which the straight-through estimator also uses: only the point where the critic is
+  evaluated changes).
 
 Feed-forward variants only (``maddpg``, ``ce``, ``ge``, ``oracle``): the recurrent and EE actors keep
 autograd steps of their own and are refused.  A step costs about n times the shared trainer's
@@ -31,8 +38,8 @@ import torch
 from torch import nn
 
 from cfrkit.agents.rl import LearnerError
-from cfrkit.agents.symmtom.learning.maddpg import LearnedSymmToMAgent, MADDPGTrainer, gumbel_noise_into
-from cfrkit.agents.symmtom.learning.networks import Actor, Critic
+from cfrkit.agents.symmtom.learning.maddpg import LearnedSymmToMAgent, MADDPGTrainer, gumbel_noise, gumbel_noise_into
+from cfrkit.agents.symmtom.learning.networks import Actor, Critic, softmax
 from cfrkit.agents.symmtom.learning.stacked import (ActorStack, CriticStack, batched_linear, parameter_shapes,
                                                     stacked_views)
 from cfrkit.games.symmtom.core import NUM_MOVES
@@ -155,6 +162,22 @@ class PerAgentTrainer(MADDPGTrainer):
         self.target_pairs = [(self.actor_target.flat.data, self.actor.flat.data),
                              (self.critic_target.flat.data, self.critic.flat.data)]
 
+    def _replay_fields(self):
+        fields = super()._replay_fields()
+        if self.settings.soft_actions:
+            fields["a"] = ((self.config.agents, self.action_size), torch.float32)
+        return fields
+
+    def _policy(self, x: torch.Tensor, h: Optional[torch.Tensor], greedy: bool):
+        """:meth:`MADDPGTrainer._policy`; with ``soft_actions`` an exploring action is the argmax of a soft
+        Gumbel-softmax sample, which is left in ``played_soft`` (M, 5 + c) for the replay."""
+        if greedy or not self.settings.soft_actions:
+            return super()._policy(x, h, greedy)
+        lm, lp, _ = self.actor(x, h)
+        sm, sp = (softmax(l + gumbel_noise(l)) for l in (lm, lp))
+        self.played_soft = torch.cat([sm, sp], -1)
+        return sm.argmax(-1), sp.argmax(-1), None
+
     def sample_indices(self) -> torch.Tensor:
         """(n, batch) replay rows: agent k's own draw of ``batch`` transitions (numpy generator ``rng``)."""
         n, M = self.config.agents, self.settings.batch
@@ -178,7 +201,9 @@ class PerAgentTrainer(MADDPGTrainer):
                 "p": d["p"].view(-1).index_select(0, ego).view(n, M, n),
                 "r": d["r"].view(-1).index_select(0, seat).view(n, M),
                 "done": d["done"].index_select(0, flat).view(n, M),
-                "x2_all": d["x2"].index_select(0, flat).view(n, M, n, F)}
+                "x2_all": d["x2"].index_select(0, flat).view(n, M, n, F),
+                **({"a": d["a"].view(-1, self.action_size).index_select(0, ego).view(n, M, n, self.action_size)}
+                   if "a" in d else {})}
 
     def update(self) -> Dict[str, float]:
         """One gradient step of every agent's critic then actor, each on its own ``batch`` transitions;
@@ -194,12 +219,15 @@ class PerAgentTrainer(MADDPGTrainer):
             # targets: actor j acts on its own next features in every critic's rows (hard samples)
             xt = b["x2_all"].permute(2, 0, 1, 3).reshape(n, n * M, F)                # (actor j, critic k M, F)
             lm2, lp2 = self.actor.logits(xt, self.actor_target.flat)
-            a2 = self.onehot_actions((lm2 + nz[0]).argmax(-1), (lp2 + nz[1]).argmax(-1))   # (j, k M, A)
+            if s.soft_actions:                                                          # MADDPG's soft samples
+                a2 = torch.cat([softmax(lm2 + nz[0]), softmax(lp2 + nz[1])], -1)
+            else:                                                                       # one-hot samples
+                a2 = self.onehot_actions((lm2 + nz[0]).argmax(-1), (lp2 + nz[1]).argmax(-1))   # (j, k M, A)
             a2 = a2.reshape(n, n, M, A).permute(1, 2, 0, 3)                            # (k, M, j, A) seat order
             a2 = a2.gather(2, self.order[:, None, :, None].expand(n, M, n, A)).reshape(n, M, n * A)   # ego-first
             q2 = CriticStack(self.critic.shapes, self.critic_target.flat, b["x2"], a2).q
             y = b["r"] + s.gamma * (1 - b["done"]) * q2
-            a = self.onehot_actions(b["m"], b["p"])                                     # (n, M, n, A) ego-first
+            a = b["a"] if s.soft_actions else self.onehot_actions(b["m"], b["p"])       # (n, M, n, A) ego-first
             cp = CriticStack(self.critic.shapes, self.critic.flat.detach(), b["x"], a.reshape(n, M, n * A))
             err = cp.q - y
             critic_loss, q_mean = err.pow(2).mean(1), cp.q.mean(1)
@@ -207,7 +235,8 @@ class PerAgentTrainer(MADDPGTrainer):
             # actors: agent k's straight-through sample on its own features, through its critic just stepped
             ap = ActorStack(self.actor.shapes, self.actor.flat.detach(), b["x"][..., :F], (nz[2], nz[3]),
                             self.eye_moves, self.eye_pieces)
-            ae = torch.cat([ap.new_a.reshape(n, M, 1, A), a[:, :, 1:]], 2).reshape(n, M, n * A)
+            own = torch.cat([ap.soft_m, ap.soft_p], -1) if s.soft_actions else ap.new_a
+            ae = torch.cat([own.reshape(n, M, 1, A), a[:, :, 1:]], 2).reshape(n, M, n * A)
             cq = CriticStack(self.critic.shapes, self.critic.flat.detach(), b["x"], ae)
             d_new_a = cq.action_grad(torch.full_like(cq.q, -1.0 / M), slice(0, A))
             self.actor_opt.step_grad(ap.parameter_grad(d_new_a, s.logit_reg))

@@ -25,7 +25,10 @@ class MADDPGSettings:
     ``per_agent``: one actor and one critic per agent, as MADDPG's code and the paper
     (:class:`~.peragent.PerAgentTrainer`; feed-forward variants only), each agent's networks seeing
     ``batch`` transitions of their own per step; False (the default): one actor and critic shared by all
-    agents, ``batch`` (transition, ego) rows per step.
+    agents, ``batch`` (transition, ego) rows per step.  ``soft_actions`` (with ``per_agent``): MADDPG's
+    soft Gumbel-softmax samples (temperature 1) wherever the critic meets an action -- the replay keeps the
+    sample whose argmax was played, the target actions and the actor's own action are soft samples (no
+    straight-through one-hot); False: one-hot actions in all three places.
     """
 
     variant: str = "maddpg"
@@ -43,6 +46,7 @@ class MADDPGSettings:
     max_grad_norm: float = 0.5
     seed: int = 0
     per_agent: bool = False       # one actor and critic per agent (MADDPG's) instead of one shared
+    soft_actions: bool = False    # the critic sees soft Gumbel-softmax samples (MADDPG's), needs per_agent
 
     def validate(self) -> None:
         if self.variant not in VARIANTS:
@@ -57,6 +61,8 @@ class MADDPGSettings:
         if self.per_agent and self.variant in ("rmaddpg", "ee"):
             raise LearnerError(f"per_agent networks are built for the feed-forward variants (maddpg, ce, ge, oracle), "
                                f"not {self.variant!r}")
+        if self.soft_actions and not self.per_agent:
+            raise LearnerError("soft_actions is built for per-agent networks: set per_agent=True as well")
 
 
 def episode_seed(seed: int, index: int) -> int:
