@@ -194,6 +194,14 @@ def test_soft_replay_keeps_the_sample_whose_argmax_was_played():
     assert (counts - 1 / k).abs().max() < 0.06
 
 
+def test_terminal_done_off_keeps_no_terminal_in_the_replay():
+    on, off = _filled("ce"), _filled("ce", terminal_done=False)
+    k = len(on.replay)
+    assert float(on.replay.data["done"][:k].sum()) == k // CFG.episode_length       # one per episode
+    assert float(off.replay.data["done"][:k].sum()) == 0.0
+    assert torch.equal(on.replay.data["x"][:k], off.replay.data["x"][:k])              # the same episodes
+
+
 def test_per_agent_refusals():
     for variant in ("rmaddpg", "ee"):
         with pytest.raises(LearnerError, match="per_agent"):

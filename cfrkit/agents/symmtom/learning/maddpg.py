@@ -239,10 +239,11 @@ class MADDPGTrainer:
         return env.returns.astype(np.float64)
 
     def _store(self, batch: Dict[str, torch.Tensor], B: int) -> None:
-        """Add (L, B, ...) episode tensors to the replay as L B transitions (``done`` at the last step)."""
+        """Add (L, B, ...) episode tensors to the replay as L B transitions (``done`` at the last step, unless
+        ``settings.terminal_done`` is False)."""
         L = self.config.episode_length
         done = torch.zeros((L, B), device=self.device)
-        done[-1] = 1.0
+        done[-1] = 1.0 if self.settings.terminal_done else 0.0
         batch["done"] = done
         self.replay.add(**{k: v.reshape((L * B,) + tuple(v.shape[2:])) for k, v in batch.items()})
 

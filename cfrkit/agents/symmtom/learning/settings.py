@@ -28,7 +28,10 @@ class MADDPGSettings:
     agents, ``batch`` (transition, ego) rows per step.  ``soft_actions`` (with ``per_agent``): MADDPG's
     soft Gumbel-softmax samples (temperature 1) wherever the critic meets an action -- the replay keeps the
     sample whose argmax was played, the target actions and the actor's own action are soft samples (no
-    straight-through one-hot); False: one-hot actions in all three places.
+    straight-through one-hot); False: one-hot actions in all three places.  ``terminal_done``: the last
+    step of an episode ends the return (``done`` = 1 in the replay); False: MADDPG's code with SymmToM's
+    ``done`` (always False): the time limit is not a terminal state and the target bootstraps from the
+    episode's last observation.
     """
 
     variant: str = "maddpg"
@@ -47,6 +50,7 @@ class MADDPGSettings:
     seed: int = 0
     per_agent: bool = False       # one actor and critic per agent (MADDPG's) instead of one shared
     soft_actions: bool = False    # the critic sees soft Gumbel-softmax samples (MADDPG's), needs per_agent
+    terminal_done: bool = True    # False: no terminal at the time limit (MADDPG's code on SymmToM)
 
     def validate(self) -> None:
         if self.variant not in VARIANTS:
