@@ -9,6 +9,9 @@ and the training batches' sampled-action reward) and the final scores under
 
     python benchmarks/symmtom_ablation.py --model ce --setting 3/6/3 --seed 0 --set buffer=1000000 \\
         --out benchmarks/results/symmtom_why/ablation_ce_buffer1e6_s0.json
+    python benchmarks/symmtom_ablation.py --model ce --seed 0 --set per_agent=1 --set soft_actions=1 --out ...
+
+Every 10 evaluations the curve so far is written to ``--out`` (``"finished": false``), replaced at the end.
 """
 from __future__ import annotations
 
@@ -65,6 +68,11 @@ def main(argv=None) -> int:
                 best, best_it = r, trainer.iteration
                 best_actor = {k: v.clone() for k, v in trainer.actor.state_dict().items()}
             if len(curve) % 10 == 0:
+                # the curve so far, so a run stopped early still leaves its comparison at equal episodes
+                table1._write_json(args.out, {"model": args.model, "setting": [n, w, c], "seed": args.seed,
+                                              "overrides": overrides, "episodes": trainer.episodes, "finished": False,
+                                              "cpu_seconds": round(trainer.cpu_seconds, 1), "best_iteration": best_it,
+                                              "curve": curve})
                 print(f"{trainer.episodes} episodes: greedy {r:.1f} (best {best:.1f}), train {stats['train_reward']:.1f}, "
                       f"cpu {trainer.cpu_seconds:.0f} s", flush=True)
     last_actor = {k: v.clone() for k, v in trainer.actor.state_dict().items()}
@@ -75,7 +83,7 @@ def main(argv=None) -> int:
         scores[name] = round(float(trainer.evaluate(k, seed=eval_seed, greedy=greedy).mean()), 3)
     data = {"model": args.model, "setting": [n, w, c], "seed": args.seed, "overrides": overrides,
             "settings": dataclasses.asdict(settings), "episodes": trainer.episodes,
-            "cpu_seconds": round(trainer.cpu_seconds, 1), "best_iteration": best_it, "scores": scores,
+            "cpu_seconds": round(trainer.cpu_seconds, 1), "finished": True, "best_iteration": best_it, "scores": scores,
             "curve": curve, "finished_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
             "loadavg_at_finish": round(os.getloadavg()[0], 2)}
     table1._write_json(args.out, data)

@@ -8,6 +8,7 @@ machine (a loaded machine still slows it through shared caches; say so when repo
 
     python benchmarks/symmtom_learner_speed.py --setting 3/6/3 --episodes 2000
     python benchmarks/symmtom_learner_speed.py --setting all --split 30   # every Table 1 setting, quickly
+    python benchmarks/symmtom_learner_speed.py --split 30 --variants maddpg,ce,ge --per-agent   # per-agent networks
     PYTHONPATH=/path/to/other/checkout python benchmarks/symmtom_learner_speed.py ...   # another version
 """
 from __future__ import annotations
@@ -44,13 +45,13 @@ def measure(variant: str, n: int, w: int, c: int, episodes: int, **overrides) ->
             "projected_cpu_minutes_60000": round(60000 / (played / cpu) / 60, 1), **overrides}
 
 
-def measure_split(variant: str, n: int, w: int, c: int, updates: int = 30) -> dict:
+def measure_split(variant: str, n: int, w: int, c: int, updates: int = 30, **overrides) -> dict:
     """A quick projection: CPU ms of acting per episode (one 128-episode batch, stored, after the
     warm-up fill) and per gradient step (``updates`` steps after 3 untimed ones), combined at the
     settings' rate of one step per ``update_every`` joint steps into CPU minutes per 60,000 episodes
     (evaluation excluded).  Seconds per variant instead of minutes; noisier than :func:`measure`."""
     cfg = SymmToMConfig(agents=n, width=w, pieces=c)
-    t = make_trainer(cfg, MADDPGSettings(variant=variant), "cpu")
+    t = make_trainer(cfg, MADDPGSettings(variant=variant, **overrides), "cpu")
     s, L = t.settings, cfg.episode_length
     play = 0.0
     while len(t.replay) < min(s.warmup, s.buffer):
@@ -67,7 +68,7 @@ def measure_split(variant: str, n: int, w: int, c: int, updates: int = 30) -> di
     per_episode = play + update * L / s.update_every
     return {"variant": variant, "setting": f"{n}/{w}/{c}", "play_ms_per_episode": round(1e3 * play, 3),
             "update_ms": round(1e3 * update, 2), "episodes_per_cpu_second": round(1 / per_episode, 1),
-            "projected_cpu_minutes_60000": round(60000 * per_episode / 60, 2)}
+            "projected_cpu_minutes_60000": round(60000 * per_episode / 60, 2), **overrides}
 
 
 SETTINGS = tuple((n, w, k * n) for n in (3, 4) for w in (6, 12) for k in (1, 2, 3))
@@ -83,6 +84,8 @@ def main(argv=None) -> int:
     p.add_argument("--update-every", type=int, default=None,
                    help="joint steps per gradient step (default: the settings' 100); e.g. 192 for the earlier "
                         "loop's rate at w = 12 (10 updates per 32 episodes of 60 steps)")
+    p.add_argument("--per-agent", action="store_true",
+                   help="one actor and critic per agent (MADDPGSettings.per_agent; feed-forward variants)")
     p.add_argument("--json", default=None, help="also append one JSON line per variant to this file")
     args = p.parse_args(argv)
     try:
@@ -97,9 +100,14 @@ def main(argv=None) -> int:
     overrides = {} if args.update_every is None else {"update_every": args.update_every}
     if overrides and not hasattr(MADDPGSettings(), "update_every"):
         raise SystemExit("--update-every: this checkout's MADDPGSettings has no update_every")
+    if args.per_agent:
+        if not hasattr(MADDPGSettings(), "per_agent"):
+            raise SystemExit("--per-agent: this checkout's MADDPGSettings has no per_agent")
+        overrides["per_agent"] = True
     for (n, w, c) in settings:
         for v in args.variants.split(","):
-            r = measure_split(v, n, w, c, args.split) if args.split else measure(v, n, w, c, args.episodes, **overrides)
+            r = (measure_split(v, n, w, c, args.split, **overrides) if args.split
+                 else measure(v, n, w, c, args.episodes, **overrides))
             print(json.dumps(r), flush=True)
             if args.json:
                 with open(args.json, "a") as f:

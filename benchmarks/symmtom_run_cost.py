@@ -110,10 +110,7 @@ def compare_steps(model: str, n: int, w: int, c: int, seeds: int, steps: int = 2
     cfg = SymmToMConfig(agents=n, width=w, pieces=c)
     group = StackedSeeds.create(lambda st: make_trainer(cfg, st, "cpu"),
                                 [MADDPGSettings(variant=model, seed=s) for s in range(seeds)])
-    for s, t in enumerate(group.trainers):
-        while len(t.replay) < min(t.settings.warmup, t.settings.buffer):
-            group.run_for_seed(s, t.play, t.settings.num_envs, 1000 + t.iteration, False, True)
-            t.iteration += 1
+    group.fill_warmup()
     group.update()
     stacked, alone = [], []
     for _ in range(rounds):

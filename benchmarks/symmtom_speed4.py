@@ -26,6 +26,7 @@ import sys
 import time
 
 # both children build the same group of 3 stacked seeds of (variant, setting), their replays filled to the warm-up
+# (StackedSeeds.fill_warmup written out: the children also run older checkouts, which lack that method)
 WARMED_GROUP = r'''
 n, w, c = map(int, setting.split("/"))
 cfg = SymmToMConfig(agents=n, width=w, pieces=c)

@@ -15,8 +15,9 @@ Training (centralised critic, decentralised actors): discrete actions (movement,
 categorical heads; exploration samples them; actor gradients go through straight-through
 Gumbel-softmax samples into the critic Q_i(all features, all actions).  As the agents are symmetric
 and observations egocentric, one actor and one critic (inputs ordered ego-first) serve every agent
--- a deviation from the paper's per-agent networks; a gradient step uses ``batch`` (transition, ego)
-rows, as many as each of MADDPG's per-agent networks uses.  Paper hyper-parameters: two-layer ReLU
+-- a deviation from the paper's per-agent networks (``MADDPGSettings(per_agent=True)`` builds those:
+:mod:`.peragent`); a gradient step uses ``batch`` (transition, ego) rows, as many as each of MADDPG's
+per-agent networks uses.  Paper hyper-parameters: two-layer ReLU
 MLPs of 64 units, lr 0.001, tau 0.005; gamma 0.95, batch 1024, one gradient step per 100 joint
 environment steps as MADDPG.
 
@@ -209,6 +210,8 @@ class MADDPGTrainer:
             Pc = torch.empty((L, B, n), dtype=torch.int64, device=dev)
             R = torch.empty((L, B, n), device=dev)
             Hs = torch.zeros((L + 1, B, n, self.hsize), device=dev) if self.recurrent else None
+            # a replay of soft actions (PerAgentTrainer with soft_actions): the samples _policy leaves in played_soft
+            Sa = torch.empty((L, B, n, self.action_size), device=dev) if "a" in self.replay.data else None
             X[0] = x
         with torch.no_grad():
             for t in range(L):
@@ -220,22 +223,27 @@ class MADDPGTrainer:
                 x = torch.from_numpy(self._features(env, knowledge)).to(dev)
                 if store:
                     X[t + 1], Mv[t], Pc[t] = x, moves, pieces
+                    if Sa is not None:
+                        Sa[t] = self.played_soft.reshape(B, n, -1)
                     R[t] = torch.from_numpy(rewards)
                     if Hs is not None:
                         Hs[t + 1] = h2.reshape(B, n, -1)
                 h = h2
         if store:
             batch = {"x": X[:-1], "x2": X[1:], "m": Mv, "p": Pc, "r": R}
+            if Sa is not None:
+                batch["a"] = Sa
             if Hs is not None:
                 batch.update(h=Hs[:-1], h2=Hs[1:])
             self._store(batch, B)
         return env.returns.astype(np.float64)
 
     def _store(self, batch: Dict[str, torch.Tensor], B: int) -> None:
-        """Add (L, B, ...) episode tensors to the replay as L B transitions (``done`` at the last step)."""
+        """Add (L, B, ...) episode tensors to the replay as L B transitions (``done`` at the last step, unless
+        ``settings.terminal_done`` is False)."""
         L = self.config.episode_length
         done = torch.zeros((L, B), device=self.device)
-        done[-1] = 1.0
+        done[-1] = 1.0 if self.settings.terminal_done else 0.0
         batch["done"] = done
         self.replay.add(**{k: v.reshape((L * B,) + tuple(v.shape[2:])) for k, v in batch.items()})
 

@@ -21,6 +21,17 @@ class MADDPGSettings:
     ``batch`` rows per step, as each of MADDPG's per-agent networks does; ``update_every`` joint
     environment steps per gradient step (MADDPG's 100); ``updates`` > 0 fixes the gradient steps per
     iteration instead.  ``buffer`` and ``warmup`` count joint steps (transitions).
+
+    ``per_agent``: one actor and one critic per agent, as MADDPG's code and the paper
+    (:class:`~.peragent.PerAgentTrainer`; feed-forward variants only), each agent's networks seeing
+    ``batch`` transitions of their own per step; False (the default): one actor and critic shared by all
+    agents, ``batch`` (transition, ego) rows per step.  ``soft_actions`` (with ``per_agent``): MADDPG's
+    soft Gumbel-softmax samples (temperature 1) wherever the critic meets an action -- the replay keeps the
+    sample whose argmax was played, the target actions and the actor's own action are soft samples (no
+    straight-through one-hot); False: one-hot actions in all three places.  ``terminal_done``: the last
+    step of an episode ends the return (``done`` = 1 in the replay); False: MADDPG's code with SymmToM's
+    ``done`` (always False): the time limit is not a terminal state and the target bootstraps from the
+    episode's last observation.
     """
 
     variant: str = "maddpg"
@@ -37,6 +48,9 @@ class MADDPGSettings:
     logit_reg: float = 1e-3       # MADDPG's penalty on the actor's logits
     max_grad_norm: float = 0.5
     seed: int = 0
+    per_agent: bool = False       # one actor and critic per agent (MADDPG's) instead of one shared
+    soft_actions: bool = False    # the critic sees soft Gumbel-softmax samples (MADDPG's), needs per_agent
+    terminal_done: bool = True    # False: no terminal at the time limit (MADDPG's code on SymmToM)
 
     def validate(self) -> None:
         if self.variant not in VARIANTS:
@@ -48,6 +62,11 @@ class MADDPGSettings:
             raise LearnerError(f"updates and warmup must be >= 0, got {self.updates} and {self.warmup}")
         if not 0 < self.tau <= 1 or not 0 <= self.gamma <= 1 or self.lr <= 0:
             raise LearnerError("need 0 < tau <= 1, 0 <= gamma <= 1, lr > 0")
+        if self.per_agent and self.variant in ("rmaddpg", "ee"):
+            raise LearnerError(f"per_agent networks are built for the feed-forward variants (maddpg, ce, ge, oracle), "
+                               f"not {self.variant!r}")
+        if self.soft_actions and not self.per_agent:
+            raise LearnerError("soft_actions is built for per-agent networks: set per_agent=True as well")
 
 
 def episode_seed(seed: int, index: int) -> int:

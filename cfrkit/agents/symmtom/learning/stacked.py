@@ -32,7 +32,8 @@ from cfrkit.agents.symmtom.learning.networks import Actor, relu_backward, softma
 from cfrkit.agents.symmtom.learning.settings import episode_seed
 from cfrkit.games.symmtom.core import NUM_MOVES
 
-__all__ = ["StackedSeeds", "stackable"]
+__all__ = ["ActorStack", "CriticStack", "StackedSeeds", "batched_linear", "flat_grads", "parameter_shapes", "stackable",
+           "stacked_views"]
 
 
 def stackable(trainer: MADDPGTrainer) -> bool:
@@ -40,16 +41,16 @@ def stackable(trainer: MADDPGTrainer) -> bool:
     return type(trainer) is MADDPGTrainer and type(trainer.actor) is Actor and not trainer.recurrent
 
 
-def _shapes(module: torch.nn.Module) -> List[Tuple[int, ...]]:
-    """The shapes of ``module``'s parameters, in its order (what :func:`_views` cuts a stack into)."""
+def parameter_shapes(module: torch.nn.Module) -> List[Tuple[int, ...]]:
+    """The shapes of ``module``'s parameters, in its order (what :func:`stacked_views` cuts a stack into)."""
     return [tuple(p.shape) for p in module.parameters()]
 
 
-def _views(stack: torch.Tensor, shapes) -> List[torch.Tensor]:
-    """(S, P) stacked flat parameters -> one (S, *shape) view per parameter; ``shapes``: a module (its
-    parameters' shapes, in its order) or a list of :func:`_shapes`."""
+def stacked_views(stack: torch.Tensor, shapes) -> List[torch.Tensor]:
+    """(S, P) stacked flat parameters (S seeds, or agents) -> one (S, *shape) view per parameter; ``shapes``: a module (its
+    parameters' shapes, in its order) or a list of :func:`parameter_shapes`."""
     if isinstance(shapes, torch.nn.Module):
-        shapes = _shapes(shapes)
+        shapes = parameter_shapes(shapes)
     out, offset = [], 0
     S = stack.shape[0]
     for shape in shapes:
@@ -59,28 +60,28 @@ def _views(stack: torch.Tensor, shapes) -> List[torch.Tensor]:
     return out
 
 
-def _linear(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Per-seed ``x @ w.T + b``: x (S, B, D), w (S, H, D), b (S, H) -> (S, B, H)."""
+def batched_linear(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Per-seed (or per-agent: any leading index) ``x @ w.T + b``: x (S, B, D), w (S, H, D), b (S, H) -> (S, B, H)."""
     return torch.baddbmm(b.unsqueeze(1), x, w.transpose(1, 2))
 
 
-def _flat_grad(pieces: Sequence[torch.Tensor]) -> torch.Tensor:
+def flat_grads(pieces: Sequence[torch.Tensor]) -> torch.Tensor:
     """Per-seed gradients (S, *shape_i) in parameter order -> (S, P)."""
     S = pieces[0].shape[0]
     return torch.cat([g.reshape(S, -1) for g in pieces], 1)
 
 
-class _CriticStack:
+class CriticStack:
     """:class:`~.networks.CriticPass` for S seeds at once: x (S, B, n F), a (S, B, n A); q (S, B).
-    ``critic``: the module or its :func:`_shapes`."""
+    ``critic``: the module or its :func:`parameter_shapes`."""
 
     def __init__(self, critic, stack: torch.Tensor, x: torch.Tensor, a: torch.Tensor):
-        self.w1, self.b1, self.w2, self.b2, self.w3, self.b3 = _views(stack, critic)
+        self.w1, self.b1, self.w2, self.b2, self.w3, self.b3 = stacked_views(stack, critic)
         self.x, self.a, self.nx = x, a, x.shape[-1]
         w1 = self.w1
-        z1 = torch.baddbmm(_linear(a, w1[:, :, self.nx:], self.b1), x, w1[:, :, :self.nx].transpose(1, 2))
+        z1 = torch.baddbmm(batched_linear(a, w1[:, :, self.nx:], self.b1), x, w1[:, :, :self.nx].transpose(1, 2))
         self.h1 = z1.relu_()                      # in place: the same values, one (S, B, H) buffer less
-        self.h2 = _linear(self.h1, self.w2, self.b2).relu_()
+        self.h2 = batched_linear(self.h1, self.w2, self.b2).relu_()
         self.q = torch.baddbmm(self.b3.unsqueeze(1), self.h2, self.w3.transpose(1, 2)).squeeze(-1)
 
     def _hidden_grads(self, dq: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
@@ -95,7 +96,7 @@ class _CriticStack:
         gw1 = torch.cat([torch.bmm(d1t, self.x), torch.bmm(d1t, self.a)], 2)
         gw2 = torch.bmm(dz2.transpose(1, 2), self.h1)
         gw3 = torch.bmm(dq.unsqueeze(1), self.h2)
-        return _flat_grad([gw1, dz1.sum(1), gw2, dz2.sum(1), gw3, dq.sum(1, keepdim=True)])
+        return flat_grads([gw1, dz1.sum(1), gw2, dz2.sum(1), gw3, dq.sum(1, keepdim=True)])
 
     def action_grad(self, dq: torch.Tensor, columns: slice) -> torch.Tensor:
         """Gradient of ``sum(dq * q)`` with respect to ``a[..., columns]`` (S, B, k)."""
@@ -103,18 +104,18 @@ class _CriticStack:
         return torch.bmm(dz1, self.w1[:, :, self.nx:][:, :, columns])
 
 
-class _ActorStack:
+class ActorStack:
     """:class:`~.networks.ActorPass` for S seeds at once: x (S, B, F) (any strides), noise ((S, B, 5),
-    (S, B, c)); ``actor``: the module or its :func:`_shapes`."""
+    (S, B, c)); ``actor``: the module or its :func:`parameter_shapes`."""
 
     def __init__(self, actor, stack: torch.Tensor, x: torch.Tensor,
                  noise: Tuple[torch.Tensor, torch.Tensor], eye_m: torch.Tensor, eye_p: torch.Tensor):
-        self.w = _views(stack, actor)
+        self.w = stacked_views(stack, actor)
         w1, b1, wc, bc, wm, bm, wp, bp = self.w
         self.x = x
-        self.h1 = _linear(x, w1, b1).relu_()
-        self.h2 = _linear(self.h1, wc, bc).relu_()
-        self.lm, self.lp = _linear(self.h2, wm, bm), _linear(self.h2, wp, bp)
+        self.h1 = batched_linear(x, w1, b1).relu_()
+        self.h2 = batched_linear(self.h1, wc, bc).relu_()
+        self.lm, self.lp = batched_linear(self.h2, wm, bm), batched_linear(self.h2, wp, bp)
         self.soft_m = softmax(self.lm + noise[0])
         self.soft_p = softmax(self.lp + noise[1])
         hm = eye_m[self.soft_m.argmax(-1)]
@@ -139,7 +140,7 @@ class _ActorStack:
         gwc = torch.bmm(dz2.transpose(1, 2), self.h1)
         dz1 = relu_backward(torch.bmm(dz2, wc), self.h1)
         gw1 = torch.bmm(dz1.transpose(1, 2), self.x)
-        return _flat_grad([gw1, dz1.sum(1), gwc, dz2.sum(1), gwm, dlm.sum(1), gwp, dlp.sum(1)])
+        return flat_grads([gw1, dz1.sum(1), gwc, dz2.sum(1), gwm, dlm.sum(1), gwp, dlp.sum(1)])
 
 
 class StackedSeeds:
@@ -157,6 +158,9 @@ class StackedSeeds:
         if not self.trainers or len(rng_states) != len(self.trainers):
             raise LearnerError("StackedSeeds needs at least one trainer and one torch generator state per trainer")
         t0 = self.trainers[0]
+        if getattr(t0.settings, "per_agent", False):
+            raise LearnerError("StackedSeeds: per-agent networks (per_agent=True) are already batched over agents; "
+                               "train their seeds one at a time")
         for t in self.trainers[1:]:
             if (type(t) is not type(t0) or t.config != t0.config
                     or {**vars(t.settings), "seed": 0} != {**vars(t0.settings), "seed": 0}):
@@ -211,6 +215,15 @@ class StackedSeeds:
             self._leave(s)
 
     # ------------------------------------------------------------------ training
+    def fill_warmup(self, seed_base: int = 1000) -> None:
+        """Play exploring episodes (stored, no gradient steps) into every seed's replay until it holds the
+        warm-up (``min(warmup, buffer)`` joint steps): batch ``i`` of a seed is seeded ``seed_base + i``, each
+        seed on its own torch stream.  The benchmarks' set-up before timing gradient steps alone."""
+        for s, t in enumerate(self.trainers):
+            while len(t.replay) < min(t.settings.warmup, t.settings.buffer):
+                self.run_for_seed(s, t.play, t.settings.num_envs, seed_base + t.iteration, False, True)
+                t.iteration += 1
+
     def iterate(self) -> List[Dict[str, float]]:
         """One iteration of every seed: its ``num_envs`` exploring episodes, then the gradient steps
         due (stacked over seeds when the variant allows)."""
@@ -296,7 +309,7 @@ class StackedSeeds:
         M = max(1, s_.batch // n)
         B = M * n
         if self._shapes is None:
-            self._shapes = (_shapes(t0.actor) if self.feed_forward else None, _shapes(t0.critic))
+            self._shapes = (parameter_shapes(t0.actor) if self.feed_forward else None, parameter_shapes(t0.critic))
         actor_shapes, critic_shapes = self._shapes
         b = self._gather(M)                     # each seed's sample (its numpy generator), in update()'s order
         kinds = (NUM_MOVES, c, NUM_MOVES, c) if self.feed_forward else (NUM_MOVES, c)
@@ -317,20 +330,20 @@ class StackedSeeds:
             # target: hard samples of the target actor, the target critic
             if self.feed_forward:
                 actor_t = torch.stack([t.target_pairs[0][0] for t in ts])
-                w1, b1, wc, bc, wm, bm, wp, bp = _views(actor_t, actor_shapes)
-                h = _linear(_linear(x2_own, w1, b1).relu_(), wc, bc).relu_()
-                lm2, lp2 = _linear(h, wm, bm), _linear(h, wp, bp)
+                w1, b1, wc, bc, wm, bm, wp, bp = stacked_views(actor_t, actor_shapes)
+                h = batched_linear(batched_linear(x2_own, w1, b1).relu_(), wc, bc).relu_()
+                lm2, lp2 = batched_linear(h, wm, bm), batched_linear(h, wp, bp)
             else:
                 out = [t.actor_target(*t.actor_inputs(x, True))[:2] for t, x in zip(ts, batches)]
                 lm2, lp2 = torch.stack([o[0] for o in out]), torch.stack([o[1] for o in out])
             m2, p2 = (lm2 + nz[0]).argmax(-1), (lp2 + nz[1]).argmax(-1)
             a2 = t0.onehot_actions(m2.reshape(S * M, n), p2.reshape(S * M, n))        # (S M, n, A)
             A = a2.shape[-1]
-            q2 = _CriticStack(critic_shapes, critic_t, xe2, t0.ego_rows(a2).reshape(S, B, -1)).q
+            q2 = CriticStack(critic_shapes, critic_t, xe2, t0.ego_rows(a2).reshape(S, B, -1)).q
             y = b["r"].reshape(S, B) + s_.gamma * (1 - b["done"]).repeat_interleave(n, 1) * q2
             # critic step
             a = t0.onehot_actions(b["m"].reshape(S * M, n), b["p"].reshape(S * M, n))  # (S M, n, A)
-            cp = _CriticStack(critic_shapes, critic_w, xe, t0.ego_rows(a).reshape(S, B, -1))
+            cp = CriticStack(critic_shapes, critic_w, xe, t0.ego_rows(a).reshape(S, B, -1))
             err = cp.q - y
             critic_loss, q_mean = err.pow(2).mean(1), cp.q.mean(1)
             g = cp.parameter_grad(err * (2.0 / B))
@@ -339,7 +352,7 @@ class StackedSeeds:
         if self.feed_forward:
             with torch.no_grad():
                 actor_w = torch.stack([t.actor_opt.flat.detach() for t in ts])
-                ap = _ActorStack(actor_shapes, actor_w, x_own, (nz[2], nz[3]), t0.eye_moves, t0.eye_pieces)
+                ap = ActorStack(actor_shapes, actor_w, x_own, (nz[2], nz[3]), t0.eye_moves, t0.eye_pieces)
                 new_a = ap.new_a
         else:
             applies, new_a = [], []
@@ -355,7 +368,7 @@ class StackedSeeds:
             ae = a[:, t0.order].reshape(S, M, n, n, A)                                # (S, M, ego, n, A)
             ae = torch.cat([new_a.reshape(S, M, n, 1, A), ae[:, :, :, 1:]], 3).reshape(S, B, -1)
             critic_w = torch.stack([t.critic_opt.flat.detach() for t in ts])
-            cp = _CriticStack(critic_shapes, critic_w, xe, ae)
+            cp = CriticStack(critic_shapes, critic_w, xe, ae)
             q_new = cp.q
             d_new_a = cp.action_grad(torch.full_like(q_new, -1.0 / B), slice(0, A))
             if self.feed_forward:

@@ -12,6 +12,7 @@ from cfrkit.agents.rl import LearnerError, RunDirectory, load_checkpoint
 from cfrkit.agents.rl.loop import run_iterations
 from cfrkit.agents.symmtom.learning.estimated import EETrainer
 from cfrkit.agents.symmtom.learning.maddpg import MADDPGTrainer
+from cfrkit.agents.symmtom.learning.peragent import PerAgentTrainer
 from cfrkit.agents.symmtom.learning.settings import MADDPGSettings
 from cfrkit.games.symmtom.core import SymmToMConfig
 
@@ -21,9 +22,12 @@ SCALAR_FIELDS = ["iteration", "env_steps", "episodes", "updates", "wall_seconds"
 
 def make_trainer(config: SymmToMConfig, settings: MADDPGSettings = MADDPGSettings(),
                  device: Optional[str] = None) -> MADDPGTrainer:
-    """The trainer of ``settings.variant``: :class:`~.estimated.EETrainer` for ``ee``, else :class:`MADDPGTrainer`."""
+    """The trainer of ``settings.variant``: :class:`~.estimated.EETrainer` for ``ee``, :class:`~.peragent.PerAgentTrainer`
+    with ``settings.per_agent``, else :class:`MADDPGTrainer`."""
     if settings.variant == "ee":
         return EETrainer(config, settings, device)
+    if settings.per_agent:
+        return PerAgentTrainer(config, settings, device)
     return MADDPGTrainer(config, settings, device)
 
 
