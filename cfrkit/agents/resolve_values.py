@@ -40,12 +40,18 @@ board (docs/evaluation.md).
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
 from cfrkit.solvers.public.public_tree import (ALLIN_NODE, CHANCE_NODE, DECISION, FOLD_NODE, LEAF, SHOWDOWN_NODE,
                                                PublicNode)
+
+#: the deal's expectation per solve (result, root node index, mean), shared by every value function of the process
+#: (a ladder makes one per match); the last few solves kept
+_DEAL_CACHE: "OrderedDict[int, Tuple[object, int, float]]" = OrderedDict()
+_DEAL_CACHE_SIZE = 8
 
 #: chips per pair below which the deal's all-pairs pass is split into chunks (memory: ~8 bytes x pairs per level)
 _CHUNK = 400_000
@@ -68,7 +74,6 @@ class ResolveValueFunction:
         self.agent = agent
         self.nearest_raise = bool(nearest_raise)
         self.seats: Tuple[int, ...] = (0, 1)
-        self._deal: Dict[int, Tuple[object, float]] = {}
         self._memo: Dict[tuple, float] = {}
         self._strengths: Dict[Tuple[int, ...], np.ndarray] = {}
         self._table = None
@@ -257,8 +262,9 @@ class ResolveValueFunction:
             return self._checkdown(state)
         result, node, _ = found
         key = id(result)
-        hit = self._deal.get(key)
+        hit = _DEAL_CACHE.get(key)
         if hit is not None and hit[0] is result and hit[1] == node.index:
+            _DEAL_CACHE.move_to_end(key)
             return hit[2]
         pg = self._pgame(result)
         mask = pg.hand_mask(tuple(node.board))
@@ -272,7 +278,9 @@ class ResolveValueFunction:
         for lo in range(0, xs.size, _CHUNK):
             total += float(self._walk(result, node, xs[lo:lo + _CHUNK], ys[lo:lo + _CHUNK], None).sum())
         mean = total / xs.size
-        self._deal[key] = (result, node.index, mean)
+        _DEAL_CACHE[key] = (result, node.index, mean)
+        while len(_DEAL_CACHE) > _DEAL_CACHE_SIZE:
+            _DEAL_CACHE.popitem(last=False)
         return mean
 
 
