@@ -117,12 +117,12 @@ def play(specs, deals: int, seed: int, out: str) -> None:
             print(name, json.dumps(vf.stats), flush=True)
 
 
-def _stats(v: np.ndarray) -> dict:
+def _stats(v: np.ndarray, digits: int = 1) -> dict:
     v = np.asarray(v, dtype=np.float64)
     per_deal = v.reshape(-1, 2).mean(axis=1)
     sd = float(per_deal.std(ddof=1))
-    return {"std_hand": round(float(v.std(ddof=1)), 1), "std_deal": round(sd, 1),
-            "mean": round(float(per_deal.mean()), 1), "ci95": round(1.96 * sd / np.sqrt(per_deal.size), 1)}
+    return {"std_hand": round(float(v.std(ddof=1)), digits), "std_deal": round(sd, digits),
+            "mean": round(float(per_deal.mean()), digits), "ci95": round(1.96 * sd / np.sqrt(per_deal.size), digits)}
 
 
 def summary(path: str) -> dict:
@@ -163,17 +163,17 @@ def leduc(deals: int, iterations: int, seed: int, opponent_iterations: int) -> d
     cpu = time.process_time() - t
     out = {"pair": [f"deepstack:iterations={iterations}", f"cfr+{opponent_iterations}"], "deals": deals,
            "hands": 2 * deals, "exact_chips_per_hand": round(exact_match_value([ds, other], "leduc"), 5),
-           "plain": _stats(res.payoffs[:, 0]), "aivat_resolve": _stats(own.values), "aivat_equity": _stats(eq_vals(base))}
+           "units": "chips", "plain": _stats(res.payoffs[:, 0], 4), "aivat_resolve": _stats(own.values, 4),
+           "aivat_equity": _stats(base.values, 4)}
     for k in ("aivat_resolve", "aivat_equity"):
         out[k]["reduction_std_hand_vs_plain"] = round(1 - out[k]["std_hand"] / out["plain"]["std_hand"], 3)
         out[k]["reduction_std_deal_vs_duplicate"] = round(1 - out[k]["std_deal"] / out["plain"]["std_deal"], 3)
     out["match_cpu_s"] = round(cpu, 1)
+    out["hands_per_cpu_s"] = {"plain": round(2 * deals / (cpu - vf.seconds - eq.seconds), 1),
+                              "aivat_resolve": round(2 * deals / (cpu - eq.seconds), 1),
+                              "aivat_equity": round(2 * deals / (cpu - vf.seconds), 1)}
     out["vf_cpu_s"] = {"aivat_resolve": round(vf.seconds, 2), "aivat_equity": round(eq.seconds, 2)}
     return out
-
-
-def eq_vals(obs):
-    return obs.values
 
 
 def main() -> None:
