@@ -53,7 +53,7 @@ from cfrkit.solvers.public.public_tree import (ALLIN_NODE, CHANCE_NODE, DECISION
 _DEAL_CACHE: "OrderedDict[int, Tuple[object, int, float]]" = OrderedDict()
 _DEAL_CACHE_SIZE = 8
 
-#: chips per pair below which the deal's all-pairs pass is split into chunks (memory: ~8 bytes x pairs per level)
+#: pairs of hands per chunk of the deal's all-pairs pass (memory: a few float64 arrays of this length per tree level)
 _CHUNK = 400_000
 
 
@@ -74,7 +74,7 @@ class ResolveValueFunction:
         self.agent = agent
         self.nearest_raise = bool(nearest_raise)
         self.seats: Tuple[int, ...] = (0, 1)
-        self._memo: Dict[tuple, float] = {}
+        self._memo: Dict[tuple, Tuple[object, float]] = {}
         self._strengths: Dict[Tuple[int, ...], np.ndarray] = {}
         self._table = None
         self._holdem = False
@@ -104,12 +104,14 @@ class ResolveValueFunction:
         y = self.view.hand_of(state, 1)
         key = (id(result), node.index, x, y)
         hit = self._memo.get(key)
-        if hit is None:
+        if hit is None or hit[0] is not result:   # (the solve kept with its values: an id is never read stale)
             self._pgame(result)
             here = (tuple(node.board), self._state_equity(state, node))
-            hit = float(self._walk(result, node, np.array([x]), np.array([y]), here)[0])
+            hit = (result, float(self._walk(result, node, np.array([x]), np.array([y]), here)[0]))
+            if len(self._memo) > 100_000:
+                self._memo.clear()
             self._memo[key] = hit
-        return hit
+        return hit[1]
 
     def chance_expectation(self, state) -> float:
         """``E_c v(state c)`` over the run of chance nodes at ``state`` under the true distribution given the
@@ -180,6 +182,7 @@ class ResolveValueFunction:
         return float(self.view.equity_hands(state))
 
     def _pgame(self, result):
+        """The solve's public game; notes whether it is hold'em (52 cards: the preflop table, five-card boards)."""
         pg = result.tree.pgame
         self._holdem = int(pg.deck_size) == 52
         return pg
