@@ -86,7 +86,7 @@ def test_resolve_values_are_exactly_unbiased_on_leduc(leduc_pair):
     vf = ds.aivat_value_function(view)
     exact = exact_match_value([ds, other], "leduc")
     assert _both_seatings(view, ds, other, vf) == pytest.approx(exact, abs=1e-9)
-    assert vf.stats["tree"] > 0 and vf.stats["checkdown"] == 0   # every state valued inside a solve's tree
+    assert vf.stats["tree"] > 0 and vf.stats["left"] == 0   # every state valued inside a solve's tree
     # the value is not the check-down value (else this test would only repeat the equity value's)
     s = view.game.new_initial_state()
     for card in (0, 3):

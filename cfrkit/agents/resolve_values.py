@@ -28,15 +28,19 @@ on the chance expectations, which follow the true distribution given both hands:
   vectorised pass over the tree, computed once per solve; ~1.6 million pairs in hold'em, seconds);
 * a chance node inside the solve's tree (Leduc's board card; hold'em with value nets): every card,
   each valued as above;
-* a chance node where the solve stopped (hold'em without nets: the next street's card), or a state the
-  solve's tree does not contain: ``v`` is the check-down value ``eq * pot - c_0`` there and after the
-  cards, whose mean over the cards to come is itself (the equity is a martingale), so no enumeration.
+* a chance node where the solve stopped (hold'em without nets: the next street's card): ``v`` is the
+  check-down value ``eq * pot - c_0`` there and, after the cards, the same with the new board's equity and
+  the pot where play left the tree; its mean over the cards to come is itself (the equity is a
+  martingale), so no enumeration.
 
 A state off the solve's tree because the opponent bet a size the solve did not offer is valued at the
-solve's raise of the nearest size (hold'em; any function keeps AIVAT unbiased); a state the tree cannot
-reach otherwise (a new street before the agent has re-solved it) takes the check-down value.  The agent's
-next re-solve of the new street is not used for the chance term: that would need a re-solve per possible
-board (docs/evaluation.md).
+solve's raise of the nearest size (hold'em; any function keeps AIVAT unbiased).  A state the tree cannot
+reach otherwise (a new street before the agent has re-solved it) takes the check-down equity on its board
+times the pot where play left the tree (``left_tree="frozen"``): the opponent's actions there all get
+the same value, so its decision adds no term, instead of valuing a raise as if it were called and checked
+down (``"checkdown"``: terms of tens of big blinds when a raise is likely).  The agent's next re-solve of
+the new street is not used for the chance term: that would need a re-solve per possible board
+(docs/evaluation.md).
 """
 from __future__ import annotations
 
@@ -65,11 +69,18 @@ class ResolveValueFunction:
     of its latest decision in ``seat`` strictly before ``state``).  The observer tells it where the agent
     sits (:meth:`hand_start`); without that call it assumes both seats (the latest solve of either).
     ``nearest_raise`` (default True): an off-tree raise is valued at the tree's raise of the nearest size
-    (False: the check-down value).  ``stats`` counts the values taken in the tree, at a mapped raise and at
-    the check-down fallback.
+    (False: as a state outside the tree).  ``left_tree``: a state outside the tree (a new street before the agent
+    re-solved it) is valued at the check-down equity on its board times the pot where play left the tree
+    (``"frozen"``, default: every action there then has the same value, so an opponent's decision outside the tree
+    adds no term, and the cards' term is a martingale as before) or at its own pot (``"checkdown"``: a raise counted
+    as if called and checked down, which made the terms at such decisions tens of big blinds).  ``stats`` counts
+    the values taken in the tree, at a mapped raise and outside the tree.
     """
 
-    def __init__(self, view, agent, nearest_raise: bool = True):
+    def __init__(self, view, agent, nearest_raise: bool = True, left_tree: str = "frozen"):
+        if left_tree not in ("frozen", "checkdown"):
+            raise ValueError(f"left_tree must be 'frozen' or 'checkdown', got {left_tree!r}")
+        self.left_tree = left_tree
         self.view = view
         self.agent = agent
         self.nearest_raise = bool(nearest_raise)
@@ -78,7 +89,7 @@ class ResolveValueFunction:
         self._strengths: Dict[Tuple[int, ...], np.ndarray] = {}
         self._table = None
         self._holdem = False
-        self.stats = {"tree": 0, "mapped": 0, "checkdown": 0}
+        self.stats = {"tree": 0, "mapped": 0, "left": 0}
 
     # ------------------------------------------------------------------ observer hooks
     def hand_start(self, hand) -> None:
@@ -95,11 +106,11 @@ class ResolveValueFunction:
         if not self.view.hands_dealt(state):
             return self._checkdown(state)
         found = self._locate(state)
-        if found is None:
-            self.stats["checkdown"] += 1
-            return self._checkdown(state)
-        result, node, mapped = found
-        self.stats["mapped" if mapped else "tree"] += 1
+        if found is None or found[2] == "left":
+            self.stats["left"] += 1
+            return self._left(state, None if found is None else found[1])
+        result, node, status = found
+        self.stats[status] += 1
         x = self.view.hand_of(state, 0)
         y = self.view.hand_of(state, 1)
         key = (id(result), node.index, x, y)
@@ -120,9 +131,11 @@ class ResolveValueFunction:
         if not self.view.hands_dealt(state):
             return self._deal_expectation(state)
         found = self._locate(state)
-        if found is not None and found[1].kind == CHANCE_NODE and not found[2]:
+        if found is not None and found[1].kind == CHANCE_NODE and found[2] == "tree":
             return self._enumerate(state)
-        return self._checkdown(state)
+        # after the cards the state is outside the tree (play leaves it at this node: a leaf, or already outside),
+        # valued by _left with this node's pot: the mean of the equity over the cards is today's
+        return self._left(state, None if found is None else found[1])
 
     # ------------------------------------------------------------------ helpers
     def _checkdown(self, state) -> float:
@@ -148,7 +161,9 @@ class ResolveValueFunction:
         return best
 
     def _locate(self, state):
-        """``(result, node, mapped)``: the node of ``state`` in the covering solve's tree, or None."""
+        """``(result, node, status)``: the node of ``state`` in the covering solve's tree (status ``"tree"``), the node
+        reached with off-tree raises taken as the nearest raise (``"mapped"``), or the node where play left the tree
+        (``"left"``: a card or an action the tree does not have); None before the hole cards."""
         got = self._covering(state)
         if got is None:
             return None
@@ -156,23 +171,30 @@ class ResolveValueFunction:
         tree = result.tree
         node, k = tree.deepest_node(rel)
         if k == len(rel):
-            return result, node, False
+            return result, node, "tree"
         self._pgame(result)
         if not self.nearest_raise or not self._holdem:
-            return None
-        mapped = False
+            return result, node, "left"
         for a in rel[k:]:
             if node.kind != DECISION:
-                return None
+                return result, node, "left"
             if a in node.actions:
                 node = tree.nodes[node.children[list(node.actions).index(a)]]
                 continue
             j = _nearest_raise(node.actions, int(a))
             if j is None:
-                return None
+                return result, node, "left"
             node = tree.nodes[node.children[j]]
-            mapped = True
-        return result, node, mapped
+        return result, node, "mapped"
+
+    def _left(self, state, node: Optional[PublicNode]) -> float:
+        """The value of a state outside the solve's tree: the two hands' check-down equity on the state's board times
+        the pot of ``node``, where play left the tree (``left_tree="frozen"``), or of the state itself
+        (``"checkdown"``, or no node)."""
+        if node is None or self.left_tree == "checkdown":
+            return self._checkdown(state)
+        eq = self.view.equity_hands(state)
+        return eq * (node.contrib[0] + node.contrib[1]) - node.contrib[0]
 
     def _state_equity(self, state, node: PublicNode):
         """Seat 0's equity of the two actual hands on ``node``'s board (= the state's): the view's exact equity,
@@ -261,7 +283,7 @@ class ResolveValueFunction:
         if dealt.is_chance_node() or dealt.is_terminal():
             return self._checkdown(state)
         found = self._locate(dealt)
-        if found is None:
+        if found is None or found[2] != "tree":
             return self._checkdown(state)
         result, node, _ = found
         key = id(result)
