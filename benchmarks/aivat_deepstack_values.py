@@ -8,7 +8,7 @@ with the blueprint's values and AIVAT with the check-down equity value, on the s
 ``hands`` plays one duplicate match of ``--deals`` deals between two registry specs (hold'em), with up to three
 AIVAT observers on the same hands: the value function of the first agent that gives one through
 ``aivat_value_function`` *of a re-solving agent* (:class:`~cfrkit.agents.resolve_values.ResolveValueFunction`;
-also its ``left_tree="checkdown"`` variant as ``aivat_resolve_checkdown``),
+and its ``left_tree="frozen"`` variant as ``aivat_resolve_frozen``, which runs first and pays the deal's one-off pass),
 the blueprint's (when a blueprint plays) and :class:`~cfrkit.evaluation.aivat.EquityValueFunction`.  One JSON line
 per hand (seat-0 payoff of ``agents[0]``'s side and each estimator, and the CPU seconds spent in each value
 function) is appended and flushed as the hand ends, so a run stopped early keeps its hands; ``summary`` reads the
@@ -93,9 +93,10 @@ def play(specs, deals: int, seed: int, out: str) -> None:
         dealt.apply_action(int(dealt.chance_outcomes()[0][0]))
     for a in agents:
         if hasattr(a, "resolve_covering"):
+            # the default (left_tree="checkdown": states outside A^D's tree at their own check-down value, a raise
+            # as if called) and the "frozen" variant (the pot where play left the tree)
+            named["aivat_resolve_frozen"] = ResolveValueFunction(view, a, left_tree="frozen")
             named["aivat_resolve"] = a.aivat_value_function(view)
-            # the first version: states outside A^D's tree at their own check-down value (raises as if called)
-            named["aivat_resolve_checkdown"] = ResolveValueFunction(view, a, left_tree="checkdown")
             # the hand's first solve (a plain preflop solve, made once per agent) is made at A^D's first decision
             # anyway: made here, so the value function's CPU below counts only what AIVAT adds
             t = time.process_time()

@@ -35,10 +35,10 @@ on the chance expectations, which follow the true distribution given both hands:
 
 A state off the solve's tree because the opponent bet a size the solve did not offer is valued at the
 solve's raise of the nearest size (hold'em; any function keeps AIVAT unbiased).  A state the tree cannot
-reach otherwise (a new street before the agent has re-solved it) takes the check-down equity on its board
-times the pot where play left the tree (``left_tree="frozen"``): the opponent's actions there all get
-the same value, so its decision adds no term, instead of valuing a raise as if it were called and checked
-down (``"checkdown"``: terms of tens of big blinds when a raise is likely).  The agent's next re-solve of
+reach otherwise (a new street where the opponent acts before the agent has re-solved it) takes the
+check-down value of its own pot (``left_tree="checkdown"``, default; a raise counted as if called) or
+the pot where play left the tree (``"frozen"``: the opponent's choices there all get one value, so its
+decision adds no term).  The agent's next re-solve of
 the new street is not used for the chance term: that would need a re-solve per possible board
 (docs/evaluation.md).
 """
@@ -70,14 +70,15 @@ class ResolveValueFunction:
     sits (:meth:`hand_start`); without that call it assumes both seats (the latest solve of either).
     ``nearest_raise`` (default True): an off-tree raise is valued at the tree's raise of the nearest size
     (False: as a state outside the tree).  ``left_tree``: a state outside the tree (a new street before the agent
-    re-solved it) is valued at the check-down equity on its board times the pot where play left the tree
-    (``"frozen"``, default: every action there then has the same value, so an opponent's decision outside the tree
-    adds no term, and the cards' term is a martingale as before) or at its own pot (``"checkdown"``: a raise counted
-    as if called and checked down, which made the terms at such decisions tens of big blinds).  ``stats`` counts
+    re-solved it) is valued at the check-down value of its own pot (``"checkdown"``, default: a raise there counted as
+    if called and checked down) or at its board's check-down equity times the pot where play left the tree
+    (``"frozen"``: every action there has the same value, so an opponent's decision outside the tree adds no term).
+    Both keep the cards' term a martingale; on 150 deals of A^D vs A^C neither was reliably better: one uncorrected
+    200-big-blind all-in made "frozen" no better than plain counting (benchmarks/RESULTS.md).  ``stats`` counts
     the values taken in the tree, at a mapped raise and outside the tree.
     """
 
-    def __init__(self, view, agent, nearest_raise: bool = True, left_tree: str = "frozen"):
+    def __init__(self, view, agent, nearest_raise: bool = True, left_tree: str = "checkdown"):
         if left_tree not in ("frozen", "checkdown"):
             raise ValueError(f"left_tree must be 'frozen' or 'checkdown', got {left_tree!r}")
         self.left_tree = left_tree
