@@ -82,7 +82,7 @@ class Writer:
         self.f.flush()
 
 
-def play(specs, deals: int, seed: int, out: str) -> None:
+def play(specs, deals: int, seed: int, out: str, resolve_next: bool = False) -> None:
     agents = [make_agent(s, game="holdem", seed=i + 1) for i, s in enumerate(specs)]
     view = poker_view(agents[0].game)
     game = view.game
@@ -97,6 +97,8 @@ def play(specs, deals: int, seed: int, out: str) -> None:
             # as if called) and the "frozen" variant (the pot where play left the tree)
             named["aivat_resolve_frozen"] = ResolveValueFunction(view, a, left_tree="frozen")
             named["aivat_resolve"] = a.aivat_value_function(view)
+            if resolve_next:   # A^D's own re-solve at each state where it acts next after a betting action
+                named["aivat_resolve_next"] = ResolveValueFunction(view, a, resolve_next=True)
             # the hand's first solve (a plain preflop solve, made once per agent) is made at A^D's first decision
             # anyway: made here, so the value function's CPU below counts only what AIVAT adds
             t = time.process_time()
@@ -162,22 +164,26 @@ def leduc(deals: int, iterations: int, seed: int, opponent_iterations: int) -> d
     view = poker_view("leduc")
     vf = Timed(ds.aivat_value_function(view))
     eq = Timed(EquityValueFunction(view))
-    own, base = Keep(vf), Keep(eq)
+    nxt = Timed(ResolveValueFunction(view, ds, resolve_next=True))
+    own, base, ahead = Keep(vf), Keep(eq), Keep(nxt)
     t = time.process_time()
-    res = play_match("leduc", [ds, other], deals, seed=seed, observers=[own, base], time_limit=float("inf"))
+    res = play_match("leduc", [ds, other], deals, seed=seed, observers=[own, base, ahead], time_limit=float("inf"))
     cpu = time.process_time() - t
     out = {"pair": [f"deepstack:iterations={iterations}", f"cfr+{opponent_iterations}"], "deals": deals,
            "hands": 2 * deals, "exact_chips_per_hand": round(exact_match_value([ds, other], "leduc"), 5),
            "units": "chips", "plain": _stats(res.payoffs[:, 0], 4), "aivat_resolve": _stats(own.values, 4),
-           "aivat_equity": _stats(base.values, 4)}
-    for k in ("aivat_resolve", "aivat_equity"):
+           "aivat_equity": _stats(base.values, 4), "aivat_resolve_next": _stats(ahead.values, 4)}
+    for k in ("aivat_resolve", "aivat_equity", "aivat_resolve_next"):
         out[k]["reduction_std_hand_vs_plain"] = round(1 - out[k]["std_hand"] / out["plain"]["std_hand"], 3)
         out[k]["reduction_std_deal_vs_duplicate"] = round(1 - out[k]["std_deal"] / out["plain"]["std_deal"], 3)
     out["match_cpu_s"] = round(cpu, 1)
-    out["hands_per_cpu_s"] = {"plain": round(2 * deals / (cpu - vf.seconds - eq.seconds), 1),
-                              "aivat_resolve": round(2 * deals / (cpu - eq.seconds), 1),
-                              "aivat_equity": round(2 * deals / (cpu - vf.seconds), 1)}
-    out["vf_cpu_s"] = {"aivat_resolve": round(vf.seconds, 2), "aivat_equity": round(eq.seconds, 2)}
+    bare = cpu - vf.seconds - eq.seconds - nxt.seconds
+    out["hands_per_cpu_s"] = {"plain": round(2 * deals / bare, 1),
+                              "aivat_resolve": round(2 * deals / (bare + vf.seconds), 1),
+                              "aivat_equity": round(2 * deals / (bare + eq.seconds), 1),
+                              "aivat_resolve_next": round(2 * deals / (bare + nxt.seconds), 1)}
+    out["vf_cpu_s"] = {"aivat_resolve": round(vf.seconds, 2), "aivat_equity": round(eq.seconds, 2),
+                       "aivat_resolve_next": round(nxt.seconds, 2)}
     return out
 
 
@@ -189,6 +195,8 @@ def main() -> None:
     h.add_argument("--deals", type=int, default=100)
     h.add_argument("--seed", type=int, default=0)
     h.add_argument("--out", required=True)
+    h.add_argument("--resolve-next", action="store_true",
+                   help="also A^D's values with resolve_next (its re-solve where it acts next; extra re-solves)")
     s = sub.add_parser("summary")
     s.add_argument("path")
     s.add_argument("--json", default=None)
@@ -202,7 +210,7 @@ def main() -> None:
     if args.cmd == "hands":
         if os.path.exists(args.out) and os.path.getsize(args.out):
             sys.exit(f"{args.out} exists: give a new file (lines are appended)")
-        play(args.pair.split(","), args.deals, args.seed, args.out)
+        play(args.pair.split(","), args.deals, args.seed, args.out, args.resolve_next)
         return
     out = summary(args.path) if args.cmd == "summary" else leduc(args.deals, args.iterations, args.seed,
                                                                    args.opponent_iterations)

@@ -95,6 +95,24 @@ def test_resolve_values_are_exactly_unbiased_on_leduc(leduc_pair):
     assert abs(vf.value(s) - EquityValueFunction(view).value(s)) > 1e-3
 
 
+def test_resolve_next_is_exactly_unbiased_on_leduc(leduc_pair):
+    """With the agent's own re-solve at each state where it acts next after a betting action (``resolve_next``)."""
+    from cfrkit.agents.resolve_values import ResolveValueFunction
+
+    ds, other = leduc_pair
+    view = poker_view("leduc")
+    vf = ResolveValueFunction(view, ds, resolve_next=True)
+    plain = ds.aivat_value_function(view)
+    assert _both_seatings(view, ds, other, vf) == pytest.approx(exact_match_value([ds, other], "leduc"), abs=1e-9)
+    # it is another function: at a state reached by the opponent's raise where the agent acts next
+    s = view.game.new_initial_state()
+    for a in (0, 3, 1, 2):          # deal 0 and 3, the agent (seat 0) checks, the opponent raises
+        s.apply_action(a)
+    for f in (vf, plain):
+        f.hand_start(SimpleNamespace(seat_agents=[ds, other]))
+    assert abs(vf.value(s) - plain.value(s)) > 1e-6
+
+
 def test_a_correction_with_another_strategy_than_the_played_one_is_biased(leduc_pair):
     """The same exact walk with the correction at the DeepStack agent's decisions taken against another re-solve's
     strategy (fewer iterations) than the one its actions are drawn from: the mean moves off the exact value."""

@@ -162,6 +162,13 @@ class DeepStackAgent:
             return None
         return rec.result, history[len(rec.root_history):], len(prefixes[-1]) if prefixes else -1
 
+    def resolve_at(self, state: State):
+        """``(ResolveResult, public actions from its root to state, position)`` of the re-solve at ``state``, an own
+        decision (memoised; made now if not yet)."""
+        history = self.public_history(state)
+        rec = self.record_at(history)
+        return rec.result, history[len(rec.root_history):], len(history)
+
     # ----------------------------------------------------------------- playing
     def public_history(self, state: State) -> Tuple[int, ...]:
         return tuple(state.history()[2:])

@@ -532,6 +532,16 @@ class HoldemDeepStackAgent(PokerAgent):
             return None
         return rec.result, pub[len(rec.root):], -1 if prev is None else prev
 
+    def resolve_at(self, state, seat: int):
+        """``(ResolveResult, public actions from its root to state, position)`` of this agent's own re-solve at
+        ``state``, where ``seat`` is to act (memoised; made now if not yet: deterministic, seconds)."""
+        hist = tuple(int(a) for a in state.history())
+        if len(hist) < self._num_hole or state.current_player() != seat:
+            return None
+        rec = self._record_for(seat, hist)
+        pub = hist[self._num_hole:]
+        return rec.result, pub[len(rec.root):], len(pub)
+
     def aivat_value_function(self, view):
         """AIVAT values from this agent's own re-solves (:class:`~cfrkit.agents.resolve_values.ResolveValueFunction`:
         seat 0's chips, the solve's strategies for both actual hands; unbiased whatever their quality)."""

@@ -75,13 +75,18 @@ class ResolveValueFunction:
     (``"frozen"``: every action there has the same value, so an opponent's decision outside the tree adds no term).
     Both keep the cards' term a martingale; on 150 deals of A^D vs A^C neither was reliably better: one uncorrected
     200-big-blind all-in made "frozen" no better than plain counting (benchmarks/RESULTS.md).  ``stats`` counts
-    the values taken in the tree, at a mapped raise and outside the tree.
+    the values taken in the tree, at a mapped raise and outside the tree.  ``resolve_next`` (default False): a
+    state where the agent acts next after a betting action is valued by the agent's own re-solve there
+    (``resolve_at``; the one its next decision uses when the state is played, an extra re-solve for each other
+    child of the opponent's decisions, seconds each in hold'em), closing the gap between an earlier solve's model of
+    the agent's play and its re-solve; after a card the rule above stays (a re-solve per card would be needed).
     """
 
-    def __init__(self, view, agent, nearest_raise: bool = True, left_tree: str = "checkdown"):
+    def __init__(self, view, agent, nearest_raise: bool = True, left_tree: str = "checkdown", resolve_next: bool = False):
         if left_tree not in ("frozen", "checkdown"):
             raise ValueError(f"left_tree must be 'frozen' or 'checkdown', got {left_tree!r}")
         self.left_tree = left_tree
+        self.resolve_next = bool(resolve_next)
         self.view = view
         self.agent = agent
         self.nearest_raise = bool(nearest_raise)
@@ -106,7 +111,9 @@ class ResolveValueFunction:
             return float(state.returns()[0])
         if not self.view.hands_dealt(state):
             return self._checkdown(state)
-        found = self._locate(state)
+        found = self._resolved_here(state) if self.resolve_next else None
+        if found is None:
+            found = self._locate(state)
         if found is None or found[2] == "left":
             self.stats["left"] += 1
             return self._left(state, None if found is None else found[1])
@@ -187,6 +194,26 @@ class ResolveValueFunction:
                 return result, node, "left"
             node = tree.nodes[node.children[j]]
         return result, node, "mapped"
+
+    def _resolved_here(self, state):
+        """With ``resolve_next``: at the agent's decision reached by a betting action (not a card), its own re-solve
+        there (``resolve_at``: made now if the agent has not, deterministic), whose root value is what its next
+        decision term expects; None elsewhere."""
+        seat = state.current_player()
+        if seat not in self.seats:
+            return None
+        hist = list(state.history())
+        parent = self.view.game.new_initial_state()
+        for a in hist[:-1]:
+            parent.apply_action(int(a))
+        if parent.is_chance_node():
+            return None   # after a card: the chance term's expectation would need a re-solve per card
+        got = self.agent.resolve_at(state, seat)
+        if got is None:
+            return None
+        result, rel = got[0], tuple(got[1])
+        node, k = result.tree.deepest_node(rel)
+        return (result, node, "tree") if k == len(rel) else None
 
     def _left(self, state, node: Optional[PublicNode]) -> float:
         """The value of a state outside the solve's tree: the two hands' check-down equity on the state's board times
