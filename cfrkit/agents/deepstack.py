@@ -151,6 +151,24 @@ class DeepStackAgent:
         rec = self.record_at(history)
         return rec.result.tree.root.actions, rec.result.strategy[0][0]
 
+    def resolve_covering(self, state: State):
+        """``(ResolveResult, public actions from its root to state, position)``: the re-solve of this seat's
+        latest decision strictly before ``state`` (the one :meth:`step` drew that action from), or the hand's
+        first solve (position -1)."""
+        history = self.public_history(state)
+        prefixes = self._own_decision_prefixes(history)
+        rec = self.record_at(prefixes[-1]) if prefixes else self._initial_record()
+        if history[:len(rec.root_history)] != rec.root_history:
+            return None
+        return rec.result, history[len(rec.root_history):], len(prefixes[-1]) if prefixes else -1
+
+    def resolve_at(self, state: State):
+        """``(ResolveResult, public actions from its root to state, position)`` of the re-solve at ``state``, an own
+        decision (memoised; made now if not yet)."""
+        history = self.public_history(state)
+        rec = self.record_at(history)
+        return rec.result, history[len(rec.root_history):], len(history)
+
     # ----------------------------------------------------------------- playing
     def public_history(self, state: State) -> Tuple[int, ...]:
         return tuple(state.history()[2:])

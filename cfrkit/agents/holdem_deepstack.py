@@ -506,6 +506,49 @@ class HoldemDeepStackAgent(PokerAgent):
         probs = np.where(tot > 0, probs / np.where(tot > 0, tot, 1.0), 0.0)
         return HandStrategy(np.asarray(rec.result.tree.root.actions, dtype=np.int64), probs)
 
+    def resolve_covering(self, state, seat: int):
+        """``(ResolveResult, public actions from its root to state, position)``: the re-solve of this agent's
+        latest decision in ``seat`` strictly before ``state`` (memoised: the solve :meth:`act` drew that action
+        from), or, before its first decision, the hand's first solve (position -1); None before the hole cards
+        are dealt.  Only solves of decisions the agent took in this hand are read, so no new re-solve is made
+        there (the first solve is made once per agent)."""
+        hist = tuple(int(a) for a in state.history())
+        nh = self._num_hole
+        if len(hist) < nh:
+            return None
+        pub = hist[nh:]
+        s = self._replay(hist[:nh])
+        prev = None
+        for k, a in enumerate(pub):
+            if s.current_player() == seat:
+                prev = k
+            s.apply_action(a)
+        if prev is None:
+            spot = self._records.get(("spot",))
+            rec = spot if spot is not None and pub[:len(spot.root)] == spot.root else self._initial_record(hist[:nh])
+        else:
+            rec = self._record_for(seat, hist[:nh + prev])
+        if pub[:len(rec.root)] != rec.root:
+            return None
+        return rec.result, pub[len(rec.root):], -1 if prev is None else prev
+
+    def resolve_at(self, state, seat: int):
+        """``(ResolveResult, public actions from its root to state, position)`` of this agent's own re-solve at
+        ``state``, where ``seat`` is to act (memoised; made now if not yet: deterministic, seconds)."""
+        hist = tuple(int(a) for a in state.history())
+        if len(hist) < self._num_hole or state.current_player() != seat:
+            return None
+        rec = self._record_for(seat, hist)
+        pub = hist[self._num_hole:]
+        return rec.result, pub[len(rec.root):], len(pub)
+
+    def aivat_value_function(self, view):
+        """AIVAT values from this agent's own re-solves (:class:`~cfrkit.agents.resolve_values.ResolveValueFunction`:
+        seat 0's chips, the solve's strategies for both actual hands; unbiased whatever their quality)."""
+        from cfrkit.agents.resolve_values import ResolveValueFunction
+
+        return ResolveValueFunction(view, self)
+
     def act(self, state) -> int:
         from cfrkit.cards.hands import pair_index
 

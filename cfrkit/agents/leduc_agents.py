@@ -121,6 +121,25 @@ class LeducDeepStackAgent(PokerAgent):
         probs = np.where(rows > 0, probs / np.where(rows > 0, rows, 1.0), 0.0)
         return HandStrategy(np.array(actions, dtype=np.int64), probs)
 
+    def resolve_covering(self, state: State, seat: int):
+        """The re-solve of this agent's latest decision in ``seat`` strictly before ``state`` (see
+        :meth:`cfrkit.agents.deepstack.DeepStackAgent.resolve_covering`); None before the private cards."""
+        if len(state.private) < 2:
+            return None
+        return self.seat(seat).resolve_covering(state)
+
+    def resolve_at(self, state: State, seat: int):
+        """The re-solve at ``state``, a decision of ``seat`` (see :meth:`cfrkit.agents.deepstack.DeepStackAgent.resolve_at`)."""
+        if len(state.private) < 2 or state.current_player() != seat:
+            return None
+        return self.seat(seat).resolve_at(state)
+
+    def aivat_value_function(self, view):
+        """AIVAT values from this agent's own re-solves (:class:`~cfrkit.agents.resolve_values.ResolveValueFunction`)."""
+        from cfrkit.agents.resolve_values import ResolveValueFunction
+
+        return ResolveValueFunction(view, self)
+
     def policy(self, progress: bool = False):
         """TabularPolicy of the agent at every information set (both seats), for exact evaluation."""
         from cfrkit.agents.deepstack import agent_policy

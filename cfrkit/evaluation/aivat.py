@@ -164,7 +164,8 @@ class AivatObserver(MatchObserver):
 
     ``value_function``: ``value(state)`` of player 0 in chips; default: the first of ``agent`` (one agent
     or a sequence, e.g. the match's agents) whose ``aivat_value_function(view)`` gives one (e.g. a
-    blueprint's self-play values, :mod:`cfrkit.agents.blueprint_values`), else, when both agents play
+    blueprint's self-play values, :mod:`cfrkit.agents.blueprint_values`; a re-solving agent's own solves,
+    :mod:`cfrkit.agents.resolve_values`), else, when both agents play
     without reading the board (random, always-call, fixed-range-raiser), the betting's exact expectation
     (:class:`~cfrkit.evaluation.board_blind_values.BoardBlindValueFunction`), else :class:`EquityValueFunction`.
     Known decisions are those of agents with ``hand_strategy`` (or ``own_strategy``) and either
