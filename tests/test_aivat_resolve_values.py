@@ -6,12 +6,14 @@ import numpy as np
 import pytest
 
 from cfrkit.agents.leduc_agents import LeducDeepStackAgent, LeducPolicyAgent
-from cfrkit.evaluation.aivat import AivatObserver, AivatTracker, EquityValueFunction
+from cfrkit.evaluation.aivat import AivatObserver, EquityValueFunction
 from cfrkit.evaluation.headtohead import exact_match_value
 from cfrkit.games.holdem import CALL
 from cfrkit.poker import make_agent, play_match
 from cfrkit.poker.agent import CheckedAgent
 from cfrkit.poker.view import poker_view
+
+from aivat_checks import exact_aivat_mean
 
 
 @pytest.fixture(scope="module")
@@ -25,58 +27,11 @@ def leduc_pair():
     return ds, other
 
 
-def _exact_aivat_mean(view, agents, vf, term_strategy=None):
-    """sum_z pi(z) * AIVAT(z) over every deal and action of one seating (agents[j] in seat j), the actions drawn
-    from each agent's ``hand_strategy``; ``term_strategy(seat, state)`` (optional) gives the row the correction
-    uses instead (a wrong one must show)."""
-    total = 0.0
-
-    def run(state, prob, tracker):
-        nonlocal total
-        if state.is_terminal():
-            total += prob * (state.returns()[0] - tracker.correction)
-            return
-        if state.is_chance_node():
-            t = AivatTracker(vf)
-            t.correction = tracker.correction
-            t.before_chance(state)
-            chance(state, prob, t)
-            return
-        seat = state.current_player()
-        hs = agents[seat].hand_strategy(state)
-        row = hs.probs[view.hand_of(state, seat)]
-        used = row if term_strategy is None else term_strategy(seat, state)
-        for a, q in zip(hs.actions, row):
-            if q <= 0:
-                continue
-            t = AivatTracker(vf)
-            t.correction = tracker.correction
-            t.decision(state, hs.actions, used, int(a))
-            child = state.clone()
-            child.apply_action(int(a))
-            run(child, prob * q, t)
-
-    def chance(state, prob, t):
-        for action, p in state.chance_outcomes():
-            child = state.clone()
-            child.apply_action(int(action))
-            if child.is_chance_node():
-                chance(child, prob * p, t)
-            else:
-                t2 = AivatTracker(vf)
-                t2.correction, t2._pending = t.correction, t._pending
-                t2.after_chance(child)
-                run(child, prob * p, t2)
-
-    run(view.game.new_initial_state(), 1.0, AivatTracker(vf))
-    return total
-
-
 def _both_seatings(view, ds, other, vf, term_strategy=None):
     vf.hand_start(SimpleNamespace(seat_agents=[ds, other]))
-    a = _exact_aivat_mean(view, [ds, other], vf, term_strategy)
+    a = exact_aivat_mean(view, [ds, other], vf, term_strategy)
     vf.hand_start(SimpleNamespace(seat_agents=[other, ds]))
-    b = _exact_aivat_mean(view, [other, ds], vf, term_strategy)
+    b = exact_aivat_mean(view, [other, ds], vf, term_strategy)
     return (a - b) / 2   # agents[0]'s chips per hand, both seats
 
 
@@ -128,10 +83,10 @@ def test_a_correction_with_another_strategy_than_the_played_one_is_biased(leduc_
 
     seat_of = [ds, other]
     vf.hand_start(SimpleNamespace(seat_agents=[ds, other]))
-    a = _exact_aivat_mean(view, [ds, other], vf, wrong)
+    a = exact_aivat_mean(view, [ds, other], vf, wrong)
     seat_of = [other, ds]
     vf.hand_start(SimpleNamespace(seat_agents=[other, ds]))
-    b = _exact_aivat_mean(view, [other, ds], vf, wrong)
+    b = exact_aivat_mean(view, [other, ds], vf, wrong)
     assert abs((a - b) / 2 - exact) > 1e-3
 
 

@@ -11,6 +11,8 @@ from cfrkit.evaluation.headtohead import exact_match_value
 from cfrkit.games.registry import load
 from cfrkit.poker.view import poker_view
 
+from aivat_checks import exact_aivat_mean
+
 
 @pytest.fixture(scope="module")
 def leduc_agents():
@@ -38,73 +40,20 @@ class _FirstOutcome:
         return self.vf.value(s)
 
 
-def _exact_aivat_mean(view, agents, vf):
-    """sum_z pi(z) * AIVAT(z) over every deal and action sequence of one seating (agents[j] in seat j)."""
-    total = 0.0
-
-    def walk(state, prob, tracker):
-        nonlocal total
-        if state.is_terminal():
-            total += prob * (state.returns()[0] - tracker.correction)
-            return
-        if state.is_chance_node():
-            t = AivatTracker(vf)
-            t.correction = tracker.correction
-            t.before_chance(state)
-            for action, p in state.chance_outcomes():
-                child = state.clone()
-                child.apply_action(int(action))
-                if child.is_chance_node():  # the run goes on: the pending expectation carries over
-                    _run(child, prob * p, t)
-                else:
-                    t2 = AivatTracker(vf)
-                    t2.correction, t2._pending = t.correction, t._pending
-                    t2.after_chance(child)
-                    walk(child, prob * p, t2)
-            return
-        seat = state.current_player()
-        hs = agents[seat].hand_strategy(state)
-        row = hs.probs[view.hand_of(state, seat)]
-        for a, q in zip(hs.actions, row):
-            if q <= 0:
-                continue
-            t = AivatTracker(vf)
-            t.correction = tracker.correction
-            t.decision(state, hs.actions, row, int(a))
-            child = state.clone()
-            child.apply_action(int(a))
-            walk(child, prob * q, t)
-
-    def _run(state, prob, t):
-        for action, p in state.chance_outcomes():
-            child = state.clone()
-            child.apply_action(int(action))
-            if child.is_chance_node():
-                _run(child, prob * p, t)
-            else:
-                t2 = AivatTracker(vf)
-                t2.correction, t2._pending = t.correction, t._pending
-                t2.after_chance(child)
-                walk(child, prob * p, t2)
-
-    walk(view.game.new_initial_state(), 1.0, AivatTracker(vf))
-    return total
-
-
 def test_fitted_table_is_exactly_unbiased_on_leduc(leduc_agents):
     view = poker_view("leduc")
     vf = fit_value_table("leduc", leduc_agents, 150, seed=5, scales=())  # all of the pilot fits, no held-out choice
     assert np.abs(vf.w).max() > 1e-3  # the pilot fitted something
     vf.hand_start(SimpleNamespace(seat_of_player=(0, 1)))
     exact_seat0 = exact_match_value(leduc_agents, "leduc")  # chips per hand, mean of both seats
-    got = _exact_aivat_mean(view, leduc_agents, vf)
+    got = exact_aivat_mean(view, leduc_agents, vf)
     swapped = [leduc_agents[1], leduc_agents[0]]
     vf.hand_start(SimpleNamespace(seat_of_player=(1, 0)))
-    got_swapped = _exact_aivat_mean(view, swapped, vf)  # seat 0 is agents[1] here
+    got_swapped = exact_aivat_mean(view, swapped, vf)  # seat 0 is agents[1] here
     assert (got - got_swapped) / 2 == pytest.approx(exact_seat0, abs=1e-9)
     # a chance expectation off the true distribution biases the same walk: the test would see it
     vf.hand_start(SimpleNamespace(seat_of_player=(0, 1)))
-    wrong = _exact_aivat_mean(view, leduc_agents, _FirstOutcome(vf))
+    wrong = exact_aivat_mean(view, leduc_agents, _FirstOutcome(vf))
     assert abs(wrong - got) > 1e-3
 
 
