@@ -232,7 +232,8 @@ class BoardLayout:
                 live = np.nonzero(pg.hand_mask(key) > 0)[0]
                 if len(key) == 5:
                     st = np.asarray(pg.strengths(key), dtype=np.int64)
-                    pairs = kernel_module().spread_cards(
+                    # integer work, the same in either build: the float32 one, which a default solve loads anyway
+                    pairs = kernel_module(np.float32).spread_cards(
                         np.ascontiguousarray(live[np.argsort(st[live], kind="stable")], dtype=np.int64), st, hc64)
                     runs = np.flatnonzero(np.r_[True, np.diff(st[pairs]) != 0])
                     space_groups.append(np.r_[runs, len(pairs)])
@@ -616,7 +617,7 @@ class BoardRangeSolver:
         # the tables become resident (glibc keeps freed heap); a river's layout frees little, and a trim costs up to
         # ms (0.2 ms after a turn's layout)
         if layout.num_nodes >= TRIM_LAYOUT:
-            kernel_module().release_freed_heap()
+            kernel_module(np.float32).release_freed_heap()
         self.pot = layout.pot
         self.hands = layout.root_pairs
         self.ranges = np.ascontiguousarray(ranges[:, self.hands], dtype=self.dtype)
