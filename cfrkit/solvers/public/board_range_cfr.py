@@ -638,6 +638,14 @@ class BoardRangeSolver:
         self.cumulative_regrets = (np.zeros(layout.num_entries, dtype=self.dtype) if algorithm == "pdcfr+"
                                    else None)
         self.iterations = 0
+        # the kernel's set-up for the first run's thread count (the fixed count; the chooser's warm-up count),
+        # built with the tables rather than inside the first ``run`` (~0.5-1 ms: a river's first 5 iterations
+        # cost ~0.6 ms; the set-up, like the layout, is per spot, not per iteration).  A layout the kernel
+        # refuses (a river subtree with more than 64 showdowns) raises at ``run``, as before.
+        try:
+            self._workspace(kernel_module(self.dtype), self.threads if self.chooser is None else self.chooser.current)
+        except ValueError:
+            pass
 
     def _allin_tables(self):
         """The kernel's all-in tables (see ``set_allin`` in the kernel), or None without ALLIN nodes: the ALLIN
