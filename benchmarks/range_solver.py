@@ -28,7 +28,7 @@ iterations.  ``--repeats`` interleaves the thread counts (1, 2, auto, 1, 2, auto
 lists every run.
 
 Storage: ``--dtypes`` names it per run (``--compression``: 16-bit); ``--storage-default`` instead leaves it to the
-library's default (16-bit when the float32 tables would exceed 1 GB, as on the flop; float32 otherwise).
+library's default (16-bit when the float32 tables would exceed 16 MB, as on the flop and turn; float32 otherwise).
 
 Spots (built by :class:`cfrkit.solvers.public.postflop_game.PostflopPublicGame` as postflop-solver's
 ``ActionTree`` builds them: raises = previous bet + X% of the pot after calling, no raise cap, thresholds 0
@@ -246,7 +246,7 @@ def main() -> int:
                          "each in a new one (setsid: another session's work)")
     ap.add_argument("--storage-default", action="store_true",
                     help="leave the storage to the library's default (16-bit when the float32 tables would exceed "
-                         "1 GB: the flop; float32 otherwise) instead of --dtypes")
+                         "16 MB: the flop and turn; float32 otherwise) instead of --dtypes")
     ap.add_argument("--iterations", type=int, default=0,
                     help="time exactly this many iterations per run (no targets; thread scaling)")
     ap.add_argument("--solver", default="board", help="board (BoardRangeSolver, default) or flat (FlatRangeSolver)")

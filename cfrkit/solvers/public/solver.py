@@ -102,7 +102,8 @@ class SubgameSolver:
         storage: ``"float64"``, ``"float32"`` (half the memory; sums still in double in the kernels) or ``"16bit"``
             (compiled full trees: int16 regrets / uint16 strategy sums with a float32 scale per node).  ``None``
             (default): by size on the board engine (``"16bit"`` when its float32 tables would exceed
-            ``board_range_cfr.STORAGE_16BIT_BYTES``, 1 GB: every full-range flop; ``"float32"`` otherwise),
+            ``board_range_cfr.STORAGE_16BIT_BYTES``, 16 MB: every full-range flop and turn; ``"float32"``
+            otherwise, e.g. a river),
             ``"float64"`` on the others.  :attr:`storage` holds the storage chosen.
         threads: OpenMP threads of the compiled full-tree engines (same iterates for any count); 1 elsewhere.
             ``None`` (default): on the board engine chosen while the solve runs, between 1 and the cores the
