@@ -28,7 +28,7 @@ iterations.  ``--repeats`` interleaves the thread counts (1, 2, auto, 1, 2, auto
 lists every run.
 
 Storage: ``--dtypes`` names it per run (``--compression``: 16-bit); ``--storage-default`` instead leaves it to the
-library's default (16-bit when the float32 tables would exceed 1 GB, as on the flop; float32 otherwise).
+library's default (16-bit when the float32 tables would exceed 16 MB, as on the flop and turn; float32 otherwise).
 
 Spots (built by :class:`cfrkit.solvers.public.postflop_game.PostflopPublicGame` as postflop-solver's
 ``ActionTree`` builds them: raises = previous bet + X% of the pot after calling, no raise cap, thresholds 0
@@ -59,12 +59,14 @@ import argparse
 import json
 import os
 import resource
-import subprocess
 import sys
 import time
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import subprocess
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -107,6 +109,8 @@ def run_postflop_solver(binary: str, spot: str, targets, max_iterations: int, th
     """postflop-solver built with benchmarks/postflop_solver/build.sh on ``spot`` (``RAYON_NUM_THREADS``), in
     this run: per target the first check at or below it ``(iterations, CPU s, wall s)``, or with
     ``iterations`` the figures after exactly that many; its peak RSS (MiB)."""
+    import subprocess
+
     n = iterations or max_iterations
     cmd = [binary, spot, f"{-1.0 if iterations else min(targets):g}", str(n)] + (["compress"] if compression else [])
     out = subprocess.run(cmd, env=dict(os.environ, RAYON_NUM_THREADS=str(threads)), capture_output=True, text=True,
@@ -128,6 +132,8 @@ def run_postflop_solver(binary: str, spot: str, targets, max_iterations: int, th
 def start_load(n: int, other_session: bool = False) -> List[subprocess.Popen]:
     """``n`` busy processes (a pure-Python loop each) that load the machine while a run is timed; with
     ``other_session`` each in a new session (``setsid``: its own scheduler autogroup, like another user's work)."""
+    import subprocess
+
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=other_session)
             for _ in range(n)]
 
@@ -240,7 +246,7 @@ def main() -> int:
                          "each in a new one (setsid: another session's work)")
     ap.add_argument("--storage-default", action="store_true",
                     help="leave the storage to the library's default (16-bit when the float32 tables would exceed "
-                         "1 GB: the flop; float32 otherwise) instead of --dtypes")
+                         "16 MB: the flop and turn; float32 otherwise) instead of --dtypes")
     ap.add_argument("--iterations", type=int, default=0,
                     help="time exactly this many iterations per run (no targets; thread scaling)")
     ap.add_argument("--solver", default="board", help="board (BoardRangeSolver, default) or flat (FlatRangeSolver)")
@@ -273,6 +279,9 @@ def main() -> int:
         return 0
     if args.repeats < 1:
         raise SystemExit("--repeats must be at least 1")
+    # here, not at the top: the solving child (--one) does not load it, so its peak RSS is the solve's
+    import subprocess
+
     print(f"load average at start: {os.getloadavg()}", flush=True)
     summary = []
     medians = {}  # (run label, target) -> [(our CPU s, its CPU s)] over the repeats

@@ -1,6 +1,6 @@
 """Two builds of the board kernel (``range_cfr_board32``) back to back in one process: CPU seconds per iteration.
 
-    python benchmarks/range_solver_ab.py DIR_A DIR_B [--spot flop|turn|fturn] [--rounds 3] [--step 1] [--threads 1]
+    python benchmarks/range_solver_ab.py DIR_A DIR_B [--spot flop|turn|fturn|river] [--rounds 3] [--step 1] [--threads 1]
 
 ``DIR_A`` / ``DIR_B``: directories holding a ``range_cfr_board32*.so`` each (e.g. a copy of main's
 ``cfrkit/_kernels`` and this checkout's).  One public tree and layout, one :class:`BoardRangeSolver` per build (16-bit
@@ -9,7 +9,8 @@ each, so both see the same machine load; prints the CPU seconds (``process_time`
 medians, their ratio and whether the two solvers' regrets and strategy sums are bitwise equal at the end (builds
 that change only the speed must give the same iterates).  A build from before the showdown batches takes the first
 17 entries of the layout tuple.  Spots: ``flop`` (Qs Jh 2h of benchmarks/range_solver.py: ~2.7 GB per solver),
-``turn`` (8d As 8s Kh), ``fturn`` (Qs Jh 2h 3c with the flop spot's bets, pot 200, stack 900, "50%, a").
+``turn`` (8d As 8s Kh), ``fturn`` (Qs Jh 2h 3c with the flop spot's bets, pot 200, stack 900, "50%, a"), ``river`` (As Jd 8h 5c 2d of
+benchmarks/range_solver.py).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 SPOTS = {
+    "river": dict(board="AsJd8h5c2d", starting_pot=1000, effective_stack=2000, bet_sizes="50%, 100%, a"),
     "flop": dict(board="QsJh2h", starting_pot=200, effective_stack=900, bet_sizes="50%, a"),
     "turn": dict(board="8dAs8sKh", starting_pot=4000, effective_stack=18000,
                  bet_sizes={"turn": "50%, 100%, a", "river": "100%, a"}),

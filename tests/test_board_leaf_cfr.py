@@ -86,6 +86,21 @@ def test_iterates_equal_numpy_range_solver(board, deck, algorithm):
     assert np.sum(lay.node_type == 4) == len(tree.leaf_nodes)
 
 
+def test_allin_matrix_same_bits_in_both_kernel_builds():
+    """allin_equity_matrix calls the float32 build's allin_matrix (the module a default solve has loaded); the
+    matrix is float64 in both builds and must be the same bits as the float64 build's (the turn pins rest on it)."""
+    from cfrkit._kernels import range_cfr_board, range_cfr_board32
+
+    rng = np.random.default_rng(3)
+    H, R = 300, 44
+    cards = np.sort(rng.choice(52, (H, 2)), axis=1).astype(np.int64)
+    strengths = rng.integers(1, 400, (R, H)).astype(np.int32)
+    live = (rng.random((R, H)) > 0.1).astype(np.uint8)
+    a = range_cfr_board.allin_matrix(cards, strengths, live, 1 / 44)
+    b = range_cfr_board32.allin_matrix(cards, strengths, live, 1 / 44)
+    assert a.dtype == b.dtype == np.float64 and np.array_equal(a, b) and np.abs(a).max() > 0
+
+
 def test_allin_matrix_is_exact_enumeration():
     # full-deck turn: probability 1/44 per river card given both hands
     g = PostflopPublicGame("8dAs8sKh", 4000, 18000, "100%, a")

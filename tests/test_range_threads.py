@@ -227,19 +227,20 @@ def test_explicit_threads_are_honoured(flop, monkeypatch):
 
 
 def test_default_storage_by_table_size(flop, monkeypatch):
-    """No storage asked: 16-bit when the float32 tables would exceed STORAGE_16BIT_BYTES (1 GB), float32
+    """No storage asked: 16-bit when the float32 tables would exceed STORAGE_16BIT_BYTES (16 MB), float32
     otherwise; an explicit dtype or compression wins; PDCFR+ (no 16-bit storage) stays float32; the front reports
     the storage chosen."""
     from cfrkit.solvers.public import SubgameSolver
     from cfrkit.solvers.public import board_range_cfr
 
     tree, ranges = flop
-    assert board_range_cfr.default_storage(125_000_000) == "float32"   # 1.000 GB of float32 tables
-    assert board_range_cfr.default_storage(125_000_001) == "16bit"
+    assert board_range_cfr.default_storage(2_000_000) == "float32"     # 16.000 MB of float32 tables
+    assert board_range_cfr.default_storage(2_000_001) == "16bit"
     assert board_range_cfr.default_storage(667_864_028) == "16bit"     # the benchmark's flop: 5.3 GB
-    assert board_range_cfr.default_storage(10_070_000) == "float32"    # the benchmark's turn: 81 MB
+    assert board_range_cfr.default_storage(10_066_272) == "16bit"      # the benchmark's turn: 81 MB (issue 30 part 11)
+    assert board_range_cfr.default_storage(47_564) == "float32"        # the benchmark's river: 0.4 MB
     s = BoardRangeSolver(tree, ranges=ranges, threads=1)
-    assert s.dtype == np.float32 and not s.compression and 8 * s.layout.num_entries < 1e9
+    assert s.dtype == np.float32 and not s.compression and 8 * s.layout.num_entries <= 16e6
     monkeypatch.setattr(board_range_cfr, "STORAGE_16BIT_BYTES", 8 * s.layout.num_entries - 1)
     big = BoardRangeSolver(tree, ranges=ranges, threads=1)
     assert big.compression and big.dtype == np.float32 and big.regrets.dtype == np.int16

@@ -217,6 +217,29 @@ def test_solvers_package_imports_no_value_nets_nor_torch():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_full_tree_solve_imports_only_the_board_engine():
+    """A float32 river solve through the front (the benchmark's spot) loads the board engine and its float32
+    kernel, not the leaf functions, the numpy engine, the depth-limited engine, the float64 kernel, the hand
+    evaluator or the thread pool (issue 30 part 11: ~2 MiB of the process's memory); the lazy names still work."""
+    code = ("import sys\n"
+            "from cfrkit.solvers.public import SubgameSolver, build_public_tree\n"
+            "from cfrkit.solvers.public.postflop_game import PostflopPublicGame\n"
+            "g = PostflopPublicGame('AsJd8h5c2d', 1000, 2000, '50%, 100%, a')\n"
+            "s = SubgameSolver(build_public_tree(g), storage='float32', threads=1)\n"
+            "s.run(5)\n"
+            "assert 0 < s.exploitability_percent() < 100\n"
+            "lazy = ('cfrkit.solvers.public.leaf_functions', 'cfrkit.solvers.public.tree', "
+            "'cfrkit.solvers.public.board_leaf_cfr', 'cfrkit._kernels.range_cfr_board', 'cfrkit._kernels.handeval', "
+            "'cfrkit.cards.evaluator', 'cfrkit.cards.ranges', 'concurrent.futures')\n"
+            "loaded = [m for m in lazy if m in sys.modules]\n"
+            "assert not loaded, loaded\n"
+            "assert 'cfrkit._kernels.range_cfr_board32' in sys.modules\n"
+            "import cfrkit.cards, cfrkit.solvers.public as pub\n"
+            "assert pub.CheckdownValues.__module__ == 'cfrkit.solvers.public.leaf_functions'\n"
+            "assert cfrkit.cards.evaluate('AsKsQsJsTs') > 0 and cfrkit.cards.range_vector('AA').sum() == 6\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 def test_old_names_warn_and_still_work():
     from cfrkit.agents import holdem_deepstack
     from cfrkit.solvers.public import leaf_functions, resolving

@@ -22,10 +22,22 @@ protocol), :mod:`.allin` and :mod:`.terminal_values`; the engines; :mod:`.leaf_f
 check-down, all-in equity); :mod:`.solver` (the front); :mod:`.resolving` (CFR-D re-solving) and :mod:`.spot`
 (postflop spots for people).
 """
-from cfrkit.solvers.public.leaf_functions import AllinEquityValues, CheckdownValues, ExactContinuationValues
+import importlib
+
 from cfrkit.solvers.public.leaf_values import BucketedLeafValues, LeafValues, SplitLeafValues
 from cfrkit.solvers.public.public_tree import PublicNode, PublicTree, build_public_tree
 from cfrkit.solvers.public.solver import SubgameSolver, choose_engine
+
+_LEAF_FUNCTIONS = ("AllinEquityValues", "CheckdownValues", "ExactContinuationValues")
+
+
+def __getattr__(name):
+    """The leaf functions, imported on first use (PEP 562): they bring the numpy engine and the equity tables
+    (~4 MiB of resident memory, issue 30 part 11), which a full-tree solve does not use."""
+    if name in _LEAF_FUNCTIONS:
+        return getattr(importlib.import_module("cfrkit.solvers.public.leaf_functions"), name)
+    raise AttributeError(f"module 'cfrkit.solvers.public' has no attribute {name!r}")
+
 
 __all__ = ["SubgameSolver", "choose_engine", "LeafValues", "BucketedLeafValues", "SplitLeafValues",
            "ExactContinuationValues", "CheckdownValues", "AllinEquityValues", "PublicNode", "PublicTree",

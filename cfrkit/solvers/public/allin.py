@@ -16,7 +16,6 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from cfrkit._kernels import range_cfr_board
 from cfrkit.games.base import GameError
 from cfrkit.solvers.public.public_tree import CHANCE_NODE, KINDS, SHOWDOWN_NODE, PublicTree, TreeArrays
 
@@ -100,9 +99,13 @@ def _matrix_of_runouts(pgame, root: Tuple[int, ...], pairs: np.ndarray, runouts)
         strengths[r] = np.asarray(pgame.strengths(board))[pairs]
         for c in set(board) - set(root):
             live[r] &= (cards[:, 0] != c) & (cards[:, 1] != c)
+    # the matrix is float64 in either kernel build (the same code and bits); the float32 build is the one a default
+    # solve has loaded, so a float32 solve does not load the float64 module too (~0.9 MiB, issue 30 part 11)
+    from cfrkit._kernels import range_cfr_board32
+
     for w in np.unique(weights):   # run-outs of equal probability in one kernel call each
         sel = np.flatnonzero(weights == w)
-        part = range_cfr_board.allin_matrix(cards, np.ascontiguousarray(strengths[sel]),
+        part = range_cfr_board32.allin_matrix(cards, np.ascontiguousarray(strengths[sel]),
                                             np.ascontiguousarray(live[sel]), float(w))
         if out is None:
             out = part

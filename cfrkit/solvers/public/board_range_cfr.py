@@ -48,15 +48,20 @@ from cfrkit.solvers.public.public_tree import (CHANCE_NODE, DECISION, FOLD_NODE,
 from cfrkit.solvers.public.thread_chooser import ThreadChooser
 
 # the default storage turns 16-bit when the float32 regrets and strategy sums would take more than this many bytes
-# (every full-range flop: the benchmark's is 5.3 GB; no river or turn spot of the benchmark: the turn's is 81 MB)
-STORAGE_16BIT_BYTES = 1_000_000_000
+# (half the 32 MiB last-level cache of the benchmark machine): every full-range flop (the benchmark's: 5.3 GB) and
+# turn (the benchmark's: 81 MB); not a river (the benchmark's: 0.4 MB).  Issue 30 part 11
+# (benchmarks/range_solver_storage_ab.py): on turn trees of 17 to 81 MB of float32 tables 16-bit takes 0.95-1.004x
+# float32's time per iteration (1.00-1.02x at 3.4 MB), on the river (tables in cache) 1.13-1.15x; the benchmark turn
+# reaches 1% / 0.3% / 0.1% of the pot in 80 / 145 / 275 iterations (float32: 80 / 145 / 345).
+STORAGE_16BIT_BYTES = 16_000_000
 
 
 def default_storage(num_entries: int) -> str:
     """The board solver's storage when none is asked for: ``"16bit"`` when the float32 tables of ``num_entries``
-    regret entries (actions x hands; 2 tables x 4 bytes each) exceed :data:`STORAGE_16BIT_BYTES`, else
-    ``"float32"``.  16-bit halves the memory at about float32's time per iteration (benchmarks/RESULTS.md, issue
-    30 part 9); on small trees whose tables sit in cache its coding is pure cost."""
+    regret entries (actions x hands; 2 tables x 4 bytes each) exceed :data:`STORAGE_16BIT_BYTES` (16 MB), else
+    ``"float32"``.  16-bit halves the memory at about float32's time per iteration once the tables outgrow the
+    cache (benchmarks/RESULTS.md, issue 30 parts 9 and 11); on small trees whose tables sit in cache its coding is
+    pure cost."""
     return "16bit" if 8 * int(num_entries) > STORAGE_16BIT_BYTES else "float32"
 
 
@@ -232,7 +237,8 @@ class BoardLayout:
                 live = np.nonzero(pg.hand_mask(key) > 0)[0]
                 if len(key) == 5:
                     st = np.asarray(pg.strengths(key), dtype=np.int64)
-                    pairs = kernel_module().spread_cards(
+                    # integer work, the same in either build: the float32 one, which a default solve loads anyway
+                    pairs = kernel_module(np.float32).spread_cards(
                         np.ascontiguousarray(live[np.argsort(st[live], kind="stable")], dtype=np.int64), st, hc64)
                     runs = np.flatnonzero(np.r_[True, np.diff(st[pairs]) != 0])
                     space_groups.append(np.r_[runs, len(pairs)])
@@ -532,7 +538,8 @@ class BoardRangeSolver:
             algorithm (DCFR 1.5, 0, 2; DCFR+ 1.5, -, 4; PDCFR+ 2.3, -, 5; beta is unused by the last two).
         dtype: ``"float32"`` or ``"float64"`` storage; sweeps accumulate in double.  ``None`` (default, with
             ``compression=None``): by size (:func:`default_storage`): 16-bit when the float32 tables would
-            exceed :data:`STORAGE_16BIT_BYTES` (1 GB: every full-range flop), float32 otherwise.
+            exceed :data:`STORAGE_16BIT_BYTES` (16 MB: every full-range flop and turn), float32 otherwise (a
+            river).
         threads: OpenMP threads over the dealt cards of chance nodes (same iterates for any count), fixed for the
             whole solve.  ``None`` (default): chosen while the solve runs (:attr:`chooser`, a
             :class:`~cfrkit.solvers.public.thread_chooser.ThreadChooser`) between 1 and the cores this process
@@ -616,7 +623,7 @@ class BoardRangeSolver:
         # the tables become resident (glibc keeps freed heap); a river's layout frees little, and a trim costs up to
         # ms (0.2 ms after a turn's layout)
         if layout.num_nodes >= TRIM_LAYOUT:
-            kernel_module().release_freed_heap()
+            kernel_module(np.float32).release_freed_heap()
         self.pot = layout.pot
         self.hands = layout.root_pairs
         self.ranges = np.ascontiguousarray(ranges[:, self.hands], dtype=self.dtype)
@@ -637,6 +644,14 @@ class BoardRangeSolver:
         self.cumulative_regrets = (np.zeros(layout.num_entries, dtype=self.dtype) if algorithm == "pdcfr+"
                                    else None)
         self.iterations = 0
+        # the kernel's set-up for the first run's thread count (the fixed count; the chooser's warm-up count),
+        # built with the tables rather than inside the first ``run`` (~0.5-1 ms: a river's first 5 iterations
+        # cost ~0.6 ms; the set-up, like the layout, is per spot, not per iteration).  A layout the kernel
+        # refuses (a river subtree with more than 64 showdowns) raises at ``run``, as before.
+        try:
+            self._workspace(kernel_module(self.dtype), self.threads if self.chooser is None else self.chooser.current)
+        except ValueError:
+            pass
 
     def _allin_tables(self):
         """The kernel's all-in tables (see ``set_allin`` in the kernel), or None without ALLIN nodes: the ALLIN

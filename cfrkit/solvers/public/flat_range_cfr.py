@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import time
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import ClassVar, Dict, List, Optional
 
@@ -495,6 +494,8 @@ def solve_many(tree: PublicTree, ranges: np.ndarray, max_iterations: int, thread
             s.run(max_iterations)
             return s.exploitability()
         return s.solve(target_fraction, check_every=check_every, max_iterations=max_iterations)
+
+    from concurrent.futures import ThreadPoolExecutor  # here: with logging, ~0.6 MiB that a single solve does not need
 
     with ThreadPoolExecutor(max_workers=threads or default_threads()) as pool:
         expl = np.array(list(pool.map(work, solvers)))

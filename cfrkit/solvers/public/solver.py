@@ -43,12 +43,20 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from cfrkit.solvers.public.board_leaf_cfr import BoardLeafSolver
+from typing import TYPE_CHECKING
+
 from cfrkit.solvers.public.board_range_cfr import BOARD_ALGORITHMS, BoardRangeSolver
 from cfrkit.solvers.public.flat_range_cfr import ALGORITHMS, FlatRangeSolver
 from cfrkit.solvers.public.leaf_values import LeafValues, check_leaf_values
 from cfrkit.solvers.public.public_tree import DECISION, PublicTree
-from cfrkit.solvers.public.tree import RangeSolver
+
+if TYPE_CHECKING:
+    from cfrkit.solvers.public.tree import RangeSolver
+
+# The numpy/torch engine (RangeSolver, with cfrkit.policy and the array backends) and the depth-limited engine
+# (BoardLeafSolver) are imported when a solve needs them, so that a full-tree compiled solve (a river or turn
+# spot) imports only the board engine: the Python process of a river solve is mostly the interpreter, numpy and
+# these modules (benchmarks/RESULTS.md, issue 30 part 11).
 
 BACKENDS = ("auto", "numpy", "torch", "compiled")
 STORAGES = ("float64", "float32", "16bit")
@@ -94,7 +102,8 @@ class SubgameSolver:
         storage: ``"float64"``, ``"float32"`` (half the memory; sums still in double in the kernels) or ``"16bit"``
             (compiled full trees: int16 regrets / uint16 strategy sums with a float32 scale per node).  ``None``
             (default): by size on the board engine (``"16bit"`` when its float32 tables would exceed
-            ``board_range_cfr.STORAGE_16BIT_BYTES``, 1 GB: every full-range flop; ``"float32"`` otherwise),
+            ``board_range_cfr.STORAGE_16BIT_BYTES``, 16 MB: every full-range flop and turn; ``"float32"``
+            otherwise, e.g. a river),
             ``"float64"`` on the others.  :attr:`storage` holds the storage chosen.
         threads: OpenMP threads of the compiled full-tree engines (same iterates for any count); 1 elsewhere.
             ``None`` (default): on the board engine chosen while the solve runs, between 1 and the cores the
@@ -169,11 +178,13 @@ class SubgameSolver:
             if algorithm == "dcfr-postflop":
                 raise ValueError(f"algorithm 'dcfr-postflop' runs on the compiled full-tree engines, not {name}")
         if name == "RangeSolver":
+            from cfrkit.solvers.public.tree import RangeSolver
             be = "numpy" if backend == "auto" else backend
             self.engine = RangeSolver(tree, ranges=ranges, algorithm=algorithm, skip=skip, average=average,
                                       leaf_values=leaf_values, gadget=gadget, backend=be, device=device,
                                       dtype=np.dtype(storage), track_node_values=track_node_values, **dcfr)
         elif name == "BoardLeafSolver":
+            from cfrkit.solvers.public.board_leaf_cfr import BoardLeafSolver
             self.engine = BoardLeafSolver(tree, ranges=ranges, leaf_values=leaf_values, algorithm=algorithm,
                                           skip=skip, dtype=storage, gadget=gadget, allow_no_ext=True,
                                           fast_nets=fast_nets, **dcfr)
@@ -330,6 +341,7 @@ class SubgameSolver:
         if self.engine_name == "RangeSolver":
             return self.engine
         if self._reference is None:
+            from cfrkit.solvers.public.tree import RangeSolver
             self._reference = RangeSolver(self.tree, ranges=self._root_ranges(),
                                           # values of given strategies: the update rule does not matter
                                           algorithm=self.algorithm if self.algorithm in ("dcfr", "cfr+") else "dcfr",
