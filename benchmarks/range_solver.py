@@ -354,7 +354,7 @@ def main() -> int:
             print(f"{label}: action tree (flop, turn, river) {tuple(r['action_tree'])}, public tree "
                   f"{r['nodes']}, {r['slots']} action rows x {r['hands']} hands; kernel arrays "
                   f"{r['kernel_bytes']['total'] / 1e6:.0f} MB ({r['bytes_per_node_hand']:.1f} bytes per node x hand), "
-                  f"peak RSS {r['peak_rss_mb']:.0f} MiB, load average {r['load']:.2f} at the end", flush=True)
+                  f"peak RSS {r['peak_rss_mb']:.1f} MiB, load average {r['load']:.2f} at the end", flush=True)
             if r["probe_history"]:
                 print("  probes (ms per iteration at 1 / all threads -> chosen): " + ", ".join(
                     f"{1e3 * lo:.0f} / {1e3 * hi:.0f} -> {c}" for lo, hi, c in r["probe_history"]), flush=True)
@@ -369,7 +369,7 @@ def main() -> int:
                 if ref is not None and ref["last"] is not None:
                     it, cpu, wall, e = ref["last"]
                     print(f"  postflop-solver, this run: {it} iterations, {cpu:.3f} CPU s, {wall:.3f} s wall, "
-                          f"exploitability {e:.4f}%, peak RSS {ref['peak_rss_mb']:.0f} MiB; ours / its: CPU "
+                          f"exploitability {e:.4f}%, peak RSS {ref['peak_rss_mb']:.1f} MiB; ours / its: CPU "
                           f"{r['cpu'] / cpu:.2f}, wall {r['seconds'] / wall:.2f}, RSS "
                           f"{r['peak_rss_mb'] / ref['peak_rss_mb']:.2f}", flush=True)
                     summary.append((f"postflop-solver, {spot}, {nthreads} thread(s), {load} busy", cpu, wall,
@@ -384,7 +384,7 @@ def main() -> int:
                     if ref is not None and thr in ref["hit"]:
                         pn, pcpu, pwall = ref["hit"][thr]
                         print(f"    postflop-solver, this run: {pn} iterations, {pwall:.3f} s wall / {pcpu:.3f} CPU s, "
-                              f"peak RSS {ref['peak_rss_mb']:.0f} MiB; ours / its: CPU {cpu / pcpu:.2f}, wall "
+                              f"peak RSS {ref['peak_rss_mb']:.1f} MiB; ours / its: CPU {cpu / pcpu:.2f}, wall "
                               f"{sec / pwall:.2f}, RSS {r['peak_rss_mb'] / ref['peak_rss_mb']:.2f}", flush=True)
                         summary.append((f"postflop-solver, {spot}, {nthreads} thread(s), {load} busy, to {thr:g}%", pcpu,
                                         pwall, ref["peak_rss_mb"], r["load"]))
@@ -395,7 +395,7 @@ def main() -> int:
     if summary:
         print("\n| run | CPU s | wall s | peak RSS MiB | load average |\n|---|---|---|---|---|")
         for label, cpu, sec, rss, load in summary:
-            print(f"| {label} | {cpu:.2f} | {sec:.2f} | {rss:.0f} | {load:.2f} |")
+            print(f"| {label} | {cpu:.2f} | {sec:.2f} | {rss:.1f} | {load:.2f} |")
     if args.repeats > 1 and timed:
         print(f"\nmedians over {args.repeats} interleaved repeats of {args.iterations} iterations"
               + (" (busy processes in other sessions)" if args.load_session == "other" else "")
