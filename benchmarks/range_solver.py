@@ -12,7 +12,7 @@ Solved through the front, :class:`~cfrkit.solvers.public.solver.SubgameSolver` (
 ``--solver board`` (default) runs its ``BoardRangeSolver`` engine (a hand space per board, depth first, suit
 isomorphism, optional 16-bit storage); ``--solver flat`` its ``FlatRangeSolver`` engine.  Every run
 reports CPU seconds of the process (``process_time``: all threads; load distorts them less than wall seconds),
-wall seconds, peak resident memory (``ru_maxrss``: the whole Python process, tree included) and the 1-minute load
+wall seconds, peak resident memory (``VmHWM``: the whole Python process, tree included) and the 1-minute load
 average of the machine at its end.
 
 Thread scaling (issue 30): ``--iterations N`` times exactly N iterations per run (no checks; the exploitability
@@ -104,6 +104,14 @@ def postflop_solver_ratio(spot: str, threads: int, cpu: float, iterations: int, 
     return f"{what}, peak RSS {rss_mb / r_rss:.2f}x its {r_rss:g} MiB (recorded in issue 30's sitting, not this run)"
 
 
+def fresh_process(cmd: List[str]) -> List[str]:
+    """``cmd`` run by a shell that forks it: the peak RSS (``ru_maxrss``) the program reports is its own.
+    Started directly from this process (vfork + exec), its ``ru_maxrss`` would start at this Python process's
+    peak (Linux carries the old memory's high-water mark across exec): postflop-solver's river printed 29 MiB,
+    the parent's size, against its own 3.3 MiB (VmHWM; issue 30 part 12)."""
+    return ["sh", "-c", '"$0" "$@"; exit $?'] + list(cmd)
+
+
 def run_postflop_solver(binary: str, spot: str, targets, max_iterations: int, threads: int, iterations: int = 0,
                         compression: bool = False) -> dict:
     """postflop-solver built with benchmarks/postflop_solver/build.sh on ``spot`` (``RAYON_NUM_THREADS``), in
@@ -113,7 +121,7 @@ def run_postflop_solver(binary: str, spot: str, targets, max_iterations: int, th
 
     n = iterations or max_iterations
     cmd = [binary, spot, f"{-1.0 if iterations else min(targets):g}", str(n)] + (["compress"] if compression else [])
-    out = subprocess.run(cmd, env=dict(os.environ, RAYON_NUM_THREADS=str(threads)), capture_output=True, text=True,
+    out = subprocess.run(fresh_process(cmd), env=dict(os.environ, RAYON_NUM_THREADS=str(threads)), capture_output=True, text=True,
                          check=True).stdout
     hit, last, rss = {}, None, float("nan")
     for line in out.splitlines():
@@ -227,7 +235,20 @@ def run_one(spot: str, algorithm: str, targets, check_every: int, max_iterations
             "hit": {str(k): v for k, v in hit.items()}, "iterations": solver.iterations,
             "seconds": seconds, "cpu": cpu, "exploitability": final, "load": os.getloadavg()[0],
             "kernel_bytes": mem, "bytes_per_node_hand": mem["total"] / cells,
-            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+            "peak_rss_mb": peak_rss_mb()}
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory (MiB): ``VmHWM`` (its own memory's high-water mark) where /proc has it;
+    else ``ru_maxrss``, which on Linux starts at the parent's peak when started by fork/vfork + exec."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main() -> int:
@@ -333,7 +354,7 @@ def main() -> int:
             print(f"{label}: action tree (flop, turn, river) {tuple(r['action_tree'])}, public tree "
                   f"{r['nodes']}, {r['slots']} action rows x {r['hands']} hands; kernel arrays "
                   f"{r['kernel_bytes']['total'] / 1e6:.0f} MB ({r['bytes_per_node_hand']:.1f} bytes per node x hand), "
-                  f"peak RSS {r['peak_rss_mb']:.0f} MiB, load average {r['load']:.2f} at the end", flush=True)
+                  f"peak RSS {r['peak_rss_mb']:.1f} MiB, load average {r['load']:.2f} at the end", flush=True)
             if r["probe_history"]:
                 print("  probes (ms per iteration at 1 / all threads -> chosen): " + ", ".join(
                     f"{1e3 * lo:.0f} / {1e3 * hi:.0f} -> {c}" for lo, hi, c in r["probe_history"]), flush=True)
@@ -348,7 +369,7 @@ def main() -> int:
                 if ref is not None and ref["last"] is not None:
                     it, cpu, wall, e = ref["last"]
                     print(f"  postflop-solver, this run: {it} iterations, {cpu:.3f} CPU s, {wall:.3f} s wall, "
-                          f"exploitability {e:.4f}%, peak RSS {ref['peak_rss_mb']:.0f} MiB; ours / its: CPU "
+                          f"exploitability {e:.4f}%, peak RSS {ref['peak_rss_mb']:.1f} MiB; ours / its: CPU "
                           f"{r['cpu'] / cpu:.2f}, wall {r['seconds'] / wall:.2f}, RSS "
                           f"{r['peak_rss_mb'] / ref['peak_rss_mb']:.2f}", flush=True)
                     summary.append((f"postflop-solver, {spot}, {nthreads} thread(s), {load} busy", cpu, wall,
@@ -363,7 +384,7 @@ def main() -> int:
                     if ref is not None and thr in ref["hit"]:
                         pn, pcpu, pwall = ref["hit"][thr]
                         print(f"    postflop-solver, this run: {pn} iterations, {pwall:.3f} s wall / {pcpu:.3f} CPU s, "
-                              f"peak RSS {ref['peak_rss_mb']:.0f} MiB; ours / its: CPU {cpu / pcpu:.2f}, wall "
+                              f"peak RSS {ref['peak_rss_mb']:.1f} MiB; ours / its: CPU {cpu / pcpu:.2f}, wall "
                               f"{sec / pwall:.2f}, RSS {r['peak_rss_mb'] / ref['peak_rss_mb']:.2f}", flush=True)
                         summary.append((f"postflop-solver, {spot}, {nthreads} thread(s), {load} busy, to {thr:g}%", pcpu,
                                         pwall, ref["peak_rss_mb"], r["load"]))
@@ -374,7 +395,7 @@ def main() -> int:
     if summary:
         print("\n| run | CPU s | wall s | peak RSS MiB | load average |\n|---|---|---|---|---|")
         for label, cpu, sec, rss, load in summary:
-            print(f"| {label} | {cpu:.2f} | {sec:.2f} | {rss:.0f} | {load:.2f} |")
+            print(f"| {label} | {cpu:.2f} | {sec:.2f} | {rss:.1f} | {load:.2f} |")
     if args.repeats > 1 and timed:
         print(f"\nmedians over {args.repeats} interleaved repeats of {args.iterations} iterations"
               + (" (busy processes in other sessions)" if args.load_session == "other" else "")

@@ -94,7 +94,10 @@ def run_case(case: str, iterations: int, storage: str, root: str = ROOT) -> dict
 
 def run_postflop_solver(binary: str, spot: str, iterations: int, compress: bool) -> str:
     args = [binary, spot, "0", str(iterations)] + (["compress"] if compress else [])
-    res = subprocess.run(args, capture_output=True, text=True, env=dict(os.environ, RAYON_NUM_THREADS="1"))
+    # through a shell that forks it: started directly, its ru_maxrss would begin at this process's peak (Linux keeps
+    # the high-water mark across exec; benchmarks/range_solver.py fresh_process)
+    res = subprocess.run(["sh", "-c", '"$0" "$@"; exit $?'] + args, capture_output=True, text=True,
+                         env=dict(os.environ, RAYON_NUM_THREADS="1"))
     build = re.search(r"memory_usage ([\d.]+) MiB \(compressed ([\d.]+) MiB\)", res.stdout)
     peak = re.search(r"peak RSS (\d+) KiB", res.stdout)
     cpu = re.findall(r"([\d.]+) CPU s", res.stdout)

@@ -9,9 +9,17 @@ import numpy as np
 cimport numpy as cnp
 from libc.string cimport memset
 
-include "handeval_core.pxi"
+include "handeval_tables.pxi"
 
 cnp.import_array()
+
+# the small tables now; the hash table of eval_key on first use (_ensure_hash_table): a river solve evaluates one
+# board's 1,081 hands with eval_mask and never builds it (about 1 MiB of peak memory and 10 ms at import)
+_init_eval_tables(False)
+
+# board_strengths evaluates up to this many boards with eval_mask (the same classes: the reference evaluator the
+# hash table is built from) while the hash table is not built; more boards build it
+MASK_EVAL_MAX_BOARDS = 4
 
 cdef enum:
     NUM_PAIRS = 1326
@@ -44,6 +52,19 @@ cdef void _strengths_for_board(uint64_t board_mask, uint64_t board_key, int32_t 
         else:
             strength[i] = eval_key(board_key + _CARD_KEY[_PAIR_C1[i]] + _CARD_KEY[_PAIR_C2[i]],
                                    board_mask | b1 | b2)
+
+
+cdef void _strengths_for_board_mask(uint64_t board_mask, int32_t *strength) noexcept nogil:
+    # as _strengths_for_board with the reference evaluator (no hash table)
+    cdef int i
+    cdef uint64_t b1, b2
+    for i in range(NUM_PAIRS):
+        b1 = _CARD_BIT[_PAIR_C1[i]]
+        b2 = _CARD_BIT[_PAIR_C2[i]]
+        if (board_mask & b1) or (board_mask & b2):
+            strength[i] = 0
+        else:
+            strength[i] = eval_mask(board_mask | b1 | b2)
 
 
 cdef int _sorted_order(const int32_t *strength, int32_t *order) noexcept nogil:
@@ -131,11 +152,15 @@ def board_strengths(const uint8_t[:, ::1] boards):
     """Strength (class 1..7462, 0 = blocked) of all 1326 pairs on each board: uint8[B, k] -> int32[B, 1326].
 
     k = 3..5 board cards (hands of 5..7 cards). Boards must hold distinct valid cards (checked by caller).
+    Up to ``MASK_EVAL_MAX_BOARDS`` boards while the hash table is not built: the reference evaluator (same classes).
     """
     cdef Py_ssize_t nb = boards.shape[0], k = boards.shape[1], b, j
     cdef cnp.ndarray[int32_t, ndim=2] out_arr = np.empty((nb, NUM_PAIRS), dtype=np.int32)
     cdef int32_t[:, ::1] out = out_arr
     cdef uint64_t m, key
+    cdef bint by_mask = not _HASH_READY and nb <= MASK_EVAL_MAX_BOARDS
+    if not by_mask:
+        _ensure_hash_table()
     with nogil:
         for b in range(nb):
             m = 0
@@ -143,7 +168,10 @@ def board_strengths(const uint8_t[:, ::1] boards):
             for j in range(k):
                 m |= _CARD_BIT[boards[b, j]]
                 key += _CARD_KEY[boards[b, j]]
-            _strengths_for_board(m, key, &out[b, 0])
+            if by_mask:
+                _strengths_for_board_mask(m, &out[b, 0])
+            else:
+                _strengths_for_board(m, key, &out[b, 0])
     return out_arr
 
 
@@ -237,6 +265,7 @@ def accumulate_runouts(const uint8_t[:, ::1] boards, const double[::1] opp, int 
     cdef int n, j
     if opp.shape[0] != NUM_PAIRS or boards.shape[1] != 5:
         raise ValueError("accumulate_runouts needs boards of shape (n, 5) and 1326 opponent weights")
+    _ensure_hash_table()
     with nogil:
         for b in range(nb):
             m = 0
@@ -330,9 +359,15 @@ def hand_vs_hand_counts(int a1, int a2, int b1, int b2, const uint8_t[::1] board
     cdef int64_t out[3]
     if k > 5:
         raise ValueError("board has more than 5 cards")
+    _ensure_hash_table()
     with nogil:
         _hvh_counts(a1, a2, b1, b2, &board[0] if k > 0 else NULL, k, out)
     return out[0], out[1], out[2]
+
+
+def hash_table_built():
+    """True once ``eval_key``'s hash table is built in this module (first use of a batch kernel; not by importing)."""
+    return bool(_HASH_READY)
 
 
 def hand_vs_hand_boards(int a1, int a2, int b1, int b2, const uint8_t[:, ::1] boards):
@@ -357,6 +392,7 @@ def hand_vs_hand_boards(int a1, int a2, int b1, int b2, const uint8_t[:, ::1] bo
             used |= <uint64_t>1 << boards[b, j]
     out_arr = np.zeros((nb, 3), dtype=np.int64)
     cdef int64_t[:, ::1] out = out_arr
+    _ensure_hash_table()
     with nogil:
         for b in range(nb):
             _hvh_counts(a1, a2, b1, b2, &boards[b, 0] if k > 0 else NULL, k, &out[b, 0])

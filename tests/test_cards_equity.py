@@ -273,3 +273,28 @@ def test_hand_vs_hand_counts_on_card_ids():
         hand_vs_hand_counts(h1, h2, flop + [h1[0]])  # a card twice
     with pytest.raises(CardError):
         hand_vs_hand_counts(h1, (52, 3), flop)
+
+
+def test_board_strengths_without_the_hash_table_match_it():
+    """A few boards are evaluated with the reference evaluator before the equity kernel's hash table exists (a
+    river solve never builds it, issue 30 part 12); the classes equal the hash table's on 3, 4 and 5 cards, and
+    importing builds nothing.  Fresh process: the module's table state is per process."""
+    code = ("import numpy as np\n"
+            "from cfrkit._kernels import equity as E\n"
+            "from cfrkit.cards.equity import board_strengths, board_strengths_batch\n"
+            "assert not E.hash_table_built()\n"
+            "rng = np.random.default_rng(7)\n"
+            "sets = [np.array([rng.permutation(52)[:k] for _ in range(E.MASK_EVAL_MAX_BOARDS)], dtype=np.uint8)\n"
+            "        for k in (3, 4, 5) for _ in range(6)]\n"
+            "river = board_strengths('AsJd8h5c2d')\n"
+            "by_mask = [board_strengths_batch(b) for b in sets]\n"
+            "assert not E.hash_table_built()\n"
+            "board_strengths_batch(np.vstack(sets[-2:]))\n"   # more boards than the limit: builds the table
+            "assert E.hash_table_built()\n"
+            "assert (board_strengths('AsJd8h5c2d') == river).all() and (river > 0).sum() == 1081\n"
+            "for b, m in zip(sets, by_mask):\n"
+            "    assert (board_strengths_batch(b) == m).all()\n")
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-c", code], check=True)

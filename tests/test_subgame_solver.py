@@ -220,7 +220,8 @@ def test_solvers_package_imports_no_value_nets_nor_torch():
 def test_full_tree_solve_imports_only_the_board_engine():
     """A float32 river solve through the front (the benchmark's spot) loads the board engine and its float32
     kernel, not the leaf functions, the numpy engine, the depth-limited engine, the float64 kernel, the hand
-    evaluator or the thread pool (issue 30 part 11: ~2 MiB of the process's memory); the lazy names still work."""
+    evaluator or the thread pool (issue 30 part 11: ~2 MiB of the process's memory), nor builds the equity kernel's
+    hash table (part 12); the lazy names still work."""
     code = ("import sys\n"
             "from cfrkit.solvers.public import SubgameSolver, build_public_tree\n"
             "from cfrkit.solvers.public.postflop_game import PostflopPublicGame\n"
@@ -234,6 +235,8 @@ def test_full_tree_solve_imports_only_the_board_engine():
             "loaded = [m for m in lazy if m in sys.modules]\n"
             "assert not loaded, loaded\n"
             "assert 'cfrkit._kernels.range_cfr_board32' in sys.modules\n"
+            "from cfrkit._kernels import equity\n"
+            "assert not equity.hash_table_built()\n"   # the river's strengths by eval_mask (part 12: ~1.1 MiB)
             "import cfrkit.cards, cfrkit.solvers.public as pub\n"
             "assert pub.CheckdownValues.__module__ == 'cfrkit.solvers.public.leaf_functions'\n"
             "assert cfrkit.cards.evaluate('AsKsQsJsTs') > 0 and cfrkit.cards.range_vector('AA').sum() == 6\n")
