@@ -148,7 +148,7 @@ class Writer:
             os.replace(tmp, self.state_path)
 
 
-def _estimators(agents, view, resolve_next: bool, next_iterations, dealt):
+def _estimators(agents, view, resolve_next: bool, next_iterations, dealt, cheap_only: bool = False):
     """The value functions by name: A^D's (frozen, checkdown, resolve_next and its cheap variant), the blueprint's,
     the check-down equity's; the first solve made here (A^D makes it at its first decision anyway)."""
     named = {}
@@ -158,7 +158,7 @@ def _estimators(agents, view, resolve_next: bool, next_iterations, dealt):
             # as if called) and the "frozen" variant (the pot where play left the tree)
             named["aivat_resolve_frozen"] = ResolveValueFunction(view, a, left_tree="frozen")
             named["aivat_resolve"] = a.aivat_value_function(view)
-            if resolve_next:   # A^D's own re-solve at each state where it acts next after a betting action
+            if resolve_next and not cheap_only:   # A^D's own re-solve at each state where it acts next after betting
                 named["aivat_resolve_next"] = ResolveValueFunction(view, a, resolve_next=True)
                 if next_iterations:   # the same with cheap re-solves for every such state
                     named[f"aivat_resolve_next_it{next_iterations}"] = ResolveValueFunction(
@@ -197,7 +197,7 @@ def split_pair(text: str) -> list:
 
 
 def play(specs, deals: int, seed: int, out: str, resolve_next: bool = False, first_deal: int = 0,
-         next_iterations=None, check_against=None) -> None:
+         next_iterations=None, check_against=None, cheap_only: bool = False) -> None:
     """Deals ``first_deal .. first_deal + deals - 1`` into ``out`` (resumed from ``out.state.json`` when there)."""
     agents = [make_agent(s, game="holdem", seed=i + 1) for i, s in enumerate(specs)]
     view = poker_view(agents[0].game)
@@ -206,7 +206,7 @@ def play(specs, deals: int, seed: int, out: str, resolve_next: bool = False, fir
     dealt = game.new_initial_state()
     while not view.hands_dealt(dealt):
         dealt.apply_action(int(dealt.chance_outcomes()[0][0]))
-    named, build = _estimators(agents, view, resolve_next, next_iterations, dealt)
+    named, build = _estimators(agents, view, resolve_next, next_iterations, dealt, cheap_only)
     state_path = out + ".state.json"
     meta = {"pair": list(specs), "seed": seed, "first_deal": first_deal, "deals": deals, "estimators": list(named)}
     rows = _read_rows(out)
@@ -319,13 +319,14 @@ def merge(paths) -> list:
     return [r for d in sorted(deals) if len(deals[d]) == 2 for r in deals[d]]
 
 
-def summary(paths, drop_deals=(), common: bool = False) -> dict:
+def summary(paths, drop_deals=(), common: bool = False, only=None) -> dict:
     """Std per hand and per deal of plain and every estimator, over the complete deals of ``paths`` (merged); each
-    estimator over the deals that have it, or (``common``) every estimator over the deals that have all of them."""
+    estimator over the deals that have it, or (``common``) every estimator over the deals that have all of them;
+    ``only``: these estimators alone."""
     if isinstance(paths, str):
         paths = [paths]
     rows = [r for r in merge(paths) if r["deal"] not in set(drop_deals)]
-    names = sorted({k for r in rows for k in r if k.startswith("aivat_")})
+    names = sorted({k for r in rows for k in r if k.startswith("aivat_") and (not only or k in only)})
     if common:
         rows = [r for r in rows if all(k in r for k in names)]
     n = len(rows)
@@ -396,6 +397,8 @@ def main() -> None:
                    help="index of the first deal: deals K.. of one long run (the deals before are replayed unwritten)")
     h.add_argument("--next-iterations", type=int, default=None,
                    help="with --resolve-next: also A^D's values with re-solves of this many iterations")
+    h.add_argument("--cheap-only", action="store_true",
+                   help="with --next-iterations: without the full resolve_next values (their CPU alone)")
     h.add_argument("--check-against", default=None,
                    help="a JSONL of an earlier run whose rows the replayed deals must equal")
     h.add_argument("--seed", type=int, default=0)
@@ -406,6 +409,7 @@ def main() -> None:
     s.add_argument("paths", nargs="+", help="JSONL files of one match (merged by hand)")
     s.add_argument("--drop-deal", type=int, action="append", default=[], help="leave this deal out (repeatable)")
     s.add_argument("--common", action="store_true", help="only the deals every estimator has")
+    s.add_argument("--only", action="append", default=None, help="this estimator only (repeatable)")
     s.add_argument("--json", default=None)
     le = sub.add_parser("leduc")
     le.add_argument("--deals", type=int, default=20000)
@@ -417,10 +421,12 @@ def main() -> None:
     if args.cmd == "hands":
         if args.next_iterations is not None and not args.resolve_next:
             sys.exit("--next-iterations needs --resolve-next")
+        if args.cheap_only and args.next_iterations is None:
+            sys.exit("--cheap-only needs --next-iterations")
         play(split_pair(args.pair), args.deals, args.seed, args.out, args.resolve_next, args.first_deal,
-             args.next_iterations, args.check_against)
+             args.next_iterations, args.check_against, args.cheap_only)
         return
-    out = summary(args.paths, args.drop_deal, args.common) if args.cmd == "summary" else leduc(args.deals, args.iterations, args.seed,
+    out = summary(args.paths, args.drop_deal, args.common, args.only) if args.cmd == "summary" else leduc(args.deals, args.iterations, args.seed,
                                                                    args.opponent_iterations)
     print(json.dumps(out, indent=1))
     if args.json:
