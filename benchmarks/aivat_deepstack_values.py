@@ -160,9 +160,9 @@ def _estimators(agents, view, resolve_next: bool, next_iterations, dealt, cheap_
             named["aivat_resolve"] = a.aivat_value_function(view)
             if resolve_next and not cheap_only:   # A^D's own re-solve at each state where it acts next after betting
                 named["aivat_resolve_next"] = ResolveValueFunction(view, a, resolve_next=True)
-                if next_iterations:   # the same with cheap re-solves for every such state
-                    named[f"aivat_resolve_next_it{next_iterations}"] = ResolveValueFunction(
-                        view, a, resolve_next=True, next_iterations=next_iterations)
+            if resolve_next and next_iterations:   # the same with cheap re-solves for every such state
+                named[f"aivat_resolve_next_it{next_iterations}"] = ResolveValueFunction(
+                    view, a, resolve_next=True, next_iterations=next_iterations)
             # the hand's first solve (a plain preflop solve, made once per agent) is made at A^D's first decision
             # anyway: made here, so the value function's CPU below counts only what AIVAT adds
             t = time.process_time()
