@@ -78,8 +78,9 @@ class ResolveValueFunction:
     the values taken in the tree, at a mapped raise and outside the tree.  ``resolve_next`` (default False): a
     state where the agent acts next after a betting action is valued by the agent's own re-solve there
     (``resolve_at``; the one its next decision uses when the state is played, an extra re-solve for each other
-    child of the opponent's decisions, seconds each in hold'em), closing the gap between an earlier solve's model of
-    the agent's play and its re-solve; after a card the rule above stays (a re-solve per card would be needed).
+    child of the opponent's decisions, seconds each in hold'em; with the agent's ``keep_preflop`` about 1.25x the
+    agent's own CPU per hand), closing the gap between an earlier solve's model of the agent's play and its
+    re-solve; after a card the rule above stays (a re-solve per card would be needed).
     ``next_iterations`` (with ``resolve_next``; default None: the agent's own re-solves): those states are valued by
     a re-solve there with this many iterations instead, made from the same earlier solve for *every* such state,
     the one then played included (``resolve_at(state, seat, iterations=...)``, kept apart from the re-solve the
