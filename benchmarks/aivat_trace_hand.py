@@ -2,7 +2,9 @@
 seed 0, duplicate) and print every AIVAT term of the chosen hands with A^D's own values (chips; the acting seat's
 strategy row and the values of its children at each known decision):
 
-    python benchmarks/aivat_trace_hand.py DEALS HAND[,HAND...] [--resolve-next]   # e.g. 47 92 (stops after the last)
+    python benchmarks/aivat_trace_hand.py DEALS HAND[,HAND...] [--resolve-next] [--keep-preflop]   # e.g. 47 92
+
+(stops after the last).  ``--keep-preflop``: A^D keeps its preflop re-solves across hands (the same play, faster).
 
 Only the chosen hands are observed (the others are played without AIVAT).  ``--resolve-next``: the values with
 ``resolve_next=True`` (A^D's own re-solve where it acts next after a betting action).
@@ -13,7 +15,8 @@ from cfrkit.poker.view import poker_view
 from cfrkit.evaluation.aivat import AivatObserver
 
 WANT = set(int(x) for x in sys.argv[2].split(","))
-specs = ["deepstack-holdem:iterations=100", "blueprint:/work/runs/bp_s0.npz"]
+specs = ["deepstack-holdem:iterations=100" + (",keep_preflop=128" if "--keep-preflop" in sys.argv else ""),
+         "blueprint:/work/runs/bp_s0.npz"]
 agents = [make_agent(s, game="holdem", seed=i + 1) for i, s in enumerate(specs)]
 view = poker_view(agents[0].game)
 if "--resolve-next" in sys.argv:

@@ -68,6 +68,30 @@ def test_resolve_next_is_exactly_unbiased_on_leduc(leduc_pair):
     assert abs(vf.value(s) - plain.value(s)) > 1e-6
 
 
+def test_resolve_next_with_cheap_resolves_is_exactly_unbiased_on_leduc(leduc_pair):
+    """``next_iterations``: the states where the agent acts next valued by cheaper re-solves (4 iterations instead
+    of 20), the same function for every child of the opponent's decision: still exact; another function than the
+    full ``resolve_next``; and the agent's own re-solve there (what ``act`` draws from) is untouched."""
+    from cfrkit.agents.resolve_values import ResolveValueFunction
+
+    ds, other = leduc_pair
+    view = poker_view("leduc")
+    cheap = ResolveValueFunction(view, ds, resolve_next=True, next_iterations=4)
+    full = ResolveValueFunction(view, ds, resolve_next=True)
+    assert _both_seatings(view, ds, other, cheap) == pytest.approx(exact_match_value([ds, other], "leduc"), abs=1e-9)
+    s = view.game.new_initial_state()
+    for a in (0, 3, 1, 2):          # deal 0 and 3, the agent (seat 0) checks, the opponent raises
+        s.apply_action(a)
+    for f in (cheap, full):
+        f.hand_start(SimpleNamespace(seat_agents=[ds, other]))
+    assert abs(cheap.value(s) - full.value(s)) > 1e-6
+    own = ds.resolve_at(s, 0)[0]
+    assert own is not ds.resolve_at(s, 0, iterations=4)[0]
+    assert own is ds.resolve_at(s, 0)[0] and own is ds.resolve_at(s, 0, iterations=20)[0]
+    with pytest.raises(ValueError, match="next_iterations"):
+        ResolveValueFunction(view, ds, next_iterations=4)
+
+
 def test_a_correction_with_another_strategy_than_the_played_one_is_biased(leduc_pair):
     """The same exact walk with the correction at the DeepStack agent's decisions taken against another re-solve's
     strategy (fewer iterations) than the one its actions are drawn from: the mean moves off the exact value."""
@@ -213,3 +237,28 @@ def test_the_observer_corrects_with_the_distribution_act_draws_from_holdem(holde
     assert rec.p.shape == row.shape and np.allclose(rec.p / rec.p.sum(), row, atol=1e-12)
     result, rel, at = holdem_ds.resolve_covering(s.child(a), seat)
     assert rel == (a,) and at == 0 and tuple(result.tree.root.actions) == tuple(int(x) for x in actions)
+
+
+def test_holdem_kept_preflop_resolves_are_the_same_and_not_made_again():
+    """``keep_preflop``: a preflop re-solve met again in a later hand (same seat and betting, other cards) is the
+    kept one, with the same strategy as a fresh agent's; the agent makes no new re-solve for it."""
+    kept = make_agent("deepstack-holdem:iterations=3,preflop_boards=50,keep_preflop=8", game="holdem", seed=1)
+    fresh = make_agent("deepstack-holdem:iterations=3,preflop_boards=50", game="holdem", seed=1)
+    view = poker_view(kept.game)
+    first = _dealt(view, 1)
+    first.apply_action(CALL)            # the small blind limps: the big blind's re-solve
+    kept.new_hand()
+    a = kept.hand_strategy(first)
+    made = kept.num_resolves
+    kept.new_hand()                     # a new hand: the per-hand records are cleared, the preflop one kept
+    second = _dealt(view, 2)
+    second.apply_action(CALL)
+    assert tuple(second.history()[4:]) == tuple(first.history()[4:]) and second.hole != first.hole
+    b = kept.hand_strategy(second)
+    assert kept.num_resolves == made
+    fresh.new_hand()
+    c = fresh.hand_strategy(second)
+    assert np.array_equal(b.actions, c.actions) and np.array_equal(b.probs, c.probs)
+    assert np.array_equal(a.probs, b.probs)   # the strategy of every hand: the cards do not enter a re-solve
+    with pytest.raises(Exception, match="keep_preflop"):
+        make_agent("deepstack-holdem:iterations=3,keep_preflop=-1", game="holdem", seed=1)

@@ -84,10 +84,11 @@ class DeepStackAgent:
         self.rng = np.random.default_rng(seed)
 
     # ----------------------------------------------------------------- solving
-    def _solve(self, state, own_range, opp_cfvs=None, opp_range=None) -> ResolveResult:
+    def _solve(self, state, own_range, opp_cfvs=None, opp_range=None, iterations: Optional[int] = None) -> ResolveResult:
         self.num_resolves += 1
+        its = self.iterations if iterations is None else int(iterations)
         return resolve(self.pgame, state, self.player, own_range, opp_cfvs=opp_cfvs, opp_range=opp_range,
-                       iterations=self.iterations, skip=self.skip, leaf_values=self.leaf_values,
+                       iterations=its, skip=self.skip if iterations is None else min(self.skip, its - 1), leaf_values=self.leaf_values,
                        depth_limit=self.leaf_values is not None, algorithm=self.algorithm, average=self.average,
                        backend=self.backend, device=self.device)
 
@@ -109,10 +110,15 @@ class DeepStackAgent:
                 out.append(history[:k])
         return out
 
-    def record_at(self, history: Sequence[int]) -> _Record:
-        """The re-solve made at own decision node ``history`` (public actions from the start of betting)."""
+    def record_at(self, history: Sequence[int], iterations: Optional[int] = None) -> _Record:
+        """The re-solve made at own decision node ``history`` (public actions from the start of betting).
+        ``iterations``: a re-solve there with that many iterations instead of the agent's own, from the same earlier
+        solve (the re-solves on the way, at depth-limited leaves, with those iterations too), kept apart from the
+        agent's own records (valuation only: :meth:`resolve_at`)."""
         history = tuple(int(a) for a in history)
-        rec = self._records.get(history)
+        cheap = iterations is not None and int(iterations) != self.iterations
+        key = (history, "iterations", int(iterations)) if cheap else history
+        rec = self._records.get(key)
         if rec is not None:
             return rec
         node = self.full_tree.node_at(history)
@@ -135,15 +141,17 @@ class DeepStackAgent:
                 target = sub.state
             else:
                 raise GameError(f"public history {list(history)} leaves the re-solved tree at {list(rel[:k])}")
+            its = int(iterations) if cheap else None
             if sub.kind == LEAF and self.leaf_resolve == "range":
                 # re-solve a depth-limited leaf against the opponent's range there instead of the gadget
-                result = self._solve(target, own_range, opp_range=rec.result.reach[sub.index][0, opp])
+                result = self._solve(target, own_range, opp_range=rec.result.reach[sub.index][0, opp], iterations=its)
             else:
-                result = self._solve(target, own_range, opp_cfvs=opp_cfvs)
+                result = self._solve(target, own_range, opp_cfvs=opp_cfvs, iterations=its)
             new = _Record(rec.root_history + tuple(rel[:k]), result)
-            self._records[new.root_history] = new
+            if not cheap:
+                self._records[new.root_history] = new
             rec = new
-        self._records[history] = rec
+        self._records[key] = rec
         return rec
 
     def strategy_at(self, history: Sequence[int]) -> Tuple[Tuple[int, ...], np.ndarray]:
@@ -162,11 +170,11 @@ class DeepStackAgent:
             return None
         return rec.result, history[len(rec.root_history):], len(prefixes[-1]) if prefixes else -1
 
-    def resolve_at(self, state: State):
+    def resolve_at(self, state: State, iterations: Optional[int] = None):
         """``(ResolveResult, public actions from its root to state, position)`` of the re-solve at ``state``, an own
-        decision (memoised; made now if not yet)."""
+        decision (memoised; made now if not yet; ``iterations``: one with that many iterations, :meth:`record_at`)."""
         history = self.public_history(state)
-        rec = self.record_at(history)
+        rec = self.record_at(history, iterations)
         return rec.result, history[len(rec.root_history):], len(history)
 
     # ----------------------------------------------------------------- playing

@@ -219,6 +219,10 @@ class HoldemDeepStackAgent(PokerAgent):
             1176, exact; about 4 CPU seconds per flop, cached per board).
         seed: seed of the action sampling in :meth:`act` (and of the sampled preflop boards).
         max_records: memoised re-solves kept (cleared at ``new_hand`` too).
+        keep_preflop: preflop re-solves kept across hands (default 0: none).  A preflop re-solve depends only on
+            the seat and the betting (not on the cards: the ranges come from the public history), so the same
+            re-solve is met again in later hands (A^D's answer to a limp, to each raise size); kept, it is not
+            made again (the same numbers: a re-solve is deterministic).  Memory: about 1-5 MB per re-solve.
         solver: ``"board"`` (default): flop, turn and river re-solves on the compiled depth-limited solver
             (:func:`~cfrkit.solvers.public.resolving.resolve_board`: the same iterates as the numpy path, its
             carried opponent values are best-response cfvs); preflop re-solves (no board) use the numpy
@@ -241,7 +245,7 @@ class HoldemDeepStackAgent(PokerAgent):
                  iterations: int = 1000, skip: int = 0, algorithm: str = "dcfr", bet_sizing=None,
                  preflop_boards: int = 500, flop_runouts: Optional[int] = None, seed: Optional[int] = None,
                  max_records: int = 64, solver: str = "board", fast_nets: bool = True, preflop_flops: int = 0,
-                 preflop_net: bool = True):
+                 preflop_net: bool = True, keep_preflop: int = 0):
         from cfrkit.games.holdem.game import HoldemGame
         from cfrkit.games.registry import load
 
@@ -298,6 +302,10 @@ class HoldemDeepStackAgent(PokerAgent):
         self.max_records = int(max_records)
         self._records: "OrderedDict[tuple, _Record]" = OrderedDict()
         self._initial: Optional[_Record] = None
+        if int(keep_preflop) < 0:
+            raise GameError(f"keep_preflop must be >= 0, got {keep_preflop}")
+        self.keep_preflop = int(keep_preflop)
+        self._preflop: "OrderedDict[tuple, _Record]" = OrderedDict()
         self.num_resolves = 0
         self.solve_seconds: Dict[str, list] = {s: [] for s in STREETS}   # (wall, cpu) per re-solve
         d = self.game.definition
@@ -306,10 +314,10 @@ class HoldemDeepStackAgent(PokerAgent):
     @classmethod
     def from_spec(cls, spec: str = "", seed: Optional[int] = None, **kwargs) -> "HoldemDeepStackAgent":
         """Build from ``"nets=DIR,iterations=500,algorithm=cfr+,skip=0,game=holdem,solver=board"`` (also
-        ``preflop_boards``, ``flop_runouts``, ``preflop_flops``, ``preflop_net=0|1``)."""
+        ``preflop_boards``, ``flop_runouts``, ``preflop_flops``, ``preflop_net=0|1``, ``keep_preflop``)."""
         opts = _parse_options(spec)
         known = {"nets", "iterations", "skip", "algorithm", "preflop_boards", "flop_runouts", "game", "solver",
-                 "preflop_flops", "preflop_net"}
+                 "preflop_flops", "preflop_net", "keep_preflop"}
         bad = sorted(set(opts) - known)
         if bad:
             raise GameError(f"unknown deepstack-holdem option(s) {', '.join(bad)}; known: {', '.join(sorted(known))}")
@@ -319,7 +327,7 @@ class HoldemDeepStackAgent(PokerAgent):
                 if v not in ("0", "1"):
                     raise GameError(f"deepstack-holdem option preflop_net must be 0 or 1, got {v!r}")
                 args[k] = v == "1"
-            elif k in ("iterations", "skip", "preflop_boards", "flop_runouts", "preflop_flops"):
+            elif k in ("iterations", "skip", "preflop_boards", "flop_runouts", "preflop_flops", "keep_preflop"):
                 try:
                     args[k] = int(v)
                 except ValueError:
@@ -350,6 +358,7 @@ class HoldemDeepStackAgent(PokerAgent):
         # hold solver objects; they are recomputed deterministically on demand
         state = dict(self.__dict__)
         state["_records"] = OrderedDict()
+        state["_preflop"] = OrderedDict()
         state["_initial"] = None
         return state
 
@@ -372,7 +381,9 @@ class HoldemDeepStackAgent(PokerAgent):
             return _LeafDispatch(None, fn)
         return _LeafDispatch(self.leaf_values.get(nxt), self.checkdown)
 
-    def _solve(self, ps, seat: int, own_range, opp_cfvs=None, opp_range=None) -> ResolveResult:
+    def _solve(self, ps, seat: int, own_range, opp_cfvs=None, opp_range=None,
+               iterations: Optional[int] = None) -> ResolveResult:
+        """One re-solve at public state ``ps`` (``iterations``: default the agent's own)."""
         import time
 
         r = int(ps.round)
@@ -384,7 +395,8 @@ class HoldemDeepStackAgent(PokerAgent):
         fn = resolve_board if path == "board" else resolve
         extra = {"fast_nets": self.fast_nets} if path == "board" else {}
         res = fn(pgame, tree.root.state, seat, own_range, opp_cfvs=opp_cfvs, opp_range=opp_range,
-                 iterations=self.iterations, skip=self.skip,
+                 iterations=self.iterations if iterations is None else int(iterations),
+                 skip=self.skip if iterations is None else min(self.skip, int(iterations) - 1),
                  leaf_values=self._leaf_fn(r) if tree.leaf_nodes else None, depth_limit=depth_limited,
                  algorithm=self.algorithm, tree=tree, **extra)
         self.solver_used[path] += 1
@@ -418,19 +430,27 @@ class HoldemDeepStackAgent(PokerAgent):
         rec = _Record(hist[self._num_hole:], self._solve(ps, p, ranges[p], opp_range=ranges[1 - p]))
         self._records[("spot",)] = rec
 
-    def _record_for(self, seat: int, hist: Tuple[int, ...]) -> _Record:
-        """The re-solve at ``seat``'s decision reached by the full action history ``hist``."""
+    def _record_for(self, seat: int, hist: Tuple[int, ...], iterations: Optional[int] = None) -> _Record:
+        """The re-solve at ``seat``'s decision reached by the full action history ``hist`` (``iterations``: a re-solve
+        there with that many iterations instead of the agent's own, from the same earlier solve, kept apart: for
+        valuation only, :meth:`resolve_at`)."""
         nh = self._num_hole
         pub = tuple(int(a) for a in hist[nh:])
-        key = (seat, pub)
+        if iterations is not None and int(iterations) == self.iterations:
+            iterations = None
+        key = (seat, pub) if iterations is None else (seat, pub, "iterations", int(iterations))
         rec = self._records.get(key)
         if rec is not None:
             self._records.move_to_end(key)
             return rec
+        spot = self._records.get(("spot",))
+        if spot is None and key in self._preflop:      # only preflop re-solves are kept there (keep_preflop)
+            rec = self._records[key] = self._preflop[key]
+            self._preflop.move_to_end(key)
+            return rec
         # own earlier decisions: the latest one's re-solve is where we walk down from
         s = self._replay(hist[:nh])
         prev = None
-        spot = self._records.get(("spot",))
         for k, a in enumerate(pub):
             if s.current_player() == seat and (spot is None or k >= len(spot.root)):
                 prev = k
@@ -462,13 +482,18 @@ class HoldemDeepStackAgent(PokerAgent):
             if own.sum() <= 0:
                 own = mask / mask.sum()   # a history our strategy never takes (hypothetical states)
             if opp_cfvs is None:
-                rec_res = self._solve(ps, seat, own, opp_range=res.reach[node.index][0, opp] * mask)
+                rec_res = self._solve(ps, seat, own, opp_range=res.reach[node.index][0, opp] * mask,
+                                      iterations=iterations)
             else:
-                rec_res = self._solve(ps, seat, own, opp_cfvs=opp_cfvs * mask)
+                rec_res = self._solve(ps, seat, own, opp_cfvs=opp_cfvs * mask, iterations=iterations)
             rec = _Record(pub, rec_res)
         self._records[key] = rec
         while len(self._records) > self.max_records:
             self._records.popitem(last=False)
+        if self.keep_preflop and spot is None and int(s.round) == 0:
+            self._preflop[key] = rec
+            while len(self._preflop) > self.keep_preflop:
+                self._preflop.popitem(last=False)
         return rec
 
     def _values_after_cards(self, leaf: PublicNode, rest, own_reach, opp_reach, seat: int):
@@ -532,13 +557,15 @@ class HoldemDeepStackAgent(PokerAgent):
             return None
         return rec.result, pub[len(rec.root):], -1 if prev is None else prev
 
-    def resolve_at(self, state, seat: int):
+    def resolve_at(self, state, seat: int, iterations: Optional[int] = None):
         """``(ResolveResult, public actions from its root to state, position)`` of this agent's own re-solve at
-        ``state``, where ``seat`` is to act (memoised; made now if not yet: deterministic, seconds)."""
+        ``state``, where ``seat`` is to act (memoised; made now if not yet: deterministic, seconds).  ``iterations``:
+        a re-solve there with that many iterations instead (from the same earlier solve; kept apart from the one
+        :meth:`act` uses, which it never replaces)."""
         hist = tuple(int(a) for a in state.history())
         if len(hist) < self._num_hole or state.current_player() != seat:
             return None
-        rec = self._record_for(seat, hist)
+        rec = self._record_for(seat, hist, iterations)
         pub = hist[self._num_hole:]
         return rec.result, pub[len(rec.root):], len(pub)
 

@@ -128,11 +128,12 @@ class LeducDeepStackAgent(PokerAgent):
             return None
         return self.seat(seat).resolve_covering(state)
 
-    def resolve_at(self, state: State, seat: int):
-        """The re-solve at ``state``, a decision of ``seat`` (see :meth:`cfrkit.agents.deepstack.DeepStackAgent.resolve_at`)."""
+    def resolve_at(self, state: State, seat: int, iterations: Optional[int] = None):
+        """The re-solve at ``state``, a decision of ``seat`` (see :meth:`cfrkit.agents.deepstack.DeepStackAgent.resolve_at`;
+        ``iterations``: one with that many iterations, for valuation only)."""
         if len(state.private) < 2 or state.current_player() != seat:
             return None
-        return self.seat(seat).resolve_at(state)
+        return self.seat(seat).resolve_at(state, iterations)
 
     def aivat_value_function(self, view):
         """AIVAT values from this agent's own re-solves (:class:`~cfrkit.agents.resolve_values.ResolveValueFunction`)."""
