@@ -522,3 +522,37 @@ def street_values(Plan root, builder, b0, b1, eq, long long record=-1, list reco
     if not _street(root, <const long long *>cnp.PyArray_DATA(idx), B, <double *>cnp.PyArray_DATA(out), w, 0):
         return None
     return out
+
+
+ctypedef double (*_ddot_t)(long long n, const double *x, long long incx, const double *y, long long incy) noexcept nogil
+
+
+def dot_rows(size_t ddot, const double[:, ::1] rows, const long long[::1] ri, const double[:, ::1] cols,
+             const long long[::1] ci):
+    """float64[m]: ``rows[ri[j]] . cols[ci[j]]`` for each ``j`` as numpy's ``ndarray.dot`` of two contiguous float64
+    vectors computes it -- ``0.0 + ddot(L, x, 1, y, 1)`` with ``ddot`` the address of the BLAS ``cblas_ddot`` numpy
+    calls (``BlueprintValueTable.closing_many``'s second products: the same doubles, without a numpy call per
+    entry).  ``rows`` float64[k, L], ``cols`` float64[c, L], ``ri`` / ``ci`` int64[m] row indices."""
+    cdef Py_ssize_t m = ri.shape[0], L = rows.shape[1], j
+    cdef _ddot_t f = <_ddot_t>ddot
+    cdef double total
+    if ddot == 0:
+        raise ValueError("dot_rows: no ddot address")
+    if cols.shape[1] != L or ci.shape[0] != m:
+        raise ValueError(f"dot_rows: rows of {L} and columns of {cols.shape[1]} entries, {m} and {ci.shape[0]} "
+                         "indices")
+    for j in range(m):
+        if not (0 <= ri[j] < rows.shape[0] and 0 <= ci[j] < cols.shape[0]):
+            raise ValueError(f"dot_rows: index pair ({ri[j]}, {ci[j]}) outside {rows.shape[0]} rows and "
+                             f"{cols.shape[0]} columns")
+    out_arr = np.empty(m, dtype=np.float64)
+    cdef double[::1] out = out_arr
+    if L == 0:
+        out[:] = 0.0
+        return out_arr
+    with nogil:
+        for j in range(m):
+            total = 0.0  # numpy's DOUBLE_dot: a double sum of the BLAS chunks (one chunk here)
+            total += f(L, &rows[ri[j], 0], 1, &cols[ci[j], 0], 1)
+            out[j] = total
+    return out_arr

@@ -99,6 +99,57 @@ def _runs_out(state) -> bool:
     return s.is_terminal()
 
 
+_DDOT: list = []  # [address or 0]: numpy's BLAS ddot, found once (_numpy_ddot)
+_DDOT_SYMBOLS = ("scipy_cblas_ddot64_", "cblas_ddot64_", "scipy_cblas_ddot", "cblas_ddot")
+
+
+def _numpy_ddot() -> int:
+    """The address of the BLAS ``cblas_ddot`` numpy's ``ndarray.dot`` of two float64 vectors calls (its bundled
+    OpenBLAS, already loaded), or 0 where none is found or it does not give ``ndarray.dot``'s doubles on a check of
+    300 vector pairs (lengths 1..80, signs and magnitudes mixed): then the entries are computed by ``ndarray.dot``
+    one by one.  Found once per process."""
+    if _DDOT:
+        return _DDOT[0]
+    addr = 0
+    if _street_kernel is not None and hasattr(_street_kernel, "dot_rows"):
+        import ctypes
+
+        libs = []
+        try:
+            with open("/proc/self/maps") as fh:  # the BLAS libraries this process has loaded (numpy's among them)
+                libs = sorted({ln.split()[-1] for ln in fh
+                               if "blas" in ln.split()[-1].lower() and ".so" in ln.split()[-1]})
+        except OSError:
+            libs = []
+        rng = np.random.default_rng(2727)
+        checks = []
+        for _ in range(300):
+            n = int(rng.integers(1, 81))
+            x = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4)
+            y = rng.random(n)
+            checks.append((x, y, x.dot(y)))
+        for path in libs:
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError:
+                continue
+            for name in _DDOT_SYMBOLS:
+                fn = getattr(lib, name, None)
+                if fn is None:
+                    continue
+                cand = int(ctypes.cast(fn, ctypes.c_void_p).value or 0)
+                if cand and all(
+                        _street_kernel.dot_rows(cand, x[None, :], np.zeros(1, dtype=np.int64), y[None, :],
+                                                np.zeros(1, dtype=np.int64))[0].tobytes() == np.float64(want).tobytes()
+                        for x, y, want in checks):
+                    addr = cand
+                    break
+            if addr:
+                break
+    _DDOT.append(addr)
+    return addr
+
+
 def bucket_transitions(abstraction, boards: int = 24, seed: int = 0) -> List[np.ndarray]:
     """``[T_0, T_1, T_2]``: ``T_r`` float64[B_r, B_{r+1}], row-stochastic, the fraction of hands in bucket
     ``b`` of round ``r`` that are in bucket ``b'`` after the next card(s), over ``boards`` sampled
@@ -180,23 +231,51 @@ class BlueprintValueTable:
         """``[closing_ds(n, b0, b1, tr) for b0, b1 in zip(b0s, b1s)]`` (chips; ``b0s``, ``b1s`` Python ints): the same
         operations per entry, in one call (the entries a street lookahead's closing leaf found unread: its dense table
         keeps them, so they are not added to :attr:`closing`; entries there are read, the rows ``tr[b0] @ D[n]``
-        remembered as :meth:`closing_ds` remembers them)."""
+        remembered as :meth:`closing_ds` remembers them).  As :meth:`closing_array`'s rows."""
+        return [(d, s) for d, s in self.closing_array(n, b0s, b1s, tr).tolist()]
+
+    def closing_array(self, n: int, b0s: Sequence[int], b1s: Sequence[int], tr: np.ndarray) -> np.ndarray:
+        """float64[m, 2]: :meth:`closing_many`'s entries as an array (the compiled walk's dense tables take them).
+        The second products ``rows . tr[b1]`` are ``ndarray.dot``'s: by the BLAS ``ddot`` numpy calls, from C in one
+        call (``street_lookahead.dot_rows``) where it was found (:func:`_numpy_ddot`), else ``ndarray.dot`` per entry."""
         closing, memo = self.closing, self._closing_rows
-        out = []
-        for b0, b1 in zip(b0s, b1s):
-            key = (n, b0, b1)
-            hit = closing.get(key)
-            if hit is None:
-                rows = memo.get((n, b0))
-                if rows is None:
-                    d, s = self.ds(n)
-                    rows = (tr[b0] @ d, tr[b0] @ s)
-                    _Shared.remember(memo, (n, b0), rows, limit=20_000)
+        m = len(b0s)
+        out = np.empty((m, 2))
+        ddot = _numpy_ddot() if m > 1 else 0
+        trc = tr if ddot and tr.dtype == np.float64 and tr.flags.c_contiguous and tr.ndim == 2 else None
+        slot: dict = {}  # b0 -> its row pair's index in ``rows``
+        rows: list = []
+        ri, ci, at = [], [], []
+        for j, (b0, b1) in enumerate(zip(b0s, b1s)):
+            hit = closing.get((n, b0, b1))
+            if hit is not None:
+                out[j] = hit
+                continue
+            got = memo.get((n, b0))
+            if got is None:
+                d, s = self.ds(n)
+                got = (tr[b0] @ d, tr[b0] @ s)
+                _Shared.remember(memo, (n, b0), got, limit=20_000)
+            if trc is None:
                 col = tr[b1]
                 # ndarray.dot of two vectors is ``@``'s vector-vector product (numpy's DOUBLE_dot, one BLAS ddot) at
                 # half its call overhead: the same doubles (tests/test_street_lookahead_kernel.py)
-                hit = (float(rows[0].dot(col)), float(rows[1].dot(col)))
-            out.append(hit)
+                out[j] = (float(got[0].dot(col)), float(got[1].dot(col)))
+                continue
+            k = slot.get(b0)
+            if k is None:
+                k = slot[b0] = len(rows)
+                rows.append(got)
+            ri.append(k)
+            ci.append(b1)
+            at.append(j)
+        if at:
+            stacked = np.ascontiguousarray([x for pair in rows for x in pair], dtype=np.float64)  # D row, S row per b0
+            ri2 = np.array(ri, dtype=np.int64) * 2
+            cidx = np.array(ci, dtype=np.int64)
+            pos = np.array(at, dtype=np.int64)
+            out[pos, 0] = _street_kernel.dot_rows(ddot, stacked, ri2, trc, cidx)
+            out[pos, 1] = _street_kernel.dot_rows(ddot, stacked, ri2 + 1, trc, cidx)
         return out
 
     @property
@@ -1684,8 +1763,8 @@ class _StreetPlans:
         the tables: the value function's remembered closing values (``table.closing_many``: ``closing_ds`` of each)."""
         vf = self.vf
         node = int(plan.node)
-        got = vf.table.closing_many(node, b0s.tolist(), b1s.tolist(), vf.trans[int(vf.tree.round[node]) - 1])
-        plan.closing[b0s, b1s] = got  # float64 of the same doubles (an entry asked twice: the same value twice)
+        got = vf.table.closing_array(node, b0s.tolist(), b1s.tolist(), vf.trans[int(vf.tree.round[node]) - 1])
+        plan.closing[b0s, b1s] = got  # the same doubles (an entry asked twice: the same value twice)
 
     def _equity_leaf(self, plan) -> None:
         c = self.vf.view.contributions(plan.state)  # the check-down value eq * (c0 + c1) - c0
