@@ -532,12 +532,15 @@ def dot_rows(size_t ddot, const double[:, ::1] rows, const long long[::1] ri, co
     """float64[m]: ``rows[ri[j]] . cols[ci[j]]`` for each ``j`` as numpy's ``ndarray.dot`` of two contiguous float64
     vectors computes it -- ``0.0 + ddot(L, x, 1, y, 1)`` with ``ddot`` the address of the BLAS ``cblas_ddot`` numpy
     calls (``BlueprintValueTable.closing_many``'s second products: the same doubles, without a numpy call per
-    entry).  ``rows`` float64[k, L], ``cols`` float64[c, L], ``ri`` / ``ci`` int64[m] row indices."""
+    entry).  ``rows`` float64[k, L], ``cols`` float64[c, L] (``L`` >= 2: numpy multiplies one-element vectors as
+    scalars), ``ri`` / ``ci`` int64[m] row indices."""
     cdef Py_ssize_t m = ri.shape[0], L = rows.shape[1], j
     cdef _ddot_t f = <_ddot_t>ddot
     cdef double total
     if ddot == 0:
         raise ValueError("dot_rows: no ddot address")
+    if L < 2:  # numpy takes a one-element dot as a scalar product (-0.0 stays -0.0), not by ddot
+        raise ValueError(f"dot_rows: rows of {L} entries; at least 2")
     if cols.shape[1] != L or ci.shape[0] != m:
         raise ValueError(f"dot_rows: rows of {L} and columns of {cols.shape[1]} entries, {m} and {ci.shape[0]} "
                          "indices")
@@ -547,9 +550,6 @@ def dot_rows(size_t ddot, const double[:, ::1] rows, const long long[::1] ri, co
                              f"{cols.shape[0]} columns")
     out_arr = np.empty(m, dtype=np.float64)
     cdef double[::1] out = out_arr
-    if L == 0:
-        out[:] = 0.0
-        return out_arr
     with nogil:
         for j in range(m):
             total = 0.0  # numpy's DOUBLE_dot: a double sum of the BLAS chunks (one chunk here)

@@ -320,15 +320,15 @@ def test_support_is_real_action_of_every_child(strategy):
 
 def test_dot_rows_is_ndarray_dot_bit_for_bit():
     """``street_lookahead.dot_rows`` with numpy's own BLAS ddot (``blueprint_values._numpy_ddot``) gives
-    ``ndarray.dot``'s doubles for every pair of rows (lengths 1..200, mixed signs and magnitudes, zeros: a -0.0 sum
-    comes out +0.0 as numpy's ``0.0 + ddot`` does); indices outside the arrays and a missing address are refused."""
+    ``ndarray.dot``'s doubles for every pair of rows (lengths 2..200, mixed signs and magnitudes, zeros and negative
+    zeros); one-element rows (numpy's scalar product), indices outside the arrays and a missing address are refused."""
     from cfrkit._kernels import street_lookahead as k
 
     addr = bv._numpy_ddot()
     if not addr:
         pytest.skip("numpy without a BLAS ddot here: closing_array takes ndarray.dot per entry")
     rng = np.random.default_rng(3)
-    for L in (1, 2, 7, 16, 50, 51, 64, 200):
+    for L in (2, 3, 7, 16, 50, 51, 64, 200):
         rows = rng.standard_normal((6, L)) * 10.0 ** rng.integers(-4, 5, size=(6, 1))
         cols = rng.random((5, L))
         rows[0] = 0.0
@@ -338,6 +338,8 @@ def test_dot_rows_is_ndarray_dot_bit_for_bit():
         got = k.dot_rows(addr, rows, ri, cols, ci)
         want = np.array([rows[a].dot(cols[b]) for a, b in zip(ri, ci)])
         assert got.tobytes() == want.tobytes(), L
+    with pytest.raises(ValueError, match="at least 2"):
+        k.dot_rows(addr, np.ones((2, 1)), np.array([0]), np.ones((2, 1)), np.array([0]))
     with pytest.raises(ValueError, match="outside"):
         k.dot_rows(addr, np.ones((2, 3)), np.array([2]), np.ones((2, 3)), np.array([0]))
     with pytest.raises(ValueError, match="no ddot"):

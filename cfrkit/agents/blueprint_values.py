@@ -106,7 +106,7 @@ _DDOT_SYMBOLS = ("scipy_cblas_ddot64_", "cblas_ddot64_", "scipy_cblas_ddot", "cb
 def _numpy_ddot() -> int:
     """The address of the BLAS ``cblas_ddot`` numpy's ``ndarray.dot`` of two float64 vectors calls (its bundled
     OpenBLAS, already loaded), or 0 where none is found or it does not give ``ndarray.dot``'s doubles on a check of
-    300 vector pairs (lengths 1..80, signs and magnitudes mixed): then the entries are computed by ``ndarray.dot``
+    300 vector pairs (lengths 2..80, signs and magnitudes mixed): then the entries are computed by ``ndarray.dot``
     one by one.  Found once per process."""
     if _DDOT:
         return _DDOT[0]
@@ -124,7 +124,7 @@ def _numpy_ddot() -> int:
         rng = np.random.default_rng(2727)
         checks = []
         for _ in range(300):
-            n = int(rng.integers(1, 81))
+            n = int(rng.integers(2, 81))
             x = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4)
             y = rng.random(n)
             checks.append((x, y, x.dot(y)))
@@ -242,7 +242,8 @@ class BlueprintValueTable:
         m = len(b0s)
         out = np.empty((m, 2))
         ddot = _numpy_ddot() if m > 1 else 0
-        trc = tr if ddot and tr.dtype == np.float64 and tr.flags.c_contiguous and tr.ndim == 2 else None
+        trc = (tr if ddot and tr.dtype == np.float64 and tr.flags.c_contiguous and tr.ndim == 2 and tr.shape[1] >= 2
+               else None)  # one-element rows: numpy multiplies them as scalars, not by ddot
         slot: dict = {}  # b0 -> its row pair's index in ``rows``
         rows: list = []
         ri, ci, at = [], [], []
