@@ -101,11 +101,12 @@ def test_hand_vs_hand_boards_is_the_per_board_count():
         equity_kernel.hand_vs_hand_boards(0, 1, 2, 3, np.array([[4, 5, 6, 7, 8, 9]], dtype=np.uint8))
 
 
-def test_flop_counts_by_rank_pairs_are_the_enumeration():
+def test_flop_and_turn_counts_by_ranks_are_the_enumeration():
     """On flops ``hand_vs_hand_boards`` counts the 990 run-outs by their rank pairs (the flush-making ones as cards,
-    a hand with 4+ cards of a suit by the full enumeration): the same (wins, ties, losses) as the enumeration of every
-    run-out (``hand_vs_hand_counts``) on random deals and on deals where either hand holds 2, 3, 4 or 5 cards of a
-    suit with the flop (both hands drawing to flushes of one suit or of two, pairs and trips on the flop)."""
+    a hand with 4+ cards of a suit by the full enumeration), on turns the 44 rivers by their ranks (a hand with 5+
+    by the enumeration): the same (wins, ties, losses) as the enumeration of every run-out (``hand_vs_hand_counts``)
+    on random deals and on deals where either hand holds 2, 3, 4 or 5 cards of a suit with the flop (both hands
+    drawing to flushes of one suit or of two, pairs and trips on the flop), with turn cards of every suit."""
     rng = np.random.default_rng(27)
     deals = [[int(c) for c in rng.choice(52, 7, replace=False)] for _ in range(300)]
     for _ in range(600):
@@ -132,6 +133,13 @@ def test_flop_counts_by_rank_pairs_are_the_enumeration():
         ref = equity_kernel.hand_vs_hand_counts(a1, a2, b1, b2, flop[0])
         assert tuple(int(x) for x in got) == tuple(ref), d
         assert int(got.sum()) == 990
+        # and a turn on it: the 44 rivers by their ranks (flush cards as cards), every turn card of the first suits
+        for turn in sorted({c for c in range(52) if c not in d} & set(range(52)), key=lambda c: (c & 3, c))[::7]:
+            board = np.array([d[4:7] + [turn]], dtype=np.uint8)
+            got = equity_kernel.hand_vs_hand_boards(a1, a2, b1, b2, board)[0]
+            assert tuple(int(x) for x in got) == tuple(equity_kernel.hand_vs_hand_counts(a1, a2, b1, b2, board[0])), (
+                d, turn)
+            assert int(got.sum()) == 44
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])
