@@ -906,7 +906,14 @@ class BlueprintValueFunction:
             # a round-closing call: the transition-averaged tables at the previous round's buckets, and the
             # equity on the current board (its expectation over the cards to come)
             b0, b1 = self._buckets(r - 1, board, hole)
-            d, s = self.table.closing_ds(node, b0, b1, self.trans[r - 1])
+            # the compiled walk's dense table of this node, where it has read the entry (closing_array: closing_ds's
+            # doubles), else the tables
+            dense = self._shared.plan_closing.get((self.table, node)) if self._shared.plan_closing else None
+            got = None if dense is None else dense[b0, b1]
+            if got is not None and got[0] == got[0]:
+                d, s = float(got[0]), float(got[1])
+            else:
+                d, s = self.table.closing_ds(node, b0, b1, self.trans[r - 1])
             return d + s * self._equity(hole, board)
         if len(board) != _BOARD[r]:
             return self._equity_value(state)
