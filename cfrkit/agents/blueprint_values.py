@@ -2004,10 +2004,11 @@ class _Boards:
 
     def equity(self, idx) -> np.ndarray:
         eq = self._eq
-        miss = [int(k) for k in idx if k not in eq]
+        ks = idx.tolist() if isinstance(idx, np.ndarray) else [int(k) for k in idx]  # Python ints: fast dict keys
+        miss = [k for k in ks if k not in eq]
         if miss:
             self._fill_equity(miss)
-        return np.array([eq[k] for k in idx], dtype=np.float64)
+        return np.array([eq[k] for k in ks], dtype=np.float64)
 
     def _fill_equity(self, miss) -> None:
         """The equities of boards ``miss``: the value function's remembered ones, the others counted in one kernel
@@ -2029,9 +2030,10 @@ class _Boards:
             return
         wtl = _hvh_boards(int(h0[0]), int(h0[1]), int(h1[0]), int(h1[1]),
                           np.array([self.boards[k] for k in todo], dtype=np.uint8))
-        w, t, l = wtl[:, 0], wtl[:, 1], wtl[:, 2]
         eq = self._eq
-        for k, e in zip(todo, ((w + 0.5 * t) / (w + t + l)).tolist()):
+        # (w + 0.5 t) / (w + t + l) on Python numbers: numpy's float64 operations on the int64 counts, the same doubles
+        for k, (w, t, l) in zip(todo, wtl.tolist()):
+            e = (w + 0.5 * t) / (w + t + l)
             eq[k] = e
             if k >= sampled:
                 _Shared.remember(known, (h0, h1, tuple(self.boards[k])), e)
