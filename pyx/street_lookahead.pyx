@@ -556,3 +556,37 @@ def dot_rows(size_t ddot, const double[:, ::1] rows, const long long[::1] ri, co
             total += f(L, &rows[ri[j], 0], 1, &cols[ci[j], 0], 1)
             out[j] = total
     return out_arr
+
+
+def fill_closing(size_t ddot, double[:, :, ::1] closing, const double[:, :, ::1] rows, const double[:, ::1] tr,
+                 const long long[::1] b0s, const long long[::1] b1s):
+    """``closing[b0, b1, k] = rows[b0, k] . tr[b1]`` (k = 0, 1) for each pair ``(b0s[j], b1s[j])``, each product as
+    :func:`dot_rows` computes it (numpy's ``ndarray.dot``: ``0.0 + ddot``): a street lookahead's round-closing entries
+    ``(tr[b0] @ D) @ tr[b1]`` and ``(tr[b0] @ S) @ tr[b1]`` from their rows ``rows[b0]`` (float64[B, 2, L], computed by
+    the caller for every ``b0`` asked), written into the walk's dense table ``closing`` (float64[B, B', 2])."""
+    cdef Py_ssize_t m = b0s.shape[0], L = rows.shape[2], j
+    cdef _ddot_t f = <_ddot_t>ddot
+    cdef long long x, y
+    cdef double total
+    if ddot == 0:
+        raise ValueError("fill_closing: no ddot address")
+    if L < 2:
+        raise ValueError(f"fill_closing: rows of {L} entries; at least 2")
+    if tr.shape[1] != L or rows.shape[1] != 2 or closing.shape[2] != 2 or b1s.shape[0] != m:
+        raise ValueError("fill_closing: rows float64[B, 2, L], tr float64[B', L], closing float64[B, B', 2] and as "
+                         "many b1s as b0s")
+    for j in range(m):
+        if not (0 <= b0s[j] < rows.shape[0] and b0s[j] < closing.shape[0] and 0 <= b1s[j] < tr.shape[0]
+                and b1s[j] < closing.shape[1]):
+            raise ValueError(f"fill_closing: entry ({b0s[j]}, {b1s[j]}) outside the tables")
+    with nogil:
+        for j in range(m):
+            x = b0s[j]
+            y = b1s[j]
+            total = 0.0
+            total += f(L, &rows[x, 0, 0], 1, &tr[y, 0], 1)
+            closing[x, y, 0] = total
+            total = 0.0
+            total += f(L, &rows[x, 1, 0], 1, &tr[y, 0], 1)
+            closing[x, y, 1] = total
+    return None

@@ -289,6 +289,40 @@ def test_closing_entries_in_one_call_are_closing_ds_entry_by_entry(strategy):
         del one.closing[(n, b0s[0], b1s[0])]
 
 
+def test_plan_closing_fills_the_dense_table_with_closing_ds(strategy):
+    """``_StreetPlans.plan_closing`` (the rows ``tr[b0] @ D`` kept densely per node, the second products by numpy's
+    ddot in one kernel call, ``street_lookahead.fill_closing``) writes ``closing_ds`` of each asked entry bit for bit
+    into the walk's dense closing table, entries repeated and rows reused across calls, and leaves the others NaN."""
+    game = load(GAME)
+    vf = BlueprintAgent(strategy, seed=3).aivat_value_function(poker_view(game), boards=2)
+    if not bv._numpy_ddot():
+        pytest.skip("numpy without a BLAS ddot here: plan_closing takes closing_array")
+    plans = bv._StreetPlans(vf)
+    one = bv.BlueprintValueTable(strategy.tree, vf.table.num_buckets, blocks=(vf.table.D, vf.table.S))
+    t = strategy.tree
+    rng = np.random.default_rng(11)
+    nodes = [int(n) for n in np.flatnonzero((t.kind == bv.DECISION) & (t.round > 0))]
+    for _ in range(4):
+        n = int(rng.choice(nodes))
+        r = int(t.round[n])
+        nb = vf.table.num_buckets[r - 1]
+        plan = SimpleNamespace(node=n, closing=plans._closing_table(n))
+        asked = set()
+        for _ in range(3):  # later calls reuse the rows of the first
+            b0s = rng.integers(0, nb, 40)
+            b1s = rng.integers(0, nb, 40)
+            b0s[5], b1s[5] = b0s[2], b1s[2]
+            plans.plan_closing(plan, b0s, b1s)
+            asked |= set(zip(b0s.tolist(), b1s.tolist()))
+        for x in range(nb):
+            for y in range(nb):
+                got = tuple(plan.closing[x, y].tolist())
+                if (x, y) in asked:
+                    assert got == one.closing_ds(n, x, y, vf.trans[r - 1]), (n, x, y)
+                else:
+                    assert np.isnan(got).all()
+
+
 def test_support_is_real_action_of_every_child(strategy):
     """``BlueprintAgent._support`` (the state read once for all children) gives ``real_action`` of each child, the
     children playing the same real action in one column: at random decisions of random hands (clamped sizes, all-ins,

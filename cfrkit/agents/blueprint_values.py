@@ -409,13 +409,16 @@ def _two_buckets_boards(ab, cache: dict, r: int, boards, hole) -> List[Tuple[int
 def _chance_buckets(ab, cache, r: int, boards, real, hole) -> List[Tuple[int, int]]:
     """The two hands' buckets of round ``r`` on a chance node's sampled ``boards`` and the dealt board ``real`` (or
     None), last: :func:`_two_buckets_boards`'s, the samples bucketed in one call without the memories (each is seen
-    once: ``pair_buckets_boards``' ``sampled``), the dealt board remembered (the street's decisions read it)."""
+    once: ``pair_buckets_boards``' ``sampled``), the dealt board remembered (the street's decisions read it).  The
+    turn cards of a turn's chance node (round 2) are remembered too: the other seating of a duplicate deal has the
+    same flop and hands and draws its 16 turn cards from the same 45, so about a third of them come again there (the
+    abstraction's pair memory: the same rows)."""
     many = getattr(ab, "pair_buckets_boards", None)
     if many is None or not getattr(ab, "pair_buckets_sampled", False):
         return _two_buckets_boards(ab, cache, r, boards if real is None else boards + [real], hole)
     pairs = [pair_index(*hole[0]), pair_index(*hole[1])]
     out = [(b0, b1) for b0, b1 in many(r, boards if real is None else boards + [real], pairs,
-                                       sampled=len(boards)).tolist()]
+                                       sampled=len(boards) if r != 2 else 0).tolist()]
     if real is not None:
         _Shared.remember(cache, (r, tuple(real), tuple(hole[0]), tuple(hole[1])), out[-1])
     return out
@@ -1155,12 +1158,12 @@ class BlueprintValueFunction:
         flops each a uniform draw of three cards; unbiased for the mean either way (draws from this value
         function's generator)."""
         if every:
-            return [board + [int(c)] for c in rest]
+            return [board + [c] for c in rest.tolist()]
         if need == 1:
             count = self.flops if count is None else int(count)
-            return [board + [int(c)] for c in rest[np.argsort(self._random(rest.size))[:count]]]
+            return [board + [c] for c in rest[np.argsort(self._random(rest.size))[:count]].tolist()]
         picks = np.argsort(self._random((self.flops, rest.size)), axis=1)[:, :need]
-        return [board + [int(c) for c in rest[p]] for p in picks]
+        return [board + row for row in rest[picks].tolist()]  # Python ints, the same cards
 
     def _offtree_mean(self, state) -> float:
         """``v`` of an off-tree chance node (:meth:`_off_chance`), and its chance expectation: the mean of
@@ -1761,7 +1764,8 @@ class _StreetPlans:
         if hit is None:
             b = table.num_buckets[int(self.vf.tree.round[node]) - 1]
             hit = np.full((b, b, 2), np.nan)
-            if len(self._closing) * hit.nbytes >= self._CLOSING_BYTES * _SCALE[0]:
+            # with each closing table its rows (plan_closing): twice its bytes per node
+            if len(self._closing) * hit.nbytes >= 2 * self._CLOSING_BYTES * _SCALE[0]:
                 self._closing.clear()
             self._closing[(table, node)] = hit
         return hit
@@ -1771,8 +1775,36 @@ class _StreetPlans:
         the tables: the value function's remembered closing values (``table.closing_many``: ``closing_ds`` of each)."""
         vf = self.vf
         node = int(plan.node)
-        got = vf.table.closing_array(node, b0s.tolist(), b1s.tolist(), vf.trans[int(vf.tree.round[node]) - 1])
-        plan.closing[b0s, b1s] = got  # the same doubles (an entry asked twice: the same value twice)
+        table = vf.table
+        tr = vf.trans[int(vf.tree.round[node]) - 1]
+        ddot = _numpy_ddot()
+        cl = plan.closing
+        if (not ddot or tr.dtype != np.float64 or not tr.flags.c_contiguous or tr.ndim != 2 or tr.shape[1] < 2
+                or cl.shape[:2] != (tr.shape[0], tr.shape[0])):
+            got = table.closing_array(node, b0s.tolist(), b1s.tolist(), tr)
+            cl[b0s, b1s] = got  # the same doubles (an entry asked twice: the same value twice)
+            return
+        # the rows tr[b0] @ D[node] and tr[b0] @ S[node] of this node, computed once per b0 as closing_ds computes
+        # them (its remembered ones where it has them), kept densely beside the closing table; then the second
+        # products in one kernel call (closing_ds's doubles: ndarray.dot by numpy's own ddot)
+        key = (table, node, "rows")
+        kept = self._closing.get(key)
+        if kept is None:
+            kept = self._closing[key] = (np.full((tr.shape[0], 2, tr.shape[1]), np.nan), set())
+        rows, done = kept
+        memo = table._closing_rows
+        ds = None
+        for b0 in set(b0s.tolist()) - done:
+            got = memo.get((node, b0))
+            if got is None:
+                if ds is None:
+                    ds = table.ds(node)
+                got = (tr[b0] @ ds[0], tr[b0] @ ds[1])
+                _Shared.remember(memo, (node, b0), got, limit=20_000)
+            rows[b0, 0] = got[0]
+            rows[b0, 1] = got[1]
+            done.add(b0)
+        _street_kernel.fill_closing(ddot, cl, rows, tr, b0s, b1s)
 
     def _equity_leaf(self, plan) -> None:
         c = self.vf.view.contributions(plan.state)  # the check-down value eq * (c0 + c1) - c0
