@@ -22,10 +22,13 @@ street value is None), so the same numbers bit for bit; ``-ffp-contract=off`` ke
 """
 import numpy as np
 cimport numpy as cnp
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy
 
 cnp.import_array()
+
+# a BLAS ddot (numpy's own, found by ``blueprint_values._numpy_ddot``): the closing entries' second products
+ctypedef double (*_ddot_t)(long long n, const double *x, long long incx, const double *y, long long incy) noexcept nogil
 
 # a plan's street value (Python's ``_street_boards`` at that line)
 cdef enum:
@@ -48,7 +51,10 @@ cdef enum:
     _LF_PY = 3         # ``builder.plan_leaf_values(plan, idx)``
     _LF_CLOSING = 4    # a round-closing call: ``closing[b0, b1, 0] + closing[b0, b1, 1] * eq`` (the transition-
                        # averaged tables; NaN until ``builder.plan_closing(plan, b0s, b1s)`` fills the entries
-                       # ``(b0s[j], b1s[j])``, int64 arrays: every NaN entry this leaf reads, in one call)
+                       # ``(b0s[j], b1s[j])``, int64 arrays: every NaN entry this leaf reads, in one call; with
+                       # ``rows`` and the walk's ``ddot`` and ``tr``, the walk computes them itself: ``rows[b0, k] .
+                       # tr[b1]`` as :func:`fill_closing` does, the rows it finds NaN first asked of
+                       # ``builder.plan_rows(plan, b0s)``)
 
 ST_NONE, ST_FOLD, ST_SHOWDOWN, ST_RAISE, ST_TABLE, ST_CONST, ST_PY, ST_RULES = range(8)
 # ``Plan.rules`` (float64[12]) of ``ST_RULES``: what A^R's ``PostflopContext`` and constants say
@@ -68,6 +74,7 @@ cdef class Plan:
     cdef public long long node  # the tree node of a round-closing leaf (``LF_CLOSING``)
     cdef public double value, pot, c0
     cdef public object sd, probs, acts, d, s, closing, state, key, policy, cache, rules, rule_acts
+    cdef public object rows  # ``LF_CLOSING``: None, or float64[B, 2, L] the entries' rows (NaN until computed)
     cdef public list children
     cdef public dict by_action
 
@@ -96,6 +103,8 @@ cdef class _Walk:
     cdef Py_ssize_t B
     cdef long long bmax    # the largest bucket of either hand (checked against each table's rows)
     cdef long long rec     # a board whose lines' street values are recorded (-1: none)
+    cdef size_t ddot       # numpy's BLAS ddot (0: none; the closing entries through ``builder.plan_closing``)
+    cdef object tr_arr     # float64[B, L] C-contiguous: the transitions of the walk's round (with ``ddot``)
     cdef list recorded     # (plan, its street value on board ``rec``) of every decision line valued on it
     # per level: B entries each of the boards of a child (sub), their places (pos), values (val), probabilities
     # (qs) and A^R's choices (choice), one block per level allocated when first reached
@@ -204,7 +213,9 @@ cdef int _leaf(Plan node, const long long *idx, Py_ssize_t n, double *out, _Walk
             x = (w.b0[k] * nb + w.b1[k]) * 2
             if cl[x] != cl[x]:  # NaN: not read from the tables yet
                 nmiss += 1
-        if nmiss:  # the entries not read yet, filled in one call (a board's pair may repeat: filled once)
+        if nmiss and w.ddot != 0 and node.rows is not None:  # computed here (fill_closing's products)
+            _closing_here(node, idx, n, cl, nb, w)
+        elif nmiss:  # the entries not read yet, filled in one call (a board's pair may repeat: filled once)
             miss_arr = np.empty((2, nmiss), dtype=np.int64)
             miss = <long long *>cnp.PyArray_DATA(miss_arr)
             nmiss = 0
@@ -229,6 +240,65 @@ cdef int _leaf(Plan node, const long long *idx, Py_ssize_t n, double *out, _Walk
             memcpy(out, cnp.PyArray_DATA(got), n * sizeof(double))
     else:
         raise ValueError(f"plan leaf kind {node.leaf} unknown")
+    return 0
+
+
+cdef int _closing_here(Plan node, const long long *idx, Py_ssize_t n, double *cl, Py_ssize_t nb, _Walk w) except -1:
+    """The unread (NaN) closing entries of the boards ``idx`` at ``node``: ``cl[b0, b1, k] = 0.0 + ddot(rows[b0, k],
+    tr[b1])`` (numpy's ``ndarray.dot``, as :func:`fill_closing`), the rows found NaN first computed by
+    ``builder.plan_rows(node, b0s)`` (each ``b0`` once)."""
+    cdef cnp.ndarray ra = node.rows, ta = w.tr_arr, need
+    cdef Py_ssize_t L, i, nneed = 0
+    cdef long long k, x, y, e
+    cdef double *rows
+    cdef const double *tr
+    cdef _ddot_t f = <_ddot_t>w.ddot
+    cdef double total
+    cdef unsigned char *listed
+    if not (cnp.PyArray_TYPE(ra) == cnp.NPY_DOUBLE and cnp.PyArray_NDIM(ra) == 3 and cnp.PyArray_IS_C_CONTIGUOUS(ra)
+            and cnp.PyArray_ISWRITEABLE(ra) and cnp.PyArray_DIM(ra, 1) == 2 and ta is not None
+            and cnp.PyArray_TYPE(ta) == cnp.NPY_DOUBLE and cnp.PyArray_NDIM(ta) == 2
+            and cnp.PyArray_IS_C_CONTIGUOUS(ta) and cnp.PyArray_DIM(ta, 1) == cnp.PyArray_DIM(ra, 2)
+            and cnp.PyArray_DIM(ra, 2) >= 2 and cnp.PyArray_DIM(ta, 0) >= nb
+            and cnp.PyArray_DIM(ra, 0) > w.bmax and nb > w.bmax):
+        raise ValueError("plan rows must be a writeable float64[B, 2, L] and the walk's tr a float64[B, L], L >= 2")
+    L = cnp.PyArray_DIM(ra, 2)
+    rows = <double *>cnp.PyArray_DATA(ra)
+    tr = <const double *>cnp.PyArray_DATA(ta)
+    listed = <unsigned char *>calloc(cnp.PyArray_DIM(ra, 0), 1)
+    if listed == NULL:
+        raise MemoryError("street lookahead: closing rows")
+    try:
+        for i in range(n):  # the rows not computed yet (NaN), each asked once
+            k = idx[i]
+            x = w.b0[k]
+            e = (x * nb + w.b1[k]) * 2
+            if cl[e] != cl[e] and rows[x * 2 * L] != rows[x * 2 * L] and not listed[x]:
+                listed[x] = 1
+                nneed += 1
+        if nneed:
+            need = np.empty(nneed, dtype=np.int64)
+            nneed = 0
+            for x in range(cnp.PyArray_DIM(ra, 0)):
+                if listed[x]:
+                    (<long long *>cnp.PyArray_DATA(need))[nneed] = x
+                    nneed += 1
+            w.builder.plan_rows(node, need)
+    finally:
+        free(listed)
+    for i in range(n):
+        k = idx[i]
+        x = w.b0[k]
+        y = w.b1[k]
+        e = (x * nb + y) * 2
+        if cl[e] == cl[e]:
+            continue
+        total = 0.0  # numpy's DOUBLE_dot: a double sum of the BLAS chunks (one chunk here)
+        total += f(L, &rows[x * 2 * L], 1, &tr[y * L], 1)
+        cl[e] = total
+        total = 0.0
+        total += f(L, &rows[x * 2 * L + L], 1, &tr[y * L], 1)
+        cl[e + 1] = total
     return 0
 
 
@@ -480,12 +550,14 @@ cdef bint _share(Plan node, _Walk w, int p, long long k) except -1:
     return share[k] != 0
 
 
-def street_values(Plan root, builder, b0, b1, eq, long long record=-1, list recorded=None):
+def street_values(Plan root, builder, b0, b1, eq, long long record=-1, list recorded=None, size_t ddot=0, tr=None):
     """float64[B]: the street lookahead's value (seat 0's chips) on each of B boards from ``root``, or None where
     its street value is None.  ``b0``, ``b1`` int64[B]: the two hands' buckets of the street's round on each board
     (read by ``ST_TABLE`` and ``LF_ONBOARD``); ``eq`` float64[B]: seat 0's showdown equity on each board.
     ``record`` (the last board, B - 1, or -1: none): every decision line (``ST_TABLE``, ``ST_CONST``, ``ST_PY``,
-    ``ST_RULES``) whose street value is computed on that board is appended to ``recorded`` as ``(plan, value)``."""
+    ``ST_RULES``) whose street value is computed on that board is appended to ``recorded`` as ``(plan, value)``.
+    ``ddot`` (the address of numpy's BLAS ddot, ``blueprint_values._numpy_ddot``) and ``tr`` (float64[B, L] C-contiguous,
+    the transitions of the street's round): the closing entries of leaves with ``rows`` are computed in the walk."""
     cdef _Walk w = _Walk()
     cdef Py_ssize_t B, i
     cdef cnp.ndarray idx, out
@@ -506,6 +578,8 @@ def street_values(Plan root, builder, b0, b1, eq, long long record=-1, list reco
         raise ValueError(f"street_values: record must be the last board ({B - 1}) with a list to append to, got "
                          f"{record}")
     w.B = B
+    w.ddot = ddot
+    w.tr_arr = tr if ddot != 0 else None
     w.b0 = <const long long *>cnp.PyArray_DATA(<cnp.ndarray>w.b0_arr)
     w.b1 = <const long long *>cnp.PyArray_DATA(<cnp.ndarray>w.b1_arr)
     w.eq = <const double *>cnp.PyArray_DATA(<cnp.ndarray>w.eq_arr)
@@ -524,7 +598,6 @@ def street_values(Plan root, builder, b0, b1, eq, long long record=-1, list reco
     return out
 
 
-ctypedef double (*_ddot_t)(long long n, const double *x, long long incx, const double *y, long long incy) noexcept nogil
 
 
 def dot_rows(size_t ddot, const double[:, ::1] rows, const long long[::1] ri, const double[:, ::1] cols,

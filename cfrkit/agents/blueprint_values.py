@@ -56,6 +56,7 @@ a chance event of known probabilities (:meth:`BlueprintValueFunction.translation
 from __future__ import annotations
 
 import copy
+from types import SimpleNamespace
 import weakref
 from typing import Callable, List, Optional, Sequence, Tuple
 
@@ -1600,8 +1601,11 @@ class _StreetPlans:
         outer = self.ctx, self.rep, self.round, self.states  # a leaf's mean over river cards walks inside this walk
         self.ctx, self.rep, self.round, self.states = ctx, rep, r, {}
         record, self.record = self.record, -1  # the walk of _values_with_real only, not the walks inside it
+        ddot = _numpy_ddot()
+        tr = self.vf.trans[r] if ddot and r < len(self.vf.trans) else None
         try:
-            return _street_kernel.street_values(root, self, b[:, 0], b[:, 1], eq, record, self.recorded)
+            return _street_kernel.street_values(root, self, b[:, 0], b[:, 1], eq, record, self.recorded,
+                                                ddot if tr is not None else 0, tr)
         finally:
             self.ctx, self.rep, self.round, self.states = outer
 
@@ -1747,6 +1751,7 @@ class _StreetPlans:
         if chance and r > 0 and nb < _BOARD[r]:
             if r - 1 == self.round:  # a round-closing call: the transition-averaged tables at this round's buckets
                 plan.leaf, plan.closing, plan.node = k.LF_CLOSING, self._closing_table(node), node
+                plan.rows = self._closing_rows(node)  # the entries computed in the walk (None: plan_closing)
             return
         if nb != _BOARD[r]:
             self._equity_leaf(plan)
@@ -1770,6 +1775,42 @@ class _StreetPlans:
             self._closing[(table, node)] = hit
         return hit
 
+    def _closing_rows(self, node: int) -> Optional[np.ndarray]:
+        """float64[B, 2, L] of ``node`` (NaN until :meth:`plan_rows` computes a row): the rows ``tr[b0] @ D[node]`` and
+        ``tr[b0] @ S[node]`` of its closing entries, from which the compiled walk computes the entries itself with
+        numpy's ddot (:func:`_numpy_ddot`); None where that is not found or the transitions are not a C-contiguous
+        float64 matrix of 2+ columns (the walk then asks :meth:`plan_closing`)."""
+        vf = self.vf
+        tr = vf.trans[int(vf.tree.round[node]) - 1]
+        if (not _numpy_ddot() or tr.dtype != np.float64 or not tr.flags.c_contiguous or tr.ndim != 2
+                or tr.shape[1] < 2):
+            return None
+        key = (vf.table, node, "rows")
+        hit = self._closing.get(key)
+        if hit is None:
+            hit = self._closing[key] = np.full((tr.shape[0], 2, tr.shape[1]), np.nan)
+        return hit
+
+    def plan_rows(self, plan, b0s) -> None:
+        """Fill ``plan.rows[b0]`` for every ``b0`` of ``b0s`` (int64): ``(tr[b0] @ D[node], tr[b0] @ S[node])`` as
+        ``table.closing_ds`` computes them (its remembered ones where it has them)."""
+        vf = self.vf
+        node = int(plan.node)
+        table = vf.table
+        tr = vf.trans[int(vf.tree.round[node]) - 1]
+        memo = table._closing_rows
+        ds = None
+        rows = plan.rows
+        for b0 in b0s.tolist():
+            got = memo.get((node, b0))
+            if got is None:
+                if ds is None:
+                    ds = table.ds(node)
+                got = (tr[b0] @ ds[0], tr[b0] @ ds[1])
+                _Shared.remember(memo, (node, b0), got, limit=20_000)
+            rows[b0, 0] = got[0]
+            rows[b0, 1] = got[1]
+
     def plan_closing(self, plan, b0s, b1s) -> None:
         """Fill ``plan.closing[b0s[j], b1s[j]]`` for every ``j`` (int64 arrays, the entries the walk found unread) from
         the tables: the value function's remembered closing values (``table.closing_many``: ``closing_ds`` of each)."""
@@ -1787,23 +1828,10 @@ class _StreetPlans:
         # the rows tr[b0] @ D[node] and tr[b0] @ S[node] of this node, computed once per b0 as closing_ds computes
         # them (its remembered ones where it has them), kept densely beside the closing table; then the second
         # products in one kernel call (closing_ds's doubles: ndarray.dot by numpy's own ddot)
-        key = (table, node, "rows")
-        kept = self._closing.get(key)
-        if kept is None:
-            kept = self._closing[key] = (np.full((tr.shape[0], 2, tr.shape[1]), np.nan), set())
-        rows, done = kept
-        memo = table._closing_rows
-        ds = None
-        for b0 in set(b0s.tolist()) - done:
-            got = memo.get((node, b0))
-            if got is None:
-                if ds is None:
-                    ds = table.ds(node)
-                got = (tr[b0] @ ds[0], tr[b0] @ ds[1])
-                _Shared.remember(memo, (node, b0), got, limit=20_000)
-            rows[b0, 0] = got[0]
-            rows[b0, 1] = got[1]
-            done.add(b0)
+        rows = plan.rows if getattr(plan, "rows", None) is not None else self._closing_rows(node)
+        need = sorted({b0 for b0 in b0s.tolist() if rows[b0, 0, 0] != rows[b0, 0, 0]})
+        if need:
+            self.plan_rows(SimpleNamespace(node=node, rows=rows), np.array(need, dtype=np.int64))
         _street_kernel.fill_closing(ddot, cl, rows, tr, b0s, b1s)
 
     def _equity_leaf(self, plan) -> None:
