@@ -352,6 +352,183 @@ cdef void _hvh_counts(int a1, int a2, int b1, int b2, const uint8_t *board, int 
     out[2] = losses
 
 
+cdef void _hvh_counts3(int a1, int a2, int b1, int b2, const uint8_t *board, int64_t *out) noexcept nogil:
+    """:func:`_hvh_counts` on a flop (``k`` = 3: the 990 turn-river run-outs), the same integer counts from the rank
+    classes: a run-out that makes no flush for either hand is worth its rank pair's classes (the hash path of
+    ``eval_key``: no suit of 5+ cards), so the 91 rank pairs are evaluated once each and weighted by their live card
+    pairs; the run-outs that do make a flush (both cards of a suit of which a hand holds 3 with the flop) are
+    evaluated as cards and taken out of their rank pair's weight.  A hand with 4+ cards of a suit with the flop
+    (every run-out of that suit counts): :func:`_hvh_counts` itself."""
+    cdef int live[13]
+    cdef int ca[4]
+    cdef int cb[4]
+    cdef int64_t wt[13][13]
+    cdef int i, j, c, s, ra, rb, t, u, nl, va, vb
+    cdef int cards[13]
+    cdef uint64_t bm = 0, kb = KEY_START, ha, hb, ka_, kb_, k2, m2
+    cdef uint32_t rka = 0, rkb = 0, rk
+    cdef int64_t wins = 0, ties = 0, losses = 0, n
+    for i in range(4):
+        ca[i] = 0
+        cb[i] = 0
+    for i in range(13):
+        live[i] = 4
+    for i in range(3):
+        c = board[i]
+        bm |= card_bit(c)
+        kb += _CARD_KEY[c]
+        ca[c & 3] += 1
+        cb[c & 3] += 1
+        live[c >> 2] -= 1
+        rka += <uint32_t>_CARD_KEY[c]
+        rkb += <uint32_t>_CARD_KEY[c]
+    for i in range(2):
+        c = a1 if i == 0 else a2
+        ca[c & 3] += 1
+        live[c >> 2] -= 1
+        rka += <uint32_t>_CARD_KEY[c]
+        c = b1 if i == 0 else b2
+        cb[c & 3] += 1
+        live[c >> 2] -= 1
+        rkb += <uint32_t>_CARD_KEY[c]
+    for s in range(4):
+        if ca[s] >= 4 or cb[s] >= 4:
+            _hvh_counts(a1, a2, b1, b2, board, 3, out)
+            return
+    ha = card_bit(a1) | card_bit(a2)
+    hb = card_bit(b1) | card_bit(b2)
+    ka_ = _CARD_KEY[a1] + _CARD_KEY[a2]
+    kb_ = _CARD_KEY[b1] + _CARD_KEY[b2]
+    for ra in range(13):
+        for rb in range(ra, 13):
+            wt[ra][rb] = live[ra] * (live[ra] - 1) // 2 if ra == rb else live[ra] * live[rb]
+    # the run-outs of two cards of a suit a hand holds 3 of: a flush for it, evaluated as cards
+    for s in range(4):
+        if ca[s] != 3 and cb[s] != 3:
+            continue
+        nl = 0
+        for j in range(13):
+            c = 4 * j + s
+            if not ((bm | ha | hb) & card_bit(c)):
+                cards[nl] = c
+                nl += 1
+        for t in range(nl):
+            for u in range(t + 1, nl):
+                k2 = kb + _CARD_KEY[cards[t]] + _CARD_KEY[cards[u]]
+                m2 = bm | card_bit(cards[t]) | card_bit(cards[u])
+                va = eval_key(k2 + ka_, m2 | ha)
+                vb = eval_key(k2 + kb_, m2 | hb)
+                if va > vb:
+                    wins += 1
+                elif va < vb:
+                    losses += 1
+                else:
+                    ties += 1
+                wt[cards[t] >> 2][cards[u] >> 2] -= 1  # cards[t] < cards[u]: the lower rank first
+    # every other run-out by its ranks (no suit of 5+ cards for either hand)
+    for ra in range(13):
+        for rb in range(ra, 13):
+            n = wt[ra][rb]
+            if n <= 0:
+                continue
+            rk = _RANK_POW[ra] + _RANK_POW[rb]
+            va = eval_key(<uint64_t>(rka + rk), 0)
+            vb = eval_key(<uint64_t>(rkb + rk), 0)
+            if va > vb:
+                wins += n
+            elif va < vb:
+                losses += n
+            else:
+                ties += n
+    out[0] = wins
+    out[1] = ties
+    out[2] = losses
+
+
+cdef void _hvh_counts4(int a1, int a2, int b1, int b2, const uint8_t *board, int64_t *out) noexcept nogil:
+    """:func:`_hvh_counts` on a turn (``k`` = 4: the 44 river cards), the same integer counts from the rank classes as
+    :func:`_hvh_counts3` does on a flop: a river card that makes no flush for either hand is worth its rank's classes,
+    weighted by the live cards of the rank; a river card of a suit a hand holds 4 of with the board is evaluated as a
+    card and taken out of its rank's weight.  A hand with 5+ cards of a suit already: :func:`_hvh_counts` itself."""
+    cdef int live[13]
+    cdef int ca[4]
+    cdef int cb[4]
+    cdef int i, j, c, s, va, vb
+    cdef uint64_t bm = 0, kb = KEY_START, ha, hb, ka_, kb_, used
+    cdef uint32_t rka = 0, rkb = 0
+    cdef int64_t wins = 0, ties = 0, losses = 0, n
+    for i in range(4):
+        ca[i] = 0
+        cb[i] = 0
+    for i in range(13):
+        live[i] = 4
+    for i in range(4):
+        c = board[i]
+        bm |= card_bit(c)
+        kb += _CARD_KEY[c]
+        ca[c & 3] += 1
+        cb[c & 3] += 1
+        live[c >> 2] -= 1
+        rka += <uint32_t>_CARD_KEY[c]
+        rkb += <uint32_t>_CARD_KEY[c]
+    for i in range(2):
+        c = a1 if i == 0 else a2
+        ca[c & 3] += 1
+        live[c >> 2] -= 1
+        rka += <uint32_t>_CARD_KEY[c]
+        c = b1 if i == 0 else b2
+        cb[c & 3] += 1
+        live[c >> 2] -= 1
+        rkb += <uint32_t>_CARD_KEY[c]
+    for s in range(4):
+        if ca[s] >= 5 or cb[s] >= 5:
+            _hvh_counts(a1, a2, b1, b2, board, 4, out)
+            return
+    ha = card_bit(a1) | card_bit(a2)
+    hb = card_bit(b1) | card_bit(b2)
+    ka_ = _CARD_KEY[a1] + _CARD_KEY[a2]
+    kb_ = _CARD_KEY[b1] + _CARD_KEY[b2]
+    used = bm | ha | hb
+    # the river cards of a suit a hand holds 4 of: a flush for it, evaluated as cards
+    for s in range(4):
+        if ca[s] != 4 and cb[s] != 4:
+            continue
+        for j in range(13):
+            c = 4 * j + s
+            if used & card_bit(c):
+                continue
+            va = eval_key(kb + _CARD_KEY[c] + ka_, bm | card_bit(c) | ha)
+            vb = eval_key(kb + _CARD_KEY[c] + kb_, bm | card_bit(c) | hb)
+            if va > vb:
+                wins += 1
+            elif va < vb:
+                losses += 1
+            else:
+                ties += 1
+            live[j] -= 1
+    # every other river card by its rank (no suit of 5+ cards for either hand)
+    for j in range(13):
+        n = live[j]
+        if n <= 0:
+            continue
+        va = eval_key(<uint64_t>(rka + _RANK_POW[j]), 0)
+        vb = eval_key(<uint64_t>(rkb + _RANK_POW[j]), 0)
+        if va > vb:
+            wins += n
+        elif va < vb:
+            losses += n
+        else:
+            ties += n
+    out[0] = wins
+    out[1] = ties
+    out[2] = losses
+
+
+cdef uint32_t _RANK_POW[13]   # 5^rank: the low word of a card's additive key
+for _r in range(13):
+    _RANK_POW[_r] = 5 ** _r
+
+
 def hand_vs_hand_counts(int a1, int a2, int b1, int b2, const uint8_t[::1] board):
     """Exact (wins, ties, losses) of hole pair (a1, a2) against (b1, b2) over every completion of
     the board (0..5 cards) from the remaining deck. Cards must be distinct and valid (checked by caller)."""
@@ -395,5 +572,10 @@ def hand_vs_hand_boards(int a1, int a2, int b1, int b2, const uint8_t[:, ::1] bo
     _ensure_hash_table()
     with nogil:
         for b in range(nb):
-            _hvh_counts(a1, a2, b1, b2, &boards[b, 0] if k > 0 else NULL, k, &out[b, 0])
+            if k == 3:  # flops: by the rank pairs of the run-outs (the same counts)
+                _hvh_counts3(a1, a2, b1, b2, &boards[b, 0], &out[b, 0])
+            elif k == 4:  # turns: by the river cards' ranks
+                _hvh_counts4(a1, a2, b1, b2, &boards[b, 0], &out[b, 0])
+            else:
+                _hvh_counts(a1, a2, b1, b2, &boards[b, 0] if k > 0 else NULL, k, &out[b, 0])
     return out_arr

@@ -703,3 +703,32 @@ def test_the_stored_tables_slot_names_are_pinned():
     assert ladder_mod._fit_slot(ladder_mod._Pair(a=0, b=1, key=p.key, deal_seed=12346, aivat=True,
                                                  fit_opponent_deals=2000), "holdem-game") != "fit-f314a13f561a606c"
     assert ladder_mod._slot_name("self-", {"spec": "blueprint:/x/bp2.npz", "game": "holdem"}) != "self-0de1c53e558b311a"
+
+
+def test_a_block_keeps_the_objects_before_it_out_of_the_collections_and_gives_them_back():
+    """During ``play_block`` the objects alive before it are frozen (a full collection of the block walks only what
+    it made), after it nothing stays frozen; a process that froze objects itself keeps its freeze untouched; the
+    values are those of a block played with the collector as it was."""
+    import gc
+
+    seen = []
+
+    class Peek(MatchObserver):
+        def hand_start(self, hand) -> None:
+            seen.append(gc.get_freeze_count())
+
+    a, b = make_agent("rule-based", seed=1), make_agent("always-call", seed=2)
+    assert gc.get_freeze_count() == 0
+    blk = play_block("holdem", a, b, 0, 3, 7, aivat=True, observers=[Peek()])
+    assert gc.get_freeze_count() == 0 and seen and min(seen) > 0
+    gc.freeze()
+    try:
+        mine = gc.get_freeze_count()
+        seen.clear()
+        again = play_block("holdem", a, b, 0, 3, 7, aivat=True, observers=[Peek()])
+        # neither frozen further (the block's objects and the rest) nor given back: only frees take from the count
+        after = gc.get_freeze_count()
+        assert mine / 2 < after <= mine and max(seen) <= mine
+    finally:
+        gc.unfreeze()
+    assert np.array_equal(blk.duplicate, again.duplicate) and np.array_equal(blk.aivat, again.aivat)

@@ -101,6 +101,47 @@ def test_hand_vs_hand_boards_is_the_per_board_count():
         equity_kernel.hand_vs_hand_boards(0, 1, 2, 3, np.array([[4, 5, 6, 7, 8, 9]], dtype=np.uint8))
 
 
+def test_flop_and_turn_counts_by_ranks_are_the_enumeration():
+    """On flops ``hand_vs_hand_boards`` counts the 990 run-outs by their rank pairs (the flush-making ones as cards,
+    a hand with 4+ cards of a suit by the full enumeration), on turns the 44 rivers by their ranks (a hand with 5+
+    by the enumeration): the same (wins, ties, losses) as the enumeration of every run-out (``hand_vs_hand_counts``)
+    on random deals and on deals where either hand holds 2, 3, 4 or 5 cards of a suit with the flop (both hands
+    drawing to flushes of one suit or of two, pairs and trips on the flop), with turn cards of every suit."""
+    rng = np.random.default_rng(27)
+    deals = [[int(c) for c in rng.choice(52, 7, replace=False)] for _ in range(300)]
+    for _ in range(600):
+        suits = rng.choice(4, 2, replace=False)
+        k = int(rng.integers(2, 6))  # cards of the first suit among the flop and the first hand
+        first = [4 * int(r) + int(suits[0]) for r in rng.choice(13, k, replace=False)]
+        rest = [c for c in range(52) if c not in first]
+        second = [c for c in rest if c & 3 == suits[1]] if rng.random() < 0.5 else rest
+        extra = [int(c) for c in rng.choice(second, 7 - k, replace=False)]
+        flop_and_a = first + extra[:5 - k] if k < 5 else first
+        flop_and_a = [int(c) for c in rng.permutation(flop_and_a)]
+        others = [c for c in extra if c not in flop_and_a]
+        b = others[:2] if len(others) >= 2 else [int(c) for c in rng.choice([c for c in range(52) if c not in flop_and_a], 2, replace=False)]
+        deals.append(flop_and_a[:2] + b + flop_and_a[2:5])
+    for _ in range(100):  # paired and trip flops
+        r = int(rng.integers(13))
+        flop = [4 * r, 4 * r + 1, 4 * r + 2 if rng.random() < 0.5 else 4 * int((r + 1 + rng.integers(12)) % 13) + 3]
+        hands = [int(c) for c in rng.choice([c for c in range(52) if c not in flop], 4, replace=False)]
+        deals.append(hands + flop)
+    for d in deals:
+        a1, a2, b1, b2 = d[:4]
+        flop = np.array([d[4:7]], dtype=np.uint8)
+        got = equity_kernel.hand_vs_hand_boards(a1, a2, b1, b2, flop)[0]
+        ref = equity_kernel.hand_vs_hand_counts(a1, a2, b1, b2, flop[0])
+        assert tuple(int(x) for x in got) == tuple(ref), d
+        assert int(got.sum()) == 990
+        # and a turn on it: the 44 rivers by their ranks (flush cards as cards), every turn card of the first suits
+        for turn in sorted({c for c in range(52) if c not in d} & set(range(52)), key=lambda c: (c & 3, c))[::7]:
+            board = np.array([d[4:7] + [turn]], dtype=np.uint8)
+            got = equity_kernel.hand_vs_hand_boards(a1, a2, b1, b2, board)[0]
+            assert tuple(int(x) for x in got) == tuple(equity_kernel.hand_vs_hand_counts(a1, a2, b1, b2, board[0])), (
+                d, turn)
+            assert int(got.sum()) == 44
+
+
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_board_equities_are_the_value_functions_equities(n):
     """``_Boards.equity`` (the missing boards counted in one kernel call) gives ``_equity`` of each board, the

@@ -289,6 +289,40 @@ def test_closing_entries_in_one_call_are_closing_ds_entry_by_entry(strategy):
         del one.closing[(n, b0s[0], b1s[0])]
 
 
+def test_plan_closing_fills_the_dense_table_with_closing_ds(strategy):
+    """``_StreetPlans.plan_closing`` (the rows ``tr[b0] @ D`` kept densely per node, the second products by numpy's
+    ddot in one kernel call, ``street_lookahead.fill_closing``) writes ``closing_ds`` of each asked entry bit for bit
+    into the walk's dense closing table, entries repeated and rows reused across calls, and leaves the others NaN."""
+    game = load(GAME)
+    vf = BlueprintAgent(strategy, seed=3).aivat_value_function(poker_view(game), boards=2)
+    if not bv._numpy_ddot():
+        pytest.skip("numpy without a BLAS ddot here: plan_closing takes closing_array")
+    plans = bv._StreetPlans(vf)
+    one = bv.BlueprintValueTable(strategy.tree, vf.table.num_buckets, blocks=(vf.table.D, vf.table.S))
+    t = strategy.tree
+    rng = np.random.default_rng(11)
+    nodes = [int(n) for n in np.flatnonzero((t.kind == bv.DECISION) & (t.round > 0))]
+    for _ in range(4):
+        n = int(rng.choice(nodes))
+        r = int(t.round[n])
+        nb = vf.table.num_buckets[r - 1]
+        plan = SimpleNamespace(node=n, closing=plans._closing_table(n))
+        asked = set()
+        for _ in range(3):  # later calls reuse the rows of the first
+            b0s = rng.integers(0, nb, 40)
+            b1s = rng.integers(0, nb, 40)
+            b0s[5], b1s[5] = b0s[2], b1s[2]
+            plans.plan_closing(plan, b0s, b1s)
+            asked |= set(zip(b0s.tolist(), b1s.tolist()))
+        for x in range(nb):
+            for y in range(nb):
+                got = tuple(plan.closing[x, y].tolist())
+                if (x, y) in asked:
+                    assert got == one.closing_ds(n, x, y, vf.trans[r - 1]), (n, x, y)
+                else:
+                    assert np.isnan(got).all()
+
+
 def test_support_is_real_action_of_every_child(strategy):
     """``BlueprintAgent._support`` (the state read once for all children) gives ``real_action`` of each child, the
     children playing the same real action in one column: at random decisions of random hands (clamped sizes, all-ins,
@@ -316,3 +350,31 @@ def test_support_is_real_action_of_every_child(strategy):
                 seen += 1
             state.apply_action(int(bettor.act(state)))
     assert seen >= 100
+
+
+def test_dot_rows_is_ndarray_dot_bit_for_bit():
+    """``street_lookahead.dot_rows`` with numpy's own BLAS ddot (``blueprint_values._numpy_ddot``) gives
+    ``ndarray.dot``'s doubles for every pair of rows (lengths 2..200, mixed signs and magnitudes, zeros and negative
+    zeros); one-element rows (numpy's scalar product), indices outside the arrays and a missing address are refused."""
+    from cfrkit._kernels import street_lookahead as k
+
+    addr = bv._numpy_ddot()
+    if not addr:
+        pytest.skip("numpy without a BLAS ddot here: closing_array takes ndarray.dot per entry")
+    rng = np.random.default_rng(3)
+    for L in (2, 3, 7, 16, 50, 51, 64, 200):
+        rows = rng.standard_normal((6, L)) * 10.0 ** rng.integers(-4, 5, size=(6, 1))
+        cols = rng.random((5, L))
+        rows[0] = 0.0
+        rows[1] = -0.0
+        ri = rng.integers(0, 6, size=40)
+        ci = rng.integers(0, 5, size=40)
+        got = k.dot_rows(addr, rows, ri, cols, ci)
+        want = np.array([rows[a].dot(cols[b]) for a, b in zip(ri, ci)])
+        assert got.tobytes() == want.tobytes(), L
+    with pytest.raises(ValueError, match="at least 2"):
+        k.dot_rows(addr, np.ones((2, 1)), np.array([0]), np.ones((2, 1)), np.array([0]))
+    with pytest.raises(ValueError, match="outside"):
+        k.dot_rows(addr, np.ones((2, 3)), np.array([2]), np.ones((2, 3)), np.array([0]))
+    with pytest.raises(ValueError, match="no ddot"):
+        k.dot_rows(0, np.ones((2, 3)), np.array([0]), np.ones((2, 3)), np.array([0]))

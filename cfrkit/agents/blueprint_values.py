@@ -56,6 +56,7 @@ a chance event of known probabilities (:meth:`BlueprintValueFunction.translation
 from __future__ import annotations
 
 import copy
+from types import SimpleNamespace
 import weakref
 from typing import Callable, List, Optional, Sequence, Tuple
 
@@ -97,6 +98,57 @@ def _runs_out(state) -> bool:
     while s.is_chance_node():
         s.apply_action(int(s.chance_outcomes()[0][0]))
     return s.is_terminal()
+
+
+_DDOT: list = []  # [address or 0]: numpy's BLAS ddot, found once (_numpy_ddot)
+_DDOT_SYMBOLS = ("scipy_cblas_ddot64_", "cblas_ddot64_", "scipy_cblas_ddot", "cblas_ddot")
+
+
+def _numpy_ddot() -> int:
+    """The address of the BLAS ``cblas_ddot`` numpy's ``ndarray.dot`` of two float64 vectors calls (its bundled
+    OpenBLAS, already loaded), or 0 where none is found or it does not give ``ndarray.dot``'s doubles on a check of
+    300 vector pairs (lengths 2..80, signs and magnitudes mixed): then the entries are computed by ``ndarray.dot``
+    one by one.  Found once per process."""
+    if _DDOT:
+        return _DDOT[0]
+    addr = 0
+    if _street_kernel is not None and hasattr(_street_kernel, "dot_rows"):
+        import ctypes
+
+        libs = []
+        try:
+            with open("/proc/self/maps") as fh:  # the BLAS libraries this process has loaded (numpy's among them)
+                libs = sorted({ln.split()[-1] for ln in fh
+                               if "blas" in ln.split()[-1].lower() and ".so" in ln.split()[-1]})
+        except OSError:
+            libs = []
+        rng = np.random.default_rng(2727)
+        checks = []
+        for _ in range(300):
+            n = int(rng.integers(2, 81))
+            x = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4)
+            y = rng.random(n)
+            checks.append((x, y, x.dot(y)))
+        for path in libs:
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError:
+                continue
+            for name in _DDOT_SYMBOLS:
+                fn = getattr(lib, name, None)
+                if fn is None:
+                    continue
+                cand = int(ctypes.cast(fn, ctypes.c_void_p).value or 0)
+                if cand and all(
+                        _street_kernel.dot_rows(cand, x[None, :], np.zeros(1, dtype=np.int64), y[None, :],
+                                                np.zeros(1, dtype=np.int64))[0].tobytes() == np.float64(want).tobytes()
+                        for x, y, want in checks):
+                    addr = cand
+                    break
+            if addr:
+                break
+    _DDOT.append(addr)
+    return addr
 
 
 def bucket_transitions(abstraction, boards: int = 24, seed: int = 0) -> List[np.ndarray]:
@@ -180,23 +232,52 @@ class BlueprintValueTable:
         """``[closing_ds(n, b0, b1, tr) for b0, b1 in zip(b0s, b1s)]`` (chips; ``b0s``, ``b1s`` Python ints): the same
         operations per entry, in one call (the entries a street lookahead's closing leaf found unread: its dense table
         keeps them, so they are not added to :attr:`closing`; entries there are read, the rows ``tr[b0] @ D[n]``
-        remembered as :meth:`closing_ds` remembers them)."""
+        remembered as :meth:`closing_ds` remembers them).  As :meth:`closing_array`'s rows."""
+        return [(d, s) for d, s in self.closing_array(n, b0s, b1s, tr).tolist()]
+
+    def closing_array(self, n: int, b0s: Sequence[int], b1s: Sequence[int], tr: np.ndarray) -> np.ndarray:
+        """float64[m, 2]: :meth:`closing_many`'s entries as an array (the compiled walk's dense tables take them).
+        The second products ``rows . tr[b1]`` are ``ndarray.dot``'s: by the BLAS ``ddot`` numpy calls, from C in one
+        call (``street_lookahead.dot_rows``) where it was found (:func:`_numpy_ddot`), else ``ndarray.dot`` per entry."""
         closing, memo = self.closing, self._closing_rows
-        out = []
-        for b0, b1 in zip(b0s, b1s):
-            key = (n, b0, b1)
-            hit = closing.get(key)
-            if hit is None:
-                rows = memo.get((n, b0))
-                if rows is None:
-                    d, s = self.ds(n)
-                    rows = (tr[b0] @ d, tr[b0] @ s)
-                    _Shared.remember(memo, (n, b0), rows, limit=20_000)
+        m = len(b0s)
+        out = np.empty((m, 2))
+        ddot = _numpy_ddot() if m > 1 else 0
+        trc = (tr if ddot and tr.dtype == np.float64 and tr.flags.c_contiguous and tr.ndim == 2 and tr.shape[1] >= 2
+               else None)  # one-element rows: numpy multiplies them as scalars, not by ddot
+        slot: dict = {}  # b0 -> its row pair's index in ``rows``
+        rows: list = []
+        ri, ci, at = [], [], []
+        for j, (b0, b1) in enumerate(zip(b0s, b1s)):
+            hit = closing.get((n, b0, b1))
+            if hit is not None:
+                out[j] = hit
+                continue
+            got = memo.get((n, b0))
+            if got is None:
+                d, s = self.ds(n)
+                got = (tr[b0] @ d, tr[b0] @ s)
+                _Shared.remember(memo, (n, b0), got, limit=20_000)
+            if trc is None:
                 col = tr[b1]
                 # ndarray.dot of two vectors is ``@``'s vector-vector product (numpy's DOUBLE_dot, one BLAS ddot) at
                 # half its call overhead: the same doubles (tests/test_street_lookahead_kernel.py)
-                hit = (float(rows[0].dot(col)), float(rows[1].dot(col)))
-            out.append(hit)
+                out[j] = (float(got[0].dot(col)), float(got[1].dot(col)))
+                continue
+            k = slot.get(b0)
+            if k is None:
+                k = slot[b0] = len(rows)
+                rows.append(got)
+            ri.append(k)
+            ci.append(b1)
+            at.append(j)
+        if at:
+            stacked = np.ascontiguousarray([x for pair in rows for x in pair], dtype=np.float64)  # D row, S row per b0
+            ri2 = np.array(ri, dtype=np.int64) * 2
+            cidx = np.array(ci, dtype=np.int64)
+            pos = np.array(at, dtype=np.int64)
+            out[pos, 0] = _street_kernel.dot_rows(ddot, stacked, ri2, trc, cidx)
+            out[pos, 1] = _street_kernel.dot_rows(ddot, stacked, ri2 + 1, trc, cidx)
         return out
 
     @property
@@ -329,13 +410,16 @@ def _two_buckets_boards(ab, cache: dict, r: int, boards, hole) -> List[Tuple[int
 def _chance_buckets(ab, cache, r: int, boards, real, hole) -> List[Tuple[int, int]]:
     """The two hands' buckets of round ``r`` on a chance node's sampled ``boards`` and the dealt board ``real`` (or
     None), last: :func:`_two_buckets_boards`'s, the samples bucketed in one call without the memories (each is seen
-    once: ``pair_buckets_boards``' ``sampled``), the dealt board remembered (the street's decisions read it)."""
+    once: ``pair_buckets_boards``' ``sampled``), the dealt board remembered (the street's decisions read it).  The
+    turn cards of a turn's chance node (round 2) are remembered too: the other seating of a duplicate deal has the
+    same flop and hands and draws its 16 turn cards from the same 45, so about a third of them come again there (the
+    abstraction's pair memory: the same rows)."""
     many = getattr(ab, "pair_buckets_boards", None)
     if many is None or not getattr(ab, "pair_buckets_sampled", False):
         return _two_buckets_boards(ab, cache, r, boards if real is None else boards + [real], hole)
     pairs = [pair_index(*hole[0]), pair_index(*hole[1])]
     out = [(b0, b1) for b0, b1 in many(r, boards if real is None else boards + [real], pairs,
-                                       sampled=len(boards)).tolist()]
+                                       sampled=len(boards) if r != 2 else 0).tolist()]
     if real is not None:
         _Shared.remember(cache, (r, tuple(real), tuple(hole[0]), tuple(hole[1])), out[-1])
     return out
@@ -826,7 +910,14 @@ class BlueprintValueFunction:
             # a round-closing call: the transition-averaged tables at the previous round's buckets, and the
             # equity on the current board (its expectation over the cards to come)
             b0, b1 = self._buckets(r - 1, board, hole)
-            d, s = self.table.closing_ds(node, b0, b1, self.trans[r - 1])
+            # the compiled walk's dense table of this node, where it has read the entry (closing_array: closing_ds's
+            # doubles), else the tables
+            dense = self._shared.plan_closing.get((self.table, node)) if self._shared.plan_closing else None
+            got = None if dense is None else dense[b0, b1]
+            if got is not None and got[0] == got[0]:
+                d, s = float(got[0]), float(got[1])
+            else:
+                d, s = self.table.closing_ds(node, b0, b1, self.trans[r - 1])
             return d + s * self._equity(hole, board)
         if len(board) != _BOARD[r]:
             return self._equity_value(state)
@@ -1068,12 +1159,12 @@ class BlueprintValueFunction:
         flops each a uniform draw of three cards; unbiased for the mean either way (draws from this value
         function's generator)."""
         if every:
-            return [board + [int(c)] for c in rest]
+            return [board + [c] for c in rest.tolist()]
         if need == 1:
             count = self.flops if count is None else int(count)
-            return [board + [int(c)] for c in rest[np.argsort(self._random(rest.size))[:count]]]
+            return [board + [c] for c in rest[np.argsort(self._random(rest.size))[:count]].tolist()]
         picks = np.argsort(self._random((self.flops, rest.size)), axis=1)[:, :need]
-        return [board + [int(c) for c in rest[p]] for p in picks]
+        return [board + row for row in rest[picks].tolist()]  # Python ints, the same cards
 
     def _offtree_mean(self, state) -> float:
         """``v`` of an off-tree chance node (:meth:`_off_chance`), and its chance expectation: the mean of
@@ -1510,8 +1601,11 @@ class _StreetPlans:
         outer = self.ctx, self.rep, self.round, self.states  # a leaf's mean over river cards walks inside this walk
         self.ctx, self.rep, self.round, self.states = ctx, rep, r, {}
         record, self.record = self.record, -1  # the walk of _values_with_real only, not the walks inside it
+        ddot = _numpy_ddot()
+        tr = self.vf.trans[r] if ddot and r < len(self.vf.trans) else None
         try:
-            return _street_kernel.street_values(root, self, b[:, 0], b[:, 1], eq, record, self.recorded)
+            return _street_kernel.street_values(root, self, b[:, 0], b[:, 1], eq, record, self.recorded,
+                                                ddot if tr is not None else 0, tr)
         finally:
             self.ctx, self.rep, self.round, self.states = outer
 
@@ -1657,6 +1751,7 @@ class _StreetPlans:
         if chance and r > 0 and nb < _BOARD[r]:
             if r - 1 == self.round:  # a round-closing call: the transition-averaged tables at this round's buckets
                 plan.leaf, plan.closing, plan.node = k.LF_CLOSING, self._closing_table(node), node
+                plan.rows = self._closing_rows(node)  # the entries computed in the walk (None: plan_closing)
             return
         if nb != _BOARD[r]:
             self._equity_leaf(plan)
@@ -1674,18 +1769,70 @@ class _StreetPlans:
         if hit is None:
             b = table.num_buckets[int(self.vf.tree.round[node]) - 1]
             hit = np.full((b, b, 2), np.nan)
-            if len(self._closing) * hit.nbytes >= self._CLOSING_BYTES * _SCALE[0]:
+            # with each closing table its rows (plan_closing): twice its bytes per node
+            if len(self._closing) * hit.nbytes >= 2 * self._CLOSING_BYTES * _SCALE[0]:
                 self._closing.clear()
             self._closing[(table, node)] = hit
         return hit
+
+    def _closing_rows(self, node: int) -> Optional[np.ndarray]:
+        """float64[B, 2, L] of ``node`` (NaN until :meth:`plan_rows` computes a row): the rows ``tr[b0] @ D[node]`` and
+        ``tr[b0] @ S[node]`` of its closing entries, from which the compiled walk computes the entries itself with
+        numpy's ddot (:func:`_numpy_ddot`); None where that is not found or the transitions are not a C-contiguous
+        float64 matrix of 2+ columns (the walk then asks :meth:`plan_closing`)."""
+        vf = self.vf
+        tr = vf.trans[int(vf.tree.round[node]) - 1]
+        if (not _numpy_ddot() or tr.dtype != np.float64 or not tr.flags.c_contiguous or tr.ndim != 2
+                or tr.shape[1] < 2):
+            return None
+        key = (vf.table, node, "rows")
+        hit = self._closing.get(key)
+        if hit is None:
+            hit = self._closing[key] = np.full((tr.shape[0], 2, tr.shape[1]), np.nan)
+        return hit
+
+    def plan_rows(self, plan, b0s) -> None:
+        """Fill ``plan.rows[b0]`` for every ``b0`` of ``b0s`` (int64): ``(tr[b0] @ D[node], tr[b0] @ S[node])`` as
+        ``table.closing_ds`` computes them (its remembered ones where it has them)."""
+        vf = self.vf
+        node = int(plan.node)
+        table = vf.table
+        tr = vf.trans[int(vf.tree.round[node]) - 1]
+        memo = table._closing_rows
+        ds = None
+        rows = plan.rows
+        for b0 in b0s.tolist():
+            got = memo.get((node, b0))
+            if got is None:
+                if ds is None:
+                    ds = table.ds(node)
+                got = (tr[b0] @ ds[0], tr[b0] @ ds[1])
+                _Shared.remember(memo, (node, b0), got, limit=20_000)
+            rows[b0, 0] = got[0]
+            rows[b0, 1] = got[1]
 
     def plan_closing(self, plan, b0s, b1s) -> None:
         """Fill ``plan.closing[b0s[j], b1s[j]]`` for every ``j`` (int64 arrays, the entries the walk found unread) from
         the tables: the value function's remembered closing values (``table.closing_many``: ``closing_ds`` of each)."""
         vf = self.vf
         node = int(plan.node)
-        got = vf.table.closing_many(node, b0s.tolist(), b1s.tolist(), vf.trans[int(vf.tree.round[node]) - 1])
-        plan.closing[b0s, b1s] = got  # float64 of the same doubles (an entry asked twice: the same value twice)
+        table = vf.table
+        tr = vf.trans[int(vf.tree.round[node]) - 1]
+        ddot = _numpy_ddot()
+        cl = plan.closing
+        if (not ddot or tr.dtype != np.float64 or not tr.flags.c_contiguous or tr.ndim != 2 or tr.shape[1] < 2
+                or cl.shape[:2] != (tr.shape[0], tr.shape[0])):
+            got = table.closing_array(node, b0s.tolist(), b1s.tolist(), tr)
+            cl[b0s, b1s] = got  # the same doubles (an entry asked twice: the same value twice)
+            return
+        # the rows tr[b0] @ D[node] and tr[b0] @ S[node] of this node, computed once per b0 as closing_ds computes
+        # them (its remembered ones where it has them), kept densely beside the closing table; then the second
+        # products in one kernel call (closing_ds's doubles: ndarray.dot by numpy's own ddot)
+        rows = plan.rows if getattr(plan, "rows", None) is not None else self._closing_rows(node)
+        need = sorted({b0 for b0 in b0s.tolist() if rows[b0, 0, 0] != rows[b0, 0, 0]})
+        if need:
+            self.plan_rows(SimpleNamespace(node=node, rows=rows), np.array(need, dtype=np.int64))
+        _street_kernel.fill_closing(ddot, cl, rows, tr, b0s, b1s)
 
     def _equity_leaf(self, plan) -> None:
         c = self.vf.view.contributions(plan.state)  # the check-down value eq * (c0 + c1) - c0
@@ -1917,10 +2064,11 @@ class _Boards:
 
     def equity(self, idx) -> np.ndarray:
         eq = self._eq
-        miss = [int(k) for k in idx if k not in eq]
+        ks = idx.tolist() if isinstance(idx, np.ndarray) else [int(k) for k in idx]  # Python ints: fast dict keys
+        miss = [k for k in ks if k not in eq]
         if miss:
             self._fill_equity(miss)
-        return np.array([eq[k] for k in idx], dtype=np.float64)
+        return np.array([eq[k] for k in ks], dtype=np.float64)
 
     def _fill_equity(self, miss) -> None:
         """The equities of boards ``miss``: the value function's remembered ones, the others counted in one kernel
@@ -1942,9 +2090,10 @@ class _Boards:
             return
         wtl = _hvh_boards(int(h0[0]), int(h0[1]), int(h1[0]), int(h1[1]),
                           np.array([self.boards[k] for k in todo], dtype=np.uint8))
-        w, t, l = wtl[:, 0], wtl[:, 1], wtl[:, 2]
         eq = self._eq
-        for k, e in zip(todo, ((w + 0.5 * t) / (w + t + l)).tolist()):
+        # (w + 0.5 t) / (w + t + l) on Python numbers: numpy's float64 operations on the int64 counts, the same doubles
+        for k, (w, t, l) in zip(todo, wtl.tolist()):
+            e = (w + 0.5 * t) / (w + t + l)
             eq[k] = e
             if k >= sampled:
                 _Shared.remember(known, (h0, h1, tuple(self.boards[k])), e)

@@ -130,7 +130,8 @@ class AivatTracker:
         :class:`~cfrkit.poker.agent.CheckedAgent`'s checked answer): each child is reached by the state's
         ``apply_trusted`` (the same state) instead of a second check; an action of probability 0 with a weight is
         still applied with the check."""
-        support = [(int(a), float(q)) for a, q in zip(actions, probs) if q > 0]
+        acts, qs = np.asarray(actions).tolist(), np.asarray(probs, dtype=np.float64).tolist()  # Python numbers
+        support = [(int(a), q) for a, q in zip(acts, qs) if q > 0]
         if (taken_weights is None and len(support) == 1 and support[0][1] == 1.0
                 and support[0][0] == int(taken)):
             # a pure decision: its term is v - 1.0 * v = 0.0 exactly, so the child's value is not needed
@@ -139,18 +140,19 @@ class AivatTracker:
         expected = 0.0
         stands_for = 0.0
         trusted = getattr(state, "apply_trusted", None) is not None if legal else False
-        for j, (a, q) in enumerate(zip(actions, probs)):
+        for j, (a, q) in enumerate(zip(acts, qs)):
             w = 0.0 if taken_weights is None else float(taken_weights[j])
             if q <= 0 and w == 0.0:
                 continue
+            a = int(a)
             child = state.clone()
             if trusted and q > 0:
-                child.apply_trusted(int(a))
+                child.apply_trusted(a)
             else:
-                child.apply_action(int(a))
-            values[int(a)] = float(self.vf.value(child))
-            expected += float(q) * values[int(a)]
-            stands_for += w * values[int(a)]
+                child.apply_action(a)
+            values[a] = float(self.vf.value(child))
+            expected += q * values[a]
+            stands_for += w * values[a]
         if taken_weights is not None:
             self.correction += stands_for - expected
             return

@@ -44,6 +44,7 @@ The resumable, stored and parallel ladder over many agents is :mod:`cfrkit.platf
 from __future__ import annotations
 
 import hashlib
+import gc
 import math
 import time
 from dataclasses import asdict, dataclass
@@ -109,12 +110,24 @@ def play_block(game, agent_a, agent_b, first_deal: int, deals: int, seed: int, a
     with ``hand_strategy`` but no value function uses its tables against that agent's policy fitted on that many
     deals of a separate match (:class:`~cfrkit.evaluation.aivat.AivatObserver`; fitted once per agent pair and
     deal seed, ~2 CPU s per 1,000 deals plus ~10 CPU s of tables, and reused by the pair's later blocks).
-    Returns a :class:`Block` (mbb/h of A per deal)."""
+    Returns a :class:`Block` (mbb/h of A per deal).
+
+    The objects alive when the block starts (the agents, their tables and caches) are kept out of the garbage
+    collector's passes during the block (``gc.freeze``, undone after it) unless the process has frozen objects
+    itself: the block's full collections then walk only what the block made (A^R vs A^C: 0.14 of 0.19 gc CPU s of
+    an 800-deal block were two full collections over the agents' kept objects)."""
     view = poker_view(game)
     t0 = time.process_time()
-    res = head_to_head(view.game, [agent_a, agent_b], deals, seed=seed, duplicate=True, aivat=aivat,
-                       observers=observers, first_deal=first_deal, time_limit=time_limit,
-                       fit_opponent_deals=fit_opponent_deals)
+    freeze = gc.isenabled() and gc.get_freeze_count() == 0
+    if freeze:
+        gc.freeze()
+    try:
+        res = head_to_head(view.game, [agent_a, agent_b], deals, seed=seed, duplicate=True, aivat=aivat,
+                           observers=observers, first_deal=first_deal, time_limit=time_limit,
+                           fit_opponent_deals=fit_opponent_deals)
+    finally:
+        if freeze:
+            gc.unfreeze()
     scale = 1000.0 / view.big_blind
     dup = res.hand_values.reshape(-1, 2).mean(axis=1) * scale
     av = None if res.aivat_values is None else res.aivat_values.reshape(-1, 2).mean(axis=1) * scale
