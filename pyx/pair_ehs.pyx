@@ -5,7 +5,6 @@ two hands of a deal on many sampled boards).  Python API: ``EHSAbstraction.ehs_o
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
 cnp.import_array()
@@ -65,11 +64,42 @@ cdef extern from *:
         x = (x >> rot) | (x << ((-rot) & 63u));
         return (double)(x >> 11) * (1.0 / 9007199254740992.0);
     }
+    static inline uint64_t cfrkit_pcg64_out53(cfrkit_u128 s) {
+        /* the 53 bits cfrkit_pcg64_double scales (its double is this integer times 2^-53: the same order) */
+        uint64_t x = (uint64_t)(s >> 64) ^ (uint64_t)s;
+        unsigned rot = (unsigned)(s >> 122);
+        x = (x >> rot) | (x << ((-rot) & 63u));
+        return x >> 11;
+    }
+    static void cfrkit_pcg64_keys(cfrkit_pcg64 *g, uint64_t *keys, int n) {
+        /* n draws of cfrkit_pcg64_double, as their 53-bit integers: the states four steps at a time from the
+           same state (step k: s m^k + c (m^(k-1) + ... + 1), mod 2^128: the very states of k single steps), so
+           the four 128-bit multiplications do not wait on each other */
+        const cfrkit_u128 m1 = (((cfrkit_u128)2549297995355413924ULL) << 64) | 4865540595714422341ULL;
+        const cfrkit_u128 m2 = m1 * m1, m3 = m2 * m1, m4 = m3 * m1;
+        const cfrkit_u128 c1 = g->inc, c2 = c1 * (m1 + 1u), c3 = c1 * (m2 + m1 + 1u), c4 = c1 * (m3 + m2 + m1 + 1u);
+        cfrkit_u128 s = g->state;
+        int j = 0;
+        for (; j + 3 < n; j += 4) {
+            cfrkit_u128 s1 = s * m1 + c1, s2 = s * m2 + c2, s3 = s * m3 + c3, s4 = s * m4 + c4;
+            keys[j] = cfrkit_pcg64_out53(s1);
+            keys[j + 1] = cfrkit_pcg64_out53(s2);
+            keys[j + 2] = cfrkit_pcg64_out53(s3);
+            keys[j + 3] = cfrkit_pcg64_out53(s4);
+            s = s4;
+        }
+        for (; j < n; j++) {
+            s = s * m1 + c1;
+            keys[j] = cfrkit_pcg64_out53(s);
+        }
+        g->state = s;
+    }
     """
     ctypedef struct cfrkit_pcg64:
         pass
     void cfrkit_pcg64_seed(cfrkit_pcg64 *g, uint64_t seed) nogil
     double cfrkit_pcg64_double(cfrkit_pcg64 *g) nogil
+    void cfrkit_pcg64_keys(cfrkit_pcg64 *g, uint64_t *keys, int n) nogil
 
 cdef enum:
     NUM_PAIRS = 1326
@@ -270,7 +300,7 @@ def sampled_runouts(const int64_t[:, ::1] boards, const uint64_t[::1] seeds, Py_
             used |= (<uint64_t>1) << boards[k, i]
     out_arr = np.empty((nb * runouts, 5), dtype=np.uint8)
     cdef uint8_t[:, ::1] out = out_arr
-    cdef double keys[52]
+    cdef uint64_t keys[52]  # the draws' 53-bit integers: compared as their doubles would be
     cdef int rest[52]
     cdef cfrkit_pcg64 g
     with nogil:
@@ -285,8 +315,7 @@ def sampled_runouts(const int64_t[:, ::1] boards, const uint64_t[::1] seeds, Py_
                     nr += 1
             cfrkit_pcg64_seed(&g, seeds[k])
             for i in range(runouts):
-                for j in range(nr):
-                    keys[j] = cfrkit_pcg64_double(&g)
+                cfrkit_pcg64_keys(&g, keys, <int>nr)
                 m1 = 0
                 for j in range(1, nr):
                     if keys[j] < keys[m1]:
@@ -295,7 +324,7 @@ def sampled_runouts(const int64_t[:, ::1] boards, const uint64_t[::1] seeds, Py_
                     out[k * runouts + i, j] = <uint8_t>boards[k, j]
                 out[k * runouts + i, n] = <uint8_t>rest[m1]
                 if n == 3:
-                    keys[m1] = INFINITY
+                    keys[m1] = 0xFFFFFFFFFFFFFFFFULL  # above every 53-bit key
                     m2 = 0
                     for j in range(1, nr):
                         if keys[j] < keys[m2]:
