@@ -5,7 +5,6 @@ two hands of a deal on many sampled boards).  Python API: ``EHSAbstraction.ehs_o
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
 cnp.import_array()
@@ -65,11 +64,57 @@ cdef extern from *:
         x = (x >> rot) | (x << ((-rot) & 63u));
         return (double)(x >> 11) * (1.0 / 9007199254740992.0);
     }
+    static inline uint64_t cfrkit_pcg64_out53(cfrkit_u128 s) {
+        /* the 53 bits cfrkit_pcg64_double scales (its double is this integer times 2^-53: the same order) */
+        uint64_t x = (uint64_t)(s >> 64) ^ (uint64_t)s;
+        unsigned rot = (unsigned)(s >> 122);
+        x = (x >> rot) | (x << ((-rot) & 63u));
+        return x >> 11;
+    }
+    static inline void cfrkit_fold2(uint64_t k, int j, uint64_t *b1, int *m1, uint64_t *b2, int *m2) {
+        /* (b1, m1): the smallest key so far and its first index; (b2, m2): the same among the others --
+           branch-free (the keys are random: a branch per new minimum was mispredicted) */
+        int lt1 = k < *b1, lt2 = k < *b2;
+        *b2 = lt1 ? *b1 : (lt2 ? k : *b2);
+        *m2 = lt1 ? *m1 : (lt2 ? j : *m2);
+        *b1 = lt1 ? k : *b1;
+        *m1 = lt1 ? j : *m1;
+    }
+    static void cfrkit_pcg64_two_smallest(cfrkit_pcg64 *g, int n, int *m1, int *m2) {
+        /* n draws of cfrkit_pcg64_double (as their 53-bit integers: the same order): the index of the smallest
+           (the first of equal ones, as numpy.argmin) and of the smallest of the others.  The states four steps at
+           a time from the same state (step k: s m^k + c (m^(k-1) + ... + 1), mod 2^128: the very states of k
+           single steps), so the four 128-bit multiplications do not wait on each other. */
+        const cfrkit_u128 a1 = (((cfrkit_u128)2549297995355413924ULL) << 64) | 4865540595714422341ULL;
+        const cfrkit_u128 a2 = a1 * a1, a3 = a2 * a1, a4 = a3 * a1;
+        const cfrkit_u128 c1 = g->inc, c2 = c1 * (a1 + 1u), c3 = c1 * (a2 + a1 + 1u), c4 = c1 * (a3 + a2 + a1 + 1u);
+        cfrkit_u128 s = g->state;
+        uint64_t b1 = 0xFFFFFFFFFFFFFFFFULL, b2 = 0xFFFFFFFFFFFFFFFFULL;  /* above every 53-bit key */
+        int i1 = 0, i2 = 0, j = 0;
+        for (; j + 3 < n; j += 4) {
+            cfrkit_u128 s1 = s * a1 + c1, s2 = s * a2 + c2, s3 = s * a3 + c3, s4 = s * a4 + c4;
+            uint64_t k1 = cfrkit_pcg64_out53(s1), k2 = cfrkit_pcg64_out53(s2), k3 = cfrkit_pcg64_out53(s3),
+                     k4 = cfrkit_pcg64_out53(s4);
+            cfrkit_fold2(k1, j, &b1, &i1, &b2, &i2);
+            cfrkit_fold2(k2, j + 1, &b1, &i1, &b2, &i2);
+            cfrkit_fold2(k3, j + 2, &b1, &i1, &b2, &i2);
+            cfrkit_fold2(k4, j + 3, &b1, &i1, &b2, &i2);
+            s = s4;
+        }
+        for (; j < n; j++) {
+            s = s * a1 + c1;
+            cfrkit_fold2(cfrkit_pcg64_out53(s), j, &b1, &i1, &b2, &i2);
+        }
+        g->state = s;
+        *m1 = i1;
+        *m2 = i2;
+    }
     """
     ctypedef struct cfrkit_pcg64:
         pass
     void cfrkit_pcg64_seed(cfrkit_pcg64 *g, uint64_t seed) nogil
     double cfrkit_pcg64_double(cfrkit_pcg64 *g) nogil
+    void cfrkit_pcg64_two_smallest(cfrkit_pcg64 *g, int n, int *m1, int *m2) nogil
 
 cdef enum:
     NUM_PAIRS = 1326
@@ -254,7 +299,7 @@ def sampled_runouts(const int64_t[:, ::1] boards, const uint64_t[::1] seeds, Py_
     rest.size))``; the smallest key found as ``numpy.argmin`` finds it (the first of equal keys).  A turn
     (``n`` 4) needs ``runouts`` below its 48 rivers (else every river is taken, not sampled).
     """
-    cdef Py_ssize_t nb = boards.shape[0], n = boards.shape[1], k, i, j, m1, m2, nr
+    cdef Py_ssize_t nb = boards.shape[0], n = boards.shape[1], k, i, j, nr
     if seeds.shape[0] != nb:
         raise ValueError(f"need one seed per board: {nb} boards, {seeds.shape[0]} seeds")
     if n not in (3, 4):
@@ -270,8 +315,8 @@ def sampled_runouts(const int64_t[:, ::1] boards, const uint64_t[::1] seeds, Py_
             used |= (<uint64_t>1) << boards[k, i]
     out_arr = np.empty((nb * runouts, 5), dtype=np.uint8)
     cdef uint8_t[:, ::1] out = out_arr
-    cdef double keys[52]
     cdef int rest[52]
+    cdef int i1, i2
     cdef cfrkit_pcg64 g
     with nogil:
         for k in range(nb):
@@ -285,20 +330,12 @@ def sampled_runouts(const int64_t[:, ::1] boards, const uint64_t[::1] seeds, Py_
                     nr += 1
             cfrkit_pcg64_seed(&g, seeds[k])
             for i in range(runouts):
-                for j in range(nr):
-                    keys[j] = cfrkit_pcg64_double(&g)
-                m1 = 0
-                for j in range(1, nr):
-                    if keys[j] < keys[m1]:
-                        m1 = j
+                # the row's keys drawn and folded at once: the smallest (numpy.argmin's index) and, on a flop, the
+                # smallest of the others (argmin after the first is set to infinity)
+                cfrkit_pcg64_two_smallest(&g, <int>nr, &i1, &i2)
                 for j in range(n):
                     out[k * runouts + i, j] = <uint8_t>boards[k, j]
-                out[k * runouts + i, n] = <uint8_t>rest[m1]
+                out[k * runouts + i, n] = <uint8_t>rest[i1]
                 if n == 3:
-                    keys[m1] = INFINITY
-                    m2 = 0
-                    for j in range(1, nr):
-                        if keys[j] < keys[m2]:
-                            m2 = j
-                    out[k * runouts + i, 4] = <uint8_t>rest[m2]
+                    out[k * runouts + i, 4] = <uint8_t>rest[i2]
     return out_arr

@@ -598,7 +598,9 @@ cdef void _pair_counts(const uint8_t *board, const int64_t *pairs, Py_ssize_t nk
     cdef int32_t fcls[585]
     cdef int32_t fsq[585]
     cdef int32_t fpair[585]
-    cdef int nf, fsq_ready = 0
+    cdef int nf = 0, fsq_ready = 0, la
+    cdef int flb[13]
+    cdef int fl[13]
     counts[0] = 0
     counts[1] = 0
     counts[2] = 0
@@ -643,18 +645,12 @@ cdef void _pair_counts(const uint8_t *board, const int64_t *pairs, Py_ssize_t nk
             base[j] = live[ra] * (live[ra] - 1) // 2 if ra == rb else live[ra] * live[rb]
             j += 1
     n = 0 if fs < 0 else (78 if need == 2 else 585)
-    # the flush pairs' rank classes, once for all the pairs asked (those touching the board left out); their own
-    # classes (eval_key) only when a pair asked is at or above the lowest flush (below it every flush pair beats it:
-    # ``cfrkit_flush_out``).  Branch-free: every entry is written and kept only where the pair is off the board (the
-    # next one overwrites it otherwise); the skips were mispredicted branches.
-    nf = 0
-    for j in range(n):
-        i = _SUIT_PAIRS[fs][j]
-        qm = _CARD_BIT[_C1[i]] | _CARD_BIT[_C2[i]]
-        fmask[nf] = qm
-        fcls[nf] = cls91[_R91[_RANKS[i]]]
-        fpair[nf] = i
-        nf += (mask & qm) == 0
+    if fs >= 0:  # the flush suit's cards off the board, by rank
+        for j in range(13):
+            flb[j] = 1
+        for j in range(ncards):
+            if (board[j] & 3) == fs:
+                flb[board[j] >> 2] = 0
     for q in range(nk):
         p = <int>pairs[q]
         pm = _CARD_BIT[_C1[p]] | _CARD_BIT[_C2[p]]
@@ -679,20 +675,52 @@ cdef void _pair_counts(const uint8_t *board, const int64_t *pairs, Py_ssize_t nk
                     cnt[_R91[13 * ra + rb]] = live[ra] * live[rb]
                 else:
                     cnt[_R91[13 * rb + ra]] = live[ra] * live[rb]
+        if fs >= 0 and sp < _BASE_FLUSH:
+            # every flush pair (both cards of the suit when the board holds 3 of it, one card when 4) is a flush or a
+            # straight flush, above the pair: only the other opponents count -- per rank pair, the live pairs
+            # without the pair's cards less its flush pairs (the same integers as taking each flush pair's rank
+            # class out one by one, ``cfrkit_flush_out``)
+            for j in range(13):
+                fl[j] = flb[j]
+            if (_C1[p] & 3) == fs:
+                fl[_C1[p] >> 2] = 0
+            if (_C2[p] & 3) == fs:
+                fl[_C2[p] >> 2] = 0
+            if need == 2:
+                for ra in range(13):
+                    if fl[ra]:
+                        for rb in range(ra + 1, 13):
+                            cnt[_R91[13 * ra + rb]] -= fl[rb]
+            else:  # no card of the suit at all
+                j = 0
+                for ra in range(13):
+                    la = live[ra] - fl[ra]
+                    for rb in range(ra, 13):
+                        cnt[j] = la * (la - 1) // 2 if ra == rb else la * (live[rb] - fl[rb])
+                        j += 1
         live[_C1[p] >> 2] += 1
         live[_C2[p] >> 2] += 1
         cfrkit_below_equal(cls91, cnt, sp, &w, &t)
         # the flush pairs among them: their rank pair's class out, their own class in -- every one a flush or a
-        # straight flush (5+ cards of the suit), so above a pair below the lowest flush
+        # straight flush (5+ cards of the suit); built at the first pair asked at or above the lowest flush
         if sp >= _BASE_FLUSH:
             if not fsq_ready:
+                # the flush pairs' rank classes and own classes (those touching the board left out).  Branch-free:
+                # every entry is written and kept only where the pair is off the board (the next one overwrites it
+                # otherwise); the skips were mispredicted branches.
+                nf = 0
+                for j in range(n):
+                    i = _SUIT_PAIRS[fs][j]
+                    qm = _CARD_BIT[_C1[i]] | _CARD_BIT[_C2[i]]
+                    fmask[nf] = qm
+                    fcls[nf] = cls91[_R91[_RANKS[i]]]
+                    fpair[nf] = i
+                    nf += (mask & qm) == 0
                 for j in range(nf):
                     i = fpair[j]
                     fsq[j] = eval_key(key + _CARD_KEY[_C1[i]] + _CARD_KEY[_C2[i]], mask | fmask[j])
                 fsq_ready = 1
             cfrkit_flush_fix(fmask, fcls, fsq, nf, pm, sp, &w, &t)
-        else:
-            cfrkit_flush_out(fmask, fcls, nf, pm, sp, &w, &t)
         win[q] = w
         tie[q] = t
 

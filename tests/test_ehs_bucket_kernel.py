@@ -221,3 +221,18 @@ def test_flush_classes_are_counted_for_pairs_at_a_flush_or_above(board):
     every = np.arange(1326, dtype=np.int64)
     assert np.array_equal(range_equity.river_ehs_of_pairs(river, 1, every)[0],
                           pair_ehs.uniform_river_ehs_pairs(strengths, every), equal_nan=True)
+
+
+@pytest.mark.parametrize("suited", [3, 4])
+def test_flush_suit_opponents_out_by_rank_pair_counts_for_every_pair(suited):
+    """Below a flush the opponents holding the flush (both cards of the suit on a 3-suited board, one on a 4-suited
+    one) are taken out of the rank pairs' counts at once: every pair's counts on such boards (and on boards with a
+    pair, trips or a straight) equal the sweep of all 1326 pairs' classes bit for bit."""
+    rng = np.random.default_rng(40 + suited)
+    every = np.arange(1326, dtype=np.int64)
+    rivers = _flush_rivers(rng, 30, suited)
+    for k in range(len(rivers)):
+        river = np.ascontiguousarray(rivers[k:k + 1])
+        want = pair_ehs.uniform_river_ehs_pairs(range_equity.river_strengths(river), every)
+        assert np.array_equal(range_equity.river_ehs_of_pairs(river, 1, every)[0], want, equal_nan=True), \
+            rivers[k].tolist()

@@ -263,3 +263,54 @@ def test_blueprint_own_strategy_is_its_hand_strategy_row_bit_for_bit():
             off_tree += own._off_tree
     assert streets == {0, 3, 4, 5} and merged > 0 and translated > 20 and off_tree > 0
     assert own.off_tree_hands == full.off_tree_hands and own.rng.random() == full.rng.random()
+
+
+class _FromTheRoot(BlueprintAgent):
+    """The agent walking every state's hand from the root (no walk kept from an earlier decision)."""
+
+    def abstract_node(self, state):
+        self._nodes, self._walks = {}, {}
+        return super().abstract_node(state)
+
+
+def test_blueprint_walk_from_the_last_decision_is_the_walk_from_the_root():
+    """The agent's tree walk resumes at the last decision it walked and takes the deals after the last betting
+    action from the state itself (no re-dealing): the same node, all-in flag and sampled translations at every
+    decision of either seat as a walk from the root, against a random bettor (translated raises, off-tree
+    all-ins), and the walk it keeps for the next decision is the state's own line."""
+    game = load("holdem(stacks=2000;2000)")
+    tr = BlueprintTrainer(game.game_string(), "0.5+1", 2, abstraction="ehs:169,2,2,2", seed=1)
+    tr.iterate(2)
+    strategy = BlueprintStrategy.from_trainer(tr)
+    kept, root = BlueprintAgent(strategy, seed=5), _FromTheRoot(strategy, seed=5)
+    opponent = RandomAgent(7)
+    asked, resumed, streets = 0, 0, set()
+    for deal in range(40):
+        cards = deal_for_hand(game, 17, deal)
+        for seat in (0, 1):
+            kept.new_hand()
+            root.new_hand()
+            state, k = game.new_initial_state(), 0
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    state.apply_action(cards[k])
+                    k += 1
+                    continue
+                resumed += bool(kept._walks)
+                node = kept.abstract_node(state)
+                assert node == root.abstract_node(state), (deal, seat, state.history())
+                assert kept._all_in == root._all_in
+                assert kept.translations == root.translations
+                history = tuple(state.history())
+                if node is not None:
+                    assert kept._walks[history][1].serialize() == state.serialize()
+                    assert kept._walks[history][1] is not state
+                asked += 1
+                streets.add(len(state.board))
+                if state.current_player() == seat:
+                    action = kept.act(state)
+                    assert root.act(state) == action
+                else:
+                    action = opponent.act(state)
+                state.apply_action(action)
+    assert asked > 200 and resumed > 100 and streets == {0, 3, 4, 5}

@@ -309,6 +309,10 @@ class EHSAbstraction:
             seeds.clear()
         # _seed_of inline (its bytes, digest and integer; the seed's bytes once)
         tail, sha = self.seed.to_bytes(8, "little"), hashlib.sha256
+        if sampled >= len(rows):  # a chance node's sample alone: the digests' first 8 bytes read as uint64 at once
+            seeds = np.frombuffer(b"".join([sha(bytes(row) + tail).digest()[:8] for row in rows]), dtype="<u8")
+            return (_pair_ehs_kernel.sampled_runouts(np.ascontiguousarray(ids), seeds.astype(np.uint64, copy=False),
+                                                     self.runouts), self.runouts)
         got = [int.from_bytes(sha(bytes(row) + tail).digest()[:8], "little") for row in rows[:sampled]]
         for row in rows[sampled:]:
             key = tuple(row)

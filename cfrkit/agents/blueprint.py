@@ -48,6 +48,14 @@ from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, ACT
 from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
 
 
+_PAIRS: Dict[Tuple[int, ...], int] = {}  # pair_index of a hand's two cards, as dealt (either order)
+
+
+def _cards_dealt(state: HoldemState) -> int:
+    """The cards dealt at ``state`` (both hands' and the board's): one per chance action of its history."""
+    return len(state.hole[0]) + len(state.hole[1]) + len(state.board)
+
+
 class BlueprintAgent(PokerAgent):
     """Play a :class:`~cfrkit.solvers.blueprint.strategy.BlueprintStrategy` (or a blueprint file path)."""
 
@@ -201,9 +209,15 @@ class BlueprintAgent(PokerAgent):
             real = state.game.new_initial_state()
             node = 0
         self._all_in = False
+        dealt = _cards_dealt(state)  # at ``state``: hole and board cards, one per chance action
         for index in range(start, len(history)):
             action = history[index]
             if real.is_chance_node():
+                if len(history) - index == dealt - _cards_dealt(real):
+                    # only deals are left: they lead to ``state`` itself (the history fixes the state), so its
+                    # copy is the replay's end without re-dealing the board (the same state, the same checks)
+                    real = state.clone()
+                    break
                 real.apply_trusted(action)  # the actions of a real state's history are legal
                 continue
             if t.kind[node] != DECISION or t.player[node] != real.current_player() or t.round[node] != real.round:
@@ -338,7 +352,10 @@ class BlueprintAgent(PokerAgent):
         the hand's alone (the abstraction's ``pair_buckets``: the same bucket, a fraction of the work; ``act`` and
         ``own_strategy`` need one hand, ``hand_strategy`` all of them)."""
         r = int(self.tree.round[node])
-        pair = pair_index(*hole)
+        key = tuple(hole)
+        pair = _PAIRS.get(key)
+        if pair is None:
+            pair = _PAIRS[key] = pair_index(*hole)  # checked once per ordered pair of cards (2,652 at most)
         full = self._buckets.get((r, board))
         pair_buckets = getattr(self.blueprint.abstraction, "pair_buckets", None)
         if full is not None or pair_buckets is None or r == 0:
