@@ -2,7 +2,7 @@
 with the blueprint's values and AIVAT with the check-down equity value, on the same hands; CPU per hand.
 
     python benchmarks/aivat_deepstack_values.py hands A,B --deals 100 [--first-deal 0] [--seed 0] --out FILE.jsonl
-        [--resolve-next] [--next-iterations M] [--check-against OLD.jsonl]
+        [--resolve-next] [--next-iterations M] [--own-values] [--check-against OLD.jsonl]
     python benchmarks/aivat_deepstack_values.py summary FILE.jsonl [MORE.jsonl ...] [--drop-deal D] [--json OUT.json]
     python benchmarks/aivat_deepstack_values.py leduc [--deals 20000] [--iterations 50]
 
@@ -27,7 +27,10 @@ deal left half-written, restores the generators and goes on.  Starting at ``K > 
 which draw nothing) and not written; ``--check-against OLD.jsonl`` compares the replayed hands with an earlier run's
 rows (plain and every shared estimator), so a continuation is shown to be on that run's hands.  With
 ``--next-iterations M`` (and ``--resolve-next``) A^D's values with cheap re-solves for the states where it acts next
-(``ResolveValueFunction(next_iterations=M)``) are added as ``aivat_resolve_next_itM``.
+(``ResolveValueFunction(next_iterations=M)``) are added as ``aivat_resolve_next_itM``.  ``--own-values`` adds A^D's
+values of its own actual hand against A^C's range (``hand_value``): ``aivat_resolve_own`` (every node of A^D's
+solves), with ``--resolve-next`` also ``aivat_resolve_next_own`` (only at the states ``resolve_next`` re-solves) and
+``aivat_resolve_next_ownall`` (both).
 
 ``leduc`` is the same on Leduc with the Leduc DeepStack agent against a CFR+ policy (cheap: many hands).
 """
@@ -148,7 +151,8 @@ class Writer:
             os.replace(tmp, self.state_path)
 
 
-def _estimators(agents, view, resolve_next: bool, next_iterations, dealt, cheap_only: bool = False):
+def _estimators(agents, view, resolve_next: bool, next_iterations, dealt, cheap_only: bool = False,
+                own_values: bool = False):
     """The value functions by name: A^D's (frozen, checkdown, resolve_next and its cheap variant), the blueprint's,
     the check-down equity's; the first solve made here (A^D makes it at its first decision anyway)."""
     named = {}
@@ -163,6 +167,13 @@ def _estimators(agents, view, resolve_next: bool, next_iterations, dealt, cheap_
             if resolve_next and next_iterations:   # the same with cheap re-solves for every such state
                 named[f"aivat_resolve_next_it{next_iterations}"] = ResolveValueFunction(
                     view, a, resolve_next=True, next_iterations=next_iterations)
+            if own_values:   # A^D's own hand against A^C's range (hand_value): everywhere, and with resolve_next
+                named["aivat_resolve_own"] = ResolveValueFunction(view, a, hand_value="own")
+                if resolve_next and not cheap_only:
+                    named["aivat_resolve_next_own"] = ResolveValueFunction(view, a, resolve_next=True,
+                                                                           hand_value="own_next")
+                    named["aivat_resolve_next_ownall"] = ResolveValueFunction(view, a, resolve_next=True,
+                                                                              hand_value="own")
             # the hand's first solve (a plain preflop solve, made once per agent) is made at A^D's first decision
             # anyway: made here, so the value function's CPU below counts only what AIVAT adds
             t = time.process_time()
@@ -197,7 +208,7 @@ def split_pair(text: str) -> list:
 
 
 def play(specs, deals: int, seed: int, out: str, resolve_next: bool = False, first_deal: int = 0,
-         next_iterations=None, check_against=None, cheap_only: bool = False) -> None:
+         next_iterations=None, check_against=None, cheap_only: bool = False, own_values: bool = False) -> None:
     """Deals ``first_deal .. first_deal + deals - 1`` into ``out`` (resumed from ``out.state.json`` when there)."""
     agents = [make_agent(s, game="holdem", seed=i + 1) for i, s in enumerate(specs)]
     view = poker_view(agents[0].game)
@@ -206,7 +217,7 @@ def play(specs, deals: int, seed: int, out: str, resolve_next: bool = False, fir
     dealt = game.new_initial_state()
     while not view.hands_dealt(dealt):
         dealt.apply_action(int(dealt.chance_outcomes()[0][0]))
-    named, build = _estimators(agents, view, resolve_next, next_iterations, dealt, cheap_only)
+    named, build = _estimators(agents, view, resolve_next, next_iterations, dealt, cheap_only, own_values)
     state_path = out + ".state.json"
     meta = {"pair": list(specs), "seed": seed, "first_deal": first_deal, "deals": deals, "estimators": list(named)}
     rows = _read_rows(out)
@@ -405,6 +416,9 @@ def main() -> None:
     h.add_argument("--out", required=True)
     h.add_argument("--resolve-next", action="store_true",
                    help="also A^D's values with resolve_next (its re-solve where it acts next; extra re-solves)")
+    h.add_argument("--own-values", action="store_true",
+                   help="also A^D's values of its own hand against A^C's range (hand_value='own'; with --resolve-next "
+                        "'own_next' and 'own' with resolve_next too)")
     s = sub.add_parser("summary")
     s.add_argument("paths", nargs="+", help="JSONL files of one match (merged by hand)")
     s.add_argument("--drop-deal", type=int, action="append", default=[], help="leave this deal out (repeatable)")
@@ -424,7 +438,7 @@ def main() -> None:
         if args.cheap_only and args.next_iterations is None:
             sys.exit("--cheap-only needs --next-iterations")
         play(split_pair(args.pair), args.deals, args.seed, args.out, args.resolve_next, args.first_deal,
-             args.next_iterations, args.check_against, args.cheap_only)
+             args.next_iterations, args.check_against, args.cheap_only, args.own_values)
         return
     out = summary(args.paths, args.drop_deal, args.common, args.only) if args.cmd == "summary" else leduc(args.deals, args.iterations, args.seed,
                                                                    args.opponent_iterations)
