@@ -294,7 +294,9 @@ def _stats(v: np.ndarray, digits: int = 1) -> dict:
     per_deal = v.reshape(-1, 2).mean(axis=1)
     sd = float(per_deal.std(ddof=1))
     return {"std_hand": round(float(v.std(ddof=1)), digits), "std_deal": round(sd, digits),
-            "mean": round(float(per_deal.mean()), digits), "ci95": round(1.96 * sd / np.sqrt(per_deal.size), digits)}
+            "mean": round(float(per_deal.mean()), digits), "ci95": round(1.96 * sd / np.sqrt(per_deal.size), digits),
+            # median absolute deviation from the median, per hand (the bulk of the hands, without the tails)
+            "mad_hand": round(float(np.median(np.abs(v - np.median(v)))), digits)}
 
 
 def _cpu(rows, key: str) -> float:
@@ -373,28 +375,28 @@ def leduc(deals: int, iterations: int, seed: int, opponent_iterations: int) -> d
     ds = LeducDeepStackAgent("leduc", seed=seed + 1, iterations=iterations)
     other = LeducPolicyAgent(solver.average_policy(), "leduc", name=f"cfr+{opponent_iterations}", seed=seed + 2)
     view = poker_view("leduc")
-    vf = Timed(ds.aivat_value_function(view))
-    eq = Timed(EquityValueFunction(view))
-    nxt = Timed(ResolveValueFunction(view, ds, resolve_next=True))
-    own, base, ahead = Keep(vf), Keep(eq), Keep(nxt)
+    fns = {"aivat_resolve": ds.aivat_value_function(view), "aivat_equity": EquityValueFunction(view),
+           "aivat_resolve_next": ResolveValueFunction(view, ds, resolve_next=True),
+           "aivat_resolve_own": ResolveValueFunction(view, ds, hand_value="own"),
+           "aivat_resolve_next_own": ResolveValueFunction(view, ds, resolve_next=True, hand_value="own_next"),
+           "aivat_resolve_next_ownall": ResolveValueFunction(view, ds, resolve_next=True, hand_value="own")}
+    timed = {k: Timed(f) for k, f in fns.items()}
+    keep = {k: Keep(t) for k, t in timed.items()}
     t = time.process_time()
-    res = play_match("leduc", [ds, other], deals, seed=seed, observers=[own, base, ahead], time_limit=float("inf"))
+    res = play_match("leduc", [ds, other], deals, seed=seed, observers=list(keep.values()), time_limit=float("inf"))
     cpu = time.process_time() - t
     out = {"pair": [f"deepstack:iterations={iterations}", f"cfr+{opponent_iterations}"], "deals": deals,
            "hands": 2 * deals, "exact_chips_per_hand": round(exact_match_value([ds, other], "leduc"), 5),
-           "units": "chips", "plain": _stats(res.payoffs[:, 0], 4), "aivat_resolve": _stats(own.values, 4),
-           "aivat_equity": _stats(base.values, 4), "aivat_resolve_next": _stats(ahead.values, 4)}
-    for k in ("aivat_resolve", "aivat_equity", "aivat_resolve_next"):
+           "units": "chips", "plain": _stats(res.payoffs[:, 0], 4)}
+    for k, o in keep.items():
+        out[k] = _stats(o.values, 4)
         out[k]["reduction_std_hand_vs_plain"] = round(1 - out[k]["std_hand"] / out["plain"]["std_hand"], 3)
         out[k]["reduction_std_deal_vs_duplicate"] = round(1 - out[k]["std_deal"] / out["plain"]["std_deal"], 3)
     out["match_cpu_s"] = round(cpu, 1)
-    bare = cpu - vf.seconds - eq.seconds - nxt.seconds
-    out["hands_per_cpu_s"] = {"plain": round(2 * deals / bare, 1),
-                              "aivat_resolve": round(2 * deals / (bare + vf.seconds), 1),
-                              "aivat_equity": round(2 * deals / (bare + eq.seconds), 1),
-                              "aivat_resolve_next": round(2 * deals / (bare + nxt.seconds), 1)}
-    out["vf_cpu_s"] = {"aivat_resolve": round(vf.seconds, 2), "aivat_equity": round(eq.seconds, 2),
-                       "aivat_resolve_next": round(nxt.seconds, 2)}
+    bare = cpu - sum(t.seconds for t in timed.values())
+    out["hands_per_cpu_s"] = {"plain": round(2 * deals / bare, 1)}
+    out["hands_per_cpu_s"].update({k: round(2 * deals / (bare + t.seconds), 1) for k, t in timed.items()})
+    out["vf_cpu_s"] = {k: round(t.seconds, 2) for k, t in timed.items()}
     return out
 
 
