@@ -30,7 +30,9 @@ rows (plain and every shared estimator), so a continuation is shown to be on tha
 (``ResolveValueFunction(next_iterations=M)``) are added as ``aivat_resolve_next_itM``.  ``--own-values`` adds A^D's
 values of its own actual hand against A^C's range (``hand_value``): ``aivat_resolve_own`` (every node of A^D's
 solves), with ``--resolve-next`` also ``aivat_resolve_next_own`` (only at the states ``resolve_next`` re-solves) and
-``aivat_resolve_next_ownall`` (both).
+``aivat_resolve_next_ownall`` (both); ``--next-checkdown`` adds ``aivat_resolve_next_cd`` and
+``aivat_resolve_next_own_cd``: those with the check-down rule where A^D's covering solve does not reach
+(``next_outside="checkdown"``).
 
 ``leduc`` is the same on Leduc with the Leduc DeepStack agent against a CFR+ policy (cheap: many hands).
 """
@@ -152,7 +154,7 @@ class Writer:
 
 
 def _estimators(agents, view, resolve_next: bool, next_iterations, dealt, cheap_only: bool = False,
-                own_values: bool = False):
+                own_values: bool = False, next_checkdown: bool = False):
     """The value functions by name: A^D's (frozen, checkdown, resolve_next and its cheap variant), the blueprint's,
     the check-down equity's; the first solve made here (A^D makes it at its first decision anyway)."""
     named = {}
@@ -174,6 +176,11 @@ def _estimators(agents, view, resolve_next: bool, next_iterations, dealt, cheap_
                                                                            hand_value="own_next")
                     named["aivat_resolve_next_ownall"] = ResolveValueFunction(view, a, resolve_next=True,
                                                                               hand_value="own")
+                    if next_checkdown:   # the same two with the check-down rule outside the covering tree
+                        named["aivat_resolve_next_cd"] = ResolveValueFunction(view, a, resolve_next=True,
+                                                                              next_outside="checkdown")
+                        named["aivat_resolve_next_own_cd"] = ResolveValueFunction(
+                            view, a, resolve_next=True, hand_value="own_next", next_outside="checkdown")
             # the hand's first solve (a plain preflop solve, made once per agent) is made at A^D's first decision
             # anyway: made here, so the value function's CPU below counts only what AIVAT adds
             t = time.process_time()
@@ -208,7 +215,8 @@ def split_pair(text: str) -> list:
 
 
 def play(specs, deals: int, seed: int, out: str, resolve_next: bool = False, first_deal: int = 0,
-         next_iterations=None, check_against=None, cheap_only: bool = False, own_values: bool = False) -> None:
+         next_iterations=None, check_against=None, cheap_only: bool = False, own_values: bool = False,
+         next_checkdown: bool = False) -> None:
     """Deals ``first_deal .. first_deal + deals - 1`` into ``out`` (resumed from ``out.state.json`` when there)."""
     agents = [make_agent(s, game="holdem", seed=i + 1) for i, s in enumerate(specs)]
     view = poker_view(agents[0].game)
@@ -217,7 +225,8 @@ def play(specs, deals: int, seed: int, out: str, resolve_next: bool = False, fir
     dealt = game.new_initial_state()
     while not view.hands_dealt(dealt):
         dealt.apply_action(int(dealt.chance_outcomes()[0][0]))
-    named, build = _estimators(agents, view, resolve_next, next_iterations, dealt, cheap_only, own_values)
+    named, build = _estimators(agents, view, resolve_next, next_iterations, dealt, cheap_only, own_values,
+                               next_checkdown)
     state_path = out + ".state.json"
     meta = {"pair": list(specs), "seed": seed, "first_deal": first_deal, "deals": deals, "estimators": list(named)}
     rows = _read_rows(out)
@@ -421,6 +430,9 @@ def main() -> None:
     h.add_argument("--own-values", action="store_true",
                    help="also A^D's values of its own hand against A^C's range (hand_value='own'; with --resolve-next "
                         "'own_next' and 'own' with resolve_next too)")
+    h.add_argument("--next-checkdown", action="store_true",
+                   help="with --own-values and --resolve-next: also the resolve_next values (pair and own_next) with "
+                        "the check-down rule at the states outside A^D's covering solve (next_outside='checkdown')")
     s = sub.add_parser("summary")
     s.add_argument("paths", nargs="+", help="JSONL files of one match (merged by hand)")
     s.add_argument("--drop-deal", type=int, action="append", default=[], help="leave this deal out (repeatable)")
@@ -440,7 +452,7 @@ def main() -> None:
         if args.cheap_only and args.next_iterations is None:
             sys.exit("--cheap-only needs --next-iterations")
         play(split_pair(args.pair), args.deals, args.seed, args.out, args.resolve_next, args.first_deal,
-             args.next_iterations, args.check_against, args.cheap_only, args.own_values)
+             args.next_iterations, args.check_against, args.cheap_only, args.own_values, args.next_checkdown)
         return
     out = summary(args.paths, args.drop_deal, args.common, args.only) if args.cmd == "summary" else leduc(args.deals, args.iterations, args.seed,
                                                                    args.opponent_iterations)

@@ -92,15 +92,17 @@ def test_resolve_next_with_cheap_resolves_is_exactly_unbiased_on_leduc(leduc_pai
         ResolveValueFunction(view, ds, next_iterations=4)
 
 
-@pytest.mark.parametrize("hand_value,resolve_next", [("own_next", True), ("own", True), ("own", False)])
-def test_own_hand_values_are_exactly_unbiased_on_leduc(leduc_pair, hand_value, resolve_next):
+@pytest.mark.parametrize("hand_value,resolve_next,next_outside", [("own_next", True, "resolve"), ("own", True, "resolve"),
+                                                                   ("own", False, "resolve"),
+                                                                   ("own_next", True, "checkdown")])
+def test_own_hand_values_are_exactly_unbiased_on_leduc(leduc_pair, hand_value, resolve_next, next_outside):
     """``hand_value="own_next"`` / ``"own"``: the agent's own hand against the opponent's range (at the states
     ``resolve_next`` re-solves, or at every node of its solves, the deal's expectation included): still exact."""
     from cfrkit.agents.resolve_values import ResolveValueFunction
 
     ds, other = leduc_pair
     view = poker_view("leduc")
-    vf = ResolveValueFunction(view, ds, resolve_next=resolve_next, hand_value=hand_value)
+    vf = ResolveValueFunction(view, ds, resolve_next=resolve_next, hand_value=hand_value, next_outside=next_outside)
     assert _both_seatings(view, ds, other, vf) == pytest.approx(exact_match_value([ds, other], "leduc"), abs=1e-9)
     assert vf.stats["own"] > 0 and vf.stats["left"] == 0
 
@@ -331,3 +333,33 @@ def test_holdem_kept_preflop_resolves_are_the_same_and_not_made_again():
     assert np.array_equal(a.probs, b.probs)   # the strategy of every hand: the cards do not enter a re-solve
     with pytest.raises(Exception, match="keep_preflop"):
         make_agent("deepstack-holdem:iterations=3,keep_preflop=-1", game="holdem", seed=1)
+
+
+def test_holdem_next_outside_checkdown_keeps_the_checkdown_value_on_a_new_street(holdem_ds):
+    """``next_outside="checkdown"``: a flop state where A^D acts next after the opponent's bet, which A^D's preflop
+    solve does not reach, takes the check-down value (as without ``resolve_next``); ``"resolve"`` re-solves it."""
+    from cfrkit.agents.resolve_values import ResolveValueFunction
+    from cfrkit.games.holdem import RAISE_OFFSET
+
+    view = poker_view(holdem_ds.game)
+    holdem_ds.new_hand()
+    s = _dealt(view, 7)
+    s.apply_action(CALL)                  # the small blind limps, the big blind checks: the flop
+    s.apply_action(CALL)
+    while s.is_chance_node():
+        acts, probs = zip(*s.chance_outcomes())
+        s.apply_action(int(acts[0]))
+    opener = s.current_player()
+    bets = [int(a) for a in s.legal_actions() if int(a) >= RAISE_OFFSET]
+    s.apply_action(bets[0])               # the opener bets; A^D (the other seat) acts next
+    ds_seat = 1 - opener
+    seating = [holdem_ds, object()] if ds_seat == 0 else [object(), holdem_ds]
+    cd = ResolveValueFunction(view, holdem_ds, resolve_next=True, hand_value="own_next", next_outside="checkdown")
+    rs = ResolveValueFunction(view, holdem_ds, resolve_next=True, hand_value="own_next")
+    for f in (cd, rs):
+        f.hand_start(SimpleNamespace(seat_agents=seating))
+    assert cd.value(s) == pytest.approx(EquityValueFunction(view).value(s), abs=1e-9)
+    assert cd.stats["left"] == 1 and cd.stats.get("own", 0) == 0
+    assert abs(rs.value(s) - cd.value(s)) > 1e-6 and rs.stats["own"] == 1
+    with pytest.raises(ValueError, match="next_outside"):
+        ResolveValueFunction(view, holdem_ds, resolve_next=True, next_outside="never")

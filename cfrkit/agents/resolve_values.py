@@ -102,18 +102,25 @@ class ResolveValueFunction:
     paper's choice; other states as ``"pair"``.  ``"own"``: that own-hand value at every node of the agent's solves
     (the covering solve's, in the seat it was made for; the deal's expectation is then the mean over the agent's
     hands).  A node without cfvs (below an all-in run-out) or where the opponent's range is empty falls back to
-    the pair value.  Each is fixed before the draws it values, so AIVAT stays unbiased.
+    the pair value.  Each is fixed before the draws it values, so AIVAT stays unbiased.  ``next_outside`` (with
+    ``resolve_next``): a state where the agent acts next but which its covering solve does not reach (a new street
+    the opponent opened before the agent re-solved it) is valued by the agent's re-solve there (``"resolve"``,
+    default) or by the rule of ``left_tree`` (``"checkdown"``: as without ``resolve_next``; the check-down rule that
+    corrected A^D vs A^C's 200-big-blind all-in).
     """
 
     def __init__(self, view, agent, nearest_raise: bool = True, left_tree: str = "checkdown", resolve_next: bool = False,
-                 next_iterations: Optional[int] = None, hand_value: str = "pair"):
+                 next_iterations: Optional[int] = None, hand_value: str = "pair", next_outside: str = "resolve"):
         if left_tree not in ("frozen", "checkdown"):
             raise ValueError(f"left_tree must be 'frozen' or 'checkdown', got {left_tree!r}")
         if hand_value not in HAND_VALUES:
             raise ValueError(f"hand_value must be one of {HAND_VALUES}, got {hand_value!r}")
         if hand_value == "own_next" and not resolve_next:
             raise ValueError("hand_value='own_next' values the states of resolve_next: needs resolve_next=True")
+        if next_outside not in ("resolve", "checkdown"):
+            raise ValueError(f"next_outside must be 'resolve' or 'checkdown', got {next_outside!r}")
         self.hand_value = hand_value
+        self.next_outside = next_outside
         if next_iterations is not None and (not resolve_next or int(next_iterations) < 1):
             raise ValueError(f"next_iterations needs resolve_next=True and a positive count, got {next_iterations!r}")
         self.next_iterations = None if next_iterations is None else int(next_iterations)
@@ -251,6 +258,10 @@ class ResolveValueFunction:
             parent.apply_action(int(a))
         if parent.is_chance_node():
             return None   # after a card: the chance term's expectation would need a re-solve per card
+        if self.next_outside == "checkdown":
+            found = self._locate(state)
+            if found is None or found[2] == "left":
+                return None   # outside the covering solve's tree: the left_tree rule
         got = (self.agent.resolve_at(state, seat) if self.next_iterations is None
                else self.agent.resolve_at(state, seat, iterations=self.next_iterations))
         if got is None:
