@@ -2,7 +2,7 @@
 with the blueprint's values and AIVAT with the check-down equity value, on the same hands; CPU per hand.
 
     python benchmarks/aivat_deepstack_values.py hands A,B --deals 100 [--first-deal 0] [--seed 0] --out FILE.jsonl
-        [--resolve-next] [--next-iterations M] [--check-against OLD.jsonl]
+        [--resolve-next] [--next-iterations M] [--own-values] [--check-against OLD.jsonl]
     python benchmarks/aivat_deepstack_values.py summary FILE.jsonl [MORE.jsonl ...] [--drop-deal D] [--json OUT.json]
     python benchmarks/aivat_deepstack_values.py leduc [--deals 20000] [--iterations 50]
 
@@ -27,7 +27,12 @@ deal left half-written, restores the generators and goes on.  Starting at ``K > 
 which draw nothing) and not written; ``--check-against OLD.jsonl`` compares the replayed hands with an earlier run's
 rows (plain and every shared estimator), so a continuation is shown to be on that run's hands.  With
 ``--next-iterations M`` (and ``--resolve-next``) A^D's values with cheap re-solves for the states where it acts next
-(``ResolveValueFunction(next_iterations=M)``) are added as ``aivat_resolve_next_itM``.
+(``ResolveValueFunction(next_iterations=M)``) are added as ``aivat_resolve_next_itM``.  ``--own-values`` adds A^D's
+values of its own actual hand against A^C's range (``hand_value``): ``aivat_resolve_own`` (every node of A^D's
+solves), with ``--resolve-next`` also ``aivat_resolve_next_own`` (only at the states ``resolve_next`` re-solves) and
+``aivat_resolve_next_ownall`` (both); ``--next-checkdown`` adds ``aivat_resolve_next_cd`` and
+``aivat_resolve_next_own_cd``: those with the check-down rule where A^D's covering solve does not reach
+(``next_outside="checkdown"``).
 
 ``leduc`` is the same on Leduc with the Leduc DeepStack agent against a CFR+ policy (cheap: many hands).
 """
@@ -148,7 +153,8 @@ class Writer:
             os.replace(tmp, self.state_path)
 
 
-def _estimators(agents, view, resolve_next: bool, next_iterations, dealt, cheap_only: bool = False):
+def _estimators(agents, view, resolve_next: bool, next_iterations, dealt, cheap_only: bool = False,
+                own_values: bool = False, next_checkdown: bool = False):
     """The value functions by name: A^D's (frozen, checkdown, resolve_next and its cheap variant), the blueprint's,
     the check-down equity's; the first solve made here (A^D makes it at its first decision anyway)."""
     named = {}
@@ -163,6 +169,18 @@ def _estimators(agents, view, resolve_next: bool, next_iterations, dealt, cheap_
             if resolve_next and next_iterations:   # the same with cheap re-solves for every such state
                 named[f"aivat_resolve_next_it{next_iterations}"] = ResolveValueFunction(
                     view, a, resolve_next=True, next_iterations=next_iterations)
+            if own_values:   # A^D's own hand against A^C's range (hand_value): everywhere, and with resolve_next
+                named["aivat_resolve_own"] = ResolveValueFunction(view, a, hand_value="own")
+                if resolve_next and not cheap_only:
+                    named["aivat_resolve_next_own"] = ResolveValueFunction(view, a, resolve_next=True,
+                                                                           hand_value="own_next")
+                    named["aivat_resolve_next_ownall"] = ResolveValueFunction(view, a, resolve_next=True,
+                                                                              hand_value="own")
+                    if next_checkdown:   # the same two with the check-down rule outside the covering tree
+                        named["aivat_resolve_next_cd"] = ResolveValueFunction(view, a, resolve_next=True,
+                                                                              next_outside="checkdown")
+                        named["aivat_resolve_next_own_cd"] = ResolveValueFunction(
+                            view, a, resolve_next=True, hand_value="own_next", next_outside="checkdown")
             # the hand's first solve (a plain preflop solve, made once per agent) is made at A^D's first decision
             # anyway: made here, so the value function's CPU below counts only what AIVAT adds
             t = time.process_time()
@@ -197,7 +215,8 @@ def split_pair(text: str) -> list:
 
 
 def play(specs, deals: int, seed: int, out: str, resolve_next: bool = False, first_deal: int = 0,
-         next_iterations=None, check_against=None, cheap_only: bool = False) -> None:
+         next_iterations=None, check_against=None, cheap_only: bool = False, own_values: bool = False,
+         next_checkdown: bool = False) -> None:
     """Deals ``first_deal .. first_deal + deals - 1`` into ``out`` (resumed from ``out.state.json`` when there)."""
     agents = [make_agent(s, game="holdem", seed=i + 1) for i, s in enumerate(specs)]
     view = poker_view(agents[0].game)
@@ -206,7 +225,8 @@ def play(specs, deals: int, seed: int, out: str, resolve_next: bool = False, fir
     dealt = game.new_initial_state()
     while not view.hands_dealt(dealt):
         dealt.apply_action(int(dealt.chance_outcomes()[0][0]))
-    named, build = _estimators(agents, view, resolve_next, next_iterations, dealt, cheap_only)
+    named, build = _estimators(agents, view, resolve_next, next_iterations, dealt, cheap_only, own_values,
+                               next_checkdown)
     state_path = out + ".state.json"
     meta = {"pair": list(specs), "seed": seed, "first_deal": first_deal, "deals": deals, "estimators": list(named)}
     rows = _read_rows(out)
@@ -283,7 +303,9 @@ def _stats(v: np.ndarray, digits: int = 1) -> dict:
     per_deal = v.reshape(-1, 2).mean(axis=1)
     sd = float(per_deal.std(ddof=1))
     return {"std_hand": round(float(v.std(ddof=1)), digits), "std_deal": round(sd, digits),
-            "mean": round(float(per_deal.mean()), digits), "ci95": round(1.96 * sd / np.sqrt(per_deal.size), digits)}
+            "mean": round(float(per_deal.mean()), digits), "ci95": round(1.96 * sd / np.sqrt(per_deal.size), digits),
+            # median absolute deviation from the median, per hand (the bulk of the hands, without the tails)
+            "mad_hand": round(float(np.median(np.abs(v - np.median(v)))), digits)}
 
 
 def _cpu(rows, key: str) -> float:
@@ -362,28 +384,28 @@ def leduc(deals: int, iterations: int, seed: int, opponent_iterations: int) -> d
     ds = LeducDeepStackAgent("leduc", seed=seed + 1, iterations=iterations)
     other = LeducPolicyAgent(solver.average_policy(), "leduc", name=f"cfr+{opponent_iterations}", seed=seed + 2)
     view = poker_view("leduc")
-    vf = Timed(ds.aivat_value_function(view))
-    eq = Timed(EquityValueFunction(view))
-    nxt = Timed(ResolveValueFunction(view, ds, resolve_next=True))
-    own, base, ahead = Keep(vf), Keep(eq), Keep(nxt)
+    fns = {"aivat_resolve": ds.aivat_value_function(view), "aivat_equity": EquityValueFunction(view),
+           "aivat_resolve_next": ResolveValueFunction(view, ds, resolve_next=True),
+           "aivat_resolve_own": ResolveValueFunction(view, ds, hand_value="own"),
+           "aivat_resolve_next_own": ResolveValueFunction(view, ds, resolve_next=True, hand_value="own_next"),
+           "aivat_resolve_next_ownall": ResolveValueFunction(view, ds, resolve_next=True, hand_value="own")}
+    timed = {k: Timed(f) for k, f in fns.items()}
+    keep = {k: Keep(t) for k, t in timed.items()}
     t = time.process_time()
-    res = play_match("leduc", [ds, other], deals, seed=seed, observers=[own, base, ahead], time_limit=float("inf"))
+    res = play_match("leduc", [ds, other], deals, seed=seed, observers=list(keep.values()), time_limit=float("inf"))
     cpu = time.process_time() - t
     out = {"pair": [f"deepstack:iterations={iterations}", f"cfr+{opponent_iterations}"], "deals": deals,
            "hands": 2 * deals, "exact_chips_per_hand": round(exact_match_value([ds, other], "leduc"), 5),
-           "units": "chips", "plain": _stats(res.payoffs[:, 0], 4), "aivat_resolve": _stats(own.values, 4),
-           "aivat_equity": _stats(base.values, 4), "aivat_resolve_next": _stats(ahead.values, 4)}
-    for k in ("aivat_resolve", "aivat_equity", "aivat_resolve_next"):
+           "units": "chips", "plain": _stats(res.payoffs[:, 0], 4)}
+    for k, o in keep.items():
+        out[k] = _stats(o.values, 4)
         out[k]["reduction_std_hand_vs_plain"] = round(1 - out[k]["std_hand"] / out["plain"]["std_hand"], 3)
         out[k]["reduction_std_deal_vs_duplicate"] = round(1 - out[k]["std_deal"] / out["plain"]["std_deal"], 3)
     out["match_cpu_s"] = round(cpu, 1)
-    bare = cpu - vf.seconds - eq.seconds - nxt.seconds
-    out["hands_per_cpu_s"] = {"plain": round(2 * deals / bare, 1),
-                              "aivat_resolve": round(2 * deals / (bare + vf.seconds), 1),
-                              "aivat_equity": round(2 * deals / (bare + eq.seconds), 1),
-                              "aivat_resolve_next": round(2 * deals / (bare + nxt.seconds), 1)}
-    out["vf_cpu_s"] = {"aivat_resolve": round(vf.seconds, 2), "aivat_equity": round(eq.seconds, 2),
-                       "aivat_resolve_next": round(nxt.seconds, 2)}
+    bare = cpu - sum(t.seconds for t in timed.values())
+    out["hands_per_cpu_s"] = {"plain": round(2 * deals / bare, 1)}
+    out["hands_per_cpu_s"].update({k: round(2 * deals / (bare + t.seconds), 1) for k, t in timed.items()})
+    out["vf_cpu_s"] = {k: round(t.seconds, 2) for k, t in timed.items()}
     return out
 
 
@@ -405,6 +427,12 @@ def main() -> None:
     h.add_argument("--out", required=True)
     h.add_argument("--resolve-next", action="store_true",
                    help="also A^D's values with resolve_next (its re-solve where it acts next; extra re-solves)")
+    h.add_argument("--own-values", action="store_true",
+                   help="also A^D's values of its own hand against A^C's range (hand_value='own'; with --resolve-next "
+                        "'own_next' and 'own' with resolve_next too)")
+    h.add_argument("--next-checkdown", action="store_true",
+                   help="with --own-values and --resolve-next: also the resolve_next values (pair and own_next) with "
+                        "the check-down rule at the states outside A^D's covering solve (next_outside='checkdown')")
     s = sub.add_parser("summary")
     s.add_argument("paths", nargs="+", help="JSONL files of one match (merged by hand)")
     s.add_argument("--drop-deal", type=int, action="append", default=[], help="leave this deal out (repeatable)")
@@ -424,7 +452,7 @@ def main() -> None:
         if args.cheap_only and args.next_iterations is None:
             sys.exit("--cheap-only needs --next-iterations")
         play(split_pair(args.pair), args.deals, args.seed, args.out, args.resolve_next, args.first_deal,
-             args.next_iterations, args.check_against, args.cheap_only)
+             args.next_iterations, args.check_against, args.cheap_only, args.own_values, args.next_checkdown)
         return
     out = summary(args.paths, args.drop_deal, args.common, args.only) if args.cmd == "summary" else leduc(args.deals, args.iterations, args.seed,
                                                                    args.opponent_iterations)

@@ -92,6 +92,62 @@ def test_resolve_next_with_cheap_resolves_is_exactly_unbiased_on_leduc(leduc_pai
         ResolveValueFunction(view, ds, next_iterations=4)
 
 
+@pytest.mark.parametrize("hand_value,resolve_next,next_outside", [("own_next", True, "resolve"), ("own", True, "resolve"),
+                                                                   ("own", False, "resolve"),
+                                                                   ("own_next", True, "checkdown")])
+def test_own_hand_values_are_exactly_unbiased_on_leduc(leduc_pair, hand_value, resolve_next, next_outside):
+    """``hand_value="own_next"`` / ``"own"``: the agent's own hand against the opponent's range (at the states
+    ``resolve_next`` re-solves, or at every node of its solves, the deal's expectation included): still exact."""
+    from cfrkit.agents.resolve_values import ResolveValueFunction
+
+    ds, other = leduc_pair
+    view = poker_view("leduc")
+    vf = ResolveValueFunction(view, ds, resolve_next=resolve_next, hand_value=hand_value, next_outside=next_outside)
+    assert _both_seatings(view, ds, other, vf) == pytest.approx(exact_match_value([ds, other], "leduc"), abs=1e-9)
+    assert vf.stats["own"] > 0 and vf.stats["left"] == 0
+
+
+def test_own_hand_value_is_the_pair_value_averaged_over_the_opponent_range(leduc_pair):
+    """At a state where the agent acts next after the opponent's raise, ``own_next`` is the pair value of its hand
+    with each opponent hand, averaged with the opponent's reach in the agent's re-solve there (an independent
+    computation from the pair values of the other deals); for seat 1 the same, negated (seat 0's chips); and it
+    is another value than the pair value of the actual hands."""
+    from cfrkit.agents.resolve_values import ResolveValueFunction
+
+    ds, other = leduc_pair
+    view = poker_view("leduc")
+    own = ResolveValueFunction(view, ds, resolve_next=True, hand_value="own_next")
+    pair = ResolveValueFunction(view, ds, resolve_next=True)
+    for seat, line in ((0, (1, 2)), (1, (2,))):   # seat 0: it checks, the opponent raises; seat 1: the opponent raises
+        seating = [ds, other] if seat == 0 else [other, ds]
+        for f in (own, pair):
+            f.hand_start(SimpleNamespace(seat_agents=seating))
+        mine = 4
+        num = den = 0.0
+        pair_values = []
+        for theirs in range(6):
+            if theirs == mine:
+                continue
+            s = view.game.new_initial_state()
+            for a in ((mine, theirs) if seat == 0 else (theirs, mine)) + line:
+                s.apply_action(a)
+            assert s.current_player() == seat
+            result, rel, _ = ds.resolve_at(s, seat)
+            node, _ = result.tree.deepest_node(tuple(rel))
+            w = float(np.asarray(result.reach[node.index]).reshape(-1, 2, 6)[0, 1 - seat, theirs])
+            v = pair.value(s)
+            pair_values.append(v)
+            num += w * v
+            den += w
+        assert den > 0
+        assert own.value(s) == pytest.approx(num / den, abs=1e-9)
+        assert max(abs(v - own.value(s)) for v in pair_values) > 1e-3
+    with pytest.raises(ValueError, match="resolve_next"):
+        ResolveValueFunction(view, ds, hand_value="own_next")
+    with pytest.raises(ValueError, match="hand_value"):
+        ResolveValueFunction(view, ds, hand_value="mine")
+
+
 def test_a_correction_with_another_strategy_than_the_played_one_is_biased(leduc_pair):
     """The same exact walk with the correction at the DeepStack agent's decisions taken against another re-solve's
     strategy (fewer iterations) than the one its actions are drawn from: the mean moves off the exact value."""
@@ -202,6 +258,21 @@ def test_holdem_deal_expectation_is_the_mean_over_hands(holdem_ds):
     assert vals.std() > 1.0      # pair values, not a constant
 
 
+def test_holdem_own_hand_deal_expectation_is_the_mean_over_hands(holdem_ds):
+    """``hand_value="own"``: the deal's expectation (the mean over A^D's hands) agrees with sampled deals."""
+    from cfrkit.agents.resolve_values import ResolveValueFunction
+
+    view = poker_view(holdem_ds.game)
+    vf = ResolveValueFunction(view, holdem_ds, hand_value="own")
+    vf.hand_start(SimpleNamespace(seat_agents=[holdem_ds, object()]))
+    expect = vf.chance_expectation(view.game.new_initial_state())
+    deals = [_dealt(view, k) for k in range(200)]
+    vals = np.array([vf.value(s) for s in deals])
+    assert abs(vals.mean() - expect) < 4 * vals.std(ddof=1) / np.sqrt(vals.size)
+    assert vals.std() > 1.0
+    assert vf.stats["own"] >= 200       # every one of them valued from A^D's own hand
+
+
 def test_holdem_street_end_is_the_checkdown_martingale(holdem_ds):
     """Where A^D's solve stops (before the flop), the value is the check-down value, and the chance term's
     expectation is that value: the flop's mean of the check-down value, exactly (the equity is a martingale)."""
@@ -262,3 +333,33 @@ def test_holdem_kept_preflop_resolves_are_the_same_and_not_made_again():
     assert np.array_equal(a.probs, b.probs)   # the strategy of every hand: the cards do not enter a re-solve
     with pytest.raises(Exception, match="keep_preflop"):
         make_agent("deepstack-holdem:iterations=3,keep_preflop=-1", game="holdem", seed=1)
+
+
+def test_holdem_next_outside_checkdown_keeps_the_checkdown_value_on_a_new_street(holdem_ds):
+    """``next_outside="checkdown"``: a flop state where A^D acts next after the opponent's bet, which A^D's preflop
+    solve does not reach, takes the check-down value (as without ``resolve_next``); ``"resolve"`` re-solves it."""
+    from cfrkit.agents.resolve_values import ResolveValueFunction
+    from cfrkit.games.holdem import RAISE_OFFSET
+
+    view = poker_view(holdem_ds.game)
+    holdem_ds.new_hand()
+    s = _dealt(view, 7)
+    s.apply_action(CALL)                  # the small blind limps, the big blind checks: the flop
+    s.apply_action(CALL)
+    while s.is_chance_node():
+        acts, probs = zip(*s.chance_outcomes())
+        s.apply_action(int(acts[0]))
+    opener = s.current_player()
+    bets = [int(a) for a in s.legal_actions() if int(a) >= RAISE_OFFSET]
+    s.apply_action(bets[0])               # the opener bets; A^D (the other seat) acts next
+    ds_seat = 1 - opener
+    seating = [holdem_ds, object()] if ds_seat == 0 else [object(), holdem_ds]
+    cd = ResolveValueFunction(view, holdem_ds, resolve_next=True, hand_value="own_next", next_outside="checkdown")
+    rs = ResolveValueFunction(view, holdem_ds, resolve_next=True, hand_value="own_next")
+    for f in (cd, rs):
+        f.hand_start(SimpleNamespace(seat_agents=seating))
+    assert cd.value(s) == pytest.approx(EquityValueFunction(view).value(s), abs=1e-9)
+    assert cd.stats["left"] == 1 and cd.stats.get("own", 0) == 0
+    assert abs(rs.value(s) - cd.value(s)) > 1e-6 and rs.stats["own"] == 1
+    with pytest.raises(ValueError, match="next_outside"):
+        ResolveValueFunction(view, holdem_ds, resolve_next=True, next_outside="never")

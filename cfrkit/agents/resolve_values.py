@@ -60,6 +60,10 @@ _DEAL_CACHE_SIZE = 8
 #: pairs of hands per chunk of the deal's all-pairs pass (memory: a few float64 arrays of this length per tree level)
 _CHUNK = 400_000
 
+#: ``ResolveValueFunction(hand_value=...)``: the pair of actual hands, the agent's own hand at the states
+#: ``resolve_next`` re-solves, its own hand everywhere
+HAND_VALUES = ("pair", "own_next", "own")
+
 
 class ResolveValueFunction:
     """Seat 0's value (chips) of a state from a re-solving agent's own solves (module docstring).
@@ -87,12 +91,36 @@ class ResolveValueFunction:
     agent's ``act`` makes there).  Cheaper (one cheap re-solve per child instead of a full one per child not
     taken); unbiased, since a child's value must not depend on which child is drawn: giving the taken child the
     agent's full re-solve and the others cheap ones would make the opponent's term biased.
+    ``hand_value``: what a node of a solve is worth for the two actual hands.  ``"pair"`` (default): the pair value
+    above, both seats on the solve's strategies *for their actual hands*; the solve pins the opponent's strategy for
+    its actual hand down only through the opponent's range, so where that hand is one the solve's model would play
+    otherwise than the opponent does, the value follows the model (A^D vs A^C, hand 67: a check valued as the
+    opponent paying off a 183-big-blind shove it would not make).  ``"own_next"`` (needs ``resolve_next``): a state
+    where the agent acts next after a betting action is valued by the agent's counterfactual value of its *own*
+    actual hand against the opponent's range in its re-solve there (the re-solve's cfv of the hand divided by the
+    opponent's reach of the hands it does not block: chips; zero-sum for the opponent's seat), the DeepStack AIVAT
+    paper's choice; other states as ``"pair"``.  ``"own"``: that own-hand value at every node of the agent's solves
+    (the covering solve's, in the seat it was made for; the deal's expectation is then the mean over the agent's
+    hands).  A node without cfvs (below an all-in run-out) or where the opponent's range is empty falls back to
+    the pair value.  Each is fixed before the draws it values, so AIVAT stays unbiased.  ``next_outside`` (with
+    ``resolve_next``): a state where the agent acts next but which its covering solve does not reach (a new street
+    the opponent opened before the agent re-solved it) is valued by the agent's re-solve there (``"resolve"``,
+    default) or by the rule of ``left_tree`` (``"checkdown"``: as without ``resolve_next``; the check-down rule that
+    corrected A^D vs A^C's 200-big-blind all-in).
     """
 
     def __init__(self, view, agent, nearest_raise: bool = True, left_tree: str = "checkdown", resolve_next: bool = False,
-                 next_iterations: Optional[int] = None):
+                 next_iterations: Optional[int] = None, hand_value: str = "pair", next_outside: str = "resolve"):
         if left_tree not in ("frozen", "checkdown"):
             raise ValueError(f"left_tree must be 'frozen' or 'checkdown', got {left_tree!r}")
+        if hand_value not in HAND_VALUES:
+            raise ValueError(f"hand_value must be one of {HAND_VALUES}, got {hand_value!r}")
+        if hand_value == "own_next" and not resolve_next:
+            raise ValueError("hand_value='own_next' values the states of resolve_next: needs resolve_next=True")
+        if next_outside not in ("resolve", "checkdown"):
+            raise ValueError(f"next_outside must be 'resolve' or 'checkdown', got {next_outside!r}")
+        self.hand_value = hand_value
+        self.next_outside = next_outside
         if next_iterations is not None and (not resolve_next or int(next_iterations) < 1):
             raise ValueError(f"next_iterations needs resolve_next=True and a positive count, got {next_iterations!r}")
         self.next_iterations = None if next_iterations is None else int(next_iterations)
@@ -123,13 +151,23 @@ class ResolveValueFunction:
         if not self.view.hands_dealt(state):
             return self._checkdown(state)
         found = self._resolved_here(state) if self.resolve_next else None
+        own_seat = None
+        if found is not None and self.hand_value != "pair":
+            own_seat = state.current_player()
         if found is None:
             found = self._locate(state)
+            if found is not None and self.hand_value == "own":
+                own_seat = found[3]
         if found is None or found[2] == "left":
             self.stats["left"] += 1
             return self._left(state, None if found is None else found[1])
-        result, node, status = found
+        result, node, status = found[:3]
         self.stats[status] += 1
+        if own_seat is not None:
+            own = self._own_value(result, node, own_seat, self.view.hand_of(state, own_seat))
+            if own is not None:
+                self.stats["own"] = self.stats.get("own", 0) + 1
+                return own
         x = self.view.hand_of(state, 0)
         y = self.view.hand_of(state, 1)
         key = (id(result), node.index, x, y)
@@ -171,40 +209,41 @@ class ResolveValueFunction:
         return total
 
     def _covering(self, state):
-        """The agent's latest solve strictly before ``state`` over its seats: (result, public actions, position)."""
+        """The agent's latest solve strictly before ``state`` over its seats: (result, public actions, position, seat)."""
         best = None
         for seat in self.seats:
             got = self.agent.resolve_covering(state, seat)
             if got is not None and (best is None or got[2] > best[2]):
-                best = got
+                best = tuple(got) + (seat,)
         return best
 
     def _locate(self, state):
-        """``(result, node, status)``: the node of ``state`` in the covering solve's tree (status ``"tree"``), the node
-        reached with off-tree raises taken as the nearest raise (``"mapped"``), or the node where play left the tree
-        (``"left"``: a card or an action the tree does not have); None before the hole cards."""
+        """``(result, node, status, seat)``: the node of ``state`` in the covering solve's tree (status ``"tree"``),
+        the node reached with off-tree raises taken as the nearest raise (``"mapped"``), or the node where play left
+        the tree (``"left"``: a card or an action the tree does not have), and the seat the solve was read for; None
+        before the hole cards."""
         got = self._covering(state)
         if got is None:
             return None
-        result, rel = got[0], tuple(got[1])
+        result, rel, seat = got[0], tuple(got[1]), got[3]
         tree = result.tree
         node, k = tree.deepest_node(rel)
         if k == len(rel):
-            return result, node, "tree"
+            return result, node, "tree", seat
         self._pgame(result)
         if not self.nearest_raise or not self._holdem:
-            return result, node, "left"
+            return result, node, "left", seat
         for a in rel[k:]:
             if node.kind != DECISION:
-                return result, node, "left"
+                return result, node, "left", seat
             if a in node.actions:
                 node = tree.nodes[node.children[list(node.actions).index(a)]]
                 continue
             j = _nearest_raise(node.actions, int(a))
             if j is None:
-                return result, node, "left"
+                return result, node, "left", seat
             node = tree.nodes[node.children[j]]
-        return result, node, "mapped"
+        return result, node, "mapped", seat
 
     def _resolved_here(self, state):
         """With ``resolve_next``: at the agent's decision reached by a betting action (not a card), its own re-solve
@@ -219,6 +258,10 @@ class ResolveValueFunction:
             parent.apply_action(int(a))
         if parent.is_chance_node():
             return None   # after a card: the chance term's expectation would need a re-solve per card
+        if self.next_outside == "checkdown":
+            found = self._locate(state)
+            if found is None or found[2] == "left":
+                return None   # outside the covering solve's tree: the left_tree rule
         got = (self.agent.resolve_at(state, seat) if self.next_iterations is None
                else self.agent.resolve_at(state, seat, iterations=self.next_iterations))
         if got is None:
@@ -226,6 +269,28 @@ class ResolveValueFunction:
         result, rel = got[0], tuple(got[1])
         node, k = result.tree.deepest_node(rel)
         return (result, node, "tree") if k == len(rel) else None
+
+    def _own_value(self, result, node: PublicNode, seat: int, hand: int, blocked=None) -> Optional[float]:
+        """Seat 0's value (chips) at ``node`` of ``result`` from ``seat``'s own ``hand`` alone: the solve's cfv of the
+        hand divided by the opponent's reach of the hands it does not block (its expected chips against the
+        opponent's range there), negated for seat 1; None without cfvs or opponent reach there.  ``blocked``: the
+        (H,) mask of hands sharing a card with ``hand`` (computed when not given)."""
+        vals = result.values[node.index] if node.index < len(result.values) else None
+        reach = result.reach[node.index] if node.index < len(result.reach) else None
+        if vals is None or reach is None:
+            return None
+        vals = np.asarray(vals, dtype=np.float64).reshape(-1, 2, np.shape(vals)[-1])[0]
+        reach = np.asarray(reach, dtype=np.float64).reshape(-1, 2, np.shape(reach)[-1])[0]
+        pg = self._pgame(result)
+        if blocked is None:
+            cards = np.asarray(pg.hand_cards).reshape(int(pg.num_hands), -1)
+            blocked = (cards[:, :, None] == cards[hand][None, None, :]).any(axis=(1, 2))
+        opp = reach[1 - seat] * np.asarray(pg.hand_mask(tuple(node.board)), dtype=np.float64)
+        norm = float(opp[~blocked].sum())
+        if not norm > 1e-12 * max(float(opp.sum()), 1e-300):
+            return None
+        v = float(vals[seat, hand]) / norm
+        return v if seat == 0 else -v
 
     def _left(self, state, node: Optional[PublicNode]) -> float:
         """The value of a state outside the solve's tree: the two hands' check-down equity on the state's board times
@@ -325,8 +390,9 @@ class ResolveValueFunction:
         found = self._locate(dealt)
         if found is None or found[2] != "tree":
             return self._checkdown(state)
-        result, node, _ = found
-        key = id(result)
+        result, node, _, seat = found
+        own = self.hand_value == "own"
+        key = (id(result), seat if own else None)
         hit = _DEAL_CACHE.get(key)
         if hit is not None and hit[0] is result and hit[1] == node.index:
             _DEAL_CACHE.move_to_end(key)
@@ -334,15 +400,33 @@ class ResolveValueFunction:
         pg = self._pgame(result)
         mask = pg.hand_mask(tuple(node.board))
         hands = np.flatnonzero(mask > 0)
-        cards = np.asarray(pg.hand_cards)
-        xs, ys = np.meshgrid(hands, hands, indexing="ij")
-        xs, ys = xs.ravel(), ys.ravel()
-        disjoint = ~(cards[xs][:, :, None] == cards[ys][:, None, :]).any(axis=(1, 2))
-        xs, ys = xs[disjoint], ys[disjoint]
-        total = 0.0
-        for lo in range(0, xs.size, _CHUNK):
-            total += float(self._walk(result, node, xs[lo:lo + _CHUNK], ys[lo:lo + _CHUNK], None).sum())
-        mean = total / xs.size
+        cards = np.asarray(pg.hand_cards).reshape(int(pg.num_hands), -1)
+        if own:
+            # the value after the deal is the seat's own-hand value, a function of its hand only: the mean over the
+            # ordered pairs is the mean over its hands weighted by the number of opponent hands each leaves
+            conflict = (cards[hands][:, None, :, None] == cards[hands][None, :, None, :]).any(axis=(2, 3))
+            total = weight = 0.0
+            for i, x in enumerate(hands):
+                v = self._own_value(result, node, seat, int(x), blocked=np.isin(np.arange(cards.shape[0]),
+                                                                                 hands[conflict[i]]) | (mask <= 0))
+                if v is None:   # no cfv at the root: the pair values for this hand's pairs
+                    ys = hands[~conflict[i]]
+                    xs = np.full(ys.shape, x)
+                    pv = self._walk(result, node, xs, ys, None) if seat == 0 else self._walk(result, node, ys, xs, None)
+                    total += float(pv.sum())
+                else:
+                    total += v * float((~conflict[i]).sum())
+                weight += float((~conflict[i]).sum())
+            mean = total / weight
+        else:
+            xs, ys = np.meshgrid(hands, hands, indexing="ij")
+            xs, ys = xs.ravel(), ys.ravel()
+            disjoint = ~(cards[xs][:, :, None] == cards[ys][:, None, :]).any(axis=(1, 2))
+            xs, ys = xs[disjoint], ys[disjoint]
+            total = 0.0
+            for lo in range(0, xs.size, _CHUNK):
+                total += float(self._walk(result, node, xs[lo:lo + _CHUNK], ys[lo:lo + _CHUNK], None).sum())
+            mean = total / xs.size
         _DEAL_CACHE[key] = (result, node.index, mean)
         while len(_DEAL_CACHE) > _DEAL_CACHE_SIZE:
             _DEAL_CACHE.popitem(last=False)
