@@ -19,18 +19,20 @@ import glob
 import importlib.util
 import os
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from ab_common import alternating_cpu
 
 SPOTS = {
-    "river": dict(board="AsJd8h5c2d", starting_pot=1000, effective_stack=2000, bet_sizes="50%, 100%, a"),
-    "flop": dict(board="QsJh2h", starting_pot=200, effective_stack=900, bet_sizes="50%, a"),
-    "turn": dict(board="8dAs8sKh", starting_pot=4000, effective_stack=18000,
-                 bet_sizes={"turn": "50%, 100%, a", "river": "100%, a"}),
-    "fturn": dict(board="QsJh2h3c", starting_pot=200, effective_stack=900, bet_sizes="50%, a"),
+    "river": {"board": "AsJd8h5c2d", "starting_pot": 1000, "effective_stack": 2000, "bet_sizes": "50%, 100%, a"},
+    "flop": {"board": "QsJh2h", "starting_pot": 200, "effective_stack": 900, "bet_sizes": "50%, a"},
+    "turn": {"board": "8dAs8sKh", "starting_pot": 4000, "effective_stack": 18000,
+              "bet_sizes": {"turn": "50%, 100%, a", "river": "100%, a"}},
+    "fturn": {"board": "QsJh2h3c", "starting_pot": 200, "effective_stack": 900, "bet_sizes": "50%, a"},
 }
 
 
@@ -78,16 +80,19 @@ def main() -> int:
     tree = build_public_tree(PostflopPublicGame(**SPOTS[args.spot]))
     solvers = {k: brc.BoardRangeSolver(tree, algorithm="dcfr", threads=args.threads,
                                        compression=not args.no_compression) for k in builds}
-    cpu = {k: [] for k in builds}
-    for r in range(args.rounds):
-        for k in ("AB" if r % 2 == 0 else "BA"):
+
+    def run_with(k):
+        def run(step):
             # run() looks the kernel up per call through the module global kernel_module (patching the old alias
             # _kernel had no effect: both solvers ran this checkout's build)
-            brc.kernel_module = lambda dtype=None, build=builds[k]: build  # noqa: E731
-            c0 = time.process_time()
-            solvers[k].run(args.step)
-            cpu[k].append((time.process_time() - c0) / args.step)
+            brc.kernel_module = lambda dtype=None, build=builds[k]: build
+            solvers[k].run(step)
+        return run
+
+    def report(r, cpu):
         print(f"round {r}: A {cpu['A'][-1]:.4f}, B {cpu['B'][-1]:.4f} CPU s per iteration", flush=True)
+
+    cpu = alternating_cpu({k: run_with(k) for k in "AB"}, args.rounds, args.step, on_round=report)
     same = all(np.array_equal(getattr(solvers["A"], a), getattr(solvers["B"], a)) for a in ("regrets", "strategy_sum"))
     ma, mb = np.median(cpu["A"]), np.median(cpu["B"])
     print(f"{args.spot}: A median {ma:.4f}, B median {mb:.4f} CPU s per iteration (after the first round: A "

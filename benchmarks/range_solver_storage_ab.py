@@ -19,15 +19,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-_TURN = dict(board="8dAs8sKh", starting_pot=4000, effective_stack=18000)
+from ab_common import alternating_cpu
+
+_TURN = {"board": "8dAs8sKh", "starting_pot": 4000, "effective_stack": 18000}
 SPOTS = {
-    "river": dict(board="AsJd8h5c2d", starting_pot=1000, effective_stack=2000, bet_sizes="50%, 100%, a"),
+    "river": {"board": "AsJd8h5c2d", "starting_pot": 1000, "effective_stack": 2000, "bet_sizes": "50%, 100%, a"},
     "turn": dict(_TURN, bet_sizes={"turn": "50%, 100%, a", "river": "100%, a"}),
     "turn-3": dict(_TURN, bet_sizes={"turn": "a", "river": "a"}),
     "turn-17": dict(_TURN, bet_sizes={"turn": "100%", "river": "a"}),
@@ -57,12 +59,7 @@ def main() -> int:
         tree = build_public_tree(PostflopPublicGame(**SPOTS[spot]))
         solvers = {"float32": BoardRangeSolver(tree, dtype="float32", threads=1),
                    "16bit": BoardRangeSolver(tree, dtype="float32", compression=True, threads=1)}
-        cpu = {k: [] for k in solvers}
-        for r in range(args.rounds):
-            for k in (("float32", "16bit") if r % 2 == 0 else ("16bit", "float32")):
-                c0 = time.process_time()
-                solvers[k].run(args.step)
-                cpu[k].append((time.process_time() - c0) / args.step)
+        cpu = alternating_cpu({k: solver.run for k, solver in solvers.items()}, args.rounds, args.step)
         med = {k: float(np.median(v[1:])) for k, v in cpu.items()}
         print(f"{spot}: float32 tables {8 * solvers['float32'].layout.num_entries / 1e6:.2f} MB; ms per iteration "
               f"float32 {1e3 * med['float32']:.3f}, 16-bit {1e3 * med['16bit']:.3f}; 16-bit / float32 = "

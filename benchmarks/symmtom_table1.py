@@ -19,7 +19,10 @@ seed 1 starts), so a stopped run leaves whole tables behind.  Results: one JSON 
 (``<model>_n<n>_w<w>_c<c>_s<seed>.json``; rewritten at every budget stage); a rerun skips finished
 runs and resumes a started one from its checkpoint (networks, optimisers, replay) in ``ckpt/``,
 which is replaced by a small file of the final and best actors once the run is finished.  Several
-``run`` processes may share the work: a run is claimed by an exclusive lock file.
+``run`` processes may share the work: a run is claimed by an exclusive lock file.  SIGINT (Ctrl-C) or
+SIGTERM stops ``run`` at the end of the iteration under way: the run's checkpoint is saved, its lock
+released, one line says how to resume, and the command exits with 128 + the signal's number; a
+second signal stops at once (the last periodic checkpoint stays on disk).
 """
 from __future__ import annotations
 
@@ -27,9 +30,11 @@ import argparse
 import itertools
 import json
 import os
+import shlex
+import signal
 import sys
 import time
-from typing import Dict, List, Optional, Sequence, Tuple
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -40,7 +45,7 @@ MODELS = ("maddpg", "rmaddpg", "ce", "ge", "ee", "oracle")
 LABELS = {"maddpg": "MADDPG", "rmaddpg": "+RNN (RMADDPG)", "ce": "+Conservative (CE)", "ge": "+Greedy (GE)",
           "ee": "+Estimated (EE)", "oracle": "MADDPG-Oracle"}
 #: (n, w, c) in Table 1's column order.
-SETTINGS: Tuple[Tuple[int, int, int], ...] = tuple((n, w, k * n) for n in (3, 4) for w in (6, 12) for k in (1, 2, 3))
+SETTINGS: tuple[tuple[int, int, int], ...] = tuple((n, w, k * n) for n in (3, 4) for w in (6, 12) for k in (1, 2, 3))
 #: The paper's Table 1 rows, (mean, std) per column (Sclar et al. 2022, 60,000 episodes, 9 seeds, best checkpoint).
 PAPER = {
     "heuristic": ((39, 11), (53, 13), (58, 13), (37, 12), (58, 15), (71, 15), (60, 15), (74, 15), (74, 16),
@@ -64,7 +69,7 @@ def run_name(model: str, n: int, w: int, c: int, seed: int = 0) -> str:
     return f"{model}_n{n}_w{w}_c{c}_s{seed}"
 
 
-def _parse_settings(text: str) -> List[Tuple[int, int, int]]:
+def _parse_settings(text: str) -> list[tuple[int, int, int]]:
     if text == "all":
         return list(SETTINGS)
     out = []
@@ -79,7 +84,7 @@ def _parse_settings(text: str) -> List[Tuple[int, int, int]]:
     return out
 
 
-def _parse_models(text: str) -> List[str]:
+def _parse_models(text: str) -> list[str]:
     models = list(MODELS) if text == "all" else text.split(",")
     bad = [m for m in models if m not in MODELS]
     if bad:
@@ -87,7 +92,7 @@ def _parse_models(text: str) -> List[str]:
     return models
 
 
-def _load_json(path: str) -> Optional[dict]:
+def _load_json(path: str) -> dict | None:
     try:
         with open(path) as f:
             return json.load(f)
@@ -130,6 +135,50 @@ class _Lock:
             os.unlink(self.path)
 
 
+class RunStopped(Exception):
+    """Training stopped on request (``should_stop()``) between two iterations, after the checkpoints of the
+    runs under way were saved; ``saved``: [(run name, episodes trained, checkpoint path)]."""
+
+    def __init__(self, saved: list[tuple[str, int, str]]):
+        self.saved = saved
+        super().__init__(", ".join(f"{name} at {episodes} episodes" for name, episodes, _ in saved))
+
+
+class _StopOnSignal:
+    """While open, SIGINT and SIGTERM ask the training to stop (``requested()``, polled between iterations);
+    a second one raises ``KeyboardInterrupt`` (stop at once).  The handlers replace whatever was there, an
+    inherited SIG_IGN too: a command started in the background by a non-interactive shell ignores SIGINT,
+    and Ctrl-C or ``kill -INT`` then did nothing.  The previous handlers come back on exit."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._previous: dict[int, object] = {}
+
+    def requested(self) -> bool:
+        return self.signum is not None
+
+    def name(self) -> str:
+        return signal.Signals(self.signum or signal.SIGINT).name
+
+    def exit_code(self) -> int:
+        return 128 + (self.signum or signal.SIGINT)
+
+    def _handle(self, signum, frame) -> None:
+        if self.signum is not None:
+            raise KeyboardInterrupt
+        self.signum = signum
+
+    def __enter__(self):
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous = {}
+
+
 class _Run:
     """One (setting, model, seed) run's files and bookkeeping: its lock, its JSON, its resumable
     checkpoint, the greedy evaluations of its curve and its best actor.  ``open`` claims the run
@@ -150,7 +199,7 @@ class _Run:
         self.ck_path = os.path.join(ckdir, self.name + ".pt")
         self.actors_path = os.path.join(ckdir, self.name + ".actors.pt")
         self.lock = _Lock(os.path.join(ckdir, self.name + ".lock"))
-        self.result: Optional[dict] = None
+        self.result: dict | None = None
         self.state = {"curve": [], "best_reward": -1.0, "best_iteration": 0, "best_actor": None, "eval_cpu": 0.0}
         self.last_train = 0.0
         self.started = time.time()
@@ -182,7 +231,7 @@ class _Run:
     def iterations(self, trainer) -> int:
         return -(-self.episodes // trainer.settings.num_envs)
 
-    def checkpoint(self) -> Optional[dict]:
+    def checkpoint(self) -> dict | None:
         """The resumable checkpoint's payload, or None for a fresh run (its bench state is loaded)."""
         from cfrkit.agents.rl import load_checkpoint
         if not os.path.exists(self.ck_path):
@@ -193,13 +242,21 @@ class _Run:
 
     def after_iteration(self, trainer, train_reward: float, trainer_state) -> None:
         """Evaluate and checkpoint on schedule after one iteration (``trainer_state()``: its state dict)."""
-        from cfrkit.agents.rl import save_checkpoint
         self.last_train = train_reward
         total = self.iterations(trainer)
         if trainer.iteration % self.eval_every == 0 or trainer.iteration == total:
             self._evaluate(trainer)
         if trainer.iteration % self.checkpoint_every == 0 and trainer.iteration < total:
-            save_checkpoint(self.ck_path, {"trainer": trainer_state(), "bench": self.state})
+            self.save(trainer_state)
+
+    def save(self, trainer_state) -> None:
+        """Write the resumable checkpoint: the trainer's state dict (``trainer_state()``) and the bench state."""
+        from cfrkit.agents.rl import save_checkpoint
+        save_checkpoint(self.ck_path, {"trainer": trainer_state(), "bench": self.state})
+
+    def log_start(self, trainer, resumed: bool) -> None:
+        self.log(f"{self.name}: training from episode {trainer.episodes} to {self.episodes}"
+                 + (" (resumed from its checkpoint)" if resumed else ""))
 
     def _evaluate(self, trainer) -> None:
         state = self.state
@@ -218,7 +275,7 @@ class _Run:
                      f"(best {state['best_reward']:.1f}), training cpu {trainer.cpu_seconds:.0f} s, "
                      f"wall {trainer.wall_seconds:.0f} s")
 
-    def finish(self, trainer, trainer_state, extra: Optional[dict] = None) -> dict:
+    def finish(self, trainer, trainer_state, extra: dict | None = None) -> dict:
         """Score the best checkpoint (Table 1's cell) and the last iterate, write the JSON, release the lock."""
         import torch
 
@@ -276,14 +333,16 @@ class _Run:
 
 def train_run(model: str, n: int, w: int, c: int, episodes: int, out: str = OUT, eval_every: int = 8,
               eval_episodes: int = 200, final_episodes: int = 1000, seed: int = 0, log=print,
-              keep_checkpoint: bool = True, checkpoint_every: int = 50, progress_every: int = 5) -> Optional[dict]:
+              keep_checkpoint: bool = True, checkpoint_every: int = 50, progress_every: int = 5,
+              should_stop: Callable[[], bool] = lambda: False) -> dict | None:
     """Train (or resume) one run to ``episodes`` episodes; write and return its JSON (None if locked).
 
     Units: ``cpu_seconds`` is process CPU time of training (``time.process_time``), ``wall_seconds``
     wall-clock time of training; evaluation times are reported separately.  Without
     ``keep_checkpoint`` the resumable checkpoint (replay included, up to hundreds of MB) is replaced
     by ``ckpt/<run>.actors.pt`` (final and best actor) once the run is finished.  A progress line is
-    logged every ``progress_every`` evaluations (0: never).
+    logged every ``progress_every`` evaluations (0: never).  ``should_stop()`` is asked before every
+    iteration: True saves the checkpoint, releases the lock and raises :class:`RunStopped`.
     """
     from cfrkit.agents.symmtom.learning import make_trainer
     from cfrkit.games.symmtom import SymmToMConfig
@@ -297,7 +356,11 @@ def train_run(model: str, n: int, w: int, c: int, episodes: int, out: str = OUT,
         payload = run.checkpoint()
         if payload is not None:
             trainer.load_state_dict(payload["trainer"])
+        run.log_start(trainer, payload is not None)
         while trainer.iteration < run.iterations(trainer):
+            if should_stop():
+                run.save(trainer.state_dict)
+                raise RunStopped([(run.name, trainer.episodes, run.ck_path)])
             run.after_iteration(trainer, trainer.iterate()["train_reward"], trainer.state_dict)
         return run.finish(trainer, trainer.state_dict)
     finally:
@@ -306,13 +369,15 @@ def train_run(model: str, n: int, w: int, c: int, episodes: int, out: str = OUT,
 
 def train_stacked(model: str, n: int, w: int, c: int, episodes: int, seeds: Sequence[int], out: str = OUT,
                   eval_every: int = 8, eval_episodes: int = 200, final_episodes: int = 1000, log=print,
-                  keep_checkpoint: bool = True, checkpoint_every: int = 50, progress_every: int = 5) -> List[dict]:
+                  keep_checkpoint: bool = True, checkpoint_every: int = 50, progress_every: int = 5,
+                  should_stop: Callable[[], bool] = lambda: False) -> list[dict]:
     """:func:`train_run` for several seeds of one (setting, model) in one process, their gradient
     steps stacked (:class:`~cfrkit.agents.symmtom.learning.stacked.StackedSeeds`; for RMADDPG and
     EE the critic's part).  Every seed keeps its own files, checkpoint format, random streams and
     JSON (the same as :func:`train_run`'s, plus ``"stacked_seeds"``); runs locked by another process
     or finished are skipped; a seed resumed behind the others first catches up alone.  ``cpu_seconds``
-    charges each seed its own acting and 1/S of the stacked gradient steps.  Returns the JSONs written."""
+    charges each seed its own acting and 1/S of the stacked gradient steps.  Returns the JSONs written.
+    ``should_stop()`` as in :func:`train_run` (every seed's checkpoint saved, :class:`RunStopped` raised)."""
     from cfrkit.agents.symmtom.learning import make_trainer
     from cfrkit.agents.symmtom.learning.stacked import StackedSeeds
     from cfrkit.games.symmtom import SymmToMConfig
@@ -329,17 +394,27 @@ def train_stacked(model: str, n: int, w: int, c: int, episodes: int, seeds: Sequ
             payload = r.checkpoint()
             if payload is not None:
                 group.load_seed_state(s, payload["trainer"])
+            r.log_start(group.trainers[s], payload is not None)
         trainers = group.trainers
         total = runs[0].iterations(trainers[0])
         extra = {"stacked_seeds": [r.seed for r in runs]}
+
+        def stop_if_asked():
+            if should_stop():
+                for s, (r, t) in enumerate(zip(runs, trainers)):
+                    group.run_for_seed(s, r.save, t.state_dict)
+                raise RunStopped([(r.name, t.episodes, r.ck_path) for r, t in zip(runs, trainers)])
+
         # a seed resumed behind the others catches up alone (same results, no stacking)
         while len({t.iteration for t in trainers}) > 1:
             lead = max(t.iteration for t in trainers)
             for s, (r, t) in enumerate(zip(runs, trainers)):
                 if t.iteration < lead:
+                    stop_if_asked()
                     stats = group.run_for_seed(s, t.iterate)
                     group.run_for_seed(s, r.after_iteration, t, stats["train_reward"], t.state_dict)
         while trainers[0].iteration < total:
+            stop_if_asked()
             for s, (r, t, stats) in enumerate(zip(runs, trainers, group.iterate())):
                 group.run_for_seed(s, r.after_iteration, t, stats["train_reward"], t.state_dict)
         return [group.run_for_seed(s, r.finish, t, t.state_dict, extra) for s, (r, t) in enumerate(zip(runs, trainers))]
@@ -357,27 +432,40 @@ def cmd_run(args) -> int:
         raise SystemExit("--episodes: give positive budgets, e.g. 640,1280")
     settings, models = _parse_settings(args.settings), _parse_models(args.models)
     seeds = range(args.first_seed, args.first_seed + args.seeds)
-    log = lambda s: print(s, flush=True)  # noqa: E731
-    for budget in budgets:
-        keep = args.keep_checkpoints or budget < budgets[-1]
-        if args.stack_seeds:   # every seed of a (setting, model) together, gradient steps stacked
-            for (n, w, c) in settings:
-                for model in models:
-                    train_stacked(model, n, w, c, budget, list(seeds), args.out, args.eval_every,
-                                  args.eval_episodes, args.final_episodes, log=log, keep_checkpoint=keep)
-            continue
-        for seed in seeds:
-            for (n, w, c) in settings:
-                for model in models:
+    log = lambda s: print(s, flush=True)
+    resume = f"resume with: {args.command_line}"
+    with _StopOnSignal() as stop:
+        kw = {"log": log, "progress_every": args.progress_every, "should_stop": stop.requested}
+        try:
+            for budget in budgets:
+                kw["keep_checkpoint"] = args.keep_checkpoints or budget < budgets[-1]
+                if args.stack_seeds:   # every seed of a (setting, model) together, gradient steps stacked
+                    for (n, w, c), model in itertools.product(settings, models):
+                        train_stacked(model, n, w, c, budget, list(seeds), args.out, args.eval_every,
+                                      args.eval_episodes, args.final_episodes, **kw)
+                        if stop.requested():
+                            raise RunStopped([])
+                    continue
+                for seed, (n, w, c), model in itertools.product(seeds, settings, models):
                     train_run(model, n, w, c, budget, args.out, args.eval_every, args.eval_episodes,
-                              args.final_episodes, seed, log=log, keep_checkpoint=keep)
+                              args.final_episodes, seed, **kw)
+                    if stop.requested():
+                        raise RunStopped([])
+        except RunStopped as e:
+            saved = "; ".join(f"{name} saved at {episodes} episodes ({path})" for name, episodes, path in e.saved)
+            log(f"stopped by {stop.name()}: {saved or 'between runs, nothing under way'}; lock released; {resume}")
+            return stop.exit_code()
+        except KeyboardInterrupt:
+            log(f"stopped at once by a second {stop.name()}: the run under way goes on from its last periodic "
+                f"checkpoint; lock released; {resume}")
+            return stop.exit_code()
     return 0
 
 
-def load_runs(out: str = OUT, episodes: Optional[int] = None) -> Dict[Tuple[str, int, int, int], List[dict]]:
+def load_runs(out: str = OUT, episodes: int | None = None) -> dict[tuple[str, int, int, int], list[dict]]:
     """Every run's JSON grouped by (model, n, w, c), one entry per seed; with ``episodes``, the runs'
     results at that budget stage (runs that have not reached it are left out; curves cut there)."""
-    res: Dict[Tuple[str, int, int, int], List[dict]] = {}
+    res: dict[tuple[str, int, int, int], list[dict]] = {}
     if os.path.isdir(out):
         for f in sorted(os.listdir(out)):
             if f.endswith(".json") and not f.startswith("tom_"):
@@ -394,7 +482,7 @@ def load_runs(out: str = OUT, episodes: Optional[int] = None) -> Dict[Tuple[str,
     return res
 
 
-def aggregate(runs: List[dict]) -> dict:
+def aggregate(runs: list[dict]) -> dict:
     """One (model, setting) cell from its seeds: ``table.mean`` the mean over seeds of each run's
     best-checkpoint reward per agent, ``table.std`` the std across seeds (with one seed: over its
     episodes); CPU and wall seconds summed; the curve averaged where every seed has a point."""
@@ -416,18 +504,18 @@ def aggregate(runs: List[dict]) -> dict:
             "curve": curve, "best_iteration": runs[0]["best_iteration"]}
 
 
-def load_results(out: str = OUT, episodes: Optional[int] = None) -> Dict[Tuple[str, int, int, int], dict]:
+def load_results(out: str = OUT, episodes: int | None = None) -> dict[tuple[str, int, int, int], dict]:
     """Every (model, n, w, c) cell aggregated over its seeds (:func:`aggregate`)."""
     return {k: aggregate(v) for k, v in load_runs(out, episodes).items()}
 
 
-def load_in_progress(out: str = OUT) -> Dict[Tuple[str, int, int, int], List[dict]]:
+def load_in_progress(out: str = OUT) -> dict[tuple[str, int, int, int], list[dict]]:
     """Runs with a resumable checkpoint beyond their finished JSON (or without one): the bench state
     saved with the checkpoint (curve so far, best greedy evaluation on ``eval_episodes`` episodes),
     grouped by (model, n, w, c).  Loading reads the whole checkpoint (replay included: seconds)."""
-    from cfrkit.agents.rl import load_checkpoint
+    from cfrkit.agents.rl import LearnerError, load_checkpoint
 
-    res: Dict[Tuple[str, int, int, int], List[dict]] = {}
+    res: dict[tuple[str, int, int, int], list[dict]] = {}
     ckdir = os.path.join(out, "ckpt")
     if not os.path.isdir(ckdir):
         return res
@@ -443,7 +531,7 @@ def load_in_progress(out: str = OUT) -> Dict[Tuple[str, int, int, int], List[dic
             continue
         try:
             payload = load_checkpoint(os.path.join(ckdir, f))
-        except Exception as exc:   # a checkpoint being written right now; say so, go on
+        except LearnerError as exc:   # a checkpoint being written right now; say so, go on
             print(f"(in progress: {f} unreadable now: {type(exc).__name__})")
             continue
         bench, episodes = payload["bench"], int(payload["trainer"]["episodes"])
@@ -457,7 +545,7 @@ def load_in_progress(out: str = OUT) -> Dict[Tuple[str, int, int, int], List[dic
     return res
 
 
-def heuristic_rewards(out: str = OUT, episodes: int = 1000) -> Dict[Tuple[int, int, int], Tuple[float, float]]:
+def heuristic_rewards(out: str = OUT, episodes: int = 1000) -> dict[tuple[int, int, int], tuple[float, float]]:
     """cfrkit's heuristic agent (the paper's baseline) in self-play: (mean, std over episodes) of the
     reward per agent per setting, ``episodes`` episodes each; cached in ``<out>/heuristic.json``."""
     from cfrkit.evaluation.symmtom_eval import evaluate_setting
@@ -476,7 +564,7 @@ def heuristic_rewards(out: str = OUT, episodes: int = 1000) -> Dict[Tuple[int, i
     return res
 
 
-def paper_differences(res: Dict[Tuple[str, int, int, int], dict]) -> List[dict]:
+def paper_differences(res: dict[tuple[str, int, int, int], dict]) -> list[dict]:
     """The learned cells whose mean over seeds differs from the paper's mean by more than the paper's
     own std (across its 9 seeds), in Table 1's order: model, setting, ours, paper mean and std, and
     the difference in units of the paper's std (inf where the paper's std is 0)."""
@@ -530,7 +618,7 @@ def _cell(mean, std) -> str:
     return f"{mean:.0f} [{std:.0f}]"
 
 
-def random_policy_reward(n: int, w: int, c: int, episodes: int = 1000, seed: int = 1) -> Tuple[float, float]:
+def random_policy_reward(n: int, w: int, c: int, episodes: int = 1000, seed: int = 1) -> tuple[float, float]:
     """Uniformly random moves and speech in self-play: (mean, std over episodes) of the reward per agent."""
     from cfrkit.games.symmtom import BatchedSymmToM, SymmToMConfig
 
@@ -543,8 +631,8 @@ def random_policy_reward(n: int, w: int, c: int, episodes: int = 1000, seed: int
     return float(per_episode.mean()), float(per_episode.std(ddof=1))
 
 
-def format_report(res: Dict[Tuple[str, int, int, int], dict],
-                  heuristic: Optional[Dict[Tuple[int, int, int], Tuple[float, float]]] = None) -> str:
+def format_report(res: dict[tuple[str, int, int, int], dict],
+                  heuristic: dict[tuple[int, int, int], tuple[float, float]] | None = None) -> str:
     """Table 1 (paper's layout) with paper rows, cfrkit learned rows (mean over seeds [std across
     seeds; with one seed, std over its 1,000 scoring episodes]; greedy actions, and again with sampled
     actions for runs that recorded ``table_sampled``), the heuristic, budgets and time per setting.
@@ -603,7 +691,7 @@ def format_report(res: Dict[Tuple[str, int, int, int], dict],
     return "\n".join(lines)
 
 
-def format_in_progress(prog: Dict[Tuple[str, int, int, int], List[dict]]) -> str:
+def format_in_progress(prog: dict[tuple[str, int, int, int], list[dict]]) -> str:
     """Unfinished runs: episodes so far, best and last greedy evaluation (the curve's, on its
     ``eval_episodes`` fixed episodes, not the 1,000-episode Table 1 score), training CPU so far."""
     lines = ["| run (model n/w/c seed) | episodes | best greedy eval (curve) | last greedy eval | training CPU s |",
@@ -632,7 +720,7 @@ def format_curves(res, n: int, w: int, c: int) -> str:
     return "\n".join(lines)
 
 
-def plot_curves(res, path: str, prog: Optional[Dict[Tuple[str, int, int, int], List[dict]]] = None) -> None:
+def plot_curves(res, path: str, prog: dict[tuple[str, int, int, int], list[dict]] | None = None) -> None:
     """Training curves of every setting (greedy reward per agent on 200 fixed episodes against
     training episodes, one line per model: the mean over seeds, shaded between the lowest and the
     highest seed; unfinished runs dashed; the paper's Table 1 value of each model dotted) as a PNG."""
@@ -669,7 +757,7 @@ def plot_curves(res, path: str, prog: Optional[Dict[Tuple[str, int, int, int], L
     plt.close(fig)
 
 
-def plot_setting_curves(runs: Dict[Tuple[str, int, int, int], List[dict]], n: int, w: int, c: int, path: str) -> None:
+def plot_setting_curves(runs: dict[tuple[str, int, int, int], list[dict]], n: int, w: int, c: int, path: str) -> None:
     """Two panels for one setting: the greedy evaluation (200 fixed episodes) and the training reward
     (the iteration's 128 exploring episodes, actions sampled: what the paper's Fig. 5 plots, MADDPG's
     logged episode reward) against training episodes; per model the mean over seeds, shaded between
@@ -802,8 +890,8 @@ def cmd_tom(args) -> int:
             c0 = time.process_time()
             if args.sampled:   # a fresh generator per trial, seeded by (seed, test, trial)
                 counter = itertools.count()
-                factory = lambda: trainer.make_agent(sample=True, seed=(args.seed * 1_000 + k) * 1_000_003  # noqa: E731
-                                                     + next(counter))
+                factory = lambda trainer=trainer, k=k, counter=counter: trainer.make_agent(
+                    sample=True, seed=(args.seed * 1_000 + k) * 1_000_003 + next(counter))
             else:
                 factory = trainer.make_agent
             r = run_tom_test(name, w, factory, args.trials, args.seed + k, oracle=model == "oracle", progress=False)
@@ -830,7 +918,7 @@ PROTOCOLS = {"stored": ("best", True, 1), "best_greedy_fresh": ("best", True, 2)
 
 
 def protocol_scores(model: str, n: int, w: int, c: int, seed: int, out: str = OUT, episodes: int = 1000
-                    ) -> Dict[str, float]:
+                    ) -> dict[str, float]:
     """One finished run's stored actors scored under every :data:`PROTOCOLS` entry: mean reward per
     agent (reward points per episode) over ``episodes`` episodes each (``stored`` always over Table
     1's 1,000 so that it reproduces the run's JSON)."""
@@ -887,7 +975,7 @@ def cmd_protocols(args) -> int:
     return 0
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="train every (setting, model) run to each budget in turn (resumable)")
@@ -902,6 +990,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     r.add_argument("--keep-checkpoints", action="store_true",
                    help="keep each finished run's resumable checkpoint (replay included) to extend it later")
     r.add_argument("--threads", type=int, default=1)
+    r.add_argument("--progress-every", type=int, default=5,
+                   help="a progress line every this many greedy evaluations of a run (0: none)")
     r.add_argument("--stack-seeds", action="store_true",
                    help="train the seeds of each (setting, model) together with stacked gradient steps "
                         "(same algorithm and files; order: setting by setting instead of seed by seed)")
@@ -945,8 +1035,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     m.add_argument("--out", default=OUT)
     m.set_defaults(func=cmd_tom)
     args = p.parse_args(argv)
-    if getattr(args, "heuristic_episodes", 0) < 0:
-        raise SystemExit("--heuristic-episodes must be >= 0")
+    script = sys.argv[0] if argv is None else os.path.relpath(os.path.abspath(__file__))
+    args.command_line = " ".join(shlex.quote(a) for a in
+                                 ["python", script, *(sys.argv[1:] if argv is None else argv)])
+    for name in ("heuristic_episodes", "progress_every"):
+        if getattr(args, name, 0) < 0:
+            raise SystemExit(f"--{name.replace('_', '-')} must be >= 0")
     for name in ("eval_every", "eval_episodes", "final_episodes", "threads", "trials", "train_episodes", "seeds"):
         if getattr(args, name, 1) < 1:
             raise SystemExit(f"--{name.replace('_', '-')} must be >= 1")

@@ -352,6 +352,64 @@ cdef void _hvh_counts(int a1, int a2, int b1, int b2, const uint8_t *board, int 
     out[2] = losses
 
 
+cdef struct _RankSetup:
+    # what the rank-class counters (_hvh_counts3, _hvh_counts4) share about a board and two hole pairs
+    int live[13]       # cards of each rank still in the deck (off the board and the four hole cards)
+    int ca[4]          # cards of each suit in hand a + board
+    int cb[4]          # likewise for hand b
+    uint64_t bm        # board card mask
+    uint64_t kb        # KEY_START + board's additive key
+    uint64_t ha        # hand a's card mask
+    uint64_t hb        # hand b's card mask
+    uint64_t ka        # hand a's additive key (no KEY_START)
+    uint64_t kb_       # hand b's additive key
+    uint32_t rka       # low word (ranks) of hand a + board's key
+    uint32_t rkb       # likewise for hand b
+
+
+cdef inline bint _rank_setup(int a1, int a2, int b1, int b2, const uint8_t *board, int k,
+                             _RankSetup *st) noexcept nogil:
+    """Fill ``st`` for the ``k``-card board (k = 3 or 4) and hole pairs (a1, a2), (b1, b2); True when a hand holds
+    ``k`` + 1 or more cards of one suit with the board (every run-out of that suit is a flush for it: the callers
+    fall back to :func:`_hvh_counts`)."""
+    cdef int i, c, s
+    for i in range(4):
+        st.ca[i] = 0
+        st.cb[i] = 0
+    for i in range(13):
+        st.live[i] = 4
+    st.bm = 0
+    st.kb = KEY_START
+    st.rka = 0
+    st.rkb = 0
+    for i in range(k):
+        c = board[i]
+        st.bm |= card_bit(c)
+        st.kb += _CARD_KEY[c]
+        st.ca[c & 3] += 1
+        st.cb[c & 3] += 1
+        st.live[c >> 2] -= 1
+        st.rka += <uint32_t>_CARD_KEY[c]
+        st.rkb += <uint32_t>_CARD_KEY[c]
+    for i in range(2):
+        c = a1 if i == 0 else a2
+        st.ca[c & 3] += 1
+        st.live[c >> 2] -= 1
+        st.rka += <uint32_t>_CARD_KEY[c]
+        c = b1 if i == 0 else b2
+        st.cb[c & 3] += 1
+        st.live[c >> 2] -= 1
+        st.rkb += <uint32_t>_CARD_KEY[c]
+    st.ha = card_bit(a1) | card_bit(a2)
+    st.hb = card_bit(b1) | card_bit(b2)
+    st.ka = _CARD_KEY[a1] + _CARD_KEY[a2]
+    st.kb_ = _CARD_KEY[b1] + _CARD_KEY[b2]
+    for s in range(4):
+        if st.ca[s] > k or st.cb[s] > k:
+            return True
+    return False
+
+
 cdef void _hvh_counts3(int a1, int a2, int b1, int b2, const uint8_t *board, int64_t *out) noexcept nogil:
     """:func:`_hvh_counts` on a flop (``k`` = 3: the 990 turn-river run-outs), the same integer counts from the rank
     classes: a run-out that makes no flush for either hand is worth its rank pair's classes (the hash path of
@@ -359,65 +417,36 @@ cdef void _hvh_counts3(int a1, int a2, int b1, int b2, const uint8_t *board, int
     pairs; the run-outs that do make a flush (both cards of a suit of which a hand holds 3 with the flop) are
     evaluated as cards and taken out of their rank pair's weight.  A hand with 4+ cards of a suit with the flop
     (every run-out of that suit counts): :func:`_hvh_counts` itself."""
-    cdef int live[13]
-    cdef int ca[4]
-    cdef int cb[4]
+    cdef _RankSetup st
     cdef int64_t wt[13][13]
-    cdef int i, j, c, s, ra, rb, t, u, nl, va, vb
+    cdef int j, c, s, ra, rb, t, u, nl, va, vb
     cdef int cards[13]
-    cdef uint64_t bm = 0, kb = KEY_START, ha, hb, ka_, kb_, k2, m2
-    cdef uint32_t rka = 0, rkb = 0, rk
+    cdef uint64_t k2, m2, used
+    cdef uint32_t rk
     cdef int64_t wins = 0, ties = 0, losses = 0, n
-    for i in range(4):
-        ca[i] = 0
-        cb[i] = 0
-    for i in range(13):
-        live[i] = 4
-    for i in range(3):
-        c = board[i]
-        bm |= card_bit(c)
-        kb += _CARD_KEY[c]
-        ca[c & 3] += 1
-        cb[c & 3] += 1
-        live[c >> 2] -= 1
-        rka += <uint32_t>_CARD_KEY[c]
-        rkb += <uint32_t>_CARD_KEY[c]
-    for i in range(2):
-        c = a1 if i == 0 else a2
-        ca[c & 3] += 1
-        live[c >> 2] -= 1
-        rka += <uint32_t>_CARD_KEY[c]
-        c = b1 if i == 0 else b2
-        cb[c & 3] += 1
-        live[c >> 2] -= 1
-        rkb += <uint32_t>_CARD_KEY[c]
-    for s in range(4):
-        if ca[s] >= 4 or cb[s] >= 4:
-            _hvh_counts(a1, a2, b1, b2, board, 3, out)
-            return
-    ha = card_bit(a1) | card_bit(a2)
-    hb = card_bit(b1) | card_bit(b2)
-    ka_ = _CARD_KEY[a1] + _CARD_KEY[a2]
-    kb_ = _CARD_KEY[b1] + _CARD_KEY[b2]
+    if _rank_setup(a1, a2, b1, b2, board, 3, &st):
+        _hvh_counts(a1, a2, b1, b2, board, 3, out)
+        return
+    used = st.bm | st.ha | st.hb
     for ra in range(13):
         for rb in range(ra, 13):
-            wt[ra][rb] = live[ra] * (live[ra] - 1) // 2 if ra == rb else live[ra] * live[rb]
+            wt[ra][rb] = st.live[ra] * (st.live[ra] - 1) // 2 if ra == rb else st.live[ra] * st.live[rb]
     # the run-outs of two cards of a suit a hand holds 3 of: a flush for it, evaluated as cards
     for s in range(4):
-        if ca[s] != 3 and cb[s] != 3:
+        if st.ca[s] != 3 and st.cb[s] != 3:
             continue
         nl = 0
         for j in range(13):
             c = 4 * j + s
-            if not ((bm | ha | hb) & card_bit(c)):
+            if not (used & card_bit(c)):
                 cards[nl] = c
                 nl += 1
         for t in range(nl):
             for u in range(t + 1, nl):
-                k2 = kb + _CARD_KEY[cards[t]] + _CARD_KEY[cards[u]]
-                m2 = bm | card_bit(cards[t]) | card_bit(cards[u])
-                va = eval_key(k2 + ka_, m2 | ha)
-                vb = eval_key(k2 + kb_, m2 | hb)
+                k2 = st.kb + _CARD_KEY[cards[t]] + _CARD_KEY[cards[u]]
+                m2 = st.bm | card_bit(cards[t]) | card_bit(cards[u])
+                va = eval_key(k2 + st.ka, m2 | st.ha)
+                vb = eval_key(k2 + st.kb_, m2 | st.hb)
                 if va > vb:
                     wins += 1
                 elif va < vb:
@@ -432,8 +461,8 @@ cdef void _hvh_counts3(int a1, int a2, int b1, int b2, const uint8_t *board, int
             if n <= 0:
                 continue
             rk = _RANK_POW[ra] + _RANK_POW[rb]
-            va = eval_key(<uint64_t>(rka + rk), 0)
-            vb = eval_key(<uint64_t>(rkb + rk), 0)
+            va = eval_key(<uint64_t>(st.rka + rk), 0)
+            vb = eval_key(<uint64_t>(st.rkb + rk), 0)
             if va > vb:
                 wins += n
             elif va < vb:
@@ -450,69 +479,38 @@ cdef void _hvh_counts4(int a1, int a2, int b1, int b2, const uint8_t *board, int
     :func:`_hvh_counts3` does on a flop: a river card that makes no flush for either hand is worth its rank's classes,
     weighted by the live cards of the rank; a river card of a suit a hand holds 4 of with the board is evaluated as a
     card and taken out of its rank's weight.  A hand with 5+ cards of a suit already: :func:`_hvh_counts` itself."""
-    cdef int live[13]
-    cdef int ca[4]
-    cdef int cb[4]
-    cdef int i, j, c, s, va, vb
-    cdef uint64_t bm = 0, kb = KEY_START, ha, hb, ka_, kb_, used
-    cdef uint32_t rka = 0, rkb = 0
+    cdef _RankSetup st
+    cdef int j, c, s, va, vb
+    cdef uint64_t used
     cdef int64_t wins = 0, ties = 0, losses = 0, n
-    for i in range(4):
-        ca[i] = 0
-        cb[i] = 0
-    for i in range(13):
-        live[i] = 4
-    for i in range(4):
-        c = board[i]
-        bm |= card_bit(c)
-        kb += _CARD_KEY[c]
-        ca[c & 3] += 1
-        cb[c & 3] += 1
-        live[c >> 2] -= 1
-        rka += <uint32_t>_CARD_KEY[c]
-        rkb += <uint32_t>_CARD_KEY[c]
-    for i in range(2):
-        c = a1 if i == 0 else a2
-        ca[c & 3] += 1
-        live[c >> 2] -= 1
-        rka += <uint32_t>_CARD_KEY[c]
-        c = b1 if i == 0 else b2
-        cb[c & 3] += 1
-        live[c >> 2] -= 1
-        rkb += <uint32_t>_CARD_KEY[c]
-    for s in range(4):
-        if ca[s] >= 5 or cb[s] >= 5:
-            _hvh_counts(a1, a2, b1, b2, board, 4, out)
-            return
-    ha = card_bit(a1) | card_bit(a2)
-    hb = card_bit(b1) | card_bit(b2)
-    ka_ = _CARD_KEY[a1] + _CARD_KEY[a2]
-    kb_ = _CARD_KEY[b1] + _CARD_KEY[b2]
-    used = bm | ha | hb
+    if _rank_setup(a1, a2, b1, b2, board, 4, &st):
+        _hvh_counts(a1, a2, b1, b2, board, 4, out)
+        return
+    used = st.bm | st.ha | st.hb
     # the river cards of a suit a hand holds 4 of: a flush for it, evaluated as cards
     for s in range(4):
-        if ca[s] != 4 and cb[s] != 4:
+        if st.ca[s] != 4 and st.cb[s] != 4:
             continue
         for j in range(13):
             c = 4 * j + s
             if used & card_bit(c):
                 continue
-            va = eval_key(kb + _CARD_KEY[c] + ka_, bm | card_bit(c) | ha)
-            vb = eval_key(kb + _CARD_KEY[c] + kb_, bm | card_bit(c) | hb)
+            va = eval_key(st.kb + _CARD_KEY[c] + st.ka, st.bm | card_bit(c) | st.ha)
+            vb = eval_key(st.kb + _CARD_KEY[c] + st.kb_, st.bm | card_bit(c) | st.hb)
             if va > vb:
                 wins += 1
             elif va < vb:
                 losses += 1
             else:
                 ties += 1
-            live[j] -= 1
+            st.live[j] -= 1
     # every other river card by its rank (no suit of 5+ cards for either hand)
     for j in range(13):
-        n = live[j]
+        n = st.live[j]
         if n <= 0:
             continue
-        va = eval_key(<uint64_t>(rka + _RANK_POW[j]), 0)
-        vb = eval_key(<uint64_t>(rkb + _RANK_POW[j]), 0)
+        va = eval_key(<uint64_t>(st.rka + _RANK_POW[j]), 0)
+        vb = eval_key(<uint64_t>(st.rkb + _RANK_POW[j]), 0)
         if va > vb:
             wins += n
         elif va < vb:

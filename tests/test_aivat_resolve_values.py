@@ -4,6 +4,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from aivat_checks import exact_aivat_mean
 
 from cfrkit.agents.leduc_agents import LeducDeepStackAgent, LeducPolicyAgent
 from cfrkit.evaluation.aivat import AivatObserver, EquityValueFunction
@@ -12,8 +13,6 @@ from cfrkit.games.holdem import CALL
 from cfrkit.poker import make_agent, play_match
 from cfrkit.poker.agent import CheckedAgent
 from cfrkit.poker.view import poker_view
-
-from aivat_checks import exact_aivat_mean
 
 
 @pytest.fixture(scope="module")
@@ -25,6 +24,21 @@ def leduc_pair():
     ds = LeducDeepStackAgent("leduc", seed=3, iterations=20)
     other = LeducPolicyAgent(solver.average_policy(), "leduc", name="cfr+10", seed=1)
     return ds, other
+
+
+# deal 0 and 3, the agent (seat 0) checks, the opponent raises: the agent acts next after a betting action
+_AFTER_RAISE = (0, 3, 1, 2)
+
+
+def _started_state(view, actions, seating, *functions):
+    """The Leduc state after ``actions`` (the deal's chance outcomes, then betting actions), each value function in
+    ``functions`` started on a hand of the agents ``seating`` (seat 0 first)."""
+    s = view.game.new_initial_state()
+    for a in actions:
+        s.apply_action(a)
+    for f in functions:
+        f.hand_start(SimpleNamespace(seat_agents=list(seating)))
+    return s
 
 
 def _both_seatings(view, ds, other, vf, term_strategy=None):
@@ -43,10 +57,7 @@ def test_resolve_values_are_exactly_unbiased_on_leduc(leduc_pair):
     assert _both_seatings(view, ds, other, vf) == pytest.approx(exact, abs=1e-9)
     assert vf.stats["tree"] > 0 and vf.stats["left"] == 0   # every state valued inside a solve's tree
     # the value is not the check-down value (else this test would only repeat the equity value's)
-    s = view.game.new_initial_state()
-    for card in (0, 3):
-        s.apply_action(card)
-    vf.hand_start(SimpleNamespace(seat_agents=[ds, other]))
+    s = _started_state(view, (0, 3), (ds, other), vf)
     assert abs(vf.value(s) - EquityValueFunction(view).value(s)) > 1e-3
 
 
@@ -60,11 +71,7 @@ def test_resolve_next_is_exactly_unbiased_on_leduc(leduc_pair):
     plain = ds.aivat_value_function(view)
     assert _both_seatings(view, ds, other, vf) == pytest.approx(exact_match_value([ds, other], "leduc"), abs=1e-9)
     # it is another function: at a state reached by the opponent's raise where the agent acts next
-    s = view.game.new_initial_state()
-    for a in (0, 3, 1, 2):          # deal 0 and 3, the agent (seat 0) checks, the opponent raises
-        s.apply_action(a)
-    for f in (vf, plain):
-        f.hand_start(SimpleNamespace(seat_agents=[ds, other]))
+    s = _started_state(view, _AFTER_RAISE, (ds, other), vf, plain)
     assert abs(vf.value(s) - plain.value(s)) > 1e-6
 
 
@@ -79,11 +86,7 @@ def test_resolve_next_with_cheap_resolves_is_exactly_unbiased_on_leduc(leduc_pai
     cheap = ResolveValueFunction(view, ds, resolve_next=True, next_iterations=4)
     full = ResolveValueFunction(view, ds, resolve_next=True)
     assert _both_seatings(view, ds, other, cheap) == pytest.approx(exact_match_value([ds, other], "leduc"), abs=1e-9)
-    s = view.game.new_initial_state()
-    for a in (0, 3, 1, 2):          # deal 0 and 3, the agent (seat 0) checks, the opponent raises
-        s.apply_action(a)
-    for f in (cheap, full):
-        f.hand_start(SimpleNamespace(seat_agents=[ds, other]))
+    s = _started_state(view, _AFTER_RAISE, (ds, other), cheap, full)
     assert abs(cheap.value(s) - full.value(s)) > 1e-6
     own = ds.resolve_at(s, 0)[0]
     assert own is not ds.resolve_at(s, 0, iterations=4)[0]
@@ -200,7 +203,7 @@ def test_the_observer_corrects_with_the_distribution_act_draws_from_leduc(leduc_
                 s.apply_action(int(rng.choice(acts, p=probs)))
                 continue
             seat = s.current_player()
-            actions, row = checked.own_strategy(s)
+            _actions, row = checked.own_strategy(s)
             rec = _Recorder()
             inner = ds.seat(seat)
             inner.rng, keep = rec, inner.rng
@@ -347,7 +350,7 @@ def test_holdem_next_outside_checkdown_keeps_the_checkdown_value_on_a_new_street
     s.apply_action(CALL)                  # the small blind limps, the big blind checks: the flop
     s.apply_action(CALL)
     while s.is_chance_node():
-        acts, probs = zip(*s.chance_outcomes())
+        acts, _probs = zip(*s.chance_outcomes())
         s.apply_action(int(acts[0]))
     opener = s.current_player()
     bets = [int(a) for a in s.legal_actions() if int(a) >= RAISE_OFFSET]

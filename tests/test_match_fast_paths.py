@@ -13,7 +13,12 @@ import pytest
 
 from cfrkit._kernels import equity as equity_kernel
 from cfrkit.agents.blueprint import BlueprintAgent
-from cfrkit.agents.poker import AlwaysCallAgent, AlwaysFoldAgent, FixedRangeRaiser, RandomAgent
+from cfrkit.agents.poker import (
+    AlwaysCallAgent,
+    AlwaysFoldAgent,
+    FixedRangeRaiser,
+    RandomAgent,
+)
 from cfrkit.agents.rule_based import RuleBasedAgent
 from cfrkit.cards.hands import pair_index
 from cfrkit.evaluation.aivat import AivatObserver, EquityValueFunction
@@ -221,47 +226,62 @@ def test_aivat_observer_on_agents_without_a_checked_wrapper():
     assert obs.values == [fast.aivat_values[2]]
 
 
-def test_blueprint_own_strategy_is_its_hand_strategy_row_bit_for_bit():
-    """Two blueprint agents with one seed follow the same hands against a random bettor (its raises are
-    translated and sampled, often to an all-in that takes the hand off the tree): one is asked
-    ``hand_strategy``, the other ``own_strategy``, at every decision of either seat; rows, actions and
-    sampled plays are equal.  Stacks of 10 big blinds, so abstract raises clamped to one real size
-    (merged columns) happen."""
-    game = load("holdem(stacks=1000;1000)")
+def _small_blueprint(stacks):
+    """Hold'em with ``stacks`` chips a player and its blueprint after 2 iterations (raise cap 2, 2 buckets after the
+    flop): (game, strategy)."""
+    game = load(f"holdem(stacks={stacks};{stacks})")
     tr = BlueprintTrainer(game.game_string(), "0.5+1", 2, abstraction="ehs:169,2,2,2", seed=1)
     tr.iterate(2)
-    strategy = BlueprintStrategy.from_trainer(tr)
-    full, own = BlueprintAgent(strategy, seed=9), BlueprintAgent(strategy, seed=9)
-    opponent = RandomAgent(4)
-    streets, merged, translated, off_tree = set(), 0, 0, 0
-    for deal in range(40):
-        cards = deal_for_hand(game, 31, deal)
+    return game, BlueprintStrategy.from_trainer(tr)
+
+
+def _pair_decisions(game, deal_seed, pair, opponent, opponent_actions, deals=40):
+    """Every decision of ``deals`` seeded deals (``deal_for_hand(game, deal_seed, deal)``), each played twice: the
+    two agents of ``pair`` in seat 0 against ``opponent``, then in seat 1.  Yields (seat of the pair, state) before
+    each decision of either player; when the loop asks for the next one, the player acts: the pair's first agent (the
+    second must pick the same action) or the opponent (its action appended to ``opponent_actions``)."""
+    first, second = pair
+    for deal in range(deals):
+        cards = deal_for_hand(game, deal_seed, deal)
         for seat in (0, 1):
-            full.new_hand()
-            own.new_hand()
+            first.new_hand()
+            second.new_hand()
             state, k = game.new_initial_state(), 0
             while not state.is_terminal():
                 if state.is_chance_node():
                     state.apply_action(cards[k])
                     k += 1
                     continue
-                p = state.current_player()
-                hs = full.hand_strategy(state)
-                actions, probs = own.own_strategy(state)
-                assert np.array_equal(actions, hs.actions)
-                assert np.array_equal(probs, hs.probs[pair_index(*state.hole[p])])   # bit for bit
-                streets.add(len(state.board))
-                node = own._node_or_none(state)
-                merged += node is not None and actions.size < int(own.tree.num_children[node])
-                if p == seat:
-                    action = full.act(state)
-                    assert own.act(state) == action
+                yield seat, state
+                if state.current_player() == seat:
+                    action = first.act(state)
+                    assert second.act(state) == action, (deal, seat, state.history())
                 else:
                     action = opponent.act(state)
-                    translated += action > 1
+                    opponent_actions.append(action)
                 state.apply_action(action)
-            off_tree += own._off_tree
-    assert streets == {0, 3, 4, 5} and merged > 0 and translated > 20 and off_tree > 0
+
+
+def test_blueprint_own_strategy_is_its_hand_strategy_row_bit_for_bit():
+    """Two blueprint agents with one seed follow the same hands against a random bettor (its raises are
+    translated and sampled, often to an all-in that takes the hand off the tree): one is asked
+    ``hand_strategy``, the other ``own_strategy``, at every decision of either seat; rows, actions and
+    sampled plays are equal.  Stacks of 10 big blinds, so abstract raises clamped to one real size
+    (merged columns) happen."""
+    game, strategy = _small_blueprint(1000)
+    full, own = BlueprintAgent(strategy, seed=9), BlueprintAgent(strategy, seed=9)
+    streets, merged, opponent_actions = set(), 0, []
+    for _seat, state in _pair_decisions(game, 31, (full, own), RandomAgent(4), opponent_actions):
+        p = state.current_player()
+        hs = full.hand_strategy(state)
+        actions, probs = own.own_strategy(state)
+        assert np.array_equal(actions, hs.actions)
+        assert np.array_equal(probs, hs.probs[pair_index(*state.hole[p])])   # bit for bit
+        streets.add(len(state.board))
+        node = own._node_or_none(state)
+        merged += node is not None and actions.size < int(own.tree.num_children[node])
+    translated = sum(action > 1 for action in opponent_actions)
+    assert streets == {0, 3, 4, 5} and merged > 0 and translated > 20 and own.off_tree_hands > 0
     assert own.off_tree_hands == full.off_tree_hands and own.rng.random() == full.rng.random()
 
 
@@ -278,39 +298,19 @@ def test_blueprint_walk_from_the_last_decision_is_the_walk_from_the_root():
     action from the state itself (no re-dealing): the same node, all-in flag and sampled translations at every
     decision of either seat as a walk from the root, against a random bettor (translated raises, off-tree
     all-ins), and the walk it keeps for the next decision is the state's own line."""
-    game = load("holdem(stacks=2000;2000)")
-    tr = BlueprintTrainer(game.game_string(), "0.5+1", 2, abstraction="ehs:169,2,2,2", seed=1)
-    tr.iterate(2)
-    strategy = BlueprintStrategy.from_trainer(tr)
+    game, strategy = _small_blueprint(2000)
     kept, root = BlueprintAgent(strategy, seed=5), _FromTheRoot(strategy, seed=5)
-    opponent = RandomAgent(7)
     asked, resumed, streets = 0, 0, set()
-    for deal in range(40):
-        cards = deal_for_hand(game, 17, deal)
-        for seat in (0, 1):
-            kept.new_hand()
-            root.new_hand()
-            state, k = game.new_initial_state(), 0
-            while not state.is_terminal():
-                if state.is_chance_node():
-                    state.apply_action(cards[k])
-                    k += 1
-                    continue
-                resumed += bool(kept._walks)
-                node = kept.abstract_node(state)
-                assert node == root.abstract_node(state), (deal, seat, state.history())
-                assert kept._all_in == root._all_in
-                assert kept.translations == root.translations
-                history = tuple(state.history())
-                if node is not None:
-                    assert kept._walks[history][1].serialize() == state.serialize()
-                    assert kept._walks[history][1] is not state
-                asked += 1
-                streets.add(len(state.board))
-                if state.current_player() == seat:
-                    action = kept.act(state)
-                    assert root.act(state) == action
-                else:
-                    action = opponent.act(state)
-                state.apply_action(action)
+    for seat, state in _pair_decisions(game, 17, (kept, root), RandomAgent(7), []):
+        resumed += bool(kept._walks)
+        node = kept.abstract_node(state)
+        assert node == root.abstract_node(state), (seat, state.history())
+        assert kept._all_in == root._all_in
+        assert kept.translations == root.translations
+        history = tuple(state.history())
+        if node is not None:
+            assert kept._walks[history][1].serialize() == state.serialize()
+            assert kept._walks[history][1] is not state
+        asked += 1
+        streets.add(len(state.board))
     assert asked > 200 and resumed > 100 and streets == {0, 3, 4, 5}
