@@ -31,7 +31,6 @@ import itertools
 import json
 import os
 import shlex
-import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -39,6 +38,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from cfrkit.signals import GracefulStop
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "symmtom_table1")
 MODELS = ("maddpg", "rmaddpg", "ce", "ge", "ee", "oracle")
@@ -142,41 +143,6 @@ class RunStopped(Exception):
     def __init__(self, saved: list[tuple[str, int, str]]):
         self.saved = saved
         super().__init__(", ".join(f"{name} at {episodes} episodes" for name, episodes, _ in saved))
-
-
-class _StopOnSignal:
-    """While open, SIGINT and SIGTERM ask the training to stop (``requested()``, polled between iterations);
-    a second one raises ``KeyboardInterrupt`` (stop at once).  The handlers replace whatever was there, an
-    inherited SIG_IGN too: a command started in the background by a non-interactive shell ignores SIGINT,
-    and Ctrl-C or ``kill -INT`` then did nothing.  The previous handlers come back on exit."""
-
-    def __init__(self) -> None:
-        self.signum: int | None = None
-        self._previous: dict[int, object] = {}
-
-    def requested(self) -> bool:
-        return self.signum is not None
-
-    def name(self) -> str:
-        return signal.Signals(self.signum or signal.SIGINT).name
-
-    def exit_code(self) -> int:
-        return 128 + (self.signum or signal.SIGINT)
-
-    def _handle(self, signum, frame) -> None:
-        if self.signum is not None:
-            raise KeyboardInterrupt
-        self.signum = signum
-
-    def __enter__(self):
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            self._previous[sig] = signal.signal(sig, self._handle)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        for sig, handler in self._previous.items():
-            signal.signal(sig, handler)
-        self._previous = {}
 
 
 class _Run:
@@ -434,7 +400,7 @@ def cmd_run(args) -> int:
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     log = lambda s: print(s, flush=True)
     resume = f"resume with: {args.command_line}"
-    with _StopOnSignal() as stop:
+    with GracefulStop() as stop:
         kw = {"log": log, "progress_every": args.progress_every, "should_stop": stop.requested}
         try:
             for budget in budgets:
