@@ -535,7 +535,7 @@ class BlueprintAgent(PokerAgent):
         bucket = self._hand_bucket(node, tuple(state.board), hole)
         row = self._table(node)[bucket]
         first = int(self.tree.child_start[node])
-        child = self._sample([(first + i, float(q)) for i, q in enumerate(row)])
+        child = self._sample([(first + i, q) for i, q in enumerate(row.tolist())])  # tolist: the same doubles
         action = self.real_action(child, state)
         self._remember_choice(len(state.history()), (action, child))
         return action
