@@ -3,8 +3,8 @@
 Runs :func:`cfrkit.platform.ladder.run_ladder` once in this process (the checkout on ``PYTHONPATH``) and prints
 one JSON line: wall seconds, this process's CPU seconds (imports, agents, the schedule, and with forked workers
 what it builds for them), the workers' CPU seconds (``RUSAGE_CHILDREN`` once the pool is gone), the blocks' CPU
-seconds as the ladder counts them, and per worker the difference (its start outside the blocks), with the load
-average.  The machine is shared: compare CPU seconds, and run the checkouts alternately.
+seconds as the ladder counts them, and per worker the difference (its start outside the blocks), the peak resident
+memory of this process and of the largest worker, with the load average.  The machine is shared: compare CPU seconds, and run the checkouts alternately.
 
     mkdir -p /tmp/ls/a && cp /work/runs/bp2h/bp2h.npz /tmp/ls/
     PYTHONPATH=/work/main python benchmarks/ladder_start.py always-call blueprint:/tmp/ls/bp2h.npz \\
@@ -62,6 +62,8 @@ def main() -> None:
         "workers_cpu_s": round(workers, 2), "blocks_cpu_s": round(res.cpu_seconds, 2),
         "start_cpu_s_per_worker": round((workers - res.cpu_seconds) / procs, 2) if procs > 1 else None,
         "all_cpu_s": round(parent + workers, 2), "blocks_hands_per_cpu_s": round(res.hands_per_cpu_second, 1),
+        "parent_max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0),
+        "largest_worker_max_rss_mb": round(kids.ru_maxrss / 1024.0),
         "load": float(open("/proc/loadavg").read().split()[0])}), flush=True)
 
 
