@@ -9,6 +9,7 @@ import pytest
 
 from cfrkit._kernels import pair_ehs, range_equity
 from cfrkit.abstraction.ehs_abstraction import EHSAbstraction
+from cfrkit.cards.encoding import CardError
 from cfrkit.cards.hands import pair_index
 
 
@@ -131,3 +132,27 @@ def test_bad_input_is_refused(ab):
         range_equity.river_ehs_of_pairs(np.zeros((5, 5), dtype=np.uint8), 2, np.array([0]))
     with pytest.raises(ValueError, match="shape"):
         range_equity.river_ehs_of_pairs(np.zeros((5, 4), dtype=np.uint8), 1, np.array([0]))
+
+
+def test_one_remembered_hand_is_its_bucket_in_the_full_row():
+    """``pair_buckets`` of one hand (a Python int) on a board of Python ints (the blueprint agent's own hand) reads the
+    board's remembered pairs without the checks: the same bucket as the full row, in any card order, the other pair
+    of a remembered row too; a pair not remembered, numpy or string inputs and bad boards take the checked path."""
+    ab = EHSAbstraction((169, 8, 8, 8), runouts=24, calibration_boards=4, seed=5)
+    rng = np.random.default_rng(11)
+    for r, n in ((1, 3), (2, 4), (3, 5)):
+        for board in _boards(rng, n, 12):
+            pairs = [int(p) for p in rng.choice(1326, 2, replace=False)]
+            ab.pair_buckets_boards(r, [board], pairs)  # remembered: (r, board) -> both pairs
+            full = ab.buckets_for_board(r, board)
+            for q in pairs + [int(rng.integers(1326))]:   # the last one: not remembered (the checked path)
+                got = ab.pair_buckets(r, board[::-1], [q])
+                assert got.dtype == np.int32 and got.tolist() == [int(full[q])], (r, board, q)
+                assert ab.pair_buckets(r, tuple(board), [np.int64(q)]).tolist() == [int(full[q])]
+    board = [50, 3, 17]
+    ab.pair_buckets_boards(1, [board], [7, 9])
+    assert ab.pair_buckets(1, ["As", "2c", "6d"], [7]).tolist() == [int(ab.buckets_for_board(1, ["As", "2c", "6d"])[7])]
+    with pytest.raises(CardError, match="duplicate"):
+        ab.pair_buckets(1, [3, 3, 17], [7])
+    with pytest.raises(CardError):
+        ab.pair_buckets(1, [3, 17, 52], [7])

@@ -686,6 +686,8 @@ def test_two_workers_share_the_stored_fits_and_give_the_in_process_values(tiny_t
                                                                      fit_opponent_deals=6)
     monkeypatch.setattr(ladder_mod, "_AGENTS", {})
     run_ladder(specs, 6, str(tmp_path / "one.db"), store_fits=False, **kw)
+    # forked workers start with this process's agents: not those of the run above, whose tables are in memory only
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
     two = run_ladder(specs, 6, str(tmp_path / "two.db"), processes=2, **kw)
     assert two.complete and two.blocks == 9
     assert _values(str(tmp_path / "two.db")) == _values(str(tmp_path / "one.db"))
@@ -732,3 +734,83 @@ def test_a_block_keeps_the_objects_before_it_out_of_the_collections_and_gives_th
     finally:
         gc.unfreeze()
     assert np.array_equal(blk.duplicate, again.duplicate) and np.array_equal(blk.aivat, again.aivat)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only")
+def test_forked_workers_start_with_the_parents_agents_and_tables_and_give_the_spawned_values(tiny_trainer, tmp_path,
+                                                                                             monkeypatch):
+    """Forked workers (the default on Linux) build no agent and no table of their own: the parent built every agent
+    and read or built the blueprint's self-play tables before the fork (every agent built in this process, the store
+    written once); their blocks equal those of spawned workers and of a run in this process, value for value."""
+    from cfrkit.platform.ladder import fits_dir
+
+    _, path = tiny_trainer
+    specs, kw = [f"blueprint:{path}", "always-call", "random"], dict(game="holdem(stacks=400;400)", block=2, seed=4)
+    log = tmp_path / "built.txt"
+    real = ladder_mod.make_agent
+
+    def logged(spec, *a, **k):  # inherited by forked workers, not by spawned ones (they import afresh)
+        with open(log, "a") as fh:
+            fh.write(f"{os.getpid()} {spec}\n")
+        return real(spec, *a, **k)
+
+    monkeypatch.setattr(ladder_mod, "make_agent", logged)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    one = run_ladder(specs, 4, str(tmp_path / "one.db"), store_fits=False, **kw)
+    monkeypatch.setattr(ladder_mod, "_AGENTS", {})
+    log.unlink()
+    forked = run_ladder(specs, 4, str(tmp_path / "fork.db"), processes=2, start_method="fork", **kw)
+    pids = {line.split()[0] for line in log.read_text().splitlines()}
+    assert pids == {str(os.getpid())}          # every agent was built here, none in a worker
+    assert [d.split("-")[0] for d in os.listdir(fits_dir(str(tmp_path / "fork.db")))] == ["self"]
+    spawned = run_ladder(specs, 4, str(tmp_path / "spawn.db"), processes=2, start_method="spawn", **kw)
+    assert one.blocks == forked.blocks == spawned.blocks == 6 and forked.complete and spawned.complete
+    assert _values(str(tmp_path / "fork.db")) == _values(str(tmp_path / "spawn.db")) == _values(str(tmp_path / "one.db"))
+    with pytest.raises(LadderError, match="start_method"):
+        run_ladder(specs, 4, str(tmp_path / "bad.db"), processes=2, start_method="thread", **kw)
+
+
+def test_stored_tables_digests_are_checked_once_per_file_state(tiny_trainer, tmp_path, capsys, monkeypatch):
+    """load_fitted_tables reads each file's digest once and records the file's state (``verified.json``): a later load
+    of unchanged files reads none (the same arrays); a file changed in place -- its modification time even set back --
+    is read again and refused; a lost or garbled record costs a full check only."""
+    import cfrkit.agents.opponent_values as ov
+    from cfrkit.agents.blueprint_values import blueprint_values, bucket_transitions
+    from cfrkit.solvers.blueprint.strategy import BlueprintStrategy
+
+    _, path = tiny_trainer
+    bp = BlueprintStrategy.load(path)
+    tables = {0: blueprint_values(bp, bucket_transitions(bp.abstraction, 4, 0))}
+    meta = {"blueprint": ov.blueprint_fingerprint(bp), "self_play": True}
+    store = str(tmp_path / "fits" / "self")
+    assert ov.save_fitted_tables(store, tables, meta)
+    files = sorted(f for f in os.listdir(store) if f.endswith(".npy"))
+    read = []
+    real = ov._file_digest
+    monkeypatch.setattr(ov, "_file_digest", lambda p: read.append(os.path.basename(p)) or real(p))
+    first = ov.load_fitted_tables(store, meta, bp)
+    assert sorted(read) == files and os.path.exists(os.path.join(store, ov.STAMPS_FILE))
+    read.clear()
+    again = ov.load_fitted_tables(store, meta, bp)
+    assert read == []
+    for a, b in zip(first[0].D + first[0].S, again[0].D + again[0].S):
+        assert np.array_equal(a, b)
+    assert ov.load_fitted_tables(store, meta, bp, verify=False) is not None and read == []
+    # one byte changed in place, the modification time put back: the change time tells
+    victim = os.path.join(store, max(files, key=lambda f: os.path.getsize(os.path.join(store, f))))
+    st = os.stat(victim)
+    raw = bytearray(open(victim, "rb").read())
+    raw[-1] ^= 0x40
+    with open(victim, "r+b") as fh:
+        fh.write(bytes(raw))
+    os.utime(victim, ns=(st.st_atime_ns, st.st_mtime_ns))
+    read.clear()
+    assert ov.load_fitted_tables(store, meta, bp) is None
+    assert read == [os.path.basename(victim)] and "corrupt" in capsys.readouterr().err
+    # a garbled record: every file checked again, the store still used
+    assert ov.save_fitted_tables(store, tables, meta, keep_same=False)
+    ov.load_fitted_tables(store, meta, bp)
+    with open(os.path.join(store, ov.STAMPS_FILE), "w") as fh:
+        fh.write("[not a record")
+    read.clear()
+    assert ov.load_fitted_tables(store, meta, bp) is not None and sorted(read) == files

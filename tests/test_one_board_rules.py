@@ -96,3 +96,31 @@ def test_one_board_walk_values_are_unchanged(value_function):
         assert fast == slow, state.history()
         compared += 1
     assert compared > 40 and vf._shared.rules_lines  # A^R's lines were walked by the rules
+
+
+def test_betting_key_is_the_betting_actions_of_the_history():
+    """``_betting_key``: the history's action ids without the chance cards (a raise its raise-to id), in no-limit and
+    limit, checked against the history and each round's action list on random hands."""
+    import random
+
+    from cfrkit.games.holdem.game import CALL, FOLD, RAISE, raise_action
+    from cfrkit.games.registry import load
+
+    rng = random.Random(3)
+    for name in ("holdem", "holdem(definition=holdem.limit.2p.reverse_blinds)"):
+        game = load(name)
+        limit = game.definition.is_limit
+        assert limit == ("limit" in name and "nolimit" not in name)
+        for _ in range(60):
+            s = game.new_initial_state()
+            while not s.is_terminal():
+                if s.is_chance_node():
+                    s.apply_action(rng.choice([c for c, _ in s.chance_outcomes()]))
+                else:
+                    s.apply_action(rng.choice(s.legal_actions()))
+                want = tuple(FOLD if code == "f" else CALL if code == "c" else (RAISE if limit else raise_action(t))
+                             for rnd in s.actions for _, code, t in rnd)
+                got = bv._betting_key(s)
+                assert got == want and all(type(a) is int for a in got)
+                dealt = len(s.board) + sum(len(h) for h in s.hole)
+                assert len(got) == len(s.history()) - dealt

@@ -128,6 +128,13 @@ class EHSAbstraction:
         (:meth:`ehs_of_pairs`) when the board is not cached: for callers that need two hands on many boards
         (AIVAT's sampled flops, turns and rivers).  Many boards at once: :meth:`pair_buckets_boards`."""
         r = self._check_round(round_index)
+        if r > 0 and type(pairs) is list and len(pairs) == 1 and type(pairs[0]) is int and type(board) in (
+                list, tuple) and all(type(c) is int for c in board):
+            # one hand on a board of Python ints (a blueprint agent's own hand at each decision): its remembered
+            # bucket without the checks and arrays below (a remembered board is a checked one; the same bucket)
+            hit = self._pairs.get((r, tuple(sorted(board))))
+            if hit is not None and pairs[0] in hit[0]:
+                return np.array([hit[1][hit[0].index(pairs[0])]], dtype=np.int32)
         if r > 0:  # pairs bucketed on this board before (a remembered board was checked then)
             hit = self._pairs.get((r, tuple(sorted(as_card_ids(board)))))
             if hit is not None:

@@ -90,6 +90,8 @@ class BlueprintAgent(PokerAgent):
         self._live: "OrderedDict[Tuple[int, ...], np.ndarray]" = OrderedDict()
         # (round, board, pair) -> the bucket of one hand, where the board's whole row is not cached
         self._hand_buckets: "OrderedDict[Tuple[int, Tuple[int, ...], int], int]" = OrderedDict()
+        # the game object check_game last accepted (its rules compared once, not at every decision)
+        self._game_ok = None
 
     def __deepcopy__(self, memo):
         # the blueprint (tree, strategy, abstraction) is never written after loading: share it, copy the
@@ -99,14 +101,15 @@ class BlueprintAgent(PokerAgent):
         for key, value in self.__dict__.items():
             if key in ("blueprint", "tree", "game", "_candidates"):
                 setattr(new, key, value)
-            elif key not in ("_tables", "_buckets", "_live", "_nodes", "_walks", "_hand_buckets", "_fitted"):
+            elif key not in ("_tables", "_buckets", "_live", "_nodes", "_walks", "_hand_buckets", "_fitted",
+                             "_game_ok"):
                 setattr(new, key, copy.deepcopy(value, memo))
         new._reset_caches()
         return new
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        for key in ("_tables", "_buckets", "_live", "_nodes", "_walks", "_hand_buckets", "_fitted"):
+        for key in ("_tables", "_buckets", "_live", "_nodes", "_walks", "_hand_buckets", "_fitted", "_game_ok"):
             state.pop(key, None)
         return state
 
@@ -138,10 +141,14 @@ class BlueprintAgent(PokerAgent):
         self._choices[index] = choice
 
     def check_game(self, game) -> None:
-        """Raise ``GameError`` unless ``game`` has the rules the blueprint was trained for."""
+        """Raise ``GameError`` unless ``game`` has the rules the blueprint was trained for (a game object accepted
+        last time is not compared again: a game's definition is fixed when it is built)."""
+        if game is self._game_ok:
+            return
         if getattr(game, "definition", None) != self.game.definition:
             raise GameError(f"the blueprint is for {self.game.game_string()!r}, whose rules differ from "
                             f"{game.game_string()!r}")
+        self._game_ok = game
 
     # ------------------------------------------------------------------ translation
     def translate_raise(self, node: int, real: HoldemState, raise_to: int) -> List[Tuple[int, float]]:
@@ -528,7 +535,7 @@ class BlueprintAgent(PokerAgent):
         bucket = self._hand_bucket(node, tuple(state.board), hole)
         row = self._table(node)[bucket]
         first = int(self.tree.child_start[node])
-        child = self._sample([(first + i, float(q)) for i, q in enumerate(row)])
+        child = self._sample([(first + i, q) for i, q in enumerate(row.tolist())])  # tolist: the same doubles
         action = self.real_action(child, state)
         self._remember_choice(len(state.history()), (action, child))
         return action

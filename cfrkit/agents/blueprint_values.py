@@ -74,7 +74,8 @@ except ImportError:  # pragma: no cover - a checkout whose kernels were not rebu
 from cfrkit.cards.hands import HOLE_PAIRS, pair_index
 from cfrkit.cards.preflop import preflop_equity_table
 from cfrkit.games.base import GameError
-from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action, raise_amount
+from cfrkit.games.holdem.actions import RAISE_OFFSET
+from cfrkit.games.holdem.game import CALL, FOLD, RAISE, HoldemState, raise_action, raise_amount  # noqa: F401
 # the rule CheckedAgent follows for when own_strategy stands for hand_strategy (one rule for both)
 from cfrkit.poker.agent import own_strategy_is_current
 from cfrkit.solvers.blueprint.betting_tree import (ACTION_CALL, ACTION_FOLD, DECISION,
@@ -2126,9 +2127,11 @@ def _betting_key(state) -> Optional[Tuple[int, ...]]:
     rounds = getattr(state, "actions", None)
     if rounds is None:
         return None
-    limit = state.d.is_limit
-    return tuple(FOLD if code == "f" else CALL if code == "c" else (RAISE if limit else raise_action(total))
-                 for rnd in rounds for _, code, total in rnd)
+    # a list comprehension and raise_action inline (asked several times per state of the AIVAT walk: ~1 us less)
+    if state.d.is_limit:
+        return tuple([FOLD if code == "f" else CALL if code == "c" else RAISE for rnd in rounds for _, code, _t in rnd])
+    return tuple([FOLD if code == "f" else CALL if code == "c" else RAISE_OFFSET + int(total)
+                  for rnd in rounds for _, code, total in rnd])
 
 
 def walk_step(t, translate_raise, node: int, real, action: int, got) -> Optional[int]:

@@ -72,11 +72,16 @@ bounded, ~0.45 GB when full; a worker of a ladder with three blueprints holds a 
 over all of them (:func:`cfrkit.agents.blueprint_values.set_cache_budget`, split evenly over the value functions
 alive in the worker); the caches only memoize, so the numbers do not depend on it (tested).
 
-**Parallel.**  Blocks run in ``processes`` worker processes (spawn) or as Ray tasks
+**Parallel.**  Blocks run in ``processes`` worker processes or as Ray tasks
 (``ray_address``: ``"local"`` or a cluster address; the database path must be reachable by the
 workers, which write their blocks themselves: SQLite in WAL mode, as the platform's server workers
 do).  Blocks are handed out pair by pair in rounds (block 0 of every pair, then block 1, ...), so a
-run stopped early (``minutes``, Ctrl-C) has every pair at about the same number of deals.
+run stopped early (``minutes``, Ctrl-C) has every pair at about the same number of deals.  On Linux the workers
+are forked (``start_method``) after this process has built every agent once, read the self-play tables of the
+blueprints the AIVAT pairs use from the store (checking their files' digests once; on a first run building and
+storing them once instead of in every worker at the same time) and built the preflop matchup counts: a worker
+then starts with them instead of importing and building them itself (1.8-2.3 CPU s per worker for a blueprint
+pair; a spawned worker, as elsewhere, does).  The numbers do not depend on how the workers start (tested).
 """
 from __future__ import annotations
 
@@ -86,7 +91,9 @@ import math
 import os
 import pickle
 import random
+import signal
 import sqlite3
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -103,7 +110,7 @@ from cfrkit.games.base import GameError
 from cfrkit.games.holdem.game import HoldemGame
 from cfrkit.platform.storage import Store, StoreObserver
 from cfrkit.poker.registry import make_agent, parse_spec
-from cfrkit.poker.view import poker_view
+from cfrkit.poker.view import poker_view, preflop_matchup_count
 
 __all__ = ["LadderError", "LadderResult", "agent_labels", "fits_dir", "ladder_crosstable", "plot_ladder", "run_ladder"]
 
@@ -119,6 +126,8 @@ CREATE TABLE IF NOT EXISTS ladder_blocks (
 PILOT_BLOCKS = 20
 #: the default memory of a worker's value-function caches, GB (module docstring)
 CACHE_GB = 2.0
+#: how worker processes may start (``run_ladder``'s ``start_method``)
+START_METHODS = ("fork", "spawn", "forkserver")
 
 
 class LadderError(GameError):
@@ -217,7 +226,7 @@ def _forget_match(store: Store, match_id: str) -> None:
 # ---------------------------------------------------------------------- one block (runs in a worker)
 _AGENTS: Dict[Tuple[str, str], Any] = {}   # per process: built agents, reused by later blocks
 _SEEDED: Dict[Tuple[str, str], bool] = {}
-_STORES: Dict[str, Store] = {}
+_STORES: Dict[Tuple[int, str], Store] = {}   # (process id, database) -> its connection
 
 
 def _agent(spec: str, game_string: str, seed: int):
@@ -261,9 +270,11 @@ def ladder_block(task: dict) -> dict:
     :class:`~cfrkit.platform.storage.StoreObserver` attached, then writes the block's row.  Returns
     ``{"pair", "block", "hands", "cpu_seconds"}``."""
     db = task["db"]
-    store = _STORES.get(db)
+    # keyed by process too: a forked worker never uses (nor closes) a connection its parent opened
+    where = (os.getpid(), db)
+    store = _STORES.get(where)
     if store is None:
-        store = _STORES[db] = _open(db)
+        store = _STORES[where] = _open(db)
     match_id = task["match_id"]
     if store.db.execute("SELECT 1 FROM ladder_blocks WHERE pair=? AND block=?",
                         (task["pair"], task["block"])).fetchone():
@@ -509,7 +520,7 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
                time_limit: float = float("inf"), stop: Optional[Callable[[], bool]] = None,
                fit_opponent_deals: int = 0, target_ci: Optional[float] = None,
                pilot_blocks: int = PILOT_BLOCKS, pilot_rule: str = "t", store_fits: bool = True,
-               cache_gb: Optional[float] = CACHE_GB) -> LadderResult:
+               cache_gb: Optional[float] = CACHE_GB, start_method: Optional[str] = None) -> LadderResult:
     """Play every pair of ``specs`` (registry specs, at least two) over ``deals`` duplicate deals each
     (rounded up to whole blocks of ``block`` deals; each deal is 2 hands), storing hands and blocks in
     the SQLite file ``db``; blocks already stored are not played again (see the module docstring).
@@ -541,6 +552,10 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
             degrees of freedom (:func:`~cfrkit.evaluation.ladder.pilot_factor`); ``"z"``: with the normal one, the
             plans of databases run before the t rule (which never asks fewer blocks than "z", so it resumes such a
             database without leaving out a stored block).
+        start_method: how the ``processes`` workers start: None (default) ``"fork"`` on Linux, forked after this
+            process has built the agents and the blueprints' self-play tables once (module docstring), else
+            ``"spawn"`` (each worker imports and builds them itself); or one of :data:`START_METHODS`.  The numbers do
+            not depend on it.
 
     Returns a :class:`LadderResult`.  Ctrl-C stops the run; finished blocks stay stored (the
     ``KeyboardInterrupt`` propagates).  Raises :class:`LadderError` / ``RegistryError`` (one line)
@@ -553,6 +568,7 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
     _check_pilot(pilot_blocks, pilot_rule)
     if cache_gb is not None and not (isinstance(cache_gb, (int, float)) and math.isfinite(cache_gb) and cache_gb > 0):
         raise LadderError(f"cache_gb must be a positive number of GB (or None), got {cache_gb!r}")
+    method = _start_method(start_method)
     specs, view, game_string, pairs = _setup(specs, deals, block, game, seed, aivat, processes, fit_opponent_deals)
     labels = agent_labels(specs)
     nblocks = -(-deals // block)
@@ -596,7 +612,7 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
         if ray_address:
             _run_ray(batch, processes, ray_address, finish, more)
         elif processes > 1 and len(batch) > 1:
-            _run_processes(batch, processes, finish, more)
+            _run_processes(batch, processes, finish, more, method)
         else:
             for t in batch:
                 if not more():
@@ -627,11 +643,63 @@ def run_ladder(specs: Sequence[str], deals: int, db: str, *, game="holdem", seed
                         str(db), stored, list(specs), target_ci)
 
 
-def _run_processes(tasks: List[dict], processes: int, finish, more) -> None:
+def _start_method(requested: Optional[str]) -> str:
+    """How worker processes start: ``requested``, or by default ``"fork"`` on Linux (the workers begin with what
+    :func:`_prepare_workers` built in this process) and ``"spawn"`` elsewhere (macOS and Windows: fork is unsafe or
+    missing there)."""
+    if requested is None:
+        return "fork" if sys.platform.startswith("linux") else "spawn"
+    if requested not in START_METHODS:
+        raise LadderError(f"start_method must be one of {', '.join(START_METHODS)} (or None), got {requested!r}")
+    return requested
+
+
+def _prepare_workers(tasks: List[dict]) -> None:
+    """Build in this process, before worker processes are forked from it, what each worker would otherwise build
+    for itself at its first blocks (1.8-2.3 CPU s per worker for a blueprint pair with its stored self-play tables,
+    benchmarks/RESULTS.md "Matches at speed, part 13"): every spec's agent (:func:`_agent`'s per-process cache, a
+    blueprint file loaded once), the self-play tables of the blueprints the AIVAT pairs use (read from the ladder's
+    store and their files' digests checked once, or built and stored there once instead of by every worker at the
+    same time: :func:`_stored_values`), and the preflop matchup counts behind the hold'em view's equities.  Fitted
+    opponent tables (``fit_opponent_deals``) are left to the workers: they fit different pairs at the same time.
+    Only memoizes: the blocks' numbers do not depend on it (agents are reseeded per block as before)."""
+    if not tasks:
+        return
+    built = set()
+    pairs = set()
+    aivat = False
+    for t in tasks:
+        game = t["game"]
+        for spec in (t["spec_a"], t["spec_b"]):
+            if (spec, game) not in built:
+                built.add((spec, game))
+                _agent(spec, game, 0)
+        aivat |= bool(t["aivat"])
+        if t["pair"] in pairs:
+            continue
+        pairs.add(t["pair"])
+        if t.get("fits") and t["aivat"] and not t.get("fit_opponent_deals", 0):
+            _stored_values(t, _AGENTS[(t["spec_a"], game)], _AGENTS[(t["spec_b"], game)])
+    if aivat and isinstance(poker_view(tasks[0]["game"]).game, HoldemGame):
+        preflop_matchup_count(0, 1, 2, 3)  # builds the process's table of exact preflop counts (once)
+
+
+def _forked_worker() -> None:
+    """A forked worker's start: the signal handlers a spawned worker has (the parent's, e.g. the CLI's graceful stop,
+    would keep a worker playing on after Ctrl-C)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _run_processes(tasks: List[dict], processes: int, finish, more, start_method: str = "spawn") -> None:
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    pool = ProcessPoolExecutor(max_workers=processes, mp_context=mp.get_context("spawn"))
+    fork = start_method == "fork"
+    if fork:
+        _prepare_workers(tasks)
+    pool = ProcessPoolExecutor(max_workers=processes, mp_context=mp.get_context(start_method),
+                               initializer=_forked_worker if fork else None)
     queue = iter(tasks)
     running = set()
     try:
