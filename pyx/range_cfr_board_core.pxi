@@ -501,6 +501,57 @@ cdef extern from *:
         return rcb_encode_u16_max(q, x, n, key, rcb_max_bits(x, n, 0));
     }
     static float rcb_float_of_bits(int b) { float f; memcpy(&f, &b, 4); return f; }
+    /* Ask for a block in L2 ahead of its use (prefetcht1; `write`: the block will be written).  A river
+       subtree's regret and strategy-sum blocks are scattered over the tables and each is first read by one
+       streaming loop, which then waits on the cache misses of its block one after the other; requested all
+       at once at the river root, the misses overlap and the blocks (tens of KB) wait in L2. */
+    static void rcb_prefetch(const void* p, long bytes, int write) {
+        const char* c = (const char*)p;
+        if (write) for (long i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 1, 2);
+        else for (long i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 0, 2);
+    }
+    /* The same requests spread over the work before the blocks' use: a few lines at a time from the showdown
+       sweeps (rcb_showdown4 takes one line per RCB_PFQ_HANDS hands it sweeps, at each run of equal strength).  Hundreds of prefetches issued
+       at once overflow the core's miss buffers and most are dropped (on this Zen 4: a river subtree's regret
+       reads then still waited on memory, 17% of a turn iteration, as if nothing had been requested); issued a
+       few at a time while the previous subtree is walked they arrive.  One queue per thread; pure hints, no
+       effect on any value. */
+    #define RCB_PFQ_CAP 64
+    #define RCB_PFQ_HANDS 4
+    typedef struct {
+        const char* start[RCB_PFQ_CAP];
+        const char* end[RCB_PFQ_CAP];
+        int len, i;
+        const char* cur;
+    } rcb_pfq;
+    static long rcb_pfq_size(void) { return (long)sizeof(rcb_pfq); }
+    static void rcb_pfq_clear(rcb_pfq* q) { q->len = 0; q->i = 0; q->cur = NULL; }
+    /* queue the cache lines of [p, p + bytes) (all of them, the first from its line start) */
+    static void rcb_pfq_push(rcb_pfq* q, const void* p, long bytes) {
+        const char* a = (const char*)((unsigned long)p & ~63ul);
+        if (bytes <= 0) return;
+        if (q->len == RCB_PFQ_CAP) { rcb_prefetch(p, bytes, 0); return; }
+        q->start[q->len] = a;
+        q->end[q->len] = (const char*)p + bytes;
+        if (q->len == q->i) q->cur = a;
+        q->len++;
+    }
+    static inline void rcb_pfq_step(rcb_pfq* q, int k) {
+        while (k > 0 && q->i < q->len) {
+            __builtin_prefetch(q->cur, 0, 2);
+            q->cur += 64;
+            k--;
+            if (q->cur >= q->end[q->i]) {
+                q->i++;
+                q->cur = q->i < q->len ? q->start[q->i] : NULL;
+            }
+        }
+    }
+    /* the lines not yet requested, all at once (their use is next) */
+    static void rcb_pfq_flush(rcb_pfq* q) {
+        while (q->i < q->len) rcb_pfq_step(q, 1 << 30);
+        rcb_pfq_clear(q);
+    }
     /* Four showdown sweeps at once, one per lane (rc_showdown's operations in the same order per lane, so each
        lane's values are those of rc_showdown bit for bit): reach, values and `lose` interleaved ([4 k + lane]),
        `amt` (4,); full4 (4, 53): per lane the per-card opponent mass and its total (as rc_showdown's full). */
@@ -517,7 +568,7 @@ cdef extern from *:
     #define RCB_ST4_BASE(p, v) (*(rcb_v4r*)(p) = __builtin_convertvector((v), rcb_v4r))
     static void rcb_showdown4_base(const rc_real* restrict r, rc_real* restrict out, const double* restrict amt,
                                         rc_real* restrict lose, const int* restrict groups, int G,
-                                        const int* restrict cards, double* restrict full4) {
+                                        const int* restrict cards, double* restrict full4, rcb_pfq* pfq) {
         rcb_v4d up[52], down[52];
         const rcb_v4d zero = {0.0, 0.0, 0.0, 0.0};
         rcb_v4d tu = zero, td = zero, am = {amt[0], amt[1], amt[2], amt[3]};
@@ -525,6 +576,7 @@ cdef extern from *:
         for (int i = 0; i < G; i++) {
             int g = G - 1 - i;
             int a0 = groups[i], a1 = groups[i + 1], b0 = groups[g], b1 = groups[g + 1];
+            if (pfq) rcb_pfq_step(pfq, (a1 - a0 + b1 - b0 + RCB_PFQ_HANDS - 1) / RCB_PFQ_HANDS);
             if (i > g) {
                 for (int k = a0; k < a1; k++) {
                     RC_CARDS(k);
@@ -574,7 +626,7 @@ cdef extern from *:
                                     else _mm256_storeu_pd((double*)(p), (__m256d)(v)); } while (0)
     __attribute__((target("avx2"))) static void rcb_showdown4_avx2(const rc_real* restrict r, rc_real* restrict out, const double* restrict amt,
                                         rc_real* restrict lose, const int* restrict groups, int G,
-                                        const int* restrict cards, double* restrict full4) {
+                                        const int* restrict cards, double* restrict full4, rcb_pfq* pfq) {
         rcb_v4d up[52], down[52];
         const rcb_v4d zero = {0.0, 0.0, 0.0, 0.0};
         rcb_v4d tu = zero, td = zero, am = {amt[0], amt[1], amt[2], amt[3]};
@@ -582,6 +634,7 @@ cdef extern from *:
         for (int i = 0; i < G; i++) {
             int g = G - 1 - i;
             int a0 = groups[i], a1 = groups[i + 1], b0 = groups[g], b1 = groups[g + 1];
+            if (pfq) rcb_pfq_step(pfq, (a1 - a0 + b1 - b0 + RCB_PFQ_HANDS - 1) / RCB_PFQ_HANDS);
             if (i > g) {
                 for (int k = a0; k < a1; k++) {
                     RC_CARDS(k);
@@ -627,11 +680,11 @@ cdef extern from *:
     static int rcb_sd4_isa = -1;
     static void rcb_showdown4(const rc_real* restrict r, rc_real* restrict out, const double* restrict amt,
                               rc_real* restrict lose, const int* restrict groups, int G, const int* restrict cards,
-                              double* restrict full4) {
+                              double* restrict full4, rcb_pfq* pfq) {
         if (rcb_sd4_isa < 0)  /* the same value from every thread */
             rcb_sd4_isa = __builtin_cpu_supports("avx2") ? 1 : 0;
-        if (rcb_sd4_isa) rcb_showdown4_avx2(r, out, amt, lose, groups, G, cards, full4);
-        else rcb_showdown4_base(r, out, amt, lose, groups, G, cards, full4);
+        if (rcb_sd4_isa) rcb_showdown4_avx2(r, out, amt, lose, groups, G, cards, full4, pfq);
+        else rcb_showdown4_base(r, out, amt, lose, groups, G, cards, full4, pfq);
     }
     #else
     #define rcb_showdown4 rcb_showdown4_base
@@ -732,15 +785,6 @@ cdef extern from *:
         rcb_fold_scaled_portable(r, sc, full, full_total, cards, amt, out, add, H);
     }
     #endif
-    /* Ask for a block in L2 ahead of its use (prefetcht1; `write`: the block will be written).  A river
-       subtree's regret and strategy-sum blocks are scattered over the tables and each is first read by one
-       streaming loop, which then waits on the cache misses of its block one after the other; requested all
-       at once at the river root, the misses overlap and the blocks (tens of KB) wait in L2. */
-    static void rcb_prefetch(const void* p, long bytes, int write) {
-        const char* c = (const char*)p;
-        if (write) for (long i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 1, 2);
-        else for (long i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 0, 2);
-    }
     /* four rows (stride `stride`) into / out of the interleaved layout at once: 4 x 4 blocks transposed in
        registers (a lane at a time is a strided copy per element); pure data movement, the same bits */
     typedef rc_real rcb_v4n __attribute__((vector_size(4 * sizeof(rc_real))));  /* in registers */
@@ -845,9 +889,15 @@ cdef extern from *:
         for (int j = 0; j < H; j++) row[j] += wl[j] * (double)((si > s[j]) - (si < s[j]));
     }
     """
+    ctypedef struct rcb_pfq:
+        pass
     void rcb_showdown4(const rc_real* r, rc_real* out, const double* amt, rc_real* lose, const int* groups, int G,
-                       const int* cards, double* full4) nogil
+                       const int* cards, double* full4, rcb_pfq* pfq) nogil
     void rcb_prefetch(const void* p, long bytes, int write) nogil
+    long rcb_pfq_size() nogil
+    void rcb_pfq_clear(rcb_pfq* q) nogil
+    void rcb_pfq_push(rcb_pfq* q, const void* p, long bytes) nogil
+    void rcb_pfq_flush(rcb_pfq* q) nogil
     void rcb_fold_scaled(const rc_real* r, const rc_real* sc, const int* cards, double amt, rc_real* out, int add,
                          int H) nogil
     void rcb_release_heap() nogil
@@ -954,6 +1004,7 @@ cdef struct BTree:
     rc_real* sd_strats            # (threads, sd_dmax, sd_amax, Hmax): the opponent's strategies of the subtree
     const int* sub_start          # (N + 1,) batching river root n: its decisions are sub_dec[sub_start[n]:sub_start[n + 1]]
     const int* sub_dec            # (prefetched at the root, see rcb_prefetch)
+    rcb_pfq* pfq                  # (threads + 1,) the next river subtree's blocks, requested during the sweeps
     # all-in run-outs by equity matrix (BoardRangeSolver, see _allin_values): ALLIN nodes valued in each pass
     # before the walk, all nodes of one board in one product with its matrix; the walk reads ext_vals
     int al_K                      # all-in nodes valued so (0: none)
@@ -1069,34 +1120,49 @@ cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
         _sd_prepass(t, c, p, reach, rest, mode, regrets, ssum, lanes_in, strats, amts)
 
 
-cdef void _prefetch_subtree(BTree* t, int n, int p, const rc_real* regrets, const rc_real* ssum) noexcept nogil:
+cdef inline void _request(rcb_pfq* q, const void* ptr, long nbytes, int write) noexcept nogil:
+    if q != NULL:
+        rcb_pfq_push(q, ptr, nbytes)
+    else:
+        rcb_prefetch(ptr, nbytes, write)
+
+
+cdef void _prefetch_subtree(BTree* t, int n, int p, const rc_real* regrets, const rc_real* ssum,
+                            rcb_pfq* q) noexcept nogil:
     """Request the regret blocks of every decision below river root ``n`` (and the strategy sums of p's, which
-    its update writes) into L2 before the walk reads them (see rcb_prefetch)."""
+    its update writes) into L2 before the walk reads them (see rcb_prefetch): at once, or queued in ``q`` (not
+    NULL) for the showdown sweeps to request a few lines at a time (see rcb_pfq)."""
     cdef int i, d
     cdef long nbytes
     for i in range(t.sub_start[n], t.sub_start[n + 1]):
         d = t.sub_dec[i]
         if t.compressed:  # 16-bit tables: half the bytes
             nbytes = <long>t.num_children[d] * _H(t, d) * 2
-            rcb_prefetch(t.creg + t.node_offset[d], nbytes, t.node_player[d] == p)
+            _request(q, t.creg + t.node_offset[d], nbytes, t.node_player[d] == p)
             if t.node_player[d] == p:
-                rcb_prefetch(t.cssum + t.node_offset[d], nbytes, 1)
+                _request(q, t.cssum + t.node_offset[d], nbytes, 1)
             continue
         nbytes = <long>t.num_children[d] * _H(t, d) * sizeof(rc_real)
-        rcb_prefetch(regrets + t.node_offset[d], nbytes, t.node_player[d] == p)
+        _request(q, regrets + t.node_offset[d], nbytes, t.node_player[d] == p)
         if t.node_player[d] == p:
-            rcb_prefetch(ssum + t.node_offset[d], nbytes, 1)
+            _request(q, ssum + t.node_offset[d], nbytes, 1)
             if t.cum != NULL:
-                rcb_prefetch(t.cum + t.node_offset[d], nbytes, 1)
+                _request(q, t.cum + t.node_offset[d], nbytes, 1)
 
 
 cdef inline void _prefetch_next(BTree* t, int c, int end, int p, const rc_real* regrets,
-                               const rc_real* ssum) noexcept nogil:
-    """Request the blocks of the first walked chance child in ``[c, end)`` when it is a batching river root."""
+                               const rc_real* ssum, rcb_pfq* q) noexcept nogil:
+    """Request the blocks of the first walked chance child in ``[c, end)`` when it is a batching river root (at
+    once, or queued in ``q``)."""
     while c < end and t.is_copy[c]:
         c += 1
     if c < end and t.sd_count[c] >= 2:
-        _prefetch_subtree(t, c, p, regrets, ssum)
+        _prefetch_subtree(t, c, p, regrets, ssum, q)
+
+
+cdef inline rcb_pfq* _pfq(BTree* t) noexcept nogil:
+    """This thread's prefetch queue."""
+    return t.pfq + openmp.omp_get_thread_num()
 
 
 cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack, int mode, const rc_real* regrets,
@@ -1127,7 +1193,7 @@ cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
     while b < S:
         # four showdowns' rows into the sweep's interleaved lanes and its values back into rows
         rcb_interleave4(in4, lanes_in + <Py_ssize_t>b * t.Hmax, t.Hmax, H)
-        rcb_showdown4(in4, out4, amts + b, lose, groups, G, cards, fulls + 53 * b)
+        rcb_showdown4(in4, out4, amts + b, lose, groups, G, cards, fulls + 53 * b, _pfq(t))
         rcb_deinterleave4(lanes_out + <Py_ssize_t>b * t.Hmax, t.Hmax, out4, H)
         b += 4
 
@@ -1204,7 +1270,7 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     cs = t.child_start[n]
     if t.sd_max > 0 and t.sd_count[n] >= 2:
         if mode == MODE_SOLVE and not (nested & 2):
-            _prefetch_subtree(t, n, p, regrets, ssum)
+            _prefetch_subtree(t, n, p, regrets, ssum, NULL)
         _sd_batches(t, n, p, opp, stack, mode, regrets, ssum)
     nested &= 1  # bit 2 (this subtree requested by the caller) is for this node only
     if ty == CHANCE:
@@ -1217,17 +1283,19 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
                 if not t.is_copy[cs + a]:
                     _add_child(t, cs + a, t.par_vals + (k + a) * t.Hmax, out)
         else:
-            # a river root's blocks are requested one child ahead (while the previous child is walked, so that they
-            # wait in L2 when its walk starts; see rcb_prefetch); the root then skips its own request (bit 2)
+            # a river root's blocks are requested one child ahead (queued while the previous child is walked, for
+            # its showdown sweeps to request a few lines at a time, so that they wait in L2 when its walk starts;
+            # see rcb_pfq); the root then skips its own request (bit 2).  The first child's at once.
             ahead = mode == MODE_SOLVE and t.sd_max > 0
             if ahead:
-                _prefetch_next(t, cs, cs + A, p, regrets, ssum)
+                _prefetch_next(t, cs, cs + A, p, regrets, ssum, NULL)
             for a in range(A):
                 c = cs + a
                 if t.is_copy[c]:
                     continue
                 if ahead:
-                    _prefetch_next(t, c + 1, cs + A, p, regrets, ssum)
+                    rcb_pfq_flush(_pfq(t))  # what the previous child's sweeps left of c's blocks
+                    _prefetch_next(t, c + 1, cs + A, p, regrets, ssum, _pfq(t))
                 Hc = _H(t, c)
                 map = t.maps + t.child_map[c]
                 copp = stack
@@ -1595,6 +1663,7 @@ cdef class _Workspace:
     cdef object compressed_arrays
     cdef rc_real[::1] stacks, par_vals, sd_in, sd_out, sd_lose, sd_strats, top_reach
     cdef int[::1] sub_start, sub_dec
+    cdef unsigned char[::1] pfq_buf
     cdef int[::1] top_id, top_node
     cdef long long[::1] top_task
     cdef unsigned char[::1] above_top
@@ -1651,6 +1720,9 @@ cdef class _Workspace:
         self.t.stack_len = stack_len
         self.stacks = np.zeros((threads + 1 if threads > 1 else 1) * stack_len, dtype=REAL)
         self.t.stacks = &self.stacks[0]
+        # one prefetch queue per thread (zeros: empty)
+        self.pfq_buf = np.zeros((threads + 1) * rcb_pfq_size(), dtype=np.uint8)
+        self.t.pfq = <rcb_pfq*>&self.pfq_buf[0]
         self._top_tasks(threads)
         self.t.cum = NULL
         self.t.compressed = 0
