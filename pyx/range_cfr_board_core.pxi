@@ -686,8 +686,98 @@ cdef extern from *:
         if (rcb_sd4_isa) rcb_showdown4_avx2(r, out, amt, lose, groups, G, cards, full4, pfq);
         else rcb_showdown4_base(r, out, amt, lose, groups, G, cards, full4, pfq);
     }
+    /* Eight showdown sweeps at once (AVX-512: 8 doubles a vector), lanes 0-3 from the batch in (r, out) and 4-7
+       from the batch in (rb, outb), both interleaved as rcb_showdown4's; `lose` holds 8 lanes ([8 k + lane]).
+       Each lane's operations are rcb_showdown4's in the same order (the same bits); one pass over the hands, their
+       cards and the runs instead of two.  full8 (8, 53) as full4. */
+    typedef double rcb_v8d __attribute__((vector_size(64), aligned(8)));
+    #define RCB_LD8(pa, pb) (sizeof(rc_real) == 4 \
+        ? (rcb_v8d)_mm512_cvtps_pd(_mm256_set_m128(_mm_loadu_ps((const float*)(pb)), _mm_loadu_ps((const float*)(pa)))) \
+        : (rcb_v8d)_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd((const double*)(pa))), \
+                                      _mm256_loadu_pd((const double*)(pb)), 1))
+    #define RCB_ST8(pa, pb, v) do { if (sizeof(rc_real) == 4) { __m256 f_ = _mm512_cvtpd_ps((__m512d)(v)); \
+            _mm_storeu_ps((float*)(pa), _mm256_castps256_ps128(f_)); _mm_storeu_ps((float*)(pb), _mm256_extractf128_ps(f_, 1)); } \
+        else { _mm256_storeu_pd((double*)(pa), _mm512_castpd512_pd256((__m512d)(v))); \
+            _mm256_storeu_pd((double*)(pb), _mm512_extractf64x4_pd((__m512d)(v), 1)); } } while (0)
+    #define RCB_LD8L(p) (sizeof(rc_real) == 4 ? (rcb_v8d)_mm512_cvtps_pd(_mm256_loadu_ps((const float*)(p))) \
+                                              : (rcb_v8d)_mm512_loadu_pd((const double*)(p)))
+    #define RCB_ST8L(p, v) do { if (sizeof(rc_real) == 4) _mm256_storeu_ps((float*)(p), _mm512_cvtpd_ps((__m512d)(v))); \
+                                else _mm512_storeu_pd((double*)(p), (__m512d)(v)); } while (0)
+    __attribute__((target("avx512f"))) static void rcb_showdown8_avx512(
+            const rc_real* restrict r, const rc_real* restrict rb, rc_real* restrict out, rc_real* restrict outb,
+            const double* restrict amt, rc_real* restrict lose, const int* restrict groups, int G,
+            const int* restrict cards, double* restrict full8, rcb_pfq* pfq) {
+        rcb_v8d up[52], down[52];
+        const rcb_v8d zero = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        rcb_v8d tu = zero, td = zero, am = {amt[0], amt[1], amt[2], amt[3], amt[4], amt[5], amt[6], amt[7]};
+        for (int c = 0; c < 52; c++) { up[c] = zero; down[c] = zero; }
+        for (int i = 0; i < G; i++) {
+            int g = G - 1 - i;
+            int a0 = groups[i], a1 = groups[i + 1], b0 = groups[g], b1 = groups[g + 1];
+            if (pfq) rcb_pfq_step(pfq, (a1 - a0 + b1 - b0 + RCB_PFQ_HANDS - 1) / RCB_PFQ_HANDS);
+            if (i > g) {
+                for (int k = a0; k < a1; k++) {
+                    RC_CARDS(k);
+                    RCB_ST8(out + 4 * k, outb + 4 * k, ((tu - up[c0] - up[c1]) - RCB_LD8L(lose + 8 * k)) * am);
+                }
+            } else {
+                for (int k = a0; k < a1; k++) {
+                    RC_CARDS(k);
+                    RCB_ST8(out + 4 * k, outb + 4 * k, tu - up[c0] - up[c1]);
+                }
+            }
+            if (g <= i) {
+                for (int k = b0; k < b1; k++) {
+                    RC_CARDS(k);
+                    RCB_ST8(out + 4 * k, outb + 4 * k,
+                            (RCB_LD8(out + 4 * k, outb + 4 * k) - (td - down[c0] - down[c1])) * am);
+                }
+            } else {
+                for (int k = b0; k < b1; k++) {
+                    RC_CARDS(k);
+                    RCB_ST8L(lose + 8 * k, td - down[c0] - down[c1]);
+                }
+            }
+            for (int k = a0; k < a1; k++) {
+                RC_CARDS(k);
+                rcb_v8d x = RCB_LD8(r + 4 * k, rb + 4 * k);
+                tu += x;
+                up[c0] += x;
+                up[c1] += x;
+            }
+            for (int k = b0; k < b1; k++) {
+                RC_CARDS(k);
+                rcb_v8d x = RCB_LD8(r + 4 * k, rb + 4 * k);
+                td += x;
+                down[c0] += x;
+                down[c1] += x;
+            }
+        }
+        for (int j = 0; j < 8; j++) {
+            for (int c = 0; c < 52; c++) full8[53 * j + c] = up[c][j];
+            full8[53 * j + 52] = tu[j];
+        }
+    }
+    static void rcb_showdown8(const rc_real* restrict r, const rc_real* restrict rb, rc_real* restrict out,
+                              rc_real* restrict outb, const double* restrict amt, rc_real* restrict lose,
+                              const int* restrict groups, int G, const int* restrict cards, double* restrict full8,
+                              rcb_pfq* pfq) {
+        if (rcb_isa16_get() == 2) {  /* AVX-512 (simd_level_16bit(1) runs the two 4-lane sweeps instead) */
+            rcb_showdown8_avx512(r, rb, out, outb, amt, lose, groups, G, cards, full8, pfq);
+        } else {
+            rcb_showdown4(r, out, amt, lose, groups, G, cards, full8, pfq);
+            rcb_showdown4(rb, outb, amt + 4, lose, groups, G, cards, full8 + 4 * 53, pfq);
+        }
+    }
     #else
     #define rcb_showdown4 rcb_showdown4_base
+    static void rcb_showdown8(const rc_real* restrict r, const rc_real* restrict rb, rc_real* restrict out,
+                              rc_real* restrict outb, const double* restrict amt, rc_real* restrict lose,
+                              const int* restrict groups, int G, const int* restrict cards, double* restrict full8,
+                              rcb_pfq* pfq) {
+        rcb_showdown4_base(r, out, amt, lose, groups, G, cards, full8, pfq);
+        rcb_showdown4_base(rb, outb, amt + 4, lose, groups, G, cards, full8 + 4 * 53, pfq);
+    }
     #endif
     /* The opponent's fold at its own decision (p's values there: amt x the opponent's mass compatible with each
        hand, the opponent's reach being opp x its fold row s), without forming that reach in memory: each x =
@@ -893,6 +983,8 @@ cdef extern from *:
         pass
     void rcb_showdown4(const rc_real* r, rc_real* out, const double* amt, rc_real* lose, const int* groups, int G,
                        const int* cards, double* full4, rcb_pfq* pfq) nogil
+    void rcb_showdown8(const rc_real* r, const rc_real* rb, rc_real* out, rc_real* outb, const double* amt,
+                       rc_real* lose, const int* groups, int G, const int* cards, double* full8, rcb_pfq* pfq) nogil
     void rcb_prefetch(const void* p, long bytes, int write) nogil
     long rcb_pfq_size() nogil
     void rcb_pfq_clear(rcb_pfq* q) nogil
@@ -999,7 +1091,8 @@ cdef struct BTree:
     int sd_amax                   # most actions of a decision under a river root
     rc_real* sd_in                # (threads, 4 ceil(sd_max / 4), Hmax): opponent reach per showdown, a row each
     rc_real* sd_out               # alike: p's values per showdown
-    rc_real* sd_lose              # (threads, 3, 4 Hmax): sweep scratch, then a batch's interleaved reach and values
+    rc_real* sd_lose              # (threads, 6, 4 Hmax): sweep scratch (8 lanes), then two batches' interleaved reach
+                                  # and values
     double* sd_full               # (threads, 4 ceil(sd_max / 4), 53): per-card opponent mass and total per showdown
     rc_real* sd_strats            # (threads, sd_dmax, sd_amax, Hmax): the opponent's strategies of the subtree
     const int* sub_start          # (N + 1,) batching river root n: its decisions are sub_dec[sub_start[n]:sub_start[n + 1]]
@@ -1175,9 +1268,11 @@ cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
     cdef Py_ssize_t lanes_len = <Py_ssize_t>((t.sd_max + 3) // 4) * 4 * t.Hmax
     cdef rc_real* lanes_in = t.sd_in + tid * lanes_len
     cdef rc_real* lanes_out = t.sd_out + tid * lanes_len
-    cdef rc_real* lose = t.sd_lose + <Py_ssize_t>tid * 12 * t.Hmax
-    cdef rc_real* in4 = lose + 4 * t.Hmax
-    cdef rc_real* out4 = lose + 8 * t.Hmax
+    cdef rc_real* lose = t.sd_lose + <Py_ssize_t>tid * 24 * t.Hmax
+    cdef rc_real* in4 = lose + 8 * t.Hmax
+    cdef rc_real* out4 = lose + 12 * t.Hmax
+    cdef rc_real* in4b = lose + 16 * t.Hmax
+    cdef rc_real* out4b = lose + 20 * t.Hmax
     cdef double* fulls = t.sd_full + <Py_ssize_t>tid * ((t.sd_max + 3) // 4) * 4 * 53
     cdef double amts[64]
     cdef const int* groups = t.space_groups + t.space_group_start[sp]
@@ -1191,6 +1286,14 @@ cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
         memset(lanes_in + <Py_ssize_t>j * t.Hmax, 0, H * sizeof(rc_real))
     b = 0
     while b < S:
+        if S - b > 4:  # eight showdowns in one sweep (rcb_showdown8), two batches of interleaved lanes
+            rcb_interleave4(in4, lanes_in + <Py_ssize_t>b * t.Hmax, t.Hmax, H)
+            rcb_interleave4(in4b, lanes_in + <Py_ssize_t>(b + 4) * t.Hmax, t.Hmax, H)
+            rcb_showdown8(in4, in4b, out4, out4b, amts + b, lose, groups, G, cards, fulls + 53 * b, _pfq(t))
+            rcb_deinterleave4(lanes_out + <Py_ssize_t>b * t.Hmax, t.Hmax, out4, H)
+            rcb_deinterleave4(lanes_out + <Py_ssize_t>(b + 4) * t.Hmax, t.Hmax, out4b, H)
+            b += 8
+            continue
         # four showdowns' rows into the sweep's interleaved lanes and its values back into rows
         rcb_interleave4(in4, lanes_in + <Py_ssize_t>b * t.Hmax, t.Hmax, H)
         rcb_showdown4(in4, out4, amts + b, lose, groups, G, cards, fulls + 53 * b, _pfq(t))
@@ -1747,7 +1850,7 @@ cdef class _Workspace:
         lanes = ((self.t.sd_max + 3) // 4) * 4
         self.sd_in = np.zeros(max(1, nbuf * lanes * self.t.Hmax), dtype=REAL)
         self.sd_out = np.zeros(max(1, nbuf * lanes * self.t.Hmax), dtype=REAL)
-        self.sd_lose = np.zeros(max(1, nbuf * 12 * self.t.Hmax if self.t.sd_max else 1), dtype=REAL)
+        self.sd_lose = np.zeros(max(1, nbuf * 24 * self.t.Hmax if self.t.sd_max else 1), dtype=REAL)
         self.sd_full = np.zeros(max(1, nbuf * lanes * 53), dtype=np.float64)
         self.sd_strats = np.zeros(max(1, nbuf * self.t.sd_dmax * self.t.sd_amax * self.t.Hmax), dtype=REAL)
         self.t.sd_in = &self.sd_in[0]
