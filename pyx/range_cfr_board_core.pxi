@@ -10,6 +10,10 @@ from libc.string cimport memset, memcpy
 
 include "range_cfr_helpers.pxi"
 
+# a river subtree's folds of one player's decisions are summed in batches (_sd_batches) from this many (one or two
+# fold rows do not pay for the batch's extra row and interleave: on the turn spot 1.5% slower)
+FOLD_BATCH_MIN = 3
+
 # layouts from this many kernel nodes give the heap their set-up freed back (release_freed_heap; a flop: 661K
 # nodes, a turn: 10K)
 LARGE_LAYOUT = 65536
@@ -858,21 +862,89 @@ cdef extern from *:
         }
         rcb_fold_scaled_portable(r + k, sc + k, full, full_total, cards + 2 * k, amt, out + k, add, H - k);
     }
-    static void rcb_fold_scaled(const rc_real* restrict r, const rc_real* restrict sc, const int* restrict cards,
-                                double amt, rc_real* restrict out, int add, int H) {
-        double full[52], full_total;
-        rcb_card_sums_scaled(r, sc, cards, H, full, &full_total);
+    /* the values of a fold whose card sums are known (rcb_card_sums_scaled's or rcb_card_sums4's) */
+    static void rcb_fold_apply(const rc_real* restrict r, const rc_real* restrict sc, const double* restrict full,
+                               double full_total, const int* restrict cards, double amt, rc_real* restrict out,
+                               int add, int H) {
         if (rc_avx2 < 0)  /* the same value from every thread */
             rc_avx2 = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
         if (rc_avx2 == 2) rcb_fold_scaled_avx512(r, sc, full, full_total, cards, amt, out, add, H);
         else rcb_fold_scaled_portable(r, sc, full, full_total, cards, amt, out, add, H);
     }
+    static void rcb_fold_scaled(const rc_real* restrict r, const rc_real* restrict sc, const int* restrict cards,
+                                double amt, rc_real* restrict out, int add, int H) {
+        double full[52], full_total;
+        rcb_card_sums_scaled(r, sc, cards, H, full, &full_total);
+        rcb_fold_apply(r, sc, full, full_total, cards, amt, out, add, H);
+    }
     #else
+    static void rcb_fold_apply(const rc_real* restrict r, const rc_real* restrict sc, const double* restrict full,
+                               double full_total, const int* restrict cards, double amt, rc_real* restrict out,
+                               int add, int H) {
+        rcb_fold_scaled_portable(r, sc, full, full_total, cards, amt, out, add, H);
+    }
     static void rcb_fold_scaled(const rc_real* restrict r, const rc_real* restrict sc, const int* restrict cards,
                                 double amt, rc_real* restrict out, int add, int H) {
         double full[52], full_total;
         rcb_card_sums_scaled(r, sc, cards, H, full, &full_total);
         rcb_fold_scaled_portable(r, sc, full, full_total, cards, amt, out, add, H);
+    }
+    #endif
+    /* The opponent's folds of a river subtree four (eight) at a time: lanes [4 k + lane] of x = opp x fold row
+       (the storage-type products rcb_card_sums_scaled forms, stored by _sd_prepass), summed per card and in total
+       in double with rcb_card_sums_scaled's order per lane (two halves), so each lane's sums are its bit for bit;
+       rcb_fold_apply then gives the values.  One pass over the hands and their cards for up to 4 (8) folds instead
+       of one per fold.  full4 (4, 53): per lane the 52 card sums and the total. */
+    #define RCB_CARD_SUMS_LANES(V, NL, LD) { \
+        V a[52], b[52]; \
+        const V zero = {0}; \
+        V ta = zero, tb = zero; \
+        int half = H / 2; \
+        for (int c = 0; c < 52; c++) { a[c] = zero; b[c] = zero; } \
+        for (int k = 0; k < half; k++) { \
+            int j = k + half; \
+            { RC_CARDS(k); V v = LD(k); ta += v; a[c0] += v; a[c1] += v; } \
+            { RC_CARDS(j); V v = LD(j); tb += v; b[c0] += v; b[c1] += v; } \
+        } \
+        for (int k = 2 * half; k < H; k++) { RC_CARDS(k); V v = LD(k); tb += v; b[c0] += v; b[c1] += v; } \
+        for (int l = 0; l < NL; l++) { \
+            for (int c = 0; c < 52; c++) full[53 * l + c] = a[c][l] + b[c][l]; \
+            full[53 * l + 52] = ta[l] + tb[l]; \
+        } }
+    #define RCB_CS_LD4_BASE(k) RCB_LD4_BASE(x + 4 * (k))
+    static void rcb_card_sums4_base(const rc_real* restrict x, const int* restrict cards, int H, double* restrict full)
+        RCB_CARD_SUMS_LANES(rcb_v4d, 4, RCB_CS_LD4_BASE)
+    #ifdef RCB_SD4_CLONES
+    #define RCB_CS_LD4_AVX2(k) RCB_LD4_AVX2(x + 4 * (k))
+    __attribute__((target("avx2"))) static void rcb_card_sums4_avx2(const rc_real* restrict x, const int* restrict cards,
+                                                                   int H, double* restrict full)
+        RCB_CARD_SUMS_LANES(rcb_v4d, 4, RCB_CS_LD4_AVX2)
+    #define RCB_CS_LD8(k) RCB_LD8(x + 4 * (k), xb + 4 * (k))
+    __attribute__((target("avx512f"))) static void rcb_card_sums8_avx512(const rc_real* restrict x,
+            const rc_real* restrict xb, const int* restrict cards, int H, double* restrict full)
+        RCB_CARD_SUMS_LANES(rcb_v8d, 8, RCB_CS_LD8)
+    static void rcb_card_sums4(const rc_real* restrict x, const int* restrict cards, int H, double* restrict full) {
+        if (rcb_sd4_isa < 0)
+            rcb_sd4_isa = __builtin_cpu_supports("avx2") ? 1 : 0;
+        if (rcb_sd4_isa) rcb_card_sums4_avx2(x, cards, H, full);
+        else rcb_card_sums4_base(x, cards, H, full);
+    }
+    /* lanes 0-3 from x, 4-7 from xb (two interleaved batches, as rcb_showdown8) */
+    static void rcb_card_sums8(const rc_real* restrict x, const rc_real* restrict xb, const int* restrict cards, int H,
+                               double* restrict full) {
+        if (rcb_isa16_get() == 2) {
+            rcb_card_sums8_avx512(x, xb, cards, H, full);
+        } else {
+            rcb_card_sums4(x, cards, H, full);
+            rcb_card_sums4(xb, cards, H, full + 4 * 53);
+        }
+    }
+    #else
+    #define rcb_card_sums4 rcb_card_sums4_base
+    static void rcb_card_sums8(const rc_real* restrict x, const rc_real* restrict xb, const int* restrict cards, int H,
+                               double* restrict full) {
+        rcb_card_sums4_base(x, cards, H, full);
+        rcb_card_sums4_base(xb, cards, H, full + 4 * 53);
     }
     #endif
     /* four rows (stride `stride`) into / out of the interleaved layout at once: 4 x 4 blocks transposed in
@@ -990,6 +1062,10 @@ cdef extern from *:
     void rcb_pfq_clear(rcb_pfq* q) nogil
     void rcb_pfq_push(rcb_pfq* q, const void* p, long bytes) nogil
     void rcb_pfq_flush(rcb_pfq* q) nogil
+    void rcb_fold_apply(const rc_real* r, const rc_real* sc, const double* full, double full_total, const int* cards,
+                        double amt, rc_real* out, int add, int H) nogil
+    void rcb_card_sums4(const rc_real* x, const int* cards, int H, double* full) nogil
+    void rcb_card_sums8(const rc_real* x, const rc_real* xb, const int* cards, int H, double* full) nogil
     void rcb_fold_scaled(const rc_real* r, const rc_real* sc, const int* cards, double amt, rc_real* out, int add,
                          int H) nogil
     void rcb_release_heap() nogil
@@ -1098,6 +1174,13 @@ cdef struct BTree:
     const int* sub_start          # (N + 1,) batching river root n: its decisions are sub_dec[sub_start[n]:sub_start[n + 1]]
     const int* sub_dec            # (prefetched at the root, see rcb_prefetch)
     rcb_pfq* pfq                  # (threads + 1,) the next river subtree's blocks, requested during the sweeps
+    # the opponent's folds of a batching river subtree, their card sums four (eight) at a time (see _sd_batches)
+    const int* fd_slot            # (N,) fold below a batching river root: its index among the folds of its parent's
+                                  # player below that root, -1 elsewhere
+    const int* fd_count           # (N, 2) batching river root: the folds of each player's decisions below it
+    int fd_max                    # most folds of one player below one root (0: none batched)
+    rc_real* fd_in                # (threads, 4 ceil(fd_max / 4), Hmax): x = opp x fold row per fold, a row each
+    double* fd_full               # (threads, 4 ceil(fd_max / 4), 53): per fold its card sums and total
     # all-in run-outs by equity matrix (BoardRangeSolver, see _allin_values): ALLIN nodes valued in each pass
     # before the walk, all nodes of one board in one product with its matrix; the walk reads ext_vals
     int al_K                      # all-in nodes valued so (0: none)
@@ -1203,6 +1286,8 @@ cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
     for a in range(A):
         c = cs + a
         if t.node_type[c] == FOLD:
+            if t.fd_max > 0 and t.fd_slot[c] >= 0:  # opp x the fold row, for the batched card sums
+                rc_scale(_fd_row(t, t.fd_slot[c]), opp, strat + <Py_ssize_t>a * H, H)
             continue
         if t.node_type[c] == SHOWDOWN:  # straight into its lane's row (no copy in between)
             slot = t.sd_slot[c]
@@ -1263,7 +1348,7 @@ cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
     """p's values (and the per-card opponent mass) of every showdown below river root ``n``, four sweeps at a
     time (rcb_showdown4), into this thread's batch buffers; :func:`_walk` then reads them at the showdowns
     (and the opponent's strategies at its decisions)."""
-    cdef int H = _H(t, n), S = t.sd_count[n], b, j, sp = t.node_space[n], G
+    cdef int H = _H(t, n), S = t.sd_count[n], b, j, sp = t.node_space[n], G, F
     cdef int tid = openmp.omp_get_thread_num()
     cdef Py_ssize_t lanes_len = <Py_ssize_t>((t.sd_max + 3) // 4) * 4 * t.Hmax
     cdef rc_real* lanes_in = t.sd_in + tid * lanes_len
@@ -1299,6 +1384,33 @@ cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
         rcb_showdown4(in4, out4, amts + b, lose, groups, G, cards, fulls + 53 * b, _pfq(t))
         rcb_deinterleave4(lanes_out + <Py_ssize_t>b * t.Hmax, t.Hmax, out4, H)
         b += 4
+    # the opponent's folds (rows written by _sd_prepass): card sums four or eight at a time
+    if t.fd_max == 0:
+        return
+    F = t.fd_count[2 * n + 1 - p]
+    for j in range(F, (F + 3) // 4 * 4):  # rows of the last batch beyond F: nothing
+        memset(_fd_row(t, j), 0, H * sizeof(rc_real))
+    b = 0
+    while b < F:
+        if F - b > 4:
+            rcb_interleave4(in4, _fd_row(t, b), t.Hmax, H)
+            rcb_interleave4(in4b, _fd_row(t, b + 4), t.Hmax, H)
+            rcb_card_sums8(in4, in4b, cards, H, _fd_full(t, b))
+            b += 8
+        else:
+            rcb_interleave4(in4, _fd_row(t, b), t.Hmax, H)
+            rcb_card_sums4(in4, cards, H, _fd_full(t, b))
+            b += 4
+
+
+cdef inline rc_real* _fd_row(BTree* t, int slot) noexcept nogil:
+    """This thread's row of fold slot ``slot`` (x = opp x fold row, see _sd_prepass)."""
+    return t.fd_in + (<Py_ssize_t>openmp.omp_get_thread_num() * ((t.fd_max + 3) // 4) * 4 + slot) * t.Hmax
+
+
+cdef inline double* _fd_full(BTree* t, int slot) noexcept nogil:
+    """This thread's card sums (52 and the total) of fold slot ``slot`` (see _sd_batches)."""
+    return t.fd_full + (<Py_ssize_t>openmp.omp_get_thread_num() * ((t.fd_max + 3) // 4) * 4 + slot) * 53
 
 
 cdef inline rc_real* _sd_values(BTree* t, int n) noexcept nogil:
@@ -1358,6 +1470,7 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     cdef rc_real* cown
     cdef rc_real* cval
     cdef int have_full = 0, sd, ahead
+    cdef const double* f
     cdef int ty = t.node_type[n]
     if ty == FOLD:
         rc_card_sums(opp, cards, H, full, &full_total)
@@ -1492,7 +1605,11 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     for a in range(A):
         c = cs + a
         if t.node_type[c] == FOLD:  # its values straight from opp x the fold row (rcb_fold_scaled)
-            rcb_fold_scaled(opp, strat + <Py_ssize_t>a * H, cards, t.amount[2 * c + p], out, a > 0, H)
+            if t.fd_max > 0 and t.fd_slot[c] >= 0:  # card sums from the river root's batches (_sd_batches)
+                f = _fd_full(t, t.fd_slot[c])
+                rcb_fold_apply(opp, strat + <Py_ssize_t>a * H, f, f[52], cards, t.amount[2 * c + p], out, a > 0, H)
+            else:
+                rcb_fold_scaled(opp, strat + <Py_ssize_t>a * H, cards, t.amount[2 * c + p], out, a > 0, H)
             continue
         if t.node_type[c] == SHOWDOWN and t.sd_max > 0 and t.sd_slot[c] >= 0:
             if a > 0:  # its values added from the batch buffers (no copy in between)
@@ -1765,7 +1882,9 @@ cdef class _Workspace:
     cdef tuple arrays
     cdef object compressed_arrays
     cdef rc_real[::1] stacks, par_vals, sd_in, sd_out, sd_lose, sd_strats, top_reach
-    cdef int[::1] sub_start, sub_dec
+    cdef int[::1] sub_start, sub_dec, fd_slot, fd_count
+    cdef rc_real[::1] fd_in
+    cdef double[::1] fd_full
     cdef unsigned char[::1] pfq_buf
     cdef int[::1] top_id, top_node
     cdef long long[::1] top_task
@@ -1872,6 +1991,8 @@ cdef class _Workspace:
         cdef int N = t.N
         start = np.zeros(N + 1, dtype=np.int32)
         decs = np.zeros(1, dtype=np.int32)
+        fd_slot = np.full(N, -1, dtype=np.int32)
+        fd_count = np.zeros(2 * N, dtype=np.int32)
         if t.sd_max > 0:
             node_type = np.asarray(<const int[:N]>t.node_type)
             num_children = np.asarray(<const int[:N]>t.num_children)
@@ -1895,10 +2016,33 @@ cdef class _Workspace:
             sel = sel[np.lexsort((sel, root[sel]))]
             decs = np.ascontiguousarray(sel, dtype=np.int32) if len(sel) else decs
             start[1:] = np.cumsum(np.bincount(root[sel], minlength=N))
+            # folds below a batching root, numbered per (root, player of the folding decision) in node order
+            folds = np.flatnonzero((root >= 0) & (node_type == FOLD) & (parent >= 0))
+            if len(folds):
+                key = 2 * root[folds] + np.asarray(<const int[:N]>t.node_player)[parent[folds]]
+                order = np.lexsort((folds, key))
+                folds, key = folds[order], key[order]
+                first = np.r_[0, np.flatnonzero(np.diff(key)) + 1]
+                rank = np.arange(len(folds)) - np.repeat(first, np.diff(np.r_[first, len(folds)]))
+                fd_count[:] = np.bincount(key, minlength=2 * N)
+                fd_count[fd_count < FOLD_BATCH_MIN] = 0  # too few to gain from a batch: summed one by one
+                kept = fd_count[key] > 0
+                fd_slot[folds[kept]] = rank[kept]
         self.sub_start = start
         self.sub_dec = decs
         t.sub_start = &self.sub_start[0]
         t.sub_dec = &self.sub_dec[0]
+        self.fd_slot = fd_slot
+        self.fd_count = fd_count
+        t.fd_slot = &self.fd_slot[0]
+        t.fd_count = &self.fd_count[0]
+        t.fd_max = int(fd_count.max()) if N else 0
+        lanes = ((t.fd_max + 3) // 4) * 4
+        nbuf = t.threads if t.threads > 1 else 1
+        self.fd_in = np.zeros(max(1, nbuf * lanes * t.Hmax), dtype=REAL)
+        self.fd_full = np.zeros(max(1, nbuf * lanes * 53), dtype=np.float64)
+        t.fd_in = &self.fd_in[0]
+        t.fd_full = &self.fd_full[0]
 
     def set_allin(self, tuple allin):
         """Value the ALLIN nodes by equity matrix in every pass (see _allin_values).  ``allin``: ``(ext_off (N,)
