@@ -527,9 +527,12 @@ cdef extern from *:
         const char* end[RCB_PFQ_CAP];
         int len, i;
         const char* cur;
+        long long tag;  /* what the queued blocks are for (a parallel task's index), -1: none said */
     } rcb_pfq;
     static long rcb_pfq_size(void) { return (long)sizeof(rcb_pfq); }
-    static void rcb_pfq_clear(rcb_pfq* q) { q->len = 0; q->i = 0; q->cur = NULL; }
+    static void rcb_pfq_clear(rcb_pfq* q) { q->len = 0; q->i = 0; q->cur = NULL; q->tag = -1; }
+    static long long rcb_pfq_tag(const rcb_pfq* q) { return q->tag; }
+    static void rcb_pfq_set_tag(rcb_pfq* q, long long tag) { q->tag = tag; }
     /* queue the cache lines of [p, p + bytes) (all of them, the first from its line start) */
     static void rcb_pfq_push(rcb_pfq* q, const void* p, long bytes) {
         const char* a = (const char*)((unsigned long)p & ~63ul);
@@ -1062,6 +1065,8 @@ cdef extern from *:
     void rcb_pfq_clear(rcb_pfq* q) nogil
     void rcb_pfq_push(rcb_pfq* q, const void* p, long bytes) nogil
     void rcb_pfq_flush(rcb_pfq* q) nogil
+    long long rcb_pfq_tag(const rcb_pfq* q) nogil
+    void rcb_pfq_set_tag(rcb_pfq* q, long long tag) nogil
     void rcb_fold_apply(const rc_real* r, const rc_real* sc, const double* full, double full_total, const int* cards,
                         double amt, rc_real* out, int add, int H) nogil
     void rcb_card_sums4(const rc_real* x, const int* cards, int H, double* full) nogil
@@ -1755,7 +1760,8 @@ cdef void _pass(BTree* t, int p, const rc_real* opp, const rc_real* own, rc_real
     then walks the part above them, adding the children's values in child order.  Every node's arithmetic
     is that of the one-thread walk, so the iterates are the same bitwise for any thread count."""
     cdef long long k, ntasks
-    cdef int i, n, a, c, Hc, tid
+    cdef int i, n, a, c, Hc, tid, nested
+    cdef rcb_pfq* q
     cdef const int* map
     cdef rc_real* tstack
     cdef rc_real* copp
@@ -1786,11 +1792,38 @@ cdef void _pass(BTree* t, int p, const rc_real* opp, const rc_real* own, rc_real
         rcb_gather(copp, t.top_reach + <Py_ssize_t>(2 * i) * t.Hmax, map, Hc)
         if t.top_own:
             rcb_gather(cown, t.top_reach + <Py_ssize_t>(2 * i + 1) * t.Hmax, map, Hc)
+        nested = 1
+        if mode == MODE_SOLVE and t.sd_max > 0:
+            # a river root's blocks: queued by this thread's previous task when it guessed this one (the task
+            # `threads` ahead, which the dynamic schedule hands it when the threads keep pace), else at once; then
+            # the guess for its next task is queued for this task's sweeps (see rcb_pfq).  Hints only.
+            q = _pfq(t)
+            if rcb_pfq_tag(q) == k:
+                rcb_pfq_flush(q)
+            else:
+                rcb_pfq_clear(q)
+                _prefetch_task(t, k, p, regrets, ssum, NULL)
+            _prefetch_task(t, k + t.threads, p, regrets, ssum, q)
+            rcb_pfq_set_tag(q, k + t.threads)
+            nested = 3
         _walk(t, c, p, copp, cown if t.top_own else NULL, t.par_vals + k * t.Hmax, tstack + 2 * Hc, mode, regrets,
-              ssum, w, dcfr, pos, neg, 1)
+              ssum, w, dcfr, pos, neg, nested)
     t.phased = 1
     _walk(t, 0, p, opp, own, out, t.stacks, mode, regrets, ssum, w, dcfr, pos, neg, 0)
     t.phased = 0
+
+
+cdef void _prefetch_task(BTree* t, long long k, int p, const rc_real* regrets, const rc_real* ssum,
+                         rcb_pfq* q) noexcept nogil:
+    """Request (or queue in ``q``) the blocks of parallel task ``k`` when it is a batching river root."""
+    cdef int i, n, c
+    if k >= t.top_task[t.ntop]:
+        return
+    i = _top_of_task(t, k)
+    n = t.top_node[i]
+    c = t.child_start[n] + <int>(k - t.top_task[i])
+    if not t.is_copy[c] and t.sd_count[c] >= 2:
+        _prefetch_subtree(t, c, p, regrets, ssum, q)
 
 
 cdef inline int _top_of_task(BTree* t, long long k) noexcept nogil:
@@ -1905,7 +1938,7 @@ cdef class _Workspace:
         cdef const double[:, ::1] amount
         cdef const int[::1] sd_slot, sd_count, dec_slot
         cdef long long stack_len
-        cdef int max_children, N
+        cdef int max_children, N, qi
         (node_type, node_player, child_start, num_children, amount, node_space, node_offset, space_start,
          space_cards, space_group_start, space_groups, child_map, maps, iso_next, is_copy, stack_len,
          max_children, sd_slot, sd_count, dec_slot) = layout
@@ -1945,6 +1978,8 @@ cdef class _Workspace:
         # one prefetch queue per thread (zeros: empty)
         self.pfq_buf = np.zeros((threads + 1) * rcb_pfq_size(), dtype=np.uint8)
         self.t.pfq = <rcb_pfq*>&self.pfq_buf[0]
+        for qi in range(threads + 1):
+            rcb_pfq_clear(self.t.pfq + qi)
         self._top_tasks(threads)
         self.t.cum = NULL
         self.t.compressed = 0
@@ -2388,8 +2423,8 @@ cdef class BoardLeafKernel:
 
 def simd_level_16bit(int level):
     """Run the 16-bit storage's kernels on build ``level`` (2 AVX-512, 1 AVX2, 0 baseline; at most what the CPU
-    has) from now on, for tests that compare the builds (they must give the same bits); returns the level in
-    use before."""
+    has) from now on, for tests that compare the builds (they must give the same bits); below 2 the showdown
+    sweeps and fold sums of eight lanes run as two of four.  Returns the level in use before."""
     if level not in (0, 1, 2):
         raise ValueError(f"level must be 0, 1 or 2, got {level}")
     return rcb_isa16_set(level)
