@@ -90,13 +90,13 @@ def main() -> int:
         return run
 
     def report(r, cpu):
-        print(f"round {r}: A {cpu['A'][-1]:.4f}, B {cpu['B'][-1]:.4f} CPU s per iteration", flush=True)
+        print(f"round {r}: A {cpu['A'][-1] * 1e3:.4f}, B {cpu['B'][-1] * 1e3:.4f} CPU ms per iteration", flush=True)
 
     cpu = alternating_cpu({k: run_with(k) for k in "AB"}, args.rounds, args.step, on_round=report)
     same = all(np.array_equal(getattr(solvers["A"], a), getattr(solvers["B"], a)) for a in ("regrets", "strategy_sum"))
     ma, mb = np.median(cpu["A"]), np.median(cpu["B"])
-    print(f"{args.spot}: A median {ma:.4f}, B median {mb:.4f} CPU s per iteration (after the first round: A "
-          f"{np.median(cpu['A'][1:] or cpu['A']):.4f}, B {np.median(cpu['B'][1:] or cpu['B']):.4f}); A / B = {ma / mb:.3f}; "
+    print(f"{args.spot}: A median {ma * 1e3:.4f}, B median {mb * 1e3:.4f} CPU ms per iteration (after the first round: A "
+          f"{np.median(cpu['A'][1:] or cpu['A']) * 1e3:.4f}, B {np.median(cpu['B'][1:] or cpu['B']) * 1e3:.4f}); A / B = {ma / mb:.3f}; "
           f"iterates bitwise equal: {same}; load average at end: {os.getloadavg()}", flush=True)
     return 0
 

@@ -10,6 +10,10 @@ from libc.string cimport memset, memcpy
 
 include "range_cfr_helpers.pxi"
 
+# a river subtree's folds of one player's decisions are summed in batches (_sd_batches) from this many (one or two
+# fold rows do not pay for the batch's extra row and interleave: on the turn spot 1.5% slower)
+FOLD_BATCH_MIN = 3
+
 # layouts from this many kernel nodes give the heap their set-up freed back (release_freed_heap; a flop: 661K
 # nodes, a turn: 10K)
 LARGE_LAYOUT = 65536
@@ -501,6 +505,60 @@ cdef extern from *:
         return rcb_encode_u16_max(q, x, n, key, rcb_max_bits(x, n, 0));
     }
     static float rcb_float_of_bits(int b) { float f; memcpy(&f, &b, 4); return f; }
+    /* Ask for a block in L2 ahead of its use (prefetcht1; `write`: the block will be written).  A river
+       subtree's regret and strategy-sum blocks are scattered over the tables and each is first read by one
+       streaming loop, which then waits on the cache misses of its block one after the other; requested all
+       at once at the river root, the misses overlap and the blocks (tens of KB) wait in L2. */
+    static void rcb_prefetch(const void* p, long bytes, int write) {
+        const char* c = (const char*)p;
+        if (write) for (long i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 1, 2);
+        else for (long i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 0, 2);
+    }
+    /* The same requests spread over the work before the blocks' use: a few lines at a time from the showdown
+       sweeps (rcb_showdown4 takes one line per RCB_PFQ_HANDS hands it sweeps, at each run of equal strength).  Hundreds of prefetches issued
+       at once overflow the core's miss buffers and most are dropped (on this Zen 4: a river subtree's regret
+       reads then still waited on memory, 17% of a turn iteration, as if nothing had been requested); issued a
+       few at a time while the previous subtree is walked they arrive.  One queue per thread; pure hints, no
+       effect on any value. */
+    #define RCB_PFQ_CAP 64
+    #define RCB_PFQ_HANDS 4
+    typedef struct {
+        const char* start[RCB_PFQ_CAP];
+        const char* end[RCB_PFQ_CAP];
+        int len, i;
+        const char* cur;
+        long long tag;  /* what the queued blocks are for (a parallel task's index), -1: none said */
+    } rcb_pfq;
+    static long rcb_pfq_size(void) { return (long)sizeof(rcb_pfq); }
+    static void rcb_pfq_clear(rcb_pfq* q) { q->len = 0; q->i = 0; q->cur = NULL; q->tag = -1; }
+    static long long rcb_pfq_tag(const rcb_pfq* q) { return q->tag; }
+    static void rcb_pfq_set_tag(rcb_pfq* q, long long tag) { q->tag = tag; }
+    /* queue the cache lines of [p, p + bytes) (all of them, the first from its line start) */
+    static void rcb_pfq_push(rcb_pfq* q, const void* p, long bytes) {
+        const char* a = (const char*)((unsigned long)p & ~63ul);
+        if (bytes <= 0) return;
+        if (q->len == RCB_PFQ_CAP) { rcb_prefetch(p, bytes, 0); return; }
+        q->start[q->len] = a;
+        q->end[q->len] = (const char*)p + bytes;
+        if (q->len == q->i) q->cur = a;
+        q->len++;
+    }
+    static inline void rcb_pfq_step(rcb_pfq* q, int k) {
+        while (k > 0 && q->i < q->len) {
+            __builtin_prefetch(q->cur, 0, 2);
+            q->cur += 64;
+            k--;
+            if (q->cur >= q->end[q->i]) {
+                q->i++;
+                q->cur = q->i < q->len ? q->start[q->i] : NULL;
+            }
+        }
+    }
+    /* the lines not yet requested, all at once (their use is next) */
+    static void rcb_pfq_flush(rcb_pfq* q) {
+        while (q->i < q->len) rcb_pfq_step(q, 1 << 30);
+        rcb_pfq_clear(q);
+    }
     /* Four showdown sweeps at once, one per lane (rc_showdown's operations in the same order per lane, so each
        lane's values are those of rc_showdown bit for bit): reach, values and `lose` interleaved ([4 k + lane]),
        `amt` (4,); full4 (4, 53): per lane the per-card opponent mass and its total (as rc_showdown's full). */
@@ -517,7 +575,7 @@ cdef extern from *:
     #define RCB_ST4_BASE(p, v) (*(rcb_v4r*)(p) = __builtin_convertvector((v), rcb_v4r))
     static void rcb_showdown4_base(const rc_real* restrict r, rc_real* restrict out, const double* restrict amt,
                                         rc_real* restrict lose, const int* restrict groups, int G,
-                                        const int* restrict cards, double* restrict full4) {
+                                        const int* restrict cards, double* restrict full4, rcb_pfq* pfq) {
         rcb_v4d up[52], down[52];
         const rcb_v4d zero = {0.0, 0.0, 0.0, 0.0};
         rcb_v4d tu = zero, td = zero, am = {amt[0], amt[1], amt[2], amt[3]};
@@ -525,6 +583,7 @@ cdef extern from *:
         for (int i = 0; i < G; i++) {
             int g = G - 1 - i;
             int a0 = groups[i], a1 = groups[i + 1], b0 = groups[g], b1 = groups[g + 1];
+            if (pfq) rcb_pfq_step(pfq, (a1 - a0 + b1 - b0 + RCB_PFQ_HANDS - 1) / RCB_PFQ_HANDS);
             if (i > g) {
                 for (int k = a0; k < a1; k++) {
                     RC_CARDS(k);
@@ -574,7 +633,7 @@ cdef extern from *:
                                     else _mm256_storeu_pd((double*)(p), (__m256d)(v)); } while (0)
     __attribute__((target("avx2"))) static void rcb_showdown4_avx2(const rc_real* restrict r, rc_real* restrict out, const double* restrict amt,
                                         rc_real* restrict lose, const int* restrict groups, int G,
-                                        const int* restrict cards, double* restrict full4) {
+                                        const int* restrict cards, double* restrict full4, rcb_pfq* pfq) {
         rcb_v4d up[52], down[52];
         const rcb_v4d zero = {0.0, 0.0, 0.0, 0.0};
         rcb_v4d tu = zero, td = zero, am = {amt[0], amt[1], amt[2], amt[3]};
@@ -582,6 +641,7 @@ cdef extern from *:
         for (int i = 0; i < G; i++) {
             int g = G - 1 - i;
             int a0 = groups[i], a1 = groups[i + 1], b0 = groups[g], b1 = groups[g + 1];
+            if (pfq) rcb_pfq_step(pfq, (a1 - a0 + b1 - b0 + RCB_PFQ_HANDS - 1) / RCB_PFQ_HANDS);
             if (i > g) {
                 for (int k = a0; k < a1; k++) {
                     RC_CARDS(k);
@@ -627,14 +687,104 @@ cdef extern from *:
     static int rcb_sd4_isa = -1;
     static void rcb_showdown4(const rc_real* restrict r, rc_real* restrict out, const double* restrict amt,
                               rc_real* restrict lose, const int* restrict groups, int G, const int* restrict cards,
-                              double* restrict full4) {
+                              double* restrict full4, rcb_pfq* pfq) {
         if (rcb_sd4_isa < 0)  /* the same value from every thread */
             rcb_sd4_isa = __builtin_cpu_supports("avx2") ? 1 : 0;
-        if (rcb_sd4_isa) rcb_showdown4_avx2(r, out, amt, lose, groups, G, cards, full4);
-        else rcb_showdown4_base(r, out, amt, lose, groups, G, cards, full4);
+        if (rcb_sd4_isa) rcb_showdown4_avx2(r, out, amt, lose, groups, G, cards, full4, pfq);
+        else rcb_showdown4_base(r, out, amt, lose, groups, G, cards, full4, pfq);
+    }
+    /* Eight showdown sweeps at once (AVX-512: 8 doubles a vector), lanes 0-3 from the batch in (r, out) and 4-7
+       from the batch in (rb, outb), both interleaved as rcb_showdown4's; `lose` holds 8 lanes ([8 k + lane]).
+       Each lane's operations are rcb_showdown4's in the same order (the same bits); one pass over the hands, their
+       cards and the runs instead of two.  full8 (8, 53) as full4. */
+    typedef double rcb_v8d __attribute__((vector_size(64), aligned(8)));
+    #define RCB_LD8(pa, pb) (sizeof(rc_real) == 4 \
+        ? (rcb_v8d)_mm512_cvtps_pd(_mm256_set_m128(_mm_loadu_ps((const float*)(pb)), _mm_loadu_ps((const float*)(pa)))) \
+        : (rcb_v8d)_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd((const double*)(pa))), \
+                                      _mm256_loadu_pd((const double*)(pb)), 1))
+    #define RCB_ST8(pa, pb, v) do { if (sizeof(rc_real) == 4) { __m256 f_ = _mm512_cvtpd_ps((__m512d)(v)); \
+            _mm_storeu_ps((float*)(pa), _mm256_castps256_ps128(f_)); _mm_storeu_ps((float*)(pb), _mm256_extractf128_ps(f_, 1)); } \
+        else { _mm256_storeu_pd((double*)(pa), _mm512_castpd512_pd256((__m512d)(v))); \
+            _mm256_storeu_pd((double*)(pb), _mm512_extractf64x4_pd((__m512d)(v), 1)); } } while (0)
+    #define RCB_LD8L(p) (sizeof(rc_real) == 4 ? (rcb_v8d)_mm512_cvtps_pd(_mm256_loadu_ps((const float*)(p))) \
+                                              : (rcb_v8d)_mm512_loadu_pd((const double*)(p)))
+    #define RCB_ST8L(p, v) do { if (sizeof(rc_real) == 4) _mm256_storeu_ps((float*)(p), _mm512_cvtpd_ps((__m512d)(v))); \
+                                else _mm512_storeu_pd((double*)(p), (__m512d)(v)); } while (0)
+    __attribute__((target("avx512f"))) static void rcb_showdown8_avx512(
+            const rc_real* restrict r, const rc_real* restrict rb, rc_real* restrict out, rc_real* restrict outb,
+            const double* restrict amt, rc_real* restrict lose, const int* restrict groups, int G,
+            const int* restrict cards, double* restrict full8, rcb_pfq* pfq) {
+        rcb_v8d up[52], down[52];
+        const rcb_v8d zero = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        rcb_v8d tu = zero, td = zero, am = {amt[0], amt[1], amt[2], amt[3], amt[4], amt[5], amt[6], amt[7]};
+        for (int c = 0; c < 52; c++) { up[c] = zero; down[c] = zero; }
+        for (int i = 0; i < G; i++) {
+            int g = G - 1 - i;
+            int a0 = groups[i], a1 = groups[i + 1], b0 = groups[g], b1 = groups[g + 1];
+            if (pfq) rcb_pfq_step(pfq, (a1 - a0 + b1 - b0 + RCB_PFQ_HANDS - 1) / RCB_PFQ_HANDS);
+            if (i > g) {
+                for (int k = a0; k < a1; k++) {
+                    RC_CARDS(k);
+                    RCB_ST8(out + 4 * k, outb + 4 * k, ((tu - up[c0] - up[c1]) - RCB_LD8L(lose + 8 * k)) * am);
+                }
+            } else {
+                for (int k = a0; k < a1; k++) {
+                    RC_CARDS(k);
+                    RCB_ST8(out + 4 * k, outb + 4 * k, tu - up[c0] - up[c1]);
+                }
+            }
+            if (g <= i) {
+                for (int k = b0; k < b1; k++) {
+                    RC_CARDS(k);
+                    RCB_ST8(out + 4 * k, outb + 4 * k,
+                            (RCB_LD8(out + 4 * k, outb + 4 * k) - (td - down[c0] - down[c1])) * am);
+                }
+            } else {
+                for (int k = b0; k < b1; k++) {
+                    RC_CARDS(k);
+                    RCB_ST8L(lose + 8 * k, td - down[c0] - down[c1]);
+                }
+            }
+            for (int k = a0; k < a1; k++) {
+                RC_CARDS(k);
+                rcb_v8d x = RCB_LD8(r + 4 * k, rb + 4 * k);
+                tu += x;
+                up[c0] += x;
+                up[c1] += x;
+            }
+            for (int k = b0; k < b1; k++) {
+                RC_CARDS(k);
+                rcb_v8d x = RCB_LD8(r + 4 * k, rb + 4 * k);
+                td += x;
+                down[c0] += x;
+                down[c1] += x;
+            }
+        }
+        for (int j = 0; j < 8; j++) {
+            for (int c = 0; c < 52; c++) full8[53 * j + c] = up[c][j];
+            full8[53 * j + 52] = tu[j];
+        }
+    }
+    static void rcb_showdown8(const rc_real* restrict r, const rc_real* restrict rb, rc_real* restrict out,
+                              rc_real* restrict outb, const double* restrict amt, rc_real* restrict lose,
+                              const int* restrict groups, int G, const int* restrict cards, double* restrict full8,
+                              rcb_pfq* pfq) {
+        if (rcb_isa16_get() == 2) {  /* AVX-512 (simd_level_16bit(1) runs the two 4-lane sweeps instead) */
+            rcb_showdown8_avx512(r, rb, out, outb, amt, lose, groups, G, cards, full8, pfq);
+        } else {
+            rcb_showdown4(r, out, amt, lose, groups, G, cards, full8, pfq);
+            rcb_showdown4(rb, outb, amt + 4, lose, groups, G, cards, full8 + 4 * 53, pfq);
+        }
     }
     #else
     #define rcb_showdown4 rcb_showdown4_base
+    static void rcb_showdown8(const rc_real* restrict r, const rc_real* restrict rb, rc_real* restrict out,
+                              rc_real* restrict outb, const double* restrict amt, rc_real* restrict lose,
+                              const int* restrict groups, int G, const int* restrict cards, double* restrict full8,
+                              rcb_pfq* pfq) {
+        rcb_showdown4_base(r, out, amt, lose, groups, G, cards, full8, pfq);
+        rcb_showdown4_base(rb, outb, amt + 4, lose, groups, G, cards, full8 + 4 * 53, pfq);
+    }
     #endif
     /* The opponent's fold at its own decision (p's values there: amt x the opponent's mass compatible with each
        hand, the opponent's reach being opp x its fold row s), without forming that reach in memory: each x =
@@ -715,16 +865,27 @@ cdef extern from *:
         }
         rcb_fold_scaled_portable(r + k, sc + k, full, full_total, cards + 2 * k, amt, out + k, add, H - k);
     }
-    static void rcb_fold_scaled(const rc_real* restrict r, const rc_real* restrict sc, const int* restrict cards,
-                                double amt, rc_real* restrict out, int add, int H) {
-        double full[52], full_total;
-        rcb_card_sums_scaled(r, sc, cards, H, full, &full_total);
+    /* the values of a fold whose card sums are known (rcb_card_sums_scaled's or rcb_card_sums4's) */
+    static void rcb_fold_apply(const rc_real* restrict r, const rc_real* restrict sc, const double* restrict full,
+                               double full_total, const int* restrict cards, double amt, rc_real* restrict out,
+                               int add, int H) {
         if (rc_avx2 < 0)  /* the same value from every thread */
             rc_avx2 = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
         if (rc_avx2 == 2) rcb_fold_scaled_avx512(r, sc, full, full_total, cards, amt, out, add, H);
         else rcb_fold_scaled_portable(r, sc, full, full_total, cards, amt, out, add, H);
     }
+    static void rcb_fold_scaled(const rc_real* restrict r, const rc_real* restrict sc, const int* restrict cards,
+                                double amt, rc_real* restrict out, int add, int H) {
+        double full[52], full_total;
+        rcb_card_sums_scaled(r, sc, cards, H, full, &full_total);
+        rcb_fold_apply(r, sc, full, full_total, cards, amt, out, add, H);
+    }
     #else
+    static void rcb_fold_apply(const rc_real* restrict r, const rc_real* restrict sc, const double* restrict full,
+                               double full_total, const int* restrict cards, double amt, rc_real* restrict out,
+                               int add, int H) {
+        rcb_fold_scaled_portable(r, sc, full, full_total, cards, amt, out, add, H);
+    }
     static void rcb_fold_scaled(const rc_real* restrict r, const rc_real* restrict sc, const int* restrict cards,
                                 double amt, rc_real* restrict out, int add, int H) {
         double full[52], full_total;
@@ -732,15 +893,63 @@ cdef extern from *:
         rcb_fold_scaled_portable(r, sc, full, full_total, cards, amt, out, add, H);
     }
     #endif
-    /* Ask for a block in L2 ahead of its use (prefetcht1; `write`: the block will be written).  A river
-       subtree's regret and strategy-sum blocks are scattered over the tables and each is first read by one
-       streaming loop, which then waits on the cache misses of its block one after the other; requested all
-       at once at the river root, the misses overlap and the blocks (tens of KB) wait in L2. */
-    static void rcb_prefetch(const void* p, long bytes, int write) {
-        const char* c = (const char*)p;
-        if (write) for (long i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 1, 2);
-        else for (long i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 0, 2);
+    /* The opponent's folds of a river subtree four (eight) at a time: lanes [4 k + lane] of x = opp x fold row
+       (the storage-type products rcb_card_sums_scaled forms, stored by _sd_prepass), summed per card and in total
+       in double with rcb_card_sums_scaled's order per lane (two halves), so each lane's sums are its bit for bit;
+       rcb_fold_apply then gives the values.  One pass over the hands and their cards for up to 4 (8) folds instead
+       of one per fold.  full4 (4, 53): per lane the 52 card sums and the total. */
+    #define RCB_CARD_SUMS_LANES(V, NL, LD) { \
+        V a[52], b[52]; \
+        const V zero = {0}; \
+        V ta = zero, tb = zero; \
+        int half = H / 2; \
+        for (int c = 0; c < 52; c++) { a[c] = zero; b[c] = zero; } \
+        for (int k = 0; k < half; k++) { \
+            int j = k + half; \
+            { RC_CARDS(k); V v = LD(k); ta += v; a[c0] += v; a[c1] += v; } \
+            { RC_CARDS(j); V v = LD(j); tb += v; b[c0] += v; b[c1] += v; } \
+        } \
+        for (int k = 2 * half; k < H; k++) { RC_CARDS(k); V v = LD(k); tb += v; b[c0] += v; b[c1] += v; } \
+        for (int l = 0; l < NL; l++) { \
+            for (int c = 0; c < 52; c++) full[53 * l + c] = a[c][l] + b[c][l]; \
+            full[53 * l + 52] = ta[l] + tb[l]; \
+        } }
+    #define RCB_CS_LD4_BASE(k) RCB_LD4_BASE(x + 4 * (k))
+    static void rcb_card_sums4_base(const rc_real* restrict x, const int* restrict cards, int H, double* restrict full)
+        RCB_CARD_SUMS_LANES(rcb_v4d, 4, RCB_CS_LD4_BASE)
+    #ifdef RCB_SD4_CLONES
+    #define RCB_CS_LD4_AVX2(k) RCB_LD4_AVX2(x + 4 * (k))
+    __attribute__((target("avx2"))) static void rcb_card_sums4_avx2(const rc_real* restrict x, const int* restrict cards,
+                                                                   int H, double* restrict full)
+        RCB_CARD_SUMS_LANES(rcb_v4d, 4, RCB_CS_LD4_AVX2)
+    #define RCB_CS_LD8(k) RCB_LD8(x + 4 * (k), xb + 4 * (k))
+    __attribute__((target("avx512f"))) static void rcb_card_sums8_avx512(const rc_real* restrict x,
+            const rc_real* restrict xb, const int* restrict cards, int H, double* restrict full)
+        RCB_CARD_SUMS_LANES(rcb_v8d, 8, RCB_CS_LD8)
+    static void rcb_card_sums4(const rc_real* restrict x, const int* restrict cards, int H, double* restrict full) {
+        if (rcb_sd4_isa < 0)
+            rcb_sd4_isa = __builtin_cpu_supports("avx2") ? 1 : 0;
+        if (rcb_sd4_isa) rcb_card_sums4_avx2(x, cards, H, full);
+        else rcb_card_sums4_base(x, cards, H, full);
     }
+    /* lanes 0-3 from x, 4-7 from xb (two interleaved batches, as rcb_showdown8) */
+    static void rcb_card_sums8(const rc_real* restrict x, const rc_real* restrict xb, const int* restrict cards, int H,
+                               double* restrict full) {
+        if (rcb_isa16_get() == 2) {
+            rcb_card_sums8_avx512(x, xb, cards, H, full);
+        } else {
+            rcb_card_sums4(x, cards, H, full);
+            rcb_card_sums4(xb, cards, H, full + 4 * 53);
+        }
+    }
+    #else
+    #define rcb_card_sums4 rcb_card_sums4_base
+    static void rcb_card_sums8(const rc_real* restrict x, const rc_real* restrict xb, const int* restrict cards, int H,
+                               double* restrict full) {
+        rcb_card_sums4_base(x, cards, H, full);
+        rcb_card_sums4_base(xb, cards, H, full + 4 * 53);
+    }
+    #endif
     /* four rows (stride `stride`) into / out of the interleaved layout at once: 4 x 4 blocks transposed in
        registers (a lane at a time is a strided copy per element); pure data movement, the same bits */
     typedef rc_real rcb_v4n __attribute__((vector_size(4 * sizeof(rc_real))));  /* in registers */
@@ -845,9 +1054,23 @@ cdef extern from *:
         for (int j = 0; j < H; j++) row[j] += wl[j] * (double)((si > s[j]) - (si < s[j]));
     }
     """
+    ctypedef struct rcb_pfq:
+        pass
     void rcb_showdown4(const rc_real* r, rc_real* out, const double* amt, rc_real* lose, const int* groups, int G,
-                       const int* cards, double* full4) nogil
+                       const int* cards, double* full4, rcb_pfq* pfq) nogil
+    void rcb_showdown8(const rc_real* r, const rc_real* rb, rc_real* out, rc_real* outb, const double* amt,
+                       rc_real* lose, const int* groups, int G, const int* cards, double* full8, rcb_pfq* pfq) nogil
     void rcb_prefetch(const void* p, long bytes, int write) nogil
+    long rcb_pfq_size() nogil
+    void rcb_pfq_clear(rcb_pfq* q) nogil
+    void rcb_pfq_push(rcb_pfq* q, const void* p, long bytes) nogil
+    void rcb_pfq_flush(rcb_pfq* q) nogil
+    long long rcb_pfq_tag(const rcb_pfq* q) nogil
+    void rcb_pfq_set_tag(rcb_pfq* q, long long tag) nogil
+    void rcb_fold_apply(const rc_real* r, const rc_real* sc, const double* full, double full_total, const int* cards,
+                        double amt, rc_real* out, int add, int H) nogil
+    void rcb_card_sums4(const rc_real* x, const int* cards, int H, double* full) nogil
+    void rcb_card_sums8(const rc_real* x, const rc_real* xb, const int* cards, int H, double* full) nogil
     void rcb_fold_scaled(const rc_real* r, const rc_real* sc, const int* cards, double amt, rc_real* out, int add,
                          int H) nogil
     void rcb_release_heap() nogil
@@ -949,11 +1172,20 @@ cdef struct BTree:
     int sd_amax                   # most actions of a decision under a river root
     rc_real* sd_in                # (threads, 4 ceil(sd_max / 4), Hmax): opponent reach per showdown, a row each
     rc_real* sd_out               # alike: p's values per showdown
-    rc_real* sd_lose              # (threads, 3, 4 Hmax): sweep scratch, then a batch's interleaved reach and values
+    rc_real* sd_lose              # (threads, 6, 4 Hmax): sweep scratch (8 lanes), then two batches' interleaved reach
+                                  # and values
     double* sd_full               # (threads, 4 ceil(sd_max / 4), 53): per-card opponent mass and total per showdown
     rc_real* sd_strats            # (threads, sd_dmax, sd_amax, Hmax): the opponent's strategies of the subtree
     const int* sub_start          # (N + 1,) batching river root n: its decisions are sub_dec[sub_start[n]:sub_start[n + 1]]
     const int* sub_dec            # (prefetched at the root, see rcb_prefetch)
+    rcb_pfq* pfq                  # (threads + 1,) the next river subtree's blocks, requested during the sweeps
+    # the opponent's folds of a batching river subtree, their card sums four (eight) at a time (see _sd_batches)
+    const int* fd_slot            # (N,) fold below a batching river root: its index among the folds of its parent's
+                                  # player below that root, -1 elsewhere
+    const int* fd_count           # (N, 2) batching river root: the folds of each player's decisions below it
+    int fd_max                    # most folds of one player below one root (0: none batched)
+    rc_real* fd_in                # (threads, 4 ceil(fd_max / 4), Hmax): x = opp x fold row per fold, a row each
+    double* fd_full               # (threads, 4 ceil(fd_max / 4), 53): per fold its card sums and total
     # all-in run-outs by equity matrix (BoardRangeSolver, see _allin_values): ALLIN nodes valued in each pass
     # before the walk, all nodes of one board in one product with its matrix; the walk reads ext_vals
     int al_K                      # all-in nodes valued so (0: none)
@@ -1059,6 +1291,8 @@ cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
     for a in range(A):
         c = cs + a
         if t.node_type[c] == FOLD:
+            if t.fd_max > 0 and t.fd_slot[c] >= 0:  # opp x the fold row, for the batched card sums
+                rc_scale(_fd_row(t, t.fd_slot[c]), opp, strat + <Py_ssize_t>a * H, H)
             continue
         if t.node_type[c] == SHOWDOWN:  # straight into its lane's row (no copy in between)
             slot = t.sd_slot[c]
@@ -1069,34 +1303,49 @@ cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
         _sd_prepass(t, c, p, reach, rest, mode, regrets, ssum, lanes_in, strats, amts)
 
 
-cdef void _prefetch_subtree(BTree* t, int n, int p, const rc_real* regrets, const rc_real* ssum) noexcept nogil:
+cdef inline void _request(rcb_pfq* q, const void* ptr, long nbytes, int write) noexcept nogil:
+    if q != NULL:
+        rcb_pfq_push(q, ptr, nbytes)
+    else:
+        rcb_prefetch(ptr, nbytes, write)
+
+
+cdef void _prefetch_subtree(BTree* t, int n, int p, const rc_real* regrets, const rc_real* ssum,
+                            rcb_pfq* q) noexcept nogil:
     """Request the regret blocks of every decision below river root ``n`` (and the strategy sums of p's, which
-    its update writes) into L2 before the walk reads them (see rcb_prefetch)."""
+    its update writes) into L2 before the walk reads them (see rcb_prefetch): at once, or queued in ``q`` (not
+    NULL) for the showdown sweeps to request a few lines at a time (see rcb_pfq)."""
     cdef int i, d
     cdef long nbytes
     for i in range(t.sub_start[n], t.sub_start[n + 1]):
         d = t.sub_dec[i]
         if t.compressed:  # 16-bit tables: half the bytes
             nbytes = <long>t.num_children[d] * _H(t, d) * 2
-            rcb_prefetch(t.creg + t.node_offset[d], nbytes, t.node_player[d] == p)
+            _request(q, t.creg + t.node_offset[d], nbytes, t.node_player[d] == p)
             if t.node_player[d] == p:
-                rcb_prefetch(t.cssum + t.node_offset[d], nbytes, 1)
+                _request(q, t.cssum + t.node_offset[d], nbytes, 1)
             continue
         nbytes = <long>t.num_children[d] * _H(t, d) * sizeof(rc_real)
-        rcb_prefetch(regrets + t.node_offset[d], nbytes, t.node_player[d] == p)
+        _request(q, regrets + t.node_offset[d], nbytes, t.node_player[d] == p)
         if t.node_player[d] == p:
-            rcb_prefetch(ssum + t.node_offset[d], nbytes, 1)
+            _request(q, ssum + t.node_offset[d], nbytes, 1)
             if t.cum != NULL:
-                rcb_prefetch(t.cum + t.node_offset[d], nbytes, 1)
+                _request(q, t.cum + t.node_offset[d], nbytes, 1)
 
 
 cdef inline void _prefetch_next(BTree* t, int c, int end, int p, const rc_real* regrets,
-                               const rc_real* ssum) noexcept nogil:
-    """Request the blocks of the first walked chance child in ``[c, end)`` when it is a batching river root."""
+                               const rc_real* ssum, rcb_pfq* q) noexcept nogil:
+    """Request the blocks of the first walked chance child in ``[c, end)`` when it is a batching river root (at
+    once, or queued in ``q``)."""
     while c < end and t.is_copy[c]:
         c += 1
     if c < end and t.sd_count[c] >= 2:
-        _prefetch_subtree(t, c, p, regrets, ssum)
+        _prefetch_subtree(t, c, p, regrets, ssum, q)
+
+
+cdef inline rcb_pfq* _pfq(BTree* t) noexcept nogil:
+    """This thread's prefetch queue."""
+    return t.pfq + openmp.omp_get_thread_num()
 
 
 cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack, int mode, const rc_real* regrets,
@@ -1104,14 +1353,16 @@ cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
     """p's values (and the per-card opponent mass) of every showdown below river root ``n``, four sweeps at a
     time (rcb_showdown4), into this thread's batch buffers; :func:`_walk` then reads them at the showdowns
     (and the opponent's strategies at its decisions)."""
-    cdef int H = _H(t, n), S = t.sd_count[n], b, j, sp = t.node_space[n], G
+    cdef int H = _H(t, n), S = t.sd_count[n], b, j, sp = t.node_space[n], G, F
     cdef int tid = openmp.omp_get_thread_num()
     cdef Py_ssize_t lanes_len = <Py_ssize_t>((t.sd_max + 3) // 4) * 4 * t.Hmax
     cdef rc_real* lanes_in = t.sd_in + tid * lanes_len
     cdef rc_real* lanes_out = t.sd_out + tid * lanes_len
-    cdef rc_real* lose = t.sd_lose + <Py_ssize_t>tid * 12 * t.Hmax
-    cdef rc_real* in4 = lose + 4 * t.Hmax
-    cdef rc_real* out4 = lose + 8 * t.Hmax
+    cdef rc_real* lose = t.sd_lose + <Py_ssize_t>tid * 24 * t.Hmax
+    cdef rc_real* in4 = lose + 8 * t.Hmax
+    cdef rc_real* out4 = lose + 12 * t.Hmax
+    cdef rc_real* in4b = lose + 16 * t.Hmax
+    cdef rc_real* out4b = lose + 20 * t.Hmax
     cdef double* fulls = t.sd_full + <Py_ssize_t>tid * ((t.sd_max + 3) // 4) * 4 * 53
     cdef double amts[64]
     cdef const int* groups = t.space_groups + t.space_group_start[sp]
@@ -1125,11 +1376,46 @@ cdef void _sd_batches(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
         memset(lanes_in + <Py_ssize_t>j * t.Hmax, 0, H * sizeof(rc_real))
     b = 0
     while b < S:
+        if S - b > 4:  # eight showdowns in one sweep (rcb_showdown8), two batches of interleaved lanes
+            rcb_interleave4(in4, lanes_in + <Py_ssize_t>b * t.Hmax, t.Hmax, H)
+            rcb_interleave4(in4b, lanes_in + <Py_ssize_t>(b + 4) * t.Hmax, t.Hmax, H)
+            rcb_showdown8(in4, in4b, out4, out4b, amts + b, lose, groups, G, cards, fulls + 53 * b, _pfq(t))
+            rcb_deinterleave4(lanes_out + <Py_ssize_t>b * t.Hmax, t.Hmax, out4, H)
+            rcb_deinterleave4(lanes_out + <Py_ssize_t>(b + 4) * t.Hmax, t.Hmax, out4b, H)
+            b += 8
+            continue
         # four showdowns' rows into the sweep's interleaved lanes and its values back into rows
         rcb_interleave4(in4, lanes_in + <Py_ssize_t>b * t.Hmax, t.Hmax, H)
-        rcb_showdown4(in4, out4, amts + b, lose, groups, G, cards, fulls + 53 * b)
+        rcb_showdown4(in4, out4, amts + b, lose, groups, G, cards, fulls + 53 * b, _pfq(t))
         rcb_deinterleave4(lanes_out + <Py_ssize_t>b * t.Hmax, t.Hmax, out4, H)
         b += 4
+    # the opponent's folds (rows written by _sd_prepass): card sums four or eight at a time
+    if t.fd_max == 0:
+        return
+    F = t.fd_count[2 * n + 1 - p]
+    for j in range(F, (F + 3) // 4 * 4):  # rows of the last batch beyond F: nothing
+        memset(_fd_row(t, j), 0, H * sizeof(rc_real))
+    b = 0
+    while b < F:
+        if F - b > 4:
+            rcb_interleave4(in4, _fd_row(t, b), t.Hmax, H)
+            rcb_interleave4(in4b, _fd_row(t, b + 4), t.Hmax, H)
+            rcb_card_sums8(in4, in4b, cards, H, _fd_full(t, b))
+            b += 8
+        else:
+            rcb_interleave4(in4, _fd_row(t, b), t.Hmax, H)
+            rcb_card_sums4(in4, cards, H, _fd_full(t, b))
+            b += 4
+
+
+cdef inline rc_real* _fd_row(BTree* t, int slot) noexcept nogil:
+    """This thread's row of fold slot ``slot`` (x = opp x fold row, see _sd_prepass)."""
+    return t.fd_in + (<Py_ssize_t>openmp.omp_get_thread_num() * ((t.fd_max + 3) // 4) * 4 + slot) * t.Hmax
+
+
+cdef inline double* _fd_full(BTree* t, int slot) noexcept nogil:
+    """This thread's card sums (52 and the total) of fold slot ``slot`` (see _sd_batches)."""
+    return t.fd_full + (<Py_ssize_t>openmp.omp_get_thread_num() * ((t.fd_max + 3) // 4) * 4 + slot) * 53
 
 
 cdef inline rc_real* _sd_values(BTree* t, int n) noexcept nogil:
@@ -1189,6 +1475,7 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     cdef rc_real* cown
     cdef rc_real* cval
     cdef int have_full = 0, sd, ahead
+    cdef const double* f
     cdef int ty = t.node_type[n]
     if ty == FOLD:
         rc_card_sums(opp, cards, H, full, &full_total)
@@ -1204,7 +1491,7 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     cs = t.child_start[n]
     if t.sd_max > 0 and t.sd_count[n] >= 2:
         if mode == MODE_SOLVE and not (nested & 2):
-            _prefetch_subtree(t, n, p, regrets, ssum)
+            _prefetch_subtree(t, n, p, regrets, ssum, NULL)
         _sd_batches(t, n, p, opp, stack, mode, regrets, ssum)
     nested &= 1  # bit 2 (this subtree requested by the caller) is for this node only
     if ty == CHANCE:
@@ -1217,17 +1504,19 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
                 if not t.is_copy[cs + a]:
                     _add_child(t, cs + a, t.par_vals + (k + a) * t.Hmax, out)
         else:
-            # a river root's blocks are requested one child ahead (while the previous child is walked, so that they
-            # wait in L2 when its walk starts; see rcb_prefetch); the root then skips its own request (bit 2)
+            # a river root's blocks are requested one child ahead (queued while the previous child is walked, for
+            # its showdown sweeps to request a few lines at a time, so that they wait in L2 when its walk starts;
+            # see rcb_pfq); the root then skips its own request (bit 2).  The first child's at once.
             ahead = mode == MODE_SOLVE and t.sd_max > 0
             if ahead:
-                _prefetch_next(t, cs, cs + A, p, regrets, ssum)
+                _prefetch_next(t, cs, cs + A, p, regrets, ssum, NULL)
             for a in range(A):
                 c = cs + a
                 if t.is_copy[c]:
                     continue
                 if ahead:
-                    _prefetch_next(t, c + 1, cs + A, p, regrets, ssum)
+                    rcb_pfq_flush(_pfq(t))  # what the previous child's sweeps left of c's blocks
+                    _prefetch_next(t, c + 1, cs + A, p, regrets, ssum, _pfq(t))
                 Hc = _H(t, c)
                 map = t.maps + t.child_map[c]
                 copp = stack
@@ -1321,7 +1610,11 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     for a in range(A):
         c = cs + a
         if t.node_type[c] == FOLD:  # its values straight from opp x the fold row (rcb_fold_scaled)
-            rcb_fold_scaled(opp, strat + <Py_ssize_t>a * H, cards, t.amount[2 * c + p], out, a > 0, H)
+            if t.fd_max > 0 and t.fd_slot[c] >= 0:  # card sums from the river root's batches (_sd_batches)
+                f = _fd_full(t, t.fd_slot[c])
+                rcb_fold_apply(opp, strat + <Py_ssize_t>a * H, f, f[52], cards, t.amount[2 * c + p], out, a > 0, H)
+            else:
+                rcb_fold_scaled(opp, strat + <Py_ssize_t>a * H, cards, t.amount[2 * c + p], out, a > 0, H)
             continue
         if t.node_type[c] == SHOWDOWN and t.sd_max > 0 and t.sd_slot[c] >= 0:
             if a > 0:  # its values added from the batch buffers (no copy in between)
@@ -1467,7 +1760,8 @@ cdef void _pass(BTree* t, int p, const rc_real* opp, const rc_real* own, rc_real
     then walks the part above them, adding the children's values in child order.  Every node's arithmetic
     is that of the one-thread walk, so the iterates are the same bitwise for any thread count."""
     cdef long long k, ntasks
-    cdef int i, n, a, c, Hc, tid
+    cdef int i, n, a, c, Hc, tid, nested
+    cdef rcb_pfq* q
     cdef const int* map
     cdef rc_real* tstack
     cdef rc_real* copp
@@ -1498,11 +1792,38 @@ cdef void _pass(BTree* t, int p, const rc_real* opp, const rc_real* own, rc_real
         rcb_gather(copp, t.top_reach + <Py_ssize_t>(2 * i) * t.Hmax, map, Hc)
         if t.top_own:
             rcb_gather(cown, t.top_reach + <Py_ssize_t>(2 * i + 1) * t.Hmax, map, Hc)
+        nested = 1
+        if mode == MODE_SOLVE and t.sd_max > 0:
+            # a river root's blocks: queued by this thread's previous task when it guessed this one (the task
+            # `threads` ahead, which the dynamic schedule hands it when the threads keep pace), else at once; then
+            # the guess for its next task is queued for this task's sweeps (see rcb_pfq).  Hints only.
+            q = _pfq(t)
+            if rcb_pfq_tag(q) == k:
+                rcb_pfq_flush(q)
+            else:
+                rcb_pfq_clear(q)
+                _prefetch_task(t, k, p, regrets, ssum, NULL)
+            _prefetch_task(t, k + t.threads, p, regrets, ssum, q)
+            rcb_pfq_set_tag(q, k + t.threads)
+            nested = 3
         _walk(t, c, p, copp, cown if t.top_own else NULL, t.par_vals + k * t.Hmax, tstack + 2 * Hc, mode, regrets,
-              ssum, w, dcfr, pos, neg, 1)
+              ssum, w, dcfr, pos, neg, nested)
     t.phased = 1
     _walk(t, 0, p, opp, own, out, t.stacks, mode, regrets, ssum, w, dcfr, pos, neg, 0)
     t.phased = 0
+
+
+cdef void _prefetch_task(BTree* t, long long k, int p, const rc_real* regrets, const rc_real* ssum,
+                         rcb_pfq* q) noexcept nogil:
+    """Request (or queue in ``q``) the blocks of parallel task ``k`` when it is a batching river root."""
+    cdef int i, n, c
+    if k >= t.top_task[t.ntop]:
+        return
+    i = _top_of_task(t, k)
+    n = t.top_node[i]
+    c = t.child_start[n] + <int>(k - t.top_task[i])
+    if not t.is_copy[c] and t.sd_count[c] >= 2:
+        _prefetch_subtree(t, c, p, regrets, ssum, q)
 
 
 cdef inline int _top_of_task(BTree* t, long long k) noexcept nogil:
@@ -1594,7 +1915,10 @@ cdef class _Workspace:
     cdef tuple arrays
     cdef object compressed_arrays
     cdef rc_real[::1] stacks, par_vals, sd_in, sd_out, sd_lose, sd_strats, top_reach
-    cdef int[::1] sub_start, sub_dec
+    cdef int[::1] sub_start, sub_dec, fd_slot, fd_count
+    cdef rc_real[::1] fd_in
+    cdef double[::1] fd_full
+    cdef unsigned char[::1] pfq_buf
     cdef int[::1] top_id, top_node
     cdef long long[::1] top_task
     cdef unsigned char[::1] above_top
@@ -1614,7 +1938,7 @@ cdef class _Workspace:
         cdef const double[:, ::1] amount
         cdef const int[::1] sd_slot, sd_count, dec_slot
         cdef long long stack_len
-        cdef int max_children, N
+        cdef int max_children, N, qi
         (node_type, node_player, child_start, num_children, amount, node_space, node_offset, space_start,
          space_cards, space_group_start, space_groups, child_map, maps, iso_next, is_copy, stack_len,
          max_children, sd_slot, sd_count, dec_slot) = layout
@@ -1651,6 +1975,11 @@ cdef class _Workspace:
         self.t.stack_len = stack_len
         self.stacks = np.zeros((threads + 1 if threads > 1 else 1) * stack_len, dtype=REAL)
         self.t.stacks = &self.stacks[0]
+        # one prefetch queue per thread (zeros: empty)
+        self.pfq_buf = np.zeros((threads + 1) * rcb_pfq_size(), dtype=np.uint8)
+        self.t.pfq = <rcb_pfq*>&self.pfq_buf[0]
+        for qi in range(threads + 1):
+            rcb_pfq_clear(self.t.pfq + qi)
         self._top_tasks(threads)
         self.t.cum = NULL
         self.t.compressed = 0
@@ -1675,7 +2004,7 @@ cdef class _Workspace:
         lanes = ((self.t.sd_max + 3) // 4) * 4
         self.sd_in = np.zeros(max(1, nbuf * lanes * self.t.Hmax), dtype=REAL)
         self.sd_out = np.zeros(max(1, nbuf * lanes * self.t.Hmax), dtype=REAL)
-        self.sd_lose = np.zeros(max(1, nbuf * 12 * self.t.Hmax if self.t.sd_max else 1), dtype=REAL)
+        self.sd_lose = np.zeros(max(1, nbuf * 24 * self.t.Hmax if self.t.sd_max else 1), dtype=REAL)
         self.sd_full = np.zeros(max(1, nbuf * lanes * 53), dtype=np.float64)
         self.sd_strats = np.zeros(max(1, nbuf * self.t.sd_dmax * self.t.sd_amax * self.t.Hmax), dtype=REAL)
         self.t.sd_in = &self.sd_in[0]
@@ -1697,6 +2026,8 @@ cdef class _Workspace:
         cdef int N = t.N
         start = np.zeros(N + 1, dtype=np.int32)
         decs = np.zeros(1, dtype=np.int32)
+        fd_slot = np.full(N, -1, dtype=np.int32)
+        fd_count = np.zeros(2 * N, dtype=np.int32)
         if t.sd_max > 0:
             node_type = np.asarray(<const int[:N]>t.node_type)
             num_children = np.asarray(<const int[:N]>t.num_children)
@@ -1720,10 +2051,33 @@ cdef class _Workspace:
             sel = sel[np.lexsort((sel, root[sel]))]
             decs = np.ascontiguousarray(sel, dtype=np.int32) if len(sel) else decs
             start[1:] = np.cumsum(np.bincount(root[sel], minlength=N))
+            # folds below a batching root, numbered per (root, player of the folding decision) in node order
+            folds = np.flatnonzero((root >= 0) & (node_type == FOLD) & (parent >= 0))
+            if len(folds):
+                key = 2 * root[folds] + np.asarray(<const int[:N]>t.node_player)[parent[folds]]
+                order = np.lexsort((folds, key))
+                folds, key = folds[order], key[order]
+                first = np.r_[0, np.flatnonzero(np.diff(key)) + 1]
+                rank = np.arange(len(folds)) - np.repeat(first, np.diff(np.r_[first, len(folds)]))
+                fd_count[:] = np.bincount(key, minlength=2 * N)
+                fd_count[fd_count < FOLD_BATCH_MIN] = 0  # too few to gain from a batch: summed one by one
+                kept = fd_count[key] > 0
+                fd_slot[folds[kept]] = rank[kept]
         self.sub_start = start
         self.sub_dec = decs
         t.sub_start = &self.sub_start[0]
         t.sub_dec = &self.sub_dec[0]
+        self.fd_slot = fd_slot
+        self.fd_count = fd_count
+        t.fd_slot = &self.fd_slot[0]
+        t.fd_count = &self.fd_count[0]
+        t.fd_max = int(fd_count.max()) if N else 0
+        lanes = ((t.fd_max + 3) // 4) * 4
+        nbuf = t.threads if t.threads > 1 else 1
+        self.fd_in = np.zeros(max(1, nbuf * lanes * t.Hmax), dtype=REAL)
+        self.fd_full = np.zeros(max(1, nbuf * lanes * 53), dtype=np.float64)
+        t.fd_in = &self.fd_in[0]
+        t.fd_full = &self.fd_full[0]
 
     def set_allin(self, tuple allin):
         """Value the ALLIN nodes by equity matrix in every pass (see _allin_values).  ``allin``: ``(ext_off (N,)
@@ -2069,8 +2423,8 @@ cdef class BoardLeafKernel:
 
 def simd_level_16bit(int level):
     """Run the 16-bit storage's kernels on build ``level`` (2 AVX-512, 1 AVX2, 0 baseline; at most what the CPU
-    has) from now on, for tests that compare the builds (they must give the same bits); returns the level in
-    use before."""
+    has) from now on, for tests that compare the builds (they must give the same bits); below 2 the showdown
+    sweeps and fold sums of eight lanes run as two of four.  Returns the level in use before."""
     if level not in (0, 1, 2):
         raise ValueError(f"level must be 0, 1 or 2, got {level}")
     return rcb_isa16_set(level)

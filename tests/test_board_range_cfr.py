@@ -241,6 +241,53 @@ def test_batched_showdowns_equal_single_sweeps(flop, dtype, compression, threads
     assert on.exploitability() == off.exploitability()
 
 
+
+def _batches_off(solver):
+    """Switch ``solver``'s showdown and fold batches off in the layout tuple its kernel takes (every showdown swept
+    and every fold summed where the walk reaches it, every strategy formed there)."""
+    lay = solver.layout
+    unbatched = lay.layout[:17] + (np.full_like(lay.sd_slot, -1), np.zeros_like(lay.sd_count),
+                                   np.full_like(lay.dec_slot, -1))
+
+    class Off:
+        def __getattr__(self, name):
+            return unbatched if name == "layout" else getattr(lay, name)
+
+    solver.layout = Off()
+    return solver
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_eight_lane_sweeps_and_fold_batches_equal_single_sweeps(river, dtype):
+    """On the river spot (15 showdowns and 7 folds of each player below the root) the showdowns are swept eight
+    at a time (AVX-512: rcb_showdown8; two four-lane sweeps on the AVX2 build) and the opponent's folds summed per
+    card eight at a time: the iterates and the exploitability equal those of single sweeps and sums bitwise, on
+    the AVX-512 and the AVX2 builds alike."""
+    from cfrkit._kernels import range_cfr_board as kern64
+    from cfrkit._kernels import range_cfr_board32 as kern32
+
+    kern = kern32 if dtype == "float32" else kern64
+    g, tree, ranges = river
+    probe = BoardRangeSolver(tree, ranges=ranges, dtype=dtype)
+    lay = probe.layout
+    assert lay.sd_count.max() > 4  # an eight-lane sweep
+    folds = np.flatnonzero(lay.node_type == 1)
+    assert len(folds) >= 2 * kern.FOLD_BATCH_MIN  # both players' folds batched
+    runs = []
+    before = kern.simd_level_16bit(2)
+    try:
+        for level, batched in ((2, True), (1, True), (2, False)):
+            kern.simd_level_16bit(level)
+            s = BoardRangeSolver(tree, ranges=ranges, dtype=dtype, threads=1)
+            if not batched:
+                _batches_off(s)
+            s.run(7)
+            runs.append((s.regrets.copy(), s.strategy_sum.copy(), s.exploitability()))
+    finally:
+        kern.simd_level_16bit(before)
+    for reg, ssum, expl in runs[1:]:
+        assert np.array_equal(reg, runs[0][0]) and np.array_equal(ssum, runs[0][1]) and expl == runs[0][2]
+
 def test_bad_trees_and_arguments():
     g = PostflopPublicGame("AsKhTs", 100, 300, "50%, a", deck=DECK)
     with pytest.raises(GameError):
