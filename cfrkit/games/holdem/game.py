@@ -59,6 +59,7 @@ from cfrkit.games.holdem.definition import GameDefinition, load_definition, vali
 from cfrkit.games.registry import register
 
 _new_view = ActionView._make
+_new_state = object.__new__
 _MAX_MASK = 64 << 20  # ids: the largest legal_actions_mask (bytes) built
 DEFAULT_DEFINITION = "holdem.nolimit.2p.reverse_blinds"
 
@@ -180,22 +181,28 @@ class HoldemState(State):
         self._dealt = 0  # number of cards dealt so far
 
     def clone(self) -> "HoldemState":
-        new = HoldemState.__new__(HoldemState)
+        """An independent copy.  Lists this state never changes again are shared, not copied: a player's hole
+        cards once every hole card is dealt (``_deal`` appends only while dealing them; callers replace a hole list,
+        ``hole[p] = [...]``, never edit one) and the action lists of the rounds before the current one (actions are
+        appended to the current round's list only): the AIVAT walk clones a state per child it values."""
+        new = _new_state(HoldemState)
         new.game = self.game
         new.d = self.d
-        new._history = list(self._history)
-        new.hole = [list(h) for h in self.hole]
-        new.board = list(self.board)
+        new._history = self._history[:]
+        hole = self.hole
+        new.hole = hole[:] if self._dealt >= self.game._num_hole else [h[:] for h in hole]
+        new.board = self.board[:]
         new.round = self.round
-        new.spent = list(self.spent)
-        new.round_start = list(self.round_start)
-        new.folded = list(self.folded)
-        new.actors = list(self.actors)
-        new.acted = set(self.acted)
+        new.spent = self.spent[:]
+        new.round_start = self.round_start[:]
+        new.folded = self.folded[:]
+        new.actors = self.actors[:]
+        new.acted = self.acted.copy()
         new.raise_inc = self.raise_inc
         new.raise_count = self.raise_count
-        new.short_allins = list(self.short_allins)
-        new.actions = [list(a) for a in self.actions]
+        new.short_allins = self.short_allins[:]
+        actions = new.actions = self.actions[:]
+        actions[-1] = actions[-1][:]  # the current round's (the last: a round's list is added as it starts)
         new._terminal = self._terminal
         new._dealt = self._dealt
         return new
@@ -211,7 +218,11 @@ class HoldemState(State):
 
     def max_bet(self) -> int:
         """The largest bet of the current round (chips)."""
-        return max(map(_sub, self.spent, self.round_start))
+        spent, start = self.spent, self.round_start
+        if len(spent) == 2:  # heads-up (asked several times per action): the two bets compared inline
+            a, b = spent[0] - start[0], spent[1] - start[1]
+            return a if a >= b else b
+        return max(map(_sub, spent, start))
 
     def max_spent(self) -> int:
         """The largest total any player has put in (the amount to match)."""
@@ -228,7 +239,7 @@ class HoldemState(State):
         return min(self.remaining(p), self.max_bet() - self.bet(p))
 
     def num_active(self) -> int:
-        return sum(1 for f in self.folded if not f)
+        return self.folded.count(False)  # the flags are bools
 
     # ------------------------------------------------------------------ flow
     def cards_needed(self) -> int:
