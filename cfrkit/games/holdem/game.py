@@ -316,6 +316,15 @@ class HoldemState(State):
             return CHANCE
         return self.actors[0]
 
+    def is_terminal(self) -> bool:
+        return self._terminal  # current_player() == TERMINAL, without the call (asked at every step of a walk)
+
+    def is_chance_node(self) -> bool:
+        if self._terminal:  # current_player() == CHANCE, inline
+            return False
+        game = self.game
+        return self._dealt < game._num_hole or game._board_after[self.round] > len(self.board)
+
     def chance_outcomes(self) -> List[Tuple[int, float]]:
         if self.current_player() != CHANCE:
             raise GameError("chance_outcomes called at a non-chance node")
