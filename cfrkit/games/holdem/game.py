@@ -383,38 +383,41 @@ class HoldemState(State):
     # ------------------------------------------------------------------ legality
     def can_raise(self, p: Optional[int] = None) -> bool:
         """Whether the player to act may raise (see the module docstring for the rules)."""
+        return self.raise_range(p) is not None
+
+    def raise_range(self, p: Optional[int] = None) -> Optional[Tuple[int, int]]:
+        """``(min, max)`` legal raise-to totals (chips, ACPC ``r<N>``) of the player to act, or None when it may not
+        raise (:meth:`can_raise`; the bets and stacks read once for both)."""
         if p is None:
             p = self.current_player()
         if self._terminal or p < 0 or not self.actors or self.actors[0] != p:
-            return False
-        d = self.d
-        max_bet = self.max_bet()
-        to_call = min(self.remaining(p), max_bet - self.bet(p))
-        if to_call < self.raise_inc:
-            return False
-        if self.raise_count >= d.max_raises[self.round]:
-            return False
-        if self.short_allins and sum(self.short_allins) < self.raise_inc and p in self.acted:
-            return False
-        if self.remaining(p) <= max_bet - self.bet(p):
-            return False
-        for i in range(d.num_players):
-            if i != p and not self.folded[i] and d.stack[i] - self.round_start[i] > max_bet:
-                return True
-        return False
-
-    def raise_range(self, p: Optional[int] = None) -> Optional[Tuple[int, int]]:
-        """``(min, max)`` legal raise-to totals (chips, ACPC ``r<N>``) of the player to act, or None."""
-        if p is None:
-            p = self.current_player()
-        if not self.can_raise(p):
             return None
         d = self.d
+        max_bet = self.max_bet()
+        start = self.round_start
+        spent_p = self.spent[p]
+        bet = spent_p - start[p]
+        rem = d.stack[p] - spent_p
+        to_call = max_bet - bet
+        if min(rem, to_call) < self.raise_inc:
+            return None
+        if self.raise_count >= d.max_raises[self.round]:
+            return None
+        if self.short_allins and sum(self.short_allins) < self.raise_inc and p in self.acted:
+            return None
+        if rem <= to_call:
+            return None
+        folded, stack = self.folded, d.stack
+        for i in range(d.num_players):
+            if i != p and not folded[i] and stack[i] - start[i] > max_bet:
+                break
+        else:
+            return None
         street_min = d.raise_size[self.round] if d.is_limit else d.big_blind
-        cap = self.bet(p) + self.remaining(p)
-        lo = min(cap, max(self.raise_inc, street_min) + self.max_bet())
+        cap = bet + rem
+        lo = min(cap, max(self.raise_inc, street_min) + max_bet)
         hi = lo if d.is_limit else cap
-        return self.round_start[p] + lo, self.round_start[p] + hi
+        return start[p] + lo, start[p] + hi
 
     def _legal_actions(self, player: int) -> LegalActions:
         if player < 0 or player != self.current_player():
@@ -519,7 +522,7 @@ class HoldemState(State):
         self._history.append(int(action))
 
     def _apply_action(self, action: int) -> None:
-        if self.current_player() == CHANCE:
+        if self.is_chance_node():
             self._deal(action)
             return
         p = self.actors.pop(0)
