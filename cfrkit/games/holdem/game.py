@@ -354,17 +354,19 @@ class HoldemState(State):
         if self.round > 0:
             self.round_start = list(self.spent)
         opener = d.first_player[self.round]
-        order = [(opener + i) % n for i in range(n)]
-        totals = sorted(d.stack[p] - self.round_start[p] for p in range(n) if not self.folded[p])
+        stack, start, spent, folded = d.stack, self.round_start, self.spent, self.folded
+        totals = sorted([stack[p] - start[p] for p in range(n) if not folded[p]])
         second = totals[-2] if len(totals) > 1 else 0
         actors = []
-        for p in order:
-            if self.folded[p] or self.remaining(p) <= 0:
+        for i in range(n):  # from the opener on (remaining / bet inline: once per round, per seat)
+            p = (opener + i) % n
+            rem = stack[p] - spent[p]
+            if folded[p] or rem <= 0:
                 continue
-            if min(self.remaining(p), max(0, second - self.bet(p))) <= 0:
+            if min(rem, max(0, second - (spent[p] - start[p]))) <= 0:
                 continue
             actors.append(p)
-        if len(actors) == 1 and self.bet(actors[0]) >= self.max_bet():
+        if len(actors) == 1 and spent[actors[0]] - start[actors[0]] >= self.max_bet():
             actors = []
         self.actors = actors
         if not actors or self.num_active() <= 1:
@@ -532,8 +534,9 @@ class HoldemState(State):
             self.folded[p] = True
             self.actions[self.round].append((p, "f", 0))
         elif action == CALL:
-            self.spent[p] += min(self.remaining(p), self.max_bet() - self.bet(p))
-            self.actions[self.round].append((p, "c", self.spent[p]))
+            spent = self.spent  # remaining(p) and bet(p) inline
+            spent[p] += min(self.d.stack[p] - spent[p], self.max_bet() - (spent[p] - self.round_start[p]))
+            self.actions[self.round].append((p, "c", spent[p]))
         else:
             if self.d.is_limit:
                 total = self._limit_raise_to(p)
