@@ -262,3 +262,50 @@ def test_with_board_cards_equals_replaying_the_history_on_another_board(game):
         s.with_board_cards(0, [s.hole[0][0]])
     with pytest.raises(GameError, match="distinct unseen"):
         s.with_board_cards(0, [999])
+
+
+def _fields(s):
+    """Every field of a hold'em state that the rules read, as plain values (lists and sets copied)."""
+    return (s.history(), [list(h) for h in s.hole], list(s.board), s.round, list(s.spent), list(s.round_start),
+            list(s.folded), list(s.actors), sorted(s.acted), s.raise_inc, s.raise_count, list(s.short_allins),
+            [list(a) for a in s.actions], s._terminal, s._dealt)
+
+
+@pytest.mark.parametrize("game", ["holdem", "holdem(definition=holdem.limit.3p)", "holdem(definition=leduc.limit.2p)",
+                                  "holdem(definition=holdem.nolimit.3p,stacks=300;1000;150,antes=5;5;5)"])
+def test_clones_played_on_leave_the_original_as_replayed(game):
+    """``clone`` shares the lists a state no longer changes (complete hole cards, past rounds' actions): a clone
+    taken at every node and played to the end (cards, folds, calls, raises, new rounds), its hole lists replaced as
+    the views do, leaves the original field for field as it was, and plays as a fresh replay of its history."""
+    g = load(game)
+    rng = random.Random(5)
+
+    def step(s):
+        if s.is_chance_node():
+            s.apply_action(rng.choice([c for c, _ in s.chance_outcomes()]))
+        else:
+            legal = list(s.legal_actions()) if g.definition.is_limit else None
+            if legal is None:
+                lo_hi = s.raise_range()
+                legal = [FOLD, CALL] + ([raise_action(rng.randint(*lo_hi))] if lo_hi else [])
+                legal = [a for a in legal if s.is_legal(a)]
+            s.apply_action(rng.choice(legal))
+
+    clones = 0
+    for _ in range(60):
+        s = g.new_initial_state()
+        while not s.is_terminal():
+            before = _fields(s)
+            c = s.clone()
+            while not c.is_terminal():
+                step(c)
+            if c.hole and c.hole[0]:
+                c.hole[0] = list(c.hole[0])  # replaced, as poker views do; the original keeps its own
+            assert _fields(s) == before
+            replay = g.new_initial_state()
+            for a in c.history():
+                replay.apply_action(a)
+            assert _fields(replay) == _fields(c) and replay.returns() == c.returns()
+            clones += 1
+            step(s)
+    assert clones > 300

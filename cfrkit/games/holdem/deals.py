@@ -12,6 +12,8 @@ import numpy as np
 
 from cfrkit.games.base import GameError
 
+_DECKS: dict = {}  # (num_ranks, num_suits) -> int64[ranks * suits] read-only: GameDefinition.deck() as an array
+
 
 def deal_for_hand(game, seed: int, hand_index: int) -> List[int]:
     """The chance outcomes (card ids) of hand ``hand_index`` of a match seeded with ``seed``.
@@ -23,9 +25,13 @@ def deal_for_hand(game, seed: int, hand_index: int) -> List[int]:
         raise GameError(f"seed and hand index must be non-negative, got {seed}, {hand_index}")
     d = game.definition
     needed = d.num_players * d.num_hole_cards + d.total_board_cards(d.num_rounds)
-    deck = np.asarray(d.deck(), dtype=np.int64)
+    key = (d.num_ranks, d.num_suits)
+    deck = _DECKS.get(key)
+    if deck is None:  # the deck's ids as an array, built once per deck shape (17 us a deal on the shared machine)
+        deck = _DECKS[key] = np.asarray(d.deck(), dtype=np.int64)
+        deck.setflags(write=False)  # permutation shuffles a copy
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(hand_index)]))
-    return [int(c) for c in rng.permutation(deck)[:needed]]
+    return rng.permutation(deck)[:needed].tolist()  # Python ints, the same cards
 
 
 def deal_state(game, seed: int, hand_index: int):

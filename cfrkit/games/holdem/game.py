@@ -59,6 +59,7 @@ from cfrkit.games.holdem.definition import GameDefinition, load_definition, vali
 from cfrkit.games.registry import register
 
 _new_view = ActionView._make
+_new_state = object.__new__
 _MAX_MASK = 64 << 20  # ids: the largest legal_actions_mask (bytes) built
 DEFAULT_DEFINITION = "holdem.nolimit.2p.reverse_blinds"
 
@@ -180,22 +181,28 @@ class HoldemState(State):
         self._dealt = 0  # number of cards dealt so far
 
     def clone(self) -> "HoldemState":
-        new = HoldemState.__new__(HoldemState)
+        """An independent copy.  Lists this state never changes again are shared, not copied: a player's hole
+        cards once every hole card is dealt (``_deal`` appends only while dealing them; callers replace a hole list,
+        ``hole[p] = [...]``, never edit one) and the action lists of the rounds before the current one (actions are
+        appended to the current round's list only): the AIVAT walk clones a state per child it values."""
+        new = _new_state(HoldemState)
         new.game = self.game
         new.d = self.d
-        new._history = list(self._history)
-        new.hole = [list(h) for h in self.hole]
-        new.board = list(self.board)
+        new._history = self._history[:]
+        hole = self.hole
+        new.hole = hole[:] if self._dealt >= self.game._num_hole else [h[:] for h in hole]
+        new.board = self.board[:]
         new.round = self.round
-        new.spent = list(self.spent)
-        new.round_start = list(self.round_start)
-        new.folded = list(self.folded)
-        new.actors = list(self.actors)
-        new.acted = set(self.acted)
+        new.spent = self.spent[:]
+        new.round_start = self.round_start[:]
+        new.folded = self.folded[:]
+        new.actors = self.actors[:]
+        new.acted = self.acted.copy()
         new.raise_inc = self.raise_inc
         new.raise_count = self.raise_count
-        new.short_allins = list(self.short_allins)
-        new.actions = [list(a) for a in self.actions]
+        new.short_allins = self.short_allins[:]
+        actions = new.actions = self.actions[:]
+        actions[-1] = actions[-1][:]  # the current round's (the last: a round's list is added as it starts)
         new._terminal = self._terminal
         new._dealt = self._dealt
         return new
@@ -211,7 +218,11 @@ class HoldemState(State):
 
     def max_bet(self) -> int:
         """The largest bet of the current round (chips)."""
-        return max(map(_sub, self.spent, self.round_start))
+        spent, start = self.spent, self.round_start
+        if len(spent) == 2:  # heads-up (asked several times per action): the two bets compared inline
+            a, b = spent[0] - start[0], spent[1] - start[1]
+            return a if a >= b else b
+        return max(map(_sub, spent, start))
 
     def max_spent(self) -> int:
         """The largest total any player has put in (the amount to match)."""
@@ -228,7 +239,7 @@ class HoldemState(State):
         return min(self.remaining(p), self.max_bet() - self.bet(p))
 
     def num_active(self) -> int:
-        return sum(1 for f in self.folded if not f)
+        return self.folded.count(False)  # the flags are bools
 
     # ------------------------------------------------------------------ flow
     def cards_needed(self) -> int:
@@ -305,6 +316,15 @@ class HoldemState(State):
             return CHANCE
         return self.actors[0]
 
+    def is_terminal(self) -> bool:
+        return self._terminal  # current_player() == TERMINAL, without the call (asked at every step of a walk)
+
+    def is_chance_node(self) -> bool:
+        if self._terminal:  # current_player() == CHANCE, inline
+            return False
+        game = self.game
+        return self._dealt < game._num_hole or game._board_after[self.round] > len(self.board)
+
     def chance_outcomes(self) -> List[Tuple[int, float]]:
         if self.current_player() != CHANCE:
             raise GameError("chance_outcomes called at a non-chance node")
@@ -334,17 +354,19 @@ class HoldemState(State):
         if self.round > 0:
             self.round_start = list(self.spent)
         opener = d.first_player[self.round]
-        order = [(opener + i) % n for i in range(n)]
-        totals = sorted(d.stack[p] - self.round_start[p] for p in range(n) if not self.folded[p])
+        stack, start, spent, folded = d.stack, self.round_start, self.spent, self.folded
+        totals = sorted([stack[p] - start[p] for p in range(n) if not folded[p]])
         second = totals[-2] if len(totals) > 1 else 0
         actors = []
-        for p in order:
-            if self.folded[p] or self.remaining(p) <= 0:
+        for i in range(n):  # from the opener on (remaining / bet inline: once per round, per seat)
+            p = (opener + i) % n
+            rem = stack[p] - spent[p]
+            if folded[p] or rem <= 0:
                 continue
-            if min(self.remaining(p), max(0, second - self.bet(p))) <= 0:
+            if min(rem, max(0, second - (spent[p] - start[p]))) <= 0:
                 continue
             actors.append(p)
-        if len(actors) == 1 and self.bet(actors[0]) >= self.max_bet():
+        if len(actors) == 1 and spent[actors[0]] - start[actors[0]] >= self.max_bet():
             actors = []
         self.actors = actors
         if not actors or self.num_active() <= 1:
@@ -363,38 +385,41 @@ class HoldemState(State):
     # ------------------------------------------------------------------ legality
     def can_raise(self, p: Optional[int] = None) -> bool:
         """Whether the player to act may raise (see the module docstring for the rules)."""
+        return self.raise_range(p) is not None
+
+    def raise_range(self, p: Optional[int] = None) -> Optional[Tuple[int, int]]:
+        """``(min, max)`` legal raise-to totals (chips, ACPC ``r<N>``) of the player to act, or None when it may not
+        raise (:meth:`can_raise`; the bets and stacks read once for both)."""
         if p is None:
             p = self.current_player()
         if self._terminal or p < 0 or not self.actors or self.actors[0] != p:
-            return False
-        d = self.d
-        max_bet = self.max_bet()
-        to_call = min(self.remaining(p), max_bet - self.bet(p))
-        if to_call < self.raise_inc:
-            return False
-        if self.raise_count >= d.max_raises[self.round]:
-            return False
-        if self.short_allins and sum(self.short_allins) < self.raise_inc and p in self.acted:
-            return False
-        if self.remaining(p) <= max_bet - self.bet(p):
-            return False
-        for i in range(d.num_players):
-            if i != p and not self.folded[i] and d.stack[i] - self.round_start[i] > max_bet:
-                return True
-        return False
-
-    def raise_range(self, p: Optional[int] = None) -> Optional[Tuple[int, int]]:
-        """``(min, max)`` legal raise-to totals (chips, ACPC ``r<N>``) of the player to act, or None."""
-        if p is None:
-            p = self.current_player()
-        if not self.can_raise(p):
             return None
         d = self.d
+        max_bet = self.max_bet()
+        start = self.round_start
+        spent_p = self.spent[p]
+        bet = spent_p - start[p]
+        rem = d.stack[p] - spent_p
+        to_call = max_bet - bet
+        if min(rem, to_call) < self.raise_inc:
+            return None
+        if self.raise_count >= d.max_raises[self.round]:
+            return None
+        if self.short_allins and sum(self.short_allins) < self.raise_inc and p in self.acted:
+            return None
+        if rem <= to_call:
+            return None
+        folded, stack = self.folded, d.stack
+        for i in range(d.num_players):
+            if i != p and not folded[i] and stack[i] - start[i] > max_bet:
+                break
+        else:
+            return None
         street_min = d.raise_size[self.round] if d.is_limit else d.big_blind
-        cap = self.bet(p) + self.remaining(p)
-        lo = min(cap, max(self.raise_inc, street_min) + self.max_bet())
+        cap = bet + rem
+        lo = min(cap, max(self.raise_inc, street_min) + max_bet)
         hi = lo if d.is_limit else cap
-        return self.round_start[p] + lo, self.round_start[p] + hi
+        return start[p] + lo, start[p] + hi
 
     def _legal_actions(self, player: int) -> LegalActions:
         if player < 0 or player != self.current_player():
@@ -499,7 +524,7 @@ class HoldemState(State):
         self._history.append(int(action))
 
     def _apply_action(self, action: int) -> None:
-        if self.current_player() == CHANCE:
+        if self.is_chance_node():
             self._deal(action)
             return
         p = self.actors.pop(0)
@@ -509,8 +534,9 @@ class HoldemState(State):
             self.folded[p] = True
             self.actions[self.round].append((p, "f", 0))
         elif action == CALL:
-            self.spent[p] += min(self.remaining(p), self.max_bet() - self.bet(p))
-            self.actions[self.round].append((p, "c", self.spent[p]))
+            spent = self.spent  # remaining(p) and bet(p) inline
+            spent[p] += min(self.d.stack[p] - spent[p], self.max_bet() - (spent[p] - self.round_start[p]))
+            self.actions[self.round].append((p, "c", spent[p]))
         else:
             if self.d.is_limit:
                 total = self._limit_raise_to(p)
