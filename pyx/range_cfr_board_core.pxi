@@ -3,7 +3,7 @@
 import numpy as np
 cimport numpy as cnp
 cimport openmp
-from cython.parallel cimport prange
+from cython.parallel cimport prange, parallel
 from libc.stdlib cimport malloc, free
 from libc.math cimport pow
 from libc.string cimport memset, memcpy
@@ -559,6 +559,39 @@ cdef extern from *:
         while (q->i < q->len) rcb_pfq_step(q, 1 << 30);
         rcb_pfq_clear(q);
     }
+    /* Task ranges of _pass's parallel loop: thread i owns the tasks [lo, hi) of one 64-bit word (lo in the low
+       32 bits), takes them from the front, one at a time, and knows the next one it will take (so the prefetch
+       queue above is filled for a task the thread surely runs: with a shared dynamic schedule the guess "the
+       task `threads` ahead" missed whenever the threads drifted apart); a thread whose range is empty takes
+       tasks from the back of the fullest other range.  -1: nothing left. */
+    static long long rcb_seg_front(unsigned long long* s) {
+        unsigned long long v = __atomic_load_n(s, __ATOMIC_RELAXED), w;
+        do {
+            unsigned lo = (unsigned)v, hi = (unsigned)(v >> 32);
+            if (lo >= hi) return -1;
+            w = ((unsigned long long)hi << 32) | (unsigned long long)(lo + 1);
+        } while (!__atomic_compare_exchange_n(s, &v, w, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        return (long long)(unsigned)v;
+    }
+    static long long rcb_seg_back(unsigned long long* s) {
+        unsigned long long v = __atomic_load_n(s, __ATOMIC_RELAXED), w;
+        do {
+            unsigned lo = (unsigned)v, hi = (unsigned)(v >> 32);
+            if (lo >= hi) return -1;
+            w = ((unsigned long long)(hi - 1) << 32) | (unsigned long long)lo;
+        } while (!__atomic_compare_exchange_n(s, &v, w, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        return (long long)(unsigned)(v >> 32) - 1;
+    }
+    static long long rcb_seg_left(unsigned long long* s) {
+        unsigned long long v = __atomic_load_n(s, __ATOMIC_RELAXED);
+        unsigned lo = (unsigned)v, hi = (unsigned)(v >> 32);
+        return lo < hi ? (long long)(hi - lo) : 0;
+    }
+    static long long rcb_seg_hi(unsigned long long* s) { return (long long)(unsigned)(__atomic_load_n(s, __ATOMIC_RELAXED) >> 32); }
+    static long long rcb_seg_lo(unsigned long long* s) { return (long long)(unsigned)__atomic_load_n(s, __ATOMIC_RELAXED); }
+    static void rcb_seg_set(unsigned long long* s, long long lo, long long hi) {
+        __atomic_store_n(s, ((unsigned long long)hi << 32) | (unsigned long long)lo, __ATOMIC_RELAXED);
+    }
     /* Four showdown sweeps at once, one per lane (rc_showdown's operations in the same order per lane, so each
        lane's values are those of rc_showdown bit for bit): reach, values and `lose` interleaved ([4 k + lane]),
        `amt` (4,); full4 (4, 53): per lane the per-card opponent mass and its total (as rc_showdown's full). */
@@ -1067,6 +1100,12 @@ cdef extern from *:
     void rcb_pfq_flush(rcb_pfq* q) nogil
     long long rcb_pfq_tag(const rcb_pfq* q) nogil
     void rcb_pfq_set_tag(rcb_pfq* q, long long tag) nogil
+    long long rcb_seg_front(unsigned long long* s) nogil
+    long long rcb_seg_back(unsigned long long* s) nogil
+    long long rcb_seg_left(unsigned long long* s) nogil
+    long long rcb_seg_hi(unsigned long long* s) nogil
+    long long rcb_seg_lo(unsigned long long* s) nogil
+    void rcb_seg_set(unsigned long long* s, long long lo, long long hi) nogil
     void rcb_fold_apply(const rc_real* r, const rc_real* sc, const double* full, double full_total, const int* cards,
                         double amt, rc_real* out, int add, int H) nogil
     void rcb_card_sums4(const rc_real* x, const int* cards, int H, double* full) nogil
@@ -1147,6 +1186,9 @@ cdef struct BTree:
     const int* top_id             # (N,) a top chance node's index, -1 elsewhere
     const int* top_node           # (ntop,)
     const long long* top_task     # (ntop + 1,) first task (one per child, copies included) of each top chance node
+    const long long* top_split    # (threads + 1,) thread i's tasks at the start of a pass: [top_split[i], top_split[i + 1])
+                                  # (equal counts of walked tasks, copies not counted)
+    unsigned long long* seg       # (threads,) the tasks each thread has left in a pass (see rcb_seg_front)
     const unsigned char* above_top  # (N,) 1 where the subtree holds a top chance node (_collect walks only there)
     rc_real* top_reach            # (ntop, 2, Hmax): opponent's and own reach arriving at each top chance node
     int top_own                   # the pass carries p's own reach (else NULL at the top chance nodes)
@@ -1756,16 +1798,11 @@ cdef void _pass(BTree* t, int p, const rc_real* opp, const rc_real* own, rc_real
     On several threads, in three phases so that the threads meet once per pass instead of once per chance
     node (a turn tree has 31 chance nodes of about a millisecond each: on a loaded machine every fork and join
     waits for a descheduled thread): :func:`_collect` forms the reach at the top chance nodes, one parallel
-    loop (dynamic schedule) walks all their children, each thread with its own scratch, and :func:`_walk`
-    then walks the part above them, adding the children's values in child order.  Every node's arithmetic
-    is that of the one-thread walk, so the iterates are the same bitwise for any thread count."""
-    cdef long long k, ntasks
-    cdef int i, n, a, c, Hc, tid, nested
-    cdef rcb_pfq* q
-    cdef const int* map
-    cdef rc_real* tstack
-    cdef rc_real* copp
-    cdef rc_real* cown
+    region walks all their children (the tasks: each thread a contiguous range of them, then what is left of the
+    others', see :func:`_worker`), each thread with its own scratch, and :func:`_walk` then walks the part above
+    them, adding the children's values in child order.  Every node's arithmetic is that of the one-thread walk,
+    so the iterates are the same bitwise for any thread count and any order of the tasks."""
+    cdef int i
     if t.al_K > 0:
         _allin_values(t, p, opp, mode, regrets, ssum)
     if t.threads <= 1 or t.ntop == 0:
@@ -1773,44 +1810,98 @@ cdef void _pass(BTree* t, int p, const rc_real* opp, const rc_real* own, rc_real
         return
     t.top_own = 1 if own != NULL else 0
     _collect(t, 0, p, opp, own, t.stacks, mode, regrets, ssum)
-    ntasks = t.top_task[t.ntop]
-    i = 0
-    for k in prange(ntasks, num_threads=t.threads, schedule="dynamic"):
-        # the task's top chance node: the last one whose first task is at or before k
-        i = _top_of_task(t, k)
-        n = t.top_node[i]
-        a = <int>(k - t.top_task[i])
-        c = t.child_start[n] + a
-        if t.is_copy[c]:
-            continue
-        tid = openmp.omp_get_thread_num()
-        tstack = t.stacks + (tid + 1) * t.stack_len
-        Hc = _H(t, c)
-        map = t.maps + t.child_map[c]
-        copp = tstack
-        cown = tstack + Hc
-        rcb_gather(copp, t.top_reach + <Py_ssize_t>(2 * i) * t.Hmax, map, Hc)
-        if t.top_own:
-            rcb_gather(cown, t.top_reach + <Py_ssize_t>(2 * i + 1) * t.Hmax, map, Hc)
-        nested = 1
-        if mode == MODE_SOLVE and t.sd_max > 0:
-            # a river root's blocks: queued by this thread's previous task when it guessed this one (the task
-            # `threads` ahead, which the dynamic schedule hands it when the threads keep pace), else at once; then
-            # the guess for its next task is queued for this task's sweeps (see rcb_pfq).  Hints only.
-            q = _pfq(t)
-            if rcb_pfq_tag(q) == k:
-                rcb_pfq_flush(q)
-            else:
-                rcb_pfq_clear(q)
-                _prefetch_task(t, k, p, regrets, ssum, NULL)
-            _prefetch_task(t, k + t.threads, p, regrets, ssum, q)
-            rcb_pfq_set_tag(q, k + t.threads)
-            nested = 3
-        _walk(t, c, p, copp, cown if t.top_own else NULL, t.par_vals + k * t.Hmax, tstack + 2 * Hc, mode, regrets,
-              ssum, w, dcfr, pos, neg, nested)
+    for i in range(t.threads):
+        rcb_seg_set(t.seg + i, t.top_split[i], t.top_split[i + 1])
+    with parallel(num_threads=t.threads):
+        _worker(t, p, mode, regrets, ssum, w, dcfr, pos, neg)
     t.phased = 1
     _walk(t, 0, p, opp, own, out, t.stacks, mode, regrets, ssum, w, dcfr, pos, neg, 0)
     t.phased = 0
+
+
+cdef void _worker(BTree* t, int p, int mode, rc_real* regrets, rc_real* ssum, double w, int dcfr, double pos,
+                  double neg) noexcept nogil:
+    """One thread's part of :func:`_pass`'s parallel region: the tasks of its own range from the front (so the task
+    it will run next is known and its blocks are queued for the current task's sweeps, see rcb_pfq), then tasks
+    from the back of the fullest range left (a thread slowed by the machine's other work leaves its tail to the
+    others; their next task is the one below)."""
+    cdef int tid = openmp.omp_get_thread_num(), i, best
+    cdef long long k, g, left, most
+    while True:
+        k = rcb_seg_front(t.seg + tid) if tid < t.threads else -1
+        if k >= 0:
+            g = _next_walked(t, k + 1, rcb_seg_hi(t.seg + tid), 1)
+        else:
+            best = -1
+            most = 0
+            for i in range(t.threads):
+                left = rcb_seg_left(t.seg + i)
+                if left > most:
+                    most = left
+                    best = i
+            if best < 0:
+                break
+            k = rcb_seg_back(t.seg + best)
+            if k < 0:
+                continue
+            g = _next_walked(t, k - 1, rcb_seg_lo(t.seg + best) - 1, -1)
+        _task(t, k, g, tid, p, mode, regrets, ssum, w, dcfr, pos, neg)
+
+
+cdef inline int _task_child(BTree* t, long long k) noexcept nogil:
+    """The chance child that parallel task ``k`` walks."""
+    cdef int i = _top_of_task(t, k)
+    return t.child_start[t.top_node[i]] + <int>(k - t.top_task[i])
+
+
+cdef long long _next_walked(BTree* t, long long k, long long end, int step) noexcept nogil:
+    """The first task from ``k`` on (by ``step``, before ``end``) that is walked (not an isomorphic copy), -1: none."""
+    while k != end and t.is_copy[_task_child(t, k)]:
+        k += step
+    return k if k != end else -1
+
+
+cdef void _task(BTree* t, long long k, long long g, int tid, int p, int mode, rc_real* regrets, rc_real* ssum,
+                double w, int dcfr, double pos, double neg) noexcept nogil:
+    """Walk parallel task ``k`` on thread ``tid`` (its values into ``par_vals`` row ``k``); ``g``: the task this
+    thread takes next (-1: not known), whose blocks are queued for this task's sweeps."""
+    cdef int i, n, a, c, Hc, nested
+    cdef rcb_pfq* q
+    cdef const int* map
+    cdef rc_real* tstack
+    cdef rc_real* copp
+    cdef rc_real* cown
+    # the task's top chance node: the last one whose first task is at or before k
+    i = _top_of_task(t, k)
+    n = t.top_node[i]
+    a = <int>(k - t.top_task[i])
+    c = t.child_start[n] + a
+    if t.is_copy[c]:
+        return
+    tstack = t.stacks + (tid + 1) * t.stack_len
+    Hc = _H(t, c)
+    map = t.maps + t.child_map[c]
+    copp = tstack
+    cown = tstack + Hc
+    rcb_gather(copp, t.top_reach + <Py_ssize_t>(2 * i) * t.Hmax, map, Hc)
+    if t.top_own:
+        rcb_gather(cown, t.top_reach + <Py_ssize_t>(2 * i + 1) * t.Hmax, map, Hc)
+    nested = 1
+    if mode == MODE_SOLVE and t.sd_max > 0:
+        # a river root's blocks: queued by this thread's previous task when it knew this one would come next,
+        # else requested at once; then the next task's are queued for this task's sweeps.  Hints only.
+        q = t.pfq + tid
+        if rcb_pfq_tag(q) == k:
+            rcb_pfq_flush(q)
+        else:
+            rcb_pfq_clear(q)
+            _prefetch_task(t, k, p, regrets, ssum, NULL)
+        if g >= 0:
+            _prefetch_task(t, g, p, regrets, ssum, q)
+            rcb_pfq_set_tag(q, g)
+        nested = 3
+    _walk(t, c, p, copp, cown if t.top_own else NULL, t.par_vals + k * t.Hmax, tstack + 2 * Hc, mode, regrets,
+          ssum, w, dcfr, pos, neg, nested)
 
 
 cdef void _prefetch_task(BTree* t, long long k, int p, const rc_real* regrets, const rc_real* ssum,
@@ -1920,7 +2011,8 @@ cdef class _Workspace:
     cdef double[::1] fd_full
     cdef unsigned char[::1] pfq_buf
     cdef int[::1] top_id, top_node
-    cdef long long[::1] top_task
+    cdef long long[::1] top_task, top_split
+    cdef unsigned long long[::1] seg
     cdef unsigned char[::1] above_top
     cdef double[::1] sd_full
     cdef object allin_arrays
@@ -2208,6 +2300,19 @@ cdef class _Workspace:
         t.par_vals = &self.par_vals[0]
         t.top_own = 0
         t.phased = 0
+        # each thread's range of tasks: equal numbers of walked tasks (isomorphic copies cost nothing)
+        walked = np.zeros(max(ntask, 0), dtype=bool)
+        is_copy_arr = np.asarray(<const int[:N]>t.is_copy)
+        for c in range(ntop):
+            n = self.top_node[c]
+            walked[self.top_task[c]:self.top_task[c + 1]] = is_copy_arr[t.child_start[n]:t.child_start[n] + t.num_children[n]] == 0
+        idx = np.flatnonzero(walked)
+        T = max(threads, 1)
+        self.top_split = np.array([0] + [int(idx[i * len(idx) // T]) if len(idx) else 0 for i in range(1, T)] + [ntask],
+                                  dtype=np.int64)
+        self.seg = np.zeros(T, dtype=np.uint64)
+        t.top_split = &self.top_split[0]
+        t.seg = &self.seg[0]
 
     def set_compressed(self, short[::1] creg, unsigned short[::1] cssum, float[::1] reg_scale, float[::1] ssum_scale):
         """Use 16-bit storage: int16 regrets and uint16 strategy sums, one scale per node (see rcb_encode_i16)."""
