@@ -1225,6 +1225,7 @@ cdef struct BTree:
                                   # and values
     double* sd_full               # (threads, 4 ceil(sd_max / 4), 53): per-card opponent mass and total per showdown
     rc_real* sd_strats            # (threads, sd_dmax, sd_amax, Hmax): the opponent's strategies of the subtree
+    rc_real* sd_reach             # alike: the opponent's reach at each of those actions' children (see _sd_reach_row)
     const int* sub_start          # (N + 1,) batching river root n: its decisions are sub_dec[sub_start[n]:sub_start[n + 1]]
     const int* sub_dec            # (prefetched at the root, see rcb_prefetch)
     rcb_pfq* pfq                  # (threads + 1,) the next river subtree's blocks, requested during the sweeps
@@ -1305,6 +1306,12 @@ cdef void _node_strategy(BTree* t, int n, int mode, const rc_real* regrets, cons
         rcb_match(strat + <Py_ssize_t>a * H, rows + <Py_ssize_t>a * H, inv, uniform, mode == MODE_SOLVE, H)
 
 
+cdef inline rc_real* _sd_reach_row(BTree* t, const rc_real* strat_row) noexcept nogil:
+    """The row of ``sd_reach`` that mirrors row ``strat_row`` of ``sd_strats`` (an opponent's action below a river
+    root: the opponent's reach at that action's child, formed by :func:`_sd_prepass`, read by :func:`_walk`)."""
+    return t.sd_reach + (strat_row - t.sd_strats)
+
+
 cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack, int mode, const rc_real* regrets,
                      const rc_real* ssum, rc_real* lanes_in, rc_real* strats, double* amts) noexcept nogil:
     """Opponent reach at every showdown below river-subtree node ``n`` into its lane of ``lanes_in`` (and p's
@@ -1332,8 +1339,7 @@ cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
             _sd_prepass(t, cs + a, p, opp, stack, mode, regrets, ssum, lanes_in, strats, amts)
         return
     strat = strats + <Py_ssize_t>t.dec_slot[n] * t.sd_amax * t.Hmax
-    reach = stack
-    scratch = reach + H
+    scratch = stack
     dec = scratch + 3 * H
     rest = dec  # 16-bit storage: no decoded block here (regret matching reads the codes)
     _node_strategy(t, n, mode, regrets, ssum, strat, scratch, dec)
@@ -1348,6 +1354,7 @@ cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
             rc_scale(lanes_in + <Py_ssize_t>slot * t.Hmax, opp, strat + <Py_ssize_t>a * H, H)
             amts[slot] = t.amount[2 * c + p]
             continue
+        reach = _sd_reach_row(t, strat + <Py_ssize_t>a * H)  # kept for _walk (the same product)
         rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
         _sd_prepass(t, c, p, reach, rest, mode, regrets, ssum, lanes_in, strats, amts)
 
@@ -1517,6 +1524,8 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     cdef rc_real* strat
     cdef rc_real* childv
     cdef rc_real* reach
+    cdef const rc_real* r
+    cdef bint batched
     cdef rc_real* scratch
     cdef rc_real* rest
     cdef rc_real* dec
@@ -1584,7 +1593,8 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     rest = dec
     if t.compressed and t.node_player[n] == p:  # the update's new block (float scratch)
         rest = dec + <Py_ssize_t>2 * A * H
-    if t.node_player[n] != p and t.sd_max > 0 and t.dec_slot[n] >= 0:
+    batched = t.node_player[n] != p and t.sd_max > 0 and t.dec_slot[n] >= 0
+    if batched:
         # formed by _sd_batches at the river root of this pass
         strat = t.sd_strats + (<Py_ssize_t>openmp.omp_get_thread_num() * t.sd_dmax + t.dec_slot[n]) * t.sd_amax * t.Hmax
     elif mode == MODE_SOLVE or t.node_player[n] != p:
@@ -1661,16 +1671,19 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
             else:
                 rcb_fold_scaled(opp, strat + <Py_ssize_t>a * H, cards, t.amount[2 * c + p], out, a > 0, H)
             continue
+        r = reach
         if t.node_type[c] == SHOWDOWN and t.sd_max > 0 and t.sd_slot[c] >= 0:
             if a > 0:  # its values added from the batch buffers (no copy in between)
                 rc_add(out, _sd_values(t, c), H)
                 continue
+        elif batched:  # formed by _sd_prepass (opp x the same strategy row)
+            r = _sd_reach_row(t, strat + <Py_ssize_t>a * H)
         else:
             rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
         if a == 0:
-            _walk(t, c, p, reach, own, out, rest, mode, regrets, ssum, w, dcfr, pos, neg, nested)
+            _walk(t, c, p, r, own, out, rest, mode, regrets, ssum, w, dcfr, pos, neg, nested)
         else:
-            _walk(t, c, p, reach, own, childv, rest, mode, regrets, ssum, w, dcfr, pos, neg, nested)
+            _walk(t, c, p, r, own, childv, rest, mode, regrets, ssum, w, dcfr, pos, neg, nested)
             rc_add(out, childv, H)
 
 
@@ -2029,7 +2042,7 @@ cdef class _Workspace:
     cdef BTree t
     cdef tuple arrays
     cdef object compressed_arrays
-    cdef rc_real[::1] stacks, par_vals, sd_in, sd_out, sd_lose, sd_strats, top_reach, top_sum
+    cdef rc_real[::1] stacks, par_vals, sd_in, sd_out, sd_lose, sd_strats, sd_reach, top_reach, top_sum
     cdef int[::1] top_walked, top_left
     cdef int[::1] sub_start, sub_dec, fd_slot, fd_count
     cdef rc_real[::1] fd_in
@@ -2124,11 +2137,13 @@ cdef class _Workspace:
         self.sd_lose = np.zeros(max(1, nbuf * 24 * self.t.Hmax if self.t.sd_max else 1), dtype=REAL)
         self.sd_full = np.zeros(max(1, nbuf * lanes * 53), dtype=np.float64)
         self.sd_strats = np.zeros(max(1, nbuf * self.t.sd_dmax * self.t.sd_amax * self.t.Hmax), dtype=REAL)
+        self.sd_reach = np.zeros(max(1, nbuf * self.t.sd_dmax * self.t.sd_amax * self.t.Hmax), dtype=REAL)
         self.t.sd_in = &self.sd_in[0]
         self.t.sd_out = &self.sd_out[0]
         self.t.sd_lose = &self.sd_lose[0]
         self.t.sd_full = &self.sd_full[0]
         self.t.sd_strats = &self.sd_strats[0]
+        self.t.sd_reach = &self.sd_reach[0]
         self._subtree_decisions()
         self.t.al_K = 0
         if allin is not None:
