@@ -587,8 +587,12 @@ cdef extern from *:
         unsigned lo = (unsigned)v, hi = (unsigned)(v >> 32);
         return lo < hi ? (long long)(hi - lo) : 0;
     }
-    static long long rcb_seg_hi(unsigned long long* s) { return (long long)(unsigned)(__atomic_load_n(s, __ATOMIC_RELAXED) >> 32); }
-    static long long rcb_seg_lo(unsigned long long* s) { return (long long)(unsigned)__atomic_load_n(s, __ATOMIC_RELAXED); }
+    static long long rcb_seg_hi(unsigned long long* s) {
+        return (long long)(unsigned)(__atomic_load_n(s, __ATOMIC_RELAXED) >> 32);
+    }
+    static long long rcb_seg_lo(unsigned long long* s) {
+        return (long long)(unsigned)__atomic_load_n(s, __ATOMIC_RELAXED);
+    }
     /* one task of a top chance node done: how many are left (the thread that sees 0 sums the node's children;
        acquire-release, so it sees every other task's values) */
     static int rcb_count_down(int* c) { return __atomic_sub_fetch(c, 1, __ATOMIC_ACQ_REL); }
@@ -1190,8 +1194,8 @@ cdef struct BTree:
     const int* top_id             # (N,) a top chance node's index, -1 elsewhere
     const int* top_node           # (ntop,)
     const long long* top_task     # (ntop + 1,) first task (one per child, copies included) of each top chance node
-    const long long* top_split    # (threads + 1,) thread i's tasks at the start of a pass: [top_split[i], top_split[i + 1])
-                                  # (equal counts of walked tasks, copies not counted)
+    const long long* top_split    # (threads + 1,) thread i's tasks at the start of a pass: top_split[i] to
+                                  # top_split[i + 1] (equal counts of walked tasks, copies not counted)
     unsigned long long* seg       # (threads,) the tasks each thread has left in a pass (see rcb_seg_front)
     const unsigned char* above_top  # (N,) 1 where the subtree holds a top chance node (_collect walks only there)
     rc_real* top_reach            # (ntop, 2, Hmax): opponent's and own reach arriving at each top chance node
@@ -1931,7 +1935,7 @@ cdef void _sum_top(BTree* t, int i) noexcept nogil:
     """Top chance node ``i``'s children's values (their tasks' rows of ``par_vals``) added into its row of
     ``top_sum``, in child order (the order of :func:`_walk`'s serial loop, so the same result for any thread
     count): done inside the parallel region by the thread that finished the node's last task, not by the calling
-    thread after it (on the turn ~1,400 scatter-adds, 3-4% of an iteration, that only one thread would do)."""
+    thread after it (on the turn ~1,400 scatter-adds, 2-4% of an iteration, that only one thread would do)."""
     cdef int n = t.top_node[i], a, A = t.num_children[n], cs = t.child_start[n]
     cdef long long k = t.top_task[i]
     cdef rc_real* out = t.top_sum + <Py_ssize_t>i * t.Hmax
@@ -2345,14 +2349,15 @@ cdef class _Workspace:
         is_copy_arr = np.asarray(<const int[:N]>t.is_copy)
         for c in range(ntop):
             n = self.top_node[c]
-            walked[self.top_task[c]:self.top_task[c + 1]] = is_copy_arr[t.child_start[n]:t.child_start[n] + t.num_children[n]] == 0
+            walked[self.top_task[c]:self.top_task[c + 1]] = (
+                is_copy_arr[t.child_start[n]:t.child_start[n] + t.num_children[n]] == 0)
         idx = np.flatnonzero(walked)
         T = max(threads, 1)
         self.top_split = np.array([0] + [int(idx[i * len(idx) // T]) if len(idx) else 0 for i in range(1, T)] + [ntask],
                                   dtype=np.int64)
         self.seg = np.zeros(T, dtype=np.uint64)
-        self.top_walked = np.array([int(walked[self.top_task[c]:self.top_task[c + 1]].sum()) for c in range(ntop)] or [0],
-                                   dtype=np.int32)
+        self.top_walked = np.array(
+            [int(walked[self.top_task[c]:self.top_task[c + 1]].sum()) for c in range(ntop)] or [0], dtype=np.int32)
         self.top_left = np.zeros(max(ntop, 1), dtype=np.int32)
         self.top_sum = np.zeros(max(1, ntop * t.Hmax), dtype=REAL)
         t.top_walked = &self.top_walked[0]
