@@ -3,7 +3,7 @@
 import numpy as np
 cimport numpy as cnp
 cimport openmp
-from cython.parallel cimport prange
+from cython.parallel cimport prange, parallel
 from libc.stdlib cimport malloc, free
 from libc.math cimport pow
 from libc.string cimport memset, memcpy
@@ -559,6 +559,46 @@ cdef extern from *:
         while (q->i < q->len) rcb_pfq_step(q, 1 << 30);
         rcb_pfq_clear(q);
     }
+    /* Task ranges of _pass's parallel loop: thread i owns the tasks [lo, hi) of one 64-bit word (lo in the low
+       32 bits), takes them from the front, one at a time, and knows the next one it will take (so the prefetch
+       queue above is filled for a task the thread surely runs: with a shared dynamic schedule the guess "the
+       task `threads` ahead" missed whenever the threads drifted apart); a thread whose range is empty takes
+       tasks from the back of the fullest other range.  -1: nothing left. */
+    static long long rcb_seg_front(unsigned long long* s) {
+        unsigned long long v = __atomic_load_n(s, __ATOMIC_RELAXED), w;
+        do {
+            unsigned lo = (unsigned)v, hi = (unsigned)(v >> 32);
+            if (lo >= hi) return -1;
+            w = ((unsigned long long)hi << 32) | (unsigned long long)(lo + 1);
+        } while (!__atomic_compare_exchange_n(s, &v, w, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        return (long long)(unsigned)v;
+    }
+    static long long rcb_seg_back(unsigned long long* s) {
+        unsigned long long v = __atomic_load_n(s, __ATOMIC_RELAXED), w;
+        do {
+            unsigned lo = (unsigned)v, hi = (unsigned)(v >> 32);
+            if (lo >= hi) return -1;
+            w = ((unsigned long long)(hi - 1) << 32) | (unsigned long long)lo;
+        } while (!__atomic_compare_exchange_n(s, &v, w, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        return (long long)(unsigned)(v >> 32) - 1;
+    }
+    static long long rcb_seg_left(unsigned long long* s) {
+        unsigned long long v = __atomic_load_n(s, __ATOMIC_RELAXED);
+        unsigned lo = (unsigned)v, hi = (unsigned)(v >> 32);
+        return lo < hi ? (long long)(hi - lo) : 0;
+    }
+    static long long rcb_seg_hi(unsigned long long* s) {
+        return (long long)(unsigned)(__atomic_load_n(s, __ATOMIC_RELAXED) >> 32);
+    }
+    static long long rcb_seg_lo(unsigned long long* s) {
+        return (long long)(unsigned)__atomic_load_n(s, __ATOMIC_RELAXED);
+    }
+    /* one task of a top chance node done: how many are left (the thread that sees 0 sums the node's children;
+       acquire-release, so it sees every other task's values) */
+    static int rcb_count_down(int* c) { return __atomic_sub_fetch(c, 1, __ATOMIC_ACQ_REL); }
+    static void rcb_seg_set(unsigned long long* s, long long lo, long long hi) {
+        __atomic_store_n(s, ((unsigned long long)hi << 32) | (unsigned long long)lo, __ATOMIC_RELAXED);
+    }
     /* Four showdown sweeps at once, one per lane (rc_showdown's operations in the same order per lane, so each
        lane's values are those of rc_showdown bit for bit): reach, values and `lose` interleaved ([4 k + lane]),
        `amt` (4,); full4 (4, 53): per lane the per-card opponent mass and its total (as rc_showdown's full). */
@@ -1067,6 +1107,13 @@ cdef extern from *:
     void rcb_pfq_flush(rcb_pfq* q) nogil
     long long rcb_pfq_tag(const rcb_pfq* q) nogil
     void rcb_pfq_set_tag(rcb_pfq* q, long long tag) nogil
+    long long rcb_seg_front(unsigned long long* s) nogil
+    long long rcb_seg_back(unsigned long long* s) nogil
+    long long rcb_seg_left(unsigned long long* s) nogil
+    long long rcb_seg_hi(unsigned long long* s) nogil
+    long long rcb_seg_lo(unsigned long long* s) nogil
+    void rcb_seg_set(unsigned long long* s, long long lo, long long hi) nogil
+    int rcb_count_down(int* c) nogil
     void rcb_fold_apply(const rc_real* r, const rc_real* sc, const double* full, double full_total, const int* cards,
                         double amt, rc_real* out, int add, int H) nogil
     void rcb_card_sums4(const rc_real* x, const int* cards, int H, double* full) nogil
@@ -1147,8 +1194,14 @@ cdef struct BTree:
     const int* top_id             # (N,) a top chance node's index, -1 elsewhere
     const int* top_node           # (ntop,)
     const long long* top_task     # (ntop + 1,) first task (one per child, copies included) of each top chance node
+    const long long* top_split    # (threads + 1,) thread i's tasks at the start of a pass: top_split[i] to
+                                  # top_split[i + 1] (equal counts of walked tasks, copies not counted)
+    unsigned long long* seg       # (threads,) the tasks each thread has left in a pass (see rcb_seg_front)
     const unsigned char* above_top  # (N,) 1 where the subtree holds a top chance node (_collect walks only there)
     rc_real* top_reach            # (ntop, 2, Hmax): opponent's and own reach arriving at each top chance node
+    rc_real* top_sum              # (ntop, Hmax): each top chance node's children's values added up (see _sum_top)
+    const int* top_walked         # (ntop,) its walked (not copied) children
+    int* top_left                 # (ntop,) of those, not yet done in this pass
     int top_own                   # the pass carries p's own reach (else NULL at the top chance nodes)
     int phased                    # _walk is in the last phase: top chance nodes read their children's task values
     rc_real* cum                  # PDCFR+ (dcfr 4): the cumulative regrets (the regrets table then holds the predicted
@@ -1176,6 +1229,7 @@ cdef struct BTree:
                                   # and values
     double* sd_full               # (threads, 4 ceil(sd_max / 4), 53): per-card opponent mass and total per showdown
     rc_real* sd_strats            # (threads, sd_dmax, sd_amax, Hmax): the opponent's strategies of the subtree
+    rc_real* sd_reach             # alike: the opponent's reach at each of those actions' children (see _sd_reach_row)
     const int* sub_start          # (N + 1,) batching river root n: its decisions are sub_dec[sub_start[n]:sub_start[n + 1]]
     const int* sub_dec            # (prefetched at the root, see rcb_prefetch)
     rcb_pfq* pfq                  # (threads + 1,) the next river subtree's blocks, requested during the sweeps
@@ -1256,6 +1310,12 @@ cdef void _node_strategy(BTree* t, int n, int mode, const rc_real* regrets, cons
         rcb_match(strat + <Py_ssize_t>a * H, rows + <Py_ssize_t>a * H, inv, uniform, mode == MODE_SOLVE, H)
 
 
+cdef inline rc_real* _sd_reach_row(BTree* t, const rc_real* strat_row) noexcept nogil:
+    """The row of ``sd_reach`` that mirrors row ``strat_row`` of ``sd_strats`` (an opponent's action below a river
+    root: the opponent's reach at that action's child, formed by :func:`_sd_prepass`, read by :func:`_walk`)."""
+    return t.sd_reach + (strat_row - t.sd_strats)
+
+
 cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack, int mode, const rc_real* regrets,
                      const rc_real* ssum, rc_real* lanes_in, rc_real* strats, double* amts) noexcept nogil:
     """Opponent reach at every showdown below river-subtree node ``n`` into its lane of ``lanes_in`` (and p's
@@ -1283,8 +1343,7 @@ cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
             _sd_prepass(t, cs + a, p, opp, stack, mode, regrets, ssum, lanes_in, strats, amts)
         return
     strat = strats + <Py_ssize_t>t.dec_slot[n] * t.sd_amax * t.Hmax
-    reach = stack
-    scratch = reach + H
+    scratch = stack
     dec = scratch + 3 * H
     rest = dec  # 16-bit storage: no decoded block here (regret matching reads the codes)
     _node_strategy(t, n, mode, regrets, ssum, strat, scratch, dec)
@@ -1299,6 +1358,7 @@ cdef void _sd_prepass(BTree* t, int n, int p, const rc_real* opp, rc_real* stack
             rc_scale(lanes_in + <Py_ssize_t>slot * t.Hmax, opp, strat + <Py_ssize_t>a * H, H)
             amts[slot] = t.amount[2 * c + p]
             continue
+        reach = _sd_reach_row(t, strat + <Py_ssize_t>a * H)  # kept for _walk (the same product)
         rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
         _sd_prepass(t, c, p, reach, rest, mode, regrets, ssum, lanes_in, strats, amts)
 
@@ -1468,6 +1528,8 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     cdef rc_real* strat
     cdef rc_real* childv
     cdef rc_real* reach
+    cdef const rc_real* r
+    cdef bint batched
     cdef rc_real* scratch
     cdef rc_real* rest
     cdef rc_real* dec
@@ -1497,12 +1559,8 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     if ty == CHANCE:
         memset(out, 0, H * sizeof(rc_real))
         if t.phased and not (nested & 1):
-            # the children ran as tasks of _pass's parallel loop: add their values in child order (the order of
-            # the serial loop below, so the same result for any thread count)
-            k = t.top_task[t.top_id[n]]
-            for a in range(A):
-                if not t.is_copy[cs + a]:
-                    _add_child(t, cs + a, t.par_vals + (k + a) * t.Hmax, out)
+            # the children ran as tasks of _pass's parallel region, which added their values (see _sum_top)
+            memcpy(out, t.top_sum + <Py_ssize_t>t.top_id[n] * t.Hmax, H * sizeof(rc_real))
         else:
             # a river root's blocks are requested one child ahead (queued while the previous child is walked, for
             # its showdown sweeps to request a few lines at a time, so that they wait in L2 when its walk starts;
@@ -1539,7 +1597,8 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
     rest = dec
     if t.compressed and t.node_player[n] == p:  # the update's new block (float scratch)
         rest = dec + <Py_ssize_t>2 * A * H
-    if t.node_player[n] != p and t.sd_max > 0 and t.dec_slot[n] >= 0:
+    batched = t.node_player[n] != p and t.sd_max > 0 and t.dec_slot[n] >= 0
+    if batched:
         # formed by _sd_batches at the river root of this pass
         strat = t.sd_strats + (<Py_ssize_t>openmp.omp_get_thread_num() * t.sd_dmax + t.dec_slot[n]) * t.sd_amax * t.Hmax
     elif mode == MODE_SOLVE or t.node_player[n] != p:
@@ -1616,16 +1675,19 @@ cdef void _walk(BTree* t, int n, int p, const rc_real* opp, const rc_real* own, 
             else:
                 rcb_fold_scaled(opp, strat + <Py_ssize_t>a * H, cards, t.amount[2 * c + p], out, a > 0, H)
             continue
+        r = reach
         if t.node_type[c] == SHOWDOWN and t.sd_max > 0 and t.sd_slot[c] >= 0:
             if a > 0:  # its values added from the batch buffers (no copy in between)
                 rc_add(out, _sd_values(t, c), H)
                 continue
+        elif batched:  # formed by _sd_prepass (opp x the same strategy row)
+            r = _sd_reach_row(t, strat + <Py_ssize_t>a * H)
         else:
             rc_scale(reach, opp, strat + <Py_ssize_t>a * H, H)
         if a == 0:
-            _walk(t, c, p, reach, own, out, rest, mode, regrets, ssum, w, dcfr, pos, neg, nested)
+            _walk(t, c, p, r, own, out, rest, mode, regrets, ssum, w, dcfr, pos, neg, nested)
         else:
-            _walk(t, c, p, reach, own, childv, rest, mode, regrets, ssum, w, dcfr, pos, neg, nested)
+            _walk(t, c, p, r, own, childv, rest, mode, regrets, ssum, w, dcfr, pos, neg, nested)
             rc_add(out, childv, H)
 
 
@@ -1756,16 +1818,12 @@ cdef void _pass(BTree* t, int p, const rc_real* opp, const rc_real* own, rc_real
     On several threads, in three phases so that the threads meet once per pass instead of once per chance
     node (a turn tree has 31 chance nodes of about a millisecond each: on a loaded machine every fork and join
     waits for a descheduled thread): :func:`_collect` forms the reach at the top chance nodes, one parallel
-    loop (dynamic schedule) walks all their children, each thread with its own scratch, and :func:`_walk`
-    then walks the part above them, adding the children's values in child order.  Every node's arithmetic
-    is that of the one-thread walk, so the iterates are the same bitwise for any thread count."""
-    cdef long long k, ntasks
-    cdef int i, n, a, c, Hc, tid, nested
-    cdef rcb_pfq* q
-    cdef const int* map
-    cdef rc_real* tstack
-    cdef rc_real* copp
-    cdef rc_real* cown
+    region walks all their children (the tasks: each thread a contiguous range of them, then what is left of the
+    others', see :func:`_worker`), each thread with its own scratch, the thread that finishes a top chance node's
+    last task adding up its children's values in child order (:func:`_sum_top`), and :func:`_walk` then walks the
+    part above them.  Every node's arithmetic is that of the one-thread walk,
+    so the iterates are the same bitwise for any thread count and any order of the tasks."""
+    cdef int i
     if t.al_K > 0:
         _allin_values(t, p, opp, mode, regrets, ssum)
     if t.threads <= 1 or t.ntop == 0:
@@ -1773,44 +1831,118 @@ cdef void _pass(BTree* t, int p, const rc_real* opp, const rc_real* own, rc_real
         return
     t.top_own = 1 if own != NULL else 0
     _collect(t, 0, p, opp, own, t.stacks, mode, regrets, ssum)
-    ntasks = t.top_task[t.ntop]
-    i = 0
-    for k in prange(ntasks, num_threads=t.threads, schedule="dynamic"):
-        # the task's top chance node: the last one whose first task is at or before k
-        i = _top_of_task(t, k)
-        n = t.top_node[i]
-        a = <int>(k - t.top_task[i])
-        c = t.child_start[n] + a
-        if t.is_copy[c]:
-            continue
-        tid = openmp.omp_get_thread_num()
-        tstack = t.stacks + (tid + 1) * t.stack_len
-        Hc = _H(t, c)
-        map = t.maps + t.child_map[c]
-        copp = tstack
-        cown = tstack + Hc
-        rcb_gather(copp, t.top_reach + <Py_ssize_t>(2 * i) * t.Hmax, map, Hc)
-        if t.top_own:
-            rcb_gather(cown, t.top_reach + <Py_ssize_t>(2 * i + 1) * t.Hmax, map, Hc)
-        nested = 1
-        if mode == MODE_SOLVE and t.sd_max > 0:
-            # a river root's blocks: queued by this thread's previous task when it guessed this one (the task
-            # `threads` ahead, which the dynamic schedule hands it when the threads keep pace), else at once; then
-            # the guess for its next task is queued for this task's sweeps (see rcb_pfq).  Hints only.
-            q = _pfq(t)
-            if rcb_pfq_tag(q) == k:
-                rcb_pfq_flush(q)
-            else:
-                rcb_pfq_clear(q)
-                _prefetch_task(t, k, p, regrets, ssum, NULL)
-            _prefetch_task(t, k + t.threads, p, regrets, ssum, q)
-            rcb_pfq_set_tag(q, k + t.threads)
-            nested = 3
-        _walk(t, c, p, copp, cown if t.top_own else NULL, t.par_vals + k * t.Hmax, tstack + 2 * Hc, mode, regrets,
-              ssum, w, dcfr, pos, neg, nested)
+    for i in range(t.threads):
+        rcb_seg_set(t.seg + i, t.top_split[i], t.top_split[i + 1])
+    for i in range(t.ntop):
+        t.top_left[i] = t.top_walked[i]
+        if t.top_walked[i] == 0:  # (no task counts it down)
+            memset(t.top_sum + <Py_ssize_t>i * t.Hmax, 0, t.Hmax * sizeof(rc_real))
+    with parallel(num_threads=t.threads):
+        _worker(t, p, mode, regrets, ssum, w, dcfr, pos, neg)
     t.phased = 1
     _walk(t, 0, p, opp, own, out, t.stacks, mode, regrets, ssum, w, dcfr, pos, neg, 0)
     t.phased = 0
+
+
+cdef void _worker(BTree* t, int p, int mode, rc_real* regrets, rc_real* ssum, double w, int dcfr, double pos,
+                  double neg) noexcept nogil:
+    """One thread's part of :func:`_pass`'s parallel region: the tasks of its own range from the front (so the task
+    it will run next is known and its blocks are queued for the current task's sweeps, see rcb_pfq), then tasks
+    from the back of the fullest range left (a thread slowed by the machine's other work leaves its tail to the
+    others; their next task is the one below)."""
+    cdef int tid = openmp.omp_get_thread_num(), i, best
+    cdef long long k, g, left, most
+    while True:
+        k = rcb_seg_front(t.seg + tid) if tid < t.threads else -1
+        if k >= 0:
+            g = _next_walked(t, k + 1, rcb_seg_hi(t.seg + tid), 1)
+        else:
+            best = -1
+            most = 0
+            for i in range(t.threads):
+                left = rcb_seg_left(t.seg + i)
+                if left > most:
+                    most = left
+                    best = i
+            if best < 0:
+                break
+            k = rcb_seg_back(t.seg + best)
+            if k < 0:
+                continue
+            g = _next_walked(t, k - 1, rcb_seg_lo(t.seg + best) - 1, -1)
+        _task(t, k, g, tid, p, mode, regrets, ssum, w, dcfr, pos, neg)
+
+
+cdef inline int _task_child(BTree* t, long long k) noexcept nogil:
+    """The chance child that parallel task ``k`` walks."""
+    cdef int i = _top_of_task(t, k)
+    return t.child_start[t.top_node[i]] + <int>(k - t.top_task[i])
+
+
+cdef long long _next_walked(BTree* t, long long k, long long end, int step) noexcept nogil:
+    """The first task from ``k`` on (by ``step``, before ``end``) that is walked (not an isomorphic copy), -1: none."""
+    while k != end and t.is_copy[_task_child(t, k)]:
+        k += step
+    return k if k != end else -1
+
+
+cdef void _task(BTree* t, long long k, long long g, int tid, int p, int mode, rc_real* regrets, rc_real* ssum,
+                double w, int dcfr, double pos, double neg) noexcept nogil:
+    """Walk parallel task ``k`` on thread ``tid`` (its values into ``par_vals`` row ``k``); ``g``: the task this
+    thread takes next (-1: not known), whose blocks are queued for this task's sweeps."""
+    cdef int i, n, a, c, Hc, nested
+    cdef rcb_pfq* q
+    cdef const int* map
+    cdef rc_real* tstack
+    cdef rc_real* copp
+    cdef rc_real* cown
+    # the task's top chance node: the last one whose first task is at or before k
+    i = _top_of_task(t, k)
+    n = t.top_node[i]
+    a = <int>(k - t.top_task[i])
+    c = t.child_start[n] + a
+    if t.is_copy[c]:
+        return
+    tstack = t.stacks + (tid + 1) * t.stack_len
+    Hc = _H(t, c)
+    map = t.maps + t.child_map[c]
+    copp = tstack
+    cown = tstack + Hc
+    rcb_gather(copp, t.top_reach + <Py_ssize_t>(2 * i) * t.Hmax, map, Hc)
+    if t.top_own:
+        rcb_gather(cown, t.top_reach + <Py_ssize_t>(2 * i + 1) * t.Hmax, map, Hc)
+    nested = 1
+    if mode == MODE_SOLVE and t.sd_max > 0:
+        # a river root's blocks: queued by this thread's previous task when it knew this one would come next,
+        # else requested at once; then the next task's are queued for this task's sweeps.  Hints only.
+        q = t.pfq + tid
+        if rcb_pfq_tag(q) == k:
+            rcb_pfq_flush(q)
+        else:
+            rcb_pfq_clear(q)
+            _prefetch_task(t, k, p, regrets, ssum, NULL)
+        if g >= 0:
+            _prefetch_task(t, g, p, regrets, ssum, q)
+            rcb_pfq_set_tag(q, g)
+        nested = 3
+    _walk(t, c, p, copp, cown if t.top_own else NULL, t.par_vals + k * t.Hmax, tstack + 2 * Hc, mode, regrets,
+          ssum, w, dcfr, pos, neg, nested)
+    if rcb_count_down(t.top_left + i) == 0:
+        _sum_top(t, i)
+
+
+cdef void _sum_top(BTree* t, int i) noexcept nogil:
+    """Top chance node ``i``'s children's values (their tasks' rows of ``par_vals``) added into its row of
+    ``top_sum``, in child order (the order of :func:`_walk`'s serial loop, so the same result for any thread
+    count): done inside the parallel region by the thread that finished the node's last task, not by the calling
+    thread after it (on the turn ~1,400 scatter-adds, 2-4% of an iteration, that only one thread would do)."""
+    cdef int n = t.top_node[i], a, A = t.num_children[n], cs = t.child_start[n]
+    cdef long long k = t.top_task[i]
+    cdef rc_real* out = t.top_sum + <Py_ssize_t>i * t.Hmax
+    memset(out, 0, _H(t, n) * sizeof(rc_real))
+    for a in range(A):
+        if not t.is_copy[cs + a]:
+            _add_child(t, cs + a, t.par_vals + (k + a) * t.Hmax, out)
 
 
 cdef void _prefetch_task(BTree* t, long long k, int p, const rc_real* regrets, const rc_real* ssum,
@@ -1914,13 +2046,15 @@ cdef class _Workspace:
     cdef BTree t
     cdef tuple arrays
     cdef object compressed_arrays
-    cdef rc_real[::1] stacks, par_vals, sd_in, sd_out, sd_lose, sd_strats, top_reach
+    cdef rc_real[::1] stacks, par_vals, sd_in, sd_out, sd_lose, sd_strats, sd_reach, top_reach, top_sum
+    cdef int[::1] top_walked, top_left
     cdef int[::1] sub_start, sub_dec, fd_slot, fd_count
     cdef rc_real[::1] fd_in
     cdef double[::1] fd_full
     cdef unsigned char[::1] pfq_buf
     cdef int[::1] top_id, top_node
-    cdef long long[::1] top_task
+    cdef long long[::1] top_task, top_split
+    cdef unsigned long long[::1] seg
     cdef unsigned char[::1] above_top
     cdef double[::1] sd_full
     cdef object allin_arrays
@@ -2007,11 +2141,13 @@ cdef class _Workspace:
         self.sd_lose = np.zeros(max(1, nbuf * 24 * self.t.Hmax if self.t.sd_max else 1), dtype=REAL)
         self.sd_full = np.zeros(max(1, nbuf * lanes * 53), dtype=np.float64)
         self.sd_strats = np.zeros(max(1, nbuf * self.t.sd_dmax * self.t.sd_amax * self.t.Hmax), dtype=REAL)
+        self.sd_reach = np.zeros(max(1, nbuf * self.t.sd_dmax * self.t.sd_amax * self.t.Hmax), dtype=REAL)
         self.t.sd_in = &self.sd_in[0]
         self.t.sd_out = &self.sd_out[0]
         self.t.sd_lose = &self.sd_lose[0]
         self.t.sd_full = &self.sd_full[0]
         self.t.sd_strats = &self.sd_strats[0]
+        self.t.sd_reach = &self.sd_reach[0]
         self._subtree_decisions()
         self.t.al_K = 0
         if allin is not None:
@@ -2208,6 +2344,27 @@ cdef class _Workspace:
         t.par_vals = &self.par_vals[0]
         t.top_own = 0
         t.phased = 0
+        # each thread's range of tasks: equal numbers of walked tasks (isomorphic copies cost nothing)
+        walked = np.zeros(max(ntask, 0), dtype=bool)
+        is_copy_arr = np.asarray(<const int[:N]>t.is_copy)
+        for c in range(ntop):
+            n = self.top_node[c]
+            walked[self.top_task[c]:self.top_task[c + 1]] = (
+                is_copy_arr[t.child_start[n]:t.child_start[n] + t.num_children[n]] == 0)
+        idx = np.flatnonzero(walked)
+        T = max(threads, 1)
+        self.top_split = np.array([0] + [int(idx[i * len(idx) // T]) if len(idx) else 0 for i in range(1, T)] + [ntask],
+                                  dtype=np.int64)
+        self.seg = np.zeros(T, dtype=np.uint64)
+        self.top_walked = np.array(
+            [int(walked[self.top_task[c]:self.top_task[c + 1]].sum()) for c in range(ntop)] or [0], dtype=np.int32)
+        self.top_left = np.zeros(max(ntop, 1), dtype=np.int32)
+        self.top_sum = np.zeros(max(1, ntop * t.Hmax), dtype=REAL)
+        t.top_walked = &self.top_walked[0]
+        t.top_left = &self.top_left[0]
+        t.top_sum = &self.top_sum[0]
+        t.top_split = &self.top_split[0]
+        t.seg = &self.seg[0]
 
     def set_compressed(self, short[::1] creg, unsigned short[::1] cssum, float[::1] reg_scale, float[::1] ssum_scale):
         """Use 16-bit storage: int16 regrets and uint16 strategy sums, one scale per node (see rcb_encode_i16)."""

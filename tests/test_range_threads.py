@@ -77,6 +77,36 @@ def test_iterates_identical_across_thread_counts(flop, algorithm, dtype, compres
         assert np.array_equal(cum, runs[0][2]) and expl == runs[0][3]
 
 
+_FEWER_THREADS = """
+import hashlib, numpy as np
+from cfrkit.cards.encoding import parse_cards
+from cfrkit.solvers.public.board_range_cfr import BoardRangeSolver
+from cfrkit.solvers.public.postflop_game import PostflopPublicGame
+from cfrkit.solvers.public.tree import build_public_tree
+g = PostflopPublicGame("AsKhTs", 100, 300, "50%, a", deck=parse_cards("AsKsQsJsTs9sAhKhQhJh"))
+ranges = (np.random.default_rng(1).random((2, 1326)) + 0.05) * g.hand_mask(g.board_cards)
+s = BoardRangeSolver(build_public_tree(g), ranges=ranges, algorithm="dcfr", dtype="float32", compression={c},
+                     threads={n})
+s.run(4)
+print(hashlib.sha256(s.regrets.tobytes() + s.strategy_sum.tobytes()).hexdigest())
+"""
+
+
+@pytest.mark.parametrize("compression", [False, True])
+def test_threads_denied_by_the_runtime_leave_no_task_undone(compression):
+    """Each thread of a pass owns a range of the top chance nodes' children and takes what is left of the others'
+    ranges when its own is done: with the OpenMP runtime granting 1 thread to a solver asking for 3 (OMP_THREAD_LIMIT),
+    that thread walks every range, and the iterates are those of 1 thread bitwise (a range left undone would leave
+    its subtrees' regrets untouched and its values zero)."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    run = lambda n, extra: subprocess.run([sys.executable, "-c", _FEWER_THREADS.format(c=compression, n=n)],
+                                          env=dict(env, **extra), capture_output=True, text=True,
+                                          check=True).stdout.strip()
+    one = run(1, {})
+    assert run(3, {"OMP_THREAD_LIMIT": "1"}) == one
+    assert run(3, {}) == one
+
+
 # exploitability (chips; pot 100) after 20 iterations, recorded from main (4a0fe5e) before issue 30's kernel work;
 # the 16-bit storage re-recorded on branch range-speed6, whose fused 16-bit kernels round stochastically in float32
 # lanes instead of double (before: 5.582316631871037, 0.3% away: another draw of the same rounding)
