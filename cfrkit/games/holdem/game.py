@@ -59,7 +59,6 @@ from cfrkit.games.holdem.definition import GameDefinition, load_definition, vali
 from cfrkit.games.registry import register
 
 _new_view = ActionView._make
-_new_state = object.__new__
 _MAX_MASK = 64 << 20  # ids: the largest legal_actions_mask (bytes) built
 DEFAULT_DEFINITION = "holdem.nolimit.2p.reverse_blinds"
 
@@ -185,7 +184,7 @@ class HoldemState(State):
         cards once every hole card is dealt (``_deal`` appends only while dealing them; callers replace a hole list,
         ``hole[p] = [...]``, never edit one) and the action lists of the rounds before the current one (actions are
         appended to the current round's list only): the AIVAT walk clones a state per child it values."""
-        new = _new_state(HoldemState)
+        new = HoldemState.__new__(HoldemState)
         new.game = self.game
         new.d = self.d
         new._history = self._history[:]
