@@ -32,7 +32,7 @@ from typing import Dict, Optional
 
 import numpy as np
 
-from cfrkit._io import read_json_manifest
+from cfrkit._io import atomic_open, read_json_manifest
 from cfrkit.agents.blueprint_values import (BlueprintValueFunction, BlueprintValueTable, NodeWalker, walk_step,
                                             blueprint_values, deal_expectation)
 from cfrkit.games.base import GameError
@@ -247,16 +247,11 @@ def _read_stamps(path: str) -> dict:
 
 def _write_stamps(path: str, stamps: dict) -> None:
     """Write the stamps of the store ``path`` (atomically; a store that cannot be written keeps checking digests)."""
-    tmp = os.path.join(path, f".{STAMPS_FILE}.{os.getpid()}-{uuid.uuid4().hex[:8]}")
     try:
-        with open(tmp, "w") as fh:
+        with atomic_open(os.path.join(path, STAMPS_FILE), "w", fsync=False) as fh:
             json.dump(stamps, fh, sort_keys=True)
-        os.replace(tmp, os.path.join(path, STAMPS_FILE))
     except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        pass
 
 
 def _normal(meta: dict) -> dict:
