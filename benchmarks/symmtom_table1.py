@@ -401,7 +401,8 @@ def cmd_run(args) -> int:
     log = lambda s: print(s, flush=True)
     resume = f"resume with: {args.command_line}"
     with GracefulStop() as stop:
-        kw = {"log": log, "progress_every": args.progress_every, "should_stop": stop.requested}
+        kw = {"log": log, "progress_every": args.progress_every, "should_stop": stop.requested,
+              "checkpoint_every": args.checkpoint_every or 10**9}
         try:
             for budget in budgets:
                 kw["keep_checkpoint"] = args.keep_checkpoints or budget < budgets[-1]
@@ -955,6 +956,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--first-seed", type=int, default=0)
     r.add_argument("--keep-checkpoints", action="store_true",
                    help="keep each finished run's resumable checkpoint (replay included) to extend it later")
+    r.add_argument("--checkpoint-every", type=int, default=50,
+                   help="iterations between a run's resumable checkpoints (replay included: ~240 MB a seed at "
+                        "width 12); 0: only when stopped by SIGINT/SIGTERM, for many runs at once on a slow disk")
     r.add_argument("--threads", type=int, default=1)
     r.add_argument("--progress-every", type=int, default=5,
                    help="a progress line every this many greedy evaluations of a run (0: none)")

@@ -225,3 +225,16 @@ def test_stacked_run_stops_between_iterations_with_every_seed_saved(bench, tmp_p
     ref = bench.train_stacked("maddpg", 3, 6, 3, 96, [0, 1], str(tmp_path / "whole"), **kw)
     for g, r in zip(got, ref):
         assert g["episodes"] == 96 and _rewards(g) == _rewards(r) and g["table"] == r["table"]
+
+
+def test_run_checkpoint_every_zero_saves_only_when_stopped(bench, tmp_path, monkeypatch):
+    """``run --checkpoint-every 0`` writes no periodic checkpoint (the many-runs-on-a-slow-disk case); the
+    default writes one every 50 iterations and ``--checkpoint-every 1`` after every iteration but the last."""
+    saved = []
+    monkeypatch.setattr(bench._Run, "save", lambda self, state: saved.append(self.name))
+    common = ["run", "--episodes", "384", "--settings", "3/6/3", "--models", "maddpg", "--eval-every", "1",
+              "--eval-episodes", "5", "--final-episodes", "5", "--progress-every", "0"]
+    assert bench.main(common + ["--checkpoint-every", "0", "--out", str(tmp_path / "a")]) == 0
+    assert saved == []
+    assert bench.main(common + ["--checkpoint-every", "1", "--out", str(tmp_path / "b")]) == 0
+    assert saved == ["maddpg_n3_w6_c3_s0"] * 2      # after iterations 1 and 2 of 3
