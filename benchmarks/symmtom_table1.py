@@ -453,7 +453,9 @@ def load_runs(out: str = OUT, episodes: int | None = None) -> dict[tuple[str, in
 def aggregate(runs: list[dict]) -> dict:
     """One (model, setting) cell from its seeds: ``table.mean`` the mean over seeds of each run's
     best-checkpoint reward per agent, ``table.std`` the std across seeds (with one seed: over its
-    episodes); CPU and wall seconds summed; the curve averaged where every seed has a point."""
+    episodes); the same for ``table_sampled`` (sampled actions) and ``last`` (the final actor) where
+    every seed has them (else None); CPU and wall seconds summed; the curve averaged where every seed
+    has a point."""
     means = np.array([r["table"]["mean"] for r in runs])
     std = float(means.std(ddof=1)) if len(runs) > 1 else runs[0]["table"]["std"]
     common = set.intersection(*[{p["episodes"] for p in r["curve"]} for r in runs])
@@ -465,7 +467,11 @@ def aggregate(runs: list[dict]) -> dict:
     if all("table_sampled" in r for r in runs):
         sm = np.array([r["table_sampled"]["mean"] for r in runs])
         sampled = {"mean": float(sm.mean()), "std": float(sm.std(ddof=1)) if len(runs) > 1 else runs[0]["table_sampled"]["std"]}
-    return {"table": {"mean": float(means.mean()), "std": std}, "table_sampled": sampled,
+    last = None
+    if all("last" in r for r in runs):
+        lm = np.array([r["last"]["mean"] for r in runs])
+        last = {"mean": float(lm.mean()), "std": float(lm.std(ddof=1)) if len(runs) > 1 else runs[0]["last"]["std"]}
+    return {"table": {"mean": float(means.mean()), "std": std}, "table_sampled": sampled, "last": last,
             "seeds": sorted(r["seed"] for r in runs),
             "episodes": min(r["episodes"] for r in runs), "episodes_total": sum(r["episodes"] for r in runs),
             "cpu_seconds": sum(r["cpu_seconds"] for r in runs), "wall_seconds": sum(r["wall_seconds"] for r in runs),
@@ -513,12 +519,15 @@ def load_in_progress(out: str = OUT) -> dict[tuple[str, int, int, int], list[dic
     return res
 
 
-def heuristic_rewards(out: str = OUT, episodes: int = 1000) -> dict[tuple[int, int, int], tuple[float, float]]:
+def heuristic_rewards(out: str = OUT, episodes: int = 1000, path: str | None = None
+                      ) -> dict[tuple[int, int, int], tuple[float, float]]:
     """cfrkit's heuristic agent (the paper's baseline) in self-play: (mean, std over episodes) of the
-    reward per agent per setting, ``episodes`` episodes each; cached in ``<out>/heuristic.json``."""
+    reward per agent per setting, ``episodes`` episodes each; cached in ``path`` (default
+    ``<out>/heuristic.json``)."""
     from cfrkit.evaluation.symmtom_eval import evaluate_setting
 
-    path = os.path.join(out, "heuristic.json")
+    path = path or os.path.join(out, "heuristic.json")
+    out = os.path.dirname(path) or "."
     cache = _load_json(path) or {}
     res = {}
     for (n, w, c) in SETTINGS:
@@ -961,6 +970,8 @@ PAPER_TOM_BEST_SR = {
     "second_order_w12": {"oracle": 82, "maddpg": 81, "rmaddpg": 82, "ce": 80, "ge": 80, "ee": 83},
     "probabilistic_w6": {"oracle": 100, "maddpg": 90, "rmaddpg": 99, "ce": 71, "ge": 60, "ee": 79},
 }
+#: The heuristic's rows of the summary (``heuristic_rewards``' cache, committed: the heuristic is fixed code).
+HEURISTIC_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "symmtom_final", "heuristic.json")
 #: Where the old per-step loop's runs (the issue's "before": 32 episodes then 10 updates, 640-2,560 episodes a run) are.
 BEFORE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "symmtom_table1")
 
@@ -1031,7 +1042,13 @@ def summary_data(out: str = OUT, before: str | None = BEFORE, episodes: int = 60
     if old and all((m,) + s in old for m in MODELS for s in SETTINGS):
         before_table = sum(episodes * seeds * sum(r["cpu_seconds"] for r in old[(m,) + s])
                            / sum(r["episodes"] for r in old[(m,) + s]) for m in MODELS for s in SETTINGS)
-    return {"episodes": episodes, "seeds": seeds, "status": status, "complete": complete, "partial": partial,
+    # the same rule under the other stored protocols (the JSONs' sampled-action and last-checkpoint cells)
+    protocols = {}
+    for field, label in (("table", "best checkpoint, greedy (Table 1's cells)"),
+                         ("table_sampled", "best checkpoint, sampled actions"), ("last", "last checkpoint, greedy")):
+        alt = {k: dict(v, table=v[field]) for k, v in results.items() if v.get(field)}
+        protocols[label] = {"cells": len(alt), "differences": paper_differences(alt)}
+    return {"episodes": episodes, "seeds": seeds, "status": status, "protocols": protocols, "complete": complete, "partial": partial,
             "missing": missing, "results": results, "differences": paper_differences(results), "totals": totals,
             "rates": rates, "per_setting": per_setting, "before_table_cpu_seconds": before_table}
 
@@ -1117,6 +1134,11 @@ def format_summary(data: dict, heuristic: dict[tuple[int, int, int], tuple[float
     up = sum(1 for d in diffs if d["ours"] > d["paper"])
     L += ["", f"**{len(diffs)} of {shown} cells differ from the paper by more than the paper's std** ({up} above, "
           f"{len(diffs) - up} below)."]
+    L += ["", "| protocol (stored in the runs' JSONs) | cells | beyond the paper's std: above / below | within |",
+          "|---|---:|---:|---:|"]
+    for label, p in data.get("protocols", {}).items():
+        a = sum(1 for d in p["differences"] if d["ours"] > d["paper"])
+        L.append(f"| {label} | {p['cells']} | {a} / {len(p['differences']) - a} | {p['cells'] - len(p['differences'])} |")
     L += ["", "| model | cells beyond (above / below) | within | largest differences (paper stds) |",
           "|---|---:|---:|---|"]
     for m in order:
@@ -1192,7 +1214,8 @@ def cmd_summary(args) -> int:
     if not data["results"]:
         print(f"no run in {args.out} has reached {args.episodes:,} episodes")
         return 1
-    heuristic = heuristic_rewards(args.out, args.heuristic_episodes) if args.heuristic_episodes else None
+    heuristic = (heuristic_rewards(args.out, args.heuristic_episodes, args.heuristic_cache)
+                 if args.heuristic_episodes else None)
     rnd = {s: random_policy_reward(*s) for s in SETTINGS} if args.random else None
     tom = tom_summary(args.tom) if args.tom else None
     print(format_summary(data, heuristic, rnd, tom))
@@ -1273,8 +1296,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     y.add_argument("--seeds", type=int, default=3, help="seeds a (setting, model) cell needs to be complete")
     y.add_argument("--before", default=BEFORE,
                    help="results folder of the old per-step loop's runs for the before/after rates (none: skip)")
-    y.add_argument("--heuristic-episodes", type=int, default=1000,
-                   help="episodes of cfrkit's heuristic per setting (cached in <out>/heuristic.json; 0: no row)")
+    y.add_argument("--heuristic-episodes", type=int, default=1000, help="episodes of cfrkit's heuristic per setting (0: no row)")
+    y.add_argument("--heuristic-cache", default=HEURISTIC_CACHE,
+                   help="JSON caching the heuristic's rows (computed and written where missing)")
     y.add_argument("--no-random", dest="random", action="store_false", help="leave out the random policy's row")
     y.add_argument("--tom", default=None, help="folder of `tom` JSONs (tom_<model>[_s<seed>].json) to tabulate")
     y.add_argument("--plot", default=None, help="PNG of every setting's curves (the counted runs)")

@@ -244,7 +244,7 @@ def _final_json(out, model, n, w, c, seed, mean, episodes=60032, cpu=100.0, wall
     data = {"model": model, "agents": n, "width": w, "pieces": c, "seed": seed, "episodes": episodes,
             "cpu_seconds": cpu, "wall_seconds": wall, "eval_cpu_seconds": 2.0, "best_iteration": 3,
             "best_eval_reward": mean, "table": {"mean": mean, "std": 30.0, "episodes": 1000, "checkpoint": "best"},
-            "table_sampled": {"mean": mean - 1.0, "std": 30.0}, "curve": [
+            "table_sampled": {"mean": mean - 1.0, "std": 30.0}, "last": {"mean": mean - 10.0, "std": 30.0}, "curve": [
                 {"episodes": 128 * (i + 1), "eval_reward": mean * (i + 1) / 3, "train_reward": 1.0} for i in range(3)]}
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, name or f"{model}_n{n}_w{w}_c{c}_s{seed}.json"), "w") as f:
@@ -287,6 +287,13 @@ def test_summary_counts_complete_cells_sums_costs_and_flags_cells_beyond_the_pap
     assert t["eval_cpu_seconds"] == pytest.approx(28.0)
     diffs = {(d["model"], d["setting"]): d["z"] for d in data["differences"]}
     assert diffs == pytest.approx({("maddpg", "3/6/3"): 1.5, ("ee", "4/6/12"): -3.0, ("ge", "3/12/3"): -31 / 19})
+    # sampled (mean - 1): MADDPG 3/6/n 42 within, CE 39 within, MADDPG 4/6/3n 12 below (paper std 0), EE 10 below,
+    # GE 20 below; the last checkpoint
+    # (mean - 10): MADDPG 33 below, CE 30 below, MADDPG 4/6/3n 3 below, EE 1 below, GE 11 below
+    sampled = data["protocols"]["best checkpoint, sampled actions"]
+    assert sampled["cells"] == 5 and {(d["model"], d["setting"]) for d in sampled["differences"]} == {
+        ("maddpg", "4/6/12"), ("ee", "4/6/12"), ("ge", "3/12/3")}
+    assert len(data["protocols"]["last checkpoint, greedy"]["differences"]) == 5
     maddpg = data["rates"]["maddpg"]
     assert maddpg["rate"] == pytest.approx(6 * 60032 / 1203.0)
     assert maddpg["before"]["settings"] == ["3/6/n", "4/6/3n"]          # 3/12/n has no new run: left out
@@ -305,6 +312,7 @@ def test_summary_counts_complete_cells_sums_costs_and_flags_cells_beyond_the_pap
     ge = next(line for line in text.splitlines() if line.startswith("| cfrkit: +Greedy (GE) |")).split(" | ")
     assert ge[4] == "21.0 [1.4]v (2s)"
     assert "| 4/6/3n | +Estimated (EE) | 11.0 [1.0] | 14 [1] | -3.0 | -3.0 | 3 |" in text
+    assert "| last checkpoint, greedy | 5 | 0 / 5 | 0 |" in text
     assert bench.main(["summary", "--out", out, "--before", old, "--heuristic-episodes", "0", "--no-random"]) == 0
     printed = capsys.readouterr().out
     assert "**4 of 72 (setting, model) cells complete**" in printed and "summary --out" in printed
