@@ -1220,8 +1220,7 @@ def cmd_summary(args) -> int:
     tom = tom_summary(args.tom) if args.tom else None
     print(format_summary(data, heuristic, rnd, tom))
     if args.plot:
-        res = {k: v for k, v in data["results"].items()}
-        plot_curves(res, args.plot)
+        plot_curves(data["results"], args.plot)
         print(f"\n(curves of every setting: {args.plot})")
     print(f"\n(regenerate: {args.command_line})")
     return 0
