@@ -972,6 +972,9 @@ PAPER_TOM_BEST_SR = {
 }
 #: The heuristic's rows of the summary (``heuristic_rewards``' cache, committed: the heuristic is fixed code).
 HEURISTIC_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "symmtom_final", "heuristic.json")
+#: Sampled-action cells computed after the fact for runs that finished before ``finish`` stored them (``backfill-sampled``).
+SAMPLED_BACKFILL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "symmtom_final",
+                                "table_sampled_backfill.json")
 #: Where the old per-step loop's runs (the issue's "before": 32 episodes then 10 updates, 640-2,560 episodes a run) are.
 BEFORE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "symmtom_table1")
 
@@ -980,7 +983,8 @@ def _column(n: int, w: int, c: int) -> str:
     return f"{n}/{w}/{'n' if c == n else str(c // n) + 'n'}"
 
 
-def summary_data(out: str = OUT, before: str | None = BEFORE, episodes: int = 60_000, seeds: int = 3) -> dict:
+def summary_data(out: str = OUT, before: str | None = BEFORE, episodes: int = 60_000, seeds: int = 3,
+                 sampled: dict[str, dict] | None = None) -> dict:
     """Everything :func:`format_summary` prints, from the runs' JSON files (no evaluation).
 
     A run counts when its JSON holds at least ``episodes`` training episodes; a (setting, model) cell is
@@ -991,8 +995,16 @@ def summary_data(out: str = OUT, before: str | None = BEFORE, episodes: int = 60
     holds its own acting plus 1/S of the stacked gradient steps' CPU and wall time, so the sum over seeds is
     the stack's total); ``rates``: per model, training episodes per CPU second (one torch thread: per core)
     after (these runs) and before (the runs in ``before``, the old per-step loop; None: not compared),
-    both summed over the same settings, those with runs in both."""
+    both summed over the same settings, those with runs in both.  ``sampled`` (:func:`sampled_backfill`'s
+    cells by run name) supplies ``table_sampled`` to runs whose JSON lacks it (``backfilled`` counts them)."""
     runs = {k: [r for r in v if r["episodes"] >= episodes] for k, v in load_runs(out).items()}
+    backfilled = 0
+    for v in runs.values():
+        for i, r in enumerate(v):
+            name = run_name(r["model"], r["agents"], r["width"], r["pieces"], r["seed"])
+            if "table_sampled" not in r and name in (sampled or {}) and sampled[name]["episodes_trained"] == r["episodes"]:
+                v[i] = dict(r, table_sampled=sampled[name])
+                backfilled += 1
     runs = {k: v for k, v in runs.items() if v and k[0] in MODELS and k[1:] in SETTINGS}
     status = {(m,) + s: len(runs.get((m,) + s, [])) for m in MODELS for s in SETTINGS}
     complete = [k for k, v in status.items() if v >= seeds]
@@ -1048,9 +1060,46 @@ def summary_data(out: str = OUT, before: str | None = BEFORE, episodes: int = 60
                          ("table_sampled", "best checkpoint, sampled actions"), ("last", "last checkpoint, greedy")):
         alt = {k: dict(v, table=v[field]) for k, v in results.items() if v.get(field)}
         protocols[label] = {"cells": len(alt), "differences": paper_differences(alt)}
-    return {"episodes": episodes, "seeds": seeds, "status": status, "protocols": protocols, "complete": complete, "partial": partial,
+    return {"episodes": episodes, "seeds": seeds, "status": status, "protocols": protocols, "backfilled": backfilled, "complete": complete, "partial": partial,
             "missing": missing, "results": results, "differences": paper_differences(results), "totals": totals,
             "rates": rates, "per_setting": per_setting, "before_table_cpu_seconds": before_table}
+
+
+def sampled_backfill(out: str = OUT) -> dict[str, dict]:
+    """``table_sampled`` for every finished run of ``out`` whose JSON lacks it (runs finished before
+    ``finish`` stored it): the best actor, sampled actions, the cell's own episodes and seed (1) -- what
+    ``finish`` computes -- by run name, with the greedy rescoring of the stored cell (``greedy_check``:
+    equal to the JSON's ``table.mean`` to its 3 decimals when the actors are the run's).  Evaluation only."""
+    cells = {}
+    for runs in load_runs(out).values():
+        for r in runs:
+            if "table_sampled" in r:
+                continue
+            name = run_name(r["model"], r["agents"], r["width"], r["pieces"], r["seed"])
+            trainer, _ = load_trained(r["model"], r["agents"], r["width"], r["pieces"], out, best=True, seed=r["seed"])
+            k = r["table"]["episodes"]
+            greedy = float(trainer.evaluate(k, seed=1).mean())
+            v = trainer.evaluate(k, seed=1, greedy=False)
+            cells[name] = {"mean": round(float(v.mean()), 3), "std": round(float(v.std(ddof=1)), 3), "episodes": k,
+                           "checkpoint": "best", "actions": "sampled", "episodes_trained": r["episodes"],
+                           "greedy_check": round(greedy, 3), "table_mean": r["table"]["mean"]}
+    return cells
+
+
+def cmd_backfill_sampled(args) -> int:
+    """Write :func:`sampled_backfill`'s cells to ``--save`` (merged with what it holds)."""
+    import torch
+
+    torch.set_num_threads(args.threads)
+    cells = dict(_load_json(args.save) or {})
+    new = sampled_backfill(args.out)
+    bad = [n for n, c in new.items() if abs(c["greedy_check"] - c["table_mean"]) > 6e-4]
+    for n in bad:
+        print(f"warning: {n} rescored {new[n]['greedy_check']:.3f} greedy, JSON {new[n]['table_mean']:.3f}: not stored")
+    cells.update({n: c for n, c in new.items() if n not in bad})
+    _write_json(args.save, cells)
+    print(f"{len(new) - len(bad)} runs' sampled cells written to {args.save} ({len(cells)} in all)")
+    return 1 if bad else 0
 
 
 def tom_summary(tom_dir: str) -> dict[str, dict[str, dict]]:
@@ -1210,7 +1259,8 @@ def cmd_summary(args) -> int:
     if args.episodes < 1 or args.seeds < 1:
         raise SystemExit("--episodes and --seeds must be >= 1")
     before = None if args.before == "none" else args.before
-    data = summary_data(args.out, before, args.episodes, args.seeds)
+    sampled = _load_json(args.sampled_cells) if args.sampled_cells != "none" else None
+    data = summary_data(args.out, before, args.episodes, args.seeds, sampled)
     if not data["results"]:
         print(f"no run in {args.out} has reached {args.episodes:,} episodes")
         return 1
@@ -1219,6 +1269,9 @@ def cmd_summary(args) -> int:
     rnd = {s: random_policy_reward(*s) for s in SETTINGS} if args.random else None
     tom = tom_summary(args.tom) if args.tom else None
     print(format_summary(data, heuristic, rnd, tom))
+    if data["backfilled"]:
+        print(f"\n({data['backfilled']} runs' sampled-action cells from {args.sampled_cells}: computed after the run "
+              f"by `backfill-sampled`, the same actors, episodes and seed as `finish` uses)")
     if args.plot:
         plot_curves(data["results"], args.plot)
         print(f"\n(curves of every setting: {args.plot})")
@@ -1301,7 +1354,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     y.add_argument("--no-random", dest="random", action="store_false", help="leave out the random policy's row")
     y.add_argument("--tom", default=None, help="folder of `tom` JSONs (tom_<model>[_s<seed>].json) to tabulate")
     y.add_argument("--plot", default=None, help="PNG of every setting's curves (the counted runs)")
+    y.add_argument("--sampled-cells", default=SAMPLED_BACKFILL,
+                   help="backfill-sampled's JSON for runs whose JSON lacks table_sampled (none: skip)")
     y.set_defaults(func=cmd_summary)
+    k = sub.add_parser("backfill-sampled", help="sampled-action cells of finished runs whose JSON lacks them "
+                                                "(evaluation only; written to --save, not into the runs' JSONs)")
+    k.add_argument("--out", default=OUT)
+    k.add_argument("--save", default=SAMPLED_BACKFILL)
+    k.add_argument("--threads", type=int, default=1)
+    k.set_defaults(func=cmd_backfill_sampled)
     args = p.parse_args(argv)
     script = sys.argv[0] if argv is None else os.path.relpath(os.path.abspath(__file__))
     args.command_line = " ".join(shlex.quote(a) for a in

@@ -72,6 +72,22 @@ def test_tiny_run_report_in_progress_and_tom(bench, tmp_path, capsys):
                            log=lambda s: None, checkpoint_every=1)
     assert data["episodes"] == 256 and len(data["curve"]) == 2 and data["table"]["episodes"] == 50
     assert os.path.exists(os.path.join(out, "ckpt", "maddpg_n3_w6_c3_s0.actors.pt"))
+    # a run finished before `finish` stored its sampled cell: backfill-sampled computes what finish did
+    path = os.path.join(out, "maddpg_n3_w6_c3_s0.json")
+    with open(path) as f:
+        stored = json.load(f)
+    with open(path, "w") as f:
+        json.dump({k: v for k, v in stored.items() if k != "table_sampled"}, f)
+    save = str(tmp_path / "backfill.json")
+    assert bench.main(["backfill-sampled", "--out", out, "--save", save]) == 0
+    with open(save) as f:
+        cell = json.load(f)["maddpg_n3_w6_c3_s0"]
+    assert (cell["mean"], cell["std"]) == (data["table_sampled"]["mean"], data["table_sampled"]["std"])
+    assert cell["greedy_check"] == pytest.approx(data["table"]["mean"], abs=6e-4) and cell["episodes"] == 50
+    merged = bench.summary_data(out, None, episodes=256, seeds=1, sampled={"maddpg_n3_w6_c3_s0": cell})
+    assert merged["results"][("maddpg", 3, 6, 3)]["table_sampled"]["mean"] == data["table_sampled"]["mean"]
+    with open(path, "w") as f:
+        json.dump(stored, f)
     bench.train_run("ce", 3, 6, 3, 128, out, eval_every=1, eval_episodes=20, final_episodes=50,
                     log=lambda s: None, checkpoint_every=1)
     os.unlink(os.path.join(out, "ce_n3_w6_c3_s0.json"))       # as if stopped after its checkpoint
@@ -317,6 +333,28 @@ def test_summary_counts_complete_cells_sums_costs_and_flags_cells_beyond_the_pap
     printed = capsys.readouterr().out
     assert "**4 of 72 (setting, model) cells complete**" in printed and "summary --out" in printed
     assert bench.main(["summary", "--out", str(tmp_path / "none"), "--heuristic-episodes", "0"]) == 1
+
+
+def test_summary_takes_backfilled_sampled_cells_only_for_the_same_run(bench, tmp_path):
+    out = str(tmp_path)
+    for s in range(3):
+        _final_json(out, "oracle", 3, 6, 3, s, 70.0 + s)
+        path = os.path.join(out, f"oracle_n3_w6_c3_s{s}.json")
+        with open(path) as f:
+            data = json.load(f)
+        del data["table_sampled"]
+        with open(path, "w") as f:
+            json.dump(data, f)
+    cell = lambda mean, trained=60032: {"mean": mean, "std": 9.0, "episodes": 1000, "episodes_trained": trained}
+    assert bench.summary_data(out, None)["results"][("oracle", 3, 6, 3)]["table_sampled"] is None
+    stale = {"oracle_n3_w6_c3_s0": cell(60.0), "oracle_n3_w6_c3_s1": cell(62.0), "oracle_n3_w6_c3_s2": cell(64.0, 30016)}
+    data = bench.summary_data(out, None, sampled=stale)      # seed 2's cell is of an earlier stage: not taken
+    assert data["backfilled"] == 2 and data["results"][("oracle", 3, 6, 3)]["table_sampled"] is None
+    stale["oracle_n3_w6_c3_s2"] = cell(64.0)
+    data = bench.summary_data(out, None, sampled=stale)
+    assert data["backfilled"] == 3
+    assert data["results"][("oracle", 3, 6, 3)]["table_sampled"] == pytest.approx({"mean": 62.0, "std": 2.0})
+    assert data["protocols"]["best checkpoint, sampled actions"]["cells"] == 1
 
 
 def test_tom_summary_averages_seeds_per_test_and_model(bench, tmp_path):
