@@ -1270,7 +1270,7 @@ def cmd_summary(args) -> int:
     tom = tom_summary(args.tom) if args.tom else None
     print(format_summary(data, heuristic, rnd, tom))
     if data["backfilled"]:
-        print(f"\n({data['backfilled']} runs' sampled-action cells from {args.sampled_cells}: computed after the run "
+        print(f"\n({data['backfilled']} runs' sampled-action cells from {os.path.relpath(args.sampled_cells)}: computed after the run "
               f"by `backfill-sampled`, the same actors, episodes and seed as `finish` uses)")
     if args.plot:
         plot_curves(data["results"], args.plot)
