@@ -14,6 +14,7 @@ The table reports the mean over seeds and the spread (std) across seeds.
     python benchmarks/symmtom_table1.py tom --models ce,ee,oracle --out ...   # theory-of-mind tests (--sampled)
     python benchmarks/symmtom_table1.py protocols --out ... --settings 3/6/3  # best/last x greedy/sampled, held out
     python benchmarks/symmtom_table1.py summary --out ... --tom ...   # issue 32's closing tables as Markdown
+    python benchmarks/symmtom_table1.py backfill-sampled --out ...    # sampled cells of runs that predate them
 
 ``run`` goes budget stage by budget stage, then seed by seed (every run of seed 0 finishes before
 seed 1 starts), so a stopped run leaves whole tables behind.  Results: one JSON per finished run
@@ -972,7 +973,7 @@ PAPER_TOM_BEST_SR = {
 }
 #: The heuristic's rows of the summary (``heuristic_rewards``' cache, committed: the heuristic is fixed code).
 HEURISTIC_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "symmtom_final", "heuristic.json")
-#: Sampled-action cells computed after the fact for runs that finished before ``finish`` stored them (``backfill-sampled``).
+#: Sampled-action cells computed afterwards for runs finished before ``finish`` stored them (``backfill-sampled``).
 SAMPLED_BACKFILL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "symmtom_final",
                                 "table_sampled_backfill.json")
 #: Where the old per-step loop's runs (the issue's "before": 32 episodes then 10 updates, 640-2,560 episodes a run) are.
@@ -1002,8 +1003,9 @@ def summary_data(out: str = OUT, before: str | None = BEFORE, episodes: int = 60
     for v in runs.values():
         for i, r in enumerate(v):
             name = run_name(r["model"], r["agents"], r["width"], r["pieces"], r["seed"])
-            if "table_sampled" not in r and name in (sampled or {}) and sampled[name]["episodes_trained"] == r["episodes"]:
-                v[i] = dict(r, table_sampled=sampled[name])
+            cell = (sampled or {}).get(name)
+            if "table_sampled" not in r and cell is not None and cell["episodes_trained"] == r["episodes"]:
+                v[i] = dict(r, table_sampled=cell)
                 backfilled += 1
     runs = {k: v for k, v in runs.items() if v and k[0] in MODELS and k[1:] in SETTINGS}
     status = {(m,) + s: len(runs.get((m,) + s, [])) for m in MODELS for s in SETTINGS}
@@ -1060,7 +1062,8 @@ def summary_data(out: str = OUT, before: str | None = BEFORE, episodes: int = 60
                          ("table_sampled", "best checkpoint, sampled actions"), ("last", "last checkpoint, greedy")):
         alt = {k: dict(v, table=v[field]) for k, v in results.items() if v.get(field)}
         protocols[label] = {"cells": len(alt), "differences": paper_differences(alt)}
-    return {"episodes": episodes, "seeds": seeds, "status": status, "protocols": protocols, "backfilled": backfilled, "complete": complete, "partial": partial,
+    return {"episodes": episodes, "seeds": seeds, "status": status, "protocols": protocols, "backfilled": backfilled,
+            "complete": complete, "partial": partial,
             "missing": missing, "results": results, "differences": paper_differences(results), "totals": totals,
             "rates": rates, "per_setting": per_setting, "before_table_cpu_seconds": before_table}
 
@@ -1246,7 +1249,8 @@ def format_summary(data: dict, heuristic: dict[tuple[int, int, int], tuple[float
                 g, s = tom[key].get(m), tom.get(key + "_sampled", {}).get(m)
                 if g is None and s is None:
                     continue
-                fmt = lambda r: "-" if r is None else f"{r['sr']:.0f} / {r['fr']:.0f} / {r['neither']:.0f} ({r['best_sr']:.0f})"
+                fmt = lambda r: ("-" if r is None else
+                                 f"{r['sr']:.0f} / {r['fr']:.0f} / {r['neither']:.0f} ({r['best_sr']:.0f})")
                 p2 = PAPER_TOM.get(key, {}).get(m)
                 ref = g or s
                 L.append(f"| {key} | {LABELS[m]} | {fmt(g)} | {fmt(s)} | {'-' if p2 is None else f'{p2[0]} / {p2[1]}'} | "
@@ -1270,8 +1274,8 @@ def cmd_summary(args) -> int:
     tom = tom_summary(args.tom) if args.tom else None
     print(format_summary(data, heuristic, rnd, tom))
     if data["backfilled"]:
-        print(f"\n({data['backfilled']} runs' sampled-action cells from {os.path.relpath(args.sampled_cells)}: computed after the run "
-              f"by `backfill-sampled`, the same actors, episodes and seed as `finish` uses)")
+        print(f"\n({data['backfilled']} runs' sampled-action cells from {os.path.relpath(args.sampled_cells)}: "
+              f"computed after the run by `backfill-sampled`, the same actors, episodes and seed as `finish` uses)")
     if args.plot:
         plot_curves(data["results"], args.plot)
         print(f"\n(curves of every setting: {args.plot})")
@@ -1348,7 +1352,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     y.add_argument("--seeds", type=int, default=3, help="seeds a (setting, model) cell needs to be complete")
     y.add_argument("--before", default=BEFORE,
                    help="results folder of the old per-step loop's runs for the before/after rates (none: skip)")
-    y.add_argument("--heuristic-episodes", type=int, default=1000, help="episodes of cfrkit's heuristic per setting (0: no row)")
+    y.add_argument("--heuristic-episodes", type=int, default=1000,
+                   help="episodes of cfrkit's heuristic per setting (0: no row)")
     y.add_argument("--heuristic-cache", default=HEURISTIC_CACHE,
                    help="JSON caching the heuristic's rows (computed and written where missing)")
     y.add_argument("--no-random", dest="random", action="store_false", help="leave out the random policy's row")
