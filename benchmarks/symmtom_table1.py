@@ -13,6 +13,8 @@ The table reports the mean over seeds and the spread (std) across seeds.
     python benchmarks/symmtom_table1.py report --out ...    # Table 1 beside the paper's
     python benchmarks/symmtom_table1.py tom --models ce,ee,oracle --out ...   # theory-of-mind tests (--sampled)
     python benchmarks/symmtom_table1.py protocols --out ... --settings 3/6/3  # best/last x greedy/sampled, held out
+    python benchmarks/symmtom_table1.py summary --out ... --tom ...   # issue 32's closing tables as Markdown
+    python benchmarks/symmtom_table1.py backfill-sampled --out ...    # sampled cells of runs that predate them
 
 ``run`` goes budget stage by budget stage, then seed by seed (every run of seed 0 finishes before
 seed 1 starts), so a stopped run leaves whole tables behind.  Results: one JSON per finished run
@@ -452,7 +454,9 @@ def load_runs(out: str = OUT, episodes: int | None = None) -> dict[tuple[str, in
 def aggregate(runs: list[dict]) -> dict:
     """One (model, setting) cell from its seeds: ``table.mean`` the mean over seeds of each run's
     best-checkpoint reward per agent, ``table.std`` the std across seeds (with one seed: over its
-    episodes); CPU and wall seconds summed; the curve averaged where every seed has a point."""
+    episodes); the same for ``table_sampled`` (sampled actions) and ``last`` (the final actor) where
+    every seed has them (else None); CPU and wall seconds summed; the curve averaged where every seed
+    has a point."""
     means = np.array([r["table"]["mean"] for r in runs])
     std = float(means.std(ddof=1)) if len(runs) > 1 else runs[0]["table"]["std"]
     common = set.intersection(*[{p["episodes"] for p in r["curve"]} for r in runs])
@@ -464,7 +468,11 @@ def aggregate(runs: list[dict]) -> dict:
     if all("table_sampled" in r for r in runs):
         sm = np.array([r["table_sampled"]["mean"] for r in runs])
         sampled = {"mean": float(sm.mean()), "std": float(sm.std(ddof=1)) if len(runs) > 1 else runs[0]["table_sampled"]["std"]}
-    return {"table": {"mean": float(means.mean()), "std": std}, "table_sampled": sampled,
+    last = None
+    if all("last" in r for r in runs):
+        lm = np.array([r["last"]["mean"] for r in runs])
+        last = {"mean": float(lm.mean()), "std": float(lm.std(ddof=1)) if len(runs) > 1 else runs[0]["last"]["std"]}
+    return {"table": {"mean": float(means.mean()), "std": std}, "table_sampled": sampled, "last": last,
             "seeds": sorted(r["seed"] for r in runs),
             "episodes": min(r["episodes"] for r in runs), "episodes_total": sum(r["episodes"] for r in runs),
             "cpu_seconds": sum(r["cpu_seconds"] for r in runs), "wall_seconds": sum(r["wall_seconds"] for r in runs),
@@ -512,12 +520,15 @@ def load_in_progress(out: str = OUT) -> dict[tuple[str, int, int, int], list[dic
     return res
 
 
-def heuristic_rewards(out: str = OUT, episodes: int = 1000) -> dict[tuple[int, int, int], tuple[float, float]]:
+def heuristic_rewards(out: str = OUT, episodes: int = 1000, path: str | None = None
+                      ) -> dict[tuple[int, int, int], tuple[float, float]]:
     """cfrkit's heuristic agent (the paper's baseline) in self-play: (mean, std over episodes) of the
-    reward per agent per setting, ``episodes`` episodes each; cached in ``<out>/heuristic.json``."""
+    reward per agent per setting, ``episodes`` episodes each; cached in ``path`` (default
+    ``<out>/heuristic.json``)."""
     from cfrkit.evaluation.symmtom_eval import evaluate_setting
 
-    path = os.path.join(out, "heuristic.json")
+    path = path or os.path.join(out, "heuristic.json")
+    out = os.path.dirname(path) or "."
     cache = _load_json(path) or {}
     res = {}
     for (n, w, c) in SETTINGS:
@@ -942,6 +953,336 @@ def cmd_protocols(args) -> int:
     return 0
 
 
+#: The paper's Table 2 (SR, FR in %, 9 seeds x 1,000 trials) for the tests whose rows its text gives in full
+#: (zeroth and first+second order at w = 6 and 12), and its Table 3 (best seed's SR in %) for every test.
+PAPER_TOM = {
+    "zeroth_w6": {"oracle": (0, 100), "maddpg": (0, 100), "rmaddpg": (0, 76), "ce": (0, 86), "ge": (0, 57), "ee": (23, 63)},
+    "zeroth_w12": {"oracle": (0, 43), "maddpg": (0, 22), "rmaddpg": (0, 32), "ce": (0, 0), "ge": (0, 18), "ee": (0, 11)},
+    "first_second_w6": {"oracle": (0, 79), "maddpg": (0, 83), "rmaddpg": (6, 83), "ce": (0, 83), "ge": (25, 58),
+                        "ee": (8, 71)},
+    "first_second_w12": {"oracle": (0, 37), "maddpg": (0, 24), "rmaddpg": (0, 46), "ce": (0, 51), "ge": (0, 51),
+                         "ee": (0, 47)},
+}
+PAPER_TOM_BEST_SR = {
+    "zeroth_w6": {"oracle": 0, "maddpg": 0, "rmaddpg": 0, "ce": 0, "ge": 0, "ee": 100},
+    "zeroth_w12": {m: 0 for m in MODELS},
+    "first_second_w6": {"oracle": 0, "maddpg": 1, "rmaddpg": 53, "ce": 0, "ge": 79, "ee": 37},
+    "first_second_w12": {m: 0 for m in MODELS},
+    "second_order_w12": {"oracle": 82, "maddpg": 81, "rmaddpg": 82, "ce": 80, "ge": 80, "ee": 83},
+    "probabilistic_w6": {"oracle": 100, "maddpg": 90, "rmaddpg": 99, "ce": 71, "ge": 60, "ee": 79},
+}
+#: The heuristic's rows of the summary (``heuristic_rewards``' cache, committed: the heuristic is fixed code).
+HEURISTIC_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "symmtom_final", "heuristic.json")
+#: Sampled-action cells computed afterwards for runs finished before ``finish`` stored them (``backfill-sampled``).
+SAMPLED_BACKFILL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "symmtom_final",
+                                "table_sampled_backfill.json")
+#: Where the old per-step loop's runs (the issue's "before": 32 episodes then 10 updates, 640-2,560 episodes a run) are.
+BEFORE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "symmtom_table1")
+
+
+def _column(n: int, w: int, c: int) -> str:
+    return f"{n}/{w}/{'n' if c == n else str(c // n) + 'n'}"
+
+
+def summary_data(out: str = OUT, before: str | None = BEFORE, episodes: int = 60_000, seeds: int = 3,
+                 sampled: dict[str, dict] | None = None) -> dict:
+    """Everything :func:`format_summary` prints, from the runs' JSON files (no evaluation).
+
+    A run counts when its JSON holds at least ``episodes`` training episodes; a (setting, model) cell is
+    *complete* with at least ``seeds`` such runs, *partial* with fewer (its mean is over those).
+    ``results``: :func:`aggregate` of every cell with a counted run; ``differences``:
+    :func:`paper_differences` of those cells (each carries its seed count); ``totals``: training CPU and
+    wall seconds, evaluation CPU seconds and episodes summed over the counted runs (a stacked seed's JSON
+    holds its own acting plus 1/S of the stacked gradient steps' CPU and wall time, so the sum over seeds is
+    the stack's total); ``rates``: per model, training episodes per CPU second (one torch thread: per core)
+    after (these runs) and before (the runs in ``before``, the old per-step loop; None: not compared),
+    both summed over the same settings, those with runs in both.  ``sampled`` (:func:`sampled_backfill`'s
+    cells by run name) supplies ``table_sampled`` to runs whose JSON lacks it (``backfilled`` counts them)."""
+    runs = {k: [r for r in v if r["episodes"] >= episodes] for k, v in load_runs(out).items()}
+    backfilled = 0
+    for v in runs.values():
+        for i, r in enumerate(v):
+            name = run_name(r["model"], r["agents"], r["width"], r["pieces"], r["seed"])
+            cell = (sampled or {}).get(name)
+            if "table_sampled" not in r and cell is not None and cell["episodes_trained"] == r["episodes"]:
+                v[i] = dict(r, table_sampled=cell)
+                backfilled += 1
+    runs = {k: v for k, v in runs.items() if v and k[0] in MODELS and k[1:] in SETTINGS}
+    status = {(m,) + s: len(runs.get((m,) + s, [])) for m in MODELS for s in SETTINGS}
+    complete = [k for k, v in status.items() if v >= seeds]
+    partial = [k for k, v in status.items() if 0 < v < seeds]
+    missing = [k for k, v in status.items() if v == 0]
+    results = {k: aggregate(v) for k, v in runs.items()}
+    counted = [r for v in runs.values() for r in v]
+    totals = {"runs": len(counted), "episodes": sum(r["episodes"] for r in counted),
+              "cpu_seconds": sum(r["cpu_seconds"] for r in counted),
+              "wall_seconds": sum(r["wall_seconds"] for r in counted),
+              "eval_cpu_seconds": sum(r.get("eval_cpu_seconds", 0.0) for r in counted)}
+    old = {}
+    if before is not None:
+        old = {k: v for k, v in load_runs(before).items() if k[0] in MODELS and k[1:] in SETTINGS}
+    rates = {}
+    for m in MODELS:
+        settings = [s for s in SETTINGS if (m,) + s in runs]
+        common = [s for s in settings if (m,) + s in old]
+        after = [r for s in settings for r in runs[(m,) + s]]
+        if not after:
+            continue
+        row = {"settings": [_column(*s) for s in settings], "episodes": sum(r["episodes"] for r in after),
+               "cpu_seconds": sum(r["cpu_seconds"] for r in after), "before": None}
+        row["rate"] = row["episodes"] / row["cpu_seconds"]
+        if common:
+            a = [r for s in common for r in runs[(m,) + s]]
+            b = [r for s in common for r in old[(m,) + s]]
+            rb = sum(r["episodes"] for r in b) / sum(r["cpu_seconds"] for r in b)
+            ra = sum(r["episodes"] for r in a) / sum(r["cpu_seconds"] for r in a)
+            row["before"] = {"settings": [_column(*s) for s in common], "rate": rb, "rate_after": ra,
+                             "speedup": ra / rb}
+        rates[m] = row
+    per_setting = {}
+    for s in SETTINGS:
+        cell = [r for m in MODELS for r in runs.get((m,) + s, [])]
+        if cell:
+            per_setting[s] = {"runs": len(cell), "cpu_seconds": sum(r["cpu_seconds"] for r in cell),
+                              "wall_seconds": sum(r["wall_seconds"] for r in cell),
+                              "before_ms_per_episode": {m: 1000 * sum(r["cpu_seconds"] for r in old[(m,) + s])
+                                                        / sum(r["episodes"] for r in old[(m,) + s])
+                                                        for m in MODELS if (m,) + s in old},
+                              "after_ms_per_episode": {m: 1000 * sum(r["cpu_seconds"] for r in runs[(m,) + s])
+                                                       / sum(r["episodes"] for r in runs[(m,) + s])
+                                                       for m in MODELS if (m,) + s in runs}}
+    # the old loop's cost of the whole table at this budget and seed count, from its per-episode CPU
+    before_table = None
+    if old and all((m,) + s in old for m in MODELS for s in SETTINGS):
+        before_table = sum(episodes * seeds * sum(r["cpu_seconds"] for r in old[(m,) + s])
+                           / sum(r["episodes"] for r in old[(m,) + s]) for m in MODELS for s in SETTINGS)
+    # the same rule under the other stored protocols (the JSONs' sampled-action and last-checkpoint cells)
+    protocols = {}
+    for field, label in (("table", "best checkpoint, greedy (Table 1's cells)"),
+                         ("table_sampled", "best checkpoint, sampled actions"), ("last", "last checkpoint, greedy")):
+        alt = {k: dict(v, table=v[field]) for k, v in results.items() if v.get(field)}
+        protocols[label] = {"cells": len(alt), "differences": paper_differences(alt)}
+    return {"episodes": episodes, "seeds": seeds, "status": status, "protocols": protocols, "backfilled": backfilled,
+            "complete": complete, "partial": partial,
+            "missing": missing, "results": results, "differences": paper_differences(results), "totals": totals,
+            "rates": rates, "per_setting": per_setting, "before_table_cpu_seconds": before_table}
+
+
+def sampled_backfill(out: str = OUT) -> dict[str, dict]:
+    """``table_sampled`` for every finished run of ``out`` whose JSON lacks it (runs finished before
+    ``finish`` stored it): the best actor, sampled actions, the cell's own episodes and seed (1) -- what
+    ``finish`` computes -- by run name, with the greedy rescoring of the stored cell (``greedy_check``:
+    equal to the JSON's ``table.mean`` to its 3 decimals when the actors are the run's).  Evaluation only."""
+    cells = {}
+    for runs in load_runs(out).values():
+        for r in runs:
+            if "table_sampled" in r:
+                continue
+            name = run_name(r["model"], r["agents"], r["width"], r["pieces"], r["seed"])
+            trainer, _ = load_trained(r["model"], r["agents"], r["width"], r["pieces"], out, best=True, seed=r["seed"])
+            k = r["table"]["episodes"]
+            greedy = float(trainer.evaluate(k, seed=1).mean())
+            v = trainer.evaluate(k, seed=1, greedy=False)
+            cells[name] = {"mean": round(float(v.mean()), 3), "std": round(float(v.std(ddof=1)), 3), "episodes": k,
+                           "checkpoint": "best", "actions": "sampled", "episodes_trained": r["episodes"],
+                           "greedy_check": round(greedy, 3), "table_mean": r["table"]["mean"]}
+    return cells
+
+
+def cmd_backfill_sampled(args) -> int:
+    """Write :func:`sampled_backfill`'s cells to ``--save`` (merged with what it holds)."""
+    import torch
+
+    torch.set_num_threads(args.threads)
+    cells = dict(_load_json(args.save) or {})
+    new = sampled_backfill(args.out)
+    bad = [n for n, c in new.items() if abs(c["greedy_check"] - c["table_mean"]) > 6e-4]
+    for n in bad:
+        print(f"warning: {n} rescored {new[n]['greedy_check']:.3f} greedy, JSON {new[n]['table_mean']:.3f}: not stored")
+    cells.update({n: c for n, c in new.items() if n not in bad})
+    _write_json(args.save, cells)
+    print(f"{len(new) - len(bad)} runs' sampled cells written to {args.save} ({len(cells)} in all)")
+    return 1 if bad else 0
+
+
+def tom_summary(tom_dir: str) -> dict[str, dict[str, dict]]:
+    """The ``tom`` JSONs of ``tom_dir`` (``tom_<model>[_s<seed>].json``) per test key (``zeroth_w6``,
+    ``..._sampled``) and model: SR, FR and 1-SR-FR in % (mean over the seeds run, and the best seed's SR),
+    trials, seeds and training episodes of the tested runs."""
+    res: dict[str, dict[str, dict]] = {}
+    if not os.path.isdir(tom_dir):
+        return res
+    for f in sorted(os.listdir(tom_dir)):
+        if not (f.startswith("tom_") and f.endswith(".json")):
+            continue
+        data = _load_json(os.path.join(tom_dir, f)) or {}
+        model = f[4:-5].split("_s")[0]
+        for key, r in data.items():
+            res.setdefault(key, {}).setdefault(model, []).append(r)
+    out: dict[str, dict[str, dict]] = {}
+    for key, per_model in res.items():
+        for m, rs in per_model.items():
+            out.setdefault(key, {})[m] = {
+                "sr": 100 * float(np.mean([r["success_rate"] for r in rs])),
+                "fr": 100 * float(np.mean([r["failure_rate"] for r in rs])),
+                "neither": 100 * float(np.mean([r["neither_rate"] for r in rs])),
+                "best_sr": 100 * max(r["success_rate"] for r in rs), "seeds": sorted(r["run_seed"] for r in rs),
+                "trials": min(r["trials"] for r in rs), "episodes": min(r["trained_episodes"] for r in rs)}
+    return out
+
+
+def format_summary(data: dict, heuristic: dict[tuple[int, int, int], tuple[float, float]] | None = None,
+                   random_rewards: dict[tuple[int, int, int], tuple[float, float]] | None = None,
+                   tom: dict[str, dict[str, dict]] | None = None) -> str:
+    """Markdown of :func:`summary_data`: the completion line, Table 1 (paper rows, ours with greedy and
+    sampled actions, heuristic, random), the cells beyond the paper's std, the cost tables and, with
+    ``tom`` (:func:`tom_summary`), the theory-of-mind tests beside the paper's Tables 2 and 3."""
+    seeds, res, status = data["seeds"], data["results"], data["status"]
+    total = len(MODELS) * len(SETTINGS)
+    L = [f"**{len(data['complete'])} of {total} (setting, model) cells complete** ({seeds} seeds at >= "
+         f"{data['episodes']:,} episodes); {len(data['partial'])} partial, {len(data['missing'])} without a "
+         f"finished run."]
+    pending = []
+    for s in SETTINGS:
+        left = [m for m in MODELS if status[(m,) + s] < seeds]
+        if len(left) == len(MODELS) and not any(status[(m,) + s] for m in MODELS):
+            pending.append(f"{_column(*s)}: no model finished")
+        elif left:
+            pending.append(f"{_column(*s)}: " + ", ".join(f"{m} ({status[(m,) + s]}/{seeds} seeds)" for m in left))
+    if pending:
+        L.append("Not complete: " + "; ".join(pending) + ".")
+    cols = [_column(*s) for s in SETTINGS]
+    L += ["", "| agent | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(SETTINGS)]
+    L.append("| paper: heuristic | " + " | ".join(_cell(*x) for x in PAPER["heuristic"]) + " |")
+    order = ("oracle", "maddpg", "rmaddpg", "ce", "ge", "ee")
+    for m in order:
+        L.append(f"| paper: {LABELS[m]} | " + " | ".join(_cell(*x) for x in PAPER[m]) + " |")
+    for field, label in (("table", "cfrkit"), ("table_sampled", "cfrkit, sampled actions")):
+        for m in order:
+            row = []
+            for col, s in enumerate(SETTINGS):
+                d = res.get((m,) + s)
+                t = d and d[field]
+                if not t:
+                    row.append("-")
+                    continue
+                pm, ps = PAPER[m][col]
+                flag = "^" if t["mean"] - pm > ps else ("v" if pm - t["mean"] > ps else "")
+                k = len(d["seeds"])
+                row.append(f"{t['mean']:.1f} [{t['std']:.1f}]{flag}" + (f" ({k}s)" if k < seeds else ""))
+            if any(x != "-" for x in row):
+                L.append(f"| {label}: {LABELS[m]} | " + " | ".join(row) + " |")
+    if heuristic:
+        L.append("| cfrkit: heuristic (self-play) | " + " | ".join("{:.1f} [{:.1f}]".format(*heuristic[s])
+                                                               for s in SETTINGS) + " |")
+    if random_rewards:
+        L.append("| cfrkit: uniformly random policy | " + " | ".join("{:.1f} [{:.1f}]".format(*random_rewards[s])
+                                                                 for s in SETTINGS) + " |")
+    L += ["", f"Cells: mean over seeds [std across seeds] of the reward per agent per episode, best checkpoint, "
+          f"1,000 episodes; ^ / v: above / below the paper's mean by more than the paper's std; (ks): only k of "
+          f"{seeds} seeds finished; heuristic and random: [std over episodes]."]
+    diffs = data["differences"]
+    shown = sum(1 for k in res)
+    up = sum(1 for d in diffs if d["ours"] > d["paper"])
+    L += ["", f"**{len(diffs)} of {shown} cells differ from the paper by more than the paper's std** ({up} above, "
+          f"{len(diffs) - up} below)."]
+    L += ["", "| protocol (stored in the runs' JSONs) | cells | beyond the paper's std: above / below | within |",
+          "|---|---:|---:|---:|"]
+    for label, p in data.get("protocols", {}).items():
+        a = sum(1 for d in p["differences"] if d["ours"] > d["paper"])
+        L.append(f"| {label} | {p['cells']} | {a} / {len(p['differences']) - a} | {p['cells'] - len(p['differences'])} |")
+    L += ["", "| model | cells beyond (above / below) | within | largest differences (paper stds) |",
+          "|---|---:|---:|---|"]
+    for m in order:
+        mine = [d for d in diffs if d["model"] == m]
+        n_cells = sum(1 for k in res if k[0] == m)
+        if not n_cells:
+            continue
+        a = sum(1 for d in mine if d["ours"] > d["paper"])
+        top = sorted(mine, key=lambda d: -abs(d["z"]))[:3]
+        L.append(f"| {LABELS[m]} | {len(mine)} ({a} / {len(mine) - a}) | {n_cells - len(mine)} | "
+                 + ", ".join(f"{d['setting']} {d['z']:+.1f}" for d in top) + " |")
+    L += ["", "| setting | model | ours [std] | paper [std] | ours - paper | paper stds | seeds |",
+          "|---|---|---:|---:|---:|---:|---:|"]
+    for d in sorted(diffs, key=lambda d: (SETTINGS.index(tuple(int(x) for x in d["setting"].split("/"))),
+                                          order.index(d["model"]))):
+        key = (d["model"],) + tuple(int(x) for x in d["setting"].split("/"))
+        z = "inf (paper std 0)" if not np.isfinite(d["z"]) else f"{d['z']:+.1f}"
+        L.append(f"| {_column(*key[1:])} | {LABELS[d['model']]} | {d['ours']:.1f} [{res[key]['table']['std']:.1f}] | "
+                 f"{d['paper']} [{d['paper_std']}] | {d['ours'] - d['paper']:+.1f} | {z} | {d['seeds']} |")
+    # cost
+    t = data["totals"]
+    L += ["", "| variant | settings (after) | after: episodes / CPU s | CPU min per 60,000-episode run, after | "
+          "before (old loop), episodes / CPU s | after, same settings | speed-up |", "|---|---|---:|---:|---:|---:|---:|"]
+    for m in order:
+        r = data["rates"].get(m)
+        if r is None:
+            continue
+        b = r["before"]
+        tail = (f"{b['rate']:.0f} | {b['rate_after']:.0f} | {b['speedup']:.1f}x" if b else "- | - | -")
+        L.append(f"| {LABELS[m]} | {len(r['settings'])} | {r['rate']:.0f} | {60_000 / r['rate'] / 60:.1f} | {tail} |")
+    L += ["", "| setting | runs | training CPU s | training wall s | CPU s per 1,000 episodes per run, before -> after "
+          "(MADDPG, RMADDPG, CE, GE, EE, Oracle) |", "|---|---:|---:|---:|---|"]
+    for s, p in data["per_setting"].items():
+        pairs = []
+        for m in MODELS:
+            a, b = p["after_ms_per_episode"].get(m), p["before_ms_per_episode"].get(m)
+            pairs.append("-" if a is None else (f"{b:.1f} -> {a:.1f}" if b is not None else f"{a:.1f}"))
+        L.append(f"| {_column(*s)} | {p['runs']} | {p['cpu_seconds']:,.0f} | {p['wall_seconds']:,.0f} | "
+                 + ", ".join(pairs) + " |")
+    L += ["", f"Whole table so far: {t['runs']} of {total * seeds} runs, {t['episodes']:,} training episodes; "
+          f"training CPU {t['cpu_seconds'] / 3600:.2f} h ({t['cpu_seconds'] / max(t['runs'], 1) / 60:.2f} CPU min per "
+          f"run), training wall {t['wall_seconds'] / 3600:.2f} h (sum over runs of their process wall time), "
+          f"evaluation CPU {t['eval_cpu_seconds'] / 3600:.2f} h.  A stacked seed's JSON holds its own acting and 1/S "
+          f"of the stacked gradient steps (CPU and wall), so the sums over seeds are the stacks' totals; two `run` "
+          f"processes shared the work, so the elapsed time is below the summed wall."]
+    if data["before_table_cpu_seconds"]:
+        L.append(f"The old loop's per-episode CPU (its runs' JSONs) projects the same table ({total} cells x {seeds} "
+                 f"seeds x {data['episodes']:,} episodes) at {data['before_table_cpu_seconds'] / 3600:.1f} CPU h.")
+    if tom:
+        L += ["", "| test | model | ours, greedy: SR / FR / 1-SR-FR (best seed's SR) | ours, sampled | "
+              "paper Table 2 SR / FR | paper Table 3 best SR | seeds x trials |", "|---|---|---|---|---|---:|---|"]
+        known = list(PAPER_TOM_BEST_SR)
+        for key in sorted((k for k in tom if not k.endswith("_sampled")),
+                          key=lambda k: (known.index(k) if k in known else len(known), k)):
+            for m in order:
+                g, s = tom[key].get(m), tom.get(key + "_sampled", {}).get(m)
+                if g is None and s is None:
+                    continue
+                fmt = lambda r: ("-" if r is None else
+                                 f"{r['sr']:.0f} / {r['fr']:.0f} / {r['neither']:.0f} ({r['best_sr']:.0f})")
+                p2 = PAPER_TOM.get(key, {}).get(m)
+                ref = g or s
+                L.append(f"| {key} | {LABELS[m]} | {fmt(g)} | {fmt(s)} | {'-' if p2 is None else f'{p2[0]} / {p2[1]}'} | "
+                         f"{PAPER_TOM_BEST_SR.get(key, {}).get(m, '-')} | {len(ref['seeds'])} x {ref['trials']} |")
+    return "\n".join(L)
+
+
+def cmd_summary(args) -> int:
+    """Issue 32's closing numbers as Markdown: completion, Table 1, differing cells, cost, ToM tests."""
+    if args.episodes < 1 or args.seeds < 1:
+        raise SystemExit("--episodes and --seeds must be >= 1")
+    before = None if args.before == "none" else args.before
+    sampled = _load_json(args.sampled_cells) if args.sampled_cells != "none" else None
+    data = summary_data(args.out, before, args.episodes, args.seeds, sampled)
+    if not data["results"]:
+        print(f"no run in {args.out} has reached {args.episodes:,} episodes")
+        return 1
+    heuristic = (heuristic_rewards(args.out, args.heuristic_episodes, args.heuristic_cache)
+                 if args.heuristic_episodes else None)
+    rnd = {s: random_policy_reward(*s) for s in SETTINGS} if args.random else None
+    tom = tom_summary(args.tom) if args.tom else None
+    print(format_summary(data, heuristic, rnd, tom))
+    if data["backfilled"]:
+        print(f"\n({data['backfilled']} runs' sampled-action cells from {os.path.relpath(args.sampled_cells)}: "
+              f"computed after the run by `backfill-sampled`, the same actors, episodes and seed as `finish` uses)")
+    if args.plot:
+        plot_curves(data["results"], args.plot)
+        print(f"\n(curves of every setting: {args.plot})")
+    print(f"\n(regenerate: {args.command_line})")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -1004,6 +1345,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     m.add_argument("--threads", type=int, default=1)
     m.add_argument("--out", default=OUT)
     m.set_defaults(func=cmd_tom)
+    y = sub.add_parser("summary", help="issue 32's closing numbers as Markdown (completion, Table 1, "
+                                       "differing cells, cost, ToM tests)")
+    y.add_argument("--out", default=OUT)
+    y.add_argument("--episodes", type=int, default=60_000, help="a run counts once it has trained this many episodes")
+    y.add_argument("--seeds", type=int, default=3, help="seeds a (setting, model) cell needs to be complete")
+    y.add_argument("--before", default=BEFORE,
+                   help="results folder of the old per-step loop's runs for the before/after rates (none: skip)")
+    y.add_argument("--heuristic-episodes", type=int, default=1000,
+                   help="episodes of cfrkit's heuristic per setting (0: no row)")
+    y.add_argument("--heuristic-cache", default=HEURISTIC_CACHE,
+                   help="JSON caching the heuristic's rows (computed and written where missing)")
+    y.add_argument("--no-random", dest="random", action="store_false", help="leave out the random policy's row")
+    y.add_argument("--tom", default=None, help="folder of `tom` JSONs (tom_<model>[_s<seed>].json) to tabulate")
+    y.add_argument("--plot", default=None, help="PNG of every setting's curves (the counted runs)")
+    y.add_argument("--sampled-cells", default=SAMPLED_BACKFILL,
+                   help="backfill-sampled's JSON for runs whose JSON lacks table_sampled (none: skip)")
+    y.set_defaults(func=cmd_summary)
+    k = sub.add_parser("backfill-sampled", help="sampled-action cells of finished runs whose JSON lacks them "
+                                                "(evaluation only; written to --save, not into the runs' JSONs)")
+    k.add_argument("--out", default=OUT)
+    k.add_argument("--save", default=SAMPLED_BACKFILL)
+    k.add_argument("--threads", type=int, default=1)
+    k.set_defaults(func=cmd_backfill_sampled)
     args = p.parse_args(argv)
     script = sys.argv[0] if argv is None else os.path.relpath(os.path.abspath(__file__))
     args.command_line = " ".join(shlex.quote(a) for a in

@@ -160,3 +160,27 @@ def test_events_heard_speech_equals_the_boolean_reference():
         X |= (heard & (reach[:, None, :, None, :] | eye[None, :, None, None, :])).any(2)
         assert np.array_equal(got[:, :, :c * n], X.reshape(B, n, c * n).astype(np.float32)), (n, c)
         assert 0 < X.mean() < 1
+
+
+@pytest.mark.parametrize("variant", ["maddpg", "ee"])
+def test_stacked_seeds_charge_each_seed_its_share_of_the_cpu(variant):
+    """A stacked seed's ``cpu_seconds`` / ``wall_seconds`` hold its own acting plus 1/S of the shared
+    gradient steps: summed over the seeds they equal the group's CPU and wall time (the whole table's
+    cost is the sum over the runs' JSONs), and no seed holds the stack's total."""
+    import time
+
+    group = StackedSeeds.create(lambda st: make_trainer(CFG, st, "cpu"), [_settings(variant, s) for s in (0, 1, 2)])
+    for _ in range(2):   # the warm-up: no gradient steps yet
+        group.iterate()
+    cpu0 = [t.cpu_seconds for t in group.trainers]
+    wall0 = [t.wall_seconds for t in group.trainers]
+    c0, w0 = time.process_time(), time.perf_counter()
+    for _ in range(6):
+        stats = group.iterate()
+    cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+    assert all(s["updates"] > 0 for s in stats)
+    shares = [t.cpu_seconds - c for t, c in zip(group.trainers, cpu0)]
+    walls = [t.wall_seconds - w for t, w in zip(group.trainers, wall0)]
+    assert sum(shares) == pytest.approx(cpu, rel=0.05, abs=0.02)
+    assert sum(walls) == pytest.approx(wall, rel=0.05, abs=0.02)
+    assert all(0 < s < 0.6 * cpu for s in shares)

@@ -72,6 +72,22 @@ def test_tiny_run_report_in_progress_and_tom(bench, tmp_path, capsys):
                            log=lambda s: None, checkpoint_every=1)
     assert data["episodes"] == 256 and len(data["curve"]) == 2 and data["table"]["episodes"] == 50
     assert os.path.exists(os.path.join(out, "ckpt", "maddpg_n3_w6_c3_s0.actors.pt"))
+    # a run finished before `finish` stored its sampled cell: backfill-sampled computes what finish did
+    path = os.path.join(out, "maddpg_n3_w6_c3_s0.json")
+    with open(path) as f:
+        stored = json.load(f)
+    with open(path, "w") as f:
+        json.dump({k: v for k, v in stored.items() if k != "table_sampled"}, f)
+    save = str(tmp_path / "backfill.json")
+    assert bench.main(["backfill-sampled", "--out", out, "--save", save]) == 0
+    with open(save) as f:
+        cell = json.load(f)["maddpg_n3_w6_c3_s0"]
+    assert (cell["mean"], cell["std"]) == (data["table_sampled"]["mean"], data["table_sampled"]["std"])
+    assert cell["greedy_check"] == pytest.approx(data["table"]["mean"], abs=6e-4) and cell["episodes"] == 50
+    merged = bench.summary_data(out, None, episodes=256, seeds=1, sampled={"maddpg_n3_w6_c3_s0": cell})
+    assert merged["results"][("maddpg", 3, 6, 3)]["table_sampled"]["mean"] == data["table_sampled"]["mean"]
+    with open(path, "w") as f:
+        json.dump(stored, f)
     bench.train_run("ce", 3, 6, 3, 128, out, eval_every=1, eval_episodes=20, final_episodes=50,
                     log=lambda s: None, checkpoint_every=1)
     os.unlink(os.path.join(out, "ce_n3_w6_c3_s0.json"))       # as if stopped after its checkpoint
@@ -238,3 +254,124 @@ def test_run_checkpoint_every_zero_saves_only_when_stopped(bench, tmp_path, monk
     assert saved == []
     assert bench.main(common + ["--checkpoint-every", "1", "--out", str(tmp_path / "b")]) == 0
     assert saved == ["maddpg_n3_w6_c3_s0"] * 2      # after iterations 1 and 2 of 3
+
+
+def _final_json(out, model, n, w, c, seed, mean, episodes=60032, cpu=100.0, wall=150.0, name=None):
+    data = {"model": model, "agents": n, "width": w, "pieces": c, "seed": seed, "episodes": episodes,
+            "cpu_seconds": cpu, "wall_seconds": wall, "eval_cpu_seconds": 2.0, "best_iteration": 3,
+            "best_eval_reward": mean, "table": {"mean": mean, "std": 30.0, "episodes": 1000, "checkpoint": "best"},
+            "table_sampled": {"mean": mean - 1.0, "std": 30.0}, "last": {"mean": mean - 10.0, "std": 30.0}, "curve": [
+                {"episodes": 128 * (i + 1), "eval_reward": mean * (i + 1) / 3, "train_reward": 1.0} for i in range(3)]}
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, name or f"{model}_n{n}_w{w}_c{c}_s{seed}.json"), "w") as f:
+        json.dump(data, f)
+
+
+def test_summary_counts_complete_cells_sums_costs_and_flags_cells_beyond_the_paper_std(bench, tmp_path, capsys):
+    out, old = str(tmp_path / "60k"), str(tmp_path / "old")
+    # complete cells (3 seeds at >= 60,000 episodes); paper: MADDPG 3/6/n 40 [2], CE 3/6/n 36 [4],
+    # MADDPG 4/6/3n 13 [0], EE 4/6/3n 14 [1], GE 3/12/n 52 [19]
+    for s, mean in enumerate((43.0, 42.0, 44.0)):        # 43.0: +1.5 paper stds -> above
+        _final_json(out, "maddpg", 3, 6, 3, s, mean, cpu=100.0 + s, wall=200.0)
+    for s, mean in enumerate((39.0, 40.0, 41.0)):        # 40.0: exactly one std above -> within
+        _final_json(out, "ce", 3, 6, 3, s, mean, cpu=50.0)
+    for s in range(3):                                  # paper std 0, equal mean -> within
+        _final_json(out, "maddpg", 4, 6, 12, s, 13.0, cpu=300.0)
+    for s, mean in enumerate((10.0, 11.0, 12.0)):        # 11.0: 3 paper stds below
+        _final_json(out, "ee", 4, 6, 12, s, mean, cpu=400.0)
+    # a partial cell: two seeds finished, the third's JSON is from an earlier budget stage (not counted)
+    _final_json(out, "ge", 3, 12, 3, 0, 20.0, cpu=70.0)
+    _final_json(out, "ge", 3, 12, 3, 1, 22.0, cpu=70.0)
+    _final_json(out, "ge", 3, 12, 3, 2, 60.0, episodes=30016, cpu=35.0)
+    _final_json(out, "ce", 4, 6, 3, 0, 50.0)             # not a Table 1 setting: ignored
+    with open(os.path.join(out, "tom_ce.json"), "w") as f:
+        json.dump({}, f)
+    # the old loop's runs: 10 and 20 ms per episode for MADDPG where the new runs exist, 5 where they do not
+    _final_json(old, "maddpg", 3, 6, 3, 0, 30.0, episodes=1280, cpu=12.8, name="maddpg_n3_w6_c3.json")
+    _final_json(old, "maddpg", 4, 6, 12, 0, 9.0, episodes=1280, cpu=25.6, name="maddpg_n4_w6_c12.json")
+    _final_json(old, "maddpg", 3, 12, 3, 0, 9.0, episodes=1280, cpu=6.4, name="maddpg_n3_w12_c3.json")
+
+    data = bench.summary_data(out, old, episodes=60_000, seeds=3)
+    assert sorted(data["complete"]) == [("ce", 3, 6, 3), ("ee", 4, 6, 12), ("maddpg", 3, 6, 3), ("maddpg", 4, 6, 12)]
+    assert data["partial"] == [("ge", 3, 12, 3)] and len(data["missing"]) == 72 - 5
+    assert data["status"][("ge", 3, 12, 3)] == 2
+    assert data["results"][("ge", 3, 12, 3)]["table"]["mean"] == pytest.approx(21.0)
+    t = data["totals"]
+    assert t["runs"] == 14 and t["episodes"] == 14 * 60032
+    assert t["cpu_seconds"] == pytest.approx(303.0 + 150.0 + 900.0 + 1200.0 + 140.0)
+    assert t["wall_seconds"] == pytest.approx(3 * 200.0 + 11 * 150.0)
+    assert t["eval_cpu_seconds"] == pytest.approx(28.0)
+    diffs = {(d["model"], d["setting"]): d["z"] for d in data["differences"]}
+    assert diffs == pytest.approx({("maddpg", "3/6/3"): 1.5, ("ee", "4/6/12"): -3.0, ("ge", "3/12/3"): -31 / 19})
+    # sampled (mean - 1): MADDPG 3/6/n 42 within, CE 39 within, MADDPG 4/6/3n 12 below (paper std 0), EE 10 below,
+    # GE 20 below; the last checkpoint
+    # (mean - 10): MADDPG 33 below, CE 30 below, MADDPG 4/6/3n 3 below, EE 1 below, GE 11 below
+    sampled = data["protocols"]["best checkpoint, sampled actions"]
+    assert sampled["cells"] == 5 and {(d["model"], d["setting"]) for d in sampled["differences"]} == {
+        ("maddpg", "4/6/12"), ("ee", "4/6/12"), ("ge", "3/12/3")}
+    assert len(data["protocols"]["last checkpoint, greedy"]["differences"]) == 5
+    maddpg = data["rates"]["maddpg"]
+    assert maddpg["rate"] == pytest.approx(6 * 60032 / 1203.0)
+    assert maddpg["before"]["settings"] == ["3/6/n", "4/6/3n"]          # 3/12/n has no new run: left out
+    assert maddpg["before"]["rate"] == pytest.approx(2560 / 38.4)
+    assert maddpg["before"]["speedup"] == pytest.approx((6 * 60032 / 1203.0) / (2560 / 38.4))
+    assert data["rates"]["ce"]["before"] is None
+    assert data["per_setting"][(3, 6, 3)]["before_ms_per_episode"] == {"maddpg": pytest.approx(10.0)}
+    assert data["before_table_cpu_seconds"] is None                   # the old runs do not cover the table
+
+    text = bench.format_summary(data)
+    assert text.startswith("**4 of 72 (setting, model) cells complete** (3 seeds at >= 60,000 episodes); 1 partial")
+    assert "3/12/n: maddpg (0/3 seeds), rmaddpg (0/3 seeds), ce (0/3 seeds), ge (2/3 seeds)" in text
+    assert "**3 of 5 cells differ from the paper by more than the paper's std** (1 above, 2 below)." in text
+    row = next(line for line in text.splitlines() if line.startswith("| cfrkit: MADDPG |")).split(" | ")
+    assert row[1] == "43.0 [1.0]^" and row[9] == "13.0 [0.0]"
+    ge = next(line for line in text.splitlines() if line.startswith("| cfrkit: +Greedy (GE) |")).split(" | ")
+    assert ge[4] == "21.0 [1.4]v (2s)"
+    assert "| 4/6/3n | +Estimated (EE) | 11.0 [1.0] | 14 [1] | -3.0 | -3.0 | 3 |" in text
+    assert "| last checkpoint, greedy | 5 | 0 / 5 | 0 |" in text
+    assert bench.main(["summary", "--out", out, "--before", old, "--heuristic-episodes", "0", "--no-random"]) == 0
+    printed = capsys.readouterr().out
+    assert "**4 of 72 (setting, model) cells complete**" in printed and "summary --out" in printed
+    assert bench.main(["summary", "--out", str(tmp_path / "none"), "--heuristic-episodes", "0"]) == 1
+
+
+def test_summary_takes_backfilled_sampled_cells_only_for_the_same_run(bench, tmp_path):
+    out = str(tmp_path)
+    for s in range(3):
+        _final_json(out, "oracle", 3, 6, 3, s, 70.0 + s)
+        path = os.path.join(out, f"oracle_n3_w6_c3_s{s}.json")
+        with open(path) as f:
+            data = json.load(f)
+        del data["table_sampled"]
+        with open(path, "w") as f:
+            json.dump(data, f)
+    cell = lambda mean, trained=60032: {"mean": mean, "std": 9.0, "episodes": 1000, "episodes_trained": trained}
+    assert bench.summary_data(out, None)["results"][("oracle", 3, 6, 3)]["table_sampled"] is None
+    stale = {"oracle_n3_w6_c3_s0": cell(60.0), "oracle_n3_w6_c3_s1": cell(62.0), "oracle_n3_w6_c3_s2": cell(64.0, 30016)}
+    data = bench.summary_data(out, None, sampled=stale)      # seed 2's cell is of an earlier stage: not taken
+    assert data["backfilled"] == 2 and data["results"][("oracle", 3, 6, 3)]["table_sampled"] is None
+    stale["oracle_n3_w6_c3_s2"] = cell(64.0)
+    data = bench.summary_data(out, None, sampled=stale)
+    assert data["backfilled"] == 3
+    assert data["results"][("oracle", 3, 6, 3)]["table_sampled"] == pytest.approx({"mean": 62.0, "std": 2.0})
+    assert data["protocols"]["best checkpoint, sampled actions"]["cells"] == 1
+
+
+def test_tom_summary_averages_seeds_per_test_and_model(bench, tmp_path):
+    def result(sr, fr, seed):
+        return {"success_rate": sr, "failure_rate": fr, "neither_rate": 1 - sr - fr, "trials": 1000,
+                "run_seed": seed, "trained_episodes": 60032}
+    with open(tmp_path / "tom_ge.json", "w") as f:
+        json.dump({"zeroth_w6": result(0.0, 1.0, 0), "zeroth_w6_sampled": result(0.1, 0.5, 0)}, f)
+    with open(tmp_path / "tom_ge_s1.json", "w") as f:
+        json.dump({"zeroth_w6": result(0.5, 0.25, 1)}, f)
+    tom = bench.tom_summary(str(tmp_path))
+    ge = tom["zeroth_w6"]["ge"]
+    assert (ge["sr"], ge["fr"], ge["neither"], ge["best_sr"], ge["seeds"]) == (25.0, 62.5, 12.5, 50.0, [0, 1])
+    assert tom["zeroth_w6_sampled"]["ge"]["seeds"] == [0]
+    data = {"seeds": 3, "episodes": 60_000, "status": {(m,) + s: 0 for m in bench.MODELS for s in bench.SETTINGS},
+            "complete": [], "partial": [], "missing": [], "results": {}, "differences": [],
+            "totals": {"runs": 0, "episodes": 0, "cpu_seconds": 0.0, "wall_seconds": 0.0, "eval_cpu_seconds": 0.0},
+            "rates": {}, "per_setting": {}, "before_table_cpu_seconds": None}
+    text = bench.format_summary(data, tom=tom)
+    assert "| zeroth_w6 | +Greedy (GE) | 25 / 62 / 12 (50) | 10 / 50 / 40 (10) | 0 / 57 | 0 | 2 x 1000 |" in text
