@@ -112,13 +112,15 @@ def step_grads(optimisers: Sequence[FlatAdam], grads: Sequence[torch.Tensor]) ->
     function each ``Adam(fused=True).step`` calls with its one vector, here given all of them: the fused kernel
     is elementwise per vector, so every vector gets the bits of its optimiser's own step, without
     ``Optimizer.step``'s per-call Python (hooks, ``_init_group``).  Before Adam's state exists (the first
-    step), or when the optimisers' settings differ, each optimiser's own ``step`` is used."""
+    step), when the optimisers' settings differ, or on a torch older than Adam's ``decoupled_weight_decay``
+    setting, each optimiser's own ``step`` is used."""
     if len(optimisers) != len(grads):
         raise ValueError(f"{len(optimisers)} optimisers but {len(grads)} gradients")
     clipped = [_clip_(g, o.max_grad_norm) for o, g in zip(optimisers, grads)]
     states = [o.opt.state.get(o.flat) for o in optimisers]
     g0 = _settings(optimisers[0])
-    if (any(not st for st in states) or not g0["fused"] or g0["amsgrad"] or g0["differentiable"]
+    if (any(not st for st in states) or not g0.get("fused") or g0["amsgrad"] or g0["differentiable"]
+            or "decoupled_weight_decay" not in g0          # an older torch: its functional adam's signature differs
             or any(_settings(o) != g0 or o.flat.device != optimisers[0].flat.device for o in optimisers[1:])):
         for o, g in zip(optimisers, clipped):
             o.adam_step(g)
