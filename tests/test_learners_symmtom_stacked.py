@@ -75,6 +75,8 @@ def test_stacked_seeds_refuse_mixed_runs():
 
 
 def test_step_grads_gives_each_optimiser_its_own_step_bit_for_bit():
+    """``step_grads`` (one functional fused Adam call over all vectors) and ``FlatAdam.step_grad`` (the same call,
+    one vector) against the reference: clip_grad_norm_'s rule, then each optimiser's own ``torch.optim.Adam.step``."""
     from cfrkit.agents.symmtom.learning.flat import FlatAdam, flatten_parameters, step_grads
 
     def build(seed):
@@ -82,21 +84,31 @@ def test_step_grads_gives_each_optimiser_its_own_step_bit_for_bit():
         net = torch.nn.Sequential(torch.nn.Linear(7, 5), torch.nn.ReLU(), torch.nn.Linear(5, 3))
         return net, FlatAdam(net, flatten_parameters(net), 1e-3, 0.5)
 
+    def reference_step(o, g):
+        g = g * (0.5 / (torch.linalg.vector_norm(g) + 1e-6)).clamp(max=1.0)
+        o.flat.grad = g
+        o.opt.step()
+        o.flat.grad = None
+        return g
+
     alone = [build(s) for s in range(3)]
     fused = [build(s) for s in range(3)]
+    single = [build(s) for s in range(3)]
     gen = torch.Generator().manual_seed(5)
     for step in range(4):               # the first step creates Adam's state (fallback), then the fused call
         grads = [torch.randn(o.flat.numel(), generator=gen) * (10.0 if step == 2 else 0.1) for _, o in alone]
-        for (_, o), g in zip(alone, grads):
-            o.step_grad(g.clone())
+        clipped = [reference_step(o, g.clone()) for (_, o), g in zip(alone, grads)]
         step_grads([o for _, o in fused], [g.clone() for g in grads])
-        for (_, a), (_, b) in zip(alone, fused):
-            assert torch.equal(a.flat, b.flat) and torch.equal(a.last_grad, b.last_grad)
-            sa, sb = a.opt.state[a.flat], b.opt.state[b.flat]
-            for k in ("step", "exp_avg", "exp_avg_sq"):
-                assert torch.equal(sa[k], sb[k]), (step, k)
-    assert alone[0][1].opt.state[alone[0][1].flat]["step"].item() == 4
-    assert not torch.equal(alone[0][1].flat, alone[1][1].flat)
+        for (_, o), g in zip(single, grads):
+            o.step_grad(g.clone())
+        for (_, a), c, (_, b), (_, d) in zip(alone, clipped, fused, single):
+            for x in (b, d):
+                assert torch.equal(a.flat, x.flat) and torch.equal(c, x.last_grad)
+                sa, sb = a.opt.state[a.flat], x.opt.state[x.flat]
+                for k in ("step", "exp_avg", "exp_avg_sq"):
+                    assert torch.equal(sa[k], sb[k]), (step, k)
+    assert fused[0][1].opt.state[fused[0][1].flat]["step"].item() == 4
+    assert not torch.equal(fused[0][1].flat, fused[1][1].flat)
     with pytest.raises(ValueError, match="optimisers"):
         step_grads([alone[0][1]], [])
 

@@ -15,6 +15,7 @@ from typing import Dict, List, Sequence
 
 import torch
 from torch import nn
+from torch.optim.adam import adam
 
 
 def flatten_parameters(module: nn.Module) -> torch.Tensor:
@@ -51,10 +52,13 @@ class FlatAdam:
 
     def step_grad(self, g: torch.Tensor) -> None:
         """Clip the flat gradient ``g`` (modified in place) by its L2 norm, then one Adam step."""
-        self.flat.grad = _clip_(g, self.max_grad_norm)
+        step_grads([self], [g])
+
+    def adam_step(self, g: torch.Tensor) -> None:
+        """One step of the optimiser's own ``torch.optim.Adam.step`` on the (already clipped) gradient ``g``."""
+        self.flat.grad = g
         self.opt.step()
         self.flat.grad = None
-        self.last_grad = g        # the clipped gradient just applied (tests compare it)
 
     def state_dict(self) -> Dict:
         """``torch.optim.Adam``'s state dict over the module's parameters (one entry per parameter)."""
@@ -101,11 +105,37 @@ def _clip_(g: torch.Tensor, max_grad_norm: float) -> torch.Tensor:
 
 
 def step_grads(optimisers: Sequence[FlatAdam], grads: Sequence[torch.Tensor]) -> None:
-    """``optimisers[i].step_grad(grads[i])`` for every i (the stacked seeds' Adam steps, seed by seed).
+    """``optimisers[i].step_grad(grads[i])`` for every i (e.g. the stacked seeds' Adam steps): each gradient is
+    clipped in place by its own L2 norm, then every vector takes one Adam step.
 
-    One fused call over all vectors (``torch._fused_adam_``) gave the same bits and saved about a tenth of a
-    millisecond per call, but it is a private torch function: kept out, the public per-optimiser step is used."""
+    The steps are one call of torch's public functional ``torch.optim.adam.adam`` with ``fused=True`` -- the
+    function each ``Adam(fused=True).step`` calls with its one vector, here given all of them: the fused kernel
+    is elementwise per vector, so every vector gets the bits of its optimiser's own step, without
+    ``Optimizer.step``'s per-call Python (hooks, ``_init_group``).  Before Adam's state exists (the first
+    step), when the optimisers' settings differ, or on a torch older than Adam's ``decoupled_weight_decay``
+    setting, each optimiser's own ``step`` is used."""
     if len(optimisers) != len(grads):
         raise ValueError(f"{len(optimisers)} optimisers but {len(grads)} gradients")
-    for o, g in zip(optimisers, grads):
-        o.step_grad(g)
+    clipped = [_clip_(g, o.max_grad_norm) for o, g in zip(optimisers, grads)]
+    states = [o.opt.state.get(o.flat) for o in optimisers]
+    g0 = _settings(optimisers[0])
+    if (any(not st for st in states) or not g0.get("fused") or g0["amsgrad"] or g0["differentiable"]
+            or "decoupled_weight_decay" not in g0          # an older torch: its functional adam's signature differs
+            or any(_settings(o) != g0 or o.flat.device != optimisers[0].flat.device for o in optimisers[1:])):
+        for o, g in zip(optimisers, clipped):
+            o.adam_step(g)
+    else:
+        beta1, beta2 = g0["betas"]
+        with torch.no_grad():          # as Optimizer.step (not differentiable)
+            adam([o.flat for o in optimisers], clipped, [st["exp_avg"] for st in states],
+                 [st["exp_avg_sq"] for st in states], [], [st["step"] for st in states], foreach=g0["foreach"],
+                 capturable=g0["capturable"], differentiable=False, fused=True, has_complex=False,
+                 decoupled_weight_decay=g0["decoupled_weight_decay"], amsgrad=False, beta1=beta1, beta2=beta2,
+                 lr=g0["lr"], weight_decay=g0["weight_decay"], eps=g0["eps"], maximize=g0["maximize"])
+    for o, g in zip(optimisers, clipped):
+        o.last_grad = g        # the clipped gradient just applied (tests compare it)
+
+
+def _settings(o: FlatAdam) -> Dict:
+    """The settings of ``o``'s one parameter group (lr, betas, eps, ...), without its parameters."""
+    return {k: v for k, v in o.opt.param_groups[0].items() if k != "params"}
