@@ -23,7 +23,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 # both children build the same group of 3 stacked seeds of (variant, setting), their replays filled to the warm-up
 # (StackedSeeds.fill_warmup written out: the children also run older checkouts, which lack that method)
@@ -125,11 +124,17 @@ print(json.dumps(out))
 '''.replace("%WARMED_GROUP%\n", WARMED_GROUP)
 
 
-def measure_inprocess(before: str, after: str, variant: str, setting: str, steps: int, rounds: int) -> dict:
+def run_ab_child(code: str, before: str, after: str, *args) -> dict:
+    """Run the A/B child script ``code`` with ``after`` on PYTHONPATH and ``before``'s path as its first argument
+    (then ``args``); return the JSON of its last output line."""
     env = dict(os.environ, PYTHONPATH=os.path.abspath(after))
-    out = subprocess.run([sys.executable, "-c", INPROCESS, os.path.abspath(before), variant, setting, str(steps),
-                          str(rounds)], env=env, cwd="/tmp", capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code, os.path.abspath(before), *map(str, args)], env=env, cwd="/tmp",
+                         capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure_inprocess(before: str, after: str, variant: str, setting: str, steps: int, rounds: int) -> dict:
+    return run_ab_child(INPROCESS, before, after, variant, setting, steps, rounds)
 
 
 def main(argv=None) -> int:

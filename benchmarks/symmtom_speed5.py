@@ -15,9 +15,7 @@ same code on both sides).  The projection: an iteration of the 3 seeds = 3 plays
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 
 CHILD = r'''
@@ -74,10 +72,10 @@ print(json.dumps(out))
 
 
 def measure(before: str, after: str, variant: str, setting: str, steps: int, rounds: int) -> dict:
-    env = dict(os.environ, PYTHONPATH=os.path.abspath(after))
-    out = subprocess.run([sys.executable, "-c", CHILD, os.path.abspath(before), variant, setting, str(steps),
-                          str(rounds)], env=env, cwd="/tmp", capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    from symmtom_speed4 import (
+        run_ab_child,  # same directory (sys.path[0] when run as a script)
+    )
+    return run_ab_child(CHILD, before, after, variant, setting, steps, rounds)
 
 
 def main(argv=None) -> int:
