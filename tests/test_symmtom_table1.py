@@ -375,3 +375,24 @@ def test_tom_summary_averages_seeds_per_test_and_model(bench, tmp_path):
             "rates": {}, "per_setting": {}, "before_table_cpu_seconds": None}
     text = bench.format_summary(data, tom=tom)
     assert "| zeroth_w6 | +Greedy (GE) | 25 / 62 / 12 (50) | 10 / 50 / 40 (10) | 0 / 57 | 0 | 2 x 1000 |" in text
+
+
+def test_run_takes_the_tom_settings_and_tom_uses_those_runs(bench, tmp_path, capsys):
+    """``run --settings 4/6/3,4/12/3`` (first_second's settings, outside Table 1) trains runs that
+    ``tom`` then tests instead of training its own; settings outside both lists are refused in one line."""
+    out = str(tmp_path)
+    assert bench.main(["run", "--episodes", "128", "--settings", "4/6/3,4/12/3", "--models", "maddpg",
+                       "--eval-every", "1", "--eval-episodes", "10", "--final-episodes", "20", "--out", out]) == 0
+    with open(os.path.join(out, "maddpg_n4_w6_c3_s0.json")) as f:
+        run = json.load(f)
+    assert (run["agents"], run["width"], run["pieces"], run["episodes"]) == (4, 6, 3, 128)
+    assert bench.main(["tom", "--models", "maddpg", "--tests", "first_second", "--trials", "2",
+                       "--train-episodes", "99999", "--out", out]) == 0
+    with open(os.path.join(out, "tom_maddpg.json")) as f:
+        tom = json.load(f)
+    # the runs above, not new 99,999-episode ones
+    assert {k: v["trained_episodes"] for k, v in tom.items()} == {"first_second_w6": 128, "first_second_w12": 128}
+    with pytest.raises(SystemExit, match="not one of Table 1's settings or 4/6/3 or 4/12/3"):
+        bench.main(["run", "--settings", "5/6/3", "--out", out])
+    with pytest.raises(SystemExit, match="not one of Table 1's settings"):
+        bench.main(["protocols", "--settings", "4/6/3", "--out", out])
