@@ -377,7 +377,7 @@ def test_tom_summary_averages_seeds_per_test_and_model(bench, tmp_path):
     assert "| zeroth_w6 | +Greedy (GE) | 25 / 62 / 12 (50) | 10 / 50 / 40 (10) | 0 / 57 | 0 | 2 x 1000 |" in text
 
 
-def test_run_takes_the_tom_settings_and_tom_uses_those_runs(bench, tmp_path, capsys):
+def test_run_takes_the_tom_settings_and_tom_uses_those_runs(bench, tmp_path):
     """``run --settings 4/6/3,4/12/3`` (first_second's settings, outside Table 1) trains runs that
     ``tom`` then tests instead of training its own; settings outside both lists are refused in one line."""
     out = str(tmp_path)
